@@ -1,0 +1,38 @@
+# ctxtui — the two commands of the README, and the checks CI runs.
+#   make demo    create .venv, install ctxtui, open the app on the bundled demo session
+#   make test    create .venv, install ctxtui with its test extras, run the whole test suite
+#   make check   ruff (lint + format check) and mypy --strict
+#   make bench   the performance benchmarks (docs/PERFORMANCE.md)
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.ctxtui-installed
+
+.PHONY: demo test check bench snapshots clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "ctxtui needs Python 3.10 or newer"'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/ctxtui
+
+test: $(STAMP)
+	TEXTUAL_ANIMATIONS=none $(BIN)/python -m pytest -q
+
+check: $(STAMP)
+	$(BIN)/ruff check ctxtui tests bench
+	$(BIN)/ruff format --check ctxtui tests bench
+	$(BIN)/mypy
+
+snapshots: $(STAMP)
+	TEXTUAL_ANIMATIONS=none $(BIN)/python -m pytest -q tests/tui --snapshot-update
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis dist build

@@ -1,0 +1,5 @@
+"""``python -m ctxtui``: the same entry point as the ``ctxtui`` console script."""
+
+from ctxtui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,220 @@
+"""The session model: what an agent's model saw, as immutable pydantic objects.
+
+Every importer turns its transcript format into these types and nothing else reaches the
+planner. The shape follows OpenAI Chat (the common denominator of all formats, formats.md §9)
+extended with reasoning, typed content parts (so an image is counted as an image, never as its
+base64 text), reported usage and provenance flags.
+
+Normalisation rules every importer follows, so the core never has to know the source format:
+
+* tool results are always separate ``role="tool"`` messages with ``tool_call_id`` set, even
+  where the source nests them in a user message (Anthropic, Claude Code) or in the same part as
+  the call (OpenCode);
+* ``content`` is the text the model saw, with text parts joined by ``"\\n"``; ``parts`` lists
+  the parts in order when the source had parts (empty when the content was a plain string);
+* opaque blobs (encrypted reasoning, signatures) are ``PartKind.OPAQUE`` parts carrying only
+  their byte size; they are never text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from functools import cached_property
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ctxtui.core._compat import StrEnum
+
+Role = Literal["system", "developer", "user", "assistant", "tool"]
+ROLES: tuple[Role, ...] = ("system", "developer", "user", "assistant", "tool")
+
+
+class _Frozen(BaseModel):
+    """Base of every session type: immutable, strict about unknown fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class PartKind(StrEnum):
+    """What a content part is, which decides how a tokenizer counts it."""
+
+    TEXT = "text"
+    IMAGE = "image"
+    OTHER = "other"  # audio, files, documents: counted as media, not as text
+    OPAQUE = "opaque"  # encrypted reasoning, signatures: cost unknown, never tokenised
+
+
+class ContentPart(_Frozen):
+    """One part of a message's content, in source order."""
+
+    kind: PartKind
+    text: str = ""
+    media_type: str | None = None
+    byte_size: int = Field(default=0, ge=0, description="payload bytes (decoded) for media/opaque")
+    token_estimate: int | None = Field(
+        default=None, ge=0, description="the source's own image token estimate, if it had one"
+    )
+    label: str = Field(default="", description="file name, URL (never a data: URL) or block type")
+
+
+class ToolCall(_Frozen):
+    """A tool call made by an assistant message; ``arguments`` is the raw string as sent."""
+
+    id: str
+    name: str
+    arguments: str = ""
+    type: str = "function"
+
+
+class Usage(_Frozen):
+    """Token usage a source reported for the request that produced a message (formats.md §10.5).
+
+    ``prompt_total`` is the whole prompt (cache reads and writes included), whatever the
+    source's own field names meant.
+    """
+
+    prompt_total: int | None = None
+    cached_read: int | None = None
+    cache_write: int | None = None
+    output: int | None = None
+    reasoning: int | None = None
+    source: str = Field(default="", description="which field this came from, for the detail pane")
+
+
+class Message(_Frozen):
+    """One message the model saw."""
+
+    role: Role
+    content: str = ""
+    parts: tuple[ContentPart, ...] = ()
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    tool_name: str | None = Field(default=None, description="for tool results: the tool's name")
+    reasoning: str = ""
+    name: str | None = None
+    created_at: datetime | None = None
+    model: str | None = None
+    usage: Usage | None = None
+    injected: bool = Field(default=False, description="harness-injected text, not typed by a user")
+    sidechain: bool = False
+    is_summary: bool = Field(
+        default=False, description="a compaction summary standing in for history"
+    )
+    is_error: bool = False
+    source_line: int | None = Field(default=None, description="1-based line in the source file")
+
+    @property
+    def media_parts(self) -> tuple[ContentPart, ...]:
+        """Images and other media: counted per item, never as text."""
+        return tuple(p for p in self.parts if p.kind in (PartKind.IMAGE, PartKind.OTHER))
+
+    @property
+    def opaque_bytes(self) -> int:
+        """Bytes of opaque blobs whose token cost is unknown."""
+        return sum(p.byte_size for p in self.parts if p.kind is PartKind.OPAQUE)
+
+    @property
+    def is_tool_result(self) -> bool:
+        return self.role == "tool"
+
+    @property
+    def calls_tools(self) -> bool:
+        return self.role == "assistant" and bool(self.tool_calls)
+
+
+class ToolDefinition(_Frozen):
+    """A tool schema sent with every request; it costs prompt tokens."""
+
+    name: str
+    description: str = ""
+    parameters: Mapping[str, Any] = Field(default_factory=dict)
+
+
+class SessionMeta(_Frozen):
+    """Where a session came from and what the source said about its model."""
+
+    source_path: str | None = None
+    format: str = "native"
+    model: str | None = None
+    context_window: int | None = Field(default=None, gt=0)
+    title: str | None = None
+    summary: str | None = Field(
+        default=None, description="a compaction summary the source keeps outside the messages"
+    )
+    warnings: tuple[str, ...] = ()
+
+
+class Session(_Frozen):
+    """An ordered list of messages plus what else the model was sent.
+
+    Turns and tool-call/result pairs are derived once, on first use, and cached: the session
+    is immutable, so they can never go stale.
+    """
+
+    messages: tuple[Message, ...] = ()
+    system_prompt: str | None = None
+    tools: tuple[ToolDefinition, ...] = ()
+    meta: SessionMeta = Field(default_factory=SessionMeta)
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    @cached_property
+    def turn_starts(self) -> tuple[int, ...]:
+        """Indices of the user messages that start turns (a turn runs to the next one)."""
+        return tuple(i for i, m in enumerate(self.messages) if m.role == "user")
+
+    @cached_property
+    def turn_of(self) -> tuple[int, ...]:
+        """For each message, the number of the turn it belongs to; -1 before the first turn."""
+        out: list[int] = []
+        turn = -1
+        for m in self.messages:
+            if m.role == "user":
+                turn += 1
+            out.append(turn)
+        return tuple(out)
+
+    @cached_property
+    def call_of_result(self) -> Mapping[int, int]:
+        """Tool-result index → index of the assistant message that made the call.
+
+        Pairing is by id (``tool_call_id`` == ``tool_calls[].id``), looking back to the most
+        recent assistant message that carried that id; results with no such call are orphans
+        and are absent from this map.
+        """
+        pending: dict[str, int] = {}
+        out: dict[int, int] = {}
+        for i, m in enumerate(self.messages):
+            if m.role == "assistant":
+                for call in m.tool_calls:
+                    pending[call.id] = i
+            elif m.role == "tool" and m.tool_call_id is not None:
+                j = pending.get(m.tool_call_id)
+                if j is not None:
+                    out[i] = j
+        return out
+
+    @cached_property
+    def results_of_call(self) -> Mapping[int, tuple[int, ...]]:
+        """Assistant message index → indices of its tool results, in order."""
+        acc: dict[int, list[int]] = {}
+        for result, call in self.call_of_result.items():
+            acc.setdefault(call, []).append(result)
+        return {k: tuple(sorted(v)) for k, v in acc.items()}
+
+    @cached_property
+    def orphan_results(self) -> tuple[int, ...]:
+        """Tool results whose call is not in the session (e.g. cut off by a PicoClaw ``skip``)."""
+        paired = self.call_of_result
+        return tuple(i for i, m in enumerate(self.messages) if m.role == "tool" and i not in paired)
+
+    @cached_property
+    def tool_call_count(self) -> int:
+        return sum(len(m.tool_calls) for m in self.messages)
+
+    @cached_property
+    def tool_result_count(self) -> int:
+        return sum(1 for m in self.messages if m.role == "tool")

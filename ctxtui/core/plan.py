@@ -1,0 +1,196 @@
+"""The ``Plan``: everything the budget engine decided about one session under one policy.
+
+The planner (``ctxtui.core.planner``) builds it; the app, the report and the compactor only
+read it. Zones are contiguous by construction — dropped prefix, kept middle, fresh-tail
+suffix — so a plan stores two boundaries instead of a zone per message, and asking for the
+zone of row 90,000 is O(1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ctxtui.core._compat import StrEnum
+from ctxtui.core.errors import OverflowInfo
+from ctxtui.core.policy import Policy
+from ctxtui.core.reasons import CompactReason
+
+
+class Zone(StrEnum):
+    """Where a message ends up in the next request."""
+
+    TAIL = "tail"  # protected fresh tail: sent verbatim, never pruned
+    KEPT = "kept"  # older history that still fits: sent (possibly pruned/truncated)
+    DROPPED = "dropped"  # does not fit: dropped or replaced by a summary on compaction
+
+
+class TailReason(StrEnum):
+    """Why the fresh-tail boundary sits where it does."""
+
+    BUDGET = "budget"  # the next older message did not fit the tail budget
+    MIN_TURNS = "min_turns"  # extended past the budget to hold the minimum number of turns
+    TOOL_PAIR = "tool_pair"  # moved so an assistant tool call stays with its results
+    ACTIVE_TURN = "active_turn"  # the newest turn alone exceeds the budget and is kept anyway
+    ITEMS = "items"  # items mode (PicoClaw): the last N items fit the budget
+    WHOLE_SESSION = "whole_session"  # every message fits in the tail
+    EMPTY = "empty"  # the session has no messages
+
+
+class Pressure(StrEnum):
+    """How close the request is to the window, for gauge colours."""
+
+    OK = "ok"
+    WARNING = "warning"  # past the policy's compaction trigger (or 90 % of it)
+    ERROR = "error"  # past the window itself
+
+
+@dataclass(frozen=True, slots=True)
+class TokenizerInfo:
+    """Which tokenizer was asked for, which one counted, and why they differ."""
+
+    requested: str
+    used: str
+    note: str = ""
+
+    @property
+    def fell_back(self) -> bool:
+        return self.requested != self.used
+
+
+@dataclass(frozen=True, slots=True)
+class FreshTail:
+    """The protected suffix ``messages[start:]`` and why it starts there."""
+
+    start: int
+    budget: int
+    tokens: int
+    reason: TailReason
+    turns: int
+    min_turns: int
+    over_budget: bool = False
+
+    def label(self) -> str:
+        """The boundary rule's text, e.g. ``fresh tail · 7,840 / 8,000 tok · min 2 turns``."""
+        text = f"fresh tail · {self.tokens:,} / {self.budget:,} tok · min {self.min_turns} turns"
+        if self.over_budget:
+            text += f" · over budget ({self.reason.value.replace('_', ' ')})"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class PrunedOutput:
+    """A tool output the plan would replace by the stub; the original stays in the session."""
+
+    index: int
+    tokens_before: int
+    tokens_after: int
+
+    @property
+    def tokens_freed(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+
+@dataclass(frozen=True, slots=True)
+class TruncatedOutput:
+    """A tool output over the truncation limits: the model would see a preview."""
+
+    index: int
+    tokens_before: int
+    tokens_after: int
+    lines: int
+    bytes: int
+
+    @property
+    def tokens_freed(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    """The window split into its parts, all in tokens of the tokenizer used."""
+
+    window: int
+    output_reserve: int
+    system: int
+    tool_defs: int
+    summary: int  # a summary the source keeps outside the messages (PicoClaw meta.summary)
+    history: int  # every message, after pruning and truncation
+    kept: int
+    tail: int
+    dropped: int
+
+    @property
+    def budget(self) -> int:
+        """The window less the output reserve."""
+        return self.window - self.output_reserve
+
+    @property
+    def tokens(self) -> int:
+        """Prompt tokens of the request as it stands: system + tools + summary + history."""
+        return self.system + self.tool_defs + self.summary + self.history
+
+    @property
+    def requested(self) -> int:
+        """What the request asks of the window: prompt tokens plus the output reserve."""
+        return self.tokens + self.output_reserve
+
+    @property
+    def used_ratio(self) -> float:
+        return self.requested / self.window if self.window else 0.0
+
+    @property
+    def free(self) -> int:
+        return max(0, self.window - self.requested)
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionNeed:
+    """Whether the request needs compacting, for which reason, and what would be replaced."""
+
+    needed: bool
+    reason: CompactReason | None
+    replaced: tuple[int, int] | None  # inclusive [first, last] message indices
+    tokens_before: int  # tokens of the replaced messages
+    trigger_tokens: int  # the request size at which compaction fires
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The engine's decision for one session under one policy."""
+
+    policy: Policy
+    tokenizer: TokenizerInfo
+    message_tokens: Sequence[int]  # per message, as counted
+    effective_tokens: Sequence[int]  # per message, after pruning and truncation
+    kept_start: int  # messages[:kept_start] are dropped
+    tail: FreshTail
+    totals: Totals
+    compaction: CompactionNeed
+    overflow: OverflowInfo | None = None
+    pruned: Mapping[int, PrunedOutput] = field(default_factory=dict)
+    truncated: Mapping[int, TruncatedOutput] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.message_tokens)
+
+    def zone(self, index: int) -> Zone:
+        if index >= self.tail.start:
+            return Zone.TAIL
+        if index >= self.kept_start:
+            return Zone.KEPT
+        return Zone.DROPPED
+
+    @property
+    def tokens_freed_by_pruning(self) -> int:
+        return sum(p.tokens_freed for p in self.pruned.values())
+
+    @property
+    def pressure(self) -> Pressure:
+        ratio = self.totals.used_ratio
+        if ratio > 1.0:
+            return Pressure.ERROR
+        if ratio > self.policy.compact_trigger_ratio * 0.9:
+            return Pressure.WARNING
+        return Pressure.OK

@@ -1,0 +1,1 @@
+"""The Textual shell: renders a ``Plan`` and dispatches the user's actions to the core."""
