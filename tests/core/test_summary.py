@@ -1,0 +1,200 @@
+"""The structured summary: the template byte for byte, each section's sources, the LLM prompt."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ctxtui.core.models import Message, Session, SessionMeta, ToolCall
+from ctxtui.core.summary import (
+    SECTION_TITLES,
+    SUMMARY_TEMPLATE,
+    build_llm_prompt,
+    build_structured_summary,
+    leaf_target_tokens,
+    legacy_fallback_text,
+    render_segment,
+)
+
+
+def _session() -> Session:
+    t = datetime(2025, 3, 4, 5, 6, tzinfo=timezone.utc)
+    return Session(
+        messages=(
+            Message(role="user", content="Add a --json flag to the report command.", created_at=t),
+            Message(
+                role="assistant",
+                content="I'll use argparse because click is not a dependency.",
+                tool_calls=(
+                    ToolCall(id="c1", name="read_file", arguments='{"path": "src/cli.py"}'),
+                ),
+            ),
+            Message(role="tool", tool_call_id="c1", content="def main(): ..."),
+            Message(
+                role="assistant",
+                tool_calls=(ToolCall(id="c2", name="bash", arguments='{"command": "pytest -q"}'),),
+            ),
+            Message(
+                role="tool",
+                tool_call_id="c2",
+                is_error=True,
+                content="FAILED tests/test_cli.py::test_json - AssertionError",
+            ),
+            Message(role="user", content="You must not change the table output. Keep it small."),
+            Message(
+                role="assistant",
+                content="Plan:\n1. Fix test_json\n2. Run the full suite",
+            ),
+            Message(role="user", content="thanks", injected=True),
+        )
+    )
+
+
+def test_template_is_the_plans_skeleton() -> None:
+    assert len(SUMMARY_TEMPLATE) == 326
+    headings = re.findall(r"^## (.+)$", SUMMARY_TEMPLATE, re.MULTILINE)
+    assert tuple(headings) == SECTION_TITLES
+    assert SUMMARY_TEMPLATE.startswith("# Summary of Previous Conversation\n\n## Goal\n")
+    assert "- [Decision 1 with rationale]\n- [Decision 2 with rationale]" in SUMMARY_TEMPLATE
+    assert SUMMARY_TEMPLATE.endswith("## Critical Context\n[Any other context needed to continue]")
+    # a blank line between every block
+    assert SUMMARY_TEMPLATE.count("\n\n") == 6
+
+
+def test_goal_lists_typed_user_requests_with_their_index() -> None:
+    goal = build_structured_summary(_session(), 0, 7).section("Goal")
+    assert [i.index for i in goal.items] == [0, 5]  # #7 was injected by the harness
+    assert goal.items[0].text.startswith("Add a --json flag")
+
+
+def test_constraints_come_from_user_text() -> None:
+    items = build_structured_summary(_session(), 0, 7).section("Constraints").items
+    assert [(i.text, i.index) for i in items] == [("You must not change the table output.", 5)]
+
+
+def test_progress_pairs_calls_with_non_error_results() -> None:
+    items = build_structured_summary(_session(), 0, 7).section("Progress").items
+    assert [(i.text, i.index) for i in items] == [("read_file(src/cli.py)", 2)]
+
+
+def test_progress_ignores_calls_outside_the_range() -> None:
+    assert build_structured_summary(_session(), 2, 7).section("Progress").items == ()
+
+
+def test_decisions_come_from_assistant_sentences() -> None:
+    items = build_structured_summary(_session(), 0, 7).section("Key Decisions").items
+    assert [i.index for i in items] == [1]
+    assert "because click" in items[0].text
+
+
+def test_next_steps_are_the_last_stated_plan() -> None:
+    items = build_structured_summary(_session(), 0, 7).section("Next Steps").items
+    assert [(i.text, i.index) for i in items] == [("Fix test_json", 6), ("Run the full suite", 6)]
+
+
+def test_critical_context_has_files_and_errors() -> None:
+    texts = [
+        (i.text, i.index) for i in build_structured_summary(_session(), 0, 7).sections[-1].items
+    ]
+    assert ("Error: FAILED tests/test_cli.py::test_json - AssertionError", 4) in texts
+    assert ("File: tests/test_cli.py", 4) in texts
+
+
+def test_empty_sections_say_so_and_headings_match_the_template() -> None:
+    s = Session(messages=(Message(role="assistant", content="ok"),))
+    text = build_structured_summary(s, 0, 0).render_markdown()
+    assert re.findall(r"^#{1,2} .+$", text, re.MULTILINE) == re.findall(
+        r"^#{1,2} .+$", SUMMARY_TEMPLATE, re.MULTILINE
+    )
+    assert text.count("(none found in messages #0-#0)") == 6
+
+
+def test_rendered_bullets_cite_indices() -> None:
+    text = build_structured_summary(_session(), 0, 7).render_markdown()
+    assert "- read_file(src/cli.py) (#2)" in text
+
+
+@given(st.integers(min_value=0, max_value=60))
+def test_sections_are_bounded(n: int) -> None:
+    msgs = tuple(Message(role="user", content=f"request {k} must be fast") for k in range(n + 1))
+    summary = build_structured_summary(Session(messages=msgs), 0, n)
+    for section in summary.sections:
+        assert len(section.items) <= 8
+    constraints = summary.section("Constraints")
+    assert len(constraints.items) + constraints.omitted == n + 1
+    assert constraints.items[-1].index == n  # the newest are kept
+    goal = summary.section("Goal")
+    assert len(goal.items) + goal.omitted == n + 1
+    assert goal.items[0].index == 0  # the first request states the objective
+
+
+def test_range_is_checked() -> None:
+    with pytest.raises(ValueError, match="outside"):
+        build_structured_summary(_session(), 3, 99)
+
+
+def test_plain_prompt_is_picoclaws_leaf_prompt() -> None:
+    p = build_llm_prompt(_session(), 0, 1, structured=False, target_tokens=321)
+    assert p.startswith(
+        "You summarize a SEGMENT of a conversation for future model turns.\n"
+        "Treat this as incremental memory compaction input, not a full-conversation summary."
+    )
+    assert "- No preamble, headings, or markdown formatting." in p
+    assert '- If no file operations appear, include exactly: "Files: none".' in p
+    assert "Expand for details about: <comma-separated list of what was dropped or compressed>" in p
+    assert "Target length: about 321 tokens or less." in p
+    assert "<previous_context>\n(none)\n</previous_context>" in p
+    assert p.endswith(
+        "<conversation_segment>\n[2025-03-04 05:06 UTC]\nAdd a --json flag to the report "
+        "command.\n\n[0001-01-01 00:00 UTC]\nI'll use argparse because click is not a "
+        "dependency.\n\n\n</conversation_segment>"
+    )
+    assert "## Goal" not in p
+
+
+def test_structured_prompt_adds_template_and_resolves_x19() -> None:
+    p = build_llm_prompt(_session(), 0, 1, structured=True, target_tokens=200)
+    assert SUMMARY_TEMPLATE in p
+    assert "replace the" in p and "No preamble, headings, or markdown formatting" in p
+    assert '"Files: none") inside "## Critical Context"' in p
+    assert p.index("<template>") < p.index("<previous_context>")
+
+
+def test_previous_context_uses_earlier_summaries_or_meta_summary() -> None:
+    s = Session(
+        messages=(
+            Message(role="user", content="old summary A", is_summary=True),
+            Message(role="user", content="hello"),
+        ),
+        meta=SessionMeta(summary="meta summary"),
+    )
+    assert "<previous_context>\nold summary A\n</previous_context>" in build_llm_prompt(
+        s, 1, 1, False, 10
+    )
+    s2 = s.model_copy(update={"messages": s.messages[1:]})
+    assert "<previous_context>\nmeta summary\n</previous_context>" in build_llm_prompt(
+        s2, 0, 0, False, 10
+    )
+
+
+def test_segment_omits_roles_and_renders_tool_calls() -> None:
+    seg = render_segment(_session(), 3, 3)
+    assert seg == '[0001-01-01 00:00 UTC]\nbash({"command": "pytest -q"})\n\n'
+
+
+def test_leaf_target() -> None:
+    assert leaf_target_tokens(1000) == 350
+    assert leaf_target_tokens(100_000) == 1200
+    assert leaf_target_tokens(100, floor=135) == 135
+
+
+def test_legacy_fallback_cuts_at_2048_bytes_without_splitting() -> None:
+    s = Session(messages=(Message(role="user", content="é" * 2000),))
+    text = legacy_fallback_text(s, 0, 0)
+    body, note = text.rsplit("\n", 1)
+    assert note == "[Truncated from 1 messages]"
+    assert len(body.encode()) <= 2048 and body == "é" * 1024
