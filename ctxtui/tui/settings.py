@@ -1,0 +1,143 @@
+"""The app's user settings: a JSON config file plus ``CTXTUI_`` environment variables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from platformdirs import user_config_dir
+from pydantic import Field, PrivateAttr, ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from ctxtui.core.policy import PresetName
+
+CONFIG_FILE_NAME = "config.json"
+
+AnimationLevel = Literal["none", "basic", "full"]
+
+
+class AppSettings(BaseSettings):
+    """What a user may set once instead of on every launch.
+
+    Environment variables beat the config file, so a one-off ``CTXTUI_THEME=nord ctxtui`` works
+    without editing anything; nested fields use ``__`` (``CTXTUI_KEYS__COMPACT=k``).
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="CTXTUI_",
+        env_nested_delimiter="__",
+        extra="ignore",
+        validate_default=True,
+    )
+
+    theme: str = Field(default="textual-dark", description="a Textual theme name")
+    preset: PresetName = Field(default="plan", description="the policy preset to start with")
+    tokenizer: str = Field(default="plan", description="tokenizer spec, e.g. tiktoken:o200k_base")
+    keys: dict[str, str] = Field(
+        default_factory=dict,
+        description="binding id -> key(s), e.g. {'compact': 'k', 'help': 'f1,question_mark'}",
+    )
+    cursor_blink: bool = Field(default=True, description="blink the cursor in inputs")
+    animation_level: AnimationLevel = Field(default="full", description="Textual animations")
+
+    _warning: str | None = PrivateAttr(default=None)
+
+    @property
+    def warning(self) -> str | None:
+        """Why the config was not (fully) used, for the app to ``notify``; ``None`` when fine."""
+        return self._warning
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # The config file arrives as init kwargs (see load_settings); env must override it.
+        return env_settings, init_settings
+
+
+def default_config_path() -> Path:
+    """Where ``config.json`` lives on this platform (``~/.config/ctxtui`` on Linux)."""
+    return Path(user_config_dir("ctxtui")) / CONFIG_FILE_NAME
+
+
+def _read_config(path: Path) -> dict[str, Any]:
+    """The file's top-level object; a missing file is an empty config, not an error."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError(f"expected a JSON object, found {type(data).__name__}")
+    return data
+
+
+def _one_line(err: Exception) -> str:
+    if isinstance(err, ValidationError):
+        return "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'config'}: {e['msg']}" for e in err.errors()
+        )
+    return str(err).splitlines()[0] if str(err) else type(err).__name__
+
+
+class _Pinned(AppSettings):
+    """Settings from explicit values only: the environment is not consulted."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings,)
+
+
+def load_settings(path: Path | None = None) -> AppSettings:
+    """Settings from ``path`` (default: the user config file) and the environment.
+
+    A broken file or variable must not stop the app from starting: the broken source is
+    ignored, the rest still applies, and ``settings.warning`` says what was wrong.
+    """
+    path = default_config_path() if path is None else path
+    problems: list[str] = []
+    try:
+        data = _read_config(path)
+        _Pinned(**data)  # judge the file on its own, so an env mistake is not blamed on it
+    except (OSError, ValueError) as err:  # JSONDecodeError and ValidationError are ValueErrors
+        problems.append(f"ignored {path}: {_one_line(err)}")
+        data = {}
+    try:
+        settings: AppSettings = AppSettings(**data)
+    except ValidationError as err:
+        problems.append(f"ignored CTXTUI_ environment: {_one_line(err)}")
+        settings = _Pinned(**data)
+    if problems:
+        text = "; ".join(problems)
+        settings._warning = text[0].upper() + text[1:]
+    return settings
+
+
+def deterministic_settings(**overrides: Any) -> AppSettings:
+    """Settings for tests and snapshots: nothing blinks, animates, or depends on the host.
+
+    Neither the user's config file nor ``CTXTUI_`` variables can leak into a test run.
+    """
+    values: dict[str, Any] = {
+        "theme": "textual-dark",
+        "preset": "plan",
+        "tokenizer": "plan",  # the offline estimator: no network, same counts everywhere
+        "keys": {},
+        "cursor_blink": False,
+        "animation_level": "none",
+    }
+    values.update(overrides)
+    return _Pinned(**values)

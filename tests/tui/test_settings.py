@@ -1,0 +1,97 @@
+"""User settings: config file, ``CTXTUI_`` variables, and a broken file never stopping the app."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from ctxtui.tui.settings import AppSettings, deterministic_settings, load_settings
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The developer's own CTXTUI_ variables must not change these tests' outcome."""
+
+    for name in list(os.environ):
+        if name.startswith("CTXTUI_"):
+            monkeypatch.delenv(name)
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "config.json"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_missing_file_gives_defaults_without_warning(tmp_path: Path) -> None:
+    settings = load_settings(tmp_path / "absent.json")
+    assert settings == AppSettings()
+    assert settings.theme == "textual-dark"
+    assert settings.preset == "plan"
+    assert settings.warning is None
+
+
+def test_loads_from_config_file(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        json.dumps({"theme": "nord", "preset": "picoclaw", "keys": {"compact": "k"}}),
+    )
+    settings = load_settings(path)
+    assert (settings.theme, settings.preset) == ("nord", "picoclaw")
+    assert settings.keys == {"compact": "k"}
+    assert settings.warning is None
+
+
+def test_environment_overrides_file_and_nests(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _write(tmp_path, json.dumps({"theme": "nord", "keys": {"help": "f1"}}))
+    monkeypatch.setenv("CTXTUI_THEME", "gruvbox")
+    monkeypatch.setenv("CTXTUI_TOKENIZER", "tiktoken:o200k_base")
+    monkeypatch.setenv("CTXTUI_KEYS__COMPACT", "k")
+    settings = load_settings(path)
+    assert settings.theme == "gruvbox"
+    assert settings.tokenizer == "tiktoken:o200k_base"
+    assert settings.keys == {"help": "f1", "compact": "k"}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("{not json", "Expecting property name"),
+        ("[1, 2]", "expected a JSON object"),
+        ('{"preset": "turbo"}', "preset"),
+        ('{"keys": "compact=k"}', "keys"),
+    ],
+)
+def test_broken_file_gives_defaults_and_a_warning(tmp_path: Path, text: str, expected: str) -> None:
+    path = _write(tmp_path, text)
+    settings = load_settings(path)
+    assert settings.model_dump() == AppSettings().model_dump()
+    assert settings.warning is not None
+    assert settings.warning.startswith(f"Ignored {path}")
+    assert expected in settings.warning
+
+
+def test_broken_environment_keeps_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _write(tmp_path, json.dumps({"theme": "nord"}))
+    monkeypatch.setenv("CTXTUI_PRESET", "turbo")
+    settings = load_settings(path)
+    assert settings.theme == "nord"
+    assert settings.preset == "plan"
+    assert settings.warning is not None
+    assert "CTXTUI_ environment" in settings.warning
+    assert str(path) not in settings.warning  # the file was fine; do not blame it
+
+
+def test_deterministic_settings_ignore_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CTXTUI_THEME", "nord")
+    settings = deterministic_settings()
+    assert settings.theme == "textual-dark"
+    assert settings.cursor_blink is False
+    assert settings.animation_level == "none"
+    assert settings.tokenizer == "plan"
+    assert deterministic_settings(theme="nord").theme == "nord"
