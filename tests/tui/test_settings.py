@@ -14,7 +14,6 @@ from ctxtui.tui.settings import AppSettings, deterministic_settings, load_settin
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """The developer's own CTXTUI_ variables must not change these tests' outcome."""
-
     for name in list(os.environ):
         if name.startswith("CTXTUI_"):
             monkeypatch.delenv(name)

@@ -1,0 +1,1 @@
+"""The app's screens: the main view and the modal dialogs pushed over it."""
