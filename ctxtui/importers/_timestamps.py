@@ -1,0 +1,43 @@
+"""Timestamps as agents write them (ISO-8601 with ``Z``, nanoseconds, SQLite, epoch ms)."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from typing import Any
+
+_FRACTION = re.compile(r"\.(\d+)")
+
+
+def parse_timestamp(value: Any) -> datetime | None:
+    """A timezone-aware datetime, or ``None`` for anything unparsable.
+
+    Python 3.10's ``fromisoformat`` takes neither ``Z`` nor more than six fraction digits,
+    and PicoClaw writes nanoseconds, so both are normalised first. A wrong timestamp is never
+    worth refusing a session over.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return from_epoch_ms(value)
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip().replace(" ", "T", 1)
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    text = _FRACTION.sub(lambda m: "." + m.group(1)[:6].ljust(6, "0"), text, count=1)
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+def from_epoch_ms(value: Any) -> datetime | None:
+    """Epoch milliseconds (OpenCode) as UTC; ``None`` for non-numbers or absurd values."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        return None
+    try:
+        return datetime.fromtimestamp(value / 1000, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
