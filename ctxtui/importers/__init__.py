@@ -3,4 +3,281 @@
 Contract: ``load_session(path, format=None) -> Session`` detects the format (or uses the one
 given), reads the file read-only and raises ``SessionLoadError`` with one clear line on bad
 input. ``FORMATS`` lists every importer with its name and a one-line description.
+
+Each importer is a module named after its format (dashes become underscores) exposing
+``FORMAT: FormatInfo``, ``sniff(path, head) -> int`` (confidence 0-100; ``head`` is the first
+JSON value of the file, or ``None`` for SQLite and directories) and ``load(path) -> Session``.
+Modules are imported lazily, so opening one format never pays for the others.
 """
+
+from __future__ import annotations
+
+import importlib
+import re
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.models import Session
+from ctxtui.importers._reader import (
+    SQLITE_MAGIC,
+    check_file,
+    forget_cached,
+    json_kind,
+    read_head,
+    read_magic,
+)
+
+
+@dataclass(frozen=True)
+class FormatInfo:
+    """What ``ctxtui formats`` shows for one importer."""
+
+    name: str
+    title: str
+    description: str
+    extensions: tuple[str, ...]
+
+
+FORMATS: tuple[FormatInfo, ...] = (
+    FormatInfo(
+        "native", "ctxtui native", "the core's own session model (ctxtui compact -o)", (".json",)
+    ),
+    FormatInfo(
+        "claude-code",
+        "Claude Code",
+        "Claude Code session transcripts (~/.claude/projects/*/*.jsonl)",
+        (".jsonl",),
+    ),
+    FormatInfo(
+        "codex",
+        "Codex CLI",
+        "Codex CLI rollout files, current and legacy 2025 layout",
+        (".jsonl", ".jsonl.zst"),
+    ),
+    FormatInfo(
+        "opencode",
+        "OpenCode",
+        "OpenCode JSON file storage (<= 1.1) and its SQLite database (>= 1.2)",
+        (".json", ".db"),
+    ),
+    FormatInfo(
+        "picoclaw",
+        "PicoClaw",
+        "PicoClaw sessions: <key>.jsonl + .meta.json, legacy <key>.json, seahorse SQLite",
+        (".jsonl", ".json", ".db"),
+    ),
+    FormatInfo(
+        "anthropic",
+        "Anthropic Messages",
+        "Anthropic Messages API requests and responses (top-level system, content blocks)",
+        (".json",),
+    ),
+    FormatInfo(
+        "openai-responses",
+        "OpenAI Responses",
+        "OpenAI Responses API input items (instructions + typed items)",
+        (".json",),
+    ),
+    FormatInfo(
+        "sharegpt",
+        "ShareGPT",
+        "ShareGPT datasets: conversations of {from, value}",
+        (".json", ".jsonl"),
+    ),
+    FormatInfo(
+        "openai-chat",
+        "OpenAI Chat",
+        "OpenAI Chat Completions messages, LiteLLM/OpenRouter logs, fine-tuning JSONL",
+        (".json", ".jsonl"),
+    ),
+)
+"""Every known format, in detection order (ties in ``sniff`` scores go to the earlier one)."""
+
+FORMAT_NAMES: tuple[str, ...] = tuple(f.name for f in FORMATS)
+
+
+def format_info(name: str) -> FormatInfo:
+    """The ``FormatInfo`` of a known format name (importer modules use it for ``FORMAT``)."""
+    for info in FORMATS:
+        if info.name == name:
+            return info
+    raise KeyError(name)
+
+
+def module_name(name: str) -> str:
+    return f"{__name__}.{name.replace('-', '_')}"
+
+
+def importer(name: str) -> ModuleType:
+    """The importer module of a format, imported on first use."""
+    if name not in FORMAT_NAMES:
+        known = ", ".join(FORMAT_NAMES)
+        raise SessionLoadError("--format", f"unknown format {name!r}; known formats: {known}")
+    try:
+        return importlib.import_module(module_name(name))
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name(name):
+            raise
+        raise SessionLoadError(
+            "--format", f"the {name} importer is not available in this build"
+        ) from None
+
+
+def _available(name: str) -> ModuleType | None:
+    try:
+        return importer(name)
+    except (SessionLoadError, ImportError):  # a broken importer must not block detecting others
+        return None
+
+
+# --- detection (formats.md §10.1) ---------------------------------------------------------
+
+_ROLLOUT = re.compile(r"^rollout-.*\.jsonl(\.zst)?$")
+
+
+def _path_hint(path: Path) -> str | None:
+    """Cheapest signal: where the file lives and what it is called."""
+    parts = path.parts
+    name = path.name
+    if name.endswith(".jsonl") and "/.claude/projects/" in path.as_posix():
+        return "claude-code"
+    if _ROLLOUT.match(name):
+        return "codex"
+    if name.startswith("opencode") and name.endswith(".db"):
+        return "opencode"
+    if (
+        name.startswith("msg_")
+        and name.endswith(".json")
+        and len(parts) >= 4
+        and parts[-3] == "message"
+        and parts[-4] == "storage"
+    ):
+        return "opencode"
+    if name == "seahorse.db":
+        return "picoclaw"
+    if name.endswith(".meta.json"):
+        return "picoclaw"
+    if name.endswith(".jsonl") and path.with_name(name[: -len(".jsonl")] + ".meta.json").exists():
+        return "picoclaw"
+    if ".picoclaw" in parts and "sessions" in parts:
+        return "picoclaw"
+    return None
+
+
+def _sqlite_tables(path: Path) -> set[str]:
+    """Table names of a SQLite file, opened read-only (never written, never locked for long)."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    try:
+        con = sqlite3.connect(uri, uri=True, timeout=2.0)
+        try:
+            rows = con.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise SessionLoadError(str(path), f"cannot read the SQLite database ({exc})") from None
+    return {str(row[0]) for row in rows}
+
+
+def _detect_sqlite(path: Path) -> str:
+    tables = _sqlite_tables(path)
+    if {"part", "message", "session"} <= tables:
+        return "opencode"
+    if {"context_items", "message_parts"} <= tables:
+        return "picoclaw"
+    found = ", ".join(sorted(tables)[:8]) or "no tables"
+    raise SessionLoadError(
+        str(path),
+        "no known format: expected an OpenCode or PicoClaw seahorse database, "
+        f"found a SQLite database with tables: {found}",
+    )
+
+
+def _detect_directory(path: Path) -> str:
+    """Only two formats are directories: OpenCode JSON storage and a PicoClaw sessions dir."""
+    if (path / "message").is_dir() and (path / "part").is_dir():
+        return "opencode"
+    if (path / "storage" / "message").is_dir():
+        return "opencode"
+    if any(path.glob("*.meta.json")) or (path.name == "sessions" and ".picoclaw" in path.parts):
+        return "picoclaw"
+    raise SessionLoadError(str(path), "expected a file, found a directory")
+
+
+def _best_sniff(path: Path, head: Any) -> str | None:
+    best: tuple[int, str] | None = None
+    for info in FORMATS:
+        module = _available(info.name)
+        if module is None:
+            continue
+        score = int(module.sniff(path, head))
+        if score > 0 and (best is None or score > best[0]):
+            best = (score, info.name)
+    return None if best is None else best[1]
+
+
+def detect_format(path: Path | str) -> str:
+    """The format name of a transcript: path hints, then SQLite tables, then its first value.
+
+    Refuses with one line saying what was found when nothing matches.
+    """
+    path = Path(path)
+    if path.is_dir():
+        return _detect_directory(path)
+    hint = _path_hint(path)
+    if hint is not None:
+        check_file(path)
+        return hint
+    if read_magic(path, 16) == SQLITE_MAGIC:
+        return _detect_sqlite(path)
+    head = read_head(path)
+    if not isinstance(head, (dict, list)):
+        raise SessionLoadError(
+            str(path), f"expected a JSON object or array, found {json_kind(head)}"
+        )
+    found = _best_sniff(path, head)
+    if found is None:
+        raise SessionLoadError(
+            str(path), f"no known format: expected a transcript, found {json_kind(head)}"
+        )
+    return found
+
+
+def load_session(path: Path | str, format: str | None = None) -> Session:
+    """Read a transcript into a ``Session``, detecting its format unless one is given.
+
+    Fills ``meta.source_path`` and ``meta.format``. Importers add their reader warnings to
+    ``meta.warnings`` themselves, since only they know which lines they skipped.
+    """
+    path = Path(path)
+    try:
+        name = format if format is not None else detect_format(path)
+        module = importer(name)
+        if path.is_dir():
+            if name not in ("opencode", "picoclaw"):
+                raise SessionLoadError(str(path), "expected a file, found a directory")
+        else:
+            check_file(path)
+            if path.stat().st_size == 0:
+                raise SessionLoadError(
+                    str(path), "empty file: expected a transcript, found nothing"
+                )
+        session: Session = module.load(path)
+    finally:
+        forget_cached()
+    meta = session.meta.model_copy(update={"source_path": str(path), "format": name})
+    return session.model_copy(update={"meta": meta})
+
+
+__all__ = [
+    "FORMATS",
+    "FORMAT_NAMES",
+    "FormatInfo",
+    "detect_format",
+    "format_info",
+    "importer",
+    "load_session",
+]

@@ -1,0 +1,193 @@
+"""Content-part and usage helpers shared by the importers, so every format counts alike.
+
+Base64 payloads become IMAGE/OTHER parts with their media type and *decoded* byte size, never
+text (formats.md §10.3); signatures and encrypted blobs become OPAQUE parts (§10.4); usage is
+normalised to the core's ``Usage`` (§10.5) from whichever field names the source used.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ctxtui.core.models import ContentPart, PartKind, Usage
+
+_WS = str.maketrans("", "", " \t\r\n")
+
+
+def compact_json(value: Any) -> str:
+    """JSON as an API client would send it: compact separators, non-ASCII kept as is."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def as_int(value: Any) -> int | None:
+    """A non-negative token count from a source field, or ``None`` if it is not one."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return int(value) if value >= 0 else None
+
+
+def as_text(value: Any) -> str:
+    """A string field as text: strings as they are, ``None`` as empty, others as compact JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return compact_json(value)
+
+
+def base64_size(data: str) -> int:
+    """Decoded size of a base64 string without decoding it (whitespace and padding ignored)."""
+    n = len(data)
+    if any(c in data[:4096] for c in " \t\r\n"):
+        n = len(data.translate(_WS))
+    padding = 0
+    if data.rstrip().endswith("=="):
+        padding = 2
+    elif data.rstrip().endswith("="):
+        padding = 1
+    return max(0, (n * 3) // 4 - padding)
+
+
+def parse_data_url(url: str) -> tuple[str | None, int] | None:
+    """``(media_type, decoded_bytes)`` of a ``data:`` URL, or ``None`` for any other URL."""
+    if not url.startswith("data:"):
+        return None
+    header, sep, payload = url[5:].partition(",")
+    if not sep:
+        return None, 0
+    fields = header.split(";")
+    media_type = fields[0] or None
+    if "base64" in fields[1:]:
+        return media_type, base64_size(payload)
+    return media_type, len(payload.encode("utf-8"))
+
+
+def text_part(text: str, label: str = "") -> ContentPart:
+    return ContentPart(kind=PartKind.TEXT, text=text, label=label)
+
+
+def opaque_part(blob: Any, label: str) -> ContentPart:
+    """An opaque blob (signature, encrypted reasoning): only its stored size is kept."""
+    data = blob if isinstance(blob, str) else as_text(blob)
+    return ContentPart(kind=PartKind.OPAQUE, byte_size=len(data.encode("utf-8")), label=label)
+
+
+def media_from_url(
+    url: str, kind: PartKind = PartKind.IMAGE, media_type: str | None = None, label: str = ""
+) -> ContentPart:
+    """A media part from a URL: data URLs give size and type, other URLs are kept as label."""
+    parsed = parse_data_url(url)
+    if parsed is None:
+        return ContentPart(kind=kind, media_type=media_type, label=label or url)
+    data_type, size = parsed
+    return ContentPart(kind=kind, media_type=data_type or media_type, byte_size=size, label=label)
+
+
+def media_from_base64(
+    data: str, media_type: str | None, kind: PartKind = PartKind.IMAGE, label: str = ""
+) -> ContentPart:
+    """A media part from a bare base64 payload (Anthropic ``source.data``, audio, files)."""
+    if data.startswith("data:"):
+        return media_from_url(data, kind, media_type, label)
+    return ContentPart(kind=kind, media_type=media_type, byte_size=base64_size(data), label=label)
+
+
+def join_text(parts: Iterable[ContentPart]) -> str:
+    """A message's ``content``: its text parts joined by newlines (the model's rule)."""
+    return "\n".join(p.text for p in parts if p.kind is PartKind.TEXT)
+
+
+# --- usage (formats.md §10.5) -------------------------------------------------------------
+
+
+def _sub(usage: Mapping[str, Any], key: str, field: str) -> int | None:
+    inner = usage.get(key)
+    return as_int(inner.get(field)) if isinstance(inner, Mapping) else None
+
+
+def usage_openai_chat(usage: Mapping[str, Any]) -> Usage:
+    """Chat Completions: ``prompt_tokens`` already includes the cached tokens."""
+    return Usage(
+        prompt_total=as_int(usage.get("prompt_tokens")),
+        cached_read=_sub(usage, "prompt_tokens_details", "cached_tokens"),
+        cache_write=as_int(usage.get("cache_creation_input_tokens")),
+        output=as_int(usage.get("completion_tokens")),
+        reasoning=_sub(usage, "completion_tokens_details", "reasoning_tokens"),
+        source="openai-chat usage.prompt_tokens",
+    )
+
+
+def usage_openai_responses(usage: Mapping[str, Any]) -> Usage:
+    """Responses: ``input_tokens`` already includes the cached tokens."""
+    return Usage(
+        prompt_total=as_int(usage.get("input_tokens")),
+        cached_read=_sub(usage, "input_tokens_details", "cached_tokens"),
+        output=as_int(usage.get("output_tokens")),
+        reasoning=_sub(usage, "output_tokens_details", "reasoning_tokens"),
+        source="openai-responses usage.input_tokens",
+    )
+
+
+def usage_anthropic(usage: Mapping[str, Any]) -> Usage:
+    """Anthropic: ``input_tokens`` excludes cache reads and writes, so they are added back."""
+    base = as_int(usage.get("input_tokens"))
+    write = as_int(usage.get("cache_creation_input_tokens"))
+    read = as_int(usage.get("cache_read_input_tokens"))
+    total = None if base is None else base + (write or 0) + (read or 0)
+    return Usage(
+        prompt_total=total,
+        cached_read=read,
+        cache_write=write,
+        output=as_int(usage.get("output_tokens")),
+        source="anthropic input + cache_creation + cache_read",
+    )
+
+
+def usage_codex(usage: Mapping[str, Any]) -> Usage:
+    """Codex ``last_token_usage``: ``input_tokens`` includes ``cached_input_tokens``."""
+    return Usage(
+        prompt_total=as_int(usage.get("input_tokens")),
+        cached_read=as_int(usage.get("cached_input_tokens")),
+        output=as_int(usage.get("output_tokens")),
+        reasoning=as_int(usage.get("reasoning_output_tokens")),
+        source="codex last_token_usage.input_tokens",
+    )
+
+
+def usage_opencode(tokens: Mapping[str, Any]) -> Usage:
+    """OpenCode ``tokens``: the prompt is ``input + cache.read + cache.write``."""
+    base = as_int(tokens.get("input"))
+    read = _sub(tokens, "cache", "read")
+    write = _sub(tokens, "cache", "write")
+    total = None if base is None else base + (read or 0) + (write or 0)
+    return Usage(
+        prompt_total=total,
+        cached_read=read,
+        cache_write=write,
+        output=as_int(tokens.get("output")),
+        reasoning=as_int(tokens.get("reasoning")),
+        source="opencode input + cache.read + cache.write",
+    )
+
+
+def normalise_usage(usage: Any) -> Usage | None:
+    """Usage from any known source shape, told apart by its field names; ``None`` if unknown.
+
+    Anthropic's cache fields are checked before the Responses shape because both use
+    ``input_tokens`` but only Anthropic excludes the cache from it.
+    """
+    if not isinstance(usage, Mapping):
+        return None
+    if "prompt_tokens" in usage:
+        return usage_openai_chat(usage)
+    if "cache_creation_input_tokens" in usage or "cache_read_input_tokens" in usage:
+        return usage_anthropic(usage)
+    if "cached_input_tokens" in usage or "reasoning_output_tokens" in usage:
+        return usage_codex(usage)
+    if "input_tokens" in usage:
+        return usage_openai_responses(usage)
+    if "input" in usage and isinstance(usage.get("cache", {}), Mapping):
+        return usage_opencode(usage)
+    return None

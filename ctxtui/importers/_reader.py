@@ -1,0 +1,360 @@
+"""Robust, read-only byte-level reading of JSON and JSONL transcripts (formats.md §10.2).
+
+Every importer reads through here so that the hard cases are handled once: BOMs, CRLF, gzip
+and zstd, corrupt or cut-off JSONL lines, several values on one line, absurd nesting, and
+each kind of bad input turned into one ``SessionLoadError`` line a user can act on.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, BinaryIO, cast
+
+from ctxtui.core.errors import SessionLoadError
+
+MAX_DEPTH = 200
+"""Deeper JSON than this is refused: no real transcript nests so deep, and recursion would."""
+
+MAX_LINE_WARNINGS = 20
+"""Corrupt-line warnings kept one by one; past this they are only counted."""
+
+GZIP_MAGIC = b"\x1f\x8b"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+SQLITE_MAGIC = b"SQLite format 3\x00"
+_BOM = b"\xef\xbb\xbf"
+_DECODER = json.JSONDecoder()
+_WHITESPACE = " \t\n\r"
+
+
+@dataclass(frozen=True)
+class Record:
+    """One JSON value read from a JSONL file, with the 1-based line it came from."""
+
+    line: int
+    value: Any
+
+
+def check_file(path: Path) -> None:
+    """Refuse a missing path, a directory or an unreadable file with one clear line."""
+    name = str(path)
+    if not path.exists():
+        raise SessionLoadError(name, "no such file")
+    if path.is_dir():
+        raise SessionLoadError(name, "expected a file, found a directory")
+    if not path.is_file():
+        raise SessionLoadError(name, "expected a regular file, found a special file")
+    if not os.access(path, os.R_OK):
+        raise SessionLoadError(name, "permission denied: the file is not readable")
+
+
+def read_magic(path: Path, size: int = 16) -> bytes:
+    """The first bytes of the file as stored (not decompressed), for format sniffing."""
+    check_file(path)
+    try:
+        with path.open("rb") as fh:
+            return fh.read(size)
+    except PermissionError:
+        raise SessionLoadError(str(path), "permission denied: the file is not readable") from None
+    except OSError as exc:
+        raise SessionLoadError(str(path), f"cannot read the file ({exc.strerror})") from None
+
+
+def open_bytes(path: Path) -> BinaryIO:
+    """Open a file for binary reading, decompressing gzip and zstd transparently.
+
+    The compression is told by magic bytes, not by the name, so a renamed file still works.
+    zstandard is optional: without it a ``.zst`` file is refused with a message saying so.
+    """
+    magic = read_magic(path, 4)
+    name = str(path)
+    try:
+        raw = path.open("rb")
+    except PermissionError:
+        raise SessionLoadError(name, "permission denied: the file is not readable") from None
+    except OSError as exc:
+        raise SessionLoadError(name, f"cannot open the file ({exc.strerror})") from None
+    if magic.startswith(GZIP_MAGIC):
+        return cast(BinaryIO, gzip.GzipFile(fileobj=raw, mode="rb"))
+    if magic.startswith(ZSTD_MAGIC):
+        try:
+            import zstandard
+        except ImportError:
+            raw.close()
+            raise SessionLoadError(
+                name,
+                "zstd-compressed file, but the 'zstandard' package is not installed "
+                "(pip install zstandard, or decompress it with 'zstd -d')",
+            ) from None
+        reader = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
+        return io.BufferedReader(reader)
+    return raw
+
+
+def _read_all(path: Path) -> bytes:
+    """Every (decompressed) byte of the file, with compression errors as one line."""
+    fh = open_bytes(path)
+    try:
+        with fh:
+            return fh.read()
+    except (OSError, EOFError, zlib.error) as exc:
+        raise SessionLoadError(str(path), f"corrupt compressed data ({exc})") from None
+    except Exception as exc:  # zstandard.ZstdError does not derive from OSError
+        raise SessionLoadError(str(path), f"cannot decompress the file ({exc})") from None
+
+
+def looks_binary(data: bytes) -> bool:
+    """True when the start of the data is clearly not text (NULs or many control bytes)."""
+    sample = data[:8192]
+    if not sample:
+        return False
+    if b"\x00" in sample:
+        return True
+    controls = sum(1 for b in sample if b < 0x20 and b not in (9, 10, 12, 13))
+    return controls * 10 > len(sample)
+
+
+def describe_bytes(data: bytes) -> str:
+    """A short printable rendering of the first bytes, for 'found ...' messages."""
+    return " ".join(f"{b:02x}" for b in data[:8])
+
+
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in words, for 'expected ..., found ...' messages."""
+    if isinstance(value, dict):
+        keys = ", ".join(list(value)[:6])
+        return f"a JSON object with keys: {keys}" if keys else "an empty JSON object"
+    if isinstance(value, list):
+        return f"a JSON array of {len(value):,} items"
+    if isinstance(value, bool):
+        return "a JSON boolean"
+    if isinstance(value, (int, float)):
+        return "a JSON number"
+    if isinstance(value, str):
+        return "a JSON string"
+    return "JSON null"
+
+
+def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """True when containers nest deeper than ``limit`` (checked without recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+    return False
+
+
+def _too_deep(path: Path, line: int | None = None) -> SessionLoadError:
+    return SessionLoadError(
+        str(path), f"expected JSON, found nesting deeper than {MAX_DEPTH} levels", line
+    )
+
+
+def _decode_document(path: Path, data: bytes) -> str:
+    """Strict UTF-8 decoding of a whole document, reporting the line of a bad byte."""
+    name = str(path)
+    if not data.strip():
+        raise SessionLoadError(name, "empty file: expected a JSON document, found nothing")
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
+    if looks_binary(data):
+        raise SessionLoadError(
+            name, f"expected JSON text, found binary data (starts {describe_bytes(data)})"
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        bad = data[exc.start : exc.start + 1].hex()
+        raise SessionLoadError(
+            name, f"expected UTF-8 text, found invalid byte 0x{bad}", line
+        ) from None
+
+
+def _parse_document(path: Path, text: str) -> Any:
+    name = str(path)
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise _too_deep(path) from None
+    except json.JSONDecodeError as exc:
+        if exc.pos >= len(text.rstrip(_WHITESPACE)):
+            raise SessionLoadError(
+                name, "truncated JSON: the document ends before it is complete", exc.lineno
+            ) from None
+        raise SessionLoadError(
+            name, f"expected JSON, found invalid JSON at column {exc.colno}: {exc.msg}", exc.lineno
+        ) from None
+    if depth_exceeds(value):
+        raise _too_deep(path)
+    if not isinstance(value, (dict, list)):
+        raise SessionLoadError(name, f"expected a JSON object or array, found {json_kind(value)}")
+    return value
+
+
+_cache: tuple[tuple[str, int, int], Any] | None = None
+
+
+def _stat_key(path: Path) -> tuple[str, int, int]:
+    st = path.stat()
+    return (str(path.resolve()), st.st_mtime_ns, st.st_size)
+
+
+def read_json(path: Path) -> Any:
+    """Parse a whole JSON document (object or array); BOM accepted, errors as one line.
+
+    The last document read is kept (keyed by path, mtime and size) so that detection and the
+    importer that follows do not parse a large file twice; ``forget_cached`` drops it.
+    Callers must not mutate the returned value.
+    """
+    global _cache
+    check_file(path)
+    key = _stat_key(path)
+    if _cache is not None and _cache[0] == key:
+        return _cache[1]
+    data = _read_all(path)
+    text = _decode_document(path, data)
+    del data
+    value = _parse_document(path, text)
+    _cache = (key, value)
+    return value
+
+
+def forget_cached() -> None:
+    """Drop the document ``read_json`` keeps, so a large parsed file does not stay alive."""
+    global _cache
+    _cache = None
+
+
+def _split_values(text: str) -> tuple[list[Any], str | None]:
+    """All JSON values on one line (crash-and-append leaves several) and the first error."""
+    values: list[Any] = []
+    pos = 0
+    end = len(text)
+    while True:
+        while pos < end and text[pos] in _WHITESPACE:
+            pos += 1
+        if pos >= end:
+            return values, None
+        try:
+            value, pos = _DECODER.raw_decode(text, pos)
+        except RecursionError:
+            return values, f"nesting deeper than {MAX_DEPTH} levels"
+        except json.JSONDecodeError as exc:
+            return values, f"column {exc.colno}: {exc.msg}"
+        if depth_exceeds(value):
+            return values, f"nesting deeper than {MAX_DEPTH} levels"
+        values.append(value)
+
+
+def _lines(fh: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
+    """Raw lines without their terminator, each with whether it ended in a newline."""
+    for raw in fh:
+        if raw.endswith(b"\n"):
+            yield raw[:-1], True
+        else:
+            yield raw, False
+
+
+def iter_records(path: Path, warnings: list[str]) -> Iterator[Record]:
+    """Stream the JSON values of a JSONL file, one line at a time (formats.md §10.2).
+
+    A corrupt line in the middle is skipped with a ``line N: ...`` warning; a cut-off last
+    line (no final newline, as when the writer is still appending) is ignored with a warning;
+    several values on one line are all yielded. Lines are decoded with ``errors="replace"``
+    because writers have been seen splitting multi-byte characters.
+    """
+    name = str(path)
+    skipped = 0
+    fh = open_bytes(path)
+    try:
+        with fh:
+            for number, (raw, complete) in enumerate(_lines(fh), start=1):
+                if number == 1 and raw.startswith(_BOM):
+                    raw = raw[len(_BOM) :]
+                if raw.endswith(b"\r"):
+                    raw = raw[:-1]
+                text = raw.decode("utf-8", errors="replace")
+                if not text.strip():
+                    continue
+                values, error = _split_values(text)
+                for value in values:
+                    yield Record(number, value)
+                if error is None:
+                    continue
+                if not complete:
+                    warnings.append(
+                        f"line {number:,}: incomplete last line ignored (is the file still "
+                        "being written?)"
+                    )
+                    continue
+                skipped += 1
+                if skipped <= MAX_LINE_WARNINGS:
+                    warnings.append(f"line {number:,}: skipped, not valid JSON ({error})")
+    except (OSError, EOFError, zlib.error) as exc:
+        raise SessionLoadError(name, f"corrupt compressed data ({exc})") from None
+    if skipped > MAX_LINE_WARNINGS:
+        warnings.append(
+            f"{skipped - MAX_LINE_WARNINGS:,} more corrupt lines skipped (first "
+            f"{MAX_LINE_WARNINGS} listed)"
+        )
+
+
+def read_head(path: Path, max_lines: int = 20) -> Any:
+    """The first JSON value of a file, for format detection.
+
+    A JSONL file gives its first record; a pretty-printed document, whose first line is not a
+    value on its own, is parsed whole with ``read_json`` (and kept for the importer). When that
+    fails too, the file is taken for JSONL with a corrupt first line only if two consecutive
+    later lines each hold complete values (impossible inside one valid or truncated document);
+    otherwise the document's one-line error is raised.
+    """
+    check_file(path)
+    fh = open_bytes(path)
+    document_error: SessionLoadError | None = None
+    previous_clean: Any = None
+    try:
+        with fh:
+            seen = 0
+            for number, (raw, _complete) in enumerate(_lines(fh), start=1):
+                if number == 1 and raw.startswith(_BOM):
+                    raw = raw[len(_BOM) :]
+                if number == 1 and looks_binary(raw):
+                    break
+                text = raw.rstrip(b"\r").decode("utf-8", errors="replace")
+                if not text.strip():
+                    continue
+                seen += 1
+                values, error = _split_values(text)
+                if seen == 1:
+                    if values:
+                        return values[0]
+                    try:
+                        return read_json(path)
+                    except SessionLoadError as exc:
+                        document_error = exc
+                        continue
+                if values and error is None:
+                    if previous_clean is not None:
+                        return previous_clean
+                    previous_clean = values[0]
+                else:
+                    previous_clean = None
+                if seen >= max_lines:
+                    break
+    except (OSError, EOFError, zlib.error) as exc:
+        raise SessionLoadError(str(path), f"corrupt compressed data ({exc})") from None
+    if document_error is not None:
+        raise document_error
+    return read_json(path)
