@@ -1,0 +1,377 @@
+"""Codex CLI rollout files: ``{timestamp, type, payload}`` JSONL and the 2025 legacy layout (§5)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ctxtui.core.models import ContentPart, Message, PartKind, Session, SessionMeta, ToolCall
+from ctxtui.importers import FormatInfo, format_info
+from ctxtui.importers._parts import (
+    as_int,
+    as_text,
+    compact_json,
+    join_text,
+    media_from_url,
+    opaque_part,
+    text_part,
+    usage_codex,
+)
+from ctxtui.importers._reader import Record, iter_records
+from ctxtui.importers._timestamps import parse_timestamp
+
+FORMAT: FormatInfo = format_info("codex")
+
+ENVELOPE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context"})
+ITEM_TYPES = frozenset(
+    {"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+     "custom_tool_call_output", "local_shell_call", "web_search_call", "compaction",
+     "compaction_summary", "context_compaction"}
+)  # fmt: skip
+INJECTED_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md",
+    "<permissions instructions>",
+    "<developer_instructions>",
+    "<user_shell_command>",
+)
+"""Harness-written context that arrives as user/developer messages: real tokens, not typing."""
+
+
+def sniff(path: Path, head: Any) -> int:
+    """Confidence that ``path`` is a Codex rollout, from its first record."""
+    if not isinstance(head, dict):
+        return 0
+    if head.get("type") in ENVELOPE_TYPES | {"compacted"} and isinstance(head.get("payload"), dict):
+        return 95
+    if head.get("record_type") == "state":
+        return 85
+    if "type" not in head and "id" in head and "timestamp" in head and "instructions" in head:
+        return 85
+    return 0
+
+
+def load(path: Path) -> Session:
+    """Read a rollout as the history Codex would replay now (compactions and rollbacks applied)."""
+    warnings: list[str] = []
+    return build_session(iter_records(path, warnings), warnings, source_path=str(path))
+
+
+@dataclass
+class _Replay:
+    """The history as Codex rebuilds it, one rollout record at a time."""
+
+    warnings: list[str]
+    messages: list[Message] = field(default_factory=list)
+    open_assistant: bool = False  # the last message may still take reasoning/text/calls
+    system_prompt: str | None = None
+    session_id: str | None = None
+    model: str | None = None
+    context_window: int | None = None
+    tool_names: dict[str, str] = field(default_factory=dict)
+    skipped_types: dict[str, int] = field(default_factory=dict)
+    usage_target: int | None = None  # the assistant message the next token_count describes
+
+    def add(self, message: Message) -> None:
+        self.messages.append(message)
+        self.open_assistant = False
+
+    def assistant(self, line: int, **update: Any) -> None:
+        """Fold reasoning, text and calls into one assistant message, as a Chat API would."""
+        if self.open_assistant and self.messages and self.messages[-1].role == "assistant":
+            last = self.messages[-1]
+            merged: dict[str, Any] = {
+                "content": "\n".join(t for t in (last.content, update.get("content", "")) if t),
+                "reasoning": "\n".join(
+                    t for t in (last.reasoning, update.get("reasoning", "")) if t
+                ),
+                "parts": last.parts + tuple(update.get("parts", ())),
+                "tool_calls": last.tool_calls + tuple(update.get("tool_calls", ())),
+            }
+            self.messages[-1] = last.model_copy(update=merged)
+        else:
+            self.messages.append(
+                Message(role="assistant", model=self.model, source_line=line, **update)
+            )
+            self.open_assistant = True
+        self.usage_target = len(self.messages) - 1
+
+
+def build_session(
+    records: Iterable[Record], warnings: list[str], *, source_path: str | None = None
+) -> Session:
+    """Replay rollout records into the ``Session`` the model would see next."""
+    replay = _Replay(warnings)
+    for record in records:
+        value = record.value
+        if not isinstance(value, dict) or value.get("record_type") == "state":
+            continue
+        kind = value.get("type")
+        payload = value.get("payload")
+        if kind in ENVELOPE_TYPES | {"compacted"} and isinstance(payload, dict):
+            _envelope(replay, record, kind, payload, value.get("timestamp"))
+        elif kind in ITEM_TYPES:
+            _item(replay, record, value, None)  # legacy: a bare response item
+        elif kind is None and "instructions" in value and replay.session_id is None:
+            replay.session_id = str(value.get("id", "")) or None
+            replay.system_prompt = value.get("instructions") or None
+        elif isinstance(kind, str):
+            replay.skipped_types[kind] = replay.skipped_types.get(kind, 0) + 1
+    if replay.skipped_types:
+        listed = ", ".join(f"{k} ×{n:,}" for k, n in sorted(replay.skipped_types.items()))
+        warnings.append(f"record types not read: {listed}")
+    meta = SessionMeta(
+        source_path=source_path,
+        format=FORMAT.name,
+        model=replay.model,
+        context_window=replay.context_window,
+        warnings=tuple(warnings),
+    )
+    return Session(messages=tuple(replay.messages), system_prompt=replay.system_prompt, meta=meta)
+
+
+def _envelope(
+    replay: _Replay, record: Record, kind: str, payload: dict[str, Any], timestamp: Any
+) -> None:
+    if kind == "session_meta":
+        _session_meta(replay, record, payload)
+    elif kind == "turn_context":
+        model = payload.get("model")
+        if isinstance(model, str) and model:
+            replay.model = model
+    elif kind == "response_item":
+        _item(replay, record, payload, timestamp)
+    elif kind == "compacted":
+        _compacted(replay, record, payload)
+    elif kind == "event_msg":
+        _event(replay, record, payload)
+
+
+def _session_meta(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> None:
+    """The first ``session_meta`` is this session; a later one is a fork's replayed parent."""
+    session_id = str(payload.get("id") or payload.get("session_id") or "")
+    if replay.session_id is not None:
+        replay.warnings.append(
+            f"line {record.line:,}: a second session_meta ({session_id or 'no id'}; a fork or "
+            "subagent replaying its parent) was ignored; its items are read as this history"
+        )
+        return
+    replay.session_id = session_id or None
+    base = payload.get("base_instructions")
+    text = base.get("text") if isinstance(base, dict) else payload.get("instructions")
+    replay.system_prompt = text if isinstance(text, str) and text else None
+
+
+def _item(replay: _Replay, record: Record, item: Mapping[str, Any], timestamp: Any) -> None:
+    """One response item (what the model sees) → messages."""
+    kind = item.get("type")
+    when = parse_timestamp(timestamp)
+    line = record.line
+    if kind == "message":
+        _message(replay, line, item, when)
+    elif kind == "reasoning":
+        texts = [str(s.get("text", "")) for s in _dicts(item.get("summary"))]
+        if not texts:
+            texts = [str(c.get("text", "")) for c in _dicts(item.get("content"))]
+        blob = item.get("encrypted_content")
+        parts = [opaque_part(blob, "reasoning.encrypted_content")] if blob else []
+        replay.assistant(line, reasoning="\n".join(texts), parts=parts, created_at=when)
+    elif kind in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
+        call = _tool_call(item, line)
+        replay.tool_names[call.id] = call.name
+        replay.assistant(line, tool_calls=(call,), created_at=when)
+    elif kind in ("function_call_output", "custom_tool_call_output"):
+        replay.add(_tool_output(replay, line, item, when))
+    elif kind in ("compaction", "compaction_summary", "context_compaction"):
+        blob = item.get("encrypted_content")
+        part = opaque_part(blob or "", f"{kind}.encrypted_content")
+        replay.add(
+            Message(role="user", parts=(part,), is_summary=True, created_at=when, source_line=line)
+        )
+    elif isinstance(kind, str):
+        replay.skipped_types[kind] = replay.skipped_types.get(kind, 0) + 1
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _content_parts(content: Any) -> list[ContentPart]:
+    """Responses content parts → parts; images (data URLs) are sized, never text."""
+    if isinstance(content, str):
+        return [text_part(content)]
+    parts: list[ContentPart] = []
+    for block in _dicts(content):
+        kind = block.get("type")
+        if kind in ("input_text", "output_text", "text", "summary_text", "refusal"):
+            parts.append(text_part(as_text(block.get("text", block.get("refusal")))))
+        elif kind == "input_image":
+            parts.append(media_from_url(as_text(block.get("image_url"))))
+        elif kind == "input_file":
+            data = as_text(block.get("file_data") or block.get("file_url"))
+            parts.append(media_from_url(data, PartKind.OTHER, label=as_text(block.get("filename"))))
+    return parts
+
+
+def _message(replay: _Replay, line: int, item: Mapping[str, Any], when: Any) -> None:
+    role = item.get("role")
+    parts = _content_parts(item.get("content"))
+    text = join_text(parts)
+    only_text = all(p.kind is PartKind.TEXT for p in parts)
+    kept = () if only_text and len(parts) <= 1 else tuple(parts)
+    if role == "assistant":
+        replay.assistant(line, content=text, parts=kept, created_at=when)
+        return
+    if role not in ("user", "developer", "system"):
+        replay.skipped_types[f"message/{role}"] = replay.skipped_types.get(f"message/{role}", 0) + 1
+        return
+    injected = role != "system" and text.lstrip().startswith(INJECTED_PREFIXES)
+    replay.add(
+        Message(
+            role=role,
+            content=text,
+            parts=kept,
+            injected=injected,
+            created_at=when,
+            source_line=line,
+        )
+    )
+
+
+def _tool_call(item: Mapping[str, Any], line: int) -> ToolCall:
+    kind = item.get("type")
+    call_id = as_text(item.get("call_id") or item.get("id")) or f"{kind}@{line}"
+    if kind == "function_call":
+        name = as_text(item.get("name"))
+        namespace = item.get("namespace")
+        if isinstance(namespace, str) and namespace:
+            name = f"{namespace}.{name}"
+        return ToolCall(id=call_id, name=name, arguments=as_text(item.get("arguments")))
+    if kind == "custom_tool_call":
+        return ToolCall(
+            id=call_id, name=as_text(item.get("name")), arguments=as_text(item.get("input")),
+            type="custom",
+        )  # fmt: skip
+    name = "local_shell" if kind == "local_shell_call" else "web_search"
+    return ToolCall(id=call_id, name=name, arguments=compact_json(item.get("action", {})))
+
+
+def _tool_output(replay: _Replay, line: int, item: Mapping[str, Any], when: Any) -> Message:
+    """A call's output, whatever JSON value it is: the string the model saw is kept verbatim."""
+    call_id = as_text(item.get("call_id"))
+    output = item.get("output")
+    parts: tuple[ContentPart, ...] = ()
+    is_error = False
+    if isinstance(output, list):
+        parts = tuple(_content_parts(output))
+        text = join_text(parts)
+    elif isinstance(output, dict) and "content" in output:
+        text = as_text(output.get("content"))  # very old {content, success}
+        is_error = output.get("success") is False
+    else:
+        text = as_text(output)
+        is_error = _shell_failed(text)
+    return Message(
+        role="tool",
+        content=text,
+        parts=parts,
+        tool_call_id=call_id,
+        tool_name=replay.tool_names.get(call_id),
+        is_error=is_error,
+        created_at=when,
+        source_line=line,
+    )
+
+
+def _shell_failed(text: str) -> bool:
+    """Old shell outputs are JSON strings with ``metadata.exit_code``; non-zero is a failure."""
+    if not text.startswith("{") or '"exit_code"' not in text:
+        return False
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    metadata = value.get("metadata") if isinstance(value, dict) else None
+    code = metadata.get("exit_code") if isinstance(metadata, dict) else None
+    return isinstance(code, int) and code != 0
+
+
+def _compacted(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> None:
+    """``replacement_history`` replaces everything before it; without it, rebuild as Codex did."""
+    before = len(replay.messages)
+    reported = next((m.usage for m in reversed(replay.messages) if m.usage), None)
+    summary = as_text(payload.get("message"))
+    history = payload.get("replacement_history")
+    if isinstance(history, list):
+        fresh = _Replay(replay.warnings, model=replay.model, tool_names=replay.tool_names)
+        for item in _dicts(history):
+            _item(fresh, record, item, None)
+        replay.messages = [
+            m.model_copy(update={"is_summary": True})
+            if m.role == "user" and summary and m.content == summary
+            else m
+            for m in fresh.messages
+        ]
+        for kind, n in fresh.skipped_types.items():
+            replay.skipped_types[kind] = replay.skipped_types.get(kind, 0) + n
+        how = f"replacement_history of {len(replay.messages):,} messages"
+    else:
+        initial: list[Message] = []
+        for m in replay.messages:
+            if m.role == "user" and not m.injected:
+                break
+            initial.append(m)
+        users = [m for m in replay.messages[len(initial) :] if m.role == "user" and not m.injected]
+        summary_message = Message(
+            role="user", content=summary, is_summary=True, source_line=record.line
+        )
+        replay.messages = [*initial, *users, summary_message]
+        how = (
+            "no replacement_history: rebuilt from the initial context, "
+            f"{len(users):,} user messages and the summary (Codex's user-message budget is "
+            "not reproduced)"
+        )
+    replay.open_assistant = False
+    replay.usage_target = None
+    note = f"compacted at line {record.line:,}: {before:,} earlier messages replaced ({how})"
+    if reported is not None and reported.prompt_total is not None:
+        note += f"; last reported prompt before it: {reported.prompt_total:,} tokens"
+    replay.warnings.append(note)
+
+
+def _event(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> None:
+    """UI events are mirrors, except usage reports and rollbacks, which change what we show."""
+    kind = payload.get("type")
+    if kind == "token_count":
+        info = payload.get("info")
+        if not isinstance(info, dict):
+            return  # rate limits only
+        window = as_int(info.get("model_context_window"))
+        if window:
+            replay.context_window = window
+        last = info.get("last_token_usage")
+        target = replay.usage_target
+        if isinstance(last, dict) and target is not None and target < len(replay.messages):
+            message = replay.messages[target]
+            replay.messages[target] = message.model_copy(update={"usage": usage_codex(last)})
+    elif kind == "thread_rolled_back":
+        _roll_back(replay, record, as_int(payload.get("num_turns")) or 0)
+
+
+def _roll_back(replay: _Replay, record: Record, turns: int) -> None:
+    """Drop the last ``turns`` user turns, as ``thread_rolled_back`` tells Codex to."""
+    starts = [i for i, m in enumerate(replay.messages) if m.role == "user" and not m.injected]
+    if turns <= 0 or not starts:
+        return
+    cut = starts[-turns] if turns <= len(starts) else starts[0]
+    dropped = len(replay.messages) - cut
+    replay.messages = replay.messages[:cut]
+    replay.open_assistant = False
+    replay.usage_target = None
+    replay.warnings.append(
+        f"line {record.line:,}: thread rolled back {turns:,} turns ({dropped:,} messages dropped)"
+    )
