@@ -1,0 +1,246 @@
+"""Carrying out a compaction: the new session, the summary, and the tokens it saved or not.
+
+A compaction never edits the session it is given: it returns a new ``Session`` in which the
+plan's replaced range is either one summary message (style ``summarize``) or gone, with
+PicoClaw's emergency note appended to ``meta.summary`` (style ``drop_oldest_half``, the legacy
+``forceCompression``). The result carries the request size before and after, counted with the
+same tokenizer, and says so plainly when even the compacted request cannot fit the window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ctxtui.core.counting import count_session
+from ctxtui.core.counts import SessionCounts
+from ctxtui.core.errors import ContextOverflowError, OverflowInfo
+from ctxtui.core.models import Message, Session
+from ctxtui.core.plan import Plan
+from ctxtui.core.planner import build_plan
+from ctxtui.core.policy import CompactionStyle
+from ctxtui.core.reasons import CompactReason
+from ctxtui.core.summary import (
+    SUMMARY_TEMPLATE,
+    StructuredSummary,
+    build_llm_prompt,
+    build_structured_summary,
+    leaf_target_tokens,
+    legacy_fallback_text,
+)
+from ctxtui.core.tokenizers import Tokenizer
+
+UNKNOWN_MODEL = "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionResult:
+    """What a compaction did; ``replaced`` is ``None`` when there was nothing to replace."""
+
+    session: Session
+    summary: StructuredSummary | None
+    summary_text: str
+    prompt: str
+    reason: CompactReason
+    replaced: tuple[int, int] | None
+    messages_replaced: int
+    tokens_before: int
+    tokens_after: int
+    tail_kept: int
+    overflow: OverflowInfo | None
+    replaced_tokens: int = 0  # Σ tokens of the replaced messages
+    summary_tokens: int = 0  # tokens the summary adds (message, or meta.summary growth)
+    note: str = ""
+
+    @property
+    def tokens_saved(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+    def raise_if_overflow(self) -> None:
+        """Raise ``ContextOverflowError`` when the compacted request still cannot fit."""
+        if self.overflow is not None:
+            raise ContextOverflowError(self.overflow)
+
+
+def emergency_note(dropped: int) -> str:
+    """PicoClaw's ``forceCompression`` note, byte for byte (algorithms.md §2.9)."""
+    return f"[Emergency compression dropped {dropped} oldest messages due to context limit]"
+
+
+def append_emergency_note(existing: str | None, dropped: int) -> str:
+    """``existing + "\\n\\n" + note``, or the note alone when there was no summary."""
+    note = emergency_note(dropped)
+    return f"{existing}\n\n{note}" if existing else note
+
+
+def _safe_boundary(turn_starts: tuple[int, ...], target: int) -> int:
+    """PicoClaw ``findSafeBoundary``: last turn start ≤ target (if > 0), else the next one."""
+    before = [t for t in turn_starts if t <= target]
+    if before and before[-1] > 0:
+        return before[-1]
+    after = [t for t in turn_starts if t > target]
+    return after[0] if after else 0
+
+
+def force_compression_range(session: Session) -> tuple[int, int] | None:
+    """The prefix PicoClaw's legacy ``forceCompression`` drops, as an inclusive range.
+
+    It drops the oldest half of the turns. When no turn boundary is usable PicoClaw keeps only
+    the last user message; as a range that is everything before it.
+    """
+    n = len(session.messages)
+    if n <= 2:
+        return None
+    turns = session.turn_starts
+    mid = turns[len(turns) // 2] if len(turns) >= 2 else _safe_boundary(turns, n // 2)
+    if mid <= 0:
+        mid = turns[-1] if turns else 0
+    return (0, mid - 1) if mid > 0 else None
+
+
+def _replaced_range(session: Session, plan: Plan) -> tuple[int, int] | None:
+    """The plan's range; without one, everything before the tail (or PicoClaw's half)."""
+    if plan.compaction.replaced is not None:
+        return plan.compaction.replaced
+    if plan.policy.compaction_style is CompactionStyle.DROP_OLDEST_HALF:
+        return force_compression_range(session)
+    return (0, plan.tail.start - 1) if plan.tail.start > 0 else None
+
+
+def _request_tokens(counts: SessionCounts, reserve: int) -> int:
+    """System + tools + summary + history + output reserve, all as counted."""
+    return (
+        counts.system_tokens
+        + counts.tool_def_tokens
+        + counts.summary_tokens
+        + counts.history_tokens
+        + reserve
+    )
+
+
+def _counts(session: Session, tokenizer: Tokenizer, plan: Plan) -> SessionCounts:
+    counts = count_session(session, tokenizer, plan.tokenizer)
+    assert counts is not None  # no stop check was given
+    return counts
+
+
+def overflow_of(plan: Plan, model: str | None) -> OverflowInfo | None:
+    """The overflow a plan implies, with the real requested estimate (X9) and why (X12)."""
+    t = plan.totals
+    if t.requested <= t.window:
+        return None
+    fixed = t.system + t.tool_defs + t.summary + t.output_reserve
+    if fixed > t.window:
+        reason = "system_prompt_tools_and_reserve_exceed_window"
+    elif fixed + plan.tail.tokens > t.window:
+        reason = "fresh_tail_exceeds_window"
+    else:
+        reason = "history_exceeds_window_after_compaction"
+    return OverflowInfo(
+        model=model or UNKNOWN_MODEL,
+        context_window=t.window,
+        requested_tokens=t.requested,
+        reason=reason,
+    )
+
+
+def compact(
+    session: Session, plan: Plan, reason: CompactReason, tokenizer: Tokenizer
+) -> CompactionResult:
+    """Compact ``session`` as ``plan`` says; ``session`` itself is never changed.
+
+    ``reason`` is recorded, not acted on: both PicoClaw and the plan run the same compaction
+    for the proactive and the retry reasons.
+    """
+    policy = plan.policy
+    reserve = policy.max_tokens
+    message_tokens = list(plan.message_tokens)
+    before_counts = SessionCounts(
+        tokenizer=plan.tokenizer,
+        message_tokens=message_tokens,
+        system_tokens=plan.totals.system,
+        tool_def_tokens=plan.totals.tool_defs,
+        summary_tokens=plan.totals.summary,
+    )
+    tokens_before = _request_tokens(before_counts, reserve)
+    model = session.meta.model
+    span = _replaced_range(session, plan)
+    if span is None:
+        return CompactionResult(
+            session=session,
+            summary=None,
+            summary_text="",
+            prompt="",
+            reason=reason,
+            replaced=None,
+            messages_replaced=0,
+            tokens_before=tokens_before,
+            tokens_after=tokens_before,
+            tail_kept=plan.tail.start,
+            overflow=overflow_of(plan, model),
+            note="nothing to compact: every message is in the fresh tail",
+        )
+    first, last = span
+    replaced_tokens = before_counts.range_tokens(first, last + 1)
+    old = session.messages
+
+    summary: StructuredSummary | None = None
+    prompt = ""
+    if policy.compaction_style is CompactionStyle.DROP_OLDEST_HALF:
+        summary_text = emergency_note(last - first + 1)
+        meta = session.meta.model_copy(
+            update={"summary": append_emergency_note(session.meta.summary, last - first + 1)}
+        )
+        new_session = session.model_copy(
+            update={"messages": old[:first] + old[last + 1 :], "meta": meta}
+        )
+        summary_counts = _counts(Session(meta=meta), tokenizer, plan)
+        summary_tokens = summary_counts.summary_tokens - before_counts.summary_tokens
+        inserted: list[int] = []
+        after_summary = summary_counts.summary_tokens
+    else:
+        structured = policy.structured_summaries
+        floor = tokenizer.count_text(SUMMARY_TEMPLATE) if structured else 0
+        prompt = build_llm_prompt(
+            session, first, last, structured, leaf_target_tokens(replaced_tokens, floor)
+        )
+        if structured:
+            summary = build_structured_summary(session, first, last)
+            summary_text = summary.render_markdown()
+        else:
+            summary_text = legacy_fallback_text(session, first, last)
+        stand_in = Message(
+            role="user", content=summary_text, is_summary=True, created_at=old[last].created_at
+        )
+        new_session = session.model_copy(
+            update={"messages": (*old[:first], stand_in, *old[last + 1 :])}
+        )
+        summary_tokens = _counts(Session(messages=(stand_in,)), tokenizer, plan).message_tokens[0]
+        inserted = [summary_tokens]
+        after_summary = before_counts.summary_tokens
+
+    after_counts = SessionCounts(
+        tokenizer=plan.tokenizer,
+        message_tokens=[*message_tokens[:first], *inserted, *message_tokens[last + 1 :]],
+        system_tokens=before_counts.system_tokens,
+        tool_def_tokens=before_counts.tool_def_tokens,
+        summary_tokens=after_summary,
+    )
+    removed = last - first + 1
+    start = plan.tail.start
+    tail_kept = start - removed + len(inserted) if start > last else first + len(inserted)
+    plan_after = build_plan(new_session, policy, after_counts, tokenizer)
+    return CompactionResult(
+        session=new_session,
+        summary=summary,
+        summary_text=summary_text,
+        prompt=prompt,
+        reason=reason,
+        replaced=(first, last),
+        messages_replaced=removed,
+        tokens_before=tokens_before,
+        tokens_after=_request_tokens(after_counts, reserve),
+        tail_kept=tail_kept,
+        overflow=overflow_of(plan_after, model),
+        replaced_tokens=replaced_tokens,
+        summary_tokens=summary_tokens,
+    )

@@ -1,0 +1,124 @@
+"""The ``ctxtui.report/1`` document: every key, its type, and the figures taken from the plan."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Console
+
+from ctxtui.core.policy import knob_names
+from ctxtui.core.report import build_report, render_report
+from tests.core.plans import hand_plan, small_session
+
+TOP_KEYS = {
+    "schema",
+    "session",
+    "policy",
+    "tokenizer",
+    "totals",
+    "fresh_tail",
+    "messages",
+    "prune",
+    "compaction",
+    "overflow",
+}
+
+
+def _report() -> dict[str, Any]:
+    return build_report(small_session(), hand_plan(), None)
+
+
+def test_keys_and_types() -> None:
+    r = _report()
+    assert set(r) == TOP_KEYS
+    assert r["schema"] == "ctxtui.report/1"
+    assert r["session"] == {
+        "path": "s.json",
+        "format": "openai",
+        "message_count": 5,
+        "warnings": ["w1"],
+    }
+    assert set(r["policy"]) >= set(knob_names())
+    assert r["tokenizer"] == {
+        "requested": "tiktoken:nope",
+        "used": "plan",
+        "note": "nope is not available",
+    }
+    assert set(r["totals"]) == {"tokens", "window", "budget", "used_ratio"}
+    assert isinstance(r["totals"]["used_ratio"], float)
+    assert set(r["fresh_tail"]) == {"start", "budget", "tokens", "reason"}
+    assert set(r["prune"]) == {"pruned", "tokens_freed"}
+    assert set(r["compaction"]) == {"needed", "reason", "replaced", "tokens_before", "tokens_after"}
+    for m in r["messages"]:
+        assert set(m) == {
+            "index",
+            "role",
+            "tokens",
+            "zone",
+            "pruned",
+            "truncated",
+            "tool_call_ids",
+            "tool_call_id",
+        }
+    json.dumps(r)  # serialisable as is
+
+
+def test_figures_come_from_the_plan() -> None:
+    plan = hand_plan()
+    r = _report()
+    assert r["totals"]["tokens"] == plan.totals.tokens == 7 + 10 + 20 + 10 + 5 + 3
+    assert r["totals"]["budget"] == 800
+    assert r["totals"]["used_ratio"] == round(plan.totals.requested / 1_000, 6)
+    assert r["fresh_tail"] == {"start": 3, "budget": 2_000, "tokens": 8, "reason": "min_turns"}
+    assert [m["zone"] for m in r["messages"]] == ["dropped", "kept", "kept", "tail", "tail"]
+    assert [m["tokens"] for m in r["messages"]] == [10, 20, 100, 5, 3]
+    assert [m["pruned"] for m in r["messages"]] == [False, False, True, False, False]
+    assert r["messages"][1]["tool_call_ids"] == ["c1"]
+    assert r["messages"][2]["tool_call_id"] == "c1"
+    assert r["prune"] == {"pruned": [2], "tokens_freed": 90}
+    assert r["compaction"] == {
+        "needed": True,
+        "reason": "proactive",
+        "replaced": [0, 0],
+        "tokens_before": plan.totals.requested,
+        "tokens_after": plan.totals.requested,
+    }
+    assert r["overflow"] is None
+
+
+def test_overflow_block() -> None:
+    plan = hand_plan((10, 20, 100, 50, 3), window=256)
+    r = build_report(small_session(), plan, None)
+    assert r["overflow"] == {
+        "model": "m1",
+        "context_window": 256,
+        "requested_tokens": plan.totals.requested,
+        "reason": "test",
+    }
+    assert r["totals"]["used_ratio"] > 1
+
+
+def _render(r: dict[str, Any]) -> str:
+    console = Console(width=100, record=True, color_system=None)
+    console.print(render_report(r))
+    return console.export_text()
+
+
+def test_table_shows_header_totals_and_fallback() -> None:
+    text = _render(_report())
+    assert "s.json" in text and "format openai" in text
+    assert "tokenizer tiktoken:nope → plan: nope is not available" in text
+    assert "fresh tail from #3" in text
+    assert "pruned 1 tool outputs · 90 tok freed" in text
+    assert "compaction needed (proactive): replaces #0-#0" in text
+
+
+def test_big_sessions_elide_the_middle() -> None:
+    r = _report()
+    row = r["messages"][0]
+    r["messages"] = [{**row, "index": i} for i in range(1_000)]
+    text = _render(r)
+    assert "960 more" in text
+    assert " 999 " in text or text.rstrip().count("999") >= 1
+    assert "500 " not in text.replace(",", "")
