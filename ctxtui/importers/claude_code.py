@@ -95,7 +95,8 @@ def _collect(records: Iterable[Record]) -> _Entries:
             entries.duplicates += 1  # a fork or resume copied the prefix; the first copy wins
             continue
         entries.by_uuid[uuid] = record
-        model = value.get("message", {}).get("model") if kind == "assistant" else None
+        message = value.get("message")
+        model = message.get("model") if isinstance(message, dict) else None
         if isinstance(model, str) and model != SYNTHETIC_MODEL:
             entries.model = model
         for block in _blocks(value):

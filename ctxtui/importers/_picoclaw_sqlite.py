@@ -1,0 +1,168 @@
+"""PicoClaw's seahorse SQLite store, opened read-only: the active context in item order."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolCall
+from ctxtui.importers._parts import as_text, text_part
+from ctxtui.importers._timestamps import parse_timestamp
+from ctxtui.importers.picoclaw import FORMAT, media_part
+
+BUSY_TIMEOUT_S = 5.0
+
+
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """Open a live WAL database without writing to it (and never ``immutable=1``, §10.2)."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    try:
+        con = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
+    except sqlite3.Error as exc:
+        raise SessionLoadError(str(path), f"cannot open the SQLite database ({exc})") from None
+    con.row_factory = sqlite3.Row
+    return con
+
+
+def load_seahorse(path: Path) -> Session:
+    """The conversation most recently updated, as the model sees it (summaries included)."""
+    con = connect_read_only(path)
+    try:
+        return _read(con, path)
+    except sqlite3.Error as exc:
+        raise SessionLoadError(str(path), f"cannot read the seahorse database ({exc})") from None
+    finally:
+        con.close()
+
+
+def _read(con: sqlite3.Connection, path: Path) -> Session:
+    warnings: list[str] = []
+    conversations = con.execute(
+        "SELECT conversation_id, session_key FROM conversations "
+        "ORDER BY updated_at DESC, conversation_id DESC"
+    ).fetchall()
+    if not conversations:
+        raise SessionLoadError(str(path), "expected a seahorse conversation, found none")
+    chosen = conversations[0]
+    if len(conversations) > 1:
+        warnings.append(
+            f"{len(conversations):,} conversations in the database; showing the most recently "
+            f"updated, {chosen['session_key']}"
+        )
+    items = con.execute(
+        "SELECT ordinal, item_type, message_id, summary_id, token_count FROM context_items "
+        "WHERE conversation_id = ? ORDER BY ordinal",
+        (chosen["conversation_id"],),
+    ).fetchall()
+    messages: list[Message] = []
+    estimates: list[int] = []
+    tool_names: dict[str, str] = {}
+    for item in items:
+        if item["item_type"] == "summary":
+            message, estimate = _summary(con, item["summary_id"])
+        else:
+            message, estimate = _message(con, item["message_id"], tool_names)
+        if message is None:
+            warnings.append(f"context item {item['ordinal']}: its {item['item_type']} is missing")
+            continue
+        estimates.append(item["token_count"] or estimate)
+        messages.extend(message)
+    if estimates:
+        listed = ", ".join(f"{n:,}" for n in estimates[:12]) + (
+            ", …" if len(estimates) > 12 else ""
+        )
+        warnings.append(
+            f"seahorse token_count (PicoClaw's local estimate, not API usage): "
+            f"{sum(estimates):,} tokens over {len(estimates):,} context items ({listed})"
+        )
+    model = next((m.model for m in reversed(messages) if m.model), None)
+    meta = SessionMeta(
+        source_path=str(path),
+        format=FORMAT.name,
+        model=model,
+        title=as_text(chosen["session_key"]) or None,
+        warnings=tuple(warnings),
+    )
+    return Session(messages=tuple(messages), meta=meta)
+
+
+def _summary(con: sqlite3.Connection, summary_id: str | None) -> tuple[list[Message] | None, int]:
+    row = con.execute(
+        "SELECT content, token_count, created_at FROM summaries WHERE summary_id = ?",
+        (summary_id,),
+    ).fetchone()
+    if row is None:
+        return None, 0
+    message = Message(
+        role="system",
+        content=as_text(row["content"]),
+        is_summary=True,
+        created_at=parse_timestamp(row["created_at"]),
+        name=summary_id,
+    )
+    return [message], int(row["token_count"] or 0)
+
+
+def _message(
+    con: sqlite3.Connection, message_id: int | None, tool_names: dict[str, str]
+) -> tuple[list[Message] | None, int]:
+    """A message with parts: calls from ``tool_use``, outputs from ``tool_result`` text."""
+    row = con.execute(
+        "SELECT role, content, model_name, reasoning_content, token_count, created_at "
+        "FROM messages WHERE message_id = ?",
+        (message_id,),
+    ).fetchone()
+    if row is None:
+        return None, 0
+    parts = con.execute(
+        "SELECT type, text, name, arguments, tool_call_id, media_uri, mime_type "
+        "FROM message_parts WHERE message_id = ? ORDER BY ordinal, part_id",
+        (message_id,),
+    ).fetchall()
+    common = {
+        "created_at": parse_timestamp(row["created_at"]),
+        "model": row["model_name"] or None,
+    }
+    texts = [as_text(p["text"]) for p in parts if p["type"] == "text"]
+    media: list[ContentPart] = [
+        media_part(as_text(p["media_uri"]), p["mime_type"] or None)
+        for p in parts
+        if p["type"] == "media"
+    ]
+    calls = [
+        ToolCall(
+            id=as_text(p["tool_call_id"]),
+            name=as_text(p["name"]),
+            arguments=as_text(p["arguments"]),
+        )
+        for p in parts
+        if p["type"] == "tool_use"
+    ]
+    results = [p for p in parts if p["type"] == "tool_result"]
+    for call in calls:
+        tool_names[call.id] = call.name
+    estimate = int(row["token_count"] or 0)
+    if results:
+        return [
+            Message(
+                role="tool",
+                content=as_text(p["text"]),
+                tool_call_id=as_text(p["tool_call_id"]),
+                tool_name=tool_names.get(as_text(p["tool_call_id"])),
+                **common,
+            )
+            for p in results
+        ], estimate
+    # messages.content is a derived rendering when parts exist; without parts it is the text.
+    content = "\n".join(texts) if parts else as_text(row["content"])
+    lead = (text_part(content),) if content and media else ()
+    message = Message(
+        role=row["role"],
+        content=content,
+        parts=lead + tuple(media),
+        tool_calls=tuple(calls),
+        reasoning=as_text(row["reasoning_content"]),
+        **common,
+    )
+    return [message], estimate

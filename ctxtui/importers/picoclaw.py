@@ -1,0 +1,263 @@
+"""PicoClaw sessions: ``<key>.jsonl`` + ``.meta.json``, legacy ``<key>.json``, seahorse (§6)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.models import ContentPart, Message, PartKind, Session, SessionMeta, ToolCall
+from ctxtui.importers import FormatInfo, format_info
+from ctxtui.importers._parts import as_text, opaque_part, text_part
+from ctxtui.importers._reader import (
+    SQLITE_MAGIC,
+    Record,
+    iter_records,
+    json_kind,
+    open_bytes,
+    read_json,
+    read_magic,
+)
+from ctxtui.importers._timestamps import parse_timestamp
+
+FORMAT: FormatInfo = format_info("picoclaw")
+
+MEDIA_TOKEN_ESTIMATE = 256
+"""PicoClaw's own estimator counts every media item as 256 tokens (formats.md §10.3)."""
+
+ROLES = frozenset({"system", "user", "assistant", "tool"})
+
+
+def sniff(path: Path, head: Any) -> int:
+    """Confidence that ``path`` is a PicoClaw session (JSONL line or legacy JSON object)."""
+    if not isinstance(head, dict):
+        return 0
+    if {"key", "messages", "created"} <= head.keys() and isinstance(head["messages"], list):
+        return 90
+    if head.get("role") in ROLES and isinstance(head.get("content"), str) and "uuid" not in head:
+        return 70 if _meta_path(path).exists() else 40
+    return 0
+
+
+def load(path: Path) -> Session:
+    """Read whichever PicoClaw store ``path`` is: JSONL (+ meta), legacy JSON or seahorse DB."""
+    if path.is_dir():
+        path = _pick_in_directory(path)
+    if path.name.endswith(".meta.json"):
+        path = path.with_name(path.name[: -len(".meta.json")] + ".jsonl")
+    if read_magic(path, 16) == SQLITE_MAGIC:
+        from ctxtui.importers._picoclaw_sqlite import load_seahorse
+
+        return load_seahorse(path)
+    if path.suffix == ".json":
+        return load_legacy(path)
+    return load_jsonl(path)
+
+
+def _meta_path(path: Path) -> Path:
+    stem = path.name[: -len(".jsonl")] if path.name.endswith(".jsonl") else path.stem
+    return path.with_name(stem + ".meta.json")
+
+
+def _pick_in_directory(path: Path) -> Path:
+    """A sessions directory: its most recently written JSONL session, else ``seahorse.db``."""
+    sessions = sorted(path.glob("*.jsonl"), key=lambda p: (p.stat().st_mtime, p.name))
+    if sessions:
+        return sessions[-1]
+    if (path / "seahorse.db").is_file():
+        return path / "seahorse.db"
+    raise SessionLoadError(str(path), "expected a PicoClaw sessions directory, found no sessions")
+
+
+# --- JSONL + meta (§6a) -------------------------------------------------------------------
+
+
+def load_jsonl(path: Path) -> Session:
+    """The active history: the lines after the meta's ``skip``, with its summary kept aside."""
+    warnings: list[str] = []
+    meta = _read_meta(path, warnings)
+    raw_skip = meta.get("skip")
+    skip = raw_skip if isinstance(raw_skip, int) and raw_skip > 0 else 0
+    first_active = _line_after_skip(path, skip) if skip > 0 else 1
+    records = [r for r in iter_records(path, warnings) if r.line >= first_active]
+    if skip > 0:
+        warnings.append(
+            f"meta skip {skip:,}: the first {skip:,} lines are no longer active history"
+        )
+    summary = meta.get("summary") if isinstance(meta.get("summary"), str) else ""
+    return build_session(
+        records,
+        warnings,
+        source_path=str(path),
+        summary=summary or None,
+        title=as_text(meta.get("key")) or None,
+    )
+
+
+def _read_meta(path: Path, warnings: list[str]) -> dict[str, Any]:
+    meta_path = _meta_path(path)
+    if not meta_path.is_file():
+        warnings.append(f"no {meta_path.name} beside the session: skip and summary unknown")
+        return {}
+    try:
+        meta = read_json(meta_path)
+    except SessionLoadError as exc:
+        warnings.append(f"{meta_path.name} ignored: {exc.problem}")
+        return {}
+    return dict(meta) if isinstance(meta, dict) else {}
+
+
+def _line_after_skip(path: Path, skip: int) -> int:
+    """The physical line where active history starts: ``skip`` counts non-empty lines only."""
+    seen = 0
+    number = 0
+    with open_bytes(path) as fh:
+        for number, raw in enumerate(fh, start=1):
+            if raw.strip():
+                seen += 1
+                if seen == skip:
+                    return number + 1
+    return number + 1
+
+
+# --- legacy JSON (§6b) --------------------------------------------------------------------
+
+
+def load_legacy(path: Path) -> Session:
+    """``{key, messages, summary, created, updated}``: written before the JSONL store."""
+    value = read_json(path)
+    if not isinstance(value, dict) or not isinstance(value.get("messages"), list):
+        raise SessionLoadError(
+            str(path), f"expected a PicoClaw session with messages[], found {json_kind(value)}"
+        )
+    warnings: list[str] = []
+    records = [Record(0, m) for m in value["messages"]]
+    summary = value.get("summary") if isinstance(value.get("summary"), str) else ""
+    session = build_session(
+        records,
+        warnings,
+        source_path=str(path),
+        summary=summary or None,
+        title=as_text(value.get("key")) or None,
+    )
+    messages = tuple(m.model_copy(update={"source_line": None}) for m in session.messages)
+    return session.model_copy(update={"messages": messages})
+
+
+# --- shared message conversion ------------------------------------------------------------
+
+
+def build_session(
+    records: Iterable[Record],
+    warnings: list[str],
+    *,
+    source_path: str | None = None,
+    summary: str | None = None,
+    title: str | None = None,
+) -> Session:
+    """PicoClaw message lines → a ``Session``; transient thought lines are dropped as PicoClaw does.
+
+    Orphan tool results (their call was skipped) are kept: the session reports them.
+    """
+    messages: list[Message] = []
+    transient = 0
+    tool_names: dict[str, str] = {}
+    for record in records:
+        value = record.value
+        if not isinstance(value, dict) or value.get("role") not in ROLES:
+            warnings.append(f"line {record.line:,}: not a PicoClaw message, skipped")
+            continue
+        if _is_transient(value):
+            transient += 1
+            continue
+        message = message_from_line(value, record.line or None, tool_names)
+        for call in message.tool_calls:
+            tool_names[call.id] = call.name
+        messages.append(message)
+    if transient:
+        warnings.append(f"{transient:,} transient thought lines dropped (reasoning only)")
+    model = next((m.model for m in reversed(messages) if m.model), None)
+    meta = SessionMeta(
+        source_path=source_path,
+        format=FORMAT.name,
+        model=model,
+        title=title,
+        summary=summary,
+        warnings=tuple(warnings),
+    )
+    return Session(messages=tuple(messages), meta=meta)
+
+
+def _is_transient(value: Mapping[str, Any]) -> bool:
+    """An assistant line with only reasoning: PicoClaw filters these on read and write."""
+    return (
+        value.get("role") == "assistant"
+        and bool(value.get("reasoning_content"))
+        and not value.get("content")
+        and not value.get("tool_calls")
+        and not value.get("media")
+        and not value.get("tool_call_id")
+    )
+
+
+def message_from_line(
+    value: Mapping[str, Any], line: int | None, tool_names: Mapping[str, str]
+) -> Message:
+    """One PicoClaw message object (JSONL line or legacy entry) → a ``Message``."""
+    content = as_text(value.get("content"))
+    calls: list[ToolCall] = []
+    opaque: list[ContentPart] = []
+    for raw in value.get("tool_calls") or ():
+        if not isinstance(raw, dict):
+            continue
+        function = raw.get("function")
+        if not isinstance(function, dict):
+            function = {}
+        calls.append(
+            ToolCall(
+                id=as_text(raw.get("id")),
+                name=as_text(function.get("name")),
+                arguments=as_text(function.get("arguments")),
+                type=as_text(raw.get("type")) or "function",
+            )
+        )
+        if function.get("thought_signature"):
+            opaque.append(opaque_part(function["thought_signature"], "thought_signature"))
+    media = media_parts(value.get("media"), value.get("attachments"))
+    parts: tuple[ContentPart, ...] = ()
+    if media or opaque:
+        parts = ((text_part(content),) if content else ()) + tuple(media) + tuple(opaque)
+    role = value["role"]
+    call_id = value.get("tool_call_id")
+    model = value.get("model_name")
+    return Message(
+        role=role,
+        content=content,
+        parts=parts,
+        tool_calls=tuple(calls),
+        tool_call_id=as_text(call_id) if call_id else None,
+        tool_name=tool_names.get(as_text(call_id)) if call_id else None,
+        reasoning=as_text(value.get("reasoning_content")),
+        created_at=parse_timestamp(value.get("created_at")),
+        model=model if isinstance(model, str) and model else None,
+        source_line=line,
+    )
+
+
+def media_parts(media: Any, attachments: Any = None) -> list[ContentPart]:
+    """``media://`` references (no bytes on disk): one part each, at PicoClaw's flat estimate."""
+    types: dict[str, str] = {}
+    if isinstance(attachments, list):
+        for item in attachments:
+            if isinstance(item, dict) and item.get("ref"):
+                types[as_text(item["ref"])] = as_text(item.get("content_type"))
+    refs = [as_text(m) for m in media] if isinstance(media, list) else []
+    refs += [r for r in types if r not in refs]
+    return [media_part(ref, types.get(ref) or None) for ref in refs]
+
+
+def media_part(ref: str, mime: str | None) -> ContentPart:
+    """A media reference as a part: an image when its type says so, other media otherwise."""
+    kind = PartKind.IMAGE if mime is None or mime.startswith("image/") else PartKind.OTHER
+    return ContentPart(kind=kind, media_type=mime, label=ref, token_estimate=MEDIA_TOKEN_ESTIMATE)
