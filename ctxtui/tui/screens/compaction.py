@@ -1,0 +1,208 @@
+"""A modal that previews a compaction: the summary, the exact LLM prompt, and the figures."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Markdown, Static, TabbedContent, TabPane, TextArea
+
+from ctxtui.core.compaction import CompactionResult
+from ctxtui.core.errors import OverflowInfo
+
+APPLY = "apply"
+EXPORT = "export"
+
+
+def overflow_lines(info: OverflowInfo) -> Content:
+    """The ``ContextOverflowError`` fields, one per line, so none hides in a long sentence."""
+    return Content.assemble(
+        ("Context window exceeded even after compaction", "bold"),
+        "\n",
+        f"model      {info.model}\n",
+        f"window     {info.context_window:,} tokens\n",
+        f"requested  {info.requested_tokens:,} tokens\n",
+        f"reason     {info.reason}",
+    )
+
+
+def figures(result: CompactionResult) -> Content:
+    """Before and after, in the plan's words: what is replaced, what it saves, what stays."""
+    reason = result.reason
+    wire = reason.picoclaw_name or "none"
+    if result.replaced is None:
+        replaced = "none"
+    else:
+        first, last = result.replaced
+        span = f"#{first}–#{last}, {result.replaced_tokens:,} tok"
+        replaced = f"{result.messages_replaced:,} ({span})"
+    saved = result.tokens_saved
+    share = f"{saved / result.tokens_before:.1%}" if result.tokens_before else "0.0%"
+    total = len(result.session.messages)
+    kept = max(total - result.tail_kept, 0)
+    tail = (
+        f"{kept:,} messages (#{result.tail_kept}–#{total - 1}) stay verbatim"
+        if kept
+        else "no messages"
+    )
+    rows = [
+        ("Reason", f"{reason.value} (PicoClaw: {wire})"),
+        ("Messages replaced", replaced),
+        ("Summary adds", f"{result.summary_tokens:,} tok"),
+        ("Request tokens", f"{result.tokens_before:,} → {result.tokens_after:,}"),
+        ("Saved", f"{saved:,} tok ({share})"),
+        ("Fresh tail", tail),
+    ]
+    if result.note:
+        rows.append(("Note", result.note))
+    if result.overflow is not None:
+        rows.append(("Overflow", result.overflow.message()))
+    width = max(len(label) for label, _ in rows)
+    return Content("\n").join(
+        Content.assemble((f"{label:<{width}}  ", "bold"), value) for label, value in rows
+    )
+
+
+class CompactionPreviewScreen(ModalScreen[str | None]):
+    """Show what a compaction would do before anything changes.
+
+    Nothing is applied here: the screen dismisses with ``"apply"`` or ``"export"`` and the
+    caller acts. An overflow the compaction cannot fix is shown as its error fields at the top,
+    because that is the fact the user must act on.
+    """
+
+    DEFAULT_CSS = """
+    CompactionPreviewScreen {
+        align: center middle;
+    }
+    CompactionPreviewScreen > #dialog {
+        width: 90%;
+        max-width: 120;
+        height: 90%;
+        border: thick $primary;
+        background: $surface;
+        padding: 0 1;
+    }
+    CompactionPreviewScreen #title {
+        text-style: bold;
+        padding: 0 1;
+        margin-bottom: 1;
+    }
+    CompactionPreviewScreen #overflow {
+        border: round $error;
+        color: $text-error;
+        padding: 0 1;
+        height: auto;
+        margin-bottom: 1;
+    }
+    CompactionPreviewScreen TabbedContent {
+        height: 1fr;
+    }
+    CompactionPreviewScreen TabPane {
+        padding: 0;
+    }
+    CompactionPreviewScreen #prompt {
+        height: 1fr;
+        border: none;
+    }
+    CompactionPreviewScreen #figures {
+        padding: 1 1;
+    }
+    CompactionPreviewScreen #buttons {
+        height: auto;
+        align-horizontal: right;
+    }
+    CompactionPreviewScreen #buttons Button {
+        margin-left: 1;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "apply", "Apply", id="compaction.apply"),
+        Binding("x", "export", "Export", id="compaction.export"),
+        Binding("escape", "cancel", "Cancel", id="compaction.cancel"),
+    ]
+
+    def __init__(self, result: CompactionResult) -> None:
+        super().__init__()
+        self.result = result
+
+    @property
+    def _changes_something(self) -> bool:
+        return self.result.replaced is not None
+
+    def compose(self) -> ComposeResult:
+        result = self.result
+        with Vertical(id="dialog"):
+            yield Label(
+                f"Compaction preview · {result.messages_replaced:,} messages · "
+                f"{result.tokens_before:,} → {result.tokens_after:,} tokens",
+                id="title",
+            )
+            if result.overflow is not None:
+                yield Static(overflow_lines(result.overflow), id="overflow")
+            with TabbedContent(id="tabs"):
+                with TabPane("Summary", id="summary-tab"), VerticalScroll():
+                    yield from self._summary()
+                with TabPane("LLM prompt", id="prompt-tab"):
+                    yield TextArea(
+                        result.prompt or "(no LLM prompt: this compaction style drops messages)",
+                        read_only=True,
+                        soft_wrap=True,
+                        show_cursor=False,
+                        id="prompt",
+                    )
+                with TabPane("Figures", id="figures-tab"), VerticalScroll():
+                    yield Static(figures(result), id="figures")
+            with Horizontal(id="buttons"):
+                yield Button(Content("Apply (a)"), variant="primary", id="apply")
+                yield Button(Content("Export (x)"), id="export")
+                yield Button(Content("Cancel (esc)"), id="cancel")
+
+    def _summary(self) -> ComposeResult:
+        result = self.result
+        if result.summary is not None:
+            yield Markdown(result.summary.render_markdown(), id="summary")
+        elif result.summary_text:
+            # Legacy and emergency summaries are plain text: show them literally.
+            yield Static(Text(result.summary_text), id="summary")
+        else:
+            yield Static(Text(result.note or "Nothing to summarise."), id="summary")
+
+    def on_mount(self) -> None:
+        for button_id in (APPLY, EXPORT):
+            self.query_one(f"#{button_id}", Button).disabled = not self._changes_something
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in (APPLY, EXPORT) and not self._changes_something:
+            return None  # shown dimmed in the footer: there is nothing to apply or export
+        return True
+
+    @on(Button.Pressed, "#apply")
+    def _apply_pressed(self) -> None:
+        self.action_apply()
+
+    @on(Button.Pressed, "#export")
+    def _export_pressed(self) -> None:
+        self.action_export()
+
+    @on(Button.Pressed, "#cancel")
+    def _cancel_pressed(self) -> None:
+        self.action_cancel()
+
+    def action_apply(self) -> None:
+        if self._changes_something:
+            self.dismiss(APPLY)
+
+    def action_export(self) -> None:
+        if self._changes_something:
+            self.dismiss(EXPORT)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

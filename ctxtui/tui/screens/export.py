@@ -1,0 +1,148 @@
+"""A modal that chooses where to export the compacted session, guarding the source file."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label
+
+from ctxtui.tui.screens.open import resolve_input
+
+
+class Risk(Enum):
+    """What writing to a path would destroy; each needs its own explicit confirmation."""
+
+    NONE = "none"
+    OVERWRITE = "overwrite"
+    SOURCE = "source"
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)
+    except OSError:
+        return a.resolve() == b.resolve()
+
+
+def assess(path: Path, source_path: Path | None) -> tuple[Risk, str]:
+    """The risk of writing ``path``, or a problem that makes it impossible (then NONE + text)."""
+    if source_path is not None and _same_file(path, source_path):
+        return Risk.SOURCE, (
+            f"{path} is the session's source file. Exporting over it replaces the original "
+            "transcript. Press Enter again to overwrite it anyway."
+        )
+    if path.is_dir():
+        return Risk.NONE, f"{path} is a directory; give a file name"
+    if not path.parent.is_dir():
+        return Risk.NONE, f"No such directory: {path.parent}"
+    if path.exists():
+        return Risk.OVERWRITE, f"{path} already exists. Press Enter again to overwrite it."
+    return Risk.NONE, ""
+
+
+class ExportScreen(ModalScreen[Path | None]):
+    """Choose and confirm a path; the caller writes the file (atomically) via the core.
+
+    Refusing first and confirming on a second Enter makes overwriting a deliberate act; any
+    edit to the path withdraws the pending confirmation.
+    """
+
+    DEFAULT_CSS = """
+    ExportScreen {
+        align: center middle;
+    }
+    ExportScreen > #dialog {
+        width: 90%;
+        max-width: 100;
+        height: auto;
+        border: thick $primary;
+        background: $surface;
+        padding: 1 2;
+    }
+    ExportScreen #title {
+        text-style: bold;
+        margin-bottom: 1;
+    }
+    ExportScreen #problem {
+        color: $text-warning;
+        height: auto;
+        margin: 1 0;
+    }
+    ExportScreen #buttons {
+        height: auto;
+        align-horizontal: right;
+    }
+    ExportScreen #buttons Button {
+        margin-left: 1;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="export.cancel"),
+    ]
+
+    def __init__(self, default_path: Path, source_path: Path | None) -> None:
+        super().__init__()
+        self.default_path = default_path
+        self.source_path = source_path
+        self._armed: Path | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label("Export compacted session (native JSON)", id="title")
+            yield Input(str(self.default_path), id="path")
+            yield Label("", id="problem", markup=False)
+            with Horizontal(id="buttons"):
+                yield Button("Export", variant="primary", id="confirm")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#path", Input).focus()
+
+    @property
+    def _base(self) -> Path:
+        return self.default_path.parent
+
+    @on(Input.Changed, "#path")
+    def _disarm(self) -> None:
+        self._set_armed(None, "")
+
+    @on(Input.Submitted, "#path")
+    @on(Button.Pressed, "#confirm")
+    def _confirm(self) -> None:
+        text = self.query_one("#path", Input).value
+        if not text.strip():
+            self._set_armed(None, "Type a file name to export to")
+            return
+        path = resolve_input(text, self._base)
+        risk, message = assess(path, self.source_path)
+        if risk is Risk.NONE and message:
+            self._set_armed(None, message)
+        elif risk is Risk.NONE or self._armed == path:
+            self.dismiss(path)
+        else:
+            self._set_armed(path, message, source=risk is Risk.SOURCE)
+
+    def _set_armed(self, path: Path | None, message: str, *, source: bool = False) -> None:
+        self._armed = path
+        self.query_one("#problem", Label).update(message)
+        button = self.query_one("#confirm", Button)
+        if path is None:
+            button.label, button.variant = "Export", "primary"
+        else:
+            button.label = "Overwrite source" if source else "Overwrite"
+            button.variant = "error"
+
+    @on(Button.Pressed, "#cancel")
+    def _cancel_pressed(self) -> None:
+        self.action_cancel()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

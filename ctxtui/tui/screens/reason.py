@@ -1,0 +1,94 @@
+"""A modal that asks why the compaction runs: proactive, retry or overflow."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Label, OptionList
+from textual.widgets.option_list import Option
+
+from ctxtui.core.reasons import CompactReason
+
+EXPLANATIONS: dict[CompactReason, str] = {
+    CompactReason.PROACTIVE: "Before the LLM call: the next request would not fit the budget.",
+    CompactReason.RETRY: "After the provider rejected the request as too long.",
+    CompactReason.OVERFLOW: "During streaming, when the reply overflows the window.",
+}
+"""One line per reason, in the words of algorithms.md §1.3."""
+
+
+def _prompt(reason: CompactReason) -> Content:
+    wire = reason.picoclaw_name or "none (PicoClaw has no producer for it)"
+    return Content.assemble(
+        (reason.value, "bold"),
+        "\n",
+        EXPLANATIONS[reason],
+        "\n",
+        (f"PicoClaw: {wire}", "dim"),
+    )
+
+
+class ReasonScreen(ModalScreen[CompactReason | None]):
+    """Choose the reason before previewing a compaction.
+
+    The reason does not change what is compacted; it is recorded and shown, with PicoClaw's
+    wire name beside the plan's, because the two projects name the reasons differently.
+    """
+
+    DEFAULT_CSS = """
+    ReasonScreen {
+        align: center middle;
+    }
+    ReasonScreen > #dialog {
+        width: 72;
+        max-width: 95%;
+        height: auto;
+        border: thick $primary;
+        background: $surface;
+        padding: 1 2;
+    }
+    ReasonScreen #title {
+        text-style: bold;
+        margin-bottom: 1;
+    }
+    ReasonScreen OptionList {
+        height: auto;
+        max-height: 16;
+    }
+    ReasonScreen #hint {
+        color: $text-muted;
+        margin-top: 1;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="reason.cancel"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label("Why compact?", id="title")
+            yield OptionList(
+                *(Option(_prompt(r), id=r.value) for r in CompactReason),
+                id="reasons",
+            )
+            yield Label("Enter confirms · Escape cancels", id="hint")
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        options.highlighted = 0
+        options.focus()
+
+    @on(OptionList.OptionSelected, "#reasons")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        assert event.option.id is not None
+        self.dismiss(CompactReason(event.option.id))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
