@@ -17,7 +17,7 @@ from ctxtui.core.tokenizers.picoclaw import MEDIA_ITEM_TOKENS, tool_def_chars
 NAME = "plan"
 DEFAULT_CHARS_PER_TOKEN = 4.0
 
-_INTEGRAL_SLACK = 1e-9  # 12 / 0.3 is 40.000000000000004 in floats; it is 40 tokens
+_INTEGRAL_SLACK = 1e-9  # 21 / 0.7 is 30.000000000000004 in floats; it is 30 tokens
 
 
 def validate_chars_per_token(chars_per_token: float) -> float:
