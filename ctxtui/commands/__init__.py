@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
+
+from ctxtui.commands.errors import CommandError
+
+EXIT_USAGE = 2
 
 
 def run(args: argparse.Namespace) -> int:
-    """Dispatch a parsed sub-command to its module (imported lazily)."""
+    """Dispatch a parsed sub-command to its module; a ``CommandError`` is one line, exit 2."""
     module = importlib.import_module(f"ctxtui.commands.{args.command}")
-    result: int = module.run(args)
+    try:
+        result: int = module.run(args)
+    except CommandError as err:
+        print(f"ctxtui {args.command}: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
     return result

@@ -1,0 +1,58 @@
+"""``ctxtui compact``: preview a compaction, or write the compacted session with ``-o``."""
+
+from __future__ import annotations
+
+import argparse
+
+from ctxtui.commands.errors import CommandError
+from ctxtui.commands.pipeline import plan_session
+from ctxtui.core.compaction import CompactionResult
+from ctxtui.core.export import ExportError, write_session
+from ctxtui.core.reasons import CompactReason
+
+
+def _reason_label(reason: CompactReason) -> str:
+    wire = reason.picoclaw_name
+    return f"{reason.value} (PicoClaw: {wire})" if wire else f"{reason.value} (no PicoClaw name)"
+
+
+def describe(result: CompactionResult) -> str:
+    """The outcome in a few lines: what was replaced, the tokens, the overflow if any."""
+    lines = [f"reason: {_reason_label(result.reason)}"]
+    if result.replaced is None:
+        lines.append(result.note or "nothing to compact")
+    else:
+        first, last = result.replaced
+        lines.append(
+            f"replaced #{first:,}-#{last:,} ({result.messages_replaced:,} messages, "
+            f"{result.replaced_tokens:,} tok) with a {result.summary_tokens:,}-tok summary"
+        )
+        lines.append(
+            f"request: {result.tokens_before:,} -> {result.tokens_after:,} tok "
+            f"(saved {result.tokens_saved:,}); fresh tail now starts at #{result.tail_kept:,}"
+        )
+    if result.overflow is not None:
+        lines.append(f"still over the window: {result.overflow.message()}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        reason = CompactReason.parse(args.reason)
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+    planned = plan_session(args)
+    result = planned.engine.compact(planned.policy, reason)
+    print(describe(result))
+    if args.preview:
+        print("\n=== summary ===")
+        print(result.summary_text or "(no summary: nothing was replaced)")
+        print("\n=== LLM prompt ===")
+        print(result.prompt or "(no LLM call: this compaction style drops messages)")
+    if args.output:
+        try:
+            written = write_session(result.session, args.output, force=args.force)
+        except ExportError as err:
+            raise CommandError(str(err)) from None
+        print(f"wrote {written} ({len(result.session.messages):,} messages)")
+    return 0

@@ -1,0 +1,183 @@
+"""The headless shell: the report JSON contract, exit codes, one-line errors, atomic -o."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxtui.cli import main
+
+pytest.importorskip("ctxtui.core.planner")
+
+
+def _chat(turns: int, tool_chars: int = 4_000) -> dict[str, Any]:
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are terse."}]
+    for k in range(turns):
+        messages += [
+            {"role": "user", "content": f"step {k}: you must not touch main.py"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"call_{k}",
+                        "type": "function",
+                        "function": {"name": "read_file", "arguments": '{"path": "src/a.py"}'},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": f"call_{k}", "content": "x" * tool_chars},
+            {"role": "assistant", "content": f"I'll use plan {k} because it is simpler."},
+        ]
+    return {"messages": messages}
+
+
+@pytest.fixture
+def session_file(tmp_path: Path) -> Path:
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(_chat(12)))
+    return path
+
+
+def _report(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
+    code = main(["report", *argv, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_report_json_contract(session_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, r = _report(
+        capsys, str(session_file), "--context-window", "16000", "--max-tokens", "1000"
+    )
+    assert code == 0
+    assert r["schema"] == "ctxtui.report/1"
+    assert r["session"]["path"] == str(session_file)
+    assert r["session"]["message_count"] == len(r["messages"]) == 48
+    assert r["policy"]["context_window"] == 16_000 and r["policy"]["max_tokens"] == 1_000
+    assert r["totals"]["window"] == 16_000 and r["totals"]["budget"] == 15_000
+    assert r["totals"]["tokens"] == pytest.approx(r["totals"]["used_ratio"] * 16_000 - 1_000, abs=1)
+    zones = [m["zone"] for m in r["messages"]]
+    assert zones[-1] == "tail" and set(zones) <= {"tail", "kept", "dropped"}
+    assert zones.index("tail") == r["fresh_tail"]["start"]
+    assert r["messages"][1]["tool_call_ids"] == ["call_0"]
+    assert r["messages"][2]["tool_call_id"] == "call_0"
+
+
+def test_report_applies_the_preset(session_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, plan = _report(capsys, str(session_file))
+    _, pico = _report(capsys, str(session_file), "--preset", "picoclaw")
+    assert plan["tokenizer"]["used"] == "plan" and pico["tokenizer"]["used"] == "picoclaw"
+    assert pico["totals"]["tokens"] > plan["totals"]["tokens"]  # 2.5 vs 4 chars per token
+
+
+def test_fail_over(session_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, r = _report(capsys, str(session_file))
+    ratio = r["totals"]["used_ratio"]
+    assert main(["report", str(session_file), "--json", "--fail-over", str(ratio / 2)]) == 1
+    assert main(["report", str(session_file), "--json", "--fail-over", str(ratio * 2)]) == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["report", "{missing}"], "missing.json"),
+        (["report", "{bad}"], "bad.json"),
+        (["report", "{good}", "--tail-ratio", "7"], "tail_ratio"),
+        (["report", "{good}", "--tokenizer", "nonsense"], "tokenizer"),
+        (["compact", "{good}", "-o", "{good}"], "source session"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(
+    argv: list[str], needle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(_chat(2)))
+    (tmp_path / "bad.json").write_text("{not json")
+    paths = {"missing": tmp_path / "missing.json", "bad": tmp_path / "bad.json", "good": good}
+    code = main([a.format(**paths) for a in argv])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and needle in err
+    assert "Traceback" not in err
+
+
+def test_table_output(session_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", str(session_file)]) == 0
+    out = capsys.readouterr().out
+    assert str(session_file.name) in out and "fresh tail from #" in out
+
+
+def test_compact_preview(session_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "compact",
+            str(session_file),
+            "--preview",
+            "--context-window",
+            "16000",
+            "--max-tokens",
+            "1000",
+            "--reason",
+            "retry",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "reason: retry (PicoClaw: llm_retry)" in out
+    assert "# Summary of Previous Conversation" in out and "## Critical Context" in out
+    assert "You summarize a SEGMENT of a conversation" in out
+    assert "<conversation_segment>" in out
+
+
+def test_compact_writes_atomically_and_never_touches_source(
+    session_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = (session_file.read_bytes(), session_file.stat().st_mtime_ns)
+    out = tmp_path / "out.json"
+    argv = [
+        "compact",
+        str(session_file),
+        "-o",
+        str(out),
+        "--context-window",
+        "16000",
+        "--max-tokens",
+        "1000",
+    ]
+    assert main(argv) == 0
+    assert (session_file.read_bytes(), session_file.stat().st_mtime_ns) == before
+    from ctxtui.core.models import Session
+
+    written = Session.model_validate_json(out.read_text())
+    assert sum(m.is_summary for m in written.messages) == 1
+    assert len(written.messages) < 48
+    capsys.readouterr()
+    assert main(argv) == 2  # exists, no --force
+    assert "--force" in capsys.readouterr().err
+    assert main([*argv, "--force"]) == 0
+    assert (session_file.read_bytes(), session_file.stat().st_mtime_ns) == before
+
+
+def test_formats_lists_the_importers(capsys: pytest.CaptureFixture[str]) -> None:
+    from ctxtui.importers import FORMATS
+
+    assert main(["formats"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == [f.name for f in FORMATS]
+
+
+def test_subprocess_report_json(session_file: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "ctxtui", "report", str(session_file), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""  # no progress line when stderr is not a terminal
+    assert json.loads(proc.stdout)["schema"] == "ctxtui.report/1"
