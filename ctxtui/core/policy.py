@@ -8,11 +8,13 @@ the knobs without restating them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ctxtui.core._compat import StrEnum
+from ctxtui.core.models import Session
 
 
 class TailMode(StrEnum):
@@ -217,3 +219,35 @@ def preset(name: str, **overrides: Any) -> Policy:
 def knob_names() -> tuple[str, ...]:
     """The knobs a user may set, in display order (``preset`` is a label, not a knob)."""
     return tuple(n for n in Policy.model_fields if n != "preset")
+
+
+def fit_reserve(window: int, reserve: int) -> int:
+    """The output reserve to use for ``window``: the preset's, unless it is too big for it.
+
+    A reserve of half the window or more would leave the history less room than the model's
+    answer (a 32,768 reserve in a 32k window leaves none), so it drops to a quarter of the
+    window; 131,072 with 32,768 and larger windows keep the preset's figure untouched.
+    """
+    return reserve if reserve < window // 2 else window // 4
+
+
+def policy_for_session(
+    preset_name: str, session: Session, overrides: Mapping[str, Any] | None = None
+) -> Policy:
+    """The preset for one session: its own context window, and a reserve that fits it.
+
+    The session's ``meta.context_window`` is used unless the user set ``context_window``; the
+    output reserve is fitted to the window (``fit_reserve``) unless the user set ``max_tokens``.
+    The planner warns when the reserve was lowered, so the change is never silent.
+    """
+    if preset_name not in PRESETS:
+        preset(preset_name)  # raises the PolicyError naming the known presets
+    values: dict[str, Any] = {**PRESETS[preset_name], **(overrides or {})}
+    given = overrides or {}
+    if "context_window" not in given and session.meta.context_window is not None:
+        values["context_window"] = session.meta.context_window
+    if "max_tokens" not in given:
+        window = int(values.get("context_window", Policy.model_fields["context_window"].default))
+        reserve = int(values.get("max_tokens", Policy.model_fields["max_tokens"].default))
+        values["max_tokens"] = fit_reserve(window, reserve)
+    return make_policy(values)

@@ -1,0 +1,228 @@
+"""Pruning old tool outputs to the plan's stub, by turns (the plan, fixed) or by tokens (OpenCode).
+
+The session is never modified: pruning yields ``PrunedOutput`` figures. Candidates are indexed
+once per session and tokenizer (``ToolOutputs``), and both rules prune a contiguous run of that
+index, so a re-plan finds the run and its freed tokens by binary search instead of a rescan.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+from typing import overload
+
+from ctxtui.core.models import Message, Session
+from ctxtui.core.plan import PrunedOutput
+
+STUB = "[Tool output pruned — use expand for details]"
+"""The plan's stub text, byte for byte (em dash). Seahorse cannot expand it back (X26)."""
+
+
+def prune_tool_outputs_as_sketched(
+    messages: Sequence[Message], protected_turns: int, prune_threshold: int
+) -> Sequence[Message]:
+    """The plan's ``PruneToolOutputs`` exactly as sketched (§1.6), defects X24–X28 included.
+
+    Kept only to document those defects in tests; the planner never calls it.
+    """
+    if not messages or protected_turns <= 0:
+        return messages
+    out = list(messages)
+    protected_end = max(0, len(out) - protected_turns)  # messages, not turns (X24)
+    pruned = 0
+    for i in range(protected_end - 1, -1, -1):
+        if out[i].role == "tool":
+            out[i] = out[i].model_copy(update={"content": STUB})  # whatever its size (X25)
+            pruned += 1  # already-stubbed outputs count again (X27)
+    if pruned < prune_threshold:
+        return messages
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutputs:
+    """A session's tool results with their token figures, built once per session and tokenizer.
+
+    ``prunable`` holds the results whose stub is smaller (X25) and that are not stubs already
+    (X27); ``before``/``after`` and the cumulative ``freed`` run alongside it.
+    """
+
+    indices: Sequence[int]  # every tool result, ascending
+    cum_tokens: Sequence[int]  # prefix sums of their tokens, len(indices) + 1
+    stubbed: Sequence[int]  # results that already hold the stub
+    prunable: Sequence[int]
+    before: Sequence[int]
+    after: Sequence[int]
+    cum_freed: Sequence[int]  # prefix sums of before − after, len(prunable) + 1
+
+
+def index_tool_outputs(
+    session: Session, tokens: Sequence[int], stub_tokens: Callable[[int], int]
+) -> ToolOutputs:
+    """Index the tool results; ``stub_tokens(i)`` counts message ``i`` with the stub as content."""
+    indices: list[int] = []
+    stubbed: list[int] = []
+    prunable: list[int] = []
+    before: list[int] = []
+    after: list[int] = []
+    for i, message in enumerate(session.messages):
+        if message.role != "tool":
+            continue
+        indices.append(i)
+        if message.content == STUB:
+            stubbed.append(i)
+            continue
+        stub = stub_tokens(i)
+        if stub < tokens[i]:
+            prunable.append(i)
+            before.append(tokens[i])
+            after.append(stub)
+    return ToolOutputs(
+        indices=indices,
+        cum_tokens=[0, *accumulate(tokens[i] for i in indices)],
+        stubbed=stubbed,
+        prunable=prunable,
+        before=before,
+        after=after,
+        cum_freed=[0, *accumulate(b - a for b, a in zip(before, after, strict=True))],
+    )
+
+
+class PrunedRun(Mapping[int, PrunedOutput]):
+    """The pruned outputs: ``prunable[lo:hi]`` of a ``ToolOutputs``, as a read-only mapping."""
+
+    __slots__ = ("_hi", "_lo", "_outputs")
+
+    def __init__(self, outputs: ToolOutputs, lo: int = 0, hi: int = 0) -> None:
+        self._outputs = outputs
+        self._lo = lo
+        self._hi = max(lo, hi)
+
+    def _position(self, index: int) -> int:
+        p = bisect_left(self._outputs.prunable, index, self._lo, self._hi)
+        if p < self._hi and self._outputs.prunable[p] == index:
+            return p
+        return -1
+
+    def __getitem__(self, index: int) -> PrunedOutput:
+        p = self._position(index)
+        if p < 0:
+            raise KeyError(index)
+        o = self._outputs
+        return PrunedOutput(index=index, tokens_before=o.before[p], tokens_after=o.after[p])
+
+    def __contains__(self, index: object) -> bool:
+        return isinstance(index, int) and self._position(index) >= 0
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._outputs.prunable[self._lo : self._hi])
+
+    def __len__(self) -> int:
+        return self._hi - self._lo
+
+    def __repr__(self) -> str:
+        return f"PrunedRun({len(self):,} outputs, {self.tokens_freed:,} tokens freed)"
+
+    @property
+    def tokens_freed(self) -> int:
+        return self._outputs.cum_freed[self._hi] - self._outputs.cum_freed[self._lo]
+
+    def freed_before(self, stop: int) -> int:
+        """Tokens freed among messages ``[:stop]``, in O(log n)."""
+        o = self._outputs
+        p = min(max(bisect_left(o.prunable, stop), self._lo), self._hi)
+        return o.cum_freed[p] - o.cum_freed[self._lo]
+
+
+def protected_turns_start(session: Session, protected_turns: int) -> int:
+    """Where the newest ``protected_turns`` *turns* begin (X24); ≤ 0 protects nothing (X28)."""
+    starts = session.turn_starts
+    if protected_turns <= 0 or not starts:
+        return len(session)
+    return starts[max(0, len(starts) - protected_turns)]
+
+
+def prune_by_turns(outputs: ToolOutputs, boundary: int, threshold: int) -> PrunedRun:
+    """Stub every prunable output before ``boundary`` if at least ``threshold`` of them are."""
+    count = bisect_left(outputs.prunable, boundary)
+    if count == 0 or count < threshold:
+        return PrunedRun(outputs)
+    return PrunedRun(outputs, 0, count)
+
+
+def prune_by_tokens(
+    outputs: ToolOutputs, boundary: int, protect_tokens: int, minimum_tokens: int
+) -> PrunedRun:
+    """OpenCode's prune (§3.1.3): keep the newest ``protect_tokens`` of output, stub the rest.
+
+    Walking newest→oldest from ``boundary``, an output is pruned once the running total of
+    output tokens exceeds ``protect_tokens``; the walk stops at an earlier prune (a stub); the
+    prune applies only if it frees at least ``minimum_tokens``.
+    """
+    hi = bisect_left(outputs.indices, boundary)
+    stubs = bisect_left(outputs.stubbed, boundary)
+    floor = outputs.stubbed[stubs - 1] + 1 if stubs else 0
+    lo = bisect_left(outputs.indices, floor, 0, hi)
+    cum = outputs.cum_tokens
+    # Outputs at positions < q have a running total (from the boundary) above the protection.
+    q = bisect_left(cum, cum[hi] - protect_tokens, lo, hi + 1)
+    if q <= lo:
+        return PrunedRun(outputs)
+    first = bisect_left(outputs.prunable, outputs.indices[lo])
+    last = bisect_right(outputs.prunable, outputs.indices[q - 1])
+    run = PrunedRun(outputs, first, last)
+    if len(run) == 0 or run.tokens_freed < minimum_tokens:
+        return PrunedRun(outputs)
+    return run
+
+
+class EffectiveTokens(Sequence[int]):
+    """Per-message tokens after truncation and pruning, without copying the whole list."""
+
+    __slots__ = ("_base", "_prefix", "_pruned")
+
+    def __init__(self, base: Sequence[int], prefix: Sequence[int], pruned: PrunedRun) -> None:
+        self._base = base
+        self._prefix = prefix
+        self._pruned = pruned
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[int]: ...
+
+    def __getitem__(self, index: int | slice) -> int | Sequence[int]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self._base)
+        if not 0 <= index < len(self._base):
+            raise IndexError(index)
+        if index in self._pruned:
+            return self._pruned[index].tokens_after
+        return self._base[index]
+
+    def __len__(self) -> int:
+        return len(self._base)
+
+    def __iter__(self) -> Iterator[int]:
+        pruned = self._pruned
+        for i, tokens in enumerate(self._base):
+            yield pruned[i].tokens_after if i in pruned else tokens
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"EffectiveTokens({len(self):,} messages, {len(self._pruned):,} pruned)"
+
+    def prefix(self, stop: int) -> int:
+        """Σ effective tokens of ``messages[:stop]`` in O(log n)."""
+        return self._prefix[stop] - self._pruned.freed_before(stop)
