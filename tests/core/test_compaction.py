@@ -1,0 +1,164 @@
+"""Compaction: replaced ranges, the summary stand-in, token conservation, overflow."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("ctxtui.core.planner")
+
+from ctxtui.core.compaction import (  # noqa: E402
+    append_emergency_note,
+    compact,
+    force_compression_range,
+)
+from ctxtui.core.counting import count_session  # noqa: E402
+from ctxtui.core.counts import SessionCounts  # noqa: E402
+from ctxtui.core.errors import ContextOverflowError  # noqa: E402
+from ctxtui.core.models import Message, Session, SessionMeta, ToolCall  # noqa: E402
+from ctxtui.core.planner import build_plan  # noqa: E402
+from ctxtui.core.policy import Policy, preset  # noqa: E402
+from ctxtui.core.reasons import CompactReason  # noqa: E402
+from ctxtui.core.tokenizers import resolve  # noqa: E402
+
+
+def _turns(n: int, size: int = 2_000, summary: str | None = None) -> Session:
+    msgs: list[Message] = []
+    for k in range(n):
+        msgs += [
+            Message(role="user", content=f"step {k}: you must keep it fast"),
+            Message(
+                role="assistant",
+                tool_calls=(ToolCall(id=f"c{k}", name="grep", arguments='{"pattern": "x"}'),),
+            ),
+            Message(role="tool", tool_call_id=f"c{k}", content="y" * size),
+            Message(role="assistant", content=f"Decided on option {k} because it is simple."),
+        ]
+    return Session(
+        messages=tuple(msgs),
+        system_prompt="be brief",
+        meta=SessionMeta(model="m1", summary=summary),
+    )
+
+
+def _request(counts: SessionCounts, policy: Policy) -> int:
+    return (
+        counts.system_tokens
+        + counts.tool_def_tokens
+        + counts.summary_tokens
+        + counts.history_tokens
+        + policy.max_tokens
+    )
+
+
+def _run(session: Session, policy: Policy, reason: CompactReason = CompactReason.PROACTIVE):
+    tokenizer, info = resolve(policy.tokenizer, chars_per_token=policy.chars_per_token)
+    counts = count_session(session, tokenizer, info)
+    assert counts is not None
+    plan = build_plan(session, policy, counts, tokenizer)
+    return plan, counts, tokenizer, compact(session, plan, reason, tokenizer)
+
+
+def _check_conserved(session: Session, policy: Policy) -> None:
+    plan, counts, tokenizer, result = _run(session, policy)
+    assert result.tokens_before == _request(counts, policy)
+    after = count_session(result.session, tokenizer, plan.tokenizer)
+    assert after is not None
+    assert result.tokens_after == _request(after, policy)  # recounted from scratch
+    assert result.tokens_before - result.tokens_after == (
+        result.replaced_tokens - result.summary_tokens
+    )
+    if result.replaced is not None:
+        first, last = result.replaced
+        assert result.replaced_tokens == counts.range_tokens(first, last + 1)
+
+
+def test_summarize_replaces_the_range_with_one_summary() -> None:
+    session = _turns(12)
+    policy = preset("plan", context_window=20_000, max_tokens=2_000)
+    plan, _, _, result = _run(session, policy)
+    assert result.replaced is not None
+    first, last = result.replaced
+    if plan.compaction.replaced is not None:
+        assert result.replaced == plan.compaction.replaced
+    new = result.session.messages
+    assert new[first].is_summary and new[first].role == "user"
+    assert sum(m.is_summary for m in new) == 1
+    assert new[:first] == session.messages[:first]
+    assert new[first + 1 :] == session.messages[last + 1 :]
+    assert result.messages_replaced == last - first + 1
+    assert new[result.tail_kept] == session.messages[plan.tail.start]
+    assert result.summary is not None
+    assert result.summary_text == result.summary.render_markdown() == new[first].content
+    assert "<conversation_segment>" in result.prompt and "<template>" in result.prompt
+    assert result.tokens_after < result.tokens_before
+    assert result.overflow is None
+
+
+def test_summarize_is_conserved() -> None:
+    _check_conserved(_turns(12), preset("plan", context_window=20_000, max_tokens=2_000))
+
+
+def test_drop_oldest_half_appends_the_emergency_note() -> None:
+    session = _turns(8, summary="older summary")
+    policy = preset("picoclaw", context_window=20_000, max_tokens=2_000)
+    _, _, _, result = _run(session, policy, CompactReason.RETRY)
+    assert result.replaced is not None
+    first, last = result.replaced
+    dropped = last - first + 1
+    assert result.session.meta.summary == (
+        f"older summary\n\n[Emergency compression dropped {dropped} oldest messages due to "
+        "context limit]"
+    )
+    assert len(result.session.messages) == len(session.messages) - dropped
+    assert result.summary is None and result.prompt == ""
+    assert result.reason is CompactReason.RETRY
+    _check_conserved(session, policy)
+
+
+def test_emergency_note_without_a_previous_summary() -> None:
+    assert append_emergency_note(None, 3) == (
+        "[Emergency compression dropped 3 oldest messages due to context limit]"
+    )
+
+
+def test_force_compression_drops_the_oldest_half_of_turns() -> None:
+    session = _turns(4)  # turns start at 0, 4, 8, 12
+    assert force_compression_range(session) == (0, 7)
+    assert force_compression_range(Session(messages=session.messages[:2])) is None
+
+
+def test_overflow_when_the_tail_alone_exceeds_the_window() -> None:
+    session = Session(
+        messages=(Message(role="user", content="z" * 40_000),), meta=SessionMeta(model="m1")
+    )
+    policy = preset("plan", context_window=4_096, max_tokens=1_000)
+    plan, counts, _, result = _run(session, policy)
+    assert result.replaced is None
+    assert result.tokens_after == result.tokens_before
+    info = result.overflow
+    assert info is not None
+    assert info.model == "m1" and info.context_window == 4_096
+    assert info.requested_tokens == plan.totals.requested > 4_096  # the estimate, not the window
+    assert info.reason == "fresh_tail_exceeds_window"
+    with pytest.raises(ContextOverflowError, match="requested=") as err:
+        result.raise_if_overflow()
+    assert err.value.requested_tokens == info.requested_tokens
+
+
+def test_no_overflow_raises_nothing() -> None:
+    _, _, _, result = _run(_turns(2, size=10), preset("plan"))
+    assert result.overflow is None
+    result.raise_if_overflow()
+
+
+@settings(max_examples=60)
+@given(
+    n=st.integers(min_value=1, max_value=14),
+    size=st.integers(min_value=0, max_value=6_000),
+    window=st.integers(min_value=4_000, max_value=40_000),
+    style=st.sampled_from(["plan", "picoclaw"]),
+)
+def test_conservation_property(n: int, size: int, window: int, style: str) -> None:
+    _check_conserved(_turns(n, size), preset(style, context_window=window, max_tokens=1_000))
