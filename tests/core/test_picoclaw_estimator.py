@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ctxtui.core.models import ContentPart, Message, PartKind, ToolCall
 from ctxtui.core.tokenizers.picoclaw import (
     CONTEXT_SUMMARY_PREFIX,
@@ -12,8 +14,8 @@ from ctxtui.core.tokenizers.picoclaw import (
 pico = PicoClawTokenizer()
 
 
-def user(content: str = "", **fields: object) -> Message:
-    return Message(role="user", content=content, **fields)  # type: ignore[arg-type]
+def user(content: str = "", **fields: Any) -> Message:
+    return Message(role="user", content=content, **fields)
 
 
 def test_hello_world_is_10() -> None:
