@@ -1,0 +1,78 @@
+"""OpenCode's ``opencode.db`` (v1.2+), read read-only: one session's messages and parts."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.models import Session
+from ctxtui.importers._parts import as_text
+from ctxtui.importers.opencode import StoredMessage, build_session, parts_in_order
+
+BUSY_TIMEOUT_S = 5.0
+
+
+def load_database(path: Path, session_id: str | None = None) -> Session:
+    """One session of the database: the named one, else the most recently updated."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"  # never immutable=1: it would miss the -wal
+    try:
+        con = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
+    except sqlite3.Error as exc:
+        raise SessionLoadError(str(path), f"cannot open the SQLite database ({exc})") from None
+    try:
+        return _read(con, path, session_id)
+    except sqlite3.Error as exc:
+        raise SessionLoadError(str(path), f"cannot read the OpenCode database ({exc})") from None
+    finally:
+        con.close()
+
+
+def _read(con: sqlite3.Connection, path: Path, session_id: str | None) -> Session:
+    warnings: list[str] = []
+    sessions = con.execute(
+        "SELECT id, title FROM session ORDER BY time_updated DESC, id DESC"
+    ).fetchall()
+    if session_id is not None:
+        sessions = [s for s in sessions if s[0] == session_id]
+    if not sessions:
+        raise SessionLoadError(str(path), "expected an OpenCode session, found none")
+    chosen_id, title = sessions[0]
+    if len(sessions) > 1:
+        warnings.append(
+            f"{len(sessions):,} sessions in the database; showing the most recently updated, "
+            f"{chosen_id}"
+        )
+    rows = con.execute(
+        "SELECT m.id, m.data, p.id, p.data FROM message m "
+        "LEFT JOIN part p ON p.message_id = m.id "
+        "WHERE m.session_id = ? ORDER BY m.time_created, m.id, p.id",
+        (chosen_id,),
+    ).fetchall()
+    infos: dict[str, dict[str, Any]] = {}
+    parts: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for msg_id, msg_data, part_id, part_data in rows:
+        if msg_id not in infos:
+            infos[msg_id] = _object(msg_data, f"message {msg_id}", warnings)
+            parts[msg_id] = []
+        if part_id is not None:
+            parts[msg_id].append((part_id, _object(part_data, f"part {part_id}", warnings)))
+    stored = [
+        StoredMessage(msg_id, dict(info, id=msg_id), parts_in_order(parts[msg_id]))
+        for msg_id, info in infos.items()
+    ]
+    return build_session(stored, warnings, source_path=str(path), title=as_text(title) or None)
+
+
+def _object(data: Any, what: str, warnings: list[str]) -> dict[str, Any]:
+    """A ``data`` JSON column as an object; a broken one is reported and read as empty."""
+    try:
+        value = json.loads(data) if isinstance(data, (str, bytes)) else None
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        warnings.append(f"{what}: data is not a JSON object, read as empty")
+        return {}
+    return value
