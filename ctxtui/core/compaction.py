@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ctxtui.core.counting import count_session
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.errors import ContextOverflowError, OverflowInfo
-from ctxtui.core.models import Message, Session
+from ctxtui.core.models import Message, Session, SessionMeta
 from ctxtui.core.plan import Plan
 from ctxtui.core.planner import build_plan
 from ctxtui.core.policy import CompactionStyle
@@ -106,6 +106,17 @@ def _replaced_range(session: Session, plan: Plan) -> tuple[int, int] | None:
     return (0, plan.tail.start - 1) if plan.tail.start > 0 else None
 
 
+def _with_messages(session: Session, messages: tuple[Message, ...], meta: SessionMeta) -> Session:
+    """A new session with other messages, built fresh.
+
+    Not ``model_copy``: that would carry over the cached turn and tool-pair indices of the
+    old messages.
+    """
+    return Session(
+        messages=messages, system_prompt=session.system_prompt, tools=session.tools, meta=meta
+    )
+
+
 def _request_tokens(counts: SessionCounts, reserve: int) -> int:
     """System + tools + summary + history + output reserve, all as counted."""
     return (
@@ -190,9 +201,7 @@ def compact(
         meta = session.meta.model_copy(
             update={"summary": append_emergency_note(session.meta.summary, last - first + 1)}
         )
-        new_session = session.model_copy(
-            update={"messages": old[:first] + old[last + 1 :], "meta": meta}
-        )
+        new_session = _with_messages(session, old[:first] + old[last + 1 :], meta)
         summary_counts = _counts(Session(meta=meta), tokenizer, plan)
         summary_tokens = summary_counts.summary_tokens - before_counts.summary_tokens
         inserted: list[int] = []
@@ -211,8 +220,8 @@ def compact(
         stand_in = Message(
             role="user", content=summary_text, is_summary=True, created_at=old[last].created_at
         )
-        new_session = session.model_copy(
-            update={"messages": (*old[:first], stand_in, *old[last + 1 :])}
+        new_session = _with_messages(
+            session, (*old[:first], stand_in, *old[last + 1 :]), session.meta
         )
         summary_tokens = _counts(Session(messages=(stand_in,)), tokenizer, plan).message_tokens[0]
         inserted = [summary_tokens]

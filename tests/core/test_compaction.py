@@ -8,19 +8,19 @@ from hypothesis import strategies as st
 
 pytest.importorskip("ctxtui.core.planner")
 
-from ctxtui.core.compaction import (  # noqa: E402
+from ctxtui.core.compaction import (
     append_emergency_note,
     compact,
     force_compression_range,
 )
-from ctxtui.core.counting import count_session  # noqa: E402
-from ctxtui.core.counts import SessionCounts  # noqa: E402
-from ctxtui.core.errors import ContextOverflowError  # noqa: E402
-from ctxtui.core.models import Message, Session, SessionMeta, ToolCall  # noqa: E402
-from ctxtui.core.planner import build_plan  # noqa: E402
-from ctxtui.core.policy import Policy, preset  # noqa: E402
-from ctxtui.core.reasons import CompactReason  # noqa: E402
-from ctxtui.core.tokenizers import resolve  # noqa: E402
+from ctxtui.core.counting import count_session
+from ctxtui.core.counts import SessionCounts
+from ctxtui.core.errors import ContextOverflowError
+from ctxtui.core.models import Message, Session, SessionMeta, ToolCall
+from ctxtui.core.planner import build_plan
+from ctxtui.core.policy import Policy, preset
+from ctxtui.core.reasons import CompactReason
+from ctxtui.core.tokenizers import resolve
 
 
 def _turns(n: int, size: int = 2_000, summary: str | None = None) -> Session:
@@ -134,7 +134,7 @@ def test_overflow_when_the_tail_alone_exceeds_the_window() -> None:
         messages=(Message(role="user", content="z" * 40_000),), meta=SessionMeta(model="m1")
     )
     policy = preset("plan", context_window=4_096, max_tokens=1_000)
-    plan, counts, _, result = _run(session, policy)
+    plan, _, _, result = _run(session, policy)
     assert result.replaced is None
     assert result.tokens_after == result.tokens_before
     info = result.overflow
