@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ctxtui.core.models import ContentPart, PartKind, Usage
+from ctxtui.core.models import ContentPart, PartKind, ToolDefinition, Usage
 
 _WS = str.maketrans("", "", " \t\r\n")
 
@@ -191,3 +191,41 @@ def normalise_usage(usage: Any) -> Usage | None:
     if "input" in usage and isinstance(usage.get("cache", {}), Mapping):
         return usage_opencode(usage)
     return None
+
+
+def tool_definition(raw: Any) -> ToolDefinition | None:
+    """A tool schema from any source shape, or ``None`` when it names no tool.
+
+    Chat nests it under ``function`` (or ``custom``); Responses, legacy ``functions`` and
+    ShareGPT keep it flat; Anthropic calls the schema ``input_schema``.
+    """
+    if not isinstance(raw, Mapping):
+        return None
+    inner = raw.get("function") or raw.get("custom")
+    spec: Mapping[str, Any] = inner if isinstance(inner, Mapping) else raw
+    name = spec.get("name")
+    if not isinstance(name, str) or not name:
+        kind = raw.get("type")
+        if not isinstance(kind, str) or not kind:
+            return None
+        name = kind  # built-in tools (web_search, code_interpreter) are named by their type
+    schema = spec.get("parameters", spec.get("input_schema", spec.get("format")))
+    description = spec.get("description")
+    return ToolDefinition(
+        name=name,
+        description=description if isinstance(description, str) else "",
+        parameters=schema if isinstance(schema, Mapping) else {},
+    )
+
+
+def tool_definitions(raw: Any) -> tuple[ToolDefinition, ...]:
+    """Every tool schema in a ``tools`` field (a list, or a JSON string of one)."""
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            return ()
+    if not isinstance(raw, list):
+        return ()
+    found = (tool_definition(item) for item in raw)
+    return tuple(t for t in found if t is not None)

@@ -358,3 +358,30 @@ def read_head(path: Path, max_lines: int = 20) -> Any:
     if document_error is not None:
         raise document_error
     return read_json(path)
+
+
+def _first_line_is_value(path: Path) -> bool:
+    """True when the first non-blank line holds complete JSON values (JSONL, or a one-line doc)."""
+    fh = open_bytes(path)
+    with fh:
+        for number, (raw, _complete) in enumerate(_lines(fh), start=1):
+            if number == 1 and raw.startswith(_BOM):
+                raw = raw[len(_BOM) :]
+            text = raw.rstrip(b"\r").decode("utf-8", errors="replace")
+            if text.strip():
+                values, error = _split_values(text)
+                return bool(values) and error is None
+    return False
+
+
+def iter_values(path: Path, warnings: list[str]) -> Iterator[Record]:
+    """Records of a file that may be one JSON document or JSONL (OpenAI Chat, ShareGPT).
+
+    A pretty-printed document (its first line is not a value by itself) is yielded as one
+    record on line 1; otherwise the file is streamed as JSONL with ``iter_records``.
+    """
+    check_file(path)
+    if _first_line_is_value(path):
+        yield from iter_records(path, warnings)
+    else:
+        yield Record(1, read_json(path))

@@ -1,0 +1,58 @@
+"""ctxtui's own format: the core ``Session`` as JSON inside a versioned envelope.
+
+The envelope is ``{"schema": "ctxtui.session/1", "session": <Session.model_dump(mode="json")>}``;
+the schema tag lets a later model version refuse or migrate old files instead of misreading them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.models import Session
+from ctxtui.importers import format_info
+from ctxtui.importers._reader import json_kind, read_json
+
+FORMAT = format_info("native")
+SCHEMA = "ctxtui.session/1"
+
+
+def to_document(session: Session) -> dict[str, Any]:
+    """The native JSON document of a session (what ``load`` reads back unchanged)."""
+    return {"schema": SCHEMA, "session": session.model_dump(mode="json")}
+
+
+def sniff(path: Path, head: Any) -> int:
+    """Certain when the envelope's schema tag is ours; nothing else looks like it."""
+    if isinstance(head, dict) and head.get("schema") == SCHEMA:
+        return 100
+    return 0
+
+
+def _first_problem(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(p) for p in error["loc"]) or "session"
+    more = exc.error_count() - 1
+    tail = f" (and {more} more problems)" if more else ""
+    return f"{where}: {error['msg']}{tail}"
+
+
+def load(path: Path) -> Session:
+    doc = read_json(path)
+    if not isinstance(doc, dict) or "schema" not in doc:
+        raise SessionLoadError(
+            str(path), f"expected a ctxtui native document ({SCHEMA}), found {json_kind(doc)}"
+        )
+    if doc["schema"] != SCHEMA:
+        raise SessionLoadError(
+            str(path), f"expected schema {SCHEMA!r}, found {doc['schema']!r} (unsupported version)"
+        )
+    try:
+        return Session.model_validate(doc.get("session"))
+    except ValidationError as exc:
+        raise SessionLoadError(
+            str(path), f"invalid native session at {_first_problem(exc)}"
+        ) from None

@@ -1,0 +1,367 @@
+"""OpenAI Chat Completions ``messages`` (and LiteLLM/OpenRouter logs, fine-tuning JSONL), §1 + §9.
+
+The common denominator of all formats, so the core model mirrors it closely; the work here is
+the variants: string or part content, legacy ``function_call`` paired by position, reasoning
+extensions, and the three containers (object, bare array, JSONL of messages or conversations).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.models import (
+    ROLES,
+    ContentPart,
+    Message,
+    PartKind,
+    Role,
+    Session,
+    SessionMeta,
+    ToolCall,
+)
+from ctxtui.importers import format_info
+from ctxtui.importers._parts import (
+    as_text,
+    join_text,
+    media_from_base64,
+    media_from_url,
+    normalise_usage,
+    opaque_part,
+    text_part,
+    tool_definitions,
+)
+from ctxtui.importers._reader import Record, iter_values, json_kind
+
+FORMAT = format_info("openai-chat")
+
+_TOOL_SIGNS = ("tool_calls", "tool_call_id", "function_call")
+_PICOCLAW_SIGNS = ("created_at", "model_name", "media")
+
+
+def _is_message(item: Any) -> bool:
+    return isinstance(item, Mapping) and isinstance(item.get("role"), str)
+
+
+def _message_score(items: list[Any]) -> int:
+    """How sure a list of items is Chat messages: tool fields make it certain."""
+    messages = [m for m in items[:50] if _is_message(m)]
+    if not messages:
+        return 0
+    for m in messages:
+        if m["role"] in ("tool", "function") or any(k in m for k in _TOOL_SIGNS):
+            return 80
+    return 50
+
+
+def sniff(path: Path, head: Any) -> int:
+    """Objects with ``messages``, arrays of messages, JSONL of messages or conversations.
+
+    Weaker than the formats that share this shape but add their own marks (PicoClaw's
+    ``key``/``created`` and ``created_at``, Anthropic's ``system``), which score higher.
+    """
+    if isinstance(head, Mapping):
+        if isinstance(head.get("messages"), list):
+            score = _message_score(head["messages"]) or 30
+            return 30 if "key" in head and "created" in head else score
+        if _is_message(head):
+            if any(k in head for k in _PICOCLAW_SIGNS):
+                return 20
+            return 40 if head["role"] in ROLES or head["role"] == "function" else 0
+        return 0
+    if isinstance(head, list) and head:
+        first = head[0]
+        if isinstance(first, Mapping) and isinstance(first.get("messages"), list):
+            return 60
+        return _message_score(head)
+    return 0
+
+
+# --- content ------------------------------------------------------------------------------
+
+
+def _part(raw: Any) -> ContentPart | None:
+    """One content part; media become sized placeholders, never base64 text."""
+    if isinstance(raw, str):
+        return text_part(raw)
+    if not isinstance(raw, Mapping):
+        return None
+    kind = raw.get("type")
+    if kind in ("text", "input_text", "output_text"):
+        return text_part(as_text(raw.get("text")))
+    if kind == "refusal":
+        return text_part(as_text(raw.get("refusal")), label="refusal")
+    if kind == "image_url":
+        image = raw.get("image_url")
+        url = image.get("url") if isinstance(image, Mapping) else image
+        return media_from_url(url if isinstance(url, str) else "", label="image_url")
+    if kind == "input_audio":
+        audio = raw.get("input_audio")
+        audio = audio if isinstance(audio, Mapping) else {}
+        fmt = audio.get("format")
+        media_type = f"audio/{fmt}" if isinstance(fmt, str) else None
+        data = audio.get("data")
+        return media_from_base64(
+            data if isinstance(data, str) else "", media_type, PartKind.OTHER, "input_audio"
+        )
+    if kind == "file":
+        file = raw.get("file")
+        file = file if isinstance(file, Mapping) else {}
+        label = str(file.get("filename") or file.get("file_id") or "file")
+        data = file.get("file_data")
+        if isinstance(data, str):
+            return media_from_base64(data, None, PartKind.OTHER, label)
+        return ContentPart(kind=PartKind.OTHER, label=label)
+    if "text" in raw:
+        return text_part(as_text(raw.get("text")), label=str(kind or ""))
+    return ContentPart(kind=PartKind.OTHER, label=str(kind or "unknown"))
+
+
+def content_fields(content: Any) -> tuple[str, tuple[ContentPart, ...]]:
+    """``(content, parts)`` of a message: plain strings keep no parts (the model's rule)."""
+    if content is None:
+        return "", ()
+    if isinstance(content, str):
+        return content, ()
+    if isinstance(content, list):
+        parts = tuple(p for p in (_part(item) for item in content) if p is not None)
+        return join_text(parts), parts
+    return as_text(content), ()
+
+
+def _reasoning(raw: Mapping[str, Any]) -> tuple[str, tuple[ContentPart, ...]]:
+    """Reasoning text and opaque blobs from the LiteLLM / OpenRouter / DeepSeek extensions."""
+    texts: list[str] = []
+    blobs: list[ContentPart] = []
+    for key in ("reasoning_content", "reasoning"):
+        value = raw.get(key)
+        if isinstance(value, str) and value:
+            texts.append(value)
+            break
+    blocks = raw.get("thinking_blocks")
+    for block in blocks if isinstance(blocks, list) else ():
+        if not isinstance(block, Mapping):
+            continue
+        if block.get("type") == "redacted_thinking":
+            blobs.append(opaque_part(block.get("data", ""), "redacted_thinking"))
+            continue
+        thinking = block.get("thinking")
+        if isinstance(thinking, str) and thinking and not texts:
+            texts.append(thinking)
+        if block.get("signature"):
+            blobs.append(opaque_part(block["signature"], "thinking signature"))
+    details = raw.get("reasoning_details")
+    for item in details if isinstance(details, list) else ():
+        if not isinstance(item, Mapping):
+            continue
+        if item.get("type") == "reasoning.encrypted" and item.get("data"):
+            blobs.append(opaque_part(item["data"], "reasoning.encrypted"))
+        elif not texts and isinstance(item.get("text") or item.get("summary"), str):
+            texts.append(item.get("text") or item.get("summary") or "")
+    return "\n".join(texts), tuple(blobs)
+
+
+def _tool_call(raw: Any, fallback_id: str) -> ToolCall | None:
+    if not isinstance(raw, Mapping):
+        return None
+    call_id = raw.get("id")
+    call_id = call_id if isinstance(call_id, str) and call_id else fallback_id
+    if raw.get("type") == "custom" and isinstance(raw.get("custom"), Mapping):
+        custom = raw["custom"]
+        return ToolCall(
+            id=call_id,
+            name=as_text(custom.get("name")),
+            arguments=as_text(custom.get("input")),
+            type="custom",
+        )
+    function = raw.get("function")
+    function = function if isinstance(function, Mapping) else raw
+    return ToolCall(
+        id=call_id,
+        name=as_text(function.get("name")),
+        arguments=as_text(function.get("arguments")),
+        type=str(raw.get("type") or "function"),
+    )
+
+
+# --- messages -----------------------------------------------------------------------------
+
+
+class _Pairing:
+    """Names of calls by id, and legacy ``function_call``s waiting for their result by name."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+        self.legacy: dict[str, deque[str]] = {}
+
+    def legacy_result_id(self, name: str, index: int, warnings: list[str]) -> str:
+        waiting = self.legacy.get(name)
+        if waiting:
+            return waiting.popleft()
+        warnings.append(f"message {index}: function result {name!r} has no earlier call")
+        return f"legacy_result_{index}"
+
+
+def chat_message(
+    raw: Mapping[str, Any], index: int, pairing: _Pairing, warnings: list[str]
+) -> Message | None:
+    """One Chat message in the core model; ``None`` (with a warning) for an unknown role."""
+    role = raw.get("role")
+    content, parts = content_fields(raw.get("content"))
+    fields: dict[str, Any] = {}
+    if role == "function":
+        name = as_text(raw.get("name"))
+        fields["tool_call_id"] = pairing.legacy_result_id(name, index, warnings)
+        fields["tool_name"] = name or None
+        role = "tool"
+    elif role not in ROLES:
+        warnings.append(f"message {index}: unknown role {role!r} skipped")
+        return None
+    if role == "assistant":
+        calls = [
+            call
+            for n, item in enumerate(raw.get("tool_calls") or ())
+            if (call := _tool_call(item, f"call_{index}_{n}")) is not None
+        ]
+        legacy = raw.get("function_call")
+        if isinstance(legacy, Mapping):
+            call_id = f"legacy_call_{index}"
+            name = as_text(legacy.get("name"))
+            calls.append(
+                ToolCall(id=call_id, name=name, arguments=as_text(legacy.get("arguments")))
+            )
+            pairing.legacy.setdefault(name, deque()).append(call_id)
+        for call in calls:
+            pairing.names[call.id] = call.name
+        fields["tool_calls"] = tuple(calls)
+        reasoning, blobs = _reasoning(raw)
+        fields["reasoning"] = reasoning
+        parts = parts + blobs
+        refusal = raw.get("refusal")
+        if not content and isinstance(refusal, str) and refusal:
+            content = refusal
+    if role == "tool" and "tool_call_id" not in fields:
+        result_id = raw.get("tool_call_id")
+        fields["tool_call_id"] = result_id if isinstance(result_id, str) else None
+        fields["tool_name"] = pairing.names.get(str(result_id)) or raw.get("name") or None
+    speaker = raw.get("name")
+    usage = normalise_usage(raw.get("usage"))
+    model = raw.get("model")
+    return Message(
+        role=_role(role),
+        content=content,
+        parts=parts,
+        name=speaker if isinstance(speaker, str) and role != "tool" else None,
+        usage=usage,
+        model=model if isinstance(model, str) else None,
+        **fields,
+    )
+
+
+def _role(value: Any) -> Role:
+    for role in ROLES:
+        if role == value:
+            return role
+    raise ValueError(value)  # pragma: no cover - callers check the role first
+
+
+def chat_messages(items: Iterable[tuple[int | None, Any]], warnings: list[str]) -> list[Message]:
+    """Messages from ``(source_line, raw)`` pairs, legacy calls paired by position."""
+    pairing = _Pairing()
+    out: list[Message] = []
+    for index, (line, raw) in enumerate(items):
+        if not isinstance(raw, Mapping):
+            warnings.append(f"message {index}: expected an object, found {json_kind(raw)}")
+            continue
+        message = chat_message(raw, index, pairing, warnings)
+        if message is not None:
+            out.append(message.model_copy(update={"source_line": line}) if line else message)
+    return out
+
+
+# --- containers ---------------------------------------------------------------------------
+
+
+def _conversation(value: Any, path: Path) -> Mapping[str, Any]:
+    """The conversation object of a document: ``{"messages": ...}`` or a bare array."""
+    if isinstance(value, Mapping) and isinstance(value.get("messages"), list):
+        return value
+    if isinstance(value, list):
+        return {"messages": value}
+    raise SessionLoadError(str(path), f"expected OpenAI Chat messages, found {json_kind(value)}")
+
+
+def _split_records(
+    records: Iterator[Record], path: Path, warnings: list[str]
+) -> tuple[Mapping[str, Any], list[tuple[int | None, Any]]]:
+    """The conversation to read and its messages, whatever the container."""
+    first = next(records, None)
+    if first is None:
+        raise SessionLoadError(str(path), "expected OpenAI Chat messages, found no JSON values")
+    value = first.value
+    if _is_message(value):  # JSONL, one message per line
+        rest = [(r.line, r.value) for r in records]
+        return {}, [(first.line, value), *rest]
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(c, Mapping) and "messages" in c for c in value)
+    ):  # an array of conversations
+        if len(value) > 1:
+            warnings.append(f"{len(value):,} conversations in the file; showing the first")
+        value = value[0]
+    conversation = _conversation(value, path)
+    more = sum(1 for _ in records)
+    if more:
+        warnings.append(f"{more + 1:,} conversations in the file; showing the first")
+    lines: list[tuple[int | None, Any]] = [(None, m) for m in conversation["messages"]]
+    return conversation, lines
+
+
+def _response_message(conversation: Mapping[str, Any]) -> Any:
+    """A logged response's ``choices[0].message``, which follows the request's messages."""
+    response = conversation.get("response")
+    holder = response if isinstance(response, Mapping) else conversation
+    choices = holder.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], Mapping):
+        return choices[0].get("message")
+    return None
+
+
+def _attach_usage(messages: list[Message], usage: Any) -> None:
+    """Put request-level usage on the last assistant message, the reply it was billed for."""
+    normalised = normalise_usage(usage)
+    if normalised is None:
+        return
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].role == "assistant":
+            if messages[i].usage is None:
+                messages[i] = messages[i].model_copy(update={"usage": normalised})
+            return
+
+
+def load(path: Path) -> Session:
+    warnings: list[str] = []
+    conversation, items = _split_records(iter_values(path, warnings), path, warnings)
+    reply = _response_message(conversation)
+    if isinstance(reply, Mapping):
+        items.append((None, reply))
+    messages = chat_messages(items, warnings)
+    response = conversation.get("response")
+    usage = conversation.get("usage")
+    if usage is None and isinstance(response, Mapping):
+        usage = response.get("usage")
+    _attach_usage(messages, usage)
+    tools = tool_definitions(conversation.get("tools")) or tool_definitions(
+        conversation.get("functions")
+    )
+    model = conversation.get("model")
+    meta = SessionMeta(
+        format=FORMAT.name,
+        model=model if isinstance(model, str) else None,
+        warnings=tuple(warnings),
+    )
+    return Session(messages=tuple(messages), tools=tools, meta=meta)
