@@ -9,7 +9,8 @@ Contract (the planner, the app and the report rely on it):
   system prompt as the one system message of a request.
 * ``resolve(spec, chars_per_token=...)`` returns a tokenizer and a ``TokenizerInfo`` saying
   which tokenizer was asked for, which one is used, and why they differ. It never blocks on the
-  network for longer than ``timeout`` seconds.
+  network for longer than ``timeout`` seconds. ``available_tokenizers()`` lists the specs the
+  app offers.
 """
 
 from __future__ import annotations
@@ -30,7 +31,12 @@ from ctxtui.core.tokenizers.estimator import (
     PlanTokenizer,
     validate_chars_per_token,
 )
-from ctxtui.core.tokenizers.picoclaw import PicoClawTokenizer
+from ctxtui.core.tokenizers.picoclaw import (
+    CONTEXT_SUMMARY_PREFIX,
+    PicoClawTokenizer,
+    summary_section,
+    summary_system_tokens,
+)
 from ctxtui.core.tokenizers.tiktoken_counter import TiktokenTokenizer
 
 
@@ -113,3 +119,20 @@ def _tiktoken(encoding_name: str, timeout: float) -> TiktokenTokenizer:
     wait = None if encoding_name in OFFLINE_ENCODINGS else timeout
     encoding = load_encoding(encoding_name, wait)
     return TiktokenTokenizer(encoding, TIKTOKEN_PREFIX + encoding_name)
+
+
+__all__ = [
+    "CONTEXT_SUMMARY_PREFIX",
+    "PICOCLAW",
+    "PLAN",
+    "TIKTOKEN_PREFIX",
+    "BatchTokenizer",
+    "PicoClawTokenizer",
+    "PlanTokenizer",
+    "TiktokenTokenizer",
+    "Tokenizer",
+    "available_tokenizers",
+    "resolve",
+    "summary_section",
+    "summary_system_tokens",
+]
