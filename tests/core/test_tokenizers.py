@@ -299,6 +299,7 @@ def test_unloadable_encoding_falls_back_to_cl100k_quickly(
     assert info.requested == f"tiktoken:{encoding}"
     assert info.used == tokenizer.name == "tiktoken:cl100k_base"
     assert info.fell_back and encoding in info.note and "cl100k_base instead" in info.note
+    assert "\n" not in info.note
     assert tokenizer.count_text("hello world") == 2
 
 

