@@ -191,12 +191,20 @@ def emergency_note(dropped: int) -> str:
     return f"[Emergency compression dropped {dropped} oldest messages due to context limit]"
 
 
+def is_over_context_budget(
+    prompt_tokens: int, max_tokens: int, window: int, trigger_ratio: float = 1.0
+) -> bool:
+    """PicoClaw's proactive check (§2.8): prompt + reserve ``>`` the trigger, strictly."""
+    return prompt_tokens + max_tokens > int(trigger_ratio * window)
+
+
 def _compaction_need(
     session: Session, policy: Policy, totals: Totals, tail: FreshTail, effective: EffectiveTokens
 ) -> CompactionNeed:
     """Whether the request is over the trigger (strict ``>``, §2.8) and what would be replaced."""
-    trigger = int(policy.compact_trigger_ratio * policy.context_window)
-    needed = totals.requested > trigger
+    ratio, window = policy.compact_trigger_ratio, policy.context_window
+    trigger = int(ratio * window)
+    needed = is_over_context_budget(totals.tokens, totals.output_reserve, window, ratio)
     if policy.compaction_style is CompactionStyle.DROP_OLDEST_HALF:
         cut = force_compression_cut(session)
     else:

@@ -1,0 +1,129 @@
+"""Truncation: the plan's §1.7 vectors, and defects X30–X39 shown fixed."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxtui.core.truncate import (
+    count_lines,
+    hint_for,
+    needs_truncation,
+    preview_of,
+    sanitize_tool_name,
+    truncate_tool_output,
+)
+
+
+def test_plan_vector_short_output_is_not_truncated(tmp_path: Path) -> None:
+    result = truncate_tool_output("line1\nline2", 10, 1000, "test", directory=tmp_path)
+    assert not result.was_truncated
+    assert result.preview == "line1\nline2"
+    assert result.full_path is None
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_plan_vector_hundred_lines_keep_five(tmp_path: Path) -> None:
+    output = "line\n" * 100
+    result = truncate_tool_output(output, 5, 1000, "test", directory=tmp_path)
+    assert result.was_truncated
+    assert result.full_path is not None
+    assert result.preview == "\n".join(["line"] * 5)
+    assert len(result.preview.encode()) == 24
+    assert Path(result.full_path).read_text() == output
+
+
+def test_x36_trailing_newline_is_not_an_extra_line() -> None:
+    assert count_lines("a\nb\n") == 2
+    assert not needs_truncation("a\nb\n", 2, 1000)
+    assert needs_truncation("a\nb\nc", 2, 1000)
+
+
+def test_x35_byte_cut_never_splits_a_character() -> None:
+    preview = preview_of("é" * 10, 100, 5)
+    assert preview == "é" * 2  # 4 bytes: a third é would need bytes 5 and 6
+    assert len(preview.encode()) <= 5
+
+
+@pytest.mark.parametrize(("max_lines", "max_bytes"), [(0, 10), (10, 0), (-1, 10), (10, -5)])
+def test_x39_limits_below_one_are_rejected(max_lines: int, max_bytes: int) -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        preview_of("anything", max_lines, max_bytes)
+
+
+def test_x30_each_call_gets_its_own_file(tmp_path: Path) -> None:
+    first = truncate_tool_output("a\n" * 10, 1, 1000, "bash", directory=tmp_path)
+    second = truncate_tool_output("b\n" * 10, 1, 1000, "bash", directory=tmp_path)
+    assert first.full_path != second.full_path
+    assert first.full_path is not None and second.full_path is not None
+    assert Path(first.full_path).read_text() == "a\n" * 10
+    assert Path(second.full_path).read_text() == "b\n" * 10
+
+
+@pytest.mark.parametrize("name", ["../../etc/passwd", "..", "a\\b", "/abs", "mcp/server:tool", ""])
+def test_x31_tool_name_cannot_leave_the_directory(tmp_path: Path, name: str) -> None:
+    result = truncate_tool_output("x\n" * 5, 1, 1000, name, directory=tmp_path)
+    assert result.full_path is not None
+    assert Path(result.full_path).parent == tmp_path
+    assert "/" not in sanitize_tool_name(name) and ".." not in sanitize_tool_name(name)
+
+
+def test_x32_private_directory_and_file(tmp_path: Path) -> None:
+    folder = tmp_path / "fresh" / "outputs"
+    result = truncate_tool_output("x\n" * 5, 1, 1000, "bash", directory=folder)
+    assert result.full_path is not None
+    assert stat.S_IMODE(os.stat(result.full_path).st_mode) == 0o600
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+
+
+def test_x34_hint_names_the_path(tmp_path: Path) -> None:
+    result = truncate_tool_output("x\n" * 5, 1, 1000, "bash", directory=tmp_path)
+    assert result.full_path is not None
+    assert result.hint == hint_for(result.full_path)
+    assert result.full_path in result.hint
+    assert "%!s" not in result.hint
+
+
+def test_x37_failed_write_still_returns_the_preview(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    result = truncate_tool_output("x\n" * 5, 1, 1000, "bash", directory=blocker)
+    assert result.was_truncated
+    assert result.full_path is None
+    assert result.preview == "x"
+    assert "could not be saved" in result.hint
+
+
+_outputs = st.text(alphabet=st.sampled_from("ab é€\n😀"), max_size=300)
+
+
+@settings(max_examples=500)
+@given(output=_outputs, max_lines=st.integers(1, 20), max_bytes=st.integers(1, 200))
+def test_preview_is_a_prefix_within_limits(output: str, max_lines: int, max_bytes: int) -> None:
+    preview = preview_of(output, max_lines, max_bytes)
+    assert output.startswith(preview)
+    if needs_truncation(output, max_lines, max_bytes):
+        assert len(preview.encode()) <= max_bytes
+        assert count_lines(preview) <= max_lines
+    else:
+        assert preview == output
+
+
+@settings(max_examples=500)
+@given(output=_outputs, max_lines=st.integers(1, 20), max_bytes=st.integers(1, 200))
+def test_truncation_loses_no_byte(output: str, max_lines: int, max_bytes: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        result = truncate_tool_output(output, max_lines, max_bytes, "t", directory=Path(folder))
+        if result.was_truncated:
+            assert result.full_path is not None
+            saved = Path(result.full_path).read_bytes()
+            assert saved == output.encode()
+            assert saved.startswith(result.preview.encode())
+        else:
+            assert result.preview == output
