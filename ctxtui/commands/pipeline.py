@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import TextIO
 
-from ctxtui.cli import policy_overrides
+from ctxtui.cli import POLICY_FLAGS, policy_overrides
 from ctxtui.commands.errors import CommandError
 from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
@@ -50,7 +50,18 @@ def build_policy(args: argparse.Namespace) -> Policy:
     try:
         return preset(args.preset, **policy_overrides(args))
     except PolicyError as err:
-        raise CommandError(str(err)) from None
+        raise CommandError(_name_flags(str(err))) from None
+
+
+def _name_flags(message: str) -> str:
+    """``tail_ratio: …`` → ``--tail-ratio (tail_ratio): …``, so the user sees what they typed."""
+    for flag, knob in POLICY_FLAGS.items():
+        if message.startswith(f"{knob}:"):
+            if knob == "tokenizer":
+                return "--tokenizer: expected plan, picoclaw or tiktoken:ENCODING"
+            option = "--" + flag.replace("_", "-")
+            return f"{option} ({knob}){message[len(knob) :]}"
+    return message
 
 
 class Progress:
