@@ -144,7 +144,7 @@ def test_images_synthetic_and_tool_result_arrays(tmp_path: Path) -> None:
         _user("u1", None, [{"type": "text", "text": "look"}, image]),
         _assistant("a1", "u1", "m1", [{"type": "tool_use", "id": "t", "name": "Shot", "input": {}}]),
         _user("u2", "a1", [{"type": "tool_result", "tool_use_id": "t", "is_error": True,
-                            "content": [{"type": "text", "text": "shot"}, image]}]),
+                  "content": [{"type": "text", "text": "shot"}, image]}]),
         synthetic,
     ]  # fmt: skip
     session = claude_code.load(_write(tmp_path, lines))
