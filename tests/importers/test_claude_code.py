@@ -140,18 +140,20 @@ def test_images_synthetic_and_tool_result_arrays(tmp_path: Path) -> None:
     }
     synthetic = _assistant("a2", "u2", "m2", [{"type": "text", "text": "API Error"}])
     synthetic["message"]["model"] = "<synthetic>"
+    result = {"type": "tool_result", "tool_use_id": "t", "is_error": True}
+    result["content"] = [{"type": "text", "text": "shot"}, image]
+    call = {"type": "tool_use", "id": "t", "name": "Shot", "input": {}}
     lines = [
         _user("u1", None, [{"type": "text", "text": "look"}, image]),
-        _assistant("a1", "u1", "m1", [{"type": "tool_use", "id": "t", "name": "Shot", "input": {}}]),
-        _user("u2", "a1", [{"type": "tool_result", "tool_use_id": "t", "is_error": True,
-                  "content": [{"type": "text", "text": "shot"}, image]}]),
+        _assistant("a1", "u1", "m1", [call]),
+        _user("u2", "a1", [result]),
         synthetic,
-    ]  # fmt: skip
+    ]
     session = claude_code.load(_write(tmp_path, lines))
-    user, _, result, error = session.messages
+    user, _, tool, error = session.messages
     assert user.content == "look" and user.media_parts[0].byte_size == 3
     assert "QUJD" not in user.content
-    assert result.is_error and result.content == "shot" and len(result.media_parts) == 1
+    assert tool.is_error and tool.content == "shot" and len(tool.media_parts) == 1
     assert error.injected and error.usage is None
 
 
