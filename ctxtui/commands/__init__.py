@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from ctxtui.commands.errors import CommandError
@@ -19,4 +20,9 @@ def run(args: argparse.Namespace) -> int:
     except CommandError as err:
         print(f"ctxtui {args.command}: error: {err}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader (``| head``) went away: not an error. Point stdout at /dev/null so the
+        # interpreter's final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     return result

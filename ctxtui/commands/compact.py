@@ -23,10 +23,12 @@ def describe(result: CompactionResult) -> str:
         lines.append(result.note or "nothing to compact")
     else:
         first, last = result.replaced
-        lines.append(
-            f"replaced #{first:,}-#{last:,} ({result.messages_replaced:,} messages, "
-            f"{result.replaced_tokens:,} tok) with a {result.summary_tokens:,}-tok summary"
-        )
+        what = f"#{first:,}-#{last:,} ({result.messages_replaced:,} messages, "
+        what += f"{result.replaced_tokens:,} tok)"
+        if result.summary_text and result.session.meta.summary and not result.prompt:
+            lines.append(f"dropped {what}; the emergency note adds {result.summary_tokens:,} tok")
+        else:
+            lines.append(f"replaced {what} with a {result.summary_tokens:,}-tok summary")
         lines.append(
             f"request: {result.tokens_before:,} -> {result.tokens_after:,} tok "
             f"(saved {result.tokens_saved:,}); fresh tail now starts at #{result.tail_kept:,}"

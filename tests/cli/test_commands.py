@@ -183,3 +183,14 @@ def test_subprocess_report_json(session_file: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""  # no progress line when stderr is not a terminal
     assert json.loads(proc.stdout)["schema"] == "ctxtui.report/1"
+
+
+def test_compact_picoclaw_drops_with_the_emergency_note(
+    session_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["compact", str(session_file), "--preset", "picoclaw", "--preview"]
+    assert main([*argv, "--context-window", "16000", "--max-tokens", "1000"]) == 0
+    out = capsys.readouterr().out
+    assert "dropped #0-#" in out and "the emergency note adds" in out
+    assert "[Emergency compression dropped " in out
+    assert "(no LLM call: this compaction style drops messages)" in out
