@@ -1080,9 +1080,454 @@ def write_native(name: str, session: Session) -> Path:
     return write_json(name, doc)
 
 
+# ---------------------------------------------------------------------------------------------
+# 2. picoclaw_long_chat.jsonl + .meta.json: an everyday assistant chat over many turns
+# ---------------------------------------------------------------------------------------------
+
+_RECIPE = """\
+Here's a weeknight version that serves four and takes about 40 minutes.
+
+**Ingredients**
+- 300 g red lentils, rinsed
+- 1 onion, 2 garlic cloves, a thumb of ginger
+- 1 tbsp curry powder, 1 tsp cumin seeds, ½ tsp turmeric
+- 400 ml coconut milk, 600 ml vegetable stock
+- 200 g spinach, juice of ½ lime, salt
+
+**Method**
+1. Fry the cumin seeds in oil for 30 seconds, then the chopped onion for 8 minutes.
+2. Add garlic, ginger and the ground spices; stir for a minute.
+3. Add lentils, coconut milk and stock. Simmer 20–25 minutes, stirring now and then,
+   until the lentils have collapsed.
+4. Stir in the spinach until wilted, season, finish with lime.
+
+Serve with rice or flatbread. It keeps three days in the fridge and freezes well; add a
+splash of water when reheating because it thickens overnight.
+"""
+
+_EMAIL = """\
+Subject: Moving our Thursday sync to 10:30
+
+Hi all,
+
+From next week our Thursday sync moves from 09:00 to 10:30, same room (Fjord, 3rd floor)
+and same video link. The earlier slot clashed with the school run for several of us, and
+10:30 also works better for the colleagues joining from Lisbon.
+
+Nothing else changes: the agenda document stays where it is, and please keep adding items
+by Wednesday evening so we can skim them beforehand.
+
+If 10:30 doesn't work for you at all, reply to me directly and we'll find a way.
+
+Thanks,
+Sam
+"""
+
+_PAGE = """\
+Riverside Community Garden — Opening hours and plot rules (updated March 2026)
+
+Opening hours: daily 07:00–21:00 from April to September, 08:00–18:00 October to March.
+The gate code changes on the first of each month and is sent to plot holders by email.
+
+Plots: 48 plots of 10 m², rented per season (April–March). Fee: 45 EUR, reduced 25 EUR.
+Waiting list: currently about 14 months. Shared tools are in the green shed; please clean
+and return them the same day. Hoses may not be left running unattended. Compost bins:
+green waste only; no cooked food, no diseased plants, no weeds that have gone to seed.
+
+Work days: the second Saturday of every month, 10:00–13:00. Plot holders are asked to
+attend at least three per season. Coffee and cake provided.
+
+Pesticides: none, including "organic" sprays, except by written agreement with the
+committee for specific pests. Slug pellets: ferric phosphate only.
+
+Contact: committee@garden.example.org
+"""
+
+_TRIP = """\
+A relaxed three-day plan, assuming you arrive Friday evening:
+
+**Saturday — old town and the harbour**
+- Morning: the market hall opens at 08:00; breakfast there before it gets busy.
+- Walk the old town loop (about 3 km): cathedral, the guild houses, the city wall.
+- Lunch by the harbour; the fish soup places are cheapest away from the main quay.
+- Afternoon: the maritime museum (2 hours is enough), then the harbour ferry at sunset.
+
+**Sunday — the islands**
+- The 09:15 ferry to the outer island takes 40 minutes; return ferries run hourly.
+- A 7 km coastal path circles the island; bring water, there's one café at the lighthouse.
+- Evening: most restaurants close early on Sundays, so book a table.
+
+**Monday — slow morning and home**
+- The botanical garden is free before 11:00.
+- Leave two hours for the airport bus on a Monday; the ring road is slow.
+
+Budget roughly 90–120 EUR per person per day including the museum and ferries.
+"""
+
+
+def _nginx_log(rng: random.Random, n: int) -> str:
+    """An nginx error log tail: the kind of long, repetitive tool output that pruning targets."""
+    paths = ("/cloud/remote.php/dav/files/dev/", "/cloud/index.php/apps/photos/api/v1/albums",
+             "/git/dev/notes.git/info/refs", "/cloud/ocs/v2.php/apps/notifications/api/v2/")
+    errs = (
+        "upstream timed out (110: Connection timed out) while reading response header from "
+        "upstream",
+        "client intended to send too large body: 1073741912 bytes",
+        "open() \"/srv/www/favicon.ico\" failed (2: No such file or directory)",
+        "connect() failed (111: Connection refused) while connecting to upstream",
+    )
+    out = []
+    for i in range(n):
+        out.append(
+            f"2026/03/06 {14 + i // 40:02d}:{(i * 3) % 60:02d}:{(i * 17) % 60:02d} [error] "
+            f"{rng.randint(800, 900)}#{rng.randint(800, 900)}: *{rng.randint(10000, 99999)} "
+            f"{rng.choice(errs)}, client: 192.0.2.{rng.randint(2, 250)}, server: "
+            f"home.example.net, request: \"{rng.choice(('GET', 'PROPFIND', 'PUT'))} "
+            f"{rng.choice(paths)} HTTP/2.0\", upstream: \"fastcgi://unix:/run/php/php8.2-fpm.sock:\", "
+            f"host: \"home.example.net\""
+        )
+    return "\n".join(out) + "\n"
+
+
+def _release_notes(rng: random.Random) -> str:
+    """A long fetched web page: release notes with many small bullet points."""
+    areas = ("Files", "Photos", "Calendar", "Contacts", "Talk", "Server", "Security", "Mail")
+    verbs = ("Fix", "Improve", "Speed up", "Add", "Remove", "Harden", "Clarify", "Update")
+    things = ("upload of large files", "thumbnail generation", "the sharing dialog",
+              "WebDAV locking", "background job scheduling", "the admin overview",
+              "CalDAV sync for recurring events", "two-factor setup", "the search index",
+              "memory use of the preview worker", "dark theme contrast", "the occ CLI help")
+    out = ["HomeCloud Server 31.0.4 — release notes", "=" * 40, ""]
+    for area in areas:
+        out.append(f"## {area}")
+        for _ in range(rng.randint(9, 14)):
+            out.append(
+                f"- {rng.choice(verbs)} {rng.choice(things)} "
+                f"(#{rng.randint(40000, 49999)}, backport of #{rng.randint(38000, 39999)})"
+            )
+        out.append("")
+    out.append("Upgrade notes: run `occ upgrade` after replacing the code; PHP 8.1 is the "
+               "minimum. Back up the database first.")
+    return "\n".join(out) + "\n"
+
+
+_MEALS = """\
+Here's a vegetarian-leaning plan for the week, built so leftovers roll forward and the
+shopping stays short.
+
+| Day | Dinner | Leftover for lunch |
+|---|---|---|
+| Mon | Lentil and tomato curry with rice | curry |
+| Tue | Sheet-pan gnocchi with peppers, red onion and feta | — |
+| Wed | Bean chilli with jacket potatoes | chilli |
+| Thu | Salmon (or tofu), greens and noodles with ginger-soy dressing | — |
+| Fri | Homemade pizza: dough in the morning, toppings from the fridge | pizza |
+| Sat | Big vegetable soup with bread and cheese | soup |
+| Sun | Roast chicken thighs (or halloumi) with roast roots and gravy | roots |
+
+**Shopping list (on top of pantry basics):** 2 onions, garlic, ginger, 3 peppers,
+1 red onion, 500 g gnocchi, 200 g feta, 2 tins kidney beans, 2 tins tomatoes,
+4 large potatoes, 2 salmon fillets or 400 g tofu, pak choi, noodles, 500 g flour,
+yeast, mozzarella, carrots, parsnips, leek, celery, chicken thighs or halloumi, bread.
+
+**Prep tips**
+- Cook double rice on Monday; it becomes Wednesday's side if you prefer it to potatoes.
+- The chilli freezes well; freeze half for a busy week.
+- Start the pizza dough before work on Friday and leave it in the fridge.
+"""
+
+_STORY = """\
+**Sami the Seahorse and the Lost Lantern**
+
+Deep in a bay where the kelp swayed like green curtains, there lived a small seahorse
+called Sami. Sami was slower than the fish and smaller than the crabs, but Sami had the
+best tail-grip in the whole bay — once Sami held on to something, nothing could shake it
+loose.
+
+One evening, the old lantern-fish, Mira, came swimming by in a panic. "My light!" she
+cried. "It slipped off in the current and drifted into the Tangle." The Tangle was the
+darkest part of the kelp forest, where the currents twisted and even the bravest fish got
+lost.
+
+"I'll find it," said Sami. The fish laughed. "You? You're so slow!"
+
+But Sami had a plan. Sami wrapped that famous tail around one kelp stem, then the next,
+and the next, pulling along stem by stem while the current roared past. The fast fish were
+swept away, but Sami held on. Deep in the Tangle, something glowed: Mira's light, caught
+between two stones.
+
+Sami curled a tail around it and made the long, careful way back. When Mira's light shone
+again, the whole bay cheered — and from that night on, whenever someone needed to cross
+the Tangle, they asked Sami to lead the way.
+
+*The end.*
+"""
+
+
+def _pico_turns() -> list[tuple[str, ...]]:
+    """The chat script: ("u", text) | ("a", text) | ("t", tool, args_json, output, reasoning)."""
+    return [
+        ("u", "Good morning! What's a quick breakfast with oats that isn't porridge?"),
+        ("a", "Overnight oats (oats, yoghurt, milk, fruit, left in the fridge) or oat pancakes: "
+              "blend 100 g oats with a banana, an egg and a splash of milk, then fry small "
+              "rounds for 2 minutes a side."),
+        ("u", "Pancakes. Thanks!"),
+        ("a", "Enjoy. A pinch of cinnamon in the batter works well with banana."),
+        ("u", "Can you check the weather for Tromsø this weekend?"),
+        ("t", "web_fetch", '{"url": "https://weather.example.com/api/v1/forecast?city=tromso&days=3"}',
+         '{"city":"Tromsø","days":[{"date":"2026-03-07","min":-6,"max":-1,"summary":"snow showers",'
+         '"wind_ms":9},{"date":"2026-03-08","min":-8,"max":-3,"summary":"clear, aurora likely",'
+         '"wind_ms":4},{"date":"2026-03-09","min":-4,"max":0,"summary":"cloudy","wind_ms":6}]}',
+         "User wants the weekend forecast; fetch it."),
+        ("a", "Tromsø this weekend: Saturday snow showers, −6 to −1 °C and windy; Sunday clear "
+              "and colder (−8 to −3 °C) with a good chance of aurora; Monday cloudy around 0 °C."),
+        ("u", "Sunday night for the northern lights then. What should I wear?"),
+        ("a", "Layers: thermal base layer, fleece or wool mid-layer, insulated jacket and "
+              "windproof trousers. Warm boots with thick wool socks, a hat that covers your "
+              "ears, and mittens over thin gloves so you can use your phone camera. Bring a "
+              "thermos — you'll be standing still for a long time."),
+        ("u", "I need a lentil curry recipe for four people tonight."),
+        ("a", _RECIPE),
+        ("u", "no coconut milk in the house. alternative?"),
+        ("a", "Use 200 g plain yoghurt stirred in off the heat at the end (so it doesn't split), "
+              "or 400 g chopped tomatoes added with the stock for a tangier curry."),
+        ("u", "tomatoes it is"),
+        ("a", "Good choice — add a pinch of sugar if the tomatoes are sharp."),
+        ("u", "Help me write an email to my team moving our Thursday meeting from 9 to 10:30. "
+              "Reason: school run, and Lisbon colleagues."),
+        ("a", _EMAIL),
+        ("u", "Make it shorter, it's a small team."),
+        ("a", "Subject: Thursday sync → 10:30\n\nHi all, from next week our Thursday sync "
+              "moves to 10:30 (same room and link) — easier around the school run and for "
+              "Lisbon. Agenda items by Wednesday evening as usual. Thanks, Sam"),
+        ("u", "perfect"),
+        ("a", "Glad it works. Want me to remind you to send it?"),
+        ("u", "No, sent already. How much disk space is left on the home server?"),
+        ("t", "exec", '{"command": "df -h /srv /home"}',
+         "Filesystem      Size  Used Avail Use% Mounted on\n"
+         "/dev/sda2       916G  801G   69G  93% /srv\n"
+         "/dev/sdb1       1.8T  1.1T  643G  63% /home\n",
+         "Run df on the server."),
+        ("a", "/srv is at 93 % (69 GB free of 916 GB); /home has 643 GB free (63 % used). "
+              "/srv is the one to watch."),
+        ("u", "What's eating /srv?"),
+        ("t", "exec", '{"command": "du -xh --max-depth=1 /srv | sort -rh | head -n 12"}',
+         "801G\t/srv\n512G\t/srv/media\n171G\t/srv/backups\n64G\t/srv/photos-import\n"
+         "31G\t/srv/docker\n12G\t/srv/nextcloud\n6.1G\t/srv/logs\n2.3G\t/srv/git\n"
+         "1.1G\t/srv/www\n420M\t/srv/scratch\n",
+         "Find the big directories."),
+        ("a", "Mostly media (512 GB) and backups (171 GB). /srv/photos-import (64 GB) looks "
+              "like a one-off import — if those photos are already in your library, that's "
+              "the easiest space to free. /srv/logs at 6 GB could also be rotated."),
+        ("u", "photos-import is a duplicate, I'll delete it myself later"),
+        ("a", "Sounds good. That brings /srv down to about 86 %."),
+        ("u", "Remind me what the rules are for the community garden plot? The page is "
+              "garden.example.org/rules"),
+        ("t", "web_fetch", '{"url": "https://garden.example.org/rules"}', _PAGE,
+         "Fetch the garden rules page."),
+        ("a", "Key points: open 07:00–21:00 in summer (08:00–18:00 in winter); the gate code "
+              "changes monthly; work days are the second Saturday of each month 10:00–13:00 "
+              "and you're asked to attend three per season; no pesticides at all, slug pellets "
+              "only ferric phosphate; green waste only in the compost."),
+        ("u", "when's the next work day?"),
+        ("a", "The second Saturday of March 2026 is 14 March, 10:00–13:00."),
+        ("u", "ok. Plan a 3-day city trip for me and my partner, somewhere coastal, not too "
+              "expensive, early May."),
+        ("a", _TRIP),
+        ("u", "sounds lovely. which city did you have in mind though? 😄"),
+        ("a", "Fair point — I described a generic harbour town. That plan fits Bergen or "
+              "Gothenburg well; for lower prices in early May, Gdańsk is a great match: old "
+              "town, harbour, a ferry to the Hel peninsula, and meals at about half the price."),
+        ("u", "Gdańsk! Flights from Oslo?"),
+        ("t", "web_fetch", '{"url": "https://flights.example.com/search?from=OSL&to=GDN&month=2026-05"}',
+         '{"route":"OSL-GDN","results":[{"date":"2026-05-01","dep":"07:05","arr":"08:50",'
+         '"price_eur":49},{"date":"2026-05-01","dep":"18:40","arr":"20:25","price_eur":72},'
+         '{"date":"2026-05-04","dep":"21:10","arr":"22:55","price_eur":38}],"currency":"EUR"}',
+         "Search flights OSL-GDN in May."),
+        ("a", "Direct flights exist: 1 May 07:05 → 08:50 for 49 EUR or 18:40 → 20:25 for 72 "
+              "EUR; back on 4 May 21:10 → 22:55 for 38 EUR. Prices per person, one way."),
+        ("u", "Morning flight out, evening back. Total for two?"),
+        ("a", "(49 + 38) × 2 = 174 EUR for both of you, before baggage."),
+        ("u", "great. totally unrelated: how do I get candle wax out of a tablecloth?"),
+        ("a", "Let it harden (an ice cube helps), scrape off what you can, then put paper "
+              "towel on both sides and iron on low heat — the paper soaks up the wax. Move to a "
+              "clean patch of paper until nothing more transfers. Treat any colour stain with "
+              "a little washing-up liquid, then wash as usual."),
+        ("u", "worked!"),
+        ("a", "Excellent."),
+        ("u", "What's 18% of 2,340?"),
+        ("a", "421.20"),
+        ("u", "and with 25% VAT on top of 2,340?"),
+        ("a", "2,925.00 (2,340 × 1.25)."),
+        ("u", "Can you check if the backup job ran last night?"),
+        ("t", "exec", '{"command": "journalctl -u restic-backup --since yesterday --no-pager | tail -n 15"}',
+         "\n".join(
+             f"Mar 06 02:{m:02d}:{(m * 7) % 60:02d} homeserver restic[{4100 + m}]: {line}"
+             for m, line in enumerate(
+                 [
+                     "open repository",
+                     "lock repository",
+                     "using parent snapshot 3f1a9c2e",
+                     "load index files",
+                     "start scan on [/srv/nextcloud /srv/git /home/dev]",
+                     "start backup on [/srv/nextcloud /srv/git /home/dev]",
+                     "scan finished in 41.122s: 182311 files, 96.402 GiB",
+                     "Files:         212 new,   1043 changed, 181056 unmodified",
+                     "Dirs:           18 new,    301 changed,  20544 unmodified",
+                     "Added to the repository: 1.822 GiB (1.104 GiB stored)",
+                     "processed 182311 files, 96.402 GiB in 3:12",
+                     "snapshot 8d02be71 saved",
+                     "restic-backup.service: Deactivated successfully.",
+                 ]
+             )
+         ) + "\n",
+         "Check the systemd journal for the backup unit."),
+        ("a", "Yes — it ran at 02:00 and finished cleanly: snapshot 8d02be71, 1.8 GiB added "
+              "(1.1 GiB after deduplication), 182,311 files in about 3 minutes."),
+        ("u", "👍"),
+        ("a", "👍"),
+        ("u", "Explain like I'm 12: why does the moon look bigger near the horizon?"),
+        ("a", "It isn't actually bigger — a photo shows the same size. Your brain is doing "
+              "the trick. Near the horizon you see the moon next to trees and houses, and your "
+              "brain thinks 'it's far away behind all that', so it decides the moon must be "
+              "huge. High in the sky there's nothing to compare it with, so it looks smaller. "
+              "It's called the moon illusion, and scientists still argue about the details!"),
+        ("u", "my kid says thanks"),
+        ("a", "Tell them to try the paper-tube test: look at the horizon moon through a rolled "
+              "up sheet of paper and the illusion disappears."),
+        ("u", "Set a shopping list: oats, bananas, eggs, tomatoes, lentils, rice, dish soap"),
+        ("t", "exec", '{"command": "todo add --list shopping oats bananas eggs tomatoes lentils rice \'dish soap\'"}',
+         "Added 7 items to list 'shopping' (now 9 items).", "Use the todo CLI."),
+        ("a", "Added 7 items; your shopping list now has 9 items (2 were already on it)."),
+        ("u", "what were the other 2?"),
+        ("t", "exec", '{"command": "todo show --list shopping"}',
+         "shopping (9)\n  [ ] coffee\n  [ ] batteries AA\n  [ ] oats\n  [ ] bananas\n"
+         "  [ ] eggs\n  [ ] tomatoes\n  [ ] lentils\n  [ ] rice\n  [ ] dish soap\n",
+         "Show the list."),
+        ("a", "Coffee and AA batteries."),
+        ("u", "Translate 'where is the ferry to Hel?' into Polish"),
+        ("a", "„Skąd odpływa prom na Hel?\" (literally: where does the ferry to Hel leave from?)"),
+        ("u", "Thanks. One more: a short birthday message for my colleague Jonas, 40 today, "
+              "loves cycling"),
+        ("a", "Happy 40th, Jonas! May the next decade bring tailwinds, smooth roads and "
+              "plenty of cake at the top of every climb. 🚴"),
+        ("u", "lovely"),
+        ("a", "Have a good day!"),
+        ("u", "Can you plan dinners for next week? Mostly vegetarian, two of us, lunches "
+              "from leftovers."),
+        ("a", _MEALS),
+        ("u", "swap the salmon for something cheaper"),
+        ("a", "Thursday becomes egg-fried rice with frozen peas, spring onions and the "
+              "leftover Monday rice — cheaper and uses what you have."),
+        ("u", "The cloud web UI is slow tonight. Can you look at the nginx error log?"),
+        ("t", "exec", '{"command": "tail -n 120 /var/log/nginx/error.log"}',
+         _nginx_log(random.Random(61), 120), "Tail the nginx error log."),
+        ("a", "Most errors are upstream timeouts from php-fpm on WebDAV and photo-album "
+              "requests, plus a few 'connection refused' — php-fpm looks overloaded or "
+              "restarting. Check `systemctl status php8.2-fpm` and consider raising "
+              "`pm.max_children`; the favicon 404s are harmless."),
+        ("u", "Is there a newer HomeCloud release that might help?"),
+        ("t", "web_fetch", '{"url": "https://homecloud.example.org/changelog/31.0.4"}',
+         _release_notes(random.Random(62)), "Fetch the release notes."),
+        ("a", "31.0.4 is out. Relevant for you: several fixes to thumbnail generation and the "
+              "preview worker's memory use, and faster WebDAV locking — which matches the "
+              "timeouts you're seeing. Back up the database, replace the code, run `occ "
+              "upgrade`; PHP 8.1 is the minimum, and you're on 8.2."),
+        ("u", "I'll upgrade on Saturday. Bedtime story request: a seahorse, for a 6-year-old."),
+        ("a", _STORY),
+        ("u", "she loved it"),
+        ("a", "I'm so glad! Sami can have more adventures any time."),
+        ("u", "Back again. Summarise what we planned for Gdańsk in 3 bullet points."),
+        ("a", "- Fly OSL → GDN on 1 May at 07:05, back 4 May at 21:10 (174 EUR for two).\n"
+              "- Saturday: old town, market hall, harbour; Sunday: ferry to the Hel peninsula "
+              "and the coastal path.\n"
+              "- Budget about 90–120 EUR per person per day; book Sunday dinner in advance."),
+        ("u", "add sunscreen to the shopping list, it's for the trip"),
+        ("t", "exec", '{"command": "todo add --list shopping sunscreen"}',
+         "Added 1 item to list 'shopping' (now 10 items).", "One more item."),
+        ("a", "Added — 10 items on the list now."),
+        ("u", "what time is it in Lisbon right now?"),
+        ("a", "It's 23:58 in Lisbon (one hour behind Oslo)."),
+        ("u", "good night!"),
+        ("a", "Good night — sleep well."),
+    ]
+
+
+def picoclaw_long_chat() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    rng = random.Random(6002)
+    now = datetime(2026, 3, 6, 7, 12, 3, tzinfo=UTC)
+    model = "gpt-4.1-mini"
+    lines: list[dict[str, Any]] = []
+    n_call = 0
+
+    def stamp(lo: float, hi: float) -> str:
+        nonlocal now
+        now += timedelta(seconds=rng.uniform(lo, hi), microseconds=rng.randint(0, 999_999))
+        return now.strftime("%Y-%m-%dT%H:%M:%S.%f") + f"{rng.randint(0, 999):03d}Z"
+
+    for item in _pico_turns():
+        if item[0] == "u":
+            lines.append({"role": "user", "content": item[1], "created_at": stamp(60, 3600)})
+        elif item[0] == "a":
+            lines.append(
+                {
+                    "role": "assistant",
+                    "content": item[1],
+                    "model_name": model,
+                    "created_at": stamp(2, 9),
+                }
+            )
+        else:
+            _, name, args, output, reasoning = item
+            n_call += 1
+            cid = f"call_pc{n_call:02d}"
+            lines.append(
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "model_name": model,
+                    "created_at": stamp(1, 4),
+                    "reasoning_content": reasoning,
+                    "tool_calls": [
+                        {
+                            "id": cid,
+                            "type": "function",
+                            "function": {"name": name, "arguments": args},
+                        }
+                    ],
+                }
+            )
+            lines.append(
+                {"role": "tool", "content": output, "created_at": stamp(0.3, 3), "tool_call_id": cid}
+            )
+    meta = {
+        "key": "sk_v1_5c0ffee0d15ea5e0000000000000000000000000000000000000000000000a1",
+        "summary": "",
+        "skip": 0,
+        "count": len(lines),
+        "created_at": lines[0]["created_at"][:19] + "Z",
+        "updated_at": lines[-1]["created_at"][:19] + "Z",
+        "scope": {
+            "version": 1,
+            "agent_id": "main",
+            "channel": "telegram",
+            "account": "bot1",
+            "dimensions": ["chat"],
+            "values": {"chat": "direct:10001"},
+        },
+        "aliases": ["agent:main:telegram:direct:10001"],
+    }
+    return lines, meta
+
+
 def main() -> None:
     write_json("coding_agent_overflow.json", to_openai(coding_agent_overflow()))
     write_native("demo.json", demo())
+    lines, meta = picoclaw_long_chat()
+    write_jsonl("picoclaw_long_chat.jsonl", lines)
+    (HERE / "picoclaw_long_chat.meta.json").write_text(
+        json.dumps(meta, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+    )
 
 
 if __name__ == "__main__":
