@@ -1,0 +1,150 @@
+"""The shared reader: JSONL recovery rules (formats.md §10.2), compression, BOM and CRLF."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from ctxtui.core.errors import SessionLoadError
+from ctxtui.importers._reader import iter_records, iter_values, open_bytes, read_head, read_json
+
+
+def _records(path: Path) -> tuple[list[tuple[int, object]], list[str]]:
+    warnings: list[str] = []
+    got = [(r.line, r.value) for r in iter_records(path, warnings)]
+    return got, warnings
+
+
+def test_corrupt_middle_line_is_skipped_with_its_line_number(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"b": \n{"c": 3}\n')
+    got, warnings = _records(path)
+    assert got == [(1, {"a": 1}), (3, {"c": 3})]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("line 2: skipped")
+
+
+def test_cut_off_last_line_is_ignored_with_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"b": 2, "c": "unfini')
+    got, warnings = _records(path)
+    assert got == [(1, {"a": 1})]
+    assert len(warnings) == 1
+    assert "line 2: incomplete last line" in warnings[0]
+
+
+def test_complete_last_line_without_newline_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"b": 2}')
+    got, warnings = _records(path)
+    assert got == [(1, {"a": 1}), (2, {"b": 2})]
+    assert warnings == []
+
+
+def test_two_values_on_one_line_are_both_read(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"a": 1}{"b": 2}\n{"c": 3}\n')
+    got, warnings = _records(path)
+    assert got == [(1, {"a": 1}), (1, {"b": 2}), (2, {"c": 3})]
+    assert warnings == []
+
+
+def test_bom_crlf_and_blank_lines_are_accepted(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"a": 1}\r\n\r\n{"b": "x"}\r\n')
+    got, warnings = _records(path)
+    assert got == [(1, {"a": 1}), (3, {"b": "x"})]
+    assert warnings == []
+
+
+def test_invalid_utf8_inside_a_jsonl_line_is_replaced_not_fatal(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"a": "caf\xe9"}\n')
+    got, _ = _records(path)
+    assert got == [(1, {"a": "caf\ufffd"})]
+
+
+def test_many_corrupt_lines_are_counted_not_listed(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"nope\n" * 30 + b'{"ok": 1}\n')
+    got, warnings = _records(path)
+    assert got == [(31, {"ok": 1})]
+    assert len(warnings) == 21
+    assert warnings[-1].startswith("10 more corrupt lines")
+
+
+def test_gzip_file_is_read_transparently(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl.gz"
+    path.write_bytes(gzip.compress(b'{"a": 1}\n{"b": 2}\n'))
+    got, _ = _records(path)
+    assert got == [(1, {"a": 1}), (2, {"b": 2})]
+
+
+def test_gzip_json_document_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "doc.json"
+    path.write_bytes(gzip.compress(b'{"messages": []}'))
+    assert read_json(path) == {"messages": []}
+
+
+def test_zstd_file_is_read_or_refused_with_a_message(tmp_path: Path) -> None:
+    zstandard = pytest.importorskip("zstandard")
+    path = tmp_path / "s.jsonl.zst"
+    path.write_bytes(zstandard.ZstdCompressor().compress(b'{"a": 1}\n'))
+    got, _ = _records(path)
+    assert got == [(1, {"a": 1})]
+
+
+def test_zstd_without_the_package_is_refused_clearly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "zstandard", None)
+    path = tmp_path / "s.jsonl.zst"
+    path.write_bytes(b"\x28\xb5\x2f\xfd" + b"\x00" * 16)
+    with pytest.raises(SessionLoadError, match="zstandard"):
+        open_bytes(path)
+
+
+def test_read_json_accepts_a_bom(tmp_path: Path) -> None:
+    path = tmp_path / "doc.json"
+    path.write_bytes(b'\xef\xbb\xbf{"a": [1, 2]}\r\n')
+    assert read_json(path) == {"a": [1, 2]}
+
+
+def test_read_json_reports_line_of_a_syntax_error(tmp_path: Path) -> None:
+    path = tmp_path / "doc.json"
+    path.write_text('{\n  "a": 1,\n  "b": ]\n}\n')
+    with pytest.raises(SessionLoadError) as info:
+        read_json(path)
+    assert info.value.line == 3
+    assert "column" in str(info.value)
+
+
+def test_head_of_pretty_document_is_the_whole_document(tmp_path: Path) -> None:
+    path = tmp_path / "doc.json"
+    path.write_text('{\n  "messages": []\n}\n')
+    assert read_head(path) == {"messages": []}
+
+
+def test_head_of_jsonl_is_its_first_record(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"a": 1}\n{"b": 2}\n')
+    assert read_head(path) == {"a": 1}
+
+
+def test_head_skips_a_corrupt_first_jsonl_line(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"a": broken\n{"b": 2}\n{"c": 3}\n')
+    assert read_head(path) == {"b": 2}
+
+
+def test_iter_values_tells_a_document_from_jsonl(tmp_path: Path) -> None:
+    doc = tmp_path / "doc.json"
+    doc.write_text('[\n {"x": 1}\n]\n')
+    lines = tmp_path / "s.jsonl"
+    lines.write_text('{"x": 1}\n{"x": 2}\n')
+    assert [r.value for r in iter_values(doc, [])] == [[{"x": 1}]]
+    assert [r.value for r in iter_values(lines, [])] == [{"x": 1}, {"x": 2}]
