@@ -1,0 +1,147 @@
+"""PicoClaw as shipped: the assembler, adapter and proactive-check vectors of §2.4, §2.5, §2.8."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from ctxtui.core.counts import SessionCounts
+from ctxtui.core.models import Message, Session, ToolCall, ToolDefinition
+from ctxtui.core.plan import Plan, TailReason, TokenizerInfo
+from ctxtui.core.planner import build_plan, find_safe_boundary, force_compression_cut
+from ctxtui.core.planner import is_over_context_budget
+from ctxtui.core.policy import preset
+from ctxtui.core.tail import effective_budget
+
+
+class PicoEstimator:
+    """PicoClaw's estimator shape (§2.1): (chars + 12 per message) × 2 / 5."""
+
+    name = "fake-picoclaw"
+
+    def count_text(self, text: str) -> int:
+        return len(text) * 2 // 5
+
+    def count_message(self, message: Message) -> int:
+        chars = len(message.content) + len(message.tool_call_id or "") + 12
+        return chars * 2 // 5
+
+    def count_tool_defs(self, tools: Sequence[ToolDefinition]) -> int:
+        return sum((len(t.name) + len(t.description) + 20) * 2 // 5 for t in tools)
+
+    def count_system(self, system_prompt: str) -> int:
+        return (len(system_prompt) + 12) * 2 // 5
+
+
+def _plan(messages: list[Message], tokens: list[int], budget: int) -> Plan:
+    """Plan with PicoClaw's preset and an assembly budget of exactly ``budget`` tokens."""
+    session = Session(messages=tuple(messages))
+    counts = SessionCounts(TokenizerInfo("fake", "fake"), tokens)
+    policy = preset("picoclaw", context_window=budget + 256, max_tokens=256)
+    return build_plan(session, policy, counts, PicoEstimator())
+
+
+def _prompt(plan: Plan) -> range:
+    return range(plan.kept_start, len(plan))
+
+
+def test_forty_messages_in_a_budget_of_200_keep_exactly_20() -> None:
+    messages = [Message(role="user" if i % 2 == 0 else "assistant") for i in range(40)]
+    plan = _plan(messages, [10] * 40, 200)
+    assert plan.tail.start == 20
+    assert _prompt(plan) == range(20, 40)
+    assert plan.totals.kept + plan.totals.tail <= 200
+
+
+def test_active_tool_turn_is_kept_over_budget() -> None:
+    call = ToolCall(id="c1", name="read")
+    messages = [
+        Message(role="assistant"),
+        Message(role="user"),
+        Message(role="assistant", tool_calls=(call,)),
+        Message(role="tool", tool_call_id="c1"),
+        Message(role="assistant"),
+    ]
+    plan = _plan(messages, [20, 5, 5, 200, 5], 210)
+    assert plan.tail.start == 1
+    assert plan.tail.tokens == 215
+    assert plan.tail.over_budget
+    assert plan.tail.reason is TailReason.ACTIVE_TURN
+    assert _prompt(plan) == range(1, 5)
+
+
+def test_five_small_messages_all_fit() -> None:
+    messages = [Message(role="user" if i % 2 == 0 else "assistant") for i in range(5)]
+    plan = _plan(messages, [10] * 5, 100)
+    assert plan.tail.start == 0
+    assert plan.kept_start == 0
+    assert plan.totals.tail == 50
+
+
+def test_trim_drops_a_leading_tool_call_for_a_provider_safe_start() -> None:
+    call = ToolCall(id="c1", name="read")
+    messages = [
+        Message(role="user"),
+        Message(role="assistant", tool_calls=(call,)),
+        Message(role="tool", tool_call_id="c1"),
+        Message(role="assistant"),
+        Message(role="user"),
+        Message(role="assistant"),
+    ]
+    # 35 fits from the call on; the call and its result go, so the tail starts at index 3.
+    plan = _plan(messages, [10, 5, 10, 5, 10, 5], 35)
+    assert plan.tail.start == 3
+    assert plan.tail.reason is TailReason.TOOL_PAIR
+
+
+def test_adapter_budget_5000_with_2000_reserved_is_3000() -> None:
+    assert effective_budget(5_000, 2_000) == 3_000
+
+
+# The PicoClaw test's small message set: a 1,000-character system prompt, q1, a1, hello.
+_SMALL_SET = (
+    PicoEstimator().count_system("x" * 1_000)
+    + sum(PicoEstimator().count_message(Message(role="user", content=c)) for c in ("q1", "a1"))
+    + PicoEstimator().count_message(Message(role="user", content="hello"))
+    + PicoEstimator().count_tool_defs([ToolDefinition(name="test_tool", description="A test tool")])
+)
+
+
+@pytest.mark.parametrize(
+    ("window", "max_tokens", "over"),
+    [(100_000, 4_096, False), (100, 4_096, True), (2_000, 1_800, True), (131_072, 32_768, False)]
+    + [(500, 32_768, True)],
+)
+def test_is_over_context_budget_vectors(window: int, max_tokens: int, over: bool) -> None:
+    assert is_over_context_budget(_SMALL_SET, max_tokens, window) is over
+
+
+def test_proactive_check_is_strict() -> None:
+    assert not is_over_context_budget(900, 100, 1_000)
+    assert is_over_context_budget(901, 100, 1_000)
+
+
+def _turns(n: int) -> Session:
+    roles = ["user", "assistant"] * n
+    return Session(messages=tuple(Message(role=r) for r in roles))  # type: ignore[arg-type]
+
+
+def test_force_compression_drops_the_oldest_half_of_turns() -> None:
+    session = _turns(5)  # turns start at 0, 2, 4, 6, 8
+    assert force_compression_cut(session) == session.turn_starts[len(session.turn_starts) // 2]
+
+
+def test_force_compression_leaves_two_messages_alone() -> None:
+    assert force_compression_cut(_turns(1)) == 0
+
+
+def test_safe_boundary_of_a_single_turn_is_zero() -> None:
+    session = Session(messages=(Message(role="user"), Message(role="assistant")))
+    assert find_safe_boundary(session, 1) == 0
+
+
+def test_safe_boundary_snaps_back_to_a_turn_start() -> None:
+    session = _turns(3)  # turn starts 0, 2, 4
+    assert find_safe_boundary(session, 3) == 2
+    assert find_safe_boundary(session, 1) == 2  # the start ≤ 1 is 0, so the next one

@@ -1,0 +1,127 @@
+"""Fresh tail: the plan's budget table, and defects X1–X5 shown fixed on their concrete cases."""
+
+from __future__ import annotations
+
+from itertools import accumulate
+
+import pytest
+
+from ctxtui.core.models import Message, Session, ToolCall
+from ctxtui.core.plan import FreshTail, TailReason
+from ctxtui.core.policy import Policy, preset
+from ctxtui.core.tail import (
+    calculate_fresh_tail_budget,
+    effective_budget,
+    fresh_tail_by_tokens,
+    list_prefix,
+)
+
+
+def _session(roles: list[str]) -> Session:
+    """``call`` is an assistant making one tool call; ``tool`` answers the latest call."""
+    messages: list[Message] = []
+    call = ""
+    for i, role in enumerate(roles):
+        if role == "call":
+            call = f"c{i}"
+            messages.append(Message(role="assistant", tool_calls=(ToolCall(id=call, name="t"),)))
+        elif role == "tool":
+            messages.append(Message(role="tool", tool_call_id=call, content="out"))
+        else:
+            messages.append(Message(role=role))  # type: ignore[arg-type]
+    return Session(messages=tuple(messages))
+
+
+def _tail(roles: list[str], tokens: list[int], budget: int, policy: Policy) -> FreshTail:
+    prefix = [0, *accumulate(tokens)]
+    return fresh_tail_by_tokens(_session(roles), list_prefix(prefix), budget, policy)
+
+
+PLAN = preset("plan", tail_min_turns=0)
+
+
+@pytest.mark.parametrize(
+    ("budget", "expected"),
+    [(4_000, 2_000), (8_000, 2_000), (10_000, 2_500), (20_000, 5_000), (32_000, 8_000)],
+)
+def test_plan_budget_table(budget: int, expected: int) -> None:
+    assert calculate_fresh_tail_budget(budget, preset("plan")) == expected
+
+
+def test_picoclaw_defaults_give_an_8000_token_tail() -> None:
+    budget = effective_budget(131_072, 32_768)
+    assert budget == 98_304
+    assert calculate_fresh_tail_budget(budget, preset("plan")) == 8_000
+
+
+def test_x5_floor_never_exceeds_the_budget() -> None:
+    assert calculate_fresh_tail_budget(200, preset("plan")) == 200
+
+
+def test_adapter_budget_halves_the_window_when_the_reserve_eats_it() -> None:
+    assert effective_budget(5_000, 2_000) == 3_000
+    assert effective_budget(5_000, 5_000) == 2_500
+
+
+def test_x1_tail_is_contiguous_and_stops_at_the_first_miss() -> None:
+    # The sketch gives {m1, m2, m3, m5}; the fixed tail is only m5.
+    roles = ["user", "assistant", "user", "assistant", "user"]
+    tail = _tail(roles, [100, 900, 300, 1_800, 500], 2_000, PLAN)
+    assert tail.start == 4
+    assert tail.tokens == 500
+    assert tail.reason is TailReason.BUDGET
+
+
+def test_x2_active_turn_over_budget_is_kept_whole() -> None:
+    tail = _tail(["user", "call", "tool"], [100, 100, 9_000], 2_000, PLAN)
+    assert tail.start == 0
+    assert tail.reason is TailReason.ACTIVE_TURN
+    assert tail.over_budget
+    assert tail.tokens == 9_200
+
+
+def test_x2_single_huge_message_is_never_empty_tail() -> None:
+    tail = _tail(["user"], [9_000], 2_000, PLAN)
+    assert (tail.start, tail.tokens, tail.over_budget) == (0, 9_000, True)
+
+
+def test_x3_minimum_turns_are_held_over_budget() -> None:
+    roles = ["user", "assistant"] * 4
+    policy = preset("plan", tail_min_turns=2)
+    tail = _tail(roles, [750] * 8, 2_000, policy)
+    assert tail.start == 4
+    assert tail.turns == 2
+    assert tail.reason is TailReason.MIN_TURNS
+    assert tail.over_budget
+
+
+def test_x3_minimum_turns_do_not_move_a_tail_that_already_holds_them() -> None:
+    roles = ["user", "assistant"] * 4
+    tail = _tail(roles, [10] * 8, 35, preset("plan", tail_min_turns=1))
+    assert tail.start == 5
+    assert tail.reason is TailReason.BUDGET
+
+
+def test_x4_boundary_inside_a_tool_pair_moves_past_the_results() -> None:
+    roles = ["user", "call", "tool", "tool", "assistant", "user", "assistant"]
+    # Budget 35 reaches back to the second tool result (index 3): its call is outside.
+    tail = _tail(roles, [10, 10, 10, 10, 5, 10, 10], 35, PLAN)
+    assert tail.start == 4
+    assert tail.reason is TailReason.TOOL_PAIR
+    assert tail.tokens <= 35
+
+
+def test_whole_session_fits() -> None:
+    tail = _tail(["user", "assistant"], [10, 10], 100, PLAN)
+    assert (tail.start, tail.reason, tail.tokens) == (0, TailReason.WHOLE_SESSION, 20)
+
+
+def test_empty_session() -> None:
+    tail = _tail([], [], 100, PLAN)
+    assert (tail.start, tail.reason) == (0, TailReason.EMPTY)
+
+
+def test_session_without_user_keeps_the_newest_call_and_its_result() -> None:
+    tail = _tail(["assistant", "call", "tool"], [10, 10, 500], 100, PLAN)
+    assert tail.start == 1
+    assert tail.reason is TailReason.ACTIVE_TURN
