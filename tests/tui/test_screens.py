@@ -1,0 +1,349 @@
+"""Pilot tests for the modal screens and the command palette provider, on a stand-in host app."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from screen_fixtures import OVERFLOW, PROMPT, HostApp, compaction_result, pilot_test
+from textual.command import CommandPalette
+from textual.widgets import (
+    Button,
+    Input,
+    Label,
+    Markdown,
+    OptionList,
+    Static,
+    TabbedContent,
+    TextArea,
+)
+
+from ctxtui.core.reasons import CompactReason
+from ctxtui.tui.commands import CtxtuiCommands, palette_commands
+from ctxtui.tui.screens.compaction import CompactionPreviewScreen
+from ctxtui.tui.screens.error import ErrorScreen
+from ctxtui.tui.screens.export import ExportScreen
+from ctxtui.tui.screens.help import HelpScreen
+from ctxtui.tui.screens.open import OpenSessionScreen
+from ctxtui.tui.screens.reason import ReasonScreen
+
+SIZE = (100, 32)
+
+
+def _text(app: HostApp, selector: str) -> str:
+    return str(app.screen.query_one(selector, Static).render())
+
+
+# -- error -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", ["enter", "escape"])
+@pilot_test
+async def test_error_screen_shows_message_literally_and_dismisses(key: str) -> None:
+    message = "bad[1].jsonl:3: expected a JSON object, found [bold]text[/bold]"
+    app = HostApp(lambda: ErrorScreen(message))
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, ErrorScreen)
+        assert _text(app, "#message") == message
+        assert _text(app, "#title") == "Could not open session"
+        await pilot.press(key)
+        assert not isinstance(app.screen, ErrorScreen)
+        assert app.results == [None]
+        assert app.is_running  # the app survives a bad file
+
+
+# -- reason ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("presses", "expected"),
+    [
+        ((), CompactReason.PROACTIVE),
+        (("down",), CompactReason.RETRY),
+        (("down", "down"), CompactReason.OVERFLOW),
+    ],
+)
+@pilot_test
+async def test_reason_screen_returns_the_chosen_reason(
+    presses: tuple[str, ...], expected: CompactReason
+) -> None:
+    app = HostApp(ReasonScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*presses, "enter")
+        assert app.results == [expected]
+
+
+@pilot_test
+async def test_reason_screen_names_picoclaw_wire_values_and_cancels() -> None:
+    app = HostApp(ReasonScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        options = app.screen.query_one("#reasons", OptionList)
+        rendered = " ".join(str(options.get_option_at_index(i).prompt) for i in range(3))
+        assert "proactive_budget" in rendered
+        assert "llm_retry" in rendered
+        await pilot.press("escape")
+        assert app.results == [None]
+
+
+# -- compaction preview ----------------------------------------------------------------------
+
+
+@pilot_test
+async def test_compaction_preview_has_summary_prompt_and_figures_tabs() -> None:
+    app = HostApp(lambda: CompactionPreviewScreen(compaction_result()))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        tabs = screen.query_one(TabbedContent)
+        assert [str(t.label) for t in tabs.query("ContentTab")] == [
+            "Summary",
+            "LLM prompt",
+            "Figures",
+        ]
+        assert "# Summary of Previous Conversation" in screen.query_one(Markdown).source
+        tabs.active = "prompt-tab"
+        await pilot.pause()
+        assert screen.query_one("#prompt", TextArea).text == PROMPT  # literally, brackets kept
+        tabs.active = "figures-tab"
+        await pilot.pause()
+        figures = _text(app, "#figures")
+        assert "40,960 → 12,288" in figures
+        assert "6 (#1–#6, 28,990 tok)" in figures
+        assert "3 messages (#2–#4) stay verbatim" in figures
+        assert "proactive (PicoClaw: proactive_budget)" in figures
+        assert not screen.query("#overflow")
+
+
+@pytest.mark.parametrize(("key", "expected"), [("a", "apply"), ("x", "export"), ("escape", None)])
+@pilot_test
+async def test_compaction_preview_keys_dismiss_with_choice(key: str, expected: str | None) -> None:
+    app = HostApp(lambda: CompactionPreviewScreen(compaction_result()))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(key)
+        assert app.results == [expected]
+
+
+@pilot_test
+async def test_compaction_preview_keys_work_from_the_prompt_tab() -> None:
+    app = HostApp(lambda: CompactionPreviewScreen(compaction_result()))
+    async with app.run_test(size=SIZE) as pilot:
+        app.screen.query_one(TabbedContent).active = "prompt-tab"
+        app.screen.query_one("#prompt", TextArea).focus()
+        await pilot.press("a")
+        assert app.results == ["apply"]
+
+
+@pilot_test
+async def test_compaction_preview_apply_button() -> None:
+    app = HostApp(lambda: CompactionPreviewScreen(compaction_result()))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.click("#apply")
+        assert app.results == ["apply"]
+
+
+@pilot_test
+async def test_compaction_preview_shows_overflow_fields_not_a_crash() -> None:
+    result = compaction_result(overflow=OVERFLOW)
+    app = HostApp(lambda: CompactionPreviewScreen(result))
+    async with app.run_test(size=SIZE):
+        text = _text(app, "#overflow")
+        for field in ("gpt-4.1", "32,768", "41,200", "fresh_tail_exceeds_window"):
+            assert field in text
+
+
+@pilot_test
+async def test_compaction_preview_with_nothing_to_replace_cannot_apply() -> None:
+    result = compaction_result(
+        summary=None,
+        summary_text="",
+        prompt="",
+        replaced=None,
+        messages_replaced=0,
+        tokens_after=40_960,
+        overflow=OVERFLOW,
+        note="nothing to compact: every message is in the fresh tail",
+    )
+    app = HostApp(lambda: CompactionPreviewScreen(result))
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.screen.query_one("#apply", Button).disabled
+        assert "nothing to compact" in _text(app, "#summary")
+        await pilot.press("a", "x")
+        assert app.results == []
+        await pilot.press("escape")
+        assert app.results == [None]
+
+
+# -- export ----------------------------------------------------------------------------------
+
+
+@pilot_test
+async def test_export_new_path_is_returned_at_once(tmp_path: Path) -> None:
+    target = tmp_path / "out.json"
+    app = HostApp(lambda: ExportScreen(target, tmp_path / "source.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.screen.query_one("#path", Input).value == str(target)
+        await pilot.press("enter")
+        assert app.results == [target]
+
+
+@pilot_test
+async def test_export_refuses_the_source_until_confirmed(tmp_path: Path) -> None:
+    source = tmp_path / "session.jsonl"
+    source.write_text("{}\n")
+    app = HostApp(lambda: ExportScreen(source, source))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        assert app.results == []
+        assert "source file" in str(app.screen.query_one("#problem", Label).render())
+        assert str(app.screen.query_one("#confirm", Button).label) == "Overwrite source"
+        await pilot.press("enter")
+        assert app.results == [source]
+
+
+@pilot_test
+async def test_export_asks_before_overwriting(tmp_path: Path) -> None:
+    existing = tmp_path / "old.json"
+    existing.write_text("{}")
+    app = HostApp(lambda: ExportScreen(existing, tmp_path / "source.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        assert app.results == []
+        assert "already exists" in str(app.screen.query_one("#problem", Label).render())
+        await pilot.press("enter")
+        assert app.results == [existing]
+
+
+@pilot_test
+async def test_export_editing_the_path_withdraws_the_confirmation(tmp_path: Path) -> None:
+    existing = tmp_path / "old.json"
+    existing.write_text("{}")
+    app = HostApp(lambda: ExportScreen(existing, None))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")  # armed
+        await pilot.press("end", "backspace", "n")  # edited, even if back to the same name
+        await pilot.press("enter")
+        assert app.results == []  # asked again, not taken as the confirmation
+        await pilot.press("enter")
+        assert app.results == [existing]
+
+
+@pilot_test
+async def test_export_rejects_missing_directory_and_cancels(tmp_path: Path) -> None:
+    app = HostApp(lambda: ExportScreen(tmp_path / "nope" / "out.json", None))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        assert app.results == []
+        assert "No such directory" in str(app.screen.query_one("#problem", Label).render())
+        await pilot.press("escape")
+        assert app.results == [None]
+
+
+# -- open ------------------------------------------------------------------------------------
+
+
+@pilot_test
+async def test_open_screen_validates_and_returns_path(tmp_path: Path) -> None:
+    (tmp_path / "session.jsonl").write_text("{}\n")
+    app = HostApp(lambda: OpenSessionScreen(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"missing.json", "enter")
+        assert app.results == []
+        assert "No such file" in str(app.screen.query_one("#problem", Label).render())
+        app.screen.query_one("#path", Input).value = ""
+        await pilot.press(*"session.jsonl", "enter")
+        assert app.results == [tmp_path / "session.jsonl"]
+
+
+@pilot_test
+async def test_open_screen_refuses_directories_and_unreadable_files(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    locked = tmp_path / "locked.json"
+    locked.write_text("{}")
+    locked.chmod(0)
+    app = HostApp(lambda: OpenSessionScreen(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"sub", "enter")
+        assert "Not a file" in str(app.screen.query_one("#problem", Label).render())
+        if not os.access(locked, os.R_OK):  # root can read anything
+            app.screen.query_one("#path", Input).value = "locked.json"
+            await pilot.press("enter")
+            assert "Not readable" in str(app.screen.query_one("#problem", Label).render())
+        await pilot.press("escape")
+        assert app.results == [None]
+
+
+# -- help ------------------------------------------------------------------------------------
+
+
+@pilot_test
+async def test_help_lists_bindings_with_remapped_keys() -> None:
+    app = HostApp(HelpScreen, keymap={"compact": "k"})
+    async with app.run_test(size=SIZE) as pilot:
+        keys = _text(app, "#keys")
+        assert "Compact" in keys
+        assert "Jump to tail" in keys
+        lines = {line.split()[-1]: line.split()[0] for line in keys.splitlines()[1:] if line}
+        assert lines["Compact"] == "k"  # the remapped key, not the default "c"
+        assert "fresh tail" in _text(app, "#legend")
+        await pilot.press("question_mark")
+        assert app.results == [None]
+
+
+@pilot_test
+async def test_help_closes_on_escape() -> None:
+    app = HostApp(HelpScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        assert app.results == [None]
+
+
+# -- command palette -------------------------------------------------------------------------
+
+
+def test_palette_covers_every_agreed_action() -> None:
+    actions = {c.action for c in palette_commands()}
+    assert {
+        "compact",
+        "undo",
+        "export",
+        "open",
+        "search",
+        "jump_tail",
+        "toggle_settings",
+        "help",
+        "preset('plan')",
+        "preset('picoclaw')",
+        "tokenizer('plan')",
+        "change_theme",
+    } <= actions
+    assert all(c.help for c in palette_commands())
+
+
+@pytest.mark.parametrize(
+    ("query", "title"),
+    [("compact", "Compact"), ("tokenizer", "Tokenizer: plan"), ("preset pico", "Preset: picoclaw")],
+)
+@pilot_test
+async def test_provider_yields_hits(query: str, title: str) -> None:
+    app = HostApp()
+    async with app.run_test(size=SIZE):
+        provider = CtxtuiCommands(app.screen)
+        hits = [hit async for hit in provider.search(query)]
+        assert title in [hit.text for hit in hits]
+        discovered = [hit async for hit in provider.discover()]
+        assert len(discovered) == len(palette_commands())
+
+
+@pilot_test
+async def test_palette_hit_runs_the_action() -> None:
+    app = HostApp()
+    app.COMMANDS = {CtxtuiCommands}
+    async with app.run_test(size=SIZE) as pilot:
+        app.action_command_palette()
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press(*"Tokenizer: picoclaw")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.actions == ["tokenizer:picoclaw"]
