@@ -9,8 +9,12 @@ import pytest
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.models import Message, Session, ToolCall, ToolDefinition
 from ctxtui.core.plan import Plan, TailReason, TokenizerInfo
-from ctxtui.core.planner import build_plan, find_safe_boundary, force_compression_cut
-from ctxtui.core.planner import is_over_context_budget
+from ctxtui.core.planner import (
+    build_plan,
+    find_safe_boundary,
+    force_compression_cut,
+    is_over_context_budget,
+)
 from ctxtui.core.policy import preset
 from ctxtui.core.tail import effective_budget
 
@@ -110,8 +114,13 @@ _SMALL_SET = (
 
 @pytest.mark.parametrize(
     ("window", "max_tokens", "over"),
-    [(100_000, 4_096, False), (100, 4_096, True), (2_000, 1_800, True), (131_072, 32_768, False)]
-    + [(500, 32_768, True)],
+    [
+        (100_000, 4_096, False),
+        (100, 4_096, True),
+        (2_000, 1_800, True),
+        (131_072, 32_768, False),
+        (500, 32_768, True),
+    ],
 )
 def test_is_over_context_budget_vectors(window: int, max_tokens: int, over: bool) -> None:
     assert is_over_context_budget(_SMALL_SET, max_tokens, window) is over
