@@ -161,6 +161,17 @@ class Session(_Frozen):
     def __len__(self) -> int:
         return len(self.messages)
 
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Session:
+        """A copy whose derived indices are recomputed, never carried over.
+
+        pydantic copies the instance ``__dict__``, cached properties included, so a copy with new
+        messages would otherwise keep the old session's turn and tool-pair indices.
+        """
+        copy = super().model_copy(update=update, deep=deep)
+        for name in _DERIVED:
+            copy.__dict__.pop(name, None)
+        return copy
+
     @cached_property
     def turn_starts(self) -> tuple[int, ...]:
         """Indices of the user messages that start turns (a turn runs to the next one)."""
@@ -218,3 +229,8 @@ class Session(_Frozen):
     @cached_property
     def tool_result_count(self) -> int:
         return sum(1 for m in self.messages if m.role == "tool")
+
+
+_DERIVED = tuple(
+    name for name, value in vars(Session).items() if isinstance(value, cached_property)
+)

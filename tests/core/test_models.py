@@ -1,0 +1,36 @@
+"""The session model's derived indices."""
+
+from __future__ import annotations
+
+from ctxtui.core.models import Message, Session, ToolCall
+
+
+def _session() -> Session:
+    return Session(
+        messages=(
+            Message(role="user", content="hi"),
+            Message(role="assistant", tool_calls=(ToolCall(id="a", name="ls"),)),
+            Message(role="tool", tool_call_id="a", content="x"),
+            Message(role="tool", tool_call_id="zz", content="orphan"),
+            Message(role="user", content="again"),
+        )
+    )
+
+
+def test_turns_and_pairs_are_derived() -> None:
+    s = _session()
+    assert s.turn_starts == (0, 4)
+    assert s.turn_of == (0, 0, 0, 0, 1)
+    assert s.call_of_result == {2: 1}
+    assert s.results_of_call == {1: (2,)}
+    assert s.orphan_results == (3,)
+    assert (s.tool_call_count, s.tool_result_count) == (1, 2)
+
+
+def test_model_copy_recomputes_derived_indices() -> None:
+    s = _session()
+    _ = (s.turn_starts, s.call_of_result, s.orphan_results)  # fill the caches
+    shorter = s.model_copy(update={"messages": s.messages[:1]})
+    assert shorter.turn_starts == (0,)
+    assert shorter.call_of_result == {}
+    assert shorter.orphan_results == ()
