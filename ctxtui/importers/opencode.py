@@ -250,8 +250,8 @@ class _Converter:
                 content = text_part(as_text(part.get("text")))
             elif kind == "compaction":
                 synthetic, content = True, text_part(COMPACTION_PROMPT, label="compaction")
-            elif kind == "file":
-                synthetic, content = False, _file_part(part)
+            elif kind == "file":  # media belongs with the text run it came with
+                synthetic, content = (runs[-1][0] if runs else False), _file_part(part)
             else:
                 continue
             if runs and runs[-1][0] == synthetic:
