@@ -1,1 +1,19 @@
 """The Textual shell: renders a ``Plan`` and dispatches the user's actions to the core."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def run_app(
+    session: str | None,
+    format: str | None = None,
+    preset: str | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> int:
+    """Open the app on ``session`` (``None``: the bundled demo) and return the exit code."""
+    from ctxtui.tui.app import make_app
+
+    app = make_app(session, format=format, preset=preset, overrides=overrides)
+    app.run()
+    return app.return_code or 0

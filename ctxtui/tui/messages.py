@@ -1,0 +1,69 @@
+"""Messages the app's workers post: each step of load → count → plan → compact, as data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.message import Message
+
+from ctxtui.core.compaction import CompactionResult
+from ctxtui.core.counts import SessionCounts
+from ctxtui.core.models import Session
+from ctxtui.core.policy import Policy
+
+
+@dataclass
+class SessionLoaded(Message):
+    """A session file was read; ``path`` is ``None`` for a session built in memory."""
+
+    session: Session
+    path: Path | None
+
+
+@dataclass
+class SessionLoadFailed(Message):
+    """The importer refused a file; ``problem`` is its one-line message."""
+
+    problem: str
+
+
+@dataclass
+class CountingProgress(Message):
+    """Counting has reached ``done`` of ``total`` messages; only the newest one matters."""
+
+    done: int
+    total: int
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, CountingProgress)
+
+
+@dataclass
+class CountsReady(Message):
+    """Token counts for ``policy``'s tokenizer are known; the screen may re-plan with them."""
+
+    policy: Policy
+    counts: SessionCounts
+
+
+@dataclass
+class DetailCounts(Message):
+    """Message ``index`` counted under every tokenizer, for the detail pane."""
+
+    index: int
+    counts: dict[str, int]
+
+
+@dataclass
+class CompactionReady(Message):
+    """A compaction was computed (nothing applied yet): the preview can open."""
+
+    result: CompactionResult
+
+
+@dataclass
+class WorkFailed(Message):
+    """A worker hit an error the user must see; ``problem`` is one line."""
+
+    problem: str

@@ -1,0 +1,511 @@
+"""The main screen: gauge, session bar, message list, detail pane and settings, kept in step.
+
+The screen owns the state (session, engine, policy, plan, undo stack). Workers do the slow
+steps — reading a file, counting tokens, compacting — and only post messages; the handlers
+below are the one place that state changes, and each change ends in ``_render_plan``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Label, ProgressBar
+from textual.worker import get_current_worker
+
+from ctxtui.core.engine import Engine
+from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.models import Session
+from ctxtui.core.plan import Plan
+from ctxtui.core.policy import Policy, PolicyError, policy_for_session, preset
+from ctxtui.core.reasons import CompactReason
+from ctxtui.core.rows import pruned_tag, truncated_tag
+from ctxtui.tui.messages import (
+    CompactionReady,
+    CountingProgress,
+    CountsReady,
+    DetailCounts,
+    SessionLoaded,
+    SessionLoadFailed,
+    WorkFailed,
+)
+from ctxtui.tui.widgets.detail import DetailInfo, DetailPane
+from ctxtui.tui.widgets.gauge import BudgetGauge
+from ctxtui.tui.widgets.message_list import MessageList
+from ctxtui.tui.widgets.search import find_matches
+from ctxtui.tui.widgets.session_bar import SessionBar
+from ctxtui.tui.widgets.settings_panel import SettingsPanel
+
+
+def tokenizer_names() -> list[str]:
+    from ctxtui.core.tokenizers import available_tokenizers
+
+    return list(available_tokenizers())
+
+
+def partner_text(session: Session, index: int) -> str:
+    """The message's tool-call partner(s), by index."""
+    message = session.messages[index]
+    if message.role == "tool":
+        call = session.call_of_result.get(index)
+        if call is None:
+            return "orphan result: its tool call is not in the session"
+        return f"result of the call in #{call:,}"
+    results = session.results_of_call.get(index)
+    if results:
+        return "results in " + ", ".join(f"#{i:,}" for i in results)
+    if message.tool_calls:
+        return "no results recorded for these calls"
+    return ""
+
+
+def why_text(session: Session, plan: Plan, index: int) -> str:
+    try:
+        from ctxtui.core.explain import why  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return ""
+    text: str = why(session, plan, index)
+    return text
+
+
+class MainScreen(Screen[None]):
+    """One session under one policy: what is sent, what is pruned, what would be dropped."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "compact", "Compact", id="compact", tooltip="Preview a compaction"),
+        Binding("u", "undo", "Undo", id="undo", tooltip="Undo the last applied compaction"),
+        Binding("e", "export", "Export", id="export", tooltip="Write the session as JSON"),
+        Binding("slash", "search", "Search", id="search", tooltip="Find text in messages"),
+        Binding("n", "search_next", "Next match", id="search_next", show=False),
+        Binding("t", "jump_tail", "Tail", id="jump_tail", tooltip="Jump to the boundary"),
+        Binding("s", "toggle_settings", "Settings", id="toggle_settings"),
+        Binding("o", "open", "Open", id="open", tooltip="Open another session"),
+    ]
+
+    HORIZONTAL_BREAKPOINTS = [  # noqa: RUF012 (Textual declares it without ClassVar)
+        (0, "-narrow"),
+        (70, "-medium"),
+        (110, "-wide"),
+    ]
+
+    def __init__(
+        self,
+        source: Path | Session | None,
+        *,
+        format: str | None = None,
+        preset_name: str = "plan",
+        overrides: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__()
+        self._source = source
+        self._format = format
+        self._preset_name = preset_name
+        self._overrides = dict(overrides or {})
+        self._path: Path | None = None
+        self.session: Session | None = None
+        self.engine: Engine | None = None
+        try:
+            self.policy = preset(preset_name, **self._overrides)
+        except PolicyError as err:
+            self._startup_problem: str | None = str(err)
+            self._overrides = {}
+            self.policy = preset(preset_name)
+        else:
+            self._startup_problem = None
+        self.plan: Plan | None = None
+        self._undo: list[Session] = []
+        self._matches: list[int] = []
+        self._query = ""
+
+    # -- layout ----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield BudgetGauge(id="gauge")
+        yield SessionBar(id="session-bar")
+        with Horizontal(id="progress-row"):
+            yield Label("", id="progress-label")
+            yield ProgressBar(id="progress", show_eta=False)
+        with Horizontal(id="body"):
+            with Vertical(id="list-column"):
+                yield MessageList(id="messages")
+                with Horizontal(id="search-row"):
+                    yield Input(placeholder="search message contents", id="search", compact=True)
+                    yield Label("", id="search-status")
+            yield DetailPane(id="detail")
+            yield SettingsPanel(self.policy, tokenizer_names(), id="settings")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(MessageList).focus()
+        if self._startup_problem:
+            self._show_error(self._startup_problem, "Ignored the policy options")
+        source = self._source
+        if isinstance(source, Session):
+            self.post_message(SessionLoaded(source, None))
+        elif source is not None:
+            self._load(source)
+
+    # -- loading ---------------------------------------------------------------------------
+
+    def load(self, path: Path) -> None:
+        """Open ``path`` in a worker; the current session stays until it has loaded."""
+        self._load(path)
+
+    def _load(self, path: Path) -> None:
+        self._set_busy(f"loading {path.name}…", total=None)
+        self._read_session(path, self._format)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="load")
+    def _read_session(self, path: Path, format: str | None) -> None:
+        from ctxtui.importers import load_session
+
+        try:
+            session = load_session(path, format)
+        except SessionLoadError as err:
+            self.post_message(SessionLoadFailed(str(err)))
+        except Exception as err:  # an importer bug must not take the app down
+            self.post_message(SessionLoadFailed(f"{path.name}: {type(err).__name__}: {err}"))
+        else:
+            self.post_message(SessionLoaded(session, path))
+
+    @on(SessionLoadFailed)
+    def _load_failed(self, event: SessionLoadFailed) -> None:
+        self._set_busy(None)
+        self._show_error(event.problem)
+
+    @on(SessionLoaded)
+    def _loaded(self, event: SessionLoaded) -> None:
+        self._path = event.path
+        try:
+            policy = policy_for_session(self._preset_name, event.session, self._overrides)
+        except PolicyError as err:
+            self._show_error(str(err), "Ignored the policy options")
+            policy = preset(self._preset_name)
+        self._undo.clear()
+        self._set_policy(policy)
+        self._set_session(event.session)
+        self.query_one(MessageList).cursor = 0
+
+    def _set_session(self, session: Session) -> None:
+        self.session = session
+        self.engine = Engine(session)
+        self._matches = []
+        self._query = ""
+        self._recount()
+
+    def _set_policy(self, policy: Policy) -> None:
+        self.policy = policy
+        self.query_one(SettingsPanel).show_policy(policy)
+
+    # -- counting and planning -------------------------------------------------------------
+
+    def _recount(self) -> None:
+        """Plan now if the counts are known, else count in a worker (the old plan stays)."""
+        if self.engine is None:
+            return
+        counts = self.engine.cached_counts(self.policy)
+        if counts is not None:
+            self._replan()
+            return
+        self._set_busy(f"counting with {self.policy.tokenizer}…", total=len(self.engine.session))
+        self._count(self.engine, self.policy)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="count")
+    def _count(self, engine: Engine, policy: Policy) -> None:
+        worker = get_current_worker()
+        try:
+
+            def progress(done: int, total: int) -> None:
+                self.post_message(CountingProgress(done, total))
+
+            counts = engine.counts(
+                policy, on_progress=progress, should_stop=lambda: worker.is_cancelled
+            )
+        except Exception as err:
+            self.post_message(WorkFailed(f"counting failed: {err}"))
+            return
+        if counts is not None:
+            self.post_message(CountsReady(policy, counts))
+
+    @on(CountingProgress)
+    def _counting_progress(self, event: CountingProgress) -> None:
+        self.query_one("#progress", ProgressBar).update(total=event.total, progress=event.done)
+
+    @on(CountsReady)
+    def _counts_ready(self, event: CountsReady) -> None:
+        # Stale if the policy's tokenizer (or the session) changed while counting.
+        if self.engine is not None and self.engine.cached_counts(self.policy) is not None:
+            self._replan()
+
+    def _replan(self) -> None:
+        assert self.engine is not None and self.session is not None
+        counts = self.engine.cached_counts(self.policy)
+        try:
+            plan = self.engine.plan(self.policy, counts)
+        except Exception as err:  # a planner bug must leave the previous plan on screen
+            self._set_busy(None)
+            self._show_error(f"planning failed: {type(err).__name__}: {err}", "Planning failed")
+            return
+        self.plan = plan
+        self._set_busy(None)
+        self._render_plan()
+
+    def _render_plan(self) -> None:
+        assert self.session is not None and self.plan is not None
+        plan = self.plan
+        self.query_one(BudgetGauge).show(plan)
+        bar = self.query_one(SessionBar)
+        bar.show(self.session, plan, undo_depth=len(self._undo))
+        bar.set_status(plan.overflow.message() if plan.overflow else "")
+        messages = self.query_one(MessageList)
+        messages.show(self.session, plan)
+        self._show_detail(messages.cursor)
+
+    # -- detail ----------------------------------------------------------------------------
+
+    @on(MessageList.Selected)
+    def _selected(self, event: MessageList.Selected) -> None:
+        self._show_detail(event.index)
+
+    def _detail_info(self, index: int, counts: dict[str, int] | None) -> DetailInfo | None:
+        session, plan = self.session, self.plan
+        if session is None or plan is None or not 0 <= index < len(session):
+            return None
+        pruned = plan.pruned.get(index)
+        truncated = plan.truncated.get(index)
+        tag = (
+            pruned_tag(pruned.tokens_freed)
+            if pruned
+            else truncated_tag(truncated.tokens_freed)
+            if truncated
+            else ""
+        )
+        return DetailInfo(
+            index=index,
+            message=session.messages[index],
+            zone=plan.zone(index),
+            tokens=plan.message_tokens[index],
+            effective=plan.effective_tokens[index],
+            tag=tag,
+            partners=partner_text(session, index),
+            why=why_text(session, plan, index),
+            counts=counts,
+        )
+
+    def _show_detail(self, index: int) -> None:
+        pane = self.query_one(DetailPane)
+        info = self._detail_info(index, None)
+        pane.show(info)
+        if info is not None and pane.display:
+            self._count_everywhere(index, info.message, self.policy.chars_per_token)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
+    def _count_everywhere(self, index: int, message: Any, chars_per_token: float) -> None:
+        from ctxtui.core.counting import count_message_everywhere
+
+        try:
+            counts = count_message_everywhere(message, chars_per_token)
+        except Exception:  # the detail pane says "counting…" rather than crash the screen
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(DetailCounts(index, counts))
+
+    @on(DetailCounts)
+    def _detail_counts(self, event: DetailCounts) -> None:
+        if event.index == self.query_one(MessageList).cursor:
+            self.query_one(DetailPane).show(self._detail_info(event.index, event.counts))
+
+    # -- settings --------------------------------------------------------------------------
+
+    def action_toggle_settings(self) -> None:
+        panel = self.query_one(SettingsPanel)
+        panel.display = not panel.display
+        if panel.display:
+            panel.focus_first()
+        else:
+            self.query_one(MessageList).focus()
+
+    @on(SettingsPanel.PolicyEdited)
+    def _policy_edited(self, event: SettingsPanel.PolicyEdited) -> None:
+        self.policy = event.policy
+        self._recount()
+
+    @on(SettingsPanel.PresetChosen)
+    def _preset_chosen(self, event: SettingsPanel.PresetChosen) -> None:
+        self.action_preset(event.name)
+
+    def action_preset(self, name: str) -> None:
+        try:
+            policy = policy_for_session(name, self.session) if self.session else preset(name)
+        except PolicyError as err:
+            self._show_error(str(err), "Unknown preset")
+            return
+        self._set_policy(policy)
+        self._recount()
+
+    def action_tokenizer(self, spec: str) -> None:
+        try:
+            policy = self.policy.with_changes(tokenizer=spec)
+        except PolicyError as err:
+            self._show_error(str(err), "Unknown tokenizer")
+            return
+        self._set_policy(policy)
+        self._recount()
+
+    # -- navigation and search -------------------------------------------------------------
+
+    def action_jump_tail(self) -> None:
+        if self.plan is None or not self.session:
+            return
+        start = min(self.plan.tail.start, len(self.session) - 1)
+        self.query_one(MessageList).select(start, top=True)
+
+    def action_search(self) -> None:
+        row = self.query_one("#search-row")
+        row.display = True
+        self.query_one("#search", Input).focus()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_search_next()
+        self.query_one(MessageList).focus()
+
+    def action_search_next(self) -> None:
+        if self.session is None:
+            return
+        query = self.query_one("#search", Input).value
+        if not query:
+            return
+        if query != self._query:
+            self._query = query
+            self._matches = find_matches(self.session, query)
+        status = self.query_one("#search-status", Label)
+        if not self._matches:
+            status.update("no match")
+            return
+        messages = self.query_one(MessageList)
+        after = [i for i in self._matches if i > messages.cursor]
+        target = after[0] if after else self._matches[0]
+        messages.select(target)
+        status.update(f"{self._matches.index(target) + 1:,} of {len(self._matches):,}")
+
+    def key_escape(self) -> None:
+        if self.query_one("#search", Input).has_focus:
+            self.query_one("#search-row").display = False
+            self.query_one(MessageList).focus()
+
+    # -- compaction, undo, export, open ----------------------------------------------------
+
+    def action_compact(self) -> None:
+        if self.engine is None:
+            return
+        try:
+            from ctxtui.tui.screens.reason import ReasonScreen
+        except ImportError:
+            self.notify("Compaction is not available yet.", severity="warning")
+            return
+
+        def chosen(reason: CompactReason | None) -> None:
+            if reason is not None and self.engine is not None:
+                self._set_busy(f"compacting ({reason.value})…", total=None)
+                self._compact(self.engine, self.policy, reason)
+
+        self.app.push_screen(ReasonScreen(), chosen)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="compact")
+    def _compact(self, engine: Engine, policy: Policy, reason: CompactReason) -> None:
+        try:
+            result = engine.compact(policy, reason)
+        except Exception as err:
+            self.post_message(WorkFailed(f"compaction failed: {type(err).__name__}: {err}"))
+            return
+        self.post_message(CompactionReady(result))
+
+    @on(CompactionReady)
+    def _compaction_ready(self, event: CompactionReady) -> None:
+        self._set_busy(None)
+        from ctxtui.tui.screens.compaction import CompactionPreviewScreen
+
+        result = event.result
+
+        def decided(choice: str | None) -> None:
+            if choice == "apply":
+                self._apply(result.session)
+            elif choice == "export":
+                self._export(result.session)
+
+        self.app.push_screen(CompactionPreviewScreen(result), decided)
+
+    def _apply(self, session: Session) -> None:
+        if self.session is not None:
+            self._undo.append(self.session)
+        self._set_session(session)
+        self.notify(f"Compacted: {len(session):,} messages now.", timeout=3)
+
+    def action_undo(self) -> None:
+        if not self._undo:
+            self.notify("Nothing to undo.", timeout=2)
+            return
+        self._set_session(self._undo.pop())
+
+    def action_export(self) -> None:
+        if self.session is not None:
+            self._export(self.session)
+
+    def _export(self, session: Session) -> None:
+        from ctxtui.tui.screens.export import ExportScreen
+
+        source = Path(session.meta.source_path) if session.meta.source_path else self._path
+        base = source.parent if source is not None else Path.cwd()
+        stem = source.stem if source is not None else "session"
+        default = base / f"{stem}.ctxtui.json"
+
+        def chosen(path: Path | None) -> None:
+            if path is None:
+                return
+            from ctxtui.core.export import ExportError, write_session
+
+            try:
+                written = write_session(session, path, force=path.exists())
+            except ExportError as err:
+                self._show_error(str(err), "Could not export")
+                return
+            self.notify(f"Wrote {written.name}", timeout=3)
+
+        self.app.push_screen(ExportScreen(default, source), chosen)
+
+    def action_open(self) -> None:
+        from ctxtui.tui.screens.open import OpenSessionScreen
+
+        start = self._path.parent if self._path is not None else Path.cwd()
+
+        def chosen(path: Path | None) -> None:
+            if path is not None:
+                self._load(path)
+
+        self.app.push_screen(OpenSessionScreen(start), chosen)
+
+    # -- status and errors -----------------------------------------------------------------
+
+    @on(WorkFailed)
+    def _work_failed(self, event: WorkFailed) -> None:
+        self._set_busy(None)
+        self._show_error(event.problem, "Something went wrong")
+
+    def _set_busy(self, label: str | None, *, total: int | None = None) -> None:
+        row = self.query_one("#progress-row")
+        row.display = label is not None
+        if label is not None:
+            self.query_one("#progress-label", Label).update(label)
+            self.query_one("#progress", ProgressBar).update(total=total, progress=0)
+
+    def _show_error(self, message: str, title: str = "Could not open session") -> None:
+        from ctxtui.tui.screens.error import ErrorScreen
+
+        self.app.push_screen(ErrorScreen(message, title))

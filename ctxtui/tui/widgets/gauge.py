@@ -1,0 +1,120 @@
+"""The budget gauge: the whole context window as one bar, split into the parts the plan counted."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.console import RenderableType
+from rich.style import Style
+from rich.text import Text
+from textual.widget import Widget
+
+from ctxtui.core.plan import Plan, Pressure
+from ctxtui.core.rows import MINUS, split_cells
+
+# (component name, legend label, bar character). Free space is drawn light so the used part
+# reads as one solid block; everything is a block character, no emoji.
+SEGMENTS: tuple[tuple[str, str, str], ...] = (
+    ("system", "system", "█"),
+    ("tools", "tools", "█"),
+    ("summary", "summary", "█"),
+    ("dropped", "dropped", "█"),
+    ("kept", "kept", "█"),
+    ("tail", "tail", "█"),
+    ("reserve", "reserve", "▒"),
+    ("free", "free", "░"),
+)
+
+
+def segment_values(plan: Plan) -> tuple[int, ...]:
+    """The plan's totals in ``SEGMENTS`` order (reading, not computing: the planner added up)."""
+    t = plan.totals
+    return (
+        t.system,
+        t.tool_defs,
+        t.summary,
+        t.dropped,
+        t.kept,
+        t.tail,
+        t.output_reserve,
+        t.free,
+    )
+
+
+class BudgetGauge(Widget):
+    """Where the window goes: a bar, the figures, and a legend; coloured by the plan's pressure."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        *(f"gauge--{name}" for name, _, _ in SEGMENTS),
+        "gauge--ok",
+        "gauge--warning",
+        "gauge--error",
+        "gauge--label",
+    }
+
+    DEFAULT_CSS = """
+    BudgetGauge {
+        height: auto;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._plan: Plan | None = None
+
+    def show(self, plan: Plan) -> None:
+        self._plan = plan
+        self.refresh(layout=True)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self.refresh()
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(f"gauge--{name}", partial=True)
+
+    def render(self) -> RenderableType:
+        plan = self._plan
+        if plan is None:
+            return Text("counting tokens…", style=self._style("label"))
+        width = max(self.content_region.width, 10)
+        return Text("\n").join(
+            [self._figures(plan), self._bar(plan, width), self._legend(plan, width)]
+        )
+
+    def _figures(self, plan: Plan) -> Text:
+        t = plan.totals
+        pressure = plan.pressure
+        state = self._style(pressure.value)
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append("window ", self._style("label"))
+        text.append(f"{t.requested:,} / {t.window:,}", state + Style(bold=True))
+        text.append(f"  {t.used_ratio:.1%}", state)
+        if pressure is Pressure.ERROR:
+            text.append(f"  over by {t.requested - t.window:,}", state)
+        elif pressure is Pressure.WARNING:
+            text.append("  near the compaction trigger", state)
+        text.append(f"  {MINUS}{t.output_reserve:,} reserve", self._style("label"))
+        return text
+
+    def _bar(self, plan: Plan, width: int) -> Text:
+        values = segment_values(plan)
+        cells = split_cells(values, width)
+        text = Text(no_wrap=True, end="")
+        for (name, _, char), n in zip(SEGMENTS, cells, strict=True):
+            if n:
+                text.append(char * n, self._style(name))
+        return text
+
+    def _legend(self, plan: Plan, width: int) -> Text:
+        text = Text(overflow="fold")
+        for (name, label, char), value in zip(SEGMENTS, segment_values(plan), strict=True):
+            if value <= 0 and name not in ("kept", "tail", "free"):
+                continue
+            if text:
+                text.append("  ")
+            text.append(char, self._style(name))
+            text.append(f" {label} ", self._style("label"))
+            text.append(f"{value:,}")
+        return text

@@ -1,0 +1,77 @@
+"""The session bar: which file, format and tokenizer (and any fallback), how many messages."""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+from typing import ClassVar
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.widget import Widget
+
+from ctxtui.core.models import Session
+from ctxtui.core.plan import Plan
+
+
+class SessionBar(Widget):
+    """One line naming what is on screen; the file *name* only, so screenshots leak no paths."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "session-bar--name",
+        "session-bar--label",
+        "session-bar--warning",
+    }
+
+    DEFAULT_CSS = """
+    SessionBar {
+        height: auto;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._session: Session | None = None
+        self._plan: Plan | None = None
+        self._status = "loading…"
+        self._undo_depth = 0
+
+    def show(self, session: Session, plan: Plan, *, undo_depth: int = 0) -> None:
+        self._session = session
+        self._plan = plan
+        self._undo_depth = undo_depth
+        self.refresh(layout=True)
+
+    def set_status(self, status: str) -> None:
+        """A short note shown after the figures (loading, counting progress, errors)."""
+        self._status = status
+        self.refresh(layout=True)
+
+    def render(self) -> RenderableType:
+        label = self.get_component_rich_style("session-bar--label", partial=True)
+        warn = self.get_component_rich_style("session-bar--warning", partial=True)
+        text = Text(overflow="fold")
+        session, plan = self._session, self._plan
+        if session is not None and plan is not None:
+            meta = session.meta
+            name = PurePath(meta.source_path).name if meta.source_path else "(in memory)"
+            text.append(name, self.get_component_rich_style("session-bar--name", partial=True))
+            text.append(" · ", label)
+            text.append(meta.format)
+            text.append(" · ", label)
+            text.append(f"{len(session):,} messages")
+            text.append(" · preset ", label)
+            text.append(plan.policy.preset)
+            text.append(" · tokenizer ", label)
+            text.append(plan.tokenizer.used)
+            if plan.tokenizer.fell_back:
+                note = plan.tokenizer.note or f"{plan.tokenizer.requested} unavailable"
+                text.append(f" ({note})", warn)
+            if self._undo_depth:
+                text.append(" · compacted", warn)
+                text.append(f" (u undoes, {self._undo_depth} deep)", label)
+        if self._status:
+            if text:
+                text.append(" · ", label)
+            text.append(self._status, warn)
+        return text
