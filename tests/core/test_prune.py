@@ -1,0 +1,146 @@
+"""Pruning: the plan's sketch with its §1.6 vector and defects, beside the fixed rules."""
+
+from __future__ import annotations
+
+from ctxtui.core.models import Message, Session, ToolCall
+from ctxtui.core.prune import (
+    STUB,
+    ToolOutputs,
+    index_tool_outputs,
+    protected_turns_start,
+    prune_by_tokens,
+    prune_by_turns,
+    prune_tool_outputs_as_sketched,
+)
+
+
+def _pico(message: Message) -> int:
+    """PicoClaw's estimator shape: (content + call id + 12) × 2 / 5."""
+    return (len(message.content) + len(message.tool_call_id or "") + 12) * 2 // 5
+
+
+def _tool(call: str, content: str = "output") -> Message:
+    return Message(role="tool", tool_call_id=call, content=content)
+
+
+def _call(*ids: str) -> Message:
+    return Message(role="assistant", tool_calls=tuple(ToolCall(id=i, name="t") for i in ids))
+
+
+def _index(messages: list[Message], tokens: list[int], stub: int = 10) -> ToolOutputs:
+    return index_tool_outputs(Session(messages=tuple(messages)), tokens, lambda _i: stub)
+
+
+def test_stub_text_is_the_plans_byte_for_byte() -> None:
+    assert len(STUB) == 45
+    assert len(STUB.encode()) == 47
+    assert "\u2014" in STUB
+
+
+def test_sketch_vector_stubs_the_second_message_only() -> None:
+    messages = [
+        Message(role="user", content="hello"),
+        Message(role="tool", content="very long output..."),
+        Message(role="user", content="again"),
+        Message(role="tool", content="another long output..."),
+    ]
+    out = prune_tool_outputs_as_sketched(messages, 2, 1)
+    assert [m.content for m in out] == ["hello", STUB, "again", "another long output..."]
+    assert messages[1].content == "very long output..."  # the input is not modified
+
+
+def test_x24_sketch_counts_messages_so_the_current_turn_is_stubbed() -> None:
+    turn = [Message(role="user"), _call("a", "b", "c"), _tool("a"), _tool("b"), _tool("c")]
+    turn.append(Message(role="assistant"))
+    sketched = prune_tool_outputs_as_sketched(turn, 2, 1)
+    assert [m.content for m in sketched[2:4]] == [STUB, STUB]
+    # Fixed: two *turns* are protected, so nothing of the one and only turn is pruned.
+    session = Session(messages=tuple(turn))
+    boundary = protected_turns_start(session, 2)
+    assert len(prune_by_turns(_index(turn, [5, 5, 50, 50, 50, 5]), boundary, 1)) == 0
+
+
+def test_x25_sketch_makes_a_small_output_bigger_the_fix_leaves_it() -> None:
+    messages = [Message(role="user"), _call("call_1"), _tool("call_1", "ok"), Message(role="user")]
+    before = _pico(messages[2])
+    after = _pico(prune_tool_outputs_as_sketched(messages, 1, 1)[2])
+    assert (before, after) == (8, 25)
+    tokens = [_pico(m) for m in messages]
+    outputs = index_tool_outputs(
+        Session(messages=tuple(messages)),
+        tokens,
+        lambda i: _pico(messages[i].model_copy(update={"content": STUB})),
+    )
+    assert outputs.prunable == []
+    assert len(prune_by_turns(outputs, len(messages), 0)) == 0
+
+
+def test_x27_already_stubbed_outputs_are_not_counted_again() -> None:
+    messages = [Message(role="user"), _call("a"), _tool("a", STUB), Message(role="user")]
+    assert prune_tool_outputs_as_sketched(messages, 1, 1) is not messages  # counted again
+    pruned = prune_by_turns(_index(messages, [5, 5, 19, 5]), len(messages), 1)
+    assert len(pruned) == 0
+
+
+def test_x28_zero_protected_turns_protects_nothing() -> None:
+    messages = [Message(role="user"), _call("a"), _tool("a"), Message(role="assistant")]
+    assert prune_tool_outputs_as_sketched(messages, 0, 1) is messages  # sketch: no pruning
+    session = Session(messages=tuple(messages))
+    boundary = protected_turns_start(session, 0)
+    assert boundary == len(messages)
+    assert list(prune_by_turns(_index(messages, [5, 5, 100, 5]), boundary, 1)) == [2]
+
+
+def test_threshold_is_a_minimum_number_of_stubbed_outputs() -> None:
+    messages = [Message(role="user"), _call("a", "b"), _tool("a"), _tool("b"), Message(role="user")]
+    outputs = _index(messages, [5, 5, 100, 100, 5])
+    assert len(prune_by_turns(outputs, 4, 3)) == 0
+    run = prune_by_turns(outputs, 4, 2)
+    assert sorted(run) == [2, 3]
+    assert run.tokens_freed == 2 * (100 - 10)
+
+
+def test_prune_conserves_tokens() -> None:
+    messages = [Message(role="user"), _call("a", "b"), _tool("a"), _tool("b"), Message(role="user")]
+    tokens = [5, 5, 70, 130, 5]
+    run = prune_by_turns(_index(messages, tokens, stub=9), 4, 1)
+    before = sum(p.tokens_before for p in run.values())
+    after = sum(p.tokens_after for p in run.values())
+    assert before == after + run.tokens_freed
+    assert before == 200
+
+
+def _many_outputs(count: int) -> list[Message]:
+    ids = [f"c{i}" for i in range(count)]
+    return [Message(role="user"), _call(*ids), *(_tool(i) for i in ids), Message(role="user")]
+
+
+def test_tokens_mode_protects_the_newest_outputs() -> None:
+    messages = _many_outputs(4)  # outputs at 2..5, 100 tokens each
+    tokens = [5, 5, 100, 100, 100, 100, 5]
+    run = prune_by_tokens(_index(messages, tokens), 6, 250, 0)
+    # Newest first: 100, 200 protected; 300 > 250, so index 3 and older are pruned.
+    assert sorted(run) == [2, 3]
+
+
+def test_tokens_mode_needs_the_minimum_freed() -> None:
+    messages = _many_outputs(4)
+    outputs = _index(messages, [5, 5, 100, 100, 100, 100, 5])
+    assert len(prune_by_tokens(outputs, 6, 250, 181)) == 0
+    assert len(prune_by_tokens(outputs, 6, 250, 180)) == 2
+
+
+def test_tokens_mode_stops_at_an_earlier_prune() -> None:
+    messages = _many_outputs(4)
+    messages[3] = _tool("c1", STUB)
+    outputs = _index(messages, [5, 5, 100, 19, 100, 100, 5])
+    run = prune_by_tokens(outputs, 6, 150, 0)
+    assert sorted(run) == [4]  # index 2 lies behind the stub at index 3
+
+
+def test_nothing_at_or_after_the_boundary_is_pruned() -> None:
+    messages = _many_outputs(4)
+    run = prune_by_turns(_index(messages, [5, 5, 100, 100, 100, 100, 5]), 4, 1)
+    assert sorted(run) == [2, 3]
+    assert 4 not in run
+    assert run.freed_before(3) == 90
