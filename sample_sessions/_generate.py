@@ -1520,6 +1520,436 @@ def picoclaw_long_chat() -> tuple[list[dict[str, Any]], dict[str, Any]]:
     return lines, meta
 
 
+# ---------------------------------------------------------------------------------------------
+# 3. claude_code_compacted.jsonl: Claude Code transcript with a compaction mid-file
+# ---------------------------------------------------------------------------------------------
+
+CC_SESSION = "5e551090-0000-4000-8000-00000000c0de"
+CC_CWD = "/home/dev/handbook"
+
+
+class ClaudeCode:
+    """Writes Claude Code lines: the uuid chain, per-block assistant split, shared usage."""
+
+    def __init__(self) -> None:
+        self.lines: list[dict[str, Any]] = []
+        self.now = datetime(2026, 1, 19, 13, 2, 11, tzinfo=UTC)
+        self.parent: str | None = None
+        self.n = 0
+        self.rng = random.Random(3003)
+
+    def _env(self, kind: str, lo: float = 0.2, hi: float = 4.0) -> dict[str, Any]:
+        self.n += 1
+        self.now += timedelta(milliseconds=int(self.rng.uniform(lo, hi) * 1000))
+        uid = f"{self.n:08x}-cc00-4000-8000-{self.n * 7919:012x}"
+        env = {
+            "parentUuid": self.parent,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": CC_CWD,
+            "sessionId": CC_SESSION,
+            "version": "2.1.14",
+            "gitBranch": "docs-xref",
+            "type": kind,
+            "uuid": uid,
+            "timestamp": self.now.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        }
+        self.parent = uid
+        return env
+
+    def user(self, content: Any, **extra: Any) -> str:
+        line = self._env("user", 20, 180)
+        line["message"] = {"role": "user", "content": content}
+        line.update(extra)
+        self.lines.append(line)
+        return str(line["uuid"])
+
+    def assistant(self, blocks: list[dict[str, Any]], usage: dict[str, int], stop: str) -> str:
+        """One API response, written as one line per content block with the same usage."""
+        msg_id = f"msg_01{self.rng.getrandbits(64):016X}"
+        req_id = f"req_01{self.rng.getrandbits(64):016X}"
+        full_usage = {**usage, "service_tier": "standard"}
+        for i, block in enumerate(blocks):
+            line = self._env("assistant")
+            line["requestId"] = req_id
+            line["message"] = {
+                "id": msg_id,
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5-20250929",
+                "content": [block],
+                "stop_reason": stop if i == len(blocks) - 1 else None,
+                "stop_sequence": None,
+                "usage": full_usage,
+            }
+            self.lines.append(line)
+        return msg_id
+
+    def result(self, tool_use_id: str, text: str, rich: dict[str, Any], error: bool = False) -> None:
+        source = self.parent
+        self.user(
+            [{"type": "tool_result", "tool_use_id": tool_use_id, "content": text,
+              "is_error": error}],
+            toolUseResult=rich,
+            sourceToolAssistantUUID=source,
+        )  # fmt: skip
+
+
+def _sphinx_log(rng: random.Random, warnings: int, broken: bool) -> str:
+    pages = ("install", "config", "deploy/docker", "deploy/systemd", "api/index", "api/auth",
+             "api/webhooks", "howto/backup", "howto/restore", "faq", "changelog", "glossary")
+    out = [
+        "sphinx-build -W --keep-going -b html docs docs/_build/html",
+        "Running Sphinx v7.3.7",
+        "loading translations [en]... done",
+        "making output directory... done",
+        "loading intersphinx inventory 'python' from https://docs.python.org/3/objects.inv ...",
+        "building [mo]: targets for 0 po files that are out of date",
+        f"building [html]: targets for {len(pages) * 4} source files that are out of date",
+        "updating environment: [new config] 48 added, 0 changed, 0 removed",
+    ]
+    for i in range(48):
+        out.append(f"reading sources... [{(i + 1) * 100 // 48:3d}%] {pages[i % len(pages)]}")
+    for _ in range(warnings):
+        page = rng.choice(pages)
+        out.append(
+            f"{CC_CWD}/docs/{page}.rst:{rng.randint(5, 300)}: WARNING: undefined label: "
+            f"'{rng.choice(pages).replace('/', '-')}-{rng.choice(('intro', 'options', 'limits'))}'"
+        )
+    if broken:
+        out.append(
+            f"{CC_CWD}/docs/howto/restore.rst:41: WARNING: py:func reference target not found: "
+            "handbook.backup.restore_snapshot [ref.func]"
+        )
+    for i in range(48):
+        out.append(f"writing output... [{(i + 1) * 100 // 48:3d}%] {pages[i % len(pages)]}")
+    if broken or warnings:
+        out.append(f"build finished with problems, {warnings + int(broken)} warnings.")
+        out.append("make: *** [Makefile:20: html] Error 1")
+    else:
+        out.append("build succeeded.")
+    return "\n".join(out) + "\n"
+
+
+def claude_code_compacted() -> list[dict[str, Any]]:
+    cc = ClaudeCode()
+    rng = random.Random(3004)
+    backup_src = python_module(
+        rng,
+        "Backups for the handbook service: snapshots, retention and restore.",
+        """\
+        from __future__ import annotations
+
+        import logging
+        from collections import defaultdict
+        from collections.abc import Iterable, Iterator, Mapping, Sequence
+        from dataclasses import dataclass, replace
+        from decimal import Decimal, InvalidOperation
+
+        log = logging.getLogger(__name__)
+        MAX_PER_BUCKET = 100
+        """,
+        "",
+        22,
+    )
+    lines = cc.lines
+    lines.append(
+        {
+            "type": "file-history-snapshot",
+            "messageId": "00000001-cc00-4000-8000-000000001eef",
+            "snapshot": {
+                "messageId": "00000001-cc00-4000-8000-000000001eef",
+                "trackedFileBackups": {},
+                "timestamp": "2026-01-19T13:02:11.000Z",
+            },
+            "isSnapshotUpdate": False,
+        }
+    )
+    cc.user(
+        "<system-reminder>\nAs you answer the user's questions, you can use the following "
+        "context:\n# claudeMd\nContents of /home/dev/handbook/CLAUDE.md (project "
+        "instructions):\n\n- Docs are built with `make -C docs html`; warnings are errors.\n"
+        "- Never edit files under docs/_build.\n</system-reminder>",
+        isMeta=True,
+    )
+    cc.user("The docs build fails on CI with a broken cross-reference. Can you fix it?")
+    use = {"input_tokens": 4, "cache_creation_input_tokens": 6120, "cache_read_input_tokens": 11875,
+           "output_tokens": 212}  # fmt: skip
+    cc.assistant(
+        [
+            {"type": "thinking", "thinking": "Run the docs build to see the exact warning.",
+             "signature": "EqMBCkYIBxgCKkB" + "x" * 180 + "=="},  # fmt: skip
+            {"type": "text", "text": "Let me reproduce the build failure first."},
+            {"type": "tool_use", "id": "toolu_01DocsBuild0001", "name": "Bash",
+             "input": {"command": "make -C docs html", "description": "Build the docs"}},
+        ],  # fmt: skip
+        use,
+        "tool_use",
+    )
+    log = _sphinx_log(rng, 0, True)
+    cc.result(
+        "toolu_01DocsBuild0001",
+        log,
+        {"stdout": log, "stderr": "", "interrupted": False, "isImage": False},
+        error=True,
+    )
+    use = {"input_tokens": 6, "cache_creation_input_tokens": 2410, "cache_read_input_tokens": 17995,
+           "output_tokens": 164}  # fmt: skip
+    cc.assistant(
+        [
+            {"type": "text", "text": "The reference `handbook.backup.restore_snapshot` is not "
+             "found. I'll read the backup module and search for the function."},
+            {"type": "tool_use", "id": "toolu_01ReadBackup002", "name": "Read",
+             "input": {"file_path": f"{CC_CWD}/src/handbook/backup.py"}},
+            {"type": "tool_use", "id": "toolu_01GrepRestore03", "name": "Grep",
+             "input": {"pattern": "restore_snapshot|def restore", "output_mode": "content",
+                       "-n": True}},
+        ],  # fmt: skip
+        use,
+        "tool_use",
+    )
+    body = numbered(backup_src + "\n\ndef restore(snapshot_id: str, target: Path) -> None:\n"
+                    '    """Restore a snapshot into ``target`` (renamed from restore_snapshot '
+                    'in 0.9)."""\n    ...\n')  # fmt: skip
+    cc.result(
+        "toolu_01ReadBackup002",
+        body,
+        {
+            "type": "text",
+            "file": {
+                "filePath": f"{CC_CWD}/src/handbook/backup.py",
+                "content": backup_src,
+                "numLines": body.count("\n") + 1,
+                "startLine": 1,
+                "totalLines": body.count("\n") + 1,
+            },
+        },
+    )
+    grep = (
+        "src/handbook/backup.py:171:def restore(snapshot_id: str, target: Path) -> None:\n"
+        "docs/howto/restore.rst:41:Call :py:func:`handbook.backup.restore_snapshot` with the\n"
+        "CHANGELOG.md:88:- `restore_snapshot` renamed to `restore` (0.9).\n"
+    )
+    cc.result(
+        "toolu_01GrepRestore03",
+        grep,
+        {"mode": "content", "numFiles": 3, "filenames": [], "content": grep, "numLines": 3},
+    )
+    use = {"input_tokens": 5, "cache_creation_input_tokens": 7702, "cache_read_input_tokens": 20405,
+           "output_tokens": 301}  # fmt: skip
+    old = "Call :py:func:`handbook.backup.restore_snapshot` with the"
+    new = "Call :py:func:`handbook.backup.restore` with the"
+    cc.assistant(
+        [
+            {"type": "text", "text": "The function was renamed to `restore` in 0.9 but the "
+             "how-to still uses the old name. Updating the reference."},
+            {"type": "tool_use", "id": "toolu_01EditRestore04", "name": "Edit",
+             "input": {"file_path": f"{CC_CWD}/docs/howto/restore.rst", "old_string": old,
+                       "new_string": new}},
+        ],  # fmt: skip
+        use,
+        "tool_use",
+    )
+    cc.result(
+        "toolu_01EditRestore04",
+        f"The file {CC_CWD}/docs/howto/restore.rst has been updated. Here's the result of "
+        "running `cat -n` on a snippet of the edited file:\n    40\t\n    41\t" + new + "\n",
+        {
+            "filePath": f"{CC_CWD}/docs/howto/restore.rst",
+            "oldString": old,
+            "newString": new,
+            "originalFile": "Restoring a backup\n==================\n\n" + old + "\n",
+            "structuredPatch": [
+                {"oldStart": 41, "oldLines": 1, "newStart": 41, "newLines": 1,
+                 "lines": [f"-{old}", f"+{new}"]}
+            ],  # fmt: skip
+            "userModified": False,
+            "replaceAll": False,
+        },
+    )
+    use = {"input_tokens": 5, "cache_creation_input_tokens": 390, "cache_read_input_tokens": 28107,
+           "output_tokens": 58}  # fmt: skip
+    cc.assistant(
+        [{"type": "tool_use", "id": "toolu_01DocsBuild0005", "name": "Bash",
+          "input": {"command": "make -C docs html", "description": "Rebuild the docs"}}],
+        use,
+        "tool_use",
+    )  # fmt: skip
+    log = _sphinx_log(rng, 14, False)
+    cc.result(
+        "toolu_01DocsBuild0005",
+        log,
+        {"stdout": log, "stderr": "", "interrupted": False, "isImage": False},
+        error=True,
+    )
+    use = {"input_tokens": 6, "cache_creation_input_tokens": 3011, "cache_read_input_tokens": 28497,
+           "output_tokens": 140}  # fmt: skip
+    cc.assistant(
+        [{"type": "text", "text": "The broken reference is fixed, but -W now surfaces 14 "
+          "undefined-label warnings that CI had been hiding behind the first error. They "
+          "all point at section labels that were renamed. Want me to fix those too?"}],
+        use,
+        "end_turn",
+    )  # fmt: skip
+    cc.user("Yes please, fix all of them.")
+    use = {"input_tokens": 4, "cache_creation_input_tokens": 201, "cache_read_input_tokens": 31508,
+           "output_tokens": 96}  # fmt: skip
+    cc.assistant(
+        [{"type": "tool_use", "id": "toolu_01GrepLabels06", "name": "Grep",
+          "input": {"pattern": "^\\.\\. _", "path": "docs", "output_mode": "content",
+                    "-n": True}}],
+        use,
+        "tool_use",
+    )  # fmt: skip
+    labels = "\n".join(
+        f"docs/{p}.rst:{rng.randint(1, 200)}:.. _{p.replace('/', '-')}-{k}:"
+        for p in ("install", "config", "deploy/docker", "deploy/systemd", "api/index",
+                  "api/auth", "api/webhooks", "howto/backup", "howto/restore", "faq")
+        for k in ("overview", "options", "limits-and-quotas", "troubleshooting")
+    )  # fmt: skip
+    cc.result(
+        "toolu_01GrepLabels06",
+        labels + "\n",
+        {"mode": "content", "numFiles": 10, "filenames": [], "content": labels, "numLines": 40},
+    )
+    use = {"input_tokens": 4, "cache_creation_input_tokens": 1877, "cache_read_input_tokens": 31709,
+           "output_tokens": 740}  # fmt: skip
+    cc.assistant(
+        [
+            {"type": "thinking", "thinking": "The labels gained a longer suffix: -intro → "
+             "-overview, -limits → -limits-and-quotas. A sed over docs/*.rst is safe because "
+             "the old names appear only inside :ref: roles.", "signature": "EqQBCkYIBx" + "y" * 200},
+            {"type": "tool_use", "id": "toolu_01SedLabels007", "name": "Bash",
+             "input": {"command": "grep -rl ':ref:' docs --include='*.rst' | xargs sed -i "
+                       "-e 's/-intro>`/-overview>`/g' -e 's/-limits>`/-limits-and-quotas>`/g'",
+                       "description": "Rename old label references"}},
+        ],  # fmt: skip
+        use,
+        "tool_use",
+    )
+    cc.result(
+        "toolu_01SedLabels007",
+        "",
+        {"stdout": "", "stderr": "", "interrupted": False, "isImage": False},
+    )
+    use = {"input_tokens": 4, "cache_creation_input_tokens": 150, "cache_read_input_tokens": 33586,
+           "output_tokens": 60}  # fmt: skip
+    cc.assistant(
+        [{"type": "tool_use", "id": "toolu_01DocsBuild0008", "name": "Bash",
+          "input": {"command": "make -C docs html", "description": "Rebuild the docs"}}],
+        use,
+        "tool_use",
+    )  # fmt: skip
+    log = _sphinx_log(rng, 0, False)
+    cc.result(
+        "toolu_01DocsBuild0008",
+        log,
+        {"stdout": log, "stderr": "", "interrupted": False, "isImage": False},
+    )
+    use = {"input_tokens": 6, "cache_creation_input_tokens": 2650, "cache_read_input_tokens": 33736,
+           "output_tokens": 88}  # fmt: skip
+    last = cc.assistant(
+        [{"type": "text", "text": "The docs build cleanly with -W now: one renamed function "
+          "reference and 14 renamed section labels fixed."}],
+        use,
+        "end_turn",
+    )  # fmt: skip
+    del last
+    pre_leaf = cc.parent
+    cc.user(
+        "<command-name>/compact</command-name>\n<command-message>compact</command-message>\n"
+        "<command-args></command-args>"
+    )
+    # The boundary starts a new chain; logicalParentUuid links back to the old one.
+    cc.parent = None
+    boundary = cc._env("system", 30, 60)
+    boundary.update(
+        {
+            "subtype": "compact_boundary",
+            "content": "Conversation compacted",
+            "isMeta": False,
+            "level": "info",
+            "logicalParentUuid": pre_leaf,
+            "compactMetadata": {"trigger": "manual", "preTokens": 36474},
+        }
+    )
+    lines.append(boundary)
+    cc.user(
+        "This session is being continued from a previous conversation that ran out of "
+        "context. The summary below covers the earlier portion of the conversation.\n\n"
+        "Summary:\n1. Primary Request and Intent:\n   The user asked to fix the docs build, "
+        "which failed on CI with a broken cross-reference, then to fix all remaining "
+        "warnings.\n\n2. Key Technical Concepts:\n   - Sphinx with -W (warnings are errors)\n"
+        "   - :py:func: and :ref: roles; section labels\n\n3. Files and Code Sections:\n"
+        "   - docs/howto/restore.rst: `handbook.backup.restore_snapshot` → "
+        "`handbook.backup.restore` (renamed in 0.9)\n   - docs/*.rst: 14 :ref: targets "
+        "renamed (-intro → -overview, -limits → -limits-and-quotas)\n\n4. Errors and fixes:\n"
+        "   - Broken py:func reference; then 14 undefined labels surfaced by -W.\n\n"
+        "5. Current Work:\n   `make -C docs html` succeeds.\n\n6. Pending Tasks:\n   None.",
+        isCompactSummary=True,
+        isVisibleInTranscriptOnly=True,
+    )
+    cc.user("Thanks. Can you add a CI check so a renamed function breaks the docs job early?")
+    use = {"input_tokens": 4, "cache_creation_input_tokens": 5230, "cache_read_input_tokens": 11875,
+           "output_tokens": 120}  # fmt: skip
+    cc.assistant(
+        [
+            {"type": "text", "text": "I'll look at the current CI workflow first."},
+            {"type": "tool_use", "id": "toolu_01ReadCI000009", "name": "Read",
+             "input": {"file_path": f"{CC_CWD}/.github/workflows/docs.yml"}},
+        ],  # fmt: skip
+        use,
+        "tool_use",
+    )
+    ci = (
+        "name: docs\non:\n  pull_request:\n  push:\n    branches: [main]\njobs:\n  build:\n"
+        "    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n"
+        "      - uses: actions/setup-python@v5\n        with:\n          python-version: "
+        "'3.12'\n      - run: pip install -e '.[docs]'\n      - run: make -C docs html\n"
+    )
+    cc.result(
+        "toolu_01ReadCI000009",
+        numbered(ci),
+        {"type": "text", "file": {"filePath": f"{CC_CWD}/.github/workflows/docs.yml",
+                                  "content": ci, "numLines": 15, "startLine": 1,
+                                  "totalLines": 15}},
+    )  # fmt: skip
+    use = {"input_tokens": 5, "cache_creation_input_tokens": 610, "cache_read_input_tokens": 17105,
+           "output_tokens": 210}  # fmt: skip
+    new_ci = ci.replace(
+        "      - run: make -C docs html\n",
+        "      - run: make -C docs html SPHINXOPTS='-W --keep-going -n'\n",
+    )
+    cc.assistant(
+        [{"type": "tool_use", "id": "toolu_01EditCI000010", "name": "Edit",
+          "input": {"file_path": f"{CC_CWD}/.github/workflows/docs.yml",
+                    "old_string": "      - run: make -C docs html\n",
+                    "new_string": "      - run: make -C docs html SPHINXOPTS='-W --keep-going -n'\n"}}],
+        use,
+        "tool_use",
+    )  # fmt: skip
+    cc.result(
+        "toolu_01EditCI000010",
+        f"The file {CC_CWD}/.github/workflows/docs.yml has been updated.",
+        {"filePath": f"{CC_CWD}/.github/workflows/docs.yml", "oldString": ci,
+         "newString": new_ci, "originalFile": ci, "structuredPatch": [],
+         "userModified": False, "replaceAll": False},
+    )  # fmt: skip
+    use = {"input_tokens": 5, "cache_creation_input_tokens": 330, "cache_read_input_tokens": 17715,
+           "output_tokens": 75}  # fmt: skip
+    cc.assistant(
+        [{"type": "text", "text": "Done: the docs job now runs Sphinx in nit-picky mode (-n) "
+          "with warnings as errors, so any missing reference target fails the PR."}],
+        use,
+        "end_turn",
+    )  # fmt: skip
+    lines.append(
+        {"type": "summary", "summary": "Fix docs cross-references and harden the docs CI job",
+         "leafUuid": cc.parent}
+    )  # fmt: skip
+    return lines
+
+
 def main() -> None:
     write_json("coding_agent_overflow.json", to_openai(coding_agent_overflow()))
     write_native("demo.json", demo())
@@ -1528,6 +1958,7 @@ def main() -> None:
     (HERE / "picoclaw_long_chat.meta.json").write_text(
         json.dumps(meta, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
     )
+    write_jsonl("claude_code_compacted.jsonl", claude_code_compacted())
 
 
 if __name__ == "__main__":
