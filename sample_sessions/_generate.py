@@ -1950,6 +1950,191 @@ def claude_code_compacted() -> list[dict[str, Any]]:
     return lines
 
 
+# ---------------------------------------------------------------------------------------------
+# 4. codex_rollout.jsonl: Codex CLI rollout, current envelope
+# ---------------------------------------------------------------------------------------------
+
+CODEX_CWD = "/home/dev/linkcheck"
+
+
+def codex_rollout() -> list[dict[str, Any]]:
+    rng = random.Random(5005)
+    now = datetime(2026, 2, 3, 16, 20, 0, tzinfo=UTC)
+    out: list[dict[str, Any]] = []
+    totals = {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0,
+              "reasoning_output_tokens": 0, "total_tokens": 0}  # fmt: skip
+    prompt = 7400
+    n_call = 0
+
+    def emit(kind: str, payload: dict[str, Any], lo: float = 0.05, hi: float = 2.0) -> None:
+        nonlocal now
+        now += timedelta(milliseconds=int(rng.uniform(lo, hi) * 1000))
+        ts = now.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        out.append({"timestamp": ts, "type": kind, "payload": payload})
+
+    def item(payload: dict[str, Any], lo: float = 0.05, hi: float = 2.0) -> None:
+        emit("response_item", payload, lo, hi)
+
+    def tokens(added: int, output: int, reasoning: int) -> None:
+        nonlocal prompt
+        last = {"input_tokens": prompt, "cached_input_tokens": (prompt * 9 // 10) // 64 * 64,
+                "output_tokens": output, "reasoning_output_tokens": reasoning,
+                "total_tokens": prompt + output}  # fmt: skip
+        for k in totals:
+            totals[k] += last[k]
+        emit(
+            "event_msg",
+            {"type": "token_count",
+             "info": {"total_token_usage": dict(totals), "last_token_usage": last,
+                      "model_context_window": 272000},
+             "rate_limits": {"primary": {"used_percent": 4.0, "window_minutes": 300,
+                                         "resets_in_seconds": 14400},
+                             "secondary": {"used_percent": 1.0, "window_minutes": 10080,
+                                           "resets_in_seconds": 500000}}},
+        )  # fmt: skip
+        prompt += added + output
+
+    def user(text: str, turn: str) -> None:
+        emit(
+            "turn_context",
+            {"turn_id": turn, "cwd": CODEX_CWD, "approval_policy": "on-request",
+             "sandbox_policy": {"type": "workspace-write", "network_access": False},
+             "model": "gpt-5-codex", "effort": "medium", "summary": "auto",
+             "current_date": "2026-02-03", "timezone": "Europe/Berlin"},
+            5, 60,
+        )  # fmt: skip
+        emit("event_msg", {"type": "task_started", "turn_id": turn, "model_context_window": 272000})
+        item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]})
+        emit("event_msg", {"type": "user_message", "message": text, "images": [],
+                           "local_images": [], "text_elements": []})  # fmt: skip
+
+    def think(summary: str) -> None:
+        blob = "gAAAAABp" + "".join(
+            rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+            for _ in range(rng.randint(600, 1400))
+        )
+        item({"type": "reasoning", "summary": [{"type": "summary_text", "text": summary}],
+              "content": None, "encrypted_content": blob}, 1, 6)  # fmt: skip
+        emit("event_msg", {"type": "agent_reasoning", "text": summary})
+
+    def shell(cmd: str, output: str, code: int = 0) -> None:
+        nonlocal n_call
+        n_call += 1
+        cid = f"call_cx{n_call:02d}{rng.getrandbits(40):010x}"
+        item({"type": "function_call", "name": "shell",
+              "arguments": json.dumps({"command": ["bash", "-lc", cmd], "workdir": CODEX_CWD,
+                                       "timeout_ms": 120000}),
+              "call_id": cid})  # fmt: skip
+        tokens(len(output) // 4, rng.randint(40, 160), rng.randint(0, 96))
+        wall = rng.uniform(0.05, 4.0)
+        emit("event_msg", {"type": "exec_command_end", "call_id": cid, "exit_code": code,
+                           "aggregated_output": output[:10000], "duration_ms": int(wall * 1000)},
+             0.1, 4)  # fmt: skip
+        item({"type": "function_call_output", "call_id": cid,
+              "output": f"Exit code: {code}\nWall time: {wall:.1f} seconds\nOutput:\n{output}"})  # fmt: skip
+
+    def say(text: str) -> None:
+        item({"type": "message", "role": "assistant", "id": f"msg_{rng.getrandbits(64):016x}",
+              "phase": "final_answer",
+              "content": [{"type": "output_text", "text": text}]}, 1, 8)  # fmt: skip
+        emit("event_msg", {"type": "agent_message", "message": text, "phase": "final_answer"})
+        tokens(0, len(text) // 4 + 20, rng.randint(0, 64))
+
+    emit("session_meta", {
+        "id": "019c2a00-5e55-7000-8000-00000000c0de",
+        "timestamp": "2026-02-03T16:20:00.000Z",
+        "cwd": CODEX_CWD,
+        "originator": "codex-tui",
+        "cli_version": "0.98.0",
+        "source": "cli",
+        "model_provider": "openai",
+        "base_instructions": {"text": (
+            "You are Codex, a coding agent running in a terminal on the user's computer. "
+            "You and the user share the same workspace. Keep going until the task is "
+            "resolved. Use the shell tool to read files and run commands; prefer `rg` for "
+            "search. Make minimal, focused changes and verify them by running the tests. "
+            "When you finish, summarise what changed and how it was verified."
+        )},
+        "git": {"commit_hash": "3c9e1f0a7b2d4e6f8a0b1c2d3e4f5a6b7c8d9e0f", "branch": "main",
+                "repository_url": "https://git.example.com/dev/linkcheck.git"},
+    }, 0, 0)  # fmt: skip
+    item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": (
+        "<environment_context>\n  <cwd>/home/dev/linkcheck</cwd>\n  <approval_policy>on-request"
+        "</approval_policy>\n  <sandbox_mode>workspace-write</sandbox_mode>\n  <network_access>"
+        "restricted</network_access>\n  <shell>bash</shell>\n</environment_context>")}]})  # fmt: skip
+
+    user("`linkcheck` reports relative links in Markdown as broken. Find out why and fix it.", "t1")
+    think("**Exploring the link resolver**")
+    shell("rg -n 'def resolve' -g '*.py'", "src/linkcheck/resolve.py:14:def resolve_link(base: "
+          "str, href: str) -> str:\nsrc/linkcheck/resolve.py:41:def resolve_all(page: Page) -> "
+          "list[str]:\n")  # fmt: skip
+    resolve_src = python_module(
+        rng,
+        "Resolve hrefs found on a page into absolute URLs.",
+        """\
+        from __future__ import annotations
+
+        import logging
+        from collections import defaultdict
+        from collections.abc import Iterable, Iterator, Mapping, Sequence
+        from dataclasses import dataclass, replace
+        from decimal import Decimal, InvalidOperation
+        from urllib.parse import urljoin, urlsplit
+
+        log = logging.getLogger(__name__)
+        MAX_PER_BUCKET = 50
+        """,
+        '''
+        def resolve_link(base: str, href: str) -> str:
+            """Absolute URL for ``href`` found on the page at ``base``."""
+            if urlsplit(href).scheme:
+                return href
+            return urljoin(base.rstrip("/") + "/", href)
+        ''',
+        12,
+    )
+    shell("sed -n '1,200p' src/linkcheck/resolve.py", resolve_src)
+    think("**Spotting the trailing-slash bug**")
+    shell("python -c \"from linkcheck.resolve import resolve_link; print(resolve_link("
+          "'https://docs.example.com/guide/intro.md', 'setup.md'))\"",
+          "https://docs.example.com/guide/intro.md/setup.md\n")  # fmt: skip
+    shell(
+        "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/linkcheck/resolve.py\n"
+        "@@\n-    return urljoin(base.rstrip(\"/\") + \"/\", href)\n+    return urljoin(base, href)\n"
+        "*** End Patch\nEOF",
+        "Success. Updated the following files:\nM src/linkcheck/resolve.py\n",
+    )
+    tests = pytest_log(rng, CODEX_CWD, {"tests/test_resolve.py": 24, "tests/test_crawl.py": 30},
+                       [], 1.62)  # fmt: skip
+    shell("pytest -q", tests)
+    say("`resolve_link` appended a slash to every base URL, so `guide/intro.md` was treated "
+        "as a directory and `setup.md` resolved to `guide/intro.md/setup.md`. `urljoin` "
+        "already handles page-relative links, so the fix is to pass the base unchanged. "
+        "All tests pass.")  # fmt: skip
+    emit("event_msg", {"type": "task_complete", "turn_id": "t1", "duration_ms": 48210,
+                       "last_agent_message": "`resolve_link` appended a slash…"})  # fmt: skip
+
+    user("Add a regression test for that and for a base URL that really is a directory.", "t2")
+    think("**Adding regression tests**")
+    shell(
+        "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: tests/test_resolve.py\n@@\n"
+        "+def test_relative_to_page() -> None:\n"
+        "+    assert resolve_link('https://d.example.com/g/intro.md', 'setup.md') == "
+        "'https://d.example.com/g/setup.md'\n+\n+\n"
+        "+def test_relative_to_directory() -> None:\n"
+        "+    assert resolve_link('https://d.example.com/g/', 'setup.md') == "
+        "'https://d.example.com/g/setup.md'\n*** End Patch\nEOF",
+        "Success. Updated the following files:\nM tests/test_resolve.py\n",
+    )
+    shell("pytest -q tests/test_resolve.py", pytest_log(
+        rng, CODEX_CWD, {"tests/test_resolve.py": 26}, [], 0.44, verbose=False))  # fmt: skip
+    say("Added `test_relative_to_page` and `test_relative_to_directory`; both pass along with "
+        "the rest of tests/test_resolve.py.")  # fmt: skip
+    emit("event_msg", {"type": "task_complete", "turn_id": "t2", "duration_ms": 20500,
+                       "last_agent_message": "Added test_relative_to_page…"})  # fmt: skip
+    return out
+
+
 def main() -> None:
     write_json("coding_agent_overflow.json", to_openai(coding_agent_overflow()))
     write_native("demo.json", demo())
@@ -1959,6 +2144,7 @@ def main() -> None:
         json.dumps(meta, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
     )
     write_jsonl("claude_code_compacted.jsonl", claude_code_compacted())
+    write_jsonl("codex_rollout.jsonl", codex_rollout())
 
 
 if __name__ == "__main__":
