@@ -2135,6 +2135,195 @@ def codex_rollout() -> list[dict[str, Any]]:
     return out
 
 
+# ---------------------------------------------------------------------------------------------
+# 5. cjk_conversation.json: Anthropic Messages request in Chinese and Japanese
+# ---------------------------------------------------------------------------------------------
+
+
+def cjk_conversation() -> dict[str, Any]:
+    log_zh = "\n".join(
+        f"2026-01-2{d} 0{h}:1{m}:0{m} 错误 [订单服务] 用户 {1000 + d * 10 + m} 的订单金额计算失败："
+        f"折扣券“新春满减”与会员折扣叠加后出现负数（-{m}.{h}0 元），已回滚事务。"
+        for d in range(1, 4)
+        for h in range(1, 4)
+        for m in range(1, 4)
+    )
+    log_ja = "\n".join(
+        f"[警告] 2026-01-23 10:{m:02d} 注文処理: クーポン「春のセール」の割引額が合計金額を"
+        f"超えました（注文番号 JP-{5000 + m}、差額 {m * 37} 円）。処理を中断します。"
+        for m in range(12)
+    )
+    return {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 4096,
+        "system": "你是一名资深后端工程师，熟悉 Python 和支付系统。请用用户使用的语言回答。"
+        "ユーザーが日本語で質問した場合は日本語で答えてください。",
+        "tools": [
+            {
+                "name": "search_logs",
+                "description": "在生产日志中搜索（只读）。Search production logs (read-only).",
+                "input_schema": {
+                    "type": "object",
+                    "properties": {
+                        "query": {"type": "string", "description": "搜索关键词"},
+                        "service": {"type": "string"},
+                    },
+                    "required": ["query"],
+                },
+            }
+        ],
+        "messages": [
+            {
+                "role": "user",
+                "content": "我们的订单服务最近出现了一个奇怪的问题：有些订单在同时使用优惠券和会员折扣时，"
+                "最终金额会变成负数。这个问题只在春节促销期间出现。你能帮我看看可能的原因吗？",
+            },
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "thinking",
+                        "thinking": "先查日志，确认负数金额出现的条件。",
+                        "signature": "EqQBCkYIBxgCKkA" + "z" * 120,
+                    },
+                    {"type": "text", "text": "好的，我先在日志里搜索相关的错误记录。"},
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_01CjkSearch0001",
+                        "name": "search_logs",
+                        "input": {"query": "订单金额计算失败 折扣", "service": "订单服务"},
+                    },
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_01CjkSearch0001",
+                     "content": log_zh},
+                ],  # fmt: skip
+            },
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "从日志来看，问题出在折扣叠加的顺序上：满减券按原价计算门槛，"
+                        "但会员折扣先把价格降到了门槛以下，随后满减仍然按原价的减免额扣除，"
+                        "所以结果变成负数。\n\n建议的修复：\n1. 先应用会员折扣，再用折后价判断满减门槛；\n"
+                        "2. 对最终金额做下限保护：`max(合计, Decimal('0.01'))`；\n"
+                        "3. 为“会员折扣 + 满减券”的组合补充单元测试。",
+                    }
+                ],
+            },
+            {
+                "role": "user",
+                "content": "ありがとうございます。日本のストアでも同じような問題が報告されています。"
+                "クーポン「春のセール」で割引額が合計金額を超えるケースです。同じ原因でしょうか？",
+            },
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "日本ストアのログも確認します。"},
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_01CjkSearch0002",
+                        "name": "search_logs",
+                        "input": {"query": "クーポン 割引額 超え", "service": "注文処理"},
+                    },
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_01CjkSearch0002",
+                     "content": [{"type": "text", "text": log_ja}]},
+                    {"type": "text", "text": "円は小数点以下がないので、その点も気をつけてください。"},
+                ],  # fmt: skip
+            },
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "はい、同じ原因です。会員割引を先に適用したあと、クーポンの条件判定を"
+                        "元の金額で行っているため、割引額が合計を超えてしまいます。\n\n"
+                        "修正方針は中国ストアと同じですが、日本円は最小単位が 1 円なので、"
+                        "丸めは `quantize(Decimal('1'))` で行い、下限は 1 円にしてください。"
+                        "また、割引額の上限を「割引前の合計金額」ではなく「会員割引後の金額」に"
+                        "するテストを追加することをおすすめします。",
+                    }
+                ],
+            },
+            {"role": "user", "content": "好的，明白了。谢谢！/ 了解しました。ありがとうございます！"},
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "不客气！修复后如需代码审查，随时告诉我。🙂"}],
+            },
+        ],
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# 6. markup_and_ansi.json: OpenAI Chat whose tool outputs would break a naive renderer
+# ---------------------------------------------------------------------------------------------
+
+
+def markup_and_ansi() -> Session:
+    rng = random.Random(6006)
+    st = Story(datetime(2026, 1, 8, 22, 1, 0, tzinfo=UTC), "gpt-4.1-mini", "call_mk", 66)
+    st.user("Run the build script and tell me what failed. Output is colourful, sorry.")
+    ids = st.assistant("", [("run_shell", {"command": "./build.sh --verbose"})])
+    esc = "\x1b"
+    build = (
+        f"{esc}[1m{esc}[34m==> Building wheel{esc}[0m\n"
+        f"{esc}[32m✔{esc}[0m compiled 41 modules\n"
+        f"{esc}[33mwarning{esc}[0m: deprecated option {esc}[4m--legacy{esc}[24m\n"
+        f"{esc}[31merror{esc}[0m: test [bold]broken[/bold] failed: [red]oops[/red]\n"
+        "rich says: [bold magenta]Hello[/] [link=https://example.com]link[/link] [/]\n"
+        "textual markup: [$accent]themed[/] [@click=app.quit]quit[/] [b]unclosed\n"
+        "escaped brackets: \\[not markup] and [[double]] and [/nothing-open]\n"
+        "progress: 10%\r 50%\r100%\r\n"
+        "bell here ->\x07<- and backspaces: abc\x08\x08\x08xyz\n"
+        "nul byte ->\x00<- form feed ->\x0c<- vertical tab ->\x0b<-\n"
+        f"{esc}]0;window title{esc}\\ osc sequence above, then {esc}[2J clear-screen\n"
+        "model tokens: <|endoftext|> <|im_start|>system <|im_end|> <|fim_prefix|>\n"
+        "zero-width: a\u200bb\u200dc  rtl: \u202eabc\u202c  combining: e\u0301\n"
+    )
+    st.result(ids[0], build, is_error=True)
+    st.assistant(
+        "The build compiled but the test `broken` failed (the log says “oops”). The output "
+        "also contains terminal escape codes and markup-like text, which I've ignored."
+    )
+    st.user("What's in the minified bundle? It's one enormous line.")
+    ids = st.assistant("", [("read_file", {"path": "dist/app.min.js"})])
+    chunks = []
+    size = 0
+    while size < 200_000:
+        fn = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(2))
+        piece = (
+            f"function {fn}(e,t){{return e[\"[bold]\"]?t.map(n=>n*{rng.randint(2, 97)}):"
+            f"'{esc}[3{rng.randint(1, 7)}m'+e.k+'[/]'}};"
+        )
+        chunks.append(piece)
+        size += len(piece)
+    bundle = "".join(chunks)
+    st.result(ids[0], bundle)
+    st.assistant(
+        f"It is a single {len(bundle):,}-character line of minified functions; several embed "
+        "ANSI colour codes and `[bold]`/`[/]` strings in their literals."
+    )
+    st.user("Last one: show me the raw bytes of the README header.")
+    ids = st.assistant("", [("run_shell", {"command": "head -c 64 README.md | cat -v"})])
+    st.result(ids[0], "# Demo [/]\r\n\t[red]x[/red] \x1b[0m\x7f\x00 <|endoftext|>\n")
+    st.assistant("The header contains a stray `[/]`, a CRLF line ending, DEL and NUL bytes.")
+    return Session(
+        messages=tuple(st.messages),
+        system_prompt="You are a build assistant. [bold]Never[/bold] run destructive commands.",
+        tools=CODING_TOOLS[:2],
+        meta=SessionMeta(model="gpt-4.1-mini"),
+    )
+
+
 def main() -> None:
     write_json("coding_agent_overflow.json", to_openai(coding_agent_overflow()))
     write_native("demo.json", demo())
@@ -2145,6 +2334,8 @@ def main() -> None:
     )
     write_jsonl("claude_code_compacted.jsonl", claude_code_compacted())
     write_jsonl("codex_rollout.jsonl", codex_rollout())
+    write_json("cjk_conversation.json", cjk_conversation(), ascii_only=False)
+    write_json("markup_and_ansi.json", to_openai(markup_and_ansi()))
 
 
 if __name__ == "__main__":
