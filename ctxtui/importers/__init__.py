@@ -269,7 +269,33 @@ def load_session(path: Path | str, format: str | None = None) -> Session:
     finally:
         forget_cached()
     meta = session.meta.model_copy(update={"source_path": str(path), "format": name})
-    return session.model_copy(update={"meta": meta})
+    return hoist_system_prompt(session.model_copy(update={"meta": meta}))
+
+
+def hoist_system_prompt(session: Session) -> Session:
+    """Move leading ``system``/``developer`` messages into ``Session.system_prompt``.
+
+    Formats that keep the system prompt as the first message (OpenAI Chat, ShareGPT) would
+    otherwise let it be counted as history: a compaction would fold it into the summary and the
+    assembly could drop it. Every agent sends it with every request, so it belongs with the
+    system prompt. Harness-injected messages keep their place (they are labelled in the list).
+    """
+    lead = 0
+    for message in session.messages:
+        if message.role not in ("system", "developer") or message.injected or message.tool_calls:
+            break
+        lead += 1
+    if lead == 0:
+        return session
+    texts = [m.content for m in session.messages[:lead] if m.content]
+    if session.system_prompt:
+        texts.insert(0, session.system_prompt)
+    return session.model_copy(
+        update={
+            "messages": session.messages[lead:],
+            "system_prompt": "\n\n".join(texts) if texts else session.system_prompt,
+        }
+    )
 
 
 __all__ = [
@@ -278,6 +304,7 @@ __all__ = [
     "FormatInfo",
     "detect_format",
     "format_info",
+    "hoist_system_prompt",
     "importer",
     "load_session",
 ]

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import importlib
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 
-from ctxtui.importers import FORMAT_NAMES, FORMATS, detect_format, module_name
+from ctxtui.importers import FORMAT_NAMES, FORMATS, detect_format, load_session, module_name
 
 EXAMPLES = Path("/work/shared/reference/examples")
 
@@ -117,3 +118,21 @@ def test_each_available_importer_exposes_the_interface(name: str) -> None:
     module = importlib.import_module(module_name(name))
     assert module.FORMAT.name == name
     assert callable(module.sniff) and callable(module.load)
+
+
+def test_leading_system_messages_become_the_system_prompt(tmp_path: Path) -> None:
+    """A system message first in the list is the system prompt: never summarised or dropped."""
+    doc = {
+        "messages": [
+            {"role": "system", "content": "Rule one."},
+            {"role": "developer", "content": "Rule two."},
+            {"role": "user", "content": "hi"},
+            {"role": "system", "content": "mid-conversation note"},
+            {"role": "assistant", "content": "hello", "tool_calls": []},
+        ]
+    }
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    s = load_session(path)
+    assert s.system_prompt == "Rule one.\n\nRule two."
+    assert [m.role for m in s.messages] == ["user", "system", "assistant"]

@@ -24,19 +24,20 @@ def _write(tmp_path: Path, value: Any, name: str = "chat.json") -> Path:
 @needs_examples
 def test_reference_example() -> None:
     s = load_session(EXAMPLES / "openai_chat.json")
-    assert [m.role for m in s.messages] == ["system", "user", "assistant", "tool", "assistant"]
+    # the leading system message is the system prompt, not history (load_session hoists it)
+    assert [m.role for m in s.messages] == ["user", "assistant", "tool", "assistant"]
     assert s.meta.format == "openai-chat" and s.meta.model == "gpt-4.1"
-    assert s.messages[0].content == "You are a file assistant."
-    user = s.messages[1]
+    assert s.system_prompt == "You are a file assistant."
+    user = s.messages[0]
     assert user.content == "How big is notes.txt?"
     image = user.parts[1]
     assert image.kind is PartKind.IMAGE
     assert image.media_type == "image/png" and image.byte_size == 8
     assert "base64" not in image.label and "iVBOR" not in user.content
-    call = s.messages[2].tool_calls[0]
+    call = s.messages[1].tool_calls[0]
     assert (call.id, call.name, call.arguments) == ("call_A1", "stat_file", '{"path": "notes.txt"}')
-    assert s.messages[3].tool_call_id == "call_A1" and s.messages[3].tool_name == "stat_file"
-    assert s.call_of_result == {3: 2}
+    assert s.messages[2].tool_call_id == "call_A1" and s.messages[2].tool_name == "stat_file"
+    assert s.call_of_result == {2: 1}
     assert s.tool_call_count == 1 and s.tool_result_count == 1 and s.orphan_results == ()
 
 
@@ -91,9 +92,9 @@ def test_bare_array_parallel_calls_tools_and_usage(tmp_path: Path) -> None:
         },
     }
     s = load_session(_write(tmp_path, doc))
-    assert s.messages[0].role == "developer" and s.messages[0].content == "Be brief."
-    assert s.messages[2].tool_calls[0].arguments == "{bad", "arguments are kept verbatim"
-    assert s.results_of_call == {2: (3, 4)}
+    assert s.system_prompt == "Be brief." and s.messages[0].role == "user"
+    assert s.messages[1].tool_calls[0].arguments == "{bad", "arguments are kept verbatim"
+    assert s.results_of_call == {1: (2, 3)}
     assert s.tools[0].name == "read" and dict(s.tools[0].parameters) == {"a": 1}
     usage = s.messages[-1].usage
     assert usage is not None
