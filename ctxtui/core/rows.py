@@ -180,9 +180,9 @@ def layout_columns(width: int, *, rows: int, biggest: int, longest_tool: int) ->
     """
     index = len(str(max(rows - 1, 0)))
     tokens = max(3, len(f"{max(biggest, 0):,}"))
-    role = len("assistant") if width >= 72 else len("user")
-    bar = 20 if width >= 120 else 12 if width >= 80 else 6
-    tool = min(longest_tool, 18 if width >= 120 else 12 if width >= 72 else 0)
+    role = len("assistant") if width >= 100 else len("user")
+    bar = 20 if width >= 120 else 10 if width >= 72 else 6
+    tool = min(longest_tool, 16 if width >= 110 else 11 if width >= 64 else 0)
     used = index + role + tokens + bar + (tool + 1 if tool else 0) + 4  # four separators
     preview_w = width - used
     if preview_w < 8 and tool:

@@ -53,9 +53,7 @@ def demo_session(turns: int = 8, name: str = "demo.jsonl") -> Session:
             Message(
                 role="assistant",
                 content=f"Running {tool} on {arg}.",
-                tool_calls=(
-                    ToolCall(id=call_id, name=tool, arguments=json.dumps({"arg": arg})),
-                ),
+                tool_calls=(ToolCall(id=call_id, name=tool, arguments=json.dumps({"arg": arg})),),
                 usage=Usage(prompt_total=4_000 + 900 * turn, output=120, source="usage"),
             )
         )
@@ -103,7 +101,8 @@ def cjk_session() -> Session:
             Message(role="user", content="请帮我修复这个测试，它在四舍五入时失败了。"),
             Message(role="assistant", content="好的。我先读取 pricing.py 文件，然后运行测试。"),
             Message(role="user", content="日本語のテキストも正しく表示されますか？"),
-            Message(role="assistant", content="はい、全角文字は二つのセルを使います。한국어도 됩니다."),
+            Message(role="assistant", content="はい、全角文字は二つのセルを使います。"),
+            Message(role="user", content="한국어도 됩니다."),
         ),
         meta=SessionMeta(source_path="cjk.json", format="sharegpt"),
     )

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from ctxtui.core.plan import Plan, Pressure
-from ctxtui.core.rows import MINUS, split_cells
+from ctxtui.core.rows import split_cells
 
 # (component name, legend label, bar character). Free space is drawn light so the used part
 # reads as one solid block; everything is a block character, no emoji.
@@ -90,12 +90,12 @@ class BudgetGauge(Widget):
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("window ", self._style("label"))
         text.append(f"{t.requested:,} / {t.window:,}", state + Style(bold=True))
-        text.append(f"  {t.used_ratio:.1%}", state)
+        text.append(" tok requested", self._style("label"))
+        text.append(f"  {t.used_ratio:.1%}", state + Style(bold=True))
         if pressure is Pressure.ERROR:
             text.append(f"  over by {t.requested - t.window:,}", state)
         elif pressure is Pressure.WARNING:
             text.append("  near the compaction trigger", state)
-        text.append(f"  {MINUS}{t.output_reserve:,} reserve", self._style("label"))
         return text
 
     def _bar(self, plan: Plan, width: int) -> Text:

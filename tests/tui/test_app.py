@@ -1,0 +1,227 @@
+"""Pilot tests: the main screen shows the plan and every interaction moves it as it should."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widgets import Input, Label, Select
+
+from ctxtui.tui.app import CtxtuiApp, make_app
+from ctxtui.tui.screens.main import MainScreen
+from ctxtui.tui.settings import deterministic_settings
+from ctxtui.tui.widgets.message_list import MessageList
+from tests.tui.main_fixtures import app_for, demo_session, pilot_test
+
+
+async def settle(pilot: Pilot[int]) -> None:
+    """Let loading, counting and detail workers finish and their messages land."""
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+def main_of(app: CtxtuiApp) -> MainScreen:
+    return app.main
+
+
+@pilot_test
+async def test_app_starts_and_shows_the_plan() -> None:
+    session = demo_session()
+    app = app_for(session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        main = main_of(app)
+        assert main.plan is not None
+        messages = app.screen.query_one(MessageList)
+        assert messages.message_count == len(session)
+        assert messages.row_count == len(session) + 1  # the boundary rule is a row
+        assert main.plan.pruned, "the demo is built so old tool outputs are pruned"
+
+
+@pilot_test
+async def test_cursor_moves_with_keys_and_stays_in_range() -> None:
+    session = demo_session()
+    app = app_for(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        messages = app.screen.query_one(MessageList)
+        await pilot.press("down", "down", "down")
+        assert messages.cursor == 3
+        await pilot.press("up")
+        assert messages.cursor == 2
+        await pilot.press("end")
+        assert messages.cursor == len(session) - 1
+        await pilot.press("down")
+        assert messages.cursor == len(session) - 1  # clamped, not past the end
+        await pilot.press("home", "up")
+        assert messages.cursor == 0
+        await pilot.press("pagedown")
+        assert messages.cursor > 5
+
+
+@pilot_test
+async def test_click_selects_the_row_under_the_mouse() -> None:
+    app = app_for(demo_session())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        messages = app.screen.query_one(MessageList)
+        await pilot.click(MessageList, offset=(5, 2))
+        assert messages.cursor == 2
+
+
+@pilot_test
+async def test_knob_change_moves_the_boundary_and_the_pruned_set() -> None:
+    app = app_for(demo_session())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        main = main_of(app)
+        before = main.plan
+        assert before is not None
+        await pilot.press("s")
+        knob = app.screen.query_one("#knob-tail_max_tokens", Input)
+        knob.value = "2000"
+        await settle(pilot)
+        after = main.plan
+        assert after is not None and after is not before
+        assert after.policy.tail_max_tokens == 2_000
+        assert after.tail.start > before.tail.start, "a smaller tail starts later"
+        assert set(after.pruned) > set(before.pruned), "outputs leaving the tail get pruned"
+        mode = app.screen.query_one("#knob-prune_mode", Select)
+        mode.value = "off"
+        await settle(pilot)
+        assert main.plan is not None
+        assert not main.plan.pruned
+
+
+@pilot_test
+async def test_invalid_knob_input_is_marked_and_not_applied() -> None:
+    app = app_for(demo_session())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        main = main_of(app)
+        plan = main.plan
+        await pilot.press("s")
+        window = app.screen.query_one("#knob-context_window", Input)
+        window.value = "12"  # below the knob's minimum of 256
+        await settle(pilot)
+        assert window.has_class("-invalid")
+        assert main.plan is plan
+        assert main.policy.context_window == plan.policy.context_window if plan else False
+        tail_min = app.screen.query_one("#knob-tail_min_tokens", Input)
+        tail_min.value = "999999"  # valid alone, but above tail_max_tokens
+        await settle(pilot)
+        assert tail_min.has_class("-invalid")
+        assert main.plan is plan
+
+
+@pilot_test
+async def test_search_finds_and_jumps_to_matches() -> None:
+    session = demo_session()
+    app = app_for(session)
+    expected = [i for i, m in enumerate(session.messages) if "pytest" in m.content.lower()]
+    assert len(expected) >= 2
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        messages = app.screen.query_one(MessageList)
+        await pilot.press("slash")
+        await pilot.press(*"pytest", "enter")
+        await settle(pilot)
+        assert messages.cursor == expected[0]
+        status = app.screen.query_one("#search-status", Label)
+        assert str(status.render()) == f"1 of {len(expected)}"
+        await pilot.press("n")
+        assert messages.cursor == expected[1]
+        assert str(status.render()) == f"2 of {len(expected)}"
+
+
+@pilot_test
+async def test_t_jumps_to_the_tail_boundary() -> None:
+    app = app_for(demo_session(turns=20))
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(pilot)
+        main = main_of(app)
+        messages = app.screen.query_one(MessageList)
+        assert main.plan is not None
+        start = main.plan.tail.start
+        assert start > 20, "the boundary must start off screen for the test to mean anything"
+        await pilot.press("t")
+        await pilot.pause()
+        assert messages.cursor == start
+        boundary = messages.boundary_row
+        assert boundary is not None
+        top = messages.scroll_offset.y
+        assert top <= boundary < top + messages.size.height
+
+
+@pilot_test
+async def test_bad_file_shows_the_error_screen_and_the_app_keeps_running(
+    tmp_path: Path,
+) -> None:
+    bad = tmp_path / "broken.jsonl"
+    bad.write_text("{not json at all\n", encoding="utf-8")
+    app = app_for(bad)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        from ctxtui.tui.screens.error import ErrorScreen
+
+        assert isinstance(app.screen, ErrorScreen)
+        assert "broken.jsonl" in app.screen.message
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+        assert app.is_running
+
+
+@pilot_test
+async def test_open_a_bad_file_keeps_the_current_session(tmp_path: Path) -> None:
+    bad = tmp_path / "nope.json"
+    bad.write_text("[]", encoding="utf-8")
+    app = app_for(demo_session())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        main = main_of(app)
+        session = main.session
+        main.load(bad)
+        await settle(pilot)
+        from ctxtui.tui.screens.error import ErrorScreen
+
+        assert isinstance(app.screen, ErrorScreen)
+        await pilot.press("escape")
+        assert main.session is session
+
+
+@pilot_test
+async def test_compaction_apply_then_undo_restores_the_session() -> None:
+    session = demo_session(turns=20)
+    app = app_for(session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        main = main_of(app)
+        await pilot.press("c")
+        await pilot.pause()
+        await pilot.press("enter")  # the reason screen's default: proactive
+        await settle(pilot)
+        from ctxtui.tui.screens.compaction import CompactionPreviewScreen
+
+        assert isinstance(app.screen, CompactionPreviewScreen)
+        await pilot.press("a")
+        await settle(pilot)
+        assert main.session is not session
+        assert main.session is not None and len(main.session) < len(session)
+        await pilot.press("u")
+        await settle(pilot)
+        assert main.session is session
+
+
+@pilot_test
+async def test_missing_demo_shows_the_error_screen(monkeypatch: object) -> None:
+    app = make_app(None, settings=deterministic_settings())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        from ctxtui.tui.screens.error import ErrorScreen
+
+        if app.main.session is None:  # no demo in this install: say so, keep running
+            assert isinstance(app.screen, ErrorScreen)
+        else:
+            assert isinstance(app.screen, MainScreen)
