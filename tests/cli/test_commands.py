@@ -57,7 +57,8 @@ def test_report_json_contract(session_file: Path, capsys: pytest.CaptureFixture[
     assert r["schema"] == "ctxtui.report/1"
     assert r["session"]["path"] == str(session_file)
     sent = json.loads(session_file.read_text())["messages"]
-    assert r["session"]["message_count"] == len(r["messages"]) == len(sent)
+    history = [m for m in sent if m["role"] != "system"]  # the system message is the prompt
+    assert r["session"]["message_count"] == len(r["messages"]) == len(history)
     assert r["policy"]["context_window"] == 16_000 and r["policy"]["max_tokens"] == 1_000
     assert r["totals"]["window"] == 16_000 and r["totals"]["budget"] == 15_000
     assert r["totals"]["tokens"] == pytest.approx(r["totals"]["used_ratio"] * 16_000 - 1_000, abs=1)
