@@ -18,7 +18,7 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
-from ctxtui.core.policy import Policy, PolicyError, preset
+from ctxtui.core.policy import Policy, PolicyError, policy_for_session
 
 PROGRESS_AFTER_SECONDS = 0.5  # quick counts never flash a progress line
 
@@ -45,10 +45,13 @@ def load(args: argparse.Namespace) -> Session:
         raise CommandError(f"{args.session}: {err.strerror or err}") from None
 
 
-def build_policy(args: argparse.Namespace) -> Policy:
-    """The preset with the knobs given on the command line; a bad knob is named."""
+def build_policy(args: argparse.Namespace, session: Session) -> Policy:
+    """The preset fitted to the session (its window), with the knobs given on the command line.
+
+    A knob out of range is named by the option the user typed.
+    """
     try:
-        return preset(args.preset, **policy_overrides(args))
+        return policy_for_session(args.preset, session, policy_overrides(args))
     except PolicyError as err:
         raise CommandError(_name_flags(str(err))) from None
 
@@ -89,7 +92,7 @@ class Progress:
 def plan_session(args: argparse.Namespace) -> Planned:
     """Load, build the policy, count (showing progress when slow) and plan."""
     session = load(args)
-    policy = build_policy(args)
+    policy = build_policy(args, session)
     engine = Engine(session)
     progress = Progress(sys.stderr)
     try:
