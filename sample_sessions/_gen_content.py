@@ -192,7 +192,9 @@ def pytest_log(
     ]
     if verbose:
         for i, name in enumerate(names):
-            status = "FAILED" if name in failed else ("SKIPPED" if rng.random() < 0.02 else "PASSED")
+            status = (
+                "FAILED" if name in failed else ("SKIPPED" if rng.random() < 0.02 else "PASSED")
+            )
             pct = f"[{(i + 1) * 100 // total:3d}%]"
             out.append(f"{name} {status}".ljust(72) + pct)
     else:

@@ -1,4 +1,5 @@
-"""Regenerate the sample sessions in this directory: ``.venv/bin/python sample_sessions/_generate.py``.
+# ruff: noqa: E501  (embedded sample data: source listings, logs and CJK prose keep their lines)
+"""Regenerate the sample sessions here: ``.venv/bin/python sample_sessions/_generate.py``.
 
 Why generated: the big samples (a coding agent over a 32k window, the bundled demo) need tens
 of thousands of tokens of plausible source and logs, and the demo must always validate against
@@ -652,10 +653,26 @@ def coding_agent_overflow() -> Session:
     for mod in sorted(
         f"src/shopfront/{n}.py"
         for n in (
-            "__init__", "cart", "catalog", "errors", "invoice", "money", "pricing", "refunds",
-            "tax", "shipping", "vouchers", "export/csv", "export/pdf", "api/routes",
-            "api/schemas", "api/auth", "db/models", "db/session", "db/migrations",
-        )  # fmt: skip
+            "__init__",
+            "cart",
+            "catalog",
+            "errors",
+            "invoice",
+            "money",
+            "pricing",
+            "refunds",
+            "tax",
+            "shipping",
+            "vouchers",
+            "export/csv",
+            "export/pdf",
+            "api/routes",
+            "api/schemas",
+            "api/auth",
+            "db/models",
+            "db/session",
+            "db/migrations",
+        )
     ):
         stmts = rng.randint(12, 420)
         miss = rng.randint(0, stmts // 3)
@@ -938,7 +955,9 @@ def demo() -> Session:
             wall=2.4,
         ),
     )
-    st.assistant(f"The Oslo fixture ingests cleanly now: {DEMO_ROWS:,} readings, strictly increasing.")
+    st.assistant(
+        f"The Oslo fixture ingests cleanly now: {DEMO_ROWS:,} readings, strictly increasing."
+    )
 
     st.user("Add a regression test for the repeated hour, and one for an explicit offset.")
     test_patch = textwrap.dedent(
@@ -1035,9 +1054,7 @@ def demo() -> Session:
     )
 
 
-def _with_usage(
-    msgs: list[Message], system: str, tools: Sequence[ToolDefinition]
-) -> list[Message]:
+def _with_usage(msgs: list[Message], system: str, tools: Sequence[ToolDefinition]) -> list[Message]:
     """Attach plausible reported usage to assistant messages.
 
     The prompt of request *k* is everything before assistant message *k*; the numbers are a
@@ -1167,13 +1184,17 @@ Budget roughly 90–120 EUR per person per day including the museum and ferries.
 
 def _nginx_log(rng: random.Random, n: int) -> str:
     """An nginx error log tail: the kind of long, repetitive tool output that pruning targets."""
-    paths = ("/cloud/remote.php/dav/files/dev/", "/cloud/index.php/apps/photos/api/v1/albums",
-             "/git/dev/notes.git/info/refs", "/cloud/ocs/v2.php/apps/notifications/api/v2/")
+    paths = (
+        "/cloud/remote.php/dav/files/dev/",
+        "/cloud/index.php/apps/photos/api/v1/albums",
+        "/git/dev/notes.git/info/refs",
+        "/cloud/ocs/v2.php/apps/notifications/api/v2/",
+    )
     errs = (
         "upstream timed out (110: Connection timed out) while reading response header from "
         "upstream",
         "client intended to send too large body: 1073741912 bytes",
-        "open() \"/srv/www/favicon.ico\" failed (2: No such file or directory)",
+        'open() "/srv/www/favicon.ico" failed (2: No such file or directory)',
         "connect() failed (111: Connection refused) while connecting to upstream",
     )
     out = []
@@ -1182,9 +1203,9 @@ def _nginx_log(rng: random.Random, n: int) -> str:
             f"2026/03/06 {14 + i // 40:02d}:{(i * 3) % 60:02d}:{(i * 17) % 60:02d} [error] "
             f"{rng.randint(800, 900)}#{rng.randint(800, 900)}: *{rng.randint(10000, 99999)} "
             f"{rng.choice(errs)}, client: 192.0.2.{rng.randint(2, 250)}, server: "
-            f"home.example.net, request: \"{rng.choice(('GET', 'PROPFIND', 'PUT'))} "
-            f"{rng.choice(paths)} HTTP/2.0\", upstream: \"fastcgi://unix:/run/php/php8.2-fpm.sock:\", "
-            f"host: \"home.example.net\""
+            f'home.example.net, request: "{rng.choice(("GET", "PROPFIND", "PUT"))} '
+            f'{rng.choice(paths)} HTTP/2.0", upstream: "fastcgi://unix:/run/php/php8.2-fpm.sock:", '
+            f'host: "home.example.net"'
         )
     return "\n".join(out) + "\n"
 
@@ -1193,10 +1214,20 @@ def _release_notes(rng: random.Random) -> str:
     """A long fetched web page: release notes with many small bullet points."""
     areas = ("Files", "Photos", "Calendar", "Contacts", "Talk", "Server", "Security", "Mail")
     verbs = ("Fix", "Improve", "Speed up", "Add", "Remove", "Harden", "Clarify", "Update")
-    things = ("upload of large files", "thumbnail generation", "the sharing dialog",
-              "WebDAV locking", "background job scheduling", "the admin overview",
-              "CalDAV sync for recurring events", "two-factor setup", "the search index",
-              "memory use of the preview worker", "dark theme contrast", "the occ CLI help")
+    things = (
+        "upload of large files",
+        "thumbnail generation",
+        "the sharing dialog",
+        "WebDAV locking",
+        "background job scheduling",
+        "the admin overview",
+        "CalDAV sync for recurring events",
+        "two-factor setup",
+        "the search index",
+        "memory use of the preview worker",
+        "dark theme contrast",
+        "the occ CLI help",
+    )
     out = ["HomeCloud Server 31.0.4 — release notes", "=" * 40, ""]
     for area in areas:
         out.append(f"## {area}")
@@ -1206,8 +1237,10 @@ def _release_notes(rng: random.Random) -> str:
                 f"(#{rng.randint(40000, 49999)}, backport of #{rng.randint(38000, 39999)})"
             )
         out.append("")
-    out.append("Upgrade notes: run `occ upgrade` after replacing the code; PHP 8.1 is the "
-               "minimum. Back up the database first.")
+    out.append(
+        "Upgrade notes: run `occ upgrade` after replacing the code; PHP 8.1 is the "
+        "minimum. Back up the database first."
+    )
     return "\n".join(out) + "\n"
 
 
@@ -1268,91 +1301,154 @@ def _pico_turns() -> list[tuple[str, ...]]:
     """The chat script: ("u", text) | ("a", text) | ("t", tool, args_json, output, reasoning)."""
     return [
         ("u", "Good morning! What's a quick breakfast with oats that isn't porridge?"),
-        ("a", "Overnight oats (oats, yoghurt, milk, fruit, left in the fridge) or oat pancakes: "
-              "blend 100 g oats with a banana, an egg and a splash of milk, then fry small "
-              "rounds for 2 minutes a side."),
+        (
+            "a",
+            "Overnight oats (oats, yoghurt, milk, fruit, left in the fridge) or oat pancakes: "
+            "blend 100 g oats with a banana, an egg and a splash of milk, then fry small "
+            "rounds for 2 minutes a side.",
+        ),
         ("u", "Pancakes. Thanks!"),
         ("a", "Enjoy. A pinch of cinnamon in the batter works well with banana."),
         ("u", "Can you check the weather for Tromsø this weekend?"),
-        ("t", "web_fetch", '{"url": "https://weather.example.com/api/v1/forecast?city=tromso&days=3"}',
-         '{"city":"Tromsø","days":[{"date":"2026-03-07","min":-6,"max":-1,"summary":"snow showers",'
-         '"wind_ms":9},{"date":"2026-03-08","min":-8,"max":-3,"summary":"clear, aurora likely",'
-         '"wind_ms":4},{"date":"2026-03-09","min":-4,"max":0,"summary":"cloudy","wind_ms":6}]}',
-         "User wants the weekend forecast; fetch it."),
-        ("a", "Tromsø this weekend: Saturday snow showers, −6 to −1 °C and windy; Sunday clear "
-              "and colder (−8 to −3 °C) with a good chance of aurora; Monday cloudy around 0 °C."),
+        (
+            "t",
+            "web_fetch",
+            '{"url": "https://weather.example.com/api/v1/forecast?city=tromso&days=3"}',
+            '{"city":"Tromsø","days":[{"date":"2026-03-07","min":-6,"max":-1,"summary":"snow showers",'
+            '"wind_ms":9},{"date":"2026-03-08","min":-8,"max":-3,"summary":"clear, aurora likely",'
+            '"wind_ms":4},{"date":"2026-03-09","min":-4,"max":0,"summary":"cloudy","wind_ms":6}]}',
+            "User wants the weekend forecast; fetch it.",
+        ),
+        (
+            "a",
+            "Tromsø this weekend: Saturday snow showers, −6 to −1 °C and windy; Sunday clear "
+            "and colder (−8 to −3 °C) with a good chance of aurora; Monday cloudy around 0 °C.",
+        ),
         ("u", "Sunday night for the northern lights then. What should I wear?"),
-        ("a", "Layers: thermal base layer, fleece or wool mid-layer, insulated jacket and "
-              "windproof trousers. Warm boots with thick wool socks, a hat that covers your "
-              "ears, and mittens over thin gloves so you can use your phone camera. Bring a "
-              "thermos — you'll be standing still for a long time."),
+        (
+            "a",
+            "Layers: thermal base layer, fleece or wool mid-layer, insulated jacket and "
+            "windproof trousers. Warm boots with thick wool socks, a hat that covers your "
+            "ears, and mittens over thin gloves so you can use your phone camera. Bring a "
+            "thermos — you'll be standing still for a long time.",
+        ),
         ("u", "I need a lentil curry recipe for four people tonight."),
         ("a", _RECIPE),
         ("u", "no coconut milk in the house. alternative?"),
-        ("a", "Use 200 g plain yoghurt stirred in off the heat at the end (so it doesn't split), "
-              "or 400 g chopped tomatoes added with the stock for a tangier curry."),
+        (
+            "a",
+            "Use 200 g plain yoghurt stirred in off the heat at the end (so it doesn't split), "
+            "or 400 g chopped tomatoes added with the stock for a tangier curry.",
+        ),
         ("u", "tomatoes it is"),
         ("a", "Good choice — add a pinch of sugar if the tomatoes are sharp."),
-        ("u", "Help me write an email to my team moving our Thursday meeting from 9 to 10:30. "
-              "Reason: school run, and Lisbon colleagues."),
+        (
+            "u",
+            "Help me write an email to my team moving our Thursday meeting from 9 to 10:30. "
+            "Reason: school run, and Lisbon colleagues.",
+        ),
         ("a", _EMAIL),
         ("u", "Make it shorter, it's a small team."),
-        ("a", "Subject: Thursday sync → 10:30\n\nHi all, from next week our Thursday sync "
-              "moves to 10:30 (same room and link) — easier around the school run and for "
-              "Lisbon. Agenda items by Wednesday evening as usual. Thanks, Sam"),
+        (
+            "a",
+            "Subject: Thursday sync → 10:30\n\nHi all, from next week our Thursday sync "
+            "moves to 10:30 (same room and link) — easier around the school run and for "
+            "Lisbon. Agenda items by Wednesday evening as usual. Thanks, Sam",
+        ),
         ("u", "perfect"),
         ("a", "Glad it works. Want me to remind you to send it?"),
         ("u", "No, sent already. How much disk space is left on the home server?"),
-        ("t", "exec", '{"command": "df -h /srv /home"}',
-         "Filesystem      Size  Used Avail Use% Mounted on\n"
-         "/dev/sda2       916G  801G   69G  93% /srv\n"
-         "/dev/sdb1       1.8T  1.1T  643G  63% /home\n",
-         "Run df on the server."),
-        ("a", "/srv is at 93 % (69 GB free of 916 GB); /home has 643 GB free (63 % used). "
-              "/srv is the one to watch."),
+        (
+            "t",
+            "exec",
+            '{"command": "df -h /srv /home"}',
+            "Filesystem      Size  Used Avail Use% Mounted on\n"
+            "/dev/sda2       916G  801G   69G  93% /srv\n"
+            "/dev/sdb1       1.8T  1.1T  643G  63% /home\n",
+            "Run df on the server.",
+        ),
+        (
+            "a",
+            "/srv is at 93 % (69 GB free of 916 GB); /home has 643 GB free (63 % used). "
+            "/srv is the one to watch.",
+        ),
         ("u", "What's eating /srv?"),
-        ("t", "exec", '{"command": "du -xh --max-depth=1 /srv | sort -rh | head -n 12"}',
-         "801G\t/srv\n512G\t/srv/media\n171G\t/srv/backups\n64G\t/srv/photos-import\n"
-         "31G\t/srv/docker\n12G\t/srv/nextcloud\n6.1G\t/srv/logs\n2.3G\t/srv/git\n"
-         "1.1G\t/srv/www\n420M\t/srv/scratch\n",
-         "Find the big directories."),
-        ("a", "Mostly media (512 GB) and backups (171 GB). /srv/photos-import (64 GB) looks "
-              "like a one-off import — if those photos are already in your library, that's "
-              "the easiest space to free. /srv/logs at 6 GB could also be rotated."),
+        (
+            "t",
+            "exec",
+            '{"command": "du -xh --max-depth=1 /srv | sort -rh | head -n 12"}',
+            "801G\t/srv\n512G\t/srv/media\n171G\t/srv/backups\n64G\t/srv/photos-import\n"
+            "31G\t/srv/docker\n12G\t/srv/nextcloud\n6.1G\t/srv/logs\n2.3G\t/srv/git\n"
+            "1.1G\t/srv/www\n420M\t/srv/scratch\n",
+            "Find the big directories.",
+        ),
+        (
+            "a",
+            "Mostly media (512 GB) and backups (171 GB). /srv/photos-import (64 GB) looks "
+            "like a one-off import — if those photos are already in your library, that's "
+            "the easiest space to free. /srv/logs at 6 GB could also be rotated.",
+        ),
         ("u", "photos-import is a duplicate, I'll delete it myself later"),
         ("a", "Sounds good. That brings /srv down to about 86 %."),
-        ("u", "Remind me what the rules are for the community garden plot? The page is "
-              "garden.example.org/rules"),
-        ("t", "web_fetch", '{"url": "https://garden.example.org/rules"}', _PAGE,
-         "Fetch the garden rules page."),
-        ("a", "Key points: open 07:00–21:00 in summer (08:00–18:00 in winter); the gate code "
-              "changes monthly; work days are the second Saturday of each month 10:00–13:00 "
-              "and you're asked to attend three per season; no pesticides at all, slug pellets "
-              "only ferric phosphate; green waste only in the compost."),
+        (
+            "u",
+            "Remind me what the rules are for the community garden plot? The page is "
+            "garden.example.org/rules",
+        ),
+        (
+            "t",
+            "web_fetch",
+            '{"url": "https://garden.example.org/rules"}',
+            _PAGE,
+            "Fetch the garden rules page.",
+        ),
+        (
+            "a",
+            "Key points: open 07:00–21:00 in summer (08:00–18:00 in winter); the gate code "
+            "changes monthly; work days are the second Saturday of each month 10:00–13:00 "
+            "and you're asked to attend three per season; no pesticides at all, slug pellets "
+            "only ferric phosphate; green waste only in the compost.",
+        ),
         ("u", "when's the next work day?"),
         ("a", "The second Saturday of March 2026 is 14 March, 10:00–13:00."),
-        ("u", "ok. Plan a 3-day city trip for me and my partner, somewhere coastal, not too "
-              "expensive, early May."),
+        (
+            "u",
+            "ok. Plan a 3-day city trip for me and my partner, somewhere coastal, not too "
+            "expensive, early May.",
+        ),
         ("a", _TRIP),
         ("u", "sounds lovely. which city did you have in mind though? 😄"),
-        ("a", "Fair point — I described a generic harbour town. That plan fits Bergen or "
-              "Gothenburg well; for lower prices in early May, Gdańsk is a great match: old "
-              "town, harbour, a ferry to the Hel peninsula, and meals at about half the price."),
+        (
+            "a",
+            "Fair point — I described a generic harbour town. That plan fits Bergen or "
+            "Gothenburg well; for lower prices in early May, Gdańsk is a great match: old "
+            "town, harbour, a ferry to the Hel peninsula, and meals at about half the price.",
+        ),
         ("u", "Gdańsk! Flights from Oslo?"),
-        ("t", "web_fetch", '{"url": "https://flights.example.com/search?from=OSL&to=GDN&month=2026-05"}',
-         '{"route":"OSL-GDN","results":[{"date":"2026-05-01","dep":"07:05","arr":"08:50",'
-         '"price_eur":49},{"date":"2026-05-01","dep":"18:40","arr":"20:25","price_eur":72},'
-         '{"date":"2026-05-04","dep":"21:10","arr":"22:55","price_eur":38}],"currency":"EUR"}',
-         "Search flights OSL-GDN in May."),
-        ("a", "Direct flights exist: 1 May 07:05 → 08:50 for 49 EUR or 18:40 → 20:25 for 72 "
-              "EUR; back on 4 May 21:10 → 22:55 for 38 EUR. Prices per person, one way."),
+        (
+            "t",
+            "web_fetch",
+            '{"url": "https://flights.example.com/search?from=OSL&to=GDN&month=2026-05"}',
+            '{"route":"OSL-GDN","results":[{"date":"2026-05-01","dep":"07:05","arr":"08:50",'
+            '"price_eur":49},{"date":"2026-05-01","dep":"18:40","arr":"20:25","price_eur":72},'
+            '{"date":"2026-05-04","dep":"21:10","arr":"22:55","price_eur":38}],"currency":"EUR"}',
+            "Search flights OSL-GDN in May.",
+        ),
+        (
+            "a",
+            "Direct flights exist: 1 May 07:05 → 08:50 for 49 EUR or 18:40 → 20:25 for 72 "
+            "EUR; back on 4 May 21:10 → 22:55 for 38 EUR. Prices per person, one way.",
+        ),
         ("u", "Morning flight out, evening back. Total for two?"),
         ("a", "(49 + 38) × 2 = 174 EUR for both of you, before baggage."),
         ("u", "great. totally unrelated: how do I get candle wax out of a tablecloth?"),
-        ("a", "Let it harden (an ice cube helps), scrape off what you can, then put paper "
-              "towel on both sides and iron on low heat — the paper soaks up the wax. Move to a "
-              "clean patch of paper until nothing more transfers. Treat any colour stain with "
-              "a little washing-up liquid, then wash as usual."),
+        (
+            "a",
+            "Let it harden (an ice cube helps), scrape off what you can, then put paper "
+            "towel on both sides and iron on low heat — the paper soaks up the wax. Move to a "
+            "clean patch of paper until nothing more transfers. Treat any colour stain with "
+            "a little washing-up liquid, then wash as usual.",
+        ),
         ("u", "worked!"),
         ("a", "Excellent."),
         ("u", "What's 18% of 2,340?"),
@@ -1360,91 +1456,150 @@ def _pico_turns() -> list[tuple[str, ...]]:
         ("u", "and with 25% VAT on top of 2,340?"),
         ("a", "2,925.00 (2,340 × 1.25)."),
         ("u", "Can you check if the backup job ran last night?"),
-        ("t", "exec", '{"command": "journalctl -u restic-backup --since yesterday --no-pager | tail -n 15"}',
-         "\n".join(
-             f"Mar 06 02:{m:02d}:{(m * 7) % 60:02d} homeserver restic[{4100 + m}]: {line}"
-             for m, line in enumerate(
-                 [
-                     "open repository",
-                     "lock repository",
-                     "using parent snapshot 3f1a9c2e",
-                     "load index files",
-                     "start scan on [/srv/nextcloud /srv/git /home/dev]",
-                     "start backup on [/srv/nextcloud /srv/git /home/dev]",
-                     "scan finished in 41.122s: 182311 files, 96.402 GiB",
-                     "Files:         212 new,   1043 changed, 181056 unmodified",
-                     "Dirs:           18 new,    301 changed,  20544 unmodified",
-                     "Added to the repository: 1.822 GiB (1.104 GiB stored)",
-                     "processed 182311 files, 96.402 GiB in 3:12",
-                     "snapshot 8d02be71 saved",
-                     "restic-backup.service: Deactivated successfully.",
-                 ]
-             )
-         ) + "\n",
-         "Check the systemd journal for the backup unit."),
-        ("a", "Yes — it ran at 02:00 and finished cleanly: snapshot 8d02be71, 1.8 GiB added "
-              "(1.1 GiB after deduplication), 182,311 files in about 3 minutes."),
+        (
+            "t",
+            "exec",
+            '{"command": "journalctl -u restic-backup --since yesterday --no-pager | tail -n 15"}',
+            "\n".join(
+                f"Mar 06 02:{m:02d}:{(m * 7) % 60:02d} homeserver restic[{4100 + m}]: {line}"
+                for m, line in enumerate(
+                    [
+                        "open repository",
+                        "lock repository",
+                        "using parent snapshot 3f1a9c2e",
+                        "load index files",
+                        "start scan on [/srv/nextcloud /srv/git /home/dev]",
+                        "start backup on [/srv/nextcloud /srv/git /home/dev]",
+                        "scan finished in 41.122s: 182311 files, 96.402 GiB",
+                        "Files:         212 new,   1043 changed, 181056 unmodified",
+                        "Dirs:           18 new,    301 changed,  20544 unmodified",
+                        "Added to the repository: 1.822 GiB (1.104 GiB stored)",
+                        "processed 182311 files, 96.402 GiB in 3:12",
+                        "snapshot 8d02be71 saved",
+                        "restic-backup.service: Deactivated successfully.",
+                    ]
+                )
+            )
+            + "\n",
+            "Check the systemd journal for the backup unit.",
+        ),
+        (
+            "a",
+            "Yes — it ran at 02:00 and finished cleanly: snapshot 8d02be71, 1.8 GiB added "
+            "(1.1 GiB after deduplication), 182,311 files in about 3 minutes.",
+        ),
         ("u", "👍"),
         ("a", "👍"),
         ("u", "Explain like I'm 12: why does the moon look bigger near the horizon?"),
-        ("a", "It isn't actually bigger — a photo shows the same size. Your brain is doing "
-              "the trick. Near the horizon you see the moon next to trees and houses, and your "
-              "brain thinks 'it's far away behind all that', so it decides the moon must be "
-              "huge. High in the sky there's nothing to compare it with, so it looks smaller. "
-              "It's called the moon illusion, and scientists still argue about the details!"),
+        (
+            "a",
+            "It isn't actually bigger — a photo shows the same size. Your brain is doing "
+            "the trick. Near the horizon you see the moon next to trees and houses, and your "
+            "brain thinks 'it's far away behind all that', so it decides the moon must be "
+            "huge. High in the sky there's nothing to compare it with, so it looks smaller. "
+            "It's called the moon illusion, and scientists still argue about the details!",
+        ),
         ("u", "my kid says thanks"),
-        ("a", "Tell them to try the paper-tube test: look at the horizon moon through a rolled "
-              "up sheet of paper and the illusion disappears."),
+        (
+            "a",
+            "Tell them to try the paper-tube test: look at the horizon moon through a rolled "
+            "up sheet of paper and the illusion disappears.",
+        ),
         ("u", "Set a shopping list: oats, bananas, eggs, tomatoes, lentils, rice, dish soap"),
-        ("t", "exec", '{"command": "todo add --list shopping oats bananas eggs tomatoes lentils rice \'dish soap\'"}',
-         "Added 7 items to list 'shopping' (now 9 items).", "Use the todo CLI."),
+        (
+            "t",
+            "exec",
+            '{"command": "todo add --list shopping oats bananas eggs tomatoes lentils rice \'dish soap\'"}',
+            "Added 7 items to list 'shopping' (now 9 items).",
+            "Use the todo CLI.",
+        ),
         ("a", "Added 7 items; your shopping list now has 9 items (2 were already on it)."),
         ("u", "what were the other 2?"),
-        ("t", "exec", '{"command": "todo show --list shopping"}',
-         "shopping (9)\n  [ ] coffee\n  [ ] batteries AA\n  [ ] oats\n  [ ] bananas\n"
-         "  [ ] eggs\n  [ ] tomatoes\n  [ ] lentils\n  [ ] rice\n  [ ] dish soap\n",
-         "Show the list."),
+        (
+            "t",
+            "exec",
+            '{"command": "todo show --list shopping"}',
+            "shopping (9)\n  [ ] coffee\n  [ ] batteries AA\n  [ ] oats\n  [ ] bananas\n"
+            "  [ ] eggs\n  [ ] tomatoes\n  [ ] lentils\n  [ ] rice\n  [ ] dish soap\n",
+            "Show the list.",
+        ),
         ("a", "Coffee and AA batteries."),
         ("u", "Translate 'where is the ferry to Hel?' into Polish"),
-        ("a", "„Skąd odpływa prom na Hel?\" (literally: where does the ferry to Hel leave from?)"),
-        ("u", "Thanks. One more: a short birthday message for my colleague Jonas, 40 today, "
-              "loves cycling"),
-        ("a", "Happy 40th, Jonas! May the next decade bring tailwinds, smooth roads and "
-              "plenty of cake at the top of every climb. 🚴"),
+        ("a", '„Skąd odpływa prom na Hel?" (literally: where does the ferry to Hel leave from?)'),
+        (
+            "u",
+            "Thanks. One more: a short birthday message for my colleague Jonas, 40 today, "
+            "loves cycling",
+        ),
+        (
+            "a",
+            "Happy 40th, Jonas! May the next decade bring tailwinds, smooth roads and "
+            "plenty of cake at the top of every climb. 🚴",
+        ),
         ("u", "lovely"),
         ("a", "Have a good day!"),
-        ("u", "Can you plan dinners for next week? Mostly vegetarian, two of us, lunches "
-              "from leftovers."),
+        (
+            "u",
+            "Can you plan dinners for next week? Mostly vegetarian, two of us, lunches "
+            "from leftovers.",
+        ),
         ("a", _MEALS),
         ("u", "swap the salmon for something cheaper"),
-        ("a", "Thursday becomes egg-fried rice with frozen peas, spring onions and the "
-              "leftover Monday rice — cheaper and uses what you have."),
+        (
+            "a",
+            "Thursday becomes egg-fried rice with frozen peas, spring onions and the "
+            "leftover Monday rice — cheaper and uses what you have.",
+        ),
         ("u", "The cloud web UI is slow tonight. Can you look at the nginx error log?"),
-        ("t", "exec", '{"command": "tail -n 120 /var/log/nginx/error.log"}',
-         _nginx_log(random.Random(61), 120), "Tail the nginx error log."),
-        ("a", "Most errors are upstream timeouts from php-fpm on WebDAV and photo-album "
-              "requests, plus a few 'connection refused' — php-fpm looks overloaded or "
-              "restarting. Check `systemctl status php8.2-fpm` and consider raising "
-              "`pm.max_children`; the favicon 404s are harmless."),
+        (
+            "t",
+            "exec",
+            '{"command": "tail -n 120 /var/log/nginx/error.log"}',
+            _nginx_log(random.Random(61), 120),
+            "Tail the nginx error log.",
+        ),
+        (
+            "a",
+            "Most errors are upstream timeouts from php-fpm on WebDAV and photo-album "
+            "requests, plus a few 'connection refused' — php-fpm looks overloaded or "
+            "restarting. Check `systemctl status php8.2-fpm` and consider raising "
+            "`pm.max_children`; the favicon 404s are harmless.",
+        ),
         ("u", "Is there a newer HomeCloud release that might help?"),
-        ("t", "web_fetch", '{"url": "https://homecloud.example.org/changelog/31.0.4"}',
-         _release_notes(random.Random(62)), "Fetch the release notes."),
-        ("a", "31.0.4 is out. Relevant for you: several fixes to thumbnail generation and the "
-              "preview worker's memory use, and faster WebDAV locking — which matches the "
-              "timeouts you're seeing. Back up the database, replace the code, run `occ "
-              "upgrade`; PHP 8.1 is the minimum, and you're on 8.2."),
+        (
+            "t",
+            "web_fetch",
+            '{"url": "https://homecloud.example.org/changelog/31.0.4"}',
+            _release_notes(random.Random(62)),
+            "Fetch the release notes.",
+        ),
+        (
+            "a",
+            "31.0.4 is out. Relevant for you: several fixes to thumbnail generation and the "
+            "preview worker's memory use, and faster WebDAV locking — which matches the "
+            "timeouts you're seeing. Back up the database, replace the code, run `occ "
+            "upgrade`; PHP 8.1 is the minimum, and you're on 8.2.",
+        ),
         ("u", "I'll upgrade on Saturday. Bedtime story request: a seahorse, for a 6-year-old."),
         ("a", _STORY),
         ("u", "she loved it"),
         ("a", "I'm so glad! Sami can have more adventures any time."),
         ("u", "Back again. Summarise what we planned for Gdańsk in 3 bullet points."),
-        ("a", "- Fly OSL → GDN on 1 May at 07:05, back 4 May at 21:10 (174 EUR for two).\n"
-              "- Saturday: old town, market hall, harbour; Sunday: ferry to the Hel peninsula "
-              "and the coastal path.\n"
-              "- Budget about 90–120 EUR per person per day; book Sunday dinner in advance."),
+        (
+            "a",
+            "- Fly OSL → GDN on 1 May at 07:05, back 4 May at 21:10 (174 EUR for two).\n"
+            "- Saturday: old town, market hall, harbour; Sunday: ferry to the Hel peninsula "
+            "and the coastal path.\n"
+            "- Budget about 90–120 EUR per person per day; book Sunday dinner in advance.",
+        ),
         ("u", "add sunscreen to the shopping list, it's for the trip"),
-        ("t", "exec", '{"command": "todo add --list shopping sunscreen"}',
-         "Added 1 item to list 'shopping' (now 10 items).", "One more item."),
+        (
+            "t",
+            "exec",
+            '{"command": "todo add --list shopping sunscreen"}',
+            "Added 1 item to list 'shopping' (now 10 items).",
+            "One more item.",
+        ),
         ("a", "Added — 10 items on the list now."),
         ("u", "what time is it in Lisbon right now?"),
         ("a", "It's 23:58 in Lisbon (one hour behind Oslo)."),
@@ -1498,7 +1653,12 @@ def picoclaw_long_chat() -> tuple[list[dict[str, Any]], dict[str, Any]]:
                 }
             )
             lines.append(
-                {"role": "tool", "content": output, "created_at": stamp(0.3, 3), "tool_call_id": cid}
+                {
+                    "role": "tool",
+                    "content": output,
+                    "created_at": stamp(0.3, 3),
+                    "tool_call_id": cid,
+                }
             )
     meta = {
         "key": "sk_v1_5c0ffee0d15ea5e0000000000000000000000000000000000000000000000a1",
@@ -1585,7 +1745,9 @@ class ClaudeCode:
             self.lines.append(line)
         return msg_id
 
-    def result(self, tool_use_id: str, text: str, rich: dict[str, Any], error: bool = False) -> None:
+    def result(
+        self, tool_use_id: str, text: str, rich: dict[str, Any], error: bool = False
+    ) -> None:
         source = self.parent
         self.user(
             [{"type": "tool_result", "tool_use_id": tool_use_id, "content": text,
@@ -1596,8 +1758,20 @@ class ClaudeCode:
 
 
 def _sphinx_log(rng: random.Random, warnings: int, broken: bool) -> str:
-    pages = ("install", "config", "deploy/docker", "deploy/systemd", "api/index", "api/auth",
-             "api/webhooks", "howto/backup", "howto/restore", "faq", "changelog", "glossary")
+    pages = (
+        "install",
+        "config",
+        "deploy/docker",
+        "deploy/systemd",
+        "api/index",
+        "api/auth",
+        "api/webhooks",
+        "howto/backup",
+        "howto/restore",
+        "faq",
+        "changelog",
+        "glossary",
+    )
     out = [
         "sphinx-build -W --keep-going -b html docs docs/_build/html",
         "Running Sphinx v7.3.7",
@@ -1677,12 +1851,19 @@ def claude_code_compacted() -> list[dict[str, Any]]:
            "output_tokens": 212}  # fmt: skip
     cc.assistant(
         [
-            {"type": "thinking", "thinking": "Run the docs build to see the exact warning.",
-             "signature": "EqMBCkYIBxgCKkB" + "x" * 180 + "=="},  # fmt: skip
+            {
+                "type": "thinking",
+                "thinking": "Run the docs build to see the exact warning.",
+                "signature": "EqMBCkYIBxgCKkB" + "x" * 180 + "==",
+            },
             {"type": "text", "text": "Let me reproduce the build failure first."},
-            {"type": "tool_use", "id": "toolu_01DocsBuild0001", "name": "Bash",
-             "input": {"command": "make -C docs html", "description": "Build the docs"}},
-        ],  # fmt: skip
+            {
+                "type": "tool_use",
+                "id": "toolu_01DocsBuild0001",
+                "name": "Bash",
+                "input": {"command": "make -C docs html", "description": "Build the docs"},
+            },
+        ],
         use,
         "tool_use",
     )
@@ -1697,14 +1878,28 @@ def claude_code_compacted() -> list[dict[str, Any]]:
            "output_tokens": 164}  # fmt: skip
     cc.assistant(
         [
-            {"type": "text", "text": "The reference `handbook.backup.restore_snapshot` is not "
-             "found. I'll read the backup module and search for the function."},
-            {"type": "tool_use", "id": "toolu_01ReadBackup002", "name": "Read",
-             "input": {"file_path": f"{CC_CWD}/src/handbook/backup.py"}},
-            {"type": "tool_use", "id": "toolu_01GrepRestore03", "name": "Grep",
-             "input": {"pattern": "restore_snapshot|def restore", "output_mode": "content",
-                       "-n": True}},
-        ],  # fmt: skip
+            {
+                "type": "text",
+                "text": "The reference `handbook.backup.restore_snapshot` is not "
+                "found. I'll read the backup module and search for the function.",
+            },
+            {
+                "type": "tool_use",
+                "id": "toolu_01ReadBackup002",
+                "name": "Read",
+                "input": {"file_path": f"{CC_CWD}/src/handbook/backup.py"},
+            },
+            {
+                "type": "tool_use",
+                "id": "toolu_01GrepRestore03",
+                "name": "Grep",
+                "input": {
+                    "pattern": "restore_snapshot|def restore",
+                    "output_mode": "content",
+                    "-n": True,
+                },
+            },
+        ],
         use,
         "tool_use",
     )
@@ -1741,12 +1936,22 @@ def claude_code_compacted() -> list[dict[str, Any]]:
     new = "Call :py:func:`handbook.backup.restore` with the"
     cc.assistant(
         [
-            {"type": "text", "text": "The function was renamed to `restore` in 0.9 but the "
-             "how-to still uses the old name. Updating the reference."},
-            {"type": "tool_use", "id": "toolu_01EditRestore04", "name": "Edit",
-             "input": {"file_path": f"{CC_CWD}/docs/howto/restore.rst", "old_string": old,
-                       "new_string": new}},
-        ],  # fmt: skip
+            {
+                "type": "text",
+                "text": "The function was renamed to `restore` in 0.9 but the "
+                "how-to still uses the old name. Updating the reference.",
+            },
+            {
+                "type": "tool_use",
+                "id": "toolu_01EditRestore04",
+                "name": "Edit",
+                "input": {
+                    "file_path": f"{CC_CWD}/docs/howto/restore.rst",
+                    "old_string": old,
+                    "new_string": new,
+                },
+            },
+        ],
         use,
         "tool_use",
     )
@@ -1760,9 +1965,14 @@ def claude_code_compacted() -> list[dict[str, Any]]:
             "newString": new,
             "originalFile": "Restoring a backup\n==================\n\n" + old + "\n",
             "structuredPatch": [
-                {"oldStart": 41, "oldLines": 1, "newStart": 41, "newLines": 1,
-                 "lines": [f"-{old}", f"+{new}"]}
-            ],  # fmt: skip
+                {
+                    "oldStart": 41,
+                    "oldLines": 1,
+                    "newStart": 41,
+                    "newLines": 1,
+                    "lines": [f"-{old}", f"+{new}"],
+                }
+            ],
             "userModified": False,
             "replaceAll": False,
         },
@@ -1816,14 +2026,24 @@ def claude_code_compacted() -> list[dict[str, Any]]:
            "output_tokens": 740}  # fmt: skip
     cc.assistant(
         [
-            {"type": "thinking", "thinking": "The labels gained a longer suffix: -intro → "
-             "-overview, -limits → -limits-and-quotas. A sed over docs/*.rst is safe because "
-             "the old names appear only inside :ref: roles.", "signature": "EqQBCkYIBx" + "y" * 200},
-            {"type": "tool_use", "id": "toolu_01SedLabels007", "name": "Bash",
-             "input": {"command": "grep -rl ':ref:' docs --include='*.rst' | xargs sed -i "
-                       "-e 's/-intro>`/-overview>`/g' -e 's/-limits>`/-limits-and-quotas>`/g'",
-                       "description": "Rename old label references"}},
-        ],  # fmt: skip
+            {
+                "type": "thinking",
+                "thinking": "The labels gained a longer suffix: -intro → "
+                "-overview, -limits → -limits-and-quotas. A sed over docs/*.rst is safe because "
+                "the old names appear only inside :ref: roles.",
+                "signature": "EqQBCkYIBx" + "y" * 200,
+            },
+            {
+                "type": "tool_use",
+                "id": "toolu_01SedLabels007",
+                "name": "Bash",
+                "input": {
+                    "command": "grep -rl ':ref:' docs --include='*.rst' | xargs sed -i "
+                    "-e 's/-intro>`/-overview>`/g' -e 's/-limits>`/-limits-and-quotas>`/g'",
+                    "description": "Rename old label references",
+                },
+            },
+        ],
         use,
         "tool_use",
     )
@@ -1895,9 +2115,13 @@ def claude_code_compacted() -> list[dict[str, Any]]:
     cc.assistant(
         [
             {"type": "text", "text": "I'll look at the current CI workflow first."},
-            {"type": "tool_use", "id": "toolu_01ReadCI000009", "name": "Read",
-             "input": {"file_path": f"{CC_CWD}/.github/workflows/docs.yml"}},
-        ],  # fmt: skip
+            {
+                "type": "tool_use",
+                "id": "toolu_01ReadCI000009",
+                "name": "Read",
+                "input": {"file_path": f"{CC_CWD}/.github/workflows/docs.yml"},
+            },
+        ],
         use,
         "tool_use",
     )
@@ -2100,7 +2324,7 @@ def codex_rollout() -> list[dict[str, Any]]:
           "https://docs.example.com/guide/intro.md/setup.md\n")  # fmt: skip
     shell(
         "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/linkcheck/resolve.py\n"
-        "@@\n-    return urljoin(base.rstrip(\"/\") + \"/\", href)\n+    return urljoin(base, href)\n"
+        '@@\n-    return urljoin(base.rstrip("/") + "/", href)\n+    return urljoin(base, href)\n'
         "*** End Patch\nEOF",
         "Success. Updated the following files:\nM src/linkcheck/resolve.py\n",
     )
@@ -2198,9 +2422,12 @@ def cjk_conversation() -> dict[str, Any]:
             {
                 "role": "user",
                 "content": [
-                    {"type": "tool_result", "tool_use_id": "toolu_01CjkSearch0001",
-                     "content": log_zh},
-                ],  # fmt: skip
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "toolu_01CjkSearch0001",
+                        "content": log_zh,
+                    },
+                ],
             },
             {
                 "role": "assistant",
@@ -2235,10 +2462,16 @@ def cjk_conversation() -> dict[str, Any]:
             {
                 "role": "user",
                 "content": [
-                    {"type": "tool_result", "tool_use_id": "toolu_01CjkSearch0002",
-                     "content": [{"type": "text", "text": log_ja}]},
-                    {"type": "text", "text": "円は小数点以下がないので、その点も気をつけてください。"},
-                ],  # fmt: skip
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "toolu_01CjkSearch0002",
+                        "content": [{"type": "text", "text": log_ja}],
+                    },
+                    {
+                        "type": "text",
+                        "text": "円は小数点以下がないので、その点も気をつけてください。",
+                    },
+                ],
             },
             {
                 "role": "assistant",
@@ -2254,7 +2487,10 @@ def cjk_conversation() -> dict[str, Any]:
                     }
                 ],
             },
-            {"role": "user", "content": "好的，明白了。谢谢！/ 了解しました。ありがとうございます！"},
+            {
+                "role": "user",
+                "content": "好的，明白了。谢谢！/ 了解しました。ありがとうございます！",
+            },
             {
                 "role": "assistant",
                 "content": [{"type": "text", "text": "不客气！修复后如需代码审查，随时告诉我。🙂"}],
@@ -2301,7 +2537,7 @@ def markup_and_ansi() -> Session:
     while size < 200_000:
         fn = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(2))
         piece = (
-            f"function {fn}(e,t){{return e[\"[bold]\"]?t.map(n=>n*{rng.randint(2, 97)}):"
+            f'function {fn}(e,t){{return e["[bold]"]?t.map(n=>n*{rng.randint(2, 97)}):'
             f"'{esc}[3{rng.randint(1, 7)}m'+e.k+'[/]'}};"
         )
         chunks.append(piece)

@@ -1,0 +1,46 @@
+"""Where the bundled sample sessions live, in a checkout and in an installed wheel.
+
+The wheel ships ``sample_sessions/`` inside the package (pyproject's hatch ``force-include``
+maps it to ``ctxtui/sample_sessions``); an editable install or a plain checkout has it at the
+repository root. ``ctxtui`` with no argument opens ``demo.json`` from whichever exists.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DEMO_NAME = "demo.json"
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def _candidates() -> tuple[Path, ...]:
+    """The installed copy first (it matches the installed code), then the checkout's."""
+    return (_PACKAGE_DIR / "sample_sessions", _PACKAGE_DIR.parent / "sample_sessions")
+
+
+def samples_dir() -> Path:
+    """The directory holding the sample sessions.
+
+    Raises ``FileNotFoundError`` naming every place looked in, so a broken install says
+    what is missing instead of failing later on a bare path.
+    """
+    for path in _candidates():
+        if path.is_dir():
+            return path
+    looked = ", ".join(str(p) for p in _candidates())
+    raise FileNotFoundError(
+        f"ctxtui's sample sessions are missing (looked in: {looked}); "
+        "reinstall ctxtui or run from a source checkout"
+    )
+
+
+def demo_session_path() -> Path:
+    """The bundled demo session that ``ctxtui`` opens when given no session."""
+    path = samples_dir() / DEMO_NAME
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"the bundled demo session {path} is missing; reinstall ctxtui or run "
+            "sample_sessions/_generate.py in a source checkout"
+        )
+    return path
