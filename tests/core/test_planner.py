@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 
 from ctxtui.core.counts import SessionCounts
@@ -185,13 +184,13 @@ def test_empty_session_plans() -> None:
     assert (plan.kept_start, plan.tail.start, plan.totals.history) == (0, 0, 0)
 
 
-def test_replanning_100k_messages_after_a_knob_change_is_fast() -> None:
+def test_replanning_100k_messages_moves_the_boundary_with_the_knob() -> None:
+    """Re-plans at scale reuse the prepared index; the speed itself is measured in bench/."""
     session = _chat(50_000)
     counts = _counts([37] * 100_000)
-    policy = preset("plan")
-    build_plan(session, policy, counts, TOKENIZER)  # prepares the per-session index
-    started = time.perf_counter()
-    for ratio in (0.1, 0.2, 0.3, 0.4, 0.5):
-        build_plan(session, policy.with_changes(tail_ratio=ratio), counts, TOKENIZER)
-    per_plan = (time.perf_counter() - started) / 5
-    assert per_plan < 0.02
+    policy = preset("plan").with_changes(tail_min_turns=0, tail_max_tokens=50_000)
+    starts = [
+        build_plan(session, policy.with_changes(tail_ratio=r), counts, TOKENIZER).tail.start
+        for r in (0.1, 0.2, 0.3, 0.4, 0.5)
+    ]
+    assert starts == sorted(starts, reverse=True) and len(set(starts)) == 5
