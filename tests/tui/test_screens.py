@@ -11,7 +11,6 @@ from textual.command import CommandPalette
 from textual.widgets import (
     Button,
     Input,
-    Label,
     Markdown,
     OptionList,
     Static,
@@ -194,7 +193,7 @@ async def test_export_refuses_the_source_until_confirmed(tmp_path: Path) -> None
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
         assert app.results == []
-        assert "source file" in str(app.screen.query_one("#problem", Label).render())
+        assert "source file" in str(app.screen.query_one("#problem", Static).render())
         assert str(app.screen.query_one("#confirm", Button).label) == "Overwrite source"
         await pilot.press("enter")
         assert app.results == [source]
@@ -208,7 +207,7 @@ async def test_export_asks_before_overwriting(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
         assert app.results == []
-        assert "already exists" in str(app.screen.query_one("#problem", Label).render())
+        assert "already exists" in str(app.screen.query_one("#problem", Static).render())
         await pilot.press("enter")
         assert app.results == [existing]
 
@@ -233,7 +232,7 @@ async def test_export_rejects_missing_directory_and_cancels(tmp_path: Path) -> N
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
         assert app.results == []
-        assert "No such directory" in str(app.screen.query_one("#problem", Label).render())
+        assert "No such directory" in str(app.screen.query_one("#problem", Static).render())
         await pilot.press("escape")
         assert app.results == [None]
 
@@ -248,7 +247,7 @@ async def test_open_screen_validates_and_returns_path(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"missing.json", "enter")
         assert app.results == []
-        assert "No such file" in str(app.screen.query_one("#problem", Label).render())
+        assert "No such file" in str(app.screen.query_one("#problem", Static).render())
         app.screen.query_one("#path", Input).value = ""
         await pilot.press(*"session.jsonl", "enter")
         assert app.results == [tmp_path / "session.jsonl"]
@@ -263,11 +262,11 @@ async def test_open_screen_refuses_directories_and_unreadable_files(tmp_path: Pa
     app = HostApp(lambda: OpenSessionScreen(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"sub", "enter")
-        assert "Not a file" in str(app.screen.query_one("#problem", Label).render())
+        assert "Not a file" in str(app.screen.query_one("#problem", Static).render())
         if not os.access(locked, os.R_OK):  # root can read anything
             app.screen.query_one("#path", Input).value = "locked.json"
             await pilot.press("enter")
-            assert "Not readable" in str(app.screen.query_one("#problem", Label).render())
+            assert "Not readable" in str(app.screen.query_one("#problem", Static).render())
         await pilot.press("escape")
         assert app.results == [None]
 

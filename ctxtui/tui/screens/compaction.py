@@ -95,7 +95,8 @@ class CompactionPreviewScreen(ModalScreen[str | None]):
         margin-bottom: 1;
     }
     CompactionPreviewScreen #overflow {
-        border: round $error;
+        border-left: outer $error;
+        background: $error 10%;
         color: $text-error;
         padding: 0 1;
         height: auto;
@@ -116,10 +117,14 @@ class CompactionPreviewScreen(ModalScreen[str | None]):
     }
     CompactionPreviewScreen #buttons {
         height: auto;
+        margin: 1 0 0 0;
         align-horizontal: right;
     }
     CompactionPreviewScreen #buttons Button {
-        margin-left: 1;
+        margin-left: 2;
+        min-width: 0;
+        width: auto;
+        padding: 0 1;
     }
     """
 
@@ -161,9 +166,9 @@ class CompactionPreviewScreen(ModalScreen[str | None]):
                 with TabPane("Figures", id="figures-tab"), VerticalScroll():
                     yield Static(figures(result), id="figures")
             with Horizontal(id="buttons"):
-                yield Button(Content("Apply (a)"), variant="primary", id="apply")
-                yield Button(Content("Export (x)"), id="export")
-                yield Button(Content("Cancel (esc)"), id="cancel")
+                yield Button(Content("Apply (a)"), variant="primary", compact=True, id="apply")
+                yield Button(Content("Export (x)"), compact=True, id="export")
+                yield Button(Content("Cancel (esc)"), compact=True, id="cancel")
 
     def _summary(self) -> ComposeResult:
         result = self.result

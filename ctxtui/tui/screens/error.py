@@ -44,6 +44,11 @@ class ErrorScreen(ModalScreen[None]):
         height: auto;
         align-horizontal: right;
     }
+    ErrorScreen #buttons Button {
+        min-width: 0;
+        width: auto;
+        padding: 0 2;
+    }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -60,7 +65,7 @@ class ErrorScreen(ModalScreen[None]):
             yield Label(Text(self.error_title), id="title")
             yield Static(Text(self.message), id="message")
             with Horizontal(id="buttons"):
-                yield Button("OK", variant="error", id="ok")
+                yield Button("OK", variant="error", compact=True, id="ok")
 
     def on_mount(self) -> None:
         self.query_one("#ok", Button).focus()

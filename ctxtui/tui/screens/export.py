@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label
+from textual.widgets import Button, Input, Label, Static
 
 from ctxtui.tui.screens.open import resolve_input
 
@@ -73,6 +73,7 @@ class ExportScreen(ModalScreen[Path | None]):
     ExportScreen #problem {
         color: $text-warning;
         height: auto;
+        min-height: 1;
         margin: 1 0;
     }
     ExportScreen #buttons {
@@ -80,7 +81,10 @@ class ExportScreen(ModalScreen[Path | None]):
         align-horizontal: right;
     }
     ExportScreen #buttons Button {
-        margin-left: 1;
+        margin-left: 2;
+        min-width: 0;
+        width: auto;
+        padding: 0 1;
     }
     """
 
@@ -98,10 +102,10 @@ class ExportScreen(ModalScreen[Path | None]):
         with Vertical(id="dialog"):
             yield Label("Export compacted session (native JSON)", id="title")
             yield Input(str(self.default_path), id="path")
-            yield Label("", id="problem", markup=False)
+            yield Static("", id="problem", markup=False)
             with Horizontal(id="buttons"):
-                yield Button("Export", variant="primary", id="confirm")
-                yield Button("Cancel", id="cancel")
+                yield Button("Export", variant="primary", compact=True, id="confirm")
+                yield Button("Cancel", compact=True, id="cancel")
 
     def on_mount(self) -> None:
         self.query_one("#path", Input).focus()
@@ -132,13 +136,14 @@ class ExportScreen(ModalScreen[Path | None]):
 
     def _set_armed(self, path: Path | None, message: str, *, source: bool = False) -> None:
         self._armed = path
-        self.query_one("#problem", Label).update(message)
+        self.query_one("#problem", Static).update(message)
         button = self.query_one("#confirm", Button)
         if path is None:
             button.label, button.variant = "Export", "primary"
         else:
             button.label = "Overwrite source" if source else "Overwrite"
             button.variant = "error"
+        button.refresh(layout=True)  # an auto-width button must grow with its new label
 
     @on(Button.Pressed, "#cancel")
     def _cancel_pressed(self) -> None:

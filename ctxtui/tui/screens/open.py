@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.validation import ValidationResult, Validator
-from textual.widgets import DirectoryTree, Input, Label
+from textual.widgets import DirectoryTree, Input, Label, Static
 
 
 def resolve_input(text: str, base: Path) -> Path:
@@ -41,6 +41,14 @@ class ReadableFile(Validator):
         return self.success()
 
 
+class SessionTree(DirectoryTree):
+    """A directory tree drawn with text marks, not emoji, so narrow terminals line up."""
+
+    ICON_NODE = "+ "
+    ICON_NODE_EXPANDED = "- "
+    ICON_FILE = "  "
+
+
 class OpenSessionScreen(ModalScreen[Path | None]):
     """Dismisses with the chosen file; the caller loads it (and shows any import error)."""
 
@@ -62,7 +70,7 @@ class OpenSessionScreen(ModalScreen[Path | None]):
     }
     OpenSessionScreen #problem {
         color: $text-error;
-        height: 1;
+        height: auto;
     }
     OpenSessionScreen DirectoryTree {
         height: 1fr;
@@ -90,8 +98,8 @@ class OpenSessionScreen(ModalScreen[Path | None]):
                 validate_on=["changed", "submitted"],
                 id="path",
             )
-            yield Label("", id="problem", markup=False)
-            yield DirectoryTree(self.start_dir, id="tree")
+            yield Static("", id="problem", markup=False)
+            yield SessionTree(self.start_dir, id="tree")
             yield Label("Enter opens · Tab moves to the tree · Escape cancels", id="hint")
 
     def on_mount(self) -> None:
@@ -102,13 +110,13 @@ class OpenSessionScreen(ModalScreen[Path | None]):
         # Nothing typed yet is not a mistake; only say what is wrong once there is something.
         result = event.validation_result
         problem = "" if result is None or result.is_valid or not event.value else _first(result)
-        self.query_one("#problem", Label).update(problem)
+        self.query_one("#problem", Static).update(problem)
 
     @on(Input.Submitted, "#path")
     def _submitted(self, event: Input.Submitted) -> None:
         result = event.validation_result
         if result is not None and not result.is_valid:
-            self.query_one("#problem", Label).update(_first(result))
+            self.query_one("#problem", Static).update(_first(result))
             return
         self.dismiss(resolve_input(event.value, self.start_dir))
 

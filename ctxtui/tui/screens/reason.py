@@ -24,7 +24,7 @@ EXPLANATIONS: dict[CompactReason, str] = {
 
 
 def _prompt(reason: CompactReason) -> Content:
-    wire = reason.picoclaw_name or "none (PicoClaw has no producer for it)"
+    wire = reason.picoclaw_name or "none (nothing produces it, defect X15)"
     return Content.assemble(
         (reason.value, "bold"),
         "\n",
@@ -51,7 +51,7 @@ class ReasonScreen(ModalScreen[CompactReason | None]):
         height: auto;
         border: thick $primary;
         background: $surface;
-        padding: 1 2;
+        padding: 0 2;
     }
     ReasonScreen #title {
         text-style: bold;
@@ -59,7 +59,7 @@ class ReasonScreen(ModalScreen[CompactReason | None]):
     }
     ReasonScreen OptionList {
         height: auto;
-        max-height: 16;
+        max-height: 18;
     }
     ReasonScreen #hint {
         color: $text-muted;
@@ -74,10 +74,11 @@ class ReasonScreen(ModalScreen[CompactReason | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Label("Why compact?", id="title")
-            yield OptionList(
-                *(Option(_prompt(r), id=r.value) for r in CompactReason),
-                id="reasons",
-            )
+            options: list[Option | None] = []
+            for reason in CompactReason:
+                options += [None] if options else []  # a separator between reasons
+                options.append(Option(_prompt(reason), id=reason.value))
+            yield OptionList(*options, id="reasons")
             yield Label("Enter confirms · Escape cancels", id="hint")
 
     def on_mount(self) -> None:
