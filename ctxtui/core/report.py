@@ -37,6 +37,7 @@ def _messages(session: Session, plan: Plan) -> list[dict[str, Any]]:
             "index": i,
             "role": m.role,
             "tokens": plan.message_tokens[i],
+            "sent_tokens": plan.effective_tokens[i],
             "zone": zone_of(i).value,
             "pruned": i in pruned,
             "truncated": i in truncated,
@@ -155,7 +156,10 @@ def _totals(report: dict[str, Any]) -> Text:
 def _row(table: Table, m: dict[str, Any]) -> None:
     flags = " ".join(f for f, on in (("pruned", m["pruned"]), ("truncated", m["truncated"])) if on)
     tools = ", ".join(m["tool_call_ids"]) or (m["tool_call_id"] or "")
-    table.add_row(f"{m['index']:,}", m["role"], f"{m['tokens']:,}", m["zone"], flags, tools)
+    tokens = f"{m['tokens']:,}"
+    if m["sent_tokens"] != m["tokens"]:
+        tokens += f" → {m['sent_tokens']:,}"
+    table.add_row(f"{m['index']:,}", m["role"], tokens, m["zone"], flags, tools)
 
 
 def _message_table(messages: list[dict[str, Any]]) -> Table:
@@ -187,7 +191,7 @@ def _zones(messages: list[dict[str, Any]]) -> Text:
     for m in messages:
         c = counts[m["zone"]]
         c[0] += 1
-        c[1] += m["tokens"]
+        c[1] += m["sent_tokens"]  # what the request carries, after pruning and truncation
     parts = [f"{zone} {n:,} msgs / {tok:,} tok" for zone, (n, tok) in counts.items()]
     return Text("zones: " + " · ".join(parts))
 

@@ -55,6 +55,7 @@ def test_keys_and_types() -> None:
             "index",
             "role",
             "tokens",
+            "sent_tokens",
             "zone",
             "pruned",
             "truncated",
@@ -73,6 +74,7 @@ def test_figures_come_from_the_plan() -> None:
     assert r["fresh_tail"] == {"start": 3, "budget": 2_000, "tokens": 8, "reason": "min_turns"}
     assert [m["zone"] for m in r["messages"]] == ["dropped", "kept", "kept", "tail", "tail"]
     assert [m["tokens"] for m in r["messages"]] == [10, 20, 100, 5, 3]
+    assert [m["sent_tokens"] for m in r["messages"]] == [10, 20, 10, 5, 3]  # #2 pruned
     assert [m["pruned"] for m in r["messages"]] == [False, False, True, False, False]
     assert r["messages"][1]["tool_call_ids"] == ["c1"]
     assert r["messages"][2]["tool_call_id"] == "c1"
