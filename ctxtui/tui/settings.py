@@ -9,6 +9,7 @@ from typing import Any, Literal
 from platformdirs import user_config_dir
 from pydantic import Field, PrivateAttr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from textual.app import App
 
 from ctxtui.core.policy import PresetName
 
@@ -141,3 +142,19 @@ def deterministic_settings(**overrides: Any) -> AppSettings:
     }
     values.update(overrides)
     return _Pinned(**values)
+
+
+def apply_settings(app: App[Any], settings: AppSettings) -> list[str]:
+    """Put the look-and-feel settings on a running app; return notices for what was skipped.
+
+    Presets and tokenizers are the app's own state and stay with it; this only sets what
+    Textual owns (theme, keymap, animations), so it can run in ``on_mount`` of any app.
+    """
+    notices: list[str] = []
+    if settings.theme in app.available_themes:
+        app.theme = settings.theme
+    else:
+        notices.append(f"Unknown theme {settings.theme!r}; keeping {app.theme!r}")
+    app.animation_level = settings.animation_level
+    app.set_keymap(settings.keys)
+    return notices

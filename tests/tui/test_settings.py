@@ -7,8 +7,14 @@ import os
 from pathlib import Path
 
 import pytest
+from screen_fixtures import HostApp, pilot_test
 
-from ctxtui.tui.settings import AppSettings, deterministic_settings, load_settings
+from ctxtui.tui.settings import (
+    AppSettings,
+    apply_settings,
+    deterministic_settings,
+    load_settings,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -94,3 +100,25 @@ def test_deterministic_settings_ignore_the_environment(monkeypatch: pytest.Monke
     assert settings.animation_level == "none"
     assert settings.tokenizer == "plan"
     assert deterministic_settings(theme="nord").theme == "nord"
+
+
+@pilot_test
+async def test_apply_settings_sets_theme_keys_and_animations() -> None:
+    app = HostApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        settings = deterministic_settings(theme="nord", keys={"compact": "k"})
+        assert apply_settings(app, settings) == []
+        assert app.theme == "nord"
+        assert app.animation_level == "none"
+        await pilot.press("k")
+        assert app.actions == ["compact"]
+
+
+@pilot_test
+async def test_apply_settings_reports_an_unknown_theme() -> None:
+    app = HostApp()
+    async with app.run_test(size=(80, 24)):
+        before = app.theme
+        notices = apply_settings(app, deterministic_settings(theme="no-such-theme"))
+        assert app.theme == before
+        assert notices == [f"Unknown theme 'no-such-theme'; keeping {before!r}"]
