@@ -18,7 +18,10 @@ from textual.widgets import (
     TextArea,
 )
 
+from ctxtui.core.engine import Engine
+from ctxtui.core.policy import preset
 from ctxtui.core.reasons import CompactReason
+from ctxtui.importers import load_session
 from ctxtui.tui.commands import CtxtuiCommands, palette_commands
 from ctxtui.tui.screens.compaction import CompactionPreviewScreen
 from ctxtui.tui.screens.error import ErrorScreen
@@ -346,3 +349,23 @@ async def test_palette_hit_runs_the_action() -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert app.actions == ["tokenizer:picoclaw"]
+
+
+# -- with the real core ----------------------------------------------------------------------
+
+
+@pilot_test
+async def test_preview_renders_a_real_compaction_of_the_overflow_sample() -> None:
+    """The screen reads the core's real CompactionResult, not just the hand-built one."""
+    sample = Path(__file__).parents[2] / "sample_sessions" / "coding_agent_overflow.json"
+    session = load_session(sample)
+    result = Engine(session).compact(preset("plan"), CompactReason.RETRY)
+    app = HostApp(lambda: CompactionPreviewScreen(result))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, CompactionPreviewScreen)
+        screen.query_one(TabbedContent).active = "figures-tab"
+        await pilot.pause()
+        assert "retry (PicoClaw: llm_retry)" in _text(app, "#figures")
+        await pilot.press("escape")
+        assert app.results == [None]
