@@ -261,7 +261,7 @@ class MainScreen(Screen[None]):
         self.query_one(BudgetGauge).show(plan)
         bar = self.query_one(SessionBar)
         bar.show(self.session, plan, undo_depth=len(self._undo))
-        bar.set_status(plan.overflow.message() if plan.overflow else "")
+        bar.set_status(f"cannot fit: {plan.overflow.reason}" if plan.overflow else "")
         messages = self.query_one(MessageList)
         messages.show(self.session, plan)
         self._show_detail(messages.cursor)
@@ -325,6 +325,8 @@ class MainScreen(Screen[None]):
     def action_toggle_settings(self) -> None:
         panel = self.query_one(SettingsPanel)
         panel.display = not panel.display
+        # The list needs the room more than the detail pane while the knobs are out.
+        self.set_class(panel.display, "-settings-open")
         if panel.display:
             panel.focus_first()
         else:

@@ -108,13 +108,25 @@ class BudgetGauge(Widget):
         return text
 
     def _legend(self, plan: Plan, width: int) -> Text:
-        text = Text(overflow="fold")
-        for (name, label, char), value in zip(SEGMENTS, segment_values(plan), strict=True):
-            if value <= 0 and name not in ("kept", "tail", "free"):
-                continue
-            if text:
-                text.append("  ")
-            text.append(char, self._style(name))
-            text.append(f" {label} ", self._style("label"))
-            text.append(f"{value:,}")
+        """One line when it can be: the spacing, then the labels, shrink before it wraps."""
+        entries = [
+            (name, label, char, value)
+            for (name, label, char), value in zip(SEGMENTS, segment_values(plan), strict=True)
+            if value > 0 or name in ("kept", "tail", "free")
+        ]
+        for gap, short in (("  ", False), (" ", False), (" ", True)):
+            text = Text(overflow="fold")
+            for name, label, char, value in entries:
+                if text:
+                    text.append(gap)
+                text.append(char, self._style(name))
+                text.append(
+                    f" {SHORT.get(label, label) if short else label} ", self._style("label")
+                )
+                text.append(f"{value:,}")
+            if text.cell_len <= width:
+                break
         return text
+
+
+SHORT = {"system": "sys", "summary": "sum", "dropped": "drop", "reserve": "rsv"}

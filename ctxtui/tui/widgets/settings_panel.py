@@ -108,8 +108,10 @@ class SettingsPanel(VerticalScroll):
         color: $text-muted;
     }
     SettingsPanel #settings-error {
-        color: $error;
+        color: $text-error;
         height: auto;
+        display: none;
+        margin-top: 1;
     }
     SettingsPanel Input.-invalid {
         background: $error 30%;
@@ -200,7 +202,9 @@ class SettingsPanel(VerticalScroll):
         self._set_error("")
 
     def _set_error(self, problem: str) -> None:
-        self.query_one("#settings-error", Static).update(problem)
+        error = self.query_one("#settings-error", Static)
+        error.update(problem)
+        error.display = bool(problem)
 
     def _apply(self, name: str, raw: Any, control: Widget) -> None:
         info = Policy.model_fields[name]

@@ -1,0 +1,133 @@
+"""Snapshots of the main screen: what a user sees, at fixed sizes, from sessions built in Python.
+
+Each test's docstring says what the reader should see in its SVG. File names on screen are
+names only (the sessions carry a fake ``/somewhere/private/`` path that must never show).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from ctxtui.tui.widgets.message_list import MessageList
+from tests.tui.main_fixtures import app_for, cjk_session, demo_session, markup_session
+
+SnapCompare = Callable[..., bool]
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+def then(
+    *steps: Callable[[Pilot[Any]], Awaitable[None]],
+) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    """Wait for the workers, run ``steps`` in order, and wait again before the screenshot."""
+
+    async def run(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        for step in steps:
+            await step(pilot)
+            await settle(pilot)
+
+    return run
+
+
+def press(*keys: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    async def run(pilot: Pilot[Any]) -> None:
+        await pilot.press(*keys)
+
+    return run
+
+
+def set_knob(name: str, value: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    async def run(pilot: Pilot[Any]) -> None:
+        pilot.app.screen.query_one(f"#knob-{name}", Input).value = value
+
+    return run
+
+
+def select(index: int) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    async def run(pilot: Pilot[Any]) -> None:
+        pilot.app.screen.query_one(MessageList).select(index)
+
+    return run
+
+
+def test_demo_80x24(snap_compare: SnapCompare) -> None:
+    """Demo at 80×24: gauge (figures, bar, legend) on top, the session bar naming `demo.jsonl`
+    (no directory), the message list with short roles, and the detail pane below the list
+    showing message #0; the footer lists c/u/e/…/q."""
+    assert snap_compare(app_for(demo_session()), terminal_size=(80, 24), run_before=then())
+
+
+def test_demo_120x40(snap_compare: SnapCompare) -> None:
+    """Demo at 120×40: the detail pane sits right of the list; rows show index, role, tool
+    name, literal preview, tokens and an eighth-block bar; the fresh-tail rule is on screen
+    with its `fresh tail · N / M tok · min 2 turns` label; tail rows are green."""
+    assert snap_compare(app_for(demo_session()), terminal_size=(120, 40), run_before=then())
+
+
+def test_boundary_after_t(snap_compare: SnapCompare) -> None:
+    """A 20-turn session after `t`: the fresh-tail rule is the top row of the list and the
+    cursor is on the first tail message right below it."""
+    app = app_for(demo_session(turns=20))
+    assert snap_compare(app, terminal_size=(100, 30), run_before=then(press("t")))
+
+
+def test_pruned_rows(snap_compare: SnapCompare) -> None:
+    """Cursor on a pruned tool output (#2): pruned rows are dimmed with an orange
+    `pruned −N tok` tag; the detail pane shows `N tok → 16 sent`, the call it answers (#1),
+    the token counts under each tokenizer and the plan's sentence saying why."""
+    app = app_for(demo_session())
+    assert snap_compare(app, terminal_size=(120, 40), run_before=then(select(2)))
+
+
+def test_after_knob_change(snap_compare: SnapCompare) -> None:
+    """The same demo after setting `tail max tokens` to 2000 in the settings panel (open on
+    the right): the rule moved down to a smaller tail, more rows are pruned, and the gauge's
+    tail segment shrank."""
+    app = app_for(demo_session())
+    steps = then(press("s"), set_knob("tail_max_tokens", "2000"))
+    assert snap_compare(app, terminal_size=(120, 40), run_before=steps)
+
+
+def test_invalid_knob_is_marked(snap_compare: SnapCompare) -> None:
+    """Settings open with `context window` set to 12: the input is marked red, the panel
+    says why (minimum 256), and the plan on screen is unchanged (window still 16,384)."""
+    app = app_for(demo_session())
+    steps = then(press("s"), set_knob("context_window", "12"))
+    assert snap_compare(app, terminal_size=(120, 40), run_before=steps)
+
+
+def test_markup_and_ansi_shown_literally(snap_compare: SnapCompare) -> None:
+    """A session full of `[bold]`, `[/]`, `[link=…]`, ANSI escapes, tabs, NUL, CR and a bidi
+    override: every row shows them as text (␛[1m, ⇥, ␀, ␍⏎, �); nothing is bold or red.
+    The detail pane (message #1) shows the escapes literally too."""
+    app = app_for(markup_session())
+    assert snap_compare(app, terminal_size=(110, 24), run_before=then(select(1)))
+
+
+def test_cjk_content(snap_compare: SnapCompare) -> None:
+    """Chinese, Japanese and Korean messages: double-width previews are cut on cell
+    boundaries, so the token column and bars stay aligned."""
+    assert snap_compare(app_for(cjk_session()), terminal_size=(80, 24), run_before=then())
+
+
+def test_narrow_60x20(snap_compare: SnapCompare) -> None:
+    """60×20: the detail pane is hidden, roles are abbreviated (asst), the tool column is
+    gone, and the list, gauge and footer still fit."""
+    assert snap_compare(app_for(demo_session()), terminal_size=(60, 20), run_before=then())
+
+
+def test_overflow_state(snap_compare: SnapCompare) -> None:
+    """A 3,072-token window the demo cannot fit: the gauge figures are red with
+    `over by N`, the bar shows the dropped history in red, every row above the rule is red
+    (dropped), and the session bar says why it `cannot fit: the fresh tail … does not fit …`."""
+    app = app_for(demo_session(), context_window=3_072, max_tokens=1_024)
+    assert snap_compare(app, terminal_size=(120, 30), run_before=then())
