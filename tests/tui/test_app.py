@@ -225,3 +225,32 @@ async def test_missing_demo_shows_the_error_screen(monkeypatch: object) -> None:
             assert isinstance(app.screen, ErrorScreen)
         else:
             assert isinstance(app.screen, MainScreen)
+
+
+@pilot_test
+async def test_tokenizer_change_counts_in_a_worker_then_replans() -> None:
+    app = app_for(demo_session())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        main = main_of(app)
+        old = main.plan
+        assert old is not None and old.tokenizer.used == "plan"
+        await app.run_action("tokenizer('tiktoken:cl100k_base')")
+        await settle(pilot)
+        assert main.plan is not None and main.plan is not old
+        assert main.plan.tokenizer.requested == "tiktoken:cl100k_base"
+        assert not app.screen.query_one("#progress-row").display, "progress hides when done"
+
+
+@pilot_test
+async def test_palette_actions_reach_the_main_screen() -> None:
+    app = app_for(demo_session(turns=20))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await app.run_action("jump_tail")
+        main = main_of(app)
+        assert main.plan is not None
+        assert app.screen.query_one(MessageList).cursor == main.plan.tail.start
+        await app.run_action("preset('picoclaw')")
+        await settle(pilot)
+        assert main.plan is not None and main.plan.policy.preset == "picoclaw"
