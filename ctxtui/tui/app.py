@@ -11,7 +11,7 @@ from textual.screen import Screen
 
 from ctxtui.core.models import Session
 from ctxtui.tui.screens.main import MainScreen
-from ctxtui.tui.settings import AppSettings, load_settings
+from ctxtui.tui.settings import AppSettings, apply_settings, load_settings
 
 
 def _commands() -> Any:
@@ -50,7 +50,6 @@ class CtxtuiApp(App[int]):
         self._preset = preset
         self._overrides = dict(overrides or {})
         self._startup_error = startup_error
-        self.animation_level = settings.animation_level
 
     def get_default_screen(self) -> Screen[Any]:
         return MainScreen(
@@ -61,12 +60,11 @@ class CtxtuiApp(App[int]):
         )
 
     def on_mount(self) -> None:
-        if self.settings.theme in self.available_themes:
-            self.theme = self.settings.theme
-        if self.settings.keys:
-            self.set_keymap(self.settings.keys)
+        notices = apply_settings(self, self.settings)
         if self.settings.warning:
-            self.notify(self.settings.warning, severity="warning", timeout=6)
+            notices.insert(0, self.settings.warning)
+        for notice in notices:
+            self.notify(notice, severity="warning", timeout=6)
         if self._startup_error:
             from ctxtui.tui.screens.error import ErrorScreen
 
@@ -150,11 +148,12 @@ def make_app(
 
 
 def _demo_path() -> tuple[Path | None, str | None]:
+    from ctxtui.samples import demo_session_path
+
     try:
-        from ctxtui.samples import demo_session_path  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return None, "The bundled demo session is missing from this install; open a file with o."
-    path: Path = demo_session_path()
+        path = demo_session_path()
+    except (FileNotFoundError, OSError) as err:
+        return None, f"{err}. Open a session file with o."
     if not path.exists():
-        return None, f"The bundled demo session is missing ({path.name}); open a file with o."
+        return None, f"The bundled demo session is missing ({path.name}). Open a file with o."
     return path, None

@@ -254,3 +254,22 @@ async def test_palette_actions_reach_the_main_screen() -> None:
         await app.run_action("preset('picoclaw')")
         await settle(pilot)
         assert main.plan is not None and main.plan.policy.preset == "picoclaw"
+
+
+def test_detail_caps_a_megabyte_message_and_says_how_much_is_left() -> None:
+    from ctxtui.core.models import Message
+    from ctxtui.core.plan import Zone
+    from ctxtui.tui.widgets.detail import MAX_CHARS, DetailInfo, describe
+
+    content = "[bold]x\x1b[0m" + "y" * 1_000_000
+    info = DetailInfo(
+        index=0,
+        message=Message(role="tool", content=content),
+        zone=Zone.KEPT,
+        tokens=250_000,
+        effective=250_000,
+    )
+    text = describe(info).plain
+    assert "[bold]x␛[0m" in text
+    assert f"… {len(content) - MAX_CHARS:,} more bytes" in text
+    assert len(text) < MAX_CHARS + 1_000
