@@ -1,0 +1,532 @@
+"""The issue #6 measurements, each returning ``Result`` ratios against a same-run baseline."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from bench.common import Result, label, paired, run_child, session_file, timed
+
+
+def _texts(session: Any) -> list[str]:
+    """Every string the tiktoken counter encodes, in order: the bare loop's input."""
+    texts: list[str] = []
+    for m in session.messages:
+        texts.extend(t for t in (m.content, m.reasoning, m.name or "") if t)
+        for call in m.tool_calls:
+            texts.append(call.name)
+            if call.arguments:
+                texts.append(call.arguments)
+    return texts
+
+
+# 1 — open -----------------------------------------------------------------------------------
+
+
+def open_ratio(size: int, repeats: int) -> list[Result]:
+    """File → Session → estimator counts → first Plan, over ``json.load`` of the same file."""
+    from bench.child import open_session
+
+    path = session_file(size)
+
+    def baseline() -> None:
+        with path.open(encoding="utf-8") as f:
+            json.load(f)
+
+    subject, base = paired(lambda: open_session(path), baseline, repeats)
+    target = 2.0 if size >= 100_000 else None
+    return [Result("open", label(size), "open+count+plan", subject, "json.load", base, "s", target)]
+
+
+def open_breakdown(size: int) -> str:
+    """Where an open's time goes (one run): load, estimator counts, plan."""
+    from ctxtui.core.engine import Engine
+    from ctxtui.core.policy import policy_for_session
+    from ctxtui.importers import load_session
+
+    path = session_file(size)
+    t0 = time.perf_counter()
+    session = load_session(path)
+    t1 = time.perf_counter()
+    policy = policy_for_session("plan", session)
+    engine = Engine(session)
+    counts = engine.counts(policy)
+    t2 = time.perf_counter()
+    engine.plan(policy, counts)
+    t3 = time.perf_counter()
+    return (
+        f"{label(size)} open breakdown: load_session {t1 - t0:.2f} s, "
+        f"estimator counts {t2 - t1:.3f} s, build_plan {t3 - t2:.3f} s"
+    )
+
+
+# 2 — exact counts and input latency ---------------------------------------------------------
+
+
+def exact_ratio(size: int, repeats: int) -> list[Result]:
+    """The tiktoken pass (no cache, cold cache, warm cache) over a bare ``encode_ordinary`` loop."""
+    from ctxtui.core.count_cache import CountCache
+    from ctxtui.core.counting import count_session
+    from ctxtui.core.tokenizers import resolve
+    from ctxtui.importers import load_session
+
+    session = load_session(session_file(size))
+    tokenizer, info = resolve("tiktoken:cl100k_base")
+    encode = tokenizer._encode  # type: ignore[attr-defined]
+    texts = _texts(session)
+
+    def bare() -> None:
+        for text in texts:
+            len(encode(text))
+
+    def cold() -> None:
+        with tempfile.TemporaryDirectory() as d:
+            count_session(session, tokenizer, info, cache=CountCache(d))
+
+    warm_dir = tempfile.TemporaryDirectory()
+    warm_cache = CountCache(warm_dir.name)
+    count_session(session, tokenizer, info, cache=warm_cache)
+    s_none: list[float] = []
+    s_cold: list[float] = []
+    s_warm: list[float] = []
+    base: list[float] = []
+    for _ in range(max(1, repeats)):
+        base.append(timed(bare))
+        s_none.append(timed(lambda: count_session(session, tokenizer, info, cache=False)))
+        s_cold.append(timed(cold))
+        s_warm.append(timed(lambda: count_session(session, tokenizer, info, cache=warm_cache)))
+    warm_dir.cleanup()
+    b = statistics.median(base)
+    name = label(size)
+    return [
+        Result(
+            "exact", name, "count_session", statistics.median(s_none), "bare loop", b, "s", 1.15
+        ),
+        Result(
+            "exact",
+            name,
+            "count_session, cold cache",
+            statistics.median(s_cold),
+            "bare loop",
+            b,
+            "s",
+            1.15,
+            "first open: hashing + writing the cache",
+        ),
+        Result(
+            "exact",
+            name,
+            "count_session, warm cache",
+            statistics.median(s_warm),
+            "bare loop",
+            b,
+            "s",
+            None,
+            "second open of the same session",
+        ),
+    ]
+
+
+class _KeyProbe:
+    """Records when the message list's cursor actions run, i.e. when a key was handled.
+
+    Pilot's ``press`` waits for the whole app to go idle (100 ms and more even when nothing
+    happens), so it would measure the waiting, not the key. The cursor cannot serve either:
+    the list is empty until the first plan. So the list's two cursor actions are wrapped.
+    """
+
+    def __init__(self, widget: Any) -> None:
+        self.handled = 0
+        for name in ("action_cursor_down", "action_cursor_up"):
+            setattr(widget, name, self._wrap(getattr(widget, name)))
+
+    def _wrap(self, action: Callable[[], None]) -> Callable[[], None]:
+        def wrapped() -> None:
+            self.handled += 1
+            action()
+
+        return wrapped
+
+    async def press(self, app: Any, key_name: str) -> float:
+        """Seconds from the key reaching the app's driver to its action running."""
+        from textual import events
+
+        before = self.handled
+        key = events.Key(key_name, None)
+        key.set_sender(app)
+        start = time.perf_counter()
+        app._driver.send_message(key)
+        while self.handled == before:
+            if time.perf_counter() - start > 10:
+                raise RuntimeError("a key was not handled within 10 s")
+            await asyncio.sleep(0.0005)
+        return time.perf_counter() - start
+
+
+async def _latencies(path: Path, presses: int) -> tuple[list[float], list[float], str]:
+    """Key latencies while tiktoken counts in the app's worker, then with the app idle."""
+    from ctxtui.tui.app import make_app
+    from ctxtui.tui.settings import deterministic_settings
+    from ctxtui.tui.widgets.message_list import MessageList
+
+    app = make_app(
+        path,
+        overrides={"tokenizer": "tiktoken:cl100k_base"},
+        settings=deterministic_settings(),
+    )
+    busy: list[float] = []
+    idle: list[float] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        main = app.main
+        for _ in range(60_000):  # wait for the load worker: counting starts when it is done
+            if main.engine is not None:
+                break
+            await asyncio.sleep(0.005)
+        probe = _KeyProbe(main.query_one(MessageList))
+        while main.plan is None:  # counting: keep pressing
+            busy.append(await probe.press(app, "down" if len(busy) % 2 == 0 else "up"))
+            await asyncio.sleep(0.05)
+        await pilot.pause()
+        for i in range(presses):
+            idle.append(await probe.press(app, "down" if i % 2 == 0 else "up"))
+            await asyncio.sleep(0.05)
+    return busy, idle, "the real app (ctxtui.tui.app.make_app)"
+
+
+def input_latency(size: int) -> list[Result]:
+    """How long a key takes to be handled while the app counts with tiktoken (target 100 ms)."""
+    import os
+
+    os.environ["CTXTUI_NO_CACHE"] = "1"  # make the app really count
+    try:
+        busy, idle, what = asyncio.run(_latencies(session_file(size), 10))
+    finally:
+        del os.environ["CTXTUI_NO_CACHE"]
+    if not busy:
+        raise RuntimeError("counting finished before any key could be pressed")
+    busy.sort()
+    p95 = busy[min(len(busy) - 1, int(len(busy) * 0.95))]
+    idle_med = statistics.median(idle)
+    note = f"{len(busy)} keys during counting, {what}"
+    return [
+        Result(
+            "latency",
+            label(size),
+            "key while counting (median)",
+            statistics.median(busy),
+            "key when idle (median)",
+            idle_med,
+            "s",
+            None,
+            note,
+        ),
+        Result(
+            "latency", label(size), "key while counting (p95)", p95, "100 ms target", 0.1, "s", 1.0
+        ),
+        Result(
+            "latency",
+            label(size),
+            "key while counting (max)",
+            busy[-1],
+            "100 ms target",
+            0.1,
+            "s",
+            None,
+        ),
+    ]
+
+
+# 3 — re-plan --------------------------------------------------------------------------------
+
+
+def replan_times(sizes: tuple[int, ...], repeats: int) -> list[Result]:
+    """``build_plan`` with existing counts after a knob change; 100k absolute and over 1k."""
+    from ctxtui.core.counting import count_session
+    from ctxtui.core.planner import build_plan
+    from ctxtui.core.policy import policy_for_session
+    from ctxtui.core.tokenizers import resolve
+    from ctxtui.importers import load_session
+
+    per_size: dict[int, float] = {}
+    for size in sizes:
+        session = load_session(session_file(size))
+        policy = policy_for_session("plan", session)
+        tokenizer, info = resolve(policy.tokenizer, chars_per_token=policy.chars_per_token)
+        counts = count_session(session, tokenizer, info, cache=False)
+        assert counts is not None
+        variants = [
+            policy.model_copy(update={"context_window": w}) for w in (32_768, 65_536, 131_072)
+        ]
+        runs: list[float] = []
+        for i in range(max(5, repeats * 5)):
+            p = variants[i % len(variants)]
+            runs.append(timed(partial(build_plan, session, p, counts, tokenizer)))
+        per_size[size] = statistics.median(runs)
+    out: list[Result] = []
+    small, big = min(sizes), max(sizes)
+    out.append(
+        Result("replan", label(big), "build_plan", per_size[big], "20 ms target", 0.02, "s", 1.0)
+    )
+    if small != big:
+        out.append(
+            Result(
+                "replan",
+                f"{label(big)}/{label(small)}",
+                f"build_plan {label(big)}",
+                per_size[big],
+                f"build_plan {label(small)}",
+                per_size[small],
+                "s",
+                3.0,
+            )
+        )
+    return out
+
+
+def replan_profile(size: int) -> str:
+    """The top of a cProfile of one re-plan, for the report when the target is missed."""
+    import cProfile
+    import io
+    import pstats
+
+    from ctxtui.core.counting import count_session
+    from ctxtui.core.planner import build_plan
+    from ctxtui.core.policy import policy_for_session
+    from ctxtui.core.tokenizers import resolve
+    from ctxtui.importers import load_session
+
+    session = load_session(session_file(size))
+    policy = policy_for_session("plan", session)
+    tokenizer, info = resolve(policy.tokenizer)
+    counts = count_session(session, tokenizer, info, cache=False)
+    assert counts is not None
+    changed = policy.model_copy(update={"context_window": 65_536})
+    prof = cProfile.Profile()
+    prof.runcall(build_plan, session, changed, counts, tokenizer)
+    buf = io.StringIO()
+    pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(12)
+    return buf.getvalue()
+
+
+# 4 — frame cost -----------------------------------------------------------------------------
+
+
+def _synthetic(rows: int) -> tuple[Any, Any]:
+    """A session of ``rows`` short messages and its plan, built as cheaply as pydantic allows."""
+    from ctxtui.core.counting import count_session
+    from ctxtui.core.models import Message, Session
+    from ctxtui.core.planner import build_plan
+    from ctxtui.core.policy import policy_for_session
+    from ctxtui.core.tokenizers import resolve
+
+    roles = ("user", "assistant")
+    texts = [f"message {i} about the context window budget" for i in range(64)]
+    messages = tuple(
+        Message.model_construct(role=roles[i % 2], content=texts[i % 64]) for i in range(rows)
+    )
+    session = Session.model_construct(messages=messages)
+    policy = policy_for_session("plan", session)
+    tokenizer, info = resolve("plan")
+    counts = count_session(session, tokenizer, info, cache=False)
+    assert counts is not None
+    return session, build_plan(session, policy, counts, tokenizer)
+
+
+async def _frame(rows: int, repeats: int) -> float:
+    from textual.app import App, ComposeResult
+
+    from ctxtui.tui.widgets.message_list import MessageList
+
+    session, plan = _synthetic(rows)
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield MessageList(id="messages")
+
+    app = Host()
+    async with app.run_test(size=(120, 40)) as pilot:
+        widget = app.query_one(MessageList)
+        widget.show(session, plan)
+        await pilot.pause()
+        widget.select(rows // 2, top=True)
+        await pilot.pause()
+        height = widget.scrollable_content_region.height
+        runs: list[float] = []
+        for _ in range(max(5, repeats * 5)):
+            widget._cache.clear()  # a fresh frame: nothing cached
+            start = time.perf_counter()
+            for y in range(height):
+                widget.render_line(y)
+            runs.append(time.perf_counter() - start)
+    return statistics.median(runs)
+
+
+def frame_ratio(repeats: int, big: int = 1_000_000, small: int = 1_000) -> list[Result]:
+    """Rendering the visible rows of the message list at ``big`` rows over at ``small``."""
+    small_t = asyncio.run(_frame(small, repeats))
+    big_t = asyncio.run(_frame(big, repeats))
+    return [
+        Result(
+            "frame",
+            f"{label(big)}/{label(small)}",
+            f"{label(big)} rows",
+            big_t,
+            f"{label(small)} rows",
+            small_t,
+            "s",
+            1.5,
+            "visible rows, strip cache cleared",
+        )
+    ]
+
+
+# 5 — memory ---------------------------------------------------------------------------------
+
+
+def memory(size: int) -> list[Result]:
+    """Peak RSS of an open in a fresh process over the file size, with and without the
+    interpreter-plus-imports baseline subtracted; ``json.load`` alongside for scale."""
+    path = session_file(size)
+    mb = path.stat().st_size / 2**20
+    _, base_kib, _ = run_child(["-m", "bench.child", "imports"])
+    _, open_kib, _ = run_child(["-m", "bench.child", "open", str(path)])
+    _, json_kib, _ = run_child(["-m", "bench.child", "json", str(path)])
+    base, peak, jpeak = base_kib / 1024, open_kib / 1024, json_kib / 1024
+    name = label(size)
+    return [
+        Result(
+            "memory",
+            name,
+            "open peak RSS − baseline",
+            peak - base,
+            "file size",
+            mb,
+            "MB",
+            2.5 if size >= 100_000 else None,
+            f"baseline (imports only) {base:.0f} MB",
+        ),
+        Result("memory", name, "open peak RSS", peak, "file size", mb, "MB", None),
+        Result("memory", name, "json.load peak RSS", jpeak, "file size", mb, "MB", None),
+    ]
+
+
+# 6 — start-up -------------------------------------------------------------------------------
+
+
+def _ctxtui() -> list[str]:
+    """The installed ``ctxtui`` script when there is one (what users run), else ``-m``."""
+    script = Path(sys.executable).with_name("ctxtui")
+    return [str(script)] if script.exists() else ["-m", "ctxtui"]
+
+
+def startup(repeats: int) -> list[Result]:
+    """``ctxtui --help`` and importing ``ctxtui.cli`` against ``python -c pass``; first paint."""
+    help_t: list[float] = []
+    imp_t: list[float] = []
+    bare_t: list[float] = []
+    for _ in range(max(5, repeats)):
+        bare_t.append(run_child(["-c", "pass"])[0])
+        help_t.append(run_child([*_ctxtui(), "--help"])[0])
+        imp_t.append(run_child(["-c", "import ctxtui.cli"])[0])
+    bare = statistics.median(bare_t)
+    paints = [run_child(["-m", "bench.child", "firstpaint"])[2].split() for _ in range(3)]
+    screen = statistics.median(float(p[0]) for p in paints)
+    planned = statistics.median(float(p[1]) for p in paints)
+    return [
+        Result(
+            "startup",
+            "-",
+            "ctxtui --help",
+            statistics.median(help_t),
+            "python -c pass",
+            bare,
+            "s",
+            None,
+        ),
+        Result(
+            "startup",
+            "-",
+            "import ctxtui.cli",
+            statistics.median(imp_t),
+            "python -c pass",
+            bare,
+            "s",
+            None,
+        ),
+        Result(
+            "startup",
+            "demo",
+            "first screen (run_test)",
+            screen,
+            "python -c pass",
+            bare,
+            "s",
+            None,
+            f"demo plan on screen after {planned:.2f} s",
+        ),
+    ]
+
+
+# 7 — headless report ------------------------------------------------------------------------
+
+
+def report_json(
+    size: int, repeats: int, tokenizer: str | None = None, cache: str = "default"
+) -> list[Result]:
+    """``ctxtui report --json`` in a subprocess over a ``json.load`` subprocess.
+
+    ``cache`` is ``off`` (``CTXTUI_NO_CACHE=1``), ``warm`` (one unmeasured run first) or
+    ``default`` (whatever the environment says).
+    """
+    import os
+
+    env = dict(os.environ)
+    if cache == "off":
+        env["CTXTUI_NO_CACHE"] = "1"
+    path = str(session_file(size))
+    extra = ["--tokenizer", tokenizer] if tokenizer else []
+    if cache == "warm":
+        run_child([*_ctxtui(), "report", "--json", *extra, path], env)
+    rep: list[float] = []
+    base: list[float] = []
+    for _ in range(max(1, repeats)):
+        base.append(run_child(["-c", f"import json; json.load(open({path!r}))"])[0])
+        rep.append(run_child([*_ctxtui(), "report", "--json", *extra, path], env)[0])
+    what = "ctxtui report --json" + (f" --tokenizer {tokenizer}" if tokenizer else "")
+    if cache != "default":
+        what += f" ({cache} cache)"
+    return [
+        Result(
+            "report",
+            label(size),
+            what,
+            statistics.median(rep),
+            "python json.load",
+            statistics.median(base),
+            "s",
+            None,
+        )
+    ]
+
+
+MEASURES: dict[str, Callable[..., list[Result]]] = {
+    "open": open_ratio,
+    "exact": exact_ratio,
+    "latency": input_latency,
+    "replan": replan_times,
+    "frame": frame_ratio,
+    "memory": memory,
+    "startup": startup,
+    "report": report_json,
+}
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("run python -m bench")
