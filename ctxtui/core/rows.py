@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from rich.cells import cell_len, set_cell_size
 
 from ctxtui.core.models import Message, PartKind
+from ctxtui.core.plan import Plan
 
 EIGHTHS = "▏▎▍▌▋▊▉█"
 """Left-aligned blocks from one eighth to a full cell: a bar has eight steps per cell."""
@@ -256,6 +257,17 @@ def pruned_tag(tokens_freed: int) -> str:
 
 def truncated_tag(tokens_freed: int) -> str:
     return f"truncated {MINUS}{tokens_freed:,} tok"
+
+
+def row_tag(plan: Plan, index: int, message: Message) -> str:
+    """The mark a row carries: what pruning or truncation frees, or that it is a summary."""
+    pruned = plan.pruned.get(index)
+    if pruned is not None:
+        return pruned_tag(pruned.tokens_freed)
+    truncated = plan.truncated.get(index)
+    if truncated is not None:
+        return truncated_tag(truncated.tokens_freed)
+    return "summary" if message.is_summary else ""
 
 
 def split_cells(values: Sequence[int], width: int) -> list[int]:

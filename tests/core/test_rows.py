@@ -128,3 +128,14 @@ def test_split_cells_always_sums_to_width(values: list[int], width: int) -> None
     if sum(values) > 0:
         assert sum(cells) == width
     assert all(c >= 0 for c in cells)
+
+
+def test_a_summary_message_is_tagged() -> None:
+    from ctxtui.core.engine import Engine
+    from ctxtui.core.models import Session
+    from ctxtui.core.policy import preset
+    from ctxtui.core.rows import row_tag
+
+    session = Session(messages=(Message(role="user", content="s", is_summary=True),))
+    plan = Engine(session).plan(preset("plan"))
+    assert row_tag(plan, 0, session.messages[0]) == "summary"

@@ -24,7 +24,7 @@ from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.policy import Policy, PolicyError, policy_for_session, preset
 from ctxtui.core.reasons import CompactReason
-from ctxtui.core.rows import pruned_tag, truncated_tag
+from ctxtui.core.rows import row_tag
 from ctxtui.tui.messages import (
     CompactionReady,
     CountingProgress,
@@ -276,15 +276,7 @@ class MainScreen(Screen[None]):
         session, plan = self.session, self.plan
         if session is None or plan is None or not 0 <= index < len(session):
             return None
-        pruned = plan.pruned.get(index)
-        truncated = plan.truncated.get(index)
-        tag = (
-            pruned_tag(pruned.tokens_freed)
-            if pruned
-            else truncated_tag(truncated.tokens_freed)
-            if truncated
-            else ""
-        )
+        tag = row_tag(plan, index, session.messages[index])
         return DetailInfo(
             index=index,
             message=session.messages[index],

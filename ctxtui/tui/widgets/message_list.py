@@ -29,10 +29,9 @@ from ctxtui.core.rows import (
     RowLayout,
     clip,
     layout_columns,
-    pruned_tag,
     row_cells,
+    row_tag,
     tool_label,
-    truncated_tag,
 )
 
 BOUNDARY = -1
@@ -259,19 +258,13 @@ class MessageList(ScrollView, can_focus=True):
         assert self._session is not None and self._plan is not None
         plan = self._plan
         zone = plan.zone(index)
-        pruned = plan.pruned.get(index)
-        truncated = plan.truncated.get(index)
-        tag = (
-            pruned_tag(pruned.tokens_freed)
-            if pruned
-            else truncated_tag(truncated.tokens_freed)
-            if truncated
-            else ""
-        )
+        pruned = index in plan.pruned
+        message = self._session.messages[index]
+        tag = row_tag(plan, index, message)
         cells = row_cells(
             self._row_layout(width),
             index,
-            self._session.messages[index],
+            message,
             plan.message_tokens[index],
             self._biggest,
             tag,
