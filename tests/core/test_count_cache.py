@@ -1,0 +1,226 @@
+"""The count cache: hits equal fresh counts, bad files and racing writers never break a count."""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from ctxtui.core import count_cache, counting
+from ctxtui.core.count_cache import CountCache, default_cache, message_key
+from ctxtui.core.counting import count_session
+from ctxtui.core.models import ContentPart, Message, PartKind, Session, ToolCall
+from ctxtui.core.tokenizers import resolve
+
+TIKTOKEN = "tiktoken:cl100k_base"
+
+
+@pytest.fixture(autouse=True)
+def _cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Never touch the user's cache from a test."""
+    directory = tmp_path / "cache"
+    monkeypatch.setenv(count_cache.ENV_DIR, str(directory))
+    monkeypatch.delenv(count_cache.ENV_DISABLE, raising=False)
+    return directory
+
+
+def mixed_session(n: int = 40) -> Session:
+    messages: list[Message] = []
+    for i in range(n):
+        if i % 4 == 1:
+            call = ToolCall(id=f"c{i}", name="grep", arguments='{"q": "x"}')
+            messages.append(Message(role="assistant", content=f"calling {i}", tool_calls=(call,)))
+        elif i % 4 == 2:
+            messages.append(Message(role="tool", tool_call_id=f"c{i - 1}", content=f"out {i} " * 9))
+        elif i % 4 == 3:
+            image = ContentPart(kind=PartKind.IMAGE, token_estimate=100)
+            messages.append(Message(role="user", content=f"look {i}", parts=(image,)))
+        else:
+            messages.append(Message(role="user", content=f"question {i} " * (i + 1)))
+    return Session(messages=tuple(messages))
+
+
+def _never() -> bool:
+    return False
+
+
+def cache_in(directory: Path) -> CountCache:
+    return CountCache(directory, min_chars=0)
+
+
+def test_a_hit_returns_identical_counts_without_counting(_cache_dir: Path) -> None:
+    session = mixed_session()
+    tokenizer, info = resolve(TIKTOKEN)
+    cache = cache_in(_cache_dir)
+    fresh = count_session(session, tokenizer, info, cache=False)
+    first = count_session(session, tokenizer, info, cache=cache)
+    assert cache.path(TIKTOKEN).exists()
+    second = count_session(session, tokenizer, info, cache=cache)
+    assert fresh is not None and fresh == first == second
+
+    def refuse(messages: Sequence[Message]) -> list[int]:
+        raise AssertionError("a warm cache must not count")
+
+    # the counter is only consulted for misses; with every message cached, there are none
+    out = counting._count_cached(session.messages, tokenizer, cache, refuse, None, _never, 7)
+    assert out == list(fresh.message_tokens)
+
+
+def test_a_grown_session_counts_only_its_new_messages(_cache_dir: Path) -> None:
+    tokenizer, info = resolve(TIKTOKEN)
+    cache = cache_in(_cache_dir)
+    session = mixed_session(20)
+    count_session(session, tokenizer, info, cache=cache)
+    grown = mixed_session(28)
+    counted: list[int] = []
+
+    def count_many(messages: Sequence[Message]) -> list[int]:
+        counted.append(len(messages))
+        return [tokenizer.count_message(m) for m in messages]
+
+    out = counting._count_cached(grown.messages, tokenizer, cache, count_many, None, _never, 100)
+    assert out == [tokenizer.count_message(m) for m in grown.messages]
+    assert sum(counted) == 8
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [b"", b"not a cache at all", count_cache._HEADER + b"\x01\x02\x03", b"\x00" * 4096],
+)
+def test_a_corrupt_cache_file_is_ignored(_cache_dir: Path, garbage: bytes) -> None:
+    session = mixed_session()
+    tokenizer, info = resolve(TIKTOKEN)
+    cache = cache_in(_cache_dir)
+    cache.path(TIKTOKEN).parent.mkdir(parents=True)
+    cache.path(TIKTOKEN).write_bytes(garbage)
+    assert cache.load(TIKTOKEN) == {}
+    counts = count_session(session, tokenizer, info, cache=cache)
+    assert counts == count_session(session, tokenizer, info, cache=False)
+    assert len(cache.load(TIKTOKEN)) == len({message_key(m) for m in session.messages})
+
+
+def test_a_cache_from_another_version_reads_as_empty(_cache_dir: Path) -> None:
+    cache = cache_in(_cache_dir)
+    assert cache.store(TIKTOKEN, [(b"k" * 16, 5)])
+    path = cache.path(TIKTOKEN)
+    path.write_bytes(path.read_bytes().replace(count_cache._HEADER, b"CTXTUI-COUNTS\n0.0.0\n"))
+    assert cache.load(TIKTOKEN) == {}
+
+
+def test_an_unwritable_directory_only_loses_the_cache(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    cache = CountCache(blocker / "sub", min_chars=0)
+    tokenizer, info = resolve(TIKTOKEN)
+    session = mixed_session(8)
+    assert cache.store(TIKTOKEN, [(b"k" * 16, 1)]) is False
+    counts = count_session(session, tokenizer, info, cache=cache)
+    assert counts == count_session(session, tokenizer, info, cache=False)
+
+
+def _writer(directory: str, seed: int) -> None:
+    cache = CountCache(directory, min_chars=0)
+    for round_ in range(30):
+        entries = [(bytes([seed, round_, i]) * 5 + b"z", i) for i in range(200)]
+        cache.store(TIKTOKEN, entries, cache.load(TIKTOKEN))
+
+
+def test_concurrent_writers_leave_a_readable_cache(_cache_dir: Path) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(str(_cache_dir), s)) for s in range(3)]
+    for p in procs:
+        p.start()
+    cache = cache_in(_cache_dir)
+    seen = 0
+    while any(p.is_alive() for p in procs):
+        loaded = cache.load(TIKTOKEN)  # never torn: whole file or nothing
+        assert all(len(k) == 16 for k in loaded)
+        seen = max(seen, len(loaded))
+    for p in procs:
+        p.join()
+        assert p.exitcode == 0
+    final = cache.load(TIKTOKEN)
+    assert len(final) >= 200
+    assert not list(_cache_dir.glob(".counts-*"))  # no temp files left behind
+
+
+def test_size_is_bounded_and_recent_entries_win(_cache_dir: Path) -> None:
+    cache = CountCache(_cache_dir, min_chars=0, max_entries=50)
+    old = {bytes([i]) * 16: i for i in range(40)}
+    cache.store(TIKTOKEN, old.items())
+    recent = [(bytes([100 + i]) * 16, i) for i in range(30)]
+    cache.store(TIKTOKEN, recent, cache.load(TIKTOKEN))
+    loaded = cache.load(TIKTOKEN)
+    assert len(loaded) == 50
+    assert all(loaded[k] == v for k, v in recent)
+
+
+def test_no_cache_env_disables_it(monkeypatch: pytest.MonkeyPatch, _cache_dir: Path) -> None:
+    monkeypatch.setenv(count_cache.ENV_DISABLE, "1")
+    assert default_cache() is None
+    monkeypatch.setattr(count_cache, "MIN_CHARS", 0)
+    tokenizer, info = resolve(TIKTOKEN)
+    count_session(mixed_session(), tokenizer, info)
+    assert not _cache_dir.exists()
+    monkeypatch.setenv(count_cache.ENV_DISABLE, "0")
+    assert default_cache() is not None
+
+
+def test_default_cache_follows_the_env_dir(_cache_dir: Path) -> None:
+    cache = default_cache()
+    assert cache is not None and cache.directory == _cache_dir
+
+
+def test_small_sessions_and_estimators_are_not_cached(_cache_dir: Path) -> None:
+    session = mixed_session()
+    assert not CountCache(_cache_dir).wants(TIKTOKEN, session.messages)  # under MIN_CHARS
+    for spec in ("plan", "picoclaw"):
+        tokenizer, info = resolve(spec)
+        count_session(session, tokenizer, info, cache=cache_in(_cache_dir))
+    assert not _cache_dir.exists()
+
+
+def test_keys_tell_apart_what_the_tokenizer_reads() -> None:
+    base = Message(role="user", content="hello")
+    variants = [
+        base,
+        Message(role="assistant", content="hello"),
+        Message(role="user", content="hello!"),
+        Message(role="user", content="hello", name="bob"),
+        Message(role="user", content="hello", reasoning="hm"),
+        Message(role="user", content="hello", parts=(ContentPart(kind=PartKind.IMAGE),)),
+        Message(
+            role="user",
+            content="hello",
+            parts=(ContentPart(kind=PartKind.IMAGE, token_estimate=9),),
+        ),
+        Message(role="assistant", content="hello", tool_calls=(ToolCall(id="a", name="b"),)),
+        Message(role="assistant", content="hello", tool_calls=(ToolCall(id="ab", name=""),)),
+    ]
+    keys = [message_key(m) for m in variants]
+    assert len(set(keys)) == len(keys)
+    assert message_key(Message(role="user", content="hello")) == keys[0]
+    assert message_key(Message(role="user", content="\ud800 lone surrogate"))
+
+
+def test_the_plan_estimator_key_includes_its_ratio() -> None:
+    assert count_cache.tokenizer_key("plan", 4.0) != count_cache.tokenizer_key("plan", 3.5)
+    assert count_cache.tokenizer_key(TIKTOKEN) == TIKTOKEN
+
+
+def test_a_stopped_pass_writes_nothing(_cache_dir: Path) -> None:
+    tokenizer, info = resolve(TIKTOKEN)
+    progress: list[int] = []
+    result = count_session(
+        mixed_session(),
+        tokenizer,
+        info,
+        cache=cache_in(_cache_dir),
+        chunk=5,
+        on_progress=lambda done, _total: progress.append(done),
+        should_stop=lambda: bool(progress),
+    )
+    assert result is None
+    assert not _cache_dir.exists()

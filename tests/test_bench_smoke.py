@@ -1,0 +1,62 @@
+"""``python -m bench`` still runs: every section on a tiny session, one repeat, no timings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import bench.common
+from bench.__main__ import MARK, main, parse, render, run, write_doc
+from bench.common import Result
+
+
+@pytest.fixture(autouse=True)
+def _tiny_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Generated sessions and the count cache go to tmp, not bench/out or the user's cache."""
+    monkeypatch.setattr(bench.common, "OUT", tmp_path / "out")
+    monkeypatch.setenv("CTXTUI_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.mark.slow
+def test_every_section_runs_on_a_tiny_session(tmp_path: Path) -> None:
+    args = parse(["--sizes", "120,200", "--repeats", "1", "--frame-rows", "400", "--no-doc"])
+    lines: list[str] = []
+    results, _notes = run(args, emit=lines.append)
+    sections = {r.section for r in results}
+    assert sections == {
+        "open",
+        "exact",
+        "latency",
+        "replan",
+        "frame",
+        "memory",
+        "startup",
+        "report",
+    }
+    assert all(r.baseline_value > 0 and r.subject_value >= 0 for r in results)
+    assert all(" = " in line for line in lines if line.startswith("["))
+    doc = render(results, _notes, args, 1.0)
+    assert "| open |" in doc and "nproc" not in doc and "CPUs" in doc
+
+
+def test_the_doc_keeps_its_hand_written_part(tmp_path: Path) -> None:
+    doc = tmp_path / "PERFORMANCE.md"
+    doc.write_text("# Performance\n\nNotes by hand.\n\n" + MARK + "\n\nold results\n")
+    write_doc(doc, "new results\n")
+    text = doc.read_text()
+    assert "Notes by hand." in text and "new results" in text and "old results" not in text
+
+
+def test_main_writes_the_doc(tmp_path: Path) -> None:
+    doc = tmp_path / "PERF.md"
+    code = main(["--sizes", "100", "--repeats", "1", "--only", "open,replan", "--doc", str(doc)])
+    assert code == 0
+    assert MARK in doc.read_text()
+
+
+def test_a_result_reads_as_a_ratio() -> None:
+    r = Result("open", "1k", "subject", 3.0, "baseline", 2.0, "s", 2.0)
+    assert r.ratio == 1.5 and r.met is True
+    assert "= 1.500" in r.line() and "met" in r.line()
+    assert Result("x", "1k", "s", 1.0, "b", 0.0).ratio == float("inf")
