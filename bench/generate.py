@@ -12,11 +12,51 @@ import json
 import random
 from pathlib import Path
 
-WORDS = (
-    "context window budget token tail prune summary compaction agent tool output request "
-    "model assistant user session message estimate overflow reserve policy boundary the a of "
-    "to and in for is on with that this file test error line function return value"
-).split()
+WORDS = tuple(
+    [
+        "context",
+        "window",
+        "budget",
+        "token",
+        "tail",
+        "prune",
+        "summary",
+        "compaction",
+        "agent",
+        "tool",
+        "output",
+        "request",
+        "model",
+        "assistant",
+        "user",
+        "session",
+        "message",
+        "estimate",
+        "overflow",
+        "reserve",
+        "policy",
+        "boundary",
+        "the",
+        "a",
+        "of",
+        "to",
+        "and",
+        "in",
+        "for",
+        "is",
+        "on",
+        "with",
+        "that",
+        "this",
+        "file",
+        "test",
+        "error",
+        "line",
+        "function",
+        "return",
+        "value",
+    ]
+)
 
 TOOLS = ("read_file", "exec", "grep", "web_fetch", "list_dir")
 
@@ -79,9 +119,7 @@ def generate_messages(count: int, seed: int = 6) -> list[dict[str, object]]:
                 {"role": "tool", "tool_call_id": call_id, "content": _tool_output(rng, size)}
             )
         if len(messages) < count:
-            messages.append(
-                {"role": "assistant", "content": _text(rng, rng.randint(50, 2_000))}
-            )
+            messages.append({"role": "assistant", "content": _text(rng, rng.randint(50, 2_000))})
     return messages[:count]
 
 
