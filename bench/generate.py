@@ -12,51 +12,12 @@ import json
 import random
 from pathlib import Path
 
-WORDS = tuple(
-    [
-        "context",
-        "window",
-        "budget",
-        "token",
-        "tail",
-        "prune",
-        "summary",
-        "compaction",
-        "agent",
-        "tool",
-        "output",
-        "request",
-        "model",
-        "assistant",
-        "user",
-        "session",
-        "message",
-        "estimate",
-        "overflow",
-        "reserve",
-        "policy",
-        "boundary",
-        "the",
-        "a",
-        "of",
-        "to",
-        "and",
-        "in",
-        "for",
-        "is",
-        "on",
-        "with",
-        "that",
-        "this",
-        "file",
-        "test",
-        "error",
-        "line",
-        "function",
-        "return",
-        "value",
-    ]
+VOCABULARY = (
+    "context window budget token tail prune summary compaction agent tool output request "
+    "model assistant user session message estimate overflow reserve policy boundary the a of "
+    "to and in for is on with that this file test error line function return value"
 )
+WORDS = tuple(VOCABULARY.split())
 
 TOOLS = ("read_file", "exec", "grep", "web_fetch", "list_dir")
 
