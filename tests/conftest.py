@@ -2,12 +2,29 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import os
 
 # Must be set before Textual is imported anywhere in the test session.
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("ci", deadline=None, print_blob=True, derandomize=True)
 settings.load_profile("ci")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """Run ``async def`` tests (Textual pilot tests) with ``asyncio.run``.
+
+    Textual's ``App.run_test()`` only needs an event loop; a plugin would be one more pinned
+    dependency for that alone.
+    """
+    if not inspect.iscoroutinefunction(pyfuncitem.obj):
+        return None
+    names = pyfuncitem._fixtureinfo.argnames
+    asyncio.run(pyfuncitem.obj(**{name: pyfuncitem.funcargs[name] for name in names}))
+    return True

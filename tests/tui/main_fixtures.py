@@ -7,10 +7,7 @@ and drops something in a 16,384-token window.
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import json
-from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -20,16 +17,6 @@ from ctxtui.tui.settings import deterministic_settings
 
 WINDOW = 16_384
 RESERVE = 2_048
-
-
-def pilot_test(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    """Run an async pilot test with ``asyncio.run`` (no async pytest plugin is installed)."""
-
-    @functools.wraps(test)
-    def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(test(*args, **kwargs))
-
-    return run
 
 
 def _lines(prefix: str, n: int) -> str:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import functools
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from textual.app import App, ComposeResult
@@ -18,20 +16,6 @@ from ctxtui.core.errors import OverflowInfo
 from ctxtui.core.models import Message, Session
 from ctxtui.core.reasons import CompactReason
 from ctxtui.core.summary import StructuredSummary, SummaryItem, SummarySection
-
-
-def pilot_test(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    """Run an async pilot test with ``asyncio.run`` (no async pytest plugin is installed).
-
-    ``functools.wraps`` keeps the signature, so fixtures and parametrize still apply.
-    """
-
-    @functools.wraps(test)
-    def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(test(*args, **kwargs))
-
-    return run
-
 
 PROMPT = (
     "You summarize a SEGMENT of a conversation for future model turns.\n"

@@ -11,7 +11,7 @@ from ctxtui.tui.app import CtxtuiApp, make_app
 from ctxtui.tui.screens.main import MainScreen
 from ctxtui.tui.settings import deterministic_settings
 from ctxtui.tui.widgets.message_list import MessageList
-from tests.tui.main_fixtures import app_for, demo_session, pilot_test
+from tests.tui.main_fixtures import app_for, demo_session
 
 
 async def settle(pilot: Pilot[int]) -> None:
@@ -25,7 +25,6 @@ def main_of(app: CtxtuiApp) -> MainScreen:
     return app.main
 
 
-@pilot_test
 async def test_app_starts_and_shows_the_plan() -> None:
     session = demo_session()
     app = app_for(session)
@@ -39,7 +38,6 @@ async def test_app_starts_and_shows_the_plan() -> None:
         assert main.plan.pruned, "the demo is built so old tool outputs are pruned"
 
 
-@pilot_test
 async def test_cursor_moves_with_keys_and_stays_in_range() -> None:
     session = demo_session()
     app = app_for(session)
@@ -60,7 +58,6 @@ async def test_cursor_moves_with_keys_and_stays_in_range() -> None:
         assert messages.cursor > 5
 
 
-@pilot_test
 async def test_click_selects_the_row_under_the_mouse() -> None:
     app = app_for(demo_session())
     async with app.run_test(size=(100, 30)) as pilot:
@@ -70,7 +67,6 @@ async def test_click_selects_the_row_under_the_mouse() -> None:
         assert messages.cursor == 2
 
 
-@pilot_test
 async def test_knob_change_moves_the_boundary_and_the_pruned_set() -> None:
     app = app_for(demo_session())
     async with app.run_test(size=(120, 40)) as pilot:
@@ -94,7 +90,6 @@ async def test_knob_change_moves_the_boundary_and_the_pruned_set() -> None:
         assert not main.plan.pruned
 
 
-@pilot_test
 async def test_invalid_knob_input_is_marked_and_not_applied() -> None:
     app = app_for(demo_session())
     async with app.run_test(size=(120, 40)) as pilot:
@@ -115,7 +110,6 @@ async def test_invalid_knob_input_is_marked_and_not_applied() -> None:
         assert main.plan is plan
 
 
-@pilot_test
 async def test_search_finds_and_jumps_to_matches() -> None:
     session = demo_session()
     app = app_for(session)
@@ -135,7 +129,6 @@ async def test_search_finds_and_jumps_to_matches() -> None:
         assert str(status.render()) == f"2 of {len(expected)}"
 
 
-@pilot_test
 async def test_t_jumps_to_the_tail_boundary() -> None:
     app = app_for(demo_session(turns=20))
     async with app.run_test(size=(100, 24)) as pilot:
@@ -154,7 +147,6 @@ async def test_t_jumps_to_the_tail_boundary() -> None:
         assert top <= boundary < top + messages.size.height
 
 
-@pilot_test
 async def test_bad_file_shows_the_error_screen_and_the_app_keeps_running(
     tmp_path: Path,
 ) -> None:
@@ -173,7 +165,6 @@ async def test_bad_file_shows_the_error_screen_and_the_app_keeps_running(
         assert app.is_running
 
 
-@pilot_test
 async def test_open_a_bad_file_keeps_the_current_session(tmp_path: Path) -> None:
     bad = tmp_path / "nope.json"
     bad.write_text("[]", encoding="utf-8")
@@ -191,7 +182,6 @@ async def test_open_a_bad_file_keeps_the_current_session(tmp_path: Path) -> None
         assert main.session is session
 
 
-@pilot_test
 async def test_compaction_apply_then_undo_restores_the_session() -> None:
     session = demo_session(turns=20)
     app = app_for(session)
@@ -214,7 +204,6 @@ async def test_compaction_apply_then_undo_restores_the_session() -> None:
         assert main.session is session
 
 
-@pilot_test
 async def test_missing_demo_shows_the_error_screen(monkeypatch: object) -> None:
     app = make_app(None, settings=deterministic_settings())
     async with app.run_test(size=(80, 24)) as pilot:
@@ -227,7 +216,6 @@ async def test_missing_demo_shows_the_error_screen(monkeypatch: object) -> None:
             assert isinstance(app.screen, MainScreen)
 
 
-@pilot_test
 async def test_tokenizer_change_counts_in_a_worker_then_replans() -> None:
     app = app_for(demo_session())
     async with app.run_test(size=(120, 40)) as pilot:
@@ -242,7 +230,6 @@ async def test_tokenizer_change_counts_in_a_worker_then_replans() -> None:
         assert not app.screen.query_one("#progress-row").display, "progress hides when done"
 
 
-@pilot_test
 async def test_palette_actions_reach_the_main_screen() -> None:
     app = app_for(demo_session(turns=20))
     async with app.run_test(size=(100, 30)) as pilot:

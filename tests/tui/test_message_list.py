@@ -18,7 +18,7 @@ from ctxtui.core.plan import (
 )
 from ctxtui.core.policy import preset
 from ctxtui.tui.widgets.message_list import BOUNDARY, MessageList
-from tests.tui.main_fixtures import big_session, markup_session, pilot_test
+from tests.tui.main_fixtures import big_session, markup_session
 
 
 def hand_plan(
@@ -95,7 +95,6 @@ async def rows_built_for(n: int) -> tuple[list[int], list[int]]:
     return first, second
 
 
-@pilot_test
 async def test_painting_costs_the_screen_not_the_list() -> None:
     small_first, small_second = await rows_built_for(100)
     big_first, big_second = await rows_built_for(100_000)
@@ -104,7 +103,6 @@ async def test_painting_costs_the_screen_not_the_list() -> None:
     assert small_second == [] and big_second == [], "a repaint is served from the strip cache"
 
 
-@pilot_test
 async def test_boundary_rule_sits_above_the_first_tail_message() -> None:
     session = big_session(30)
     app = ListApp(session, hand_plan([10] * 30, tail_start=12))
@@ -119,7 +117,6 @@ async def test_boundary_rule_sits_above_the_first_tail_message() -> None:
         assert rule.rstrip().endswith("─")
 
 
-@pilot_test
 async def test_markup_ansi_and_controls_are_shown_literally() -> None:
     session = markup_session()
     app = ListApp(session, hand_plan([12, 20, 15, 9, 8], tail_start=2, pruned=[1]))
@@ -135,7 +132,6 @@ async def test_markup_ansi_and_controls_are_shown_literally() -> None:
         assert "\x1b" not in "".join(rows)
 
 
-@pilot_test
 async def test_rows_fill_the_width_exactly() -> None:
     session = markup_session()
     app = ListApp(session, hand_plan([12, 20, 15, 9, 8], tail_start=2))

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from screen_fixtures import OVERFLOW, PROMPT, HostApp, compaction_result, pilot_test
+from screen_fixtures import OVERFLOW, PROMPT, HostApp, compaction_result
 from textual.command import CommandPalette
 from textual.widgets import (
     Button,
@@ -41,7 +41,6 @@ def _text(app: HostApp, selector: str) -> str:
 
 
 @pytest.mark.parametrize("key", ["enter", "escape"])
-@pilot_test
 async def test_error_screen_shows_message_literally_and_dismisses(key: str) -> None:
     message = "bad[1].jsonl:3: expected a JSON object, found [bold]text[/bold]"
     app = HostApp(lambda: ErrorScreen(message))
@@ -66,7 +65,6 @@ async def test_error_screen_shows_message_literally_and_dismisses(key: str) -> N
         (("down", "down"), CompactReason.OVERFLOW),
     ],
 )
-@pilot_test
 async def test_reason_screen_returns_the_chosen_reason(
     presses: tuple[str, ...], expected: CompactReason
 ) -> None:
@@ -76,7 +74,6 @@ async def test_reason_screen_returns_the_chosen_reason(
         assert app.results == [expected]
 
 
-@pilot_test
 async def test_reason_screen_names_picoclaw_wire_values_and_cancels() -> None:
     app = HostApp(ReasonScreen)
     async with app.run_test(size=SIZE) as pilot:
@@ -91,7 +88,6 @@ async def test_reason_screen_names_picoclaw_wire_values_and_cancels() -> None:
 # -- compaction preview ----------------------------------------------------------------------
 
 
-@pilot_test
 async def test_compaction_preview_has_summary_prompt_and_figures_tabs() -> None:
     app = HostApp(lambda: CompactionPreviewScreen(compaction_result()))
     async with app.run_test(size=SIZE) as pilot:
@@ -117,7 +113,6 @@ async def test_compaction_preview_has_summary_prompt_and_figures_tabs() -> None:
 
 
 @pytest.mark.parametrize(("key", "expected"), [("a", "apply"), ("x", "export"), ("escape", None)])
-@pilot_test
 async def test_compaction_preview_keys_dismiss_with_choice(key: str, expected: str | None) -> None:
     app = HostApp(lambda: CompactionPreviewScreen(compaction_result()))
     async with app.run_test(size=SIZE) as pilot:
@@ -125,7 +120,6 @@ async def test_compaction_preview_keys_dismiss_with_choice(key: str, expected: s
         assert app.results == [expected]
 
 
-@pilot_test
 async def test_compaction_preview_keys_work_from_the_prompt_tab() -> None:
     app = HostApp(lambda: CompactionPreviewScreen(compaction_result()))
     async with app.run_test(size=SIZE) as pilot:
@@ -135,7 +129,6 @@ async def test_compaction_preview_keys_work_from_the_prompt_tab() -> None:
         assert app.results == ["apply"]
 
 
-@pilot_test
 async def test_compaction_preview_apply_button() -> None:
     app = HostApp(lambda: CompactionPreviewScreen(compaction_result()))
     async with app.run_test(size=SIZE) as pilot:
@@ -143,7 +136,6 @@ async def test_compaction_preview_apply_button() -> None:
         assert app.results == ["apply"]
 
 
-@pilot_test
 async def test_compaction_preview_shows_overflow_fields_not_a_crash() -> None:
     result = compaction_result(overflow=OVERFLOW)
     app = HostApp(lambda: CompactionPreviewScreen(result))
@@ -153,7 +145,6 @@ async def test_compaction_preview_shows_overflow_fields_not_a_crash() -> None:
             assert field in text
 
 
-@pilot_test
 async def test_compaction_preview_with_nothing_to_replace_cannot_apply() -> None:
     result = compaction_result(
         summary=None,
@@ -178,7 +169,6 @@ async def test_compaction_preview_with_nothing_to_replace_cannot_apply() -> None
 # -- export ----------------------------------------------------------------------------------
 
 
-@pilot_test
 async def test_export_new_path_is_returned_at_once(tmp_path: Path) -> None:
     target = tmp_path / "out.json"
     app = HostApp(lambda: ExportScreen(target, tmp_path / "source.jsonl"))
@@ -188,7 +178,6 @@ async def test_export_new_path_is_returned_at_once(tmp_path: Path) -> None:
         assert app.results == [target]
 
 
-@pilot_test
 async def test_export_refuses_the_source_until_confirmed(tmp_path: Path) -> None:
     source = tmp_path / "session.jsonl"
     source.write_text("{}\n")
@@ -202,7 +191,6 @@ async def test_export_refuses_the_source_until_confirmed(tmp_path: Path) -> None
         assert app.results == [source]
 
 
-@pilot_test
 async def test_export_asks_before_overwriting(tmp_path: Path) -> None:
     existing = tmp_path / "old.json"
     existing.write_text("{}")
@@ -215,7 +203,6 @@ async def test_export_asks_before_overwriting(tmp_path: Path) -> None:
         assert app.results == [existing]
 
 
-@pilot_test
 async def test_export_editing_the_path_withdraws_the_confirmation(tmp_path: Path) -> None:
     existing = tmp_path / "old.json"
     existing.write_text("{}")
@@ -229,7 +216,6 @@ async def test_export_editing_the_path_withdraws_the_confirmation(tmp_path: Path
         assert app.results == [existing]
 
 
-@pilot_test
 async def test_export_rejects_missing_directory_and_cancels(tmp_path: Path) -> None:
     app = HostApp(lambda: ExportScreen(tmp_path / "nope" / "out.json", None))
     async with app.run_test(size=SIZE) as pilot:
@@ -243,7 +229,6 @@ async def test_export_rejects_missing_directory_and_cancels(tmp_path: Path) -> N
 # -- open ------------------------------------------------------------------------------------
 
 
-@pilot_test
 async def test_open_screen_validates_and_returns_path(tmp_path: Path) -> None:
     (tmp_path / "session.jsonl").write_text("{}\n")
     app = HostApp(lambda: OpenSessionScreen(tmp_path))
@@ -256,7 +241,6 @@ async def test_open_screen_validates_and_returns_path(tmp_path: Path) -> None:
         assert app.results == [tmp_path / "session.jsonl"]
 
 
-@pilot_test
 async def test_open_screen_refuses_directories_and_unreadable_files(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     locked = tmp_path / "locked.json"
@@ -277,7 +261,6 @@ async def test_open_screen_refuses_directories_and_unreadable_files(tmp_path: Pa
 # -- help ------------------------------------------------------------------------------------
 
 
-@pilot_test
 async def test_help_lists_bindings_with_remapped_keys() -> None:
     app = HostApp(HelpScreen, keymap={"compact": "k"})
     async with app.run_test(size=SIZE) as pilot:
@@ -291,7 +274,6 @@ async def test_help_lists_bindings_with_remapped_keys() -> None:
         assert app.results == [None]
 
 
-@pilot_test
 async def test_help_closes_on_escape() -> None:
     app = HostApp(HelpScreen)
     async with app.run_test(size=SIZE) as pilot:
@@ -325,7 +307,6 @@ def test_palette_covers_every_agreed_action() -> None:
     ("query", "title"),
     [("compact", "Compact"), ("tokenizer", "Tokenizer: plan"), ("preset pico", "Preset: picoclaw")],
 )
-@pilot_test
 async def test_provider_yields_hits(query: str, title: str) -> None:
     app = HostApp()
     async with app.run_test(size=SIZE):
@@ -336,7 +317,6 @@ async def test_provider_yields_hits(query: str, title: str) -> None:
         assert len(discovered) == len(palette_commands())
 
 
-@pilot_test
 async def test_palette_hit_runs_the_action() -> None:
     app = HostApp()
     app.COMMANDS = {CtxtuiCommands}
@@ -354,7 +334,6 @@ async def test_palette_hit_runs_the_action() -> None:
 # -- with the real core ----------------------------------------------------------------------
 
 
-@pilot_test
 async def test_preview_renders_a_real_compaction_of_the_overflow_sample() -> None:
     """The screen reads the core's real CompactionResult, not just the hand-built one."""
     sample = Path(__file__).parents[2] / "sample_sessions" / "coding_agent_overflow.json"

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from screen_fixtures import HostApp, pilot_test
+from screen_fixtures import HostApp
 
 from ctxtui.tui.settings import (
     AppSettings,
@@ -102,7 +102,6 @@ def test_deterministic_settings_ignore_the_environment(monkeypatch: pytest.Monke
     assert deterministic_settings(theme="nord").theme == "nord"
 
 
-@pilot_test
 async def test_apply_settings_sets_theme_keys_and_animations() -> None:
     app = HostApp()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -114,7 +113,6 @@ async def test_apply_settings_sets_theme_keys_and_animations() -> None:
         assert app.actions == ["compact"]
 
 
-@pilot_test
 async def test_apply_settings_reports_an_unknown_theme() -> None:
     app = HostApp()
     async with app.run_test(size=(80, 24)):
