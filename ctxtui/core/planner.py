@@ -39,13 +39,12 @@ from ctxtui.core.prune import (
 )
 from ctxtui.core.reasons import CompactReason
 from ctxtui.core.tail import (
+    Boundaries,
     calculate_fresh_tail_budget,
     effective_budget,
     fresh_tail_by_items,
     fresh_tail_by_tokens,
     list_prefix,
-    pair_safe_start,
-    provider_safe_start,
     suffix_start_within,
 )
 from ctxtui.core.tokenizers import Tokenizer
@@ -79,6 +78,7 @@ class _Prepared:
     tokens: Sequence[int]  # per message, after truncation
     prefix: Sequence[int]
     outputs: ToolOutputs
+    bounds: Boundaries
 
 
 _Key = tuple[int, int, int, int, int]
@@ -140,7 +140,8 @@ def _prepare(
         tokens,
         lambda i: tokenizer.count_message(with_content(messages[i], STUB)),
     )
-    prepared = _Prepared(session, counts, tokenizer, truncated, tokens, prefix, outputs)
+    bounds = Boundaries.of(session)
+    prepared = _Prepared(session, counts, tokenizer, truncated, tokens, prefix, outputs, bounds)
     with _LOCK:
         _CACHE[key] = prepared
         while len(_CACHE) > _CACHE_SIZE:
@@ -265,14 +266,16 @@ def _overflow(
     )
 
 
-def _warnings(session: Session, policy: Policy, tail: FreshTail, reserved: int) -> tuple[str, ...]:
+def _warnings(
+    session: Session, policy: Policy, tail: FreshTail, reserved: int, history: int
+) -> tuple[str, ...]:
     """Facts worth a line in the app: over-budget tails, orphans, budgets that do not add up."""
     out: list[str] = []
     if tail.over_budget:
         if tail.reason is TailReason.ACTIVE_TURN:
             out.append(
-                f"the active turn ({tail.tokens:,} tokens) exceeds the fresh-tail budget "
-                f"({tail.budget:,}) and is kept whole"
+                f"the fresh tail holds the whole active turn, {tail.tokens:,} tokens, over its "
+                f"{tail.budget:,}-token budget"
             )
         else:
             out.append(
@@ -284,10 +287,10 @@ def _warnings(session: Session, policy: Policy, tail: FreshTail, reserved: int) 
         noun = "result has" if orphans == 1 else "results have"
         out.append(f"{orphans:,} tool {noun} no matching call (orphans)")
     budget = effective_budget(policy.context_window, policy.max_tokens)
-    if policy.tail_mode is TailMode.TOKENS and policy.tail_min_tokens > budget:
+    if policy.tail_mode is TailMode.TOKENS and policy.tail_min_tokens > history:
         out.append(
-            f"tail_min_tokens ({policy.tail_min_tokens:,}) exceeds the budget ({budget:,}); "
-            "the fresh tail is capped at the budget"
+            f"tail_min_tokens ({policy.tail_min_tokens:,}) exceeds the history budget "
+            f"({history:,}); the fresh tail is capped at it"
         )
     if reserved and reserved >= budget:
         out.append(
@@ -317,6 +320,19 @@ def history_budget(policy: Policy, counts: SessionCounts) -> int:
     return max(0, policy.context_window - policy.max_tokens - reserved)
 
 
+def tail_budget(policy: Policy, history: int) -> int:
+    """The plan's tail budget: ``clamp(ratio × (window − reserve))``, capped at the history budget.
+
+    The ratio applies to the adapter budget as in the plan (§1.4); the cap is X5's check that
+    the tail fits what assembly has, which after X42's reserve is the history budget, not
+    ``window − reserve``: a large system prompt must shrink the tail, not overflow the request.
+    """
+    base = calculate_fresh_tail_budget(
+        effective_budget(policy.context_window, policy.max_tokens), policy
+    )
+    return min(base, history)
+
+
 def build_plan(
     session: Session, policy: Policy, counts: SessionCounts, tokenizer: Tokenizer
 ) -> Plan:
@@ -329,22 +345,19 @@ def build_plan(
     n = len(session)
     budget = history_budget(policy, counts)
     counted = list_prefix(prepared.prefix)
+    bounds = prepared.bounds
     items = policy.tail_mode is TailMode.ITEMS
     if items:
-        tail = fresh_tail_by_items(session, counted, budget, policy)
+        tail = fresh_tail_by_items(session, counted, budget, policy, bounds)
     else:
-        tail_budget = calculate_fresh_tail_budget(
-            effective_budget(policy.context_window, policy.max_tokens), policy
-        )
-        tail = fresh_tail_by_tokens(session, counted, tail_budget, policy)
+        tail = fresh_tail_by_tokens(session, counted, tail_budget(policy, budget), policy, bounds)
     pruned = _prune(session, policy, prepared.outputs, tail.start)
     effective = EffectiveTokens(prepared.tokens, prepared.prefix, pruned)
     prefix = effective.prefix
     remaining = max(0, budget - tail.tokens)
     kept_start = suffix_start_within(prefix, 0, tail.start, remaining)
-    kept_start = (provider_safe_start if items else pair_safe_start)(
-        session, kept_start, tail.start
-    )
+    safe_forward = bounds.clean_forward if items else bounds.pair_forward
+    kept_start = safe_forward(kept_start, tail.start)
     totals = Totals(
         window=policy.context_window,
         output_reserve=policy.max_tokens,
@@ -377,5 +390,5 @@ def build_plan(
         overflow=overflow,
         pruned=pruned,
         truncated=prepared.truncated,
-        warnings=_warnings(session, policy, tail, reserved),
+        warnings=_warnings(session, policy, tail, reserved, budget),
     )

@@ -2,12 +2,17 @@
 
 Both rules work on prefix sums of the effective (post-truncation) token counts and find their
 boundary by binary search, so the cost of placing the boundary does not grow with the session.
+Where a boundary may sit with respect to tool calls is precomputed once per session
+(``Boundaries``): pairing is by id (``Session.call_of_result``), so the rules hold whatever
+order the results come in, interleaved with other messages or not.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
 
 from ctxtui.core.models import Session
 from ctxtui.core.plan import FreshTail, TailReason
@@ -15,6 +20,68 @@ from ctxtui.core.policy import Policy
 
 Prefix = Callable[[int], int]
 """``prefix(k)`` is Σ tokens of ``messages[:k]``."""
+
+_YES = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Boundaries:
+    """Where a cut before message ``b`` (``0 ≤ b ≤ n``) leaves a request providers accept.
+
+    ``pair[b]`` — no assistant tool call before ``b`` has a result at or after ``b`` (X4), and
+    message ``b`` is not a tool result (an orphan there would lead the request; PicoClaw's
+    sanitizer drops such messages). ``clean[b]`` — ``pair[b]``, and message ``b`` makes no tool
+    call either: PicoClaw's provider-safe start (§2.5 step 3, the sanitizer of §2.8). ``b = n``
+    (an empty suffix) is always allowed. Scans run in C over byte arrays, so even a boundary
+    that must travel far costs microseconds.
+    """
+
+    pair: bytearray
+    clean: bytearray
+
+    @classmethod
+    def of(cls, session: Session) -> Boundaries:
+        """Mark every allowed cut in one pass over the session's call/result pairs."""
+        messages = session.messages
+        n = len(messages)
+        opened = [0] * (n + 1)  # difference array: +1 after a call, −1 after each of its results
+        for result, call in session.call_of_result.items():
+            opened[call + 1] += 1
+            opened[result + 1] -= 1
+        pair = bytearray(
+            open_count == 0 and m.role != "tool"
+            for open_count, m in zip(accumulate(opened[:n]), messages, strict=True)
+        )
+        clean = bytearray(p and not m.calls_tools for p, m in zip(pair, messages, strict=True))
+        pair.append(_YES)
+        clean.append(_YES)
+        return cls(pair, clean)
+
+    @staticmethod
+    def _forward(marks: bytearray, start: int, stop: int) -> int:
+        found = marks.find(_YES, start, stop)
+        return stop if found < 0 else found
+
+    @staticmethod
+    def _backward(marks: bytearray, start: int) -> int:
+        return marks.rfind(_YES, 0, start + 1)
+
+    def pair_forward(self, start: int, stop: int) -> int:
+        """The first pair-safe cut in ``[start, stop)``, else ``stop`` (the tail shrinks)."""
+        return self._forward(self.pair, start, stop)
+
+    def clean_forward(self, start: int, stop: int) -> int:
+        """The first provider-safe cut in ``[start, stop)``, else ``stop``."""
+        return self._forward(self.clean, start, stop)
+
+    def pair_backward(self, start: int) -> int:
+        """The last pair-safe cut at or before ``start``, else 0 (the tail grows)."""
+        return max(0, self._backward(self.pair, start))
+
+    def clean_backward(self, start: int) -> int:
+        """The last provider-safe cut at or before ``start``, else the last pair-safe one."""
+        found = self._backward(self.clean, start)
+        return found if found >= 0 else self.pair_backward(start)
 
 
 def effective_budget(window: int, max_tokens: int) -> int:
@@ -46,24 +113,23 @@ def suffix_start_within(prefix: Prefix, lo: int, hi: int, limit: int) -> int:
     return lo
 
 
-def pair_safe_start(session: Session, start: int, stop: int) -> int:
-    """Move ``start`` forward past tool results, so no result is cut off from its call (X4).
+def pair_safe_start(
+    session: Session, start: int, stop: int, bounds: Boundaries | None = None
+) -> int:
+    """Move ``start`` forward until no tool call before it has a result at or after it (X4).
 
-    Importers put a call's results right after it, so a boundary that separates a pair always
-    lands on a tool message; results whose call is missing (orphans) are skipped the same way.
+    Pairs are matched by id, so a result separated from its call by other messages (a user
+    interjection, a parallel call's results) is handled as well as an adjacent one; a tool
+    result with no call (an orphan) never starts the suffix either.
     """
-    messages = session.messages
-    while start < stop and messages[start].role == "tool":
-        start += 1
-    return start
+    return (bounds or Boundaries.of(session)).pair_forward(start, stop)
 
 
-def provider_safe_start(session: Session, start: int, stop: int) -> int:
-    """PicoClaw's provider-safe start (§2.5): drop leading tool results and tool-call messages."""
-    messages = session.messages
-    while start < stop and (messages[start].role == "tool" or messages[start].calls_tools):
-        start += 1
-    return start
+def provider_safe_start(
+    session: Session, start: int, stop: int, bounds: Boundaries | None = None
+) -> int:
+    """PicoClaw's provider-safe start (§2.5): also skip leading tool-calling messages."""
+    return (bounds or Boundaries.of(session)).clean_forward(start, stop)
 
 
 def active_turn_start(session: Session) -> int:
@@ -89,64 +155,10 @@ def turns_from(session: Session, start: int) -> int:
     return len(starts) - bisect_left(starts, start)
 
 
-def fresh_tail_by_tokens(
-    session: Session, prefix: Prefix, tail_budget: int, policy: Policy
+def _tail(
+    session: Session, prefix: Prefix, start: int, budget: int, reason: TailReason, turns: int
 ) -> FreshTail:
-    """The plan's token-aware tail with X1–X5 fixed.
-
-    Contiguous from the newest message back to the first one that does not fit; never started
-    on a tool result; always holding the whole active turn and at least ``tail_min_turns``
-    turns, over budget if need be.
-    """
     n = len(session)
-    min_turns = policy.tail_min_turns
-    if n == 0:
-        return FreshTail(0, tail_budget, 0, TailReason.EMPTY, 0, min_turns)
-    start = suffix_start_within(prefix, 0, n, tail_budget)
-    reason = TailReason.WHOLE_SESSION if start == 0 else TailReason.BUDGET
-    safe = pair_safe_start(session, start, n)
-    if safe != start:
-        start, reason = safe, TailReason.TOOL_PAIR
-    active = active_turn_start(session)
-    floor = min(active, min_turns_start(session, min_turns))
-    if start > floor:
-        reason = TailReason.ACTIVE_TURN if floor == active else TailReason.MIN_TURNS
-        start = floor
-    tokens = prefix(n) - prefix(start)
-    return FreshTail(
-        start=start,
-        budget=tail_budget,
-        tokens=tokens,
-        reason=reason,
-        turns=turns_from(session, start),
-        min_turns=min_turns,
-        over_budget=tokens > tail_budget,
-    )
-
-
-def fresh_tail_by_items(session: Session, prefix: Prefix, budget: int, policy: Policy) -> FreshTail:
-    """PicoClaw's tail as shipped: the last N items, then ``trimFreshTailToSafeBudget`` (§2.5).
-
-    ``budget`` is the assembly budget. Over it, the active turn is kept whole (and flagged);
-    otherwise the oldest items go until the rest fits, then leading tool results and tool-call
-    messages go too (provider-safe start).
-    """
-    n = len(session)
-    min_turns = policy.tail_min_turns
-    if n == 0:
-        return FreshTail(0, budget, 0, TailReason.EMPTY, 0, min_turns)
-    start = max(0, n - policy.tail_items)
-    reason = TailReason.WHOLE_SESSION if start == 0 else TailReason.ITEMS
-    if prefix(n) - prefix(start) > budget:
-        starts = session.turn_starts
-        last_user = starts[-1] if starts and starts[-1] >= start else None
-        if last_user is not None and prefix(n) - prefix(last_user) > budget:
-            start, reason = last_user, TailReason.ACTIVE_TURN
-        else:
-            start, reason = suffix_start_within(prefix, start, n, budget), TailReason.BUDGET
-            safe = provider_safe_start(session, start, n)
-            if safe != start:
-                start, reason = safe, TailReason.TOOL_PAIR
     tokens = prefix(n) - prefix(start)
     return FreshTail(
         start=start,
@@ -154,9 +166,102 @@ def fresh_tail_by_items(session: Session, prefix: Prefix, budget: int, policy: P
         tokens=tokens,
         reason=reason,
         turns=turns_from(session, start),
-        min_turns=min_turns,
+        min_turns=turns,
         over_budget=tokens > budget,
     )
+
+
+def _floor(session: Session, min_turns: int, bounds: Boundaries, *, clean: bool) -> int:
+    """The latest start holding the active turn and the minimum turns, grown to a safe cut."""
+    floor = min(active_turn_start(session), min_turns_start(session, min_turns))
+    return bounds.clean_backward(floor) if clean else bounds.pair_backward(floor)
+
+
+def _floor_reason(session: Session, min_turns: int) -> TailReason:
+    """Which floor rule reaches further back: the minimum turns or the active turn."""
+    active = active_turn_start(session)
+    if min_turns_start(session, min_turns) < active:
+        return TailReason.MIN_TURNS
+    return TailReason.ACTIVE_TURN
+
+
+def fresh_tail_by_tokens(
+    session: Session,
+    prefix: Prefix,
+    tail_budget: int,
+    policy: Policy,
+    bounds: Boundaries | None = None,
+) -> FreshTail:
+    """The plan's token-aware tail with X1–X5 fixed.
+
+    Contiguous from the newest message back to the first one that does not fit (X1); never
+    starting inside a tool call and its results, nor on a tool result (X4); always holding the
+    whole active turn (X2) and at least ``tail_min_turns`` turns (X3), over budget if need be,
+    grown back to the call when one of its results lies inside those turns.
+    """
+    n = len(session)
+    min_turns = policy.tail_min_turns
+    if n == 0:
+        return FreshTail(0, tail_budget, 0, TailReason.EMPTY, 0, min_turns)
+    bounds = bounds or Boundaries.of(session)
+    start = suffix_start_within(prefix, 0, n, tail_budget)
+    reason = TailReason.WHOLE_SESSION if start == 0 else TailReason.BUDGET
+    safe = bounds.pair_forward(start, n)
+    if safe != start:
+        start, reason = safe, TailReason.TOOL_PAIR
+    floor = _floor(session, min_turns, bounds, clean=False)
+    if start > floor:
+        start, reason = floor, _floor_reason(session, min_turns)
+    return _tail(session, prefix, start, tail_budget, reason, min_turns)
+
+
+def fresh_tail_by_items(
+    session: Session,
+    prefix: Prefix,
+    budget: int,
+    policy: Policy,
+    bounds: Boundaries | None = None,
+) -> FreshTail:
+    """PicoClaw's tail: the last N items, then ``trimFreshTailToSafeBudget`` (§2.5), made safe.
+
+    ``budget`` is the assembly budget. Over it, the active turn is kept whole (and flagged);
+    otherwise the oldest items go until the rest fits. Then, whether or not it was trimmed,
+    the tail never starts on a tool result or a tool-calling assistant message (issue #3):
+    PicoClaw's trim does that only when over budget, but its sanitizer (§2.8) drops those
+    leading messages from the history anyway, and a pair-blind 32-item cut would otherwise
+    protect results whose call it leaves out. A tail that this would empty, or that would lose
+    the active turn's user message, grows back to the nearest safe start before the active
+    turn instead (X2). ``tail_min_turns`` (0 in the preset) is honoured as a floor, as in
+    tokens mode.
+    """
+    n = len(session)
+    min_turns = policy.tail_min_turns
+    if n == 0:
+        return FreshTail(0, budget, 0, TailReason.EMPTY, 0, min_turns)
+    bounds = bounds or Boundaries.of(session)
+    start = max(0, n - policy.tail_items)
+    reason = TailReason.WHOLE_SESSION if start == 0 else TailReason.ITEMS
+    active = active_turn_start(session)
+    if prefix(n) - prefix(start) > budget:
+        if active >= start and prefix(n) - prefix(active) > budget:
+            start, reason = active, TailReason.ACTIVE_TURN
+        else:
+            start, reason = suffix_start_within(prefix, start, n, budget), TailReason.BUDGET
+    if reason is TailReason.ACTIVE_TURN:
+        start = bounds.clean_backward(start)
+    else:
+        safe = bounds.clean_forward(start, n)
+        if safe == n or start <= active < safe:
+            grown = bounds.clean_backward(min(start, active))
+            if grown != start:
+                start, reason = grown, TailReason.ACTIVE_TURN
+        elif safe != start:
+            start, reason = safe, TailReason.TOOL_PAIR
+    if min_turns > 0:
+        floor = _floor(session, min_turns, bounds, clean=True)
+        if start > floor:
+            start, reason = floor, _floor_reason(session, min_turns)
+    return _tail(session, prefix, start, budget, reason, min_turns)
 
 
 def list_prefix(prefix_sums: Sequence[int]) -> Prefix:

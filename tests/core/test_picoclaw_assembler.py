@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pytest
 
@@ -154,3 +154,87 @@ def test_safe_boundary_snaps_back_to_a_turn_start() -> None:
     session = _turns(3)  # turn starts 0, 2, 4
     assert find_safe_boundary(session, 3) == 2
     assert find_safe_boundary(session, 1) == 2  # the start ≤ 1 is 0, so the next one
+
+
+def _agent_turns(count: int) -> list[Message]:
+    """``count`` messages of [user, tool call, tool result, answer] turns."""
+    messages: list[Message] = []
+    while len(messages) < count:
+        k = len(messages)
+        call = ToolCall(id=f"c{k}", name="read")
+        messages += [
+            Message(role="user"),
+            Message(role="assistant", tool_calls=(call,)),
+            Message(role="tool", tool_call_id=f"c{k}"),
+            Message(role="assistant"),
+        ]
+    return messages[:count]
+
+
+@pytest.mark.parametrize(("count", "expected"), [(42, 11), (41, 11), (40, 8), (43, 11)])
+def test_items_tail_never_starts_on_a_tool_result_or_a_tool_call(count: int, expected: int) -> None:
+    # 32 items from the end lands on a result (42), a call (41), a user (40), an answer (43).
+    plan = _plan(_agent_turns(count), [10] * count, 10_000)
+    assert plan.tail.start == expected
+    first = plan.tail.start
+    assert plan.tail.reason is (TailReason.ITEMS if first == count - 32 else TailReason.TOOL_PAIR)
+    assert plan.kept_start == 0  # the evictable rest all fits, call and result together
+
+
+def test_items_tail_of_one_long_agent_turn_holds_the_turn_instead_of_nothing() -> None:
+    call_steps: list[Message] = []
+    for k in range(20):
+        call = ToolCall(id=f"c{k}", name="read")
+        call_steps += [
+            Message(role="assistant", tool_calls=(call,)),
+            Message(role="tool", tool_call_id=f"c{k}"),
+        ]
+    messages = [Message(role="user"), *call_steps]
+    plan = _plan(messages, [10] * len(messages), 10_000)
+    assert plan.tail.start == 0
+    assert plan.tail.reason is TailReason.ACTIVE_TURN
+    assert not plan.tail.over_budget
+
+
+def test_items_tail_trimmed_past_an_interjection_keeps_the_call_with_its_result() -> None:
+    call = ToolCall(id="c1", name="read")
+    messages = [
+        Message(role="user"),
+        Message(role="assistant"),
+        Message(role="assistant", tool_calls=(call,)),
+        Message(role="user"),  # the user types while the tool runs
+        Message(role="tool", tool_call_id="c1"),
+        Message(role="assistant"),
+    ]
+    # The active turn (3..5, 30 tokens) fits 35; the trim would start at 3, inside the pair.
+    plan = _plan(messages, [10] * 6, 35)
+    assert plan.tail.start == 1
+    assert plan.tail.reason is TailReason.ACTIVE_TURN
+    for result, call_index in plan_pairs(messages).items():
+        assert not call_index < plan.tail.start <= result
+
+
+def plan_pairs(messages: list[Message]) -> Mapping[int, int]:
+    return Session(messages=tuple(messages)).call_of_result
+
+
+def test_x6_items_mode_keeps_trim_fresh_tail_to_safe_budget() -> None:
+    # The sketch's Replace block deletes the trim; the picoclaw preset still keeps the active
+    # turn over budget and drops a leading tool call and its result.
+    call = ToolCall(id="c1", name="read")
+    active = [
+        Message(role="assistant"),
+        Message(role="user"),
+        Message(role="assistant", tool_calls=(call,)),
+        Message(role="tool", tool_call_id="c1"),
+        Message(role="assistant"),
+    ]
+    over = _plan(active, [20, 5, 5, 200, 5], 210)
+    assert (over.tail.start, over.tail.reason, over.tail.over_budget) == (
+        1,
+        TailReason.ACTIVE_TURN,
+        True,
+    )
+    leading = [Message(role="user"), *active[2:], Message(role="user"), Message(role="assistant")]
+    trimmed = _plan(leading, [10, 5, 10, 5, 10, 5], 35)
+    assert trimmed.tail.start == 3

@@ -92,6 +92,29 @@ def test_x42_reserving_system_and_tools_shrinks_the_history_budget() -> None:
     assert reserved.kept_start > shipped.kept_start
 
 
+def test_x5_tail_budget_is_capped_by_the_history_budget_after_the_x42_reserve() -> None:
+    # 25 % of 32,000 is 8,000, but a 26,000-token system prompt leaves history only 6,000.
+    session = _chat(10)
+    policy = preset("plan", context_window=40_000, max_tokens=8_000, prune_mode="off")
+    plan = _plan(session, policy, [1_000] * 20, system=26_000)
+    assert plan.tail.budget == 6_000
+    assert plan.tail.tokens <= 6_000
+    assert plan.totals.kept + plan.totals.tail <= 6_000
+    unreserved = _plan(
+        session, policy.with_changes(reserve_system_and_tools=False), [1_000] * 20, system=26_000
+    )
+    assert unreserved.tail.budget == 8_000
+
+
+def test_x7_compaction_replaces_exactly_what_the_tail_does_not_protect() -> None:
+    # One tail definition: no message is both unprotected and outside the summarised range.
+    session = _chat(10)
+    for changes in ({}, {"tail_mode": "items", "tail_items": 5}, {"tail_ratio": 0.5}):
+        policy = preset("plan", context_window=4_000, max_tokens=1_000, **changes)
+        plan = _plan(session, policy, [500] * 20)
+        assert plan.compaction.replaced == (0, plan.tail.start - 1)
+
+
 def test_compaction_is_needed_strictly_above_the_trigger() -> None:
     session = _chat(2)
     policy = preset("plan", context_window=10_000, max_tokens=2_000)
