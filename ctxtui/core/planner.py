@@ -28,9 +28,9 @@ from ctxtui.core.plan import (
 )
 from ctxtui.core.policy import PRESETS, CompactionStyle, Policy, PruneMode, TailMode, fit_reserve
 from ctxtui.core.prune import (
-    STUB,
     EffectiveTokens,
     PrunedRun,
+    StubCost,
     ToolOutputs,
     index_tool_outputs,
     protected_turns_start,
@@ -90,10 +90,16 @@ _LOCK = threading.Lock()
 def _truncate(
     session: Session, counts: SessionCounts, tokenizer: Tokenizer, max_lines: int, max_bytes: int
 ) -> dict[int, TruncatedOutput]:
-    """Every tool result over the limits, counted with its preview and hint as content."""
+    """Every tool result over the limits, counted with its preview and hint as content.
+
+    A text of at most ``max_lines`` characters cannot have more lines, and one of at most
+    ``max_bytes / 4`` characters cannot have more UTF-8 bytes, so most results are passed
+    over without counting either.
+    """
     out: dict[int, TruncatedOutput] = {}
+    short = min(max_lines, max_bytes // 4)
     for i, message in enumerate(session.messages):
-        if message.role != "tool":
+        if message.role != "tool" or len(message.content) <= short:
             continue
         text = message.content
         lines, size = count_lines(text), byte_size(text)
@@ -135,11 +141,8 @@ def _prepare(
             adjusted[i] = t.tokens_after
         tokens, prefix = adjusted, [0, *accumulate(adjusted)]
     messages = session.messages
-    outputs = index_tool_outputs(
-        session,
-        tokens,
-        lambda i: tokenizer.count_message(with_content(messages[i], STUB)),
-    )
+    stub_cost = StubCost(tokenizer.count_message)
+    outputs = index_tool_outputs(session, tokens, lambda i: stub_cost(messages[i]))
     bounds = Boundaries.of(session)
     prepared = _Prepared(session, counts, tokenizer, truncated, tokens, prefix, outputs, bounds)
     with _LOCK:

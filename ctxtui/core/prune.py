@@ -8,12 +8,12 @@ index, so a re-plan finds the run and its freed tokens by binary search instead 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import overload
 
-from ctxtui.core.models import Message, Session
+from ctxtui.core.models import Message, PartKind, Session
 from ctxtui.core.plan import PrunedOutput
 
 STUB = "[Tool output pruned — use expand for details]"
@@ -41,6 +41,52 @@ def prune_tool_outputs_as_sketched(
     return out
 
 
+class StubCost:
+    """Tokens a tool result costs once its text is the stub, counted once per message shape.
+
+    A stubbed result differs from its original only in its text, so its cost depends only on
+    what else a tokenizer charges: role, name, reasoning, tool calls, media, and the
+    ``tool_call_id`` — which every ctxtui tokenizer charges by its UTF-8 length (the character
+    estimators) or not at all (tiktoken). Results of one shape (same tool, an id of the same
+    length, no media) share one count, so indexing 100k messages costs a handful of
+    ``count_message`` calls instead of a model copy and a count per result.
+    """
+
+    __slots__ = ("_count", "_known")
+
+    def __init__(self, count_message: Callable[[Message], int]) -> None:
+        self._count = count_message
+        self._known: dict[Hashable, int] = {}
+
+    def __call__(self, message: Message) -> int:
+        media = tuple(p for p in message.parts if p.kind is not PartKind.TEXT)
+        call_id = message.tool_call_id
+        id_bytes = len(call_id.encode("utf-8", "surrogatepass")) if call_id else 0
+        key = (
+            message.role,
+            id_bytes,
+            message.name,
+            message.tool_name,
+            message.reasoning,
+            message.tool_calls,
+            media,
+        )
+        cost = self._known.get(key)
+        if cost is None:
+            shape = Message(
+                role=message.role,
+                content=STUB,
+                parts=media,
+                tool_calls=message.tool_calls,
+                tool_call_id="x" * id_bytes if id_bytes else None,
+                tool_name=message.tool_name,
+                reasoning=message.reasoning,
+                name=message.name,
+            )
+            cost = self._known[key] = self._count(shape)
+        return cost
+
+
 @dataclass(frozen=True, slots=True)
 class ToolOutputs:
     """A session's tool results with their token figures, built once per session and tokenizer.
@@ -62,16 +108,14 @@ def index_tool_outputs(
     session: Session, tokens: Sequence[int], stub_tokens: Callable[[int], int]
 ) -> ToolOutputs:
     """Index the tool results; ``stub_tokens(i)`` counts message ``i`` with the stub as content."""
-    indices: list[int] = []
+    messages = session.messages
+    indices = [i for i, m in enumerate(messages) if m.role == "tool"]
     stubbed: list[int] = []
     prunable: list[int] = []
     before: list[int] = []
     after: list[int] = []
-    for i, message in enumerate(session.messages):
-        if message.role != "tool":
-            continue
-        indices.append(i)
-        if message.content == STUB:
+    for i in indices:
+        if messages[i].content == STUB:
             stubbed.append(i)
             continue
         stub = stub_tokens(i)

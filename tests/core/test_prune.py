@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from ctxtui.core.models import Message, Session, ToolCall
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxtui.core.models import ContentPart, Message, PartKind, Session, ToolCall
 from ctxtui.core.prune import (
     STUB,
+    StubCost,
     ToolOutputs,
     index_tool_outputs,
     protected_turns_start,
@@ -12,6 +17,7 @@ from ctxtui.core.prune import (
     prune_by_turns,
     prune_tool_outputs_as_sketched,
 )
+from ctxtui.core.tokenizers import resolve
 
 
 def _pico(message: Message) -> int:
@@ -144,3 +150,68 @@ def test_nothing_at_or_after_the_boundary_is_pruned() -> None:
     assert sorted(run) == [2, 3]
     assert 4 not in run
     assert run.freed_before(3) == 90
+
+
+_ids = st.text(alphabet=st.sampled_from("abc_019é€😀"), max_size=30)
+
+
+@pytest.mark.parametrize("spec", ["plan", "picoclaw", "tiktoken:cl100k_base"])
+@settings(max_examples=200)
+@given(
+    call_id=_ids,
+    other_id=_ids,
+    tool_name=st.sampled_from([None, "bash", "read_file"]),
+    name=st.sampled_from([None, "", "worker"]),
+    reasoning=st.sampled_from(["", "thinking"]),
+    content=st.text(max_size=80),
+    images=st.integers(0, 2),
+)
+def test_stub_cost_per_shape_is_the_count_of_the_stubbed_message(
+    spec: str,
+    call_id: str,
+    other_id: str,
+    tool_name: str | None,
+    name: str | None,
+    reasoning: str,
+    content: str,
+    images: int,
+) -> None:
+    """The shared count equals counting each stubbed result, for every ctxtui tokenizer."""
+    tokenizer, _ = resolve(spec)
+    cost = StubCost(tokenizer.count_message)
+    parts = (
+        ContentPart(kind=PartKind.TEXT, text=content),
+        *(ContentPart(kind=PartKind.IMAGE, byte_size=9) for _ in range(images)),
+    )
+
+    def result(i: str) -> Message:
+        return Message(
+            role="tool",
+            content=content,
+            parts=parts,
+            tool_call_id=i or None,
+            tool_name=tool_name,
+            name=name,
+            reasoning=reasoning,
+        )
+
+    for i in (call_id, other_id):  # the second may reuse the first one's count
+        stubbed = result(i).model_copy(
+            update={"content": STUB, "parts": tuple(p for p in parts if p.kind is PartKind.IMAGE)}
+        )
+        assert cost(result(i)) == tokenizer.count_message(stubbed)
+
+
+def test_stub_cost_counts_once_per_shape() -> None:
+    calls: list[Message] = []
+
+    def count(message: Message) -> int:
+        calls.append(message)
+        return len(message.content)
+
+    cost = StubCost(count)
+    for k in range(100):
+        cost(_tool(f"call_{k:03d}", "x" * k))
+    cost(_tool("call_longer_id"))
+    assert len(calls) == 2
+    assert all(m.content == STUB for m in calls)
