@@ -12,17 +12,19 @@ from typing import Any
 from pydantic import ValidationError
 
 from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.export import NATIVE_SCHEMA, native_document
 from ctxtui.core.models import Session
 from ctxtui.importers import format_info
 from ctxtui.importers._reader import json_kind, read_json
 
 FORMAT = format_info("native")
-SCHEMA = "ctxtui.session/1"
+SCHEMA = NATIVE_SCHEMA
+"""Defined beside the writer (``ctxtui.core.export``) so the two can never disagree."""
 
 
 def to_document(session: Session) -> dict[str, Any]:
     """The native JSON document of a session (what ``load`` reads back unchanged)."""
-    return {"schema": SCHEMA, "session": session.model_dump(mode="json")}
+    return native_document(session)
 
 
 def sniff(path: Path, head: Any) -> int:

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
 
-from ctxtui.core.export import ExportError, write_session
+from ctxtui.core.export import NATIVE_SCHEMA, ExportError, check_target, write_session
 from ctxtui.core.models import Message, Session, SessionMeta
+from ctxtui.importers import load_session
+
+
+def _read_back(path: Path) -> Session:
+    doc = json.loads(path.read_bytes())
+    assert doc["schema"] == NATIVE_SCHEMA
+    return Session.model_validate(doc["session"])
 
 
 def _session(source: Path | None = None) -> Session:
@@ -22,7 +32,7 @@ def test_round_trip(tmp_path: Path) -> None:
     out = tmp_path / "out.json"
     s = _session()
     assert write_session(s, out) == out
-    assert Session.model_validate_json(out.read_bytes()) == s
+    assert _read_back(out) == s
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]  # no temp file left behind
 
 
@@ -53,7 +63,7 @@ def test_existing_file_needs_force(tmp_path: Path) -> None:
         write_session(_session(), out)
     assert out.read_text() == "old"
     write_session(_session(), out, force=True)
-    assert Session.model_validate_json(out.read_text()).system_prompt == "be brief"
+    assert _read_back(out).system_prompt == "be brief"
 
 
 def test_failure_leaves_no_partial_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -73,3 +83,69 @@ def test_failure_leaves_no_partial_file(tmp_path: Path, monkeypatch: pytest.Monk
 def test_directory_target_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ExportError, match="directory"):
         write_session(_session(), tmp_path)
+
+
+def test_the_file_is_read_back_as_native_not_as_openai_chat(tmp_path: Path) -> None:
+    """A bare session dump was detected as OpenAI Chat; the envelope makes it native."""
+    s = _session().model_copy(update={"system_prompt": "be brief"})
+    out = write_session(s, tmp_path / "out.json")
+    loaded = load_session(out)
+    assert loaded.meta.format == "native"
+    assert loaded.messages == s.messages and loaded.system_prompt == s.system_prompt
+
+
+def test_a_special_file_is_never_replaced(tmp_path: Path) -> None:
+    """Renaming over /dev/null (as root) would replace the device: refused even with force."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(ExportError, match="expected a regular file path, found a special file"):
+        write_session(_session(), fifo, force=True)
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_an_empty_path_is_refused() -> None:
+    with pytest.raises(ExportError, match="expected a file path, found an empty string"):
+        check_target(_session(), "")
+
+
+def test_a_missing_directory_is_named(tmp_path: Path) -> None:
+    target = tmp_path / "nope" / "out.json"
+    with pytest.raises(ExportError, match=r"expected an existing directory .*nope, found none"):
+        write_session(_session(), target)
+    assert not (tmp_path / "nope").exists()
+
+
+def test_an_unwritable_directory_is_refused_before_writing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    locked = tmp_path / "ro"
+    locked.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(  # root ignores modes, so the check is simulated
+        os, "access", lambda p, m, **kw: False if Path(p) == locked else real_access(p, m, **kw)
+    )
+    with pytest.raises(ExportError, match=r"cannot write in .*ro: permission denied"):
+        write_session(_session(), locked / "out.json")
+    assert list(locked.iterdir()) == []
+
+
+def test_overwriting_keeps_the_mode_and_a_new_file_takes_the_sources(tmp_path: Path) -> None:
+    src = tmp_path / "private.json"
+    src.write_text("{}")
+    src.chmod(0o600)
+    new = write_session(_session(src), tmp_path / "new.json")
+    assert stat.S_IMODE(new.stat().st_mode) == 0o600  # a private transcript stays private
+    shared = tmp_path / "shared.json"
+    shared.write_text("old")
+    shared.chmod(0o664)
+    write_session(_session(src), shared, force=True)
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o664
+
+
+def test_a_source_path_that_is_not_utf8_still_writes_valid_utf8(tmp_path: Path) -> None:
+    s = _session().model_copy(
+        update={"meta": SessionMeta(source_path=str(tmp_path / "bad\udcffname.json"))}
+    )
+    out = write_session(s, tmp_path / "out.json")
+    text = out.read_bytes().decode("utf-8")  # strict: raises on any invalid byte
+    assert "bad\ufffdname.json" in text
