@@ -112,8 +112,14 @@ def module_name(name: str) -> str:
     return f"{__name__}.{name.replace('-', '_')}"
 
 
+def normalize_format(name: str) -> str:
+    """A format name as typed (``OpenAI_Chat``, `` codex``) in its canonical spelling."""
+    return name.strip().lower().replace("_", "-")
+
+
 def importer(name: str) -> ModuleType:
     """The importer module of a format, imported on first use."""
+    name = normalize_format(name)
     if name not in FORMAT_NAMES:
         known = ", ".join(FORMAT_NAMES)
         raise SessionLoadError("--format", f"unknown format {name!r}; known formats: {known}")
@@ -204,7 +210,11 @@ def _detect_directory(path: Path) -> str:
         return "opencode"
     if any(path.glob("*.meta.json")) or (path.name == "sessions" and ".picoclaw" in path.parts):
         return "picoclaw"
-    raise SessionLoadError(str(path), "expected a file, found a directory")
+    raise SessionLoadError(
+        str(path),
+        "expected a session file (or an OpenCode storage or PicoClaw sessions directory), "
+        "found a directory that is neither",
+    )
 
 
 def _best_sniff(path: Path, head: Any) -> str | None:
@@ -254,7 +264,7 @@ def load_session(path: Path | str, format: str | None = None) -> Session:
     """
     path = Path(path)
     try:
-        name = format if format is not None else detect_format(path)
+        name = normalize_format(format) if format is not None else detect_format(path)
         module = importer(name)
         if path.is_dir():
             if name not in ("opencode", "picoclaw"):
@@ -266,10 +276,35 @@ def load_session(path: Path | str, format: str | None = None) -> Session:
                     str(path), "empty file: expected a transcript, found nothing"
                 )
         session: Session = module.load(path)
+        if format is not None and not session.messages and not session.system_prompt:
+            _refuse_empty_forced(path, name)
     finally:
         forget_cached()
     meta = session.meta.model_copy(update={"source_path": str(path), "format": name})
     return hoist_system_prompt(session.model_copy(update={"meta": meta}))
+
+
+def _refuse_empty_forced(path: Path, name: str) -> None:
+    """Refuse a forced format that read nothing from a file of another format.
+
+    An importer skips the records it does not know, so forcing the wrong one used to give an
+    empty session and a report of zero tokens, a wrong answer with exit 0. A file that really is
+    an empty session of the forced format (detection agrees) is still accepted.
+    """
+    try:
+        detected: str | None = detect_format(path)
+    except SessionLoadError:
+        detected = None
+    if detected == name:
+        return
+    hint = (
+        f"; it looks like {detected} (try --format {detected}, or leave --format out)"
+        if detected is not None
+        else ""
+    )
+    raise SessionLoadError(
+        str(path), f"expected {format_info(name).title} data (--format {name}), found none{hint}"
+    )
 
 
 def hoist_system_prompt(session: Session) -> Session:
@@ -307,4 +342,5 @@ __all__ = [
     "hoist_system_prompt",
     "importer",
     "load_session",
+    "normalize_format",
 ]

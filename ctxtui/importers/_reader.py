@@ -11,6 +11,7 @@ import gzip
 import io
 import json
 import os
+import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -31,6 +32,11 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 _BOM = b"\xef\xbb\xbf"
 _DECODER = json.JSONDecoder()
 _WHITESPACE = " \t\n\r"
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+"""A ``\\uD800``-``\\uDFFF`` escape: the only way JSON text can carry a lone surrogate."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+SNIPPET_CHARS = 24
+"""How much of the offending text a 'found ...' message quotes."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +51,7 @@ def check_file(path: Path) -> None:
     """Refuse a missing path, a directory or an unreadable file with one clear line."""
     name = str(path)
     if not path.exists():
-        raise SessionLoadError(name, "no such file")
+        raise SessionLoadError(name, "no such file or directory")
     if path.is_dir():
         raise SessionLoadError(name, "expected a file, found a directory")
     if not path.is_file():
@@ -155,6 +161,48 @@ def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
+def scrub_text(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD.
+
+    A surrogate cannot be encoded as UTF-8, so one left in a session crashes whatever prints,
+    tokenises or saves it; writers that split an emoji leave exactly such escapes behind.
+    """
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def _scrub(value: Any) -> Any:
+    """``value`` with lone surrogates replaced in every string, key included.
+
+    Only called on values already checked against ``MAX_DEPTH``, so recursion is bounded.
+    """
+    if isinstance(value, str):
+        return scrub_text(value)
+    if isinstance(value, list):
+        return [_scrub(v) for v in value]
+    if isinstance(value, dict):
+        return {scrub_text(k): _scrub(v) for k, v in value.items()}
+    return value
+
+
+def _scrub_if_needed(text: str, value: Any) -> Any:
+    """Scrub ``value`` only when its source text has a surrogate escape (almost never)."""
+    return _scrub(value) if _SURROGATE_ESCAPE.search(text) else value
+
+
+def snippet(text: str, start: int = 0) -> str:
+    """Up to ``SNIPPET_CHARS`` characters of ``text`` from ``start``, quoted for a message."""
+    line_end = text.find("\n", start)
+    end = len(text) if line_end < 0 else line_end
+    stop = min(end, start + SNIPPET_CHARS)
+    part = text[start:stop].rstrip("\r")
+    if not part:
+        return "the end of the line" if stop < len(text) else "the end of the text"
+    # Printable text (CJK included) as is; controls and stray surrogates as escapes.
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in part)
+    more = "…" if stop < end else ""
+    return f"'{shown}{more}'"
+
+
 def _too_deep(path: Path, line: int | None = None) -> SessionLoadError:
     return SessionLoadError(
         str(path), f"expected JSON, found nesting deeper than {MAX_DEPTH} levels", line
@@ -189,18 +237,23 @@ def _parse_document(path: Path, text: str) -> Any:
     except RecursionError:
         raise _too_deep(path) from None
     except json.JSONDecodeError as exc:
-        if exc.pos >= len(text.rstrip(_WHITESPACE)):
+        content_end = len(text.rstrip(_WHITESPACE))
+        if exc.pos >= content_end:
+            # json counts the trailing newline: name the last line that has content instead.
+            last_line = text.count("\n", 0, content_end) + 1
             raise SessionLoadError(
-                name, "truncated JSON: the document ends before it is complete", exc.lineno
+                name, "truncated JSON: the document ends before it is complete", last_line
             ) from None
         raise SessionLoadError(
-            name, f"expected JSON, found invalid JSON at column {exc.colno}: {exc.msg}", exc.lineno
+            name,
+            f"expected JSON, found {snippet(text, exc.pos)} at column {exc.colno} ({exc.msg})",
+            exc.lineno,
         ) from None
     if depth_exceeds(value):
         raise _too_deep(path)
     if not isinstance(value, (dict, list)):
         raise SessionLoadError(name, f"expected a JSON object or array, found {json_kind(value)}")
-    return value
+    return _scrub_if_needed(text, value)
 
 
 _cache: tuple[tuple[str, int, int], Any] | None = None
@@ -252,10 +305,10 @@ def _split_values(text: str) -> tuple[list[Any], str | None]:
         except RecursionError:
             return values, f"nesting deeper than {MAX_DEPTH} levels"
         except json.JSONDecodeError as exc:
-            return values, f"column {exc.colno}: {exc.msg}"
+            return values, f"found {snippet(text, exc.pos)} at column {exc.colno}: {exc.msg}"
         if depth_exceeds(value):
             return values, f"nesting deeper than {MAX_DEPTH} levels"
-        values.append(value)
+        values.append(_scrub_if_needed(text, value))
 
 
 def _lines(fh: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
@@ -277,6 +330,7 @@ def iter_records(path: Path, warnings: list[str]) -> Iterator[Record]:
     """
     name = str(path)
     skipped = 0
+    mangled = 0
     fh = open_bytes(path)
     try:
         with fh:
@@ -285,7 +339,15 @@ def iter_records(path: Path, warnings: list[str]) -> Iterator[Record]:
                     raw = raw[len(_BOM) :]
                 if raw.endswith(b"\r"):
                     raw = raw[:-1]
-                text = raw.decode("utf-8", errors="replace")
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    # Replaced, not refused (writers split characters), but never silently:
+                    # the counts of that line are off by the bytes that were lost.
+                    text = raw.decode("utf-8", errors="replace")
+                    mangled += 1
+                    if mangled <= MAX_LINE_WARNINGS:
+                        warnings.append(f"line {number:,}: invalid UTF-8 bytes shown as U+FFFD")
                 if not text.strip():
                     continue
                 values, error = _split_values(text)
@@ -307,6 +369,11 @@ def iter_records(path: Path, warnings: list[str]) -> Iterator[Record]:
     if skipped > MAX_LINE_WARNINGS:
         warnings.append(
             f"{skipped - MAX_LINE_WARNINGS:,} more corrupt lines skipped (first "
+            f"{MAX_LINE_WARNINGS} listed)"
+        )
+    if mangled > MAX_LINE_WARNINGS:
+        warnings.append(
+            f"{mangled - MAX_LINE_WARNINGS:,} more lines with invalid UTF-8 (first "
             f"{MAX_LINE_WARNINGS} listed)"
         )
 

@@ -97,7 +97,11 @@ def test_directory_instead_of_a_file(tmp_path: Path) -> None:
     folder = tmp_path / "notes"
     folder.mkdir()
     (folder / "a.txt").write_text("x")
-    assert "expected a file, found a directory" in str(_refusal(folder))
+    message = str(_refusal(folder))
+    assert "expected a session file (or an OpenCode storage or PicoClaw sessions directory)" in (
+        message
+    )
+    assert "found a directory that is neither" in message
 
 
 def test_directory_with_a_file_format_given(tmp_path: Path) -> None:
@@ -157,3 +161,54 @@ def test_wrong_format_forced_is_refused_not_crashed(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
     path.write_text('{"conversations": []}')
     assert "expected OpenAI Chat messages" in str(_refusal(path, "openai-chat"))
+
+
+def test_truncated_one_line_document_names_line_one(tmp_path: Path) -> None:
+    """json counts the final newline as a line of its own; the cut is on the line with text."""
+    path = tmp_path / "cut.json"
+    path.write_text('{"messages": [{"role": "user", "content": "hi"}\n')
+    error = _refusal(path)
+    assert error.line == 1 and "truncated JSON" in str(error)
+
+
+def test_a_jsonl_whose_only_line_is_corrupt(tmp_path: Path) -> None:
+    path = tmp_path / "only.jsonl"
+    path.write_text('{"role": "user", "content": "hi"\n')
+    error = _refusal(path)
+    assert error.line == 1 and "truncated JSON" in str(error)
+
+
+def test_invalid_json_quotes_what_was_found(tmp_path: Path) -> None:
+    path = tmp_path / "notes.jsonl"
+    path.write_text("this is not json at all, just a long line of notes\n")
+    error = _refusal(path)
+    assert error.line == 1
+    assert "expected JSON, found 'this is not json at all,…' at column 1" in str(error)
+
+
+def test_a_wrong_format_forced_names_the_detected_one(tmp_path: Path) -> None:
+    path = tmp_path / "chat.json"
+    path.write_text('{"messages": [{"role": "user", "content": "hi"}]}')
+    message = str(_refusal(path, "codex"))
+    assert "expected Codex CLI data (--format codex), found none" in message
+    assert "it looks like openai-chat (try --format openai-chat" in message
+
+
+def test_a_forced_format_on_an_unknown_file_gives_no_hint(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text('{"name": "demo"}')
+    message = str(_refusal(path, "claude-code"))
+    assert message.endswith("expected Claude Code data (--format claude-code), found none")
+
+
+def test_a_really_empty_session_of_the_forced_format_is_accepted(tmp_path: Path) -> None:
+    path = tmp_path / "chat.json"
+    path.write_text('{"messages": []}')
+    session = load_session(path, "openai-chat")
+    assert session.messages == () and session.meta.format == "openai-chat"
+
+
+def test_format_names_ignore_case_and_underscores(tmp_path: Path) -> None:
+    path = tmp_path / "chat.json"
+    path.write_text('{"messages": [{"role": "user", "content": "hi"}]}')
+    assert load_session(path, " OpenAI_Chat").meta.format == "openai-chat"

@@ -61,9 +61,23 @@ def test_bom_crlf_and_blank_lines_are_accepted(tmp_path: Path) -> None:
 
 def test_invalid_utf8_inside_a_jsonl_line_is_replaced_not_fatal(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    path.write_bytes(b'{"a": "caf\xe9"}\n')
-    got, _ = _records(path)
-    assert got == [(1, {"a": "caf\ufffd"})]
+    path.write_bytes(b'{"a": "ok"}\n{"a": "caf\xe9"}\n')
+    got, warnings = _records(path)
+    assert got == [(1, {"a": "ok"}), (2, {"a": "caf\ufffd"})]
+    assert warnings == ["line 2: invalid UTF-8 bytes shown as U+FFFD"]  # never silently
+
+
+def test_lone_surrogate_escapes_become_replacement_characters(tmp_path: Path) -> None:
+    """``\\ud83d`` alone (a writer split an emoji) cannot be encoded, printed or tokenised."""
+    line = '{"a\\udc00": ["x\\ud83dy", {"k": "\\ud83d\\ude00 ok"}]}'
+    jsonl = tmp_path / "s.jsonl"
+    jsonl.write_text(line + "\n")
+    got, warnings = _records(jsonl)
+    expected = {"a\ufffd": ["x\ufffdy", {"k": "\U0001f600 ok"}]}  # a real pair is kept
+    assert got == [(1, expected)] and warnings == []
+    doc = tmp_path / "d.json"
+    doc.write_text("{\n" + line[1:])
+    assert read_json(doc) == expected
 
 
 def test_many_corrupt_lines_are_counted_not_listed(tmp_path: Path) -> None:
