@@ -5,6 +5,10 @@ plan's replaced range is either one summary message (style ``summarize``) or gon
 PicoClaw's emergency note appended to ``meta.summary`` (style ``drop_oldest_half``, the legacy
 ``forceCompression``). The result carries the request size before and after, counted with the
 same tokenizer, and says so plainly when even the compacted request cannot fit the window.
+
+"Request size" means what would be sent: the plan's figure, after pruning and truncation, on
+both sides. Raw counts would credit the compaction with tokens pruning had already removed,
+and ``ctxtui report`` and ``ctxtui compact`` would give two request sizes for one session.
 """
 
 from __future__ import annotations
@@ -43,11 +47,11 @@ class CompactionResult:
     reason: CompactReason
     replaced: tuple[int, int] | None
     messages_replaced: int
-    tokens_before: int
-    tokens_after: int
+    tokens_before: int  # the request as sent now (plan.totals.requested)
+    tokens_after: int  # the compacted session's request as it would be sent
     tail_kept: int
     overflow: OverflowInfo | None
-    replaced_tokens: int = 0  # Σ tokens of the replaced messages
+    replaced_tokens: int = 0  # Σ tokens the request carried for the replaced messages
     summary_tokens: int = 0  # tokens the summary adds (message, or meta.summary growth)
     note: str = ""
 
@@ -117,17 +121,6 @@ def _with_messages(session: Session, messages: tuple[Message, ...], meta: Sessio
     )
 
 
-def _request_tokens(counts: SessionCounts, reserve: int) -> int:
-    """System + tools + summary + history + output reserve, all as counted."""
-    return (
-        counts.system_tokens
-        + counts.tool_def_tokens
-        + counts.summary_tokens
-        + counts.history_tokens
-        + reserve
-    )
-
-
 def _counts(session: Session, tokenizer: Tokenizer, plan: Plan) -> SessionCounts:
     counts = count_session(session, tokenizer, plan.tokenizer)
     assert counts is not None  # no stop check was given
@@ -163,7 +156,6 @@ def compact(
     for the proactive and the retry reasons.
     """
     policy = plan.policy
-    reserve = policy.max_tokens
     message_tokens = list(plan.message_tokens)
     before_counts = SessionCounts(
         tokenizer=plan.tokenizer,
@@ -172,7 +164,7 @@ def compact(
         tool_def_tokens=plan.totals.tool_defs,
         summary_tokens=plan.totals.summary,
     )
-    tokens_before = _request_tokens(before_counts, reserve)
+    tokens_before = plan.totals.requested
     model = session.meta.model
     span = _replaced_range(session, plan)
     if span is None:
@@ -191,7 +183,7 @@ def compact(
             note="nothing to compact: every message is in the fresh tail",
         )
     first, last = span
-    replaced_tokens = before_counts.range_tokens(first, last + 1)
+    replaced_tokens = sum(plan.effective_tokens[first : last + 1])
     old = session.messages
 
     summary: StructuredSummary | None = None
@@ -247,7 +239,7 @@ def compact(
         replaced=(first, last),
         messages_replaced=removed,
         tokens_before=tokens_before,
-        tokens_after=_request_tokens(after_counts, reserve),
+        tokens_after=plan_after.totals.requested,
         tail_kept=tail_kept,
         overflow=overflow_of(plan_after, model),
         replaced_tokens=replaced_tokens,

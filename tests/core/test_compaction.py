@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 pytest.importorskip("ctxtui.core.planner")
 
 from ctxtui.core.compaction import (
+    CompactionResult,
     append_emergency_note,
     compact,
     force_compression_range,
@@ -17,10 +18,11 @@ from ctxtui.core.counting import count_session
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.errors import ContextOverflowError
 from ctxtui.core.models import Message, Session, SessionMeta, ToolCall
+from ctxtui.core.plan import Plan
 from ctxtui.core.planner import build_plan
 from ctxtui.core.policy import Policy, preset
 from ctxtui.core.reasons import CompactReason
-from ctxtui.core.tokenizers import resolve
+from ctxtui.core.tokenizers import Tokenizer, resolve
 
 
 def _turns(n: int, size: int = 2_000, summary: str | None = None) -> Session:
@@ -42,17 +44,9 @@ def _turns(n: int, size: int = 2_000, summary: str | None = None) -> Session:
     )
 
 
-def _request(counts: SessionCounts, policy: Policy) -> int:
-    return (
-        counts.system_tokens
-        + counts.tool_def_tokens
-        + counts.summary_tokens
-        + counts.history_tokens
-        + policy.max_tokens
-    )
-
-
-def _run(session: Session, policy: Policy, reason: CompactReason = CompactReason.PROACTIVE):
+def _run(
+    session: Session, policy: Policy, reason: CompactReason = CompactReason.PROACTIVE
+) -> tuple[Plan, SessionCounts, Tokenizer, CompactionResult]:
     tokenizer, info = resolve(policy.tokenizer, chars_per_token=policy.chars_per_token)
     counts = count_session(session, tokenizer, info)
     assert counts is not None
@@ -60,18 +54,46 @@ def _run(session: Session, policy: Policy, reason: CompactReason = CompactReason
     return plan, counts, tokenizer, compact(session, plan, reason, tokenizer)
 
 
-def _check_conserved(session: Session, policy: Policy) -> None:
-    plan, counts, tokenizer, result = _run(session, policy)
-    assert result.tokens_before == _request(counts, policy)
-    after = count_session(result.session, tokenizer, plan.tokenizer)
-    assert after is not None
-    assert result.tokens_after == _request(after, policy)  # recounted from scratch
+def _check_conserved(session: Session, policy: Policy) -> bool:
+    """Before and after are the request as sent (the plan's figure, pruning applied), the
+    after side recounted from scratch; returns whether the exact balance was checked."""
+    plan, _, tokenizer, result = _run(session, policy)
+    assert result.tokens_before == plan.totals.requested
+    after_counts = count_session(result.session, tokenizer, plan.tokenizer)
+    assert after_counts is not None
+    after = build_plan(result.session, policy, after_counts, tokenizer)
+    assert result.tokens_after == after.totals.requested
+    if result.replaced is None:
+        assert result.tokens_after == result.tokens_before
+        return False
+    first, last = result.replaced
+    assert result.replaced_tokens == sum(plan.effective_tokens[first : last + 1])
+    inserted = len(result.session.messages) - (len(session.messages) - (last - first + 1))
+    old = [*plan.effective_tokens[:first], *plan.effective_tokens[last + 1 :]]
+    new = [*after.effective_tokens[:first], *after.effective_tokens[first + inserted :]]
+    if old != new:  # pruning re-decided for a survivor: the balance below does not apply
+        return False
     assert result.tokens_before - result.tokens_after == (
         result.replaced_tokens - result.summary_tokens
     )
-    if result.replaced is not None:
-        first, last = result.replaced
-        assert result.replaced_tokens == counts.range_tokens(first, last + 1)
+    return True
+
+
+def test_report_and_compaction_agree_when_pruning_already_freed_tokens() -> None:
+    """Raw counts credited the compaction with the tool output pruning had already removed."""
+    session = _turns(12)
+    policy = preset("plan", context_window=20_000, max_tokens=2_000)
+    plan, counts, _, result = _run(session, policy)
+    assert plan.tokens_freed_by_pruning > 0
+    assert result.replaced is not None
+    first, last = result.replaced
+    raw = counts.range_tokens(first, last + 1)
+    assert result.replaced_tokens < raw  # the pruned stubs, not the original outputs
+    assert (
+        result.tokens_before
+        == plan.totals.requested
+        < plan.totals.requested + (plan.tokens_freed_by_pruning)
+    )
 
 
 def test_summarize_replaces_the_range_with_one_summary() -> None:
@@ -97,7 +119,7 @@ def test_summarize_replaces_the_range_with_one_summary() -> None:
 
 
 def test_summarize_is_conserved() -> None:
-    _check_conserved(_turns(12), preset("plan", context_window=20_000, max_tokens=2_000))
+    assert _check_conserved(_turns(12), preset("plan", context_window=20_000, max_tokens=2_000))
 
 
 def test_drop_oldest_half_appends_the_emergency_note() -> None:
@@ -114,7 +136,7 @@ def test_drop_oldest_half_appends_the_emergency_note() -> None:
     assert len(result.session.messages) == len(session.messages) - dropped
     assert result.summary is None and result.prompt == ""
     assert result.reason is CompactReason.RETRY
-    _check_conserved(session, policy)
+    assert _check_conserved(session, policy)
 
 
 def test_emergency_note_without_a_previous_summary() -> None:
