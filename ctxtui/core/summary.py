@@ -80,6 +80,12 @@ _PATH = re.compile(
 _ERROR_LINE = re.compile(
     r"(\b\w*(?:Error|Exception)\b|Traceback|\bFAILED\b|\bfailed\b|\berror:|\bpanic:)"
 )
+_CODE_LINE = re.compile(
+    r"^\s*(?:\d+\s*[:|]?\s+)?(?:(?:raise|except|class|def|import|from|throw|catch|assert|"
+    r"if|elif|return|try)\b|#|//|/?\*)"
+)
+"""A line of source code (a file read, maybe with line numbers): ``raise FooError(...)`` there
+is a definition, not an error that happened, and would crowd the real ones out."""
 _ARG_KEYS = ("path", "file_path", "file", "filename", "command", "cmd", "query", "pattern", "url")
 
 
@@ -242,7 +248,11 @@ def _critical_context(span: Sequence[tuple[int, Message]]) -> SummarySection:
         for match in _PATH.finditer(text):
             files.append(SummaryItem(f"File: {match.group(1)}", i))
         for line in text.splitlines():
-            if _ERROR_LINE.search(line) and (m.role == "tool" or m.is_error):
+            if (
+                _ERROR_LINE.search(line)
+                and (m.role == "tool" or m.is_error)
+                and not _CODE_LINE.match(line)
+            ):
                 errors.append(SummaryItem(f"Error: {_gist(line.strip())}", i))
     half = MAX_ITEMS // 2
     f = _bounded("Critical Context", files)

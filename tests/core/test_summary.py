@@ -198,3 +198,34 @@ def test_legacy_fallback_cuts_at_2048_bytes_without_splitting() -> None:
     body, note = text.rsplit("\n", 1)
     assert note == "[Truncated from 1 messages]"
     assert len(body.encode()) <= 2048 and body == "é" * 1024
+
+
+def test_errors_defined_in_source_code_are_not_errors_that_happened() -> None:
+    """A file read full of ``raise FooError`` crowded out the failure the agent was fixing."""
+    source = "\n".join(
+        [
+            "285     raise ReadingError(f'reading {r!r} has no quantity')",
+            "class BasketError(ValueError):",
+            "    except KeyError:",
+            "# TypeError is raised below",
+        ]
+    )
+    log = "E   wxingest.errors.IngestError: line 1213 not after the previous one"
+    session = Session(
+        messages=(
+            Message(role="user", content="Why does the ingest crash?"),
+            Message(
+                role="assistant",
+                tool_calls=(ToolCall(id="r", name="read_file", arguments='{"path": "p.py"}'),),
+            ),
+            Message(role="tool", tool_call_id="r", content=source),
+            Message(
+                role="assistant",
+                tool_calls=(ToolCall(id="t", name="bash", arguments='{"command": "pytest"}'),),
+            ),
+            Message(role="tool", tool_call_id="t", content=log),
+        )
+    )
+    critical = build_structured_summary(session, 0, 4).section("Critical Context")
+    errors = [(item.text, item.index) for item in critical.items if item.text.startswith("Error")]
+    assert errors == [("Error: " + " ".join(log.split()), 4)]
