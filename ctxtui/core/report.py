@@ -7,7 +7,8 @@ rendered with rich for people and is free to change.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import re
+from typing import TYPE_CHECKING, Any, overload
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -20,8 +21,23 @@ if TYPE_CHECKING:
     from ctxtui.core.compaction import CompactionResult
 
 SCHEMA = "ctxtui.report/1"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 FULL_TABLE_ROWS = 60  # longer sessions print the first and last rows around an ellipsis
 EDGE_ROWS = 20
+LABEL_WIDTH = 10  # "compaction", the longest label: every block's values line up
+
+
+@overload
+def display_text(text: str) -> str: ...
+@overload
+def display_text(text: None) -> None: ...
+def display_text(text: str | None) -> str | None:
+    """``text`` with lone surrogates as U+FFFD, so it can be printed and saved as UTF-8.
+
+    A file name that is not valid UTF-8 reaches Python with surrogate escapes; printed as is it
+    either crashes the output or writes bytes that make the JSON document invalid.
+    """
+    return None if text is None else _SURROGATE.sub("\ufffd", text)
 
 
 def _policy(plan: Plan) -> dict[str, Any]:
@@ -89,7 +105,7 @@ def build_report(
     return {
         "schema": SCHEMA,
         "session": {
-            "path": session.meta.source_path,
+            "path": display_text(session.meta.source_path),
             "format": session.meta.format,
             "message_count": len(session.messages),
             "warnings": [*session.meta.warnings, *plan.warnings],
@@ -105,6 +121,10 @@ def build_report(
             "window": totals.window,
             "budget": totals.budget,
             "used_ratio": round(totals.used_ratio, 6),
+            # Beyond the issue's four keys, so used_ratio can be checked by hand:
+            # used_ratio = requested / window, requested = tokens + output_reserve.
+            "output_reserve": totals.output_reserve,
+            "requested": totals.requested,
         },
         "fresh_tail": {
             "start": plan.tail.start,
@@ -123,34 +143,57 @@ def build_report(
 
 
 # -- the table --------------------------------------------------------------------------------
+#
+# Laid out for an 80-column terminal: each block is a two-column grid (a short label, then the
+# value), so a long warning or path wraps under its value instead of back to column 0.
 
 
-def _header(report: dict[str, Any]) -> Text:
-    s, tok = report["session"], report["tokenizer"]
-    text = Text()
-    text.append(f"{s['path'] or '(no file)'}", style="bold")
-    text.append(f"  format {s['format']} · {s['message_count']:,} messages")
-    text.append(f" · preset {report['policy']['preset']} · tokenizer {tok['used']}")
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
+def _grid() -> Table:
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(style="bold", no_wrap=True, min_width=LABEL_WIDTH)
+    grid.add_column(overflow="fold")
+    return grid
+
+
+def _header(report: dict[str, Any]) -> Table:
+    s, tok, policy = report["session"], report["tokenizer"], report["policy"]
+    grid = _grid()
+    grid.add_row("session", Text(display_text(s["path"] or "(no file)"), style="bold"))
+    grid.add_row(
+        "",
+        f"{s['format']} · {_plural(s['message_count'], 'message')} · preset "
+        f"{policy['preset']} · tokenizer {tok['used']}",
+    )
     if tok["requested"] != tok["used"] or tok["note"]:
-        text.append(f"\n  tokenizer {tok['requested']} → {tok['used']}: {tok['note']}", "yellow")
+        grid.add_row(
+            Text("tokenizer", style="yellow"),
+            Text(f"{tok['requested']} → {tok['used']}: {tok['note']}", style="yellow"),
+        )
     for warning in s["warnings"]:
-        text.append(f"\n  warning: {warning}", style="yellow")
-    return text
+        grid.add_row(Text("warning", style="yellow"), Text(warning, style="yellow"))
+    return grid
 
 
-def _totals(report: dict[str, Any]) -> Text:
+def _totals(report: dict[str, Any], messages: list[dict[str, Any]]) -> Table:
     t, tail = report["totals"], report["fresh_tail"]
     ratio = t["used_ratio"]
-    style = "red" if ratio > 1 else "green"
-    text = Text()
-    text.append(f"prompt {t['tokens']:,} tok · window {t['window']:,} · budget {t['budget']:,}")
-    text.append(" · used ")
-    text.append(f"{ratio:.1%}", style=f"bold {style}")
-    text.append(
-        f"\nfresh tail from #{tail['start']:,} · {tail['tokens']:,} / {tail['budget']:,} tok"
-        f" · {tail['reason'].replace('_', ' ')}"
+    grid = _grid()
+    request = Text(f"{t['requested']:,} of {t['window']:,} tok ")
+    request.append(f"({ratio:.1%})", style=f"bold {'red' if ratio > 1 else 'green'}")
+    request.append(f" = prompt {t['tokens']:,} + output reserve {t['output_reserve']:,}")
+    grid.add_row("request", request)
+    grid.add_row("budget", f"{t['budget']:,} tok for the prompt (window − output reserve)")
+    grid.add_row(
+        "tail",
+        f"from #{tail['start']:,} · {tail['tokens']:,} of {tail['budget']:,} tok · "
+        f"{tail['reason'].replace('_', ' ')}",
     )
-    return text
+    grid.add_row("zones", _zones(messages))
+    return grid
 
 
 def _row(table: Table, m: dict[str, Any]) -> None:
@@ -159,7 +202,7 @@ def _row(table: Table, m: dict[str, Any]) -> None:
     tokens = f"{m['tokens']:,}"
     if m["sent_tokens"] != m["tokens"]:
         tokens += f" → {m['sent_tokens']:,}"
-    table.add_row(f"{m['index']:,}", m["role"], tokens, m["zone"], flags, tools)
+    table.add_row(f"{m['index']:,}", m["role"], tokens, m["zone"], flags, Text(display_text(tools)))
 
 
 def _message_table(messages: list[dict[str, Any]]) -> Table:
@@ -172,7 +215,7 @@ def _message_table(messages: list[dict[str, Any]]) -> Table:
         ("flags", "left"),
         ("tool calls", "left"),
     ):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        table.add_column(name, justify=justify, no_wrap=name != "tool calls")  # type: ignore[arg-type]
     if len(messages) <= FULL_TABLE_ROWS:
         for m in messages:
             _row(table, m)
@@ -186,47 +229,50 @@ def _message_table(messages: list[dict[str, Any]]) -> Table:
     return table
 
 
-def _zones(messages: list[dict[str, Any]]) -> Text:
+def _zones(messages: list[dict[str, Any]]) -> str:
     counts = {"dropped": [0, 0], "kept": [0, 0], "tail": [0, 0]}
     for m in messages:
         c = counts[m["zone"]]
         c[0] += 1
         c[1] += m["sent_tokens"]  # what the request carries, after pruning and truncation
-    parts = [f"{zone} {n:,} msgs / {tok:,} tok" for zone, (n, tok) in counts.items()]
-    return Text("zones: " + " · ".join(parts))
+    return " · ".join(f"{zone} {n:,} ({tok:,} tok)" for zone, (n, tok) in counts.items())
 
 
-def _footer(report: dict[str, Any]) -> Text:
+def _footer(report: dict[str, Any]) -> Table:
     prune, comp, over = report["prune"], report["compaction"], report["overflow"]
-    text = Text()
-    text.append(
-        f"pruned {len(prune['pruned']):,} tool outputs · {prune['tokens_freed']:,} tok freed"
+    grid = _grid()
+    grid.add_row(
+        "pruned",
+        f"{_plural(len(prune['pruned']), 'tool output')} · {prune['tokens_freed']:,} tok freed",
     )
     if comp["needed"]:
         first, last = comp["replaced"] or (None, None)
         span = f"#{first:,}-#{last:,}" if first is not None else "nothing replaceable"
-        text.append(f"\ncompaction needed ({comp['reason']}): replaces {span}")
+        text = f"needed ({comp['reason']}): replaces {span}"
         if comp["tokens_after"] != comp["tokens_before"]:
-            text.append(f" · {comp['tokens_before']:,} → {comp['tokens_after']:,} tok")
+            text += f" · request {comp['tokens_before']:,} → {comp['tokens_after']:,} tok"
+        grid.add_row("compaction", text)
     else:
-        text.append("\ncompaction not needed")
+        grid.add_row("compaction", "not needed")
     if over is not None:
-        text.append(
-            f"\noverflow: model {over['model']} · requested {over['requested_tokens']:,} "
-            f"> window {over['context_window']:,} · {over['reason']}",
-            style="bold red",
+        grid.add_row(
+            Text("overflow", style="bold red"),
+            Text(
+                f"model {over['model']} · requested {over['requested_tokens']:,} > window "
+                f"{over['context_window']:,} · {over['reason']}",
+                style="bold red",
+            ),
         )
-    return text
+    return grid
 
 
 def render_report(report: dict[str, Any]) -> RenderableType:
-    """The report for a terminal: header, totals, zones, the message table, outcomes."""
+    """The report for a terminal: header, totals, the message table, outcomes."""
     messages = report["messages"]
     return Group(
         _header(report),
         Text(),
-        _totals(report),
-        _zones(messages),
+        _totals(report, messages),
         Text(),
         _message_table(messages),
         Text(),

@@ -45,7 +45,14 @@ def test_keys_and_types() -> None:
         "used": "plan",
         "note": "nope is not available",
     }
-    assert set(r["totals"]) == {"tokens", "window", "budget", "used_ratio"}
+    assert set(r["totals"]) == {
+        "tokens",
+        "window",
+        "budget",
+        "used_ratio",
+        "output_reserve",
+        "requested",
+    }
     assert isinstance(r["totals"]["used_ratio"], float)
     assert set(r["fresh_tail"]) == {"start", "budget", "tokens", "reason"}
     assert set(r["prune"]) == {"pruned", "tokens_freed"}
@@ -71,6 +78,8 @@ def test_figures_come_from_the_plan() -> None:
     assert r["totals"]["tokens"] == plan.totals.tokens == 7 + 10 + 20 + 10 + 5 + 3
     assert r["totals"]["budget"] == 800
     assert r["totals"]["used_ratio"] == round(plan.totals.requested / 1_000, 6)
+    assert r["totals"]["requested"] == plan.totals.requested
+    assert r["totals"]["requested"] == r["totals"]["tokens"] + r["totals"]["output_reserve"]
     assert r["fresh_tail"] == {"start": 3, "budget": 2_000, "tokens": 8, "reason": "min_turns"}
     assert [m["zone"] for m in r["messages"]] == ["dropped", "kept", "kept", "tail", "tail"]
     assert [m["tokens"] for m in r["messages"]] == [10, 20, 100, 5, 3]
@@ -101,19 +110,42 @@ def test_overflow_block() -> None:
     assert r["totals"]["used_ratio"] > 1
 
 
-def _render(r: dict[str, Any]) -> str:
-    console = Console(width=100, record=True, color_system=None)
+def _render(r: dict[str, Any], width: int = 100) -> str:
+    console = Console(width=width, record=True, color_system=None)
     console.print(render_report(r))
     return console.export_text()
 
 
+def _lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.splitlines()]
+
+
 def test_table_shows_header_totals_and_fallback() -> None:
-    text = _render(_report())
-    assert "s.json" in text and "format openai" in text
-    assert "tokenizer tiktoken:nope → plan: nope is not available" in text
-    assert "fresh tail from #3" in text
-    assert "pruned 1 tool outputs · 90 tok freed" in text
-    assert "compaction needed (proactive): replaces #0-#0" in text
+    plan = hand_plan()
+    lines = _lines(_render(_report()))
+    assert lines[0].split() == ["session", "s.json"]
+    assert lines[1].split("·")[0].strip() == "openai"
+    assert "tokenizer  tiktoken:nope → plan: nope is not available" in lines
+    t = plan.totals
+    request = next(line for line in lines if line.startswith("request"))
+    assert f"{t.requested:,} of {t.window:,} tok" in request
+    assert f"= prompt {t.tokens:,} + output reserve {t.output_reserve:,}" in request
+    assert "tail       from #3 · 8 of 2,000 tok · min turns" in lines
+    assert "pruned     1 tool output · 90 tok freed" in lines
+    assert "compaction needed (proactive): replaces #0-#0" in lines
+
+
+def test_table_wraps_under_its_labels_at_80_columns() -> None:
+    """Long paths and warnings wrapped back to column 0 and broke the header apart."""
+    r = _report()
+    r["session"]["path"] = "/home/someone/projects/" + "deeply-nested/" * 4 + "session.jsonl"
+    r["session"]["warnings"] = ["output reserve lowered from 32,768 to 8,192: " + "word " * 30]
+    lines = _lines(_render(r, width=80))
+    assert max(map(len, lines)) <= 80
+    warning = lines.index(next(line for line in lines if line.startswith("warning")))
+    assert lines[warning + 1].startswith(" " * 11) and lines[warning + 1].strip()
+    body = [line for line in lines[: warning + 3] if line]
+    assert all(line[:11].strip() in {"", "session", "warning", "tokenizer"} for line in body)
 
 
 def test_big_sessions_elide_the_middle() -> None:
