@@ -9,11 +9,26 @@ Errors on the command line are one line on stderr and exit code 2, never a trace
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 import sys
+import textwrap
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from ctxtui import __version__
+from ctxtui.commands.knobs import (
+    KNOBS,
+    POLICY_FLAGS,
+    TOKENIZER_SPEC,
+    finite,
+    flag_of,
+    knob_help,
+    range_problem,
+)
+from ctxtui.core.policy import PRESETS
+from ctxtui.importers import FORMAT_NAMES
 
 SUBCOMMANDS = ("report", "compact", "formats")
 
@@ -24,22 +39,99 @@ EXIT_USAGE = 2
 DESCRIPTION = """\
 See where an LLM agent's context window goes.
 
-ctxtui opens an agent session (OpenAI, Anthropic, Claude Code, Codex, PicoClaw, OpenCode,
-ShareGPT or ctxtui's own JSON), counts the tokens of every message, and shows the plan a
-context manager would make: the protected fresh tail, the tool outputs it would prune or
-truncate, what would be dropped, and the structured summary a compaction would write.
+ctxtui opens an agent session, counts the tokens of every message, and shows the
+plan a context manager would make: the protected fresh tail, the tool outputs it
+would prune or truncate, what would be dropped, and the structured summary a
+compaction would write.
 """
+
+SESSION_HELP = (
+    "a transcript file: OpenAI Chat or Responses, Anthropic Messages, Claude Code, Codex, "
+    "PicoClaw (JSONL, legacy JSON, seahorse.db), OpenCode (JSON storage or .db), ShareGPT, "
+    "or ctxtui's own JSON; .gz and .zst files are read too. A directory works for OpenCode "
+    "storage and PicoClaw sessions. The format is detected (see 'ctxtui formats')"
+)
+
+TOKENIZER_HELP = (
+    "how tokens are counted: 'plan' (characters / --chars-per-token, rounded up), 'picoclaw' "
+    "(PicoClaw's shipped estimator) or 'tiktoken:ENCODING' (exact). tiktoken:cl100k_base works "
+    "offline; other encodings (o200k_base, ...) need a download, and without one the count "
+    "falls back to cl100k_base and the report says so; default: the preset's (plan, picoclaw)"
+)
+
+PRESET_HELP = (
+    "the knobs' starting values. plan: the context-window plan with its defects fixed "
+    "(token-measured fresh tail, pruning, truncation, structured summaries). picoclaw: "
+    "PicoClaw main as shipped (last 32 items, no pruning, drops the oldest half); default: plan"
+)
 
 EPILOG = """\
 commands:
   ctxtui [SESSION]          open the app (no SESSION: the bundled demo session)
   ctxtui report SESSION     print the plan as a table, or as JSON with --json
-  ctxtui compact SESSION    preview a compaction, or write the compacted session with -o
+  ctxtui compact SESSION    preview a compaction, or write the compacted session
   ctxtui formats            list the transcript formats ctxtui reads
 
 Run 'ctxtui COMMAND --help' for a command's options.
+
 Exit codes: 0 ok, 1 over the --fail-over ratio (report), 2 bad input or usage.
 """
+
+REPORT_EPILOG = """\
+The budget is the window less the output reserve (--max-tokens); the request is
+the prompt (system + tools + history, after pruning and truncation) plus that
+reserve, and the used ratio is request / window.
+
+examples:
+  ctxtui report session.jsonl
+  ctxtui report session.json --json | jq .totals
+  ctxtui report session.json --context-window 32768 --max-tokens 4096
+  ctxtui report session.json --tokenizer tiktoken:cl100k_base --fail-over 0.9
+"""
+
+COMPACT_EPILOG = """\
+Without --preview or -o, prints what the compaction would replace and the
+tokens it would save.
+
+examples:
+  ctxtui compact session.jsonl --preview
+  ctxtui compact session.jsonl -o compacted.json
+  ctxtui report compacted.json                     # read it back
+"""
+
+
+_ASCII_SPACE = re.compile(r"[ \t\n]+")
+"""Whitespace a help line may break at; the no-break space in ``≥\u00a00`` is not."""
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Wraps prose paragraphs to the terminal, keeps indented blocks (examples) as written,
+    and never breaks an option name at its hyphen (``--chars-`` / ``per-token``)."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(
+            _ASCII_SPACE.sub(" ", text).strip(),
+            width,
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        blocks: list[str] = []
+        for block in text.strip("\n").split("\n\n"):
+            if any(line.startswith(" ") or line.endswith(":") for line in block.splitlines()):
+                blocks.append("\n".join(indent + line for line in block.splitlines()))
+            else:
+                blocks.append(
+                    textwrap.fill(
+                        _ASCII_SPACE.sub(" ", block).strip(),
+                        width,
+                        initial_indent=indent,
+                        subsequent_indent=indent,
+                        break_on_hyphens=False,
+                    )
+                )
+        return "\n\n".join(blocks) + "\n"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -49,7 +141,8 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
-def _positive_int(text: str) -> int:
+def _count(text: str) -> int:
+    """A whole number ≥ 0; ``_`` and ``,`` group digits as people write them (32_768, 4,096)."""
     try:
         value = int(text.replace("_", "").replace(",", ""))
     except ValueError:
@@ -60,10 +153,21 @@ def _positive_int(text: str) -> int:
 
 
 def _ratio(text: str) -> float:
+    """A finite number; NaN would pass every range check as 'not out of range'."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not finite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def _fail_ratio(text: str) -> float:
+    """The --fail-over threshold: a ratio > 0 (1.0 is exactly the window)."""
+    value = _ratio(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a ratio > 0 such as 0.9, got {text!r}")
     return value
 
 
@@ -72,46 +176,22 @@ def add_session_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--format",
         metavar="NAME",
-        help="the transcript format, overriding detection (see 'ctxtui formats')",
+        help="read SESSION as this format instead of detecting it: " + ", ".join(FORMAT_NAMES),
     )
 
 
 def add_policy_options(p: argparse.ArgumentParser) -> None:
     """The policy knobs, shared by the app, ``report`` and ``compact``."""
-    g = p.add_argument_group("policy (defaults come from the preset)")
-    g.add_argument(
-        "--preset",
-        choices=("plan", "picoclaw"),
-        default="plan",
-        help="plan: the context-window plan, fixed; picoclaw: PicoClaw main as shipped "
-        "(default: plan)",
+    g = p.add_argument_group(
+        "policy",
+        "What the simulated context manager does. Each knob starts from the preset's value; "
+        "'unused by X' means preset X ignores it.",
     )
-    g.add_argument(
-        "--tokenizer",
-        metavar="NAME",
-        help="plan | picoclaw | tiktoken:ENCODING (e.g. tiktoken:cl100k_base, works offline)",
-    )
-    g.add_argument("--context-window", type=_positive_int, metavar="N", help="window in tokens")
-    g.add_argument("--max-tokens", type=_positive_int, metavar="N", help="output reserve")
-    g.add_argument("--tail-ratio", type=_ratio, metavar="F", help="tail share of the budget")
-    g.add_argument("--tail-min", type=_positive_int, metavar="N", help="tail floor in tokens")
-    g.add_argument("--tail-max", type=_positive_int, metavar="N", help="tail ceiling in tokens")
-    g.add_argument("--tail-turns", type=_positive_int, metavar="N", help="minimum tail turns")
-    g.add_argument(
-        "--chars-per-token", type=_ratio, metavar="F", help="the plan estimator's divisor"
-    )
-
-
-POLICY_FLAGS: dict[str, str] = {
-    "tokenizer": "tokenizer",
-    "context_window": "context_window",
-    "max_tokens": "max_tokens",
-    "tail_ratio": "tail_ratio",
-    "tail_min": "tail_min_tokens",
-    "tail_max": "tail_max_tokens",
-    "tail_turns": "tail_min_turns",
-    "chars_per_token": "chars_per_token",
-}
+    g.add_argument("--preset", choices=tuple(PRESETS), default="plan", help=PRESET_HELP)
+    g.add_argument("--tokenizer", metavar="SPEC", help=TOKENIZER_HELP)
+    for knob in KNOBS:
+        kind = _ratio if knob.metavar == "F" else _count
+        g.add_argument(knob.flag, type=kind, metavar=knob.metavar, help=knob_help(knob))
 
 
 def policy_overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -129,82 +209,137 @@ def build_app_parser() -> argparse.ArgumentParser:
         prog="ctxtui",
         description=DESCRIPTION,
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_HelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"ctxtui {__version__}")
     p.add_argument(
         "session",
         nargs="?",
         metavar="SESSION",
-        help="a session file or directory to open (default: the bundled demo session)",
+        help=f"{SESSION_HELP}; default: the bundled demo session",
     )
     add_session_options(p)
     add_policy_options(p)
     return p
 
 
-def build_command_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="ctxtui", formatter_class=argparse.RawDescriptionHelpFormatter)
+def build_command_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The ``ctxtui COMMAND`` parser and each command's own parser, to blame the right one."""
+    p = _Parser(prog="ctxtui", formatter_class=_HelpFormatter)
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     report = sub.add_parser(
         "report",
         help="print the plan for a session",
         description="Print the plan for a session: tokens, zones, fresh tail, pruning, "
-        "compaction and overflow. Without --json a readable table; with --json one JSON "
-        "document (schema ctxtui.report/1).",
+        "compaction and overflow. Without --json a table for people; with --json one JSON "
+        "document (schema ctxtui.report/1) for scripts, and nothing else on stdout.",
+        epilog=REPORT_EPILOG,
+        formatter_class=_HelpFormatter,
     )
-    report.add_argument("session", metavar="SESSION")
+    report.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     add_session_options(report)
-    add_policy_options(report)
     report.add_argument("--json", action="store_true", help="print one JSON document")
     report.add_argument(
         "--fail-over",
-        type=_ratio,
+        type=_fail_ratio,
         metavar="RATIO",
-        help="exit 1 when the used ratio (request / window) exceeds RATIO, e.g. 0.9",
+        help="exit 1 when the used ratio (request / window) exceeds RATIO, a number > 0 "
+        "such as 0.9 (1 is exactly full); for CI",
     )
+    add_policy_options(report)
 
     compact = sub.add_parser(
         "compact",
         help="preview or write a compaction",
         description="Compact a session: replace the history outside the fresh tail with a "
-        "structured summary. --preview prints the summary and the exact LLM prompt; -o writes "
-        "the compacted session as ctxtui JSON (atomically). SESSION is never modified.",
+        "structured summary (picoclaw: drop the oldest half of the turns). --preview prints "
+        "the summary and the exact LLM prompt; -o writes the compacted session as ctxtui "
+        "JSON, atomically. SESSION is never modified.",
+        epilog=COMPACT_EPILOG,
+        formatter_class=_HelpFormatter,
     )
-    compact.add_argument("session", metavar="SESSION")
+    compact.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     add_session_options(compact)
-    add_policy_options(compact)
     compact.add_argument(
         "--reason",
         default="proactive",
         choices=("proactive", "retry", "overflow"),
-        help="why the compaction runs (default: proactive)",
+        help="why the compaction runs, recorded in the result: proactive (over budget before "
+        "a call), retry (the provider refused the request), overflow (nothing else fits); "
+        "default: proactive",
     )
     compact.add_argument(
         "--preview", action="store_true", help="print the summary and the LLM prompt"
     )
-    compact.add_argument("-o", "--output", metavar="OUT", help="write the compacted session here")
+    compact.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="write the compacted session to OUT as ctxtui native JSON (never over SESSION)",
+    )
     compact.add_argument(
         "--force", action="store_true", help="allow -o to overwrite an existing file"
     )
+    add_policy_options(compact)
 
-    sub.add_parser(
+    formats = sub.add_parser(
         "formats",
         help="list the transcript formats ctxtui reads",
-        description="List the transcript formats ctxtui reads, with their detection hints.",
+        description="List the transcript formats ctxtui reads: the name to give --format, "
+        "and what each one is.",
     )
-    return p
+    return p, {"report": report, "compact": compact, "formats": formats}
+
+
+def build_command_parser() -> argparse.ArgumentParser:
+    return build_command_parsers()[0]
+
+
+def _unknown_command(word: str) -> str | None:
+    """A close sub-command for a mistyped one (``reprot``), unless ``word`` is a real path."""
+    if word.startswith("-") or Path(word).exists():
+        return None
+    close = difflib.get_close_matches(word, SUBCOMMANDS, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _check_app_knobs(parser: argparse.ArgumentParser, overrides: dict[str, Any]) -> None:
+    """Refuse a knob out of its range before the app starts: a command-line error is one line
+    and exit 2, not an error screen to dismiss (``report`` and ``compact`` check the same in
+    their pipeline, with the session loaded)."""
+    from ctxtui.commands.errors import CommandError
+    from ctxtui.commands.pipeline import check_tokenizer
+
+    for field, value in overrides.items():
+        if field == "tokenizer":
+            try:
+                check_tokenizer(value)
+            except CommandError as err:
+                parser.error(str(err))
+            if not TOKENIZER_SPEC.match(value):
+                parser.error("--tokenizer: expected plan, picoclaw or tiktoken:ENCODING")
+            continue
+        problem = range_problem(field, value)
+        if problem is not None:
+            parser.error(f"{flag_of(field)}: {problem}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] in SUBCOMMANDS:
-        args = build_command_parser().parse_args(args_list)
+        parser, commands_ = build_command_parsers()
+        args, extra = parser.parse_known_args(args_list)
+        if extra:  # blame the command, so its --help is the one suggested
+            commands_[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
         from ctxtui import commands
 
         return commands.run(args)
-    args = build_app_parser().parse_args(args_list)
+    app = build_app_parser()
+    if args_list and (guess := _unknown_command(args_list[0])) is not None:
+        app.error(f"unknown command {args_list[0]!r} (did you mean '{guess}'?)")
+    args = app.parse_args(args_list)
+    _check_app_knobs(app, policy_overrides(args))
     from ctxtui.tui import run_app
 
     return run_app(

@@ -7,7 +7,7 @@ import argparse
 from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import plan_session
 from ctxtui.core.compaction import CompactionResult
-from ctxtui.core.export import ExportError, write_session
+from ctxtui.core.export import ExportError, check_target, write_session
 from ctxtui.core.reasons import CompactReason
 
 
@@ -44,17 +44,25 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise CommandError(str(err)) from None
     planned = plan_session(args)
+    if args.output is not None:
+        # Refuse a bad -o before compacting, so a refusal prints nothing but its one line.
+        try:
+            check_target(planned.session, args.output, force=args.force)
+        except ExportError as err:
+            raise CommandError(str(err)) from None
     result = planned.engine.compact(planned.policy, reason)
+    for note in planned.notes:
+        print(f"note: {note}")
     print(describe(result))
     if args.preview:
         print("\n=== summary ===")
         print(result.summary_text or "(no summary: nothing was replaced)")
         print("\n=== LLM prompt ===")
         print(result.prompt or "(no LLM call: this compaction style drops messages)")
-    if args.output:
+    if args.output is not None:
         try:
             written = write_session(result.session, args.output, force=args.force)
         except ExportError as err:
             raise CommandError(str(err)) from None
-        print(f"wrote {written} ({len(result.session.messages):,} messages)")
+        print(f"wrote {written} ({len(result.session.messages):,} messages, ctxtui native JSON)")
     return 0

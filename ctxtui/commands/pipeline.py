@@ -12,8 +12,9 @@ import time
 from dataclasses import dataclass
 from typing import TextIO
 
-from ctxtui.cli import POLICY_FLAGS, policy_overrides
+from ctxtui.cli import policy_overrides
 from ctxtui.commands.errors import CommandError
+from ctxtui.commands.knobs import explain_policy_error, flag_of, unused_reason
 from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import Session
@@ -25,12 +26,14 @@ PROGRESS_AFTER_SECONDS = 0.5  # quick counts never flash a progress line
 
 @dataclass(frozen=True, slots=True)
 class Planned:
-    """A loaded session with its engine, policy and plan."""
+    """A loaded session with its engine, policy and plan, and notes about the command line
+    (knobs given that the policy ignores), which the commands show beside the plan."""
 
     session: Session
     engine: Engine
     policy: Policy
     plan: Plan
+    notes: tuple[str, ...] = ()
 
 
 def load(args: argparse.Namespace) -> Session:
@@ -48,23 +51,47 @@ def load(args: argparse.Namespace) -> Session:
 def build_policy(args: argparse.Namespace, session: Session) -> Policy:
     """The preset fitted to the session (its window), with the knobs given on the command line.
 
-    A knob out of range is named by the option the user typed.
+    A knob out of range is named by the option the user typed, with its range and value.
     """
+    given = policy_overrides(args)
     try:
-        return policy_for_session(args.preset, session, policy_overrides(args))
+        policy = policy_for_session(args.preset, session, given)
     except PolicyError as err:
-        raise CommandError(_name_flags(str(err))) from None
+        raise CommandError(explain_policy_error(str(err), given)) from None
+    check_tokenizer(policy.tokenizer)
+    return policy
 
 
-def _name_flags(message: str) -> str:
-    """``tail_ratio: …`` → ``--tail-ratio (tail_ratio): …``, so the user sees what they typed."""
-    for flag, knob in POLICY_FLAGS.items():
-        if message.startswith(f"{knob}:"):
-            if knob == "tokenizer":
-                return "--tokenizer: expected plan, picoclaw or tiktoken:ENCODING"
-            option = "--" + flag.replace("_", "-")
-            return f"{option} ({knob}){message[len(knob) :]}"
-    return message
+def check_tokenizer(spec: str) -> None:
+    """Refuse a tiktoken encoding tiktoken has never heard of (``tiktoken:o200k``).
+
+    The core falls back to cl100k_base when an encoding cannot be *loaded* (no network), which
+    is right for a real encoding; for a typo it would quietly count with another one.
+    """
+    name = spec.removeprefix("tiktoken:")
+    if name == spec:
+        return
+    try:
+        import tiktoken
+    except Exception:  # an unusable tiktoken: the core falls back and says so
+        return
+    known = [n for n in tiktoken.list_encoding_names() if not n.endswith("_offline")]
+    if name not in known:
+        raise CommandError(
+            f"--tokenizer: expected tiktoken:ENCODING with ENCODING one of {', '.join(known)}; "
+            f"found {name!r}"
+        )
+
+
+def ignored_knobs(args: argparse.Namespace, policy: Policy, tokenizer_used: str) -> list[str]:
+    """Notes for the knobs the user gave that change nothing under this policy."""
+    values = {**policy.model_dump(), "tokenizer": tokenizer_used}
+    notes: list[str] = []
+    for field in policy_overrides(args):
+        reason = unused_reason(field, values)
+        if reason is not None:
+            notes.append(f"{flag_of(field)} has no effect: {reason}")
+    return notes
 
 
 class Progress:
@@ -102,4 +129,6 @@ def plan_session(args: argparse.Namespace) -> Planned:
     finally:
         progress.close()
     assert counts is not None  # no stop check was given
-    return Planned(session, engine, policy, engine.plan(policy, counts))
+    plan = engine.plan(policy, counts)
+    notes = ignored_knobs(args, policy, plan.tokenizer.used)
+    return Planned(session, engine, policy, plan, tuple(notes))

@@ -4,12 +4,30 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from typing import TYPE_CHECKING
 
 from ctxtui.commands.pipeline import plan_session
-from ctxtui.core.report import build_report, render_report
+from ctxtui.core.report import build_report, display_text, render_report
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
 
 EXIT_OK = 0
 EXIT_OVER = 1
+
+
+def print_table(renderable: RenderableType) -> None:
+    """Print with rich; into a pipe or file, without the padding rich adds to every line."""
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    if console.is_terminal:
+        console.print(renderable)
+        return
+    with console.capture() as captured:
+        console.print(renderable)
+    sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -23,11 +41,11 @@ def run(args: argparse.Namespace) -> int:
         else None
     )
     report = build_report(planned.session, plan, result)
+    report["session"]["warnings"].extend(planned.notes)
     if args.json:
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        # One document and nothing else on stdout, valid UTF-8 whatever the session held.
+        sys.stdout.write(display_text(json.dumps(report, indent=2, ensure_ascii=False)) + "\n")
     else:
-        from rich.console import Console
-
-        Console(highlight=False).print(render_report(report))
+        print_table(render_report(report))
     over = args.fail_over is not None and report["totals"]["used_ratio"] > args.fail_over
     return EXIT_OVER if over else EXIT_OK

@@ -89,7 +89,7 @@ def test_fail_over(session_file: Path, capsys: pytest.CaptureFixture[str]) -> No
     [
         (["report", "{missing}"], "missing.json"),
         (["report", "{bad}"], "bad.json"),
-        (["report", "{good}", "--tail-ratio", "7"], "tail_ratio"),
+        (["report", "{good}", "--tail-ratio", "7"], "--tail-ratio: expected 0 to 1, got 7"),
         (["report", "{good}", "--tokenizer", "nonsense"], "tokenizer"),
         (["compact", "{good}", "-o", "{good}"], "source session"),
     ],
@@ -111,7 +111,7 @@ def test_bad_input_is_one_line_exit_2(
 def test_table_output(session_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", str(session_file)]) == 0
     out = capsys.readouterr().out
-    assert str(session_file.name) in out and "fresh tail from #" in out
+    assert str(session_file.name) in out and "from #" in out
 
 
 def test_compact_preview(session_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -153,9 +153,10 @@ def test_compact_writes_atomically_and_never_touches_source(
     ]
     assert main(argv) == 0
     assert (session_file.read_bytes(), session_file.stat().st_mtime_ns) == before
-    from ctxtui.core.models import Session
+    from ctxtui.importers import load_session
 
-    written = Session.model_validate_json(out.read_text())
+    written = load_session(out)
+    assert written.meta.format == "native"
     assert sum(m.is_summary for m in written.messages) == 1
     assert len(written.messages) < len(_chat(12)["messages"])
     capsys.readouterr()
@@ -170,7 +171,8 @@ def test_formats_lists_the_importers(capsys: pytest.CaptureFixture[str]) -> None
 
     assert main(["formats"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split()[0] for line in lines] == [f.name for f in FORMATS]
+    names = [line.split()[0] for line in lines if not line[0].isspace()]
+    assert names == [f.name for f in FORMATS]
 
 
 def test_subprocess_report_json(session_file: Path) -> None:
