@@ -58,7 +58,12 @@ def run(args: argparse.Namespace) -> int:
         print("\n=== summary ===")
         print(result.summary_text or "(no summary: nothing was replaced)")
         print("\n=== LLM prompt ===")
-        print(result.prompt or "(no LLM call: this compaction style drops messages)")
+        if result.prompt:
+            print(result.prompt)
+        elif result.replaced is None:
+            print("(no LLM call: nothing was replaced)")
+        else:
+            print("(no LLM call: this compaction style drops messages)")
     if args.output is not None:
         try:
             written = write_session(result.session, args.output, force=args.force)

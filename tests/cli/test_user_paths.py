@@ -429,3 +429,15 @@ def test_formats_fit_80_columns_and_lead_with_the_names(
     lines = capsys.readouterr().out.splitlines()
     assert max(len(line) for line in lines) <= 80
     assert [line.split()[0] for line in lines if not line[0].isspace()] == list(FORMAT_NAMES)
+
+
+def test_preview_with_nothing_to_replace_does_not_blame_the_style(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "short.json"
+    path.write_text(json.dumps(_chat(turns=1, tool_chars=10)))
+    assert main(["compact", str(path), "--preview"]) == 0
+    out = capsys.readouterr().out
+    assert "nothing to compact" in out
+    assert "(no LLM call: nothing was replaced)" in out
+    assert "this compaction style drops messages" not in out
