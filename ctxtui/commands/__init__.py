@@ -10,6 +10,7 @@ import sys
 from ctxtui.commands.errors import CommandError
 
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 
 
 def run(args: argparse.Namespace) -> int:
@@ -20,6 +21,10 @@ def run(args: argparse.Namespace) -> int:
     except CommandError as err:
         print(f"ctxtui {args.command}: error: {err}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        # Ctrl-C on a long count: one line, the shell's usual 128 + SIGINT, no traceback.
+        print(f"\nctxtui {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader (``| head``) went away: not an error. Point stdout at /dev/null so the
         # interpreter's final flush does not raise again.

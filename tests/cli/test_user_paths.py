@@ -441,3 +441,17 @@ def test_preview_with_nothing_to_replace_does_not_blame_the_style(
     assert "nothing to compact" in out
     assert "(no LLM call: nothing was replaced)" in out
     assert "this compaction style drops messages" not in out
+
+
+def test_ctrl_c_is_one_line_not_a_traceback(
+    chat: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ctxtui.commands import pipeline
+
+    def interrupted(args: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pipeline, "load", interrupted)
+    assert main(["report", str(chat)]) == 130
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip() == "ctxtui report: interrupted"
