@@ -34,7 +34,11 @@ def describe(result: CompactionResult) -> str:
             f"(saved {result.tokens_saved:,}); fresh tail now starts at #{result.tail_kept:,}"
         )
     if result.overflow is not None:
-        lines.append(f"still over the window: {result.overflow.message()}")
+        o = result.overflow  # in words: the Error() text ran past 80 columns
+        lines.append(
+            f"still over the window: {o.requested_tokens:,} requested > {o.context_window:,}"
+            f" ({o.reason.replace('_', ' ')}; model {o.model})"
+        )
     return "\n".join(lines)
 
 

@@ -455,3 +455,15 @@ def test_ctrl_c_is_one_line_not_a_traceback(
     assert main(["report", str(chat)]) == 130
     out, err = capsys.readouterr()
     assert out == "" and err.strip() == "ctxtui report: interrupted"
+
+
+def test_compact_output_fits_80_columns_even_when_still_over(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "huge_tail.json"
+    path.write_text(json.dumps(_chat(turns=3, reply_chars=40_000)))
+    assert main(["compact", str(path), "--context-window", "8000", "--max-tokens", "1000"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    over = [line for line in lines if line.startswith("still over the window: ")]
+    assert len(over) == 1 and "> 8,000 (" in over[0]
+    assert max(map(len, lines)) <= 80
