@@ -37,7 +37,7 @@ def describe(result: CompactionResult) -> str:
         o = result.overflow  # in words: the Error() text ran past 80 columns
         lines.append(
             f"still over the window: {o.requested_tokens:,} requested > {o.context_window:,}"
-            f" ({o.reason.replace('_', ' ')}; model {o.model})"
+            f" (model {o.model})\n  why: {o.reason.replace('_', ' ')}"
         )
     return "\n".join(lines)
 
