@@ -1,4 +1,10 @@
-"""Properties every plan keeps, over random sessions with tool pairs and random valid policies."""
+"""Properties every plan keeps (issue #3 §6), over random sessions and random valid policies.
+
+Sessions are agent transcripts as they really come: turns of user requests, tool steps whose
+results may arrive late (after a user interjection or a progress message), out of order, or
+never, orphan results (a transcript cut after a call), and headless runs with no user at all.
+Each property runs 500 examples.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +14,14 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctxtui.core.compaction import compact
+from ctxtui.core.counting import count_session
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.models import Message, Session, ToolCall, ToolDefinition
 from ctxtui.core.plan import Plan, TailReason, TokenizerInfo
 from ctxtui.core.planner import build_plan, history_budget
 from ctxtui.core.policy import CompactionStyle, Policy, PruneMode, TailMode, make_policy
+from ctxtui.core.reasons import CompactReason
 
 
 class QuarterTokenizer:
@@ -34,37 +43,70 @@ class QuarterTokenizer:
 
 
 TOKENIZER = QuarterTokenizer()
+INFO = TokenizerInfo("quarter", "quarter")
 _output = st.text(alphabet="ab\n", max_size=60)
+_placement = st.sampled_from(["now", "now", "now", "later", "never"])
+
+
+@st.composite
+def transcripts(draw: st.DrawFn) -> Session:
+    """A transcript whose tool results are paired by id, not necessarily adjacent."""
+    messages: list[Message] = []
+    next_id = 0
+
+    def text(role: str) -> str:
+        return role[0] * draw(st.integers(0, 600))
+
+    def result(call_id: str) -> Message:
+        content = draw(_output) * draw(st.integers(1, 20))
+        return Message(role="tool", tool_call_id=call_id, tool_name="bash", content=content)
+
+    def step() -> None:
+        nonlocal next_id
+        ids = [f"c{next_id + k}" for k in range(draw(st.integers(1, 3)))]
+        next_id += len(ids)
+        calls = tuple(ToolCall(id=i, name="bash") for i in ids)
+        messages.append(Message(role="assistant", content=text("assistant"), tool_calls=calls))
+        later: list[str] = []
+        for i in ids:
+            placement = draw(_placement)
+            if placement == "now":
+                messages.append(result(i))
+            elif placement == "later":
+                later.append(i)
+        if later:
+            role = draw(st.sampled_from(["user", "assistant"]))  # interjection or progress note
+            messages.append(Message(role=role, content=text(role)))  # type: ignore[arg-type]
+            for i in draw(st.permutations(later)):
+                messages.append(result(i))
+
+    if draw(st.booleans()):
+        messages.append(result("cut-off"))  # the transcript starts after a call: an orphan
+    for _ in range(draw(st.integers(0, 2))):  # a headless run before any user message
+        step()
+    for _ in range(draw(st.integers(0, 5))):
+        messages.append(Message(role="user", content=text("user")))
+        for _ in range(draw(st.integers(0, 3))):
+            step()
+        if draw(st.booleans()):
+            messages.append(Message(role="assistant", content=text("assistant")))
+    return Session(messages=tuple(messages))
 
 
 @st.composite
 def sessions(draw: st.DrawFn) -> tuple[Session, SessionCounts]:
-    """Valid role sequences: turns of a user message, tool steps (calls then results), a reply."""
-    messages: list[Message] = []
-    if draw(st.booleans()):
-        messages.append(Message(role="assistant", content="prelude"))
-    for _ in range(draw(st.integers(0, 6))):
-        messages.append(Message(role="user", content="q"))
-        for _ in range(draw(st.integers(0, 2))):
-            ids = [f"c{len(messages)}_{k}" for k in range(draw(st.integers(1, 3)))]
-            calls = tuple(ToolCall(id=i, name="bash") for i in ids)
-            messages.append(Message(role="assistant", tool_calls=calls))
-            for i in ids:
-                content = draw(_output)
-                messages.append(
-                    Message(role="tool", tool_call_id=i, tool_name="bash", content=content)
-                )
-        if draw(st.booleans()):
-            messages.append(Message(role="assistant", content="a"))
-    tokens = draw(st.lists(st.integers(0, 400), min_size=len(messages), max_size=len(messages)))
+    """A transcript with random per-message counts, so budgets bite at every position."""
+    session = draw(transcripts())
+    n = len(session)
+    tokens = draw(st.lists(st.integers(0, 400), min_size=n, max_size=n))
     counts = SessionCounts(
-        TokenizerInfo("quarter", "quarter"),
+        INFO,
         tokens,
         system_tokens=draw(st.integers(0, 300)),
         tool_def_tokens=draw(st.integers(0, 300)),
         summary_tokens=draw(st.integers(0, 200)),
     )
-    return Session(messages=tuple(messages)), counts
+    return session, counts
 
 
 # Knobs with no relation to one another, so any order of changes stays valid.
@@ -106,9 +148,21 @@ def _plan(case: tuple[Session, SessionCounts], policy: Policy) -> Plan:
     return build_plan(session, policy, counts, TOKENIZER)
 
 
+def _counted(plan: Plan) -> list[int]:
+    """Per-message tokens as the tail rule sees them: truncated, not pruned."""
+    tokens = list(plan.message_tokens)
+    for i, t in plan.truncated.items():
+        tokens[i] = t.tokens_after
+    return tokens
+
+
+def _splits(session: Session, boundary: int) -> bool:
+    return any(call < boundary <= result for result, call in session.call_of_result.items())
+
+
 @settings(max_examples=500)
 @given(case=sessions(), policy=policies())
-def test_zones_are_contiguous_and_add_up(
+def test_zones_are_a_contiguous_suffix_that_stops_at_the_first_miss(
     case: tuple[Session, SessionCounts], policy: Policy
 ) -> None:
     plan = _plan(case, policy)
@@ -119,6 +173,11 @@ def test_zones_are_contiguous_and_add_up(
     t = plan.totals
     assert t.dropped + t.kept + t.tail == t.history == sum(plan.effective_tokens)
     assert plan.tail.tokens == sum(plan.effective_tokens[plan.tail.start :])
+    assert n == 0 or plan.tail.start < n  # never an empty tail (X2)
+    if plan.tail.reason is TailReason.BUDGET and policy.tail_mode is TailMode.TOKENS:
+        # Stopped at the first message that did not fit, not before it and not past it (X1).
+        counted = _counted(plan)
+        assert sum(counted[plan.tail.start - 1 :]) > plan.tail.budget
 
 
 @settings(max_examples=500)
@@ -126,13 +185,28 @@ def test_zones_are_contiguous_and_add_up(
 def test_no_tool_call_is_cut_from_its_results(
     case: tuple[Session, SessionCounts], policy: Policy
 ) -> None:
+    session = case[0]
     plan = _plan(case, policy)
-    boundaries = [plan.kept_start] if plan.kept_start < plan.tail.start else []
-    if policy.tail_mode is TailMode.TOKENS:
-        boundaries.append(plan.tail.start)  # items mode keeps PicoClaw's pair-blind 32-item cut
-    for result, call in case[0].call_of_result.items():
-        for boundary in boundaries:
-            assert not call < boundary <= result
+    n = len(session)
+    for boundary in (plan.kept_start, plan.tail.start):
+        assert not _splits(session, boundary)
+        if boundary < n and session.messages[boundary].role == "tool":
+            # Only when no earlier message could start it: the tail is never empty (X2).
+            assert all(
+                session.messages[b].role == "tool" or _splits(session, b)
+                for b in range(boundary + 1)
+            )
+    if policy.tail_mode is TailMode.ITEMS:
+        # Provider-safe start: no leading tool call unless no earlier message could lead.
+        first = plan.tail.start
+        if first < n and session.messages[first].calls_tools:
+            assert all(
+                session.messages[b].calls_tools or session.messages[b].role == "tool"
+                for b in range(first)
+                if not _splits(session, b)
+            )
+        if plan.kept_start < first:
+            assert not session.messages[plan.kept_start].calls_tools
 
 
 @settings(max_examples=500)
@@ -140,10 +214,22 @@ def test_no_tool_call_is_cut_from_its_results(
 def test_tail_stays_in_budget_unless_a_floor_rule_says_otherwise(
     case: tuple[Session, SessionCounts], policy: Policy
 ) -> None:
-    tail = _plan(case, policy).tail
+    session, counts = case
+    plan = _plan(case, policy)
+    tail = plan.tail
+    if policy.tail_mode is TailMode.TOKENS:
+        # The plan's clamp of the adapter budget, capped at what history may use (X5, X42).
+        adapter = policy.context_window - policy.max_tokens
+        share = int(adapter * policy.tail_ratio)
+        clamp = max(policy.tail_min_tokens, min(share, policy.tail_max_tokens))
+        assert tail.budget == min(clamp, adapter, history_budget(policy, counts))
+    assert tail.over_budget is (tail.tokens > tail.budget)
     if tail.reason not in (TailReason.MIN_TURNS, TailReason.ACTIVE_TURN):
         assert tail.tokens <= tail.budget
-        assert not tail.over_budget
+    starts = session.turn_starts
+    if starts and (policy.tail_mode is TailMode.TOKENS or policy.tail_min_turns > 0):
+        assert tail.start <= starts[-1]  # the active turn is whole (X2)
+        assert tail.turns >= min(policy.tail_min_turns, len(starts))  # X3
 
 
 @settings(max_examples=500)
@@ -165,13 +251,49 @@ def test_pruning_never_touches_the_tail_and_conserves_tokens(
     assert all(case[0].messages[i].role == "tool" for i in plan.pruned)
     freed = plan.tokens_freed_by_pruning
     assert all(p.tokens_freed > 0 for p in plan.pruned.values())
-    truncated = list(plan.message_tokens)
-    for i, t in plan.truncated.items():
-        truncated[i] = t.tokens_after
+    truncated = _counted(plan)
     assert sum(truncated) == sum(plan.effective_tokens) + freed
-    for i, p in plan.pruned.items():
-        assert p.tokens_before == truncated[i]
-        assert plan.effective_tokens[i] == p.tokens_after
+    for i in range(len(plan)):
+        p = plan.pruned.get(i)
+        assert plan.effective_tokens[i] == (truncated[i] if p is None else p.tokens_after)
+        if p is not None:
+            assert p.tokens_before == truncated[i]
+
+
+@settings(max_examples=500)
+@given(session=transcripts(), policy=policies(), reason=st.sampled_from(list(CompactReason)))
+def test_compaction_conserves_tokens(
+    session: Session, policy: Policy, reason: CompactReason
+) -> None:
+    """Request before = request after + (replaced − summary), every figure recounted.
+
+    Pruning is off so that every survivor costs the same before and after (pruning decisions
+    move with the turns, and are conserved on their own above).
+    """
+    policy = policy.with_changes(prune_mode=PruneMode.OFF)
+    counts = count_session(session, TOKENIZER, INFO, cache=False)
+    assert counts is not None
+    plan = build_plan(session, policy, counts, TOKENIZER)
+    result = compact(session, plan, reason, TOKENIZER)
+    after_counts = count_session(result.session, TOKENIZER, INFO, cache=False)
+    assert after_counts is not None
+    after = build_plan(result.session, policy, after_counts, TOKENIZER)
+    if result.replaced is None:
+        assert result.session is session
+        return
+    first, last = result.replaced
+    replaced = sum(plan.effective_tokens[first : last + 1])
+    added = (
+        after_counts.summary_tokens - counts.summary_tokens
+        if policy.compaction_style is CompactionStyle.DROP_OLDEST_HALF
+        else after.effective_tokens[first]
+    )
+    assert plan.totals.requested == after.totals.requested + replaced - added
+    assert result.tokens_before - result.tokens_after == result.replaced_tokens - (
+        result.summary_tokens
+    )
+    if policy.compaction_style is CompactionStyle.SUMMARIZE:
+        assert last < plan.tail.start  # the fresh tail is never summarised
 
 
 @settings(max_examples=500)
@@ -201,10 +323,23 @@ def test_plan_is_the_same_whatever_order_knobs_change_in(
     changes: dict[str, Any],
     data: st.DataObject,
 ) -> None:
+    """Plans along both paths share the planner's caches, as they do in the app; the final
+    plans must equal each other and one built from scratch (fresh counts, nothing cached)."""
+    session, counts = case
     items = list(changes.items())
-    first, second = policy, policy
-    for name, value in items:
-        first = first.with_changes(**{name: value})
-    for name, value in data.draw(st.permutations(items)):
-        second = second.with_changes(**{name: value})
-    assert _plan(case, first) == _plan(case, second)
+    ends: list[Plan] = []
+    for order in (items, data.draw(st.permutations(items))):
+        current = policy
+        _plan(case, current)
+        for name, value in order:
+            current = current.with_changes(**{name: value})
+            _plan(case, current)
+        ends.append(_plan(case, current))
+    fresh_counts = SessionCounts(
+        counts.tokenizer,
+        list(counts.message_tokens),
+        counts.system_tokens,
+        counts.tool_def_tokens,
+        counts.summary_tokens,
+    )
+    assert ends[0] == ends[1] == build_plan(session, ends[0].policy, fresh_counts, TOKENIZER)
