@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -77,9 +77,9 @@ _PATH = re.compile(
     r"java|kt|c|h|cc|cpp|hpp|md|toml|yaml|yml|json|jsonl|txt|cfg|ini|sh|sql|html|css|tcss|lock))"
     r"(?![\w/])"
 )
-_ERROR_LINE = re.compile(
-    r"(\b\w*(?:Error|Exception)\b|Traceback|\bFAILED\b|\bfailed\b|\berror:|\bpanic:)"
-)
+_ERROR_LINE = re.compile(r"(?:Error|Exception)\b|Traceback|\bFAILED\b|\bfailed\b|\berror:|\bpanic:")
+_ERROR_HINTS = ("Error", "Exception", "Traceback", "FAILED", "failed", "error:", "panic:")
+"""Substrings every ``_ERROR_LINE`` match contains: a cheap test that skips clean outputs."""
 _CODE_LINE = re.compile(
     r"^\s*(?:\d+\s*[:|]?\s+)?(?:(?:raise|except|class|def|import|from|throw|catch|assert|"
     r"if|elif|return|try)\b|#|//|/?\*)"
@@ -239,21 +239,49 @@ def _next_steps(span: Sequence[tuple[int, Message]]) -> SummarySection:
     return SummarySection("Next Steps", ())
 
 
+def _error_lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` that hold an error marker, found in one scan of the whole text.
+
+    Searching line by line costs a regex call per line of every tool output (294k calls on a
+    10k-message session); scanning once and cutting out the matching lines costs one per hit.
+    """
+    end = -1
+    for match in _ERROR_LINE.finditer(text):
+        if match.start() <= end:
+            continue  # this line was already yielded
+        start = text.rfind("\n", 0, match.start()) + 1
+        end = text.find("\n", match.end())
+        if end == -1:
+            end = len(text)
+        yield text[start:end]
+
+
 def _critical_context(span: Sequence[tuple[int, Message]]) -> SummarySection:
-    """Files mentioned and error lines seen (failing tests included), newest kept."""
+    """Files the conversation worked on and error lines its tools reported, newest kept.
+
+    Paths come from what people and the agent wrote, from tool-call arguments and from error
+    lines, not from the rest of tool outputs: a file listing or a source file mentions hundreds
+    of paths that do not matter.
+    Errors come only from tool outputs, and only outputs holding an error marker are scanned.
+    """
     files: list[SummaryItem] = []
     errors: list[SummaryItem] = []
     for i, m in span:
-        text = m.content
-        for match in _PATH.finditer(text):
-            files.append(SummaryItem(f"File: {match.group(1)}", i))
-        for line in text.splitlines():
-            if (
-                _ERROR_LINE.search(line)
-                and (m.role == "tool" or m.is_error)
-                and not _CODE_LINE.match(line)
-            ):
-                errors.append(SummaryItem(f"Error: {_gist(line.strip())}", i))
+        if m.role == "tool" or m.is_error:
+            text = m.content
+            if any(hint in text for hint in _ERROR_HINTS):
+                for line in _error_lines(text):
+                    if _CODE_LINE.match(line):
+                        continue
+                    errors.append(SummaryItem(f"Error: {_gist(line.strip())}", i))
+                    # a path on an error line (a failing test, a traceback frame) matters
+                    files.extend(
+                        SummaryItem(f"File: {p.group(1)}", i) for p in _PATH.finditer(line)
+                    )
+            if m.role == "tool":
+                continue
+        for text in (m.content, *(call.arguments for call in m.tool_calls)):
+            files.extend(SummaryItem(f"File: {p.group(1)}", i) for p in _PATH.finditer(text))
     half = MAX_ITEMS // 2
     f = _bounded("Critical Context", files)
     e = _bounded("Critical Context", errors)

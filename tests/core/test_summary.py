@@ -229,3 +229,20 @@ def test_errors_defined_in_source_code_are_not_errors_that_happened() -> None:
     critical = build_structured_summary(session, 0, 4).section("Critical Context")
     errors = [(item.text, item.index) for item in critical.items if item.text.startswith("Error")]
     assert errors == [("Error: " + " ".join(log.split()), 4)]
+
+
+def test_critical_context_ignores_paths_in_plain_tool_output() -> None:
+    """A directory listing names many files; only the ones worked on or failing matter."""
+    s = Session(
+        messages=(
+            Message(role="user", content="Look at src/app.py please"),
+            Message(
+                role="assistant",
+                tool_calls=(ToolCall(id="c1", name="ls", arguments='{"path": "src/"}'),),
+            ),
+            Message(role="tool", tool_call_id="c1", content="src/a.py\nsrc/b.py\nsrc/c.py"),
+        )
+    )
+    texts = [i.text for i in build_structured_summary(s, 0, 2).sections[-1].items]
+    assert "File: src/app.py" in texts
+    assert not any(t.startswith("File: src/a.py") or "src/b.py" in t for t in texts)
