@@ -48,13 +48,7 @@ from ctxtui.core.tail import (
     suffix_start_within,
 )
 from ctxtui.core.tokenizers import Tokenizer
-from ctxtui.core.truncate import (
-    byte_size,
-    count_lines,
-    hint_for,
-    planned_path,
-    preview_of,
-)
+from ctxtui.core.truncate import byte_size, count_lines, planned_path, render
 
 SUMMARY_CAP = 1_200
 """Seahorse's leaf-summary ceiling: a summary is at most min(1,200, 35 % of its input) tokens."""
@@ -90,7 +84,7 @@ _LOCK = threading.Lock()
 def _truncate(
     session: Session, counts: SessionCounts, tokenizer: Tokenizer, max_lines: int, max_bytes: int
 ) -> dict[int, TruncatedOutput]:
-    """Every tool result over the limits, counted with its preview and hint as content.
+    """Every tool result over the limits, counted as the text the model would see instead.
 
     A text of at most ``max_lines`` characters cannot have more lines, and one of at most
     ``max_bytes / 4`` characters cannot have more UTF-8 bytes, so most results are passed
@@ -105,9 +99,8 @@ def _truncate(
         lines, size = count_lines(text), byte_size(text)
         if lines <= max_lines and size <= max_bytes:
             continue
-        preview = preview_of(text, max_lines, max_bytes)
-        hint = hint_for(planned_path(message.tool_name or "tool"))
-        after = tokenizer.count_message(with_content(message, f"{preview}\n\n{hint}"))
+        shown = render(text, max_lines, max_bytes, planned_path(message.tool_name or "tool"))
+        after = tokenizer.count_message(with_content(message, shown.text))
         out[i] = TruncatedOutput(
             index=i,
             tokens_before=counts.message_tokens[i],

@@ -1,15 +1,18 @@
 """Truncation of huge tool outputs: the plan's ``TruncateToolOutput`` with defects X30–X39 fixed.
 
-The planner only needs the preview (``preview_of``), so planning never writes a file; the
-write path (``truncate_tool_output``) is what an agent would run at ingest time, kept here so
-the saved file and the preview the model sees are produced by one rule.
+The planner only needs what the model would see (``render``), so planning never writes a
+file; the write path (``truncate_tool_output``) is what an agent would run at ingest time, kept
+here so the saved file and the text the model sees are produced by one rule.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 import tempfile
+import threading
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -20,16 +23,39 @@ _ENCODING = "utf-8"
 _ERRORS = "surrogatepass"  # never fail on a lone surrogate decoded from JSON
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 _NAME_LIMIT = 64
+_PREFIX = "tool_"
+_SUFFIX = ".txt"
+SEPARATOR = "\n\n"
+"""Between the preview and the notice, in the one text the model is sent."""
+
+KEEP_SECONDS = 7 * 24 * 3600
+"""Saved outputs older than this are swept (OpenCode keeps its truncation files 7 days)."""
+SWEEP_EVERY_SECONDS = 3600
+"""A directory is swept at most this often per process (OpenCode sweeps hourly)."""
+_SWEPT: dict[Path, float] = {}
+_SWEPT_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
 class TruncatedResult:
-    """What the model would see, and where the whole output went."""
+    """What the model would see, and where the whole output went.
+
+    ``hint`` is the notice that follows the preview: how much of the output is shown, in lines
+    and bytes, and where the rest is (X38). ``text`` is the one string to send, so a caller
+    cannot drop the notice and leave the preview unmarked.
+    """
 
     preview: str
     full_path: str | None
     was_truncated: bool
     hint: str
+
+    @property
+    def text(self) -> str:
+        """Preview and notice as sent to the model; the output itself when not truncated."""
+        if not self.was_truncated:
+            return self.preview
+        return f"{self.preview}{SEPARATOR}{self.hint}" if self.preview else self.hint
 
 
 def check_limits(max_lines: int, max_bytes: int) -> None:
@@ -99,6 +125,39 @@ def unsaved_hint(problem: str) -> str:
     return f"Tool output truncated. The full output could not be saved ({problem})."
 
 
+def shown_marker(shown_lines: int, lines: int, shown_bytes: int, size: int) -> str:
+    """How much of the output the preview holds, so it is never mistaken for the whole (X38)."""
+    return f"...{shown_lines:,} of {lines:,} lines ({shown_bytes:,} of {size:,} bytes) shown..."
+
+
+def notice_for(
+    shown_lines: int, lines: int, shown_bytes: int, size: int, path: str | None, problem: str = ""
+) -> str:
+    """The marker and the hint that follow a preview: counts, then where the rest went."""
+    hint = hint_for(path) if path is not None else unsaved_hint(problem)
+    return f"{shown_marker(shown_lines, lines, shown_bytes, size)}\n{hint}"
+
+
+def render(
+    output: str, max_lines: int, max_bytes: int, path: str | None, problem: str = ""
+) -> TruncatedResult:
+    """What the model sees for ``output``, without writing anything.
+
+    The preview leaves room for the notice, so preview, separator and notice together stay
+    within ``max_bytes`` (X38) whenever the notice itself fits; a limit smaller than the notice
+    sends the notice alone. The room is reckoned with the whole output's counts in the notice,
+    which are at least as long as the counts shown, so the final text never overshoots.
+    """
+    if not needs_truncation(output, max_lines, max_bytes):
+        return TruncatedResult(preview=output, full_path=None, was_truncated=False, hint="")
+    lines, size = count_lines(output), byte_size(output)
+    widest = notice_for(lines, lines, size, size, path, problem)
+    room = max_bytes - byte_size(widest) - byte_size(SEPARATOR)
+    preview = preview_of(output, max_lines, room) if room > 0 else ""
+    hint = notice_for(count_lines(preview), lines, byte_size(preview), size, path, problem)
+    return TruncatedResult(preview=preview, full_path=path, was_truncated=True, hint=hint)
+
+
 @lru_cache(maxsize=1)
 def default_directory() -> Path:
     """Where full outputs go: a private folder in the user's cache dir, not shared /tmp (X32)."""
@@ -106,15 +165,67 @@ def default_directory() -> Path:
 
 
 def planned_path(tool_name: str, directory: Path | None = None) -> str:
-    """A representative saved-file path, so the planner can count the hint without writing."""
+    """A representative saved-file path, so the planner can count the hint without writing.
+
+    ``mkstemp`` names carry 8 random characters, so the planned path is as long as a real one.
+    """
     folder = directory if directory is not None else default_directory()
-    return str(folder / f"tool_{sanitize_tool_name(tool_name)}_xxxxxxxx.txt")
+    return str(folder / f"{_PREFIX}{sanitize_tool_name(tool_name)}_xxxxxxxx{_SUFFIX}")
 
 
 def _private_directory(directory: Path) -> Path:
-    if not directory.exists():
-        directory.mkdir(mode=0o700, parents=True)
+    """The directory, created 0700, refused if it is a symlink or someone else's (X32)."""
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = os.lstat(directory)
+    if not stat.S_ISDIR(info.st_mode):
+        raise NotADirectoryError(f"{directory} is not a directory")
+    getuid = getattr(os, "getuid", None)
+    if getuid is not None and info.st_uid != getuid():
+        raise PermissionError(f"{directory} belongs to another user")
+    if info.st_mode & 0o077:
+        directory.chmod(0o700)
     return directory
+
+
+def sweep_saved_outputs(
+    directory: Path | None = None, keep_seconds: float = KEEP_SECONDS, now: float | None = None
+) -> int:
+    """Delete saved outputs older than ``keep_seconds``; returns how many went (X39).
+
+    Only regular files this module names (``tool_*.txt``) are touched, never through a symlink;
+    a file that vanishes or cannot be removed is left to the next sweep.
+    """
+    folder = directory if directory is not None else default_directory()
+    cutoff = (time.time() if now is None else now) - keep_seconds
+    removed = 0
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for entry in entries:
+        if not (entry.name.startswith(_PREFIX) and entry.name.endswith(_SUFFIX)):
+            continue
+        try:
+            if (
+                entry.is_file(follow_symlinks=False)
+                and entry.stat(follow_symlinks=False).st_mtime < cutoff
+            ):
+                Path(entry.path).unlink()
+                removed += 1
+        except OSError:
+            continue
+    return removed
+
+
+def _sweep_now_and_then(folder: Path) -> None:
+    """Sweep ``folder`` at most once per ``SWEEP_EVERY_SECONDS`` in this process."""
+    now = time.monotonic()
+    with _SWEPT_LOCK:
+        last = _SWEPT.get(folder)
+        if last is not None and now - last < SWEEP_EVERY_SECONDS:
+            return
+        _SWEPT[folder] = now
+    sweep_saved_outputs(folder)
 
 
 def truncate_tool_output(
@@ -126,26 +237,24 @@ def truncate_tool_output(
 ) -> TruncatedResult:
     """Truncate an output over the limits, saving the whole of it to a new private file.
 
-    Each call creates its own file exclusively (mode 0600, never overwriting one, X30/X32); a
-    failed write still returns the preview, with a hint saying the output was not saved (X37).
+    Each call creates its own file exclusively (mode 0600, never overwriting one, X30/X32) in
+    ``directory`` — the agent's workspace, if its file tools are confined there (X33); a failed
+    write still returns the preview, with a hint saying the output was not saved (X37). Saved
+    files older than a week are swept, at most hourly (X39).
     """
     if not needs_truncation(output, max_lines, max_bytes):
         return TruncatedResult(preview=output, full_path=None, was_truncated=False, hint="")
-    preview = preview_of(output, max_lines, max_bytes)
     folder = directory if directory is not None else default_directory()
     try:
         fd, path = tempfile.mkstemp(
-            prefix=f"tool_{sanitize_tool_name(tool_name)}_",
-            suffix=".txt",
+            prefix=f"{_PREFIX}{sanitize_tool_name(tool_name)}_",
+            suffix=_SUFFIX,
             dir=_private_directory(folder),
         )
         with os.fdopen(fd, "wb") as fh:
             fh.write(output.encode(_ENCODING, _ERRORS))
     except OSError as err:
-        return TruncatedResult(
-            preview=preview,
-            full_path=None,
-            was_truncated=True,
-            hint=unsaved_hint(err.strerror or type(err).__name__),
-        )
-    return TruncatedResult(preview=preview, full_path=path, was_truncated=True, hint=hint_for(path))
+        problem = err.strerror or str(err) or type(err).__name__
+        return render(output, max_lines, max_bytes, None, problem)
+    _sweep_now_and_then(folder)
+    return render(output, max_lines, max_bytes, path)

@@ -10,7 +10,7 @@ from ctxtui.core.plan import Plan, TokenizerInfo
 from ctxtui.core.planner import build_plan, force_compression_cut
 from ctxtui.core.policy import CompactionStyle, Policy, preset
 from ctxtui.core.reasons import CompactReason
-from ctxtui.core.truncate import hint_for, planned_path, preview_of
+from ctxtui.core.truncate import planned_path, preview_of, render
 
 
 class CharTokenizer:
@@ -61,8 +61,10 @@ def test_huge_tool_output_is_counted_as_its_preview_and_hint() -> None:
     policy = preset("plan", truncate_max_lines=100)
     plan = build_plan(session, policy, _counts([4, 1, 10_001]), TOKENIZER)
     truncated = plan.truncated[2]
-    preview = preview_of(output, 100, policy.truncate_max_bytes)
-    expected = len(f"{preview}\n\n{hint_for(planned_path('bash'))}") + 1
+    shown = render(output, 100, policy.truncate_max_bytes, planned_path("bash"))
+    assert shown.preview == preview_of(output, 100, policy.truncate_max_bytes)  # room to spare
+    assert "...100 of 5,000 lines" in shown.text  # the model is told it sees a part (X38)
+    expected = len(shown.text) + 1
     assert (truncated.tokens_before, truncated.tokens_after) == (10_001, expected)
     assert truncated.lines == 5_000
     assert plan.effective_tokens[2] == expected

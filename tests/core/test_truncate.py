@@ -12,11 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxtui.core.truncate import (
+    KEEP_SECONDS,
+    byte_size,
     count_lines,
     hint_for,
     needs_truncation,
     preview_of,
     sanitize_tool_name,
+    sweep_saved_outputs,
     truncate_tool_output,
 )
 
@@ -85,9 +88,87 @@ def test_x32_private_directory_and_file(tmp_path: Path) -> None:
 def test_x34_hint_names_the_path(tmp_path: Path) -> None:
     result = truncate_tool_output("x\n" * 5, 1, 1000, "bash", directory=tmp_path)
     assert result.full_path is not None
-    assert result.hint == hint_for(result.full_path)
+    assert result.hint.endswith(hint_for(result.full_path))
     assert result.full_path in result.hint
     assert "%!s" not in result.hint
+
+
+def test_x32_an_existing_directory_is_made_private(tmp_path: Path) -> None:
+    folder = tmp_path / "shared"
+    folder.mkdir(mode=0o755)
+    folder.chmod(0o755)
+    result = truncate_tool_output("x\n" * 5, 1, 1000, "bash", directory=folder)
+    assert result.full_path is not None
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+
+
+def test_x32_a_symlinked_directory_is_refused(tmp_path: Path) -> None:
+    real = tmp_path / "elsewhere"
+    real.mkdir()
+    link = tmp_path / "outputs"
+    link.symlink_to(real)
+    result = truncate_tool_output("x\n" * 5, 1, 1000, "bash", directory=link)
+    assert result.was_truncated and result.full_path is None
+    assert "could not be saved" in result.hint
+    assert list(real.iterdir()) == []
+
+
+def test_x33_the_output_can_be_saved_inside_the_agents_workspace(tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    result = truncate_tool_output("x\n" * 5, 1, 1000, "bash", directory=workspace / ".out")
+    assert result.full_path is not None
+    assert Path(result.full_path).is_relative_to(workspace)
+    assert result.full_path in result.text  # read_file/grep within the workspace can open it
+
+
+def test_x38_the_preview_is_marked_with_counts_and_fits_with_its_notice(tmp_path: Path) -> None:
+    output = "".join(f"line {k}\n" for k in range(1_000))
+    result = truncate_tool_output(output, 10_000, 400, "bash", directory=tmp_path)
+    shown_lines, shown_bytes = count_lines(result.preview), byte_size(result.preview)
+    lines, size = count_lines(output), byte_size(output)
+    marker = f"...{shown_lines:,} of {lines:,} lines ({shown_bytes:,} of {size:,} bytes) shown..."
+    assert marker in result.text
+    assert result.text.startswith(result.preview) and result.preview
+    assert byte_size(result.text) <= 400
+
+
+def test_x38_a_limit_below_the_notice_sends_the_notice_alone(tmp_path: Path) -> None:
+    result = truncate_tool_output("x" * 500, 10, 20, "bash", directory=tmp_path)
+    assert result.preview == ""
+    assert result.text == result.hint
+    assert "...0 of 1 lines (0 of 500 bytes) shown..." in result.hint
+
+
+def test_x39_old_saved_outputs_are_swept_and_nothing_else(tmp_path: Path) -> None:
+    now = 1_000_000_000.0
+    old = tmp_path / "tool_bash_old.txt"
+    fresh = tmp_path / "tool_bash_new.txt"
+    foreign = tmp_path / "notes.txt"
+    target = tmp_path / "target.txt"
+    for f in (old, fresh, foreign, target):
+        f.write_text("x")
+    link = tmp_path / "tool_link_old.txt"
+    link.symlink_to(target)
+    for f in (old, foreign, target):
+        os.utime(f, (now - KEEP_SECONDS - 1, now - KEEP_SECONDS - 1))
+    os.utime(fresh, (now - KEEP_SECONDS + 60, now - KEEP_SECONDS + 60))
+    os.utime(link, (now - KEEP_SECONDS - 1, now - KEEP_SECONDS - 1), follow_symlinks=False)
+    assert sweep_saved_outputs(tmp_path, now=now) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "notes.txt",
+        "target.txt",
+        "tool_bash_new.txt",
+        "tool_link_old.txt",
+    ]
+
+
+def test_x39_truncating_sweeps_the_directory(tmp_path: Path) -> None:
+    stale = tmp_path / "tool_bash_stale.txt"
+    stale.write_text("x")
+    os.utime(stale, (1.0, 1.0))
+    truncate_tool_output("x\n" * 5, 1, 1000, "bash", directory=tmp_path)
+    assert not stale.exists()
 
 
 def test_x37_failed_write_still_returns_the_preview(tmp_path: Path) -> None:
@@ -116,7 +197,7 @@ def test_preview_is_a_prefix_within_limits(output: str, max_lines: int, max_byte
 
 
 @settings(max_examples=500)
-@given(output=_outputs, max_lines=st.integers(1, 20), max_bytes=st.integers(1, 200))
+@given(output=_outputs, max_lines=st.integers(1, 20), max_bytes=st.integers(1, 400))
 def test_truncation_loses_no_byte(output: str, max_lines: int, max_bytes: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         result = truncate_tool_output(output, max_lines, max_bytes, "t", directory=Path(folder))
@@ -125,5 +206,8 @@ def test_truncation_loses_no_byte(output: str, max_lines: int, max_bytes: int) -
             saved = Path(result.full_path).read_bytes()
             assert saved == output.encode()
             assert saved.startswith(result.preview.encode())
+            assert count_lines(result.preview) <= max_lines
+            if result.preview:  # the notice fit, so everything sent fits the limit (X38)
+                assert byte_size(result.text) <= max_bytes
         else:
-            assert result.preview == output
+            assert result.preview == result.text == output
