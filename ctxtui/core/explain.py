@@ -1,22 +1,46 @@
-"""``why``: one sentence saying why a message sits in its zone, shown verbatim by the app."""
+"""``why``: one sentence saying why a message sits in its zone, shown verbatim by the app.
+
+Each sentence names the rule that placed the boundary and the figures it compared, so that a
+user can check it against the gauge: the tail's tokens and budget, or the span from the
+message to the tail against what the history budget left. Pruning, truncation and a pending
+compaction are appended as clauses of the same sentence.
+"""
 
 from __future__ import annotations
 
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan, TailReason, Zone
+from ctxtui.core.policy import CompactionStyle, TailMode
+from ctxtui.core.prune import EffectiveTokens
 
 _TAIL_RULES: dict[TailReason, str] = {
     TailReason.BUDGET: "the newest {tokens:,} tokens fit its {budget:,}-token budget",
     TailReason.WHOLE_SESSION: "the whole session ({tokens:,} tokens) fits its {budget:,}-token "
     "budget",
-    TailReason.TOOL_PAIR: "its start moved past tool results whose call fell outside it, "
-    "leaving {tokens:,} of {budget:,} tokens",
+    TailReason.TOOL_PAIR: "its start moved forward so that it does not begin inside a tool call "
+    "and its results, leaving {tokens:,} of {budget:,} tokens",
     TailReason.MIN_TURNS: "the tail always holds the last {min_turns} turns, here {tokens:,} "
     "tokens against a {budget:,}-token budget",
     TailReason.ACTIVE_TURN: "the active turn is kept whole, {tokens:,} tokens against a "
     "{budget:,}-token budget",
     TailReason.ITEMS: "it is among the last {items} items, {tokens:,} of {budget:,} tokens",
     TailReason.EMPTY: "the session is empty",
+}
+
+_ITEMS_RULES: dict[TailReason, str] = {
+    **_TAIL_RULES,
+    TailReason.BUDGET: "its last {items} items were over the {budget:,}-token budget, so the "
+    "oldest were trimmed, leaving {tokens:,} tokens",
+    TailReason.WHOLE_SESSION: "the whole session ({tokens:,} tokens) is within its last "
+    "{items} items and its {budget:,}-token budget",
+    TailReason.TOOL_PAIR: "PicoClaw's provider-safe start moved it past leading tool results "
+    "and tool calls, leaving {tokens:,} of {budget:,} tokens",
+}
+
+_SAFE_START = {
+    TailMode.TOKENS: "the kept history may not begin inside a tool call and its results",
+    TailMode.ITEMS: "the kept history may not begin on a tool result or a tool call "
+    "(PicoClaw's provider-safe start)",
 }
 
 
@@ -26,27 +50,59 @@ def _history_budget(plan: Plan) -> int:
     return max(0, t.budget - reserved)
 
 
-def _zone_clause(plan: Plan, index: int, tokens: int) -> str:
-    zone = plan.zone(index)
+def _span(plan: Plan, start: int, stop: int) -> int:
+    """Σ effective tokens of ``messages[start:stop]``, in O(log n) for a planner's plan."""
+    tokens = plan.effective_tokens
+    if isinstance(tokens, EffectiveTokens):
+        return tokens.prefix(stop) - tokens.prefix(start)
+    return sum(tokens[start:stop])
+
+
+def _tail_clause(plan: Plan) -> str:
     tail = plan.tail
-    if zone is Zone.TAIL:
-        rule = _TAIL_RULES[tail.reason].format(
-            tokens=tail.tokens,
-            budget=tail.budget,
-            min_turns=tail.min_turns,
-            items=plan.policy.tail_items,
-        )
-        return f"is in the fresh tail because {rule}"
-    remaining = max(0, _history_budget(plan) - tail.tokens)
-    if zone is Zone.KEPT:
+    rules = _ITEMS_RULES if plan.policy.tail_mode is TailMode.ITEMS else _TAIL_RULES
+    rule = rules[tail.reason].format(
+        tokens=tail.tokens,
+        budget=tail.budget,
+        min_turns=tail.min_turns,
+        items=plan.policy.tail_items,
+    )
+    return f"is in the fresh tail because {rule}"
+
+
+def _zone_clause(plan: Plan, index: int) -> str:
+    if plan.zone(index) is Zone.TAIL:
+        return _tail_clause(plan)
+    remaining = max(0, _history_budget(plan) - plan.tail.tokens)
+    span = _span(plan, index, plan.tail.start)
+    left = f"the {remaining:,} tokens the history budget left after the fresh tail"
+    if plan.zone(index) is Zone.KEPT:
         return (
-            f"is kept because its {tokens:,} tokens fit in the {remaining:,} tokens the history "
-            "budget had left after the fresh tail"
+            f"is kept because the history from it to the fresh tail ({span:,} tokens) fits "
+            f"in {left}"
+        )
+    if span > remaining:
+        return (
+            f"is dropped because the history from it to the fresh tail ({span:,} tokens) does "
+            f"not fit in {left}"
         )
     return (
-        f"is dropped because the {remaining:,} tokens left after the fresh tail ran out at "
-        f"message {plan.kept_start:,}"
+        f"is dropped although the history from it to the fresh tail ({span:,} tokens) fits in "
+        f"{left}, because {_SAFE_START[plan.policy.tail_mode]}"
     )
+
+
+def _compaction_clause(plan: Plan, index: int) -> str:
+    need = plan.compaction
+    if (
+        not need.needed
+        or need.replaced is None
+        or not need.replaced[0] <= index <= need.replaced[1]
+    ):
+        return ""
+    if plan.policy.compaction_style is CompactionStyle.DROP_OLDEST_HALF:
+        return "; the request is over its trigger, and PicoClaw's emergency compression drops it"
+    return "; the request is over its trigger, and compaction replaces it with the summary"
 
 
 def why(session: Session, plan: Plan, index: int) -> str:
@@ -55,7 +111,7 @@ def why(session: Session, plan: Plan, index: int) -> str:
         raise IndexError(f"message {index:,} is not in a {len(plan):,}-message plan")
     role = session.messages[index].role
     tokens = plan.effective_tokens[index]
-    sentence = f"Message {index:,} ({role}, {tokens:,} tokens) {_zone_clause(plan, index, tokens)}"
+    sentence = f"Message {index:,} ({role}, {tokens:,} tokens) {_zone_clause(plan, index)}"
     truncated = plan.truncated.get(index)
     if truncated is not None:
         sentence += (
@@ -65,7 +121,7 @@ def why(session: Session, plan: Plan, index: int) -> str:
     pruned = plan.pruned.get(index)
     if pruned is not None:
         sentence += (
-            f"; its output is pruned to the stub, {pruned.tokens_before:,} → "
-            f"{pruned.tokens_after:,} tokens"
+            f"; its output is replaced by the plan's stub, which no expand tool can restore, "
+            f"{pruned.tokens_before:,} → {pruned.tokens_after:,} tokens"
         )
-    return sentence + "."
+    return sentence + _compaction_clause(plan, index) + "."
