@@ -218,7 +218,7 @@ def test_dropped_for_picoclaws_provider_safe_start() -> None:
     assert "may not begin on a tool result or a tool call" in why(session, plan, 3)
 
 
-def test_pruned_output_is_labelled_unrecoverable() -> None:
+def test_x26_pruned_output_is_labelled_unrecoverable() -> None:
     session, plan = _build(POLICY)
     index = next(iter(plan.pruned))
     assert "replaced by the plan's stub, which no expand tool can restore" in why(

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxtui.core.models import ContentPart, Message, PartKind, Session, ToolCall
+from ctxtui.core.counts import SessionCounts
+from ctxtui.core.models import ContentPart, Message, PartKind, Session, ToolCall, ToolDefinition
+from ctxtui.core.plan import TokenizerInfo
+from ctxtui.core.planner import build_plan
+from ctxtui.core.policy import preset
 from ctxtui.core.prune import (
     STUB,
     StubCost,
@@ -215,3 +221,58 @@ def test_stub_cost_counts_once_per_shape() -> None:
     cost(_tool("call_longer_id"))
     assert len(calls) == 2
     assert all(m.content == STUB for m in calls)
+
+
+def test_x28_the_caller_learns_what_was_pruned_and_what_it_freed() -> None:
+    messages = [Message(role="user"), _call("a", "b"), _tool("a"), _tool("b"), Message(role="user")]
+    run = prune_by_turns(_index(messages, [5, 5, 100, 60, 5]), 4, 1)
+    assert (len(run), run.tokens_freed) == (2, 90 + 50)
+    assert {i: (p.tokens_before, p.tokens_after) for i, p in run.items()} == {
+        2: (100, 10),
+        3: (60, 10),
+    }
+
+
+def test_x29_pruning_runs_in_every_plan_and_the_sketchs_orphans_are_named() -> None:
+    # The sketch's own test input: tool messages with no call and no tool_call_id.
+    messages = (
+        Message(role="user", content="hello"),
+        Message(role="tool", content="very long output..." * 20),
+        Message(role="user", content="again"),
+        Message(role="tool", content="another long output..." * 20),
+    )
+    session = Session(messages=messages)
+    tokens = [len(m.content) + 1 for m in messages]
+    policy = preset(
+        "plan",
+        context_window=1_000,
+        max_tokens=200,
+        tail_min_tokens=0,
+        tail_max_tokens=100,
+        tail_min_turns=1,
+        prune_protected_turns=1,
+    )
+    counts = SessionCounts(TokenizerInfo("chars", "chars"), tokens)
+    plan = build_plan(session, policy, counts, _Chars())
+    assert plan.tail.start == 2  # never on the orphan result at 1 or 3
+    assert list(plan.pruned) == [1]
+    assert plan.pruned[1].tokens_after == len(STUB) + 1
+    assert any("2 tool results have no matching call" in w for w in plan.warnings)
+
+
+class _Chars:
+    """One token per character of content, plus 1 per message."""
+
+    name = "chars"
+
+    def count_text(self, text: str) -> int:
+        return len(text)
+
+    def count_message(self, message: Message) -> int:
+        return len(message.content) + 1
+
+    def count_tool_defs(self, tools: Sequence[ToolDefinition]) -> int:
+        return 0
+
+    def count_system(self, system_prompt: str) -> int:
+        return len(system_prompt)
