@@ -164,12 +164,17 @@ def default_directory() -> Path:
     return Path(platformdirs.user_cache_dir("ctxtui")) / "tool-output"
 
 
+PLANNED_DIRECTORY = Path("~/.cache/ctxtui/tool-output")
+"""The directory a plan's hints name: the Linux default in ``~`` form, the same on every
+machine, so a plan (and a snapshot of it) does not depend on who runs it or where."""
+
+
 def planned_path(tool_name: str, directory: Path | None = None) -> str:
     """A representative saved-file path, so the planner can count the hint without writing.
 
     ``mkstemp`` names carry 8 random characters, so the planned path is as long as a real one.
     """
-    folder = directory if directory is not None else default_directory()
+    folder = directory if directory is not None else PLANNED_DIRECTORY
     return str(folder / f"{_PREFIX}{sanitize_tool_name(tool_name)}_xxxxxxxx{_SUFFIX}")
 
 

@@ -211,3 +211,14 @@ def test_truncation_loses_no_byte(output: str, max_lines: int, max_bytes: int) -
                 assert byte_size(result.text) <= max_bytes
         else:
             assert result.preview == result.text == output
+
+
+def test_planned_path_is_the_same_for_every_user(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plans count the hint with a fixed path, so figures do not depend on who runs ctxtui."""
+    from ctxtui.core.truncate import planned_path
+
+    first = planned_path("bash")
+    monkeypatch.setenv("HOME", "/home/somebody-with-a-much-longer-name")
+    monkeypatch.setenv("XDG_CACHE_HOME", "/var/cache/elsewhere")
+    assert planned_path("bash") == first
+    assert first.startswith("~/.cache/ctxtui/tool-output/")
