@@ -126,8 +126,8 @@ def test_narrow_60x20(snap_compare: SnapCompare) -> None:
 
 
 def test_overflow_state(snap_compare: SnapCompare) -> None:
-    """A 3,072-token window the demo cannot fit: the gauge figures are red with
+    """A 2,304-token window the demo cannot fit: the gauge figures are red with
     `over by N`, the bar shows the dropped history in red, every row above the rule is red
     (dropped), and the session bar says why it `cannot fit: the fresh tail … does not fit …`."""
-    app = app_for(demo_session(), context_window=3_072, max_tokens=1_024)
+    app = app_for(demo_session(), context_window=2_304, max_tokens=1_024)
     assert snap_compare(app, terminal_size=(120, 30), run_before=then())
