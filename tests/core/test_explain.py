@@ -2,34 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pytest
 from hypothesis import given, settings
 
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.explain import why
-from ctxtui.core.models import Message, Session, ToolCall, ToolDefinition
+from ctxtui.core.models import Message, Session, ToolCall
 from ctxtui.core.plan import Plan, TailReason, TokenizerInfo, Zone
 from ctxtui.core.planner import build_plan, history_budget
 from ctxtui.core.policy import Policy, preset
+from tests.core.fakes import CharTokenizer
 from tests.core.test_plan_properties import QuarterTokenizer, policies, sessions
-
-
-class CharTokenizer:
-    name = "chars"
-
-    def count_text(self, text: str) -> int:
-        return len(text)
-
-    def count_message(self, message: Message) -> int:
-        return len(message.content) + 1
-
-    def count_tool_defs(self, tools: Sequence[ToolDefinition]) -> int:
-        return 0
-
-    def count_system(self, system_prompt: str) -> int:
-        return len(system_prompt)
 
 
 def _build(policy: Policy) -> tuple[Session, Plan]:

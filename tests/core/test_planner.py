@@ -5,31 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ctxtui.core.counts import SessionCounts
-from ctxtui.core.models import Message, Session, SessionMeta, ToolCall, ToolDefinition
+from ctxtui.core.models import Message, Session, SessionMeta, ToolCall
 from ctxtui.core.plan import Plan, TokenizerInfo
 from ctxtui.core.planner import build_plan, force_compression_cut
 from ctxtui.core.policy import CompactionStyle, Policy, preset
 from ctxtui.core.reasons import CompactReason
 from ctxtui.core.truncate import planned_path, preview_of, render
-
-
-class CharTokenizer:
-    """One token per character of content, plus 1 per message."""
-
-    name = "chars"
-
-    def count_text(self, text: str) -> int:
-        return len(text)
-
-    def count_message(self, message: Message) -> int:
-        return len(message.content) + 1
-
-    def count_tool_defs(self, tools: Sequence[ToolDefinition]) -> int:
-        return 0
-
-    def count_system(self, system_prompt: str) -> int:
-        return len(system_prompt)
-
+from tests.core.fakes import CharTokenizer
 
 TOKENIZER = CharTokenizer()
 

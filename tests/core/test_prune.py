@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxtui.core.counts import SessionCounts
-from ctxtui.core.models import ContentPart, Message, PartKind, Session, ToolCall, ToolDefinition
+from ctxtui.core.models import ContentPart, Message, PartKind, Session, ToolCall
 from ctxtui.core.plan import TokenizerInfo
 from ctxtui.core.planner import build_plan
 from ctxtui.core.policy import preset
@@ -24,6 +22,7 @@ from ctxtui.core.prune import (
     prune_tool_outputs_as_sketched,
 )
 from ctxtui.core.tokenizers import resolve
+from tests.core.fakes import CharTokenizer
 
 
 def _pico(message: Message) -> int:
@@ -253,26 +252,8 @@ def test_x29_pruning_runs_in_every_plan_and_the_sketchs_orphans_are_named() -> N
         prune_protected_turns=1,
     )
     counts = SessionCounts(TokenizerInfo("chars", "chars"), tokens)
-    plan = build_plan(session, policy, counts, _Chars())
+    plan = build_plan(session, policy, counts, CharTokenizer())
     assert plan.tail.start == 2  # never on the orphan result at 1 or 3
     assert list(plan.pruned) == [1]
     assert plan.pruned[1].tokens_after == len(STUB) + 1
     assert any("2 tool results have no matching call" in w for w in plan.warnings)
-
-
-class _Chars:
-    """One token per character of content, plus 1 per message."""
-
-    name = "chars"
-
-    def count_text(self, text: str) -> int:
-        return len(text)
-
-    def count_message(self, message: Message) -> int:
-        return len(message.content) + 1
-
-    def count_tool_defs(self, tools: Sequence[ToolDefinition]) -> int:
-        return 0
-
-    def count_system(self, system_prompt: str) -> int:
-        return len(system_prompt)
