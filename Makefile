@@ -24,8 +24,8 @@ test: $(STAMP)
 	TEXTUAL_ANIMATIONS=none $(BIN)/python -m pytest -q
 
 check: $(STAMP)
-	$(BIN)/ruff check ctxtui tests bench
-	$(BIN)/ruff format --check ctxtui tests bench
+	$(BIN)/ruff check ctxtui tests bench tools
+	$(BIN)/ruff format --check ctxtui tests bench tools
 	$(BIN)/mypy
 
 snapshots: $(STAMP)

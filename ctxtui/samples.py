@@ -41,6 +41,6 @@ def demo_session_path() -> Path:
     if not path.is_file():
         raise FileNotFoundError(
             f"the bundled demo session {path} is missing; reinstall ctxtui or run "
-            "sample_sessions/_generate.py in a source checkout"
+            "tools/make_samples.py in a source checkout"
         )
     return path

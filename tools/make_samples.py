@@ -1,5 +1,5 @@
 # ruff: noqa: E501  (embedded sample data: source listings, logs and CJK prose keep their lines)
-"""Regenerate the sample sessions here: ``.venv/bin/python sample_sessions/_generate.py``.
+"""Regenerate the sample sessions: ``.venv/bin/python tools/make_samples.py``.
 
 Why generated: the big samples (a coding agent over a 32k window, the bundled demo) need tens
 of thousands of tokens of plausible source and logs, and the demo must always validate against
@@ -19,11 +19,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
+TOOLS = Path(__file__).resolve().parent
+HERE = TOOLS.parent / "sample_sessions"  # where the samples are written
+sys.path.insert(0, str(TOOLS))
+sys.path.insert(0, str(TOOLS.parent))
 
-from _gen_content import numbered, pytest_log, python_module, shell_output  # noqa: E402
+from sample_content import numbered, pytest_log, python_module, shell_output  # noqa: E402
 
 from ctxtui.core.models import (  # noqa: E402
     Message,
