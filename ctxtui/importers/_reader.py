@@ -7,16 +7,22 @@ each kind of bad input turned into one ``SessionLoadError`` line a user can act 
 
 from __future__ import annotations
 
+import gc
 import gzip
 import io
 import json
 import os
 import re
+import threading
 import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import IO, Any, BinaryIO, cast
+
+from pydantic_core import from_json
 
 from ctxtui.core.errors import SessionLoadError
 
@@ -34,6 +40,7 @@ _DECODER = json.JSONDecoder()
 _WHITESPACE = " \t\n\r"
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 """A ``\\uD800``-``\\uDFFF`` escape: the only way JSON text can carry a lone surrogate."""
+_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 SNIPPET_CHARS = 24
 """How much of the offending text a 'found ...' message quotes."""
@@ -103,6 +110,37 @@ def open_bytes(path: Path) -> BinaryIO:
     return raw
 
 
+def _read_padded(path: Path) -> bytes:
+    """A plain file's bytes between a ``[`` and a ``]``, read straight into one ``bytes``.
+
+    The brackets let the fast parser enforce ``MAX_DEPTH`` (see ``_fast_parse``) at no cost.
+    They are added without a second copy of a 200 MB file: the file is read into the buffer
+    of a ``BytesIO`` sized to fit, whose ``getvalue`` then hands that buffer over as it is
+    (pydantic-core would copy a ``bytearray``). A file that changed size while being read
+    still comes out whole, by the slow way.
+    """
+    name = str(path)
+    try:
+        with path.open("rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            buf = io.BytesIO()
+            buf.write(b"[")
+            buf.seek(size + 1)
+            buf.write(b"]")
+            with buf.getbuffer() as view:
+                got = fh.readinto(view[1 : size + 1])
+            rest = fh.read()
+    except PermissionError:
+        raise SessionLoadError(name, "permission denied: the file is not readable") from None
+    except OSError as exc:
+        raise SessionLoadError(name, f"cannot read the file ({exc.strerror})") from None
+    data = buf.getvalue()
+    del buf
+    if got != size or rest:
+        return b"[" + data[1 : got + 1] + rest + b"]"
+    return data
+
+
 def _read_all(path: Path) -> bytes:
     """Every (decompressed) byte of the file, with compression errors as one line."""
     fh = open_bytes(path)
@@ -148,17 +186,27 @@ def json_kind(value: Any) -> str:
 
 
 def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
-    """True when containers nest deeper than ``limit`` (checked without recursion)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
+    """True when containers nest deeper than ``limit`` (checked without recursion).
+
+    Walked one level at a time, keeping only the containers of each level: a 100k-message
+    document has ~300k containers and ~400k leaves, and one list per level is about half the
+    cost of a stack of ``(item, depth)`` pairs (0.085 s against 0.145 s on that file).
+    """
+    level: list[Any] = [value] if isinstance(value, _CONTAINERS) else []
+    depth = 0
+    while level:
+        depth += 1
         if depth > limit:
             return True
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+        below: list[Any] = []
+        for item in level:
+            children = item.values() if isinstance(item, dict) else item
+            below += [child for child in children if isinstance(child, _CONTAINERS)]
+        level = below
     return False
+
+
+_CONTAINERS = (dict, list)
 
 
 def scrub_text(text: str) -> str:
@@ -212,7 +260,7 @@ def _too_deep(path: Path, line: int | None = None) -> SessionLoadError:
 def _decode_document(path: Path, data: bytes) -> str:
     """Strict UTF-8 decoding of a whole document, reporting the line of a bad byte."""
     name = str(path)
-    if not data.strip():
+    if not data or data.isspace():  # not data.strip(): that copies the whole file to ask
         raise SessionLoadError(name, "empty file: expected a JSON document, found nothing")
     if data.startswith(_BOM):
         data = data[len(_BOM) :]
@@ -258,6 +306,45 @@ def _parse_document(path: Path, text: str) -> Any:
 
 _cache: tuple[tuple[str, int, int], Any] | None = None
 
+_gc_lock = threading.Lock()
+_gc_pauses = 0
+_gc_resume = False
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Hold off CPython's cyclic collector while a large, acyclic value is built.
+
+    Parsing a big transcript and building its messages allocates millions of containers that
+    all stay alive; the collector, triggered every 700 allocations, keeps re-walking them
+    although JSON values and session objects hold no cycles (~0.5 s of a 1.5 s load of the
+    100k-message benchmark file). Pauses nest and may overlap across threads (the app loads in
+    a worker): the collector is switched back on by the last one out, and only if it was on
+    when the first one came in. Nothing is lost: what is collectable is collected later.
+
+    On the way out, what was allocated meanwhile is filed with the old objects
+    (``gc.freeze`` then ``gc.unfreeze``, which moves lists, not objects) instead of being
+    walked by the very next young collection and twice more on its way to the old
+    generation: that first walk alone was ~0.09 s after a 100k-message parse. It is skipped
+    when something else froze objects, whose freeze must stand.
+    """
+    global _gc_pauses, _gc_resume
+    with _gc_lock:
+        if _gc_pauses == 0:
+            _gc_resume = gc.isenabled()
+            gc.disable()
+        _gc_pauses += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_pauses -= 1
+            if _gc_pauses == 0 and _gc_resume:
+                if gc.get_freeze_count() == 0:
+                    gc.freeze()
+                    gc.unfreeze()
+                gc.enable()
+
 
 def _stat_key(path: Path) -> tuple[str, int, int]:
     st = path.stat()
@@ -270,17 +357,112 @@ def read_json(path: Path) -> Any:
     The last document read is kept (keyed by path, mtime and size) so that detection and the
     importer that follows do not parse a large file twice; ``forget_cached`` drops it.
     Callers must not mutate the returned value.
+
+    Documents are parsed by pydantic-core's JSON parser when it can vouch for the result
+    (``_fast_parse``), else by the stdlib, which also words every error. The parse runs with
+    the collector paused (``gc_paused``): a document is a tree, and re-walking it while it
+    grows is all the collector would do.
     """
     global _cache
     check_file(path)
     key = _stat_key(path)
     if _cache is not None and _cache[0] == key:
         return _cache[1]
-    data = _read_all(path)
-    text = _decode_document(path, data)
-    del data
-    value = _parse_document(path, text)
+    with gc_paused():
+        if read_magic(path, 4).startswith((GZIP_MAGIC, ZSTD_MAGIC)):
+            data = _read_all(path)
+            value = _fast_parse(data, padded=False)
+        else:
+            data = _read_padded(path)
+            value = _fast_parse(data, padded=True)
+            if value is _UNDECIDED:
+                data = data[1:-1]
+        if value is _UNDECIDED:
+            text = _decode_document(path, data)
+            del data
+            value = _parse_document(path, text)
     _cache = (key, value)
+    return value
+
+
+_UNDECIDED: Any = object()
+"""What ``_fast_parse`` returns when the stdlib path must parse (and word any error)."""
+
+
+@dataclass(frozen=True)
+class _FastJson:
+    """What this pydantic-core's parser was seen to guarantee (probed once, ``_fast_json``)."""
+
+    depth: bool
+    """A document wrapped in one more array is refused when the bare one nests > MAX_DEPTH."""
+    surrogates: bool
+    """A lone surrogate escape is refused rather than decoded."""
+
+
+def _refuses(data: bytes) -> bool:
+    try:
+        from_json(data)
+    except ValueError:
+        return True
+    return False
+
+
+@cache
+def _fast_json() -> _FastJson | None:
+    """Probe pydantic-core's JSON parser (jiter) for the two checks it can spare.
+
+    jiter refuses containers nested past 200 non-empty levels; wrapped in one more array, a
+    document it accepts therefore nests at most ``MAX_DEPTH`` levels by this module's count
+    (which also counts an empty innermost container). It also refuses lone surrogate escapes,
+    which the stdlib decodes. Both are probed rather than assumed, so a pydantic-core that
+    parses differently costs the walk or the scan it no longer saves, never a wrong answer.
+    """
+    try:
+        if from_json(b'[{"a": [1]}]', cache_strings=True) != [{"a": [1]}]:
+            return None
+    except (TypeError, ValueError):  # a pydantic-core too old for these options
+        return None
+    n = MAX_DEPTH + 1
+    too_deep = (
+        b"[" * n + b"]" * n,
+        b'{"a":' * (n - 1) + b"{}" + b"}" * (n - 1),
+        b'{"a":' * n + b"1" + b"}" * n,
+        b'[{"a":' * (n // 2) + b"[]" + b"}]" * (n // 2),
+    )
+    depth = all(_refuses(b"[" + doc + b"]") for doc in too_deep)
+    surrogates = all(
+        _refuses(doc) for doc in (b'["\\ud800"]', b'["\\udc00"]', b'["\\ud800\\u0041"]')
+    )
+    return _FastJson(depth=depth, surrogates=surrogates)
+
+
+def _fast_parse(data: bytes, *, padded: bool) -> Any:
+    """The document in ``data`` parsed by pydantic-core, or ``_UNDECIDED``.
+
+    About twice as fast as ``json.loads`` on a large transcript, with no separate UTF-8 decode
+    (0.15 s against 0.30 s for the 229 MB benchmark file) and the same values: the two parsers
+    accept the same documents and build equal values, and where they differ (lone
+    surrogates, which jiter refuses) or anything fails, the stdlib path decides and words
+    the error. ``padded`` data is the document inside ``[`` ``]`` (``_read_padded``): the
+    bracket makes jiter's own depth limit ours, sparing a walk of every container.
+    """
+    fast = _fast_json()
+    if fast is None:
+        return _UNDECIDED
+    try:
+        value = from_json(data, cache_strings=True)
+    except ValueError:
+        return _UNDECIDED
+    if padded:
+        if len(value) != 1:  # "[1], [2]" is not one document, however it parses wrapped
+            return _UNDECIDED
+        value = value[0]
+    if not isinstance(value, (dict, list)):
+        return _UNDECIDED
+    if (not padded or not fast.depth) and depth_exceeds(value):
+        return _UNDECIDED
+    if not fast.surrogates and _SURROGATE_ESCAPE_BYTES.search(data):
+        return _UNDECIDED
     return value
 
 

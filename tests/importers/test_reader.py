@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import gc
 import gzip
+import json
+import os
 from pathlib import Path
 
 import pytest
 
 from ctxtui.core.errors import SessionLoadError
+from ctxtui.importers import _reader
 from ctxtui.importers._reader import iter_records, iter_values, open_bytes, read_head, read_json
 
 
@@ -162,3 +166,153 @@ def test_iter_values_tells_a_document_from_jsonl(tmp_path: Path) -> None:
     lines.write_text('{"x": 1}\n{"x": 2}\n')
     assert [r.value for r in iter_values(doc, [])] == [[{"x": 1}]]
     assert [r.value for r in iter_values(lines, [])] == [{"x": 1}, {"x": 2}]
+
+
+# --- the fast document path (pydantic-core's parser) and its stdlib fallback ----------------
+
+_DEPTH_CASES = {
+    # name: (document text, container levels by the reader's count)
+    "arrays 200": ("[" * 200 + "]" * 200, 200),
+    "arrays 201": ("[" * 201 + "]" * 201, 201),
+    "objects 200, empty innermost": ('{"a":' * 199 + "{}" + "}" * 199, 200),
+    "objects 201, empty innermost": ('{"a":' * 200 + "{}" + "}" * 200, 201),
+    "objects 200, scalar innermost": ('{"a":' * 200 + "1" + "}" * 200, 200),
+    "objects 201, scalar innermost": ('{"a":' * 201 + "1" + "}" * 201, 201),
+    "mixed 201 via a sibling": ('{"b":[],"a":' * 200 + "1" + "}" * 200, 201),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_DEPTH_CASES))
+@pytest.mark.parametrize("fast", [True, False], ids=["fast", "stdlib"])
+@pytest.mark.parametrize("compressed", [False, True], ids=["plain", "gzip"])
+def test_depth_limit_is_exact_on_every_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, fast: bool, compressed: bool
+) -> None:
+    """pydantic-core counts nesting its own way; the reader's 200-level limit must not move."""
+    if not fast:
+        monkeypatch.setattr(_reader, "_fast_json", lambda: None)
+    text, levels = _DEPTH_CASES[name]
+    path = tmp_path / "doc.json"
+    data = text.encode()
+    path.write_bytes(gzip.compress(data) if compressed else data)
+    if levels > _reader.MAX_DEPTH:
+        with pytest.raises(SessionLoadError, match="nesting deeper than 200 levels"):
+            read_json(path)
+    else:
+        assert read_json(path) == json.loads(text)
+    _reader.forget_cached()
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"a": [1, 2.5, -0.0, 1e400, NaN, 123456789012345678901234567890], "b": null}',
+        b'{"k": 1, "k": 2, "s": "\\ud83d\\ude00 \\u00e9 \\n\\t\\"\\\\/"}',
+        '["caf\u00e9", "\u4e2d\u6587", {"": true, "x": false}]'.encode(),
+        b"  \r\n [ ] \n",
+    ],
+)
+def test_fast_and_stdlib_paths_give_equal_values(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, raw: bytes
+) -> None:
+    path = tmp_path / "doc.json"
+    path.write_bytes(raw)
+    fast = read_json(path)
+    _reader.forget_cached()
+    monkeypatch.setattr(_reader, "_fast_json", lambda: None)
+    slow = read_json(path)
+    assert repr(fast) == repr(slow)  # repr: NaN != NaN, and -0.0 == 0.0 would hide a sign
+    assert repr(slow) == repr(json.loads(raw))
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b"[1], [2]", "Extra data"),  # valid once wrapped in brackets, but not one document
+        (b'{"a": 1} {"b": 2}', "Extra data"),
+        (b"", "empty file"),
+        (b" \n ", "empty file"),
+        (b"5", "found a JSON number"),
+        (b'["\x01"]', "binary data"),
+        (b'{"a": "\xff"}', "invalid byte 0xff"),
+        (b'{"a": "\\x"}', "Invalid \\\\escape"),
+    ],
+)
+def test_documents_the_fast_parser_refuses_get_the_stdlib_wording(
+    tmp_path: Path, raw: bytes, message: str
+) -> None:
+    path = tmp_path / "doc.json"
+    path.write_bytes(raw)
+    with pytest.raises(SessionLoadError, match=message):
+        read_json(path)
+
+
+def test_lone_surrogate_in_a_document_is_scrubbed(tmp_path: Path) -> None:
+    path = tmp_path / "doc.json"
+    path.write_bytes(b'{"a": "x\\ud800y", "b": ["\\udc00"]}')
+    assert read_json(path) == {"a": "x\ufffdy", "b": ["\ufffd"]}
+
+
+def test_a_file_that_grows_while_read_comes_out_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The buffer is sized from fstat; bytes written after it are read too, not cut off."""
+    path = tmp_path / "doc.json"
+    path.write_bytes(b'{"a": [1, 2, 3], "b": "grown"}')
+    real_fstat = os.fstat
+
+    class _Smaller:
+        def __init__(self, st: os.stat_result) -> None:
+            self.st_size = st.st_size - 12
+
+    monkeypatch.setattr(_reader.os, "fstat", lambda fd: _Smaller(real_fstat(fd)))
+    assert read_json(path) == {"a": [1, 2, 3], "b": "grown"}
+
+
+def test_gc_paused_nests_and_restores_the_collector() -> None:
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        with _reader.gc_paused():
+            assert not gc.isenabled()
+            with _reader.gc_paused():
+                assert not gc.isenabled()
+            assert not gc.isenabled(), "the inner pause must not switch it back on"
+        assert gc.isenabled()
+        gc.disable()
+        with _reader.gc_paused():
+            pass
+        assert not gc.isenabled(), "a collector that was off stays off"
+    finally:
+        if was:
+            gc.enable()
+        else:
+            gc.disable()
+
+
+def test_gc_paused_leaves_another_freeze_alone() -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with _reader.gc_paused():
+            keep = [[] for _ in range(10)]
+        assert gc.get_freeze_count() == frozen and keep
+    finally:
+        gc.unfreeze()
+
+
+def test_gc_paused_resumes_after_an_error() -> None:
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        with pytest.raises(ValueError), _reader.gc_paused():
+            raise ValueError("boom")
+        assert gc.isenabled()
+    finally:
+        if not was:
+            gc.disable()
+
+
+def test_this_pydantic_core_spares_both_checks() -> None:
+    """The tests above run the fast path only if the probe vouches for it; say so if not."""
+    assert _reader._fast_json() == _reader._FastJson(depth=True, surrogates=True)
