@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ctxtui.core.models import PartKind
+from ctxtui.core.models import Message, PartKind, ToolCall, Usage
 from ctxtui.importers import load_session
 
 EXAMPLES = Path("/work/shared/reference/examples")
@@ -191,3 +191,48 @@ def test_unknown_role_is_skipped_with_a_warning(tmp_path: Path) -> None:
     s = load_session(_write(tmp_path, doc), "openai-chat")
     assert [m.content for m in s.messages] == ["y"]
     assert any("narrator" in w for w in s.meta.warnings)
+
+
+def test_every_field_comes_through_as_the_model_would_build_it(tmp_path: Path) -> None:
+    """The importer passes pydantic only non-default fields; the messages must not differ."""
+    doc = [
+        {"role": "user", "content": "hi", "name": "ann", "model": 3},
+        {
+            "role": "assistant",
+            "content": "",
+            "refusal": "no",
+            "name": "bot",
+            "model": "gpt-x",
+            "usage": {"prompt_tokens": 7, "completion_tokens": 2},
+            "reasoning_content": "hmm",
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+                {"id": "c2", "type": "custom", "custom": {"name": "g", "input": "x"}},
+                {"id": "", "type": "web", "function": {"name": "h", "arguments": {"q": 1}}},
+                "not a call",
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "ok", "name": "ignored"},
+        {"role": "tool", "tool_call_id": 5, "content": "orphan", "name": "named"},
+        {"role": ["odd"], "content": "skipped"},
+    ]
+    session = load_session(_write(tmp_path, doc), "openai-chat")
+    got = session.messages
+    assert got[0] == Message(role="user", content="hi", name="ann")
+    assert got[1] == Message(
+        role="assistant",
+        content="no",
+        name="bot",
+        model="gpt-x",
+        usage=Usage(prompt_total=7, output=2, source="openai-chat usage.prompt_tokens"),
+        reasoning="hmm",
+        tool_calls=(
+            ToolCall(id="c1", name="f", arguments="{}"),
+            ToolCall(id="c2", name="g", arguments="x", type="custom"),
+            ToolCall(id="call_1_2", name="h", arguments='{"q":1}', type="web"),
+        ),
+    )
+    assert got[2] == Message(role="tool", content="ok", tool_call_id="c1", tool_name="f")
+    assert got[3] == Message(role="tool", content="orphan", tool_name="named")
+    assert len(got) == 4
+    assert any("unknown role ['odd'] skipped" in w for w in session.meta.warnings)
