@@ -15,14 +15,12 @@ import os
 import re
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import IO, Any, BinaryIO, cast
-
-from pydantic_core import from_json
 
 from ctxtui.core.errors import SessionLoadError
 
@@ -393,15 +391,16 @@ _UNDECIDED: Any = object()
 class _FastJson:
     """What this pydantic-core's parser was seen to guarantee (probed once, ``_fast_json``)."""
 
+    loads: Callable[[bytes], Any]
     depth: bool
     """A document wrapped in one more array is refused when the bare one nests > MAX_DEPTH."""
     surrogates: bool
     """A lone surrogate escape is refused rather than decoded."""
 
 
-def _refuses(data: bytes) -> bool:
+def _refuses(loads: Callable[[bytes], Any], data: bytes) -> bool:
     try:
-        from_json(data)
+        loads(data)
     except ValueError:
         return True
     return False
@@ -416,11 +415,18 @@ def _fast_json() -> _FastJson | None:
     (which also counts an empty innermost container). It also refuses lone surrogate escapes,
     which the stdlib decodes. Both are probed rather than assumed, so a pydantic-core that
     parses differently costs the walk or the scan it no longer saves, never a wrong answer.
+    Imported here, not at the top: importing the importers (``ctxtui formats``, the CLI's
+    help) should not pay for it.
     """
     try:
-        if from_json(b'[{"a": [1]}]', cache_strings=True) != [{"a": [1]}]:
+        from pydantic_core import from_json
+
+        def loads(data: bytes) -> Any:
+            return from_json(data, cache_strings=True)
+
+        if loads(b'[{"a": [1]}]') != [{"a": [1]}]:
             return None
-    except (TypeError, ValueError):  # a pydantic-core too old for these options
+    except (ImportError, TypeError, ValueError):  # a pydantic-core too old for these options
         return None
     n = MAX_DEPTH + 1
     too_deep = (
@@ -429,11 +435,11 @@ def _fast_json() -> _FastJson | None:
         b'{"a":' * n + b"1" + b"}" * n,
         b'[{"a":' * (n // 2) + b"[]" + b"}]" * (n // 2),
     )
-    depth = all(_refuses(b"[" + doc + b"]") for doc in too_deep)
+    depth = all(_refuses(loads, b"[" + doc + b"]") for doc in too_deep)
     surrogates = all(
-        _refuses(doc) for doc in (b'["\\ud800"]', b'["\\udc00"]', b'["\\ud800\\u0041"]')
+        _refuses(loads, doc) for doc in (b'["\\ud800"]', b'["\\udc00"]', b'["\\ud800\\u0041"]')
     )
-    return _FastJson(depth=depth, surrogates=surrogates)
+    return _FastJson(loads=loads, depth=depth, surrogates=surrogates)
 
 
 def _fast_parse(data: bytes, *, padded: bool) -> Any:
@@ -450,7 +456,7 @@ def _fast_parse(data: bytes, *, padded: bool) -> Any:
     if fast is None:
         return _UNDECIDED
     try:
-        value = from_json(data, cache_strings=True)
+        value = fast.loads(data)
     except ValueError:
         return _UNDECIDED
     if padded:
