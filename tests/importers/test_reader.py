@@ -317,3 +317,33 @@ def test_this_pydantic_core_spares_both_checks() -> None:
     """The tests above run the fast path only if the probe vouches for it; say so if not."""
     fast = _reader._fast_json()
     assert fast is not None and (fast.depth, fast.surrogates) == (True, True)
+
+
+def test_jsonl_lines_give_the_same_records_and_warnings_on_both_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Clean lines go through pydantic-core, the rest through the stdlib; nothing may differ."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(
+        b"\xef\xbb\xbf"
+        + b"\r\n".join(
+            [
+                b'{"a": 1}',
+                b"",
+                b'{"a": 1}{"b": 2}',
+                b'{"a": 1},{"b": 2}',
+                b"[1],[2]",
+                b'{"s": "\xff"}',
+                b'{"s": "x\\ud800"}',
+                b'{"s": "\\ud83d\\ude00", "k": 1, "k": 2}',
+                b"[" * 200 + b"]" * 200,
+                b"[" * 201 + b"]" * 201,
+                b"5",
+                b'{"b": ',
+            ]
+        )
+        + b'\r\n{"cut": '
+    )
+    fast = _records(path)
+    monkeypatch.setattr(_reader, "_fast_json", lambda: None)
+    assert repr(fast) == repr(_records(path))
