@@ -50,7 +50,7 @@ def run(
     if "open" in only:
         for size in sizes:
             add(measures.open_ratio(size, args.repeats))
-        notes.append(measures.open_breakdown(big))
+        notes.append(measures.open_breakdown(big, args.repeats))
         emit(notes[-1])
     if "exact" in only:
         for size in sizes:
