@@ -15,6 +15,8 @@ from bench.common import SIZES, Result, label, machine, session_file
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "PERFORMANCE.md"
 SECTIONS = ("open", "exact", "latency", "replan", "frame", "memory", "startup", "report")
+EXTRA_SECTIONS = ("ablation",)
+"""Run only when named in ``--only``: what each of the open's speed-ups is worth."""
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -24,7 +26,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
     )
     p.add_argument("--frame-rows", type=int, default=1_000_000, help="rows of the big frame test")
     p.add_argument("--repeats", type=int, default=3, help="repeats per figure (median kept)")
-    p.add_argument("--only", default=",".join(SECTIONS), help="sections to run, comma-separated")
+    p.add_argument(
+        "--only",
+        default=",".join(SECTIONS),
+        help="sections to run, comma-separated: "
+        + ", ".join(SECTIONS + EXTRA_SECTIONS)
+        + f" (default: all but {', '.join(EXTRA_SECTIONS)})",
+    )
     p.add_argument("--doc", type=Path, default=DOC, help="where to write the results")
     p.add_argument("--no-doc", action="store_true", help="print only")
     return p.parse_args(argv)
@@ -52,6 +60,8 @@ def run(
             add(measures.open_ratio(size, args.repeats))
         notes.append(measures.open_breakdown(big, args.repeats))
         emit(notes[-1])
+    if "ablation" in only:
+        add(measures.open_ablation(big, args.repeats))
     if "exact" in only:
         for size in sizes:
             add(measures.exact_ratio(size, args.repeats))

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import json
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,70 @@ def open_breakdown(size: int, repeats: int = 3) -> str:
         f"{med['load']:.3f} s (of which reading and parsing the file {med['parse']:.3f} s), "
         f"estimator counts {med['counts']:.3f} s, first build_plan {med['plan']:.3f} s"
     )
+
+
+def open_ablation(size: int, repeats: int) -> list[Result]:
+    """The open ratio with each of the loader's speed-ups switched off in turn.
+
+    Not part of the default run (``--only ablation``): it shows what each change is worth,
+    on the same machine in the same run, for the before/after table of PERFORMANCE.md.
+    Variants: pydantic-core's parser off (``_fast_json`` says no, so the stdlib parses, walks
+    the depth and scans for surrogates); the collector not paused (``gc_paused`` does
+    nothing); paused but without handing the new objects to the old generation on the way out
+    (``gc_paused`` sees a freeze it must respect).
+    """
+    import contextlib
+    import gc as gc_module
+
+    import ctxtui.importers.openai_chat as openai_chat
+    from bench.child import open_session
+    from ctxtui.importers import _reader
+
+    path = session_file(size)
+
+    def baseline() -> None:
+        with path.open(encoding="utf-8") as f:
+            json.load(f)
+
+    def no_fast_parser() -> contextlib.AbstractContextManager[None]:
+        return _patched([(_reader, "_fast_json", lambda: None)])
+
+    def no_gc_pause() -> contextlib.AbstractContextManager[None]:
+        return _patched(
+            [
+                (_reader, "gc_paused", contextlib.nullcontext),
+                (openai_chat, "gc_paused", contextlib.nullcontext),
+            ]
+        )
+
+    def no_hand_over() -> contextlib.AbstractContextManager[None]:
+        return _patched([(gc_module, "get_freeze_count", lambda: 1)])
+
+    variants: list[tuple[str, Callable[[], contextlib.AbstractContextManager[None]]]] = [
+        ("as shipped", contextlib.nullcontext),
+        ("stdlib json, not pydantic-core", no_fast_parser),
+        ("collector not paused", no_gc_pause),
+        ("paused, no hand-over to the old generation", no_hand_over),
+    ]
+    out: list[Result] = []
+    for name, patch in variants:
+        with patch():
+            subject, base = paired(lambda: open_session(path), baseline, repeats)
+        out.append(Result("ablation", label(size), f"open, {name}", subject, "json.load", base))
+    return out
+
+
+@contextlib.contextmanager
+def _patched(patches: list[tuple[Any, str, Any]]) -> Iterator[None]:
+    """Set attributes for the length of a block, and put them back however it ends."""
+    saved = [(obj, name, getattr(obj, name)) for obj, name, _ in patches]
+    try:
+        for obj, name, value in patches:
+            setattr(obj, name, value)
+        yield
+    finally:
+        for obj, name, value in saved:
+            setattr(obj, name, value)
 
 
 # 2 — exact counts and input latency ---------------------------------------------------------
@@ -449,39 +514,28 @@ def _ctxtui() -> list[str]:
 
 
 def startup(repeats: int) -> list[Result]:
-    """``ctxtui --help`` and importing ``ctxtui.cli`` against ``python -c pass``; first paint."""
-    help_t: list[float] = []
-    imp_t: list[float] = []
-    bare_t: list[float] = []
+    """``ctxtui --version``, ``ctxtui --help`` and ``import ctxtui.cli`` against ``python -c
+    pass``; the demo's first paint. ``--version`` needs no parser and no policy, so it shows
+    what the command line costs before any help text is built."""
+    runs: dict[str, list[float]] = {"version": [], "help": [], "import": [], "bare": []}
     for _ in range(max(5, repeats)):
-        bare_t.append(run_child(["-c", "pass"])[0])
-        help_t.append(run_child([*_ctxtui(), "--help"])[0])
-        imp_t.append(run_child(["-c", "import ctxtui.cli"])[0])
-    bare = statistics.median(bare_t)
+        runs["bare"].append(run_child(["-c", "pass"])[0])
+        runs["version"].append(run_child([*_ctxtui(), "--version"])[0])
+        runs["help"].append(run_child([*_ctxtui(), "--help"])[0])
+        runs["import"].append(run_child(["-c", "import ctxtui.cli"])[0])
+    bare = statistics.median(runs["bare"])
     paints = [run_child(["-m", "bench.child", "firstpaint"])[2].split() for _ in range(3)]
     screen = statistics.median(float(p[0]) for p in paints)
     planned = statistics.median(float(p[1]) for p in paints)
-    return [
-        Result(
-            "startup",
-            "-",
-            "ctxtui --help",
-            statistics.median(help_t),
-            "python -c pass",
-            bare,
-            "s",
-            None,
-        ),
-        Result(
-            "startup",
-            "-",
-            "import ctxtui.cli",
-            statistics.median(imp_t),
-            "python -c pass",
-            bare,
-            "s",
-            None,
-        ),
+    out = [
+        Result("startup", "-", subject, statistics.median(runs[key]), "python -c pass", bare)
+        for key, subject in (
+            ("version", "ctxtui --version"),
+            ("help", "ctxtui --help"),
+            ("import", "import ctxtui.cli"),
+        )
+    ]
+    out.append(
         Result(
             "startup",
             "demo",
@@ -492,8 +546,9 @@ def startup(repeats: int) -> list[Result]:
             "s",
             None,
             f"demo plan on screen after {planned:.2f} s",
-        ),
-    ]
+        )
+    )
+    return out
 
 
 # 7 — headless report ------------------------------------------------------------------------

@@ -60,3 +60,19 @@ def test_a_result_reads_as_a_ratio() -> None:
     assert r.ratio == 1.5 and r.met is True
     assert "= 1.500" in r.line() and "met" in r.line()
     assert Result("x", "1k", "s", 1.0, "b", 0.0).ratio == float("inf")
+
+
+@pytest.mark.slow
+def test_the_ablation_runs_and_puts_every_switch_back() -> None:
+    import gc
+
+    import ctxtui.importers.openai_chat as openai_chat
+    from ctxtui.importers import _reader
+
+    before = (_reader._fast_json, _reader.gc_paused, openai_chat.gc_paused, gc.get_freeze_count)
+    args = parse(["--sizes", "120", "--repeats", "1", "--only", "ablation", "--no-doc"])
+    results, _notes = run(args, emit=lambda _line: None)
+    assert [r.section for r in results] == ["ablation"] * 4
+    assert all(r.baseline_value > 0 for r in results)
+    after = (_reader._fast_json, _reader.gc_paused, openai_chat.gc_paused, gc.get_freeze_count)
+    assert after == before
