@@ -518,7 +518,7 @@ def startup(repeats: int) -> list[Result]:
     pass``; the demo's first paint. ``--version`` needs no parser and no policy, so it shows
     what the command line costs before any help text is built."""
     runs: dict[str, list[float]] = {"version": [], "help": [], "import": [], "bare": []}
-    for _ in range(max(5, repeats)):
+    for _ in range(max(11, 3 * repeats)):  # ~0.15 s each: many, so a busy second is outvoted
         runs["bare"].append(run_child(["-c", "pass"])[0])
         runs["version"].append(run_child([*_ctxtui(), "--version"])[0])
         runs["help"].append(run_child([*_ctxtui(), "--help"])[0])
