@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from rich.cells import cell_len, set_cell_size
 
 from ctxtui.core.models import Message, PartKind
-from ctxtui.core.plan import Plan
+from ctxtui.core.plan import FreshTail, Plan
 
 EIGHTHS = "▏▎▍▌▋▊▉█"
 """Left-aligned blocks from one eighth to a full cell: a bar has eight steps per cell."""
@@ -118,6 +118,42 @@ def tool_label(message: Message) -> str:
     return ""
 
 
+def clip_tool(label: str, width: int) -> str:
+    """``label`` fitted to ``width`` cells, keeping a ``+N`` count of further calls whole.
+
+    ``run_shell +1`` cut plainly reads ``run_shell …``, which hides that the message made a
+    second call; ``run_she… +1`` gives up part of the name instead.
+    """
+    name, sep, more = label.rpartition(" +")
+    if cell_len(label) <= width or not sep or not more.isdigit():
+        return clip(label, width)
+    suffix = f" +{more}"
+    room = width - cell_len(suffix)
+    if room < 2:
+        return clip(label, width)
+    return clip(name, room) + suffix
+
+
+def find_spans(text: str, query: str) -> tuple[tuple[int, int], ...]:
+    """Where ``query`` occurs in ``text``, case-insensitively, as ``(start, end)`` offsets.
+
+    The search itself matches case-folded contents; this marks what a row or the detail pane
+    *shows*, so ``text`` is the displayed string. When lower-casing changes a string's length
+    (a handful of characters such as ``İ`` do) offsets would be wrong, so nothing is marked.
+    """
+    if not query:
+        return ()
+    haystack, needle = text.lower(), query.lower()
+    if len(haystack) != len(text) or not needle:
+        return ()
+    spans: list[tuple[int, int]] = []
+    start = haystack.find(needle)
+    while start >= 0:
+        spans.append((start, start + len(needle)))
+        start = haystack.find(needle, start + len(needle))
+    return tuple(spans)
+
+
 def preview_source(message: Message) -> str:
     """The text a row previews: the content, else the tool calls, else what else it carries."""
     if message.content:
@@ -211,6 +247,8 @@ class RowCells:
     tag: str
     tokens: str
     bar: str
+    matches: tuple[tuple[int, int], ...] = ()
+    """Where the search query shows in ``preview``, as ``(start, end)`` character offsets."""
 
     @property
     def parts(self) -> tuple[str, ...]:
@@ -233,22 +271,56 @@ def row_cells(
     tokens: int,
     biggest: int,
     tag: str = "",
+    query: str = "",
 ) -> RowCells:
     """Format message ``index`` for ``layout``; ``tag`` (e.g. ``pruned −1,234 tok``) is kept
-    whole at the right of the preview, which gives way to it.
+    whole at the right of the preview, which gives way to it; ``query`` (the search) is
+    located in the preview so the list can mark it.
     """
     role = ROLE_SHORT[message.role] if layout.short_roles else message.role
     tag_text = f" {tag}" if tag else ""
     tag_w = min(cell_len(tag_text), layout.preview)
+    shown = preview(message, layout.preview - tag_w)
     return RowCells(
         index=str(index).rjust(layout.index),
         role=clip(role, layout.role),
-        tool=clip(tool_label(message), layout.tool) if layout.tool else "",
-        preview=preview(message, layout.preview - tag_w),
+        tool=clip_tool(tool_label(message), layout.tool) if layout.tool else "",
+        preview=shown,
         tag=clip(tag_text, tag_w) if tag_w else "",
         tokens=f"{tokens:,}".rjust(layout.tokens),
         bar=bar_cells(tokens, biggest, layout.bar),
+        matches=find_spans(shown, query),
     )
+
+
+def boundary_labels(tail: FreshTail) -> tuple[str, ...]:
+    """The fresh-tail rule's label, longest first: the core's own, then shorter forms.
+
+    Each shorter form keeps what matters most on a narrow list: the tail's use against its
+    budget, and why it is over budget when it is (``min turns`` must not be cut to ``min turn…``).
+    """
+    figures = f"{tail.tokens:,} / {tail.budget:,}"
+    over = f" · over budget ({tail.reason.value.replace('_', ' ')})" if tail.over_budget else ""
+    return (
+        tail.label(),
+        f"fresh tail · {figures} tok{over}",
+        f"tail {figures}{over}",
+        f"tail {figures}",
+    )
+
+
+def boundary_rule(tail: FreshTail, width: int) -> str:
+    """The rule drawn between the last older message and the tail, exactly ``width`` cells.
+
+    ``── label ─────``: the longest label that fits with its dashes, else the shortest clipped.
+    """
+    if width <= 0:
+        return ""
+    labels = boundary_labels(tail)
+    label = next((f" {t} " for t in labels if cell_len(t) + 2 <= width - 4), None)
+    if label is None:
+        label = clip(f" {labels[-1]} ", max(width - 4, 0))
+    return clip("──" + label + "─" * max(width - 2 - cell_len(label), 0), width)
 
 
 def pruned_tag(tokens_freed: int) -> str:

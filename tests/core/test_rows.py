@@ -7,10 +7,14 @@ from hypothesis import strategies as st
 from rich.cells import cell_len
 
 from ctxtui.core.models import Message, ToolCall
+from ctxtui.core.plan import FreshTail, TailReason
 from ctxtui.core.rows import (
     bar_cells,
+    boundary_rule,
     cap_text,
     clip,
+    clip_tool,
+    find_spans,
     layout_columns,
     literal_block,
     preview,
@@ -139,3 +143,63 @@ def test_a_summary_message_is_tagged() -> None:
     session = Session(messages=(Message(role="user", content="s", is_summary=True),))
     plan = Engine(session).plan(preset("plan"))
     assert row_tag(plan, 0, session.messages[0]) == "summary"
+
+
+def test_clip_tool_keeps_the_count_of_further_calls() -> None:
+    assert clip_tool("run_shell +1", 11) == "run_she… +1"
+    assert clip_tool("run_shell +1", 12) == "run_shell +1"
+    assert clip_tool("apply_patch", 11) == "apply_patch"
+    assert clip_tool("a_very_long_tool_name", 11) == "a_very_lon…"
+    assert clip_tool("x +12", 3) == "x …"  # no room for the count: cut plainly
+
+
+def test_row_cells_show_a_second_call_in_a_narrow_tool_column() -> None:
+    calls = (ToolCall(id="1", name="run_shell"), ToolCall(id="2", name="run_shell"))
+    layout = layout_columns(80, rows=10, biggest=100, longest_tool=12)
+    cells = row_cells(layout, 1, Message(role="assistant", tool_calls=calls), 10, 100)
+    assert cells.tool.endswith(" +1")
+
+
+def test_find_spans_is_case_insensitive_and_does_not_overlap() -> None:
+    assert find_spans("Pytest, then PYTEST again", "pytest") == ((0, 6), (13, 19))
+    assert find_spans("aaaa", "aa") == ((0, 2), (2, 4))
+    assert find_spans("anything", "") == ()
+    assert find_spans("İstanbul", "stan") == ()  # lower() changes the length: no safe offsets
+
+
+def test_row_cells_locate_the_query_in_the_shown_preview() -> None:
+    layout = layout_columns(80, rows=10, biggest=100, longest_tool=0)
+    msg = Message(role="user", content="run the tests\nthen [bold]Tests[/] again")
+    cells = row_cells(layout, 0, msg, 10, 100, query="tests")
+    assert [cells.preview[a:b] for a, b in cells.matches] == ["tests", "Tests"]
+    assert row_cells(layout, 0, msg, 10, 100).matches == ()
+
+
+def _tail(tokens: int, budget: int, *, over: bool = False) -> FreshTail:
+    reason = TailReason.MIN_TURNS if over else TailReason.BUDGET
+    return FreshTail(12, budget, tokens, reason, 2, 2, over_budget=over)
+
+
+def test_boundary_rule_uses_the_full_label_when_it_fits() -> None:
+    rule = boundary_rule(_tail(7_840, 8_000), 80)
+    assert rule.startswith("── fresh tail · 7,840 / 8,000 tok · min 2 turns ──")
+    assert cell_len(rule) == 80
+
+
+def test_boundary_rule_keeps_the_over_budget_reason_on_a_narrow_list() -> None:
+    """At 76 cells the full label would end in 'min turn…'; a shorter form keeps the reason."""
+    tail = _tail(24_782, 8_000, over=True)
+    rule = boundary_rule(tail, 76)
+    assert "over budget (min turns)" in rule
+    assert "…" not in rule
+    assert cell_len(rule) == 76
+    narrow = boundary_rule(tail, 40)
+    assert "tail 24,782 / 8,000" in narrow
+    assert cell_len(narrow) == 40
+
+
+@given(st.integers(0, 200), st.integers(0, 10**7), st.integers(1, 10**7), st.booleans())
+def test_boundary_rule_is_always_exactly_its_width(
+    width: int, tokens: int, budget: int, over: bool
+) -> None:
+    assert cell_len(boundary_rule(_tail(tokens, budget, over=over), width)) == width
