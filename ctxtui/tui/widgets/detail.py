@@ -12,7 +12,7 @@ from textual.widgets import Static
 
 from ctxtui.core.models import Message
 from ctxtui.core.plan import Zone
-from ctxtui.core.rows import cap_text, literal_block
+from ctxtui.core.rows import cap_text, find_spans, literal_block
 
 MAX_CHARS = 20_000
 """Characters of one message rendered at most; a 1 MB tool output must not stall the screen."""
@@ -33,6 +33,7 @@ class DetailInfo:
     counts: Mapping[str, int] | None = None  # None while still counting
     count_error: str = ""
     extra: tuple[str, ...] = field(default=())
+    highlight: str = ""  # the search query, marked wherever the content shows it
 
 
 def _usage_line(message: Message) -> str:
@@ -86,13 +87,13 @@ def describe(info: DetailInfo) -> Text:
     if info.why:
         text.append(info.why + "\n", "italic")
     text.append("─" * 20 + "\n", "dim")
-    _append_literal(text, m.content)
+    _append_literal(text, m.content, info.highlight)
     for call in m.tool_calls:
         text.append(f"\n→ {call.name} ", "bold")
-        _append_literal(text, call.arguments)
+        _append_literal(text, call.arguments, info.highlight)
     if m.reasoning:
         text.append("\nreasoning ", "bold")
-        _append_literal(text, m.reasoning)
+        _append_literal(text, m.reasoning, info.highlight)
     for part in m.parts:
         if part.kind.value != "text":
             label = part.label or part.media_type or ""
@@ -100,9 +101,19 @@ def describe(info: DetailInfo) -> Text:
     return text
 
 
-def _append_literal(text: Text, content: str) -> None:
+MATCH_STYLE = "reverse bold"
+"""How the search query is marked in the pane; reverse video reads in every theme."""
+
+
+def _append_literal(text: Text, content: str, highlight: str = "") -> None:
     shown, more = cap_text(content, MAX_CHARS)
-    text.append(literal_block(shown))
+    block = literal_block(shown)
+    done = 0
+    for start, end in find_spans(block, highlight):
+        text.append(block[done:start])
+        text.append(block[start:end], MATCH_STYLE)
+        done = end
+    text.append(block[done:])
     if more:
         text.append(f"\n… {more:,} more bytes", "dim italic")
 

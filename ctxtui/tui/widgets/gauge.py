@@ -11,6 +11,7 @@ from textual.widget import Widget
 
 from ctxtui.core.plan import Plan, Pressure
 from ctxtui.core.rows import split_cells
+from ctxtui.tui.widgets.theme_style import component_style
 
 # (component name, legend label, bar character). Free space is drawn light so the used part
 # reads as one solid block; everything is a block character, no emoji.
@@ -62,9 +63,15 @@ class BudgetGauge(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._plan: Plan | None = None
+        self._placeholder = "waiting for the session…"
 
     def show(self, plan: Plan) -> None:
         self._plan = plan
+        self.refresh(layout=True)
+
+    def show_placeholder(self, text: str) -> None:
+        """Say ``text`` instead of figures; only while there is no plan to show."""
+        self._placeholder = text
         self.refresh(layout=True)
 
     def notify_style_update(self) -> None:
@@ -72,12 +79,12 @@ class BudgetGauge(Widget):
         self.refresh()
 
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(f"gauge--{name}", partial=True)
+        return component_style(self, f"gauge--{name}")
 
     def render(self) -> RenderableType:
         plan = self._plan
         if plan is None:
-            return Text("counting tokens…", style=self._style("label"))
+            return Text(self._placeholder, style=self._style("label"))
         width = max(self.content_region.width, 10)
         return Text("\n").join(
             [self._figures(plan), self._bar(plan, width), self._legend(plan, width)]

@@ -5,13 +5,13 @@ one row from the session and the plan, caches the strip in an LRU keyed by what 
 look, and ``virtual_size`` tells the scrollbars how tall the whole list is. The cost of a frame
 depends on the terminal's height, never on the number of messages. What a row *says* comes
 from ``ctxtui.core.rows``; this widget only picks colours from its component classes.
+A search query, when set, is marked in every row that shows it (``message-list--search-match``).
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -27,19 +27,24 @@ from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.rows import (
     RowLayout,
-    clip,
+    boundary_rule,
     layout_columns,
     row_cells,
     row_tag,
     tool_label,
 )
+from ctxtui.tui.widgets.theme_style import component_style
 
 BOUNDARY = -1
 """``row_to_index`` answer for the boundary rule, which is a row but not a message."""
 
 
-class MessageList(ScrollView, can_focus=True):
-    """Every message of the session as a row, coloured by the zone the plan put it in."""
+class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
+    """Every message of the session as a row, coloured by the zone the plan put it in.
+
+    Bindings are not inherited: ``ScrollView``'s left/right and page-left/right scroll
+    sideways, which a list that never scrolls sideways does not do, and help would list them.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "cursor_up", "Up", show=False, id="list.up"),
@@ -63,6 +68,7 @@ class MessageList(ScrollView, can_focus=True):
         "message-list--bar",
         "message-list--cursor",
         "message-list--boundary",
+        "message-list--search-match",
     }
 
     DEFAULT_CSS = """
@@ -99,6 +105,7 @@ class MessageList(ScrollView, can_focus=True):
         self._longest_tool = 0
         self._generation = 0
         self._layout: RowLayout | None = None
+        self._query = ""
         self._cache: LRUCache[tuple[int, int, int, bool], Strip] = LRUCache(1024)
 
     # -- data ------------------------------------------------------------------------------
@@ -130,6 +137,20 @@ class MessageList(ScrollView, can_focus=True):
         self._cache.clear()
         self.virtual_size = Size(self.scrollable_content_region.width, self.row_count)
         self.cursor = self.validate_cursor(self.cursor)
+        self.refresh()
+
+    @property
+    def search_query(self) -> str:
+        """The search text marked in the rows (empty: nothing marked)."""
+        return self._query
+
+    def highlight(self, query: str) -> None:
+        """Mark ``query`` wherever a row shows it; an empty query clears the marks."""
+        if query == self._query:
+            return
+        self._query = query
+        self._generation += 1
+        self._cache.clear()
         self.refresh()
 
     @property
@@ -244,15 +265,17 @@ class MessageList(ScrollView, can_focus=True):
         return strip
 
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(f"message-list--{name}", partial=True)
+        return component_style(self, f"message-list--{name}")
 
     def _boundary_text(self, width: int) -> Text:
         assert self._plan is not None
-        label = f" {self._plan.tail.label()} "
-        if cell_len(label) > width - 4:
-            label = clip(label, max(width - 4, 0))
-        rule = "──" + label + "─" * max(width - 2 - cell_len(label), 0)
-        return Text(rule, style=self.rich_style + self._style("boundary"), no_wrap=True, end="")
+        # Appended, not passed as Text(style=...): Text.render drops the base style of a
+        # Text without spans, which left the rule in the terminal's default colours.
+        text = Text(no_wrap=True, end="")
+        text.append(
+            boundary_rule(self._plan.tail, width), self.rich_style + self._style("boundary")
+        )
+        return text
 
     def _row_text(self, index: int, width: int) -> Text:
         assert self._session is not None and self._plan is not None
@@ -268,6 +291,7 @@ class MessageList(ScrollView, can_focus=True):
             plan.message_tokens[index],
             self._biggest,
             tag,
+            self._query,
         )
         base = self.rich_style + self._style(zone.value)
         if pruned:
@@ -282,7 +306,16 @@ class MessageList(ScrollView, can_focus=True):
         if cells.tool:
             text.append(cells.tool, self._style("tool"))
             text.append(" ")
-        text.append(cells.preview)
+        if cells.matches:
+            match = self._style("search-match")
+            done = 0
+            for start, end in cells.matches:
+                text.append(cells.preview[done:start])
+                text.append(cells.preview[start:end], match)
+                done = end
+            text.append(cells.preview[done:])
+        else:
+            text.append(cells.preview)
         if cells.tag:
             text.append(cells.tag, self._style("tag"))
         text.append(" ")

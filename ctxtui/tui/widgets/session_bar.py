@@ -11,6 +11,7 @@ from textual.widget import Widget
 
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
+from ctxtui.tui.widgets.theme_style import component_style
 
 
 class SessionBar(Widget):
@@ -48,14 +49,14 @@ class SessionBar(Widget):
         self.refresh(layout=True)
 
     def render(self) -> RenderableType:
-        label = self.get_component_rich_style("session-bar--label", partial=True)
-        warn = self.get_component_rich_style("session-bar--warning", partial=True)
+        label = component_style(self, "session-bar--label")
+        warn = component_style(self, "session-bar--warning")
         text = Text(overflow="fold")
         session, plan = self._session, self._plan
         if session is not None and plan is not None:
             meta = session.meta
             name = PurePath(meta.source_path).name if meta.source_path else "(in memory)"
-            text.append(name, self.get_component_rich_style("session-bar--name", partial=True))
+            text.append(name, component_style(self, "session-bar--name"))
             text.append(" · ", label)
             text.append(meta.format)
             text.append(" · ", label)
