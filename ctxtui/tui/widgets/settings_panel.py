@@ -4,6 +4,8 @@ The knobs are not listed here: they are read from ``Policy.model_fields`` (type,
 description), so a knob added to the policy appears in the panel by itself. A value is applied
 only when both the input's validator and the policy itself accept it; anything else is marked
 ``-invalid`` and the plan on screen stays as it was (Harlequin's run-query bar does the same).
+The reason is written right under the knob, in the knob's own words, with the value the plan
+still uses: values apply as they are typed, so that value need not be the one typed before.
 """
 
 from __future__ import annotations
@@ -27,17 +29,50 @@ from ctxtui.core.policy import PRESETS, Policy, PolicyError
 _TOP = ("preset", "tokenizer")
 
 
-def _bounds(info: FieldInfo) -> tuple[float | None, float | None]:
+def _bounds(info: FieldInfo) -> tuple[float | None, float | None, bool]:
+    """The knob's lowest and highest values, and whether the lowest is itself excluded."""
     low: float | None = None
     high: float | None = None
+    low_open = False
     for item in info.metadata:
         if isinstance(item, Ge):
             low = float(item.ge)  # type: ignore[arg-type]
         elif isinstance(item, Gt):
-            low = float(item.gt)  # type: ignore[arg-type]
+            low, low_open = float(item.gt), True  # type: ignore[arg-type]
         elif isinstance(item, Le):
             high = float(item.le)  # type: ignore[arg-type]
-    return low, high
+    return low, high, low_open
+
+
+def _number(value: float) -> str:
+    return f"{int(value):,}" if value == int(value) else f"{value:g}"
+
+
+def knob_label(name: str) -> str:
+    """The words a knob is shown under: ``tail_min_tokens`` reads ``tail min tokens``."""
+    return name.replace("_", " ")
+
+
+def range_text(info: FieldInfo) -> str:
+    """What a numeric knob accepts, in words: ``a whole number from 256 to 100,000,000``."""
+    low, high, low_open = _bounds(info)
+    kind = "a whole number" if info.annotation is int else "a number"
+    if low is not None and high is not None:
+        if low_open:
+            return f"{kind} above {_number(low)} and at most {_number(high)}"
+        return f"{kind} from {_number(low)} to {_number(high)}"
+    if low is not None:
+        return f"{kind} above {_number(low)}" if low_open else f"{kind}, {_number(low)} or more"
+    if high is not None:
+        return f"{kind}, at most {_number(high)}"
+    return kind
+
+
+def show_value(value: Any) -> str:
+    """A knob's value as its control shows it."""
+    if isinstance(value, enum.Enum):
+        return str(value.value)
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def _group(info: FieldInfo) -> str:
@@ -61,16 +96,16 @@ def knob_widget(name: str, info: FieldInfo, value: Any) -> Widget:
             compact=True,
             tooltip=info.description,
         )
-    low, high = _bounds(info)
+    low, high, _ = _bounds(info)
     validators: list[Validator]
+    failure = f"must be {range_text(info)}"
     if kind is int:
-        validators = [Integer(minimum=low, maximum=high)]
-        text = str(value)
+        validators = [Integer(minimum=low, maximum=high, failure_description=failure)]
         input_type = "integer"
     else:
-        validators = [Number(minimum=low, maximum=high)]
-        text = f"{value:g}" if isinstance(value, float) else str(value)
+        validators = [Number(minimum=low, maximum=high, failure_description=failure)]
         input_type = "number"
+    text = show_value(value)
     return Input(
         text,
         type=input_type,  # type: ignore[arg-type]
@@ -107,11 +142,10 @@ class SettingsPanel(VerticalScroll):
     SettingsPanel .knob-label {
         color: $text-muted;
     }
-    SettingsPanel #settings-error {
+    SettingsPanel .knob-error {
         color: $text-error;
         height: auto;
         display: none;
-        margin-top: 1;
     }
     SettingsPanel Input.-invalid {
         background: $error 30%;
@@ -150,7 +184,6 @@ class SettingsPanel(VerticalScroll):
         return self._policy
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="settings-error")
         yield Label("preset", classes="group")
         yield Select(
             [(name, name) for name in PRESETS],
@@ -167,6 +200,7 @@ class SettingsPanel(VerticalScroll):
             id="tokenizer",
             compact=True,
         )
+        yield _error_line("tokenizer")
         group = ""
         for name, info in Policy.model_fields.items():
             if name in _TOP:
@@ -174,8 +208,9 @@ class SettingsPanel(VerticalScroll):
             if _group(info) != group:
                 group = _group(info)
                 yield Label(group, classes="group")
-            yield Label(name.replace("_", " "), classes="knob-label")
+            yield Label(knob_label(name), classes="knob-label")
             yield knob_widget(name, info, getattr(self._policy, name))
+            yield _error_line(name)
 
     def show_policy(self, policy: Policy) -> None:
         """Put ``policy``'s values in the controls without echoing them back as edits."""
@@ -193,16 +228,27 @@ class SettingsPanel(VerticalScroll):
                 widget = self.query_one(f"#knob-{name}")
                 value = getattr(policy, name)
                 if isinstance(widget, Input):
-                    widget.value = f"{value:g}" if isinstance(value, float) else str(value)
+                    widget.value = show_value(value)
                     widget.remove_class("-invalid")
                 elif isinstance(widget, Switch):
                     widget.value = bool(value)
                 elif isinstance(widget, Select):
                     widget.value = str(value)
-        self._set_error("")
+        for error in self.query(".knob-error").results(Static):
+            error.update("")
+            error.display = False
 
-    def _set_error(self, problem: str) -> None:
-        error = self.query_one("#settings-error", Static)
+    def error_text(self, name: str) -> str:
+        """The reason shown under knob ``name`` (empty when its value is accepted)."""
+        error = self.query_one(f"#error-{name}", Static)
+        return str(error.content) if error.display else ""
+
+    def _set_error(self, name: str, problem: str) -> None:
+        """Show ``problem`` under knob ``name``, with the value the plan still uses."""
+        error = self.query_one(f"#error-{name}", Static)
+        if problem:
+            keeps = show_value(getattr(self._policy, name))
+            problem = f"{problem}; the plan keeps {keeps}"
         error.update(problem)
         error.display = bool(problem)
 
@@ -210,12 +256,20 @@ class SettingsPanel(VerticalScroll):
         info = Policy.model_fields[name]
         try:
             policy = self._policy.with_changes(**{name: parse_knob(info, raw)})
-        except (ValueError, PolicyError) as err:
+        except PolicyError as err:
             control.add_class("-invalid")
-            self._set_error(str(err) if isinstance(err, PolicyError) else f"{name}: not a number")
+            numeric = info.annotation in (int, float)
+            if numeric and str(err).startswith(f"{name}: "):  # its own range, not a relation
+                self._set_error(name, f"must be {range_text(info)}")
+            else:
+                self._set_error(name, _in_knob_words(str(err), name))
+            return
+        except ValueError:
+            control.add_class("-invalid")
+            self._set_error(name, f"must be {range_text(info)}")
             return
         control.remove_class("-invalid")
-        self._set_error("")
+        self._set_error(name, "")
         if policy != self._policy:
             self._policy = policy
             self.post_message(self.PolicyEdited(policy))
@@ -228,7 +282,9 @@ class SettingsPanel(VerticalScroll):
             return
         if event.validation_result is not None and not event.validation_result.is_valid:
             event.input.add_class("-invalid")
-            self._set_error(f"{name}: " + "; ".join(event.validation_result.failure_descriptions))
+            self._set_error(
+                name, "; ".join(dict.fromkeys(event.validation_result.failure_descriptions))
+            )
             return
         self._apply(name, event.value, event.input)
 
@@ -256,3 +312,21 @@ class SettingsPanel(VerticalScroll):
     def focus_first(self) -> None:
         """Focus the preset selector, the first control a user reaches for."""
         self.query_one("#preset", Select).focus()
+
+
+def _error_line(name: str) -> Static:
+    """The (hidden) line under knob ``name`` that says why its value was not applied."""
+    return Static("", id=f"error-{name}", classes="knob-error", markup=False)
+
+
+def _in_knob_words(problem: str, name: str) -> str:
+    """A ``PolicyError`` as the panel shows it: knob names as labelled, the knob's own dropped.
+
+    ``tail_min_tokens (999,999) must not exceed tail_max_tokens (8,000)`` shown under the
+    *tail min tokens* input reads ``tail min tokens (999,999) must not exceed tail max tokens
+    (8,000)``; ``chars_per_token: Input should be greater than 0`` reads ``Input should be …``.
+    """
+    problem = problem.removeprefix(f"{name}: ")
+    for field in sorted(Policy.model_fields, key=len, reverse=True):  # tail_max_tokens first
+        problem = problem.replace(field, knob_label(field))
+    return problem
