@@ -26,7 +26,7 @@ from ctxtui.tui.commands import CtxtuiCommands, palette_commands
 from ctxtui.tui.screens.compaction import CompactionPreviewScreen
 from ctxtui.tui.screens.error import ErrorScreen
 from ctxtui.tui.screens.export import ExportScreen
-from ctxtui.tui.screens.help import HelpScreen
+from ctxtui.tui.screens.help import HelpScreen, key_rows
 from ctxtui.tui.screens.open import OpenSessionScreen
 from ctxtui.tui.screens.reason import ReasonScreen
 
@@ -112,6 +112,18 @@ async def test_compaction_preview_has_summary_prompt_and_figures_tabs() -> None:
         assert not screen.query("#overflow")
 
 
+async def test_compaction_figures_number_the_tail_as_the_list_does() -> None:
+    """Before apply the list shows the tail as #7–#9 of 10 messages; the figures say so, and
+    give the numbers they will have after apply (#2–#4) as well."""
+    app = HostApp(lambda: CompactionPreviewScreen(compaction_result(), messages_before=10))
+    async with app.run_test(size=SIZE) as pilot:
+        app.screen.query_one(TabbedContent).active = "figures-tab"
+        await pilot.pause()
+        assert "3 messages (#7–#9) stay verbatim, numbered #2–#4 after apply" in _text(
+            app, "#figures"
+        )
+
+
 @pytest.mark.parametrize(("key", "expected"), [("a", "apply"), ("x", "export"), ("escape", None)])
 async def test_compaction_preview_keys_dismiss_with_choice(key: str, expected: str | None) -> None:
     app = HostApp(lambda: CompactionPreviewScreen(compaction_result()))
@@ -178,17 +190,27 @@ async def test_export_new_path_is_returned_at_once(tmp_path: Path) -> None:
         assert app.results == [target]
 
 
-async def test_export_refuses_the_source_until_confirmed(tmp_path: Path) -> None:
+async def test_export_refuses_the_source_outright(tmp_path: Path) -> None:
+    """The core never writes over the source, so the dialog must not offer to: a second
+    Enter used to 'confirm' an overwrite that could only end in an error."""
     source = tmp_path / "session.jsonl"
     source.write_text("{}\n")
     app = HostApp(lambda: ExportScreen(source, source))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
-        assert app.results == []
-        assert "source file" in str(app.screen.query_one("#problem", Static).render())
-        assert str(app.screen.query_one("#confirm", Button).label) == "Overwrite source"
+        problem = str(app.screen.query_one("#problem", Static).render())
+        assert "source file" in problem and "never writes over" in problem
+        assert str(app.screen.query_one("#confirm", Button).label) == "Export"
         await pilot.press("enter")
-        assert app.results == [source]
+        assert app.results == []  # still refused
+        await pilot.press("escape")
+        assert app.results == [None]
+
+
+async def test_export_title_says_what_is_exported(tmp_path: Path) -> None:
+    app = HostApp(lambda: ExportScreen(tmp_path / "a.json", None, title="Export compacted session"))
+    async with app.run_test(size=SIZE):
+        assert _text(app, "#title") == "Export compacted session (ctxtui JSON)"
 
 
 async def test_export_asks_before_overwriting(tmp_path: Path) -> None:
@@ -229,6 +251,20 @@ async def test_export_rejects_missing_directory_and_cancels(tmp_path: Path) -> N
 # -- open ------------------------------------------------------------------------------------
 
 
+async def test_reason_screen_fits_a_20_row_terminal() -> None:
+    """At 60×20 the three reasons need more rows than there are: the list scrolls, and the
+    hint and the dialog's border stay on screen."""
+    app = HostApp(ReasonScreen)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        hint = app.screen.query_one("#hint")
+        dialog = app.screen.query_one("#dialog")
+        assert hint.region.bottom <= dialog.region.bottom <= 20
+        assert hint.region.height == 1
+        await pilot.press("down", "down", "enter")
+        assert app.results == [CompactReason.OVERFLOW]
+
+
 async def test_open_screen_validates_and_returns_path(tmp_path: Path) -> None:
     (tmp_path / "session.jsonl").write_text("{}\n")
     app = HostApp(lambda: OpenSessionScreen(tmp_path))
@@ -264,11 +300,13 @@ async def test_open_screen_refuses_directories_and_unreadable_files(tmp_path: Pa
 async def test_help_lists_bindings_with_remapped_keys() -> None:
     app = HostApp(HelpScreen, keymap={"compact": "k"})
     async with app.run_test(size=SIZE) as pilot:
-        keys = _text(app, "#keys")
+        screen = app.screen
+        assert isinstance(screen, HelpScreen)
+        keys = screen.keys_text
         assert "Compact" in keys
         assert "Jump to tail" in keys
-        lines = {line.split()[-1]: line.split()[0] for line in keys.splitlines()[1:] if line}
-        assert lines["Compact"] == "k"  # the remapped key, not the default "c"
+        rows = {row.description: row.keys for row in key_rows(app.screen_stack[0])}
+        assert rows["Compact"] == "k"  # the remapped key, not the default "c"
         assert "fresh tail" in _text(app, "#legend")
         await pilot.press("question_mark")
         assert app.results == [None]

@@ -32,8 +32,13 @@ def overflow_lines(info: OverflowInfo) -> Content:
     )
 
 
-def figures(result: CompactionResult) -> Content:
-    """Before and after, in the plan's words: what is replaced, what it saves, what stays."""
+def figures(result: CompactionResult, messages_before: int | None = None) -> Content:
+    """Before and after, in the plan's words: what is replaced, what it saves, what stays.
+
+    Message numbers are the ones the list shows now; where applying renumbers the messages
+    that stay (``messages_before`` known), their numbers after apply are given too, so
+    "#1–#21" is not mistaken for the first messages of the session on screen.
+    """
     reason = result.reason
     wire = reason.picoclaw_name or "none"
     if result.replaced is None:
@@ -46,11 +51,14 @@ def figures(result: CompactionResult) -> Content:
     share = f"{saved / result.tokens_before:.1%}" if result.tokens_before else "0.0%"
     total = len(result.session.messages)
     kept = max(total - result.tail_kept, 0)
-    tail = (
-        f"{kept:,} messages (#{result.tail_kept}–#{total - 1}) stay verbatim"
-        if kept
-        else "no messages"
-    )
+    after = f"#{result.tail_kept:,}–#{total - 1:,}"
+    if not kept:
+        tail = "no messages"
+    elif messages_before is None or messages_before - kept == result.tail_kept:
+        tail = f"{kept:,} messages ({after}) stay verbatim"
+    else:
+        now = f"#{messages_before - kept:,}–#{messages_before - 1:,}"
+        tail = f"{kept:,} messages ({now}) stay verbatim, numbered {after} after apply"
     rows = [
         ("Reason", f"{reason.value} (PicoClaw: {wire})"),
         ("Messages replaced", replaced),
@@ -93,6 +101,7 @@ class CompactionPreviewScreen(ModalScreen[str | None]):
         text-style: bold;
         padding: 0 1;
         margin-bottom: 1;
+        width: 1fr;
     }
     CompactionPreviewScreen #overflow {
         border-left: outer $error;
@@ -134,9 +143,10 @@ class CompactionPreviewScreen(ModalScreen[str | None]):
         Binding("escape", "cancel", "Cancel", id="compaction.cancel"),
     ]
 
-    def __init__(self, result: CompactionResult) -> None:
+    def __init__(self, result: CompactionResult, *, messages_before: int | None = None) -> None:
         super().__init__()
         self.result = result
+        self.messages_before = messages_before
 
     @property
     def _changes_something(self) -> bool:
@@ -164,7 +174,7 @@ class CompactionPreviewScreen(ModalScreen[str | None]):
                         id="prompt",
                     )
                 with TabPane("Figures", id="figures-tab"), VerticalScroll():
-                    yield Static(figures(result), id="figures")
+                    yield Static(figures(result, self.messages_before), id="figures")
             with Horizontal(id="buttons"):
                 yield Button(Content("Apply (a)"), variant="primary", compact=True, id="apply")
                 yield Button(Content("Export (x)"), compact=True, id="export")

@@ -1,4 +1,4 @@
-"""A modal that chooses where to export the compacted session, guarding the source file."""
+"""A modal that chooses where to export the session, guarding the source file."""
 
 from __future__ import annotations
 
@@ -17,11 +17,10 @@ from ctxtui.tui.screens.open import resolve_input
 
 
 class Risk(Enum):
-    """What writing to a path would destroy; each needs its own explicit confirmation."""
+    """What writing to a path would destroy, and so needs an explicit confirmation."""
 
     NONE = "none"
     OVERWRITE = "overwrite"
-    SOURCE = "source"
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -32,11 +31,15 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def assess(path: Path, source_path: Path | None) -> tuple[Risk, str]:
-    """The risk of writing ``path``, or a problem that makes it impossible (then NONE + text)."""
+    """The risk of writing ``path``, or a problem that makes it impossible (then NONE + text).
+
+    The source transcript is refused outright, not offered for confirmation: the core's
+    ``write_session`` never writes over it, so a second Enter could only end in an error.
+    """
     if source_path is not None and _same_file(path, source_path):
-        return Risk.SOURCE, (
-            f"{path} is the session's source file. Exporting over it replaces the original "
-            "transcript. Press Enter again to overwrite it anyway."
+        return Risk.NONE, (
+            f"{path} is the session's source file, which ctxtui never writes over. "
+            "Choose another name."
         )
     if path.is_dir():
         return Risk.NONE, f"{path} is a directory; give a file name"
@@ -50,8 +53,9 @@ def assess(path: Path, source_path: Path | None) -> tuple[Risk, str]:
 class ExportScreen(ModalScreen[Path | None]):
     """Choose and confirm a path; the caller writes the file (atomically) via the core.
 
-    Refusing first and confirming on a second Enter makes overwriting a deliberate act; any
-    edit to the path withdraws the pending confirmation.
+    Refusing first and confirming on a second Enter makes overwriting an existing file a
+    deliberate act; any edit to the path withdraws the pending confirmation. The session's
+    own source file is never accepted.
     """
 
     DEFAULT_CSS = """
@@ -92,15 +96,18 @@ class ExportScreen(ModalScreen[Path | None]):
         Binding("escape", "cancel", "Cancel", id="export.cancel"),
     ]
 
-    def __init__(self, default_path: Path, source_path: Path | None) -> None:
+    def __init__(
+        self, default_path: Path, source_path: Path | None, *, title: str = "Export session"
+    ) -> None:
         super().__init__()
         self.default_path = default_path
         self.source_path = source_path
+        self.title_text = title
         self._armed: Path | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Label("Export compacted session (native JSON)", id="title")
+            yield Label(f"{self.title_text} (ctxtui JSON)", id="title")
             yield Input(str(self.default_path), id="path")
             yield Static("", id="problem", markup=False)
             with Horizontal(id="buttons"):
@@ -132,16 +139,16 @@ class ExportScreen(ModalScreen[Path | None]):
         elif risk is Risk.NONE or self._armed == path:
             self.dismiss(path)
         else:
-            self._set_armed(path, message, source=risk is Risk.SOURCE)
+            self._set_armed(path, message)
 
-    def _set_armed(self, path: Path | None, message: str, *, source: bool = False) -> None:
+    def _set_armed(self, path: Path | None, message: str) -> None:
         self._armed = path
         self.query_one("#problem", Static).update(message)
         button = self.query_one("#confirm", Button)
         if path is None:
             button.label, button.variant = "Export", "primary"
         else:
-            button.label = "Overwrite source" if source else "Overwrite"
+            button.label = "Overwrite"
             button.variant = "error"
         button.refresh(layout=True)  # an auto-width button must grow with its new label
 

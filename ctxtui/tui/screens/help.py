@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Grid, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Label, Static
@@ -31,24 +31,50 @@ LEGEND = Content.from_markup(
 """What the main view's colours mean; the words match the plan's (fresh tail, prune, ...)."""
 
 
-def key_rows(screen: Screen[object]) -> list[tuple[str, str]]:
-    """``(keys, description)`` for each described binding active on ``screen``.
+class KeyRow(NamedTuple):
+    """One line of the help's key list."""
+
+    keys: str
+    description: str
+    explanation: str = ""
+
+
+GENERIC_ACTIONS = frozenset({"app.focus_next", "app.focus_previous", "screen.copy_text"})
+"""Keys every Textual screen has; listed last, after what ctxtui itself does."""
+
+
+def key_rows(screen: Screen[object]) -> list[KeyRow]:
+    """A ``KeyRow`` for each described binding active on ``screen``, ctxtui's own first.
 
     Read from ``active_bindings`` so keys remapped through the keymap show as remapped, and
-    several keys for one action are listed together.
+    several keys for one action are listed together. Order: the screen's actions, the app's,
+    then moving in the focused widget, then what every Textual screen does (tab, copy), so
+    at 80×24 the first lines answer "what can I do here", not "how does tab work".
     """
     app = screen.app
-    rows: dict[tuple[int, str, str], list[str]] = {}
+    rows: dict[tuple[int, str, str], tuple[int, list[str], str]] = {}
     for active in screen.active_bindings.values():
         binding = active.binding
         if not binding.description:
             continue
+        if binding.action in GENERIC_ACTIONS:
+            rank = 3
+        elif active.node is screen:
+            rank = 0
+        elif active.node is app:
+            rank = 1
+        else:
+            rank = 2
         group = (id(active.node), binding.action, binding.description)
         display = app.get_key_display(binding)
-        keys = rows.setdefault(group, [])
+        _, keys, _ = rows.setdefault(group, (rank, [], active.tooltip or binding.tooltip))
         if display not in keys:
             keys.append(display)
-    return [(" / ".join(keys), description) for (_, _, description), keys in rows.items()]
+    ordered = sorted(rows.items(), key=lambda item: item[1][0])  # stable: binding order kept
+    return [
+        KeyRow(" / ".join(keys), description, explanation)
+        for (_, _, description), (_, keys, explanation) in ordered
+    ]
 
 
 class HelpScreen(ModalScreen[None]):
@@ -70,8 +96,25 @@ class HelpScreen(ModalScreen[None]):
         text-style: bold;
         margin-bottom: 1;
     }
+    HelpScreen #keys-title {
+        text-style: bold;
+    }
     HelpScreen #keys {
+        grid-size: 3;
+        grid-columns: auto auto 1fr;
+        grid-rows: auto;
+        grid-gutter: 0 2;
+        height: auto;
         margin-bottom: 1;
+    }
+    HelpScreen #keys .key {
+        padding-left: 2;
+        text-style: bold;
+        color: $accent;
+    }
+    HelpScreen #keys .explanation {
+        width: 1fr;
+        color: $text-muted;
     }
     HelpScreen #hint {
         color: $text-muted;
@@ -82,29 +125,43 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,question_mark", "close", "Close help", id="help.close"),
     ]
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[KeyRow] = []
+
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Label("ctxtui help", id="title")
             with VerticalScroll():
-                yield Static(id="keys")
+                yield Label("Keys", id="keys-title")
+                yield Grid(id="keys")
                 yield Static(LEGEND, id="legend")
             yield Label("Escape or ? closes", id="hint")
 
     def on_mount(self) -> None:
-        self.query_one("#keys", Static).update(self._keys())
-
-    def _keys(self) -> Content:
         below = self._screen_below()
-        rows = key_rows(below) if below is not None else []
-        if not rows:
-            return Content("No keys are bound.")
-        width = max(len(keys) for keys, _ in rows)
-        lines = [Content.styled("Keys", "bold")]
-        lines += [
-            Content.assemble("  ", (f"{keys:<{width}}", "bold $accent"), "  ", description)
-            for keys, description in rows
-        ]
-        return Content("\n").join(lines)
+        self.rows = key_rows(below) if below is not None else []
+        if not self.rows:
+            self.query_one("#keys-title", Label).update("No keys are bound.")
+            return
+        # A grid, so a long explanation wraps within its own column instead of under the keys.
+        self.query_one("#keys", Grid).mount_all(
+            label
+            for row in self.rows
+            for label in (
+                Label(row.keys, classes="key", markup=False),
+                Label(row.description, classes="description", markup=False),
+                Label(row.explanation, classes="explanation", markup=False),
+            )
+        )
+
+    @property
+    def keys_text(self) -> str:
+        """The key list as plain lines (``keys  description  explanation``), for reading back."""
+        return "\n".join(
+            "  ".join(part for part in (row.keys, row.description, row.explanation) if part)
+            for row in self.rows
+        )
 
     def _screen_below(self) -> Screen[object] | None:
         """The screen help was opened over: its keys are the ones the user is asking about."""

@@ -78,6 +78,7 @@ class OpenSessionScreen(ModalScreen[Path | None]):
     }
     OpenSessionScreen #hint {
         color: $text-muted;
+        width: 1fr;
     }
     """
 

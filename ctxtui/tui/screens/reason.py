@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -34,6 +34,10 @@ def _prompt(reason: CompactReason) -> Content:
     )
 
 
+CHROME = 9
+"""Rows of the reason dialog that are not the list: borders, title, hint and margins."""
+
+
 class ReasonScreen(ModalScreen[CompactReason | None]):
     """Choose the reason before previewing a compaction.
 
@@ -59,7 +63,6 @@ class ReasonScreen(ModalScreen[CompactReason | None]):
     }
     ReasonScreen OptionList {
         height: auto;
-        max-height: 18;
     }
     ReasonScreen #hint {
         color: $text-muted;
@@ -85,6 +88,18 @@ class ReasonScreen(ModalScreen[CompactReason | None]):
         options = self.query_one(OptionList)
         options.highlighted = 0
         options.focus()
+        self._fit(self.app.size.height)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.height)
+
+    def _fit(self, height: int) -> None:
+        """Let the list scroll rather than push the hint and the border off a short terminal.
+
+        The dialog's chrome (border, title, hint and their margins, the list's own border)
+        takes ``CHROME`` rows; at 60×20 the three reasons alone would need 14.
+        """
+        self.query_one(OptionList).styles.max_height = max(4, min(18, height - CHROME))
 
     @on(OptionList.OptionSelected, "#reasons")
     def _chosen(self, event: OptionList.OptionSelected) -> None:
