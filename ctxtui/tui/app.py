@@ -31,6 +31,17 @@ class CtxtuiApp(App[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", id="help", tooltip="Keys and legend"),
         Binding("q", "quit", "Quit", id="quit"),
+        # Textual adds this binding itself when none exists; declaring it gives it an id (so
+        # it can be remapped) and a tooltip that says what the palette offers.
+        Binding(
+            "ctrl+p",
+            "command_palette",
+            "palette",
+            show=False,
+            priority=True,
+            id="command_palette",
+            tooltip="Every action, preset, tokenizer and theme by name",
+        ),
     ]
 
     def __init__(

@@ -25,7 +25,9 @@ BASE_COMMANDS: tuple[PaletteCommand, ...] = (
         "Compact", "compact", "Choose a reason and preview a compaction before applying it"
     ),
     PaletteCommand("Undo compaction", "undo", "Restore the session as before the last apply"),
-    PaletteCommand("Export compacted session", "export", "Write the compacted session as JSON"),
+    PaletteCommand(
+        "Export session", "export", "Write the session as shown (compacted or not) as JSON"
+    ),
     PaletteCommand("Open session", "open", "Open another session file"),
     PaletteCommand("Search messages", "search", "Find text in the messages' contents"),
     PaletteCommand("Jump to fresh tail", "jump_tail", "Scroll to the fresh-tail boundary"),

@@ -63,6 +63,15 @@ class CompactionReady(Message):
 
 
 @dataclass
+class SearchDone(Message):
+    """The messages of ``session`` whose contents hold ``query``, in order."""
+
+    session: Session
+    query: str
+    matches: list[int]
+
+
+@dataclass
 class WorkFailed(Message):
     """A worker hit an error the user must see; ``problem`` is one line."""
 

@@ -15,12 +15,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, ProgressBar
+from textual.widgets import Input, Label
 from textual.worker import get_current_worker
 
 from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.models import Session
+from ctxtui.core.models import Message, Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.policy import Policy, PolicyError, policy_for_session, preset
 from ctxtui.core.reasons import CompactReason
@@ -30,11 +30,14 @@ from ctxtui.tui.messages import (
     CountingProgress,
     CountsReady,
     DetailCounts,
+    SearchDone,
     SessionLoaded,
     SessionLoadFailed,
     WorkFailed,
 )
+from ctxtui.tui.widgets.busy import BusyRow, format_bytes
 from ctxtui.tui.widgets.detail import DetailInfo, DetailPane
+from ctxtui.tui.widgets.footer import FittingFooter
 from ctxtui.tui.widgets.gauge import BudgetGauge
 from ctxtui.tui.widgets.message_list import MessageList
 from ctxtui.tui.widgets.search import find_matches
@@ -64,6 +67,23 @@ def partner_text(session: Session, index: int) -> str:
     return ""
 
 
+def file_label(path: Path) -> str:
+    """The file's name and size, as the busy row shows it while the file is read."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return path.name
+    return f"{path.name} ({format_bytes(size)})"
+
+
+DETAIL_SYNC_CHARS = 20_000
+"""Messages up to this long are counted for the detail pane at once, without a worker.
+
+Counting them under every tokenizer takes well under a millisecond once tiktoken has loaded,
+and doing it in a worker left the pane saying "counting…" for a frame on every cursor move.
+"""
+
+
 def why_text(session: Session, plan: Plan, index: int) -> str:
     try:
         from ctxtui.core.explain import why  # type: ignore[import-not-found,unused-ignore]
@@ -77,14 +97,35 @@ class MainScreen(Screen[None]):
     """One session under one policy: what is sent, what is pruned, what would be dropped."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("c", "compact", "Compact", id="compact", tooltip="Preview a compaction"),
+        Binding(
+            "c",
+            "compact",
+            "Compact",
+            id="compact",
+            tooltip="Choose a reason, preview the summary, then apply or export",
+        ),
         Binding("u", "undo", "Undo", id="undo", tooltip="Undo the last applied compaction"),
-        Binding("e", "export", "Export", id="export", tooltip="Write the session as JSON"),
-        Binding("slash", "search", "Search", id="search", tooltip="Find text in messages"),
+        Binding("e", "export", "Export", id="export", tooltip="Write the session as ctxtui JSON"),
+        Binding("slash", "search", "Search", id="search", tooltip="Find text in message contents"),
         Binding("n", "search_next", "Next match", id="search_next", show=False),
-        Binding("t", "jump_tail", "Tail", id="jump_tail", tooltip="Jump to the boundary"),
-        Binding("s", "toggle_settings", "Settings", id="toggle_settings"),
-        Binding("o", "open", "Open", id="open", tooltip="Open another session"),
+        Binding(
+            "t", "jump_tail", "Tail", id="jump_tail", tooltip="Jump to the fresh-tail boundary"
+        ),
+        Binding(
+            "s",
+            "toggle_settings",
+            "Settings",
+            id="toggle_settings",
+            tooltip="Preset, tokenizer and every knob of the policy",
+        ),
+        Binding("o", "open", "Open", id="open", tooltip="Open another session file"),
+        Binding(
+            "escape",
+            "close_panels",
+            "Close",
+            id="close_panels",
+            tooltip="Close the search bar or the settings panel",
+        ),
     ]
 
     HORIZONTAL_BREAKPOINTS = [  # noqa: RUF012 (Textual declares it without ClassVar)
@@ -121,15 +162,15 @@ class MainScreen(Screen[None]):
         self._undo: list[Session] = []
         self._matches: list[int] = []
         self._query = ""
+        self._searching = False
+        self._detail_warm = False  # tiktoken loaded: short messages can be counted at once
 
     # -- layout ----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         yield BudgetGauge(id="gauge")
         yield SessionBar(id="session-bar")
-        with Horizontal(id="progress-row"):
-            yield Label("", id="progress-label")
-            yield ProgressBar(id="progress", show_eta=False)
+        yield BusyRow(id="progress-row")
         with Horizontal(id="body"):
             with Vertical(id="list-column"):
                 yield MessageList(id="messages")
@@ -138,7 +179,7 @@ class MainScreen(Screen[None]):
                     yield Label("", id="search-status")
             yield DetailPane(id="detail")
             yield SettingsPanel(self.policy, tokenizer_names(), id="settings")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one(MessageList).focus()
@@ -149,6 +190,8 @@ class MainScreen(Screen[None]):
             self.post_message(SessionLoaded(source, None))
         elif source is not None:
             self._load(source)
+        else:
+            self._show_no_session()
 
     # -- loading ---------------------------------------------------------------------------
 
@@ -157,7 +200,7 @@ class MainScreen(Screen[None]):
         self._load(path)
 
     def _load(self, path: Path) -> None:
-        self._set_busy(f"loading {path.name}…", total=None)
+        self._busy.start(f"loading {file_label(path)}…")
         self._read_session(path, self._format)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="load")
@@ -175,8 +218,15 @@ class MainScreen(Screen[None]):
 
     @on(SessionLoadFailed)
     def _load_failed(self, event: SessionLoadFailed) -> None:
-        self._set_busy(None)
+        self._busy.stop()
+        if self.session is None:
+            self._show_no_session()
         self._show_error(event.problem)
+
+    def _show_no_session(self) -> None:
+        """Say plainly that nothing is open (not "loading…" for ever) and how to open a file."""
+        self.query_one(BudgetGauge).show_placeholder("no session open")
+        self.query_one(SessionBar).set_status("press o to open a session file")
 
     @on(SessionLoaded)
     def _loaded(self, event: SessionLoaded) -> None:
@@ -196,6 +246,9 @@ class MainScreen(Screen[None]):
         self.engine = Engine(session)
         self._matches = []
         self._query = ""
+        self._searching = False
+        self.query_one(MessageList).highlight("")
+        self.query_one("#search-status", Label).update("")
         self._recount()
 
     def _set_policy(self, policy: Policy) -> None:
@@ -210,9 +263,12 @@ class MainScreen(Screen[None]):
             return
         counts = self.engine.cached_counts(self.policy)
         if counts is not None:
+            # A count still running for another tokenizer is no longer wanted.
+            self.workers.cancel_group(self, "count")
             self._replan()
             return
-        self._set_busy(f"counting with {self.policy.tokenizer}…", total=len(self.engine.session))
+        total = len(self.engine.session)
+        self._busy.start(f"counting {total:,} messages with {self.policy.tokenizer}…", total=total)
         self._count(self.engine, self.policy)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="count")
@@ -234,7 +290,7 @@ class MainScreen(Screen[None]):
 
     @on(CountingProgress)
     def _counting_progress(self, event: CountingProgress) -> None:
-        self.query_one("#progress", ProgressBar).update(total=event.total, progress=event.done)
+        self._busy.advance(event.done, event.total)
 
     @on(CountsReady)
     def _counts_ready(self, event: CountsReady) -> None:
@@ -248,11 +304,11 @@ class MainScreen(Screen[None]):
         try:
             plan = self.engine.plan(self.policy, counts)
         except Exception as err:  # a planner bug must leave the previous plan on screen
-            self._set_busy(None)
+            self._busy.stop()
             self._show_error(f"planning failed: {type(err).__name__}: {err}", "Planning failed")
             return
         self.plan = plan
-        self._set_busy(None)
+        self._busy.stop()
         self._render_plan()
 
     def _render_plan(self) -> None:
@@ -287,14 +343,26 @@ class MainScreen(Screen[None]):
             partners=partner_text(session, index),
             why=why_text(session, plan, index),
             counts=counts,
+            highlight=self.query_one(MessageList).search_query,
         )
 
     def _show_detail(self, index: int) -> None:
         pane = self.query_one(DetailPane)
         info = self._detail_info(index, None)
+        if info is not None and pane.display and self._detail_warm and _short(info.message):
+            from ctxtui.core.counting import count_message_everywhere
+
+            counts = count_message_everywhere(info.message, self.policy.chars_per_token)
+            pane.show(self._detail_info(index, counts))
+            return
         pane.show(info)
         if info is not None and pane.display:
             self._count_everywhere(index, info.message, self.policy.chars_per_token)
+
+    def on_resize(self) -> None:
+        # The pane hides under 70 columns; coming back, it must not say "counting…" for ever.
+        if self.plan is not None:
+            self._show_detail(self.query_one(MessageList).cursor)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
     def _count_everywhere(self, index: int, message: Any, chars_per_token: float) -> None:
@@ -309,10 +377,19 @@ class MainScreen(Screen[None]):
 
     @on(DetailCounts)
     def _detail_counts(self, event: DetailCounts) -> None:
+        self._detail_warm = True
         if event.index == self.query_one(MessageList).cursor:
             self.query_one(DetailPane).show(self._detail_info(event.index, event.counts))
 
     # -- settings --------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "close_panels":
+            # Only offered (in the footer, and to Escape) while there is something to close.
+            return bool(
+                self.query_one(SettingsPanel).display or self.query_one("#search-row").display
+            )
+        return True
 
     def action_toggle_settings(self) -> None:
         panel = self.query_one(SettingsPanel)
@@ -322,7 +399,31 @@ class MainScreen(Screen[None]):
         if panel.display:
             panel.focus_first()
         else:
+            # Closing discards what was typed but refused: the inputs show the plan's values.
+            panel.show_policy(self.policy)
             self.query_one(MessageList).focus()
+            self._show_detail(self.query_one(MessageList).cursor)
+        self.refresh_bindings()
+
+    def action_close_panels(self) -> None:
+        """Escape: close the search bar if it has the focus, else the settings, else the search.
+
+        Inside a knob's input ``s`` types an ``s``, so without this the keyboard could not
+        leave the settings panel except by tabbing all the way round.
+        """
+        search_row = self.query_one("#search-row")
+        if self.query_one("#search", Input).has_focus:
+            self._close_search()
+        elif self.query_one(SettingsPanel).display:
+            self.action_toggle_settings()
+        elif search_row.display:
+            self._close_search()
+
+    def _close_search(self) -> None:
+        self.query_one("#search-row").display = False
+        self.query_one(MessageList).highlight("")
+        self.query_one(MessageList).focus()
+        self.refresh_bindings()
 
     @on(SettingsPanel.PolicyEdited)
     def _policy_edited(self, event: SettingsPanel.PolicyEdited) -> None:
@@ -363,36 +464,61 @@ class MainScreen(Screen[None]):
         row = self.query_one("#search-row")
         row.display = True
         self.query_one("#search", Input).focus()
+        self.refresh_bindings()
 
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.action_search_next()
         self.query_one(MessageList).focus()
+        self.action_search_next()
 
     def action_search_next(self) -> None:
+        """Go to the next message holding the query, wrapping round; ``n`` with none asks."""
         if self.session is None:
             return
         query = self.query_one("#search", Input).value
         if not query:
+            self.action_search()
             return
+        if not self.query_one("#search-row").display:
+            self.query_one("#search-row").display = True
+            self.refresh_bindings()
         if query != self._query:
             self._query = query
-            self._matches = find_matches(self.session, query)
+            self._matches = []
+            self._searching = True
+            self.query_one("#search-status", Label).update("searching…")
+            self._search(self.session, query)
+        elif not self._searching:
+            self._next_match()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="search")
+    def _search(self, session: Session, query: str) -> None:
+        # 100,000 messages take a noticeable fraction of a second: never on the UI thread.
+        matches = find_matches(session, query)
+        if not get_current_worker().is_cancelled:
+            self.post_message(SearchDone(session, query, matches))
+
+    @on(SearchDone)
+    def _search_done(self, event: SearchDone) -> None:
+        if event.session is not self.session or event.query != self._query:
+            return  # the session or the query changed while searching
+        self._searching = False
+        self._matches = event.matches
+        self._next_match()
+
+    def _next_match(self) -> None:
         status = self.query_one("#search-status", Label)
+        messages = self.query_one(MessageList)
+        messages.highlight(self._query)
         if not self._matches:
             status.update("no match")
             return
-        messages = self.query_one(MessageList)
         after = [i for i in self._matches if i > messages.cursor]
         target = after[0] if after else self._matches[0]
         messages.select(target)
-        status.update(f"{self._matches.index(target) + 1:,} of {len(self._matches):,}")
-
-    def key_escape(self) -> None:
-        if self.query_one("#search", Input).has_focus:
-            self.query_one("#search-row").display = False
-            self.query_one(MessageList).focus()
+        wrapped = " (from the top)" if not after and len(self._matches) > 1 else ""
+        status.update(f"{self._matches.index(target) + 1:,} of {len(self._matches):,}{wrapped}")
 
     # -- compaction, undo, export, open ----------------------------------------------------
 
@@ -407,7 +533,7 @@ class MainScreen(Screen[None]):
 
         def chosen(reason: CompactReason | None) -> None:
             if reason is not None and self.engine is not None:
-                self._set_busy(f"compacting ({reason.value})…", total=None)
+                self._busy.start(f"compacting ({reason.value})…")
                 self._compact(self.engine, self.policy, reason)
 
         self.app.push_screen(ReasonScreen(), chosen)
@@ -423,18 +549,19 @@ class MainScreen(Screen[None]):
 
     @on(CompactionReady)
     def _compaction_ready(self, event: CompactionReady) -> None:
-        self._set_busy(None)
+        self._busy.stop()
         from ctxtui.tui.screens.compaction import CompactionPreviewScreen
 
         result = event.result
+        before = len(self.session) if self.session is not None else None
 
         def decided(choice: str | None) -> None:
             if choice == "apply":
                 self._apply(result.session)
             elif choice == "export":
-                self._export(result.session)
+                self._export(result.session, compacted=True)
 
-        self.app.push_screen(CompactionPreviewScreen(result), decided)
+        self.app.push_screen(CompactionPreviewScreen(result, messages_before=before), decided)
 
     def _apply(self, session: Session) -> None:
         if self.session is not None:
@@ -450,15 +577,19 @@ class MainScreen(Screen[None]):
 
     def action_export(self) -> None:
         if self.session is not None:
-            self._export(self.session)
+            self._export(self.session, compacted=bool(self._undo))
 
-    def _export(self, session: Session) -> None:
+    def _export(self, session: Session, *, compacted: bool) -> None:
         from ctxtui.tui.screens.export import ExportScreen
 
         source = Path(session.meta.source_path) if session.meta.source_path else self._path
+        # Absolute: the dialog resolves what the user types against the default's directory,
+        # and a relative source (``ctxtui sample_sessions/x.json``) would be applied twice.
+        source = source.absolute() if source is not None else None
         base = source.parent if source is not None else Path.cwd()
         stem = source.stem if source is not None else "session"
         default = base / f"{stem}.ctxtui.json"
+        title = "Export compacted session" if compacted else "Export session"
 
         def chosen(path: Path | None) -> None:
             if path is None:
@@ -470,9 +601,9 @@ class MainScreen(Screen[None]):
             except ExportError as err:
                 self._show_error(str(err), "Could not export")
                 return
-            self.notify(f"Wrote {written.name}", timeout=3)
+            self.notify(f"Wrote {written} ({len(session):,} messages)", timeout=4)
 
-        self.app.push_screen(ExportScreen(default, source), chosen)
+        self.app.push_screen(ExportScreen(default, source, title=title), chosen)
 
     def action_open(self) -> None:
         from ctxtui.tui.screens.open import OpenSessionScreen
@@ -489,17 +620,21 @@ class MainScreen(Screen[None]):
 
     @on(WorkFailed)
     def _work_failed(self, event: WorkFailed) -> None:
-        self._set_busy(None)
+        self._busy.stop()
         self._show_error(event.problem, "Something went wrong")
 
-    def _set_busy(self, label: str | None, *, total: int | None = None) -> None:
-        row = self.query_one("#progress-row")
-        row.display = label is not None
-        if label is not None:
-            self.query_one("#progress-label", Label).update(label)
-            self.query_one("#progress", ProgressBar).update(total=total, progress=0)
+    @property
+    def _busy(self) -> BusyRow:
+        return self.query_one(BusyRow)
 
     def _show_error(self, message: str, title: str = "Could not open session") -> None:
         from ctxtui.tui.screens.error import ErrorScreen
 
         self.app.push_screen(ErrorScreen(message, title))
+
+
+def _short(message: Message) -> bool:
+    """Whether ``message`` is cheap enough to count on the UI thread (``DETAIL_SYNC_CHARS``)."""
+    size = len(message.content) + len(message.reasoning or "")
+    size += sum(len(c.arguments) + len(c.name) for c in message.tool_calls)
+    return bool(size <= DETAIL_SYNC_CHARS)
