@@ -12,6 +12,8 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Input
 
+from ctxtui.tui.app import make_app
+from ctxtui.tui.settings import deterministic_settings
 from ctxtui.tui.widgets.message_list import MessageList
 from tests.tui.main_fixtures import app_for, cjk_session, demo_session, markup_session
 
@@ -62,7 +64,7 @@ def select(index: int) -> Callable[[Pilot[Any]], Awaitable[None]]:
 def test_demo_80x24(snap_compare: SnapCompare) -> None:
     """Demo at 80×24: gauge (figures, bar, legend) on top, the session bar naming `demo.jsonl`
     (no directory), the message list with short roles, and the detail pane below the list
-    showing message #0; the footer lists c/u/e/…/q."""
+    showing message #0; the footer lists every key but `q` whole, and `^p palette` intact."""
     assert snap_compare(app_for(demo_session()), terminal_size=(80, 24), run_before=then())
 
 
@@ -121,7 +123,8 @@ def test_cjk_content(snap_compare: SnapCompare) -> None:
 
 def test_narrow_60x20(snap_compare: SnapCompare) -> None:
     """60×20: the detail pane is hidden, roles are abbreviated (asst), the tool column is
-    gone, and the list, gauge and footer still fit."""
+    gone, and the list, gauge and footer still fit: the footer keeps c, /, t, s, ? and the
+    palette whole and leaves out u, e, o and q rather than cutting one in half."""
     assert snap_compare(app_for(demo_session()), terminal_size=(60, 20), run_before=then())
 
 
@@ -131,3 +134,52 @@ def test_overflow_state(snap_compare: SnapCompare) -> None:
     (dropped), and the session bar says why it `cannot fit: the fresh tail … does not fit …`."""
     app = app_for(demo_session(), context_window=2_304, max_tokens=1_024)
     assert snap_compare(app, terminal_size=(120, 30), run_before=then())
+
+
+def test_after_apply(snap_compare: SnapCompare) -> None:
+    """A 20-turn session after `c`, Enter (proactive), `a`: the list starts with the summary
+    row (#0, tagged `summary`), the fresh-tail rule sits right under it with the tail's
+    messages below, the session bar says `compacted (u undoes, 1 deep)`, and the gauge shows
+    the smaller request with a green (ok) figure."""
+    app = app_for(demo_session(turns=20))
+    steps = then(press("c"), press("enter"), press("a"))
+    assert snap_compare(app, terminal_size=(120, 40), run_before=steps)
+
+
+def test_search_match(snap_compare: SnapCompare) -> None:
+    """After `/pytest` and Enter: every row whose preview shows "pytest" has the word marked
+    (bold, underlined, on an accent background), the cursor is on the first match (#5), the
+    detail pane marks it in the content too, and the search bar says `1 of N`."""
+    app = app_for(demo_session())
+    steps = then(press("slash", *"pytest", "enter"))
+    assert snap_compare(app, terminal_size=(120, 40), run_before=steps)
+
+
+def test_light_theme(snap_compare: SnapCompare) -> None:
+    """The demo in catppuccin-latte: the index column and the gauge's and session bar's
+    labels are a readable grey (they were white on the light surface), the cursor row is a
+    soft highlight, and the fresh-tail rule is orange on the list's own background."""
+    app = make_app(
+        demo_session(),
+        preset="plan",
+        overrides={"context_window": 16_384, "max_tokens": 2_048},
+        settings=deterministic_settings(theme="catppuccin-latte"),
+    )
+    assert snap_compare(app, terminal_size=(100, 30), run_before=then())
+
+
+def test_help_over_the_demo_80x24(snap_compare: SnapCompare) -> None:
+    """`?` over the demo at 80×24: the first keys are ctxtui's own (c Compact, u Undo,
+    e Export, / Search, n Next match, t Tail, s Settings, o Open), each with a short muted
+    explanation; nothing about scrolling sideways."""
+    app = app_for(demo_session())
+    assert snap_compare(app, terminal_size=(80, 24), run_before=then(press("question_mark")))
+
+
+def test_settings_open_80x24(snap_compare: SnapCompare) -> None:
+    """80×24 with the settings panel open and `context window` set to 12: the reason sits
+    right under that input ("must be a whole number from 256 to 100,000,000; the plan keeps
+    16384"), and the footer offers `esc Close` with every key whole and `^p palette` intact."""
+    app = app_for(demo_session())
+    steps = then(press("s"), press("tab", "tab", "tab"), set_knob("context_window", "12"))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=steps)

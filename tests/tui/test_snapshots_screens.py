@@ -104,3 +104,14 @@ def test_reason_screen(snap_compare: SnapCompare) -> None:
     """
     app = HostApp(ReasonScreen)
     assert snap_compare(app, terminal_size=(80, 24))
+
+
+def test_reason_screen_60x20(snap_compare: SnapCompare) -> None:
+    """The reason dialog on a 60×20 terminal still fits.
+
+    The reader should see the whole dialog with its border, "Why compact?" at the top, the
+    reasons in a list that scrolls (proactive highlighted, overflow below the fold) and the
+    hint "Enter confirms · Escape cancels" at the bottom, not cut off.
+    """
+    app = HostApp(ReasonScreen)
+    assert snap_compare(app, terminal_size=(60, 20))
