@@ -104,7 +104,8 @@ async def test_compaction_preview_has_summary_prompt_and_figures_tabs() -> None:
         assert screen.query_one("#prompt", TextArea).text == PROMPT  # literally, brackets kept
         tabs.active = "figures-tab"
         await pilot.pause()
-        figures = _text(app, "#figures")
+        assert isinstance(screen, CompactionPreviewScreen)
+        figures = screen.figures_text
         assert "40,960 → 12,288" in figures
         assert "6 (#1–#6, 28,990 tok)" in figures
         assert "3 messages (#2–#4) stay verbatim" in figures
@@ -119,8 +120,10 @@ async def test_compaction_figures_number_the_tail_as_the_list_does() -> None:
     async with app.run_test(size=SIZE) as pilot:
         app.screen.query_one(TabbedContent).active = "figures-tab"
         await pilot.pause()
-        assert "3 messages (#7–#9) stay verbatim, numbered #2–#4 after apply" in _text(
-            app, "#figures"
+        screen = app.screen
+        assert isinstance(screen, CompactionPreviewScreen)
+        assert "3 messages (#7–#9) stay verbatim, numbered #2–#4 after apply" in (
+            screen.figures_text
         )
 
 
@@ -383,6 +386,6 @@ async def test_preview_renders_a_real_compaction_of_the_overflow_sample() -> Non
         assert isinstance(screen, CompactionPreviewScreen)
         screen.query_one(TabbedContent).active = "figures-tab"
         await pilot.pause()
-        assert "retry (PicoClaw: llm_retry)" in _text(app, "#figures")
+        assert "retry (PicoClaw: llm_retry)" in screen.figures_text
         await pilot.press("escape")
         assert app.results == [None]

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Markdown, Static, TabbedContent, TabPane, TextArea
@@ -32,7 +32,9 @@ def overflow_lines(info: OverflowInfo) -> Content:
     )
 
 
-def figures(result: CompactionResult, messages_before: int | None = None) -> Content:
+def figure_rows(
+    result: CompactionResult, messages_before: int | None = None
+) -> list[tuple[str, str]]:
     """Before and after, in the plan's words: what is replaced, what it saves, what stays.
 
     Message numbers are the ones the list shows now; where applying renumbers the messages
@@ -71,10 +73,7 @@ def figures(result: CompactionResult, messages_before: int | None = None) -> Con
         rows.append(("Note", result.note))
     if result.overflow is not None:
         rows.append(("Overflow", result.overflow.message()))
-    width = max(len(label) for label, _ in rows)
-    return Content("\n").join(
-        Content.assemble((f"{label:<{width}}  ", "bold"), value) for label, value in rows
-    )
+    return rows
 
 
 class CompactionPreviewScreen(ModalScreen[str | None]):
@@ -122,7 +121,18 @@ class CompactionPreviewScreen(ModalScreen[str | None]):
         border: none;
     }
     CompactionPreviewScreen #figures {
+        grid-size: 2;
+        grid-columns: auto 1fr;
+        grid-rows: auto;
+        grid-gutter: 0 2;
+        height: auto;
         padding: 1 1;
+    }
+    CompactionPreviewScreen #figures .figure-label {
+        text-style: bold;
+    }
+    CompactionPreviewScreen #figures .figure-value {
+        width: 1fr;
     }
     CompactionPreviewScreen #buttons {
         height: auto;
@@ -149,6 +159,13 @@ class CompactionPreviewScreen(ModalScreen[str | None]):
         self.messages_before = messages_before
 
     @property
+    def figures_text(self) -> str:
+        """The Figures tab as plain lines (``label  value``), for reading back."""
+        return "\n".join(
+            f"{label}  {value}" for label, value in figure_rows(self.result, self.messages_before)
+        )
+
+    @property
     def _changes_something(self) -> bool:
         return self.result.replaced is not None
 
@@ -173,8 +190,11 @@ class CompactionPreviewScreen(ModalScreen[str | None]):
                         show_cursor=False,
                         id="prompt",
                     )
-                with TabPane("Figures", id="figures-tab"), VerticalScroll():
-                    yield Static(figures(result, self.messages_before), id="figures")
+                # A grid, so a long value wraps within its column, not under the labels.
+                with TabPane("Figures", id="figures-tab"), VerticalScroll(), Grid(id="figures"):
+                    for label, value in figure_rows(result, self.messages_before):
+                        yield Label(label, classes="figure-label")
+                        yield Label(value, classes="figure-value", markup=False)
             with Horizontal(id="buttons"):
                 yield Button(Content("Apply (a)"), variant="primary", compact=True, id="apply")
                 yield Button(Content("Export (x)"), compact=True, id="export")
