@@ -390,3 +390,17 @@ async def test_theme_switch_repaints_the_rows_in_the_new_colours() -> None:
         assert boundary is not None
         rule = list(messages.render_line(boundary - int(messages.scroll_offset.y)))
         assert all(seg.style is not None and seg.style.color is not None for seg in rule)
+
+
+async def test_gauge_words_shrink_before_its_figures_do() -> None:
+    """Past the trigger the gauge says so; at 60 columns it used to end "near the"."""
+    for width, line in (
+        (120, "window 6,065 / 16,384 tok requested  37.0%  near the compaction trigger"),
+        (60, "window 6,065 / 16,384  37.0%  near the compaction trigger"),
+        (52, "window 6,065 / 16,384  37.0%  near trigger"),
+    ):
+        app = app_for(demo_session(), compact_trigger_ratio=0.3)
+        async with app.run_test(size=(width, 24)) as pilot:
+            await settle(pilot)
+            first = str(app.screen.query_one(BudgetGauge).render()).splitlines()[0]
+            assert first.strip() == line, width

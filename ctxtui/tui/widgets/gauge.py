@@ -87,22 +87,36 @@ class BudgetGauge(Widget):
             return Text(self._placeholder, style=self._style("label"))
         width = max(self.content_region.width, 10)
         return Text("\n").join(
-            [self._figures(plan), self._bar(plan, width), self._legend(plan, width)]
+            [self._figures(plan, width), self._bar(plan, width), self._legend(plan, width)]
         )
 
-    def _figures(self, plan: Plan) -> Text:
+    def _figures(self, plan: Plan, width: int) -> Text:
+        """The request against the window, in as many words as ``width`` allows.
+
+        At 60 columns "near the compaction trigger" was cut to "near the"; the unit and the
+        wording shrink first, the figures and the ratio never do.
+        """
         t = plan.totals
         pressure = plan.pressure
         state = self._style(pressure.value)
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append("window ", self._style("label"))
-        text.append(f"{t.requested:,} / {t.window:,}", state + Style(bold=True))
-        text.append(" tok requested", self._style("label"))
-        text.append(f"  {t.used_ratio:.1%}", state + Style(bold=True))
+        label = self._style("label")
         if pressure is Pressure.ERROR:
-            text.append(f"  over by {t.requested - t.window:,}", state)
+            notes = (f"over by {t.requested - t.window:,}", f"over {t.requested - t.window:,}")
         elif pressure is Pressure.WARNING:
-            text.append("  near the compaction trigger", state)
+            notes = ("near the compaction trigger", "near trigger")
+        else:
+            notes = ("", "")
+        text = Text()
+        for unit, note in ((" tok requested", notes[0]), ("", notes[0]), ("", notes[1])):
+            text = Text(no_wrap=True, overflow="ellipsis")
+            text.append("window ", label)
+            text.append(f"{t.requested:,} / {t.window:,}", state + Style(bold=True))
+            text.append(unit, label)
+            text.append(f"  {t.used_ratio:.1%}", state + Style(bold=True))
+            if note:
+                text.append(f"  {note}", state)
+            if text.cell_len <= width:
+                break
         return text
 
     def _bar(self, plan: Plan, width: int) -> Text:
