@@ -404,3 +404,22 @@ async def test_gauge_words_shrink_before_its_figures_do() -> None:
             await settle(pilot)
             first = str(app.screen.query_one(BudgetGauge).render()).splitlines()[0]
             assert first.strip() == line, width
+
+
+async def test_moving_the_cursor_does_not_flash_counting_in_the_detail_pane() -> None:
+    """Once tiktoken is loaded, a short message is counted at once: the pane used to say
+    "counting under every tokenizer…" for a frame on every cursor move. The pane is read
+    straight after the screen shows the message, before any worker could have answered."""
+    from ctxtui.tui.widgets.detail import DetailPane
+
+    app = app_for(demo_session())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        main = main_of(app)
+        body = app.screen.query_one(DetailPane).query_one("#detail-body")
+        for index in (3, 4, 7):
+            main._show_detail(index)
+            text = str(body.render())
+            assert text.startswith(f"#{index} ")
+            assert "counting under every tokenizer" not in text
+            assert "tiktoken:cl100k_base" in text
