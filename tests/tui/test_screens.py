@@ -23,7 +23,7 @@ from ctxtui.core.policy import preset
 from ctxtui.core.reasons import CompactReason
 from ctxtui.importers import load_session
 from ctxtui.tui.commands import CtxtuiCommands, palette_commands
-from ctxtui.tui.screens.compaction import CompactionPreviewScreen
+from ctxtui.tui.screens.compaction import PROMPT_PREVIEW_CHARS, CompactionPreviewScreen
 from ctxtui.tui.screens.error import ErrorScreen
 from ctxtui.tui.screens.export import ExportScreen
 from ctxtui.tui.screens.help import HelpScreen, key_rows
@@ -133,6 +133,22 @@ async def test_compaction_preview_keys_dismiss_with_choice(key: str, expected: s
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(key)
         assert app.results == [expected]
+
+
+async def test_compaction_preview_caps_a_huge_prompt_and_says_so() -> None:
+    """100,000 messages make a 219 MB prompt; the tab shows its start and what is left out,
+    instead of freezing the app while a TextArea takes it all in."""
+    prompt = "[user] " + "x" * 5_000_000
+    app = HostApp(lambda: CompactionPreviewScreen(compaction_result(prompt=prompt)))
+    async with app.run_test(size=SIZE):
+        text = app.screen.query_one("#prompt", TextArea).text
+        assert text.startswith("[user] xxx")
+        assert len(text) < PROMPT_PREVIEW_CHARS + 200
+        more = len(prompt) - PROMPT_PREVIEW_CHARS
+        assert text.endswith(
+            f"… {more:,} more bytes not shown here; "
+            "`ctxtui compact SESSION --preview` prints the whole prompt"
+        )
 
 
 async def test_compaction_preview_keys_work_from_the_prompt_tab() -> None:

@@ -15,9 +15,31 @@ from textual.widgets import Button, Label, Markdown, Static, TabbedContent, TabP
 
 from ctxtui.core.compaction import CompactionResult
 from ctxtui.core.errors import OverflowInfo
+from ctxtui.core.rows import cap_text
 
 APPLY = "apply"
 EXPORT = "export"
+
+PROMPT_PREVIEW_CHARS = 200_000
+"""Characters of the LLM prompt the preview shows at most.
+
+Compacting the 100,000-message benchmark session builds a 219 MB prompt; a ``TextArea``
+holding all of it froze the app for minutes before the preview appeared. The headless
+``ctxtui compact SESSION --preview`` prints the whole prompt.
+"""
+
+
+def prompt_preview(prompt: str) -> str:
+    """The prompt as the preview tab shows it: literally, capped, saying what was left out."""
+    if not prompt:
+        return "(no LLM prompt: this compaction style drops messages)"
+    shown, more = cap_text(prompt, PROMPT_PREVIEW_CHARS)
+    if not more:
+        return shown
+    return (
+        f"{shown}\n\n… {more:,} more bytes not shown here; "
+        "`ctxtui compact SESSION --preview` prints the whole prompt"
+    )
 
 
 def overflow_lines(info: OverflowInfo) -> Content:
@@ -184,7 +206,7 @@ class CompactionPreviewScreen(ModalScreen[str | None]):
                     yield from self._summary()
                 with TabPane("LLM prompt", id="prompt-tab"):
                     yield TextArea(
-                        result.prompt or "(no LLM prompt: this compaction style drops messages)",
+                        prompt_preview(result.prompt),
                         read_only=True,
                         soft_wrap=True,
                         show_cursor=False,
