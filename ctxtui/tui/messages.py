@@ -72,6 +72,21 @@ class SearchDone(Message):
 
 
 @dataclass
+class SessionExported(Message):
+    """``messages`` messages were written to ``path`` as native JSON."""
+
+    path: Path
+    messages: int
+
+
+@dataclass
+class ExportFailed(Message):
+    """The export was refused or failed; ``problem`` is the core's one line."""
+
+    problem: str
+
+
+@dataclass
 class WorkFailed(Message):
     """A worker hit an error the user must see; ``problem`` is one line."""
 

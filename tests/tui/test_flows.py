@@ -124,6 +124,37 @@ async def test_export_from_the_preview_writes_the_compacted_session(tmp_path: Pa
     assert source.stat().st_mtime == PAST
 
 
+async def test_export_writes_off_the_ui_thread_and_reports_a_refusal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Writing 100,000 messages takes seconds, so it runs in a worker with the busy row up;
+    what the core refuses (here a device, even after 'overwrite' is confirmed) is shown."""
+    import ctxtui.core.export as export
+
+    threads: list[bool] = []
+    real = export.write_session
+
+    def spy(session: Session, path: Path, *, force: bool = False) -> Path:
+        threads.append(threading.current_thread() is threading.main_thread())
+        return real(session, path, force=force)
+
+    monkeypatch.setattr(export, "write_session", spy)
+    monkeypatch.chdir(tmp_path)
+    app = app_for(demo_session())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.query_one("#path", Input).value = "/dev/null"
+        await pilot.press("enter", "enter")  # exists: asked, then confirmed
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        assert app.screen.error_title == "Could not export"
+        assert "special file" in app.screen.message
+        assert not app.main.query_one(BusyRow).display
+    assert threads == [False]
+
+
 # -- open ------------------------------------------------------------------------------------
 
 

@@ -30,7 +30,9 @@ from ctxtui.tui.messages import (
     CountingProgress,
     CountsReady,
     DetailCounts,
+    ExportFailed,
     SearchDone,
+    SessionExported,
     SessionLoaded,
     SessionLoadFailed,
     WorkFailed,
@@ -592,18 +594,35 @@ class MainScreen(Screen[None]):
         title = "Export compacted session" if compacted else "Export session"
 
         def chosen(path: Path | None) -> None:
-            if path is None:
-                return
-            from ctxtui.core.export import ExportError, write_session
-
-            try:
-                written = write_session(session, path, force=path.exists())
-            except ExportError as err:
-                self._show_error(str(err), "Could not export")
-                return
-            self.notify(f"Wrote {written} ({len(session):,} messages)", timeout=4)
+            if path is not None:
+                self._busy.start(f"writing {path.name}…")
+                self._write(session, path)
 
         self.app.push_screen(ExportScreen(default, source, title=title), chosen)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="export")
+    def _write(self, session: Session, path: Path) -> None:
+        # 100,000 messages are 260 MB of JSON: seconds of work that must not freeze the keys.
+        from ctxtui.core.export import ExportError, write_session
+
+        try:
+            written = write_session(session, path, force=path.exists())
+        except ExportError as err:
+            self.post_message(ExportFailed(str(err)))
+        except Exception as err:  # a bug in the writer must not take the app down
+            self.post_message(ExportFailed(f"{path.name}: {type(err).__name__}: {err}"))
+        else:
+            self.post_message(SessionExported(written, len(session)))
+
+    @on(SessionExported)
+    def _exported(self, event: SessionExported) -> None:
+        self._busy.stop()
+        self.notify(f"Wrote {event.path} ({event.messages:,} messages)", timeout=4)
+
+    @on(ExportFailed)
+    def _export_failed(self, event: ExportFailed) -> None:
+        self._busy.stop()
+        self._show_error(event.problem, "Could not export")
 
     def action_open(self) -> None:
         from ctxtui.tui.screens.open import OpenSessionScreen
