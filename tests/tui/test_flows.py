@@ -454,3 +454,60 @@ async def test_moving_the_cursor_does_not_flash_counting_in_the_detail_pane() ->
             assert text.startswith(f"#{index} ")
             assert "counting under every tokenizer" not in text
             assert "tiktoken:cl100k_base" in text
+
+
+async def test_keys_keep_working_while_a_session_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The load is held open until the test lets it finish: meanwhile the current session
+    stays on screen, the busy row says what is loading, and the keys still move and open."""
+    import ctxtui.importers as importers
+
+    gate = threading.Event()
+    real = importers.load_session
+
+    def held(path: Path, format: str | None = None) -> Session:
+        assert gate.wait(10), "the test never released the load"
+        return real(path, format)
+
+    monkeypatch.setattr(importers, "load_session", held)
+    path = write_native(tmp_path / "next.json", cjk_session())
+    app = app_for(demo_session())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        main = main_of(app)
+        before = main.session
+        main.load(path)
+        await pilot.press("down", "down")
+        assert app.screen.query_one(MessageList).cursor == 2
+        await pilot.press("s")
+        assert app.screen.query_one(SettingsPanel).display
+        await pilot.press("escape")
+        assert app.screen.query_one(BusyRow).text.startswith("loading next.json")
+        assert main.session is before
+        gate.set()
+        await settle(pilot)
+        assert main.session is not before and len(main.session or ()) == 5
+        assert not app.screen.query_one(BusyRow).display
+
+
+async def test_every_palette_entry_runs_on_the_real_app() -> None:
+    """Each entry's action, run as the palette runs it, on the real screen: nothing raises,
+    and whatever dialog it opens closes with Escape."""
+    from ctxtui.tui.commands import palette_commands
+
+    app = app_for(demo_session())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for command in palette_commands():
+            await app.run_action(command.action)
+            await pilot.pause()
+            if not isinstance(app.screen, OpenSessionScreen):  # its tree's loader never ends
+                await settle(pilot)
+            while app.screen is not app.main:
+                await pilot.press("escape")
+                await pilot.pause()
+            if app.main.query_one(SettingsPanel).display:
+                await pilot.press("escape")
+            assert app.is_running, command.title
+        assert main_of(app).plan is not None
