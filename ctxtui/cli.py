@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import math
 import re
 import sys
 import textwrap
@@ -18,17 +19,9 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ctxtui import __version__
-from ctxtui.commands.knobs import (
-    KNOBS,
-    POLICY_FLAGS,
-    TOKENIZER_SPEC,
-    finite,
-    flag_of,
-    knob_help,
-    range_problem,
-)
-from ctxtui.core.policy import PRESETS
-from ctxtui.importers import FORMAT_NAMES
+
+# The policy, the importers and pydantic are imported inside the functions that need them:
+# `ctxtui --version` and a mistyped command should not pay ~100 ms for them.
 
 SUBCOMMANDS = ("report", "compact", "formats")
 
@@ -158,7 +151,7 @@ def _ratio(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not finite(value):
+    if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
     return value
 
@@ -173,6 +166,8 @@ def _fail_ratio(text: str) -> float:
 
 def add_session_options(p: argparse.ArgumentParser) -> None:
     """Options shared by every command that reads a session."""
+    from ctxtui.importers import FORMAT_NAMES
+
     p.add_argument(
         "--format",
         metavar="NAME",
@@ -182,6 +177,9 @@ def add_session_options(p: argparse.ArgumentParser) -> None:
 
 def add_policy_options(p: argparse.ArgumentParser) -> None:
     """The policy knobs, shared by the app, ``report`` and ``compact``."""
+    from ctxtui.commands.knobs import KNOBS, knob_help
+    from ctxtui.core.policy import PRESETS
+
     g = p.add_argument_group(
         "policy",
         "What the simulated context manager does. Each knob starts from the preset's value; "
@@ -196,6 +194,8 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
 
 def policy_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The knobs given on the command line, keyed by ``Policy`` field name."""
+    from ctxtui.commands.knobs import POLICY_FLAGS
+
     out: dict[str, Any] = {}
     for flag, knob in POLICY_FLAGS.items():
         value = getattr(args, flag, None)
@@ -309,6 +309,7 @@ def _check_app_knobs(parser: argparse.ArgumentParser, overrides: dict[str, Any])
     and exit 2, not an error screen to dismiss (``report`` and ``compact`` check the same in
     their pipeline, with the session loaded)."""
     from ctxtui.commands.errors import CommandError
+    from ctxtui.commands.knobs import TOKENIZER_SPEC, flag_of, range_problem
     from ctxtui.commands.pipeline import check_tokenizer
 
     for field, value in overrides.items():
@@ -327,6 +328,9 @@ def _check_app_knobs(parser: argparse.ArgumentParser, overrides: dict[str, Any])
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list == ["--version"]:  # answered before any parser (and the policy) is built
+        print(f"ctxtui {__version__}")
+        return EXIT_OK
     if args_list and args_list[0] in SUBCOMMANDS:
         parser, commands_ = build_command_parsers()
         args, extra = parser.parse_known_args(args_list)

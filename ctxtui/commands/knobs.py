@@ -8,7 +8,6 @@ without which the picoclaw preset's fresh tail could not be changed at all.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -185,6 +184,3 @@ def explain_policy_error(message: str, given: dict[str, Any]) -> str:
         parts.append(part)
     return "; ".join(parts)
 
-
-def finite(value: float) -> bool:
-    return not (math.isnan(value) or math.isinf(value))
