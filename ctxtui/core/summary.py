@@ -9,6 +9,7 @@ the leaf prompt's (defect X19) when structured summaries are on.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -53,6 +54,9 @@ SECTION_TITLES: tuple[str, ...] = (
 )
 
 MAX_ITEMS = 8  # per section: a summary that grows with the history would defeat compaction
+PLAN_LOOKBACK = 20
+"""How many of the newest assistant messages may hold "the last stated plan": an older plan
+is history, not the next step (and searching all of 50k replies took a second)."""
 GIST_CHARS = 160
 ARG_GIST_CHARS = 60
 
@@ -228,10 +232,12 @@ def _progress(session: Session, first: int, last: int) -> SummarySection:
 
 
 def _next_steps(span: Sequence[tuple[int, Message]]) -> SummarySection:
-    """The last plan the assistant stated: its list items, else its forward-looking sentences."""
-    for i, m in reversed(span):
-        if m.role != "assistant" or not m.content.strip():
-            continue
+    """The last plan the assistant stated: its list items, else its forward-looking sentences.
+
+    Only the newest ``PLAN_LOOKBACK`` assistant replies are read.
+    """
+    replies = ((i, m) for i, m in reversed(span) if m.role == "assistant" and m.content.strip())
+    for i, m in itertools.islice(replies, PLAN_LOOKBACK):
         listed = [g.group(1) for g in map(_LIST_LINE.match, m.content.splitlines()) if g]
         steps = listed or [s for s in _sentences(m.content) if _PLAN_MARKER.search(s)]
         if steps:

@@ -246,3 +246,16 @@ def test_critical_context_ignores_paths_in_plain_tool_output() -> None:
     texts = [i.text for i in build_structured_summary(s, 0, 2).sections[-1].items]
     assert "File: src/app.py" in texts
     assert not any(t.startswith("File: src/a.py") or "src/b.py" in t for t in texts)
+
+
+def test_next_steps_come_from_a_recent_reply_only() -> None:
+    """A plan stated long ago is history: only the newest replies are searched for one."""
+    from ctxtui.core.summary import PLAN_LOOKBACK
+
+    old_plan = Message(role="assistant", content="Next I will rewrite the parser.")
+    chatter = [Message(role="assistant", content="Done.")] * PLAN_LOOKBACK
+    s = Session(messages=(old_plan, *chatter))
+    assert build_structured_summary(s, 0, len(s) - 1).sections[4].items == ()
+    recent = Session(messages=(*chatter, old_plan))
+    items = build_structured_summary(recent, 0, len(recent) - 1).sections[4].items
+    assert [i.index for i in items] == [PLAN_LOOKBACK]
