@@ -511,3 +511,39 @@ async def test_every_palette_entry_runs_on_the_real_app() -> None:
                 await pilot.press("escape")
             assert app.is_running, command.title
         assert main_of(app).plan is not None
+
+
+async def test_keys_with_nothing_to_act_on_are_dimmed() -> None:
+    """Undo is dimmed until a compaction is applied; before any session is open, compact,
+    export, search and tail are dimmed too (they used to do nothing, silently)."""
+
+    def dimmed(app: CtxtuiApp) -> set[str]:
+        return {k.action for k in footer_keys(app) if k.has_class("-disabled")}
+
+    app = app_for(demo_session(turns=20))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert dimmed(app) == {"undo"}
+        await pilot.press("c")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        assert dimmed(app) == set()
+        await pilot.press("u")
+        await settle(pilot)
+        assert dimmed(app) == {"undo"}
+
+
+async def test_before_any_session_the_session_keys_are_dimmed(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.json"
+    bad.write_text("[1, 2, 3]", encoding="utf-8")
+    app = app_for(bad)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape")  # the error dialog
+        await pilot.pause()
+        dimmed = {k.action for k in footer_keys(app) if k.has_class("-disabled")}
+        assert {"compact", "undo", "export", "search", "jump_tail"} <= dimmed
+        assert "open" not in dimmed

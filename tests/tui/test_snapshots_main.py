@@ -64,7 +64,8 @@ def select(index: int) -> Callable[[Pilot[Any]], Awaitable[None]]:
 def test_demo_80x24(snap_compare: SnapCompare) -> None:
     """Demo at 80×24: gauge (figures, bar, legend) on top, the session bar naming `demo.jsonl`
     (no directory), the message list with short roles, and the detail pane below the list
-    showing message #0; the footer lists every key but `q` whole, and `^p palette` intact."""
+    showing message #0; the footer lists every key but `q` whole (`u` dimmed: nothing to
+    undo yet), and `^p palette` intact."""
     assert snap_compare(app_for(demo_session()), terminal_size=(80, 24), run_before=then())
 
 

@@ -95,6 +95,10 @@ def why_text(session: Session, plan: Plan, index: int) -> str:
     return text
 
 
+NEEDS_SESSION = frozenset({"compact", "export", "search", "search_next", "jump_tail"})
+"""Actions that have nothing to act on until a session is open."""
+
+
 class MainScreen(Screen[None]):
     """One session under one policy: what is sent, what is pruned, what would be dropped."""
 
@@ -246,6 +250,7 @@ class MainScreen(Screen[None]):
     def _set_session(self, session: Session) -> None:
         self.session = session
         self.engine = Engine(session)
+        self.refresh_bindings()  # undo and the session's keys may have changed state
         self._matches = []
         self._query = ""
         self._searching = False
@@ -386,11 +391,20 @@ class MainScreen(Screen[None]):
     # -- settings --------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Which keys do something now; ``None`` shows a key dimmed in the footer.
+
+        Without a session there is nothing to compact, export, search or jump in, and with
+        nothing applied there is nothing to undo: dimmed keys say so before they are pressed.
+        """
         if action == "close_panels":
             # Only offered (in the footer, and to Escape) while there is something to close.
             return bool(
                 self.query_one(SettingsPanel).display or self.query_one("#search-row").display
             )
+        if action in NEEDS_SESSION and self.session is None:
+            return None
+        if action == "undo" and not self._undo:
+            return None
         return True
 
     def action_toggle_settings(self) -> None:
