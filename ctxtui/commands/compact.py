@@ -62,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
         print("\n=== summary ===")
         print(result.summary_text or "(no summary: nothing was replaced)")
         print("\n=== LLM prompt ===")
+        if result.prompt_caption:
+            print(f"({result.prompt_caption})\n")
         if result.prompt:
             print(result.prompt)
         elif result.replaced is None:

@@ -13,6 +13,7 @@ and ``ctxtui report`` and ``ctxtui compact`` would give two request sizes for on
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ctxtui.core.counting import count_session
@@ -34,6 +35,27 @@ from ctxtui.core.summary import (
 from ctxtui.core.tokenizers import Tokenizer
 
 UNKNOWN_MODEL = "unknown"
+LEAF_CHUNK_TOKENS = 20_000
+"""Seahorse's ``LeafChunkTokens``: one leaf-summary call reads at most this much history."""
+
+
+def leaf_chunks(tokens: Sequence[int], first: int, last: int) -> list[tuple[int, int]]:
+    """``[first, last]`` cut into seahorse leaf chunks, oldest first (algorithms.md §2.7).
+
+    A chunk grows until its tokens reach ``LEAF_CHUNK_TOKENS``; the message that crosses the
+    limit is included. A summariser sends one LLM call per chunk, so a huge compaction is many
+    calls, never one prompt of the whole history.
+    """
+    chunks: list[tuple[int, int]] = []
+    start, total = first, 0
+    for i in range(first, last + 1):
+        total += tokens[i]
+        if total >= LEAF_CHUNK_TOKENS:
+            chunks.append((start, i))
+            start, total = i + 1, 0
+    if start <= last:
+        chunks.append((start, last))
+    return chunks
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +76,23 @@ class CompactionResult:
     replaced_tokens: int = 0  # Σ tokens the request carried for the replaced messages
     summary_tokens: int = 0  # tokens the summary adds (message, or meta.summary growth)
     note: str = ""
+    prompt_range: tuple[int, int] | None = None  # the messages the shown prompt carries
+    prompt_calls: int = 0  # leaf-summary calls an LLM summariser would make in all
 
     @property
     def tokens_saved(self) -> int:
         return self.tokens_before - self.tokens_after
+
+    @property
+    def prompt_caption(self) -> str:
+        """Which leaf call the prompt is, when a summariser would need more than one."""
+        if self.prompt_range is None or self.prompt_calls <= 1:
+            return ""
+        a, b = self.prompt_range
+        return (
+            f"leaf-summary call 1 of {self.prompt_calls:,}: messages #{a:,}–#{b:,} "
+            f"(one call per chunk of up to {LEAF_CHUNK_TOKENS:,} tokens)"
+        )
 
     def raise_if_overflow(self) -> None:
         """Raise ``ContextOverflowError`` when the compacted request still cannot fit."""
@@ -188,6 +223,8 @@ def compact(
 
     summary: StructuredSummary | None = None
     prompt = ""
+    prompt_range: tuple[int, int] | None = None
+    prompt_calls = 0
     if policy.compaction_style is CompactionStyle.DROP_OLDEST_HALF:
         summary_text = emergency_note(last - first + 1)
         meta = session.meta.model_copy(
@@ -201,8 +238,14 @@ def compact(
     else:
         structured = policy.structured_summaries
         floor = tokenizer.count_text(SUMMARY_TEMPLATE) if structured else 0
+        # the prompt carries the messages as stored (a summariser reads the originals, not
+        # their pruned stubs), so the chunks are sized by the raw counts
+        chunks = leaf_chunks(plan.message_tokens, first, last)
+        prompt_calls = len(chunks)
+        prompt_range = chunk_first, chunk_last = chunks[0]
+        chunk_tokens = sum(plan.message_tokens[chunk_first : chunk_last + 1])
         prompt = build_llm_prompt(
-            session, first, last, structured, leaf_target_tokens(replaced_tokens, floor)
+            session, chunk_first, chunk_last, structured, leaf_target_tokens(chunk_tokens, floor)
         )
         if structured:
             summary = build_structured_summary(session, first, last)
@@ -244,4 +287,6 @@ def compact(
         overflow=overflow_of(plan_after, model),
         replaced_tokens=replaced_tokens,
         summary_tokens=summary_tokens,
+        prompt_range=prompt_range,
+        prompt_calls=prompt_calls,
     )

@@ -197,3 +197,17 @@ def test_compact_picoclaw_drops_with_the_emergency_note(
     assert "dropped #0-#" in out and "the emergency note adds" in out
     assert "[Emergency compression dropped " in out
     assert "(no LLM call: this compaction style drops messages)" in out
+
+
+def test_compact_preview_shows_the_first_leaf_call_of_many(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A history far over one leaf chunk is summarised call by call; the preview says so."""
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(_chat(30, tool_chars=40_000)))
+    assert main(["compact", str(path), "--preview"]) == 0
+    out = capsys.readouterr().out
+    assert "leaf-summary call 1 of " in out
+    prompt = out.split("=== LLM prompt ===", 1)[1]
+    steps = prompt.count("you must not touch main.py")  # one per turn rendered
+    assert 0 < steps <= 3  # the first 20,000-token chunk, not the 28 turns replaced

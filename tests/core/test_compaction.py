@@ -184,3 +184,12 @@ def test_no_overflow_raises_nothing() -> None:
 )
 def test_conservation_property(n: int, size: int, window: int, style: str) -> None:
     _check_conserved(_turns(n, size), preset(style, context_window=window, max_tokens=1_000))
+
+
+def test_leaf_chunks_close_when_the_crossing_message_is_added() -> None:
+    """Seahorse's rule: a chunk grows until it reaches 20,000 tokens, the crossing one included."""
+    from ctxtui.core.compaction import leaf_chunks
+
+    tokens = [9_000, 9_000, 9_000, 1, 25_000, 5]
+    assert leaf_chunks(tokens, 0, 5) == [(0, 2), (3, 4), (5, 5)]
+    assert leaf_chunks(tokens, 1, 1) == [(1, 1)]

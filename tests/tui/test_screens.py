@@ -11,6 +11,7 @@ from textual.command import CommandPalette
 from textual.widgets import (
     Button,
     Input,
+    Label,
     Markdown,
     OptionList,
     Static,
@@ -405,3 +406,17 @@ async def test_preview_renders_a_real_compaction_of_the_overflow_sample() -> Non
         assert "retry (PicoClaw: llm_retry)" in screen.figures_text
         await pilot.press("escape")
         assert app.results == [None]
+
+
+async def test_compaction_preview_says_which_leaf_call_the_prompt_is() -> None:
+    """A long history takes several leaf calls; the prompt tab says which one it shows."""
+    result = compaction_result(prompt_range=(1, 3), prompt_calls=4)
+    app = HostApp(lambda: CompactionPreviewScreen(result))
+    async with app.run_test(size=SIZE) as pilot:
+        app.screen.query_one(TabbedContent).active = "prompt-tab"
+        await pilot.pause()
+        caption = app.screen.query_one("#prompt-caption", Label)
+        assert "call 1 of 4: messages #1–#3" in str(caption.content)
+    plain = HostApp(lambda: CompactionPreviewScreen(compaction_result()))
+    async with plain.run_test(size=SIZE):
+        assert not plain.screen.query("#prompt-caption")

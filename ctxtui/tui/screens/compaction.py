@@ -205,6 +205,8 @@ class CompactionPreviewScreen(ModalScreen[str | None]):
                 with TabPane("Summary", id="summary-tab"), VerticalScroll():
                     yield from self._summary()
                 with TabPane("LLM prompt", id="prompt-tab"):
+                    if result.prompt_caption:
+                        yield Label(result.prompt_caption, id="prompt-caption", markup=False)
                     yield TextArea(
                         prompt_preview(result.prompt),
                         read_only=True,
