@@ -183,4 +183,3 @@ def explain_policy_error(message: str, given: dict[str, Any]) -> str:
                 part = re.sub(rf"\b{name}\b", flag_of(name), part)
         parts.append(part)
     return "; ".join(parts)
-
