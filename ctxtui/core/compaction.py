@@ -21,7 +21,7 @@ from ctxtui.core.counts import SessionCounts
 from ctxtui.core.errors import ContextOverflowError, OverflowInfo
 from ctxtui.core.models import Message, Session, SessionMeta
 from ctxtui.core.plan import Plan
-from ctxtui.core.planner import build_plan
+from ctxtui.core.planner import build_plan, emergency_note, force_compression_cut
 from ctxtui.core.policy import CompactionStyle
 from ctxtui.core.reasons import CompactReason
 from ctxtui.core.summary import (
@@ -100,40 +100,16 @@ class CompactionResult:
             raise ContextOverflowError(self.overflow)
 
 
-def emergency_note(dropped: int) -> str:
-    """PicoClaw's ``forceCompression`` note, byte for byte (algorithms.md §2.9)."""
-    return f"[Emergency compression dropped {dropped} oldest messages due to context limit]"
-
-
 def append_emergency_note(existing: str | None, dropped: int) -> str:
     """``existing + "\\n\\n" + note``, or the note alone when there was no summary."""
     note = emergency_note(dropped)
     return f"{existing}\n\n{note}" if existing else note
 
 
-def _safe_boundary(turn_starts: tuple[int, ...], target: int) -> int:
-    """PicoClaw ``findSafeBoundary``: last turn start ≤ target (if > 0), else the next one."""
-    before = [t for t in turn_starts if t <= target]
-    if before and before[-1] > 0:
-        return before[-1]
-    after = [t for t in turn_starts if t > target]
-    return after[0] if after else 0
-
-
 def force_compression_range(session: Session) -> tuple[int, int] | None:
-    """The prefix PicoClaw's legacy ``forceCompression`` drops, as an inclusive range.
-
-    It drops the oldest half of the turns. When no turn boundary is usable PicoClaw keeps only
-    the last user message; as a range that is everything before it.
-    """
-    n = len(session.messages)
-    if n <= 2:
-        return None
-    turns = session.turn_starts
-    mid = turns[len(turns) // 2] if len(turns) >= 2 else _safe_boundary(turns, n // 2)
-    if mid <= 0:
-        mid = turns[-1] if turns else 0
-    return (0, mid - 1) if mid > 0 else None
+    """The prefix PicoClaw's legacy ``forceCompression`` drops, as an inclusive range."""
+    cut = force_compression_cut(session)
+    return (0, cut - 1) if cut > 0 else None
 
 
 def _replaced_range(session: Session, plan: Plan) -> tuple[int, int] | None:

@@ -184,7 +184,7 @@ def force_compression_cut(session: Session) -> int:
 
 
 def emergency_note(dropped: int) -> str:
-    """The note ``forceCompression`` appends to the summary."""
+    """The note PicoClaw's ``forceCompression`` appends to the summary, byte for byte (§2.9)."""
     return f"[Emergency compression dropped {dropped} oldest messages due to context limit]"
 
 
