@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ctxtui.core.counting import count_session
+from ctxtui.core.counting import count_summary
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.errors import ContextOverflowError, OverflowInfo
 from ctxtui.core.models import Message, Session, SessionMeta
@@ -132,12 +132,6 @@ def _with_messages(session: Session, messages: tuple[Message, ...], meta: Sessio
     )
 
 
-def _counts(session: Session, tokenizer: Tokenizer, plan: Plan) -> SessionCounts:
-    counts = count_session(session, tokenizer, plan.tokenizer)
-    assert counts is not None  # no stop check was given
-    return counts
-
-
 def overflow_of(plan: Plan, model: str | None) -> OverflowInfo | None:
     """The overflow a plan implies, with the real requested estimate (X9) and why (X12)."""
     t = plan.totals
@@ -167,14 +161,7 @@ def compact(
     for the proactive and the retry reasons.
     """
     policy = plan.policy
-    message_tokens = list(plan.message_tokens)
-    before_counts = SessionCounts(
-        tokenizer=plan.tokenizer,
-        message_tokens=message_tokens,
-        system_tokens=plan.totals.system,
-        tool_def_tokens=plan.totals.tool_defs,
-        summary_tokens=plan.totals.summary,
-    )
+    message_tokens = plan.message_tokens
     tokens_before = plan.totals.requested
     model = session.meta.model
     span = _replaced_range(session, plan)
@@ -207,10 +194,9 @@ def compact(
             update={"summary": append_emergency_note(session.meta.summary, last - first + 1)}
         )
         new_session = _with_messages(session, old[:first] + old[last + 1 :], meta)
-        summary_counts = _counts(Session(meta=meta), tokenizer, plan)
-        summary_tokens = summary_counts.summary_tokens - before_counts.summary_tokens
+        after_summary = count_summary(tokenizer, meta.summary)
+        summary_tokens = after_summary - plan.totals.summary
         inserted: list[int] = []
-        after_summary = summary_counts.summary_tokens
     else:
         structured = policy.structured_summaries
         floor = tokenizer.count_text(SUMMARY_TEMPLATE) if structured else 0
@@ -234,15 +220,15 @@ def compact(
         new_session = _with_messages(
             session, (*old[:first], stand_in, *old[last + 1 :]), session.meta
         )
-        summary_tokens = _counts(Session(messages=(stand_in,)), tokenizer, plan).message_tokens[0]
+        summary_tokens = tokenizer.count_message(stand_in)
         inserted = [summary_tokens]
-        after_summary = before_counts.summary_tokens
+        after_summary = plan.totals.summary
 
     after_counts = SessionCounts(
         tokenizer=plan.tokenizer,
         message_tokens=[*message_tokens[:first], *inserted, *message_tokens[last + 1 :]],
-        system_tokens=before_counts.system_tokens,
-        tool_def_tokens=before_counts.tool_def_tokens,
+        system_tokens=plan.totals.system,
+        tool_def_tokens=plan.totals.tool_defs,
         summary_tokens=after_summary,
     )
     removed = last - first + 1

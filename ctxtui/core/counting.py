@@ -35,6 +35,11 @@ def _counter(tokenizer: Tokenizer) -> Callable[[Sequence[Message]], list[int]]:
     return lambda messages: [count(m) for m in messages]
 
 
+def count_summary(tokenizer: Tokenizer, summary: str | None) -> int:
+    """What an out-of-band summary adds to the request: its system-prompt section, if any."""
+    return tokenizer.count_text(summary_section(summary)) if summary else 0
+
+
 def count_session(
     session: Session,
     tokenizer: Tokenizer,
@@ -57,10 +62,9 @@ def count_session(
     stop = should_stop or (lambda: False)
     if stop():
         return None
-    summary = session.meta.summary
     system_tokens = tokenizer.count_system(session.system_prompt or "")
     tool_def_tokens = tokenizer.count_tool_defs(session.tools)
-    summary_tokens = tokenizer.count_text(summary_section(summary)) if summary else 0
+    summary_tokens = count_summary(tokenizer, session.meta.summary)
 
     messages = session.messages
     total = len(messages)
