@@ -306,14 +306,16 @@ def _warnings(
     return tuple(out)
 
 
+def reserved_tokens(policy: Policy, counts: SessionCounts) -> int:
+    """System prompt, tool definitions and summary, if the policy reserves room for them (X42)."""
+    if not policy.reserve_system_and_tools:
+        return 0
+    return counts.system_tokens + counts.tool_def_tokens + counts.summary_tokens
+
+
 def history_budget(policy: Policy, counts: SessionCounts) -> int:
     """Tokens left for messages: window − reserve − (system + tools + summary, if reserved, X42)."""
-    reserved = (
-        counts.system_tokens + counts.tool_def_tokens + counts.summary_tokens
-        if policy.reserve_system_and_tools
-        else 0
-    )
-    return max(0, policy.context_window - policy.max_tokens - reserved)
+    return max(0, policy.context_window - policy.max_tokens - reserved_tokens(policy, counts))
 
 
 def tail_budget(policy: Policy, history: int) -> int:
@@ -369,11 +371,6 @@ def build_plan(
     overflow = (
         _overflow(session, policy, totals, need, effective, tokenizer) if need.needed else None
     )
-    reserved = (
-        counts.system_tokens + counts.tool_def_tokens + counts.summary_tokens
-        if policy.reserve_system_and_tools
-        else 0
-    )
     return Plan(
         policy=policy,
         tokenizer=counts.tokenizer,
@@ -386,5 +383,5 @@ def build_plan(
         overflow=overflow,
         pruned=pruned,
         truncated=prepared.truncated,
-        warnings=_warnings(session, policy, tail, reserved, budget),
+        warnings=_warnings(session, policy, tail, reserved_tokens(policy, counts), budget),
     )
