@@ -33,7 +33,6 @@ from ctxtui.core.prune import (
     StubCost,
     ToolOutputs,
     index_tool_outputs,
-    protected_turns_start,
     prune_by_tokens,
     prune_by_turns,
 )
@@ -45,6 +44,7 @@ from ctxtui.core.tail import (
     fresh_tail_by_items,
     fresh_tail_by_tokens,
     list_prefix,
+    min_turns_start,
     suffix_start_within,
 )
 from ctxtui.core.tokenizers import Tokenizer
@@ -148,7 +148,7 @@ def _prepare(
 def _prune(session: Session, policy: Policy, outputs: ToolOutputs, tail_start: int) -> PrunedRun:
     """Prune by the policy's rule, never inside the fresh tail."""
     if policy.prune_mode is PruneMode.TURNS:
-        protected = protected_turns_start(session, policy.prune_protected_turns)
+        protected = min_turns_start(session, policy.prune_protected_turns)
         return prune_by_turns(outputs, min(tail_start, protected), policy.prune_threshold)
     if policy.prune_mode is PruneMode.TOKENS:
         return prune_by_tokens(

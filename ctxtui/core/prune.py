@@ -180,14 +180,6 @@ class PrunedRun(Mapping[int, PrunedOutput]):
         return o.cum_freed[p] - o.cum_freed[self._lo]
 
 
-def protected_turns_start(session: Session, protected_turns: int) -> int:
-    """Where the newest ``protected_turns`` *turns* begin (X24); ≤ 0 protects nothing (X28)."""
-    starts = session.turn_starts
-    if protected_turns <= 0 or not starts:
-        return len(session)
-    return starts[max(0, len(starts) - protected_turns)]
-
-
 def prune_by_turns(outputs: ToolOutputs, boundary: int, threshold: int) -> PrunedRun:
     """Stub every prunable output before ``boundary`` if at least ``threshold`` of them are."""
     count = bisect_left(outputs.prunable, boundary)

@@ -113,25 +113,6 @@ def suffix_start_within(prefix: Prefix, lo: int, hi: int, limit: int) -> int:
     return lo
 
 
-def pair_safe_start(
-    session: Session, start: int, stop: int, bounds: Boundaries | None = None
-) -> int:
-    """Move ``start`` forward until no tool call before it has a result at or after it (X4).
-
-    Pairs are matched by id, so a result separated from its call by other messages (a user
-    interjection, a parallel call's results) is handled as well as an adjacent one; a tool
-    result with no call (an orphan) never starts the suffix either.
-    """
-    return (bounds or Boundaries.of(session)).pair_forward(start, stop)
-
-
-def provider_safe_start(
-    session: Session, start: int, stop: int, bounds: Boundaries | None = None
-) -> int:
-    """PicoClaw's provider-safe start (§2.5): also skip leading tool-calling messages."""
-    return (bounds or Boundaries.of(session)).clean_forward(start, stop)
-
-
 def active_turn_start(session: Session) -> int:
     """Where the active turn begins: the last user message, else the newest call/result unit."""
     starts = session.turn_starts
@@ -142,7 +123,11 @@ def active_turn_start(session: Session) -> int:
 
 
 def min_turns_start(session: Session, turns: int) -> int:
-    """The latest start that still holds the newest ``turns`` turns (all of them if fewer)."""
+    """The latest start that still holds the newest ``turns`` turns (all of them if fewer).
+
+    Turns, not messages (X24), and ``turns ≤ 0`` holds nothing (X28): the tail's minimum turns
+    and pruning's protected turns are both measured with it.
+    """
     starts = session.turn_starts
     if turns <= 0 or not starts:
         return len(session)

@@ -16,11 +16,11 @@ from ctxtui.core.prune import (
     StubCost,
     ToolOutputs,
     index_tool_outputs,
-    protected_turns_start,
     prune_by_tokens,
     prune_by_turns,
     prune_tool_outputs_as_sketched,
 )
+from ctxtui.core.tail import min_turns_start
 from ctxtui.core.tokenizers import resolve
 from tests.core.fakes import CharTokenizer
 
@@ -67,7 +67,7 @@ def test_x24_sketch_counts_messages_so_the_current_turn_is_stubbed() -> None:
     assert [m.content for m in sketched[2:4]] == [STUB, STUB]
     # Fixed: two *turns* are protected, so nothing of the one and only turn is pruned.
     session = Session(messages=tuple(turn))
-    boundary = protected_turns_start(session, 2)
+    boundary = min_turns_start(session, 2)
     assert len(prune_by_turns(_index(turn, [5, 5, 50, 50, 50, 5]), boundary, 1)) == 0
 
 
@@ -97,7 +97,7 @@ def test_x28_zero_protected_turns_protects_nothing() -> None:
     messages = [Message(role="user"), _call("a"), _tool("a"), Message(role="assistant")]
     assert prune_tool_outputs_as_sketched(messages, 0, 1) is messages  # sketch: no pruning
     session = Session(messages=tuple(messages))
-    boundary = protected_turns_start(session, 0)
+    boundary = min_turns_start(session, 0)
     assert boundary == len(messages)
     assert list(prune_by_turns(_index(messages, [5, 5, 100, 5]), boundary, 1)) == [2]
 
