@@ -182,6 +182,27 @@ async def test_open_a_bad_file_keeps_the_current_session(tmp_path: Path) -> None
         assert main.session is session
 
 
+async def test_options_refused_for_a_session_still_leave_its_own_window() -> None:
+    """A reserve too big for *this* session's window is refused, and the plan falls back to
+    the preset fitted to the session (its 8,000-token window), not the preset's 131,072."""
+    from ctxtui.core.models import SessionMeta
+    from ctxtui.tui.screens.error import ErrorScreen
+
+    session = demo_session().model_copy(
+        update={
+            "meta": SessionMeta(source_path="small.jsonl", format="native", context_window=8_000)
+        }
+    )
+    app = make_app(session, overrides={"max_tokens": 10_000}, settings=deterministic_settings())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        assert app.screen.error_title == "Ignored the policy options"
+        main = main_of(app)
+        assert main.policy.context_window == 8_000
+        assert main.plan is not None and main.plan.totals.window == 8_000
+
+
 async def test_compaction_apply_then_undo_restores_the_session() -> None:
     session = demo_session(turns=20)
     app = app_for(session)

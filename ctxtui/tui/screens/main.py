@@ -241,7 +241,8 @@ class MainScreen(Screen[None]):
             policy = policy_for_session(self._preset_name, event.session, self._overrides)
         except PolicyError as err:
             self._show_error(str(err), "Ignored the policy options")
-            policy = preset(self._preset_name)
+            # Still fitted to this session: its own window, and a reserve that fits it.
+            policy = policy_for_session(self._preset_name, event.session)
         self._undo.clear()
         self._set_policy(policy)
         self._set_session(event.session)
