@@ -92,6 +92,11 @@ def preview_of(output: str, max_lines: int, max_bytes: int) -> str:
     """
     if not needs_truncation(output, max_lines, max_bytes):
         return output
+    return _cut(output, max_lines, max_bytes)
+
+
+def _cut(output: str, max_lines: int, max_bytes: int) -> str:
+    """``preview_of`` for an output already known to be over a limit."""
     cut = 0
     for _ in range(max_lines):
         nl = output.find("\n", cut)
@@ -148,12 +153,14 @@ def render(
     sends the notice alone. The room is reckoned with the whole output's counts in the notice,
     which are at least as long as the counts shown, so the final text never overshoots.
     """
-    if not needs_truncation(output, max_lines, max_bytes):
-        return TruncatedResult(preview=output, full_path=None, was_truncated=False, hint="")
+    check_limits(max_lines, max_bytes)
     lines, size = count_lines(output), byte_size(output)
+    if lines <= max_lines and size <= max_bytes:
+        return TruncatedResult(preview=output, full_path=None, was_truncated=False, hint="")
     widest = notice_for(lines, lines, size, size, path, problem)
     room = max_bytes - byte_size(widest) - byte_size(SEPARATOR)
-    preview = preview_of(output, max_lines, room) if room > 0 else ""
+    # room < max_bytes and the output is over a limit, so it is over (max_lines, room) too
+    preview = _cut(output, max_lines, room) if room > 0 else ""
     hint = notice_for(count_lines(preview), lines, byte_size(preview), size, path, problem)
     return TruncatedResult(preview=preview, full_path=path, was_truncated=True, hint=hint)
 
