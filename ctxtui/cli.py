@@ -26,7 +26,7 @@ from ctxtui import __version__
 SUBCOMMANDS = ("report", "compact", "formats")
 
 EXIT_OK = 0
-EXIT_OVER = 1
+EXIT_OVER = 1  # report --fail-over
 EXIT_USAGE = 2
 
 DESCRIPTION = """\
@@ -292,10 +292,6 @@ def build_command_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse
     return p, {"report": report, "compact": compact, "formats": formats}
 
 
-def build_command_parser() -> argparse.ArgumentParser:
-    return build_command_parsers()[0]
-
-
 def _unknown_command(word: str) -> str | None:
     """A close sub-command for a mistyped one (``reprot``), unless ``word`` is a real path."""
     if word.startswith("-") or Path(word).exists():
@@ -343,12 +339,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args_list and (guess := _unknown_command(args_list[0])) is not None:
         app.error(f"unknown command {args_list[0]!r} (did you mean '{guess}'?)")
     args = app.parse_args(args_list)
-    _check_app_knobs(app, policy_overrides(args))
+    overrides = policy_overrides(args)
+    _check_app_knobs(app, overrides)
     from ctxtui.tui import run_app
 
     return run_app(
-        session=args.session,
-        format=args.format,
-        preset=args.preset,
-        overrides=policy_overrides(args),
+        session=args.session, format=args.format, preset=args.preset, overrides=overrides
     )

@@ -7,9 +7,9 @@ import importlib
 import os
 import sys
 
+from ctxtui.cli import EXIT_USAGE
 from ctxtui.commands.errors import CommandError
 
-EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 

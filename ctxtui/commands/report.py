@@ -7,14 +7,12 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from ctxtui.cli import EXIT_OK, EXIT_OVER
 from ctxtui.commands.pipeline import plan_session
 from ctxtui.core.report import build_report, display_text, render_report
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
-
-EXIT_OK = 0
-EXIT_OVER = 1
 
 
 def print_table(renderable: RenderableType) -> None:
