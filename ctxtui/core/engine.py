@@ -9,10 +9,9 @@ It holds no Textual state and is safe to call from a worker thread.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 
 from ctxtui.core.compaction import CompactionResult, compact
-from ctxtui.core.counting import count_session
+from ctxtui.core.counting import Progress, StopCheck, count_session
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
@@ -20,9 +19,6 @@ from ctxtui.core.planner import build_plan
 from ctxtui.core.policy import Policy
 from ctxtui.core.reasons import CompactReason
 from ctxtui.core.tokenizers import Tokenizer, resolve
-
-Progress = Callable[[int, int], None]
-StopCheck = Callable[[], bool]
 
 
 class Engine:
