@@ -20,6 +20,7 @@ from textual.worker import get_current_worker
 
 from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.explain import why
 from ctxtui.core.models import Message, Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.policy import Policy, PolicyError, policy_for_session, preset
@@ -84,15 +85,6 @@ DETAIL_SYNC_CHARS = 20_000
 Counting them under every tokenizer takes well under a millisecond once tiktoken has loaded,
 and doing it in a worker left the pane saying "counting…" for a frame on every cursor move.
 """
-
-
-def why_text(session: Session, plan: Plan, index: int) -> str:
-    try:
-        from ctxtui.core.explain import why  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return ""
-    text: str = why(session, plan, index)
-    return text
 
 
 NEEDS_SESSION = frozenset({"compact", "export", "search", "search_next", "jump_tail"})
@@ -349,7 +341,7 @@ class MainScreen(Screen[None]):
             effective=plan.effective_tokens[index],
             tag=tag,
             partners=partner_text(session, index),
-            why=why_text(session, plan, index),
+            why=why(session, plan, index),
             counts=counts,
             highlight=self.query_one(MessageList).search_query,
         )
@@ -373,7 +365,7 @@ class MainScreen(Screen[None]):
             self._show_detail(self.query_one(MessageList).cursor)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
-    def _count_everywhere(self, index: int, message: Any, chars_per_token: float) -> None:
+    def _count_everywhere(self, index: int, message: Message, chars_per_token: float) -> None:
         from ctxtui.core.counting import count_message_everywhere
 
         try:
@@ -542,11 +534,7 @@ class MainScreen(Screen[None]):
     def action_compact(self) -> None:
         if self.engine is None:
             return
-        try:
-            from ctxtui.tui.screens.reason import ReasonScreen
-        except ImportError:
-            self.notify("Compaction is not available yet.", severity="warning")
-            return
+        from ctxtui.tui.screens.reason import ReasonScreen
 
         def chosen(reason: CompactReason | None) -> None:
             if reason is not None and self.engine is not None:
