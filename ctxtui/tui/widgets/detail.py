@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -31,8 +31,6 @@ class DetailInfo:
     partners: str = ""
     why: str = ""
     counts: Mapping[str, int] | None = None  # None while still counting
-    count_error: str = ""
-    extra: tuple[str, ...] = field(default=())
     highlight: str = ""  # the search query, marked wherever the content shows it
 
 
@@ -72,7 +70,7 @@ def describe(info: DetailInfo) -> Text:
         figures += f" → {info.effective:,} sent"
     text.append(figures + "\n")
     if info.counts is None:
-        text.append(info.count_error or "counting under every tokenizer…", "dim")
+        text.append("counting under every tokenizer…", "dim")
         text.append("\n")
     else:
         text.append(" · ".join(f"{name} {n:,}" for name, n in info.counts.items()), "dim")
@@ -82,8 +80,6 @@ def describe(info: DetailInfo) -> Text:
     usage = _usage_line(m)
     if usage:
         text.append(f"usage {usage}\n", "dim")
-    for line in info.extra:
-        text.append(line + "\n", "dim")
     if info.why:
         text.append(info.why + "\n", "italic")
     text.append("─" * 20 + "\n", "dim")
