@@ -111,10 +111,6 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
     # -- data ------------------------------------------------------------------------------
 
     @property
-    def plan(self) -> Plan | None:
-        return self._plan
-
-    @property
     def message_count(self) -> int:
         return len(self._session) if self._session is not None else 0
 
