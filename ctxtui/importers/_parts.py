@@ -29,12 +29,27 @@ def as_int(value: Any) -> int | None:
 
 
 def as_text(value: Any) -> str:
-    """A string field as text: strings as they are, ``None`` as empty, others as compact JSON."""
+    """A string field as text: strings as they are, ``None`` as empty, others as compact JSON.
+
+    ``bytes`` (a BLOB in a SQLite text column) are decoded as UTF-8, bad bytes replaced.
+    """
     if value is None:
         return ""
     if isinstance(value, str):
         return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
     return compact_json(value)
+
+
+def tag(obj: Mapping[str, Any], key: str = "type") -> str | None:
+    """A field that names a kind (``type``, ``role``) when it is a string, else ``None``.
+
+    Importers look these up in sets; a list or object there (bad input) is unhashable and
+    would escape as a ``TypeError`` traceback instead of being skipped like any unknown kind.
+    """
+    value = obj.get(key)
+    return value if isinstance(value, str) else None
 
 
 def base64_size(data: str) -> int:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolCall
-from ctxtui.importers._parts import as_text, text_part
+from ctxtui.importers._parts import as_int, as_text, text_part
 from ctxtui.importers._timestamps import parse_timestamp
-from ctxtui.importers.picoclaw import FORMAT, media_part
+from ctxtui.importers.picoclaw import FORMAT, ROLES, media_part
 
 BUSY_TIMEOUT_S = 5.0
 
@@ -62,11 +62,11 @@ def _read(con: sqlite3.Connection, path: Path) -> Session:
         if item["item_type"] == "summary":
             message, estimate = _summary(con, item["summary_id"])
         else:
-            message, estimate = _message(con, item["message_id"], tool_names)
+            message, estimate = _message(con, item["message_id"], tool_names, warnings)
         if message is None:
             warnings.append(f"context item {item['ordinal']}: its {item['item_type']} is missing")
             continue
-        estimates.append(item["token_count"] or estimate)
+        estimates.append(as_int(item["token_count"]) or estimate)
         messages.extend(message)
     if estimates:
         listed = ", ".join(f"{n:,}" for n in estimates[:12]) + (
@@ -101,13 +101,16 @@ def _summary(con: sqlite3.Connection, summary_id: str | None) -> tuple[list[Mess
         created_at=parse_timestamp(row["created_at"]),
         name=summary_id,
     )
-    return [message], int(row["token_count"] or 0)
+    return [message], as_int(row["token_count"]) or 0
 
 
 def _message(
-    con: sqlite3.Connection, message_id: int | None, tool_names: dict[str, str]
+    con: sqlite3.Connection, message_id: int | None, tool_names: dict[str, str], warnings: list[str]
 ) -> tuple[list[Message] | None, int]:
-    """A message with parts: calls from ``tool_use``, outputs from ``tool_result`` text."""
+    """A message with parts: calls from ``tool_use``, outputs from ``tool_result`` text.
+
+    A message whose role is not one PicoClaw writes is skipped with a warning (no messages).
+    """
     row = con.execute(
         "SELECT role, content, model_name, reasoning_content, token_count, created_at "
         "FROM messages WHERE message_id = ?",
@@ -115,6 +118,11 @@ def _message(
     ).fetchone()
     if row is None:
         return None, 0
+    estimate = as_int(row["token_count"]) or 0
+    role = as_text(row["role"])
+    if role not in ROLES:
+        warnings.append(f"message {message_id}: unknown role {role!r} skipped")
+        return [], estimate
     parts = con.execute(
         "SELECT type, text, name, arguments, tool_call_id, media_uri, mime_type "
         "FROM message_parts WHERE message_id = ? ORDER BY ordinal, part_id",
@@ -142,7 +150,6 @@ def _message(
     results = [p for p in parts if p["type"] == "tool_result"]
     for call in calls:
         tool_names[call.id] = call.name
-    estimate = int(row["token_count"] or 0)
     if results:
         return [
             Message(
@@ -158,7 +165,7 @@ def _message(
     content = "\n".join(texts) if parts else as_text(row["content"])
     lead = (text_part(content),) if content and media else ()
     message = Message(
-        role=row["role"],
+        role=role,
         content=content,
         parts=lead + tuple(media),
         tool_calls=tuple(calls),

@@ -20,6 +20,7 @@ from ctxtui.importers._parts import (
     media_from_base64,
     media_from_url,
     opaque_part,
+    tag,
     text_part,
     tool_definitions,
     usage_anthropic,
@@ -176,9 +177,9 @@ def _assistant(raw: Mapping[str, Any], names: dict[str, str]) -> list[Message]:
     reasoning: list[str] = []
     after: list[Message] = []
     for block in content:
-        kind = block.get("type") if isinstance(block, Mapping) else None
         if not isinstance(block, Mapping):
             continue
+        kind = tag(block)
         if kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
             call = ToolCall(
                 id=as_text(block.get("id")),

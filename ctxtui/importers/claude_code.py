@@ -14,6 +14,7 @@ from ctxtui.importers._parts import (
     join_text,
     media_from_base64,
     opaque_part,
+    tag,
     text_part,
     usage_anthropic,
 )
@@ -41,7 +42,7 @@ def sniff(path: Path, head: Any) -> int:
         score = 40
     if not isinstance(head, dict):
         return score
-    kind = head.get("type")
+    kind = tag(head)
     if "uuid" in head and "sessionId" in head and kind in CHAINED_TYPES:
         return 95
     if kind == "summary" and "leafUuid" in head:
@@ -76,7 +77,7 @@ def _collect(records: Iterable[Record]) -> _Entries:
         value = record.value
         if not isinstance(value, dict):
             continue
-        kind = value.get("type")
+        kind = tag(value)
         if kind == "summary" and isinstance(value.get("summary"), str):
             entries.title = value["summary"]
             continue
@@ -115,9 +116,7 @@ def _blocks(value: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def _newest_leaf(entries: _Entries) -> Record | None:
     """The newest entry nobody points at: by timestamp, then by file order (not always sorted)."""
-    parents = {
-        r.value.get("parentUuid") for r in entries.by_uuid.values() if r.value.get("parentUuid")
-    }
+    parents = {p for r in entries.by_uuid.values() if (p := tag(r.value, "parentUuid"))}
     leaves = [r for u, r in entries.by_uuid.items() if u not in parents]
     if not leaves:
         return None

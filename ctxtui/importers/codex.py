@@ -17,6 +17,7 @@ from ctxtui.importers._parts import (
     join_text,
     media_from_url,
     opaque_part,
+    tag,
     text_part,
     usage_codex,
 )
@@ -46,7 +47,7 @@ def sniff(path: Path, head: Any) -> int:
     """Confidence that ``path`` is a Codex rollout, from its first record."""
     if not isinstance(head, dict):
         return 0
-    if head.get("type") in ENVELOPE_TYPES | {"compacted"} and isinstance(head.get("payload"), dict):
+    if tag(head) in ENVELOPE_TYPES | {"compacted"} and isinstance(head.get("payload"), dict):
         return 95
     if head.get("record_type") == "state":
         return 85
@@ -110,7 +111,7 @@ def build_session(
         value = record.value
         if not isinstance(value, dict) or value.get("record_type") == "state":
             continue
-        kind = value.get("type")
+        kind = tag(value)
         payload = value.get("payload")
         if kind in ENVELOPE_TYPES | {"compacted"} and isinstance(payload, dict):
             _envelope(replay, record, kind, payload, value.get("timestamp"))
@@ -118,7 +119,10 @@ def build_session(
             _item(replay, record, value, None)  # legacy: a bare response item
         elif kind is None and "instructions" in value and replay.session_id is None:
             replay.session_id = str(value.get("id", "")) or None
-            replay.system_prompt = value.get("instructions") or None
+            instructions = value.get("instructions")
+            replay.system_prompt = (
+                instructions if isinstance(instructions, str) and instructions else None
+            )
         elif isinstance(kind, str):
             replay.skipped_types[kind] = replay.skipped_types.get(kind, 0) + 1
     if replay.skipped_types:

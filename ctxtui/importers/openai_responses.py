@@ -23,6 +23,7 @@ from ctxtui.importers._parts import (
     media_from_url,
     normalise_usage,
     opaque_part,
+    tag,
     text_part,
     tool_definitions,
 )
@@ -66,11 +67,11 @@ def _typed(items: list[Any]) -> bool:
     for item in items[:50]:
         if not isinstance(item, Mapping):
             continue
-        if item.get("type") in ITEM_TYPES and item.get("type") != "message":
+        if tag(item) in ITEM_TYPES and item.get("type") != "message":
             return True
         content = item.get("content")
         for part in content if isinstance(content, list) else ():
-            if isinstance(part, Mapping) and part.get("type") in _PART_TYPES:
+            if isinstance(part, Mapping) and tag(part) in _PART_TYPES:
                 return True
     return False
 
@@ -116,9 +117,18 @@ def _part(raw: Any) -> ContentPart | None:
             return media_from_base64(data, None, PartKind.OTHER, label)
         return ContentPart(kind=PartKind.OTHER, label=label)
     if kind == "input_audio":
-        data = raw.get("data") or raw.get("input_audio", {}).get("data")
+        inner = raw.get("input_audio")
+        data = raw.get("data") or (inner.get("data") if isinstance(inner, Mapping) else None)
         return media_from_base64(as_text(data), None, PartKind.OTHER, "input_audio")
     return ContentPart(kind=PartKind.OTHER, label=str(kind or "unknown"))
+
+
+def _texts(value: Any) -> list[str]:
+    """The non-empty texts of a part list (or of a bare string), as reasoning keeps them."""
+    if isinstance(value, str):
+        return [value] if value else []
+    parts = (_part(v) for v in value) if isinstance(value, list) else ()
+    return [p.text for p in parts if p is not None and p.text]
 
 
 def _content(value: Any) -> tuple[str, tuple[ContentPart, ...]]:
@@ -191,18 +201,11 @@ class _Replay:
         if not isinstance(raw, Mapping):
             self.warnings.append(f"item {index}: expected an object, found {json_kind(raw)}")
             return
-        kind = raw.get("type", "message")
+        kind = tag(raw) if "type" in raw else "message"
         if kind == "message":
             self._message(index, raw)
         elif kind == "reasoning":
-            for part in raw.get("summary") or ():
-                text = _part(part)
-                if text is not None and text.text:
-                    self.reply.reasoning.append(text.text)
-            for part in raw.get("content") or ():
-                text = _part(part)
-                if text is not None and text.text:
-                    self.reply.reasoning.append(text.text)
+            self.reply.reasoning += _texts(raw.get("summary")) + _texts(raw.get("content"))
             if raw.get("encrypted_content"):
                 self.reply.parts.append(
                     opaque_part(raw["encrypted_content"], "reasoning.encrypted_content")

@@ -9,7 +9,7 @@ from typing import Any
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import ContentPart, Message, PartKind, Session, SessionMeta, ToolCall
 from ctxtui.importers import FormatInfo, format_info
-from ctxtui.importers._parts import as_text, opaque_part, text_part
+from ctxtui.importers._parts import as_text, opaque_part, tag, text_part
 from ctxtui.importers._reader import (
     SQLITE_MAGIC,
     Record,
@@ -35,7 +35,7 @@ def sniff(path: Path, head: Any) -> int:
         return 0
     if {"key", "messages", "created"} <= head.keys() and isinstance(head["messages"], list):
         return 90
-    if head.get("role") in ROLES and isinstance(head.get("content"), str) and "uuid" not in head:
+    if tag(head, "role") in ROLES and isinstance(head.get("content"), str) and "uuid" not in head:
         return 70 if _meta_path(path).exists() else 40
     return 0
 
@@ -165,7 +165,7 @@ def build_session(
     tool_names: dict[str, str] = {}
     for record in records:
         value = record.value
-        if not isinstance(value, dict) or value.get("role") not in ROLES:
+        if not isinstance(value, dict) or tag(value, "role") not in ROLES:
             warnings.append(f"line {record.line:,}: not a PicoClaw message, skipped")
             continue
         if _is_transient(value):
@@ -208,7 +208,8 @@ def message_from_line(
     content = as_text(value.get("content"))
     calls: list[ToolCall] = []
     opaque: list[ContentPart] = []
-    for raw in value.get("tool_calls") or ():
+    raw_calls = value.get("tool_calls")
+    for raw in raw_calls if isinstance(raw_calls, list) else ():
         if not isinstance(raw, dict):
             continue
         function = raw.get("function")
