@@ -44,7 +44,10 @@ class SessionBar(Widget):
         self.refresh(layout=True)
 
     def set_status(self, status: str) -> None:
-        """A short note shown after the figures (loading, counting progress, errors)."""
+        """A short warning after the figures: how to open a file, or why the request cannot fit.
+
+        Loading and counting progress are the busy row's (``BusyRow``), not this line's.
+        """
         self._status = status
         self.refresh(layout=True)
 
