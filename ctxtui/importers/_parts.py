@@ -114,6 +114,56 @@ def join_text(parts: Iterable[ContentPart]) -> str:
     return "\n".join(p.text for p in parts if p.kind is PartKind.TEXT)
 
 
+# --- Anthropic content blocks (formats.md §3, §4) ----------------------------------------
+
+
+def _anthropic_source(block: Mapping[str, Any], kind: PartKind) -> ContentPart:
+    """An image or document from its ``source`` (base64, url, file or inline text)."""
+    source = block.get("source")
+    source = source if isinstance(source, Mapping) else {}
+    media_type = source.get("media_type") if isinstance(source.get("media_type"), str) else None
+    title = block.get("title")
+    label = title if isinstance(title, str) else str(block.get("type", ""))
+    stype = source.get("type")
+    if stype == "base64":
+        data = source.get("data")
+        return media_from_base64(data if isinstance(data, str) else "", media_type, kind, label)
+    if stype == "url":
+        return media_from_url(as_text(source.get("url")), kind, media_type)
+    if stype == "text":
+        size = len(as_text(source.get("data")).encode("utf-8"))
+        return ContentPart(kind=kind, media_type=media_type, byte_size=size, label=label)
+    if stype == "file":
+        return ContentPart(kind=kind, label=as_text(source.get("file_id")) or label)
+    return ContentPart(kind=kind, media_type=media_type, label=label)
+
+
+def anthropic_part(block: Any) -> ContentPart | None:
+    """An Anthropic content block the user sees (text, image, document) as a part; else ``None``.
+
+    Shared by the Anthropic and Claude Code importers, whose messages hold the same blocks.
+    """
+    if isinstance(block, str):
+        return text_part(block)
+    if not isinstance(block, Mapping):
+        return None
+    kind = block.get("type")
+    if kind == "text":
+        return text_part(as_text(block.get("text")))
+    if kind == "image":
+        return _anthropic_source(block, PartKind.IMAGE)
+    if kind == "document":
+        return _anthropic_source(block, PartKind.OTHER)
+    if kind == "search_result":
+        inner = block.get("content")
+        blocks = inner if isinstance(inner, list) else ()
+        texts = [as_text(b.get("text")) for b in blocks if isinstance(b, Mapping)]
+        return text_part("\n".join(texts), label="search_result")
+    if kind == "container_upload":
+        return ContentPart(kind=PartKind.OTHER, label=as_text(block.get("file_id")) or "file")
+    return None
+
+
 # --- usage (formats.md §10.5) -------------------------------------------------------------
 
 

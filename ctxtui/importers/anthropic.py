@@ -11,17 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.models import ContentPart, Message, PartKind, Session, SessionMeta, ToolCall
+from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolCall
 from ctxtui.importers import format_info
 from ctxtui.importers._parts import (
+    anthropic_part,
     as_text,
     compact_json,
     join_text,
-    media_from_base64,
-    media_from_url,
     opaque_part,
     tag,
-    text_part,
     tool_definitions,
     usage_anthropic,
 )
@@ -83,54 +81,11 @@ def sniff(path: Path, head: Any) -> int:
 # --- blocks -------------------------------------------------------------------------------
 
 
-def _source_part(block: Mapping[str, Any], kind: PartKind) -> ContentPart:
-    """An image or document from its ``source`` (base64, url, file or inline text)."""
-    source = block.get("source")
-    source = source if isinstance(source, Mapping) else {}
-    media_type = source.get("media_type") if isinstance(source.get("media_type"), str) else None
-    title = block.get("title")
-    label = title if isinstance(title, str) else str(block.get("type", ""))
-    stype = source.get("type")
-    if stype == "base64":
-        data = source.get("data")
-        return media_from_base64(data if isinstance(data, str) else "", media_type, kind, label)
-    if stype == "url":
-        return media_from_url(as_text(source.get("url")), kind, media_type)
-    if stype == "text":
-        size = len(as_text(source.get("data")).encode("utf-8"))
-        return ContentPart(kind=kind, media_type=media_type, byte_size=size, label=label)
-    if stype == "file":
-        return ContentPart(kind=kind, label=as_text(source.get("file_id")) or label)
-    return ContentPart(kind=kind, media_type=media_type, label=label)
-
-
-def _content_part(block: Any) -> ContentPart | None:
-    """A user-visible block (text, image, document) as a part; ``None`` for anything else."""
-    if isinstance(block, str):
-        return text_part(block)
-    if not isinstance(block, Mapping):
-        return None
-    kind = block.get("type")
-    if kind == "text":
-        return text_part(as_text(block.get("text")))
-    if kind == "image":
-        return _source_part(block, PartKind.IMAGE)
-    if kind == "document":
-        return _source_part(block, PartKind.OTHER)
-    if kind == "search_result":
-        inner = block.get("content")
-        texts = [as_text(b.get("text")) for b in inner or () if isinstance(b, Mapping)]
-        return text_part("\n".join(texts), label="search_result")
-    if kind == "container_upload":
-        return ContentPart(kind=PartKind.OTHER, label=as_text(block.get("file_id")) or "file")
-    return None
-
-
 def _result_fields(content: Any) -> tuple[str, tuple[ContentPart, ...]]:
     if isinstance(content, str):
         return content, ()
     if isinstance(content, list):
-        parts = tuple(p for p in (_content_part(b) for b in content) if p is not None)
+        parts = tuple(p for p in (anthropic_part(b) for b in content) if p is not None)
         return join_text(parts), parts
     if content is None:
         return "", ()
@@ -160,7 +115,7 @@ def _user(raw: Mapping[str, Any], names: dict[str, str]) -> list[Message]:
     for block in content:
         if isinstance(block, Mapping) and block.get("type") == "tool_result":
             out.append(_tool_message(block, names))
-        elif (part := _content_part(block)) is not None:
+        elif (part := anthropic_part(block)) is not None:
             parts.append(part)
     if parts or not out:
         out.append(Message(role="user", content=join_text(parts), parts=tuple(parts)))
@@ -202,7 +157,7 @@ def _assistant(raw: Mapping[str, Any], names: dict[str, str]) -> list[Message]:
         elif kind == "compaction":
             summary = as_text(block.get("content"))
             after.append(Message(role="assistant", content=summary, is_summary=True))
-        elif (part := _content_part(block)) is not None:
+        elif (part := anthropic_part(block)) is not None:
             parts.append(part)
     message = Message(
         role="assistant",
@@ -218,7 +173,7 @@ def _system(value: Any) -> str | None:
     if value is None:
         return None
     if isinstance(value, list):
-        parts = [p for p in (_content_part(b) for b in value) if p is not None]
+        parts = [p for p in (anthropic_part(b) for b in value) if p is not None]
         return join_text(parts)
     return as_text(value)
 

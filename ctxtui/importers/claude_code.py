@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ctxtui.core.models import ContentPart, Message, PartKind, Session, SessionMeta, ToolCall
+from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolCall
 from ctxtui.importers import FormatInfo, format_info
 from ctxtui.importers._parts import (
+    anthropic_part,
     compact_json,
     join_text,
-    media_from_base64,
     opaque_part,
     tag,
     text_part,
@@ -365,25 +365,12 @@ def _tool_result(
 
 
 def _content_parts(blocks: Iterable[Mapping[str, Any]]) -> list[ContentPart]:
-    """Anthropic content blocks → parts; base64 media become sized parts, never text."""
+    """Anthropic content blocks → parts (``anthropic_part``); others kept as labelled JSON."""
     parts: list[ContentPart] = []
     for block in blocks:
         kind = block.get("type")
-        if kind == "text":
-            parts.append(text_part(str(block.get("text", ""))))
-        elif kind in ("image", "document"):
-            source = block.get("source")
-            source = source if isinstance(source, dict) else {}
-            data = str(source.get("data", "")) if source.get("type") == "base64" else ""
-            media_type = source.get("media_type")
-            parts.append(
-                media_from_base64(
-                    data,
-                    media_type if isinstance(media_type, str) else None,
-                    PartKind.IMAGE if kind == "image" else PartKind.OTHER,
-                    label=str(source.get("url", "")) or str(kind),
-                )
-            )
+        if (part := anthropic_part(block)) is not None:
+            parts.append(part)
         elif kind == "tool_reference":
             parts.append(text_part(str(block.get("tool_name", "")), label="tool_reference"))
         elif kind is not None:

@@ -171,3 +171,25 @@ def test_sniff() -> None:
     head = json.loads(EXAMPLE.read_text().splitlines()[0])
     assert claude_code.sniff(EXAMPLE, head) >= 90
     assert claude_code.sniff(EXAMPLE, {"role": "user", "content": "x"}) == 0
+
+
+def test_blocks_read_as_the_anthropic_importer_reads_them(tmp_path: Path) -> None:
+    """Claude Code holds Anthropic blocks: a text-source document is sized, a null text is
+    empty (it used to read "None"), and a document keeps its title."""
+    document = {
+        "type": "document",
+        "title": "notes.txt",
+        "source": {"type": "text", "media_type": "text/plain", "data": "2 KiB of notes"},
+    }
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": [document]}
+    path = _write(
+        tmp_path,
+        [
+            _user("u1", None, [{"type": "text", "text": None}, {"type": "text", "text": "hi"}]),
+            _user("u2", "u1", [result]),
+        ],
+    )
+    user, tool = claude_code.load(path).messages
+    assert user.content == "\nhi"
+    (part,) = tool.parts
+    assert (part.kind, part.label, part.byte_size) == (PartKind.OTHER, "notes.txt", 14)
