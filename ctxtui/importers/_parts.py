@@ -114,6 +114,37 @@ def join_text(parts: Iterable[ContentPart]) -> str:
     return "\n".join(p.text for p in parts if p.kind is PartKind.TEXT)
 
 
+# --- Responses content parts (formats.md §2, §5) ----------------------------------------
+
+
+def responses_part(raw: Mapping[str, Any]) -> ContentPart | None:
+    """A Responses content part (text, refusal, image, file, audio) as a part; else ``None``.
+
+    Shared by the Responses and Codex importers: Codex rollouts hold Responses items.
+    """
+    kind = raw.get("type")
+    if kind in ("input_text", "output_text", "text", "summary_text", "reasoning_text"):
+        return text_part(as_text(raw.get("text")))
+    if kind == "refusal":
+        return text_part(as_text(raw.get("refusal")), label="refusal")
+    if kind == "input_image":
+        url = raw.get("image_url")
+        if isinstance(url, str):
+            return media_from_url(url, label="input_image")
+        return ContentPart(kind=PartKind.IMAGE, label=as_text(raw.get("file_id")) or "input_image")
+    if kind == "input_file":
+        label = as_text(raw.get("filename") or raw.get("file_id") or raw.get("file_url")) or "file"
+        data = raw.get("file_data")
+        if isinstance(data, str):
+            return media_from_base64(data, None, PartKind.OTHER, label)
+        return ContentPart(kind=PartKind.OTHER, label=label)
+    if kind == "input_audio":
+        inner = raw.get("input_audio")
+        data = raw.get("data") or (inner.get("data") if isinstance(inner, Mapping) else None)
+        return media_from_base64(as_text(data), None, PartKind.OTHER, "input_audio")
+    return None
+
+
 # --- Anthropic content blocks (formats.md §3, §4) ----------------------------------------
 
 

@@ -15,8 +15,8 @@ from ctxtui.importers._parts import (
     as_text,
     compact_json,
     join_text,
-    media_from_url,
     opaque_part,
+    responses_part,
     tag,
     text_part,
     usage_codex,
@@ -205,20 +205,10 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
 
 
 def _content_parts(content: Any) -> list[ContentPart]:
-    """Responses content parts → parts; images (data URLs) are sized, never text."""
+    """Responses content parts → parts (``responses_part``); unknown types are dropped."""
     if isinstance(content, str):
         return [text_part(content)]
-    parts: list[ContentPart] = []
-    for block in _dicts(content):
-        kind = block.get("type")
-        if kind in ("input_text", "output_text", "text", "summary_text", "refusal"):
-            parts.append(text_part(as_text(block.get("text", block.get("refusal")))))
-        elif kind == "input_image":
-            parts.append(media_from_url(as_text(block.get("image_url"))))
-        elif kind == "input_file":
-            data = as_text(block.get("file_data") or block.get("file_url"))
-            parts.append(media_from_url(data, PartKind.OTHER, label=as_text(block.get("filename"))))
-    return parts
+    return [p for block in _dicts(content) if (p := responses_part(block)) is not None]
 
 
 def _message(replay: _Replay, line: int, item: Mapping[str, Any], when: Any) -> None:

@@ -20,9 +20,9 @@ from ctxtui.importers._parts import (
     compact_json,
     join_text,
     media_from_base64,
-    media_from_url,
     normalise_usage,
     opaque_part,
+    responses_part,
     tag,
     text_part,
     tool_definitions,
@@ -96,31 +96,15 @@ def sniff(path: Path, head: Any) -> int:
 
 
 def _part(raw: Any) -> ContentPart | None:
+    """A content part; a type this importer does not know is kept as an empty labelled part."""
     if isinstance(raw, str):
         return text_part(raw)
     if not isinstance(raw, Mapping):
         return None
-    kind = raw.get("type")
-    if kind in ("input_text", "output_text", "text", "summary_text", "reasoning_text"):
-        return text_part(as_text(raw.get("text")))
-    if kind == "refusal":
-        return text_part(as_text(raw.get("refusal")), label="refusal")
-    if kind == "input_image":
-        url = raw.get("image_url")
-        if isinstance(url, str):
-            return media_from_url(url, label="input_image")
-        return ContentPart(kind=PartKind.IMAGE, label=as_text(raw.get("file_id")) or "input_image")
-    if kind == "input_file":
-        label = as_text(raw.get("filename") or raw.get("file_id") or raw.get("file_url")) or "file"
-        data = raw.get("file_data")
-        if isinstance(data, str):
-            return media_from_base64(data, None, PartKind.OTHER, label)
-        return ContentPart(kind=PartKind.OTHER, label=label)
-    if kind == "input_audio":
-        inner = raw.get("input_audio")
-        data = raw.get("data") or (inner.get("data") if isinstance(inner, Mapping) else None)
-        return media_from_base64(as_text(data), None, PartKind.OTHER, "input_audio")
-    return ContentPart(kind=PartKind.OTHER, label=str(kind or "unknown"))
+    part = responses_part(raw)
+    if part is None:
+        return ContentPart(kind=PartKind.OTHER, label=str(raw.get("type") or "unknown"))
+    return part
 
 
 def _texts(value: Any) -> list[str]:

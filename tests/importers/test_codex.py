@@ -130,3 +130,18 @@ def test_sniff() -> None:
     assert codex.sniff(ROLLOUT, json.loads(ROLLOUT.read_text().splitlines()[0])) >= 90
     assert codex.sniff(LEGACY, json.loads(LEGACY.read_text().splitlines()[0])) >= 80
     assert codex.sniff(ROLLOUT, {"role": "user", "content": "x"}) == 0
+
+
+def test_content_parts_read_as_the_responses_importer_reads_them(tmp_path: Path) -> None:
+    """A bare base64 ``file_data`` is sized (it used to be 0 bytes, labelled with the base64
+    itself when there was no filename), and an image by ``file_id`` is labelled with it."""
+    content = [
+        {"type": "input_text", "text": "look"},
+        {"type": "input_file", "file_data": "aGVsbG8="},
+        {"type": "input_image", "file_id": "file-1"},
+    ]
+    item = {"type": "message", "role": "user", "content": content}
+    (message,) = codex.load(_write(tmp_path, [_line("response_item", item)])).messages
+    _, file, image = message.parts
+    assert (file.kind, file.byte_size, file.label) == (PartKind.OTHER, 5, "file")
+    assert (image.kind, image.label) == (PartKind.IMAGE, "file-1")
