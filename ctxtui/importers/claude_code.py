@@ -11,6 +11,7 @@ from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolC
 from ctxtui.importers import FormatInfo, format_info
 from ctxtui.importers._parts import (
     anthropic_part,
+    as_text,
     compact_json,
     join_text,
     opaque_part,
@@ -102,7 +103,7 @@ def _collect(records: Iterable[Record]) -> _Entries:
             entries.model = model
         for block in _blocks(value):
             if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
-                entries.tool_names[block["id"]] = str(block.get("name", ""))
+                entries.tool_names[block["id"]] = as_text(block.get("name"))
     return entries
 
 
@@ -268,19 +269,19 @@ def _assistant(record: Record) -> Message:
     for block in _blocks(value):
         kind = block.get("type")
         if kind == "text":
-            text = str(block.get("text", ""))
+            text = as_text(block.get("text"))
             texts.append(text)
             parts.append(text_part(text))
         elif kind == "thinking":
-            reasoning.append(str(block.get("thinking", "")))
+            reasoning.append(as_text(block.get("thinking")))
             parts.extend(_opaque(block.get("signature"), "thinking.signature"))
         elif kind == "redacted_thinking":
             parts.extend(_opaque(block.get("data"), "redacted_thinking"))
         elif kind in ("tool_use", "server_tool_use"):
             calls.append(
                 ToolCall(
-                    id=str(block.get("id", "")),
-                    name=str(block.get("name", "")),
+                    id=as_text(block.get("id")),
+                    name=as_text(block.get("name")),
                     arguments=compact_json(block.get("input", {})),
                 )
             )
@@ -343,7 +344,7 @@ def _user(record: Record, tool_names: Mapping[str, str]) -> list[Message]:
 def _tool_result(
     block: Mapping[str, Any], tool_names: Mapping[str, str], common: Mapping[str, Any]
 ) -> Message:
-    call_id = str(block.get("tool_use_id", ""))
+    call_id = as_text(block.get("tool_use_id"))
     raw = block.get("content")
     parts: tuple[ContentPart, ...] = ()
     if isinstance(raw, str):
@@ -372,7 +373,7 @@ def _content_parts(blocks: Iterable[Mapping[str, Any]]) -> list[ContentPart]:
         if (part := anthropic_part(block)) is not None:
             parts.append(part)
         elif kind == "tool_reference":
-            parts.append(text_part(str(block.get("tool_name", "")), label="tool_reference"))
+            parts.append(text_part(as_text(block.get("tool_name")), label="tool_reference"))
         elif kind is not None:
             parts.append(text_part(compact_json(block), label=str(kind)))
     return parts

@@ -118,7 +118,7 @@ def build_session(
         elif kind in ITEM_TYPES:
             _item(replay, record, value, None)  # legacy: a bare response item
         elif kind is None and "instructions" in value and replay.session_id is None:
-            replay.session_id = str(value.get("id", "")) or None
+            replay.session_id = as_text(value.get("id")) or None
             instructions = value.get("instructions")
             replay.system_prompt = (
                 instructions if isinstance(instructions, str) and instructions else None
@@ -178,9 +178,9 @@ def _item(replay: _Replay, record: Record, item: Mapping[str, Any], timestamp: A
     if kind == "message":
         _message(replay, line, item, when)
     elif kind == "reasoning":
-        texts = [str(s.get("text", "")) for s in _dicts(item.get("summary"))]
+        texts = [as_text(s.get("text")) for s in _dicts(item.get("summary"))]
         if not texts:
-            texts = [str(c.get("text", "")) for c in _dicts(item.get("content"))]
+            texts = [as_text(c.get("text")) for c in _dicts(item.get("content"))]
         blob = item.get("encrypted_content")
         parts = [opaque_part(blob, "reasoning.encrypted_content")] if blob else []
         replay.assistant(line, reasoning="\n".join(texts), parts=parts, created_at=when)

@@ -193,3 +193,19 @@ def test_blocks_read_as_the_anthropic_importer_reads_them(tmp_path: Path) -> Non
     assert user.content == "\nhi"
     (part,) = tool.parts
     assert (part.kind, part.label, part.byte_size) == (PartKind.OTHER, "notes.txt", 14)
+
+
+def test_null_fields_read_as_empty_not_none(tmp_path: Path) -> None:
+    """A null ``text``, ``thinking`` or ``tool_use_id`` is empty, never the string "None"."""
+    blocks = [{"type": "thinking", "thinking": None}, {"type": "text", "text": None}]
+    result = {"type": "tool_result", "tool_use_id": None, "content": "ok"}
+    path = _write(
+        tmp_path,
+        [
+            _user("u1", None, "hi"),
+            _assistant("a1", "u1", "m1", blocks),
+            _user("u2", "a1", [result]),
+        ],
+    )
+    _, reply, tool = claude_code.load(path).messages
+    assert (reply.content, reply.reasoning, tool.tool_call_id) == ("", "", "")
