@@ -13,18 +13,22 @@ from ctxtui.core.plan import Plan, Pressure
 from ctxtui.core.rows import split_cells
 from ctxtui.tui.widgets.theme_style import component_style
 
-# (component name, legend label, bar character). Free space is drawn light so the used part
-# reads as one solid block; everything is a block character, no emoji.
-SEGMENTS: tuple[tuple[str, str, str], ...] = (
-    ("system", "system", "█"),
-    ("tools", "tools", "█"),
-    ("summary", "summary", "█"),
-    ("dropped", "dropped", "█"),
-    ("kept", "kept", "█"),
-    ("tail", "tail", "█"),
-    ("reserve", "reserve", "▒"),
-    ("free", "free", "░"),
+# (name, bar character): the name is both the component class (``gauge--<name>``) and the
+# legend's label. Free space is drawn light so the used part reads as one solid block;
+# everything is a block character, no emoji.
+SEGMENTS: tuple[tuple[str, str], ...] = (
+    ("system", "█"),
+    ("tools", "█"),
+    ("summary", "█"),
+    ("dropped", "█"),
+    ("kept", "█"),
+    ("tail", "█"),
+    ("reserve", "▒"),
+    ("free", "░"),
 )
+
+SHORT = {"system": "sys", "summary": "sum", "dropped": "drop", "reserve": "rsv"}
+"""Legend labels for a width where even single spaces between the full ones do not fit."""
 
 
 def segment_values(plan: Plan) -> tuple[int, ...]:
@@ -46,7 +50,7 @@ class BudgetGauge(Widget):
     """Where the window goes: a bar, the figures, and a legend; coloured by the plan's pressure."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        *(f"gauge--{name}" for name, _, _ in SEGMENTS),
+        *(f"gauge--{name}" for name, _ in SEGMENTS),
         "gauge--ok",
         "gauge--warning",
         "gauge--error",
@@ -123,7 +127,7 @@ class BudgetGauge(Widget):
         values = segment_values(plan)
         cells = split_cells(values, width)
         text = Text(no_wrap=True, end="")
-        for (name, _, char), n in zip(SEGMENTS, cells, strict=True):
+        for (name, char), n in zip(SEGMENTS, cells, strict=True):
             if n:
                 text.append(char * n, self._style(name))
         return text
@@ -131,23 +135,19 @@ class BudgetGauge(Widget):
     def _legend(self, plan: Plan, width: int) -> Text:
         """One line when it can be: the spacing, then the labels, shrink before it wraps."""
         entries = [
-            (name, label, char, value)
-            for (name, label, char), value in zip(SEGMENTS, segment_values(plan), strict=True)
+            (name, char, value)
+            for (name, char), value in zip(SEGMENTS, segment_values(plan), strict=True)
             if value > 0 or name in ("kept", "tail", "free")
         ]
         for gap, short in (("  ", False), (" ", False), (" ", True)):
             text = Text(overflow="fold")
-            for name, label, char, value in entries:
+            for name, char, value in entries:
                 if text:
                     text.append(gap)
                 text.append(char, self._style(name))
-                text.append(
-                    f" {SHORT.get(label, label) if short else label} ", self._style("label")
-                )
+                label = SHORT.get(name, name) if short else name
+                text.append(f" {label} ", self._style("label"))
                 text.append(f"{value:,}")
             if text.cell_len <= width:
                 break
         return text
-
-
-SHORT = {"system": "sys", "summary": "sum", "dropped": "drop", "reserve": "rsv"}
