@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ctxtui.core.models import ContentPart, PartKind, ToolDefinition, Usage
+from ctxtui.core.models import ContentPart, Message, PartKind, ToolDefinition, Usage
 
 _WS = str.maketrans("", "", " \t\r\n")
 
@@ -287,6 +287,21 @@ def normalise_usage(usage: Any) -> Usage | None:
     if "input" in usage and isinstance(usage.get("cache", {}), Mapping):
         return usage_opencode(usage)
     return None
+
+
+def attach_usage(messages: list[Message], usage: Any) -> None:
+    """Put request-level usage on the last assistant message, the reply it was billed for.
+
+    A message that already carries its own usage keeps it; unknown shapes are ignored.
+    """
+    normalised = normalise_usage(usage)
+    if normalised is None:
+        return
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].role == "assistant":
+            if messages[i].usage is None:
+                messages[i] = messages[i].model_copy(update={"usage": normalised})
+            return
 
 
 def tool_definition(raw: Any) -> ToolDefinition | None:

@@ -25,6 +25,7 @@ from ctxtui.core.models import (
 from ctxtui.importers import format_info
 from ctxtui.importers._parts import (
     as_text,
+    attach_usage,
     join_text,
     media_from_base64,
     media_from_url,
@@ -380,18 +381,6 @@ def _response_message(conversation: Mapping[str, Any]) -> Any:
     return None
 
 
-def _attach_usage(messages: list[Message], usage: Any) -> None:
-    """Put request-level usage on the last assistant message, the reply it was billed for."""
-    normalised = normalise_usage(usage)
-    if normalised is None:
-        return
-    for i in range(len(messages) - 1, -1, -1):
-        if messages[i].role == "assistant":
-            if messages[i].usage is None:
-                messages[i] = messages[i].model_copy(update={"usage": normalised})
-            return
-
-
 def load(path: Path) -> Session:
     """The session of a Chat file, read with the collector paused (see ``gc_paused``)."""
     with gc_paused():
@@ -409,7 +398,7 @@ def _load(path: Path) -> Session:
     usage = conversation.get("usage")
     if usage is None and isinstance(response, Mapping):
         usage = response.get("usage")
-    _attach_usage(messages, usage)
+    attach_usage(messages, usage)
     tools = tool_definitions(conversation.get("tools")) or tool_definitions(
         conversation.get("functions")
     )

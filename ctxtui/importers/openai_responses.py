@@ -17,10 +17,10 @@ from ctxtui.core.models import ContentPart, Message, PartKind, Session, SessionM
 from ctxtui.importers import format_info
 from ctxtui.importers._parts import (
     as_text,
+    attach_usage,
     compact_json,
     join_text,
     media_from_base64,
-    normalise_usage,
     opaque_part,
     responses_part,
     tag,
@@ -275,12 +275,7 @@ def load(path: Path) -> Session:
         replay.item(index, raw)
     replay.flush()
     messages = replay.messages
-    usage = normalise_usage(doc.get("usage"))
-    if usage is not None:
-        for i in range(len(messages) - 1, -1, -1):
-            if messages[i].role == "assistant":
-                messages[i] = messages[i].model_copy(update={"usage": usage})
-                break
+    attach_usage(messages, doc.get("usage"))
     model = doc.get("model")
     return Session(
         messages=tuple(messages),
