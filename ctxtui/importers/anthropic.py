@@ -207,12 +207,10 @@ def anthropic_messages(raw_messages: list[Any], warnings: list[str]) -> list[Mes
 
 
 def load(path: Path) -> Session:
-    doc = read_json(path)
+    doc = read_json(path)  # an object or an array
     warnings: list[str] = []
     if isinstance(doc, list):
         doc = {"messages": doc}
-    if not isinstance(doc, Mapping):  # pragma: no cover - read_json returns objects or arrays
-        raise SessionLoadError(str(path), f"expected Anthropic messages, found {json_kind(doc)}")
     if isinstance(doc.get("messages"), list):
         raw_messages: list[Any] = doc["messages"]
     elif doc.get("type") == "message":  # a response envelope: the one assistant reply
@@ -221,16 +219,16 @@ def load(path: Path) -> Session:
         raise SessionLoadError(
             str(path), f"expected Anthropic messages or a response, found {json_kind(doc)}"
         )
+    messages = anthropic_messages(raw_messages, warnings)
     model = doc.get("model")
     meta = SessionMeta(
         format=FORMAT.name,
         model=model if isinstance(model, str) else None,
         warnings=tuple(warnings),
     )
-    messages = anthropic_messages(raw_messages, warnings)
     return Session(
         messages=tuple(messages),
         system_prompt=_system(doc.get("system")),
         tools=tool_definitions(doc.get("tools")),
-        meta=meta.model_copy(update={"warnings": tuple(warnings)}),
+        meta=meta,
     )
