@@ -3,6 +3,10 @@
 Base64 payloads become IMAGE/OTHER parts with their media type and *decoded* byte size, never
 text (formats.md §10.3); signatures and encrypted blobs become OPAQUE parts (§10.4); usage is
 normalised to the core's ``Usage`` (§10.5) from whichever field names the source used.
+Formats that carry another's payload read it with that format's reader here: Claude Code its
+Anthropic blocks (``anthropic_part``), Codex its Responses parts (``responses_part``).
+Field readers (``as_text``, ``as_int``, ``tag``) take any JSON value, so a field of the wrong
+type is read as empty or skipped, never raised on.
 """
 
 from __future__ import annotations
