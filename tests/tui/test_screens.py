@@ -24,7 +24,11 @@ from ctxtui.core.policy import preset
 from ctxtui.core.reasons import CompactReason
 from ctxtui.importers import load_session
 from ctxtui.tui.commands import CtxtuiCommands, palette_commands
-from ctxtui.tui.screens.compaction import PROMPT_PREVIEW_CHARS, CompactionPreviewScreen
+from ctxtui.tui.screens.compaction import (
+    PROMPT_PREVIEW_CHARS,
+    CompactionPreviewScreen,
+    figure_rows,
+)
 from ctxtui.tui.screens.error import ErrorScreen
 from ctxtui.tui.screens.export import ExportScreen
 from ctxtui.tui.screens.help import HelpScreen, key_rows
@@ -126,6 +130,12 @@ async def test_compaction_figures_number_the_tail_as_the_list_does() -> None:
         assert "3 messages (#7–#9) stay verbatim, numbered #2–#4 after apply" in (
             screen.figures_text
         )
+
+
+def test_compaction_figures_group_every_message_number_alike() -> None:
+    """The replaced span is written like the tail beside it (``#1,000``), not ``#1000``."""
+    rows = dict(figure_rows(compaction_result(replaced=(1_000, 2_499), messages_replaced=1_500)))
+    assert rows["Messages replaced"] == "1,500 (#1,000–#2,499, 28,990 tok)"
 
 
 @pytest.mark.parametrize(("key", "expected"), [("a", "apply"), ("x", "export"), ("escape", None)])

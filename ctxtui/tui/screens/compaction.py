@@ -69,7 +69,7 @@ def figure_rows(
         replaced = "none"
     else:
         first, last = result.replaced
-        span = f"#{first}–#{last}, {result.replaced_tokens:,} tok"
+        span = f"#{first:,}–#{last:,}, {result.replaced_tokens:,} tok"
         replaced = f"{result.messages_replaced:,} ({span})"
     saved = result.tokens_saved
     share = f"{saved / result.tokens_before:.1%}" if result.tokens_before else "0.0%"
