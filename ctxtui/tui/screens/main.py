@@ -7,6 +7,7 @@ below are the one place that state changes, and each change ends in ``_render_pl
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -353,7 +354,7 @@ class MainScreen(Screen[None]):
             from ctxtui.core.counting import count_message_everywhere
 
             counts = count_message_everywhere(info.message, self.policy.chars_per_token)
-            pane.show(self._detail_info(index, counts))
+            pane.show(replace(info, counts=counts))  # the rest is gathered already
             return
         pane.show(info)
         if info is not None and pane.display:
