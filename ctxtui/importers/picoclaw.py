@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -112,12 +113,15 @@ def _line_after_skip(path: Path, skip: int) -> int:
     """The physical line where active history starts: ``skip`` counts non-empty lines only."""
     seen = 0
     number = 0
-    with open_bytes(path) as fh:
-        for number, raw in enumerate(fh, start=1):
-            if raw.strip():
-                seen += 1
-                if seen == skip:
-                    return number + 1
+    try:
+        with open_bytes(path) as fh:
+            for number, raw in enumerate(fh, start=1):
+                if raw.strip():
+                    seen += 1
+                    if seen == skip:
+                        return number + 1
+    except (OSError, EOFError, zlib.error) as exc:  # as iter_records words it
+        raise SessionLoadError(str(path), f"corrupt compressed data ({exc})") from None
     return number + 1
 
 

@@ -7,8 +7,11 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import PartKind
-from ctxtui.importers import picoclaw
+from ctxtui.importers import load_session, picoclaw
 
 EXAMPLES = Path("/work/shared/reference/examples")
 
@@ -126,3 +129,12 @@ def test_sniff() -> None:
     legacy = json.loads((EXAMPLES / "picoclaw_legacy_session.json").read_text())
     assert picoclaw.sniff(EXAMPLES / "x.json", legacy) >= 90
     assert picoclaw.sniff(EXAMPLES / "x.jsonl", {"uuid": "u", "role": "user"}) == 0
+
+
+def test_corrupt_gzip_with_a_meta_skip_is_one_line(tmp_path: Path) -> None:
+    """The skip pre-scan reads the file before iter_records does: its error is worded too."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\x1f\x8b\x08\x00garbagegarbage")
+    (tmp_path / "s.meta.json").write_text('{"key": "s", "skip": 1}')
+    with pytest.raises(SessionLoadError, match="corrupt compressed data"):
+        load_session(path)
