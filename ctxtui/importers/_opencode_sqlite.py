@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import Session
 from ctxtui.importers._parts import as_text
+from ctxtui.importers._reader import loads_field
 from ctxtui.importers.opencode import StoredMessage, build_session, parts_in_order
 
 BUSY_TIMEOUT_S = 5.0
@@ -69,7 +69,7 @@ def _read(con: sqlite3.Connection, path: Path, session_id: str | None) -> Sessio
 def _object(data: Any, what: str, warnings: list[str]) -> dict[str, Any]:
     """A ``data`` JSON column as an object; a broken one is reported and read as empty."""
     try:
-        value = json.loads(data) if isinstance(data, (str, bytes)) else None
+        value = loads_field(data) if isinstance(data, (str, bytes)) else None
     except ValueError:
         value = None
     if not isinstance(value, dict):

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ctxtui.core.models import ContentPart, Message, PartKind, ToolDefinition, Usage
+from ctxtui.importers._reader import loads_field
 
 _WS = str.maketrans("", "", " \t\r\n")
 
@@ -337,7 +338,7 @@ def tool_definitions(raw: Any) -> tuple[ToolDefinition, ...]:
     """Every tool schema in a ``tools`` field (a list, or a JSON string of one)."""
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = loads_field(raw)
         except ValueError:
             return ()
     if not isinstance(raw, list):

@@ -472,6 +472,22 @@ def _fast_parse(data: bytes, *, padded: bool) -> Any:
     return value
 
 
+def loads_field(text: str | bytes) -> Any:
+    """JSON held inside a field (tool arguments, a ``tools`` string, a SQLite ``data`` column).
+
+    Raises ``ValueError`` for anything that is not a value within ``MAX_DEPTH``: ``json.loads``
+    raises ``RecursionError`` on absurd nesting, which callers catching ``ValueError`` for bad
+    JSON would let escape as a traceback.
+    """
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ValueError(f"nesting deeper than {MAX_DEPTH} levels") from None
+    if depth_exceeds(value):
+        raise ValueError(f"nesting deeper than {MAX_DEPTH} levels")
+    return value
+
+
 def forget_cached() -> None:
     """Drop the document ``read_json`` keeps, so a large parsed file does not stay alive."""
     global _cache

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +20,7 @@ from ctxtui.importers._parts import (
     text_part,
     usage_codex,
 )
-from ctxtui.importers._reader import Record, iter_records
+from ctxtui.importers._reader import Record, iter_records, loads_field
 from ctxtui.importers._timestamps import parse_timestamp
 
 FORMAT: FormatInfo = format_info("codex")
@@ -286,7 +285,7 @@ def _shell_failed(text: str) -> bool:
     if not text.startswith("{") or '"exit_code"' not in text:
         return False
     try:
-        value = json.loads(text)
+        value = loads_field(text)
     except ValueError:
         return False
     metadata = value.get("metadata") if isinstance(value, dict) else None

@@ -6,7 +6,6 @@ and stable ids are synthesised from the message index so pairing survives re-loa
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -16,7 +15,7 @@ from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import ContentPart, Message, PartKind, Role, Session, SessionMeta, ToolCall
 from ctxtui.importers import format_info
 from ctxtui.importers._parts import as_text, compact_json, text_part, tool_definitions
-from ctxtui.importers._reader import Record, iter_values, json_kind
+from ctxtui.importers._reader import Record, iter_values, json_kind, loads_field
 
 FORMAT = format_info("sharegpt")
 
@@ -61,7 +60,7 @@ def sniff(path: Path, head: Any) -> int:
 def _parse_calls(value: str, index: int, warnings: list[str]) -> list[tuple[str, str]]:
     """``(name, arguments)`` of each call in a ``function_call`` value (an object or a list)."""
     try:
-        parsed = json.loads(value)
+        parsed = loads_field(value)
     except ValueError:
         warnings.append(f"message {index}: function_call value is not JSON; kept as arguments")
         return [("", value)]

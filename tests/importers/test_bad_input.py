@@ -3,7 +3,9 @@ was expected and what was found."""
 
 from __future__ import annotations
 
+import json
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -212,3 +214,43 @@ def test_format_names_ignore_case_and_underscores(tmp_path: Path) -> None:
     path = tmp_path / "chat.json"
     path.write_text('{"messages": [{"role": "user", "content": "hi"}]}')
     assert load_session(path, " OpenAI_Chat").meta.format == "openai-chat"
+
+
+_DEEP = "[" * 100_000 + "]" * 100_000
+"""JSON nested far past ``json.loads``' recursion limit, as it may sit inside a string field."""
+
+
+def test_absurd_nesting_inside_a_string_field_is_not_a_traceback(tmp_path: Path) -> None:
+    """JSON kept in a string (ShareGPT calls, a ``tools`` string, Codex shell output, an
+    OpenCode ``data`` column) is read as invalid JSON, not raised on as ``RecursionError``."""
+    sharegpt = tmp_path / "sharegpt.json"
+    turns = [{"from": "human", "value": "q"}, {"from": "function_call", "value": _DEEP}]
+    sharegpt.write_text(json.dumps({"conversations": turns}))
+    session = load_session(sharegpt)
+    assert session.messages[-1].tool_calls[0].arguments == _DEEP
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps({"messages": [{"role": "user", "content": "q"}], "tools": _DEEP}))
+    assert load_session(chat, "openai-chat").tools == ()
+    rollout = tmp_path / "rollout.jsonl"
+    output = '{"metadata": {"exit_code": 1}, "deep": ' + _DEEP + "}"
+    item = {"type": "function_call_output", "call_id": "c", "output": output}
+    rollout.write_text(json.dumps({"timestamp": "t", "type": "response_item", "payload": item}))
+    assert not load_session(rollout, "codex").messages[0].is_error
+
+
+def test_absurd_nesting_in_an_opencode_data_column(tmp_path: Path) -> None:
+    path = tmp_path / "opencode.db"
+    con = sqlite3.connect(path)
+    con.executescript(
+        """
+        CREATE TABLE session(id TEXT, title TEXT, time_updated INTEGER);
+        CREATE TABLE message(id TEXT, session_id TEXT, time_created INTEGER, data TEXT);
+        CREATE TABLE part(id TEXT, message_id TEXT, session_id TEXT, data TEXT);
+        INSERT INTO session VALUES ('ses_1', 't', 1);
+        """
+    )
+    con.execute("INSERT INTO message VALUES ('msg_1', 'ses_1', 1, ?)", (_DEEP,))
+    con.commit()
+    con.close()
+    session = load_session(path)
+    assert any("data is not a JSON object" in w for w in session.meta.warnings)
