@@ -268,9 +268,11 @@ def chat_message(
                 for n, item in enumerate(raw_calls)
                 if (call := _tool_call(item, f"call_{index}_{n}")) is not None
             ]
-            if raw_calls
+            if type(raw_calls) is list
             else []
         )
+        if raw_calls and type(raw_calls) is not list:
+            warnings.append(f"message {index}: tool_calls is not a list; ignored")
         legacy = raw.get("function_call")
         if legacy is not None and _is_mapping(legacy):
             call_id = f"legacy_call_{index}"

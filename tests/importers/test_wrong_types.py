@@ -190,3 +190,16 @@ def test_seahorse_unknown_role_is_reported(tmp_path: Path) -> None:
     assert session is not None
     assert [m.content for m in session.messages] == ["a"]
     assert any("unknown role 'bogus'" in w for w in session.meta.warnings)
+
+
+@pytest.mark.parametrize("calls", [5, "call_1", {"id": "c1"}])
+def test_openai_chat_tool_calls_not_a_list(tmp_path: Path, calls: Any) -> None:
+    path = tmp_path / "chat.json"
+    doc = {
+        "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "tool_calls": calls}]
+    }
+    path.write_text(json.dumps(doc))
+    session = _load(path)
+    assert session is not None
+    assert session.messages[1].tool_calls == ()
+    assert any("tool_calls is not a list" in w for w in session.meta.warnings)
