@@ -40,7 +40,7 @@ from ctxtui.tui.messages import (
     WorkFailed,
 )
 from ctxtui.tui.widgets.busy import BusyRow, format_bytes
-from ctxtui.tui.widgets.detail import DetailInfo, DetailPane
+from ctxtui.tui.widgets.detail import DetailInfo, DetailPane, partner_text
 from ctxtui.tui.widgets.footer import FittingFooter
 from ctxtui.tui.widgets.gauge import BudgetGauge
 from ctxtui.tui.widgets.message_list import MessageList
@@ -53,22 +53,6 @@ def tokenizer_names() -> list[str]:
     from ctxtui.core.tokenizers import available_tokenizers
 
     return list(available_tokenizers())
-
-
-def partner_text(session: Session, index: int) -> str:
-    """The message's tool-call partner(s), by index."""
-    message = session.messages[index]
-    if message.role == "tool":
-        call = session.call_of_result.get(index)
-        if call is None:
-            return "orphan result: its tool call is not in the session"
-        return f"result of the call in #{call:,}"
-    results = session.results_of_call.get(index)
-    if results:
-        return "results in " + ", ".join(f"#{i:,}" for i in results)
-    if message.tool_calls:
-        return "no results recorded for these calls"
-    return ""
 
 
 def file_label(path: Path) -> str:

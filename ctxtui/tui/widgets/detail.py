@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ctxtui.core.models import Message
+from ctxtui.core.models import Message, Session
 from ctxtui.core.plan import Zone
 from ctxtui.core.rows import cap_text, find_spans, literal_block
 
@@ -32,6 +32,22 @@ class DetailInfo:
     why: str = ""
     counts: Mapping[str, int] | None = None  # None while still counting
     highlight: str = ""  # the search query, marked wherever the content shows it
+
+
+def partner_text(session: Session, index: int) -> str:
+    """The message's tool-call partner(s), by index."""
+    message = session.messages[index]
+    if message.role == "tool":
+        call = session.call_of_result.get(index)
+        if call is None:
+            return "orphan result: its tool call is not in the session"
+        return f"result of the call in #{call:,}"
+    results = session.results_of_call.get(index)
+    if results:
+        return "results in " + ", ".join(f"#{i:,}" for i in results)
+    if message.tool_calls:
+        return "no results recorded for these calls"
+    return ""
 
 
 def _usage_line(message: Message) -> str:
