@@ -143,6 +143,11 @@ class Totals:
     def free(self) -> int:
         return max(0, self.window - self.requested)
 
+    @property
+    def over_by(self) -> int:
+        """How far the request runs past the window (0 when it fits)."""
+        return max(0, self.requested - self.window)
+
 
 @dataclass(frozen=True, slots=True)
 class CompactionNeed:

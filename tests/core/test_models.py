@@ -34,3 +34,12 @@ def test_model_copy_recomputes_derived_indices() -> None:
     assert shorter.turn_starts == (0,)
     assert shorter.call_of_result == {}
     assert shorter.orphan_results == ()
+
+
+def test_totals_free_and_over_by() -> None:
+    from ctxtui.core.plan import Totals
+
+    fits = Totals(1_000, 200, 100, 50, 0, 400, 300, 100, 0)
+    assert (fits.requested, fits.free, fits.over_by) == (750, 250, 0)
+    over = Totals(1_000, 200, 100, 50, 0, 900, 800, 100, 0)
+    assert (over.requested, over.free, over.over_by) == (1_250, 0, 250)

@@ -105,7 +105,7 @@ class BudgetGauge(Widget):
         state = self._style(pressure.value)
         label = self._style("label")
         if pressure is Pressure.ERROR:
-            notes = (f"over by {t.requested - t.window:,}", f"over {t.requested - t.window:,}")
+            notes = (f"over by {t.over_by:,}", f"over {t.over_by:,}")
         elif pressure is Pressure.WARNING:
             notes = ("near the compaction trigger", "near trigger")
         else:
