@@ -11,30 +11,19 @@ from typing import Any
 import pytest
 
 from ctxtui.cli import main
+from tests.cli.chats import agent_chat
 
 pytest.importorskip("ctxtui.core.planner")
 
 
 def _chat(turns: int, tool_chars: int = 4_000) -> dict[str, Any]:
-    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are terse."}]
-    for k in range(turns):
-        messages += [
-            {"role": "user", "content": f"step {k}: you must not touch main.py"},
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {
-                        "id": f"call_{k}",
-                        "type": "function",
-                        "function": {"name": "read_file", "arguments": '{"path": "src/a.py"}'},
-                    }
-                ],
-            },
-            {"role": "tool", "tool_call_id": f"call_{k}", "content": "x" * tool_chars},
-            {"role": "assistant", "content": f"I'll use plan {k} because it is simpler."},
-        ]
-    return {"messages": messages}
+    return agent_chat(
+        turns,
+        ask="step {k}: you must not touch main.py",
+        reply="I'll use plan {k} because it is simpler.",
+        tool_chars=tool_chars,
+        path="src/a.py",
+    )
 
 
 @pytest.fixture

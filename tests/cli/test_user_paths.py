@@ -17,6 +17,7 @@ import pytest
 from ctxtui.cli import main
 from ctxtui.core.policy import PRESETS, Policy
 from ctxtui.importers import FORMAT_NAMES
+from tests.cli.chats import agent_chat
 
 pytest.importorskip("ctxtui.core.planner")
 
@@ -26,25 +27,12 @@ SAMPLES = [p for p in SAMPLES if not p.name.endswith(".meta.json")]
 
 
 def _chat(turns: int = 6, tool_chars: int = 6_000, reply_chars: int = 0) -> dict[str, Any]:
-    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are terse."}]
-    for k in range(turns):
-        messages += [
-            {"role": "user", "content": f"step {k}: keep the API stable"},
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {
-                        "id": f"call_{k}",
-                        "type": "function",
-                        "function": {"name": "read_file", "arguments": '{"path": "a.py"}'},
-                    }
-                ],
-            },
-            {"role": "tool", "tool_call_id": f"call_{k}", "content": "x" * tool_chars},
-            {"role": "assistant", "content": f"Done with step {k}. " + "y" * reply_chars},
-        ]
-    return {"messages": messages}
+    return agent_chat(
+        turns,
+        ask="step {k}: keep the API stable",
+        reply="Done with step {k}. " + "y" * reply_chars,
+        tool_chars=tool_chars,
+    )
 
 
 @pytest.fixture
