@@ -84,6 +84,16 @@ class CompactionResult:
         return self.tokens_before - self.tokens_after
 
     @property
+    def saved_share(self) -> float:
+        """The share of the request the compaction saves (negative when it grows it)."""
+        return self.tokens_saved / self.tokens_before if self.tokens_before else 0.0
+
+    @property
+    def tail_messages(self) -> int:
+        """How many messages stay verbatim after the summary (the fresh tail)."""
+        return max(len(self.session.messages) - self.tail_kept, 0)
+
+    @property
     def prompt_caption(self) -> str:
         """Which leaf call the prompt is, when a summariser would need more than one."""
         if self.prompt_range is None or self.prompt_calls <= 1:

@@ -193,3 +193,29 @@ def test_leaf_chunks_close_when_the_crossing_message_is_added() -> None:
     tokens = [9_000, 9_000, 9_000, 1, 25_000, 5]
     assert leaf_chunks(tokens, 0, 5) == [(0, 2), (3, 4), (5, 5)]
     assert leaf_chunks(tokens, 1, 1) == [(1, 1)]
+
+
+def test_saved_share_and_tail_messages_come_with_the_result() -> None:
+    from dataclasses import replace
+
+    from ctxtui.core.compaction import CompactionResult
+    from ctxtui.core.models import Message, Session
+    from ctxtui.core.reasons import CompactReason
+
+    session = Session(messages=tuple(Message(role="user", content=str(i)) for i in range(5)))
+    result = CompactionResult(
+        session=session,
+        summary=None,
+        summary_text="",
+        prompt="",
+        reason=CompactReason.PROACTIVE,
+        replaced=(0, 3),
+        messages_replaced=4,
+        tokens_before=1_000,
+        tokens_after=750,
+        tail_kept=2,
+        overflow=None,
+    )
+    assert (result.saved_share, result.tail_messages) == (0.25, 3)
+    assert replace(result, tokens_before=0).saved_share == 0.0
+    assert replace(result, tail_kept=9).tail_messages == 0

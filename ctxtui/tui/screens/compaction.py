@@ -72,9 +72,9 @@ def figure_rows(
         span = f"#{first:,}–#{last:,}, {result.replaced_tokens:,} tok"
         replaced = f"{result.messages_replaced:,} ({span})"
     saved = result.tokens_saved
-    share = f"{saved / result.tokens_before:.1%}" if result.tokens_before else "0.0%"
+    share = f"{result.saved_share:.1%}"
     total = len(result.session.messages)
-    kept = max(total - result.tail_kept, 0)
+    kept = result.tail_messages
     after = f"#{result.tail_kept:,}–#{total - 1:,}"
     if not kept:
         tail = "no messages"
