@@ -198,7 +198,7 @@ def _arg_gist(arguments: str) -> str:
     """The argument a reader recognises a call by (a path, a command, a query)."""
     try:
         parsed = json.loads(arguments) if arguments.strip() else {}
-    except ValueError:
+    except (ValueError, RecursionError):  # arguments are raw model output: any text at all
         return _gist(arguments, ARG_GIST_CHARS)
     if isinstance(parsed, dict):
         for key in _ARG_KEYS:

@@ -16,21 +16,36 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ctxtui.core.models import ContentPart, Message, PartKind, ToolDefinition, Usage
-from ctxtui.importers._reader import loads_field
+from ctxtui.importers._deep import deep_call
+from ctxtui.importers._reader import depth_exceeds, loads_field
 
 _WS = str.maketrans("", "", " \t\r\n")
 
 
 def compact_json(value: Any) -> str:
     """JSON as an API client would send it: compact separators, non-ASCII kept as is."""
+    return deep_call(_dumps, value)
+
+
+def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+MAX_COUNT = 10**12
+"""No token or byte count read from a source is larger: a trillion tokens is a thousand times
+any context window. Larger ones (``1e400``, ``Infinity``, 4,000-digit integers) are dropped
+like any other value of the wrong kind, rather than overflowing ``int()`` or every sum and
+printout they would reach."""
+
+
 def as_int(value: Any) -> int | None:
-    """A non-negative token count from a source field, or ``None`` if it is not one."""
+    """A token count from a source field, or ``None`` if it is not one (negative, NaN, inf,
+    or past ``MAX_COUNT``)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return int(value) if value >= 0 else None
+    if not 0 <= value <= MAX_COUNT:  # NaN fails both comparisons
+        return None
+    return int(value)
 
 
 def as_text(value: Any) -> str:
@@ -330,8 +345,19 @@ def tool_definition(raw: Any) -> ToolDefinition | None:
     return ToolDefinition(
         name=name,
         description=description if isinstance(description, str) else "",
-        parameters=schema if isinstance(schema, Mapping) else {},
+        parameters=schema if isinstance(schema, Mapping) and not schema_too_deep(schema) else {},
     )
+
+
+SCHEMA_MAX_DEPTH = 200
+"""A tool schema nesting deeper than this is kept empty. Real schemas nest a dozen levels;
+the tokenizers walk a schema recursively and the native writer serialises it (pydantic
+stops at about 250 levels), so a hostile one must not reach them."""
+
+
+def schema_too_deep(schema: Any) -> bool:
+    """Whether a tool schema nests deeper than ``SCHEMA_MAX_DEPTH``."""
+    return depth_exceeds(schema, SCHEMA_MAX_DEPTH)
 
 
 def tool_definitions(raw: Any) -> tuple[ToolDefinition, ...]:

@@ -7,34 +7,53 @@ each kind of bad input turned into one ``SessionLoadError`` line a user can act 
 
 from __future__ import annotations
 
+import functools
 import gc
-import gzip
 import io
 import json
 import os
 import re
+import sys
 import threading
-import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import IO, Any, BinaryIO, cast
+from typing import IO, Any
 
 from ctxtui.core.errors import SessionLoadError
+from ctxtui.importers._deep import deep_call
+from ctxtui.importers._stream import MAX_LINE_BYTES, binary_problem, check_text_head, lines
+from ctxtui.importers._stream import check_file as check_file
+from ctxtui.importers._stream import open_bytes as open_bytes
+from ctxtui.importers._stream import read_magic as read_magic
 
-MAX_DEPTH = 200
-"""Deeper JSON than this is refused: no real transcript nests so deep, and recursion would."""
+MAX_DEPTH = 1000
+"""Deeper JSON than this is refused: no real transcript nests so deep. Up to it, the stdlib's
+recursion is given room by ``deep_call``; pydantic-core's parser stops at 200 and leaves
+deeper documents to the stdlib."""
 
 MAX_LINE_WARNINGS = 20
 """Corrupt-line warnings kept one by one; past this they are only counted."""
 
-GZIP_MAGIC = b"\x1f\x8b"
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 _BOM = b"\xef\xbb\xbf"
-_DECODER = json.JSONDecoder()
+_INT_CHARS = sys.get_int_max_str_digits() or sys.maxsize
+
+
+def _parse_int(text: str) -> int | float:
+    """A JSON integer; one too long for ``int()`` (4,300 digits) is read as a float (inf).
+
+    Refusing a whole session over one absurd number in a field nobody reads would be worse,
+    and an ``int`` that long could not even be printed; counts read from it are dropped
+    (``_parts.as_int``), and no other field keeps a number.
+    """
+    return int(text) if len(text) <= _INT_CHARS else float(text)
+
+
+_DECODER = json.JSONDecoder(parse_int=_parse_int)
+_loads = functools.partial(json.loads, parse_int=_parse_int)
 _WHITESPACE = " \t\n\r"
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 """A ``\\uD800``-``\\uDFFF`` escape: the only way JSON text can carry a lone surrogate."""
@@ -50,62 +69,6 @@ class Record:
 
     line: int
     value: Any
-
-
-def check_file(path: Path) -> None:
-    """Refuse a missing path, a directory or an unreadable file with one clear line."""
-    name = str(path)
-    if not path.exists():
-        raise SessionLoadError(name, "no such file or directory")
-    if path.is_dir():
-        raise SessionLoadError(name, "expected a file, found a directory")
-    if not path.is_file():
-        raise SessionLoadError(name, "expected a regular file, found a special file")
-    if not os.access(path, os.R_OK):
-        raise SessionLoadError(name, "permission denied: the file is not readable")
-
-
-def read_magic(path: Path, size: int = 16) -> bytes:
-    """The first bytes of the file as stored (not decompressed), for format sniffing."""
-    check_file(path)
-    try:
-        with path.open("rb") as fh:
-            return fh.read(size)
-    except PermissionError:
-        raise SessionLoadError(str(path), "permission denied: the file is not readable") from None
-    except OSError as exc:
-        raise SessionLoadError(str(path), f"cannot read the file ({exc.strerror})") from None
-
-
-def open_bytes(path: Path) -> BinaryIO:
-    """Open a file for binary reading, decompressing gzip and zstd transparently.
-
-    The compression is told by magic bytes, not by the name, so a renamed file still works.
-    zstandard is optional: without it a ``.zst`` file is refused with a message saying so.
-    """
-    magic = read_magic(path, 4)
-    name = str(path)
-    try:
-        raw = path.open("rb")
-    except PermissionError:
-        raise SessionLoadError(name, "permission denied: the file is not readable") from None
-    except OSError as exc:
-        raise SessionLoadError(name, f"cannot open the file ({exc.strerror})") from None
-    if magic.startswith(GZIP_MAGIC):
-        return cast(BinaryIO, gzip.GzipFile(fileobj=raw, mode="rb"))
-    if magic.startswith(ZSTD_MAGIC):
-        try:
-            import zstandard
-        except ImportError:
-            raw.close()
-            raise SessionLoadError(
-                name,
-                "zstd-compressed file, but the 'zstandard' package is not installed "
-                "(pip install zstandard, or decompress it with 'zstd -d')",
-            ) from None
-        reader = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
-        return io.BufferedReader(reader)
-    return raw
 
 
 def _read_padded(path: Path) -> bytes:
@@ -140,31 +103,12 @@ def _read_padded(path: Path) -> bytes:
 
 
 def _read_all(path: Path) -> bytes:
-    """Every (decompressed) byte of the file, with compression errors as one line."""
-    fh = open_bytes(path)
-    try:
-        with fh:
+    """Every decompressed byte of the file; the stream words corrupt data and bombs."""
+    with open_bytes(path) as fh:
+        try:
             return fh.read()
-    except (OSError, EOFError, zlib.error) as exc:
-        raise SessionLoadError(str(path), f"corrupt compressed data ({exc})") from None
-    except Exception as exc:  # zstandard.ZstdError does not derive from OSError
-        raise SessionLoadError(str(path), f"cannot decompress the file ({exc})") from None
-
-
-def looks_binary(data: bytes) -> bool:
-    """True when the start of the data is clearly not text (NULs or many control bytes)."""
-    sample = data[:8192]
-    if not sample:
-        return False
-    if b"\x00" in sample:
-        return True
-    controls = sum(1 for b in sample if b < 0x20 and b not in (9, 10, 12, 13))
-    return controls * 10 > len(sample)
-
-
-def describe_bytes(data: bytes) -> str:
-    """A short printable rendering of the first bytes, for 'found ...' messages."""
-    return " ".join(f"{b:02x}" for b in data[:8])
+        except OSError as exc:
+            raise SessionLoadError(str(path), f"cannot read the file ({exc.strerror})") from None
 
 
 def json_kind(value: Any) -> str:
@@ -232,7 +176,7 @@ def _scrub(value: Any) -> Any:
 
 def _scrub_if_needed(text: str, value: Any) -> Any:
     """Scrub ``value`` only when its source text has a surrogate escape (almost never)."""
-    return _scrub(value) if _SURROGATE_ESCAPE.search(text) else value
+    return deep_call(_scrub, value) if _SURROGATE_ESCAPE.search(text) else value
 
 
 def snippet(text: str, start: int = 0) -> str:
@@ -262,10 +206,9 @@ def _decode_document(path: Path, data: bytes) -> str:
         raise SessionLoadError(name, "empty file: expected a JSON document, found nothing")
     if data.startswith(_BOM):
         data = data[len(_BOM) :]
-    if looks_binary(data):
-        raise SessionLoadError(
-            name, f"expected JSON text, found binary data (starts {describe_bytes(data)})"
-        )
+    problem = binary_problem(data)
+    if problem is not None:
+        raise SessionLoadError(name, problem)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -276,10 +219,23 @@ def _decode_document(path: Path, data: bytes) -> str:
         ) from None
 
 
+def _not_json(text: str, exc: json.JSONDecodeError) -> str:
+    """What was found where a JSON document was expected.
+
+    Text that does not even start as JSON (a log line, or ``2024-01-01 started``, which
+    starts with a number and goes on as prose) is called plain text, quoted from its start;
+    otherwise the error names the column and the parser's reason.
+    """
+    start = len(text) - len(text.lstrip(_WHITESPACE))
+    if exc.pos == start or (exc.msg == "Extra data" and text[start] not in "[{"):
+        return f"expected JSON, found plain text {snippet(text, start)}"
+    return f"expected JSON, found {snippet(text, exc.pos)} at column {exc.colno} ({exc.msg})"
+
+
 def _parse_document(path: Path, text: str) -> Any:
     name = str(path)
     try:
-        value = json.loads(text)
+        value = deep_call(_DECODER.decode, text)
     except RecursionError:
         raise _too_deep(path) from None
     except json.JSONDecodeError as exc:
@@ -290,11 +246,7 @@ def _parse_document(path: Path, text: str) -> Any:
             raise SessionLoadError(
                 name, "truncated JSON: the document ends before it is complete", last_line
             ) from None
-        raise SessionLoadError(
-            name,
-            f"expected JSON, found {snippet(text, exc.pos)} at column {exc.colno} ({exc.msg})",
-            exc.lineno,
-        ) from None
+        raise SessionLoadError(name, _not_json(text, exc), exc.lineno) from None
     if depth_exceeds(value):
         raise _too_deep(path)
     if not isinstance(value, (dict, list)):
@@ -367,7 +319,7 @@ def read_json(path: Path) -> Any:
     if _cache is not None and _cache[0] == key:
         return _cache[1]
     with gc_paused():
-        if read_magic(path, 4).startswith((GZIP_MAGIC, ZSTD_MAGIC)):
+        if check_text_head(path):
             data = _read_all(path)
             value = _fast_parse(data, padded=False)
         else:
@@ -480,7 +432,7 @@ def loads_field(text: str | bytes) -> Any:
     JSON would let escape as a traceback.
     """
     try:
-        value = json.loads(text)
+        value = deep_call(_loads, text)
     except RecursionError:
         raise ValueError(f"nesting deeper than {MAX_DEPTH} levels") from None
     if depth_exceeds(value):
@@ -505,7 +457,7 @@ def _split_values(text: str) -> tuple[list[Any], str | None]:
         if pos >= end:
             return values, None
         try:
-            value, pos = _DECODER.raw_decode(text, pos)
+            value, pos = deep_call(_DECODER.raw_decode, text, pos)
         except RecursionError:
             return values, f"nesting deeper than {MAX_DEPTH} levels"
         except json.JSONDecodeError as exc:
@@ -537,13 +489,47 @@ def _fast_line(fast: _FastJson, raw: bytes) -> Any:
     return value
 
 
-def _lines(fh: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
-    """Raw lines without their terminator, each with whether it ended in a newline."""
-    for raw in fh:
-        if raw.endswith(b"\n"):
-            yield raw[:-1], True
-        else:
-            yield raw, False
+class _LineWarnings:
+    """A JSONL read's warnings: each kind listed up to ``MAX_LINE_WARNINGS``, then counted."""
+
+    def __init__(self, warnings: list[str]) -> None:
+        self.warnings = warnings
+        self.counts: dict[str, int] = {}
+
+    def add(self, kind: str, text: str) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        if self.counts[kind] <= MAX_LINE_WARNINGS:
+            self.warnings.append(text)
+
+    def close(self) -> None:
+        kinds = (("corrupt", "corrupt lines skipped"), ("utf8", "lines with invalid UTF-8"))
+        for kind, what in kinds:
+            more = self.counts.get(kind, 0) - MAX_LINE_WARNINGS
+            if more > 0:
+                self.warnings.append(f"{more:,} more {what} (first {MAX_LINE_WARNINGS} listed)")
+
+
+def _decode_line(raw: bytes, number: int, tally: _LineWarnings) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        # Replaced, not refused (writers split characters), but never silently: the counts
+        # of that line are off by the bytes that were lost.
+        tally.add("utf8", f"line {number:,}: invalid UTF-8 bytes shown as U+FFFD")
+        return raw.decode("utf-8", errors="replace")
+
+
+def _raw_lines(
+    fh: IO[bytes], limit: int = MAX_LINE_BYTES
+) -> Iterator[tuple[int, bytes | None, bool]]:
+    """Numbered raw lines, BOM and CR removed; ``None`` for a line longer than ``limit``."""
+    for number, (raw, complete) in enumerate(lines(fh, limit), start=1):
+        if raw is not None:
+            if number == 1 and raw.startswith(_BOM):
+                raw = raw[len(_BOM) :]
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+        yield number, raw, complete
 
 
 def iter_records(path: Path, warnings: list[str]) -> Iterator[Record]:
@@ -552,112 +538,91 @@ def iter_records(path: Path, warnings: list[str]) -> Iterator[Record]:
     A corrupt line in the middle is skipped with a ``line N: ...`` warning; a cut-off last
     line (no final newline, as when the writer is still appending) is ignored with a warning;
     several values on one line are all yielded. Lines are decoded with ``errors="replace"``
-    because writers have been seen splitting multi-byte characters.
+    because writers have been seen splitting multi-byte characters. A line longer than
+    ``MAX_LINE_BYTES`` is skipped without being held in memory.
 
     A line that holds one clean value is parsed by pydantic-core (``_fast_line``, ~0.4 s
     instead of ~0.66 s for 100k lines); every other line takes the stdlib path below, which
     alone words warnings, so both give the same records and the same warnings.
     """
-    name = str(path)
-    skipped = 0
-    mangled = 0
+    tally = _LineWarnings(warnings)
     fast = _fast_json()
-    fh = open_bytes(path)
-    try:
-        with fh:
-            for number, (raw, complete) in enumerate(_lines(fh), start=1):
-                if number == 1 and raw.startswith(_BOM):
-                    raw = raw[len(_BOM) :]
-                if raw.endswith(b"\r"):
-                    raw = raw[:-1]
-                if fast is not None:
-                    value = _fast_line(fast, raw)
-                    if value is not _UNDECIDED:
-                        yield Record(number, value)
-                        continue
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError:
-                    # Replaced, not refused (writers split characters), but never silently:
-                    # the counts of that line are off by the bytes that were lost.
-                    text = raw.decode("utf-8", errors="replace")
-                    mangled += 1
-                    if mangled <= MAX_LINE_WARNINGS:
-                        warnings.append(f"line {number:,}: invalid UTF-8 bytes shown as U+FFFD")
-                if not text.strip():
-                    continue
-                values, error = _split_values(text)
-                for value in values:
+    with open_bytes(path) as fh:
+        for number, raw, complete in _raw_lines(fh):
+            if raw is None:
+                limit = MAX_LINE_BYTES // 2**20
+                tally.add("corrupt", f"line {number:,}: skipped, longer than {limit:,} MiB")
+                continue
+            if fast is not None:
+                value = _fast_line(fast, raw)
+                if value is not _UNDECIDED:
                     yield Record(number, value)
-                if error is None:
                     continue
-                if not complete:
-                    warnings.append(
-                        f"line {number:,}: incomplete last line ignored (is the file still "
-                        "being written?)"
-                    )
-                    continue
-                skipped += 1
-                if skipped <= MAX_LINE_WARNINGS:
-                    warnings.append(f"line {number:,}: skipped, not valid JSON ({error})")
-    except (OSError, EOFError, zlib.error) as exc:
-        raise SessionLoadError(name, f"corrupt compressed data ({exc})") from None
-    if skipped > MAX_LINE_WARNINGS:
-        warnings.append(
-            f"{skipped - MAX_LINE_WARNINGS:,} more corrupt lines skipped (first "
-            f"{MAX_LINE_WARNINGS} listed)"
-        )
-    if mangled > MAX_LINE_WARNINGS:
-        warnings.append(
-            f"{mangled - MAX_LINE_WARNINGS:,} more lines with invalid UTF-8 (first "
-            f"{MAX_LINE_WARNINGS} listed)"
-        )
+            text = _decode_line(raw, number, tally)
+            if not text.strip():
+                continue
+            values, error = _split_values(text)
+            for value in values:
+                yield Record(number, value)
+            if error is None:
+                continue
+            if not complete:
+                warnings.append(
+                    f"line {number:,}: incomplete last line ignored (is the file still "
+                    "being written?)"
+                )
+                continue
+            tally.add("corrupt", f"line {number:,}: skipped, not valid JSON ({error})")
+    tally.close()
+
+
+HEAD_LINE_BYTES = 1024 * 1024
+"""Detection reads lines up to this long; a longer first line is a one-line document."""
+
+
+def _is_record(values: list[Any], error: str | None) -> bool:
+    """Whether a line's first value may stand for the file: clean, or a container cut short
+    (crash-and-append). A scalar followed by junk (``2024-01-01 started``) is plain text."""
+    return bool(values) and (error is None or isinstance(values[0], (dict, list)))
 
 
 def read_head(path: Path, max_lines: int = 20) -> Any:
-    """The first JSON value of a file, for format detection.
+    """The first JSON value of a file, for format detection, from a bounded head.
 
     A JSONL file gives its first record; a pretty-printed document, whose first line is not a
-    value on its own, is parsed whole with ``read_json`` (and kept for the importer). When that
-    fails too, the file is taken for JSONL with a corrupt first line only if two consecutive
-    later lines each hold complete values (impossible inside one valid or truncated document);
-    otherwise the document's one-line error is raised.
+    value on its own (or is longer than ``HEAD_LINE_BYTES``), is parsed whole with
+    ``read_json`` (and kept for the importer). When that fails too, the file is taken for
+    JSONL with a corrupt first line only if two consecutive later lines each hold complete
+    values (impossible inside one valid or truncated document); otherwise the document's
+    one-line error is raised.
     """
     check_file(path)
-    fh = open_bytes(path)
     document_error: SessionLoadError | None = None
     previous_clean: Any = None
-    try:
-        with fh:
-            seen = 0
-            for number, (raw, _complete) in enumerate(_lines(fh), start=1):
-                if number == 1 and raw.startswith(_BOM):
-                    raw = raw[len(_BOM) :]
-                if number == 1 and looks_binary(raw):
-                    break
-                text = raw.rstrip(b"\r").decode("utf-8", errors="replace")
-                if not text.strip():
+    seen = 0
+    with open_bytes(path) as fh:
+        for _number, raw, _complete in _raw_lines(fh, HEAD_LINE_BYTES):
+            text = "" if raw is None else raw.decode("utf-8", errors="replace")
+            if raw is not None and not text.strip():
+                continue
+            seen += 1
+            values, error = _split_values(text) if raw is not None else ([], "too long")
+            if seen == 1:
+                if _is_record(values, error):
+                    return values[0]
+                try:
+                    return read_json(path)
+                except SessionLoadError as exc:
+                    document_error = exc
                     continue
-                seen += 1
-                values, error = _split_values(text)
-                if seen == 1:
-                    if values:
-                        return values[0]
-                    try:
-                        return read_json(path)
-                    except SessionLoadError as exc:
-                        document_error = exc
-                        continue
-                if values and error is None:
-                    if previous_clean is not None:
-                        return previous_clean
-                    previous_clean = values[0]
-                else:
-                    previous_clean = None
-                if seen >= max_lines:
-                    break
-    except (OSError, EOFError, zlib.error) as exc:
-        raise SessionLoadError(str(path), f"corrupt compressed data ({exc})") from None
+            if values and error is None:
+                if previous_clean is not None:
+                    return previous_clean
+                previous_clean = values[0]
+            else:
+                previous_clean = None
+            if seen >= max_lines:
+                break
     if document_error is not None:
         raise document_error
     return read_json(path)
@@ -665,12 +630,11 @@ def read_head(path: Path, max_lines: int = 20) -> Any:
 
 def _first_line_is_value(path: Path) -> bool:
     """True when the first non-blank line holds complete JSON values (JSONL, or a one-line doc)."""
-    fh = open_bytes(path)
-    with fh:
-        for number, (raw, _complete) in enumerate(_lines(fh), start=1):
-            if number == 1 and raw.startswith(_BOM):
-                raw = raw[len(_BOM) :]
-            text = raw.rstrip(b"\r").decode("utf-8", errors="replace")
+    with open_bytes(path) as fh:
+        for _number, raw, _complete in _raw_lines(fh):
+            if raw is None:
+                return True  # a line too long to read is a JSONL line to skip, not a document
+            text = raw.decode("utf-8", errors="replace")
             if text.strip():
                 values, error = _split_values(text)
                 return bool(values) and error is None

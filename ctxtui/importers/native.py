@@ -15,6 +15,7 @@ from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.export import NATIVE_SCHEMA, native_document
 from ctxtui.core.models import Session
 from ctxtui.importers import format_info
+from ctxtui.importers._parts import SCHEMA_MAX_DEPTH, schema_too_deep
 from ctxtui.importers._reader import json_kind, read_json
 
 FORMAT = format_info("native")
@@ -53,8 +54,16 @@ def load(path: Path) -> Session:
             str(path), f"expected schema {SCHEMA!r}, found {doc['schema']!r} (unsupported version)"
         )
     try:
-        return Session.model_validate(doc.get("session"))
+        session = Session.model_validate(doc.get("session"))
     except ValidationError as exc:
         raise SessionLoadError(
             str(path), f"invalid native session at {_first_problem(exc)}"
         ) from None
+    for i, tool in enumerate(session.tools):
+        if schema_too_deep(tool.parameters):
+            raise SessionLoadError(
+                str(path),
+                f"invalid native session at tools.{i}.parameters: "
+                f"nesting deeper than {SCHEMA_MAX_DEPTH} levels",
+            )
+    return session

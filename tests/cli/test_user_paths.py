@@ -210,9 +210,9 @@ EXPECTED = {
     "scalar.json": "expected a JSON object or array, found a JSON number",
     "unknown.json": "no known format",
     "truncated.json": ":1: truncated JSON",
-    "deep.json": "nesting deeper than 200 levels",
+    "deep.json": "nesting deeper than 1000 levels",
     "corrupt_only.jsonl": ":1: truncated JSON",
-    "garbage.jsonl": ":1: expected JSON, found 'this is not json' at column 1",
+    "garbage.jsonl": ":1: expected JSON, found plain text 'this is not json'",
     "directory": "found a directory",
     "missing.json": "no such file or directory",
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import gzip
 import json
+import operator
 import os
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.importers import _reader
+from ctxtui.importers._deep import deep_call
 from ctxtui.importers._reader import iter_records, iter_values, open_bytes, read_head, read_json
 
 
@@ -170,16 +172,22 @@ def test_iter_values_tells_a_document_from_jsonl(tmp_path: Path) -> None:
 
 # --- the fast document path (pydantic-core's parser) and its stdlib fallback ----------------
 
-_DEPTH_CASES = {
-    # name: (document text, container levels by the reader's count)
-    "arrays 200": ("[" * 200 + "]" * 200, 200),
-    "arrays 201": ("[" * 201 + "]" * 201, 201),
-    "objects 200, empty innermost": ('{"a":' * 199 + "{}" + "}" * 199, 200),
-    "objects 201, empty innermost": ('{"a":' * 200 + "{}" + "}" * 200, 201),
-    "objects 200, scalar innermost": ('{"a":' * 200 + "1" + "}" * 200, 200),
-    "objects 201, scalar innermost": ('{"a":' * 201 + "1" + "}" * 201, 201),
-    "mixed 201 via a sibling": ('{"b":[],"a":' * 200 + "1" + "}" * 200, 201),
-}
+
+def _depth_cases(n: int) -> dict[str, tuple[str, int]]:
+    """Documents nesting ``n`` and ``n + 1`` levels by the reader's count, in every shape."""
+    return {
+        f"arrays {n}": ("[" * n + "]" * n, n),
+        f"arrays {n + 1}": ("[" * (n + 1) + "]" * (n + 1), n + 1),
+        f"objects {n}, empty innermost": ('{"a":' * (n - 1) + "{}" + "}" * (n - 1), n),
+        f"objects {n + 1}, empty innermost": ('{"a":' * n + "{}" + "}" * n, n + 1),
+        f"objects {n}, scalar innermost": ('{"a":' * n + "1" + "}" * n, n),
+        f"objects {n + 1}, scalar innermost": ('{"a":' * (n + 1) + "1" + "}" * (n + 1), n + 1),
+        f"mixed {n + 1} via a sibling": ('{"b":[],"a":' * n + "1" + "}" * n, n + 1),
+    }
+
+
+# pydantic-core stops at 200 levels and the reader at MAX_DEPTH: both edges, on both paths.
+_DEPTH_CASES = {**_depth_cases(200), **_depth_cases(_reader.MAX_DEPTH)}
 
 
 @pytest.mark.parametrize("name", sorted(_DEPTH_CASES))
@@ -188,7 +196,7 @@ _DEPTH_CASES = {
 def test_depth_limit_is_exact_on_every_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, fast: bool, compressed: bool
 ) -> None:
-    """pydantic-core counts nesting its own way; the reader's 200-level limit must not move."""
+    """pydantic-core counts nesting its own way; the reader's limit must not move."""
     if not fast:
         monkeypatch.setattr(_reader, "_fast_json", lambda: None)
     text, levels = _DEPTH_CASES[name]
@@ -196,10 +204,10 @@ def test_depth_limit_is_exact_on_every_path(
     data = text.encode()
     path.write_bytes(gzip.compress(data) if compressed else data)
     if levels > _reader.MAX_DEPTH:
-        with pytest.raises(SessionLoadError, match="nesting deeper than 200 levels"):
+        with pytest.raises(SessionLoadError, match=f"deeper than {_reader.MAX_DEPTH} levels"):
             read_json(path)
-    else:
-        assert read_json(path) == json.loads(text)
+    else:  # parsed and compared with room for the recursion 1,000 levels take
+        assert deep_call(operator.eq, read_json(path), deep_call(json.loads, text))
     _reader.forget_cached()
 
 

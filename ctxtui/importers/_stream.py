@@ -1,0 +1,303 @@
+"""Bounded byte streams of a transcript file: decompression with a cap, bounded lines.
+
+A hostile file must not cost more memory than its useful data: a 2 MB gzip that inflates
+to 2 GB of NUL bytes, or a 2 GB sparse file, used to be read whole (one "line" of 2 GB)
+before anything looked at it. Here every read is bounded: binary content is refused from
+the first few kilobytes, gzip and zstd are inflated a chunk at a time up to a cap, and a
+line is never read past ``MAX_LINE_BYTES``. Corrupt and truncated compressed data become
+one ``SessionLoadError`` line in plain words.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any, BinaryIO, cast
+
+from ctxtui.core.errors import SessionLoadError
+
+GZIP_MAGIC = b"\x1f\x8b"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+SNIFF_BYTES = 8192
+"""How much of the (decompressed) start of a file decides that it is binary."""
+
+MAX_LINE_BYTES = 256 * 1024 * 1024
+"""A JSONL line longer than this is skipped unread: no agent writes one (a 32 MB PDF in
+base64 is 43 MB), and reading it whole is how a file without newlines exhausts memory."""
+
+MIN_INFLATE_CAP = 1024 * 1024 * 1024
+MAX_INFLATE_RATIO = 200
+"""Compressed input may inflate to ``max(MIN_INFLATE_CAP, MAX_INFLATE_RATIO x its size)``.
+
+Real transcripts compress 5-30x with gzip or zstd; a decompression bomb reaches 1000x."""
+
+_IN_CHUNK = 64 * 1024
+_OUT_CHUNK = 1024 * 1024
+_ZSTD_IN_CHUNK = 1024
+"""zstd has no output bound per call; one input byte can inflate ~32,000x (an RLE block), so
+it is fed a kilobyte at a time (at most ~32 MB out per call)."""
+
+
+def check_file(path: Path) -> None:
+    """Refuse a missing path, a directory or an unreadable file with one clear line."""
+    name = str(path)
+    if not path.exists():
+        raise SessionLoadError(name, "no such file or directory")
+    if path.is_dir():
+        raise SessionLoadError(name, "expected a file, found a directory")
+    if not path.is_file():
+        raise SessionLoadError(name, "expected a regular file, found a special file")
+    if not os.access(path, os.R_OK):
+        raise SessionLoadError(name, "permission denied: the file is not readable")
+
+
+def open_raw(path: Path) -> BinaryIO:
+    """The file opened for binary reading, with open errors as one line."""
+    try:
+        return path.open("rb")
+    except PermissionError:
+        raise SessionLoadError(str(path), "permission denied: the file is not readable") from None
+    except OSError as exc:
+        raise SessionLoadError(str(path), f"cannot read the file ({exc.strerror})") from None
+
+
+def read_magic(path: Path, size: int = 16) -> bytes:
+    """The first bytes of the file as stored (not decompressed), for format sniffing."""
+    check_file(path)
+    with open_raw(path) as fh:
+        try:
+            return fh.read(size)
+        except OSError as exc:
+            raise SessionLoadError(str(path), f"cannot read the file ({exc.strerror})") from None
+
+
+def looks_binary(data: bytes) -> bool:
+    """True when the start of the data is clearly not text (NULs or many control bytes)."""
+    sample = data[:SNIFF_BYTES]
+    if not sample:
+        return False
+    if b"\x00" in sample:
+        return True
+    controls = sum(1 for b in sample if b < 0x20 and b not in (9, 10, 12, 13))
+    return controls * 10 > len(sample)
+
+
+def describe_bytes(data: bytes) -> str:
+    """A short printable rendering of the first bytes, for 'found ...' messages."""
+    return " ".join(f"{b:02x}" for b in data[:8])
+
+
+def binary_problem(data: bytes) -> str | None:
+    """The refusal for binary ``data``, or ``None`` when it may be text."""
+    if not looks_binary(data):
+        return None
+    return f"expected JSON text, found binary data (starts {describe_bytes(data)})"
+
+
+class _Inflating(io.RawIOBase):
+    """The decompressed bytes of a gzip or zstd file, inflated a bounded chunk at a time.
+
+    Several gzip members or zstd frames follow one another, as ``cat a.gz b.gz`` makes; NUL
+    padding after the last is ignored. A stream that stops inside a member or frame is
+    *truncated*, not empty, and more output than ``cap`` bytes is refused.
+    """
+
+    def __init__(self, raw: BinaryIO, name: str, kind: str, cap: int) -> None:
+        super().__init__()
+        self._raw = raw
+        self._name = name
+        self._kind = kind
+        self._cap = cap
+        self._out = 0
+        self._feed = b""
+        self._pending = memoryview(b"")
+        self._decoder: Any = None
+        self._raw_eof = False
+
+    def readable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        if not self.closed:
+            self._raw.close()
+        super().close()
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        while not self._pending:
+            if not self._inflate_some():
+                return 0
+        n = min(len(view), len(self._pending))
+        view[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+    def _fill(self) -> bool:
+        """Make sure there is input to feed; ``False`` at the end of the file."""
+        if not self._feed and not self._raw_eof:
+            try:
+                self._feed = self._raw.read(_IN_CHUNK)
+            except OSError as exc:
+                raise self._error(f"cannot read the file ({exc.strerror})") from None
+            self._raw_eof = not self._feed
+        return bool(self._feed)
+
+    def _inflate_some(self) -> bool:
+        """Inflate the next chunk into ``_pending``; ``False`` when the stream is over."""
+        if not self._fill():
+            if self._decoder is not None:
+                raise self._error(
+                    f"truncated compressed data: the file ends inside the {self._kind} stream"
+                )
+            return False
+        if self._decoder is None:
+            self._feed = self._feed.lstrip(b"\x00")  # padding between or after members
+            if not self._feed:
+                return True
+            self._decoder = self._new_decoder()
+        out = self._decode()
+        self._out += len(out)
+        if self._out > self._cap:
+            raise self._error(
+                f"refused: the {self._kind} data inflates to more than "
+                f"{self._cap // 2**20:,} MiB (a decompression bomb?)"
+            )
+        self._pending = memoryview(out)
+        return True
+
+    def _new_decoder(self) -> Any:
+        """A decoder for the member or frame that starts the input still to feed."""
+        magic = GZIP_MAGIC if self._kind == "gzip" else ZSTD_MAGIC
+        while len(self._feed) < len(magic) and not self._raw_eof:
+            more = self._raw.read(_IN_CHUNK)
+            self._raw_eof = not more
+            self._feed += more
+        if not self._feed.startswith(magic):
+            raise self._error(
+                f"corrupt compressed data: unexpected bytes after the {self._kind} stream"
+            )
+        if self._kind == "gzip":
+            return zlib.decompressobj(wbits=31)
+        import zstandard
+
+        return zstandard.ZstdDecompressor().decompressobj()
+
+    def _decode(self) -> bytes:
+        decoder = self._decoder
+        try:
+            if self._kind == "gzip":
+                out: bytes = decoder.decompress(self._feed, _OUT_CHUNK)
+                self._feed = decoder.unconsumed_tail
+            else:
+                chunk, self._feed = self._feed[:_ZSTD_IN_CHUNK], self._feed[_ZSTD_IN_CHUNK:]
+                out = decoder.decompress(chunk)
+        except zlib.error as exc:
+            raise self._error(
+                f"corrupt compressed data: bad gzip stream ({_detail(exc)})"
+            ) from None
+        except Exception as exc:  # zstandard.ZstdError derives from Exception only
+            raise self._error(
+                f"corrupt compressed data: bad zstd stream ({_detail(exc)})"
+            ) from None
+        if decoder.eof:
+            self._feed = decoder.unused_data + self._feed
+            self._decoder = None
+        return out
+
+    def _error(self, problem: str) -> SessionLoadError:
+        return SessionLoadError(self._name, problem)
+
+
+def _detail(exc: BaseException) -> str:
+    """The decompressor's own words without its prefix ('Error -3 while decompressing data: ')."""
+    text = str(exc).strip() or "unreadable"
+    _head, sep, tail = text.rpartition(": ")
+    return tail if sep and tail else text
+
+
+def _compression(path: Path) -> str:
+    """``gzip``, ``zstd`` or ``""``, told by magic bytes; refuses zstd without zstandard."""
+    magic = read_magic(path, 4)
+    if magic.startswith(GZIP_MAGIC):
+        return "gzip"
+    if not magic.startswith(ZSTD_MAGIC):
+        return ""
+    try:
+        import zstandard  # noqa: F401
+    except ImportError:
+        raise SessionLoadError(
+            str(path),
+            "zstd-compressed file, but the 'zstandard' package is not installed "
+            "(pip install zstandard, or decompress it with 'zstd -d')",
+        ) from None
+    return "zstd"
+
+
+def _open(path: Path, kind: str) -> BinaryIO:
+    raw = open_raw(path)
+    if not kind:
+        return raw
+    cap = max(MIN_INFLATE_CAP, MAX_INFLATE_RATIO * os.fstat(raw.fileno()).st_size)
+    return cast(BinaryIO, io.BufferedReader(_Inflating(raw, str(path), kind, cap), _IN_CHUNK))
+
+
+def open_bytes(path: Path) -> BinaryIO:
+    """Open a file for binary reading, decompressing gzip and zstd transparently.
+
+    The compression is told by magic bytes, not by the name, so a renamed file still works.
+    zstandard is optional: without it a ``.zst`` file is refused with a message saying so.
+    Binary content is refused first (``check_text_head``), before any caller reads a line.
+    """
+    return _open(path, check_text_head(path))
+
+
+def check_text_head(path: Path) -> str:
+    """Refuse a file whose first ``SNIFF_BYTES`` of (decompressed) data are binary.
+
+    Returns the compression (``gzip``, ``zstd`` or ``""``). The head is read from an opening
+    of its own, so callers open the stream afresh (inflating 8 KiB twice costs nothing).
+    """
+    kind = _compression(path)
+    with _open(path, kind) as fh:
+        try:
+            head = fh.read(SNIFF_BYTES)
+        except OSError as exc:
+            raise SessionLoadError(str(path), f"cannot read the file ({exc.strerror})") from None
+    problem = binary_problem(head)
+    if problem is not None:
+        raise SessionLoadError(str(path), problem)
+    return kind
+
+
+def lines(fh: IO[bytes], limit: int = MAX_LINE_BYTES) -> Iterator[tuple[bytes | None, bool]]:
+    """Raw lines without their terminator, each with whether it ended in a newline.
+
+    A line longer than ``limit`` is skipped without being kept (read in bounded pieces up to
+    its newline) and yielded as ``None``, so the caller can say so.
+    """
+    while True:
+        raw = fh.readline(limit + 1)
+        if not raw:
+            return
+        if raw.endswith(b"\n"):
+            yield raw[:-1], True
+            continue
+        if len(raw) <= limit:
+            yield raw, False
+            return
+        del raw
+        complete = False
+        while True:
+            piece = fh.readline(_OUT_CHUNK)
+            if not piece:
+                break
+            if piece.endswith(b"\n"):
+                complete = True
+                break
+        yield None, complete
+        if not complete:
+            return
