@@ -30,6 +30,7 @@ from ctxtui.importers._reader import (
     read_head,
     read_magic,
 )
+from ctxtui.importers._stream import SQLITE_ERRORS, sqlite_problem
 
 
 @dataclass(frozen=True)
@@ -183,8 +184,10 @@ def _sqlite_tables(path: Path) -> set[str]:
             rows = con.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
         finally:
             con.close()
-    except sqlite3.Error as exc:
-        raise SessionLoadError(str(path), f"cannot read the SQLite database ({exc})") from None
+    except SQLITE_ERRORS as exc:
+        raise SessionLoadError(
+            str(path), f"cannot read the SQLite database ({sqlite_problem(exc)})"
+        ) from None
     return {str(row[0]) for row in rows}
 
 

@@ -10,6 +10,7 @@ from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import Session
 from ctxtui.importers._parts import as_text
 from ctxtui.importers._reader import loads_field
+from ctxtui.importers._stream import SQLITE_ERRORS, sqlite_problem
 from ctxtui.importers.opencode import StoredMessage, build_session, parts_in_order
 
 BUSY_TIMEOUT_S = 5.0
@@ -20,12 +21,16 @@ def load_database(path: Path, session_id: str | None = None) -> Session:
     uri = f"{path.resolve().as_uri()}?mode=ro"  # never immutable=1: it would miss the -wal
     try:
         con = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
-    except sqlite3.Error as exc:
-        raise SessionLoadError(str(path), f"cannot open the SQLite database ({exc})") from None
+    except SQLITE_ERRORS as exc:
+        raise SessionLoadError(
+            str(path), f"cannot open the SQLite database ({sqlite_problem(exc)})"
+        ) from None
     try:
         return _read(con, path, session_id)
-    except sqlite3.Error as exc:
-        raise SessionLoadError(str(path), f"cannot read the OpenCode database ({exc})") from None
+    except SQLITE_ERRORS as exc:
+        raise SessionLoadError(
+            str(path), f"cannot read the OpenCode database ({sqlite_problem(exc)})"
+        ) from None
     finally:
         con.close()
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolCall
 from ctxtui.importers._parts import as_int, as_text, text_part
+from ctxtui.importers._stream import SQLITE_ERRORS, sqlite_problem
 from ctxtui.importers._timestamps import parse_timestamp
 from ctxtui.importers.picoclaw import FORMAT, ROLES, media_part
 
@@ -19,8 +20,10 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     uri = f"{path.resolve().as_uri()}?mode=ro"
     try:
         con = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
-    except sqlite3.Error as exc:
-        raise SessionLoadError(str(path), f"cannot open the SQLite database ({exc})") from None
+    except SQLITE_ERRORS as exc:
+        raise SessionLoadError(
+            str(path), f"cannot open the SQLite database ({sqlite_problem(exc)})"
+        ) from None
     con.row_factory = sqlite3.Row
     return con
 
@@ -30,8 +33,10 @@ def load_seahorse(path: Path) -> Session:
     con = connect_read_only(path)
     try:
         return _read(con, path)
-    except sqlite3.Error as exc:
-        raise SessionLoadError(str(path), f"cannot read the seahorse database ({exc})") from None
+    except SQLITE_ERRORS as exc:
+        raise SessionLoadError(
+            str(path), f"cannot read the seahorse database ({sqlite_problem(exc)})"
+        ) from None
     finally:
         con.close()
 

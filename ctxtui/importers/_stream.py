@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import os
+import sqlite3
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -301,3 +302,15 @@ def lines(fh: IO[bytes], limit: int = MAX_LINE_BYTES) -> Iterator[tuple[bytes | 
         yield None, complete
         if not complete:
             return
+
+
+SQLITE_ERRORS = (sqlite3.Error, UnicodeDecodeError)
+"""What reading a damaged SQLite file raises: ``sqlite3`` decodes its own error messages as
+strict UTF-8, so a byte-flipped schema quoted in one raises ``UnicodeDecodeError`` instead."""
+
+
+def sqlite_problem(exc: BaseException) -> str:
+    """The reason of a ``SQLITE_ERRORS`` exception in words (never a class name)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return "malformed database: its schema holds bytes that are not UTF-8"
+    return str(exc) or "unreadable database"

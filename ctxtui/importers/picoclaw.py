@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from ctxtui.importers._reader import (
     read_json,
     read_magic,
 )
+from ctxtui.importers._stream import lines
 from ctxtui.importers._timestamps import parse_timestamp
 
 FORMAT: FormatInfo = format_info("picoclaw")
@@ -113,15 +113,12 @@ def _line_after_skip(path: Path, skip: int) -> int:
     """The physical line where active history starts: ``skip`` counts non-empty lines only."""
     seen = 0
     number = 0
-    try:
-        with open_bytes(path) as fh:
-            for number, raw in enumerate(fh, start=1):
-                if raw.strip():
-                    seen += 1
-                    if seen == skip:
-                        return number + 1
-    except (OSError, EOFError, zlib.error) as exc:  # as iter_records words it
-        raise SessionLoadError(str(path), f"corrupt compressed data ({exc})") from None
+    with open_bytes(path) as fh:  # bounded lines: a line too long to read still counts
+        for number, (raw, _complete) in enumerate(lines(fh), start=1):
+            if raw is None or raw.strip():
+                seen += 1
+                if seen == skip:
+                    return number + 1
     return number + 1
 
 
