@@ -1,0 +1,356 @@
+"""Issue 9's crashes: absurd numbers, corrupt streams, damaged SQLite, deep nesting, long lines.
+
+Each input is built here and must load (keeping what is sound) or be refused with one line
+naming the file, never a traceback.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zstandard
+
+from ctxtui.core.errors import SessionLoadError
+from ctxtui.importers import _reader, load_session
+from ctxtui.importers._parts import as_int, normalise_usage, tool_definition
+from ctxtui.importers._reader import MAX_DEPTH, iter_records, read_json
+
+HUGE = "1" + "0" * 5000
+"""An integer past CPython's 4,300-digit limit for ``int`` <-> ``str``."""
+
+
+def _refusal(path: Path, format: str | None = None) -> str:
+    with pytest.raises(SessionLoadError) as info:
+        load_session(path, format)
+    message = str(info.value)
+    assert "\n" not in message and message.startswith(str(path)), message
+    assert "Error:" not in message and "Error(" not in message, "no exception class names"
+    return message
+
+
+def _chat(usage: str, content: str = '"hi"') -> str:
+    return (
+        '{"messages": [{"role": "user", "content": ' + content + "}, "
+        '{"role": "assistant", "content": "yes"}], '
+        '"usage": {"prompt_tokens": ' + usage + ', "completion_tokens": 3}}'
+    )
+
+
+# --- item 7: usage fields holding inf, NaN, huge numbers ---------------------------------
+
+
+@pytest.mark.parametrize("value", ["1e400", "-1e400", "Infinity", "NaN", HUGE, "1e13", "-5"])
+def test_absurd_usage_is_dropped_and_the_rest_kept(tmp_path: Path, value: str) -> None:
+    path = tmp_path / "chat.json"
+    path.write_text(_chat(value))
+    session = load_session(path)
+    assert [m.role for m in session.messages] == ["user", "assistant"]
+    usage = session.messages[-1].usage
+    assert usage is not None
+    assert usage.prompt_total is None, "the absurd count is dropped"
+    assert usage.output == 3, "the sound count beside it is kept"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(12, 12), (12.9, 12), (0, 0), (10**12, 10**12), (10**12 + 1, None), (float("inf"), None)],
+)
+def test_as_int_keeps_counts_and_drops_what_is_not_one(value: Any, expected: int | None) -> None:
+    assert as_int(value) == expected
+    assert as_int(float("nan")) is None and as_int(True) is None and as_int("5") is None
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"input_tokens": float("inf"), "cache_read_input_tokens": 5, "output_tokens": 1},
+        {"input_tokens": float("inf"), "cached_input_tokens": 5, "output_tokens": 1},
+        {"input": float("inf"), "cache": {"read": 5, "write": 0}, "output": 1},
+        {"input_tokens": float("inf"), "output_tokens": 1},
+    ],
+)
+def test_every_usage_shape_drops_an_infinite_count(usage: dict[str, Any]) -> None:
+    normalised = normalise_usage(usage)
+    assert normalised is not None
+    assert normalised.prompt_total is None and normalised.output == 1
+
+
+def test_infinite_usage_in_a_claude_code_jsonl(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    user = {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s"}
+    user["message"] = {"role": "user", "content": "hi"}
+    reply = {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s"}
+    reply["message"] = {
+        "id": "m1",
+        "role": "assistant",
+        "model": "claude-x",
+        "content": [{"type": "text", "text": "yes"}],
+        "usage": {"input_tokens": "INF", "output_tokens": 4},
+    }
+    path.write_text(json.dumps(user) + "\n" + json.dumps(reply).replace('"INF"', "Infinity") + "\n")
+    session = load_session(path, "claude-code")
+    assert [m.content for m in session.messages] == ["hi", "yes"]
+    usage = session.messages[1].usage
+    assert usage is not None and usage.prompt_total is None and usage.output == 4
+
+
+# --- item 8: integers past the 4,300-digit limit, wherever JSON is parsed ----------------
+
+
+def test_huge_integer_in_a_document_field_nobody_reads(tmp_path: Path) -> None:
+    path = tmp_path / "chat.json"
+    path.write_text(_chat("7").replace('"messages"', '"seed": ' + HUGE + ', "messages"'))
+    session = load_session(path)
+    assert [m.content for m in session.messages] == ["hi", "yes"]
+    assert session.messages[-1].usage is not None
+    assert session.messages[-1].usage.prompt_total == 7
+
+
+def test_huge_integer_in_tool_arguments_is_kept_as_text(tmp_path: Path) -> None:
+    call = '{"id": "c1", "type": "function", "function": {"name": "f", "arguments": {"n": '
+    path = tmp_path / "chat.json"
+    path.write_text(
+        '{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", '
+        '"tool_calls": [' + call + HUGE + "}}}]}]}"
+    )
+    session = load_session(path)
+    assert session.messages[1].tool_calls[0].arguments == '{"n":Infinity}'
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast", "stdlib"])
+def test_huge_integer_on_a_jsonl_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast: bool
+) -> None:
+    if not fast:
+        monkeypatch.setattr(_reader, "_fast_json", lambda: None)
+    path = tmp_path / "chat.jsonl"
+    path.write_text(
+        '{"role": "user", "content": "hi", "n": ' + HUGE + "}\n"
+        '{"role": "assistant", "content": "yes"}\n'
+    )
+    warnings: list[str] = []
+    records = list(iter_records(path, warnings))
+    assert [r.value["content"] for r in records] == ["hi", "yes"]
+    assert records[0].value["n"] == float("inf") and warnings == []
+    assert [m.content for m in load_session(path).messages] == ["hi", "yes"]
+
+
+def test_huge_integer_inside_tool_arguments_held_as_a_string(tmp_path: Path) -> None:
+    path = tmp_path / "share.json"
+    convo = [
+        {"from": "human", "value": "hi"},
+        {"from": "gpt", "value": "yes"},
+    ]
+    tools = '[{"name": "f", "parameters": {"type": "object", "default": ' + HUGE + "}}]"
+    path.write_text(json.dumps([{"conversations": convo, "tools": tools}]))
+    session = load_session(path, "sharegpt")
+    assert [m.content for m in session.messages] == ["hi", "yes"]
+    assert [t.name for t in session.tools] == ["f"]
+    assert session.tools[0].parameters["default"] == float("inf")
+
+
+# --- item 9: corrupt and truncated compressed files --------------------------------------
+
+_JSONL = b"".join(
+    json.dumps({"role": r, "content": f"message {i} " + "x" * 50}).encode() + b"\n"
+    for i, r in enumerate(["user", "assistant"] * 200)
+)
+
+
+def _zstd(data: bytes) -> bytes:
+    return zstandard.ZstdCompressor().compress(data)
+
+
+@pytest.mark.parametrize("kind", ["gzip", "zstd"])
+@pytest.mark.parametrize("name", ["s.jsonl", "s.json"])
+def test_truncated_compressed_file_says_truncated_not_empty(
+    tmp_path: Path, kind: str, name: str
+) -> None:
+    data = _JSONL if name.endswith("l") else json.dumps({"messages": [1] * 2000}).encode()
+    packed = gzip.compress(data) if kind == "gzip" else _zstd(data)
+    path = tmp_path / name
+    path.write_bytes(packed[: len(packed) // 2])
+    message = _refusal(path)
+    assert f"truncated compressed data: the file ends inside the {kind} stream" in message
+    assert "empty" not in message
+
+
+@pytest.mark.parametrize("kind", ["gzip", "zstd"])
+def test_corrupt_compressed_file_is_one_plain_line(tmp_path: Path, kind: str) -> None:
+    packed = bytearray(gzip.compress(_JSONL) if kind == "gzip" else _zstd(_JSONL))
+    for offset in (12, len(packed) // 2, len(packed) - 6):
+        packed[offset] ^= 0xFF
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(bytes(packed))
+    message = _refusal(path, "openai-chat")
+    assert f"corrupt compressed data: bad {kind} stream" in message
+    assert "ZstdError" not in message and "zlib" not in message
+
+
+def test_garbage_after_a_gzip_member_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(gzip.compress(_JSONL) + b"not gzip at all")
+    assert "unexpected bytes after the gzip stream" in _refusal(path, "openai-chat")
+
+
+@pytest.mark.parametrize("kind", ["gzip", "zstd"])
+def test_concatenated_members_and_padding_are_read_whole(tmp_path: Path, kind: str) -> None:
+    pack = gzip.compress if kind == "gzip" else _zstd
+    half = len(_JSONL) // 2
+    cut = _JSONL.rindex(b"\n", 0, half) + 1
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(pack(_JSONL[:cut]) + pack(_JSONL[cut:]) + b"\x00" * 64)
+    warnings: list[str] = []
+    assert len(list(iter_records(path, warnings))) == 400 and warnings == []
+
+
+def test_decompression_past_the_cap_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ctxtui.importers import _stream
+
+    monkeypatch.setattr(_stream, "MIN_INFLATE_CAP", 4096)
+    monkeypatch.setattr(_stream, "MAX_INFLATE_RATIO", 2)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(gzip.compress(_JSONL))
+    assert "inflates to more than" in _refusal(path, "openai-chat")
+
+
+# --- item 10: a SQLite file with a byte-flipped schema -----------------------------------
+
+
+def test_sqlite_schema_with_invalid_utf8_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "seahorse.db"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE context_items (id INTEGER PRIMARY KEY, zzzz TEXT)")
+    con.execute("CREATE TABLE message_parts (id INTEGER PRIMARY KEY)")
+    con.commit()
+    con.close()
+    data = path.read_bytes()
+    at = data.index(b"zzzz")
+    path.write_bytes(data[:at] + b"1\xff\xfe\xfd" + data[at + 4 :])  # bad SQL, not UTF-8
+    for fmt in (None, "picoclaw", "opencode"):
+        message = _refusal(path, fmt)
+        assert "malformed database: its schema holds bytes that are not UTF-8" in message
+        assert "UnicodeDecodeError" not in message
+
+
+# --- item 12: wording -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "quoted"),
+    [
+        ("2024-01-01 12:00:03 started the server\nready\n", "'2024-01-01 12:00:03 star…'"),
+        ("12 apples\n13 pears\n", "'12 apples'"),
+        ("hello world\n", "'hello world'"),
+    ],
+)
+def test_a_plain_text_log_is_called_plain_text(tmp_path: Path, text: str, quoted: str) -> None:
+    path = tmp_path / "server.log"
+    path.write_text(text)
+    message = _refusal(path)
+    assert message.endswith(f":1: expected JSON, found plain text {quoted}")
+    assert "JSON number" not in message
+
+
+# --- item 16: many values on one line are read in linear time ----------------------------
+
+
+class _CountingPattern:
+    """Stands in for a compiled pattern and adds up how much text ``search`` was given."""
+
+    def __init__(self, pattern: Any) -> None:
+        self.pattern = pattern
+        self.scanned = 0
+
+    def search(self, text: str, pos: int = 0) -> Any:
+        self.scanned += len(text) - pos
+        return self.pattern.search(text, pos)
+
+
+def test_a_line_of_many_values_is_scanned_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once per value, the scan of the whole line made 40,000 values take 58 s."""
+    counter = _CountingPattern(_reader._SURROGATE_ESCAPE)
+    monkeypatch.setattr(_reader, "_SURROGATE_ESCAPE", counter)
+    line = "".join(json.dumps({"role": "user", "content": f"m{i}"}) for i in range(2000))
+    path = tmp_path / "s.jsonl"
+    path.write_text(line + "\n")
+    warnings: list[str] = []
+    records = list(iter_records(path, warnings))
+    assert len(records) == 2000 and warnings == []
+    assert records[-1].value == {"role": "user", "content": "m1999"}
+    assert counter.scanned <= 2 * len(line)
+
+
+# --- item 17: valid nesting up to MAX_DEPTH loads, deeper is refused ---------------------
+
+
+def _nested(levels: int) -> str:
+    return '{"a":' * levels + "1" + "}" * levels
+
+
+def _anthropic_with_tool_input(levels: int) -> str:
+    call = '{"type": "tool_use", "id": "t1", "name": "f", "input": ' + _nested(levels) + "}"
+    result = '{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}'
+    return (
+        '{"model": "claude-x", "messages": [{"role": "user", "content": "hi"}, '
+        '{"role": "assistant", "content": [' + call + "]}, "
+        '{"role": "user", "content": [' + result + "]}]}"
+    )
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast", "stdlib"])
+def test_tool_input_nesting_past_the_old_limit_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast: bool
+) -> None:
+    if not fast:
+        monkeypatch.setattr(_reader, "_fast_json", lambda: None)
+    levels = MAX_DEPTH - 6  # the document nests 6 levels more than the tool input
+    path = tmp_path / "deep.json"
+    path.write_text(_anthropic_with_tool_input(levels))
+    session = load_session(path)
+    call = session.messages[1].tool_calls[0]
+    assert call.name == "f" and call.arguments == _nested(levels).replace(" ", "")
+    assert [m.role for m in session.messages] == ["user", "assistant", "tool"]
+
+
+def test_nesting_past_max_depth_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text(_anthropic_with_tool_input(MAX_DEPTH))
+    assert f"nesting deeper than {MAX_DEPTH} levels" in _refusal(path)
+
+
+def test_deep_jsonl_lines_load_and_deeper_ones_are_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    deep = '{"role": "user", "content": "deep", "x": ' + _nested(MAX_DEPTH - 1) + "}"
+    too_deep = '{"role": "user", "content": "x", "x": ' + _nested(MAX_DEPTH) + "}"
+    path.write_text(deep + "\n" + too_deep + '\n{"role": "assistant", "content": "ok"}\n')
+    warnings: list[str] = []
+    records = list(iter_records(path, warnings))
+    assert [r.value["content"] for r in records] == ["deep", "ok"]
+    assert warnings == [f"line 2: skipped, not valid JSON (nesting deeper than {MAX_DEPTH} levels)"]
+
+
+def test_a_tool_schema_too_deep_to_walk_is_kept_empty() -> None:
+    deep = json.loads(_nested(150))
+    assert tool_definition({"name": "f", "parameters": deep}).parameters == deep  # type: ignore[union-attr]
+    deeper: Any = {"type": "object"}
+    for _ in range(300):
+        deeper = {"a": deeper}
+    kept = tool_definition({"name": "g", "parameters": deeper})
+    assert kept is not None and kept.name == "g" and kept.parameters == {}
+
+
+def test_absurd_nesting_read_whole_is_refused_not_a_crash(tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 200_000 + "]" * 200_000)
+    with pytest.raises(SessionLoadError, match=f"deeper than {MAX_DEPTH} levels"):
+        read_json(path)
