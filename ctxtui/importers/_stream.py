@@ -30,8 +30,8 @@ MAX_LINE_BYTES = 256 * 1024 * 1024
 """A JSONL line longer than this is skipped unread: no agent writes one (a 32 MB PDF in
 base64 is 43 MB), and reading it whole is how a file without newlines exhausts memory."""
 
-MIN_INFLATE_CAP = 1024 * 1024 * 1024
-MAX_INFLATE_RATIO = 200
+MIN_INFLATE_CAP = 512 * 1024 * 1024
+MAX_INFLATE_RATIO = 100
 """Compressed input may inflate to ``max(MIN_INFLATE_CAP, MAX_INFLATE_RATIO x its size)``.
 
 Real transcripts compress 5-30x with gzip or zstd; a decompression bomb reaches 1000x."""

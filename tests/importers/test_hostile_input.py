@@ -82,9 +82,9 @@ def test_every_usage_shape_drops_an_infinite_count(usage: dict[str, Any]) -> Non
 
 def test_infinite_usage_in_a_claude_code_jsonl(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    user = {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s"}
+    user: dict[str, Any] = {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s"}
     user["message"] = {"role": "user", "content": "hi"}
-    reply = {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s"}
+    reply: dict[str, Any] = {"type": "assistant", "uuid": "a1", "parentUuid": "u1"}
     reply["message"] = {
         "id": "m1",
         "role": "assistant",

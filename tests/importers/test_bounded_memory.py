@@ -1,0 +1,102 @@
+"""Issue 9 item 15: a decompression bomb and a huge sparse file are refused in bounded memory.
+
+A 2 MB gzip that inflates to 2 GiB of NUL bytes, and a 2 GiB sparse file, used to be read
+as one 2 GiB "line" (6.4 GB peak RSS) before anything looked at them. Both are built here
+in a second or so, and refused by a child process whose own peak RSS is measured, under
+detection and under every file format forced with ``--format``.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+
+from ctxtui.importers import FORMAT_NAMES
+
+SIZE = 2 * 1024**3
+PEAK_RSS_LIMIT_MB = 300
+
+_CHILD = """
+import contextlib, io, json, resource, sys, time
+from ctxtui.cli import main
+path, formats = sys.argv[1], sys.argv[2:]
+results = []
+for fmt in [None, *formats]:
+    argv = ["report", path] + ([] if fmt is None else ["--format", fmt])
+    err = io.StringIO()
+    start = time.perf_counter()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main(argv)
+    results.append([fmt, code, err.getvalue(), time.perf_counter() - start])
+peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"peak_mb": peak_mb, "results": results}))
+"""
+
+
+def gzip_of_zeros(path: Path, size: int = SIZE, chunk: int = 1 << 20) -> None:
+    """One gzip member inflating to ``size`` NUL bytes, written without compressing them all.
+
+    Deflate blocks cut by a full flush refer to nothing before them, so the compressed block
+    of one chunk of zeros is repeated; the trailer's CRC-32 is still computed honestly.
+    """
+    zeros = bytes(chunk)
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    first = packer.compress(zeros) + packer.flush(zlib.Z_FULL_FLUSH)
+    block = packer.compress(zeros) + packer.flush(zlib.Z_FULL_FLUSH)
+    crc = 0
+    for _ in range(size // chunk):
+        crc = zlib.crc32(zeros, crc)
+    with path.open("wb") as fh:
+        fh.write(first)
+        for _ in range(size // chunk - 1):
+            fh.write(block)
+        fh.write(b"\x03\x00" + struct.pack("<II", crc, size & 0xFFFFFFFF))  # final empty block
+
+
+def _refuse_in_child(path: Path) -> dict[str, object]:
+    file_formats = [f for f in FORMAT_NAMES if f != "native"] + ["native"]
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(path), *file_formats],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    report: dict[str, object] = json.loads(done.stdout)
+    return report
+
+
+@pytest.mark.parametrize("kind", ["gzip bomb", "sparse file"])
+def test_binary_giants_are_refused_in_bounded_memory(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "session.jsonl"
+    if kind == "gzip bomb":
+        gzip_of_zeros(path)
+        assert path.stat().st_size < 3 * 1024**2
+    else:
+        with path.open("wb") as fh:
+            fh.truncate(SIZE)
+    report = _refuse_in_child(path)
+    results = report["results"]
+    assert isinstance(results, list) and len(results) == len(FORMAT_NAMES) + 1
+    for fmt, code, err, _seconds in results:
+        lines = err.splitlines()
+        assert code == 2 and len(lines) == 1, (fmt, err)
+        if fmt not in ("opencode",):  # a file forced as OpenCode is not a storage directory
+            assert "found binary data (starts 00 00 00 00" in lines[0], (fmt, err)
+    peak_mb = report["peak_mb"]
+    assert isinstance(peak_mb, float) and peak_mb < PEAK_RSS_LIMIT_MB, report
+
+
+def test_the_bomb_really_inflates_to_its_size(tmp_path: Path) -> None:
+    """The input above is what it claims: a valid gzip of 2 GiB, checked on a small one."""
+    import gzip
+
+    path = tmp_path / "small.gz"
+    gzip_of_zeros(path, size=8 << 20)
+    assert gzip.decompress(path.read_bytes()) == bytes(8 << 20)
