@@ -62,6 +62,19 @@ def as_text(value: Any) -> str:
     return compact_json(value)
 
 
+def as_label(value: Any, default: str = "") -> str:
+    """A short name from a source field (a kind, a file name, an id) for labels and messages.
+
+    Strings and numbers as they read; anything else is ``default``: ``str()`` of a list or
+    object from bad input could be megabytes long, or recurse past Python's limit.
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return default
+
+
 def tag(obj: Mapping[str, Any], key: str = "type") -> str | None:
     """A field that names a kind (``type``, ``role``) when it is a string, else ``None``.
 

@@ -15,6 +15,7 @@ from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolC
 from ctxtui.importers import format_info
 from ctxtui.importers._parts import (
     anthropic_part,
+    as_label,
     as_text,
     compact_json,
     join_text,
@@ -140,7 +141,7 @@ def _assistant(raw: Mapping[str, Any], names: dict[str, str]) -> list[Message]:
                 id=as_text(block.get("id")),
                 name=as_text(block.get("name")),
                 arguments=compact_json(block.get("input", {})),
-                type="function" if kind == "tool_use" else str(kind),
+                type="function" if kind == "tool_use" else as_label(kind),
             )
             names[call.id] = call.name
             calls.append(call)

@@ -11,6 +11,7 @@ from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolC
 from ctxtui.importers import FormatInfo, format_info
 from ctxtui.importers._parts import (
     anthropic_part,
+    as_label,
     as_text,
     compact_json,
     join_text,
@@ -133,7 +134,7 @@ def _newest_leaf(entries: _Entries) -> Record | None:
     leaves = [r for u, r in entries.by_uuid.items() if u not in parents]
     if not leaves:
         return None
-    return max(leaves, key=lambda r: (str(r.value.get("timestamp") or ""), r.line))
+    return max(leaves, key=lambda r: (as_label(r.value.get("timestamp")), r.line))
 
 
 def _walk(entries: _Entries, start: str | None, warnings: list[str], through: bool) -> list[Record]:
@@ -387,5 +388,5 @@ def _content_parts(blocks: Iterable[Mapping[str, Any]]) -> list[ContentPart]:
         elif kind == "tool_reference":
             parts.append(text_part(as_text(block.get("tool_name")), label="tool_reference"))
         elif kind is not None:
-            parts.append(text_part(compact_json(block), label=str(kind)))
+            parts.append(text_part(compact_json(block), label=as_label(kind)))
     return parts

@@ -11,6 +11,7 @@ from ctxtui.core.models import ContentPart, Message, PartKind, Session, SessionM
 from ctxtui.importers import FormatInfo, format_info
 from ctxtui.importers._parts import (
     as_int,
+    as_label,
     as_text,
     compact_json,
     join_text,
@@ -156,7 +157,7 @@ def _envelope(
 
 def _session_meta(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> None:
     """The first ``session_meta`` is this session; a later one is a fork's replayed parent."""
-    session_id = str(payload.get("id") or payload.get("session_id") or "")
+    session_id = as_label(payload.get("id") or payload.get("session_id"))
     if replay.session_id is not None:
         replay.warnings.append(
             f"line {record.line:,}: a second session_meta ({session_id or 'no id'}; a fork or "

@@ -24,6 +24,7 @@ from ctxtui.core.models import (
 )
 from ctxtui.importers import format_info
 from ctxtui.importers._parts import (
+    as_label,
     as_text,
     attach_usage,
     join_text,
@@ -31,6 +32,7 @@ from ctxtui.importers._parts import (
     media_from_url,
     normalise_usage,
     opaque_part,
+    tag,
     text_part,
     tool_definitions,
 )
@@ -110,14 +112,14 @@ def _part(raw: Any) -> ContentPart | None:
     if kind == "file":
         file = raw.get("file")
         file = file if isinstance(file, Mapping) else {}
-        label = str(file.get("filename") or file.get("file_id") or "file")
+        label = as_label(file.get("filename") or file.get("file_id"), "file")
         data = file.get("file_data")
         if isinstance(data, str):
             return media_from_base64(data, None, PartKind.OTHER, label)
         return ContentPart(kind=PartKind.OTHER, label=label)
     if "text" in raw:
-        return text_part(as_text(raw.get("text")), label=str(kind or ""))
-    return ContentPart(kind=PartKind.OTHER, label=str(kind or "unknown"))
+        return text_part(as_text(raw.get("text")), label=as_label(kind))
+    return ContentPart(kind=PartKind.OTHER, label=as_label(kind) or "unknown")
 
 
 def content_fields(content: Any) -> tuple[str, tuple[ContentPart, ...]]:
@@ -201,7 +203,7 @@ def _tool_call(raw: Any, fallback_id: str) -> ToolCall | None:
         "arguments": as_text(function.get("arguments")),
     }
     if kind and kind != "function":  # the default is not passed: validating it costs as much
-        fields["type"] = str(kind)
+        fields["type"] = as_label(kind, "function")
     call: ToolCall = _new_call(fields)
     return call
 
@@ -298,7 +300,7 @@ def chat_message(
         result_id = raw.get("tool_call_id")
         if isinstance(result_id, str):
             fields["tool_call_id"] = result_id
-        tool_name = pairing.names.get(str(result_id)) or raw.get("name") or None
+        tool_name = pairing.names.get(as_label(result_id)) or tag(raw, "name") or None
         if tool_name is not None:
             fields["tool_name"] = tool_name
     if content:

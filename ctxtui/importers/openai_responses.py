@@ -16,6 +16,7 @@ from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import ContentPart, Message, PartKind, Session, SessionMeta, ToolCall
 from ctxtui.importers import format_info
 from ctxtui.importers._parts import (
+    as_label,
     as_text,
     attach_usage,
     compact_json,
@@ -103,7 +104,7 @@ def _part(raw: Any) -> ContentPart | None:
         return None
     part = responses_part(raw)
     if part is None:
-        return ContentPart(kind=PartKind.OTHER, label=str(raw.get("type") or "unknown"))
+        return ContentPart(kind=PartKind.OTHER, label=as_label(raw.get("type")) or "unknown")
     return part
 
 
@@ -209,10 +210,11 @@ class _Replay:
             self.messages.append(Message(role="assistant", parts=(blob,), is_summary=True))
         elif kind == "item_reference":
             self.warnings.append(
-                f"item {index}: reference to stored item {raw.get('id')!r} has no local content"
+                f"item {index}: reference to stored item {as_label(raw.get('id'))!r} "
+                "has no local content"
             )
         elif kind in ITEM_TYPES:
-            self._builtin(str(kind), raw)
+            self._builtin(as_label(kind), raw)
         else:
             self.warnings.append(f"item {index}: unknown item type {kind!r} skipped")
 

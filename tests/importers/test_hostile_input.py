@@ -354,3 +354,61 @@ def test_absurd_nesting_read_whole_is_refused_not_a_crash(tmp_path: Path) -> Non
     path.write_text("[" * 200_000 + "]" * 200_000)
     with pytest.raises(SessionLoadError, match=f"deeper than {MAX_DEPTH} levels"):
         read_json(path)
+
+
+# --- found by the fuzzer (tests/test_fuzz_inputs.py) -------------------------------------
+
+_DEEP_KIND = _nested(990)
+
+
+@pytest.mark.parametrize(
+    ("format", "document", "expected"),
+    [
+        (
+            "openai-chat",
+            '{"messages": [{"role": "user", "content": [{"type": ' + _DEEP_KIND + "}]}]}",
+            [("user", "unknown")],
+        ),
+        (
+            "openai-chat",
+            '{"messages": [{"role": "user", "content": [{"type": "file", "file": '
+            '{"filename": ' + _DEEP_KIND + "}}]}]}",
+            [("user", "file")],
+        ),
+        (
+            "openai-responses",
+            '{"input": [{"type": "message", "role": "user", "content": [{"type": '
+            + _DEEP_KIND
+            + "}]}]}",
+            [("user", "unknown")],
+        ),
+    ],
+    ids=["chat-part-type", "chat-file-name", "responses-part-type"],
+)
+def test_a_deeply_nested_kind_is_not_turned_into_a_label(
+    tmp_path: Path, format: str, document: str, expected: list[tuple[str, str]]
+) -> None:
+    """``str()`` of a 990-level object recursed past Python's limit (a traceback)."""
+    path = tmp_path / "s.json"
+    path.write_text(document)
+    session = load_session(path, format)
+    assert [(m.role, m.parts[0].label) for m in session.messages] == expected
+
+
+def test_a_tool_result_name_that_is_not_a_string_is_dropped(tmp_path: Path) -> None:
+    path = tmp_path / "chat.json"
+    path.write_text(
+        json.dumps(
+            {
+                "messages": [
+                    {"role": "user", "content": "hi"},
+                    {"role": "tool", "tool_call_id": "c9", "name": {"x": [1]}, "content": "ok"},
+                ]
+            }
+        )
+    )
+    session = load_session(path, "openai-chat")
+    assert [(m.role, m.content, m.tool_name) for m in session.messages] == [
+        ("user", "hi", None),
+        ("tool", "ok", None),
+    ]

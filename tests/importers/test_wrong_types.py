@@ -50,12 +50,15 @@ _CLAUDE_USER = {
 )
 def test_claude_code_list_in_a_string_field(tmp_path: Path, second: dict[str, Any]) -> None:
     session = _load(_jsonl(tmp_path / "s.jsonl", [_CLAUDE_USER, second]), "claude-code")
-    assert session is not None and session.messages[0].content == "hi"
+    assert session is not None
+    assert [(m.role, m.content) for m in session.messages] == [("user", "hi")]
+    assert session.meta.warnings == ()
 
 
 def test_claude_code_sniff_of_a_list_type(tmp_path: Path) -> None:
     path = _jsonl(tmp_path / "s.jsonl", [dict(_CLAUDE_USER, type=[])])
-    _load(path)
+    with pytest.raises(SessionLoadError, match="no known format: expected a transcript"):
+        load_session(path)
 
 
 def test_codex_list_as_record_type(tmp_path: Path) -> None:
@@ -63,13 +66,16 @@ def test_codex_list_as_record_type(tmp_path: Path) -> None:
         {"timestamp": "t", "type": "session_meta", "payload": {"id": "x"}},
         {"timestamp": "t", "type": ["response_item"], "payload": {}},
     ]
-    assert _load(_jsonl(tmp_path / "r.jsonl", records), "codex") is not None
+    session = _load(_jsonl(tmp_path / "r.jsonl", records), "codex")
+    assert session is not None
+    assert session.messages == () and session.meta.warnings == ()
 
 
 def test_codex_legacy_instructions_not_a_string(tmp_path: Path) -> None:
     records = [{"id": "x", "timestamp": "t", "instructions": 5}]
     session = _load(_jsonl(tmp_path / "r.jsonl", records), "codex")
     assert session is not None and session.system_prompt is None
+    assert session.messages == ()
 
 
 def test_anthropic_list_as_block_type(tmp_path: Path) -> None:
@@ -83,28 +89,51 @@ def test_anthropic_list_as_block_type(tmp_path: Path) -> None:
     }
     path.write_text(json.dumps(doc))
     session = _load(path, "anthropic")
-    assert session is not None and session.messages[-1].content == "a"
+    assert session is not None
+    assert [(m.role, m.content) for m in session.messages] == [("user", "q"), ("assistant", "a")]
+    assert [p.text for p in session.messages[-1].parts] == ["a"], "the bad block is skipped"
 
 
 @pytest.mark.parametrize(
-    "item",
+    ("item", "kept", "warnings"),
     [
-        {"type": ["message"], "role": "user", "content": "q"},
-        {"type": "message", "role": "user", "content": [{"type": [], "text": "q"}]},
-        {"type": "reasoning", "summary": 5},
-        {
-            "type": "message",
-            "role": "user",
-            "content": [{"type": "input_audio", "input_audio": "x"}],
-        },
+        (
+            {"type": ["message"], "role": "user", "content": "q"},
+            [],
+            ("item 0: unknown item type None skipped",),
+        ),
+        (
+            {"type": "message", "role": "user", "content": [{"type": [], "text": "q"}]},
+            [("user", "", ["other:unknown"])],
+            (),
+        ),
+        ({"type": "reasoning", "summary": 5}, [], ()),
+        (
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_audio", "input_audio": "x"}],
+            },
+            [("user", "", ["other:input_audio"])],
+            (),
+        ),
     ],
     ids=["item-type-list", "part-type-list", "summary-number", "input_audio-string"],
 )
-def test_openai_responses_wrong_types(tmp_path: Path, item: dict[str, Any]) -> None:
+def test_openai_responses_wrong_types(
+    tmp_path: Path, item: dict[str, Any], kept: list[Any], warnings: tuple[str, ...]
+) -> None:
     path = tmp_path / "r.json"
     path.write_text(json.dumps({"instructions": "i", "input": [item]}))
-    _load(path)
-    assert _load(path, "openai-responses") is not None
+    for format in (None, "openai-responses"):  # detected, and forced
+        session = _load(path, format)
+        assert session is not None and session.system_prompt == "i"
+        found = [
+            (m.role, m.content, [f"{p.kind.value}:{p.label}" for p in m.parts])
+            for m in session.messages
+        ]
+        assert found == kept
+        assert session.meta.warnings == warnings
 
 
 def test_openai_responses_reasoning_summary_string_is_one_text(tmp_path: Path) -> None:
@@ -116,22 +145,29 @@ def test_openai_responses_reasoning_summary_string_is_one_text(tmp_path: Path) -
 
 
 @pytest.mark.parametrize(
-    "message",
+    ("message", "kept", "warnings"),
     [
-        {"role": ["user"], "content": "q"},
-        {"role": "assistant", "content": "a", "tool_calls": 5},
+        ({"role": ["user"], "content": "q"}, [], ("line 0: not a PicoClaw message, skipped",)),
+        ({"role": "assistant", "content": "a", "tool_calls": 5}, [("assistant", "a", 0)], ()),
     ],
     ids=["role-list", "tool_calls-number"],
 )
-def test_picoclaw_wrong_types(tmp_path: Path, message: dict[str, Any]) -> None:
+def test_picoclaw_wrong_types(
+    tmp_path: Path, message: dict[str, Any], kept: list[Any], warnings: tuple[str, ...]
+) -> None:
     path = tmp_path / "k.json"
     doc = {"key": "k", "created": "2026-01-01T00:00:00Z", "messages": [message]}
     path.write_text(json.dumps(doc))
-    assert _load(path, "picoclaw") is not None
+    session = _load(path, "picoclaw")
+    assert session is not None
+    assert [(m.role, m.content, len(m.tool_calls)) for m in session.messages] == kept
+    assert session.meta.warnings == warnings
 
 
 def test_picoclaw_sniff_of_a_list_role(tmp_path: Path) -> None:
-    _load(_jsonl(tmp_path / "s.jsonl", [{"role": [], "content": "x"}]))
+    path = _jsonl(tmp_path / "s.jsonl", [{"role": [], "content": "x"}])
+    with pytest.raises(SessionLoadError, match="no known format: expected a transcript"):
+        load_session(path)
 
 
 def _seahorse(path: Path) -> sqlite3.Connection:
@@ -161,23 +197,29 @@ def _seahorse(path: Path) -> sqlite3.Connection:
 
 
 @pytest.mark.parametrize(
-    "update",
+    ("update", "kept", "title"),
     [
-        "UPDATE messages SET role = 'bogus' WHERE message_id = 1",
-        "UPDATE messages SET token_count = 'x'",
-        "UPDATE context_items SET token_count = 'x'",
-        "UPDATE conversations SET session_key = x'0001'",
+        ("UPDATE messages SET role = 'bogus' WHERE message_id = 1", ["a"], "agent:main"),
+        ("UPDATE messages SET token_count = 'x'", ["q", "a"], "agent:main"),
+        ("UPDATE context_items SET token_count = 'x'", ["q", "a"], "agent:main"),
+        ("UPDATE conversations SET session_key = x'0001'", ["q", "a"], "\x00\x01"),
     ],
     ids=["unknown-role", "message-token_count-text", "item-token_count-text", "key-blob"],
 )
-def test_seahorse_wrong_column_types(tmp_path: Path, update: str) -> None:
+def test_seahorse_wrong_column_types(
+    tmp_path: Path, update: str, kept: list[str], title: str
+) -> None:
     path = tmp_path / "seahorse.db"
     con = _seahorse(path)
     con.execute(update)
     con.commit()
     con.close()
     session = _load(path)
-    assert session is not None and session.messages[-1].content == "a"
+    assert session is not None
+    assert [m.content for m in session.messages] == kept
+    assert session.meta.title == title
+    estimate = session.meta.warnings[-1]
+    assert estimate.endswith("6 tokens over 2 context items (3, 3)"), "text counts fall back"
 
 
 def test_seahorse_unknown_role_is_reported(tmp_path: Path) -> None:
