@@ -22,12 +22,12 @@ from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import Session
+from ctxtui.importers._jsonl import read_head
 from ctxtui.importers._reader import (
     SQLITE_MAGIC,
     check_file,
     forget_cached,
     json_kind,
-    read_head,
     read_magic,
 )
 from ctxtui.importers._stream import SQLITE_ERRORS, sqlite_problem

@@ -75,6 +75,24 @@ def as_label(value: Any, default: str = "") -> str:
     return default
 
 
+QUOTE_CHARS = 40
+
+
+def quoted(value: Any) -> str:
+    """A source value as a warning quotes it: a string in quotes, cut at ``QUOTE_CHARS``; a
+    number as it reads; a list or object by its kind (its text could be megabytes, and its
+    ``repr`` recurse past Python's limit)."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="replace")
+    if isinstance(value, str):
+        return repr(value if len(value) <= QUOTE_CHARS else value[:QUOTE_CHARS] + "…")
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, (int, float)):
+        return as_label(value)[:QUOTE_CHARS]
+    return "a list" if isinstance(value, (list, tuple)) else "an object"
+
+
 def tag(obj: Mapping[str, Any], key: str = "type") -> str | None:
     """A field that names a kind (``type``, ``role``) when it is a string, else ``None``.
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolCall
-from ctxtui.importers._parts import as_int, as_text, text_part
+from ctxtui.importers._parts import as_int, as_text, quoted, text_part
 from ctxtui.importers._stream import SQLITE_ERRORS, sqlite_problem
 from ctxtui.importers._timestamps import parse_timestamp
 from ctxtui.importers.picoclaw import FORMAT, ROLES, media_part
@@ -126,7 +126,7 @@ def _message(
     estimate = as_int(row["token_count"]) or 0
     role = as_text(row["role"])
     if role not in ROLES:
-        warnings.append(f"message {message_id}: unknown role {role!r} skipped")
+        warnings.append(f"message {message_id}: unknown role {quoted(role)} skipped")
         return [], estimate
     parts = con.execute(
         "SELECT type, text, name, arguments, tool_call_id, media_uri, mime_type "

@@ -20,6 +20,7 @@ from ctxtui.importers._parts import (
     compact_json,
     join_text,
     opaque_part,
+    quoted,
     tag,
     tool_definitions,
     usage_anthropic,
@@ -203,7 +204,7 @@ def anthropic_messages(raw_messages: list[Any], warnings: list[str]) -> list[Mes
                 )
             out.extend(built)
         else:
-            warnings.append(f"message {index}: unknown role {role!r} skipped")
+            warnings.append(f"message {index}: unknown role {quoted(role)} skipped")
     return out
 
 

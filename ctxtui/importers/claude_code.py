@@ -9,6 +9,7 @@ from typing import Any
 
 from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolCall
 from ctxtui.importers import FormatInfo, format_info
+from ctxtui.importers._jsonl import Record, iter_records
 from ctxtui.importers._parts import (
     anthropic_part,
     as_label,
@@ -20,7 +21,6 @@ from ctxtui.importers._parts import (
     text_part,
     usage_anthropic,
 )
-from ctxtui.importers._reader import Record, iter_records
 from ctxtui.importers._timestamps import parse_timestamp
 
 FORMAT: FormatInfo = format_info("claude-code")

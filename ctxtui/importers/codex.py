@@ -9,6 +9,7 @@ from typing import Any
 
 from ctxtui.core.models import ContentPart, Message, PartKind, Session, SessionMeta, ToolCall
 from ctxtui.importers import FormatInfo, format_info
+from ctxtui.importers._jsonl import Record, iter_records
 from ctxtui.importers._parts import (
     as_int,
     as_label,
@@ -21,7 +22,7 @@ from ctxtui.importers._parts import (
     text_part,
     usage_codex,
 )
-from ctxtui.importers._reader import Record, iter_records, loads_field
+from ctxtui.importers._reader import loads_field
 from ctxtui.importers._timestamps import parse_timestamp
 
 FORMAT: FormatInfo = format_info("codex")

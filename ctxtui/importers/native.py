@@ -15,7 +15,7 @@ from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.export import NATIVE_SCHEMA, native_document
 from ctxtui.core.models import Session
 from ctxtui.importers import format_info
-from ctxtui.importers._parts import SCHEMA_MAX_DEPTH, schema_too_deep
+from ctxtui.importers._parts import SCHEMA_MAX_DEPTH, quoted, schema_too_deep
 from ctxtui.importers._reader import json_kind, read_json
 
 FORMAT = format_info("native")
@@ -51,7 +51,8 @@ def load(path: Path) -> Session:
         )
     if doc["schema"] != SCHEMA:
         raise SessionLoadError(
-            str(path), f"expected schema {SCHEMA!r}, found {doc['schema']!r} (unsupported version)"
+            str(path),
+            f"expected schema {SCHEMA!r}, found {quoted(doc['schema'])} (unsupported version)",
         )
     try:
         session = Session.model_validate(doc.get("session"))

@@ -23,6 +23,7 @@ from ctxtui.core.models import (
     ToolCall,
 )
 from ctxtui.importers import format_info
+from ctxtui.importers._jsonl import Record, iter_values
 from ctxtui.importers._parts import (
     as_label,
     as_text,
@@ -32,11 +33,12 @@ from ctxtui.importers._parts import (
     media_from_url,
     normalise_usage,
     opaque_part,
+    quoted,
     tag,
     text_part,
     tool_definitions,
 )
-from ctxtui.importers._reader import Record, gc_paused, iter_values, json_kind
+from ctxtui.importers._reader import gc_paused, json_kind
 
 FORMAT = format_info("openai-chat")
 
@@ -222,7 +224,7 @@ class _Pairing:
         waiting = self.legacy.get(name)
         if waiting:
             return waiting.popleft()
-        warnings.append(f"message {index}: function result {name!r} has no earlier call")
+        warnings.append(f"message {index}: function result {quoted(name)} has no earlier call")
         return f"legacy_result_{index}"
 
 
@@ -259,7 +261,7 @@ def chat_message(
         fields["tool_name"] = name or None
         role = "tool"
     elif role not in ROLES:  # a tuple, not a dict: a role may be any JSON value, even a list
-        warnings.append(f"message {index}: unknown role {role!r} skipped")
+        warnings.append(f"message {index}: unknown role {quoted(role)} skipped")
         return None
     fields["role"] = role
     if role == "assistant":

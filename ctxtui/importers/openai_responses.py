@@ -23,6 +23,7 @@ from ctxtui.importers._parts import (
     join_text,
     media_from_base64,
     opaque_part,
+    quoted,
     responses_part,
     tag,
     text_part,
@@ -210,13 +211,14 @@ class _Replay:
             self.messages.append(Message(role="assistant", parts=(blob,), is_summary=True))
         elif kind == "item_reference":
             self.warnings.append(
-                f"item {index}: reference to stored item {as_label(raw.get('id'))!r} "
+                f"item {index}: reference to stored item {quoted(raw.get('id'))} "
                 "has no local content"
             )
         elif kind in ITEM_TYPES:
             self._builtin(as_label(kind), raw)
         else:
-            self.warnings.append(f"item {index}: unknown item type {kind!r} skipped")
+            found = quoted(raw.get("type"))
+            self.warnings.append(f"item {index}: unknown item type {found} skipped")
 
     def _message(self, index: int, raw: Mapping[str, Any]) -> None:
         role = raw.get("role")
@@ -225,7 +227,7 @@ class _Replay:
             self.reply.parts.extend(parts or ((text_part(content),) if content else ()))
             return
         if role not in ("user", "system", "developer"):
-            self.warnings.append(f"item {index}: unknown role {role!r} skipped")
+            self.warnings.append(f"item {index}: unknown role {quoted(role)} skipped")
             return
         self.flush()
         self.messages.append(Message(role=role, content=content, parts=parts))

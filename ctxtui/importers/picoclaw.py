@@ -9,11 +9,10 @@ from typing import Any
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import ContentPart, Message, PartKind, Session, SessionMeta, ToolCall
 from ctxtui.importers import FormatInfo, format_info
+from ctxtui.importers._jsonl import Record, iter_records
 from ctxtui.importers._parts import as_text, opaque_part, tag, text_part
 from ctxtui.importers._reader import (
     SQLITE_MAGIC,
-    Record,
-    iter_records,
     json_kind,
     open_bytes,
     read_json,

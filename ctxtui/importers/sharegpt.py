@@ -14,8 +14,9 @@ from typing import Any
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import ContentPart, Message, PartKind, Role, Session, SessionMeta, ToolCall
 from ctxtui.importers import format_info
-from ctxtui.importers._parts import as_text, compact_json, text_part, tool_definitions
-from ctxtui.importers._reader import Record, iter_values, json_kind, loads_field
+from ctxtui.importers._jsonl import Record, iter_values
+from ctxtui.importers._parts import as_text, compact_json, quoted, text_part, tool_definitions
+from ctxtui.importers._reader import json_kind, loads_field
 
 FORMAT = format_info("sharegpt")
 
@@ -97,7 +98,7 @@ class _Builder:
         elif speaker in _ROLES:
             self.messages.append(self._text(_ROLES[speaker], value))
         else:
-            self.warnings.append(f"message {index}: unknown speaker {speaker!r} skipped")
+            self.warnings.append(f"message {index}: unknown speaker {quoted(speaker)} skipped")
 
     def _text(self, role: Role, value: str) -> Message:
         """A text turn; ``<image>`` placeholders become image parts labelled with their path."""

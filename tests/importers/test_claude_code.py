@@ -8,7 +8,7 @@ from typing import Any
 
 from ctxtui.core.models import PartKind
 from ctxtui.importers import claude_code
-from ctxtui.importers._reader import iter_records
+from ctxtui.importers._jsonl import iter_records
 
 EXAMPLE = Path("/work/shared/reference/examples/claude_code_session.jsonl")
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ctxtui.core.models import PartKind
 from ctxtui.importers import codex
-from ctxtui.importers._reader import iter_records
+from ctxtui.importers._jsonl import iter_records
 
 EXAMPLES = Path("/work/shared/reference/examples")
 ROLLOUT = EXAMPLES / "codex_rollout.jsonl"

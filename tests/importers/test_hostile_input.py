@@ -17,8 +17,9 @@ import zstandard
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.importers import _reader, load_session
+from ctxtui.importers._jsonl import iter_records
 from ctxtui.importers._parts import as_int, normalise_usage, tool_definition
-from ctxtui.importers._reader import MAX_DEPTH, iter_records, read_json
+from ctxtui.importers._reader import MAX_DEPTH, read_json
 
 HUGE = "1" + "0" * 5000
 """An integer past CPython's 4,300-digit limit for ``int`` <-> ``str``."""
@@ -412,3 +413,56 @@ def test_a_tool_result_name_that_is_not_a_string_is_dropped(tmp_path: Path) -> N
         ("user", "hi", None),
         ("tool", "ok", None),
     ]
+
+
+@pytest.mark.parametrize("bad", ["deep", "long"])
+@pytest.mark.parametrize(
+    ("format", "build", "warning"),
+    [
+        (
+            "openai-chat",
+            lambda v: '{"messages": [{"role": "user", "content": "hi"}, {"role": ' + v + "}]}",
+            "message 1: unknown role {} skipped",
+        ),
+        (
+            "anthropic",
+            lambda v: '{"messages": [{"role": "user", "content": "hi"}, {"role": ' + v + "}]}",
+            "message 1: unknown role {} skipped",
+        ),
+        (
+            "openai-responses",
+            lambda v: '{"input": [{"role": "user", "content": "hi"}, {"type": ' + v + "}]}",
+            "item 1: unknown item type {} skipped",
+        ),
+        (
+            "sharegpt",
+            lambda v: (
+                '[{"conversations": [{"from": "human", "value": "hi"}, {"from": '
+                + v
+                + ', "value": "x"}]}]'
+            ),
+            "message 1: unknown speaker {} skipped",
+        ),
+    ],
+    ids=["chat-role", "anthropic-role", "responses-type", "sharegpt-speaker"],
+)
+def test_a_warning_quotes_a_bad_value_briefly(
+    tmp_path: Path, format: str, build: Any, warning: str, bad: str
+) -> None:
+    """``{role!r}`` of a 990-level object recursed past Python's limit; of a 100,000-character
+    string it made a 100,000-character warning."""
+    value, shown = (
+        (_nested(990), "an object") if bad == "deep" else ('"' + "r" * 100_000 + '"', "'")
+    )
+    path = tmp_path / "s.json"
+    path.write_text(build(value))
+    session = load_session(path, format)
+    assert [m.content for m in session.messages] == ["hi"]
+    found = [w for w in session.meta.warnings if "unknown" in w]
+    assert len(found) == 1 and len(found[0]) < 100, found
+    if bad == "long":
+        shown = "'" + "r" * 40 + "…'"
+    elif format == "sharegpt":  # a speaker is read as text, so an object as its JSON
+        shown = "'" + '{"a":' * 8 + "…'"
+    expected = warning.format(shown)
+    assert found[0] == expected

@@ -14,7 +14,8 @@ import pytest
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.importers import _reader
 from ctxtui.importers._deep import deep_call
-from ctxtui.importers._reader import iter_records, iter_values, open_bytes, read_head, read_json
+from ctxtui.importers._jsonl import iter_records, iter_values, read_head
+from ctxtui.importers._reader import open_bytes, read_json
 
 
 def _records(path: Path) -> tuple[list[tuple[int, object]], list[str]]:

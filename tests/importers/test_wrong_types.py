@@ -100,7 +100,7 @@ def test_anthropic_list_as_block_type(tmp_path: Path) -> None:
         (
             {"type": ["message"], "role": "user", "content": "q"},
             [],
-            ("item 0: unknown item type None skipped",),
+            ("item 0: unknown item type a list skipped",),
         ),
         (
             {"type": "message", "role": "user", "content": [{"type": [], "text": "q"}]},
