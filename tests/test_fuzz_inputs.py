@@ -14,6 +14,7 @@ Every failure names the seed file and the case number, which replay it exactly.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import hashlib
 import io
 import json
@@ -165,6 +166,10 @@ def _flip_bytes(rng: random.Random, data: bytes, suffix: str) -> bytes:
     return bytes(out)
 
 
+def _keep(rng: random.Random, data: bytes, suffix: str) -> bytes:
+    return data
+
+
 def _join_lines(rng: random.Random, data: bytes, suffix: str) -> bytes:
     """Crash-and-append: newlines dropped, so several values share a line."""
     return data.replace(b"\n", b"", rng.randint(1, 5))
@@ -187,8 +192,20 @@ def _mutate(rng: random.Random, target: Path) -> str:
     data = victim.read_bytes()
     binary = victim.suffix not in (".json", ".jsonl")
     mutator = rng.choice(_MUTATORS[2:4] if binary else _MUTATORS)
-    victim.write_bytes(mutator(rng, data, victim.suffix))
-    return f"{mutator.__name__} of {victim.name}"
+    mutated = mutator(rng, data, victim.suffix)
+    what = f"{mutator.__name__} of {victim.name}"
+    if not binary and rng.random() < 0.25:  # the same, compressed (and maybe damaged)
+        packed = gzip.compress(mutated) if rng.random() < 0.5 else _zstd(mutated)
+        mutated = rng.choice([_truncate, _flip_bytes, _keep])(rng, packed, "")
+        what += ", compressed"
+    victim.write_bytes(mutated)
+    return what
+
+
+def _zstd(data: bytes) -> bytes:
+    import zstandard
+
+    return zstandard.ZstdCompressor().compress(data)
 
 
 # --- the promise -----------------------------------------------------------------------------
