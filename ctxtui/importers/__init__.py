@@ -21,8 +21,9 @@ from types import ModuleType
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.models import Session
+from ctxtui.core.models import Session, SessionMeta
 from ctxtui.importers._jsonl import read_head
+from ctxtui.importers._parts import quoted
 from ctxtui.importers._reader import (
     SQLITE_MAGIC,
     check_file,
@@ -285,8 +286,34 @@ def load_session(path: Path | str, format: str | None = None) -> Session:
             _refuse_empty_forced(path, name)
     finally:
         forget_cached()
-    meta = session.meta.model_copy(update={"source_path": str(path), "format": name})
+    meta = plausible_window(
+        session.meta.model_copy(update={"source_path": str(path), "format": name})
+    )
     return hoist_system_prompt(session.model_copy(update={"meta": meta}))
+
+
+def plausible_window(meta: SessionMeta) -> SessionMeta:
+    """``meta`` without a declared context window that no policy accepts, with a warning.
+
+    A file's window is a default, not an order: one out of the policy's range (a hostile
+    ``1e18``, a 4,000-digit number) would otherwise be refused later as if the user had typed
+    it as ``--context-window``.
+    """
+    window = meta.context_window
+    if window is None:
+        return meta
+    from ctxtui.core.policy import Policy  # here: listing the formats need not import it
+
+    bounds = Policy.model_fields["context_window"].metadata
+    low = next(m.ge for m in bounds if hasattr(m, "ge"))
+    high = next(m.le for m in bounds if hasattr(m, "le"))
+    if low <= window <= high:
+        return meta
+    warning = (
+        f"the file's context window ({quoted(window)} tokens) is outside {low:,} to "
+        f"{high:,}; ignored"
+    )
+    return meta.model_copy(update={"context_window": None, "warnings": (*meta.warnings, warning)})
 
 
 def split_session_id(path: Path | str) -> tuple[Path, str | None]:
@@ -310,7 +337,9 @@ def _load_database_session(path: Path, name: str, session_id: str) -> Session:
     from ctxtui.importers._opencode_sqlite import load_database
 
     session = load_database(path, session_id)
-    meta = session.meta.model_copy(update={"source_path": str(path), "format": name})
+    meta = plausible_window(
+        session.meta.model_copy(update={"source_path": str(path), "format": name})
+    )
     return hoist_system_prompt(session.model_copy(update={"meta": meta}))
 
 

@@ -466,3 +466,26 @@ def test_a_warning_quotes_a_bad_value_briefly(
         shown = "'" + '{"a":' * 8 + "…'"
     expected = warning.format(shown)
     assert found[0] == expected
+
+
+@pytest.mark.parametrize("window", [10**4200, 10**9, 100])
+def test_a_declared_window_out_of_range_is_ignored_with_a_warning(
+    tmp_path: Path, window: int
+) -> None:
+    """It used to be refused as if typed as ``--context-window``, naming a flag never given."""
+    from ctxtui.core.export import native_document
+    from ctxtui.core.models import Message, Session, SessionMeta
+
+    session = Session(
+        messages=(Message(role="user", content="hi"),), meta=SessionMeta(context_window=300)
+    )
+    doc = native_document(session)
+    doc["session"]["meta"]["context_window"] = window
+    path = tmp_path / "native.json"
+    path.write_text(json.dumps(doc))
+    loaded = load_session(path)
+    assert loaded.meta.context_window is None
+    assert [m.content for m in loaded.messages] == ["hi"]
+    (warning,) = loaded.meta.warnings
+    assert warning.startswith("the file's context window (") and len(warning) < 120
+    assert warning.endswith("tokens) is outside 256 to 100,000,000; ignored")
