@@ -102,8 +102,11 @@ def _read_all(path: Path) -> bytes:
 
 def json_kind(value: Any) -> str:
     """What a JSON value is, in words, for 'expected ..., found ...' messages."""
-    if isinstance(value, dict):
-        keys = ", ".join(list(value)[:6])
+    if isinstance(value, dict):  # keys cut short: a key may be megabytes, or hold a newline
+        keys = ", ".join(
+            _printable(k[:SNIPPET_CHARS]) + "…" * (len(k) > SNIPPET_CHARS) or "''"
+            for k in list(value)[:6]
+        )
         return f"a JSON object with keys: {keys}" if keys else "an empty JSON object"
     if isinstance(value, list):
         return f"a JSON array of {len(value):,} items"
@@ -168,6 +171,11 @@ def _scrub_if_needed(text: str, value: Any) -> Any:
     return deep_call(_scrub, value) if _SURROGATE_ESCAPE.search(text) else value
 
 
+def _printable(text: str) -> str:
+    """Printable text (CJK included) as is; controls and stray surrogates as escapes."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def snippet(text: str, start: int = 0) -> str:
     """Up to ``SNIPPET_CHARS`` characters of ``text`` from ``start``, quoted for a message."""
     line_end = text.find("\n", start)
@@ -176,8 +184,7 @@ def snippet(text: str, start: int = 0) -> str:
     part = text[start:stop].rstrip("\r")
     if not part:
         return "the end of the line" if stop < len(text) else "the end of the text"
-    # Printable text (CJK included) as is; controls and stray surrogates as escapes.
-    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in part)
+    shown = _printable(part)
     more = "…" if stop < end else ""
     return f"'{shown}{more}'"
 

@@ -489,3 +489,16 @@ def test_a_declared_window_out_of_range_is_ignored_with_a_warning(
     (warning,) = loaded.meta.warnings
     assert warning.startswith("the file's context window (") and len(warning) < 120
     assert warning.endswith("tokens) is outside 256 to 100,000,000; ignored")
+
+
+def test_an_unknown_object_is_described_in_one_short_line(tmp_path: Path) -> None:
+    """Its keys are quoted cut short and escaped: a key may be 100,000 characters, or hold a
+    newline that would break the one-line promise."""
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps({"k" * 100_000: 1, "two\nlines": 2, "": 3}))
+    message = _refusal(path)
+    assert message.endswith(
+        "no known format: expected a transcript, found a JSON object with keys: "
+        + "k" * 24
+        + "…, two\\nlines, ''"
+    )
