@@ -6,7 +6,7 @@ given to the CLI's ``main()`` in process. Whatever the mutant, the promise holds
 or 2, never a traceback, exactly one stderr line on exit 2, and the source directory left
 byte for byte as it was. A few mutants also run as real processes, for the real exit codes.
 
-The budget is fixed (``CTXTUI_FUZZ_CASES`` mutants per seed, default 6, a few seconds in
+The budget is fixed (``CTXTUI_FUZZ_CASES`` mutants per seed, default 5, a few seconds in
 all); raise it locally to hunt: ``CTXTUI_FUZZ_CASES=200 pytest tests/test_fuzz_inputs.py``.
 Every failure names the seed file and the case number, which replay it exactly.
 """
@@ -31,9 +31,10 @@ from typing import Any
 import pytest
 
 from ctxtui.cli import main
+from ctxtui.importers import FORMAT_NAMES
 from ctxtui.samples import samples_dir
 
-CASES = int(os.environ.get("CTXTUI_FUZZ_CASES", "6"))
+CASES = int(os.environ.get("CTXTUI_FUZZ_CASES", "5"))
 EXAMPLES = Path("/work/shared/reference/examples")
 KEEP_RECORDS = 10
 """Records (messages, lines) a seed is shrunk to before mutating."""
@@ -189,6 +190,8 @@ def _mutate(rng: random.Random, target: Path) -> str:
     victim = target
     if target.is_dir():
         victim = rng.choice(sorted(p for p in target.rglob("*") if p.is_file()))
+    elif rng.random() < 0.2:  # now and then the sidecar (a PicoClaw .meta.json), if any
+        victim = rng.choice(sorted(p for p in target.parent.iterdir() if p.is_file()))
     data = victim.read_bytes()
     binary = victim.suffix not in (".json", ".jsonl")
     mutator = rng.choice(_MUTATORS[2:4] if binary else _MUTATORS)
@@ -246,12 +249,14 @@ def test_mutants_keep_the_promise(seed: Path, tmp_path: Path) -> None:
         what = _mutate(rng, target)
         before = _digest(case_dir)
         out = tmp_path / f"out{case}.json"
+        forced = rng.choice(FORMAT_NAMES)
         for argv in (
             ["report", str(target)],
             ["report", str(target), "--json", "--context-window", "2000"],
+            ["report", str(target), "--format", forced],
             ["compact", str(target), "-o", str(out), "--context-window", "2000"],
         ):
-            where = f"{seed.name} case {case} ({what}): ctxtui {' '.join(argv[:1])}"
+            where = f"{seed.name} case {case} ({what}): ctxtui {' '.join(argv[:1] + argv[2:])}"
             try:
                 code, err = _run(argv)
             except Exception:
