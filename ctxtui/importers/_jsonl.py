@@ -189,6 +189,24 @@ def _is_record(values: list[Any], error: str | None) -> bool:
     return bool(values) and (error is None or isinstance(values[0], (dict, list)))
 
 
+def _not_a_document(path: Path, number: int, line: str | None) -> SessionLoadError | None:
+    """The refusal of a file whose first line cannot start a JSON document, else ``None``.
+
+    A document that is not a value on its first line opens a container there; anything else
+    (a log line, prose) is plain text, said so without reading the rest of the file, which
+    may be gigabytes. ``line`` is ``None`` when the line was too long to read: its start is
+    read again, bounded.
+    """
+    if line is None:
+        with open_bytes(path) as fh:
+            line = fh.read(4096).removeprefix(_BOM).decode("utf-8", errors="replace")
+    start = len(line) - len(line.lstrip(_WHITESPACE))
+    if line[start : start + 1] in ("[", "{"):
+        return None
+    found = f"expected JSON, found plain text {snippet(line, start)}"
+    return SessionLoadError(str(path), found, number)
+
+
 def read_head(path: Path, max_lines: int = 20) -> Any:
     """The first JSON value of a file, for format detection, from a bounded head.
 
@@ -204,7 +222,7 @@ def read_head(path: Path, max_lines: int = 20) -> Any:
     previous_clean: Any = None
     seen = 0
     with open_bytes(path) as fh:
-        for _number, raw, _complete in _raw_lines(fh, HEAD_LINE_BYTES):
+        for number, raw, _complete in _raw_lines(fh, HEAD_LINE_BYTES):
             text = "" if raw is None else raw.decode("utf-8", errors="replace")
             if raw is not None and not text.strip():
                 continue
@@ -213,6 +231,9 @@ def read_head(path: Path, max_lines: int = 20) -> Any:
             if seen == 1:
                 if _is_record(values, error):
                     return values[0]
+                document_error = _not_a_document(path, number, text if raw is not None else None)
+                if document_error is not None:
+                    continue
                 try:
                     return read_json(path)
                 except SessionLoadError as exc:

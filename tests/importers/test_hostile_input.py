@@ -502,3 +502,20 @@ def test_an_unknown_object_is_described_in_one_short_line(tmp_path: Path) -> Non
         + "k" * 24
         + "…, two\\nlines, ''"
     )
+
+
+@pytest.mark.parametrize("first", [b"a" * (3 << 20), b"2024-01-01 started\n" + b"more\n" * 10])
+def test_plain_text_is_refused_without_reading_the_whole_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: bytes
+) -> None:
+    """Detection used to parse the whole file as one document to learn it was not JSON; a
+    first line longer than the bounded head was read whole, too."""
+    from ctxtui.importers import _jsonl
+
+    def whole_file(path: Path) -> Any:
+        raise AssertionError("read_json was called on plain text")
+
+    monkeypatch.setattr(_jsonl, "read_json", whole_file)
+    path = tmp_path / "server.log"
+    path.write_bytes(first)
+    assert ":1: expected JSON, found plain text '" in _refusal(path)
