@@ -78,6 +78,13 @@ def as_label(value: Any, default: str = "") -> str:
 QUOTE_CHARS = 40
 
 
+def short_text(text: str, limit: int = QUOTE_CHARS) -> str:
+    """``text`` on one line for a warning: controls escaped, cut at ``limit`` characters."""
+    cut = text[:limit]
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in cut)
+    return shown + "…" if len(text) > limit else shown
+
+
 def quoted(value: Any) -> str:
     """A source value as a warning quotes it: a string in quotes, cut at ``QUOTE_CHARS``; a
     number as it reads; a list or object by its kind (its text could be megabytes, and its

@@ -313,4 +313,9 @@ def sqlite_problem(exc: BaseException) -> str:
     """The reason of a ``SQLITE_ERRORS`` exception in words (never a class name)."""
     if isinstance(exc, UnicodeDecodeError):
         return "malformed database: its schema holds bytes that are not UTF-8"
-    return str(exc) or "unreadable database"
+    # One line, of a readable length: SQLite quotes a damaged schema's SQL in its messages.
+    text = " ".join(str(exc).split()) or "unreadable database"
+    return text if len(text) <= SQLITE_PROBLEM_CHARS else text[:SQLITE_PROBLEM_CHARS] + "…"
+
+
+SQLITE_PROBLEM_CHARS = 160

@@ -17,7 +17,9 @@ from ctxtui.importers._parts import (
     compact_json,
     join_text,
     opaque_part,
+    quoted,
     responses_part,
+    short_text,
     tag,
     text_part,
     usage_codex,
@@ -127,7 +129,8 @@ def build_session(
         elif isinstance(kind, str):
             replay.skipped_types[kind] = replay.skipped_types.get(kind, 0) + 1
     if replay.skipped_types:
-        listed = ", ".join(f"{k} ×{n:,}" for k, n in sorted(replay.skipped_types.items()))
+        found = sorted(replay.skipped_types.items())
+        listed = ", ".join(f"{short_text(k)} ×{n:,}" for k, n in found)
         warnings.append(f"record types not read: {listed}")
     meta = SessionMeta(
         source_path=source_path,
@@ -222,7 +225,8 @@ def _message(replay: _Replay, line: int, item: Mapping[str, Any], when: Any) -> 
         replay.assistant(line, content=text, parts=kept, created_at=when)
         return
     if role not in ("user", "developer", "system"):
-        replay.skipped_types[f"message/{role}"] = replay.skipped_types.get(f"message/{role}", 0) + 1
+        key = "message/" + (role if isinstance(role, str) else quoted(role))
+        replay.skipped_types[key] = replay.skipped_types.get(key, 0) + 1
         return
     injected = role != "system" and text.lstrip().startswith(INJECTED_PREFIXES)
     replay.add(

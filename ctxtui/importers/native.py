@@ -15,7 +15,7 @@ from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.export import NATIVE_SCHEMA, native_document
 from ctxtui.core.models import Session
 from ctxtui.importers import format_info
-from ctxtui.importers._parts import SCHEMA_MAX_DEPTH, quoted, schema_too_deep
+from ctxtui.importers._parts import SCHEMA_MAX_DEPTH, quoted, schema_too_deep, short_text
 from ctxtui.importers._reader import json_kind, read_json
 
 FORMAT = format_info("native")
@@ -37,7 +37,7 @@ def sniff(path: Path, head: Any) -> int:
 
 def _first_problem(exc: ValidationError) -> str:
     error = exc.errors()[0]
-    where = ".".join(str(p) for p in error["loc"]) or "session"
+    where = ".".join(short_text(str(p)) for p in error["loc"]) or "session"
     more = exc.error_count() - 1
     tail = f" (and {more} more problems)" if more else ""
     return f"{where}: {error['msg']}{tail}"

@@ -519,3 +519,37 @@ def test_plain_text_is_refused_without_reading_the_whole_file(
     path = tmp_path / "server.log"
     path.write_bytes(first)
     assert ":1: expected JSON, found plain text '" in _refusal(path)
+
+
+def test_a_sqlite_error_quoting_several_lines_of_schema_is_one_line(tmp_path: Path) -> None:
+    """SQLite quotes the damaged schema's SQL, newlines and all, in its error message."""
+    path = tmp_path / "opencode.db"
+    con = sqlite3.connect(path)
+    columns = "".join(f", x{i}" for i in range(60))
+    con.execute("CREATE TABLE session (id TEXT,\n  title TEXT,\n  note TEXT" + columns + ")")
+    con.execute("CREATE TABLE message (id TEXT)")
+    con.execute("CREATE TABLE part (id TEXT)")
+    con.commit()
+    con.close()
+    data = path.read_bytes()
+    at = data.index(b"(id TEXT,\n")
+    path.write_bytes(data[:at] + b'"' + data[at + 1 :])  # an unclosed quote: bad token
+    for fmt in (None, "opencode"):
+        message = _refusal(path, fmt)
+        assert 'unrecognized token: ""id TEXT, title TEXT, note TEXT, x0, x1' in message
+        assert message.endswith("…)") and len(message) < len(str(path)) + 250
+
+
+def test_a_codex_message_role_that_is_an_object_is_counted_not_printed(tmp_path: Path) -> None:
+    """``f"message/{role}"`` of a 990-level object recursed past Python's limit."""
+    meta = {"type": "session_meta", "payload": {"id": "s1"}}
+    item = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+    odd = dict(item, role="ROLE")
+    lines = [json.dumps({"type": "response_item", "payload": p}) for p in (item, odd)]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(
+        json.dumps(meta) + "\n" + lines[0] + "\n" + lines[1].replace('"ROLE"', _nested(990)) + "\n"
+    )
+    session = load_session(path, "codex")
+    assert [(m.role, m.content) for m in session.messages] == [("user", "hi")]
+    assert session.meta.warnings == ("record types not read: message/an object ×1",)
