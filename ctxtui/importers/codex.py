@@ -7,7 +7,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ctxtui.core.models import ContentPart, Message, PartKind, Session, SessionMeta, ToolCall
+from ctxtui.core.models import (
+    ContentPart,
+    Message,
+    PartKind,
+    RecordedCompaction,
+    Session,
+    SessionMeta,
+    ToolCall,
+)
 from ctxtui.importers import FormatInfo, format_info
 from ctxtui.importers._parts import (
     as_int,
@@ -61,6 +69,14 @@ def load(path: Path) -> Session:
     return build_session(iter_records(path, warnings), warnings, source_path=str(path))
 
 
+def load_history(path: Path) -> Session:
+    """Read every message of a rollout, keeping what each ``compacted`` replaced (for replay)."""
+    warnings: list[str] = []
+    return build_session(
+        iter_records(path, warnings), warnings, source_path=str(path), full_history=True
+    )
+
+
 @dataclass
 class _Replay:
     """The history as Codex rebuilds it, one rollout record at a time."""
@@ -75,6 +91,8 @@ class _Replay:
     tool_names: dict[str, str] = field(default_factory=dict)
     skipped_types: dict[str, int] = field(default_factory=dict)
     usage_target: int | None = None  # the assistant message the next token_count describes
+    full_history: bool = False  # a ``compacted`` appends its summary instead of replacing
+    compactions: list[RecordedCompaction] = field(default_factory=list)
 
     def add(self, message: Message) -> None:
         self.messages.append(message)
@@ -102,10 +120,18 @@ class _Replay:
 
 
 def build_session(
-    records: Iterable[Record], warnings: list[str], *, source_path: str | None = None
+    records: Iterable[Record],
+    warnings: list[str],
+    *,
+    source_path: str | None = None,
+    full_history: bool = False,
 ) -> Session:
-    """Replay rollout records into the ``Session`` the model would see next."""
-    replay = _Replay(warnings)
+    """Replay rollout records into the ``Session`` the model would see next.
+
+    With ``full_history`` nothing is replaced: each ``compacted`` adds its summary after the
+    history it summarised, and is listed in ``meta.recorded_compactions``.
+    """
+    replay = _Replay(warnings, full_history=full_history)
     for record in records:
         value = record.value
         if not isinstance(value, dict) or value.get("record_type") == "state":
@@ -133,6 +159,8 @@ def build_session(
         model=replay.model,
         context_window=replay.context_window,
         warnings=tuple(warnings),
+        recorded_compactions=tuple(replay.compactions),
+        full_history=full_history,
     )
     return Session(messages=tuple(replay.messages), system_prompt=replay.system_prompt, meta=meta)
 
@@ -299,6 +327,18 @@ def _compacted(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> N
     reported = next((m.usage for m in reversed(replay.messages) if m.usage), None)
     summary = as_text(payload.get("message"))
     history = payload.get("replacement_history")
+    pre = reported.prompt_total if reported is not None else None
+    if replay.full_history:
+        replay.compactions.append(
+            RecordedCompaction(message_index=before, pre_tokens=pre, source_line=record.line)
+        )
+        replay.add(Message(role="user", content=summary, is_summary=True, source_line=record.line))
+        replay.usage_target = None
+        return
+    # the replacement starts the history afresh: earlier compactions are out of view
+    replay.compactions = [
+        RecordedCompaction(message_index=0, pre_tokens=pre, source_line=record.line)
+    ]
     if isinstance(history, list):
         fresh = _Replay(replay.warnings, model=replay.model, tool_names=replay.tool_names)
         for item in _dicts(history):
