@@ -322,28 +322,24 @@ def _shell_failed(text: str) -> bool:
 
 
 def _compacted(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> None:
-    """``replacement_history`` replaces everything before it; without it, rebuild as Codex did."""
+    """``replacement_history`` replaces everything before it; without it, rebuild as Codex did.
+
+    In full-history mode nothing is replaced: what the model saw next (the replacement
+    history, or the summary alone) is appended, and the compaction is recorded at it.
+    """
     before = len(replay.messages)
     reported = next((m.usage for m in reversed(replay.messages) if m.usage), None)
     summary = as_text(payload.get("message"))
     history = payload.get("replacement_history")
     pre = reported.prompt_total if reported is not None else None
-    if replay.full_history:
-        replay.compactions.append(
-            RecordedCompaction(message_index=before, pre_tokens=pre, source_line=record.line)
-        )
-        replay.add(Message(role="user", content=summary, is_summary=True, source_line=record.line))
-        replay.usage_target = None
-        return
-    # the replacement starts the history afresh: earlier compactions are out of view
-    replay.compactions = [
-        RecordedCompaction(message_index=0, pre_tokens=pre, source_line=record.line)
-    ]
+    summary_message = Message(
+        role="user", content=summary, is_summary=True, source_line=record.line
+    )
     if isinstance(history, list):
         fresh = _Replay(replay.warnings, model=replay.model, tool_names=replay.tool_names)
         for item in _dicts(history):
             _item(fresh, record, item, None)
-        replay.messages = [
+        replacement = [
             m.model_copy(update={"is_summary": True})
             if m.role == "user" and summary and m.content == summary
             else m
@@ -351,7 +347,10 @@ def _compacted(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> N
         ]
         for kind, n in fresh.skipped_types.items():
             replay.skipped_types[kind] = replay.skipped_types.get(kind, 0) + n
-        how = f"replacement_history of {len(replay.messages):,} messages"
+        how = f"replacement_history of {len(replacement):,} messages"
+    elif replay.full_history:
+        replacement = [summary_message]
+        how = "no replacement_history: the summary follows"
     else:
         initial: list[Message] = []
         for m in replay.messages:
@@ -359,18 +358,24 @@ def _compacted(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> N
                 break
             initial.append(m)
         users = [m for m in replay.messages[len(initial) :] if m.role == "user" and not m.injected]
-        summary_message = Message(
-            role="user", content=summary, is_summary=True, source_line=record.line
-        )
-        replay.messages = [*initial, *users, summary_message]
+        replacement = [*initial, *users, summary_message]
         how = (
             "no replacement_history: rebuilt from the initial context, "
             f"{len(users):,} user messages and the summary (Codex's user-message budget is "
             "not reproduced)"
         )
+    recorded = RecordedCompaction(message_index=0, pre_tokens=pre, source_line=record.line)
+    if replay.full_history:
+        replay.compactions.append(recorded.model_copy(update={"message_index": before}))
+        replay.messages.extend(replacement)
+    else:
+        # the replacement starts the history afresh: earlier compactions are out of view
+        replay.compactions = [recorded]
+        replay.messages = replacement
     replay.open_assistant = False
     replay.usage_target = None
-    note = f"compacted at line {record.line:,}: {before:,} earlier messages replaced ({how})"
+    verb = "kept before the summary" if replay.full_history else "replaced"
+    note = f"compacted at line {record.line:,}: {before:,} earlier messages {verb} ({how})"
     if reported is not None and reported.prompt_total is not None:
         note += f"; last reported prompt before it: {reported.prompt_total:,} tokens"
     replay.warnings.append(note)

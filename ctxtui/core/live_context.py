@@ -1,0 +1,211 @@
+"""The live context of a replay: the prompt at each request, advanced by prefix sums.
+
+Between two simulated compactions the live context is one ``Segment``: optionally a stand-in
+summary message, then ``history[start:stop]`` where ``stop`` is the request's message index.
+Its prompt is what ``build_plan`` would give for that context (system + tools + summary +
+history after truncation and pruning), but computed from the whole history's prefix sums,
+tool-output index and cut marks, prepared once: each request costs a few binary searches
+instead of a plan. ``live_session`` builds the context as a real ``Session`` for the cases
+that need one (a compaction, a cursor asking what the model saw); the tests check that both
+agree.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+
+from ctxtui.core.counts import SessionCounts
+from ctxtui.core.models import Message, Session
+from ctxtui.core.plan import TokenizerInfo, TruncatedOutput
+from ctxtui.core.planner import history_budget, tail_budget
+from ctxtui.core.policy import Policy, PruneMode, TailMode
+from ctxtui.core.prune import StubCost, index_tool_outputs
+from ctxtui.core.tail import Boundaries, Prefix, suffix_start_within
+from ctxtui.core.tokenizers import Tokenizer
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """What stands before ``history[start:]`` in the live context after a compaction."""
+
+    start: int  # first history message still in the live context
+    stand_in: Message | None = None  # the simulated summary message (style summarize)
+    stand_in_tokens: int = 0
+    meta_summary: str | None = None  # the out-of-band summary (style drop_oldest_half)
+    meta_summary_tokens: int = 0
+
+
+def live_session(session: Session, segment: Segment, stop: int) -> Session:
+    """The live context before message ``stop`` as a ``Session`` (the original is untouched)."""
+    head = (segment.stand_in,) if segment.stand_in is not None else ()
+    meta = session.meta.model_copy(update={"summary": segment.meta_summary})
+    return Session(
+        messages=(*head, *session.messages[segment.start : stop]),
+        system_prompt=session.system_prompt,
+        tools=session.tools,
+        meta=meta,
+    )
+
+
+def live_counts(counts: SessionCounts, segment: Segment, stop: int) -> SessionCounts:
+    """The counts of ``live_session``: nothing is counted again."""
+    head = [segment.stand_in_tokens] if segment.stand_in is not None else []
+    return SessionCounts(
+        tokenizer=counts.tokenizer,
+        message_tokens=[*head, *counts.message_tokens[segment.start : stop]],
+        system_tokens=counts.system_tokens,
+        tool_def_tokens=counts.tool_def_tokens,
+        summary_tokens=segment.meta_summary_tokens,
+    )
+
+
+_BUDGET_ONLY = TokenizerInfo("plan", "plan")
+"""Counts that only carry the fixed parts ``history_budget`` reads; no message is counted."""
+
+
+class LiveAccount:
+    """Prompt tokens of any live context of one session under one policy, in O(log n).
+
+    It mirrors the planner's token-measured fresh tail (budget, tool-pair cut, active turn and
+    minimum turns) and both pruning rules on a window of the history. Items-mode tails with
+    pruning are not mirrored (``supported`` is false): the caller plans those contexts.
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        policy: Policy,
+        counts: SessionCounts,
+        tokenizer: Tokenizer,
+        truncated: Mapping[int, TruncatedOutput],
+    ) -> None:
+        self.policy = policy
+        tokens = list(counts.message_tokens)
+        for i, t in truncated.items():
+            tokens[i] = t.tokens_after
+        self.prefix: Sequence[int] = [0, *accumulate(tokens)]
+        self.fixed = counts.system_tokens + counts.tool_def_tokens
+        self.system_tools = self.fixed
+        self.turns = session.turn_starts
+        self.call_of_result = session.call_of_result
+        self.pruning = policy.prune_mode is not PruneMode.OFF
+        self.supported = not (self.pruning and policy.tail_mode is TailMode.ITEMS)
+        if self.pruning and self.supported:
+            messages = session.messages
+            stub = StubCost(tokenizer.count_message)
+            self.outputs = index_tool_outputs(session, tokens, lambda i: stub(messages[i]))
+            self.bounds = Boundaries.of(session)
+
+    def prompt(self, segment: Segment, stop: int) -> int:
+        """Prompt tokens of the live context before ``stop``, as ``build_plan`` counts them."""
+        start = segment.start
+        history = segment.stand_in_tokens + self.prefix[stop] - self.prefix[start]
+        if self.pruning and stop > start:
+            history -= self._freed(segment, stop)
+        return self.fixed + segment.meta_summary_tokens + history
+
+    # --- the live window in its own coordinates: 0 is the stand-in when there is one -------
+
+    def _freed(self, seg: Segment, stop: int) -> int:
+        s = 1 if seg.stand_in is not None else 0
+        c = seg.start
+        n = stop - c + s
+        head = seg.stand_in_tokens if s else 0
+        prefix = self.prefix
+
+        def live_prefix(i: int) -> int:
+            return 0 if i <= 0 else head + prefix[c + max(i, s) - s] - prefix[c]
+
+        tail = self._tail_start(seg, stop, n, s, live_prefix)
+        if self.policy.prune_mode is PruneMode.TURNS:
+            protected = self._min_turns_start(c, stop, s, self.policy.prune_protected_turns)
+            return self._prune_turns(c, max(c, c + min(tail, protected) - s))
+        return self._prune_tokens(c, max(c, c + tail - s))
+
+    def _starts(self, c: int, stop: int) -> tuple[int, int]:
+        """The history turn starts inside ``[c, stop)`` as a range of ``self.turns``."""
+        return bisect_left(self.turns, c), bisect_left(self.turns, stop)
+
+    def _min_turns_start(self, c: int, stop: int, s: int, turns: int) -> int:
+        """``min_turns_start`` of the live session, in live coordinates."""
+        lo, hi = self._starts(c, stop)
+        count = hi - lo + s
+        if turns <= 0 or count == 0:
+            return stop - c + s
+        k = max(0, count - turns)  # index among live starts; live start 0 is the stand-in
+        if s and k == 0:
+            return 0
+        return self.turns[lo + k - s] - c + s
+
+    def _active_turn_start(self, c: int, stop: int, s: int) -> int:
+        lo, hi = self._starts(c, stop)
+        if hi > lo:
+            return self.turns[hi - 1] - c + s
+        if s:
+            return 0
+        last = stop - 1
+        call = self.call_of_result.get(last, last)
+        return (call if call >= c else last) - c
+
+    def _pair_forward(self, c: int, s: int, start: int, n: int) -> int:
+        if start < s:
+            return start
+        found = self.bounds.pair.find(1, c + start - s, c + n - s)
+        return n if found < 0 else found - c + s
+
+    def _pair_backward(self, c: int, s: int, start: int) -> int:
+        if start >= s:
+            found = self.bounds.pair.rfind(1, c, c + start - s + 1)
+            if found >= 0:
+                return found - c + s
+        return 0
+
+    def _tail_start(self, seg: Segment, stop: int, n: int, s: int, live_prefix: Prefix) -> int:
+        """``fresh_tail_by_tokens`` on the live window (the budget rule, then the floors)."""
+        c = seg.start
+        budget = history_budget(self.policy, self._budget_counts(seg))
+        start = suffix_start_within(live_prefix, 0, n, tail_budget(self.policy, budget))
+        start = self._pair_forward(c, s, start, n)
+        floor = min(
+            self._active_turn_start(c, stop, s),
+            self._min_turns_start(c, stop, s, self.policy.tail_min_turns),
+        )
+        return min(start, self._pair_backward(c, s, floor))
+
+    def _budget_counts(self, seg: Segment) -> SessionCounts:
+        return SessionCounts(
+            tokenizer=_BUDGET_ONLY,
+            message_tokens=(),
+            system_tokens=self.system_tools,
+            summary_tokens=seg.meta_summary_tokens,
+        )
+
+    def _prune_turns(self, c: int, boundary: int) -> int:
+        o = self.outputs
+        lo = bisect_left(o.prunable, c)
+        hi = max(lo, bisect_left(o.prunable, boundary))
+        count = hi - lo
+        if count == 0 or count < self.policy.prune_threshold:
+            return 0
+        return o.cum_freed[hi] - o.cum_freed[lo]
+
+    def _prune_tokens(self, c: int, boundary: int) -> int:
+        """``prune_by_tokens`` restricted to outputs at or after ``c``."""
+        o = self.outputs
+        hi = bisect_left(o.indices, boundary)
+        stubs = bisect_left(o.stubbed, boundary)
+        floor = max(c, o.stubbed[stubs - 1] + 1 if stubs else 0)
+        lo = bisect_left(o.indices, floor, 0, hi)
+        cum = o.cum_tokens
+        q = bisect_left(cum, cum[hi] - self.policy.prune_protect_tokens, lo, hi + 1)
+        if q <= lo:
+            return 0
+        first = bisect_left(o.prunable, o.indices[lo])
+        last = bisect_right(o.prunable, o.indices[q - 1])
+        freed = o.cum_freed[last] - o.cum_freed[first]
+        if last <= first or freed < self.policy.prune_minimum_tokens:
+            return 0
+        return freed
