@@ -98,6 +98,22 @@ class LiveAccount:
             stub = StubCost(tokenizer.count_message)
             self.outputs = index_tool_outputs(session, tokens, lambda i: stub(messages[i]))
             self.bounds = Boundaries.of(session)
+            self.reach = _result_reach(session)
+
+    def covers(self, segment: Segment, stop: int) -> bool:
+        """Whether ``prompt`` is exact for this context (else the caller plans it).
+
+        The cut marks are the whole history's. They hold for a window unless a tool call
+        inside it has its result at or after ``stop`` (not yet in the live context), or a call
+        before ``segment.start`` has its result inside it: real agents answer a call before
+        their next request, and a compaction cuts between pairs, so this is rare.
+        """
+        if not self.supported:
+            return False
+        if not self.pruning:
+            return True
+        c = segment.start
+        return bool(self.bounds.pair[stop]) and self.reach[c] < c
 
     def prompt(self, segment: Segment, stop: int) -> int:
         """Prompt tokens of the live context before ``stop``, as ``build_plan`` counts them."""
@@ -209,3 +225,14 @@ class LiveAccount:
         if last <= first or freed < self.policy.prune_minimum_tokens:
             return 0
         return freed
+
+
+def _result_reach(session: Session) -> list[int]:
+    """``reach[c]``: the latest tool result whose call comes before message ``c`` (−1 if none)."""
+    n = len(session)
+    latest = [-1] * (n + 1)
+    for result, call in session.call_of_result.items():
+        latest[call + 1] = max(latest[call + 1], result)
+    for i in range(1, n + 1):
+        latest[i] = max(latest[i], latest[i - 1])
+    return latest

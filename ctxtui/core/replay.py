@@ -169,14 +169,14 @@ class _Walk:
     ) -> None:
         self.session, self.policy, self.counts, self.tokenizer = session, policy, counts, tokenizer
         self.account = LiveAccount(session, policy, counts, tokenizer, first_plan.truncated)
-        self.exact = exact or not self.account.supported
+        self.exact = exact
         summary = session.meta.summary
         self.segments = [Segment(0, None, 0, summary, counts.summary_tokens)]
         self.compactions: list[SimulatedCompaction] = []
 
     def prompt(self, stop: int) -> int:
         segment = self.segments[-1]
-        if self.exact:
+        if self.exact or not self.account.covers(segment, stop):
             return self.plan(stop).totals.tokens
         return self.account.prompt(segment, stop)
 
