@@ -327,7 +327,11 @@ def build_command_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse
     )
     add_session_options(serve)
     add_policy_options(serve)
-    parsers = {"report": report, "compact": compact, "formats": formats}
+    parsers: dict[str, argparse.ArgumentParser] = {
+        "report": report,
+        "compact": compact,
+        "formats": formats,
+    }
     parsers["replay"] = _replay_parser(sub)
     return p, {**parsers, "sessions": sessions, "serve": serve}
 

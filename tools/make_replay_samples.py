@@ -26,10 +26,33 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent.parent / "sample_sessions"
 
-WORDS = (
-    "parser token budget cache window retry config schema request handler module test fixture "
-    "branch commit refactor invoice ledger export import queue worker timeout latency metric"
-).split()
+WORDS = [
+    "parser",
+    "token",
+    "budget",
+    "cache",
+    "window",
+    "retry",
+    "config",
+    "schema",
+    "request",
+    "handler",
+    "module",
+    "test",
+    "fixture",
+    "branch",
+    "commit",
+    "refactor",
+    "invoice",
+    "ledger",
+    "export",
+    "import",
+    "queue",
+    "worker",
+    "timeout",
+    "latency",
+    "metric",
+]
 TOOLS = ("read_file", "grep", "run_tests", "list_dir")
 START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 
@@ -84,8 +107,15 @@ class ClaudeCode(Agent):
     def entry(self, kind: str, **fields: Any) -> dict[str, Any]:
         self.serial += 1
         uuid = f"00000000-0000-4000-8000-{self.serial:012d}"
-        line = {"type": kind, "uuid": uuid, "parentUuid": self.parent, "isSidechain": False,
-                "sessionId": self.session_id, "timestamp": self.now(), **fields}  # fmt: skip
+        line = {
+            "type": kind,
+            "uuid": uuid,
+            "parentUuid": self.parent,
+            "isSidechain": False,
+            "sessionId": self.session_id,
+            "timestamp": self.now(),
+            **fields,
+        }
         self.parent = uuid
         self.lines.append(line)
         return line
@@ -98,15 +128,25 @@ class ClaudeCode(Agent):
         """One API response, written as a text line and (if it calls a tool) a tool_use line."""
         prompt = self.prompt_tokens()
         read = max(0, prompt - self.rng.randint(200, 2_000))
-        usage = {"input_tokens": 3, "cache_creation_input_tokens": prompt - read - 3,
-                 "cache_read_input_tokens": read, "output_tokens": self.rng.randint(40, 400)}  # fmt: skip
+        usage = {
+            "input_tokens": 3,
+            "cache_creation_input_tokens": prompt - read - 3,
+            "cache_read_input_tokens": read,
+            "output_tokens": self.rng.randint(40, 400),
+        }
         msg_id = f"msg_{self.serial:08d}"
         blocks: list[dict[str, Any]] = [{"type": "text", "text": text}]
         if call is not None:
             blocks.append({"type": "tool_use", **call})
         for block in blocks:
-            message = {"id": msg_id, "type": "message", "role": "assistant",
-                       "model": "claude-sonnet-4-5", "content": [block], "usage": usage}  # fmt: skip
+            message = {
+                "id": msg_id,
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [block],
+                "usage": usage,
+            }
             self.entry("assistant", message=message, requestId=f"req_{msg_id}")
         self.live_chars += len(text) + (len(compact_json(call["input"])) if call else 0)
 
@@ -114,9 +154,14 @@ class ClaudeCode(Agent):
         pre = self.prompt_tokens()
         last = self.parent
         self.parent = None
-        self.entry("system", subtype="compact_boundary", content="Conversation compacted",
-                   logicalParentUuid=last, level="info",
-                   compactMetadata={"trigger": "auto", "preTokens": pre})  # fmt: skip
+        self.entry(
+            "system",
+            subtype="compact_boundary",
+            content="Conversation compacted",
+            logicalParentUuid=last,
+            level="info",
+            compactMetadata={"trigger": "auto", "preTokens": pre},
+        )
         self.live_chars = 0
         summary = (
             "This session is being continued from a previous conversation that ran out of "
@@ -129,8 +174,11 @@ class ClaudeCode(Agent):
         self.user(prompt, len(prompt))
         for _ in range(self.rng.randint(2, 6)):
             call_id = f"toolu_{self.serial:08d}"
-            call = {"id": call_id, "name": self.rng.choice(TOOLS),
-                    "input": {"path": f"src/{self.rng.choice(WORDS)}.py"}}  # fmt: skip
+            call = {
+                "id": call_id,
+                "name": self.rng.choice(TOOLS),
+                "input": {"path": f"src/{self.rng.choice(WORDS)}.py"},
+            }
             self.response(self.text(20, 160), call)
             out = self.output()
             block = {"type": "tool_result", "tool_use_id": call_id, "content": out}
@@ -144,14 +192,23 @@ class ClaudeCode(Agent):
 
 
 class Codex(Agent):
-    instructions = "You are Codex, a coding agent. Work in the repository; run tests before you finish."
+    instructions = (
+        "You are Codex, a coding agent. Work in the repository; run tests before you finish."
+    )
 
     def __init__(self) -> None:
         super().__init__(random.Random(13), offset=9_000, chars_per_token=3.6, compact_at=24_000)
         self.last_user = ""
-        self.emit("session_meta", {"id": "0197c3a1-7e2b-7c4d-9f10-3a2b1c0d9e8f", "cwd": "/work/app",
-                                   "originator": "codex_cli_rs", "cli_version": "0.48.0",
-                                   "base_instructions": {"text": self.instructions}})  # fmt: skip
+        self.emit(
+            "session_meta",
+            {
+                "id": "0197c3a1-7e2b-7c4d-9f10-3a2b1c0d9e8f",
+                "cwd": "/work/app",
+                "originator": "codex_cli_rs",
+                "cli_version": "0.48.0",
+                "base_instructions": {"text": self.instructions},
+            },
+        )
         self.live_chars = len(self.instructions)
         self.turn_context()
 
@@ -167,17 +224,31 @@ class Codex(Agent):
 
     def token_count(self, prompt: int) -> None:
         out = self.rng.randint(40, 400)
-        last = {"input_tokens": prompt, "cached_input_tokens": max(0, prompt - 1_500),
-                "output_tokens": out, "reasoning_output_tokens": out // 3,
-                "total_tokens": prompt + out}  # fmt: skip
-        info = {"total_token_usage": last, "last_token_usage": last, "model_context_window": 272_000}
+        last = {
+            "input_tokens": prompt,
+            "cached_input_tokens": max(0, prompt - 1_500),
+            "output_tokens": out,
+            "reasoning_output_tokens": out // 3,
+            "total_tokens": prompt + out,
+        }
+        info = {
+            "total_token_usage": last,
+            "last_token_usage": last,
+            "model_context_window": 272_000,
+        }
         self.emit("event_msg", {"type": "token_count", "info": info, "rate_limits": None})
 
     def response(self, text: str, call: dict[str, Any] | None) -> None:
         prompt = self.prompt_tokens()
         summary = self.text(20, 120)
-        self.item({"type": "reasoning", "summary": [{"type": "summary_text", "text": summary}],
-                   "encrypted_content": "gAAAA" + "x" * 40}, len(summary))  # fmt: skip
+        self.item(
+            {
+                "type": "reasoning",
+                "summary": [{"type": "summary_text", "text": summary}],
+                "encrypted_content": "gAAAA" + "x" * 40,
+            },
+            len(summary),
+        )
         if call is None:
             content = [{"type": "output_text", "text": text}]
             self.item({"type": "message", "role": "assistant", "content": content}, len(text))
@@ -187,8 +258,16 @@ class Codex(Agent):
 
     def compact(self) -> None:
         summary = "Summary of the work so far: " + self.text(1_200, 2_000)
-        kept = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": self.last_user}]}
-        note = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": summary}]}
+        kept = {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": self.last_user}],
+        }
+        note = {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": summary}],
+        }
         self.emit("compacted", {"message": summary, "replacement_history": [kept, note]})
         self.emit("event_msg", {"type": "context_compacted"})
         self.live_chars = len(self.instructions) + len(self.last_user) + len(summary)
