@@ -23,7 +23,7 @@ from ctxtui.core.plan import TokenizerInfo, TruncatedOutput
 from ctxtui.core.planner import history_budget, tail_budget
 from ctxtui.core.policy import Policy, PruneMode, TailMode
 from ctxtui.core.prune import StubCost, index_tool_outputs
-from ctxtui.core.tail import Boundaries, Prefix, suffix_start_within
+from ctxtui.core.tail import Boundaries
 from ctxtui.core.tokenizers import Tokenizer
 
 
@@ -92,6 +92,7 @@ class LiveAccount:
         self.turns = session.turn_starts
         self.call_of_result = session.call_of_result
         self.pruning = policy.prune_mode is not PruneMode.OFF
+        self._tail_budgets: dict[int, int] = {}
         self.supported = not (self.pruning and policy.tail_mode is TailMode.ITEMS)
         if self.pruning and self.supported:
             messages = session.messages
@@ -128,14 +129,7 @@ class LiveAccount:
     def _freed(self, seg: Segment, stop: int) -> int:
         s = 1 if seg.stand_in is not None else 0
         c = seg.start
-        n = stop - c + s
-        head = seg.stand_in_tokens if s else 0
-        prefix = self.prefix
-
-        def live_prefix(i: int) -> int:
-            return 0 if i <= 0 else head + prefix[c + max(i, s) - s] - prefix[c]
-
-        tail = self._tail_start(seg, stop, n, s, live_prefix)
+        tail = self._tail_start(seg, stop, s)
         if self.policy.prune_mode is PruneMode.TURNS:
             protected = self._min_turns_start(c, stop, s, self.policy.prune_protected_turns)
             return self._prune_turns(c, max(c, c + min(tail, protected) - s))
@@ -179,11 +173,16 @@ class LiveAccount:
                 return found - c + s
         return 0
 
-    def _tail_start(self, seg: Segment, stop: int, n: int, s: int, live_prefix: Prefix) -> int:
+    def _tail_start(self, seg: Segment, stop: int, s: int) -> int:
         """``fresh_tail_by_tokens`` on the live window (the budget rule, then the floors)."""
         c = seg.start
-        budget = history_budget(self.policy, self._budget_counts(seg))
-        start = suffix_start_within(live_prefix, 0, n, tail_budget(self.policy, budget))
+        n = stop - c + s
+        limit = self._tail_budget(seg)
+        prefix = self.prefix
+        if s and seg.stand_in_tokens + prefix[stop] - prefix[c] <= limit:
+            start = 0  # the whole live context, stand-in included, fits
+        else:  # the budget walk of ``suffix_start_within``, as a bisection of the prefix sums
+            start = bisect_left(prefix, prefix[stop] - limit, c, stop) - c + s
         start = self._pair_forward(c, s, start, n)
         floor = min(
             self._active_turn_start(c, stop, s),
@@ -191,13 +190,20 @@ class LiveAccount:
         )
         return min(start, self._pair_backward(c, s, floor))
 
-    def _budget_counts(self, seg: Segment) -> SessionCounts:
-        return SessionCounts(
-            tokenizer=_BUDGET_ONLY,
-            message_tokens=(),
-            system_tokens=self.system_tools,
-            summary_tokens=seg.meta_summary_tokens,
-        )
+    def _tail_budget(self, seg: Segment) -> int:
+        """The tail budget, which depends on the segment only through its out-of-band summary."""
+        key = seg.meta_summary_tokens
+        budget = self._tail_budgets.get(key)
+        if budget is None:
+            counts = SessionCounts(
+                tokenizer=_BUDGET_ONLY,
+                message_tokens=(),
+                system_tokens=self.system_tools,
+                summary_tokens=key,
+            )
+            budget = tail_budget(self.policy, history_budget(self.policy, counts))
+            self._tail_budgets[key] = budget
+        return budget
 
     def _prune_turns(self, c: int, boundary: int) -> int:
         o = self.outputs
