@@ -632,13 +632,29 @@ def replay_ratio(size: int, repeats: int) -> list[Result]:
     assert counts is not None
     plan = engine.plan(policy, counts)
     tokenizer = engine.tokenizer(policy)
+    import ctxtui.core.replay as replay_module
+
     walked: list[Any] = []
+    in_compactions: list[float] = []
+    real_compact = getattr(replay_module, "compact")  # noqa: B009 - not re-exported
+
+    def timed_compact(*args: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return real_compact(*args)
+        finally:
+            in_compactions.append(time.perf_counter() - start)
 
     def subject() -> None:
+        in_compactions.clear()
         walked.append(replay(session, policy, counts, tokenizer, plan))
 
-    subject_s, base = paired(subject, lambda: open_session(path), repeats)
+    with _patched([(replay_module, "compact", timed_compact)]):
+        subject_s, base = paired(subject, lambda: open_session(path), repeats)
     last = walked[-1]
-    note = f"{len(last.requests):,} requests, {len(last.compactions):,} compactions"
+    note = (
+        f"{len(last.requests):,} requests, {len(last.compactions):,} compactions; "
+        f"the compactor (summaries) took {sum(in_compactions):.2f} s of the last run"
+    )
     target = 1.0 if size >= 100_000 else None
     return [Result("replay", label(size), "replay", subject_s, "open", base, "s", target, note)]
