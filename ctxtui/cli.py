@@ -284,6 +284,32 @@ def build_command_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse
     compact.add_argument(
         "--force", action="store_true", help="allow -o to overwrite an existing file"
     )
+    llm = compact.add_argument_group(
+        "LLM summary",
+        "By default the summary is ctxtui's local, deterministic stand-in. With --summarizer "
+        "openai the exact prompt --preview shows is sent to an OpenAI-compatible endpoint "
+        "(OpenAI, OpenRouter, Ollama, vLLM, llama.cpp, LM Studio) and its answer is the "
+        "summary; the key comes from OPENAI_API_KEY (a server on 127.0.0.1 needs none).",
+    )
+    llm.add_argument(
+        "--summarizer",
+        choices=("stand-in", "openai"),
+        default="stand-in",
+        help="who writes the summary; default: stand-in",
+    )
+    llm.add_argument(
+        "--llm-base-url",
+        metavar="URL",
+        help="the endpoint's base URL, e.g. http://127.0.0.1:11434/v1; default: "
+        "OPENAI_BASE_URL, else https://api.openai.com/v1",
+    )
+    llm.add_argument("--llm-model", metavar="NAME", help="the model that writes the summary")
+    llm.add_argument(
+        "--llm-timeout",
+        type=_ratio,
+        metavar="SECONDS",
+        help="give up when the endpoint sends nothing for this long (one retry); default: 60",
+    )
     add_policy_options(compact)
 
     formats = sub.add_parser(
