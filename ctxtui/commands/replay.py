@@ -110,8 +110,7 @@ def build_document(result: Replay, calibration: Calibration) -> dict[str, Any]:
         "policy": policy.model_dump(mode="json"),
         "tokenizer": result.counts.tokenizer.used,
         "window": policy.context_window,
-        "trigger_tokens": int(policy.compact_trigger_ratio * policy.context_window)
-        - policy.max_tokens,
+        "trigger_tokens": result.trigger_tokens,
         "requests": [
             {
                 "index": r.index,

@@ -17,9 +17,10 @@ that context and not in the session.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from ctxtui.core._compat import StrEnum
 from ctxtui.core.compaction import compact
@@ -105,6 +106,21 @@ class ContextAt:
             return None if row == 0 else self.start + row - 1
         return self.start + row
 
+    def row_of(self, index: int) -> int | None:
+        """The row of history message ``index``; ``None`` if it is summarised or not sent yet."""
+        row = index - self.start + (1 if self.stand_in else 0)
+        lead = 1 if self.stand_in else 0
+        return row if lead <= row < len(self.session.messages) else None
+
+    def history_zone(self, index: int) -> str:
+        """Where history message ``index`` stood at this request, for a whole-history list:
+        ``summarised`` (replaced by a simulated compaction), ``tail`` / ``kept`` / ``dropped``
+        (this request's plan), or ``future`` (not written yet)."""
+        if index < self.start:
+            return "summarised"
+        row = self.row_of(index)
+        return "future" if row is None else self.plan.zone(row).value
+
 
 @dataclass(frozen=True)
 class Replay:
@@ -125,6 +141,22 @@ class Replay:
     @property
     def peak_tokens(self) -> int:
         return max((r.simulated_tokens for r in self.requests), default=0)
+
+    @property
+    def trigger_tokens(self) -> int:
+        """The prompt size past which the policy compacts (its trigger less the reserve)."""
+        policy = self.policy
+        return int(policy.compact_trigger_ratio * policy.context_window) - policy.max_tokens
+
+    def request_of_message(self, index: int) -> int | None:
+        """The first request whose prompt holds message ``index`` (``None`` after the last)."""
+        k = bisect_right(self.points, index)
+        return k if k < len(self.requests) else None
+
+    @cached_property
+    def points(self) -> tuple[int, ...]:
+        """Each request's message index, in order."""
+        return tuple(r.message_index for r in self.requests)
 
     def context_at(self, k: int) -> ContextAt:
         """The live context of request ``k`` (after any compaction at it), planned."""

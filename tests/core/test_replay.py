@@ -204,3 +204,28 @@ def test_harness_written_assistant_messages_are_not_requests() -> None:
         )
     )
     assert request_points(session) == (1,)
+
+
+def test_a_cursor_sees_the_context_of_each_request() -> None:
+    """What the app's timeline asks: the rows, zones and stand-in at request ``k``."""
+    result, _, _ = _replay(
+        SAMPLES / "claude_code_replay.jsonl", context_window=8_000, max_tokens=1_000
+    )
+    compaction = result.compactions[1]
+    k = compaction.request
+    context = result.context_at(k)
+    request = result.requests[k]
+    assert context.stand_in and context.history_index(0) is None
+    assert context.session.messages[0].is_summary
+    assert context.start == compaction.replaced[1] + 1
+    assert context.plan.totals.tokens == request.simulated_tokens
+    assert context.history_zone(compaction.replaced[0]) == "summarised"
+    assert context.history_zone(request.message_index) == "future"
+    assert context.history_zone(request.message_index - 1) == "tail"
+    row = context.row_of(context.start)
+    assert row == 1 and context.history_index(1) == context.start
+    before = result.context_at(k - 1)
+    assert before.start == compaction.replaced[0] < context.start
+    assert result.request_of_message(request.message_index - 1) == k
+    assert result.request_of_message(request.message_index) == k + 1
+    assert result.request_of_message(len(result.session.messages)) is None
