@@ -97,18 +97,33 @@ def test_long_samples_replay_every_call_with_its_figures(name: str) -> None:
     assert calibration.errors[0].bias < 0  # the transcript lacks the system prompt and tools
 
 
+def native_truth(name: str) -> tuple[list[int], list[tuple[int, None, int]]]:
+    """A ctxtui native session: each assistant message is a call; its usage is its figure."""
+    messages = json.loads((SAMPLES / name).read_text(encoding="utf-8"))["session"]["messages"]
+    calls = [m for m in messages if m["role"] == "assistant" and not m.get("injected")]
+    return [m["usage"]["prompt_total"] for m in calls], []
+
+
 @pytest.mark.parametrize(
     ("name", "truth"),
-    [("claude_code_compacted.jsonl", claude_code_truth), ("codex_rollout.jsonl", codex_truth)],
+    [
+        ("claude_code_compacted.jsonl", claude_code_truth),
+        ("codex_rollout.jsonl", codex_truth),
+        ("demo.json", native_truth),
+    ],
 )
 def test_short_samples_report_usage_where_the_transcript_has_it(name: str, truth: Any) -> None:
     reported, recorded = truth(name)
-    result, _, _ = _replay(SAMPLES / name)
-    figures = [r.reported_tokens for r in result.requests if r.reported_tokens is not None]
-    assert figures == reported
+    result, engine, policy = _replay(SAMPLES / name)
+    assert [r.reported_tokens for r in result.requests] == reported  # one request per call
     assert [(rc.request, rc.pre_tokens) for rc in result.recorded] == [
         (request, pre) for request, _, pre in recorded
     ]
+    points = [r.message_index for r in result.requests]
+    calibration = calibrate(result.session, points, {"plan": engine.counts(policy)})  # type: ignore[dict-item]
+    assert calibration.samples == len(reported)
+    assert calibration.fit.chars_per_token is not None and calibration.fit.chars_per_token > 0
+    assert calibration.errors[0].median_abs_error > 0
 
 
 def test_claude_code_sample_request_sits_after_its_boundary() -> None:
