@@ -20,6 +20,9 @@ from itertools import accumulate
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.models import Message, Session
 
+MIN_FIT_SAMPLES = 5
+"""Fewer reported requests than this fit a line through noise: no figure is claimed."""
+
 
 def content_chars(message: Message) -> int:
     """Characters the model read in a message: text, reasoning, tool arguments and outputs.
@@ -78,11 +81,16 @@ class Calibration:
         if not self.samples:
             return "no reported usage in this transcript: nothing to calibrate against"
         parts = []
+        previous = ""
         for i, err in enumerate(self.errors):
-            name = _label(err.tokenizer) if i == 0 else _short(err.tokenizer)
             verb = "undercounts" if err.bias < 0 else "overcounts"
-            tail = " this session" if i == 0 else ""
-            parts.append(f"{name} {verb}{tail} by {abs(err.bias) * 100:.0f} %")
+            size = f"by {abs(err.bias) * 100:.0f} %"
+            if i == 0:
+                parts.append(f"{_label(err.tokenizer)} {verb} this session {size}")
+            else:  # "cl100k by 9 %" when it errs the same way as the one before
+                said = "" if verb == previous else f" {verb}"
+                parts.append(f"{_short(err.tokenizer)}{said} {size}")
+            previous = verb
         text = "; ".join(parts)
         fit = self.fit
         if fit.chars_per_token is not None and fit.offset_tokens is not None:
@@ -111,10 +119,11 @@ def _short(spec: str) -> str:
 def fit_line(chars: Sequence[int], reported: Sequence[int]) -> Fit:
     """Least squares ``reported = a · chars + b`` → ``Fit(1 / a, b)``.
 
-    Needs two distinct ``chars`` values and a positive slope; otherwise nothing is claimed.
+    Needs ``MIN_FIT_SAMPLES`` requests of at least two sizes and a positive slope; otherwise
+    nothing is claimed.
     """
     n = len(chars)
-    if n < 2 or n != len(reported):
+    if n < MIN_FIT_SAMPLES or n != len(reported):
         return Fit(None, None)
     mx = sum(chars) / n
     my = sum(reported) / n

@@ -13,7 +13,15 @@ from typing import Any
 
 import pytest
 
-from ctxtui.core.calibration import calibrate, content_chars, fit_line, live_starts
+from ctxtui.core.calibration import (
+    Calibration,
+    Fit,
+    TokenizerError,
+    calibrate,
+    content_chars,
+    fit_line,
+    live_starts,
+)
 from ctxtui.core.counting import count_session
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.engine import Engine
@@ -196,10 +204,11 @@ def test_calibration_reads_only_the_context_since_the_agents_last_compaction() -
     assert live_starts(compacted, points) == [0 if p < 30 else 30 for p in points]
 
 
-def test_fit_claims_nothing_without_two_distinct_sizes() -> None:
-    assert fit_line([100], [50]).chars_per_token is None
-    assert fit_line([100, 100], [50, 60]).chars_per_token is None
-    assert fit_line([100, 200], [60, 50]).chars_per_token is None  # a falling line
+def test_fit_claims_nothing_without_enough_distinct_sizes() -> None:
+    assert fit_line([100, 200, 300, 400], [50, 80, 110, 140]).chars_per_token is None  # 4 only
+    assert fit_line([100] * 6, [50, 60, 50, 60, 50, 60]).chars_per_token is None
+    assert fit_line([100, 200, 300, 400, 500], [60, 50, 40, 30, 20]).chars_per_token is None
+    assert fit_line([100, 200, 300, 400, 500], [60, 80, 100, 120, 140]) == Fit(5.0, 40.0)
 
 
 def test_no_usage_says_so() -> None:
@@ -244,3 +253,20 @@ def test_a_cursor_sees_the_context_of_each_request() -> None:
     assert result.request_of_message(request.message_index - 1) == k
     assert result.request_of_message(request.message_index) == k + 1
     assert result.request_of_message(len(result.session.messages)) is None
+
+
+def test_the_calibration_sentence() -> None:
+    calibration = Calibration(
+        samples=40,
+        errors=(
+            TokenizerError("plan", 900.0, -0.31),
+            TokenizerError("tiktoken:cl100k_base", 200.0, -0.09),
+            TokenizerError("picoclaw", 300.0, 0.12),
+        ),
+        fit=Fit(3.1, 15_800.4),
+    )
+    assert calibration.sentence() == (
+        "the plan estimator undercounts this session by 31 %; cl100k by 9 %; "
+        "picoclaw overcounts by 12 %; fitted 3.1 chars/token + 15,800 tokens not in the "
+        "transcript (40 requests with reported usage)"
+    )
