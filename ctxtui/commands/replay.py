@@ -173,7 +173,8 @@ def _events(row: dict[str, Any]) -> str:
 
 def render(doc: dict[str, Any]) -> RenderableType:
     """The table: one row per request, then the totals and the calibration sentence."""
-    table = Table(title=f"replay · {doc['session']['path']}", title_justify="left")
+    title = Text(f"replay · {doc['session']['path'] or '(no file)'}")  # literal, never markup
+    table = Table(title=title, title_justify="left")
     for name in ("request", "message", "simulated", "reported", "events"):
         table.add_column(name, justify="left" if name == "events" else "right")
     for row in _shown_rows(doc["requests"]):

@@ -115,3 +115,16 @@ def test_report_json_reported_is_null_without_usage(
     doc = json.loads(capsys.readouterr().out)
     assert doc["reported"] is None
     assert "not Claude's" not in doc["tokenizer"]["note"]
+
+
+def test_replay_shows_a_path_with_markup_literally(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "[bold]x"
+    folder.mkdir()
+    path = folder / "chat.json"
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": "[red]hi"}]}))
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "[bold]x" in out.replace("\n", "")
+    assert "0 requests" in out
