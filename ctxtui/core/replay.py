@@ -24,7 +24,7 @@ from functools import cached_property
 
 from ctxtui.core._compat import StrEnum
 from ctxtui.core.compaction import compact
-from ctxtui.core.counting import count_summary
+from ctxtui.core.counting import Progress, StopCheck, count_summary
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.live_context import LiveAccount, Segment, live_counts, live_session
 from ctxtui.core.models import Session, Usage
@@ -33,6 +33,14 @@ from ctxtui.core.planner import build_plan
 from ctxtui.core.policy import CompactionStyle, Policy
 from ctxtui.core.reasons import CompactReason
 from ctxtui.core.tokenizers import Tokenizer
+
+
+CHECK_EVERY = 256
+"""Requests between two progress reports and stop checks."""
+
+
+class ReplayStopped(Exception):
+    """The caller's ``should_stop`` said to stop; ``args[0]`` is how many requests were done."""
 
 
 class EventKind(StrEnum):
@@ -198,8 +206,11 @@ class _Walk:
         tokenizer: Tokenizer,
         first_plan: Plan,
         exact: bool,
+        on_progress: Progress | None = None,
+        should_stop: StopCheck | None = None,
     ) -> None:
         self.session, self.policy, self.counts, self.tokenizer = session, policy, counts, tokenizer
+        self.on_progress, self.should_stop = on_progress, should_stop
         self.account = LiveAccount(session, policy, counts, tokenizer, first_plan.truncated)
         self.exact = exact
         summary = session.meta.summary
@@ -252,6 +263,13 @@ class _Walk:
         )
         return True
 
+    def check(self, done: int, total: int) -> None:
+        """Report progress, and stop here if the caller asked to (a newer replay superseded it)."""
+        if self.on_progress is not None:
+            self.on_progress(done, total)
+        if self.should_stop is not None and self.should_stop():
+            raise ReplayStopped(done)
+
     def run(self) -> Replay:
         policy = self.policy
         trigger = int(policy.compact_trigger_ratio * policy.context_window)
@@ -266,6 +284,8 @@ class _Walk:
         requests = []
         messages = self.session.messages
         for k, stop in enumerate(points):
+            if k % CHECK_EVERY == 0:
+                self.check(k, len(points))
             tokens = self.prompt(stop)
             events: list[ReplayEvent] = []
             if tokens + policy.max_tokens > trigger and stop > self.segments[-1].start:
@@ -293,12 +313,17 @@ def replay(
     first_plan: Plan | None = None,
     *,
     exact: bool = False,
+    on_progress: Progress | None = None,
+    should_stop: StopCheck | None = None,
 ) -> Replay:
     """Replay ``session`` under ``policy``; ``counts`` are the session's under ``tokenizer``.
 
     ``first_plan`` (the whole session's plan, which an open already has) supplies the
     truncated outputs; ``exact`` plans every request instead of advancing by prefix sums (the
-    reference the fast path is tested against).
+    reference the fast path is tested against). ``on_progress(done, total)`` is called every
+    ``CHECK_EVERY`` requests, and ``should_stop`` there too: when it says so the walk raises
+    ``ReplayStopped`` (a worker whose result is no longer wanted ends early).
     """
     plan = first_plan if first_plan is not None else build_plan(session, policy, counts, tokenizer)
-    return _Walk(session, policy, counts, tokenizer, plan, exact).run()
+    walk = _Walk(session, policy, counts, tokenizer, plan, exact, on_progress, should_stop)
+    return walk.run()

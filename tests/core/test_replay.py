@@ -27,7 +27,7 @@ from ctxtui.core.counts import SessionCounts
 from ctxtui.core.engine import Engine
 from ctxtui.core.models import Message, RecordedCompaction, Session, SessionMeta, ToolCall, Usage
 from ctxtui.core.policy import Policy, policy_for_session
-from ctxtui.core.replay import EventKind, Replay, replay, request_points
+from ctxtui.core.replay import EventKind, Replay, ReplayStopped, replay, request_points
 from ctxtui.core.tokenizers import resolve
 from ctxtui.importers import load_session
 from ctxtui.samples import samples_dir
@@ -270,3 +270,17 @@ def test_the_calibration_sentence() -> None:
         "picoclaw overcounts by 12 %; fitted 3.1 chars/token + 15,800 tokens not in the "
         "transcript (40 requests with reported usage)"
     )
+
+
+def test_a_replay_reports_progress_and_stops_when_asked() -> None:
+    session = load_session(SAMPLES / "claude_code_replay.jsonl", full_history=True)
+    policy = policy_for_session("plan", session)
+    engine = Engine(session)
+    counts = engine.counts(policy)
+    assert counts is not None
+    seen: list[tuple[int, int]] = []
+    tokenizer = engine.tokenizer(policy)
+    replay(session, policy, counts, tokenizer, on_progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(0, 260), (256, 260)]
+    with pytest.raises(ReplayStopped):
+        replay(session, policy, counts, tokenizer, should_stop=lambda: True)
