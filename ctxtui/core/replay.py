@@ -34,12 +34,11 @@ from ctxtui.core.policy import CompactionStyle, Policy
 from ctxtui.core.reasons import CompactReason
 from ctxtui.core.tokenizers import Tokenizer
 
-
 CHECK_EVERY = 256
 """Requests between two progress reports and stop checks."""
 
 
-class ReplayStopped(Exception):
+class ReplayStoppedError(Exception):
     """The caller's ``should_stop`` said to stop; ``args[0]`` is how many requests were done."""
 
 
@@ -268,7 +267,7 @@ class _Walk:
         if self.on_progress is not None:
             self.on_progress(done, total)
         if self.should_stop is not None and self.should_stop():
-            raise ReplayStopped(done)
+            raise ReplayStoppedError(done)
 
     def run(self) -> Replay:
         policy = self.policy
@@ -322,7 +321,7 @@ def replay(
     truncated outputs; ``exact`` plans every request instead of advancing by prefix sums (the
     reference the fast path is tested against). ``on_progress(done, total)`` is called every
     ``CHECK_EVERY`` requests, and ``should_stop`` there too: when it says so the walk raises
-    ``ReplayStopped`` (a worker whose result is no longer wanted ends early).
+    ``ReplayStoppedError`` (a worker whose result is no longer wanted ends early).
     """
     plan = first_plan if first_plan is not None else build_plan(session, policy, counts, tokenizer)
     walk = _Walk(session, policy, counts, tokenizer, plan, exact, on_progress, should_stop)

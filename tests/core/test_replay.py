@@ -27,7 +27,7 @@ from ctxtui.core.counts import SessionCounts
 from ctxtui.core.engine import Engine
 from ctxtui.core.models import Message, RecordedCompaction, Session, SessionMeta, ToolCall, Usage
 from ctxtui.core.policy import Policy, policy_for_session
-from ctxtui.core.replay import EventKind, Replay, ReplayStopped, replay, request_points
+from ctxtui.core.replay import EventKind, Replay, ReplayStoppedError, replay, request_points
 from ctxtui.core.tokenizers import resolve
 from ctxtui.importers import load_session
 from ctxtui.samples import samples_dir
@@ -282,5 +282,5 @@ def test_a_replay_reports_progress_and_stops_when_asked() -> None:
     tokenizer = engine.tokenizer(policy)
     replay(session, policy, counts, tokenizer, on_progress=lambda d, t: seen.append((d, t)))
     assert seen == [(0, 260), (256, 260)]
-    with pytest.raises(ReplayStopped):
+    with pytest.raises(ReplayStoppedError):
         replay(session, policy, counts, tokenizer, should_stop=lambda: True)
