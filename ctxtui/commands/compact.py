@@ -1,13 +1,24 @@
-"""``ctxtui compact``: preview a compaction, or write the compacted session with ``-o``."""
+"""``ctxtui compact``: preview a compaction, or write the compacted session with ``-o`` (``-o -``:
+standard output)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Iterable
+from typing import TextIO
 
 from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import plan_session
 from ctxtui.core.compaction import CompactionResult
-from ctxtui.core.export import ExportError, check_target, write_session
+from ctxtui.core.export import (
+    ExportError,
+    check_target,
+    native_bytes,
+    source_protection,
+    write_session,
+)
+from ctxtui.core.output import check_stream
 from ctxtui.core.reasons import CompactReason
 
 
@@ -42,38 +53,57 @@ def describe(result: CompactionResult) -> str:
     return "\n".join(lines)
 
 
+STDOUT = "-"
+"""``-o -``: the compacted session goes to standard output, the human-readable lines to stderr."""
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         reason = CompactReason.parse(args.reason)
     except ValueError as err:
         raise CommandError(str(err)) from None
     planned = plan_session(args)
+    to_stdout = args.output == STDOUT
     if args.output is not None:
         # Refuse a bad -o before compacting, so a refusal prints nothing but its one line.
         try:
-            check_target(planned.session, args.output, force=args.force)
+            if to_stdout:
+                check_stream(sys.stdout, source_protection(planned.session.meta.source_path))
+            else:
+                check_target(planned.session, args.output, force=args.force)
         except ExportError as err:
             raise CommandError(str(err)) from None
     result = planned.engine.compact(planned.policy, reason)
-    for note in planned.notes:
-        print(f"note: {note}")
-    print(describe(result))
-    if args.preview:
-        print("\n=== summary ===")
-        print(result.summary_text or "(no summary: nothing was replaced)")
-        print("\n=== LLM prompt ===")
-        if result.prompt_caption:
-            print(f"({result.prompt_caption})\n")
-        if result.prompt:
-            print(result.prompt)
-        elif result.replaced is None:
-            print("(no LLM call: nothing was replaced)")
-        else:
-            print("(no LLM call: this compaction style drops messages)")
-    if args.output is not None:
+    _print_outcome(args, planned.notes, result, sys.stderr if to_stdout else sys.stdout)
+    if to_stdout:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(native_bytes(result.session))
+        sys.stdout.buffer.flush()
+    elif args.output is not None:
         try:
             written = write_session(result.session, args.output, force=args.force)
         except ExportError as err:
             raise CommandError(str(err)) from None
         print(f"wrote {written} ({len(result.session.messages):,} messages, ctxtui native JSON)")
     return 0
+
+
+def _print_outcome(
+    args: argparse.Namespace, notes: Iterable[str], result: CompactionResult, out: TextIO
+) -> None:
+    for note in notes:
+        print(f"note: {note}", file=out)
+    print(describe(result), file=out)
+    if not args.preview:
+        return
+    print("\n=== summary ===", file=out)
+    print(result.summary_text or "(no summary: nothing was replaced)", file=out)
+    print("\n=== LLM prompt ===", file=out)
+    if result.prompt_caption:
+        print(f"({result.prompt_caption})\n", file=out)
+    if result.prompt:
+        print(result.prompt, file=out)
+    elif result.replaced is None:
+        print("(no LLM call: nothing was replaced)", file=out)
+    else:
+        print("(no LLM call: this compaction style drops messages)", file=out)

@@ -284,6 +284,32 @@ def load_session(path: Path | str, format: str | None = None) -> Session:
     return hoist_system_prompt(session.model_copy(update={"meta": meta}))
 
 
+SQLITE_SIDE_SUFFIXES = ("-journal", "-wal", "-shm")
+"""Files SQLite keeps beside a database; whatever the format, they belong to the source."""
+
+
+def protected_paths(path: Path | str) -> frozenset[Path]:
+    """Every path a load of ``path`` reads or would read, plus the directory of a directory source.
+
+    Writes refuse these (``ctxtui.core.output``). The set is the union over all importers, so it
+    holds whatever format the source turns out to be: protecting a file no importer would read
+    costs nothing, missing one that it does read loses the user's data. Importers that read more
+    than the path itself expose ``protected_paths(path) -> set[Path]``.
+    """
+    path = Path(path)
+    found = {path}
+    if path.name:
+        found |= {path.with_name(path.name + suffix) for suffix in SQLITE_SIDE_SUFFIXES}
+    for info in FORMATS:
+        extra = getattr(_available(info.name), "protected_paths", None)
+        if extra is not None:
+            try:
+                found |= extra(path)
+            except (OSError, SessionLoadError):
+                continue  # a source that moved away or is unreadable: protect what we know
+    return frozenset(found)
+
+
 def _refuse_empty_forced(path: Path, name: str) -> None:
     """Refuse a forced format that read nothing from a file of another format.
 
@@ -343,4 +369,5 @@ __all__ = [
     "importer",
     "load_session",
     "normalize_format",
+    "protected_paths",
 ]
