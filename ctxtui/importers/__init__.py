@@ -175,14 +175,12 @@ def _path_hint(path: Path) -> str | None:
 
 
 def _sqlite_tables(path: Path) -> set[str]:
-    """Table names of a SQLite file, opened read-only (never written, never locked for long)."""
-    uri = f"{path.resolve().as_uri()}?mode=ro"
+    """Table names of a SQLite file, read without creating or changing anything beside it."""
+    from ctxtui.importers._sqlite import read_database
+
+    query = "SELECT name FROM sqlite_master WHERE type = 'table'"
     try:
-        con = sqlite3.connect(uri, uri=True, timeout=2.0)
-        try:
-            rows = con.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
-        finally:
-            con.close()
+        rows = read_database(path, lambda con: con.execute(query).fetchall())
     except sqlite3.Error as exc:
         raise SessionLoadError(str(path), f"cannot read the SQLite database ({exc})") from None
     return {str(row[0]) for row in rows}
