@@ -77,3 +77,22 @@ def test_stdout_appended_onto_the_source_is_refused(chat: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "refusing to write onto it" in proc.stderr
     assert chat.read_bytes() == before
+
+
+def test_dash_with_an_llm_summary_keeps_stdout_to_the_document(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The streamed summary is for the user: with ``-o -`` it goes to stderr with the rest."""
+    from ctxtui.samples import samples_dir
+    from tests.llm.server import SUMMARY, serve
+
+    session = samples_dir() / "coding_agent_overflow.json"
+    with serve() as (url, _):
+        argv = ["compact", str(session), "--context-window", "32768", "--max-tokens", "4096"]
+        argv += ["--summarizer", "openai", "--llm-base-url", url, "--llm-model", "m", "-o", "-"]
+        assert main(argv) == 0
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    summaries = [m["content"] for m in doc["session"]["messages"] if m.get("is_summary")]
+    assert summaries == [SUMMARY.strip()]
+    assert "=== summary ===" in err and SUMMARY.strip().splitlines()[0] in err
