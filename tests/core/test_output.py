@@ -226,3 +226,37 @@ def test_a_signal_during_the_write_removes_the_temp_file(tmp_path: Path, signum:
     assert proc.returncode == -signum  # the process still dies by the signal it was sent
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
     assert out.read_text() == "old"
+
+
+_THREAD_WRITER = """
+import os, sys, threading, time
+from pathlib import Path
+from ctxtui.core.export import write_session
+from ctxtui.core.models import Message, Session
+
+started = threading.Event()
+
+def stall(fd):
+    started.set()
+    time.sleep(30)
+
+os.fsync = stall
+session = Session(messages=(Message(role="user", content="x"),))
+worker = threading.Thread(target=write_session, args=(session, Path(sys.argv[1])), daemon=True)
+worker.start()
+started.wait(10)
+print(sorted(p.name for p in Path(sys.argv[1]).parent.iterdir()), flush=True)
+"""
+
+
+def test_a_write_in_a_worker_thread_cut_short_by_exit_leaves_no_temp_file(tmp_path: Path) -> None:
+    """Signal handlers belong to the main thread; a worker's temp file is removed at exit."""
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(_THREAD_WRITER), str(tmp_path / "out.json")],
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert TEMP_MARKER in proc.stdout  # the write was under way when the interpreter exited
+    assert list(tmp_path.iterdir()) == []
