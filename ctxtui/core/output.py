@@ -122,6 +122,8 @@ def check_output(
     """
     if not os.fspath(path):
         raise OutputError("-o: expected a file path, found an empty string")
+    if "\0" in os.fspath(path):
+        raise OutputError("-o: expected a file path, found a NUL character in it")
     target = Path(path)
     clash = protected_clash(target, protected)
     if clash is not None:

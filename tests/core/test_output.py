@@ -84,6 +84,11 @@ def test_anything_inside_a_protected_directory_is_refused(tmp_path: Path) -> Non
     write_session(_session(), tmp_path / "beside.json", protected=[storage])  # beside is fine
 
 
+def test_a_nul_in_the_path_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    with pytest.raises(ExportError, match="NUL character"):
+        write_session(_session(), str(tmp_path / "a\0b.json"))
+
+
 # -- item 2: never replace a symlink or a special file ---------------------------------------
 
 
