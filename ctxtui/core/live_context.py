@@ -94,12 +94,14 @@ class LiveAccount:
         self.pruning = policy.prune_mode is not PruneMode.OFF
         self._tail_budgets: dict[int, int] = {}
         self.supported = not (self.pruning and policy.tail_mode is TailMode.ITEMS)
+        self.tails = policy.tail_mode is TailMode.TOKENS
+        if self.tails:
+            self.bounds = Boundaries.of(session)
+            self.reach = _result_reach(session)
         if self.pruning and self.supported:
             messages = session.messages
             stub = StubCost(tokenizer.count_message)
             self.outputs = index_tool_outputs(session, tokens, lambda i: stub(messages[i]))
-            self.bounds = Boundaries.of(session)
-            self.reach = _result_reach(session)
 
     def covers(self, segment: Segment, stop: int) -> bool:
         """Whether ``prompt`` is exact for this context (else the caller plans it).
@@ -113,6 +115,20 @@ class LiveAccount:
             return False
         if not self.pruning:
             return True
+        return self._marks_hold(segment, stop)
+
+    def tail_starts_after_head(self, segment: Segment, stop: int) -> bool | None:
+        """Whether the fresh tail leaves any history message to summarise; ``None`` if unknown.
+
+        A summarising compaction replaces what precedes the tail; when that is at most the
+        stand-in, trying would only summarise the summary again, so the walk skips the try.
+        """
+        if not self.tails or not self._marks_hold(segment, stop):
+            return None
+        s = 1 if segment.stand_in is not None else 0
+        return self._tail_start(segment, stop, s) > s
+
+    def _marks_hold(self, segment: Segment, stop: int) -> bool:
         c = segment.start
         return bool(self.bounds.pair[stop]) and self.reach[c] < c
 

@@ -234,6 +234,9 @@ class _Walk:
     def compact(self, k: int, stop: int, before: int, reason: CompactReason) -> bool:
         """Compact the live context before request ``k``; False when nothing could go."""
         segment = self.segments[-1]
+        summarize = self.policy.compaction_style is CompactionStyle.SUMMARIZE
+        if summarize and self.account.tail_starts_after_head(segment, stop) is False:
+            return False  # the fresh tail holds everything: no summary would be written
         session = live_session(self.session, segment, stop)
         counts = live_counts(self.counts, segment, stop)
         plan = build_plan(session, self.policy, counts, self.tokenizer)
@@ -244,7 +247,7 @@ class _Walk:
         start = segment.start + result.replaced[1] + 1 - lead
         if start <= segment.start:
             return False  # only the summary itself would be summarised again
-        if self.policy.compaction_style is CompactionStyle.DROP_OLDEST_HALF:
+        if not summarize:
             note = result.session.meta.summary
             tokens = count_summary(self.tokenizer, note)
             new = Segment(start, None, 0, note, tokens)

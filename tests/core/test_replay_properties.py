@@ -9,9 +9,11 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ctxtui.core.compaction import compact
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.models import Session
 from ctxtui.core.policy import Policy
+from ctxtui.core.reasons import CompactReason
 from ctxtui.core.replay import EventKind, Replay, replay, request_points
 from tests.core.test_plan_properties import TOKENIZER, policies, sessions
 
@@ -96,3 +98,21 @@ def test_each_compaction_starts_a_later_segment_and_is_an_event(
         assert c.tokens_after == request.simulated_tokens
         first, last = c.replaced
         assert first <= last < request.message_index
+
+
+@SETTINGS
+@given(sessions(), policies())
+def test_a_request_over_the_trigger_compacts_unless_nothing_could_go(
+    case: tuple[Session, SessionCounts], policy: Policy
+) -> None:
+    result = _replay(case, policy)
+    trigger = result.trigger_tokens
+    for request in result.requests:
+        if request.simulated_tokens <= trigger or request.has(EventKind.COMPACTION):
+            continue
+        context = result.context_at(request.index)
+        if len(context.session.messages) == 0:
+            continue
+        done = compact(context.session, context.plan, CompactReason.PROACTIVE, TOKENIZER)
+        replaced = done.replaced
+        assert replaced is None or (context.stand_in and replaced[1] == 0)
