@@ -67,7 +67,9 @@ _BUDGET_ONLY = TokenizerInfo("plan", "plan")
 
 
 class LiveAccount:
-    """Prompt tokens of any live context of one session under one policy, in O(log n).
+    """Prompt tokens of any live context of one session under one policy, without a plan.
+
+    A context costs a few binary searches and, for the tool-pair cut, a byte scan in C.
 
     It mirrors the planner's token-measured fresh tail (budget, tool-pair cut, active turn and
     minimum turns) and both pruning rules on a window of the history. Items-mode tails with
@@ -88,7 +90,6 @@ class LiveAccount:
             tokens[i] = t.tokens_after
         self.prefix: Sequence[int] = [0, *accumulate(tokens)]
         self.fixed = counts.system_tokens + counts.tool_def_tokens
-        self.system_tools = self.fixed
         self.turns = session.turn_starts
         self.call_of_result = session.call_of_result
         self.pruning = policy.prune_mode is not PruneMode.OFF
@@ -214,7 +215,7 @@ class LiveAccount:
             counts = SessionCounts(
                 tokenizer=_BUDGET_ONLY,
                 message_tokens=(),
-                system_tokens=self.system_tools,
+                system_tokens=self.fixed,
                 summary_tokens=key,
             )
             budget = tail_budget(self.policy, history_budget(self.policy, counts))
