@@ -54,14 +54,19 @@ def load_history(args: argparse.Namespace) -> Session:
 def calibration_counts(
     engine: Engine, policy: Policy, counts: SessionCounts
 ) -> dict[str, SessionCounts]:
-    """The policy's counts first, then the cheap estimators, then cl100k on small sessions."""
+    """The policy's counts first, then the cheap estimators, then cl100k on small sessions.
+
+    A tokenizer already counted (the policy's) keeps its place and its own settings.
+    """
     out = {counts.tokenizer.used: counts}
     specs = list(CHEAP_TOKENIZERS)
     chars = sum(len(m.content) + len(m.reasoning) for m in engine.session.messages)
     if chars <= EXACT_CALIBRATION_CHARS:
         specs.append(EXACT_TOKENIZER)
+    default_ratio = Policy.model_fields["chars_per_token"].default
     for spec in specs:
-        other = engine.counts(policy.with_changes(tokenizer=spec))
+        # the plan estimator at its own default ratio, not the preset's (picoclaw sets 2.5)
+        other = engine.counts(policy.with_changes(tokenizer=spec, chars_per_token=default_ratio))
         assert other is not None  # no stop check was given
         out.setdefault(other.tokenizer.used, other)
     return out

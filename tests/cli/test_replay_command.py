@@ -128,3 +128,14 @@ def test_replay_shows_a_path_with_markup_literally(
     out = capsys.readouterr().out
     assert "[bold]x" in out.replace("\n", "")
     assert "0 requests" in out
+
+
+def test_replay_calibrates_the_policys_tokenizer_first(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    doc = _json(capsys, str(SAMPLES / "codex_replay.jsonl"), "--preset", "picoclaw")
+    tokenizers = doc["calibration"]["tokenizers"]
+    assert list(tokenizers)[:2] == ["picoclaw", "plan"]
+    # the plan estimator at its own 4 chars/token, not the preset's 2.5: it undercounts more
+    assert tokenizers["plan"]["bias"] < tokenizers["picoclaw"]["bias"] < 0
+    assert doc["calibration"]["sentence"].startswith("PicoClaw's estimator undercounts")
