@@ -408,6 +408,7 @@ def _roll_back(replay: _Replay, record: Record, turns: int) -> None:
     cut = starts[-turns] if turns <= len(starts) else starts[0]
     dropped = len(replay.messages) - cut
     replay.messages = replay.messages[:cut]
+    replay.compactions = [c for c in replay.compactions if c.message_index < cut]
     replay.open_assistant = False
     replay.usage_target = None
     replay.warnings.append(

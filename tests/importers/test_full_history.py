@@ -86,3 +86,13 @@ def test_codex_full_history_appends_what_replaced_it(tmp_path: Path) -> None:
 def test_formats_without_compactions_ignore_full_history() -> None:
     path = SAMPLES / "coding_agent_overflow.json"
     assert load_session(path, full_history=True).messages == load_session(path).messages
+
+
+def test_codex_roll_back_past_a_compaction_forgets_it(tmp_path: Path) -> None:
+    path = _codex(tmp_path)
+    rolled = {"type": "thread_rolled_back", "num_turns": 3}
+    with path.open("a") as f:
+        f.write(json.dumps({"timestamp": "t", "type": "event_msg", "payload": rolled}) + "\n")
+    full = load_session(path, full_history=True)
+    assert [m.content for m in full.messages] == ["first", "one"]
+    assert full.meta.recorded_compactions == ()
