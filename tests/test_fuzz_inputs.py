@@ -7,7 +7,8 @@ or 2, never a traceback, exactly one stderr line on exit 2, and the source direc
 byte for byte as it was. A few mutants also run as real processes, for the real exit codes.
 
 The budget is fixed (``CTXTUI_FUZZ_CASES`` mutants per seed, default 5, a few seconds in
-all); raise it locally to hunt: ``CTXTUI_FUZZ_CASES=200 pytest tests/test_fuzz_inputs.py``.
+all); raise it locally to hunt: ``CTXTUI_FUZZ_CASES=200 pytest tests/test_fuzz_inputs.py``,
+with ``CTXTUI_FUZZ_ROUND=b`` (any word) for another draw.
 Every failure names the seed file and the case number, which replay it exactly.
 """
 
@@ -35,6 +36,8 @@ from ctxtui.importers import FORMAT_NAMES
 from ctxtui.samples import samples_dir
 
 CASES = int(os.environ.get("CTXTUI_FUZZ_CASES", "5"))
+ROUND = os.environ.get("CTXTUI_FUZZ_ROUND", "")
+"""Set to any word to draw other mutants than CI's (a case replays by seed, round and number)."""
 EXAMPLES = Path("/work/shared/reference/examples")
 KEEP_RECORDS = 10
 """Records (messages, lines) a seed is shrunk to before mutating."""
@@ -242,7 +245,7 @@ def _check(argv: list[str], code: int, err: str, where: str) -> None:
 @pytest.mark.parametrize("seed", _seeds(), ids=lambda p: p.name)
 def test_mutants_keep_the_promise(seed: Path, tmp_path: Path) -> None:
     for case in range(CASES):
-        rng = random.Random(f"{seed.name}:{case}")
+        rng = random.Random(f"{seed.name}:{ROUND}{case}")
         case_dir = tmp_path / f"case{case}"
         case_dir.mkdir()
         target = _place(seed, case_dir)
