@@ -115,6 +115,8 @@ class _Inflating(io.RawIOBase):
         self._cap = cap
         self._out = 0
         self._feed = b""
+        self._feed_pos = 0
+        """zstd is fed from here on in ``_feed`` (gzip keeps its own ``unconsumed_tail``)."""
         self._pending = memoryview(b"")
         self._decoder: Any = None
         self._raw_eof = False
@@ -194,8 +196,11 @@ class _Inflating(io.RawIOBase):
                 out: bytes = decoder.decompress(self._feed, _OUT_CHUNK)
                 self._feed = decoder.unconsumed_tail
             else:
-                chunk, self._feed = self._feed[:_ZSTD_IN_CHUNK], self._feed[_ZSTD_IN_CHUNK:]
-                out = decoder.decompress(chunk)
+                start = self._feed_pos
+                self._feed_pos = min(start + _ZSTD_IN_CHUNK, len(self._feed))
+                out = decoder.decompress(memoryview(self._feed)[start : self._feed_pos])
+                if self._feed_pos == len(self._feed):
+                    self._feed, self._feed_pos = b"", 0
         except zlib.error as exc:
             raise self._error(
                 f"corrupt compressed data: bad gzip stream ({_detail(exc)})"
@@ -205,7 +210,8 @@ class _Inflating(io.RawIOBase):
                 f"corrupt compressed data: bad zstd stream ({_detail(exc)})"
             ) from None
         if decoder.eof:
-            self._feed = decoder.unused_data + self._feed
+            self._feed = decoder.unused_data + self._feed[self._feed_pos :]
+            self._feed_pos = 0
             self._decoder = None
         return out
 
