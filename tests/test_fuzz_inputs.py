@@ -242,7 +242,7 @@ def _check(argv: list[str], code: int, err: str, where: str) -> None:
         assert len(err.splitlines()) == 1, f"{where}: stderr is not one line: {err!r}"
 
 
-@pytest.mark.parametrize("seed", _seeds(), ids=lambda p: p.name)
+@pytest.mark.parametrize("seed", _seeds(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_mutants_keep_the_promise(seed: Path, tmp_path: Path) -> None:
     for case in range(CASES):
         rng = random.Random(f"{seed.name}:{ROUND}{case}")
