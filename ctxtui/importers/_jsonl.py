@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.importers import _reader
+from ctxtui.importers import _reader, _stream
 from ctxtui.importers._deep import deep_call
 from ctxtui.importers._reader import (
     _BOM,
@@ -29,7 +29,7 @@ from ctxtui.importers._reader import (
     read_json,
     snippet,
 )
-from ctxtui.importers._stream import MAX_LINE_BYTES, check_file, lines, open_bytes
+from ctxtui.importers._stream import check_file, lines, open_bytes
 
 MAX_LINE_WARNINGS = 20
 """Corrupt-line warnings kept one by one; past this they are only counted."""
@@ -122,9 +122,11 @@ def _decode_line(raw: bytes, number: int, tally: _LineWarnings) -> str:
         return raw.decode("utf-8", errors="replace")
 
 
-def _raw_lines(
-    fh: IO[bytes], limit: int = MAX_LINE_BYTES
-) -> Iterator[tuple[int, bytes | None, bool]]:
+def _size(n: int) -> str:
+    return f"{n // 2**20:,} MiB" if n >= 2**20 else f"{n:,} bytes"
+
+
+def _raw_lines(fh: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None, bool]]:
     """Numbered raw lines, BOM and CR removed; ``None`` for a line longer than ``limit``."""
     for number, (raw, complete) in enumerate(lines(fh, limit), start=1):
         if raw is not None:
@@ -151,10 +153,12 @@ def iter_records(path: Path, warnings: list[str]) -> Iterator[Record]:
     tally = _LineWarnings(warnings)
     fast = _reader._fast_json()  # looked up here, so tests can swap it
     with open_bytes(path) as fh:
-        for number, raw, complete in _raw_lines(fh):
+        for number, raw, complete in _raw_lines(fh, _stream.MAX_LINE_BYTES):
             if raw is None:
-                limit = MAX_LINE_BYTES // 2**20
-                tally.add("corrupt", f"line {number:,}: skipped, longer than {limit:,} MiB")
+                tally.add(
+                    "corrupt",
+                    f"line {number:,}: skipped, longer than {_size(_stream.MAX_LINE_BYTES)}",
+                )
                 continue
             if fast is not None:
                 value = _fast_line(fast, raw)
@@ -255,7 +259,7 @@ def read_head(path: Path, max_lines: int = 20) -> Any:
 def _first_line_is_value(path: Path) -> bool:
     """True when the first non-blank line holds complete JSON values (JSONL, or a one-line doc)."""
     with open_bytes(path) as fh:
-        for _number, raw, _complete in _raw_lines(fh):
+        for _number, raw, _complete in _raw_lines(fh, _stream.MAX_LINE_BYTES):
             if raw is None:
                 return True  # a line too long to read is a JSONL line to skip, not a document
             text = raw.decode("utf-8", errors="replace")

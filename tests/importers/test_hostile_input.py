@@ -553,3 +553,35 @@ def test_a_codex_message_role_that_is_an_object_is_counted_not_printed(tmp_path:
     session = load_session(path, "codex")
     assert [(m.role, m.content) for m in session.messages] == [("user", "hi")]
     assert session.meta.warnings == ("record types not read: message/an object ×1",)
+
+
+@pytest.mark.parametrize("compressed", [False, True], ids=["plain", "gzip"])
+def test_a_line_longer_than_the_limit_is_skipped_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compressed: bool
+) -> None:
+    from ctxtui.importers import _stream
+
+    monkeypatch.setattr(_stream, "MAX_LINE_BYTES", 4096)
+    long_line = json.dumps({"role": "user", "content": "x" * 10_000}).encode()
+    data = (
+        b'{"role": "user", "content": "a"}\n' + long_line + b'\n{"role": "user", "content": "b"}\n'
+    )
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(gzip.compress(data) if compressed else data)
+    warnings: list[str] = []
+    records = list(iter_records(path, warnings))
+    assert [(r.line, r.value["content"]) for r in records] == [(1, "a"), (3, "b")]
+    assert warnings == ["line 2: skipped, longer than 4,096 bytes"]
+
+
+def test_a_cut_off_last_line_longer_than_the_limit_ends_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ctxtui.importers import _stream
+
+    monkeypatch.setattr(_stream, "MAX_LINE_BYTES", 4096)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"role": "user", "content": "a"}\n{"content": "' + b"y" * 10_000)
+    warnings: list[str] = []
+    assert [r.value["content"] for r in iter_records(path, warnings)] == ["a"]
+    assert warnings == ["line 2: skipped, longer than 4,096 bytes"]
