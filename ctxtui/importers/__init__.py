@@ -22,7 +22,7 @@ from typing import Any
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import Session, SessionMeta
 from ctxtui.importers._jsonl import read_head
-from ctxtui.importers._parts import quoted
+from ctxtui.importers._parts import MAX_COUNT, counting_dropped, dropped_counts, quoted
 from ctxtui.importers._reader import (
     SQLITE_MAGIC,
     check_file,
@@ -267,6 +267,11 @@ def load_session(
     ``full_history`` asks an importer that has a ``load_history`` (formats whose agents
     compact: Claude Code, Codex) for every message, before and after its recorded compactions.
     """
+    with counting_dropped():  # absurd token counts are dropped where read, and said here
+        return _load_session(path, format, full_history)
+
+
+def _load_session(path: Path | str, format: str | None, full_history: bool) -> Session:
     path, session_id = split_session_id(path)
     try:
         name = normalize_format(format) if format is not None else detect_format(path)
@@ -295,12 +300,17 @@ def load_session(
 
 
 def plausible_window(meta: SessionMeta) -> SessionMeta:
-    """``meta`` without a declared context window that no policy accepts, with a warning.
+    """``meta`` without a declared context window that no policy accepts, with a warning
+    (and one for the token counts dropped while reading, ``_parts.as_int``).
 
     A file's window is a default, not an order: one out of the policy's range (a hostile
     ``1e18``, a 4,000-digit number) would otherwise be refused later as if the user had typed
     it as ``--context-window``.
     """
+    dropped = dropped_counts()
+    if dropped:
+        note = f"{dropped:,} token counts ignored: not finite, negative or over {MAX_COUNT:,}"
+        meta = meta.model_copy(update={"warnings": (*meta.warnings, note)})
     window = meta.context_window
     if window is None:
         return meta

@@ -12,7 +12,9 @@ type is read as empty or skipped, never raised on.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from ctxtui.core.models import ContentPart, Message, PartKind, ToolDefinition, Usage
@@ -38,12 +40,34 @@ like any other value of the wrong kind, rather than overflowing ``int()`` or eve
 printout they would reach."""
 
 
+_dropped: ContextVar[list[int] | None] = ContextVar("ctxtui_dropped_counts", default=None)
+
+
+@contextmanager
+def counting_dropped() -> Iterator[None]:
+    """Count, in this thread's context, the numbers ``as_int`` drops (``dropped_counts``)."""
+    token = _dropped.set([0])
+    try:
+        yield
+    finally:
+        _dropped.reset(token)
+
+
+def dropped_counts() -> int:
+    """Numbers dropped by ``as_int`` since ``counting_dropped`` began (0 outside it)."""
+    tally = _dropped.get()
+    return 0 if tally is None else tally[0]
+
+
 def as_int(value: Any) -> int | None:
     """A token count from a source field, or ``None`` if it is not one (negative, NaN, inf,
-    or past ``MAX_COUNT``)."""
+    or past ``MAX_COUNT``, which are also counted for the session's warning)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if not 0 <= value <= MAX_COUNT:  # NaN fails both comparisons
+        tally = _dropped.get()
+        if tally is not None:
+            tally[0] += 1
         return None
     return int(value)
 

@@ -55,6 +55,9 @@ def test_absurd_usage_is_dropped_and_the_rest_kept(tmp_path: Path, value: str) -
     assert usage is not None
     assert usage.prompt_total is None, "the absurd count is dropped"
     assert usage.output == 3, "the sound count beside it is kept"
+    assert session.meta.warnings == (
+        "1 token counts ignored: not finite, negative or over 1,000,000,000,000",
+    )
 
 
 @pytest.mark.parametrize(
@@ -98,6 +101,18 @@ def test_infinite_usage_in_a_claude_code_jsonl(tmp_path: Path) -> None:
     assert [m.content for m in session.messages] == ["hi", "yes"]
     usage = session.messages[1].usage
     assert usage is not None and usage.prompt_total is None and usage.output == 4
+    assert any(w.startswith("1 token counts ignored") for w in session.meta.warnings)
+
+
+def test_counts_are_tallied_only_while_a_session_loads() -> None:
+    from ctxtui.importers._parts import counting_dropped, dropped_counts
+
+    assert as_int(float("inf")) is None and dropped_counts() == 0
+    with counting_dropped():
+        assert as_int(-1) is None and as_int(float("nan")) is None and as_int("x") is None
+        assert as_int(5) == 5
+        assert dropped_counts() == 2, "numbers out of range count; other types do not"
+    assert dropped_counts() == 0
 
 
 # --- item 8: integers past the 4,300-digit limit, wherever JSON is parsed ----------------
