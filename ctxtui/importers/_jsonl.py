@@ -8,6 +8,7 @@ records. Detection reads a bounded head of the file through ``read_head``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,10 @@ class Record:
     value: Any
 
 
+_CONTENT = re.compile(r"[^ \t\n\r]")
+"""JSON's whitespace is exactly these four characters."""
+
+
 def _split_values(text: str) -> tuple[list[Any], str | None]:
     """All JSON values on one line (crash-and-append leaves several) and the first error.
 
@@ -53,12 +58,11 @@ def _split_values(text: str) -> tuple[list[Any], str | None]:
     values: list[Any] = []
     scrub = _reader._SURROGATE_ESCAPE.search(text) is not None
     pos = 0
-    end = len(text)
     while True:
-        while pos < end and text[pos] in _WHITESPACE:
-            pos += 1
-        if pos >= end:
+        start = _CONTENT.search(text, pos)  # whitespace skipped in C, not a char at a time
+        if start is None:
             return values, None
+        pos = start.start()
         try:
             value, pos = deep_call(_DECODER.raw_decode, text, pos)
         except RecursionError:
