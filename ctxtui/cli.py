@@ -42,6 +42,7 @@ from ctxtui.options import (
     Knob,
     cli_knobs,
     clip,
+    clip_path,
     knob_help,
     overrides_from,
     tokenizer_problem,
@@ -50,7 +51,8 @@ from ctxtui.options import (
 # The policy, the importers and pydantic are imported inside the functions that need them:
 # `ctxtui --version` and a mistyped command should not pay ~100 ms for them.
 
-_LONG_WORD = re.compile(r"\S{61,}")
+_LONG_WORD = re.compile(r"\S{121,}")
+"""A word too long to echo: argparse repeats a bad choice or a stray argument in full."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -58,7 +60,7 @@ class _Parser(argparse.ArgumentParser):
     echoed back cut to a readable length."""
 
     def error(self, message: str) -> NoReturn:
-        message = _LONG_WORD.sub(lambda m: f"{m[0][:40]}… ({len(m[0]):,} characters)", message)
+        message = _LONG_WORD.sub(lambda m: f"{m[0][:60]}… ({len(m[0]):,} characters)", message)
         message = " ".join(message.split())  # one line, whatever the value held
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
@@ -90,7 +92,7 @@ def _knob_value(knob: Knob) -> Callable[[str], float]:
 
     def parse(text: str) -> float:
         value = _whole(text) if knob.kind is int else _finite(text)
-        problem = knob.problem(value)
+        problem = knob.problem(value, text.strip())
         if problem is not None:
             raise argparse.ArgumentTypeError(problem)
         return value
@@ -333,7 +335,7 @@ def _open_app(args_list: list[str]) -> int:
         app.error(f"unknown command {clip(args_list[0])} (did you mean '{guess}'?)")
     args = app.parse_args(args_list)
     if args.session is not None and not _exists(args.session):
-        app.error(f"no such file or command: {clip(args.session)}")
+        app.error(f"no such file or command: {clip_path(args.session)}")
     if not _has_terminal():
         session = args.session if args.session and len(args.session) <= 60 else "SESSION"
         print(

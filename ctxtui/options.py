@@ -56,6 +56,14 @@ def clip(text: str, limit: int = ECHO_LIMIT) -> str:
     return f"{head[:-1]}…{head[-1]} ({len(text):,} characters)"
 
 
+def clip_path(path: str, limit: int = 100) -> str:
+    """A path quoted for an error, its end kept when it is long: the file name tells most."""
+    if len(path) <= limit:
+        return repr(path)
+    tail = repr(path[-(limit - 1) :])
+    return f"{tail[0]}…{tail[1:]} ({len(path):,} characters)"
+
+
 def show_number(value: float) -> str:
     """A knob value as people read it: ``32,768``, ``0.25``, ``1.0000001``, ``1e-310``.
 
@@ -171,15 +179,17 @@ class Knob:
             value < self.high if self.high_open else value <= self.high
         )
 
-    def problem(self, value: float) -> str | None:
+    def problem(self, value: float, typed: str | None = None) -> str | None:
         """``expected 0 to 1, got 7`` when ``value`` is outside the knob's range, else ``None``.
 
-        Checks one knob alone, before any session is loaded (relations such as max_tokens
-        below the window depend on the session and are left to the policy).
+        ``typed`` is the value as the user wrote it, echoed back (cut to a readable length)
+        instead of the number it parsed to. Checks one knob alone, before any session is
+        loaded (relations such as max_tokens below the window are left to the policy).
         """
         if self.accepts(value):
             return None
-        return f"expected {self.range_words()}, got {show_number(value)}"
+        shown = show_number(value) if typed is None else clip(typed).strip("'")
+        return f"expected {self.range_words()}, got {shown}"
 
 
 def _knob(field: str) -> Knob:
