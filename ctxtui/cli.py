@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Literal, NoReturn
 
 from ctxtui import __version__
 from ctxtui.cli_help import (
@@ -84,6 +84,14 @@ def _finite(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number, got {clip(text)}") from None
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {clip(text)}")
+    return value
+
+
+def _count(text: str) -> int:
+    """A whole number ≥ 0."""
+    value = _whole(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number ≥ 0, got {clip(text)}")
     return value
 
 
@@ -178,10 +186,56 @@ def _compact_options(compact: argparse.ArgumentParser) -> None:
         "-o",
         "--output",
         metavar="OUT",
-        help="write the compacted session to OUT as ctxtui native JSON (never over SESSION)",
+        help="write the compacted session to OUT as ctxtui native JSON (never over SESSION or "
+        "a file it is read from); -o - writes it to stdout and the summary lines to stderr",
     )
     compact.add_argument(
         "--force", action="store_true", help="allow -o to overwrite an existing file"
+    )
+    llm = compact.add_argument_group(
+        "LLM summary",
+        "By default the summary is ctxtui's local, deterministic stand-in. With --summarizer "
+        "openai the exact prompt --preview shows is sent to an OpenAI-compatible endpoint "
+        "(OpenAI, OpenRouter, Ollama, vLLM, llama.cpp, LM Studio) and its answer is the "
+        "summary; the key comes from OPENAI_API_KEY (a server on 127.0.0.1 needs none).",
+    )
+    llm.add_argument(
+        "--summarizer",
+        choices=("stand-in", "openai"),
+        default="stand-in",
+        help="who writes the summary; default: stand-in",
+    )
+    llm.add_argument(
+        "--llm-base-url",
+        metavar="URL",
+        help="the endpoint's base URL, e.g. http://127.0.0.1:11434/v1; default: "
+        "OPENAI_BASE_URL, else https://api.openai.com/v1",
+    )
+    llm.add_argument("--llm-model", metavar="NAME", help="the model that writes the summary")
+    llm.add_argument(
+        "--llm-timeout",
+        type=_finite,
+        metavar="SECONDS",
+        help="give up when the endpoint sends nothing for this long (one retry); default: 60",
+    )
+
+
+def _sessions_options(sessions: argparse.ArgumentParser) -> None:
+    sessions.add_argument("--json", action="store_true", help="print one JSON document")
+    sessions.add_argument(
+        "--count",
+        action="store_true",
+        help="count each session's messages (reads every file whole; slower)",
+    )
+
+
+def _serve_options(serve: argparse.ArgumentParser) -> None:
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to bind; default: 127.0.0.1 (loopback)"
+    )
+    serve.add_argument("--port", type=_count, default=8000, help="port to bind; default: 8000")
+    serve.add_argument(
+        "--public-url", metavar="URL", help="the URL browsers use, when behind a proxy"
     )
 
 
@@ -189,8 +243,9 @@ def _compact_options(compact: argparse.ArgumentParser) -> None:
 class Command:
     """One sub-command of ``ctxtui``; its code is ``ctxtui.commands.<name>.run(args) -> int``.
 
-    A command that ``reads_session`` takes SESSION, ``--format`` and the policy knobs; its own
-    options (``add_options``) come between those, so ``--help`` reads input, command, policy.
+    A command that reads a session (``session`` "required" or "optional") takes SESSION,
+    ``--format`` and the policy knobs; its own options (``add_options``) come between those, so
+    ``--help`` reads input, command, policy.
     """
 
     name: str
@@ -200,7 +255,7 @@ class Command:
     description: str
     epilog: str | None = None
     add_options: Callable[[argparse.ArgumentParser], None] | None = None
-    reads_session: bool = True
+    session: Literal["required", "optional", "none"] = "required"
 
 
 COMMANDS: tuple[Command, ...] = (
@@ -234,7 +289,31 @@ COMMANDS: tuple[Command, ...] = (
         "list the transcript formats ctxtui reads",
         "List the transcript formats ctxtui reads: the name to give --format, and what each "
         "one is.",
-        reads_session=False,
+        session="none",
+    ),
+    Command(
+        "sessions",
+        "",
+        "list the sessions your agents wrote (Claude Code, Codex, ...)",
+        "list the sessions your agents wrote",
+        "List the sessions Claude Code, Codex, OpenCode and PicoClaw wrote in their standard "
+        "stores, newest first, with the agent, start time, model, size and project; Claude "
+        "Code sub-agents are listed under their parent. Each store honours its agent's "
+        "variable: CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME (OpenCode), PICOCLAW_HOME. The "
+        "OPEN column is what to pass to 'ctxtui'.",
+        add_options=_sessions_options,
+        session="none",
+    ),
+    Command(
+        "serve",
+        "[SESSION]",
+        "serve the app to a web browser (loopback only by default)",
+        "serve the app to a web browser",
+        "Serve the app to a web browser with textual-serve: each visitor gets their own ctxtui "
+        "on SESSION (default: the bundled demo). It binds to 127.0.0.1; binding to any other "
+        "address shows the session's contents to whoever can reach it.",
+        add_options=_serve_options,
+        session="optional",
     ),
 )
 """Every sub-command, in the order ``--help`` lists them. A new one is a row here plus its
@@ -285,12 +364,13 @@ def build_command_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse
             epilog=c.epilog,
             formatter_class=HelpFormatter,
         )
-        if c.reads_session:
-            parser.add_argument("session", metavar="SESSION", help=SESSION_HELP)
+        if c.session != "none":
+            nargs = "?" if c.session == "optional" else None
+            parser.add_argument("session", nargs=nargs, metavar="SESSION", help=SESSION_HELP)
             add_session_options(parser)
         if c.add_options is not None:
             c.add_options(parser)
-        if c.reads_session:
+        if c.session != "none":
             add_policy_options(parser)
         parsers[c.name] = parser
     return p, parsers
