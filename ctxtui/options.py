@@ -314,6 +314,7 @@ def tokenizer_problem(spec: str) -> str | None:
 
 
 _PYDANTIC_BOUND = re.compile(r"^Input should be (?:greater|less) than")
+_LONG_NUMBER = re.compile(r"\d[\d,]{29,}")  # a figure the policy wrote out in full
 
 
 def explain_policy_error(message: str, given: Mapping[str, Any]) -> str:
@@ -342,7 +343,11 @@ def explain_policy_error(message: str, given: Mapping[str, Any]) -> str:
             if name in FLAGS:
                 part = re.sub(rf"\b{name}\b", flag_of(name), part)
         parts.append(part)
-    return "; ".join(parts)
+    return _LONG_NUMBER.sub(_digits, "; ".join(parts))
+
+
+def _digits(match: re.Match[str]) -> str:
+    return f"a {sum(c.isdigit() for c in match[0]):,}-digit number"
 
 
 # -- preset + overrides → Policy -------------------------------------------------------------

@@ -150,6 +150,16 @@ def test_no_refusal_echoes_a_value_in_full(
     assert len(line) < 300, line
 
 
+def test_a_huge_value_in_a_relation_is_not_written_out(
+    chat: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    huge = "1" + "0" * 400
+    line = _one_line(capsys, ["report", str(chat), "--tail-min", huge, "--tail-max", "5"])
+    assert line == (
+        "ctxtui report: error: --tail-min (a 401-digit number) must not exceed --tail-max (5)"
+    )
+
+
 @pytest.mark.parametrize(
     ("flag", "value"),
     [
