@@ -380,8 +380,13 @@ def build_command_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse
 
 
 def _exists(word: str) -> bool:
+    """Whether ``word`` names something to open: a path, or ``store.db#ses_X``, one session of
+    an existing database (as ``ctxtui sessions`` lists them)."""
     try:
-        return Path(word).exists()
+        if Path(word).exists():
+            return True
+        base, sep, session_id = word.rpartition("#")
+        return bool(sep and session_id) and Path(base).is_file()
     except (OSError, ValueError):  # a name too long for the file system, a NUL byte
         return False
 

@@ -195,6 +195,16 @@ def test_the_app_without_a_terminal_suggests_report(chat: Path) -> None:
         assert "needs a terminal" in proc.stderr and "'ctxtui report " in proc.stderr
 
 
+def test_one_session_of_a_database_is_not_a_missing_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "opencode.db").write_bytes(b"")
+    line = _one_line(capsys, [f"{tmp_path / 'opencode.db'}#ses_1"])
+    assert "needs a terminal" in line  # not "no such file": it got as far as the app
+    line = _one_line(capsys, [f"{tmp_path / 'other.db'}#ses_1"])
+    assert "no such file or command" in line
+
+
 def test_a_missing_file_is_refused_before_the_app_even_in_a_terminal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
