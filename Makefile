@@ -36,4 +36,4 @@ bench: $(STAMP)
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis dist build
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis dist build .import_linter_cache .grimp_cache
