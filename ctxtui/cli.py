@@ -294,7 +294,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "sessions",
         "",
-        "list the sessions your agents wrote (Claude Code, Codex, ...)",
+        "list the sessions your coding agents wrote",
         "list the sessions your agents wrote",
         "List the sessions Claude Code, Codex, OpenCode and PicoClaw wrote in their standard "
         "stores, newest first, with the agent, start time, model, size and project; Claude "
@@ -307,7 +307,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "serve",
         "[SESSION]",
-        "serve the app to a web browser (loopback only by default)",
+        "serve the app to a web browser (on 127.0.0.1)",
         "serve the app to a web browser",
         "Serve the app to a web browser with textual-serve: each visitor gets their own ctxtui "
         "on SESSION (default: the bundled demo). It binds to 127.0.0.1; binding to any other "

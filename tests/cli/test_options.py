@@ -133,3 +133,14 @@ def test_each_command_row_has_its_module_and_its_help(
     text = " ".join(capsys.readouterr().out.split())
     assert ("SESSION" in text) == (command.session != "none")
     assert ("--chars-per-token" in text) == (command.session != "none")
+
+
+@pytest.mark.parametrize("argv", [[], *([c.name] for c in COMMANDS)], ids=str)
+def test_every_help_fits_80_columns(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        main([*argv, "--help"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and max(len(line) for line in lines) <= 80
