@@ -1,4 +1,4 @@
-"""The headless shell: ``report``, ``compact`` and ``formats``, each a ``run(args) -> int``.
+"""The headless shell: one module per sub-command (report, compact, ...), each a ``run(args)``.
 
 A command is a module here named after it; ``ctxtui.cli.COMMANDS`` holds its options. Commands
 never import the CLI or the app: what they share with them (exit codes, the knobs' words, how a
