@@ -28,6 +28,7 @@ from ctxtui.cli_help import (
     COMPACT_EPILOG,
     DESCRIPTION,
     PRESET_HELP,
+    REPLAY_EPILOG,
     REPORT_EPILOG,
     SESSION_HELP,
     TOKENIZER_HELP,
@@ -220,6 +221,10 @@ def _compact_options(compact: argparse.ArgumentParser) -> None:
     )
 
 
+def _replay_options(replay: argparse.ArgumentParser) -> None:
+    replay.add_argument("--json", action="store_true", help="print one JSON document")
+
+
 def _sessions_options(sessions: argparse.ArgumentParser) -> None:
     sessions.add_argument("--json", action="store_true", help="print one JSON document")
     sessions.add_argument(
@@ -281,6 +286,18 @@ COMMANDS: tuple[Command, ...] = (
         "SESSION is never modified.",
         COMPACT_EPILOG,
         _compact_options,
+    ),
+    Command(
+        "replay",
+        "SESSION",
+        "each request in turn: simulated and reported prompts",
+        "replay a session request by request under a policy",
+        "Walk every request the agent sent, in order: the prompt the policy would have sent "
+        "(compacting when its trigger fires), the prompt the API reported, the compactions the "
+        "agent really ran, and how far each tokenizer is from the reported figures. Without "
+        "--json a table; with --json one document (schema ctxtui.replay/1).",
+        REPLAY_EPILOG,
+        _replay_options,
     ),
     Command(
         "formats",

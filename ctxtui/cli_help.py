@@ -61,6 +61,17 @@ examples:
 """
 
 
+REPLAY_EPILOG = """\
+Each request is a call the agent made (the point before an assistant message).
+Simulated is the prompt the policy would have sent, with its own compactions;
+reported is what the API counted, where the transcript recorded it.
+
+examples:
+  ctxtui replay session.jsonl
+  ctxtui replay session.jsonl --context-window 32768 --json | jq .compactions
+"""
+
+
 _ASCII_SPACE = re.compile(r"[ \t\n]+")
 """Whitespace a help line may break at; the no-break space in ``≥\u00a00`` is not."""
 

@@ -7,9 +7,10 @@ in one canonical layout per file, so a hand edit, a ``jq`` rewrite or a change t
 session model produces a small, reviewable diff and never a reformatted file:
 
 * ``make_samples.py`` (or ``--check``) says which files are not in their layout, exit 1 if any;
-* ``make_samples.py --write`` rewrites those files in place (atomically), and the native demo
-  through ``ctxtui.core.models``, so a model change (a renamed or new field) is migrated and
-  validated here, not discovered in the app.
+* ``make_samples.py --write`` rewrites those files in place (atomically).
+
+Either way the native demo is validated by ``ctxtui.core.models``, so a model change that
+breaks it (a renamed or removed field) fails here, not in the app.
 
 Every name, path and host in the samples is invented.
 """
@@ -48,10 +49,11 @@ def _jsonl(text: str) -> str:
 
 
 def _native(text: str) -> str:
-    """ctxtui's own format, re-validated and re-dumped through the session model."""
+    """ctxtui's own format, validated by the session model; a field the model added since,
+    with its default, is not written in (the file stays as it was)."""
     doc: dict[str, Any] = json.loads(text)
-    session = Session.model_validate(doc["session"]).model_dump(mode="json")
-    return json.dumps({"schema": doc["schema"], "session": session}, indent=1) + "\n"
+    Session.model_validate(doc["session"])
+    return json.dumps(doc, indent=1) + "\n"
 
 
 LAYOUTS: dict[str, Callable[[str], str]] = {

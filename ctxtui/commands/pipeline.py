@@ -14,19 +14,14 @@ import time
 from dataclasses import dataclass
 from typing import TextIO
 
+from ctxtui import options
 from ctxtui.commands.errors import CommandError
 from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.policy import Policy, PolicyError
-from ctxtui.options import (
-    build_policy,
-    explain_policy_error,
-    flag_of,
-    overrides_from,
-    unused_reason,
-)
+from ctxtui.options import explain_policy_error, flag_of, overrides_from, unused_reason
 
 PROGRESS_AFTER_SECONDS = 0.5  # quick counts never flash a progress line
 
@@ -55,7 +50,7 @@ def load(args: argparse.Namespace) -> Session:
         raise CommandError(f"{args.session}: {err.strerror or err}") from None
 
 
-def policy_for(args: argparse.Namespace, session: Session) -> Policy:
+def build_policy(args: argparse.Namespace, session: Session) -> Policy:
     """The preset fitted to the session (its window), with the knobs given on the command line.
 
     A relation between knobs that fails (``--tail-min`` above ``--tail-max``) is named by the
@@ -63,7 +58,7 @@ def policy_for(args: argparse.Namespace, session: Session) -> Policy:
     """
     given = overrides_from(args)
     try:
-        return build_policy(args.preset, given, session)
+        return options.build_policy(args.preset, given, session)
     except PolicyError as err:
         raise CommandError(explain_policy_error(str(err), given)) from None
 
@@ -104,7 +99,7 @@ class Progress:
 def plan_session(args: argparse.Namespace) -> Planned:
     """Load, build the policy, count (showing progress when slow) and plan."""
     session = load(args)
-    policy = policy_for(args, session)
+    policy = build_policy(args, session)
     engine = Engine(session)
     progress = Progress(sys.stderr)
     try:
