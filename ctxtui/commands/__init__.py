@@ -1,6 +1,6 @@
 """The headless shell: one module per sub-command (report, compact, ...), each a ``run(args)``.
 
-A command is a module here named after it; ``ctxtui.cli.COMMANDS`` holds its options. Commands
+A command is a module here named after it; ``ctxtui.cli_args.COMMANDS`` holds its options. Commands
 never import the CLI or the app: what they share with them (exit codes, the knobs' words, how a
 policy is built) lives in ``ctxtui.options``.
 """

@@ -7,7 +7,8 @@ import importlib
 
 import pytest
 
-from ctxtui.cli import COMMANDS, main
+from ctxtui.cli import main
+from ctxtui.cli_args import COMMANDS, Command
 from ctxtui.core.models import Message, Session, SessionMeta
 from ctxtui.core.policy import PRESETS, Policy, PolicyError
 from ctxtui.options import (
@@ -118,8 +119,6 @@ def test_echoes_are_short_and_numbers_keep_their_digits() -> None:
 def test_each_command_row_has_its_module_and_its_help(
     command: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from ctxtui.cli import Command
-
     assert isinstance(command, Command)
     module = importlib.import_module(f"ctxtui.commands.{command.name}")
     assert callable(module.run)
