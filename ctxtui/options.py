@@ -5,8 +5,9 @@ The CLI, the headless commands and the app all read this module, so a knob's ran
 that describe it and the way a preset becomes a policy are written once. It sits between the
 shells and the core: it imports the core only, and never argparse's or Textual's machinery.
 Everything about a knob is read from ``ctxtui.core.policy`` (each field's description, bounds
-and the presets' values), so ``--help``, the settings panel, the range named in an error and
-the policy itself cannot drift apart.
+and the presets' values), so ``--help``, the range named in an error and the policy itself
+cannot drift apart; the app's settings panel finds its words here too (``knobs()``, with
+``Knob.label`` and ``Knob.range_sentence``).
 """
 
 from __future__ import annotations
@@ -67,8 +68,9 @@ def clip_path(path: str, limit: int = 100) -> str:
 def show_number(value: float) -> str:
     """A knob value as people read it: ``32,768``, ``0.25``, ``1.0000001``, ``1e-310``.
 
-    Floats keep every digit that tells them apart (``1.0000001`` is not ``1``), whole values
-    are grouped, and huge or tiny ones use an exponent instead of hundreds of digits.
+    Floats keep every digit that tells them apart (``1.0000001`` is not ``1``) and use an
+    exponent when huge or tiny; whole values are grouped, and a whole number too long to read
+    is named by its number of digits.
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return clip(str(value))
