@@ -1,7 +1,7 @@
 # ctxtui — the two commands of the README, and the checks CI runs.
 #   make demo    create .venv, install ctxtui, open the app on the bundled demo session
 #   make test    create .venv, install ctxtui with its test extras, run the whole test suite
-#   make check   ruff (lint + format check) and mypy --strict
+#   make check   ruff (lint + format check), mypy --strict and the import-linter contracts
 #   make bench   the performance benchmarks (docs/PERFORMANCE.md)
 
 PYTHON ?= python3
@@ -27,6 +27,7 @@ check: $(STAMP)
 	$(BIN)/ruff check ctxtui tests bench tools
 	$(BIN)/ruff format --check ctxtui tests bench tools
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 snapshots: $(STAMP)
 	TEXTUAL_ANIMATIONS=none $(BIN)/python -m pytest -q tests/tui --snapshot-update
@@ -35,4 +36,4 @@ bench: $(STAMP)
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis dist build
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis dist build .import_linter_cache .grimp_cache

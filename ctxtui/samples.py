@@ -40,7 +40,7 @@ def demo_session_path() -> Path:
     path = samples_dir() / DEMO_NAME
     if not path.is_file():
         raise FileNotFoundError(
-            f"the bundled demo session {path} is missing; reinstall ctxtui or run "
-            "tools/make_samples.py in a source checkout"
+            f"the bundled demo session {path} is missing; reinstall ctxtui, or restore "
+            "sample_sessions/ from git in a source checkout"
         )
     return path

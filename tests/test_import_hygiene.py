@@ -14,6 +14,8 @@ CORE_MODULES = [
     "ctxtui.core.plan",
     "ctxtui.core.tokenizers",
     "ctxtui.importers",
+    "ctxtui.options",
+    "ctxtui.commands",
     "ctxtui.cli",
 ]
 

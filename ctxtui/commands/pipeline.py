@@ -1,7 +1,9 @@
 """The steps every session command shares: load, build the policy, count with progress, plan.
 
-Each step turns the core's own errors (``SessionLoadError``, ``PolicyError``, a bad tokenizer
-spec) into a ``CommandError``, so the user sees one line naming the file or the knob.
+Each step turns the core's own errors (``SessionLoadError``, ``PolicyError``) into a
+``CommandError``, so the user sees one line naming the file or the knob. The knobs' values were
+checked one by one at their flags (``ctxtui.cli``); what is left here are relations between
+knobs and the session.
 """
 
 from __future__ import annotations
@@ -12,14 +14,14 @@ import time
 from dataclasses import dataclass
 from typing import TextIO
 
-from ctxtui.cli import policy_overrides
+from ctxtui import options
 from ctxtui.commands.errors import CommandError
-from ctxtui.commands.knobs import explain_policy_error, flag_of, unused_reason
 from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
-from ctxtui.core.policy import Policy, PolicyError, policy_for_session
+from ctxtui.core.policy import Policy, PolicyError
+from ctxtui.options import explain_policy_error, flag_of, overrides_from, unused_reason
 
 PROGRESS_AFTER_SECONDS = 0.5  # quick counts never flash a progress line
 
@@ -51,43 +53,21 @@ def load(args: argparse.Namespace) -> Session:
 def build_policy(args: argparse.Namespace, session: Session) -> Policy:
     """The preset fitted to the session (its window), with the knobs given on the command line.
 
-    A knob out of range is named by the option the user typed, with its range and value.
+    A relation between knobs that fails (``--tail-min`` above ``--tail-max``) is named by the
+    options the user typed, with their values.
     """
-    given = policy_overrides(args)
+    given = overrides_from(args)
     try:
-        policy = policy_for_session(args.preset, session, given)
+        return options.build_policy(args.preset, given, session)
     except PolicyError as err:
         raise CommandError(explain_policy_error(str(err), given)) from None
-    check_tokenizer(policy.tokenizer)
-    return policy
-
-
-def check_tokenizer(spec: str) -> None:
-    """Refuse a tiktoken encoding tiktoken has never heard of (``tiktoken:o200k``).
-
-    The core falls back to cl100k_base when an encoding cannot be *loaded* (no network), which
-    is right for a real encoding; for a typo it would quietly count with another one.
-    """
-    name = spec.removeprefix("tiktoken:")
-    if name == spec:
-        return
-    try:
-        import tiktoken
-    except Exception:  # an unusable tiktoken: the core falls back and says so
-        return
-    known = [n for n in tiktoken.list_encoding_names() if not n.endswith("_offline")]
-    if name not in known:
-        raise CommandError(
-            f"--tokenizer: expected tiktoken:ENCODING with ENCODING one of {', '.join(known)}; "
-            f"found {name!r}"
-        )
 
 
 def ignored_knobs(args: argparse.Namespace, policy: Policy, tokenizer_used: str) -> list[str]:
     """Notes for the knobs the user gave that change nothing under this policy."""
     values = {**policy.model_dump(), "tokenizer": tokenizer_used}
     notes: list[str] = []
-    for field in policy_overrides(args):
+    for field in overrides_from(args):
         reason = unused_reason(field, values)
         if reason is not None:
             notes.append(f"{flag_of(field)} has no effect: {reason}")

@@ -17,7 +17,6 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ctxtui.cli import EXIT_OK
 from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import Progress, build_policy, ignored_knobs
 from ctxtui.commands.report import print_table
@@ -29,6 +28,7 @@ from ctxtui.core.models import Session
 from ctxtui.core.policy import Policy
 from ctxtui.core.replay import Replay, replay
 from ctxtui.core.report import display_text, plural
+from ctxtui.options import EXIT_OK
 
 SCHEMA = "ctxtui.replay/1"
 CHEAP_TOKENIZERS = ("plan", "picoclaw")

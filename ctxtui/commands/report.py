@@ -7,9 +7,9 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from ctxtui.cli import EXIT_OK, EXIT_OVER
 from ctxtui.commands.pipeline import plan_session
 from ctxtui.core.report import build_report, display_text, render_report
+from ctxtui.options import EXIT_OK, EXIT_OVER
 
 if TYPE_CHECKING:
     from rich.console import RenderableType

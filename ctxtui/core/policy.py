@@ -61,8 +61,8 @@ class Policy(BaseModel):
         pattern=r"^(plan|picoclaw|tiktoken:[A-Za-z0-9_.-]+)$",
     )
     chars_per_token: float = _knob(
-        4.0, "general", "the plan estimator's characters per token", gt=0, le=100
-    )
+        4.0, "general", "the plan estimator's characters per token", ge=0.1, le=100
+    )  # ≥ 0.1: characters ÷ a tinier figure can overflow a float (1e-310 does)
     context_window: int = _knob(
         131_072, "window", "the model's context window, in tokens", ge=256, le=100_000_000
     )

@@ -85,7 +85,9 @@ def test_replay_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["replay", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
-    assert main(["replay", LONG, "--context-window", "10"]) == 2
+    with pytest.raises(SystemExit) as refused:  # a knob out of range is refused at its flag
+        main(["replay", LONG, "--context-window", "10"])
+    assert refused.value.code == 2
     err = capsys.readouterr().err
     assert "--context-window" in err and err.count("\n") == 1
 

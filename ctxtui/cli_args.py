@@ -1,0 +1,295 @@
+"""The arguments of the command line: each value checked at its flag, the options every
+session command shares, and ``COMMANDS``, one row per sub-command with its own options.
+
+A new sub-command is a row here and a module ``ctxtui.commands.<name>`` with ``run(args)``;
+``ctxtui.cli`` builds the parsers and the ``--help`` overview from the rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from ctxtui.cli_help import (
+    COMPACT_EPILOG,
+    PRESET_HELP,
+    REPLAY_EPILOG,
+    REPORT_EPILOG,
+    TOKENIZER_HELP,
+)
+from ctxtui.options import Knob, cli_knobs, clip, knob_help, tokenizer_problem
+
+# -- option values: checked at the flag, so a bad one never reaches the app or a count --------
+
+
+def _whole(text: str) -> int:
+    """A whole number; ``_`` and ``,`` group digits as people write them (32_768, 4,096)."""
+    try:
+        return int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {clip(text)}") from None
+
+
+def _finite(text: str) -> float:
+    """A finite number; NaN would pass every range check as 'not out of range'."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {clip(text)}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {clip(text)}")
+    return value
+
+
+def _count(text: str) -> int:
+    """A whole number ≥ 0."""
+    value = _whole(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number ≥ 0, got {clip(text)}")
+    return value
+
+
+def _knob_value(knob: Knob) -> Callable[[str], float]:
+    """The ``type=`` of a knob's option: its kind, then its own range from the policy."""
+
+    def parse(text: str) -> float:
+        value = _whole(text) if knob.kind is int else _finite(text)
+        problem = knob.problem(value, text.strip())
+        if problem is not None:
+            raise argparse.ArgumentTypeError(problem)
+        return value
+
+    parse.__name__ = knob.dest  # argparse names the type in a few of its own messages
+    return parse
+
+
+def _tokenizer(text: str) -> str:
+    problem = tokenizer_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
+def _fail_ratio(text: str) -> float:
+    """The --fail-over threshold: a ratio > 0 (1.0 is exactly the window)."""
+    value = _finite(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a ratio > 0 such as 0.9, got {clip(text)}")
+    return value
+
+
+def add_session_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by every command that reads a session."""
+    from ctxtui.importers import FORMAT_NAMES
+
+    p.add_argument(
+        "--format",
+        metavar="NAME",
+        help="read SESSION as this format instead of detecting it: " + ", ".join(FORMAT_NAMES),
+    )
+
+
+def add_policy_options(p: argparse.ArgumentParser) -> None:
+    """The policy knobs, shared by the app, ``report`` and ``compact``."""
+    from ctxtui.core.policy import PRESETS
+
+    g = p.add_argument_group(
+        "policy",
+        "What the simulated context manager does. Each knob starts from the preset's value; "
+        "'unused by X' means preset X ignores it.",
+    )
+    g.add_argument("--preset", choices=tuple(PRESETS), default="plan", help=PRESET_HELP)
+    g.add_argument("--tokenizer", type=_tokenizer, metavar="SPEC", help=TOKENIZER_HELP)
+    for knob in cli_knobs():
+        g.add_argument(
+            knob.flag or knob.field,
+            dest=knob.dest,
+            type=_knob_value(knob),
+            metavar=knob.metavar,
+            help=knob_help(knob).replace("%", "%%"),  # argparse formats help with %
+        )
+
+
+# -- the sub-commands ------------------------------------------------------------------------
+
+
+def _report_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.add_argument(
+        "--fail-over",
+        type=_fail_ratio,
+        metavar="RATIO",
+        help="exit 1 when the used ratio (request / window) exceeds RATIO, a number > 0 "
+        "such as 0.9 (1 is exactly full); for CI",
+    )
+
+
+def _compact_options(compact: argparse.ArgumentParser) -> None:
+    compact.add_argument(
+        "--reason",
+        default="proactive",
+        choices=("proactive", "retry", "overflow"),
+        help="why the compaction runs, recorded in the result: proactive (over budget before "
+        "a call), retry (the provider refused the request), overflow (nothing else fits); "
+        "default: proactive",
+    )
+    compact.add_argument(
+        "--preview", action="store_true", help="print the summary and the LLM prompt"
+    )
+    compact.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="write the compacted session to OUT as ctxtui native JSON (never over SESSION or "
+        "a file it is read from); -o - writes it to stdout and the summary lines to stderr",
+    )
+    compact.add_argument(
+        "--force", action="store_true", help="allow -o to overwrite an existing file"
+    )
+    llm = compact.add_argument_group(
+        "LLM summary",
+        "By default the summary is ctxtui's local, deterministic stand-in. With --summarizer "
+        "openai the exact prompt --preview shows is sent to an OpenAI-compatible endpoint "
+        "(OpenAI, OpenRouter, Ollama, vLLM, llama.cpp, LM Studio) and its answer is the "
+        "summary; the key comes from OPENAI_API_KEY (a server on 127.0.0.1 needs none).",
+    )
+    llm.add_argument(
+        "--summarizer",
+        choices=("stand-in", "openai"),
+        default="stand-in",
+        help="who writes the summary; default: stand-in",
+    )
+    llm.add_argument(
+        "--llm-base-url",
+        metavar="URL",
+        help="the endpoint's base URL, e.g. http://127.0.0.1:11434/v1; default: "
+        "OPENAI_BASE_URL, else https://api.openai.com/v1",
+    )
+    llm.add_argument("--llm-model", metavar="NAME", help="the model that writes the summary")
+    llm.add_argument(
+        "--llm-timeout",
+        type=_finite,
+        metavar="SECONDS",
+        help="give up when the endpoint sends nothing for this long (one retry); default: 60",
+    )
+
+
+def _replay_options(replay: argparse.ArgumentParser) -> None:
+    replay.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _sessions_options(sessions: argparse.ArgumentParser) -> None:
+    sessions.add_argument("--json", action="store_true", help="print one JSON document")
+    sessions.add_argument(
+        "--count",
+        action="store_true",
+        help="count each session's messages (reads every file whole; slower)",
+    )
+
+
+def _serve_options(serve: argparse.ArgumentParser) -> None:
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to bind; default: 127.0.0.1 (loopback)"
+    )
+    serve.add_argument("--port", type=_count, default=8000, help="port to bind; default: 8000")
+    serve.add_argument(
+        "--public-url", metavar="URL", help="the URL browsers use, when behind a proxy"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One sub-command of ``ctxtui``; its code is ``ctxtui.commands.<name>.run(args) -> int``.
+
+    A command that reads a session (``session`` "required" or "optional") takes SESSION,
+    ``--format`` and the policy knobs; its own options (``add_options``) come between those, so
+    ``--help`` reads input, command, policy.
+    """
+
+    name: str
+    synopsis: str  # after "ctxtui NAME" in the overview: "SESSION"
+    summary: str  # one line in the overview of ``ctxtui --help``
+    help: str  # one line in ``ctxtui COMMAND`` usage
+    description: str
+    epilog: str | None = None
+    add_options: Callable[[argparse.ArgumentParser], None] | None = None
+    session: Literal["required", "optional", "none"] = "required"
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command(
+        "report",
+        "SESSION",
+        "print the plan as a table, or as JSON with --json",
+        "print the plan for a session",
+        "Print the plan for a session: tokens, zones, fresh tail, pruning, compaction and "
+        "overflow. Without --json a table for people; with --json one JSON document (schema "
+        "ctxtui.report/1) for scripts, and nothing else on stdout.",
+        REPORT_EPILOG,
+        _report_options,
+    ),
+    Command(
+        "compact",
+        "SESSION",
+        "preview a compaction, or write the compacted session",
+        "preview or write a compaction",
+        "Compact a session: replace the history outside the fresh tail with a structured "
+        "summary (picoclaw: drop the oldest half of the turns). --preview prints the summary "
+        "and the exact LLM prompt; -o writes the compacted session as ctxtui JSON, atomically. "
+        "SESSION is never modified.",
+        COMPACT_EPILOG,
+        _compact_options,
+    ),
+    Command(
+        "replay",
+        "SESSION",
+        "each request in turn: simulated and reported prompts",
+        "replay a session request by request under a policy",
+        "Walk every request the agent sent, in order: the prompt the policy would have sent "
+        "(compacting when its trigger fires), the prompt the API reported, the compactions the "
+        "agent really ran, and how far each tokenizer is from the reported figures. Without "
+        "--json a table; with --json one document (schema ctxtui.replay/1).",
+        REPLAY_EPILOG,
+        _replay_options,
+    ),
+    Command(
+        "formats",
+        "",
+        "list the transcript formats ctxtui reads",
+        "list the transcript formats ctxtui reads",
+        "List the transcript formats ctxtui reads: the name to give --format, and what each "
+        "one is.",
+        session="none",
+    ),
+    Command(
+        "sessions",
+        "",
+        "list the sessions your coding agents wrote",
+        "list the sessions your agents wrote",
+        "List the sessions Claude Code, Codex, OpenCode and PicoClaw wrote in their standard "
+        "stores, newest first, with the agent, start time, model, size and project; Claude "
+        "Code sub-agents are listed under their parent. Each store honours its agent's "
+        "variable: CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME (OpenCode), PICOCLAW_HOME. The "
+        "OPEN column is what to pass to 'ctxtui'.",
+        add_options=_sessions_options,
+        session="none",
+    ),
+    Command(
+        "serve",
+        "[SESSION]",
+        "serve the app to a web browser (on 127.0.0.1)",
+        "serve the app to a web browser",
+        "Serve the app to a web browser with textual-serve: each visitor gets their own ctxtui "
+        "on SESSION (default: the bundled demo). It binds to 127.0.0.1; binding to any other "
+        "address shows the session's contents to whoever can reach it.",
+        add_options=_serve_options,
+        session="optional",
+    ),
+)
+"""Every sub-command, in the order ``--help`` lists them. A new one is a row here plus its
+module in ``ctxtui/commands/``."""
+
+SUBCOMMANDS = tuple(c.name for c in COMMANDS)

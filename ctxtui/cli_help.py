@@ -1,0 +1,106 @@
+"""The words of ``ctxtui --help`` and each command's ``--help``, and the formatter that lays
+them out: prose wrapped to the terminal, examples kept as written."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import textwrap
+
+DESCRIPTION = """\
+See where an LLM agent's context window goes.
+
+ctxtui opens an agent session, counts the tokens of every message, and shows the
+plan a context manager would make: the protected fresh tail, the tool outputs it
+would prune or truncate, what would be dropped, and the structured summary a
+compaction would write.
+"""
+
+SESSION_HELP = (
+    "a transcript file: OpenAI Chat or Responses, Anthropic Messages, Claude Code, Codex, "
+    "PicoClaw (JSONL, legacy JSON, seahorse.db), OpenCode (JSON storage or .db), ShareGPT, "
+    "or ctxtui's own JSON; .gz and .zst files are read too. A directory works for OpenCode "
+    "storage and PicoClaw sessions. The format is detected (see 'ctxtui formats')"
+)
+
+TOKENIZER_HELP = (
+    "how tokens are counted: 'plan' (characters / --chars-per-token, rounded up), 'picoclaw' "
+    "(PicoClaw's shipped estimator) or 'tiktoken:ENCODING' (exact). tiktoken:cl100k_base works "
+    "offline; other encodings (o200k_base, ...) need a download, and without one the count "
+    "falls back to cl100k_base and the report says so; default: the preset's (plan, picoclaw)"
+)
+
+PRESET_HELP = (
+    "the knobs' starting values. plan: the context-window plan with its defects fixed "
+    "(token-measured fresh tail, pruning, truncation, structured summaries). picoclaw: "
+    "PicoClaw main as shipped (last 32 items, no pruning, drops the oldest half); default: plan"
+)
+
+APP_EPILOG_HEAD = "  ctxtui [SESSION]          open the app (no SESSION: the bundled demo session)"
+
+REPORT_EPILOG = """\
+The budget is the window less the output reserve (--max-tokens); the request is
+the prompt (system + tools + history, after pruning and truncation) plus that
+reserve, and the used ratio is request / window.
+
+examples:
+  ctxtui report session.jsonl
+  ctxtui report session.json --json | jq .totals
+  ctxtui report session.json --context-window 32768 --max-tokens 4096
+  ctxtui report session.json --tokenizer tiktoken:cl100k_base --fail-over 0.9
+"""
+
+COMPACT_EPILOG = """\
+Without --preview or -o, prints what the compaction would replace and the
+tokens it would save.
+
+examples:
+  ctxtui compact session.jsonl --preview
+  ctxtui compact session.jsonl -o compacted.json
+  ctxtui report compacted.json                     # read it back
+"""
+
+
+REPLAY_EPILOG = """\
+Each request is a call the agent made (the point before an assistant message).
+Simulated is the prompt the policy would have sent, with its own compactions;
+reported is what the API counted, where the transcript recorded it.
+
+examples:
+  ctxtui replay session.jsonl
+  ctxtui replay session.jsonl --context-window 32768 --json | jq .compactions
+"""
+
+
+_ASCII_SPACE = re.compile(r"[ \t\n]+")
+"""Whitespace a help line may break at; the no-break space in ``≥\u00a00`` is not."""
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Wraps prose paragraphs to the terminal, keeps indented blocks (examples) as written,
+    and never breaks an option name at its hyphen (``--chars-`` / ``per-token``)."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(
+            _ASCII_SPACE.sub(" ", text).strip(),
+            width,
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        blocks: list[str] = []
+        for block in text.strip("\n").split("\n\n"):
+            if any(line.startswith(" ") or line.endswith(":") for line in block.splitlines()):
+                blocks.append("\n".join(indent + line for line in block.splitlines()))
+            else:
+                blocks.append(
+                    textwrap.fill(
+                        _ASCII_SPACE.sub(" ", block).strip(),
+                        width,
+                        initial_indent=indent,
+                        subsequent_indent=indent,
+                        break_on_hyphens=False,
+                    )
+                )
+        return "\n\n".join(blocks) + "\n"

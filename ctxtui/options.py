@@ -1,0 +1,387 @@
+"""What every shell shares about options: exit codes, the knobs' ranges and wording, and
+"preset + overrides → Policy".
+
+The CLI, the headless commands and the app all read this module, so a knob's range, the words
+that describe it and the way a preset becomes a policy are written once. It sits between the
+shells and the core: it imports the core only, and never argparse's or Textual's machinery.
+Everything about a knob is read from ``ctxtui.core.policy`` (each field's description, bounds
+and the presets' values), so ``--help``, the range named in an error and the policy itself
+cannot drift apart; the app's settings panel finds its words here too (``knobs()``, with
+``Knob.label`` and ``Knob.range_sentence``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ctxtui.core.models import Session
+    from ctxtui.core.policy import Policy
+
+# The policy (and pydantic under it) is imported by the functions that need it, so that the
+# exit codes and ``clip`` cost the CLI nothing: ``ctxtui --version`` stays instant.
+
+# -- exit codes ------------------------------------------------------------------------------
+
+EXIT_OK = 0
+EXIT_OVER = 1  # report --fail-over: the request is over the given ratio of the window
+EXIT_USAGE = 2  # bad input or usage: one line on stderr
+EXIT_INTERNAL = 3  # an unexpected exception: a bug in ctxtui, not in the input
+EXIT_INTERRUPTED = 130  # Ctrl-C: the shell's usual 128 + SIGINT
+
+EXIT_CODES_HELP = (
+    "Exit codes: 0 ok, 1 over the --fail-over ratio (report), 2 bad input or usage, "
+    "3 an internal error (a bug: run again with CTXTUI_DEBUG=1 for the traceback and report "
+    "it), 130 interrupted."
+)
+
+# -- echoing what the user typed -------------------------------------------------------------
+
+ECHO_LIMIT = 40
+"""Characters of a user's value shown back in an error; the rest is counted, not printed."""
+
+
+def clip(text: str, limit: int = ECHO_LIMIT) -> str:
+    """``text`` quoted, cut to ``limit`` characters with the full length said after it.
+
+    A 5,001-digit ``--tail-min`` is echoed as ``'1000…' (5,001 characters)``, not in full;
+    control characters are escaped by the quoting, so an error stays one line.
+    """
+    if len(text) <= limit:
+        return repr(text)
+    head = repr(text[: limit - 1])
+    return f"{head[:-1]}…{head[-1]} ({len(text):,} characters)"
+
+
+def clip_path(path: str, limit: int = 100) -> str:
+    """A path quoted for an error, its end kept when it is long: the file name tells most."""
+    if len(path) <= limit:
+        return repr(path)
+    tail = repr(path[-(limit - 1) :])
+    return f"{tail[0]}…{tail[1:]} ({len(path):,} characters)"
+
+
+def show_number(value: float) -> str:
+    """A knob value as people read it: ``32,768``, ``0.25``, ``1.0000001``, ``1e-310``.
+
+    Floats keep every digit that tells them apart (``1.0000001`` is not ``1``) and use an
+    exponent when huge or tiny; whole values are grouped, and a whole number too long to read
+    is named by its number of digits.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return clip(str(value))
+    if isinstance(value, int):
+        if abs(value) < 10**30:
+            return f"{value:,}"
+        return f"a {value.bit_length() * 30_103 // 100_000 + 1:,}-digit number"
+    if value.is_integer() and abs(value) < 1e16:
+        return f"{int(value):,}"
+    return repr(value)
+
+
+# -- the knobs -------------------------------------------------------------------------------
+
+FLAGS: dict[str, str] = {
+    "context_window": "--context-window",
+    "max_tokens": "--max-tokens",
+    "tail_ratio": "--tail-ratio",
+    "tail_min_tokens": "--tail-min",
+    "tail_max_tokens": "--tail-max",
+    "tail_min_turns": "--tail-turns",
+    "tail_items": "--tail-items",
+    "chars_per_token": "--chars-per-token",
+}
+"""``Policy`` field → command-line option, in ``--help`` order. Only the knobs a script tunes
+are options, plus ``--tail-items``, without which the picoclaw preset's tail could not move."""
+
+
+@functools.cache
+def tokenizer_spec() -> re.Pattern[str]:
+    """What ``--tokenizer`` accepts, as the policy validates it."""
+    from ctxtui.core.policy import Policy
+
+    info = Policy.model_fields["tokenizer"]
+    return re.compile(next(str(m.pattern) for m in info.metadata if hasattr(m, "pattern")))
+
+
+TOKEN_TAIL_FIELDS = frozenset(
+    {"tail_ratio", "tail_min_tokens", "tail_max_tokens", "tail_min_turns"}
+)
+"""Knobs of the plan's token-measured tail; an items-measured tail (picoclaw) ignores them."""
+
+_NBSP = "\u00a0"  # keeps "≥ 0" on one line of --help
+
+
+@dataclass(frozen=True, slots=True)
+class Knob:
+    """One numeric policy knob: its type, bounds and words, read from its ``Policy`` field."""
+
+    field: str
+    kind: type  # int or float
+    low: float | None
+    high: float | None
+    low_open: bool  # the lowest value is itself refused (> rather than ≥)
+    high_open: bool
+    description: str
+    group: str
+    flag: str | None  # the command-line option, when there is one
+
+    @property
+    def label(self) -> str:
+        """The words the app shows the knob under: ``tail_min_tokens`` → ``tail min tokens``."""
+        return self.field.replace("_", " ")
+
+    @property
+    def dest(self) -> str:
+        """The ``argparse`` dest of its option (``tail_min`` for ``--tail-min``)."""
+        return (self.flag or self.field).removeprefix("--").replace("-", "_")
+
+    @property
+    def metavar(self) -> str:
+        return "N" if self.kind is int else "F"
+
+    def range_words(self) -> str:
+        """The range as ``--help`` and errors write it: ``256 to 100,000,000``, ``≥ 0``."""
+        lo = hi = None
+        if self.low is not None:
+            lo = f"{'>' if self.low_open else '≥'}{_NBSP}{show_number(self.low)}"
+        if self.high is not None:
+            hi = f"{'<' if self.high_open else '≤'}{_NBSP}{show_number(self.high)}"
+        if lo and hi:
+            if not self.low_open and not self.high_open:
+                return f"{show_number(self.low or 0)} to {show_number(self.high or 0)}"
+            return f"{lo} and {hi}"
+        return lo or hi or "any value"
+
+    def range_sentence(self) -> str:
+        """The range as the settings panel says it: ``a whole number from 256 to 100,000,000``."""
+        kind = "a whole number" if self.kind is int else "a number"
+        low, high = self.low, self.high
+        if low is not None and high is not None:
+            if self.low_open:
+                return f"{kind} above {show_number(low)} and at most {show_number(high)}"
+            return f"{kind} from {show_number(low)} to {show_number(high)}"
+        if low is not None:
+            if self.low_open:
+                return f"{kind} above {show_number(low)}"
+            return f"{kind}, {show_number(low)} or more"
+        if high is not None:
+            return f"{kind}, at most {show_number(high)}"
+        return kind
+
+    def accepts(self, value: float) -> bool:
+        """Whether ``value`` lies in the knob's own range (NaN never does)."""
+        if self.low is not None and not (value > self.low if self.low_open else value >= self.low):
+            return False
+        return self.high is None or bool(
+            value < self.high if self.high_open else value <= self.high
+        )
+
+    def problem(self, value: float, typed: str | None = None) -> str | None:
+        """``expected 0 to 1, got 7`` when ``value`` is outside the knob's range, else ``None``.
+
+        ``typed`` is the value as the user wrote it, echoed back (cut to a readable length)
+        instead of the number it parsed to. Checks one knob alone, before any session is
+        loaded (relations such as max_tokens below the window are left to the policy).
+        """
+        if self.accepts(value):
+            return None
+        shown = show_number(value) if typed is None else clip(typed).strip("'")
+        return f"expected {self.range_words()}, got {shown}"
+
+
+def _knob(field: str) -> Knob:
+    from ctxtui.core.policy import Policy
+
+    info = Policy.model_fields[field]
+    low = high = None
+    low_open = high_open = False
+    for item in info.metadata:
+        for attr, strict in (("ge", False), ("gt", True)):
+            if getattr(item, attr, None) is not None:
+                low, low_open = getattr(item, attr), strict
+        for attr, strict in (("le", False), ("lt", True)):
+            if getattr(item, attr, None) is not None:
+                high, high_open = getattr(item, attr), strict
+    extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+    return Knob(
+        field=field,
+        kind=int if info.annotation is int else float,
+        low=low,
+        high=high,
+        low_open=low_open,
+        high_open=high_open,
+        description=str(info.description or field),
+        group=str(extra.get("group", "")),
+        flag=FLAGS.get(field),
+    )
+
+
+@functools.cache
+def knobs() -> dict[str, Knob]:
+    """Every numeric knob of the policy, in the policy's order: the one table of ranges and
+    words. The settings panel reads ``knobs()[name]``; the command line reads ``cli_knobs()``."""
+    from ctxtui.core.policy import Policy
+
+    return {
+        name: _knob(name)
+        for name, info in Policy.model_fields.items()
+        if info.annotation in (int, float)
+    }
+
+
+def cli_knobs() -> tuple[Knob, ...]:
+    """The knobs that are command-line options, in ``--help`` order."""
+    table = knobs()
+    return tuple(table[field] for field in FLAGS)
+
+
+def flag_of(field: str) -> str:
+    """The option that sets a ``Policy`` field (the field name itself when there is none)."""
+    if field == "tokenizer":
+        return "--tokenizer"
+    return FLAGS.get(field, field)
+
+
+def unused_reason(field: str, values: Mapping[str, Any]) -> str | None:
+    """Why a knob has no effect under a policy's other values, or ``None`` when it counts."""
+    from ctxtui.core.policy import TailMode
+
+    tail_mode = TailMode(values.get("tail_mode", TailMode.TOKENS))
+    preset_name = values.get("preset", "this")
+    if field in TOKEN_TAIL_FIELDS and tail_mode is TailMode.ITEMS:
+        return f"the {preset_name} preset's fresh tail is the last N items (--tail-items)"
+    if field == "tail_items" and tail_mode is TailMode.TOKENS:
+        return f"the {preset_name} preset's fresh tail is measured in tokens (--tail-ratio and co.)"
+    tokenizer = values.get("tokenizer", "plan")
+    if field == "chars_per_token" and tokenizer != "plan":
+        return f"only the plan tokenizer divides by it, and tokens are counted with {tokenizer}"
+    return None
+
+
+def _defaults(field: str) -> str:
+    """Each preset's default for a knob: ``4 (plan), unused by picoclaw``, or one value."""
+    from ctxtui.core.policy import PRESETS, Policy
+
+    shown: dict[str, str] = {}
+    for name, values in PRESETS.items():
+        if unused_reason(field, values) is not None:
+            shown[name] = f"unused by {name}"
+        else:
+            shown[name] = show_number(values.get(field, Policy.model_fields[field].default))
+    if len(set(shown.values())) == 1 and not next(iter(shown.values())).startswith("unused"):
+        return next(iter(shown.values()))
+    return ", ".join(v if v.startswith("unused") else f"{v} ({n})" for n, v in shown.items())
+
+
+def knob_help(knob: Knob) -> str:
+    """``--help`` text: the field's description, its range, and each preset's default."""
+    description = knob.description
+    if knob.group == "fresh tail" and "tail" not in description:
+        description = f"fresh tail: {description}"
+    description = description.replace("items mode: ", "")
+    text = f"{description}; {knob.range_words()}; default: {_defaults(knob.field)}"
+    if knob.field == "context_window":
+        text += " or the window the session declares"
+    if knob.field == "max_tokens":
+        text += ", lowered to a quarter of a window it would take half of"
+    return text
+
+
+def tokenizer_problem(spec: str) -> str | None:
+    """Why ``--tokenizer SPEC`` is refused, or ``None``.
+
+    Besides the policy's own pattern, a tiktoken encoding tiktoken has never heard of
+    (``tiktoken:o200k``) is refused: the core falls back to cl100k_base when an encoding cannot
+    be *loaded* (no network), which is right for a real encoding; for a typo it would quietly
+    count with another one.
+    """
+    if not tokenizer_spec().match(spec):
+        return "expected plan, picoclaw or tiktoken:ENCODING"
+    name = spec.removeprefix("tiktoken:")
+    if name == spec:
+        return None
+    try:
+        import tiktoken
+    except Exception:  # an unusable tiktoken: the core falls back and says so
+        return None
+    known = [n for n in tiktoken.list_encoding_names() if not n.endswith("_offline")]
+    if name in known:
+        return None
+    return f"expected tiktoken:ENCODING with ENCODING one of {', '.join(known)}; found {clip(name)}"
+
+
+_PYDANTIC_BOUND = re.compile(r"^Input should be (?:greater|less) than")
+_LONG_NUMBER = re.compile(r"\d[\d,]{29,}")  # a figure the policy wrote out in full
+
+
+def explain_policy_error(message: str, given: Mapping[str, Any]) -> str:
+    """A ``PolicyError`` in the command line's terms: the flags typed, the range, the value.
+
+    ``tail_ratio: Input should be less than or equal to 1`` becomes
+    ``--tail-ratio: expected 0 to 1, got 1.5``; relations between knobs name both flags.
+    """
+    from ctxtui.core.policy import Policy
+
+    table = knobs()
+    parts: list[str] = []
+    for part in message.split("; "):
+        field, sep, rest = part.partition(": ")
+        if sep and field in Policy.model_fields:
+            if field == "tokenizer":
+                parts.append("--tokenizer: expected plan, picoclaw or tiktoken:ENCODING")
+                continue
+            got = given.get(field)
+            if _PYDANTIC_BOUND.match(rest) and field in table:
+                rest = f"expected {table[field].range_words()}"
+            shown = f", got {show_number(got)}" if isinstance(got, (int, float)) else ""
+            parts.append(f"{flag_of(field)}: {rest}{shown}")
+            continue
+        for name in sorted(Policy.model_fields, key=len, reverse=True):
+            if name in FLAGS:
+                part = re.sub(rf"\b{name}\b", flag_of(name), part)
+        parts.append(part)
+    return _LONG_NUMBER.sub(_digits, "; ".join(parts))
+
+
+def _digits(match: re.Match[str]) -> str:
+    return f"a {sum(c.isdigit() for c in match[0]):,}-digit number"
+
+
+# -- preset + overrides → Policy -------------------------------------------------------------
+
+
+def overrides_from(namespace: object) -> dict[str, Any]:
+    """The knobs given on a command line (``None`` = not given), keyed by ``Policy`` field."""
+    out: dict[str, Any] = {}
+    tokenizer = getattr(namespace, "tokenizer", None)
+    if tokenizer is not None:
+        out["tokenizer"] = tokenizer
+    for knob in cli_knobs():
+        value = getattr(namespace, knob.dest, None)
+        if value is not None:
+            out[knob.field] = value
+    return out
+
+
+def build_policy(
+    preset_name: str,
+    overrides: Mapping[str, Any] | None = None,
+    session: Session | None = None,
+) -> Policy:
+    """The preset with ``overrides`` applied; fitted to ``session`` when there is one.
+
+    Fitted means the session's own context window (unless ``context_window`` is overridden) and
+    an output reserve that fits it (unless ``max_tokens`` is). Every shell builds its policy
+    here. Raises ``PolicyError`` naming the knob at fault (``explain_policy_error`` turns it
+    into the command line's words).
+    """
+    from ctxtui.core.policy import policy_for_session, preset
+
+    if session is None:
+        return preset(preset_name, **dict(overrides or {}))
+    return policy_for_session(preset_name, session, overrides)

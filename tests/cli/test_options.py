@@ -1,0 +1,145 @@
+"""``ctxtui.options``, the one place both shells read knobs, exit codes and policies from, and
+the table of sub-commands the CLI is built from."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from ctxtui.cli import main
+from ctxtui.cli_args import COMMANDS, Command
+from ctxtui.core.models import Message, Session, SessionMeta
+from ctxtui.core.policy import PRESETS, Policy, PolicyError
+from ctxtui.options import (
+    EXIT_INTERNAL,
+    EXIT_USAGE,
+    build_policy,
+    clip,
+    clip_path,
+    explain_policy_error,
+    knobs,
+    overrides_from,
+    show_number,
+)
+
+
+def test_every_numeric_policy_field_has_one_row_with_its_bounds() -> None:
+    numeric = [n for n, f in Policy.model_fields.items() if f.annotation in (int, float)]
+    table = knobs()
+    assert list(table) == numeric
+    window = table["context_window"]
+    assert (window.low, window.high, window.kind) == (256, 100_000_000, int)
+    assert window.range_words() == "256 to 100,000,000"
+    assert window.range_sentence() == "a whole number from 256 to 100,000,000"
+    assert table["tail_items"].range_sentence() == "a whole number, 1 or more"
+    assert table["compact_trigger_ratio"].range_sentence() == "a number above 0 and at most 1"
+    assert table["tail_min_tokens"].label == "tail min tokens"
+    assert table["tail_min_tokens"].dest == "tail_min"
+
+
+UNRELATED = {
+    **PRESETS["plan"],
+    "tail_min_tokens": 0,
+    "tail_max_tokens": 10**9,
+    "max_tokens": 0,
+    "context_window": 1_000,
+}
+"""The plan's values with the knobs that relate to others moved out of each other's way."""
+
+
+@pytest.mark.parametrize("field", list(knobs()))
+def test_a_knob_accepts_exactly_what_the_policy_accepts(field: str) -> None:
+    knob = knobs()[field]
+    edges = [v for v in (knob.low, knob.high) if v is not None]
+    for edge in edges:
+        for value in (edge - 1e-9, edge, edge + 1e-9):
+            value = round(value) if knob.kind is int else value
+            try:
+                Policy.model_validate({**UNRELATED, field: value})
+                policy_ok = True
+            except Exception:
+                policy_ok = False
+            if field in ("max_tokens", "context_window") and knob.accepts(value):
+                continue  # their relation (reserve < window) may refuse an in-range value
+            assert knob.accepts(value) == policy_ok, (field, value)
+
+
+def test_build_policy_fits_a_session_and_keeps_what_was_given() -> None:
+    session = Session(
+        messages=(Message(role="user", content="hi"),), meta=SessionMeta(context_window=32_768)
+    )
+    bare = build_policy("plan")
+    assert bare == Policy.model_validate(PRESETS["plan"])
+    fitted = build_policy("plan", {"tail_ratio": 0.5}, session)
+    assert (fitted.context_window, fitted.max_tokens, fitted.tail_ratio) == (32_768, 8_192, 0.5)
+    given = build_policy("picoclaw", {"context_window": 8_000, "max_tokens": 1_000}, session)
+    assert (given.preset, given.context_window, given.max_tokens) == ("picoclaw", 8_000, 1_000)
+    with pytest.raises(PolicyError, match="unknown preset"):
+        build_policy("nope", {}, session)
+
+
+def test_a_relation_is_explained_in_flags_and_values() -> None:
+    given = {"tail_min_tokens": 9_000}
+    with pytest.raises(PolicyError) as info:
+        build_policy("plan", given)
+    assert explain_policy_error(str(info.value), given) == (
+        "--tail-min (9,000) must not exceed --tail-max (8,000)"
+    )
+
+
+def test_overrides_are_the_flags_given_by_field() -> None:
+    class Args:
+        tokenizer = "picoclaw"
+        tail_min = 10
+        tail_ratio = None
+        chars_per_token = 2.5
+
+    assert overrides_from(Args()) == {
+        "tokenizer": "picoclaw",
+        "tail_min_tokens": 10,
+        "chars_per_token": 2.5,
+    }
+
+
+def test_echoes_are_short_and_numbers_keep_their_digits() -> None:
+    assert clip("abc") == "'abc'"
+    assert clip("x" * 1_000) == "'" + "x" * 39 + "…' (1,000 characters)"
+    assert clip("a\nb") == "'a\\nb'"
+    long_path = "/tmp/" + "d" * 200 + "/session.json"
+    assert clip_path(long_path).endswith("/session.json' (218 characters)")
+    assert show_number(32_768) == "32,768"
+    assert show_number(1.0000001) == "1.0000001"
+    assert show_number(1e-310) == "1e-310"
+    assert show_number(10**400) == "a 401-digit number"
+    assert EXIT_USAGE == 2 and EXIT_INTERNAL not in (0, 1, 2)
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c.name)
+def test_each_command_row_has_its_module_and_its_help(
+    command: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert isinstance(command, Command)
+    module = importlib.import_module(f"ctxtui.commands.{command.name}")
+    assert callable(module.run)
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    overview = capsys.readouterr().out
+    assert f"ctxtui {command.name}" in overview and command.summary in overview
+    with pytest.raises(SystemExit):
+        main([command.name, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert ("SESSION" in text) == (command.session != "none")
+    assert ("--chars-per-token" in text) == (command.session != "none")
+
+
+@pytest.mark.parametrize("argv", [[], *([c.name] for c in COMMANDS)], ids=str)
+def test_every_help_fits_80_columns(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        main([*argv, "--help"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and max(len(line) for line in lines) <= 80
