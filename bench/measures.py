@@ -188,22 +188,49 @@ def exact_ratio(size: int, repeats: int) -> list[Result]:
         with tempfile.TemporaryDirectory() as d:
             count_session(session, tokenizer, info, cache=CountCache(d))
 
+    counter = getattr(tokenizer, "counter", None)
+    threads = getattr(counter, "threads", 1)
+
+    def one_core() -> None:
+        counter.threads = 1  # type: ignore[union-attr]
+        try:
+            count_session(session, tokenizer, info, cache=False)
+        finally:
+            counter.threads = threads  # type: ignore[union-attr]
+
     warm_dir = tempfile.TemporaryDirectory()
     warm_cache = CountCache(warm_dir.name)
     count_session(session, tokenizer, info, cache=warm_cache)
     s_none: list[float] = []
+    s_one: list[float] = []
     s_cold: list[float] = []
     s_warm: list[float] = []
     base: list[float] = []
     for _ in range(max(1, repeats)):
         base.append(timed(bare))
         s_none.append(timed(lambda: count_session(session, tokenizer, info, cache=False)))
+        if threads > 1:
+            s_one.append(timed(one_core))
         s_cold.append(timed(cold))
         s_warm.append(timed(lambda: count_session(session, tokenizer, info, cache=warm_cache)))
     warm_dir.cleanup()
     b = statistics.median(base)
     name = label(size)
     bare_name = "bare tiktoken loop"
+    cores = f"{backend}, {threads} thread{'s' if threads > 1 else ''}"
+    one = [
+        Result(
+            "exact",
+            name,
+            "count_session, one thread",
+            statistics.median(s_one),
+            bare_name,
+            b,
+            "s",
+            None,
+            "the same pass without the helper thread",
+        )
+    ]
     return [
         Result(
             "exact",
@@ -214,8 +241,9 @@ def exact_ratio(size: int, repeats: int) -> list[Result]:
             b,
             "s",
             EXACT_TARGET,
-            backend,
+            cores,
         ),
+        *(one if s_one else []),
         Result(
             "exact",
             name,

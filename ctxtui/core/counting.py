@@ -16,6 +16,8 @@ from ctxtui.core.counts import SessionCounts
 from ctxtui.core.models import Message, Session
 from ctxtui.core.plan import TokenizerInfo
 from ctxtui.core.tokenizers import PICOCLAW, PLAN, BatchTokenizer, Tokenizer, resolve
+from ctxtui.core.tokenizers.encodings import quicktok_loaded
+from ctxtui.core.tokenizers.families import FAMILIES
 from ctxtui.core.tokenizers.picoclaw import summary_section
 
 Progress = Callable[[int, int], None]
@@ -145,11 +147,13 @@ def count_message_everywhere(message: Message, chars_per_token: float) -> dict[s
     """One message under the plan, PicoClaw and cl100k, for the detail pane's drift view.
 
     A tokenizer that could not be had (tiktoken missing) is left out rather than shown under
-    a name it does not deserve.
+    a name it does not deserve. cl100k counts with ``quicktok`` only once that is loaded
+    anyway: for one message, tiktoken's bundled copy loads with a shorter hold on the GIL.
     """
     out: dict[str, int] = {}
+    fast = quicktok_loaded(FAMILIES[DRIFT_TIKTOKEN].quicktok)
     for spec in (PLAN, PICOCLAW, DRIFT_TIKTOKEN):
-        tokenizer, info = resolve(spec, chars_per_token=chars_per_token)
+        tokenizer, info = resolve(spec, chars_per_token=chars_per_token, fast=fast)
         if not info.fell_back:
             out[spec] = tokenizer.count_message(message)
     return out

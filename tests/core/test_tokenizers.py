@@ -326,6 +326,25 @@ def test_cl100k_needs_no_network(fresh_loads: dict[str, Any], no_network: None) 
     assert tokenizer.count_text("hello world") == 2
 
 
+@pytest.mark.parametrize(
+    ("spec", "backend"),
+    [
+        ("tiktoken:cl100k_base", TiktokenCounter),
+        ("tiktoken:o200k_base", QuicktokCounter),  # tiktoken would need a download
+        ("llama3", QuicktokCounter),  # tiktoken has no copy
+    ],
+)
+def test_fast_false_takes_tiktokens_bundled_copy_where_there_is_one(
+    spec: str, backend: type, fresh_loads: dict[str, Any], no_network: None
+) -> None:
+    tokenizer, info = resolve(spec, fast=False)
+    assert info.used == spec and info.note == ""
+    assert isinstance(tokenizer, ChatTokenizer) and isinstance(tokenizer.counter, backend)
+    assert tokenizer.count_text("hello world, 漢字") == resolve(spec)[0].count_text(
+        "hello world, 漢字"
+    )
+
+
 def test_cl100k_needs_no_quicktok(no_quicktok: None, no_network: None) -> None:
     tokenizer, info = resolve("tiktoken:cl100k_base")
     assert not info.fell_back and info.note == ""

@@ -94,7 +94,11 @@ def _unknown_spec(spec: str) -> ValueError:
 
 
 def resolve(
-    spec: str, *, chars_per_token: float = DEFAULT_CHARS_PER_TOKEN, timeout: float = 3.0
+    spec: str,
+    *,
+    chars_per_token: float = DEFAULT_CHARS_PER_TOKEN,
+    timeout: float = 3.0,
+    fast: bool = True,
 ) -> tuple[Tokenizer, TokenizerInfo]:
     """The tokenizer for ``spec`` and what was actually used, falling back rather than failing.
 
@@ -102,6 +106,10 @@ def resolve(
     A tiktoken encoding that cannot be loaded within ``timeout`` seconds falls back to
     cl100k_base; if no exact counter can be had at all, to the plan estimator. The note says
     which and why. Unknown specs and a ratio ≤ 0 raise ``ValueError``.
+
+    ``fast=False`` takes tiktoken first for cl100k_base and o200k_base (same counts): for a few
+    texts, where ``quicktok``'s load, which holds the GIL for a few hundred milliseconds, would
+    cost the app more than it saves.
     """
     validate_chars_per_token(chars_per_token)
     if spec == PLAN:
@@ -113,12 +121,12 @@ def resolve(
     ):
         raise _unknown_spec(spec)
     try:
-        return _exact(spec, timeout), TokenizerInfo(spec, spec)
+        return _exact(spec, timeout, fast), TokenizerInfo(spec, spec)
     except EncodingUnavailableError as exc:
         reason = str(exc)
     if spec != CL100K and not tiktoken_is_unusable(reason):
         try:
-            used = _exact(CL100K, timeout)
+            used = _exact(CL100K, timeout, fast)
         except EncodingUnavailableError as exc:
             reason = f"{reason}; {exc}"
         else:
@@ -128,13 +136,20 @@ def resolve(
     return PlanTokenizer(chars_per_token), TokenizerInfo(spec, PLAN, note)
 
 
-def _exact(spec: str, timeout: float) -> ChatTokenizer:
+def _exact(spec: str, timeout: float, fast: bool = True) -> ChatTokenizer:
     """The exact tokenizer for ``spec``: ``quicktok`` for the families, else tiktoken.
 
     Raises ``EncodingUnavailableError`` with every reason when neither can count it.
     """
     family = FAMILIES.get(spec)
     reasons: list[str] = []
+    if family is not None and not fast and family.tiktoken in OFFLINE_ENCODINGS:
+        try:
+            encoding = load_encoding(family.tiktoken, None)
+        except EncodingUnavailableError as exc:
+            reasons.append(str(exc))
+        else:
+            return ChatTokenizer(TiktokenCounter(encoding), spec, family.framing)
     if family is not None:
         try:
             counter = QuicktokCounter(family, load_quicktok(family.quicktok))

@@ -80,6 +80,11 @@ _quicktok: dict[str, Any] = {}
 _quicktok_lock = threading.Lock()
 
 
+def quicktok_loaded(name: str) -> bool:
+    """Whether ``load_quicktok(name)`` would return at once."""
+    return name in _quicktok
+
+
 def load_quicktok(name: str) -> Any:
     """``quicktok``'s bundled encoding ``name`` (a ``quicktok.Tokenizer``), loaded once.
 
