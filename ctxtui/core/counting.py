@@ -1,6 +1,6 @@
 """Counting a whole session under one tokenizer, in chunks that report progress and can stop.
 
-Counting is the one slow step of the pipeline (tiktoken over 100k messages), so it runs in a
+Counting is the one slow step of the pipeline (exact counts of 100k messages), so it runs in a
 worker: it reports ``on_progress(done, total)`` after every chunk and gives up as soon as
 ``should_stop()`` says so, returning ``None`` rather than a partial count. Counts of slow
 tokenizers are kept across runs by content hash (``count_cache``), so a second open of a big

@@ -7,8 +7,9 @@ encoding every code point in several contexts with both; ``RANGES`` lists them, 
 widened to whole blocks where that kept the list short). A text holding one of them, or a lone
 surrogate (which ``quicktok`` cannot take and tiktoken replaces), is counted the reference way.
 
-The check runs only on non-ASCII text and looks at every character in one vectorised pass per
-batch (numpy, which ``quicktok`` depends on), a few milliseconds per megabyte of text.
+The check runs only on non-ASCII text and looks at every character in vectorised passes over
+about a million characters each (numpy, which ``quicktok`` depends on): a few milliseconds per
+megabyte of text.
 """
 
 from __future__ import annotations
@@ -59,14 +60,37 @@ def _flag_table() -> Any:
     return _table
 
 
+GUARD_BATCH_CHARS = 1 << 20
+"""Characters checked per numpy pass: about 4 ms holding the GIL, and 5 MB of scratch."""
+
+
 def flagged(texts: Sequence[str]) -> set[int]:
     """The positions in ``texts`` of those the fast backend must not count alone.
 
-    All the texts are checked in one pass over their joined UTF-32 form; the rare hits are
-    mapped back to the texts that hold them.
+    Texts are checked in joined batches of about ``GUARD_BATCH_CHARS`` (a longer text in
+    slices of that size), so that no one pass holds the GIL, or memory, for long.
     """
-    if not texts:
-        return set()
+    found: set[int] = set()
+    batch: list[int] = []
+    size = 0
+    for i, text in enumerate(texts):
+        if len(text) > GUARD_BATCH_CHARS:
+            step = GUARD_BATCH_CHARS
+            if any(_hits([text[at : at + step]]) for at in range(0, len(text), step)):
+                found.add(i)
+            continue
+        batch.append(i)
+        size += len(text)
+        if size >= GUARD_BATCH_CHARS:
+            found.update(batch[j] for j in _hits([texts[k] for k in batch]))
+            batch, size = [], 0
+    if batch:
+        found.update(batch[j] for j in _hits([texts[k] for k in batch]))
+    return found
+
+
+def _hits(texts: Sequence[str]) -> set[int]:
+    """One vectorised pass over the joined UTF-32 form of ``texts``; hits mapped back."""
     import numpy as np
 
     table = _flag_table()
