@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -194,3 +196,22 @@ def test_two_thousand_sessions_are_listed(home: Path) -> None:
     assert all(isinstance(f, FoundSession) and f.error is None for f in found)
     times = [f.sort_key for f in found]
     assert times == sorted(times, reverse=True)
+
+
+def test_sessions_command_prints_json(home: Path) -> None:
+    _claude(home / ".claude", "p", "s1", "2026-11-01T09:00:00Z", "claude-opus-4-1")
+    out = subprocess.run(
+        [sys.executable, "-m", "ctxtui", "sessions", "--json", "--count"],
+        env={"HOME": str(home), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    doc = json.loads(out.stdout)
+    assert doc["schema"] == "ctxtui.sessions/1"
+    (entry,) = doc["sessions"]
+    assert (entry["agent"], entry["model"], entry["messages"]) == (
+        "claude-code",
+        "claude-opus-4-1",
+        2,
+    )
