@@ -102,7 +102,7 @@ def _hits(texts: Sequence[str]) -> set[int]:
     return {int(i) for i in np.searchsorted(ends, hits, side="right")}
 
 
-SHORT_TEXT = 4096
+SHORT_TEXT = 256
 """Up to this many characters a regular expression checks a text faster than numpy starts."""
 
 _pattern: re.Pattern[str] | None = None
