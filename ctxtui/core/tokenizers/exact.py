@@ -23,12 +23,14 @@ import threading
 import unicodedata
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from itertools import accumulate
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ctxtui.core.tokenizers.families import Family
 from ctxtui.core.tokenizers.unicode_guard import flagged, is_flagged, without_surrogates
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 PARALLEL_MIN_CHARS = 256_000
 """Below about a quarter megabyte (a few milliseconds of counting) one core is as quick."""
@@ -52,6 +54,8 @@ def _helper() -> ThreadPoolExecutor:
     global _pool
     with _pool_lock:
         if _pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
             _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctxtui-count")
     return _pool
 
