@@ -2,9 +2,10 @@
 
 Exact counts of a 100k-message session take a second or two with ``quicktok`` (ten with bare
 tiktoken); hashing the same text takes about a third of the former, and reading the counts
-back less. Each tokenizer (and backend) gets one file in ``platformdirs.user_cache_dir("ctxtui")`` mapping a
-message's content hash (of everything a tokenizer reads from it) to its token count. The cache
-is keyed per message, not per session, so a transcript that grew by ten messages re-counts ten.
+back less. Each tokenizer (and backend) gets one file in
+``platformdirs.user_cache_dir("ctxtui")`` mapping a message's content hash (of everything a
+tokenizer reads from it) to its token count. The cache is keyed per message, not per session,
+so a transcript that grew by ten messages re-counts ten.
 
 Safety: files are written to a temporary name and moved into place with ``os.replace``, so a
 reader sees a whole old file or a whole new one, never a torn write; concurrent writers may
