@@ -122,12 +122,17 @@ FAMILIES: dict[str, Family] = {
 
 
 _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), spec)
-    for pattern, spec in (
-        (r"^(chatgpt-)?gpt-4o|^gpt-4\.[15]|^gpt-5|^o[134](-|$)|^codex|^gpt-oss", O200K),
-        (r"^gpt-4(-|$)|^gpt-3\.5|^gpt-35", CL100K),
-        (r"^(meta-)?llama-?3(\b|[.\-_:])|^llama-v3", LLAMA3),
-        (r"^qwen-?(1\.5|2|3)|^qwq", QWEN2),
+    # Each family's names, matched at the start of the id or after a dotted vendor prefix
+    # (Bedrock's ``us.meta.llama3-1-70b-instruct-v1:0``).
+    (re.compile(r"(?:^|\.)(?:" + "|".join(names) + ")"), spec)
+    for names, spec in (
+        (
+            (r"(chatgpt-)?gpt-4o", r"gpt-4\.[15]", r"gpt-5", r"o[134](-|$)", "codex", "gpt-oss"),
+            O200K,
+        ),
+        ((r"gpt-4(-|$)", r"gpt-3\.5", "gpt-35"), CL100K),
+        ((r"(meta-)?llama-?3(\b|[.\-_:])", "llama-v3"), LLAMA3),
+        ((r"qwen-?(1\.5|2|3)", "qwq"), QWEN2),
     )
 )
 
@@ -136,9 +141,10 @@ def tokenizer_for_model(model_id: str | None) -> str | None:
     """The exact tokenizer spec of the model a transcript names, or ``None`` when unknown.
 
     Model ids come as agents write them: dated (``gpt-4o-2024-08-06``), with a provider prefix
-    (``openai/gpt-5``, ``meta-llama/Llama-3.1-8B-Instruct``), or with an Ollama tag
-    (``qwen2.5-coder:7b``). Families without a public vocabulary (Claude, Gemini) and models
-    whose vocabulary ctxtui does not ship (Llama 2 and 4, Qwen 1, Mistral) give ``None``.
+    (``openai/gpt-5``, ``meta-llama/Llama-3.1-8B-Instruct``, ``us.meta.llama3-1-70b-v1:0``), or
+    with an Ollama tag (``qwen2.5-coder:7b``). Families without a public vocabulary (Claude,
+    Gemini) and models whose vocabulary ctxtui does not ship (Llama 2 and 4, Qwen 1, Mistral)
+    give ``None``.
     """
     if not model_id:
         return None
