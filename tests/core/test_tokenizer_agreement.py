@@ -169,6 +169,18 @@ def test_each_family_counts_offline_with_its_published_vocabulary(
     assert tokenizer.count_text("hello world") == references[spec].count("hello world") == 2
 
 
+def test_the_openai_patterns_are_tiktokens_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The guard's reference splits text with the same regex as tiktoken's constructors."""
+    import tiktoken_ext.openai_public as openai_public
+
+    monkeypatch.setattr(openai_public, "load_tiktoken_bpe", lambda *_a, **_k: {})
+    for spec, build in (
+        ("tiktoken:cl100k_base", openai_public.cl100k_base),
+        ("tiktoken:o200k_base", openai_public.o200k_base),
+    ):
+        assert FAMILIES[spec].pattern == build()["pat_str"]
+
+
 # --- agreement ------------------------------------------------------------------------------
 
 

@@ -23,6 +23,7 @@ import threading
 import unicodedata
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
+from functools import cache
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -164,27 +165,38 @@ class QuicktokCounter:
 
 
 def _build_reference(family: Family, encoding: Any) -> Callable[[str], int]:
+    """The reference count for ``family``; the fast backend's when tiktoken is unusable.
+
+    Without tiktoken the fast backend counts these texts too: a token or two off on characters
+    few fonts can draw beats failing the count.
+    """
+    reference = reference_encoding(family, encoding)
+    if reference is None:
+        return lambda text: int(encoding.count(text.encode("utf-8")))
+    return TiktokenCounter(reference, normalize=family.nfc).count
+
+
+def reference_encoding(family: Family, encoding: Any) -> Any:
     """tiktoken with ``family``'s ranks (read back from ``quicktok``) and reference regex.
 
-    Without a usable tiktoken the fast backend counts these texts too: a token or two off on
-    characters few fonts can draw beats failing the count.
+    ``None`` when tiktoken is unusable. Text must be NFC-normalised first when ``family.nfc``.
     """
     try:
         tiktoken = importlib.import_module("tiktoken")
     except Exception:  # ImportError, or a broken install raising anything else
-        return lambda text: int(encoding.count(text.encode("utf-8")))
+        return None
     size = len(encoding.token_byte_values())
     piece = encoding.decode_single_token_bytes
     ranks = {piece(rank): rank for rank in range(size)}
-    reference = tiktoken.Encoding(
+    return tiktoken.Encoding(
         name=f"{family.quicktok}_reference",
         pat_str=family.pattern,
         mergeable_ranks=ranks,
         special_tokens={},
     )
-    return TiktokenCounter(reference, normalize=family.nfc).count
 
 
+@cache
 def _version(distribution: str) -> str:
     from importlib.metadata import PackageNotFoundError, version
 
