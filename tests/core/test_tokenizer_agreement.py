@@ -141,7 +141,7 @@ def edge_texts() -> dict[str, str]:
         "emoji": "👍🏽 ok 👨‍👩‍👧 family 🇫🇷 flag ✓ done\n" * 300,
         "minified 200 KB": minified,
         "1 MB of one character": "x" * 1_000_000,
-        "1 MB of one CJK character": "字" * 1_000_000,
+        "300k of one CJK character": "字" * 300_000,
         "spaces and newlines": " " * 5000 + "\n" * 5000 + "\r\n\t " * 2000,
         "digits": "1234567890" * 20_000,
         "special-token text": "<|endoftext|> <|im_start|>user <|eot_id|> <|fim_prefix|>",
