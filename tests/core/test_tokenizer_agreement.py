@@ -18,6 +18,7 @@ import base64
 import hashlib
 import json
 import random
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -289,3 +290,16 @@ def test_a_session_counts_the_same_under_each_backend() -> None:
     quick = ChatTokenizer(QuicktokCounter(family, load_quicktok(family.quicktok)), "x")
     messages = [Message(role="user", content=t) for t in EDGE.values() if len(t) < 500_000]
     assert quick.count_messages(messages) == slow.count_messages(messages)
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_counting_leaves_no_utf8_copy_on_the_strings(spec: str) -> None:
+    """Given a ``str``, the binding makes Python keep its UTF-8 form beside it for good."""
+    texts = ["".join(["é", "漢", "👍"] * 400) + str(i) for i in range(3)]
+    sizes = [sys.getsizeof(t) for t in texts]
+    counter = fast(spec).counter
+    counter.count(texts[0])
+    counter.count_many(texts)
+    assert [sys.getsizeof(t) for t in texts] == sizes
+    load_quicktok(FAMILIES[spec].quicktok).count(texts[0])  # what the counter avoids
+    assert sys.getsizeof(texts[0]) > sizes[0]
