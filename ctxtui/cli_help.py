@@ -25,9 +25,11 @@ SESSION_HELP = (
 
 TOKENIZER_HELP = (
     "how tokens are counted: 'plan' (characters / --chars-per-token, rounded up), 'picoclaw' "
-    "(PicoClaw's shipped estimator) or 'tiktoken:ENCODING' (exact). tiktoken:cl100k_base works "
-    "offline; other encodings (o200k_base, ...) need a download, and without one the count "
-    "falls back to cl100k_base and the report says so; default: the preset's (plan, picoclaw)"
+    "(PicoClaw's shipped estimator), or exactly: 'tiktoken:cl100k_base' (GPT-4), "
+    "'tiktoken:o200k_base' (GPT-4o/4.1/5, o-series, Codex), 'llama3' (Llama 3.x), 'qwen2' "
+    "(Qwen2, 2.5, 3). tiktoken:cl100k_base works offline, and so do the other three; other "
+    "tiktoken:ENCODING names need a download, and without one the count falls back to "
+    "cl100k_base and the report says so; default: the preset's (plan, picoclaw)"
 )
 
 PRESET_HELP = (

@@ -301,7 +301,7 @@ def tokenizer_problem(spec: str) -> str | None:
     count with another one.
     """
     if not tokenizer_spec().match(spec):
-        return "expected plan, picoclaw or tiktoken:ENCODING"
+        return "expected plan, picoclaw, tiktoken:ENCODING, llama3 or qwen2"
     name = spec.removeprefix("tiktoken:")
     if name == spec:
         return None

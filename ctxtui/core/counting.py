@@ -1,6 +1,6 @@
 """Counting a whole session under one tokenizer, in chunks that report progress and can stop.
 
-Counting is the one slow step of the pipeline (tiktoken over 100k messages), so it runs in a
+Counting is the one slow step of the pipeline (exact counts of 100k messages), so it runs in a
 worker: it reports ``on_progress(done, total)`` after every chunk and gives up as soon as
 ``should_stop()`` says so, returning ``None`` rather than a partial count. Counts of slow
 tokenizers are kept across runs by content hash (``count_cache``), so a second open of a big
@@ -16,6 +16,8 @@ from ctxtui.core.counts import SessionCounts
 from ctxtui.core.models import Message, Session
 from ctxtui.core.plan import TokenizerInfo
 from ctxtui.core.tokenizers import PICOCLAW, PLAN, BatchTokenizer, Tokenizer, resolve
+from ctxtui.core.tokenizers.encodings import quicktok_loaded
+from ctxtui.core.tokenizers.families import FAMILIES
 from ctxtui.core.tokenizers.picoclaw import summary_section
 
 Progress = Callable[[int, int], None]
@@ -110,7 +112,11 @@ def _count_cached(
     New counts are written back once the pass completes (a stopped pass writes nothing, so
     a quick tokenizer switch costs no disk write); a pass that was all hits writes nothing.
     """
-    name = tokenizer_key(tokenizer.name, getattr(tokenizer, "chars_per_token", None))
+    name = tokenizer_key(
+        tokenizer.name,
+        getattr(tokenizer, "chars_per_token", None),
+        getattr(tokenizer, "backend", None),
+    )
     known = store.load(name)
     total = len(messages)
     keys: list[bytes] = []
@@ -141,11 +147,13 @@ def count_message_everywhere(message: Message, chars_per_token: float) -> dict[s
     """One message under the plan, PicoClaw and cl100k, for the detail pane's drift view.
 
     A tokenizer that could not be had (tiktoken missing) is left out rather than shown under
-    a name it does not deserve.
+    a name it does not deserve. cl100k counts with ``quicktok`` only once that is loaded
+    anyway: for one message, tiktoken's bundled copy loads with a shorter hold on the GIL.
     """
     out: dict[str, int] = {}
+    fast = quicktok_loaded(FAMILIES[DRIFT_TIKTOKEN].quicktok)
     for spec in (PLAN, PICOCLAW, DRIFT_TIKTOKEN):
-        tokenizer, info = resolve(spec, chars_per_token=chars_per_token)
+        tokenizer, info = resolve(spec, chars_per_token=chars_per_token, fast=fast)
         if not info.fell_back:
             out[spec] = tokenizer.count_message(message)
     return out

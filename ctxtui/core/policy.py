@@ -57,8 +57,8 @@ class Policy(BaseModel):
     tokenizer: str = _knob(
         "plan",
         "general",
-        "token counter: plan (chars/token), picoclaw (as shipped) or tiktoken:ENCODING",
-        pattern=r"^(plan|picoclaw|tiktoken:[A-Za-z0-9_.-]+)$",
+        "token counter: plan, picoclaw (estimates), tiktoken:ENCODING, llama3, qwen2 (exact)",
+        pattern=r"^(plan|picoclaw|tiktoken:[A-Za-z0-9_.-]+|llama3|qwen2)$",
     )
     chars_per_token: float = _knob(
         4.0, "general", "the plan estimator's characters per token", ge=0.1, le=100

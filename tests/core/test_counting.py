@@ -198,10 +198,24 @@ def test_everywhere_counts_one_message_under_each_tokenizer() -> None:
     assert count_message_everywhere(message, chars_per_token=2.0)["plan"] > drift["plan"]
 
 
-def test_everywhere_leaves_out_tiktoken_when_it_is_unusable(
+def test_everywhere_leaves_out_cl100k_when_no_exact_counter_is_usable(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(encodings, "_loads", {})
+    monkeypatch.setattr(encodings, "_quicktok", {})
     monkeypatch.setitem(sys.modules, "tiktoken", None)
+    monkeypatch.setitem(sys.modules, "quicktok", None)
     drift = count_message_everywhere(Message(role="user", content="hi"), chars_per_token=4.0)
     assert set(drift) == {"plan", "picoclaw"}
+
+
+def test_the_drift_view_does_not_load_the_fast_backend_for_one_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """quicktok's load holds the GIL; one message is counted by tiktoken unless it is loaded."""
+    monkeypatch.setattr(encodings, "_quicktok", {})
+    message = Message(role="user", content="Compare these estimators, please. 漢字 " * 5)
+    drift = count_message_everywhere(message, chars_per_token=4.0)
+    assert not encodings.quicktok_loaded("cl100k_base")
+    encodings.load_quicktok("cl100k_base")
+    assert count_message_everywhere(message, chars_per_token=4.0) == drift

