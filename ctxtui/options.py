@@ -333,7 +333,7 @@ def explain_policy_error(message: str, given: Mapping[str, Any]) -> str:
         field, sep, rest = part.partition(": ")
         if sep and field in Policy.model_fields:
             if field == "tokenizer":
-                parts.append("--tokenizer: expected plan, picoclaw or tiktoken:ENCODING")
+                parts.append("--tokenizer: expected plan, picoclaw, tiktoken:ENCODING, llama3 or qwen2")
                 continue
             got = given.get(field)
             if _PYDANTIC_BOUND.match(rest) and field in table:
