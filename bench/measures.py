@@ -513,18 +513,25 @@ def _ctxtui() -> list[str]:
     return [str(script)] if script.exists() else ["-m", "ctxtui"]
 
 
-def startup(repeats: int) -> list[Result]:
+STARTUP_ROUNDS = 11
+"""Rounds of the start-up commands at least (~0.15 s each: many, so a busy second is outvoted)."""
+
+
+def startup(repeats: int, rounds: int = STARTUP_ROUNDS) -> list[Result]:
     """``ctxtui --version``, ``ctxtui --help`` and ``import ctxtui.cli`` against ``python -c
     pass``; the demo's first paint. ``--version`` needs no parser and no policy, so it shows
-    what the command line costs before any help text is built."""
+    what the command line costs before any help text is built. ``rounds`` is a floor on the
+    repeats of the commands (the first paint runs at most 3 times)."""
     runs: dict[str, list[float]] = {"version": [], "help": [], "import": [], "bare": []}
-    for _ in range(max(11, 3 * repeats)):  # ~0.15 s each: many, so a busy second is outvoted
+    for _ in range(max(rounds, 3 * repeats)):
         runs["bare"].append(run_child(["-c", "pass"])[0])
         runs["version"].append(run_child([*_ctxtui(), "--version"])[0])
         runs["help"].append(run_child([*_ctxtui(), "--help"])[0])
         runs["import"].append(run_child(["-c", "import ctxtui.cli"])[0])
     bare = statistics.median(runs["bare"])
-    paints = [run_child(["-m", "bench.child", "firstpaint"])[2].split() for _ in range(3)]
+    paints = [
+        run_child(["-m", "bench.child", "firstpaint"])[2].split() for _ in range(min(3, rounds))
+    ]
     screen = statistics.median(float(p[0]) for p in paints)
     planned = statistics.median(float(p[1]) for p in paints)
     out = [
