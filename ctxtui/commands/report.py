@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from ctxtui.cli import EXIT_OK, EXIT_OVER
 from ctxtui.commands.pipeline import plan_session
-from ctxtui.core.report import build_report, display_text, render_report
+from ctxtui.commands.render_report import render_report
+from ctxtui.core.report import build_report, display_text
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
