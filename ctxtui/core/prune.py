@@ -232,7 +232,7 @@ class EffectiveTokens(Sequence[int]):
 
     def __getitem__(self, index: int | slice) -> int | Sequence[int]:
         if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
+            return list(self)[index]
         if index < 0:
             index += len(self._base)
         if not 0 <= index < len(self._base):

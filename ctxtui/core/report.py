@@ -53,7 +53,7 @@ def _messages(session: Session, plan: Plan) -> list[dict[str, Any]]:
             "zone": tail_zone if i >= tail else kept_zone if i >= kept else dropped_zone,
             "pruned": i in pruned,
             "truncated": i in truncated,
-            "tool_call_ids": [c.id for c in m.tool_calls],
+            "tool_call_ids": [c.id for c in m.tool_calls] if m.tool_calls else [],
             "tool_call_id": m.tool_call_id,
         }
         for i, (m, tokens, sent) in enumerate(
