@@ -24,6 +24,9 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
+plural = _plural
+
+
 def _grid() -> Table:
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="bold", no_wrap=True, min_width=LABEL_WIDTH)
@@ -43,7 +46,12 @@ def _header(report: dict[str, Any]) -> Table:
     if tok["requested"] != tok["used"] or tok["note"]:
         grid.add_row(
             Text("tokenizer", style="yellow"),
-            Text(f"{tok['requested']} → {tok['used']}: {tok['note']}", style="yellow"),
+            Text(
+                f"{tok['requested']} → {tok['used']}: {tok['note']}"
+                if tok["requested"] != tok["used"]
+                else tok["note"],
+                style="yellow",
+            ),
         )
     for warning in s["warnings"]:
         grid.add_row(Text("warning", style="yellow"), Text(warning, style="yellow"))
@@ -65,6 +73,14 @@ def _totals(report: dict[str, Any], messages: list[dict[str, Any]]) -> Table:
         f"{tail['reason'].replace('_', ' ')}",
     )
     grid.add_row("zones", _zones(messages))
+    reported = report.get("reported")
+    if reported is not None:
+        grid.add_row(
+            "reported",
+            f"{reported['prompt_tokens']:,} prompt tok at request "
+            f"{reported['request'] + 1:,} (the API's count, with the system prompt and tools "
+            "the transcript may lack)",
+        )
     return grid
 
 

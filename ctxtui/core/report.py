@@ -112,7 +112,7 @@ def build_report(
         "tokenizer": {
             "requested": plan.tokenizer.requested,
             "used": plan.tokenizer.used,
-            "note": plan.tokenizer.note,
+            "note": tokenizer_note(plan, session),
         },
         "totals": {
             "tokens": totals.tokens,
@@ -137,4 +137,36 @@ def build_report(
         },
         "compaction": _compaction(plan, compaction),
         "overflow": _overflow(plan, compaction),
+        "reported": reported_usage(session),
     }
+
+
+def tokenizer_note(plan: Plan, session: Session) -> str:
+    """The plan's tokenizer note, plus a warning when an OpenAI encoding counts a Claude session."""
+    note = plan.tokenizer.note
+    model = session.meta.model or ""
+    if plan.tokenizer.used.startswith("tiktoken:") and "claude" in model.lower():
+        extra = f"{plan.tokenizer.used} is OpenAI's tokenizer, not Claude's: an approximation"
+        note = f"{note}; {extra}" if note else extra
+    return note
+
+
+def reported_usage(session: Session) -> dict[str, Any] | None:
+    """The API's own figures for the last request the transcript has usage for, or ``None``.
+
+    ``request`` numbers the calls in this session from 0 (see ``core.replay``); the prompt
+    includes the system prompt and tool definitions a transcript often lacks.
+    """
+    from ctxtui.core.replay import request_points
+
+    points = request_points(session)
+    for k in range(len(points) - 1, -1, -1):
+        usage = session.messages[points[k]].usage
+        if usage is not None and usage.prompt_total is not None:
+            return {
+                "prompt_tokens": usage.prompt_total,
+                "output_tokens": usage.output,
+                "request": k,
+                "source": usage.source,
+            }
+    return None

@@ -215,10 +215,12 @@ def _goal(
 def _matching_sentences(
     span: Sequence[tuple[int, Message]], keep: Callable[[Message], bool], pattern: re.Pattern[str]
 ) -> list[SummaryItem]:
+    # A sentence can only match if the whole text does: one search rules most messages out
+    # before they are split into sentences.
     return [
         SummaryItem(_gist(s), i)
         for i, m in span
-        if keep(m)
+        if keep(m) and pattern.search(m.content)
         for s in _sentences(m.content)
         if pattern.search(s)
     ]
@@ -443,10 +445,20 @@ def previous_context(session: Session, first: int) -> str:
 
 
 def build_llm_prompt(
-    session: Session, first: int, last: int, structured: bool, target_tokens: int
+    session: Session,
+    first: int,
+    last: int,
+    structured: bool,
+    target_tokens: int,
+    previous: str | None = None,
 ) -> str:
-    """The leaf-summary prompt seahorse would send for ``messages[first:last + 1]``."""
-    prev = previous_context(session, first).strip() or "(none)"
+    """The leaf-summary prompt seahorse would send for ``messages[first:last + 1]``.
+
+    ``previous`` replaces the earlier summaries found in the session: a summariser that makes
+    several leaf calls hands each call the summary the call before it wrote.
+    """
+    context = previous_context(session, first) if previous is None else previous
+    prev = context.strip() or "(none)"
     blocks = [_LEAF_HEAD.format(target=target_tokens)]
     if structured:
         blocks.append(_TEMPLATE_RULES.format(template=SUMMARY_TEMPLATE))

@@ -7,7 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolCall
+from ctxtui.core.models import (
+    ContentPart,
+    Message,
+    RecordedCompaction,
+    Session,
+    SessionMeta,
+    ToolCall,
+)
 from ctxtui.importers import FormatInfo, format_info
 from ctxtui.importers._parts import (
     anthropic_part,
@@ -60,12 +67,20 @@ def load(path: Path) -> Session:
     return build_session(records, warnings, source_path=str(path))
 
 
+def load_history(path: Path) -> Session:
+    """Read every message the file holds, through each ``compact_boundary`` (for replay)."""
+    warnings: list[str] = []
+    records = list(iter_records(path, warnings))
+    return build_session(records, warnings, source_path=str(path), full_history=True)
+
+
 @dataclass
 class _Entries:
     """The chained entries of one file, indexed by uuid, plus what was set aside."""
 
     by_uuid: dict[str, Record] = field(default_factory=dict)
     sidechain: int = 0
+    side_uuids: dict[str, Record] = field(default_factory=dict)  # a sub-agent's own chain
     duplicates: int = 0
     title: str | None = None
     model: str | None = None
@@ -92,19 +107,30 @@ def _collect(records: Iterable[Record]) -> _Entries:
             continue
         if value.get("isSidechain") is True:
             entries.sidechain += 1
+            entries.side_uuids.setdefault(uuid, record)
             continue
         if uuid in entries.by_uuid:
             entries.duplicates += 1  # a fork or resume copied the prefix; the first copy wins
             continue
         entries.by_uuid[uuid] = record
-        message = value.get("message")
-        model = message.get("model") if isinstance(message, dict) else None
-        if isinstance(model, str) and model != SYNTHETIC_MODEL:
-            entries.model = model
-        for block in _blocks(value):
-            if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
-                entries.tool_names[block["id"]] = as_text(block.get("name"))
+        _note_model_and_tools(entries, value)
+    if not entries.by_uuid and entries.side_uuids:
+        # Every chained line is a sidechain: this file is a sub-agent's own transcript
+        # (``subagents/agent-*.jsonl``), its own context window, so its chain is the session.
+        entries.by_uuid, entries.side_uuids, entries.sidechain = entries.side_uuids, {}, 0
+        for record in entries.by_uuid.values():
+            _note_model_and_tools(entries, record.value)
     return entries
+
+
+def _note_model_and_tools(entries: _Entries, value: Mapping[str, Any]) -> None:
+    message = value.get("message")
+    model = message.get("model") if isinstance(message, dict) else None
+    if isinstance(model, str) and model != SYNTHETIC_MODEL:
+        entries.model = model
+    for block in _blocks(value):
+        if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+            entries.tool_names[block["id"]] = as_text(block.get("name"))
 
 
 def _blocks(value: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -173,7 +199,8 @@ def build_session(
         warnings.append(f"{entries.duplicates:,} repeated uuids ignored (copied by a fork)")
     leaf = _newest_leaf(entries)
     chain = _walk(entries, leaf.value["uuid"], warnings, full_history) if leaf else []
-    messages = _convert(chain, entries.tool_names, warnings)
+    compactions: list[RecordedCompaction] = []
+    messages = _convert(chain, entries.tool_names, warnings, compactions)
     if chain and _is_boundary(chain[0].value) and not full_history:
         warnings.append(_boundary_note(entries, chain[0], warnings))
     model = next((m.model for m in reversed(messages) if m.model and not m.injected), None)
@@ -184,6 +211,8 @@ def build_session(
         model=model,
         title=entries.title,
         warnings=tuple(warnings),
+        recorded_compactions=tuple(compactions),
+        full_history=full_history,
     )
     return Session(messages=tuple(messages), meta=meta)
 
@@ -204,16 +233,25 @@ def _boundary_note(entries: _Entries, boundary: Record, warnings: list[str]) -> 
 
 
 def _convert(
-    chain: list[Record], tool_names: Mapping[str, str], warnings: list[str]
+    chain: list[Record],
+    tool_names: Mapping[str, str],
+    warnings: list[str],
+    compactions: list[RecordedCompaction] | None = None,
 ) -> list[Message]:
-    """Chained entries → messages: merge split responses, split out tool results."""
+    """Chained entries → messages: merge split responses, split out tool results.
+
+    Each ``compact_boundary`` crossed is appended to ``compactions`` at the index of the
+    message that follows it (the summary).
+    """
     out: list[Message] = []
     open_ids: dict[str, int] = {}  # message.id → index in out, while only tool results follow
     synthetic = 0
     for record in chain:
         value = record.value
         kind = value.get("type")
-        if kind == "assistant":
+        if compactions is not None and _is_boundary(value):
+            compactions.append(_recorded(record, len(out)))
+        elif kind == "assistant":
             message = _assistant(record)
             if message.model == SYNTHETIC_MODEL:
                 synthetic += 1
@@ -232,6 +270,19 @@ def _convert(
             f"{synthetic:,} CLI-generated (<synthetic>) assistant messages marked injected"
         )
     return out
+
+
+def _recorded(boundary: Record, index: int) -> RecordedCompaction:
+    metadata = boundary.value.get("compactMetadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    trigger = metadata.get("trigger")
+    pre = metadata.get("preTokens")
+    return RecordedCompaction(
+        message_index=index,
+        trigger=trigger if isinstance(trigger, str) else None,
+        pre_tokens=pre if isinstance(pre, int) and not isinstance(pre, bool) and pre >= 0 else None,
+        source_line=boundary.line,
+    )
 
 
 def _message_id(value: Mapping[str, Any]) -> str | None:

@@ -20,6 +20,7 @@ TOP_KEYS = {
     "prune",
     "compaction",
     "overflow",
+    "reported",
 }
 
 
