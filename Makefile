@@ -1,6 +1,7 @@
 # ctxtui — the two commands of the README, and the checks CI runs.
 #   make demo    create .venv, install ctxtui, open the app on the bundled demo session
 #   make test    create .venv, install ctxtui with its test extras, run the whole test suite
+#                on every core (pytest-xdist; PYTEST_WORKERS=0 runs it in one process)
 #   make check   ruff (lint + format check), mypy --strict and the import-linter contracts
 #   make bench   the performance benchmarks (docs/PERFORMANCE.md)
 
@@ -8,6 +9,10 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.ctxtui-installed
+# Workers for make test: "auto" is one per core. The snapshot tests run under xdist too;
+# syrupy only reports unused snapshot files without xdist, so tests/tui/test_snapshot_files.py
+# checks for those instead, and make snapshots (which deletes them) runs in one process.
+PYTEST_WORKERS ?= auto
 
 .PHONY: demo test check bench snapshots clean
 
@@ -21,7 +26,7 @@ demo: $(STAMP)
 	$(BIN)/ctxtui
 
 test: $(STAMP)
-	TEXTUAL_ANIMATIONS=none $(BIN)/python -m pytest -q
+	TEXTUAL_ANIMATIONS=none $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
 check: $(STAMP)
 	$(BIN)/ruff check ctxtui tests bench tools
@@ -29,7 +34,7 @@ check: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-snapshots: $(STAMP)
+snapshots: $(STAMP)  # one process: syrupy deletes unused snapshots only without xdist
 	TEXTUAL_ANIMATIONS=none $(BIN)/python -m pytest -q tests/tui --snapshot-update
 
 bench: $(STAMP)

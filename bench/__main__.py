@@ -29,6 +29,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--frame-rows", type=int, default=1_000_000, help="rows of the big frame test")
     p.add_argument("--repeats", type=int, default=3, help="repeats per figure (median kept)")
     p.add_argument(
+        "--startup-rounds",
+        type=int,
+        default=measures.STARTUP_ROUNDS,
+        help="at least this many runs of each start-up command (default %(default)s)",
+    )
+    p.add_argument(
         "--only",
         default=",".join(SECTIONS),
         help="sections to run, comma-separated: "
@@ -80,7 +86,7 @@ def run(
     if "memory" in only:
         add(measures.memory(big))
     if "startup" in only:
-        add(measures.startup(args.repeats))
+        add(measures.startup(args.repeats, args.startup_rounds))
     if "report" in only:
         add(measures.report_json(big, args.repeats))
         add(measures.report_json(big, 1, "tiktoken:cl100k_base", cache="off"))

@@ -292,6 +292,9 @@ def knob_help(knob: Knob) -> str:
     return text
 
 
+TOKENIZER_EXPECTED = "expected plan, picoclaw, tiktoken:ENCODING, llama3 or qwen2"
+
+
 def tokenizer_problem(spec: str) -> str | None:
     """Why ``--tokenizer SPEC`` is refused, or ``None``.
 
@@ -301,7 +304,7 @@ def tokenizer_problem(spec: str) -> str | None:
     count with another one.
     """
     if not tokenizer_spec().match(spec):
-        return "expected plan, picoclaw, tiktoken:ENCODING, llama3 or qwen2"
+        return TOKENIZER_EXPECTED
     name = spec.removeprefix("tiktoken:")
     if name == spec:
         return None
@@ -333,7 +336,7 @@ def explain_policy_error(message: str, given: Mapping[str, Any]) -> str:
         field, sep, rest = part.partition(": ")
         if sep and field in Policy.model_fields:
             if field == "tokenizer":
-                parts.append("--tokenizer: expected plan, picoclaw, tiktoken:ENCODING, llama3 or qwen2")
+                parts.append(f"--tokenizer: {TOKENIZER_EXPECTED}")
                 continue
             got = given.get(field)
             if _PYDANTIC_BOUND.match(rest) and field in table:

@@ -20,7 +20,19 @@ def _tiny_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.slow
 def test_every_section_runs_on_a_tiny_session(tmp_path: Path) -> None:
-    args = parse(["--sizes", "120,200", "--repeats", "1", "--frame-rows", "400", "--no-doc"])
+    args = parse(
+        [
+            "--sizes",
+            "120,200",
+            "--repeats",
+            "1",
+            "--frame-rows",
+            "400",
+            "--startup-rounds",
+            "1",
+            "--no-doc",
+        ]
+    )
     lines: list[str] = []
     results, _notes = run(args, emit=lines.append)
     sections = {r.section for r in results}

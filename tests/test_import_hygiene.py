@@ -35,3 +35,19 @@ def test_core_does_not_import_textual(module: str) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.strip()
     assert out == "", f"{module} pulled in Textual: {out}"
+
+
+def test_the_report_document_is_built_without_rich() -> None:
+    """``core/report.py`` returns data; the table is rendered by ``commands/render_report.py``."""
+    code = (
+        "import sys\n"
+        "import ctxtui.core.report, ctxtui.core.compaction, ctxtui.commands.report\n"
+        "print(','.join(sorted(n for n in sys.modules if n.split('.')[0] == 'rich')))\n"
+        "import ctxtui.commands.render_report\n"
+        "print('rich' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split("\n")
+    assert out[0] == "", f"the report pulled in rich: {out[0]}"
+    assert out[1] == "True"  # the check can see rich when it is there

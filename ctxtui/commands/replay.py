@@ -19,6 +19,7 @@ from rich.text import Text
 
 from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import Progress, build_policy, ignored_knobs
+from ctxtui.commands.render_report import plural
 from ctxtui.commands.report import print_table
 from ctxtui.core.calibration import Calibration, calibrate
 from ctxtui.core.counts import SessionCounts
@@ -27,7 +28,7 @@ from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import Session
 from ctxtui.core.policy import Policy
 from ctxtui.core.replay import Replay, replay
-from ctxtui.core.report import display_text, plural
+from ctxtui.core.report import display_text
 from ctxtui.options import EXIT_OK
 
 SCHEMA = "ctxtui.replay/1"

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ctxtui.commands.pipeline import plan_session
-from ctxtui.core.report import build_report, display_text, render_report
+from ctxtui.core.compaction import compact
+from ctxtui.core.report import build_report, display_text
+from ctxtui.importers._reader import gc_paused
 from ctxtui.options import EXIT_OK, EXIT_OVER
 
 if TYPE_CHECKING:
@@ -28,22 +31,78 @@ def print_table(renderable: RenderableType) -> None:
     sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
 
 
+def _finite(value: object) -> bool:
+    """No NaN or infinity anywhere in ``value`` (orjson would write them as ``null``)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_finite(v) for v in value)
+    return True
+
+
+def encode_json(report: dict[str, Any]) -> bytes:
+    """The document as UTF-8 JSON indented by two spaces, with a final newline.
+
+    Valid UTF-8 whatever the session held. orjson writes the same text as
+    ``json.dumps(indent=2, ensure_ascii=False)`` at a fraction of the cost (``indent`` forces
+    the stdlib's pure-Python encoder: 1.4 s of a 100k-message report, against 0.06 s). What
+    orjson refuses or would write differently goes the stdlib way: a lone surrogate (a file
+    name that is not UTF-8, shown as U+FFFD), an integer beyond 64 bits, NaN or infinity. The
+    messages hold only integers, strings, booleans and nulls, so only the rest is checked.
+    """
+    import orjson
+
+    small = {key: value for key, value in report.items() if key != "messages"}
+    if _finite(small):
+        try:
+            return orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+        except orjson.JSONEncodeError:
+            pass
+    text = display_text(json.dumps(report, indent=2, ensure_ascii=False)) + "\n"
+    return text.encode("utf-8")
+
+
+def write_stdout(data: bytes) -> None:
+    """``data`` on stdout as bytes (or decoded, when stdout is a text stream without one)."""
+    out = sys.stdout
+    buffer = getattr(out, "buffer", None)
+    if buffer is None:
+        out.write(data.decode("utf-8"))
+        return
+    out.flush()
+    buffer.write(data)
+    buffer.flush()
+
+
 def run(args: argparse.Namespace) -> int:
     planned = plan_session(args)
     plan = planned.plan
     # A compaction is only simulated when the plan calls for one, so tokens_after and the
-    # overflow describe the request as it would be sent.
+    # overflow describe the request as it would be sent. The plan in hand is the one the
+    # engine would build again for it.
     result = (
-        planned.engine.compact(planned.policy, plan.compaction.reason)
+        compact(
+            planned.session,
+            plan,
+            plan.compaction.reason,
+            planned.engine.tokenizer(planned.policy),
+        )
         if (plan.compaction.needed and plan.compaction.reason is not None)
         else None
     )
-    report = build_report(planned.session, plan, result)
+    # One dict per message, 100k of them, none in a cycle: the collector would only re-walk
+    # them while they are built (half the time of building them, without the pause).
+    with gc_paused():
+        report = build_report(planned.session, plan, result)
     report["session"]["warnings"].extend(planned.notes)
     if args.json:
-        # One document and nothing else on stdout, valid UTF-8 whatever the session held.
-        sys.stdout.write(display_text(json.dumps(report, indent=2, ensure_ascii=False)) + "\n")
+        # One document and nothing else on stdout.
+        write_stdout(encode_json(report))
     else:
+        from ctxtui.commands.render_report import render_report
+
         print_table(render_report(report))
     over = args.fail_over is not None and report["totals"]["used_ratio"] > args.fail_over
     return EXIT_OVER if over else EXIT_OK

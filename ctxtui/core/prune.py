@@ -232,7 +232,7 @@ class EffectiveTokens(Sequence[int]):
 
     def __getitem__(self, index: int | slice) -> int | Sequence[int]:
         if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
+            return list(self)[index]
         if index < 0:
             index += len(self._base)
         if not 0 <= index < len(self._base):
@@ -245,9 +245,11 @@ class EffectiveTokens(Sequence[int]):
         return len(self._base)
 
     def __iter__(self) -> Iterator[int]:
-        pruned = self._pruned
-        for i, tokens in enumerate(self._base):
-            yield pruned[i].tokens_after if i in pruned else tokens
+        # A lookup per pruned output, not a bisect per message (a report walks all 100k).
+        tokens = list(self._base)
+        for i, p in self._pruned.items():
+            tokens[i] = p.tokens_after
+        return iter(tokens)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence):

@@ -1,8 +1,8 @@
-"""The report: a plan as the ``ctxtui.report/1`` JSON document, and as a readable table.
+"""The report: a plan as the ``ctxtui.report/1`` document, data only.
 
 The JSON shape is a public contract (issue #3 §5): scripts and CI read it, so every key is
-always present and typed the same way, with ``null`` where a value does not apply. The table is
-rendered with rich for people and is free to change.
+always present and typed the same way, with ``null`` where a value does not apply. The shells
+render it: ``ctxtui report`` prints it as JSON or as a table (``ctxtui.commands.render_report``).
 """
 
 from __future__ import annotations
@@ -10,21 +10,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, overload
 
-from rich.console import Group, RenderableType
-from rich.table import Table
-from rich.text import Text
-
 from ctxtui.core.models import Session
-from ctxtui.core.plan import Plan
+from ctxtui.core.plan import Plan, Zone
 
 if TYPE_CHECKING:
     from ctxtui.core.compaction import CompactionResult
 
 SCHEMA = "ctxtui.report/1"
 _SURROGATE = re.compile("[\ud800-\udfff]")
-FULL_TABLE_ROWS = 60  # longer sessions print the first and last rows around an ellipsis
-EDGE_ROWS = 20
-LABEL_WIDTH = 10  # "compaction", the longest label: every block's values line up
 
 
 @overload
@@ -45,22 +38,27 @@ def _policy(plan: Plan) -> dict[str, Any]:
 
 
 def _messages(session: Session, plan: Plan) -> list[dict[str, Any]]:
-    zone_of = plan.zone
-    pruned = plan.pruned
-    truncated = plan.truncated
+    """One row per message. The plan's per-message views are read once each, in order: looked
+    up one index at a time (a bisect per pruned check) they cost a second at 100k messages."""
+    pruned = set(plan.pruned)
+    truncated = set(plan.truncated)
+    kept, tail = plan.kept_start, plan.tail.start
+    tail_zone, kept_zone, dropped_zone = Zone.TAIL.value, Zone.KEPT.value, Zone.DROPPED.value
     return [
         {
             "index": i,
             "role": m.role,
-            "tokens": plan.message_tokens[i],
-            "sent_tokens": plan.effective_tokens[i],
-            "zone": zone_of(i).value,
+            "tokens": tokens,
+            "sent_tokens": sent,
+            "zone": tail_zone if i >= tail else kept_zone if i >= kept else dropped_zone,
             "pruned": i in pruned,
             "truncated": i in truncated,
-            "tool_call_ids": [c.id for c in m.tool_calls],
+            "tool_call_ids": [c.id for c in m.tool_calls] if m.tool_calls else [],
             "tool_call_id": m.tool_call_id,
         }
-        for i, m in enumerate(session.messages)
+        for i, (m, tokens, sent) in enumerate(
+            zip(session.messages, plan.message_tokens, plan.effective_tokens, strict=True)
+        )
     ]
 
 
@@ -172,157 +170,3 @@ def reported_usage(session: Session) -> dict[str, Any] | None:
                 "source": usage.source,
             }
     return None
-
-
-# -- the table --------------------------------------------------------------------------------
-#
-# Laid out for an 80-column terminal: each block is a two-column grid (a short label, then the
-# value), so a long warning or path wraps under its value instead of back to column 0.
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
-
-
-plural = _plural
-
-
-def _grid() -> Table:
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(style="bold", no_wrap=True, min_width=LABEL_WIDTH)
-    grid.add_column(overflow="fold")
-    return grid
-
-
-def _header(report: dict[str, Any]) -> Table:
-    s, tok, policy = report["session"], report["tokenizer"], report["policy"]
-    grid = _grid()
-    grid.add_row("session", Text(display_text(s["path"] or "(no file)"), style="bold"))
-    grid.add_row(
-        "",
-        f"{s['format']} · {_plural(s['message_count'], 'message')} · preset "
-        f"{policy['preset']} · tokenizer {tok['used']}",
-    )
-    if tok["requested"] != tok["used"] or tok["note"]:
-        grid.add_row(
-            Text("tokenizer", style="yellow"),
-            Text(
-                f"{tok['requested']} → {tok['used']}: {tok['note']}"
-                if tok["requested"] != tok["used"]
-                else tok["note"],
-                style="yellow",
-            ),
-        )
-    for warning in s["warnings"]:
-        grid.add_row(Text("warning", style="yellow"), Text(warning, style="yellow"))
-    return grid
-
-
-def _totals(report: dict[str, Any], messages: list[dict[str, Any]]) -> Table:
-    t, tail = report["totals"], report["fresh_tail"]
-    ratio = t["used_ratio"]
-    grid = _grid()
-    request = Text(f"{t['requested']:,} of {t['window']:,} tok ")
-    request.append(f"({ratio:.1%})", style=f"bold {'red' if ratio > 1 else 'green'}")
-    request.append(f" = prompt {t['tokens']:,} + output reserve {t['output_reserve']:,}")
-    grid.add_row("request", request)
-    grid.add_row("budget", f"{t['budget']:,} tok for the prompt (window − output reserve)")
-    grid.add_row(
-        "tail",
-        f"from #{tail['start']:,} · {tail['tokens']:,} of {tail['budget']:,} tok · "
-        f"{tail['reason'].replace('_', ' ')}",
-    )
-    grid.add_row("zones", _zones(messages))
-    reported = report.get("reported")
-    if reported is not None:
-        grid.add_row(
-            "reported",
-            f"{reported['prompt_tokens']:,} prompt tok at request "
-            f"{reported['request'] + 1:,} (the API's count, with the system prompt and tools "
-            "the transcript may lack)",
-        )
-    return grid
-
-
-def _row(table: Table, m: dict[str, Any]) -> None:
-    flags = " ".join(f for f, on in (("pruned", m["pruned"]), ("truncated", m["truncated"])) if on)
-    tools = ", ".join(m["tool_call_ids"]) or (m["tool_call_id"] or "")
-    tokens = f"{m['tokens']:,}"
-    if m["sent_tokens"] != m["tokens"]:
-        tokens += f" → {m['sent_tokens']:,}"
-    table.add_row(f"{m['index']:,}", m["role"], tokens, m["zone"], flags, Text(display_text(tools)))
-
-
-def _message_table(messages: list[dict[str, Any]]) -> Table:
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    for name, justify in (
-        ("#", "right"),
-        ("role", "left"),
-        ("tokens", "right"),
-        ("zone", "left"),
-        ("flags", "left"),
-        ("tool calls", "left"),
-    ):
-        table.add_column(name, justify=justify, no_wrap=name != "tool calls")  # type: ignore[arg-type]
-    if len(messages) <= FULL_TABLE_ROWS:
-        for m in messages:
-            _row(table, m)
-        return table
-    for m in messages[:EDGE_ROWS]:
-        _row(table, m)
-    hidden = len(messages) - 2 * EDGE_ROWS
-    table.add_row("…", f"{hidden:,} more", "", "", "", "")
-    for m in messages[-EDGE_ROWS:]:
-        _row(table, m)
-    return table
-
-
-def _zones(messages: list[dict[str, Any]]) -> str:
-    counts = {"dropped": [0, 0], "kept": [0, 0], "tail": [0, 0]}
-    for m in messages:
-        c = counts[m["zone"]]
-        c[0] += 1
-        c[1] += m["sent_tokens"]  # what the request carries, after pruning and truncation
-    return " · ".join(f"{zone} {n:,} ({tok:,} tok)" for zone, (n, tok) in counts.items())
-
-
-def _footer(report: dict[str, Any]) -> Table:
-    prune, comp, over = report["prune"], report["compaction"], report["overflow"]
-    grid = _grid()
-    grid.add_row(
-        "pruned",
-        f"{_plural(len(prune['pruned']), 'tool output')} · {prune['tokens_freed']:,} tok freed",
-    )
-    if comp["needed"]:
-        first, last = comp["replaced"] or (None, None)
-        span = f"#{first:,}-#{last:,}" if first is not None else "nothing replaceable"
-        text = f"needed ({comp['reason']}): replaces {span}"
-        if comp["tokens_after"] != comp["tokens_before"]:
-            text += f" · request {comp['tokens_before']:,} → {comp['tokens_after']:,} tok"
-        grid.add_row("compaction", text)
-    else:
-        grid.add_row("compaction", "not needed")
-    if over is not None:
-        grid.add_row(
-            Text("overflow", style="bold red"),
-            Text(
-                f"model {over['model']} · requested {over['requested_tokens']:,} > window "
-                f"{over['context_window']:,} · {over['reason']}",
-                style="bold red",
-            ),
-        )
-    return grid
-
-
-def render_report(report: dict[str, Any]) -> RenderableType:
-    """The report for a terminal: header, totals, the message table, outcomes."""
-    messages = report["messages"]
-    return Group(
-        _header(report),
-        Text(),
-        _totals(report, messages),
-        Text(),
-        _message_table(messages),
-        Text(),
-        _footer(report),
-    )

@@ -58,6 +58,11 @@ PLAN_LOOKBACK = 20
 """How many of the newest assistant messages may hold "the last stated plan": an older plan
 is history, not the next step (and searching all of 50k replies took a second)."""
 GIST_CHARS = 160
+SCAN_CHARS = 1_000_000
+"""How much text, newest first, the sections read from the replaced range (at least one
+message). Each section keeps its newest ``MAX_ITEMS`` bullets, which the newest messages supply;
+reading all of a 100k-message range (200 MB) only to count the older bullets left out took
+seconds. A million characters is more than a context window holds (~250k tokens)."""
 ARG_GIST_CHARS = 60
 
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -115,11 +120,22 @@ class SummarySection:
 
 @dataclass(frozen=True, slots=True)
 class StructuredSummary:
-    """The six sections filled from ``messages[first:last + 1]``."""
+    """The six sections filled from ``messages[first:last + 1]``.
+
+    ``read_from`` is the oldest message the sections read (``first`` unless the range holds more
+    than ``SCAN_CHARS`` of text); the older ones count towards no section but the goal's first
+    request, so an ``omitted`` figure is then a lower bound.
+    """
 
     first: int
     last: int
     sections: tuple[SummarySection, ...]
+    read_from: int = -1
+
+    @property
+    def unread(self) -> int:
+        """How many of the oldest messages of the range the sections did not read."""
+        return max(self.read_from - self.first, 0)
 
     def section(self, title: str) -> SummarySection:
         """The section with this template heading (``KeyError`` if there is none)."""
@@ -131,6 +147,11 @@ class StructuredSummary:
     def render_markdown(self) -> str:
         """The summary under the template's own headings, empty sections saying so."""
         blocks = [SUMMARY_TITLE]
+        if self.unread:
+            blocks.append(
+                f"(from messages #{self.read_from}-#{self.last}; the {self.unread:,} older ones "
+                "were not read, except for the first request)"
+            )
         for s in self.sections:
             lines = [f"## {s.title}"]
             if s.omitted:
@@ -167,13 +188,22 @@ def _typed_by_user(m: Message) -> bool:
     return m.role == "user" and not m.injected and not m.is_summary and bool(m.content.strip())
 
 
-def _goal(span: Sequence[tuple[int, Message]]) -> SummarySection:
-    """The user's requests: the first line of each message a person typed."""
-    items = [
-        SummaryItem(_gist(m.content.strip().splitlines()[0]), i)
-        for i, m in span
-        if _typed_by_user(m)
-    ]
+def _request(i: int, m: Message) -> SummaryItem:
+    return SummaryItem(_gist(m.content.strip().splitlines()[0]), i)
+
+
+def _goal(
+    span: Sequence[tuple[int, Message]], older: Sequence[Message] = (), first: int = 0
+) -> SummarySection:
+    """The user's requests: the first line of each message a person typed.
+
+    ``older`` are the messages from index ``first`` that precede ``span`` and were not read:
+    only the first request among them is looked for.
+    """
+    items = [_request(i, m) for i, m in span if _typed_by_user(m)]
+    head = next((_request(first + k, m) for k, m in enumerate(older) if _typed_by_user(m)), None)
+    if head is not None:
+        items.insert(0, head)
     if len(items) > MAX_ITEMS:
         # The first request usually states the objective; keep it and the newest others.
         head, rest = items[0], items[1:]
@@ -214,11 +244,12 @@ def _arg_gist(arguments: str) -> str:
     return _gist(json.dumps(parsed), ARG_GIST_CHARS)
 
 
-def _progress(session: Session, first: int, last: int) -> SummarySection:
-    """Completed tool work: calls in range whose result is in range and not an error."""
+def _progress(session: Session, start: int, last: int, first: int) -> SummarySection:
+    """Completed tool work: calls in ``[first, last]`` whose result is in ``[start, last]`` and
+    not an error."""
     items: list[SummaryItem] = []
     pairs = session.call_of_result
-    for r in range(first, last + 1):
+    for r in range(start, last + 1):
         result = session.messages[r]
         c = pairs.get(r)
         if result.role != "tool" or c is None or c < first or result.is_error:
@@ -299,18 +330,38 @@ def _critical_context(span: Sequence[tuple[int, Message]]) -> SummarySection:
     return SummarySection("Critical Context", merged, omitted=omitted)
 
 
+def _read_from(messages: Sequence[Message], first: int, last: int) -> int:
+    """The oldest index of the newest messages of ``[first, last]`` within ``SCAN_CHARS``."""
+    start, size = last, _text_size(messages[last])
+    while start > first:
+        size += _text_size(messages[start - 1])
+        if size > SCAN_CHARS:
+            break
+        start -= 1
+    return start
+
+
+def _text_size(m: Message) -> int:
+    return len(m.content) + sum(len(c.arguments) for c in m.tool_calls)
+
+
 def build_structured_summary(session: Session, first: int, last: int) -> StructuredSummary:
-    """Fill the six sections from ``messages[first:last + 1]``, offline and deterministically."""
-    if not 0 <= first <= last < len(session.messages):
+    """Fill the six sections from ``messages[first:last + 1]``, offline and deterministically.
+
+    Only the newest ``SCAN_CHARS`` of text are read (see ``StructuredSummary.read_from``), so
+    the cost is bounded however long the range is.
+    """
+    messages = session.messages
+    if not 0 <= first <= last < len(messages):
         raise ValueError(
-            f"summary range [{first}, {last}] is outside the session's "
-            f"{len(session.messages):,} messages"
+            f"summary range [{first}, {last}] is outside the session's {len(messages):,} messages"
         )
-    span = [(i, session.messages[i]) for i in range(first, last + 1)]
+    start = _read_from(messages, first, last)
+    span = [(i, messages[i]) for i in range(start, last + 1)]
     sections = (
-        _goal(span),
+        _goal(span, messages[first:start], first),
         _bounded("Constraints", _matching_sentences(span, _typed_by_user, _CONSTRAINT)),
-        _progress(session, first, last),
+        _progress(session, start, last, first),
         _bounded(
             "Key Decisions",
             _matching_sentences(span, lambda m: m.role == "assistant", _DECISION),
@@ -318,7 +369,7 @@ def build_structured_summary(session: Session, first: int, last: int) -> Structu
         _next_steps(span),
         _critical_context(span),
     )
-    return StructuredSummary(first, last, sections)
+    return StructuredSummary(first, last, sections, start)
 
 
 # -- the LLM prompt ---------------------------------------------------------------------------

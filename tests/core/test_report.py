@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rich.console import Console
-
 from ctxtui.core.policy import knob_names
-from ctxtui.core.report import build_report, render_report
+from ctxtui.core.report import build_report
 from tests.core.plans import hand_plan, small_session
 
 TOP_KEYS = {
@@ -109,51 +107,3 @@ def test_overflow_block() -> None:
         "reason": "test",
     }
     assert r["totals"]["used_ratio"] > 1
-
-
-def _render(r: dict[str, Any], width: int = 100) -> str:
-    console = Console(width=width, record=True, color_system=None)
-    console.print(render_report(r))
-    return console.export_text()
-
-
-def _lines(text: str) -> list[str]:
-    return [line.rstrip() for line in text.splitlines()]
-
-
-def test_table_shows_header_totals_and_fallback() -> None:
-    plan = hand_plan()
-    lines = _lines(_render(_report()))
-    assert lines[0].split() == ["session", "s.json"]
-    assert lines[1].split("·")[0].strip() == "openai"
-    assert "tokenizer  tiktoken:nope → plan: nope is not available" in lines
-    t = plan.totals
-    request = next(line for line in lines if line.startswith("request"))
-    assert f"{t.requested:,} of {t.window:,} tok" in request
-    assert f"= prompt {t.tokens:,} + output reserve {t.output_reserve:,}" in request
-    assert "tail       from #3 · 8 of 2,000 tok · min turns" in lines
-    assert "pruned     1 tool output · 90 tok freed" in lines
-    assert "compaction needed (proactive): replaces #0-#0" in lines
-
-
-def test_table_wraps_under_its_labels_at_80_columns() -> None:
-    """Long paths and warnings wrapped back to column 0 and broke the header apart."""
-    r = _report()
-    r["session"]["path"] = "/home/someone/projects/" + "deeply-nested/" * 4 + "session.jsonl"
-    r["session"]["warnings"] = ["output reserve lowered from 32,768 to 8,192: " + "word " * 30]
-    lines = _lines(_render(r, width=80))
-    assert max(map(len, lines)) <= 80
-    warning = lines.index(next(line for line in lines if line.startswith("warning")))
-    assert lines[warning + 1].startswith(" " * 11) and lines[warning + 1].strip()
-    body = [line for line in lines[: warning + 3] if line]
-    assert all(line[:11].strip() in {"", "session", "warning", "tokenizer"} for line in body)
-
-
-def test_big_sessions_elide_the_middle() -> None:
-    r = _report()
-    row = r["messages"][0]
-    r["messages"] = [{**row, "index": i} for i in range(1_000)]
-    text = _render(r)
-    assert "960 more" in text
-    assert " 999 " in text or text.rstrip().count("999") >= 1
-    assert "500 " not in text.replace(",", "")

@@ -259,3 +259,41 @@ def test_next_steps_come_from_a_recent_reply_only() -> None:
     recent = Session(messages=(*chatter, old_plan))
     items = build_structured_summary(recent, 0, len(recent) - 1).sections[4].items
     assert [i.index for i in items] == [PLAN_LOOKBACK]
+
+
+def test_only_the_newest_text_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A range with more than SCAN_CHARS of text: the sections read the newest messages only
+    (bounded work on a 100k-message range), the goal still opens with the first request, and
+    the summary says which messages were not read."""
+    import ctxtui.core.summary as summary
+
+    monkeypatch.setattr(summary, "SCAN_CHARS", 100)
+    msgs = tuple(
+        Message(role="user", content=f"request {k:02d} must be fast") for k in range(30)
+    )  # 23 characters each: the newest four fit in 100
+    s = build_structured_summary(Session(messages=msgs), 0, 29)
+    assert (s.read_from, s.unread) == (26, 26)
+    constraints = s.section("Constraints")
+    assert [i.index for i in constraints.items] == [26, 27, 28, 29]
+    assert constraints.omitted == 0  # of what was read: a lower bound
+    goal = s.section("Goal")
+    assert [i.index for i in goal.items] == [0, 26, 27, 28, 29]
+    text = s.render_markdown()
+    assert "(from messages #26-#29; the 26 older ones were not read, except for the first " in text
+    whole = build_structured_summary(Session(messages=msgs[:4]), 0, 3)
+    assert (whole.read_from, whole.unread) == (0, 0)
+    assert "not read" not in whole.render_markdown()
+
+
+def test_one_message_is_read_however_long(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ctxtui.core.summary as summary
+
+    monkeypatch.setattr(summary, "SCAN_CHARS", 10)
+    msgs = (
+        Message(role="user", content="Keep it short."),
+        Message(role="user", content="You must not change the table output. " * 3),
+    )
+    s = build_structured_summary(Session(messages=msgs), 0, 1)
+    assert s.read_from == 1
+    assert [i.index for i in s.section("Constraints").items] == [1]
+    assert [i.index for i in s.section("Goal").items] == [0, 1]

@@ -1,0 +1,78 @@
+"""``ctxtui report --json`` writes with orjson: the same document the stdlib encoder wrote."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ctxtui.commands.report as report_command
+from ctxtui.cli import main
+from ctxtui.commands.report import encode_json
+from ctxtui.core.report import build_report, display_text
+from tests.core.plans import hand_plan, small_session
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLES = sorted(
+    p
+    for p in (REPO / "sample_sessions").iterdir()
+    if p.suffix in (".json", ".jsonl") and not p.name.endswith(".meta.json")
+)
+
+
+def stdlib_json(report: dict[str, Any]) -> bytes:
+    """What ``ctxtui report --json`` wrote before orjson: ``json.dumps(indent=2)``."""
+    return (display_text(json.dumps(report, indent=2, ensure_ascii=False)) + "\n").encode()
+
+
+def _run(capsys: pytest.CaptureFixture[bytes], path: Path) -> bytes:
+    capsys.readouterr()
+    assert main(["report", str(path), "--json"]) == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.name)
+def test_every_sample_reads_the_same_as_with_the_stdlib_encoder(
+    sample: Path,
+    tmp_path: Path,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for sidecar in sample.parent.glob(sample.stem + ".meta.json"):
+        shutil.copy(sidecar, tmp_path / sidecar.name)
+    path = tmp_path / sample.name
+    shutil.copy(sample, path)
+
+    def stdlib_used(_text: str) -> str:
+        raise AssertionError("the fast path was not taken")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(report_command, "display_text", stdlib_used)
+        fast = _run(capsysbinary, path)
+    # the stdlib path, as every report was written before
+    monkeypatch.setattr(report_command, "_finite", lambda _value: False)
+    slow = _run(capsysbinary, path)
+    assert json.loads(fast) == json.loads(slow)
+    assert fast == slow  # byte for byte, too, on these documents
+    assert json.loads(fast)["schema"] == "ctxtui.report/1"
+
+
+def test_what_orjson_refuses_or_writes_otherwise_goes_the_stdlib_way() -> None:
+    """A lone surrogate (a file name that is not UTF-8), an integer past 64 bits, NaN."""
+    base = build_report(small_session(), hand_plan(), None)
+    assert encode_json(base) == stdlib_json(base)
+    surrogate = json.loads(json.dumps(base))
+    surrogate["session"]["path"] = "caf\udce9.json"
+    huge = json.loads(json.dumps(base))
+    huge["totals"]["tokens"] = 2**70
+    nan = json.loads(json.dumps(base))
+    nan["totals"]["used_ratio"] = float("nan")
+    for report in (surrogate, huge, nan):
+        out = encode_json(report)
+        assert out == stdlib_json(report)
+        out.decode("utf-8")  # valid UTF-8 whatever the session held
+    assert json.loads(encode_json(surrogate))["session"]["path"] == "caf\ufffd.json"
+    assert b'"used_ratio": NaN' in encode_json(nan)  # as before, not orjson's null
