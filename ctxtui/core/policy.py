@@ -9,27 +9,54 @@ the knobs without restating them.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ctxtui.core._compat import StrEnum
+from ctxtui.core.model_windows import WindowSource, lookup, model_tokenizer, window_source
 from ctxtui.core.models import Session
 
 
 class TailMode(StrEnum):
     """How the fresh tail is measured."""
 
-    TOKENS = "tokens"  # the plan: clamp(ratio × budget, min, max) tokens, ≥ min turns
+    TOKENS = "tokens"  # the plan, OpenCode: clamp(ratio × base, min, max) tokens
     ITEMS = "items"  # PicoClaw seahorse as shipped: the last N items, trimmed to the budget
+    MESSAGES = "messages"  # PicoClaw legacy: the last N messages, snapped back to a turn start
+    NONE = "none"  # Codex, Claude Code: a compaction keeps no verbatim tail
 
 
 class PruneMode(StrEnum):
-    """How old tool outputs are pruned (replaced by the plan's stub)."""
+    """How old tool outputs are pruned (replaced by a stub)."""
 
     OFF = "off"
     TURNS = "turns"  # the plan's rule, fixed: protect the newest N *turns*, stub the rest
-    TOKENS = "tokens"  # token-aware: protect the newest N tokens of output, prune only if ≥ M freed
+    TOKENS = "tokens"  # OpenCode: protect the newest N tokens of output, prune only if > M freed
+    RESULTS = "results"  # Claude Code's microcompact: keep the newest N results, stub the rest
+
+
+class PruneStub(StrEnum):
+    """The text a pruned output is replaced with; the value is the stub, byte for byte."""
+
+    PLAN = "[Tool output pruned — use expand for details]"  # the plan (em dash)
+    CLEARED = "[Old tool result content cleared]"  # OpenCode and Claude Code
+
+
+class PruneTools(StrEnum):
+    """Which tools' outputs pruning may touch (the lists live in ``core.prune``)."""
+
+    ALL = "all"
+    ALL_BUT_SKILL = "all_but_skill"  # OpenCode's PRUNE_PROTECTED_TOOLS = ["skill"]
+    CLAUDE_CODE = "claude_code"  # Read, Bash, Grep, Glob, Edit, Write, WebFetch, WebSearch
+
+
+class TruncateStyle(StrEnum):
+    """Which part of an over-limit tool output the model keeps."""
+
+    HEAD = "head"  # the plan, OpenCode: the first lines, then a notice naming the saved file
+    HEAD_TAIL = "head_tail"  # Codex: half the line budget from each end, a marker between
 
 
 class CompactionStyle(StrEnum):
@@ -37,6 +64,22 @@ class CompactionStyle(StrEnum):
 
     SUMMARIZE = "summarize"  # the plan: replace everything before the tail with one summary
     DROP_OLDEST_HALF = "drop_oldest_half"  # PicoClaw legacy forceCompression
+    USER_MESSAGES = "user_messages"  # Codex: recent user messages + one summary user message
+    LEAF = "leaf"  # PicoClaw seahorse: the oldest run outside the tail becomes a leaf summary
+
+
+class SummaryTemplate(StrEnum):
+    """Whose summary a compaction writes (the templates live in ``core.summary``)."""
+
+    PLAN = "plan"  # the plan's six sections
+    OPENCODE = "opencode"  # Objective / Important Details / Work State / Next Move / Files
+    CODEX = "codex"  # the handoff prompt; the summary follows Codex's prefix
+    CLAUDE_CODE = "claude_code"  # the nine sections
+    PICOCLAW = "picoclaw"  # free text: seahorse's leaf text, legacy's summarizeBatch
+
+
+UNCAPPED = 100_000_000
+"""A cap no window reaches: the whole figure counts."""
 
 
 def _knob(default: Any, group: str, description: str, **constraints: Any) -> Any:
@@ -57,8 +100,15 @@ class Policy(BaseModel):
     tokenizer: str = _knob(
         "plan",
         "general",
-        "token counter: plan (chars/token), picoclaw (as shipped) or tiktoken:ENCODING",
-        pattern=r"^(plan|picoclaw|tiktoken:[A-Za-z0-9_.-]+)$",
+        "token counter: plan (chars/token), picoclaw (as shipped), opencode (round(len/4)) "
+        "or tiktoken:ENCODING",
+        pattern=r"^(plan|picoclaw|opencode|tiktoken:[A-Za-z0-9_.-]+)$",
+    )
+    tokenizer_from_model: bool = _knob(
+        False,
+        "general",
+        "count with the tokenizer of the session's model when it is known (the agent counts "
+        "with the provider's usage)",
     )
     chars_per_token: float = _knob(
         4.0, "general", "the plan estimator's characters per token", gt=0, le=100
@@ -69,12 +119,62 @@ class Policy(BaseModel):
     max_tokens: int = _knob(
         32_768, "window", "output reserve: the request's max_tokens", ge=0, le=100_000_000
     )
+    output_from_model: bool = _knob(
+        False,
+        "window",
+        "the output reserve is the model's maximum output, at most max_tokens",
+    )
+    assembly_budget: bool = _knob(
+        True,
+        "window",
+        "history that does not fit the budget is left out of the request; off: the whole "
+        "history is sent until a compaction (PicoClaw legacy, OpenCode, Codex, Claude Code)",
+    )
     compact_trigger_ratio: float = _knob(
         1.0,
-        "window",
-        "compact proactively when the request exceeds this share of the window",
+        "trigger",
+        "the trigger starts from this share of the window (Codex: 0.9)",
         gt=0,
         le=1.0,
+    )
+    trigger_output_cap: int = _knob(
+        UNCAPPED,
+        "trigger",
+        "the trigger reserves the output reserve up to this many tokens (Claude Code 20,000, "
+        "OpenCode 32,000, Codex 0)",
+        ge=0,
+    )
+    trigger_buffer_output_cap: int = _knob(
+        0,
+        "trigger",
+        "a further buffer of min(N, the reserved output) (OpenCode 20,000)",
+        ge=0,
+    )
+    trigger_buffer: int = _knob(
+        0, "trigger", "a further fixed buffer below the trigger (Claude Code 13,000)", ge=0
+    )
+    trigger_inclusive: bool = _knob(
+        False,
+        "trigger",
+        "compact when the prompt reaches the trigger; off: only when it exceeds it",
+    )
+    summarize_message_threshold: int = _knob(
+        0,
+        "trigger",
+        "PicoClaw legacy: summarize after a turn when the history has more messages (0: never)",
+        ge=0,
+    )
+    summarize_token_percent: int = _knob(
+        75,
+        "trigger",
+        "PicoClaw legacy: or when the history exceeds this percentage of the window",
+        ge=1,
+        le=100,
+    )
+    sanitize_history: bool = _knob(
+        False,
+        "window",
+        "PicoClaw's request builder drops leading and unmatched tool messages before sending",
     )
     reserve_system_and_tools: bool = _knob(
         True,
@@ -88,10 +188,22 @@ class Policy(BaseModel):
     tail_min_tokens: int = _knob(2_000, "fresh tail", "never protect fewer tokens", ge=0)
     tail_max_tokens: int = _knob(8_000, "fresh tail", "never protect more tokens", ge=0)
     tail_min_turns: int = _knob(2, "fresh tail", "always protect at least this many turns", ge=0)
-    tail_items: int = _knob(32, "fresh tail", "items mode: protect the last N items", ge=1)
+    tail_keep_active_turn: bool = _knob(
+        True, "fresh tail", "the tail holds the whole active turn, over its budget if need be"
+    )
+    tail_of_trigger: bool = _knob(
+        False,
+        "fresh tail",
+        "tail_ratio applies to the trigger (OpenCode's usable size), not window − max_tokens",
+    )
+    tail_items: int = _knob(
+        32, "fresh tail", "items/messages mode: protect the last N items or messages", ge=1
+    )
     prune_mode: PruneMode = _knob(PruneMode.TURNS, "prune", "how old tool outputs are pruned")
+    prune_stub: PruneStub = _knob(PruneStub.PLAN, "prune", "the text a pruned output becomes")
+    prune_tools: PruneTools = _knob(PruneTools.ALL, "prune", "whose outputs may be pruned")
     prune_protected_turns: int = _knob(
-        2, "prune", "turns mode: tool outputs in the newest N turns are kept", ge=0
+        2, "prune", "turns and tokens modes: tool outputs in the newest N turns are kept", ge=0
     )
     prune_threshold: int = _knob(
         1, "prune", "turns mode: prune only when at least this many outputs are stubbed", ge=0
@@ -100,7 +212,10 @@ class Policy(BaseModel):
         40_000, "prune", "tokens mode: the newest N tokens of tool output are kept", ge=0
     )
     prune_minimum_tokens: int = _knob(
-        20_000, "prune", "tokens mode: prune only when at least N tokens are freed", ge=0
+        20_000, "prune", "tokens mode: prune only when more than N tokens are freed", ge=0
+    )
+    prune_keep_results: int = _knob(
+        3, "prune", "results mode: the newest N tool results are kept", ge=0
     )
     truncate_enabled: bool = _knob(True, "truncate", "truncate huge tool outputs")
     truncate_max_lines: int = _knob(
@@ -109,11 +224,25 @@ class Policy(BaseModel):
     truncate_max_bytes: int = _knob(
         51_200, "truncate", "tool outputs larger than this many bytes are truncated", ge=1
     )
+    truncate_style: TruncateStyle = _knob(
+        TruncateStyle.HEAD, "truncate", "keep the head of an output, or its head and tail"
+    )
     structured_summaries: bool = _knob(
-        True, "compaction", "summaries use the plan's six-section template"
+        True, "compaction", "summaries fill the template's sections (off: free text)"
+    )
+    summary_template: SummaryTemplate = _knob(
+        SummaryTemplate.PLAN, "compaction", "whose summary template a compaction uses"
     )
     compaction_style: CompactionStyle = _knob(
-        CompactionStyle.SUMMARIZE, "compaction", "summarize the evictable history or drop half"
+        CompactionStyle.SUMMARIZE,
+        "compaction",
+        "summarize the history before the tail, drop half, keep user messages, or a leaf",
+    )
+    compact_user_message_tokens: int = _knob(
+        20_000,
+        "compaction",
+        "user_messages style: the recent user messages kept, in tokens",
+        ge=0,
     )
 
     @model_validator(mode="after")
@@ -135,13 +264,48 @@ class Policy(BaseModel):
         """Tokens available for the prompt: the window less the output reserve."""
         return self.context_window - self.max_tokens
 
+    @property
+    def trigger_reserve(self) -> int:
+        """What the trigger keeps below its share of the window: output and buffers.
+
+        ``out = min(max_tokens, trigger_output_cap)``, then ``min(trigger_buffer_output_cap,
+        out)`` and ``trigger_buffer`` on top — OpenCode's ``out + min(20,000, out)``, Claude
+        Code's ``min(out, 20,000) + 13,000``, the plan's whole reserve, Codex's nothing.
+        """
+        out = min(self.max_tokens, self.trigger_output_cap)
+        return out + min(self.trigger_buffer_output_cap, out) + self.trigger_buffer
+
+    @property
+    def trigger_threshold(self) -> int:
+        """The figure the prompt is compared with: ``floor(window × ratio) − trigger_reserve``.
+
+        The ratio is taken as written (``0.9`` is nine tenths), so Codex's integer
+        ``window · 9 / 10`` comes out exact.
+        """
+        share = int(Fraction(str(self.compact_trigger_ratio)) * self.context_window)
+        return max(0, share - self.trigger_reserve)
+
+    @property
+    def trigger(self) -> int:
+        """The smallest prompt (system, tools, summary and history) at which this policy compacts.
+
+        Inclusive triggers (``count ≥ usable``) compact at the threshold itself; the plan's and
+        PicoClaw's strict ``prompt + max_tokens > window`` one token above it.
+        """
+        threshold = self.trigger_threshold
+        return threshold if self.trigger_inclusive else threshold + 1
+
+    def compacts(self, prompt_tokens: int) -> bool:
+        """Whether a prompt of this size makes the policy compact proactively."""
+        return prompt_tokens >= self.trigger
+
     def with_changes(self, **changes: Any) -> Policy:
         """A new, validated policy with some knobs changed (raises ``PolicyError``)."""
         return make_policy({**self.model_dump(), **changes})
 
 
 PRESETS: dict[str, dict[str, Any]] = {
-    # The plan's seven improvements with its sketch's defects fixed (algorithms.md §1, §3.8).
+    # The plan's seven improvements with its sketch's defects fixed (docs/presets.md#plan).
     "plan": {
         "preset": "plan",
         "tokenizer": "plan",
@@ -162,27 +326,156 @@ PRESETS: dict[str, dict[str, Any]] = {
         "structured_summaries": True,
         "compaction_style": CompactionStyle.SUMMARIZE,
     },
-    # PicoClaw main as shipped (algorithms.md §2): 2.5 chars/token estimator, 32-item tail,
-    # no pruning or generic truncation, legacy forceCompression.
+    # PicoClaw main's default context manager, legacy (docs/presets.md#picoclaw): the whole
+    # history after meta.skip is sent; proactive check prompt + max_tokens > window runs
+    # forceCompression; after a turn, > 20 messages or history > 75 % of the window summarizes
+    # all but the newest ~4 messages (snapped to a turn start) into meta.summary.
     "picoclaw": {
         "preset": "picoclaw",
         "tokenizer": "picoclaw",
         "chars_per_token": 2.5,
+        "context_window": 131_072,  # context_window 0 → max_tokens · 4
+        "max_tokens": 32_768,  # DefaultConfig
+        "reserve_system_and_tools": False,
+        "assembly_budget": False,
+        "sanitize_history": True,
+        "summarize_message_threshold": 20,
+        "summarize_token_percent": 75,
+        "tail_mode": TailMode.MESSAGES,
+        "tail_items": 4,
+        "tail_min_turns": 0,
+        "prune_mode": PruneMode.OFF,
+        "truncate_enabled": False,
+        "structured_summaries": False,
+        "summary_template": SummaryTemplate.PICOCLAW,
+        "compaction_style": CompactionStyle.DROP_OLDEST_HALF,
+    },
+    # PicoClaw main's seahorse manager (docs/presets.md#picoclaw-seahorse): Assemble keeps the
+    # last 32 items, trimmed only when over window − max_tokens, and fills the rest newest-first
+    # up to the first item that does not fit; a compaction is one leaf pass.
+    "picoclaw-seahorse": {
+        "preset": "picoclaw-seahorse",
+        "tokenizer": "picoclaw",
+        "chars_per_token": 2.5,
         "context_window": 131_072,
         "max_tokens": 32_768,
-        "compact_trigger_ratio": 1.0,
         "reserve_system_and_tools": False,
+        "sanitize_history": True,
         "tail_mode": TailMode.ITEMS,
         "tail_items": 32,
         "tail_min_turns": 0,
         "prune_mode": PruneMode.OFF,
         "truncate_enabled": False,
         "structured_summaries": False,
-        "compaction_style": CompactionStyle.DROP_OLDEST_HALF,
+        "summary_template": SummaryTemplate.PICOCLAW,
+        "compaction_style": CompactionStyle.LEAF,
+    },
+    # OpenCode (docs/presets.md#opencode): round(len/4) estimator; compacts at count ≥ usable,
+    # usable = window − min(out, 32,000) − min(20,000, out); tail clamp(25 % of usable,
+    # 2,000, 15,000) split inside a turn; prune opt-in (prune_mode tokens); 2,000 lines /
+    # 51,200 bytes truncation.
+    "opencode": {
+        "preset": "opencode",
+        "tokenizer": "opencode",
+        "context_window": 200_000,
+        "max_tokens": 32_000,  # OUTPUT_TOKEN_MAX
+        "output_from_model": True,
+        "assembly_budget": False,
+        "reserve_system_and_tools": False,
+        "trigger_output_cap": 32_000,
+        "trigger_buffer_output_cap": 20_000,  # COMPACTION_BUFFER
+        "trigger_inclusive": True,
+        "tail_mode": TailMode.TOKENS,
+        "tail_ratio": 0.25,
+        "tail_min_tokens": 2_000,
+        "tail_max_tokens": 15_000,
+        "tail_min_turns": 0,
+        "tail_keep_active_turn": False,
+        "tail_of_trigger": True,
+        "prune_mode": PruneMode.OFF,  # compaction.prune defaults to false
+        "prune_stub": PruneStub.CLEARED,
+        "prune_tools": PruneTools.ALL_BUT_SKILL,
+        "prune_protected_turns": 2,
+        "prune_protect_tokens": 40_000,  # PRUNE_PROTECT
+        "prune_minimum_tokens": 20_000,  # PRUNE_MINIMUM
+        "truncate_enabled": True,
+        "truncate_max_lines": 2_000,
+        "truncate_max_bytes": 51_200,
+        "truncate_style": TruncateStyle.HEAD,
+        "structured_summaries": True,
+        "summary_template": SummaryTemplate.OPENCODE,
+        "compaction_style": CompactionStyle.SUMMARIZE,
+    },
+    # Codex CLI (docs/presets.md#codex): compacts at window · 9/10 of the conversation; a
+    # compaction keeps the recent user messages (20,000 tokens) and one summary user message;
+    # tool outputs reach the model cut to 10,240 bytes / 256 lines, head and tail.
+    "codex": {
+        "preset": "codex",
+        "tokenizer": "tiktoken:o200k_base",
+        "tokenizer_from_model": True,
+        "context_window": 272_000,
+        "max_tokens": 0,  # 272,000 is the input limit: the output has its own room
+        "assembly_budget": False,
+        "reserve_system_and_tools": False,
+        "compact_trigger_ratio": 0.9,
+        "trigger_output_cap": 0,
+        "trigger_inclusive": True,
+        "tail_mode": TailMode.NONE,
+        "tail_min_turns": 0,
+        "prune_mode": PruneMode.OFF,
+        "truncate_enabled": True,
+        "truncate_max_lines": 256,
+        "truncate_max_bytes": 10_240,
+        "truncate_style": TruncateStyle.HEAD_TAIL,
+        "structured_summaries": True,
+        "summary_template": SummaryTemplate.CODEX,
+        "compaction_style": CompactionStyle.USER_MESSAGES,
+        "compact_user_message_tokens": 20_000,
+    },
+    # Claude Code (docs/presets.md#claude-code): compacts at window − min(max output, 20,000)
+    # − 13,000; microcompact stubs old results of its built-in tools; the 9-section summary
+    # replaces the whole conversation.
+    "claude-code": {
+        "preset": "claude-code",
+        "tokenizer": "tiktoken:cl100k_base",  # a stand-in: Claude's tokenizer is not public
+        "tokenizer_from_model": True,
+        "context_window": 200_000,
+        "max_tokens": 32_000,  # Claude Code's default output ceiling
+        "output_from_model": True,
+        "assembly_budget": False,
+        "reserve_system_and_tools": False,
+        "trigger_output_cap": 20_000,  # MAX_OUTPUT_TOKENS_FOR_SUMMARY
+        "trigger_buffer": 13_000,  # AUTOCOMPACT_BUFFER_TOKENS
+        "trigger_inclusive": True,
+        "tail_mode": TailMode.NONE,
+        "tail_min_turns": 0,
+        "prune_mode": PruneMode.RESULTS,
+        "prune_stub": PruneStub.CLEARED,
+        "prune_tools": PruneTools.CLAUDE_CODE,
+        "prune_keep_results": 3,
+        "truncate_enabled": False,
+        "structured_summaries": True,
+        "summary_template": SummaryTemplate.CLAUDE_CODE,
+        "compaction_style": CompactionStyle.SUMMARIZE,
     },
 }
 
-PresetName = Literal["plan", "picoclaw"]
+PRESET_LINES: dict[str, str] = {
+    "plan": "the context-window plan with its defects fixed: token tail, pruning, truncation",
+    "picoclaw": "PicoClaw main's default (legacy) manager: whole history, summarize > 20 "
+    "messages or 75 %, forceCompression at the window",
+    "picoclaw-seahorse": "PicoClaw main's seahorse manager: 32-item tail, newest-first fill "
+    "to the first miss, leaf summaries",
+    "opencode": "OpenCode: round(len/4), compacts at window − out − min(20k, out), tail "
+    "25 % of that (2k–15k), prune opt-in",
+    "codex": "Codex CLI: compacts at 90 % of the window, keeps recent user messages (20k) + "
+    "a summary, 10 KiB / 256-line outputs",
+    "claude-code": "Claude Code: compacts at window − min(out, 20k) − 13k, clears old tool "
+    "results, 9-section summary",
+}
+"""One line per preset, for ``ctxtui presets`` and ``--help``; docs/presets.md has the sources."""
+
+PresetName = Literal["plan", "picoclaw", "picoclaw-seahorse", "opencode", "codex", "claude-code"]
 
 
 class PolicyError(ValueError):
@@ -234,20 +527,44 @@ def fit_reserve(window: int, reserve: int) -> int:
 def policy_for_session(
     preset_name: str, session: Session, overrides: Mapping[str, Any] | None = None
 ) -> Policy:
-    """The preset for one session: its own context window, and a reserve that fits it.
+    """The preset for one session: its model's window, output and tokenizer, unless the user set them.
 
-    The session's ``meta.context_window`` is used unless the user set ``context_window``; the
-    output reserve is fitted to the window (``fit_reserve``) unless the user set ``max_tokens``.
-    The planner warns when the reserve was lowered, so the change is never silent.
+    The window is, in order: the user's, the one the transcript recorded (Codex's
+    ``model_context_window``), the registry's for the session's model
+    (``core.model_windows``), the preset's. With ``output_from_model`` the output reserve is
+    the model's maximum output, at most the preset's ``max_tokens``. The reserve is then
+    fitted to the window (``fit_reserve``) unless the user set ``max_tokens``; the planner
+    warns when that lowered it. With ``tokenizer_from_model`` the model's own tokenizer counts.
     """
     if preset_name not in PRESETS:
         preset(preset_name)  # raises the PolicyError naming the known presets
-    values: dict[str, Any] = {**PRESETS[preset_name], **(overrides or {})}
-    given = overrides or {}
-    if "context_window" not in given and session.meta.context_window is not None:
-        values["context_window"] = session.meta.context_window
+    given = dict(overrides or {})
+    values: dict[str, Any] = {**PRESETS[preset_name], **given}
+    meta = session.meta
+    entry = lookup(meta.model)
+    if "context_window" not in given:
+        if meta.context_window is not None:
+            values["context_window"] = meta.context_window
+        elif entry is not None:
+            values["context_window"] = entry.window
     if "max_tokens" not in given:
         window = int(values.get("context_window", Policy.model_fields["context_window"].default))
         reserve = int(values.get("max_tokens", Policy.model_fields["max_tokens"].default))
+        if values.get("output_from_model") and entry is not None and entry.max_output:
+            reserve = min(reserve, entry.max_output)
         values["max_tokens"] = fit_reserve(window, reserve)
+    if "tokenizer" not in given and values.get("tokenizer_from_model"):
+        spec = model_tokenizer(meta.model)
+        if spec is not None:
+            values["tokenizer"] = spec
     return make_policy(values)
+
+
+def window_source_of(policy: Policy, session: Session) -> WindowSource:
+    """Where ``policy``'s window came from for ``session`` (``model_windows.window_source``)."""
+    base = PRESETS.get(policy.preset, {}).get(
+        "context_window", Policy.model_fields["context_window"].default
+    )
+    return window_source(
+        policy.context_window, int(base), session.meta.context_window, session.meta.model
+    )

@@ -15,6 +15,7 @@ class CompactReason(StrEnum):
     PROACTIVE = "proactive"  # before the LLM call: the request would not fit
     RETRY = "retry"  # after the provider rejected the request as too long
     OVERFLOW = "overflow"  # during streaming (no producer in PicoClaw: defect X15)
+    SUMMARIZE = "summarize"  # after a turn: PicoClaw legacy's message or 75 % trigger
 
     @property
     def picoclaw_name(self) -> str | None:
@@ -25,15 +26,13 @@ class CompactReason(StrEnum):
     def parse(cls, value: str) -> CompactReason:
         """Accept the plan's names and PicoClaw's (``proactive_budget``, ``llm_retry``).
 
-        PicoClaw's post-turn ``summarize`` has no counterpart in the plan (defect X14); it maps
-        to ``proactive``, the reason a post-turn check would give.
+        PicoClaw's post-turn ``summarize`` has no counterpart in the plan (defect X14); ctxtui
+        keeps it as its own reason, because PicoClaw legacy compacts differently for it.
         """
         v = value.strip().lower()
         for reason in cls:
             if v == reason.value or v == _PICOCLAW.get(reason):
                 return reason
-        if v == "summarize":
-            return cls.PROACTIVE
         names = ", ".join(r.value for r in cls)
         raise ValueError(f"reason: unknown compaction reason {value!r} (expected {names})")
 
@@ -41,4 +40,5 @@ class CompactReason(StrEnum):
 _PICOCLAW: dict[CompactReason, str] = {
     CompactReason.PROACTIVE: "proactive_budget",
     CompactReason.RETRY: "llm_retry",
+    CompactReason.SUMMARIZE: "summarize",
 }

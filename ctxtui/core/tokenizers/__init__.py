@@ -31,6 +31,7 @@ from ctxtui.core.tokenizers.estimator import (
     PlanTokenizer,
     validate_chars_per_token,
 )
+from ctxtui.core.tokenizers.opencode import OpenCodeTokenizer
 from ctxtui.core.tokenizers.picoclaw import (
     CONTEXT_SUMMARY_PREFIX,
     PicoClawTokenizer,
@@ -64,6 +65,7 @@ class BatchTokenizer(Tokenizer, Protocol):
 
 PLAN = "plan"
 PICOCLAW = "picoclaw"
+OPENCODE = "opencode"
 TIKTOKEN_PREFIX = "tiktoken:"
 FALLBACK_ENCODING = "cl100k_base"
 """The encoding every tiktoken fallback counts with: bundled, so it needs no network."""
@@ -73,7 +75,7 @@ _OFFERED_ENCODINGS = ("cl100k_base", "o200k_base")
 
 def available_tokenizers() -> tuple[str, ...]:
     """The specs the app's selector offers; any other ``tiktoken:ENCODING`` also resolves."""
-    return (PLAN, PICOCLAW, *(TIKTOKEN_PREFIX + e for e in _OFFERED_ENCODINGS))
+    return (PLAN, PICOCLAW, OPENCODE, *(TIKTOKEN_PREFIX + e for e in _OFFERED_ENCODINGS))
 
 
 def _unknown_spec(spec: str) -> ValueError:
@@ -95,6 +97,8 @@ def resolve(
         return PlanTokenizer(chars_per_token), TokenizerInfo(spec, PLAN)
     if spec == PICOCLAW:
         return PicoClawTokenizer(), TokenizerInfo(spec, PICOCLAW)
+    if spec == OPENCODE:
+        return OpenCodeTokenizer(), TokenizerInfo(spec, OPENCODE)
     encoding_name = spec.removeprefix(TIKTOKEN_PREFIX)
     if not spec.startswith(TIKTOKEN_PREFIX) or not encoding_name:
         raise _unknown_spec(spec)
@@ -123,10 +127,12 @@ def _tiktoken(encoding_name: str, timeout: float) -> TiktokenTokenizer:
 
 __all__ = [
     "CONTEXT_SUMMARY_PREFIX",
+    "OPENCODE",
     "PICOCLAW",
     "PLAN",
     "TIKTOKEN_PREFIX",
     "BatchTokenizer",
+    "OpenCodeTokenizer",
     "PicoClawTokenizer",
     "PlanTokenizer",
     "TiktokenTokenizer",
