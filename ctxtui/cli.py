@@ -23,7 +23,7 @@ from ctxtui import __version__
 # The policy, the importers and pydantic are imported inside the functions that need them:
 # `ctxtui --version` and a mistyped command should not pay ~100 ms for them.
 
-SUBCOMMANDS = ("report", "compact", "formats")
+SUBCOMMANDS = ("report", "compact", "compare", "presets", "formats")
 
 EXIT_OK = 0
 EXIT_OVER = 1  # report --fail-over
@@ -289,7 +289,37 @@ def build_command_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse
         description="List the transcript formats ctxtui reads: the name to give --format, "
         "and what each one is.",
     )
-    return p, {"report": report, "compact": compact, "formats": formats}
+    compare_p, presets_p = _add_compare_and_presets(sub)
+    parsers = {"report": report, "compact": compact, "formats": formats}
+    return p, {**parsers, "compare": compare_p, "presets": presets_p}
+
+
+def _add_compare_and_presets(
+    sub: Any,
+) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """``compare`` (one session under several presets) and ``presets`` (the list)."""
+    compare = sub.add_parser(
+        "compare",
+        help="one session under several presets, side by side",
+        description="Plan one session under several presets: window and its source, trigger, "
+        "request, whether it compacts now, tail start, kept/dropped/pruned, and the request "
+        "after a compaction. --json prints schema ctxtui.compare/1.",
+        formatter_class=_HelpFormatter,
+    )
+    compare.add_argument("session", metavar="SESSION", help=SESSION_HELP)
+    add_session_options(compare)
+    compare.add_argument(
+        "--presets",
+        default="plan,picoclaw,opencode,codex,claude-code",
+        metavar="A,B,...",
+        help="the presets to compare, comma-separated; default: plan,picoclaw,opencode,codex,"
+        "claude-code",
+    )
+    compare.add_argument("--json", action="store_true", help="print one JSON document")
+    compare.add_argument("--context-window", type=_count, metavar="N", help="for every preset")
+    compare.add_argument("--max-tokens", type=_count, metavar="N", help="for every preset")
+    presets = sub.add_parser("presets", help="list the policy presets, one line each")
+    return compare, presets
 
 
 def _unknown_command(word: str) -> str | None:
