@@ -53,9 +53,9 @@ TOKENIZER_HELP = (
 )
 
 PRESET_HELP = (
-    "the knobs' starting values. plan: the context-window plan with its defects fixed "
-    "(token-measured fresh tail, pruning, truncation, structured summaries). picoclaw: "
-    "PicoClaw main as shipped (last 32 items, no pruning, drops the oldest half); default: plan"
+    "the knobs' starting values: plan (the context-window plan with its defects fixed), "
+    "picoclaw (PicoClaw main's legacy manager), picoclaw-seahorse, opencode, codex or "
+    "claude-code; 'ctxtui presets' says what each does; default: plan"
 )
 
 EPILOG = """\
@@ -185,7 +185,9 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
         "What the simulated context manager does. Each knob starts from the preset's value; "
         "'unused by X' means preset X ignores it.",
     )
-    g.add_argument("--preset", choices=tuple(PRESETS), default="plan", help=PRESET_HELP)
+    g.add_argument(
+        "--preset", choices=tuple(PRESETS), default="plan", metavar="NAME", help=PRESET_HELP
+    )
     g.add_argument("--tokenizer", metavar="SPEC", help=TOKENIZER_HELP)
     for knob in KNOBS:
         kind = _ratio if knob.metavar == "F" else _count

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import textwrap
 
 from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import plan_session
@@ -35,9 +36,12 @@ def describe(result: CompactionResult) -> str:
         )
     if result.overflow is not None:
         o = result.overflow  # in words: the Error() text ran past 80 columns
+        why = textwrap.fill(
+            f"why: {o.reason.replace('_', ' ')}", 78, initial_indent="  ", subsequent_indent="  "
+        )
         lines.append(
             f"still over the window: {o.requested_tokens:,} requested > {o.context_window:,}"
-            f" (model {o.model})\n  why: {o.reason.replace('_', ' ')}"
+            f" (model {o.model})\n{why}"
         )
     return "\n".join(lines)
 

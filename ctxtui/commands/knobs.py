@@ -109,8 +109,10 @@ def unused_reason(field: str, values: dict[str, Any]) -> str | None:
     """Why a knob has no effect under a policy's other values, or ``None`` when it counts."""
     tail_mode = TailMode(values.get("tail_mode", TailMode.TOKENS))
     preset = values.get("preset", "this")
-    if field in TOKEN_TAIL_FIELDS and tail_mode is TailMode.ITEMS:
+    if field in TOKEN_TAIL_FIELDS and tail_mode in (TailMode.ITEMS, TailMode.MESSAGES):
         return f"the {preset} preset's fresh tail is the last N items (--tail-items)"
+    if field in TOKEN_TAIL_FIELDS | {"tail_items"} and tail_mode is TailMode.NONE:
+        return f"the {preset} preset keeps no fresh tail"
     if field == "tail_items" and tail_mode is TailMode.TOKENS:
         return f"the {preset} preset's fresh tail is measured in tokens (--tail-ratio and co.)"
     tokenizer = values.get("tokenizer", "plan")

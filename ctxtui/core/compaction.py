@@ -5,8 +5,9 @@ plan's replaced range is one summary message (styles ``summarize`` and ``leaf``,
 policy's summary template), the recent user messages plus one summary user message (Codex's
 ``user_messages``), or gone, with PicoClaw's emergency note appended to ``meta.summary``
 (``drop_oldest_half``, legacy ``forceCompression``) or legacy's summary set there (the
-post-turn ``summarize`` reason). The result carries the request size before and after, counted with the
-same tokenizer, and says so plainly when even the compacted request cannot fit the window.
+post-turn ``summarize`` reason). The result carries the request size before and after, counted
+with the same tokenizer, and says so plainly when even the compacted request cannot fit the
+window.
 
 "Request size" means what would be sent: the plan's figure, after pruning and truncation, on
 both sides. Raw counts would credit the compaction with tokens pruning had already removed,

@@ -44,6 +44,7 @@ def compare_entry(engine: Engine, name: str, overrides: Mapping[str, Any]) -> di
         "trigger": t.trigger,
         "tokens": t.tokens,
         "requested": t.requested,
+        "context_left": round(policy.context_left(t.tokens), 1),
         "compacts_now": plan.compaction.needed,
         "reason": plan.compaction.reason.value if plan.compaction.reason else None,
         "tail_start": plan.tail.start,

@@ -15,18 +15,11 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from ctxtui.core.counts import SessionCounts
-from ctxtui.core.errors import OverflowInfo
 from ctxtui.core.head_tail import head_tail
-from ctxtui.core.legacy import (
-    emergency_note,
-    force_compression_cut,
-    is_over_context_budget,
-    summarize_due,
-)
+from ctxtui.core.legacy import emergency_note, force_compression_cut, is_over_context_budget
 from ctxtui.core.models import Message, PartKind, Session
-from ctxtui.core.overflow import RequestParts, overflow_info
+from ctxtui.core.need import compaction_need, forecast_overflow
 from ctxtui.core.plan import (
-    CompactionNeed,
     FreshTail,
     Plan,
     TailReason,
@@ -35,7 +28,6 @@ from ctxtui.core.plan import (
 )
 from ctxtui.core.policy import (
     PRESETS,
-    CompactionStyle,
     Policy,
     PruneMode,
     TailMode,
@@ -52,10 +44,7 @@ from ctxtui.core.prune import (
     prune_by_tokens,
     prune_by_turns,
 )
-from ctxtui.core.reasons import CompactReason
 from ctxtui.core.sanitize import PairIndex, SanitizerRun, sanitize_ranges, unpaired_sent
-from ctxtui.core.seahorse import Item, leaf_chunk
-from ctxtui.core.summary_templates import summary_estimate
 from ctxtui.core.tail import (
     Boundaries,
     calculate_fresh_tail_budget,
@@ -273,107 +262,6 @@ def _assemble(
     return _Assembly(kept, ((kept, n),), range(0))
 
 
-def _leaf_range(session: Session, tokens: Sequence[int]) -> tuple[int, int] | None:
-    """Seahorse's next leaf chunk, with summary messages as summary items."""
-    items = [
-        Item(t, 0 if m.is_summary else None) for t, m in zip(tokens, session.messages, strict=True)
-    ]
-    return leaf_chunk(items)
-
-
-def _compaction_need(
-    session: Session, policy: Policy, totals: Totals, tail: FreshTail, effective: EffectiveTokens
-) -> CompactionNeed:
-    """Whether the request is over the policy's trigger, or PicoClaw legacy's summarize one.
-
-    The proactive trigger runs the policy's compaction; legacy's post-turn trigger (more than
-    N messages, or the history over a share of the window) summarizes all but the tail.
-    """
-    n = len(session)
-    reason: CompactReason | None = None
-    cut: tuple[int, int] | None = None
-    if policy.compacts(totals.tokens):
-        reason = CompactReason.PROACTIVE
-        if policy.compaction_style is CompactionStyle.DROP_OLDEST_HALF:
-            end = force_compression_cut(session)
-            cut = (0, end - 1) if end > 0 else None
-        elif policy.compaction_style is CompactionStyle.LEAF:
-            cut = _leaf_range(session, effective)
-        else:
-            cut = (0, tail.start - 1) if tail.start > 0 else None
-    elif (
-        summarize_due(
-            n,
-            totals.history,
-            policy.context_window,
-            policy.summarize_message_threshold,
-            policy.summarize_token_percent,
-        )
-        and tail.start > 0
-    ):
-        reason = CompactReason.SUMMARIZE
-        cut = (0, tail.start - 1)
-    tokens_before = effective.prefix(cut[1] + 1) - effective.prefix(cut[0]) if cut else 0
-    return CompactionNeed(
-        needed=reason is not None,
-        reason=reason,
-        replaced=cut,
-        tokens_before=tokens_before,
-        trigger_tokens=policy.trigger,
-    )
-
-
-def _after_compaction(
-    session: Session,
-    policy: Policy,
-    totals: Totals,
-    need: CompactionNeed,
-    effective: EffectiveTokens,
-    tokenizer: Tokenizer,
-) -> RequestParts:
-    """The request a compaction would leave, estimated: kept messages plus a summary."""
-    n = len(session)
-    first, last = need.replaced if need.replaced is not None else (0, -1)
-    rest = effective.prefix(n) - (effective.prefix(last + 1) - effective.prefix(first))
-    summary, label = totals.summary, "fresh tail"
-    style = policy.compaction_style
-    if need.reason is CompactReason.SUMMARIZE or style is CompactionStyle.DROP_OLDEST_HALF:
-        label = "remaining history"
-        if need.replaced is not None and need.reason is not CompactReason.SUMMARIZE:
-            summary += tokenizer.count_text(emergency_note(last + 1 - first))
-        elif need.replaced is not None:
-            summary += summary_estimate(policy.summary_template, need.tokens_before)
-    elif need.replaced is not None:
-        summary = summary_estimate(policy.summary_template, need.tokens_before)
-        if style is CompactionStyle.USER_MESSAGES:
-            label = "recent user messages"
-            kept = sum(
-                effective[i] for i in range(first, last + 1) if session.messages[i].role == "user"
-            )
-            rest += min(kept, policy.compact_user_message_tokens)
-    return RequestParts(
-        system=totals.system,
-        tool_defs=totals.tool_defs,
-        output_reserve=totals.output_reserve,
-        summary=summary,
-        kept=rest,
-        kept_label=label,
-    )
-
-
-def _overflow(
-    session: Session,
-    policy: Policy,
-    totals: Totals,
-    need: CompactionNeed,
-    effective: EffectiveTokens,
-    tokenizer: Tokenizer,
-) -> OverflowInfo | None:
-    """The request after compaction, if it still exceeds the window (X9 and X12 fixed)."""
-    parts = _after_compaction(session, policy, totals, need, effective, tokenizer)
-    return overflow_info(parts, totals.window, session.meta.model)
-
-
 def _warnings(
     session: Session,
     policy: Policy,
@@ -499,9 +387,11 @@ def build_plan(
         dropped=prefix(kept_start) + out_of_kept + out_of_tail,
         trigger=policy.trigger,
     )
-    need = _compaction_need(session, policy, totals, tail, effective)
+    need = compaction_need(session, policy, totals, tail, effective)
     overflow = (
-        _overflow(session, policy, totals, need, effective, tokenizer) if need.needed else None
+        forecast_overflow(session, policy, totals, need, effective, tokenizer)
+        if need.needed
+        else None
     )
     return Plan(
         policy=policy,

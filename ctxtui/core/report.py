@@ -150,6 +150,7 @@ def build_report(
             "output_reserve": totals.output_reserve,
             "requested": totals.requested,
             "trigger": totals.trigger,  # the smallest prompt (tokens) this policy compacts at
+            "context_left": round(plan.policy.context_left(totals.tokens), 1),
             "categories": context_categories(plan),
         },
         "fresh_tail": {

@@ -1,4 +1,4 @@
-"""Each preset's published figures, asserted through ``ctxtui report --json`` / ``compare --json``."""
+"""Each preset's published figures, asserted through ``report --json`` and ``compare --json``."""
 
 from __future__ import annotations
 
@@ -146,3 +146,23 @@ def test_presets_lists_every_preset(capsys: pytest.CaptureFixture[str]) -> None:
         "codex",
         "claude-code",
     ]
+
+
+def _one_message(tmp_path: Path, chars: int) -> Path:
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": "x" * chars}]}))
+    return path
+
+
+def test_codex_context_left_with_its_baseline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # one user message of 129,988 characters: 130,000 tokens at 1 character per token
+    # (the estimator charges 12 characters per message)
+    path = _one_message(tmp_path, 129_988)
+    argv = ["--preset", "codex", "--tokenizer", "plan", "--chars-per-token", "1"]
+    r = _report(capsys, str(path), *argv, "--context-window", "272000")
+    assert r["totals"]["tokens"] == 130_000
+    assert r["totals"]["context_left"] == 54.6
+    r = _report(capsys, str(path), *argv, "--context-window", "258400")
+    assert r["totals"]["context_left"] == 52.1

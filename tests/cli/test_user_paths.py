@@ -332,8 +332,8 @@ def test_knobs_the_preset_ignores_are_reported_not_silently_dropped(
 
 
 def test_tail_items_moves_the_picoclaw_tail(chat: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    n = _json(capsys, [str(chat), "--preset", "picoclaw"])["session"]["message_count"]
-    r = _json(capsys, [str(chat), "--preset", "picoclaw", "--tail-items", "5"])
+    n = _json(capsys, [str(chat), "--preset", "picoclaw-seahorse"])["session"]["message_count"]
+    r = _json(capsys, [str(chat), "--preset", "picoclaw-seahorse", "--tail-items", "5"])
     assert r["policy"]["tail_items"] == 5
     assert r["fresh_tail"]["start"] >= n - 5
 
