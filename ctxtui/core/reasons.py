@@ -26,14 +26,18 @@ class CompactReason(StrEnum):
     def parse(cls, value: str) -> CompactReason:
         """Accept the plan's names and PicoClaw's (``proactive_budget``, ``llm_retry``).
 
-        PicoClaw's post-turn ``summarize`` has no counterpart in the plan (defect X14); ctxtui
-        keeps it as its own reason, because PicoClaw legacy compacts differently for it.
+        PicoClaw's post-turn ``summarize`` has no counterpart in the plan (defect X14); as a
+        name it maps to ``proactive``, the reason a post-turn check would give. ``SUMMARIZE``
+        is only the planner's label for PicoClaw legacy's post-turn trigger, which compacts
+        differently (into ``meta.summary``), so a plan can say which of its triggers fired.
         """
         v = value.strip().lower()
-        for reason in cls:
+        for reason in _NAMED:
             if v == reason.value or v == _PICOCLAW.get(reason):
                 return reason
-        names = ", ".join(r.value for r in cls)
+        if v == "summarize":
+            return cls.PROACTIVE
+        names = ", ".join(r.value for r in _NAMED)
         raise ValueError(f"reason: unknown compaction reason {value!r} (expected {names})")
 
 
@@ -42,3 +46,6 @@ _PICOCLAW: dict[CompactReason, str] = {
     CompactReason.RETRY: "llm_retry",
     CompactReason.SUMMARIZE: "summarize",
 }
+
+_NAMED = (CompactReason.PROACTIVE, CompactReason.RETRY, CompactReason.OVERFLOW)
+"""The plan's three reasons: the names a user may give."""

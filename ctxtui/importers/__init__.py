@@ -262,9 +262,11 @@ def load_session(path: Path | str, format: str | None = None) -> Session:
     Fills ``meta.source_path`` and ``meta.format``. Importers add their reader warnings to
     ``meta.warnings`` themselves, since only they know which lines they skipped.
     """
-    path = Path(path)
+    path, session_id = split_session_id(path)
     try:
         name = normalize_format(format) if format is not None else detect_format(path)
+        if session_id is not None:
+            return _load_database_session(path, name, session_id)
         module = importer(name)
         if path.is_dir():
             if name not in ("opencode", "picoclaw"):
@@ -280,6 +282,31 @@ def load_session(path: Path | str, format: str | None = None) -> Session:
             _refuse_empty_forced(path, name)
     finally:
         forget_cached()
+    meta = session.meta.model_copy(update={"source_path": str(path), "format": name})
+    return hoist_system_prompt(session.model_copy(update={"meta": meta}))
+
+
+def split_session_id(path: Path | str) -> tuple[Path, str | None]:
+    """``opencode.db#ses_X`` names one session of a database; any other path is itself.
+
+    Only a ``#`` whose left side is an existing file counts, so a file whose name holds a
+    ``#`` still opens as it is.
+    """
+    text = str(path)
+    base, sep, session_id = text.rpartition("#")
+    if sep and session_id and not Path(text).exists() and Path(base).is_file():
+        return Path(base), session_id
+    return Path(text), None
+
+
+def _load_database_session(path: Path, name: str, session_id: str) -> Session:
+    if name != "opencode":
+        raise SessionLoadError(
+            str(path), f"'#{session_id}' names a session, but only OpenCode databases hold several"
+        )
+    from ctxtui.importers._opencode_sqlite import load_database
+
+    session = load_database(path, session_id)
     meta = session.meta.model_copy(update={"source_path": str(path), "format": name})
     return hoist_system_prompt(session.model_copy(update={"meta": meta}))
 

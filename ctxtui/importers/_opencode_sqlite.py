@@ -37,6 +37,8 @@ def _read(con: sqlite3.Connection, path: Path, session_id: str | None) -> Sessio
     ).fetchall()
     if session_id is not None:
         sessions = [s for s in sessions if s[0] == session_id]
+        if not sessions:
+            raise SessionLoadError(str(path), f"no session {session_id!r} in the database")
     if not sessions:
         raise SessionLoadError(str(path), "expected an OpenCode session, found none")
     chosen_id, title = sessions[0]
