@@ -280,7 +280,8 @@ def build_command_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse
         "-o",
         "--output",
         metavar="OUT",
-        help="write the compacted session to OUT as ctxtui native JSON (never over SESSION)",
+        help="write the compacted session to OUT as ctxtui native JSON (never over SESSION or "
+        "a file it is read from); -o - writes it to stdout and the summary lines to stderr",
     )
     compact.add_argument(
         "--force", action="store_true", help="allow -o to overwrite an existing file"

@@ -215,3 +215,19 @@ def test_sessions_command_prints_json(home: Path) -> None:
         "claude-opus-4-1",
         2,
     )
+
+
+def test_a_live_opencode_database_is_listed_from_its_wal_without_touching_it(home: Path) -> None:
+    db = _opencode_db(home / ".local" / "share" / "opencode" / "opencode.db")
+    writer = sqlite3.connect(db)
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("INSERT INTO session VALUES ('ses_C', '/w/c', 'live', 1793600000000, 1)")
+        writer.commit()  # committed, but only in opencode.db-wal while the writer is open
+        before = {p.name: p.read_bytes() for p in db.parent.iterdir()}
+        found = find_sessions(_env(home))
+        after = {p.name: p.read_bytes() for p in db.parent.iterdir()}
+    finally:
+        writer.close()
+    assert "ses_C" in {f.session_id for f in found}
+    assert after == before

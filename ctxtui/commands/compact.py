@@ -1,8 +1,10 @@
-"""``ctxtui compact``: preview a compaction, or write the compacted session with ``-o``."""
+"""``ctxtui compact``: preview a compaction, or write the compacted session with ``-o`` (``-o -``:
+standard output)."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import textwrap
@@ -11,9 +13,16 @@ from typing import TYPE_CHECKING
 from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import Planned, plan_session
 from ctxtui.core.compaction import CompactionResult
-from ctxtui.core.export import ExportError, check_target, write_session
+from ctxtui.core.export import (
+    ExportError,
+    check_target,
+    native_bytes,
+    source_protection,
+    write_session,
+)
 from ctxtui.core.leaf_calls import leaf_calls, with_summary_text
 from ctxtui.core.models import Session
+from ctxtui.core.output import check_stream
 from ctxtui.core.reasons import CompactReason
 from ctxtui.core.summary import SUMMARY_TEMPLATE
 
@@ -55,6 +64,10 @@ def describe(result: CompactionResult) -> str:
     return "\n".join(lines)
 
 
+STDOUT = "-"
+"""``-o -``: the compacted session goes to standard output, the human-readable lines to stderr."""
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         reason = CompactReason.parse(args.reason)
@@ -62,13 +75,43 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(str(err)) from None
     endpoint = _endpoint(args)  # bad LLM flags are refused before any work
     planned = plan_session(args)
+    to_stdout = args.output == STDOUT
     if args.output is not None:
         # Refuse a bad -o before compacting, so a refusal prints nothing but its one line.
         try:
-            check_target(planned.session, args.output, force=args.force)
+            if to_stdout:
+                check_stream(sys.stdout, source_protection(planned.session.meta.source_path))
+            else:
+                check_target(planned.session, args.output, force=args.force)
         except ExportError as err:
             raise CommandError(str(err)) from None
     result = planned.engine.compact(planned.policy, reason)
+    # With -o -, stdout carries the document alone: everything said to the user goes to stderr.
+    with contextlib.redirect_stdout(sys.stderr) if to_stdout else contextlib.nullcontext():
+        session_out = _tell(args, planned, result, endpoint)
+    if to_stdout:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(native_bytes(session_out))
+        sys.stdout.buffer.flush()
+    elif args.output is not None:
+        try:
+            written = write_session(session_out, args.output, force=args.force)
+        except ExportError as err:
+            raise CommandError(str(err)) from None
+        print(f"wrote {written} ({len(result.session.messages):,} messages, ctxtui native JSON)")
+    return 0
+
+
+def _tell(
+    args: argparse.Namespace,
+    planned: Planned,
+    result: CompactionResult,
+    endpoint: Endpoint | None,
+) -> Session:
+    """Print the outcome (and the preview, or the LLM's streamed summary); the session to write.
+
+    A failed LLM call is a ``CommandError`` after the stand-in has been shown.
+    """
     for note in planned.notes:
         print(f"note: {note}")
     print(describe(result))
@@ -91,13 +134,7 @@ def run(args: argparse.Namespace) -> int:
             print("(no LLM call: this compaction style drops messages)")
     if llm_failed is not None:
         raise CommandError(f"LLM summary failed: {llm_failed}")
-    if args.output is not None:
-        try:
-            written = write_session(session_out, args.output, force=args.force)
-        except ExportError as err:
-            raise CommandError(str(err)) from None
-        print(f"wrote {written} ({len(result.session.messages):,} messages, ctxtui native JSON)")
-    return 0
+    return session_out
 
 
 def _endpoint(args: argparse.Namespace) -> Endpoint | None:

@@ -175,14 +175,12 @@ def _path_hint(path: Path) -> str | None:
 
 
 def _sqlite_tables(path: Path) -> set[str]:
-    """Table names of a SQLite file, opened read-only (never written, never locked for long)."""
-    uri = f"{path.resolve().as_uri()}?mode=ro"
+    """Table names of a SQLite file, read without creating or changing anything beside it."""
+    from ctxtui.importers._sqlite import read_database
+
+    query = "SELECT name FROM sqlite_master WHERE type = 'table'"
     try:
-        con = sqlite3.connect(uri, uri=True, timeout=2.0)
-        try:
-            rows = con.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
-        finally:
-            con.close()
+        rows = read_database(path, lambda con: con.execute(query).fetchall())
     except sqlite3.Error as exc:
         raise SessionLoadError(str(path), f"cannot read the SQLite database ({exc})") from None
     return {str(row[0]) for row in rows}
@@ -311,6 +309,32 @@ def _load_database_session(path: Path, name: str, session_id: str) -> Session:
     return hoist_system_prompt(session.model_copy(update={"meta": meta}))
 
 
+SQLITE_SIDE_SUFFIXES = ("-journal", "-wal", "-shm")
+"""Files SQLite keeps beside a database; whatever the format, they belong to the source."""
+
+
+def protected_paths(path: Path | str) -> frozenset[Path]:
+    """Every path a load of ``path`` reads or would read, plus the directory of a directory source.
+
+    Writes refuse these (``ctxtui.core.output``). The set is the union over all importers, so it
+    holds whatever format the source turns out to be: protecting a file no importer would read
+    costs nothing, missing one that it does read loses the user's data. Importers that read more
+    than the path itself expose ``protected_paths(path) -> set[Path]``.
+    """
+    path, _ = split_session_id(path)  # opencode.db#ses_X: the database
+    found = {path}
+    if path.name:
+        found |= {path.with_name(path.name + suffix) for suffix in SQLITE_SIDE_SUFFIXES}
+    for info in FORMATS:
+        extra = getattr(_available(info.name), "protected_paths", None)
+        if extra is not None:
+            try:
+                found |= extra(path)
+            except (OSError, SessionLoadError):
+                continue  # a source that moved away or is unreadable: protect what we know
+    return frozenset(found)
+
+
 def _refuse_empty_forced(path: Path, name: str) -> None:
     """Refuse a forced format that read nothing from a file of another format.
 
@@ -370,4 +394,5 @@ __all__ = [
     "importer",
     "load_session",
     "normalize_format",
+    "protected_paths",
 ]
