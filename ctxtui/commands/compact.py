@@ -7,7 +7,6 @@ import argparse
 import contextlib
 import os
 import sys
-import textwrap
 from typing import TYPE_CHECKING
 
 from ctxtui.commands.errors import CommandError
@@ -54,12 +53,9 @@ def describe(result: CompactionResult) -> str:
         )
     if result.overflow is not None:
         o = result.overflow  # in words: the Error() text ran past 80 columns
-        why = textwrap.fill(
-            f"why: {o.reason.replace('_', ' ')}", 78, initial_indent="  ", subsequent_indent="  "
-        )
         lines.append(
             f"still over the window: {o.requested_tokens:,} requested > {o.context_window:,}"
-            f" (model {o.model})\n{why}"
+            f" (model {o.model})\n  why: {o.reason.replace('_', ' ')}"
         )
     return "\n".join(lines)
 

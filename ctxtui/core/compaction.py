@@ -25,10 +25,11 @@ from ctxtui.core.errors import ContextOverflowError, OverflowInfo
 from ctxtui.core.legacy import emergency_note, force_compression_cut
 from ctxtui.core.legacy_summary import legacy_summary_prompt, legacy_summary_text
 from ctxtui.core.models import Message, Session, SessionMeta
+from ctxtui.core.need import leaf_range
 from ctxtui.core.overflow import UNKNOWN_MODEL, RequestParts, overflow_info
 from ctxtui.core.plan import Plan
 from ctxtui.core.planner import build_plan
-from ctxtui.core.policy import CompactionStyle, Policy, SummaryTemplate
+from ctxtui.core.policy import CompactionStyle, SummaryTemplate
 from ctxtui.core.reasons import CompactReason
 from ctxtui.core.seahorse import LEAF_CHUNK_TOKENS
 from ctxtui.core.summary import (
@@ -143,22 +144,25 @@ def force_compression_range(session: Session) -> tuple[int, int] | None:
 
 
 def _replaced_range(session: Session, plan: Plan, reason: CompactReason) -> tuple[int, int] | None:
-    """The plan's range when it planned for this reason; otherwise the policy's own cut."""
+    """The plan's range, unless the plan's is legacy's after-turn cut and this is a retry."""
     need = plan.compaction
-    if need.replaced is not None and (need.reason is None or need.reason is reason):
+    if need.replaced is not None and (not need.post_turn or _legacy_summarize(plan, reason)):
         return need.replaced
-    if _legacy_summarize(plan.policy, reason):
-        return (0, plan.tail.start - 1) if plan.tail.start > 0 else None
-    if plan.policy.compaction_style is CompactionStyle.DROP_OLDEST_HALF:
+    style = plan.policy.compaction_style
+    if style is CompactionStyle.DROP_OLDEST_HALF:
         return force_compression_range(session)
-    if need.replaced is not None:
-        return need.replaced
+    if style is CompactionStyle.LEAF:
+        return leaf_range(session, plan.effective_tokens)
     return (0, plan.tail.start - 1) if plan.tail.start > 0 else None
 
 
-def _legacy_summarize(policy: Policy, reason: CompactReason) -> bool:
-    """PicoClaw legacy's post-turn path: ``summarize`` rewrites meta.summary, no message."""
-    return reason is CompactReason.SUMMARIZE and policy.summarize_message_threshold > 0
+def _legacy_summarize(plan: Plan, reason: CompactReason) -> bool:
+    """PicoClaw legacy's post-turn path: the summary goes to meta.summary, no message stays.
+
+    Taken when the plan's after-turn trigger fired and the compaction is the proactive one
+    it implies; a retry still runs ``forceCompression``.
+    """
+    return plan.compaction.post_turn and reason is CompactReason.PROACTIVE
 
 
 def _with_messages(session: Session, messages: tuple[Message, ...], meta: SessionMeta) -> Session:
@@ -297,7 +301,7 @@ def _rewrite(
     session: Session, plan: Plan, reason: CompactReason, span: tuple[int, int], tokenizer: Tokenizer
 ) -> _Rewrite:
     first, last = span
-    if _legacy_summarize(plan.policy, reason):
+    if _legacy_summarize(plan, reason):
         return _legacy(session, plan, first, last)
     style = plan.policy.compaction_style
     if style is CompactionStyle.DROP_OLDEST_HALF:
@@ -312,9 +316,9 @@ def compact(
 ) -> CompactionResult:
     """Compact ``session`` as ``plan`` says; ``session`` itself is never changed.
 
-    The proactive and retry reasons run the same compaction (as in PicoClaw and the plan);
-    ``summarize`` differs only under PicoClaw legacy, whose post-turn summary goes to
-    ``meta.summary`` instead of dropping half the turns.
+    The proactive and retry reasons run the same compaction (as in PicoClaw and the plan),
+    except under PicoClaw legacy when its after-turn trigger fired: its summary then goes to
+    ``meta.summary`` instead of half the turns being dropped.
     """
     tokens_before = plan.totals.requested
     model = session.meta.model

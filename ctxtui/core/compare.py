@@ -47,6 +47,7 @@ def compare_entry(engine: Engine, name: str, overrides: Mapping[str, Any]) -> di
         "context_left": round(policy.context_left(t.tokens), 1),
         "compacts_now": plan.compaction.needed,
         "reason": plan.compaction.reason.value if plan.compaction.reason else None,
+        "post_turn": plan.compaction.post_turn,
         "tail_start": plan.tail.start,
         "zones": _zones(plan),
         "pruned": {"count": len(plan.pruned), "tokens_freed": plan.tokens_freed_by_pruning},

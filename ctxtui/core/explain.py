@@ -12,7 +12,6 @@ from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan, TailReason, Zone
 from ctxtui.core.policy import CompactionStyle, PruneStub, TailMode
 from ctxtui.core.prune import EffectiveTokens
-from ctxtui.core.reasons import CompactReason
 
 _TAIL_RULES: dict[TailReason, str] = {
     TailReason.BUDGET: "the newest {tokens:,} tokens fit its {budget:,}-token budget",
@@ -122,7 +121,7 @@ def _compaction_clause(plan: Plan, index: int) -> str:
         or not need.replaced[0] <= index <= need.replaced[1]
     ):
         return ""
-    if need.reason is CompactReason.SUMMARIZE:
+    if need.post_turn:
         return "; the history is over PicoClaw's summarize trigger, and the summary replaces it"
     style = plan.policy.compaction_style
     if style is CompactionStyle.DROP_OLDEST_HALF:

@@ -22,7 +22,7 @@ from ctxtui.core.summary_templates import summary_estimate
 from ctxtui.core.tokenizers import Tokenizer
 
 
-def _leaf_range(session: Session, tokens: Sequence[int]) -> tuple[int, int] | None:
+def leaf_range(session: Session, tokens: Sequence[int]) -> tuple[int, int] | None:
     """Seahorse's next leaf chunk, with summary messages as summary items."""
     items = [
         Item(t, 0 if m.is_summary else None) for t, m in zip(tokens, session.messages, strict=True)
@@ -41,13 +41,14 @@ def compaction_need(
     n = len(session)
     reason: CompactReason | None = None
     cut: tuple[int, int] | None = None
+    post_turn = False
     if policy.compacts(totals.tokens):
         reason = CompactReason.PROACTIVE
         if policy.compaction_style is CompactionStyle.DROP_OLDEST_HALF:
             end = force_compression_cut(session)
             cut = (0, end - 1) if end > 0 else None
         elif policy.compaction_style is CompactionStyle.LEAF:
-            cut = _leaf_range(session, effective)
+            cut = leaf_range(session, effective)
         else:
             cut = (0, tail.start - 1) if tail.start > 0 else None
     elif (
@@ -60,7 +61,7 @@ def compaction_need(
         )
         and tail.start > 0
     ):
-        reason = CompactReason.SUMMARIZE
+        reason, post_turn = CompactReason.PROACTIVE, True
         cut = (0, tail.start - 1)
     tokens_before = effective.prefix(cut[1] + 1) - effective.prefix(cut[0]) if cut else 0
     return CompactionNeed(
@@ -69,6 +70,7 @@ def compaction_need(
         replaced=cut,
         tokens_before=tokens_before,
         trigger_tokens=policy.trigger,
+        post_turn=post_turn,
     )
 
 
@@ -86,9 +88,9 @@ def after_compaction(
     rest = effective.prefix(n) - (effective.prefix(last + 1) - effective.prefix(first))
     summary, label = totals.summary, "fresh tail"
     style = policy.compaction_style
-    if need.reason is CompactReason.SUMMARIZE or style is CompactionStyle.DROP_OLDEST_HALF:
+    if need.post_turn or style is CompactionStyle.DROP_OLDEST_HALF:
         label = "remaining history"
-        if need.replaced is not None and need.reason is not CompactReason.SUMMARIZE:
+        if need.replaced is not None and not need.post_turn:
             summary += tokenizer.count_text(emergency_note(last + 1 - first))
         elif need.replaced is not None:
             summary += summary_estimate(policy.summary_template, need.tokens_before)
@@ -120,4 +122,4 @@ def forecast_overflow(
 ) -> OverflowInfo | None:
     """The request after compaction, if it still exceeds the window (X9 and X12 fixed)."""
     parts = after_compaction(session, policy, totals, need, effective, tokenizer)
-    return overflow_info(parts, totals.window, session.meta.model)
+    return overflow_info(parts, totals.window, session.meta.model, prose=True)

@@ -1,7 +1,9 @@
 """Why a request cannot fit: one rule for the planner's forecast and the compaction's result.
 
-The reason is a stable code (for scripts) followed by a sentence with the figures (for people):
-``fresh_tail_exceeds_window: the fresh tail (9,010 tokens) does not fit beside …``.
+Which part overflows is decided once, here. The forecast a plan shows people gives it as a
+sentence with the figures (``the fresh tail (9,010 tokens) does not fit beside …``); the
+result of a compaction, which scripts read, gives it as a stable code
+(``fresh_tail_exceeds_window``).
 """
 
 from __future__ import annotations
@@ -42,26 +44,31 @@ class RequestParts:
         return self.fixed + self.summary + self.kept
 
 
-def overflow_info(parts: RequestParts, window: int, model: str | None) -> OverflowInfo | None:
-    """``None`` when the request fits; otherwise the real estimate (X9) and which part (X12)."""
+def overflow_info(
+    parts: RequestParts, window: int, model: str | None, *, prose: bool = False
+) -> OverflowInfo | None:
+    """``None`` when the request fits; otherwise the real estimate (X9) and which part (X12).
+
+    The reason is the cause's code, or with ``prose`` the sentence with its figures.
+    """
     requested = parts.requested
     if requested <= window:
         return None
     if parts.fixed > window:
         cause = OverflowCause.FIXED
-        prose = (
+        sentence = (
             f"system prompt ({parts.system:,}) + tool definitions ({parts.tool_defs:,}) + "
             f"output reserve ({parts.output_reserve:,}) exceed the window on their own"
         )
     elif parts.fixed + parts.kept > window:
         cause = OverflowCause.KEPT
-        prose = (
+        sentence = (
             f"the {parts.kept_label} ({parts.kept:,} tokens) does not fit beside the system "
             f"prompt, tool definitions and output reserve ({parts.fixed:,} tokens)"
         )
     else:
         cause = OverflowCause.SUMMARY
-        prose = (
+        sentence = (
             f"the summary (~{parts.summary:,} tokens) takes the {parts.kept_label} "
             f"({parts.kept:,} tokens) {requested - window:,} tokens past the window"
         )
@@ -69,5 +76,5 @@ def overflow_info(parts: RequestParts, window: int, model: str | None) -> Overfl
         model=model or UNKNOWN_MODEL,
         context_window=window,
         requested_tokens=requested,
-        reason=f"{cause.value}: {prose}",
+        reason=sentence if prose else cause.value,
     )

@@ -163,6 +163,7 @@ class CompactionNeed:
     replaced: tuple[int, int] | None  # inclusive [first, last] message indices
     tokens_before: int  # tokens of the replaced messages
     trigger_tokens: int  # the smallest prompt (Totals.tokens) at which compaction fires
+    post_turn: bool = False  # PicoClaw legacy's after-turn summarize trigger fired, not the window
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,6 @@ class CompactReason(StrEnum):
     PROACTIVE = "proactive"  # before the LLM call: the request would not fit
     RETRY = "retry"  # after the provider rejected the request as too long
     OVERFLOW = "overflow"  # during streaming (no producer in PicoClaw: defect X15)
-    SUMMARIZE = "summarize"  # after a turn: PicoClaw legacy's message or 75 % trigger
 
     @property
     def picoclaw_name(self) -> str | None:
@@ -26,26 +25,21 @@ class CompactReason(StrEnum):
     def parse(cls, value: str) -> CompactReason:
         """Accept the plan's names and PicoClaw's (``proactive_budget``, ``llm_retry``).
 
-        PicoClaw's post-turn ``summarize`` has no counterpart in the plan (defect X14); as a
-        name it maps to ``proactive``, the reason a post-turn check would give. ``SUMMARIZE``
-        is only the planner's label for PicoClaw legacy's post-turn trigger, which compacts
-        differently (into ``meta.summary``), so a plan can say which of its triggers fired.
+        PicoClaw's post-turn ``summarize`` has no counterpart in the plan (defect X14); it maps
+        to ``proactive``, the reason a post-turn check would give. (A plan says which of
+        PicoClaw legacy's two triggers fired with ``CompactionNeed.post_turn``.)
         """
         v = value.strip().lower()
-        for reason in _NAMED:
+        for reason in cls:
             if v == reason.value or v == _PICOCLAW.get(reason):
                 return reason
         if v == "summarize":
             return cls.PROACTIVE
-        names = ", ".join(r.value for r in _NAMED)
+        names = ", ".join(r.value for r in cls)
         raise ValueError(f"reason: unknown compaction reason {value!r} (expected {names})")
 
 
 _PICOCLAW: dict[CompactReason, str] = {
     CompactReason.PROACTIVE: "proactive_budget",
     CompactReason.RETRY: "llm_retry",
-    CompactReason.SUMMARIZE: "summarize",
 }
-
-_NAMED = (CompactReason.PROACTIVE, CompactReason.RETRY, CompactReason.OVERFLOW)
-"""The plan's three reasons: the names a user may give."""
