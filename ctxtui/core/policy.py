@@ -73,20 +73,32 @@ class Policy(BaseModel):
         "or tiktoken:ENCODING",
         pattern=r"^(plan|picoclaw|opencode|tiktoken:[A-Za-z0-9_.-]+)$",
     )
+    chars_per_token: float = _knob(
+        4.0, "general", "the plan estimator's characters per token", gt=0, le=100
+    )
     tokenizer_from_model: bool = _knob(
         False,
         "general",
         "count with the tokenizer of the session's model when it is known (the agent counts "
         "with the provider's usage)",
     )
-    chars_per_token: float = _knob(
-        4.0, "general", "the plan estimator's characters per token", gt=0, le=100
-    )
     context_window: int = _knob(
         131_072, "window", "the model's context window, in tokens", ge=256, le=100_000_000
     )
     max_tokens: int = _knob(
         32_768, "window", "output reserve: the request's max_tokens", ge=0, le=100_000_000
+    )
+    compact_trigger_ratio: float = _knob(
+        1.0,
+        "window",
+        "compact proactively from this share of the window (Codex: 0.9)",
+        gt=0,
+        le=1.0,
+    )
+    reserve_system_and_tools: bool = _knob(
+        True,
+        "window",
+        "the history budget also reserves the system prompt and tool definitions (fixes X42)",
     )
     output_from_model: bool = _knob(
         False,
@@ -99,12 +111,16 @@ class Policy(BaseModel):
         "history that does not fit the budget is left out of the request; off: the whole "
         "history is sent until a compaction (PicoClaw legacy, OpenCode, Codex, Claude Code)",
     )
-    compact_trigger_ratio: float = _knob(
-        1.0,
-        "trigger",
-        "the trigger starts from this share of the window (Codex: 0.9)",
-        gt=0,
-        le=1.0,
+    sanitize_history: bool = _knob(
+        False,
+        "window",
+        "PicoClaw's request builder drops leading and unmatched tool messages before sending",
+    )
+    context_left_baseline: int = _knob(
+        0,
+        "window",
+        "'context left' discounts this many tokens of prompts and tools (Codex 12,000)",
+        ge=0,
     )
     trigger_output_cap: int = _knob(
         UNCAPPED,
@@ -139,22 +155,6 @@ class Policy(BaseModel):
         "PicoClaw legacy: or when the history exceeds this percentage of the window",
         ge=1,
         le=100,
-    )
-    context_left_baseline: int = _knob(
-        0,
-        "window",
-        "'context left' discounts this many tokens of prompts and tools (Codex 12,000)",
-        ge=0,
-    )
-    sanitize_history: bool = _knob(
-        False,
-        "window",
-        "PicoClaw's request builder drops leading and unmatched tool messages before sending",
-    )
-    reserve_system_and_tools: bool = _knob(
-        True,
-        "window",
-        "the history budget also reserves the system prompt and tool definitions (fixes X42)",
     )
     tail_mode: TailMode = _knob(TailMode.TOKENS, "fresh tail", "tail measured in tokens or items")
     tail_ratio: float = _knob(
