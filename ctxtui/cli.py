@@ -47,7 +47,8 @@ SESSION_HELP = (
 
 TOKENIZER_HELP = (
     "how tokens are counted: 'plan' (characters / --chars-per-token, rounded up), 'picoclaw' "
-    "(PicoClaw's shipped estimator) or 'tiktoken:ENCODING' (exact). tiktoken:cl100k_base works "
+    "(PicoClaw's shipped estimator), 'opencode' (round(length / 4)) or 'tiktoken:ENCODING' "
+    "(exact). tiktoken:cl100k_base works "
     "offline; other encodings (o200k_base, ...) need a download, and without one the count "
     "falls back to cl100k_base and the report says so; default: the preset's (plan, picoclaw)"
 )
@@ -192,6 +193,9 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--tokenizer", metavar="SPEC", help=TOKENIZER_HELP)
     for knob in KNOBS:
+        if knob.metavar == "MODE":
+            g.add_argument(knob.flag, metavar=knob.metavar, help=knob_help(knob))
+            continue
         kind = _ratio if knob.metavar == "F" else _count
         g.add_argument(knob.flag, type=kind, metavar=knob.metavar, help=knob_help(knob))
 
@@ -417,7 +421,7 @@ def _check_app_knobs(parser: argparse.ArgumentParser, overrides: dict[str, Any])
             except CommandError as err:
                 parser.error(str(err))
             if not TOKENIZER_SPEC.match(value):
-                parser.error("--tokenizer: expected plan, picoclaw or tiktoken:ENCODING")
+                parser.error("--tokenizer: expected plan, picoclaw, opencode or tiktoken:ENCODING")
             continue
         problem = range_problem(field, value)
         if problem is not None:

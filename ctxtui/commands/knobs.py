@@ -8,6 +8,7 @@ without which the picoclaw preset's fresh tail could not be changed at all.
 
 from __future__ import annotations
 
+import enum
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +38,7 @@ KNOBS: tuple[Knob, ...] = (
     Knob("tail_turns", "tail_min_turns", "N"),
     Knob("tail_items", "tail_items", "N"),
     Knob("chars_per_token", "chars_per_token", "F"),
+    Knob("prune_mode", "prune_mode", "MODE"),  # OpenCode's prune is opt-in: --prune-mode tokens
 )
 
 POLICY_FLAGS: dict[str, str] = {"tokenizer": "tokenizer", **{k.dest: k.field for k in KNOBS}}
@@ -56,7 +58,17 @@ TOKEN_TAIL_FIELDS = frozenset(
 _NBSP = "\u00a0"  # keeps "≥ 0" on one line of --help
 
 
-def _number(value: float) -> str:
+def knob_choices(field: str) -> tuple[str, ...] | None:
+    """The values of a choice knob (an enum field), or ``None`` for a number."""
+    kind = Policy.model_fields[field].annotation
+    if isinstance(kind, type) and issubclass(kind, enum.Enum):
+        return tuple(str(m.value) for m in kind)
+    return None
+
+
+def _number(value: float | str) -> str:
+    if isinstance(value, str):
+        return value
     if isinstance(value, int) or float(value).is_integer():
         return f"{int(value):,}"
     return f"{value:g}"
@@ -64,6 +76,9 @@ def _number(value: float) -> str:
 
 def knob_range(field: str) -> str:
     """The values a ``Policy`` field accepts, in words: ``256 to 100,000,000``, ``> 0``…"""
+    choices = knob_choices(field)
+    if choices is not None:
+        return "one of " + ", ".join(choices)
     low = high = None
     low_strict = high_strict = False
     for item in Policy.model_fields[field].metadata:
@@ -86,12 +101,15 @@ def knob_range(field: str) -> str:
     return "any value"
 
 
-def range_problem(field: str, value: float) -> str | None:
+def range_problem(field: str, value: float | str) -> str | None:
     """``expected 0 to 1, got 7`` when ``value`` is outside the field's own bounds, else ``None``.
 
     Checks one knob alone, before any session is loaded (relations such as max_tokens below
     the window depend on the session and are left to the policy).
     """
+    choices = knob_choices(field)
+    if choices is not None:
+        return None if str(value) in choices else f"expected {knob_range(field)}, got {value}"
     for item in Policy.model_fields[field].metadata:
         ge, gt = getattr(item, "ge", None), getattr(item, "gt", None)
         le, lt = getattr(item, "le", None), getattr(item, "lt", None)
@@ -172,7 +190,7 @@ def explain_policy_error(message: str, given: dict[str, Any]) -> str:
         field, sep, rest = part.partition(": ")
         if sep and field in Policy.model_fields:
             if field == "tokenizer":
-                parts.append("--tokenizer: expected plan, picoclaw or tiktoken:ENCODING")
+                parts.append("--tokenizer: expected plan, picoclaw, opencode or tiktoken:ENCODING")
                 continue
             got = given.get(field)
             if _PYDANTIC_BOUND.match(rest):

@@ -119,3 +119,75 @@ def condensed_sources(items: Sequence[Item]) -> list[int] | None:
 def condensed_depth(items: Sequence[Item], sources: Sequence[int]) -> int:
     """A condensed summary's depth: one more than its deepest source."""
     return max(items[i].depth or 0 for i in sources) + 1
+
+
+# -- what Assemble adds to the system prompt (§2.6) --------------------------------------------
+
+MULTI_LEVEL_LINES: tuple[str, ...] = (
+    "Your context has been heavily compressed through multi-level summarization.",
+    "Do NOT assert specific facts (commands, SHAs, paths, timestamps) from summaries without "
+    "expanding.",
+    "When uncertain, use expand tools to recover the details.",
+    "Tool escalation: grep → describe → expand",
+)
+"""The lines seahorse's warning is known to hold (its full wording is not reproduced)."""
+SOME_SUMMARIZED = (
+    "Some earlier messages have been summarized. Use expand tools to recover details if needed."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryNode:
+    """A summary as seahorse renders it into the system prompt."""
+
+    id: str
+    kind: str  # "leaf" or "condensed"
+    depth: int
+    descendant_count: int
+    content: str
+    earliest_at: str | None = None  # RFC 3339, omitted when unset
+    latest_at: str | None = None
+    parents: tuple[str, ...] = ()
+
+
+def _escape(text: str) -> str:
+    """Go's ``html.EscapeString``: ``& < > " '``."""
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&#34;")
+        .replace("'", "&#39;")
+    )
+
+
+def format_summary_xml(node: SummaryNode) -> str:
+    """``FormatSummaryXML``: the summary element, its escaped content, a condensed one's parents."""
+    attrs = (
+        f'id="{node.id}" kind="{node.kind}" depth="{node.depth}" '
+        f'descendant_count="{node.descendant_count}"'
+    )
+    if node.earliest_at:
+        attrs += f' earliest_at="{node.earliest_at}"'
+    if node.latest_at:
+        attrs += f' latest_at="{node.latest_at}"'
+    lines = [f"<summary {attrs}>", "  <content>", f"    {_escape(node.content)}", "  </content>"]
+    if node.kind == "condensed" and node.parents:
+        lines.append("  <parents>")
+        lines.extend(f'    <summary_ref id="{p}" />' for p in node.parents)
+        lines.append("  </parents>")
+    lines.append("</summary>")
+    return "\n".join(lines)
+
+
+def render_summaries(nodes: Sequence[SummaryNode]) -> str:
+    """The ``Summary`` string ``Assemble`` returns: the nodes, then the system-prompt addition."""
+    if not nodes:
+        return ""
+    body = "\n\n".join(format_summary_xml(n) for n in nodes)
+    condensed = sum(n.kind == "condensed" for n in nodes)
+    if max(n.depth for n in nodes) >= 2 or condensed >= 2:
+        note = "\n".join(MULTI_LEVEL_LINES)
+    else:
+        note = SOME_SUMMARIZED
+    return f"{body}\n\n{note}"
