@@ -17,7 +17,7 @@ after which both runs make the same decisions. Re-planning stays independent of 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ctxtui.core.models import Message, Session
@@ -101,13 +101,20 @@ class PairIndex:
     calls: Sequence[int]  # the call of each, aligned with ``results``
     reach: int  # the largest distance from a call to one of its results
     unpaired: Sequence[int]  # results with no call anywhere in the session
+    call_of: Mapping[int, int]  # result → call
+    results_of: Mapping[int, tuple[int, ...]]  # call → results
 
     @classmethod
     def of(cls, session: Session) -> PairIndex:
         pairs = sorted(session.call_of_result.items())
         reach = max((r - c for r, c in pairs), default=0)
         return cls(
-            [r for r, _ in pairs], [c for _, c in pairs], reach, list(session.orphan_results)
+            [r for r, _ in pairs],
+            [c for _, c in pairs],
+            reach,
+            list(session.orphan_results),
+            session.call_of_result,
+            session.results_of_call,
         )
 
 
@@ -116,8 +123,9 @@ def unpaired_sent(
 ) -> dict[int, str]:
     """Tool messages in the sent history whose partner is not sent, with why.
 
-    Only pairs within ``reach`` of a range's edges can be split by the ranges, and only those
-    and the session's own unpaired results are examined.
+    Only pairs within ``reach`` of a range's edges can be split by the ranges, and the
+    partners of what the sanitizer dropped by the others; only those and the session's own
+    unpaired results are examined.
     """
 
     def sent(i: int) -> bool:
@@ -139,6 +147,13 @@ def unpaired_sent(
                     out[r] = f"a tool result whose call (#{c:,}) is not sent"
                 elif sent(c) and not sent(r):
                     out.setdefault(c, f"a tool call whose result (#{r:,}) is not sent")
+    for d in dropped:
+        call = index.call_of.get(d)
+        if call is not None and sent(call):
+            out.setdefault(call, f"a tool call whose result (#{d:,}) is not sent")
+        for r in index.results_of.get(d, ()):
+            if sent(r):
+                out[r] = f"a tool result whose call (#{d:,}) is not sent"
     for i in dropped:
         out.pop(i, None)
     return out

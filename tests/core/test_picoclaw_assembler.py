@@ -238,3 +238,32 @@ def test_x6_items_mode_keeps_trim_fresh_tail_to_safe_budget() -> None:
     leading = [Message(role="user"), *active[2:], Message(role="user"), Message(role="assistant")]
     trimmed = _plan(leading, [10, 5, 10, 5, 10, 5], 35)
     assert trimmed.tail.start == 3
+
+
+def test_a_trimmed_tail_leaves_a_hole_and_an_unanswered_call() -> None:
+    call = ToolCall(id="c1", name="read")
+    messages = [
+        Message(role="user"),
+        Message(role="assistant"),
+        Message(role="user"),
+        Message(role="assistant", tool_calls=(call,)),
+        Message(role="tool", tool_call_id="c1"),  # the first of the last 32 items
+        *(Message(role="assistant" if k % 2 == 0 else "user") for k in range(31)),
+    ]
+    tokens = [10, 10, 10, 10, 100] + [10] * 31
+    plan = _plan(messages, tokens, 330)
+    # 410 tokens of tail are over 330: the trim starts it at #5 (310); 20 tokens remain, and
+    # the fill takes #2-#3 from before the 32 items — never #4, which the trim took off.
+    assert (plan.tail.start, plan.tail.reason) == (5, TailReason.BUDGET)
+    assert plan.kept_start == 2
+    assert plan.excluded == frozenset({4})
+    assert [plan.zone(i).value for i in (1, 2, 3, 4, 5)] == [
+        "dropped",
+        "kept",
+        "kept",
+        "dropped",
+        "tail",
+    ]
+    assert plan.unpaired == {3: "a tool call whose result (#4) is not sent"}
+    assert any("PicoClaw main would send 1 tool message" in w for w in plan.warnings)
+    assert plan.totals.kept + plan.totals.tail == 330
