@@ -25,7 +25,7 @@ from ctxtui.core.errors import ContextOverflowError, OverflowInfo
 from ctxtui.core.legacy import emergency_note, force_compression_cut
 from ctxtui.core.legacy_summary import legacy_summary_prompt, legacy_summary_text
 from ctxtui.core.models import Message, Session, SessionMeta
-from ctxtui.core.need import leaf_range
+from ctxtui.core.need import compaction_cut
 from ctxtui.core.overflow import UNKNOWN_MODEL, RequestParts, overflow_info
 from ctxtui.core.plan import Plan
 from ctxtui.core.planner import build_plan
@@ -144,16 +144,11 @@ def force_compression_range(session: Session) -> tuple[int, int] | None:
 
 
 def _replaced_range(session: Session, plan: Plan, reason: CompactReason) -> tuple[int, int] | None:
-    """The plan's range, unless the plan's is legacy's after-turn cut and this is a retry."""
+    """The plan's range, unless it is legacy's after-turn cut and this is not that compaction."""
     need = plan.compaction
     if need.replaced is not None and (not need.post_turn or _legacy_summarize(plan, reason)):
         return need.replaced
-    style = plan.policy.compaction_style
-    if style is CompactionStyle.DROP_OLDEST_HALF:
-        return force_compression_range(session)
-    if style is CompactionStyle.LEAF:
-        return leaf_range(session, plan.effective_tokens)
-    return (0, plan.tail.start - 1) if plan.tail.start > 0 else None
+    return compaction_cut(session, plan.policy, plan.tail.start, plan.effective_tokens)
 
 
 def _legacy_summarize(plan: Plan, reason: CompactReason) -> bool:

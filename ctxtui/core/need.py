@@ -30,6 +30,25 @@ def leaf_range(session: Session, tokens: Sequence[int]) -> tuple[int, int] | Non
     return leaf_chunk(items)
 
 
+def compaction_cut(
+    session: Session, policy: Policy, tail_start: int, tokens: Sequence[int]
+) -> tuple[int, int] | None:
+    """What the policy's compaction replaces, as an inclusive range (``None``: nothing).
+
+    The one rule for the range, used by the plan's forecast and by the compaction itself:
+    legacy drops the oldest half of the turns, seahorse summarises its next leaf chunk, the
+    others everything before the fresh tail (Codex and Claude Code: everything).
+    """
+    style = policy.compaction_style
+    if style is CompactionStyle.DROP_OLDEST_HALF:
+        end = force_compression_cut(session)
+    elif style is CompactionStyle.LEAF:
+        return leaf_range(session, tokens)
+    else:
+        end = tail_start
+    return (0, end - 1) if end > 0 else None
+
+
 def compaction_need(
     session: Session, policy: Policy, totals: Totals, tail: FreshTail, effective: EffectiveTokens
 ) -> CompactionNeed:
@@ -44,13 +63,7 @@ def compaction_need(
     post_turn = False
     if policy.compacts(totals.tokens):
         reason = CompactReason.PROACTIVE
-        if policy.compaction_style is CompactionStyle.DROP_OLDEST_HALF:
-            end = force_compression_cut(session)
-            cut = (0, end - 1) if end > 0 else None
-        elif policy.compaction_style is CompactionStyle.LEAF:
-            cut = leaf_range(session, effective)
-        else:
-            cut = (0, tail.start - 1) if tail.start > 0 else None
+        cut = compaction_cut(session, policy, tail.start, effective)
     elif (
         summarize_due(
             n,
