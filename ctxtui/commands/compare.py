@@ -28,38 +28,47 @@ def _presets(text: str) -> list[str]:
     return names
 
 
-def _table(doc: dict[str, Any]) -> Any:
-    from rich.table import Table
+def _zone(z: dict[str, int]) -> str:
+    return f"{z['count']:,} ({z['tokens']:,} tok)"
 
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    for name in (
-        "preset",
-        "window",
-        "trigger",
-        "prompt",
-        "compacts",
-        "tail",
-        "kept",
-        "dropped",
-        "pruned",
-        "after",
-    ):
-        table.add_column(name, justify="left" if name == "preset" else "right", no_wrap=True)
+
+def _table(doc: dict[str, Any]) -> Any:
+    """One block per preset, label and value, so it reads in 80 columns."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    blocks: list[Any] = []
     for p in doc["presets"]:
-        zones = p["zones"]
-        table.add_row(
-            p["preset"],
-            f"{p['window']:,} ({p['window_source']})",
-            f"{p['trigger']:,}",
-            f"{p['tokens']:,}",
-            "yes" if p["compacts_now"] else "no",
-            f"#{p['tail_start']:,}",
-            f"{zones['kept']['count']:,} / {zones['kept']['tokens']:,}",
-            f"{zones['dropped']['count']:,} / {zones['dropped']['tokens']:,}",
-            f"{p['pruned']['count']:,} / {p['pruned']['tokens_freed']:,}",
-            f"{p['after_compaction']['requested']:,}",
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(style="bold", no_wrap=True, min_width=8)
+        grid.add_column(overflow="fold")
+        now = "compacts now" if p["compacts_now"] else "does not compact now"
+        if p["post_turn"]:
+            now += " (after-turn summary)"
+        zones, pruned, after = p["zones"], p["pruned"], p["after_compaction"]
+        replaced = after["replaced"]
+        span = f"replaces #{replaced[0]:,}-#{replaced[1]:,}" if replaced else "replaces nothing"
+        grid.add_row(
+            "window",
+            f"{p['window']:,} tok ({p['window_source']}) · tokenizer {p['tokenizer']}",
         )
-    return table
+        grid.add_row("trigger", f"{p['trigger']:,} tok · prompt {p['tokens']:,} tok · {now}")
+        grid.add_row(
+            "zones",
+            f"tail from #{p['tail_start']:,} · kept {_zone(zones['kept'])} · dropped "
+            f"{_zone(zones['dropped'])} · pruned {pruned['count']:,} "
+            f"({pruned['tokens_freed']:,} tok freed)",
+        )
+        grid.add_row(
+            "after",
+            f"a compaction {span}: {after['requested']:,} tok requested, "
+            f"{after['messages']:,} messages",
+        )
+        for warning in p["warnings"]:
+            grid.add_row(Text("warning", style="yellow"), Text(warning, style="yellow"))
+        blocks += [Text(p["preset"], style="bold underline"), grid, Text()]
+    return Group(*blocks[:-1])
 
 
 def run(args: argparse.Namespace) -> int:

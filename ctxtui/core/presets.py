@@ -176,17 +176,12 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 PRESET_LINES: dict[str, str] = {
-    "plan": "the context-window plan with its defects fixed: token tail, pruning, truncation",
-    "picoclaw": "PicoClaw main's default (legacy) manager: whole history, summarize > 20 "
-    "messages or 75 %, forceCompression at the window",
-    "picoclaw-seahorse": "PicoClaw main's seahorse manager: 32-item tail, newest-first fill "
-    "to the first miss, leaf summaries",
-    "opencode": "OpenCode: round(len/4), compacts at window − out − min(20k, out), tail "
-    "25 % of that (2k–15k), prune opt-in",
-    "codex": "Codex CLI: compacts at 90 % of the window, keeps recent user messages (20k) + "
-    "a summary, 10 KiB / 256-line outputs",
-    "claude-code": "Claude Code: compacts at window − min(out, 20k) − 13k, clears old tool "
-    "results, 9-section summary",
+    "plan": "the context-window plan, its sketch's defects fixed",
+    "picoclaw": "PicoClaw main, legacy: whole history, forceCompression",
+    "picoclaw-seahorse": "PicoClaw main, seahorse: 32-item tail, leaf summaries",
+    "opencode": "OpenCode: compacts at window − out − min(20k, out)",
+    "codex": "Codex CLI: compacts at 90 %, keeps user messages + a summary",
+    "claude-code": "Claude Code: compacts at window − min(out, 20k) − 13k",
 }
 """One line per preset, for ``ctxtui presets`` and ``--help``; docs/presets.md has the sources."""
 

@@ -383,3 +383,28 @@ def test_picoclaw_legacy_force_compression_at_the_window(
     assert p["compacts_now"] and not p["post_turn"]
     assert p["zones"]["dropped"]["count"] == 0  # still sent whole: legacy has no budget
     assert p["after_compaction"]["replaced"] == [0, 7]  # the oldest half of the turns
+
+
+def test_compare_and_presets_read_in_80_columns(
+    chat: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["compare", str(chat), "--context-window", "200000"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert [line for line in lines if line and not line[0].isspace() and " " not in line] == [
+        "plan",
+        "picoclaw",
+        "opencode",
+        "codex",
+        "claude-code",
+    ]
+    assert main(["presets"]) == 0
+    assert max(len(line) for line in capsys.readouterr().out.splitlines()) <= 80
+
+
+def test_compare_refuses_an_unknown_preset(chat: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", str(chat), "--presets", "plan,nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'nope'" in err and "known: plan" in err

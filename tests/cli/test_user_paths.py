@@ -299,7 +299,10 @@ def test_format_names_are_forgiving_about_case_and_underscores(
         (["--tail-min", "9000"], "--tail-min (9,000) must not exceed --tail-max (8,000)"),
         (["--max-tokens", "200000"], "--max-tokens (200,000) must be smaller than"),
         (["--tokenizer", "tiktoken:o200k"], "found 'o200k'"),
-        (["--tokenizer", "tiktoken:"], "--tokenizer: expected plan, picoclaw, opencode or tiktoken:"),
+        (
+            ["--tokenizer", "tiktoken:"],
+            "--tokenizer: expected plan, picoclaw, opencode or tiktoken:",
+        ),
     ],
 )
 def test_a_bad_knob_names_its_flag_and_range(
