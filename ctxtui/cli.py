@@ -107,7 +107,7 @@ def build_command_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse
             add_session_options(parser)
         if c.add_options is not None:
             c.add_options(parser)
-        if c.session != "none":
+        if c.session != "none" and c.policy:
             add_policy_options(parser)
         parsers[c.name] = parser
     return p, parsers

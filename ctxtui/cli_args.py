@@ -20,7 +20,7 @@ from ctxtui.cli_help import (
     REPORT_EPILOG,
     TOKENIZER_HELP,
 )
-from ctxtui.options import Knob, cli_knobs, clip, knob_help, tokenizer_problem
+from ctxtui.options import Knob, cli_knobs, clip, knob_help, prune_modes, tokenizer_problem
 
 # -- option values: checked at the flag, so a bad one never reaches the app or a count --------
 
@@ -101,8 +101,17 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
         "What the simulated context manager does. Each knob starts from the preset's value; "
         "'unused by X' means preset X ignores it.",
     )
-    g.add_argument("--preset", choices=tuple(PRESETS), default="plan", help=PRESET_HELP)
+    g.add_argument(
+        "--preset", choices=tuple(PRESETS), default="plan", metavar="NAME", help=PRESET_HELP
+    )
     g.add_argument("--tokenizer", type=_tokenizer, metavar="SPEC", help=TOKENIZER_HELP)
+    g.add_argument(
+        "--prune-mode",
+        choices=prune_modes(),
+        metavar="MODE",
+        help="how old tool outputs are pruned: " + ", ".join(prune_modes()) + "; OpenCode's "
+        "prune is opt-in (--preset opencode --prune-mode tokens); default: the preset's",
+    )
     for knob in cli_knobs():
         g.add_argument(
             knob.flag or knob.field,
@@ -181,6 +190,19 @@ def _replay_options(replay: argparse.ArgumentParser) -> None:
     replay.add_argument("--json", action="store_true", help="print one JSON document")
 
 
+def _compare_options(compare: argparse.ArgumentParser) -> None:
+    compare.add_argument(
+        "--presets",
+        default="plan,picoclaw,opencode,codex,claude-code",
+        metavar="A,B,...",
+        help="the presets to compare, comma-separated; default: plan,picoclaw,opencode,codex,"
+        "claude-code",
+    )
+    compare.add_argument("--json", action="store_true", help="print one JSON document")
+    compare.add_argument("--context-window", type=_count, metavar="N", help="for every preset")
+    compare.add_argument("--max-tokens", type=_count, metavar="N", help="for every preset")
+
+
 def _sessions_options(sessions: argparse.ArgumentParser) -> None:
     sessions.add_argument("--json", action="store_true", help="print one JSON document")
     sessions.add_argument(
@@ -217,6 +239,7 @@ class Command:
     epilog: str | None = None
     add_options: Callable[[argparse.ArgumentParser], None] | None = None
     session: Literal["required", "optional", "none"] = "required"
+    policy: bool = True  # takes --preset and the knobs (compare takes its own)
 
 
 COMMANDS: tuple[Command, ...] = (
@@ -254,6 +277,26 @@ COMMANDS: tuple[Command, ...] = (
         "--json a table; with --json one document (schema ctxtui.replay/1).",
         REPLAY_EPILOG,
         _replay_options,
+    ),
+    Command(
+        "compare",
+        "SESSION",
+        "one session under several presets, side by side",
+        "one session under several presets, side by side",
+        "Plan one session under several presets: window and its source, trigger, request, "
+        "whether it compacts now, tail start, kept/dropped/pruned, and the request after a "
+        "compaction. --json prints schema ctxtui.compare/1.",
+        add_options=_compare_options,
+        policy=False,
+    ),
+    Command(
+        "presets",
+        "",
+        "list the policy presets, one line each",
+        "list the policy presets",
+        "List the policy presets, one line each: what each agent's context manager does "
+        "(docs/presets.md has the figures).",
+        session="none",
     ),
     Command(
         "formats",

@@ -25,7 +25,8 @@ SESSION_HELP = (
 
 TOKENIZER_HELP = (
     "how tokens are counted: 'plan' (characters / --chars-per-token, rounded up), 'picoclaw' "
-    "(PicoClaw's shipped estimator), or exactly: 'tiktoken:cl100k_base' (GPT-4), "
+    "(PicoClaw's shipped estimator), 'opencode' (round(length / 4)), or exactly: "
+    "'tiktoken:cl100k_base' (GPT-4), "
     "'tiktoken:o200k_base' (GPT-4o/4.1/5, o-series, Codex), 'llama3' (Llama 3.x), 'qwen2' "
     "(Qwen2, 2.5, 3). tiktoken:cl100k_base works offline, and so do the other three; other "
     "tiktoken:ENCODING names need a download, and without one the count falls back to "
@@ -33,9 +34,9 @@ TOKENIZER_HELP = (
 )
 
 PRESET_HELP = (
-    "the knobs' starting values. plan: the context-window plan with its defects fixed "
-    "(token-measured fresh tail, pruning, truncation, structured summaries). picoclaw: "
-    "PicoClaw main as shipped (last 32 items, no pruning, drops the oldest half); default: plan"
+    "the knobs' starting values: plan (the context-window plan with its defects fixed), "
+    "picoclaw (PicoClaw main's legacy manager), picoclaw-seahorse, opencode, codex or "
+    "claude-code; 'ctxtui presets' says what each does; default: plan"
 )
 
 APP_EPILOG_HEAD = "  ctxtui [SESSION]          open the app (no SESSION: the bundled demo session)"

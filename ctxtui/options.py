@@ -108,6 +108,17 @@ def tokenizer_spec() -> re.Pattern[str]:
     return re.compile(next(str(m.pattern) for m in info.metadata if hasattr(m, "pattern")))
 
 
+CHOICE_FLAGS = {"tokenizer": "--tokenizer", "prune_mode": "--prune-mode"}
+"""``Policy`` fields set by a word rather than a number; each option's dest is the field."""
+
+
+def prune_modes() -> tuple[str, ...]:
+    """What ``--prune-mode`` accepts: OpenCode's prune is opt-in, so a user switches it on."""
+    from ctxtui.core.policy_modes import PruneMode
+
+    return tuple(m.value for m in PruneMode)
+
+
 TOKEN_TAIL_FIELDS = frozenset(
     {"tail_ratio", "tail_min_tokens", "tail_max_tokens", "tail_min_turns"}
 )
@@ -242,8 +253,8 @@ def cli_knobs() -> tuple[Knob, ...]:
 
 def flag_of(field: str) -> str:
     """The option that sets a ``Policy`` field (the field name itself when there is none)."""
-    if field == "tokenizer":
-        return "--tokenizer"
+    if field in CHOICE_FLAGS:
+        return CHOICE_FLAGS[field]
     return FLAGS.get(field, field)
 
 
@@ -253,8 +264,10 @@ def unused_reason(field: str, values: Mapping[str, Any]) -> str | None:
 
     tail_mode = TailMode(values.get("tail_mode", TailMode.TOKENS))
     preset_name = values.get("preset", "this")
-    if field in TOKEN_TAIL_FIELDS and tail_mode is TailMode.ITEMS:
+    if field in TOKEN_TAIL_FIELDS and tail_mode in (TailMode.ITEMS, TailMode.MESSAGES):
         return f"the {preset_name} preset's fresh tail is the last N items (--tail-items)"
+    if field in TOKEN_TAIL_FIELDS | {"tail_items"} and tail_mode is TailMode.NONE:
+        return f"the {preset_name} preset keeps no fresh tail"
     if field == "tail_items" and tail_mode is TailMode.TOKENS:
         return f"the {preset_name} preset's fresh tail is measured in tokens (--tail-ratio and co.)"
     tokenizer = values.get("tokenizer", "plan")
@@ -292,7 +305,7 @@ def knob_help(knob: Knob) -> str:
     return text
 
 
-TOKENIZER_EXPECTED = "expected plan, picoclaw, tiktoken:ENCODING, llama3 or qwen2"
+TOKENIZER_EXPECTED = "expected plan, picoclaw, opencode, tiktoken:ENCODING, llama3 or qwen2"
 
 
 def tokenizer_problem(spec: str) -> str | None:
@@ -361,9 +374,10 @@ def _digits(match: re.Match[str]) -> str:
 def overrides_from(namespace: object) -> dict[str, Any]:
     """The knobs given on a command line (``None`` = not given), keyed by ``Policy`` field."""
     out: dict[str, Any] = {}
-    tokenizer = getattr(namespace, "tokenizer", None)
-    if tokenizer is not None:
-        out["tokenizer"] = tokenizer
+    for field in CHOICE_FLAGS:
+        value = getattr(namespace, field, None)
+        if value is not None:
+            out[field] = value
     for knob in cli_knobs():
         value = getattr(namespace, knob.dest, None)
         if value is not None:

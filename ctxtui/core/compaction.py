@@ -1,10 +1,13 @@
 """Carrying out a compaction: the new session, the summary, and the tokens it saved or not.
 
 A compaction never edits the session it is given: it returns a new ``Session`` in which the
-plan's replaced range is either one summary message (style ``summarize``) or gone, with
-PicoClaw's emergency note appended to ``meta.summary`` (style ``drop_oldest_half``, the legacy
-``forceCompression``). The result carries the request size before and after, counted with the
-same tokenizer, and says so plainly when even the compacted request cannot fit the window.
+plan's replaced range is one summary message (styles ``summarize`` and ``leaf``, under the
+policy's summary template), the recent user messages plus one summary user message (Codex's
+``user_messages``), or gone, with PicoClaw's emergency note appended to ``meta.summary``
+(``drop_oldest_half``, legacy ``forceCompression``) or legacy's summary set there (the
+post-turn ``summarize`` reason). The result carries the request size before and after, counted
+with the same tokenizer, and says so plainly when even the compacted request cannot fit the
+window.
 
 "Request size" means what would be sent: the plan's figure, after pruning and truncation, on
 both sides. Raw counts would credit the compaction with tokens pruning had already removed,
@@ -19,11 +22,16 @@ from dataclasses import dataclass
 from ctxtui.core.counting import count_summary
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.errors import ContextOverflowError, OverflowInfo
+from ctxtui.core.legacy import emergency_note, force_compression_cut
+from ctxtui.core.legacy_summary import legacy_summary_prompt, legacy_summary_text
 from ctxtui.core.models import Message, Session, SessionMeta
+from ctxtui.core.need import compaction_cut
+from ctxtui.core.overflow import UNKNOWN_MODEL, RequestParts, overflow_info
 from ctxtui.core.plan import Plan
-from ctxtui.core.planner import build_plan, emergency_note, force_compression_cut
-from ctxtui.core.policy import CompactionStyle
+from ctxtui.core.planner import build_plan
+from ctxtui.core.policy import CompactionStyle, SummaryTemplate
 from ctxtui.core.reasons import CompactReason
+from ctxtui.core.seahorse import LEAF_CHUNK_TOKENS
 from ctxtui.core.summary import (
     SUMMARY_TEMPLATE,
     StructuredSummary,
@@ -32,11 +40,24 @@ from ctxtui.core.summary import (
     leaf_target_tokens,
     legacy_fallback_text,
 )
+from ctxtui.core.summary_templates import (
+    CLAUDE_CODE_CONTINUATION,
+    codex_summary_message,
+    render_for,
+    template_prompt,
+)
 from ctxtui.core.tokenizers import Tokenizer
 
-UNKNOWN_MODEL = "unknown"
-LEAF_CHUNK_TOKENS = 20_000
-"""Seahorse's ``LeafChunkTokens``: one leaf-summary call reads at most this much history."""
+__all__ = [
+    "LEAF_CHUNK_TOKENS",
+    "UNKNOWN_MODEL",
+    "CompactionResult",
+    "append_emergency_note",
+    "compact",
+    "force_compression_range",
+    "leaf_chunks",
+    "overflow_of",
+]
 
 
 def leaf_chunks(tokens: Sequence[int], first: int, last: int) -> list[tuple[int, int]]:
@@ -74,7 +95,7 @@ class CompactionResult:
     tail_kept: int
     overflow: OverflowInfo | None
     replaced_tokens: int = 0  # Σ tokens the request carried for the replaced messages
-    summary_tokens: int = 0  # tokens the summary adds (message, or meta.summary growth)
+    summary_tokens: int = 0  # tokens it adds: the inserted messages and meta.summary's growth
     note: str = ""
     prompt_range: tuple[int, int] | None = None  # the messages the shown prompt carries
     prompt_calls: int = 0  # leaf-summary calls an LLM summariser would make in all
@@ -122,13 +143,21 @@ def force_compression_range(session: Session) -> tuple[int, int] | None:
     return (0, cut - 1) if cut > 0 else None
 
 
-def _replaced_range(session: Session, plan: Plan) -> tuple[int, int] | None:
-    """The plan's range; without one, everything before the tail (or PicoClaw's half)."""
-    if plan.compaction.replaced is not None:
-        return plan.compaction.replaced
-    if plan.policy.compaction_style is CompactionStyle.DROP_OLDEST_HALF:
-        return force_compression_range(session)
-    return (0, plan.tail.start - 1) if plan.tail.start > 0 else None
+def _replaced_range(session: Session, plan: Plan, reason: CompactReason) -> tuple[int, int] | None:
+    """The plan's range, unless it is legacy's after-turn cut and this is not that compaction."""
+    need = plan.compaction
+    if need.replaced is not None and (not need.post_turn or _legacy_summarize(plan, reason)):
+        return need.replaced
+    return compaction_cut(session, plan.policy, plan.tail.start, plan.effective_tokens)
+
+
+def _legacy_summarize(plan: Plan, reason: CompactReason) -> bool:
+    """PicoClaw legacy's post-turn path: the summary goes to meta.summary, no message stays.
+
+    Taken when the plan's after-turn trigger fired and the compaction is the proactive one
+    it implies; a retry still runs ``forceCompression``.
+    """
+    return plan.compaction.post_turn and reason is CompactReason.PROACTIVE
 
 
 def _with_messages(session: Session, messages: tuple[Message, ...], meta: SessionMeta) -> Session:
@@ -145,21 +174,136 @@ def _with_messages(session: Session, messages: tuple[Message, ...], meta: Sessio
 def overflow_of(plan: Plan, model: str | None) -> OverflowInfo | None:
     """The overflow a plan implies, with the real requested estimate (X9) and why (X12)."""
     t = plan.totals
-    if t.requested <= t.window:
-        return None
-    fixed = t.system + t.tool_defs + t.summary + t.output_reserve
-    if fixed > t.window:
-        reason = "system_prompt_tools_and_reserve_exceed_window"
-    elif fixed + plan.tail.tokens > t.window:
-        reason = "fresh_tail_exceeds_window"
+    parts = RequestParts(t.system, t.tool_defs, t.output_reserve, t.summary, t.history)
+    return overflow_info(parts, t.window, model)
+
+
+@dataclass(frozen=True, slots=True)
+class _Rewrite:
+    """What one compaction style put in place of the replaced range."""
+
+    inserted: tuple[Message, ...]
+    meta: SessionMeta
+    summary: StructuredSummary | None = None
+    summary_text: str = ""
+    prompt: str = ""
+    prompt_range: tuple[int, int] | None = None
+    prompt_calls: int = 0
+
+
+def _summarize(
+    session: Session, plan: Plan, first: int, last: int, tokenizer: Tokenizer
+) -> _Rewrite:
+    """One summary message under the policy's template (plan, OpenCode, Claude Code, leaf)."""
+    policy = plan.policy
+    template = policy.summary_template.value
+    structured = policy.structured_summaries
+    old = session.messages
+    summary: StructuredSummary | None = None
+    if structured:
+        summary = build_structured_summary(session, first, last)
+        text = render_for(template, summary)
     else:
-        reason = "history_exceeds_window_after_compaction"
-    return OverflowInfo(
-        model=model or UNKNOWN_MODEL,
-        context_window=t.window,
-        requested_tokens=t.requested,
-        reason=reason,
+        text = legacy_fallback_text(session, first, last)
+    prompt = template_prompt(template, session, first, last)
+    prompt_range: tuple[int, int] = (first, last)
+    calls = 1
+    if prompt is None:  # the plan's and seahorse's leaf prompt, one call per chunk
+        floor = tokenizer.count_text(SUMMARY_TEMPLATE) if structured else 0
+        chunks = leaf_chunks(plan.message_tokens, first, last)
+        calls, prompt_range = len(chunks), chunks[0]
+        a, b = prompt_range
+        target = leaf_target_tokens(sum(plan.message_tokens[a : b + 1]), floor)
+        prompt = build_llm_prompt(session, a, b, structured, target)
+    content = text
+    if policy.summary_template is SummaryTemplate.CLAUDE_CODE:
+        content = f"{CLAUDE_CODE_CONTINUATION}\n\n{text}"
+    stand_in = Message(
+        role="user", content=content, is_summary=True, created_at=old[last].created_at
     )
+    return _Rewrite((stand_in,), session.meta, summary, text, prompt, prompt_range, calls)
+
+
+def _recent_user_messages(
+    session: Session, plan: Plan, first: int, last: int, tokenizer: Tokenizer
+) -> list[Message]:
+    """Codex: user messages newest→oldest while under the cap; the one that crosses is cut."""
+    cap = plan.policy.compact_user_message_tokens
+    kept: list[Message] = []
+    used = 0
+    for i in range(last, first - 1, -1):
+        m = session.messages[i]
+        if m.role != "user" or m.is_summary or m.injected:
+            continue
+        tokens = plan.effective_tokens[i]
+        if used + tokens <= cap:
+            kept.append(m)
+            used += tokens
+            continue
+        room = cap - used
+        if room > 0:
+            kept.append(m.model_copy(update={"content": _cut_to(m.content, room, tokenizer)}))
+        break
+    kept.reverse()
+    return kept
+
+
+def _cut_to(text: str, tokens: int, tokenizer: Tokenizer) -> str:
+    """The longest prefix of ``text`` that counts at most ``tokens`` (binary search)."""
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if tokenizer.count_text(text[:mid]) <= tokens:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo]
+
+
+def _codex(session: Session, plan: Plan, first: int, last: int, tokenizer: Tokenizer) -> _Rewrite:
+    """Codex's rebuilt history: recent user messages, then one summary user message."""
+    summary = build_structured_summary(session, first, last)
+    text = render_for(plan.policy.summary_template.value, summary)
+    prompt = template_prompt(plan.policy.summary_template.value, session, first, last) or ""
+    users = _recent_user_messages(session, plan, first, last, tokenizer)
+    message = Message(
+        role="user",
+        content=codex_summary_message(text),
+        is_summary=True,
+        created_at=session.messages[last].created_at,
+    )
+    return _Rewrite((*users, message), session.meta, summary, text, prompt, (first, last), 1)
+
+
+def _drop_half(session: Session, first: int, last: int) -> _Rewrite:
+    note = emergency_note(last - first + 1)
+    meta = session.meta.model_copy(
+        update={"summary": append_emergency_note(session.meta.summary, last - first + 1)}
+    )
+    return _Rewrite((), meta, None, note)
+
+
+def _legacy(session: Session, plan: Plan, first: int, last: int) -> _Rewrite:
+    """Legacy ``summarizeSession``: the summary replaces meta.summary; the messages go."""
+    window = plan.policy.context_window
+    text = legacy_summary_text(session, first, last, window)
+    meta = session.meta.model_copy(update={"summary": text})
+    prompt = legacy_summary_prompt(session, first, last)
+    return _Rewrite((), meta, None, text, prompt, (first, last), 1)
+
+
+def _rewrite(
+    session: Session, plan: Plan, reason: CompactReason, span: tuple[int, int], tokenizer: Tokenizer
+) -> _Rewrite:
+    first, last = span
+    if _legacy_summarize(plan, reason):
+        return _legacy(session, plan, first, last)
+    style = plan.policy.compaction_style
+    if style is CompactionStyle.DROP_OLDEST_HALF:
+        return _drop_half(session, first, last)
+    if style is CompactionStyle.USER_MESSAGES:
+        return _codex(session, plan, first, last, tokenizer)
+    return _summarize(session, plan, first, last, tokenizer)
 
 
 def compact(
@@ -167,14 +311,13 @@ def compact(
 ) -> CompactionResult:
     """Compact ``session`` as ``plan`` says; ``session`` itself is never changed.
 
-    ``reason`` is recorded, not acted on: both PicoClaw and the plan run the same compaction
-    for the proactive and the retry reasons.
+    The proactive and retry reasons run the same compaction (as in PicoClaw and the plan),
+    except under PicoClaw legacy when its after-turn trigger fired: its summary then goes to
+    ``meta.summary`` instead of half the turns being dropped.
     """
-    policy = plan.policy
-    message_tokens = plan.message_tokens
     tokens_before = plan.totals.requested
     model = session.meta.model
-    span = _replaced_range(session, plan)
+    span = _replaced_range(session, plan, reason)
     if span is None:
         return CompactionResult(
             session=session,
@@ -191,52 +334,20 @@ def compact(
             note="nothing to compact: every message is in the fresh tail",
         )
     first, last = span
-    replaced_tokens = sum(plan.effective_tokens[first : last + 1])
     old = session.messages
-
-    summary: StructuredSummary | None = None
-    prompt = ""
-    prompt_range: tuple[int, int] | None = None
-    prompt_calls = 0
-    if policy.compaction_style is CompactionStyle.DROP_OLDEST_HALF:
-        summary_text = emergency_note(last - first + 1)
-        meta = session.meta.model_copy(
-            update={"summary": append_emergency_note(session.meta.summary, last - first + 1)}
-        )
-        new_session = _with_messages(session, old[:first] + old[last + 1 :], meta)
-        after_summary = count_summary(tokenizer, meta.summary)
-        summary_tokens = after_summary - plan.totals.summary
-        inserted: list[int] = []
-    else:
-        structured = policy.structured_summaries
-        floor = tokenizer.count_text(SUMMARY_TEMPLATE) if structured else 0
-        # the prompt carries the messages as stored (a summariser reads the originals, not
-        # their pruned stubs), so the chunks are sized by the raw counts
-        chunks = leaf_chunks(plan.message_tokens, first, last)
-        prompt_calls = len(chunks)
-        prompt_range = chunk_first, chunk_last = chunks[0]
-        chunk_tokens = sum(plan.message_tokens[chunk_first : chunk_last + 1])
-        prompt = build_llm_prompt(
-            session, chunk_first, chunk_last, structured, leaf_target_tokens(chunk_tokens, floor)
-        )
-        if structured:
-            summary = build_structured_summary(session, first, last)
-            summary_text = summary.render_markdown()
-        else:
-            summary_text = legacy_fallback_text(session, first, last)
-        stand_in = Message(
-            role="user", content=summary_text, is_summary=True, created_at=old[last].created_at
-        )
-        new_session = _with_messages(
-            session, (*old[:first], stand_in, *old[last + 1 :]), session.meta
-        )
-        summary_tokens = tokenizer.count_message(stand_in)
-        inserted = [summary_tokens]
-        after_summary = plan.totals.summary
-
+    done = _rewrite(session, plan, reason, span, tokenizer)
+    new_session = _with_messages(
+        session, (*old[:first], *done.inserted, *old[last + 1 :]), done.meta
+    )
+    inserted = [tokenizer.count_message(m) for m in done.inserted]
+    after_summary = (
+        count_summary(tokenizer, done.meta.summary)
+        if done.meta.summary != session.meta.summary
+        else plan.totals.summary
+    )
     after_counts = SessionCounts(
         tokenizer=plan.tokenizer,
-        message_tokens=[*message_tokens[:first], *inserted, *message_tokens[last + 1 :]],
+        message_tokens=[*plan.message_tokens[:first], *inserted, *plan.message_tokens[last + 1 :]],
         system_tokens=plan.totals.system,
         tool_def_tokens=plan.totals.tool_defs,
         summary_tokens=after_summary,
@@ -244,12 +355,12 @@ def compact(
     removed = last - first + 1
     start = plan.tail.start
     tail_kept = start - removed + len(inserted) if start > last else first + len(inserted)
-    plan_after = build_plan(new_session, policy, after_counts, tokenizer)
+    plan_after = build_plan(new_session, plan.policy, after_counts, tokenizer)
     return CompactionResult(
         session=new_session,
-        summary=summary,
-        summary_text=summary_text,
-        prompt=prompt,
+        summary=done.summary,
+        summary_text=done.summary_text,
+        prompt=done.prompt,
         reason=reason,
         replaced=(first, last),
         messages_replaced=removed,
@@ -257,8 +368,8 @@ def compact(
         tokens_after=plan_after.totals.requested,
         tail_kept=tail_kept,
         overflow=overflow_of(plan_after, model),
-        replaced_tokens=replaced_tokens,
-        summary_tokens=summary_tokens,
-        prompt_range=prompt_range,
-        prompt_calls=prompt_calls,
+        replaced_tokens=sum(plan.effective_tokens[first : last + 1]),
+        summary_tokens=sum(inserted) + after_summary - plan.totals.summary,
+        prompt_range=done.prompt_range,
+        prompt_calls=done.prompt_calls,
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan, TailReason, Zone
-from ctxtui.core.policy import CompactionStyle, TailMode
+from ctxtui.core.policy import CompactionStyle, PruneStub, TailMode
 from ctxtui.core.prune import EffectiveTokens
 
 _TAIL_RULES: dict[TailReason, str] = {
@@ -24,6 +24,9 @@ _TAIL_RULES: dict[TailReason, str] = {
     TailReason.ACTIVE_TURN: "the active turn is kept whole, {tokens:,} tokens against a "
     "{budget:,}-token budget",
     TailReason.ITEMS: "it is among the last {items} items, {tokens:,} of {budget:,} tokens",
+    TailReason.TURN_START: "a summary keeps the last {items} messages from a turn start, "
+    "{tokens:,} tokens",
+    TailReason.NO_TAIL: "the policy keeps no verbatim tail",
     TailReason.EMPTY: "the session is empty",
 }
 
@@ -37,11 +40,7 @@ _ITEMS_RULES: dict[TailReason, str] = {
     "and tool calls, leaving {tokens:,} of {budget:,} tokens",
 }
 
-_SAFE_START = {
-    TailMode.TOKENS: "the kept history may not begin inside a tool call and its results",
-    TailMode.ITEMS: "the kept history may not begin on a tool result or a tool call "
-    "(PicoClaw's provider-safe start)",
-}
+_SAFE_START = "the kept history may not begin inside a tool call and its results"
 
 
 def _history_budget(plan: Plan) -> int:
@@ -53,9 +52,10 @@ def _history_budget(plan: Plan) -> int:
 def _span(plan: Plan, start: int, stop: int) -> int:
     """Σ effective tokens of ``messages[start:stop]``, in O(log n) for a planner's plan."""
     tokens = plan.effective_tokens
+    left_out = sum(tokens[i] for i in plan.excluded if start <= i < stop)
     if isinstance(tokens, EffectiveTokens):
-        return tokens.prefix(stop) - tokens.prefix(start)
-    return sum(tokens[start:stop])
+        return tokens.prefix(stop) - tokens.prefix(start) - left_out
+    return sum(tokens[start:stop]) - left_out
 
 
 def _tail_clause(plan: Plan) -> str:
@@ -70,7 +70,28 @@ def _tail_clause(plan: Plan) -> str:
     return f"is in the fresh tail because {rule}"
 
 
+def _excluded_clause(plan: Plan, index: int) -> str:
+    """Why a message inside the kept range or the tail is still left out."""
+    policy = plan.policy
+    n = len(plan)
+    if policy.tail_mode is TailMode.ITEMS and n - policy.tail_items <= index < plan.tail.start:
+        return (
+            f"is dropped: the trim took it off the last {policy.tail_items} items, and seahorse "
+            "fills the history only from before them, so the request has a hole here"
+        )
+    return (
+        "is dropped by PicoClaw's request sanitizer: a tool message at the start of the history "
+        "or not after a tool call, or a tool call not after a user or tool message"
+    )
+
+
 def _zone_clause(plan: Plan, index: int) -> str:
+    if index in plan.excluded:
+        return _excluded_clause(plan, index)
+    if not plan.policy.assembly_budget:
+        if plan.zone(index) is Zone.TAIL:
+            return _tail_clause(plan)
+        return "is kept because this policy sends the whole history until it compacts"
     if plan.zone(index) is Zone.TAIL:
         return _tail_clause(plan)
     remaining = max(0, _history_budget(plan) - plan.tail.tokens)
@@ -88,7 +109,7 @@ def _zone_clause(plan: Plan, index: int) -> str:
         )
     return (
         f"is dropped although the history from it to the fresh tail ({span:,} tokens) fits in "
-        f"{left}, because {_SAFE_START[plan.policy.tail_mode]}"
+        f"{left}, because {_SAFE_START}"
     )
 
 
@@ -100,8 +121,16 @@ def _compaction_clause(plan: Plan, index: int) -> str:
         or not need.replaced[0] <= index <= need.replaced[1]
     ):
         return ""
-    if plan.policy.compaction_style is CompactionStyle.DROP_OLDEST_HALF:
+    if need.post_turn:
+        return "; the history is over PicoClaw's summarize trigger, and the summary replaces it"
+    style = plan.policy.compaction_style
+    if style is CompactionStyle.DROP_OLDEST_HALF:
         return "; the request is over its trigger, and PicoClaw's emergency compression drops it"
+    if style is CompactionStyle.USER_MESSAGES:
+        return (
+            "; the request is over its trigger, and compaction keeps only recent user messages "
+            "and a summary"
+        )
     return "; the request is over its trigger, and compaction replaces it with the summary"
 
 
@@ -120,8 +149,16 @@ def why(session: Session, plan: Plan, index: int) -> str:
         )
     pruned = plan.pruned.get(index)
     if pruned is not None:
+        stub = (
+            "the plan's stub, which no expand tool can restore"
+            if plan.policy.prune_stub is PruneStub.PLAN
+            else f"{plan.policy.prune_stub.value!r}"
+        )
         sentence += (
-            f"; its output is replaced by the plan's stub, which no expand tool can restore, "
+            f"; its output is replaced by {stub}, "
             f"{pruned.tokens_before:,} → {pruned.tokens_after:,} tokens"
         )
+    unpaired = plan.unpaired.get(index)
+    if unpaired is not None:
+        sentence += f"; warning: PicoClaw main sends it as {unpaired}, which providers reject"
     return sentence + _compaction_clause(plan, index) + "."

@@ -56,13 +56,16 @@ def with_summary_text(result: CompactionResult, text: str) -> Session:
     """The compacted session with the stand-in summary replaced by ``text`` (an LLM's)."""
     if result.replaced is None or not result.prompt:
         return result.session
-    index = result.replaced[0]
-    messages = list(result.session.messages)
-    stand_in = messages[index]
-    if not stand_in.is_summary:  # pragma: no cover - compaction always inserts it there
-        raise ValueError(f"message {index} is not the compaction's summary")
-    messages[index] = stand_in.model_copy(update={"content": text})
     s = result.session
+    messages = list(s.messages)
+    # The stand-in is the first summary from the replaced range on (Codex puts the kept user
+    # messages before it); PicoClaw legacy's summarize keeps its summary in meta.summary.
+    index = next(
+        (i for i in range(result.replaced[0], len(messages)) if messages[i].is_summary), None
+    )
+    if index is None:
+        return s.model_copy(update={"meta": s.meta.model_copy(update={"summary": text})})
+    messages[index] = messages[index].model_copy(update={"content": text})
     return Session(
         messages=tuple(messages), system_prompt=s.system_prompt, tools=s.tools, meta=s.meta
     )

@@ -21,7 +21,7 @@ from ctxtui.core.counts import SessionCounts
 from ctxtui.core.models import Message, Session
 from ctxtui.core.plan import TokenizerInfo, TruncatedOutput
 from ctxtui.core.planner import history_budget, tail_budget
-from ctxtui.core.policy import Policy, PruneMode, TailMode
+from ctxtui.core.policy import Policy, PruneMode, PruneStub, PruneTools, TailMode
 from ctxtui.core.prune import StubCost, index_tool_outputs
 from ctxtui.core.tail import Boundaries
 from ctxtui.core.tokenizers import Tokenizer
@@ -94,7 +94,7 @@ class LiveAccount:
         self.call_of_result = session.call_of_result
         self.pruning = policy.prune_mode is not PruneMode.OFF
         self._tail_budgets: dict[int, int] = {}
-        self.supported = not (self.pruning and policy.tail_mode is TailMode.ITEMS)
+        self.supported = _mirrored(policy)
         self.tails = policy.tail_mode is TailMode.TOKENS
         if self.tails:
             self.bounds = Boundaries.of(session)
@@ -150,7 +150,8 @@ class LiveAccount:
         if self.policy.prune_mode is PruneMode.TURNS:
             protected = self._min_turns_start(c, stop, s, self.policy.prune_protected_turns)
             return self._prune_turns(c, max(c, c + min(tail, protected) - s))
-        return self._prune_tokens(c, max(c, c + tail - s))
+        protected = self._min_turns_start(c, stop, s, self.policy.prune_protected_turns)
+        return self._prune_tokens(c, max(c, c + min(tail, protected) - s))
 
     def _starts(self, c: int, stop: int) -> tuple[int, int]:
         """The history turn starts inside ``[c, stop)`` as a range of ``self.turns``."""
@@ -245,9 +246,28 @@ class LiveAccount:
         first = bisect_left(o.prunable, o.indices[lo])
         last = bisect_right(o.prunable, o.indices[q - 1])
         freed = o.cum_freed[last] - o.cum_freed[first]
-        if last <= first or freed < self.policy.prune_minimum_tokens:
+        if last <= first or freed <= self.policy.prune_minimum_tokens:
             return 0
         return freed
+
+
+def _mirrored(policy: Policy) -> bool:
+    """Whether ``LiveAccount`` mirrors the planner under ``policy`` (else contexts are planned).
+
+    Without pruning the prompt is the whole history whatever the tail (assembly and the
+    request sanitizer change what is sent, not the prompt a plan reports). With it, the
+    token-measured tail that keeps the active turn, the plan's stub over every tool, and the
+    turns and tokens prune modes are mirrored.
+    """
+    if policy.prune_mode is PruneMode.OFF:
+        return True
+    return (
+        policy.tail_mode is TailMode.TOKENS
+        and policy.tail_keep_active_turn
+        and policy.prune_mode in (PruneMode.TURNS, PruneMode.TOKENS)
+        and policy.prune_stub is PruneStub.PLAN
+        and policy.prune_tools is PruneTools.ALL
+    )
 
 
 def _result_reach(session: Session) -> list[int]:

@@ -3,7 +3,9 @@
 The planner (``ctxtui.core.planner``) builds it; the app, the report and the compactor only
 read it. Zones are contiguous by construction — dropped prefix, kept middle, fresh-tail
 suffix — so a plan stores two boundaries instead of a zone per message, and asking for the
-zone of row 90,000 is O(1).
+zone of row 90,000 is O(1). The one exception is a small set of ``excluded`` messages inside
+the kept range or the tail that the request still leaves out: PicoClaw seahorse's hole (items
+its trim took off the tail) and what PicoClaw's request sanitizer drops.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ class TailReason(StrEnum):
     TOOL_PAIR = "tool_pair"  # moved so an assistant tool call stays with its results
     ACTIVE_TURN = "active_turn"  # the newest turn alone exceeds the budget and is kept anyway
     ITEMS = "items"  # items mode (PicoClaw): the last N items fit the budget
+    TURN_START = "turn_start"  # messages mode (PicoClaw legacy): last N messages from a turn start
+    NO_TAIL = "no_tail"  # the policy keeps no verbatim tail (Codex, Claude Code)
     WHOLE_SESSION = "whole_session"  # every message fits in the tail
     EMPTY = "empty"  # the session has no messages
 
@@ -119,6 +123,7 @@ class Totals:
     kept: int
     tail: int
     dropped: int
+    trigger: int = 0  # the smallest prompt (``tokens``) at which the policy compacts
 
     @property
     def budget(self) -> int:
@@ -157,7 +162,8 @@ class CompactionNeed:
     reason: CompactReason | None
     replaced: tuple[int, int] | None  # inclusive [first, last] message indices
     tokens_before: int  # tokens of the replaced messages
-    trigger_tokens: int  # the request size at which compaction fires
+    trigger_tokens: int  # the smallest prompt (Totals.tokens) at which compaction fires
+    post_turn: bool = False  # PicoClaw legacy's after-turn summarize trigger fired, not the window
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,11 +182,15 @@ class Plan:
     pruned: Mapping[int, PrunedOutput] = field(default_factory=dict)
     truncated: Mapping[int, TruncatedOutput] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    excluded: frozenset[int] = frozenset()  # inside kept or tail, yet not sent
+    unpaired: Mapping[int, str] = field(default_factory=dict)  # sent without their partner
 
     def __len__(self) -> int:
         return len(self.message_tokens)
 
     def zone(self, index: int) -> Zone:
+        if index in self.excluded:
+            return Zone.DROPPED
         if index >= self.tail.start:
             return Zone.TAIL
         if index >= self.kept_start:

@@ -9,50 +9,69 @@ identity; a knob change then re-plans with binary searches over prefix sums, so 
 from __future__ import annotations
 
 import threading
-from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
 from ctxtui.core.counts import SessionCounts
-from ctxtui.core.errors import OverflowInfo
+from ctxtui.core.head_tail import head_tail
+from ctxtui.core.legacy import emergency_note, force_compression_cut, is_over_context_budget
 from ctxtui.core.models import Message, PartKind, Session
+from ctxtui.core.need import compaction_need, forecast_overflow
 from ctxtui.core.plan import (
-    CompactionNeed,
     FreshTail,
     Plan,
     TailReason,
     Totals,
     TruncatedOutput,
 )
-from ctxtui.core.policy import PRESETS, CompactionStyle, Policy, PruneMode, TailMode, fit_reserve
+from ctxtui.core.policy import (
+    PRESETS,
+    Policy,
+    PruneMode,
+    TailMode,
+    TruncateStyle,
+    fit_reserve,
+)
 from ctxtui.core.prune import (
     EffectiveTokens,
     PrunedRun,
     StubCost,
     ToolOutputs,
     index_tool_outputs,
+    prune_by_results,
     prune_by_tokens,
     prune_by_turns,
 )
-from ctxtui.core.reasons import CompactReason
+from ctxtui.core.sanitize import PairIndex, SanitizerRun, sanitize_ranges, unpaired_sent
 from ctxtui.core.tail import (
     Boundaries,
     calculate_fresh_tail_budget,
     effective_budget,
+    find_safe_boundary,
     fresh_tail_by_items,
+    fresh_tail_by_messages,
     fresh_tail_by_tokens,
     list_prefix,
     min_turns_start,
+    no_fresh_tail,
     suffix_start_within,
 )
 from ctxtui.core.tokenizers import Tokenizer
 from ctxtui.core.truncate import byte_size, count_lines, planned_path, render
 
-SUMMARY_CAP = 1_200
-"""Seahorse's leaf-summary ceiling: a summary is at most min(1,200, 35 % of its input) tokens."""
-SUMMARY_SHARE = 0.35
+__all__ = [
+    "build_plan",
+    "emergency_note",
+    "find_safe_boundary",
+    "force_compression_cut",
+    "history_budget",
+    "is_over_context_budget",
+    "reserved_tokens",
+    "tail_budget",
+    "with_content",
+]
 
 
 def with_content(message: Message, content: str) -> Message:
@@ -63,7 +82,7 @@ def with_content(message: Message, content: str) -> Message:
 
 @dataclass(frozen=True, slots=True)
 class _Prepared:
-    """What no knob but the truncation limits can change, kept between re-plans."""
+    """What no knob but the truncation and stub settings can change, kept between re-plans."""
 
     session: Session
     counts: SessionCounts
@@ -73,16 +92,41 @@ class _Prepared:
     prefix: Sequence[int]
     outputs: ToolOutputs
     bounds: Boundaries
+    lazy: dict[str, object]  # per-session indices only some policies need, built on first use
+
+    def sanitizer(self) -> SanitizerRun:
+        run = self.lazy.get("sanitizer")
+        if not isinstance(run, SanitizerRun):
+            run = self.lazy["sanitizer"] = SanitizerRun.of(self.session)
+        return run
+
+    def pairs(self) -> PairIndex:
+        index = self.lazy.get("pairs")
+        if not isinstance(index, PairIndex):
+            index = self.lazy["pairs"] = PairIndex.of(self.session)
+        return index
 
 
-_Key = tuple[int, int, int, int, int]
+_Key = tuple[object, ...]
 _CACHE: OrderedDict[_Key, _Prepared] = OrderedDict()
 _CACHE_SIZE = 8
 _LOCK = threading.Lock()
 
 
+def _shown_text(message: Message, policy: Policy) -> str | None:
+    """What the model sees of a tool result over the limits, or ``None`` when it is within."""
+    text = message.content
+    if policy.truncate_style is TruncateStyle.HEAD_TAIL:
+        return head_tail(text, policy.truncate_max_lines, policy.truncate_max_bytes)
+    max_lines, max_bytes = policy.truncate_max_lines, policy.truncate_max_bytes
+    if count_lines(text) <= max_lines and byte_size(text) <= max_bytes:
+        return None
+    path = planned_path(message.tool_name or "tool")
+    return render(text, max_lines, max_bytes, path).text
+
+
 def _truncate(
-    session: Session, counts: SessionCounts, tokenizer: Tokenizer, max_lines: int, max_bytes: int
+    session: Session, counts: SessionCounts, tokenizer: Tokenizer, policy: Policy
 ) -> dict[int, TruncatedOutput]:
     """Every tool result over the limits, counted as the text the model would see instead.
 
@@ -91,22 +135,20 @@ def _truncate(
     over without counting either.
     """
     out: dict[int, TruncatedOutput] = {}
-    short = min(max_lines, max_bytes // 4)
+    short = min(policy.truncate_max_lines, policy.truncate_max_bytes // 4)
     for i, message in enumerate(session.messages):
         if message.role != "tool" or len(message.content) <= short:
             continue
-        text = message.content
-        lines, size = count_lines(text), byte_size(text)
-        if lines <= max_lines and size <= max_bytes:
+        shown = _shown_text(message, policy)
+        if shown is None:
             continue
-        shown = render(text, max_lines, max_bytes, planned_path(message.tool_name or "tool"))
-        after = tokenizer.count_message(with_content(message, shown.text))
+        after = tokenizer.count_message(with_content(message, shown))
         out[i] = TruncatedOutput(
             index=i,
             tokens_before=counts.message_tokens[i],
             tokens_after=after,
-            lines=lines,
-            bytes=size,
+            lines=count_lines(message.content),
+            bytes=byte_size(message.content),
         )
     return out
 
@@ -115,17 +157,19 @@ def _prepare(
     session: Session, counts: SessionCounts, tokenizer: Tokenizer, policy: Policy
 ) -> _Prepared:
     limits = (
-        (policy.truncate_max_lines, policy.truncate_max_bytes)
+        (policy.truncate_max_lines, policy.truncate_max_bytes, policy.truncate_style.value)
         if policy.truncate_enabled
-        else (0, 0)
+        else (0, 0, "")
     )
-    key = (id(session), id(counts), id(tokenizer), *limits)
+    stub = policy.prune_stub.value
+    tools = policy.prune_tools.value
+    key = (id(session), id(counts), id(tokenizer), *limits, stub, tools)
     with _LOCK:
         hit = _CACHE.get(key)
         if hit is not None and hit.session is session and hit.counts is counts:
             _CACHE.move_to_end(key)
             return hit
-    truncated = _truncate(session, counts, tokenizer, *limits) if policy.truncate_enabled else {}
+    truncated = _truncate(session, counts, tokenizer, policy) if policy.truncate_enabled else {}
     tokens: Sequence[int] = counts.message_tokens
     prefix: Sequence[int] = counts.prefix
     if truncated:
@@ -134,10 +178,10 @@ def _prepare(
             adjusted[i] = t.tokens_after
         tokens, prefix = adjusted, [0, *accumulate(adjusted)]
     messages = session.messages
-    stub_cost = StubCost(tokenizer.count_message)
-    outputs = index_tool_outputs(session, tokens, lambda i: stub_cost(messages[i]))
+    stub_cost = StubCost(tokenizer.count_message, stub)
+    outputs = index_tool_outputs(session, tokens, lambda i: stub_cost(messages[i]), stub, tools)
     bounds = Boundaries.of(session)
-    prepared = _Prepared(session, counts, tokenizer, truncated, tokens, prefix, outputs, bounds)
+    prepared = _Prepared(session, counts, tokenizer, truncated, tokens, prefix, outputs, bounds, {})
     with _LOCK:
         _CACHE[key] = prepared
         while len(_CACHE) > _CACHE_SIZE:
@@ -147,123 +191,84 @@ def _prepare(
 
 def _prune(session: Session, policy: Policy, outputs: ToolOutputs, tail_start: int) -> PrunedRun:
     """Prune by the policy's rule, never inside the fresh tail."""
-    if policy.prune_mode is PruneMode.TURNS:
+    mode = policy.prune_mode
+    if mode is PruneMode.TURNS:
         protected = min_turns_start(session, policy.prune_protected_turns)
         return prune_by_turns(outputs, min(tail_start, protected), policy.prune_threshold)
-    if policy.prune_mode is PruneMode.TOKENS:
+    if mode is PruneMode.TOKENS:
+        protected = min_turns_start(session, policy.prune_protected_turns)
         return prune_by_tokens(
-            outputs, tail_start, policy.prune_protect_tokens, policy.prune_minimum_tokens
+            outputs,
+            min(tail_start, protected),
+            policy.prune_protect_tokens,
+            policy.prune_minimum_tokens,
         )
+    if mode is PruneMode.RESULTS:
+        return prune_by_results(outputs, tail_start, policy.prune_keep_results)
     return PrunedRun(outputs)
 
 
-def find_safe_boundary(session: Session, target: int) -> int:
-    """PicoClaw's ``findSafeBoundary`` (§2.9): last turn start ≤ target if > 0, else the next."""
-    starts = session.turn_starts
-    i = bisect_right(starts, target)
-    if i > 0 and starts[i - 1] > 0:
-        return starts[i - 1]
-    if i < len(starts):
-        return starts[i]
-    return 0
+def _fresh_tail(
+    session: Session, prefix: Callable[[int], int], budget: int, policy: Policy, bounds: Boundaries
+) -> FreshTail:
+    """The tail by the policy's mode."""
+    mode = policy.tail_mode
+    if mode is TailMode.ITEMS:
+        return fresh_tail_by_items(session, prefix, budget, policy, bounds)
+    if mode is TailMode.MESSAGES:
+        return fresh_tail_by_messages(session, prefix, budget, policy.tail_items)
+    if mode is TailMode.NONE:
+        return no_fresh_tail(session, prefix, budget)
+    return fresh_tail_by_tokens(session, prefix, tail_budget(policy, budget), policy, bounds)
 
 
-def force_compression_cut(session: Session) -> int:
-    """Where PicoClaw's legacy ``forceCompression`` cuts: about half of the turns go (§2.9).
+@dataclass(frozen=True, slots=True)
+class _Assembly:
+    """What the request carries: ``messages[kept_start:]`` less ``excluded``."""
 
-    When its cut would be 0 it keeps only the last user message; the cut is then that message.
-    """
-    n = len(session)
-    if n <= 2:
-        return 0
-    starts = session.turn_starts
-    mid = starts[len(starts) // 2] if len(starts) >= 2 else find_safe_boundary(session, n // 2)
-    if mid <= 0:
-        return starts[-1] if starts else 0
-    return mid
+    kept_start: int
+    ranges: tuple[tuple[int, int], ...]  # the runs sent one after another
+    hole: range  # seahorse: trimmed tail items between the kept history and the tail
 
 
-def emergency_note(dropped: int) -> str:
-    """The note PicoClaw's ``forceCompression`` appends to the summary, byte for byte (§2.9)."""
-    return f"[Emergency compression dropped {dropped} oldest messages due to context limit]"
-
-
-def is_over_context_budget(
-    prompt_tokens: int, max_tokens: int, window: int, trigger_ratio: float = 1.0
-) -> bool:
-    """PicoClaw's proactive check (§2.8): prompt + reserve ``>`` the trigger, strictly."""
-    return prompt_tokens + max_tokens > int(trigger_ratio * window)
-
-
-def _compaction_need(
-    session: Session, policy: Policy, totals: Totals, tail: FreshTail, effective: EffectiveTokens
-) -> CompactionNeed:
-    """Whether the request is over the trigger (strict ``>``, §2.8) and what would be replaced."""
-    ratio, window = policy.compact_trigger_ratio, policy.context_window
-    trigger = int(ratio * window)
-    needed = is_over_context_budget(totals.tokens, totals.output_reserve, window, ratio)
-    if policy.compaction_style is CompactionStyle.DROP_OLDEST_HALF:
-        cut = force_compression_cut(session)
-    else:
-        cut = tail.start
-    replaced = (0, cut - 1) if cut > 0 else None
-    return CompactionNeed(
-        needed=needed,
-        reason=CompactReason.PROACTIVE if needed else None,
-        replaced=replaced,
-        tokens_before=effective.prefix(cut),
-        trigger_tokens=trigger,
-    )
-
-
-def _overflow(
-    session: Session,
+def _assemble(
+    n: int,
     policy: Policy,
-    totals: Totals,
-    need: CompactionNeed,
-    effective: EffectiveTokens,
-    tokenizer: Tokenizer,
-) -> OverflowInfo | None:
-    """The request after compaction, if it still exceeds the window (X9 and X12 fixed)."""
-    cut = need.replaced[1] + 1 if need.replaced is not None else 0
-    rest = effective.prefix(len(session)) - effective.prefix(cut)
-    if policy.compaction_style is CompactionStyle.DROP_OLDEST_HALF:
-        label = "remaining history"
-        summary = totals.summary + (tokenizer.count_text(emergency_note(cut)) if cut else 0)
-    else:
-        label = "fresh tail"
-        estimate = min(SUMMARY_CAP, int(SUMMARY_SHARE * need.tokens_before))
-        summary = estimate if cut else totals.summary
-    fixed = totals.system + totals.tool_defs + totals.output_reserve
-    requested = fixed + summary + rest
-    window = totals.window
-    if requested <= window:
-        return None
-    if fixed > window:
-        reason = (
-            f"system prompt ({totals.system:,}) + tool definitions ({totals.tool_defs:,}) + "
-            f"output reserve ({totals.output_reserve:,}) exceed the window on their own"
-        )
-    elif fixed + rest > window:
-        reason = (
-            f"the {label} ({rest:,} tokens) does not fit beside the system prompt, tool "
-            f"definitions and output reserve ({fixed:,} tokens)"
-        )
-    else:
-        reason = (
-            f"the summary (~{summary:,} tokens) takes the {label} ({rest:,} tokens) "
-            f"{requested - window:,} tokens past the window"
-        )
-    return OverflowInfo(
-        model=session.meta.model or "unknown",
-        context_window=window,
-        requested_tokens=requested,
-        reason=reason,
-    )
+    tail: FreshTail,
+    prefix: Callable[[int], int],
+    budget: int,
+    bounds: Boundaries,
+) -> _Assembly:
+    """Fill the history before the tail newest-first, stopping at the first message that misses.
+
+    Seahorse (items mode) fills only what lay before its 32 items: items the trim took off
+    the tail stay out, so the history it sends can have a hole before the tail (``main``).
+    The plan's kept history starts at a pair-safe cut (X4).
+    """
+    if not policy.assembly_budget:
+        return _Assembly(0, ((0, n),), range(0))
+    remaining = max(0, budget - tail.tokens)
+    if policy.tail_mode is TailMode.ITEMS:
+        evict_end = min(max(0, n - policy.tail_items), tail.start)
+        kept = suffix_start_within(prefix, 0, evict_end, remaining)
+        if kept < evict_end < tail.start:
+            return _Assembly(
+                kept, ((kept, evict_end), (tail.start, n)), range(evict_end, tail.start)
+            )
+        kept = kept if kept < evict_end else tail.start
+        return _Assembly(kept, ((kept, n),), range(0))
+    kept = suffix_start_within(prefix, 0, tail.start, remaining)
+    kept = bounds.pair_forward(kept, tail.start)
+    return _Assembly(kept, ((kept, n),), range(0))
 
 
 def _warnings(
-    session: Session, policy: Policy, tail: FreshTail, reserved: int, history: int
+    session: Session,
+    policy: Policy,
+    tail: FreshTail,
+    reserved: int,
+    history: int,
+    unpaired: Mapping[int, str],
 ) -> tuple[str, ...]:
     """Facts worth a line in the app: over-budget tails, orphans, budgets that do not add up."""
     out: list[str] = []
@@ -282,6 +287,13 @@ def _warnings(
     if orphans:
         noun = "result has" if orphans == 1 else "results have"
         out.append(f"{orphans:,} tool {noun} no matching call (orphans)")
+    if unpaired:
+        shown = ", ".join(f"#{i:,}" for i in sorted(unpaired)[:5])
+        more = "…" if len(unpaired) > 5 else ""
+        out.append(
+            f"PicoClaw main would send {len(unpaired):,} tool message(s) without their "
+            f"partner ({shown}{more}); providers reject such a request"
+        )
     budget = effective_budget(policy.context_window, policy.max_tokens)
     if policy.tail_mode is TailMode.TOKENS and policy.tail_min_tokens > history:
         out.append(
@@ -319,16 +331,23 @@ def history_budget(policy: Policy, counts: SessionCounts) -> int:
 
 
 def tail_budget(policy: Policy, history: int) -> int:
-    """The plan's tail budget: ``clamp(ratio × (window − reserve))``, capped at the history budget.
+    """The token tail's budget: ``clamp(ratio × base)``, capped at the history budget.
 
-    The ratio applies to the adapter budget as in the plan (§1.4); the cap is X5's check that
-    the tail fits what assembly has, which after X42's reserve is the history budget, not
-    ``window − reserve``: a large system prompt must shrink the tail, not overflow the request.
+    The base is ``window − reserve`` as in the plan (§1.4), or the trigger's threshold with
+    ``tail_of_trigger`` (OpenCode's 25 % of the usable size). The cap is X5's check that the
+    tail fits what assembly has, which after X42's reserve is the history budget: a large
+    system prompt must shrink the tail, not overflow the request.
     """
-    base = calculate_fresh_tail_budget(
-        effective_budget(policy.context_window, policy.max_tokens), policy
+    base = (
+        policy.trigger_threshold
+        if policy.tail_of_trigger
+        else effective_budget(policy.context_window, policy.max_tokens)
     )
-    return min(base, history)
+    return min(calculate_fresh_tail_budget(base, policy), history)
+
+
+def _excluded_tokens(effective: EffectiveTokens, excluded: frozenset[int], lo: int, hi: int) -> int:
+    return sum(effective[i] for i in excluded if lo <= i < hi)
 
 
 def build_plan(
@@ -342,20 +361,20 @@ def build_plan(
     prepared = _prepare(session, counts, tokenizer, policy)
     n = len(session)
     budget = history_budget(policy, counts)
-    counted = list_prefix(prepared.prefix)
     bounds = prepared.bounds
-    items = policy.tail_mode is TailMode.ITEMS
-    if items:
-        tail = fresh_tail_by_items(session, counted, budget, policy, bounds)
-    else:
-        tail = fresh_tail_by_tokens(session, counted, tail_budget(policy, budget), policy, bounds)
+    tail = _fresh_tail(session, list_prefix(prepared.prefix), budget, policy, bounds)
     pruned = _prune(session, policy, prepared.outputs, tail.start)
     effective = EffectiveTokens(prepared.tokens, prepared.prefix, pruned)
     prefix = effective.prefix
-    remaining = max(0, budget - tail.tokens)
-    kept_start = suffix_start_within(prefix, 0, tail.start, remaining)
-    safe_forward = bounds.clean_forward if items else bounds.pair_forward
-    kept_start = safe_forward(kept_start, tail.start)
+    assembly = _assemble(n, policy, tail, prefix, budget, bounds)
+    kept_start = assembly.kept_start
+    unpaired: dict[int, str] = {}
+    excluded = frozenset(assembly.hole)
+    if policy.sanitize_history and n:
+        excluded |= frozenset(sanitize_ranges(session, prepared.sanitizer(), assembly.ranges))
+        unpaired = unpaired_sent(prepared.pairs(), assembly.ranges, excluded)
+    out_of_tail = _excluded_tokens(effective, excluded, tail.start, n)
+    out_of_kept = _excluded_tokens(effective, excluded, kept_start, tail.start)
     totals = Totals(
         window=policy.context_window,
         output_reserve=policy.max_tokens,
@@ -363,13 +382,16 @@ def build_plan(
         tool_defs=counts.tool_def_tokens,
         summary=counts.summary_tokens,
         history=prefix(n),
-        kept=prefix(tail.start) - prefix(kept_start),
-        tail=tail.tokens,
-        dropped=prefix(kept_start),
+        kept=prefix(tail.start) - prefix(kept_start) - out_of_kept,
+        tail=tail.tokens - out_of_tail,
+        dropped=prefix(kept_start) + out_of_kept + out_of_tail,
+        trigger=policy.trigger,
     )
-    need = _compaction_need(session, policy, totals, tail, effective)
+    need = compaction_need(session, policy, totals, tail, effective)
     overflow = (
-        _overflow(session, policy, totals, need, effective, tokenizer) if need.needed else None
+        forecast_overflow(session, policy, totals, need, effective, tokenizer)
+        if need.needed
+        else None
     )
     return Plan(
         policy=policy,
@@ -383,5 +405,9 @@ def build_plan(
         overflow=overflow,
         pruned=pruned,
         truncated=prepared.truncated,
-        warnings=_warnings(session, policy, tail, reserved_tokens(policy, counts), budget),
+        warnings=_warnings(
+            session, policy, tail, reserved_tokens(policy, counts), budget, unpaired
+        ),
+        excluded=excluded,
+        unpaired=unpaired,
     )

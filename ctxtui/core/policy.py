@@ -9,34 +9,46 @@ the knobs without restating them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from fractions import Fraction
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ctxtui.core._compat import StrEnum
+from ctxtui.core.model_windows import WindowSource, lookup, model_tokenizer, window_source
 from ctxtui.core.models import Session
+from ctxtui.core.policy_modes import (
+    UNCAPPED,
+    CompactionStyle,
+    PruneMode,
+    PruneStub,
+    PruneTools,
+    SummaryTemplate,
+    TailMode,
+    TruncateStyle,
+)
+from ctxtui.core.presets import PRESET_LINES, PRESETS, PresetName
 
-
-class TailMode(StrEnum):
-    """How the fresh tail is measured."""
-
-    TOKENS = "tokens"  # the plan: clamp(ratio × budget, min, max) tokens, ≥ min turns
-    ITEMS = "items"  # PicoClaw seahorse as shipped: the last N items, trimmed to the budget
-
-
-class PruneMode(StrEnum):
-    """How old tool outputs are pruned (replaced by the plan's stub)."""
-
-    OFF = "off"
-    TURNS = "turns"  # the plan's rule, fixed: protect the newest N *turns*, stub the rest
-    TOKENS = "tokens"  # token-aware: protect the newest N tokens of output, prune only if ≥ M freed
-
-
-class CompactionStyle(StrEnum):
-    """What a compaction does to the history outside the fresh tail."""
-
-    SUMMARIZE = "summarize"  # the plan: replace everything before the tail with one summary
-    DROP_OLDEST_HALF = "drop_oldest_half"  # PicoClaw legacy forceCompression
+__all__ = [
+    "PRESETS",
+    "PRESET_LINES",
+    "CompactionStyle",
+    "Policy",
+    "PolicyError",
+    "PresetName",
+    "PruneMode",
+    "PruneStub",
+    "PruneTools",
+    "SummaryTemplate",
+    "TailMode",
+    "TruncateStyle",
+    "WindowSource",
+    "fit_reserve",
+    "knob_names",
+    "make_policy",
+    "policy_for_session",
+    "preset",
+    "window_source_of",
+]
 
 
 def _knob(default: Any, group: str, description: str, **constraints: Any) -> Any:
@@ -57,12 +69,19 @@ class Policy(BaseModel):
     tokenizer: str = _knob(
         "plan",
         "general",
-        "token counter: plan, picoclaw (estimates), tiktoken:ENCODING, llama3, qwen2 (exact)",
-        pattern=r"^(plan|picoclaw|tiktoken:[A-Za-z0-9_.-]+|llama3|qwen2)$",
+        "token counter: plan, picoclaw, opencode (estimates), tiktoken:ENCODING, llama3, qwen2 "
+        "(exact)",
+        pattern=r"^(plan|picoclaw|opencode|tiktoken:[A-Za-z0-9_.-]+|llama3|qwen2)$",
     )
     chars_per_token: float = _knob(
         4.0, "general", "the plan estimator's characters per token", ge=0.1, le=100
     )  # ≥ 0.1: characters ÷ a tinier figure can overflow a float (1e-310 does)
+    tokenizer_from_model: bool = _knob(
+        False,
+        "general",
+        "count with the tokenizer of the session's model when it is known (the agent counts "
+        "with the provider's usage)",
+    )
     context_window: int = _knob(
         131_072, "window", "the model's context window, in tokens", ge=256, le=100_000_000
     )
@@ -72,7 +91,7 @@ class Policy(BaseModel):
     compact_trigger_ratio: float = _knob(
         1.0,
         "window",
-        "compact proactively when the request exceeds this share of the window",
+        "compact proactively from this share of the window (Codex: 0.9)",
         gt=0,
         le=1.0,
     )
@@ -81,6 +100,62 @@ class Policy(BaseModel):
         "window",
         "the history budget also reserves the system prompt and tool definitions (fixes X42)",
     )
+    output_from_model: bool = _knob(
+        False,
+        "window",
+        "the output reserve is the model's maximum output, at most max_tokens",
+    )
+    assembly_budget: bool = _knob(
+        True,
+        "window",
+        "history that does not fit the budget is left out of the request; off: the whole "
+        "history is sent until a compaction (PicoClaw legacy, OpenCode, Codex, Claude Code)",
+    )
+    sanitize_history: bool = _knob(
+        False,
+        "window",
+        "PicoClaw's request builder drops leading and unmatched tool messages before sending",
+    )
+    context_left_baseline: int = _knob(
+        0,
+        "window",
+        "'context left' discounts this many tokens of prompts and tools (Codex 12,000)",
+        ge=0,
+    )
+    trigger_output_cap: int = _knob(
+        UNCAPPED,
+        "trigger",
+        "the trigger reserves the output reserve up to this many tokens (Claude Code 20,000, "
+        "OpenCode 32,000, Codex 0)",
+        ge=0,
+    )
+    trigger_buffer_output_cap: int = _knob(
+        0,
+        "trigger",
+        "a further buffer of min(N, the reserved output) (OpenCode 20,000)",
+        ge=0,
+    )
+    trigger_buffer: int = _knob(
+        0, "trigger", "a further fixed buffer below the trigger (Claude Code 13,000)", ge=0
+    )
+    trigger_inclusive: bool = _knob(
+        False,
+        "trigger",
+        "compact when the prompt reaches the trigger; off: only when it exceeds it",
+    )
+    summarize_message_threshold: int = _knob(
+        0,
+        "trigger",
+        "PicoClaw legacy: summarize after a turn when the history has more messages (0: never)",
+        ge=0,
+    )
+    summarize_token_percent: int = _knob(
+        75,
+        "trigger",
+        "PicoClaw legacy: or when the history exceeds this percentage of the window",
+        ge=1,
+        le=100,
+    )
     tail_mode: TailMode = _knob(TailMode.TOKENS, "fresh tail", "tail measured in tokens or items")
     tail_ratio: float = _knob(
         0.25, "fresh tail", "share of the budget (window − max_tokens) for the tail", ge=0, le=1
@@ -88,10 +163,22 @@ class Policy(BaseModel):
     tail_min_tokens: int = _knob(2_000, "fresh tail", "never protect fewer tokens", ge=0)
     tail_max_tokens: int = _knob(8_000, "fresh tail", "never protect more tokens", ge=0)
     tail_min_turns: int = _knob(2, "fresh tail", "always protect at least this many turns", ge=0)
-    tail_items: int = _knob(32, "fresh tail", "items mode: protect the last N items", ge=1)
+    tail_keep_active_turn: bool = _knob(
+        True, "fresh tail", "the tail holds the whole active turn, over its budget if need be"
+    )
+    tail_of_trigger: bool = _knob(
+        False,
+        "fresh tail",
+        "tail_ratio applies to the trigger (OpenCode's usable size), not window − max_tokens",
+    )
+    tail_items: int = _knob(
+        32, "fresh tail", "items/messages mode: protect the last N items or messages", ge=1
+    )
     prune_mode: PruneMode = _knob(PruneMode.TURNS, "prune", "how old tool outputs are pruned")
+    prune_stub: PruneStub = _knob(PruneStub.PLAN, "prune", "the text a pruned output becomes")
+    prune_tools: PruneTools = _knob(PruneTools.ALL, "prune", "whose outputs may be pruned")
     prune_protected_turns: int = _knob(
-        2, "prune", "turns mode: tool outputs in the newest N turns are kept", ge=0
+        2, "prune", "turns and tokens modes: tool outputs in the newest N turns are kept", ge=0
     )
     prune_threshold: int = _knob(
         1, "prune", "turns mode: prune only when at least this many outputs are stubbed", ge=0
@@ -100,7 +187,10 @@ class Policy(BaseModel):
         40_000, "prune", "tokens mode: the newest N tokens of tool output are kept", ge=0
     )
     prune_minimum_tokens: int = _knob(
-        20_000, "prune", "tokens mode: prune only when at least N tokens are freed", ge=0
+        20_000, "prune", "tokens mode: prune only when more than N tokens are freed", ge=0
+    )
+    prune_keep_results: int = _knob(
+        3, "prune", "results mode: the newest N tool results are kept", ge=0
     )
     truncate_enabled: bool = _knob(True, "truncate", "truncate huge tool outputs")
     truncate_max_lines: int = _knob(
@@ -109,11 +199,25 @@ class Policy(BaseModel):
     truncate_max_bytes: int = _knob(
         51_200, "truncate", "tool outputs larger than this many bytes are truncated", ge=1
     )
+    truncate_style: TruncateStyle = _knob(
+        TruncateStyle.HEAD, "truncate", "keep the head of an output, or its head and tail"
+    )
     structured_summaries: bool = _knob(
-        True, "compaction", "summaries use the plan's six-section template"
+        True, "compaction", "summaries fill the template's sections (off: free text)"
+    )
+    summary_template: SummaryTemplate = _knob(
+        SummaryTemplate.PLAN, "compaction", "whose summary template a compaction uses"
     )
     compaction_style: CompactionStyle = _knob(
-        CompactionStyle.SUMMARIZE, "compaction", "summarize the evictable history or drop half"
+        CompactionStyle.SUMMARIZE,
+        "compaction",
+        "summarize the history before the tail, drop half, keep user messages, or a leaf",
+    )
+    compact_user_message_tokens: int = _knob(
+        20_000,
+        "compaction",
+        "user_messages style: the recent user messages kept, in tokens",
+        ge=0,
     )
 
     @model_validator(mode="after")
@@ -135,54 +239,57 @@ class Policy(BaseModel):
         """Tokens available for the prompt: the window less the output reserve."""
         return self.context_window - self.max_tokens
 
+    @property
+    def trigger_reserve(self) -> int:
+        """What the trigger keeps below its share of the window: output and buffers.
+
+        ``out = min(max_tokens, trigger_output_cap)``, then ``min(trigger_buffer_output_cap,
+        out)`` and ``trigger_buffer`` on top — OpenCode's ``out + min(20,000, out)``, Claude
+        Code's ``min(out, 20,000) + 13,000``, the plan's whole reserve, Codex's nothing.
+        """
+        out = min(self.max_tokens, self.trigger_output_cap)
+        return out + min(self.trigger_buffer_output_cap, out) + self.trigger_buffer
+
+    @property
+    def trigger_threshold(self) -> int:
+        """The figure the prompt is compared with: ``floor(window × ratio) − trigger_reserve``.
+
+        The ratio is taken as written (``0.9`` is nine tenths), so Codex's integer
+        ``window · 9 / 10`` comes out exact.
+        """
+        share = int(Fraction(str(self.compact_trigger_ratio)) * self.context_window)
+        return max(0, share - self.trigger_reserve)
+
+    @property
+    def trigger(self) -> int:
+        """The smallest prompt (system, tools, summary and history) at which this policy compacts.
+
+        Inclusive triggers (``count ≥ usable``) compact at the threshold itself; the plan's and
+        PicoClaw's strict ``prompt + max_tokens > window`` one token above it.
+        """
+        threshold = self.trigger_threshold
+        return threshold if self.trigger_inclusive else threshold + 1
+
+    def context_left(self, tokens: int) -> float:
+        """The share of the window left, in percent, as the agent's status line shows it.
+
+        Codex: ``effective = window − baseline``, ``used = max(0, tokens − baseline)``,
+        ``(effective − used) / effective``, clamped to 0–100; 130,000 of 272,000 → 54.6 %.
+        With no baseline it is simply the share of the window the prompt leaves.
+        """
+        effective = self.context_window - self.context_left_baseline
+        if effective <= 0:
+            return 0.0
+        used = max(0, tokens - self.context_left_baseline)
+        return max(0.0, min(100.0, (effective - used) / effective * 100))
+
+    def compacts(self, prompt_tokens: int) -> bool:
+        """Whether a prompt of this size makes the policy compact proactively."""
+        return prompt_tokens >= self.trigger
+
     def with_changes(self, **changes: Any) -> Policy:
         """A new, validated policy with some knobs changed (raises ``PolicyError``)."""
         return make_policy({**self.model_dump(), **changes})
-
-
-PRESETS: dict[str, dict[str, Any]] = {
-    # The plan's seven improvements with its sketch's defects fixed (algorithms.md §1, §3.8).
-    "plan": {
-        "preset": "plan",
-        "tokenizer": "plan",
-        "chars_per_token": 4.0,
-        "context_window": 131_072,
-        "max_tokens": 32_768,
-        "compact_trigger_ratio": 1.0,
-        "reserve_system_and_tools": True,
-        "tail_mode": TailMode.TOKENS,
-        "tail_ratio": 0.25,
-        "tail_min_tokens": 2_000,
-        "tail_max_tokens": 8_000,
-        "tail_min_turns": 2,
-        "prune_mode": PruneMode.TURNS,
-        "prune_protected_turns": 2,
-        "prune_threshold": 1,
-        "truncate_enabled": True,
-        "structured_summaries": True,
-        "compaction_style": CompactionStyle.SUMMARIZE,
-    },
-    # PicoClaw main as shipped (algorithms.md §2): 2.5 chars/token estimator, 32-item tail,
-    # no pruning or generic truncation, legacy forceCompression.
-    "picoclaw": {
-        "preset": "picoclaw",
-        "tokenizer": "picoclaw",
-        "chars_per_token": 2.5,
-        "context_window": 131_072,
-        "max_tokens": 32_768,
-        "compact_trigger_ratio": 1.0,
-        "reserve_system_and_tools": False,
-        "tail_mode": TailMode.ITEMS,
-        "tail_items": 32,
-        "tail_min_turns": 0,
-        "prune_mode": PruneMode.OFF,
-        "truncate_enabled": False,
-        "structured_summaries": False,
-        "compaction_style": CompactionStyle.DROP_OLDEST_HALF,
-    },
-}
-
-PresetName = Literal["plan", "picoclaw"]
 
 
 class PolicyError(ValueError):
@@ -234,20 +341,44 @@ def fit_reserve(window: int, reserve: int) -> int:
 def policy_for_session(
     preset_name: str, session: Session, overrides: Mapping[str, Any] | None = None
 ) -> Policy:
-    """The preset for one session: its own context window, and a reserve that fits it.
+    """The preset for one session: its model's window, output and tokenizer, unless given.
 
-    The session's ``meta.context_window`` is used unless the user set ``context_window``; the
-    output reserve is fitted to the window (``fit_reserve``) unless the user set ``max_tokens``.
-    The planner warns when the reserve was lowered, so the change is never silent.
+    The window is, in order: the user's, the one the transcript recorded (Codex's
+    ``model_context_window``), the registry's for the session's model
+    (``core.model_windows``), the preset's. With ``output_from_model`` the output reserve is
+    the model's maximum output, at most the preset's ``max_tokens``. The reserve is then
+    fitted to the window (``fit_reserve``) unless the user set ``max_tokens``; the planner
+    warns when that lowered it. With ``tokenizer_from_model`` the model's own tokenizer counts.
     """
     if preset_name not in PRESETS:
         preset(preset_name)  # raises the PolicyError naming the known presets
-    values: dict[str, Any] = {**PRESETS[preset_name], **(overrides or {})}
-    given = overrides or {}
-    if "context_window" not in given and session.meta.context_window is not None:
-        values["context_window"] = session.meta.context_window
+    given = dict(overrides or {})
+    values: dict[str, Any] = {**PRESETS[preset_name], **given}
+    meta = session.meta
+    entry = lookup(meta.model)
+    if "context_window" not in given:
+        if meta.context_window is not None:
+            values["context_window"] = meta.context_window
+        elif entry is not None:
+            values["context_window"] = entry.window
     if "max_tokens" not in given:
         window = int(values.get("context_window", Policy.model_fields["context_window"].default))
         reserve = int(values.get("max_tokens", Policy.model_fields["max_tokens"].default))
+        if values.get("output_from_model") and entry is not None and entry.max_output:
+            reserve = min(reserve, entry.max_output)
         values["max_tokens"] = fit_reserve(window, reserve)
+    if "tokenizer" not in given and values.get("tokenizer_from_model"):
+        spec = model_tokenizer(meta.model)
+        if spec is not None:
+            values["tokenizer"] = spec
     return make_policy(values)
+
+
+def window_source_of(policy: Policy, session: Session) -> WindowSource:
+    """Where ``policy``'s window came from for ``session`` (``model_windows.window_source``)."""
+    base = PRESETS.get(policy.preset, {}).get(
+        "context_window", Policy.model_fields["context_window"].default
+    )
+    return window_source(
+        policy.context_window, int(base), session.meta.context_window, session.meta.model
+    )

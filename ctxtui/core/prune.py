@@ -19,6 +19,22 @@ from ctxtui.core.plan import PrunedOutput
 STUB = "[Tool output pruned — use expand for details]"
 """The plan's stub text, byte for byte (em dash). Seahorse cannot expand it back (X26)."""
 
+CLAUDE_CODE_TOOLS = frozenset(
+    {"Read", "Bash", "Grep", "Glob", "Edit", "Write", "WebFetch", "WebSearch"}
+)
+"""The tools whose old results Claude Code's microcompact clears."""
+OPENCODE_PROTECTED_TOOLS = frozenset({"skill"})
+"""OpenCode's ``PRUNE_PROTECTED_TOOLS``: never pruned, and not counted toward the protection."""
+
+
+def prunable_tool(tool_name: str | None, tools: str) -> bool:
+    """Whether a result of ``tool_name`` may be pruned under ``Policy.prune_tools``."""
+    if tools == "claude_code":
+        return tool_name in CLAUDE_CODE_TOOLS
+    if tools == "all_but_skill":
+        return tool_name not in OPENCODE_PROTECTED_TOOLS
+    return True
+
 
 def prune_tool_outputs_as_sketched(
     messages: Sequence[Message], protected_turns: int, prune_threshold: int
@@ -52,11 +68,12 @@ class StubCost:
     ``count_message`` calls instead of a model copy and a count per result.
     """
 
-    __slots__ = ("_count", "_known")
+    __slots__ = ("_count", "_known", "_stub")
 
-    def __init__(self, count_message: Callable[[Message], int]) -> None:
+    def __init__(self, count_message: Callable[[Message], int], stub: str = STUB) -> None:
         self._count = count_message
         self._known: dict[Hashable, int] = {}
+        self._stub = stub
 
     def __call__(self, message: Message) -> int:
         media = tuple(p for p in message.parts if p.kind is not PartKind.TEXT)
@@ -75,7 +92,7 @@ class StubCost:
         if cost is None:
             shape = Message(
                 role=message.role,
-                content=STUB,
+                content=self._stub,
                 parts=media,
                 tool_calls=message.tool_calls,
                 tool_call_id="x" * id_bytes if id_bytes else None,
@@ -105,24 +122,36 @@ class ToolOutputs:
 
 
 def index_tool_outputs(
-    session: Session, tokens: Sequence[int], stub_tokens: Callable[[int], int]
+    session: Session,
+    tokens: Sequence[int],
+    stub_tokens: Callable[[int], int],
+    stub: str = STUB,
+    tools: str = "all",
 ) -> ToolOutputs:
-    """Index the tool results; ``stub_tokens(i)`` counts message ``i`` with the stub as content."""
+    """Index the tool results; ``stub_tokens(i)`` counts message ``i`` with the stub as content.
+
+    Results of tools ``tools`` (a ``Policy.prune_tools`` value) excludes are left out
+    altogether: they are neither pruned nor counted toward a protection.
+    """
     messages = session.messages
-    indices = [i for i, m in enumerate(messages) if m.role == "tool"]
+    indices = [
+        i
+        for i, m in enumerate(messages)
+        if m.role == "tool" and (tools == "all" or prunable_tool(m.tool_name, tools))
+    ]
     stubbed: list[int] = []
     prunable: list[int] = []
     before: list[int] = []
     after: list[int] = []
     for i in indices:
-        if messages[i].content == STUB:
+        if messages[i].content == stub:
             stubbed.append(i)
             continue
-        stub = stub_tokens(i)
-        if stub < tokens[i]:
+        cost = stub_tokens(i)
+        if cost < tokens[i]:
             prunable.append(i)
             before.append(tokens[i])
-            after.append(stub)
+            after.append(cost)
     return ToolOutputs(
         indices=indices,
         cum_tokens=[0, *accumulate(tokens[i] for i in indices)],
@@ -195,7 +224,7 @@ def prune_by_tokens(
 
     Walking newest→oldest from ``boundary``, an output is pruned once the running total of
     output tokens exceeds ``protect_tokens``; the walk stops at an earlier prune (a stub); the
-    prune applies only if it frees at least ``minimum_tokens``.
+    prune applies only if it frees more than ``minimum_tokens`` (``pruned > PRUNE_MINIMUM``).
     """
     hi = bisect_left(outputs.indices, boundary)
     stubs = bisect_left(outputs.stubbed, boundary)
@@ -209,9 +238,21 @@ def prune_by_tokens(
     first = bisect_left(outputs.prunable, outputs.indices[lo])
     last = bisect_right(outputs.prunable, outputs.indices[q - 1])
     run = PrunedRun(outputs, first, last)
-    if len(run) == 0 or run.tokens_freed < minimum_tokens:
+    if len(run) == 0 or run.tokens_freed <= minimum_tokens:
         return PrunedRun(outputs)
     return run
+
+
+def prune_by_results(outputs: ToolOutputs, boundary: int, keep: int) -> PrunedRun:
+    """Claude Code's microcompact: every eligible result but the newest ``keep`` is stubbed.
+
+    Only results before ``boundary`` are touched, and already-stubbed ones stay as they are.
+    """
+    indices = outputs.indices
+    position = len(indices) - keep
+    cut = indices[position] if 0 <= position < len(indices) else (0 if position < 0 else boundary)
+    count = bisect_left(outputs.prunable, min(cut, boundary))
+    return PrunedRun(outputs, 0, count)
 
 
 class EffectiveTokens(Sequence[int]):

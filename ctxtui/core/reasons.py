@@ -26,7 +26,8 @@ class CompactReason(StrEnum):
         """Accept the plan's names and PicoClaw's (``proactive_budget``, ``llm_retry``).
 
         PicoClaw's post-turn ``summarize`` has no counterpart in the plan (defect X14); it maps
-        to ``proactive``, the reason a post-turn check would give.
+        to ``proactive``, the reason a post-turn check would give. (A plan says which of
+        PicoClaw legacy's two triggers fired with ``CompactionNeed.post_turn``.)
         """
         v = value.strip().lower()
         for reason in cls:

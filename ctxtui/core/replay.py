@@ -151,9 +151,9 @@ class Replay:
 
     @property
     def trigger_tokens(self) -> int:
-        """The prompt size past which the policy compacts (its trigger less the reserve)."""
-        policy = self.policy
-        return int(policy.compact_trigger_ratio * policy.context_window) - policy.max_tokens
+        """The prompt size past which the policy compacts (``Policy.trigger`` is the first
+        size that does)."""
+        return self.policy.trigger - 1
 
     def request_of_message(self, index: int) -> int | None:
         """The first request whose prompt holds message ``index`` (``None`` after the last)."""
@@ -274,7 +274,6 @@ class _Walk:
 
     def run(self) -> Replay:
         policy = self.policy
-        trigger = int(policy.compact_trigger_ratio * policy.context_window)
         window = policy.context_window
         points = request_points(self.session)
         recorded = place_recorded(self.session, points)
@@ -290,7 +289,7 @@ class _Walk:
                 self.check(k, len(points))
             tokens = self.prompt(stop)
             events: list[ReplayEvent] = []
-            if tokens + policy.max_tokens > trigger and stop > self.segments[-1].start:
+            if policy.compacts(tokens) and stop > self.segments[-1].start:
                 reason = CompactReason.OVERFLOW if tokens > window else CompactReason.PROACTIVE
                 if self.compact(k, stop, tokens, reason):
                     tokens = self.compactions[-1].tokens_after

@@ -33,8 +33,32 @@ def display_text(text: str | None) -> str | None:
     return None if text is None else _SURROGATE.sub("\ufffd", text)
 
 
-def _policy(plan: Plan) -> dict[str, Any]:
-    return plan.policy.model_dump(mode="json")
+def _policy(session: Session, plan: Plan) -> dict[str, Any]:
+    from ctxtui.core.policy import window_source_of
+
+    return {
+        **plan.policy.model_dump(mode="json"),
+        "window_source": window_source_of(plan.policy, session).value,
+    }
+
+
+def context_categories(plan: Plan) -> list[dict[str, Any]]:
+    """The window as ``/context`` splits it: system, tools, messages, free, autocompact buffer.
+
+    The buffer is the room the policy keeps above its trigger (window − trigger); free is
+    what neither the request nor the buffer takes.
+    """
+    t = plan.totals
+    buffer = max(0, t.window - t.trigger) if t.trigger else 0
+    messages = t.summary + t.history
+    free = max(0, t.window - t.system - t.tool_defs - messages - buffer)
+    return [
+        {"name": "system prompt", "tokens": t.system},
+        {"name": "tool definitions", "tokens": t.tool_defs},
+        {"name": "messages", "tokens": messages},
+        {"name": "free", "tokens": free},
+        {"name": "autocompact buffer", "tokens": buffer},
+    ]
 
 
 def _messages(session: Session, plan: Plan) -> list[dict[str, Any]]:
@@ -108,7 +132,7 @@ def build_report(
             "message_count": len(session.messages),
             "warnings": [*session.meta.warnings, *plan.warnings],
         },
-        "policy": _policy(plan),
+        "policy": _policy(session, plan),
         "tokenizer": {
             "requested": plan.tokenizer.requested,
             "used": plan.tokenizer.used,
@@ -123,6 +147,9 @@ def build_report(
             # used_ratio = requested / window, requested = tokens + output_reserve.
             "output_reserve": totals.output_reserve,
             "requested": totals.requested,
+            "trigger": totals.trigger,  # the smallest prompt (tokens) this policy compacts at
+            "context_left": round(plan.policy.context_left(totals.tokens), 1),
+            "categories": context_categories(plan),
         },
         "fresh_tail": {
             "start": plan.tail.start,

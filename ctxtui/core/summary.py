@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from ctxtui.core.models import Message, Session
+from ctxtui.core.seahorse import L3_BYTES, leaf_target
 
 SUMMARY_TITLE = "# Summary of Previous Conversation"
 
@@ -475,13 +476,13 @@ def leaf_target_tokens(input_tokens: int, floor: int = 0) -> int:
     With structured summaries the floor is the empty template's size: a target below it
     rejects every structured summary (defect X21).
     """
-    return max(min(1200, int(input_tokens * 0.35)), floor)
+    return max(leaf_target(input_tokens), floor)
 
 
 def legacy_fallback_text(session: Session, first: int, last: int) -> str:
     """Seahorse's deterministic L3 leaf: contents joined, cut to 2,048 bytes, then a note."""
     joined = "\n".join(m.content for m in session.messages[first : last + 1])
     raw = joined.encode("utf-8")
-    if len(raw) > 2048:
-        joined = raw[:2048].decode("utf-8", errors="ignore")  # never split a character
+    if len(raw) > L3_BYTES:
+        joined = raw[:L3_BYTES].decode("utf-8", errors="ignore")  # never split a character
     return f"{joined}\n[Truncated from {last - first + 1} messages]"

@@ -9,7 +9,7 @@ order the results come in, interleaved with other messages or not.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
@@ -156,10 +156,15 @@ def _tail(
     )
 
 
-def _floor(session: Session, min_turns: int, bounds: Boundaries, *, clean: bool) -> int:
-    """The latest start holding the active turn and the minimum turns, grown to a safe cut."""
-    floor = min(active_turn_start(session), min_turns_start(session, min_turns))
-    return bounds.clean_backward(floor) if clean else bounds.pair_backward(floor)
+def _floor(session: Session, policy: Policy, bounds: Boundaries) -> int:
+    """The latest start holding the active turn (if kept whole) and the minimum turns.
+
+    Grown back to a pair-safe cut; ``len(session)`` when the policy asks for neither.
+    """
+    floor = min_turns_start(session, policy.tail_min_turns)
+    if policy.tail_keep_active_turn:
+        floor = min(floor, active_turn_start(session))
+    return bounds.pair_backward(floor) if floor < len(session) else floor
 
 
 def _floor_reason(session: Session, min_turns: int) -> TailReason:
@@ -194,7 +199,7 @@ def fresh_tail_by_tokens(
     safe = bounds.pair_forward(start, n)
     if safe != start:
         start, reason = safe, TailReason.TOOL_PAIR
-    floor = _floor(session, min_turns, bounds, clean=False)
+    floor = _floor(session, policy, bounds)
     if start > floor:
         start, reason = floor, _floor_reason(session, min_turns)
     return _tail(session, prefix, start, tail_budget, reason, min_turns)
@@ -207,17 +212,13 @@ def fresh_tail_by_items(
     policy: Policy,
     bounds: Boundaries | None = None,
 ) -> FreshTail:
-    """PicoClaw's tail: the last N items, then ``trimFreshTailToSafeBudget`` (§2.5), made safe.
+    """Seahorse's tail as ``main`` ships it: the last N items, ``trimFreshTailToSafeBudget``.
 
-    ``budget`` is the assembly budget. Over it, the active turn is kept whole (and flagged);
-    otherwise the oldest items go until the rest fits. Then, whether or not it was trimmed,
-    the tail never starts on a tool result or a tool-calling assistant message (issue #3):
-    PicoClaw's trim does that only when over budget, but its sanitizer (§2.8) drops those
-    leading messages from the history anyway, and a pair-blind 32-item cut would otherwise
-    protect results whose call it leaves out. A tail that this would empty, or that would lose
-    the active turn's user message, grows back to the nearest safe start before the active
-    turn instead (X2). ``tail_min_turns`` (0 in the preset) is honoured as a floor, as in
-    tokens mode.
+    ``budget`` is the assembly budget. A tail that fits is left where the count put it, even on
+    a tool result whose call it leaves out (``main`` does not move it; its request sanitizer
+    deals with such a start). Over the budget: when the active turn alone is over, it is kept
+    whole (and flagged); otherwise the oldest items go until the rest fits, then the start moves
+    past leading tool results and tool calls — PicoClaw's provider-safe start (§2.5 step 3).
     """
     n = len(session)
     min_turns = policy.tail_min_turns
@@ -226,27 +227,61 @@ def fresh_tail_by_items(
     bounds = bounds or Boundaries.of(session)
     start = max(0, n - policy.tail_items)
     reason = TailReason.WHOLE_SESSION if start == 0 else TailReason.ITEMS
-    active = active_turn_start(session)
     if prefix(n) - prefix(start) > budget:
-        if active >= start and prefix(n) - prefix(active) > budget:
-            start, reason = active, TailReason.ACTIVE_TURN
+        starts = session.turn_starts
+        last_user = starts[-1] if starts and starts[-1] >= start else None
+        if last_user is not None and prefix(n) - prefix(last_user) > budget:
+            start, reason = last_user, TailReason.ACTIVE_TURN
         else:
-            start, reason = suffix_start_within(prefix, start, n, budget), TailReason.BUDGET
-    if reason is TailReason.ACTIVE_TURN:
-        start = bounds.clean_backward(start)
-    else:
-        safe = bounds.clean_forward(start, n)
-        if safe == n or start <= active < safe:
-            grown = bounds.clean_backward(min(start, active))
-            if grown != start:
-                start, reason = grown, TailReason.ACTIVE_TURN
-        elif safe != start:
-            start, reason = safe, TailReason.TOOL_PAIR
-    if min_turns > 0:
-        floor = _floor(session, min_turns, bounds, clean=True)
-        if start > floor:
-            start, reason = floor, _floor_reason(session, min_turns)
+            start = suffix_start_within(prefix, start, n, budget)
+            safe = provider_safe_start(session, start)
+            reason = TailReason.BUDGET if safe == start else TailReason.TOOL_PAIR
+            start = safe
     return _tail(session, prefix, start, budget, reason, min_turns)
+
+
+def provider_safe_start(session: Session, start: int) -> int:
+    """``trimFreshTailToSafeBudget`` step 3: past leading tool results and tool calls.
+
+    Only the roles of the leading messages are looked at, as in ``main``: a user message
+    between a call and its result is a safe start, though it leaves the result unpaired.
+    """
+    messages = session.messages
+    while start < len(messages) and (messages[start].role == "tool" or messages[start].calls_tools):
+        start += 1
+    return start
+
+
+def find_safe_boundary(session: Session, target: int) -> int:
+    """PicoClaw's ``findSafeBoundary`` (§2.9): last turn start ≤ target if > 0, else the next."""
+    starts = session.turn_starts
+    i = bisect_right(starts, target)
+    if i > 0 and starts[i - 1] > 0:
+        return starts[i - 1]
+    if i < len(starts):
+        return starts[i]
+    return 0
+
+
+def fresh_tail_by_messages(session: Session, prefix: Prefix, budget: int, keep: int) -> FreshTail:
+    """PicoClaw legacy's kept history after a summary: ``findSafeBoundary(len − keep)``.
+
+    ``summarizeSession`` skips a history of ``keep`` messages or fewer, and gives up when the
+    cut snaps to 0; either way nothing is summarized and the whole history is the tail.
+    """
+    n = len(session)
+    if n == 0:
+        return FreshTail(0, budget, 0, TailReason.EMPTY, 0, 0)
+    cut = find_safe_boundary(session, n - keep) if n > keep else 0
+    reason = TailReason.WHOLE_SESSION if cut == 0 else TailReason.TURN_START
+    return _tail(session, prefix, cut, budget, reason, 0)
+
+
+def no_fresh_tail(session: Session, prefix: Prefix, budget: int) -> FreshTail:
+    """A policy whose compaction keeps nothing verbatim: the tail is empty, at the end."""
+    n = len(session)
+    reason = TailReason.EMPTY if n == 0 else TailReason.NO_TAIL
+    return _tail(session, prefix, n, budget, reason, 0)
 
 
 def list_prefix(prefix_sums: Sequence[int]) -> Prefix:

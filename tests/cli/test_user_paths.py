@@ -299,7 +299,10 @@ def test_format_names_are_forgiving_about_case_and_underscores(
         (["--tail-min", "9000"], "--tail-min (9,000) must not exceed --tail-max (8,000)"),
         (["--max-tokens", "200000"], "--max-tokens (200,000) must be smaller than"),
         (["--tokenizer", "tiktoken:o200k"], "found 'o200k'"),
-        (["--tokenizer", "tiktoken:"], "--tokenizer: expected plan, picoclaw or tiktoken:"),
+        (
+            ["--tokenizer", "tiktoken:"],
+            "--tokenizer: expected plan, picoclaw, opencode or tiktoken:",
+        ),
     ],
 )
 def test_a_bad_knob_names_its_flag_and_range(
@@ -332,8 +335,8 @@ def test_knobs_the_preset_ignores_are_reported_not_silently_dropped(
 
 
 def test_tail_items_moves_the_picoclaw_tail(chat: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    n = _json(capsys, [str(chat), "--preset", "picoclaw"])["session"]["message_count"]
-    r = _json(capsys, [str(chat), "--preset", "picoclaw", "--tail-items", "5"])
+    n = _json(capsys, [str(chat), "--preset", "picoclaw-seahorse"])["session"]["message_count"]
+    r = _json(capsys, [str(chat), "--preset", "picoclaw-seahorse", "--tail-items", "5"])
     assert r["policy"]["tail_items"] == 5
     assert r["fresh_tail"]["start"] >= n - 5
 

@@ -159,7 +159,7 @@ def test_tail_items_whole_session() -> None:
 
 
 def test_tail_items_provider_safe_start() -> None:
-    session, plan = _hand("ua" + "uct" * 12, [5] * 38, tail_mode="items")
+    session, plan = _hand("ua" + "uct" * 12, [10] * 38, tail_mode="items")
     _check_tail(session, plan, TailReason.TOOL_PAIR, "provider-safe start moved it past")
 
 
@@ -195,10 +195,13 @@ def test_dropped_to_keep_a_tool_pair_whole() -> None:
     assert "does not fit in the 140 tokens" in budget_drop
 
 
-def test_dropped_for_picoclaws_provider_safe_start() -> None:
-    session, plan = _hand("uactauaua", [30] * 9, tail_mode="items", tail_items=2)
-    assert (plan.tail.start, plan.kept_start) == (7, 4)
-    assert "may not begin on a tool result or a tool call" in why(session, plan, 3)
+def test_dropped_by_picoclaws_request_sanitizer() -> None:
+    session, plan = _hand(
+        "uactauaua", [30] * 9, tail_mode="items", tail_items=2, sanitize_history=True
+    )
+    assert (plan.tail.start, plan.kept_start) == (7, 3)  # main fills to the first miss
+    assert plan.excluded == frozenset({3})  # the result would lead the history
+    assert "dropped by PicoClaw's request sanitizer" in why(session, plan, 3)
 
 
 def test_x26_pruned_output_is_labelled_unrecoverable() -> None:
@@ -238,10 +241,20 @@ def test_every_sentence_agrees_with_the_figures(
         text = why(session, plan, i)
         assert text.endswith(".") and ". " not in text
         zone = plan.zone(i)
+        if i in plan.excluded:
+            assert zone is Zone.DROPPED and "is dropped" in text
+            continue
+        if not policy.assembly_budget and zone is not Zone.TAIL:
+            assert "sends the whole history" in text
+            continue
         if zone is Zone.TAIL:
             assert "is in the fresh tail because" in text
             continue
-        span = sum(plan.effective_tokens[i : plan.tail.start])
+        span = sum(
+            t
+            for k, t in enumerate(plan.effective_tokens[i : plan.tail.start], start=i)
+            if k not in plan.excluded
+        )
         assert f"({span:,} tokens)" in text and f"the {left:,} tokens" in text
         if zone is Zone.KEPT:
             assert "is kept because" in text and span <= left

@@ -42,7 +42,7 @@ def _plan(messages: list[Message], tokens: list[int], budget: int) -> Plan:
     """Plan with PicoClaw's preset and an assembly budget of exactly ``budget`` tokens."""
     session = Session(messages=tuple(messages))
     counts = SessionCounts(TokenizerInfo("fake", "fake"), tokens)
-    policy = preset("picoclaw", context_window=budget + 256, max_tokens=256)
+    policy = preset("picoclaw-seahorse", context_window=budget + 256, max_tokens=256)
     return build_plan(session, policy, counts, PicoEstimator())
 
 
@@ -171,17 +171,17 @@ def _agent_turns(count: int) -> list[Message]:
     return messages[:count]
 
 
-@pytest.mark.parametrize(("count", "expected"), [(42, 11), (41, 11), (40, 8), (43, 11)])
-def test_items_tail_never_starts_on_a_tool_result_or_a_tool_call(count: int, expected: int) -> None:
-    # 32 items from the end lands on a result (42), a call (41), a user (40), an answer (43).
+@pytest.mark.parametrize("count", [40, 41, 42, 43])
+def test_a_tail_that_fits_stays_where_the_count_put_it(count: int) -> None:
+    # main does not move a 32-item tail that fits, even onto a result (42) or a call (41).
     plan = _plan(_agent_turns(count), [10] * count, 10_000)
-    assert plan.tail.start == expected
-    first = plan.tail.start
-    assert plan.tail.reason is (TailReason.ITEMS if first == count - 32 else TailReason.TOOL_PAIR)
+    assert plan.tail.start == count - 32
+    assert plan.tail.reason is TailReason.ITEMS
     assert plan.kept_start == 0  # the evictable rest all fits, call and result together
+    assert not plan.excluded and not plan.unpaired
 
 
-def test_items_tail_of_one_long_agent_turn_holds_the_turn_instead_of_nothing() -> None:
+def test_one_long_agent_turn_keeps_its_last_32_items() -> None:
     call_steps: list[Message] = []
     for k in range(20):
         call = ToolCall(id=f"c{k}", name="read")
@@ -191,12 +191,11 @@ def test_items_tail_of_one_long_agent_turn_holds_the_turn_instead_of_nothing() -
         ]
     messages = [Message(role="user"), *call_steps]
     plan = _plan(messages, [10] * len(messages), 10_000)
-    assert plan.tail.start == 0
-    assert plan.tail.reason is TailReason.ACTIVE_TURN
-    assert not plan.tail.over_budget
+    assert plan.tail.start == len(messages) - 32
+    assert plan.kept_start == 0
 
 
-def test_items_tail_trimmed_past_an_interjection_keeps_the_call_with_its_result() -> None:
+def test_a_trim_past_an_interjection_leaves_the_result_to_the_sanitizer() -> None:
     call = ToolCall(id="c1", name="read")
     messages = [
         Message(role="user"),
@@ -206,12 +205,13 @@ def test_items_tail_trimmed_past_an_interjection_keeps_the_call_with_its_result(
         Message(role="tool", tool_call_id="c1"),
         Message(role="assistant"),
     ]
-    # The active turn (3..5, 30 tokens) fits 35; the trim would start at 3, inside the pair.
+    # The trim stops at the user message (30 of 35 tokens): main's provider-safe start looks
+    # at roles only, so the result at 4 leads its turn without its call; the request
+    # sanitizer then drops it (the nearest earlier message is a user message).
     plan = _plan(messages, [10] * 6, 35)
-    assert plan.tail.start == 1
-    assert plan.tail.reason is TailReason.ACTIVE_TURN
-    for result, call_index in plan_pairs(messages).items():
-        assert not call_index < plan.tail.start <= result
+    assert (plan.tail.start, plan.tail.reason) == (3, TailReason.BUDGET)
+    assert plan.excluded == frozenset({4})
+    assert plan.zone(4).value == "dropped"
 
 
 def plan_pairs(messages: list[Message]) -> Mapping[int, int]:
@@ -238,3 +238,32 @@ def test_x6_items_mode_keeps_trim_fresh_tail_to_safe_budget() -> None:
     leading = [Message(role="user"), *active[2:], Message(role="user"), Message(role="assistant")]
     trimmed = _plan(leading, [10, 5, 10, 5, 10, 5], 35)
     assert trimmed.tail.start == 3
+
+
+def test_a_trimmed_tail_leaves_a_hole_and_an_unanswered_call() -> None:
+    call = ToolCall(id="c1", name="read")
+    messages = [
+        Message(role="user"),
+        Message(role="assistant"),
+        Message(role="user"),
+        Message(role="assistant", tool_calls=(call,)),
+        Message(role="tool", tool_call_id="c1"),  # the first of the last 32 items
+        *(Message(role="assistant" if k % 2 == 0 else "user") for k in range(31)),
+    ]
+    tokens = [10, 10, 10, 10, 100] + [10] * 31
+    plan = _plan(messages, tokens, 330)
+    # 410 tokens of tail are over 330: the trim starts it at #5 (310); 20 tokens remain, and
+    # the fill takes #2-#3 from before the 32 items — never #4, which the trim took off.
+    assert (plan.tail.start, plan.tail.reason) == (5, TailReason.BUDGET)
+    assert plan.kept_start == 2
+    assert plan.excluded == frozenset({4})
+    assert [plan.zone(i).value for i in (1, 2, 3, 4, 5)] == [
+        "dropped",
+        "kept",
+        "kept",
+        "dropped",
+        "tail",
+    ]
+    assert plan.unpaired == {3: "a tool call whose result (#4) is not sent"}
+    assert any("PicoClaw main would send 1 tool message" in w for w in plan.warnings)
+    assert plan.totals.kept + plan.totals.tail == 330

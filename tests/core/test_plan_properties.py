@@ -168,12 +168,14 @@ def test_zones_are_a_contiguous_suffix_that_stops_at_the_first_miss(
     plan = _plan(case, policy)
     n = len(case[0])
     assert 0 <= plan.kept_start <= plan.tail.start <= n
-    zones = [plan.zone(i).value for i in range(n)]
+    zones = [plan.zone(i).value for i in range(n) if i not in plan.excluded]
     assert zones == sorted(zones, key=["dropped", "kept", "tail"].index)
+    assert all(plan.kept_start <= i < n for i in plan.excluded)
     t = plan.totals
     assert t.dropped + t.kept + t.tail == t.history == sum(plan.effective_tokens)
     assert plan.tail.tokens == sum(plan.effective_tokens[plan.tail.start :])
-    assert n == 0 or plan.tail.start < n  # never an empty tail (X2)
+    if policy.tail_mode is TailMode.TOKENS and policy.tail_keep_active_turn:
+        assert n == 0 or plan.tail.start < n  # never an empty tail (X2)
     if plan.tail.reason is TailReason.BUDGET and policy.tail_mode is TailMode.TOKENS:
         # Stopped at the first message that did not fit, not before it and not past it (X1).
         counted = _counted(plan)
@@ -188,6 +190,8 @@ def test_no_tool_call_is_cut_from_its_results(
     session = case[0]
     plan = _plan(case, policy)
     n = len(session)
+    if policy.tail_mode is not TailMode.TOKENS:
+        return  # the plan's guarantee; PicoClaw as shipped breaks it (test_seahorse_properties)
     for boundary in (plan.kept_start, plan.tail.start):
         assert not _splits(session, boundary)
         if boundary < n and session.messages[boundary].role == "tool":
@@ -196,17 +200,6 @@ def test_no_tool_call_is_cut_from_its_results(
                 session.messages[b].role == "tool" or _splits(session, b)
                 for b in range(boundary + 1)
             )
-    if policy.tail_mode is TailMode.ITEMS:
-        # Provider-safe start: no leading tool call unless no earlier message could lead.
-        first = plan.tail.start
-        if first < n and session.messages[first].calls_tools:
-            assert all(
-                session.messages[b].calls_tools or session.messages[b].role == "tool"
-                for b in range(first)
-                if not _splits(session, b)
-            )
-        if plan.kept_start < first:
-            assert not session.messages[plan.kept_start].calls_tools
 
 
 @settings(max_examples=500)
@@ -224,10 +217,11 @@ def test_tail_stays_in_budget_unless_a_floor_rule_says_otherwise(
         clamp = max(policy.tail_min_tokens, min(share, policy.tail_max_tokens))
         assert tail.budget == min(clamp, adapter, history_budget(policy, counts))
     assert tail.over_budget is (tail.tokens > tail.budget)
-    if tail.reason not in (TailReason.MIN_TURNS, TailReason.ACTIVE_TURN):
+    budgeted = policy.tail_mode in (TailMode.TOKENS, TailMode.ITEMS)
+    if budgeted and tail.reason not in (TailReason.MIN_TURNS, TailReason.ACTIVE_TURN):
         assert tail.tokens <= tail.budget
     starts = session.turn_starts
-    if starts and (policy.tail_mode is TailMode.TOKENS or policy.tail_min_turns > 0):
+    if starts and policy.tail_mode is TailMode.TOKENS and policy.tail_keep_active_turn:
         assert tail.start <= starts[-1]  # the active turn is whole (X2)
         assert tail.turns >= min(policy.tail_min_turns, len(starts))  # X3
 
@@ -283,10 +277,11 @@ def test_compaction_conserves_tokens(
         return
     first, last = result.replaced
     replaced = sum(plan.effective_tokens[first : last + 1])
+    inserted = len(result.session) - (len(session) - (last - first + 1))
     added = (
-        after_counts.summary_tokens - counts.summary_tokens
-        if policy.compaction_style is CompactionStyle.DROP_OLDEST_HALF
-        else after.effective_tokens[first]
+        after_counts.summary_tokens
+        - counts.summary_tokens
+        + sum(after.effective_tokens[first : first + inserted])
     )
     assert plan.totals.requested == after.totals.requested + replaced - added
     assert result.tokens_before - result.tokens_after == result.replaced_tokens - (
@@ -302,8 +297,10 @@ def test_compaction_need_matches_the_strict_trigger(
     case: tuple[Session, SessionCounts], policy: Policy
 ) -> None:
     plan = _plan(case, policy)
-    trigger = int(policy.compact_trigger_ratio * policy.context_window)
-    assert plan.compaction.needed is (plan.totals.requested > trigger)
+    assert plan.compaction.needed is (plan.totals.tokens >= policy.trigger)
+    if policy.trigger_output_cap >= policy.max_tokens and not policy.trigger_inclusive:
+        share = policy.trigger_threshold + policy.max_tokens  # the plan's strict check
+        assert plan.compaction.needed is (plan.totals.requested > share)
     if plan.overflow is not None:
         assert plan.compaction.needed
         assert plan.overflow.requested_tokens > policy.context_window

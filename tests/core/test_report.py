@@ -51,6 +51,9 @@ def test_keys_and_types() -> None:
         "used_ratio",
         "output_reserve",
         "requested",
+        "trigger",
+        "context_left",
+        "categories",
     }
     assert isinstance(r["totals"]["used_ratio"], float)
     assert set(r["fresh_tail"]) == {"start", "budget", "tokens", "reason"}

@@ -46,6 +46,7 @@ from ctxtui.core.tokenizers.families import (
     QWEN2,
     tokenizer_for_model,
 )
+from ctxtui.core.tokenizers.opencode import OpenCodeTokenizer
 from ctxtui.core.tokenizers.picoclaw import (
     CONTEXT_SUMMARY_PREFIX,
     PicoClawTokenizer,
@@ -78,6 +79,7 @@ class BatchTokenizer(Tokenizer, Protocol):
 
 PLAN = "plan"
 PICOCLAW = "picoclaw"
+OPENCODE = "opencode"
 TIKTOKEN_PREFIX = "tiktoken:"
 FALLBACK_ENCODING = "cl100k_base"
 """The encoding every fallback counts with: bundled twice over, so it needs no network."""
@@ -85,7 +87,7 @@ FALLBACK_ENCODING = "cl100k_base"
 
 def available_tokenizers() -> tuple[str, ...]:
     """The specs the app's selector offers; any other ``tiktoken:ENCODING`` also resolves."""
-    return (PLAN, PICOCLAW, *FAMILIES)
+    return (PLAN, PICOCLAW, OPENCODE, *FAMILIES)
 
 
 def _unknown_spec(spec: str) -> ValueError:
@@ -116,6 +118,8 @@ def resolve(
         return PlanTokenizer(chars_per_token), TokenizerInfo(spec, PLAN)
     if spec == PICOCLAW:
         return PicoClawTokenizer(), TokenizerInfo(spec, PICOCLAW)
+    if spec == OPENCODE:
+        return OpenCodeTokenizer(), TokenizerInfo(spec, OPENCODE)
     if spec not in FAMILIES and (
         not spec.startswith(TIKTOKEN_PREFIX) or not spec.removeprefix(TIKTOKEN_PREFIX)
     ):
@@ -177,12 +181,14 @@ __all__ = [
     "CONTEXT_SUMMARY_PREFIX",
     "LLAMA3",
     "O200K",
+    "OPENCODE",
     "PICOCLAW",
     "PLAN",
     "QWEN2",
     "TIKTOKEN_PREFIX",
     "BatchTokenizer",
     "ChatTokenizer",
+    "OpenCodeTokenizer",
     "PicoClawTokenizer",
     "PlanTokenizer",
     "Tokenizer",

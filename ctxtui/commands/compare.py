@@ -1,0 +1,85 @@
+"""``ctxtui compare``: one session under several presets, as a table or ``ctxtui.compare/1``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ctxtui.commands.errors import CommandError
+from ctxtui.commands.pipeline import load
+from ctxtui.commands.report import print_table
+from ctxtui.core.compare import compare
+from ctxtui.core.engine import Engine
+from ctxtui.core.policy import PRESETS, PolicyError
+from ctxtui.core.report import display_text
+from ctxtui.options import EXIT_OK, overrides_from
+
+
+def _presets(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in PRESETS]
+    if unknown or not names:
+        raise CommandError(
+            f"--presets: unknown preset {', '.join(map(repr, unknown)) or '(none)'} "
+            f"(known: {', '.join(PRESETS)})"
+        )
+    return names
+
+
+def _zone(z: dict[str, int]) -> str:
+    return f"{z['count']:,} ({z['tokens']:,} tok)"
+
+
+def _table(doc: dict[str, Any]) -> Any:
+    """One block per preset, label and value, so it reads in 80 columns."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    blocks: list[Any] = []
+    for p in doc["presets"]:
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(style="bold", no_wrap=True, min_width=8)
+        grid.add_column(overflow="fold")
+        now = "compacts now" if p["compacts_now"] else "does not compact now"
+        if p["post_turn"]:
+            now += " (after-turn summary)"
+        zones, pruned, after = p["zones"], p["pruned"], p["after_compaction"]
+        replaced = after["replaced"]
+        span = f"replaces #{replaced[0]:,}-#{replaced[1]:,}" if replaced else "replaces nothing"
+        grid.add_row(
+            "window",
+            f"{p['window']:,} tok ({p['window_source']}) · tokenizer {p['tokenizer']}",
+        )
+        grid.add_row("trigger", f"{p['trigger']:,} tok · prompt {p['tokens']:,} tok · {now}")
+        grid.add_row(
+            "zones",
+            f"tail from #{p['tail_start']:,} · kept {_zone(zones['kept'])} · dropped "
+            f"{_zone(zones['dropped'])} · pruned {pruned['count']:,} "
+            f"({pruned['tokens_freed']:,} tok freed)",
+        )
+        grid.add_row(
+            "after",
+            f"a compaction {span}: {after['requested']:,} tok requested, "
+            f"{after['messages']:,} messages",
+        )
+        for warning in p["warnings"]:
+            grid.add_row(Text("warning", style="yellow"), Text(warning, style="yellow"))
+        blocks += [Text(p["preset"], style="bold underline"), grid, Text()]
+    return Group(*blocks[:-1])
+
+
+def run(args: argparse.Namespace) -> int:
+    names = _presets(args.presets)
+    session = load(args)
+    try:
+        doc = compare(Engine(session), names, overrides_from(args))
+    except PolicyError as err:
+        raise CommandError(str(err)) from None
+    if args.json:
+        sys.stdout.write(display_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
+    else:
+        print_table(_table(doc))
+    return EXIT_OK

@@ -1,0 +1,77 @@
+"""One session under several presets, side by side: the ``ctxtui.compare/1`` document.
+
+Each preset gets its own policy (its window and tokenizer for the session's model), plan and
+— whatever the trigger says — a compaction, so "the request after a compaction" is always a
+figure. The rendering is the command's; this module only gathers the data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ctxtui.core.engine import Engine
+from ctxtui.core.plan import Plan, Zone
+from ctxtui.core.policy import policy_for_session, window_source_of
+from ctxtui.core.reasons import CompactReason
+
+SCHEMA = "ctxtui.compare/1"
+
+
+def _zones(plan: Plan) -> dict[str, dict[str, int]]:
+    out = {z.value: {"count": 0, "tokens": 0} for z in Zone}
+    for i in range(len(plan)):
+        entry = out[plan.zone(i).value]
+        entry["count"] += 1
+        entry["tokens"] += plan.effective_tokens[i]
+    return out
+
+
+def compare_entry(engine: Engine, name: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """One preset's figures for the session ``engine`` holds."""
+    session = engine.session
+    policy = policy_for_session(name, session, overrides)
+    plan = engine.plan(policy)
+    reason = plan.compaction.reason or CompactReason.PROACTIVE
+    after = engine.compact(policy, reason)
+    t = plan.totals
+    return {
+        "preset": name,
+        "tokenizer": plan.tokenizer.used,
+        "window": t.window,
+        "window_source": window_source_of(policy, session).value,
+        "output_reserve": t.output_reserve,
+        "trigger": t.trigger,
+        "tokens": t.tokens,
+        "requested": t.requested,
+        "context_left": round(policy.context_left(t.tokens), 1),
+        "compacts_now": plan.compaction.needed,
+        "reason": plan.compaction.reason.value if plan.compaction.reason else None,
+        "post_turn": plan.compaction.post_turn,
+        "tail_start": plan.tail.start,
+        "zones": _zones(plan),
+        "pruned": {"count": len(plan.pruned), "tokens_freed": plan.tokens_freed_by_pruning},
+        "after_compaction": {
+            "replaced": list(after.replaced) if after.replaced else None,
+            "requested": after.tokens_after,
+            "messages": len(after.session.messages),
+        },
+        "warnings": list(plan.warnings),
+    }
+
+
+def compare(
+    engine: Engine, presets: Sequence[str], overrides: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The ``ctxtui.compare/1`` document: the session, then one entry per preset in order."""
+    session = engine.session
+    return {
+        "schema": SCHEMA,
+        "session": {
+            "path": session.meta.source_path,
+            "format": session.meta.format,
+            "model": session.meta.model,
+            "message_count": len(session.messages),
+        },
+        "presets": [compare_entry(engine, name, overrides or {}) for name in presets],
+    }

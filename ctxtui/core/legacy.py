@@ -1,0 +1,50 @@
+"""PicoClaw ``main``'s legacy context manager: its triggers and its emergency cut (§2.8–2.9).
+
+The legacy manager sends the whole history after ``meta.skip``. Before a call, a request over
+the window (``prompt + max_tokens > window``, no ratio) runs ``forceCompression``: the oldest
+half of the turns go and a note is appended to the summary. After a turn, more than 20
+messages or a history over 75 % of the window (the history alone) summarizes all but the
+newest ~4 messages into ``meta.summary``.
+"""
+
+from __future__ import annotations
+
+from ctxtui.core.models import Session
+from ctxtui.core.tail import find_safe_boundary
+
+
+def force_compression_cut(session: Session) -> int:
+    """Where PicoClaw's legacy ``forceCompression`` cuts: about half of the turns go (§2.9).
+
+    When its cut would be 0 it keeps only the last user message; the cut is then that message.
+    """
+    n = len(session)
+    if n <= 2:
+        return 0
+    starts = session.turn_starts
+    mid = starts[len(starts) // 2] if len(starts) >= 2 else find_safe_boundary(session, n // 2)
+    if mid <= 0:
+        return starts[-1] if starts else 0
+    return mid
+
+
+def emergency_note(dropped: int) -> str:
+    """The note PicoClaw's ``forceCompression`` appends to the summary, byte for byte (§2.9)."""
+    return f"[Emergency compression dropped {dropped} oldest messages due to context limit]"
+
+
+def is_over_context_budget(
+    prompt_tokens: int, max_tokens: int, window: int, trigger_ratio: float = 1.0
+) -> bool:
+    """PicoClaw's proactive check (§2.8): prompt + reserve ``>`` the trigger, strictly."""
+    return prompt_tokens + max_tokens > int(trigger_ratio * window)
+
+
+def summarize_due(
+    messages: int, history_tokens: int, window: int, threshold: int, percent: int
+) -> bool:
+    """``maybeSummarize``'s trigger: more than ``threshold`` messages, or the history over
+    ``percent`` % of the window (``threshold`` 0: never)."""
+    if threshold <= 0:
+        return False
+    return messages > threshold or history_tokens > window * percent // 100

@@ -1,0 +1,174 @@
+"""Model windows: the context window and maximum output of the models agents run, by family.
+
+The figures are data (``model_windows.json`` beside this module, each entry with its source),
+not code, so adding a model is one line. A transcript writes model ids in many spellings —
+``claude-sonnet-4-5-20250929``, ``anthropic/claude-sonnet-4-5``, ``gpt-5-codex`` — and all of
+them resolve to their family's entry. Users add or override entries in the app's config file;
+the app hands that mapping to ``use_user_models``.
+
+``window_source`` says where a policy's window came from (the user, the transcript, this
+registry, or the preset's default), for the report and the comparison.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from ctxtui.core._compat import StrEnum
+
+_DATE = re.compile(r"(?:-\d{8}|-\d{4}-\d{2}-\d{2}|@\d{8}|-latest)$")
+_VERSION = re.compile(r"-v\d+(?::\d+)?$")  # Bedrock's "-v1:0"
+
+
+class WindowSource(StrEnum):
+    """Where the context window of a plan came from."""
+
+    USER = "user"  # a flag, a setting
+    TRANSCRIPT = "transcript"  # the session recorded it (Codex's model_context_window)
+    REGISTRY = "registry"  # the session names a model this registry knows
+    PRESET = "preset"  # the preset's default
+
+
+@dataclass(frozen=True, slots=True)
+class ModelEntry:
+    """One model family's figures and where they come from."""
+
+    family: str
+    window: int
+    max_output: int
+    source: str
+
+
+class ModelConfigError(ValueError):
+    """A user's model entry that is not ``{"window": N, "max_output": N}``."""
+
+
+def _entry(family: str, raw: Any, origin: str) -> ModelEntry:
+    if not isinstance(raw, Mapping):
+        raise ModelConfigError(f"models.{family}: expected an object with window and max_output")
+    window, output = raw.get("window"), raw.get("max_output", 0)
+    for name, value in (("window", window), ("max_output", output)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ModelConfigError(f"models.{family}.{name}: expected a whole number ≥ 0")
+    assert isinstance(window, int) and isinstance(output, int)
+    if window < 256:
+        raise ModelConfigError(f"models.{family}.window: expected at least 256, got {window}")
+    source = raw.get("source")
+    return ModelEntry(normalize(family), window, output, str(source) if source else origin)
+
+
+@lru_cache(maxsize=1)
+def bundled_models() -> Mapping[str, ModelEntry]:
+    """The registry shipped with ctxtui."""
+    text = resources.files("ctxtui.core").joinpath("model_windows.json").read_text("utf-8")
+    data = json.loads(text)["models"]
+    return {normalize(k): _entry(k, v, "ctxtui registry") for k, v in data.items()}
+
+
+_USER: dict[str, ModelEntry] = {}
+_LOCK = threading.Lock()
+
+
+def load_user_models(config: Mapping[str, Any]) -> dict[str, ModelEntry]:
+    """Entries from a config mapping ``{"claude-x": {"window": N, "max_output": N}}``.
+
+    Raises ``ModelConfigError`` naming the first bad entry; nothing is installed.
+    """
+    return {normalize(k): _entry(str(k), v, "user config") for k, v in config.items()}
+
+
+def use_user_models(config: Mapping[str, Any]) -> None:
+    """Install the user's entries for this process; they win over the bundled ones."""
+    entries = load_user_models(config)
+    with _LOCK:
+        _USER.clear()
+        _USER.update(entries)
+
+
+def normalize(model_id: str) -> str:
+    """The family key of a model id: lower case, no provider prefix, date or version suffix."""
+    key = model_id.strip().lower()
+    key = key.rsplit("/", 1)[-1]
+    key = key.split(":", 1)[0] if key.count(":") == 1 and not _VERSION.search(key) else key
+    key = _VERSION.sub("", key)
+    for prefix in ("us.anthropic.", "eu.anthropic.", "anthropic.", "openai."):
+        key = key.removeprefix(prefix)
+    return _DATE.sub("", key)
+
+
+def lookup(model_id: str | None) -> ModelEntry | None:
+    """The entry for ``model_id``: its family exactly, else the longest family it extends.
+
+    ``claude-sonnet-4-5-20250929`` → ``claude-sonnet-4-5``; ``gpt-5-codex-high`` →
+    ``gpt-5-codex``. A family matches only at a ``-`` boundary, so ``o3`` is not ``o3x``.
+    """
+    if not model_id:
+        return None
+    key = normalize(model_id)
+    with _LOCK:
+        table = {**bundled_models(), **_USER}
+    hit = table.get(key)
+    if hit is not None:
+        return hit
+    best: ModelEntry | None = None
+    for family, entry in table.items():
+        if key.startswith(family + "-") and (best is None or len(family) > len(best.family)):
+            best = entry
+    return best
+
+
+_FALLBACK_TOKENIZERS: tuple[tuple[str, str], ...] = (
+    ("gpt-5", "tiktoken:o200k_base"),
+    ("gpt-4o", "tiktoken:o200k_base"),
+    ("gpt-4.1", "tiktoken:o200k_base"),
+    ("o3", "tiktoken:o200k_base"),
+    ("o4", "tiktoken:o200k_base"),
+    ("gpt-4", "tiktoken:cl100k_base"),
+)
+
+
+def model_tokenizer(model_id: str | None) -> str | None:
+    """The tokenizer spec of ``model_id``'s family, or ``None`` when it is not known.
+
+    ``ctxtui.core.tokenizers.tokenizer_for_model`` answers when it exists; until then a small
+    table covers the OpenAI families.
+    """
+    if not model_id:
+        return None
+    import importlib
+
+    module = importlib.import_module("ctxtui.core.tokenizers")
+    for_model = getattr(module, "tokenizer_for_model", None)
+    if callable(for_model):
+        answer = for_model(model_id)
+        return answer if isinstance(answer, str) and answer else None
+    key = normalize(model_id)
+    for family, spec in _FALLBACK_TOKENIZERS:
+        if key == family or key.startswith(family + "-") or key.startswith(family + "."):
+            return spec
+    return None
+
+
+def window_source(
+    context_window: int, preset_window: int, session_window: int | None, model: str | None
+) -> WindowSource:
+    """Where ``context_window`` came from, in precedence order transcript > registry > preset.
+
+    A value none of them gives was the user's. A user who types the transcript's own figure
+    is reported as the transcript: the figure, which is what matters, is the same.
+    """
+    if session_window is not None and context_window == session_window:
+        return WindowSource.TRANSCRIPT
+    entry = lookup(model)
+    if entry is not None and context_window == entry.window:
+        return WindowSource.REGISTRY
+    if context_window == preset_window and session_window is None and entry is None:
+        return WindowSource.PRESET
+    return WindowSource.USER

@@ -1,0 +1,80 @@
+"""Why a request cannot fit: one rule for the planner's forecast and the compaction's result.
+
+Which part overflows is decided once, here. The forecast a plan shows people gives it as a
+sentence with the figures (``the fresh tail (9,010 tokens) does not fit beside …``); the
+result of a compaction, which scripts read, gives it as a stable code
+(``fresh_tail_exceeds_window``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ctxtui.core._compat import StrEnum
+from ctxtui.core.errors import OverflowInfo
+
+UNKNOWN_MODEL = "unknown"
+
+
+class OverflowCause(StrEnum):
+    """Which part of the request leaves no room for the rest."""
+
+    FIXED = "system_prompt_tools_and_reserve_exceed_window"
+    KEPT = "fresh_tail_exceeds_window"
+    SUMMARY = "history_exceeds_window_after_compaction"
+
+
+@dataclass(frozen=True, slots=True)
+class RequestParts:
+    """A request as the window sees it: what every request carries, the summary, the rest."""
+
+    system: int
+    tool_defs: int
+    output_reserve: int
+    summary: int
+    kept: int  # the history sent verbatim
+    kept_label: str = "fresh tail"
+
+    @property
+    def fixed(self) -> int:
+        return self.system + self.tool_defs + self.output_reserve
+
+    @property
+    def requested(self) -> int:
+        return self.fixed + self.summary + self.kept
+
+
+def overflow_info(
+    parts: RequestParts, window: int, model: str | None, *, prose: bool = False
+) -> OverflowInfo | None:
+    """``None`` when the request fits; otherwise the real estimate (X9) and which part (X12).
+
+    The reason is the cause's code, or with ``prose`` the sentence with its figures.
+    """
+    requested = parts.requested
+    if requested <= window:
+        return None
+    if parts.fixed > window:
+        cause = OverflowCause.FIXED
+        sentence = (
+            f"system prompt ({parts.system:,}) + tool definitions ({parts.tool_defs:,}) + "
+            f"output reserve ({parts.output_reserve:,}) exceed the window on their own"
+        )
+    elif parts.fixed + parts.kept > window:
+        cause = OverflowCause.KEPT
+        sentence = (
+            f"the {parts.kept_label} ({parts.kept:,} tokens) does not fit beside the system "
+            f"prompt, tool definitions and output reserve ({parts.fixed:,} tokens)"
+        )
+    else:
+        cause = OverflowCause.SUMMARY
+        sentence = (
+            f"the summary (~{parts.summary:,} tokens) takes the {parts.kept_label} "
+            f"({parts.kept:,} tokens) {requested - window:,} tokens past the window"
+        )
+    return OverflowInfo(
+        model=model or UNKNOWN_MODEL,
+        context_window=window,
+        requested_tokens=requested,
+        reason=sentence if prose else cause.value,
+    )
