@@ -16,6 +16,7 @@ from rich.text import Text
 
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
+from ctxtui.core.sent import history_tokens
 
 if TYPE_CHECKING:
     from ctxtui.core.compaction import CompactionResult
@@ -62,6 +63,23 @@ def _messages(session: Session, plan: Plan) -> list[dict[str, Any]]:
         }
         for i, m in enumerate(session.messages)
     ]
+
+
+def _parts(plan: Plan) -> dict[str, int]:
+    """The prompt split into what it is made of; they add up to ``tokens``.
+
+    ``history_tokens`` is the history the planned request sends (kept and fresh tail, the
+    rows' ``sent_tokens`` added up); ``dropped_tokens`` is what the dropped rows add while the
+    request stands uncompacted.
+    """
+    t = plan.totals
+    return {
+        "system_tokens": t.system,
+        "tool_defs_tokens": t.tool_defs,
+        "summary_tokens": t.summary,
+        "history_tokens": history_tokens(plan),
+        "dropped_tokens": t.dropped,
+    }
 
 
 def _compaction(plan: Plan, result: CompactionResult | None) -> dict[str, Any]:
@@ -125,6 +143,7 @@ def build_report(
             # used_ratio = requested / window, requested = tokens + output_reserve.
             "output_reserve": totals.output_reserve,
             "requested": totals.requested,
+            **_parts(plan),
         },
         "fresh_tail": {
             "start": plan.tail.start,

@@ -52,6 +52,11 @@ def test_keys_and_types() -> None:
         "used_ratio",
         "output_reserve",
         "requested",
+        "system_tokens",
+        "tool_defs_tokens",
+        "summary_tokens",
+        "history_tokens",
+        "dropped_tokens",
     }
     assert isinstance(r["totals"]["used_ratio"], float)
     assert set(r["fresh_tail"]) == {"start", "budget", "tokens", "reason"}
