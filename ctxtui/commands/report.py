@@ -44,6 +44,11 @@ def run(args: argparse.Namespace) -> int:
         # One document and nothing else on stdout, valid UTF-8 whatever the session held.
         sys.stdout.write(display_text(json.dumps(report, indent=2, ensure_ascii=False)) + "\n")
     else:
-        print_table(render_report(report))
+        from rich.console import Group
+        from rich.text import Text
+
+        from ctxtui.commands.render_tools import render_tools
+
+        print_table(Group(render_report(report), Text(), render_tools(report)))
     over = args.fail_over is not None and report["totals"]["used_ratio"] > args.fail_over
     return EXIT_OVER if over else EXIT_OK

@@ -17,9 +17,17 @@ from rich.text import Text
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.sent import history_tokens
+from ctxtui.core.tool_costs import tool_costs
 
 if TYPE_CHECKING:
     from ctxtui.core.compaction import CompactionResult
+
+
+def llm_calls(result: CompactionResult) -> int:
+    """The leaf-summary calls of ``result`` (imported late: compaction imports the planner)."""
+    from ctxtui.core.compaction_notes import llm_calls as calls
+
+    return calls(result)
 
 SCHEMA = "ctxtui.report/1"
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -82,6 +90,25 @@ def _parts(plan: Plan) -> dict[str, int]:
     }
 
 
+def _tools(session: Session, plan: Plan) -> list[dict[str, Any]]:
+    """Per tool, the most expensive first: ``ctxtui.core.tool_costs`` as plain figures."""
+    costs = tool_costs(session, plan)
+    return [
+        {
+            "name": display_text(t.name),
+            "calls": t.calls,
+            "call_tokens": t.call_tokens,
+            "output_tokens": t.output_tokens,
+            "pruned_tokens": t.pruned_tokens,
+            "truncated_tokens": t.truncated_tokens,
+            "outputs": t.outputs,
+            "sent_tokens": t.sent_tokens,
+            "share": round(costs.share(t), 6),
+        }
+        for t in costs.tools
+    ]
+
+
 def _compaction(plan: Plan, result: CompactionResult | None) -> dict[str, Any]:
     need = plan.compaction
     if result is not None:
@@ -96,6 +123,8 @@ def _compaction(plan: Plan, result: CompactionResult | None) -> dict[str, Any]:
         "replaced": list(replaced) if replaced is not None else None,
         "tokens_before": before,
         "tokens_after": after,
+        # leaf-summary calls an LLM summariser would make; null when nothing was simulated
+        "llm_calls": llm_calls(result) if result is not None else None,
     }
 
 
@@ -156,6 +185,7 @@ def build_report(
             "pruned": sorted(plan.pruned),
             "tokens_freed": plan.tokens_freed_by_pruning,
         },
+        "tools": _tools(session, plan),
         "compaction": _compaction(plan, compaction),
         "overflow": _overflow(plan, compaction),
     }

@@ -20,6 +20,7 @@ TOP_KEYS = {
     "fresh_tail",
     "messages",
     "prune",
+    "tools",
     "compaction",
     "overflow",
 }
@@ -61,7 +62,14 @@ def test_keys_and_types() -> None:
     assert isinstance(r["totals"]["used_ratio"], float)
     assert set(r["fresh_tail"]) == {"start", "budget", "tokens", "reason"}
     assert set(r["prune"]) == {"pruned", "tokens_freed"}
-    assert set(r["compaction"]) == {"needed", "reason", "replaced", "tokens_before", "tokens_after"}
+    assert set(r["compaction"]) == {
+        "needed",
+        "reason",
+        "replaced",
+        "tokens_before",
+        "tokens_after",
+        "llm_calls",
+    }
     for m in r["messages"]:
         assert set(m) == {
             "index",
@@ -99,6 +107,7 @@ def test_figures_come_from_the_plan() -> None:
         "replaced": [0, 0],
         "tokens_before": plan.totals.requested,
         "tokens_after": plan.totals.requested,
+        "llm_calls": None,  # no compaction was simulated
     }
     assert r["overflow"] is None
 
