@@ -23,6 +23,7 @@ TOP_KEYS = {
     "tools",
     "compaction",
     "overflow",
+    "reported",
 }
 
 
