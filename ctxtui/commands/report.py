@@ -8,7 +8,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from ctxtui.cli import EXIT_OK, EXIT_OVER
-from ctxtui.commands.pipeline import plan_session
+from ctxtui.commands.pipeline import Planned, plan_session
+from ctxtui.core.estimate_check import EstimateDrift, estimate_drift, estimator_for, is_exact
 from ctxtui.core.report import build_report, display_text, render_report
 
 if TYPE_CHECKING:
@@ -28,6 +29,20 @@ def print_table(renderable: RenderableType) -> None:
     sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
 
 
+def _estimate(planned: Planned) -> EstimateDrift | None:
+    """The estimator against the exact count, when the report counted exactly.
+
+    Only then: the estimate is cheap to add to an exact count, while an exact count added to
+    every default report would make it as slow as tiktoken.
+    """
+    counts = planned.engine.cached_counts(planned.policy)
+    if counts is None or not is_exact(counts.tokenizer.used):
+        return None
+    estimator = planned.policy.with_changes(tokenizer=estimator_for(planned.policy))
+    estimated = planned.engine.counts(estimator)
+    return estimate_drift(estimated, counts) if estimated is not None else None
+
+
 def run(args: argparse.Namespace) -> int:
     planned = plan_session(args)
     plan = planned.plan
@@ -38,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         if (plan.compaction.needed and plan.compaction.reason is not None)
         else None
     )
-    report = build_report(planned.session, plan, result)
+    report = build_report(planned.session, plan, result, estimate=_estimate(planned))
     report["session"]["warnings"].extend(planned.notes)
     if args.json:
         # One document and nothing else on stdout, valid UTF-8 whatever the session held.
@@ -47,8 +62,12 @@ def run(args: argparse.Namespace) -> int:
         from rich.console import Group
         from rich.text import Text
 
-        from ctxtui.commands.render_tools import render_tools
+        from ctxtui.commands.report_blocks import render_estimate, render_tools
 
-        print_table(Group(render_report(report), Text(), render_tools(report)))
+        blocks = [render_report(report), Text(), render_tools(report)]
+        estimate = render_estimate(report)
+        if estimate is not None:
+            blocks += [Text(), estimate]
+        print_table(Group(*blocks))
     over = args.fail_over is not None and report["totals"]["used_ratio"] > args.fail_over
     return EXIT_OVER if over else EXIT_OK

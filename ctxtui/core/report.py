@@ -21,6 +21,7 @@ from ctxtui.core.tool_costs import tool_costs
 
 if TYPE_CHECKING:
     from ctxtui.core.compaction import CompactionResult
+    from ctxtui.core.estimate_check import EstimateDrift
 
 
 def llm_calls(result: CompactionResult) -> int:
@@ -140,8 +141,25 @@ def _overflow(plan: Plan, result: CompactionResult | None) -> dict[str, Any] | N
     }
 
 
+def _estimate(drift: EstimateDrift | None) -> dict[str, Any] | None:
+    if drift is None:
+        return None
+    return {
+        "estimator": drift.estimator,
+        "exact": drift.exact,
+        "estimated_tokens": drift.estimated_tokens,
+        "exact_tokens": drift.exact_tokens,
+        "error": round(drift.error, 6),
+        "differs": drift.differs,
+        "sentence": drift.sentence(),
+    }
+
+
 def build_report(
-    session: Session, plan: Plan, compaction: CompactionResult | None
+    session: Session,
+    plan: Plan,
+    compaction: CompactionResult | None,
+    estimate: EstimateDrift | None = None,
 ) -> dict[str, Any]:
     """The ``ctxtui.report/1`` document; ``compaction`` supplies the after-compaction figures.
 
@@ -189,6 +207,8 @@ def build_report(
         "compaction": _compaction(plan, compaction),
         "overflow": _overflow(plan, compaction),
         "reported": reported_usage(session),
+        # the estimator against an exact count; null unless both were counted
+        "estimate": _estimate(estimate),
     }
 
 

@@ -24,6 +24,7 @@ TOP_KEYS = {
     "compaction",
     "overflow",
     "reported",
+    "estimate",
 }
 
 

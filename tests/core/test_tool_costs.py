@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from ctxtui.commands.render_tools import render_tools
+from ctxtui.commands.report_blocks import render_tools
 from ctxtui.core.models import Message, Session, ToolCall
 from ctxtui.core.plan import (
     CompactionNeed,

@@ -1,4 +1,4 @@
-"""The report's tool-cost table: which tools the request's tokens go to, and what pruning frees."""
+"""Blocks of the report's table beyond the plan itself: tool costs and the estimator's drift."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+LABEL_WIDTH = 10  # as the report's other blocks: values line up
 MAX_TOOLS = 12
 """Rows of the table; the rest are folded into one line (the JSON lists every tool)."""
 
@@ -52,5 +53,20 @@ def render_tools(report: dict[str, Any]) -> RenderableType:
         table.add_row(f"… {len(rest):,} more", "", "", "", "", "", f"{sent:,}", "")
     pruned = sum(t["pruned_tokens"] for t in tools)
     truncated = sum(t["truncated_tokens"] for t in tools)
-    freed = Text(f"freed      by pruning {pruned:,} tok · by truncation {truncated:,} tok")
+    freed = Table.grid(padding=(0, 1))
+    freed.add_column(style="bold", no_wrap=True, min_width=LABEL_WIDTH)
+    freed.add_column(overflow="fold")
+    freed.add_row("freed", f"by pruning {pruned:,} tok · by truncation {truncated:,} tok")
     return Group(table, freed)
+
+
+def render_estimate(report: dict[str, Any]) -> RenderableType | None:
+    """The estimator's drift against the exact count, when it was measured and is worth a word."""
+    estimate = report.get("estimate")
+    if not estimate or not estimate["differs"]:
+        return None
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(style="bold yellow", no_wrap=True, min_width=LABEL_WIDTH)
+    grid.add_column(overflow="fold", style="yellow")
+    grid.add_row("estimate", estimate["sentence"])
+    return grid
