@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import os
 import sys
+import textwrap
 from typing import TYPE_CHECKING
 
 from ctxtui.commands.errors import CommandError
@@ -23,6 +24,8 @@ from ctxtui.core.export import (
 from ctxtui.core.leaf_calls import leaf_calls, with_summary_text
 from ctxtui.core.models import Session
 from ctxtui.core.output import check_stream
+from ctxtui.core.policy import Policy
+from ctxtui.core.reason_effects import reason_effect
 from ctxtui.core.reasons import CompactReason
 from ctxtui.core.summary import SUMMARY_TEMPLATE
 from ctxtui.core.wording import a, plural
@@ -36,9 +39,15 @@ def _reason_label(reason: CompactReason) -> str:
     return f"{reason.value} (PicoClaw: {wire})" if wire else f"{reason.value} (no PicoClaw name)"
 
 
-def describe(result: CompactionResult) -> str:
-    """The outcome in a few lines: what was replaced, the tokens, the overflow if any."""
+def describe(result: CompactionResult, policy: Policy | None = None) -> str:
+    """The outcome in a few lines: what was replaced, the tokens, the overflow if any.
+
+    With the ``policy``, the reason is followed by what it changes under that policy.
+    """
     lines = [f"reason: {_reason_label(result.reason)}"]
+    if policy is not None:
+        effect = reason_effect(policy, result.reason)
+        lines.append(textwrap.fill(effect, 78, initial_indent="  ", subsequent_indent="  "))
     if result.replaced is None:
         lines.append(result.note or "nothing to compact")
     else:
@@ -114,7 +123,7 @@ def _tell(
     """
     for note in planned.notes:
         print(f"note: {note}")
-    print(describe(result))
+    print(describe(result, planned.policy))
     session_out = result.session
     llm_failed = None
     if endpoint is not None:

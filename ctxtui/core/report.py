@@ -30,6 +30,7 @@ def llm_calls(result: CompactionResult) -> int:
 
     return calls(result)
 
+
 SCHEMA = "ctxtui.report/1"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 FULL_TABLE_ROWS = 60  # longer sessions print the first and last rows around an ellipsis

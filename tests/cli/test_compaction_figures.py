@@ -93,3 +93,13 @@ def test_describe_counts_one_message_in_the_singular(tmp_path: Path) -> None:
         llm_calls_sentence(dataclasses.replace(result, replaced=None))
         == "none: nothing was replaced"
     )
+
+
+def test_compact_says_what_the_reason_changes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path, 12, 4_000)
+    assert main(["compact", str(path), "--reason", "retry", *WINDOW]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "reason: retry (PicoClaw: llm_retry)"
+    assert lines[1].startswith("  Only labels the event: the plan preset replaces the history")
