@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from ctxtui.core.plan import FreshTail, TailReason
+from ctxtui.core.counts import SessionCounts
+from ctxtui.core.models import Message, Session
+from ctxtui.core.plan import FreshTail, TailReason, TokenizerInfo
+from ctxtui.core.planner import build_plan
+from ctxtui.core.policy import preset
 from ctxtui.core.truncate import shown_marker
 from ctxtui.core.wording import a, article, plural
+from tests.core.fakes import CharTokenizer
 
 
 @pytest.mark.parametrize(
@@ -70,3 +75,17 @@ def test_the_tail_label_counts_turns(turns: int, text: str) -> None:
 )
 def test_the_truncation_marker_counts_lines_and_bytes(lines: int, size: int, text: str) -> None:
     assert shown_marker(0, lines, 0, size) == text
+
+
+@pytest.mark.parametrize(
+    ("turns", "text"), [(1, "the last 1 turn takes"), (2, "the last 2 turns take")]
+)
+def test_the_min_turns_warning_counts_turns(turns: int, text: str) -> None:
+    messages = []
+    for k in range(3):
+        messages += [Message(role="user", content=f"q{k}"), Message(role="assistant", content="a")]
+    session = Session(messages=tuple(messages))
+    counts = SessionCounts(TokenizerInfo("chars", "chars"), [1_000] * 6)
+    policy = preset("plan", tail_min_turns=turns, tail_min_tokens=0, tail_max_tokens=100)
+    plan = build_plan(session, policy, counts, CharTokenizer())
+    assert any(text.split(" take")[0] in w for w in plan.warnings), plan.warnings
