@@ -49,6 +49,7 @@ from ctxtui.core.tail import (
 )
 from ctxtui.core.tokenizers import Tokenizer
 from ctxtui.core.truncate import byte_size, count_lines, planned_path, render
+from ctxtui.core.wording import plural
 
 SUMMARY_CAP = 1_200
 """Seahorse's leaf-summary ceiling: a summary is at most min(1,200, 35 % of its input) tokens."""
@@ -275,7 +276,8 @@ def _warnings(
             )
         else:
             out.append(
-                f"holding the last {tail.min_turns} turns takes the fresh tail to "
+                f"the last {plural(tail.min_turns, 'turn')} "
+                f"{'takes' if tail.min_turns == 1 else 'take'} the fresh tail to "
                 f"{tail.tokens:,} tokens, over its {tail.budget:,}-token budget"
             )
     orphans = len(session.orphan_results)
