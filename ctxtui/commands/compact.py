@@ -7,11 +7,13 @@ import argparse
 import contextlib
 import os
 import sys
+import textwrap
 from typing import TYPE_CHECKING
 
 from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import Planned, plan_session
 from ctxtui.core.compaction import CompactionResult
+from ctxtui.core.compaction_notes import llm_calls_sentence, stand_in_notice
 from ctxtui.core.export import (
     ExportError,
     check_target,
@@ -22,8 +24,11 @@ from ctxtui.core.export import (
 from ctxtui.core.leaf_calls import leaf_calls, with_summary_text
 from ctxtui.core.models import Session
 from ctxtui.core.output import check_stream
+from ctxtui.core.policy import Policy
+from ctxtui.core.reason_effects import reason_effect
 from ctxtui.core.reasons import CompactReason
 from ctxtui.core.summary import SUMMARY_TEMPLATE
+from ctxtui.core.wording import a, plural
 
 if TYPE_CHECKING:
     from ctxtui.llm import Endpoint
@@ -34,23 +39,30 @@ def _reason_label(reason: CompactReason) -> str:
     return f"{reason.value} (PicoClaw: {wire})" if wire else f"{reason.value} (no PicoClaw name)"
 
 
-def describe(result: CompactionResult) -> str:
-    """The outcome in a few lines: what was replaced, the tokens, the overflow if any."""
+def describe(result: CompactionResult, policy: Policy | None = None) -> str:
+    """The outcome in a few lines: what was replaced, the tokens, the overflow if any.
+
+    With the ``policy``, the reason is followed by what it changes under that policy.
+    """
     lines = [f"reason: {_reason_label(result.reason)}"]
+    if policy is not None:
+        effect = reason_effect(policy, result.reason)
+        lines.append(textwrap.fill(effect, 78, initial_indent="  ", subsequent_indent="  "))
     if result.replaced is None:
         lines.append(result.note or "nothing to compact")
     else:
         first, last = result.replaced
-        what = f"#{first:,}-#{last:,} ({result.messages_replaced:,} messages, "
+        what = f"#{first:,}-#{last:,} ({plural(result.messages_replaced, 'message')}, "
         what += f"{result.replaced_tokens:,} tok)"
         if result.summary_text and result.session.meta.summary and not result.prompt:
             lines.append(f"dropped {what}; the emergency note adds {result.summary_tokens:,} tok")
         else:
-            lines.append(f"replaced {what} with a {result.summary_tokens:,}-tok summary")
+            lines.append(f"replaced {what} with {a(result.summary_tokens, 'tok')} summary")
         lines.append(
             f"request: {result.tokens_before:,} -> {result.tokens_after:,} tok "
             f"(saved {result.tokens_saved:,}); fresh tail now starts at #{result.tail_kept:,}"
         )
+        lines.append(f"LLM calls: {llm_calls_sentence(result)}")
     if result.overflow is not None:
         o = result.overflow  # in words: the Error() text ran past 80 columns
         lines.append(
@@ -94,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
             written = write_session(session_out, args.output, force=args.force)
         except ExportError as err:
             raise CommandError(str(err)) from None
-        print(f"wrote {written} ({len(result.session.messages):,} messages, ctxtui native JSON)")
+        count = plural(len(result.session.messages), "message")
+        print(f"wrote {written} ({count}, ctxtui native JSON)")
     return 0
 
 
@@ -110,13 +123,16 @@ def _tell(
     """
     for note in planned.notes:
         print(f"note: {note}")
-    print(describe(result))
+    print(describe(result, planned.policy))
     session_out = result.session
     llm_failed = None
     if endpoint is not None:
         session_out, llm_failed = _llm_summary(endpoint, planned, result)
     elif args.preview:
         print("\n=== summary ===")
+        notice = stand_in_notice(result)
+        if notice:
+            print(f"({notice})\n")
         print(result.summary_text or "(no summary: nothing was replaced)")
     if args.preview:
         print("\n=== LLM prompt ===")

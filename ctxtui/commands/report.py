@@ -8,8 +8,9 @@ import math
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ctxtui.commands.pipeline import plan_session
+from ctxtui.commands.pipeline import Planned, plan_session
 from ctxtui.core.compaction import compact
+from ctxtui.core.estimate_check import EstimateDrift, estimate_drift, estimator_for, is_exact
 from ctxtui.core.report import build_report, display_text
 from ctxtui.importers._reader import gc_paused
 from ctxtui.options import EXIT_OK, EXIT_OVER
@@ -76,6 +77,20 @@ def write_stdout(data: bytes) -> None:
     buffer.flush()
 
 
+def _estimate(planned: Planned) -> EstimateDrift | None:
+    """The estimator against the exact count, when the report counted exactly.
+
+    Only then: the estimate is cheap to add to an exact count, while an exact count added to
+    every default report would make it as slow as tiktoken.
+    """
+    counts = planned.engine.cached_counts(planned.policy)
+    if counts is None or not is_exact(counts.tokenizer.used):
+        return None
+    estimator = planned.policy.with_changes(tokenizer=estimator_for(planned.policy))
+    estimated = planned.engine.counts(estimator)
+    return estimate_drift(estimated, counts) if estimated is not None else None
+
+
 def run(args: argparse.Namespace) -> int:
     planned = plan_session(args)
     plan = planned.plan
@@ -95,14 +110,22 @@ def run(args: argparse.Namespace) -> int:
     # One dict per message, 100k of them, none in a cycle: the collector would only re-walk
     # them while they are built (half the time of building them, without the pause).
     with gc_paused():
-        report = build_report(planned.session, plan, result)
+        report = build_report(planned.session, plan, result, estimate=_estimate(planned))
     report["session"]["warnings"].extend(planned.notes)
     if args.json:
         # One document and nothing else on stdout.
         write_stdout(encode_json(report))
     else:
-        from ctxtui.commands.render_report import render_report
+        from rich.console import Group
+        from rich.text import Text
 
-        print_table(render_report(report))
+        from ctxtui.commands.render_report import render_report
+        from ctxtui.commands.report_blocks import render_estimate, render_tools
+
+        blocks = [render_report(report), Text(), render_tools(report)]
+        estimate = render_estimate(report)
+        if estimate is not None:
+            blocks += [Text(), estimate]
+        print_table(Group(*blocks))
     over = args.fail_over is not None and report["totals"]["used_ratio"] > args.fail_over
     return EXIT_OVER if over else EXIT_OK

@@ -12,32 +12,30 @@ from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan, TailReason, Zone
 from ctxtui.core.policy import CompactionStyle, PruneStub, TailMode
 from ctxtui.core.prune import EffectiveTokens
+from ctxtui.core.wording import a, plural
 
 _TAIL_RULES: dict[TailReason, str] = {
-    TailReason.BUDGET: "the newest {tokens:,} tokens fit its {budget:,}-token budget",
-    TailReason.WHOLE_SESSION: "the whole session ({tokens:,} tokens) fits its {budget:,}-token "
-    "budget",
+    TailReason.BUDGET: "the newest {tokens} fit its {budget:,}-token budget",
+    TailReason.WHOLE_SESSION: "the whole session ({tokens}) fits its {budget:,}-token budget",
     TailReason.TOOL_PAIR: "its start moved forward so that it does not begin inside a tool call "
-    "and its results, leaving {tokens:,} of {budget:,} tokens",
-    TailReason.MIN_TURNS: "the tail always holds the last {min_turns} turns, here {tokens:,} "
-    "tokens against a {budget:,}-token budget",
-    TailReason.ACTIVE_TURN: "the active turn is kept whole, {tokens:,} tokens against a "
-    "{budget:,}-token budget",
-    TailReason.ITEMS: "it is among the last {items} items, {tokens:,} of {budget:,} tokens",
-    TailReason.TURN_START: "a summary keeps the last {items} messages from a turn start, "
-    "{tokens:,} tokens",
+    "and its results, leaving {tokens_of} {budget:,} tokens",
+    TailReason.MIN_TURNS: "the tail always holds the last {min_turns}, here {tokens} against "
+    "{a_budget} budget",
+    TailReason.ACTIVE_TURN: "the active turn is kept whole, {tokens} against {a_budget} budget",
+    TailReason.ITEMS: "it is among the last {items}, {tokens_of} {budget:,} tokens",
+    TailReason.TURN_START: "a summary keeps the last {messages} from a turn start, {tokens}",
     TailReason.NO_TAIL: "the policy keeps no verbatim tail",
     TailReason.EMPTY: "the session is empty",
 }
 
 _ITEMS_RULES: dict[TailReason, str] = {
     **_TAIL_RULES,
-    TailReason.BUDGET: "its last {items} items were over the {budget:,}-token budget, so the "
-    "oldest were trimmed, leaving {tokens:,} tokens",
-    TailReason.WHOLE_SESSION: "the whole session ({tokens:,} tokens) is within its last "
-    "{items} items and its {budget:,}-token budget",
+    TailReason.BUDGET: "its last {items} were over the {budget:,}-token budget, so the "
+    "oldest were trimmed, leaving {tokens}",
+    TailReason.WHOLE_SESSION: "the whole session ({tokens}) is within its last "
+    "{items} and its {budget:,}-token budget",
     TailReason.TOOL_PAIR: "PicoClaw's provider-safe start moved it past leading tool results "
-    "and tool calls, leaving {tokens:,} of {budget:,} tokens",
+    "and tool calls, leaving {tokens_of} {budget:,} tokens",
 }
 
 _SAFE_START = "the kept history may not begin inside a tool call and its results"
@@ -62,10 +60,13 @@ def _tail_clause(plan: Plan) -> str:
     tail = plan.tail
     rules = _ITEMS_RULES if plan.policy.tail_mode is TailMode.ITEMS else _TAIL_RULES
     rule = rules[tail.reason].format(
-        tokens=tail.tokens,
+        tokens=plural(tail.tokens, "token"),
+        tokens_of=f"{tail.tokens:,} of",
         budget=tail.budget,
-        min_turns=tail.min_turns,
-        items=plan.policy.tail_items,
+        a_budget=a(tail.budget, "token"),
+        min_turns=plural(tail.min_turns, "turn"),
+        items=plural(plan.policy.tail_items, "item"),
+        messages=plural(plan.policy.tail_items, "message"),
     )
     return f"is in the fresh tail because {rule}"
 
@@ -96,21 +97,13 @@ def _zone_clause(plan: Plan, index: int) -> str:
         return _tail_clause(plan)
     remaining = max(0, _history_budget(plan) - plan.tail.tokens)
     span = _span(plan, index, plan.tail.start)
-    left = f"the {remaining:,} tokens the history budget left after the fresh tail"
+    left = f"the {plural(remaining, 'token')} the history budget left after the fresh tail"
+    span_text = f"the history from it to the fresh tail ({plural(span, 'token')})"
     if plan.zone(index) is Zone.KEPT:
-        return (
-            f"is kept because the history from it to the fresh tail ({span:,} tokens) fits "
-            f"in {left}"
-        )
+        return f"is kept because {span_text} fits in {left}"
     if span > remaining:
-        return (
-            f"is dropped because the history from it to the fresh tail ({span:,} tokens) does "
-            f"not fit in {left}"
-        )
-    return (
-        f"is dropped although the history from it to the fresh tail ({span:,} tokens) fits in "
-        f"{left}, because {_SAFE_START}"
-    )
+        return f"is dropped because {span_text} does not fit in {left}"
+    return f"is dropped although {span_text} fits in {left}, because {_SAFE_START}"
 
 
 def _compaction_clause(plan: Plan, index: int) -> str:
@@ -137,15 +130,17 @@ def _compaction_clause(plan: Plan, index: int) -> str:
 def why(session: Session, plan: Plan, index: int) -> str:
     """One sentence: the zone rule that placed message ``index``, plus any prune or truncation."""
     if not 0 <= index < len(plan):
-        raise IndexError(f"message {index:,} is not in a {len(plan):,}-message plan")
+        raise IndexError(f"message {index:,} is not in {a(len(plan), 'message')} plan")
     role = session.messages[index].role
     tokens = plan.effective_tokens[index]
-    sentence = f"Message {index:,} ({role}, {tokens:,} tokens) {_zone_clause(plan, index)}"
+    size = plural(tokens, "token")
+    sentence = f"Message {index:,} ({role}, {size}) {_zone_clause(plan, index)}"
     truncated = plan.truncated.get(index)
     if truncated is not None:
         sentence += (
-            f"; its output ({truncated.lines:,} lines, {truncated.bytes:,} bytes) is truncated "
-            f"from {truncated.tokens_before:,} to {truncated.tokens_after:,} tokens"
+            f"; its output ({plural(truncated.lines, 'line')}, {plural(truncated.bytes, 'byte')}) "
+            "is truncated "
+            f"from {truncated.tokens_before:,} to {plural(truncated.tokens_after, 'token')}"
         )
     pruned = plan.pruned.get(index)
     if pruned is not None:
@@ -156,7 +151,7 @@ def why(session: Session, plan: Plan, index: int) -> str:
         )
         sentence += (
             f"; its output is replaced by {stub}, "
-            f"{pruned.tokens_before:,} → {pruned.tokens_after:,} tokens"
+            f"{pruned.tokens_before:,} → {plural(pruned.tokens_after, 'token')}"
         )
     unpaired = plan.unpaired.get(index)
     if unpaired is not None:

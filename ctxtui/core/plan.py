@@ -17,6 +17,7 @@ from ctxtui.core._compat import StrEnum
 from ctxtui.core.errors import OverflowInfo
 from ctxtui.core.policy import Policy
 from ctxtui.core.reasons import CompactReason
+from ctxtui.core.wording import plural
 
 
 class Zone(StrEnum):
@@ -76,7 +77,8 @@ class FreshTail:
 
     def label(self) -> str:
         """The boundary rule's text, e.g. ``fresh tail · 7,840 / 8,000 tok · min 2 turns``."""
-        text = f"fresh tail · {self.tokens:,} / {self.budget:,} tok · min {self.min_turns} turns"
+        turns = plural(self.min_turns, "turn")
+        text = f"fresh tail · {self.tokens:,} / {self.budget:,} tok · min {turns}"
         if self.over_budget:
             text += f" · over budget ({self.reason.value.replace('_', ' ')})"
         return text

@@ -60,6 +60,7 @@ from ctxtui.core.tail import (
 )
 from ctxtui.core.tokenizers import Tokenizer
 from ctxtui.core.truncate import byte_size, count_lines, planned_path, render
+from ctxtui.core.wording import plural
 
 __all__ = [
     "build_plan",
@@ -280,7 +281,8 @@ def _warnings(
             )
         else:
             out.append(
-                f"holding the last {tail.min_turns} turns takes the fresh tail to "
+                f"the last {plural(tail.min_turns, 'turn')} "
+                f"{'takes' if tail.min_turns == 1 else 'take'} the fresh tail to "
                 f"{tail.tokens:,} tokens, over its {tail.budget:,}-token budget"
             )
     orphans = len(session.orphan_results)

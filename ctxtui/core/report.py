@@ -12,9 +12,20 @@ from typing import TYPE_CHECKING, Any, overload
 
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan, Zone
+from ctxtui.core.sent import history_tokens
+from ctxtui.core.tool_costs import tool_costs
 
 if TYPE_CHECKING:
     from ctxtui.core.compaction import CompactionResult
+    from ctxtui.core.estimate_check import EstimateDrift
+
+
+def llm_calls(result: CompactionResult) -> int:
+    """The leaf-summary calls of ``result`` (imported late: compaction imports the planner)."""
+    from ctxtui.core.compaction_notes import llm_calls as calls
+
+    return calls(result)
+
 
 SCHEMA = "ctxtui.report/1"
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -86,6 +97,42 @@ def _messages(session: Session, plan: Plan) -> list[dict[str, Any]]:
     ]
 
 
+def _parts(plan: Plan) -> dict[str, int]:
+    """The prompt split into what it is made of; they add up to ``tokens``.
+
+    ``history_tokens`` is the history the planned request sends (kept and fresh tail, the
+    rows' ``sent_tokens`` added up); ``dropped_tokens`` is what the dropped rows add while the
+    request stands uncompacted.
+    """
+    t = plan.totals
+    return {
+        "system_tokens": t.system,
+        "tool_defs_tokens": t.tool_defs,
+        "summary_tokens": t.summary,
+        "history_tokens": history_tokens(plan),
+        "dropped_tokens": t.dropped,
+    }
+
+
+def _tools(session: Session, plan: Plan) -> list[dict[str, Any]]:
+    """Per tool, the most expensive first: ``ctxtui.core.tool_costs`` as plain figures."""
+    costs = tool_costs(session, plan)
+    return [
+        {
+            "name": display_text(t.name),
+            "calls": t.calls,
+            "call_tokens": t.call_tokens,
+            "output_tokens": t.output_tokens,
+            "pruned_tokens": t.pruned_tokens,
+            "truncated_tokens": t.truncated_tokens,
+            "outputs": t.outputs,
+            "sent_tokens": t.sent_tokens,
+            "share": round(costs.share(t), 6),
+        }
+        for t in costs.tools
+    ]
+
+
 def _compaction(plan: Plan, result: CompactionResult | None) -> dict[str, Any]:
     need = plan.compaction
     if result is not None:
@@ -100,6 +147,8 @@ def _compaction(plan: Plan, result: CompactionResult | None) -> dict[str, Any]:
         "replaced": list(replaced) if replaced is not None else None,
         "tokens_before": before,
         "tokens_after": after,
+        # leaf-summary calls an LLM summariser would make; null when nothing was simulated
+        "llm_calls": llm_calls(result) if result is not None else None,
     }
 
 
@@ -115,8 +164,25 @@ def _overflow(plan: Plan, result: CompactionResult | None) -> dict[str, Any] | N
     }
 
 
+def _estimate(drift: EstimateDrift | None) -> dict[str, Any] | None:
+    if drift is None:
+        return None
+    return {
+        "estimator": drift.estimator,
+        "exact": drift.exact,
+        "estimated_tokens": drift.estimated_tokens,
+        "exact_tokens": drift.exact_tokens,
+        "error": round(drift.error, 6),
+        "differs": drift.differs,
+        "sentence": drift.sentence(),
+    }
+
+
 def build_report(
-    session: Session, plan: Plan, compaction: CompactionResult | None
+    session: Session,
+    plan: Plan,
+    compaction: CompactionResult | None,
+    estimate: EstimateDrift | None = None,
 ) -> dict[str, Any]:
     """The ``ctxtui.report/1`` document; ``compaction`` supplies the after-compaction figures.
 
@@ -150,6 +216,7 @@ def build_report(
             "trigger": totals.trigger,  # the smallest prompt (tokens) this policy compacts at
             "context_left": round(plan.policy.context_left(totals.tokens), 1),
             "categories": context_categories(plan),
+            **_parts(plan),
         },
         "fresh_tail": {
             "start": plan.tail.start,
@@ -162,9 +229,12 @@ def build_report(
             "pruned": sorted(plan.pruned),
             "tokens_freed": plan.tokens_freed_by_pruning,
         },
+        "tools": _tools(session, plan),
         "compaction": _compaction(plan, compaction),
         "overflow": _overflow(plan, compaction),
         "reported": reported_usage(session),
+        # the estimator against an exact count; null unless both were counted
+        "estimate": _estimate(estimate),
     }
 
 

@@ -12,12 +12,29 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from ctxtui.core.models import Message, Session
 from ctxtui.core.seahorse import L3_BYTES, leaf_target
+from ctxtui.core.summary_text import (
+    CODE_LINE,
+    CONSTRAINT,
+    DECISION,
+    ERROR_HINTS,
+    LIST_LINE,
+    PATH,
+    PLAN_MARKER,
+    clean_text,
+    decision_sentences,
+    error_lines,
+    file_paths,
+    is_diff,
+    patch_target,
+    sentences,
+)
+from ctxtui.core.wording import plural
 
 SUMMARY_TITLE = "# Summary of Previous Conversation"
 
@@ -64,38 +81,11 @@ SCAN_CHARS = 1_000_000
 message). Each section keeps its newest ``MAX_ITEMS`` bullets, which the newest messages supply;
 reading all of a 100k-message range (200 MB) only to count the older bullets left out took
 seconds. A million characters is more than a context window holds (~250k tokens)."""
+GIST_READ_FACTOR = 64
+"""A gist reads at most this many characters of text per character it keeps: room for
+whitespace and escape sequences, never the whole of a huge line."""
 ARG_GIST_CHARS = 60
 
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
-_CONSTRAINT = re.compile(
-    r"\b(must|never|don't|do not|only|without|always|avoid|should not|shouldn't|"
-    r"cannot|can't|no more than|at most|at least|make sure)\b",
-    re.IGNORECASE,
-)
-_DECISION = re.compile(
-    r"\b(decided|decide to|instead|because|will use|i'll use|we'll use|going to use|chose|"
-    r"choose|opted|rather than|switch(?:ed)? to|settled on)\b",
-    re.IGNORECASE,
-)
-_PLAN_MARKER = re.compile(
-    r"\b(next|then|plan|i will|i'll|we will|we'll|let me|todo|remaining|after that)\b",
-    re.IGNORECASE,
-)
-_LIST_LINE = re.compile(r"^\s*(?:[-*]|\d+[.)])\s+(.+)$")
-_PATH = re.compile(
-    r"(?<![\w/.-])((?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+|[\w-]+\.(?:py|ts|tsx|js|jsx|go|rs|rb|"
-    r"java|kt|c|h|cc|cpp|hpp|md|toml|yaml|yml|json|jsonl|txt|cfg|ini|sh|sql|html|css|tcss|lock))"
-    r"(?![\w/])"
-)
-_ERROR_LINE = re.compile(r"(?:Error|Exception)\b|Traceback|\bFAILED\b|\bfailed\b|\berror:|\bpanic:")
-_ERROR_HINTS = ("Error", "Exception", "Traceback", "FAILED", "failed", "error:", "panic:")
-"""Substrings every ``_ERROR_LINE`` match contains: a cheap test that skips clean outputs."""
-_CODE_LINE = re.compile(
-    r"^\s*(?:\d+\s*[:|]?\s+)?(?:(?:raise|except|class|def|import|from|throw|catch|assert|"
-    r"if|elif|return|try)\b|#|//|/?\*)"
-)
-"""A line of source code (a file read, maybe with line numbers): ``raise FooError(...)`` there
-is a definition, not an error that happened, and would crowd the real ones out."""
 _ARG_KEYS = ("path", "file_path", "file", "filename", "command", "cmd", "query", "pattern", "url")
 
 
@@ -145,9 +135,20 @@ class StructuredSummary:
                 return s
         raise KeyError(title)
 
+    def references(self) -> str:
+        """What the ``(#N)`` citations number: the messages as they were before compaction.
+
+        Every cited message is inside the replaced range, so after the compaction is applied
+        none of them is in the session any more, and renumbering would point them all at the
+        summary itself. The line travels with the summary, so the numbers still lead back to
+        the transcript they came from (which compaction never changes). Short on purpose:
+        it costs tokens in every request after the compaction.
+        """
+        return "(#N cites message N as numbered before this compaction.)"
+
     def render_markdown(self) -> str:
         """The summary under the template's own headings, empty sections saying so."""
-        blocks = [SUMMARY_TITLE]
+        blocks = [SUMMARY_TITLE, self.references()]
         if self.unread:
             blocks.append(
                 f"(from messages #{self.read_from}-#{self.last}; the {self.unread:,} older ones "
@@ -156,7 +157,8 @@ class StructuredSummary:
         for s in self.sections:
             lines = [f"## {s.title}"]
             if s.omitted:
-                lines.append(f"- ({s.omitted:,} earlier items omitted)")
+                cut = plural(s.omitted, "item")
+                lines.append(f"- ({cut} omitted: a section keeps at most {MAX_ITEMS})")
             lines.extend(item.render() for item in s.items)
             if not s.items:
                 lines.append(f"(none found in messages #{self.first}-#{self.last})")
@@ -165,13 +167,16 @@ class StructuredSummary:
 
 
 def _gist(text: str, limit: int = GIST_CHARS) -> str:
-    """One line, whitespace collapsed, cut at ``limit`` characters with an ellipsis."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+    """One line, whitespace collapsed, cut at ``limit`` characters with an ellipsis.
 
-
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_SPLIT.split(text) if s and s.strip()]
+    Escape sequences and control characters are removed first (``clean_text``); only a bounded
+    head of the text is read, so a 1 MB line costs no more than a short one.
+    """
+    head = text[: limit * GIST_READ_FACTOR]
+    flat = " ".join(clean_text(head).split())
+    if len(flat) <= limit and len(head) == len(text):
+        return flat
+    return flat[: limit - 1].rstrip() + "…"
 
 
 def _bounded(title: str, items: Iterable[SummaryItem]) -> SummarySection:
@@ -222,8 +227,24 @@ def _matching_sentences(
         SummaryItem(_gist(s), i)
         for i, m in span
         if keep(m) and pattern.search(m.content)
-        for s in _sentences(m.content)
+        for s in sentences(m.content)
         if pattern.search(s)
+    ]
+
+
+def _value_gist(value: str) -> str:
+    """An argument's gist; a patch is named by the file it changes, not its first bytes."""
+    target = patch_target(value) if is_diff(value) else ""
+    return _gist(target or value, ARG_GIST_CHARS)
+
+
+def _decisions(span: Sequence[tuple[int, Message]]) -> list[SummaryItem]:
+    """Assistant sentences stating a decision or a finding (``decision_sentences``)."""
+    return [
+        SummaryItem(_gist(s), i)
+        for i, m in span
+        if m.role == "assistant" and DECISION.search(m.content)
+        for s in decision_sentences(sentences(m.content))
     ]
 
 
@@ -232,15 +253,15 @@ def _arg_gist(arguments: str) -> str:
     try:
         parsed = json.loads(arguments) if arguments.strip() else {}
     except (ValueError, RecursionError):  # arguments are raw model output: any text at all
-        return _gist(arguments, ARG_GIST_CHARS)
+        return _value_gist(arguments)
     if isinstance(parsed, dict):
         for key in _ARG_KEYS:
             value = parsed.get(key)
             if isinstance(value, str) and value:
-                return _gist(value, ARG_GIST_CHARS)
+                return _value_gist(value)
         for value in parsed.values():
             if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-                return _gist(str(value), ARG_GIST_CHARS)
+                return _value_gist(str(value))
         return ""
     return _gist(json.dumps(parsed), ARG_GIST_CHARS)
 
@@ -272,28 +293,11 @@ def _next_steps(span: Sequence[tuple[int, Message]]) -> SummarySection:
     """
     replies = ((i, m) for i, m in reversed(span) if m.role == "assistant" and m.content.strip())
     for i, m in itertools.islice(replies, PLAN_LOOKBACK):
-        listed = [g.group(1) for g in map(_LIST_LINE.match, m.content.splitlines()) if g]
-        steps = listed or [s for s in _sentences(m.content) if _PLAN_MARKER.search(s)]
+        listed = [g.group(1) for g in map(LIST_LINE.match, m.content.splitlines()) if g]
+        steps = listed or [s for s in sentences(m.content) if PLAN_MARKER.search(s)]
         if steps:
             return _bounded("Next Steps", (SummaryItem(_gist(s), i) for s in steps))
     return SummarySection("Next Steps", ())
-
-
-def _error_lines(text: str) -> Iterator[str]:
-    """The lines of ``text`` that hold an error marker, found in one scan of the whole text.
-
-    Searching line by line costs a regex call per line of every tool output (294k calls on a
-    10k-message session); scanning once and cutting out the matching lines costs one per hit.
-    """
-    end = -1
-    for match in _ERROR_LINE.finditer(text):
-        if match.start() <= end:
-            continue  # this line was already yielded
-        start = text.rfind("\n", 0, match.start()) + 1
-        end = text.find("\n", match.end())
-        if end == -1:
-            end = len(text)
-        yield text[start:end]
 
 
 def _critical_context(span: Sequence[tuple[int, Message]]) -> SummarySection:
@@ -309,24 +313,32 @@ def _critical_context(span: Sequence[tuple[int, Message]]) -> SummarySection:
     for i, m in span:
         if m.role == "tool" or m.is_error:
             text = m.content
-            if any(hint in text for hint in _ERROR_HINTS):
-                for line in _error_lines(text):
-                    if _CODE_LINE.match(line):
+            if any(hint in text for hint in ERROR_HINTS):
+                for line in error_lines(text):
+                    if CODE_LINE.match(line):
                         continue
                     errors.append(SummaryItem(f"Error: {_gist(line.strip())}", i))
                     # a path on an error line (a failing test, a traceback frame) matters
-                    files.extend(
-                        SummaryItem(f"File: {p.group(1)}", i) for p in _PATH.finditer(line)
-                    )
+                    files.extend(SummaryItem(f"File: {p}", i) for p in file_paths(line, PATH))
             if m.role == "tool":
                 continue
         for text in (m.content, *(call.arguments for call in m.tool_calls)):
-            files.extend(SummaryItem(f"File: {p.group(1)}", i) for p in _PATH.finditer(text))
+            files.extend(SummaryItem(f"File: {p}", i) for p in file_paths(text, PATH))
+    return _files_and_errors(_bounded("", files), _bounded("", errors))
+
+
+def _files_and_errors(f: SummarySection, e: SummarySection) -> SummarySection:
+    """Files and errors in one section of at most ``MAX_ITEMS``, newest of each kept.
+
+    Each kind has half the room, and the room one leaves unused goes to the other, so no item
+    is left out while the section still has space.
+    """
     half = MAX_ITEMS // 2
-    f = _bounded("Critical Context", files)
-    e = _bounded("Critical Context", errors)
-    kept_f, kept_e = f.items[-half:], e.items[-half:]
-    omitted = f.omitted + e.omitted + len(f.items) - len(kept_f) + len(e.items) - len(kept_e)
+    n_f, n_e = len(f.items), len(e.items)
+    keep_f = min(n_f, max(half, MAX_ITEMS - n_e))
+    keep_e = min(n_e, MAX_ITEMS - keep_f)
+    kept_f, kept_e = f.items[n_f - keep_f :], e.items[n_e - keep_e :]
+    omitted = f.omitted + e.omitted + n_f - keep_f + n_e - keep_e
     merged = tuple(sorted((*kept_f, *kept_e), key=lambda x: x.index))
     return SummarySection("Critical Context", merged, omitted=omitted)
 
@@ -355,18 +367,16 @@ def build_structured_summary(session: Session, first: int, last: int) -> Structu
     messages = session.messages
     if not 0 <= first <= last < len(messages):
         raise ValueError(
-            f"summary range [{first}, {last}] is outside the session's {len(messages):,} messages"
+            f"summary range [{first}, {last}] is outside the session's "
+            f"{plural(len(messages), 'message')}"
         )
     start = _read_from(messages, first, last)
     span = [(i, messages[i]) for i in range(start, last + 1)]
     sections = (
         _goal(span, messages[first:start], first),
-        _bounded("Constraints", _matching_sentences(span, _typed_by_user, _CONSTRAINT)),
+        _bounded("Constraints", _matching_sentences(span, _typed_by_user, CONSTRAINT)),
         _progress(session, start, last, first),
-        _bounded(
-            "Key Decisions",
-            _matching_sentences(span, lambda m: m.role == "assistant", _DECISION),
-        ),
+        _bounded("Key Decisions", _decisions(span)),
         _next_steps(span),
         _critical_context(span),
     )

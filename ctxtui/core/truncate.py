@@ -19,6 +19,8 @@ from pathlib import Path
 
 import platformdirs
 
+from ctxtui.core.wording import plural
+
 _ENCODING = "utf-8"
 _ERRORS = "surrogatepass"  # never fail on a lone surrogate decoded from JSON
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
@@ -132,7 +134,8 @@ def unsaved_hint(problem: str) -> str:
 
 def shown_marker(shown_lines: int, lines: int, shown_bytes: int, size: int) -> str:
     """How much of the output the preview holds, so it is never mistaken for the whole (X38)."""
-    return f"...{shown_lines:,} of {lines:,} lines ({shown_bytes:,} of {size:,} bytes) shown..."
+    of_lines, of_bytes = plural(lines, "line"), plural(size, "byte")
+    return f"...{shown_lines:,} of {of_lines} ({shown_bytes:,} of {of_bytes}) shown..."
 
 
 def notice_for(

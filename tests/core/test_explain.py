@@ -11,6 +11,7 @@ from ctxtui.core.models import Message, Session, ToolCall
 from ctxtui.core.plan import Plan, TailReason, TokenizerInfo, Zone
 from ctxtui.core.planner import build_plan, history_budget
 from ctxtui.core.policy import Policy, preset
+from ctxtui.core.wording import plural
 from tests.core.fakes import CharTokenizer
 from tests.core.test_plan_properties import QuarterTokenizer, policies, sessions
 
@@ -46,7 +47,7 @@ def test_every_message_gets_one_sentence_naming_its_zone() -> None:
         assert {Zone.TAIL: "fresh tail", Zone.KEPT: "is kept", Zone.DROPPED: "dropped"}[
             zone
         ] in text
-        assert f"{plan.effective_tokens[i]:,} tokens" in text
+        assert plural(plan.effective_tokens[i], "token") in text
     assert seen == set(Zone)
 
 
@@ -255,10 +256,23 @@ def test_every_sentence_agrees_with_the_figures(
             for k, t in enumerate(plan.effective_tokens[i : plan.tail.start], start=i)
             if k not in plan.excluded
         )
-        assert f"({span:,} tokens)" in text and f"the {left:,} tokens" in text
+        assert f"({plural(span, 'token')})" in text and f"the {plural(left, 'token')} " in text
         if zone is Zone.KEPT:
             assert "is kept because" in text and span <= left
         elif span > left:
             assert "is dropped because" in text and "does not fit" in text
         else:
             assert "is dropped although" in text
+
+
+def test_counted_nouns_agree_with_one_and_two() -> None:
+    """A one-token message and a one-turn minimum read in the singular, and budgets starting
+    with an eight take "an" (issue 13: no "1 tokens", no "a 8,000")."""
+    for n, noun in ((1, "1 token)"), (2, "2 tokens)")):
+        session = Session(messages=tuple(_msgs("u")))
+        counts = SessionCounts(TokenizerInfo("chars", "chars"), [n])
+        policy = preset("plan", tail_min_turns=1, tail_min_tokens=8_000, tail_max_tokens=8_000)
+        plan = build_plan(session, policy, counts, CharTokenizer())
+        text = why(session, plan, 0)
+        assert noun in text
+        assert " a 8" not in text

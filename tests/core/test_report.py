@@ -18,9 +18,11 @@ TOP_KEYS = {
     "fresh_tail",
     "messages",
     "prune",
+    "tools",
     "compaction",
     "overflow",
     "reported",
+    "estimate",
 }
 
 
@@ -54,11 +56,23 @@ def test_keys_and_types() -> None:
         "trigger",
         "context_left",
         "categories",
+        "system_tokens",
+        "tool_defs_tokens",
+        "summary_tokens",
+        "history_tokens",
+        "dropped_tokens",
     }
     assert isinstance(r["totals"]["used_ratio"], float)
     assert set(r["fresh_tail"]) == {"start", "budget", "tokens", "reason"}
     assert set(r["prune"]) == {"pruned", "tokens_freed"}
-    assert set(r["compaction"]) == {"needed", "reason", "replaced", "tokens_before", "tokens_after"}
+    assert set(r["compaction"]) == {
+        "needed",
+        "reason",
+        "replaced",
+        "tokens_before",
+        "tokens_after",
+        "llm_calls",
+    }
     for m in r["messages"]:
         assert set(m) == {
             "index",
@@ -96,6 +110,7 @@ def test_figures_come_from_the_plan() -> None:
         "replaced": [0, 0],
         "tokens_before": plan.totals.requested,
         "tokens_after": plan.totals.requested,
+        "llm_calls": None,  # no compaction was simulated
     }
     assert r["overflow"] is None
 

@@ -143,7 +143,7 @@ def test_x38_a_limit_below_the_notice_sends_the_notice_alone(tmp_path: Path) -> 
     result = truncate_tool_output("x" * 500, 10, 20, "bash", directory=tmp_path)
     assert result.preview == ""
     assert result.text == result.hint
-    assert "...0 of 1 lines (0 of 500 bytes) shown..." in result.hint
+    assert "...0 of 1 line (0 of 500 bytes) shown..." in result.hint  # never "1 lines"
 
 
 def _age(path: Path, seconds: float) -> None:

@@ -1,0 +1,119 @@
+"""What each tool costs the request: its calls, its outputs, and what pruning and truncation free.
+
+Tool outputs are usually most of an agent's context, and the question a reader has is which
+tool: ``read_file`` outputs that pruning empties, or a ``bash`` run truncated from 260k tokens.
+Everything here is read off the plan (counts, pruned and truncated outputs), never recounted.
+
+A call has no count of its own: it is part of an assistant message. Its tokens are the
+message's shared out by characters (the call's name and arguments against the message's text
+and reasoning), floored, so the calls of a message never claim more than the message holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ctxtui.core.models import Message, Session
+from ctxtui.core.plan import Plan
+
+UNKNOWN_TOOL = "(unknown tool)"
+"""The name for a result whose call is not in the session and which names no tool itself."""
+
+
+@dataclass(slots=True)
+class ToolCost:
+    """One tool's share of the request, in tokens of the plan's tokenizer."""
+
+    name: str
+    calls: int = 0
+    outputs: int = 0
+    call_tokens: int = 0
+    output_tokens: int = 0  # as stored, before truncation and pruning
+    pruned_tokens: int = 0  # freed by pruning its outputs
+    truncated_tokens: int = 0  # freed by truncating its outputs (negative: the notice costs more)
+
+    @property
+    def sent_tokens(self) -> int:
+        """What the request carries for this tool: its calls and its outputs as sent."""
+        return self.call_tokens + self.output_tokens - self.pruned_tokens - self.truncated_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCosts:
+    """Every tool's cost, the most expensive (as sent) first, against the request's size."""
+
+    tools: tuple[ToolCost, ...]
+    request_tokens: int  # the prompt as it stands: system, tool definitions, summary, history
+    by_name: dict[str, ToolCost] = field(default_factory=dict)
+
+    def share(self, cost: ToolCost) -> float:
+        """The tool's share of the request (0.0 for an empty request)."""
+        return cost.sent_tokens / self.request_tokens if self.request_tokens else 0.0
+
+    @property
+    def pruned_tokens(self) -> int:
+        return sum(t.pruned_tokens for t in self.tools)
+
+    @property
+    def truncated_tokens(self) -> int:
+        return sum(t.truncated_tokens for t in self.tools)
+
+
+def call_shares(message: Message, tokens: int) -> list[int]:
+    """The tokens of each of ``message``'s tool calls, shared out of ``tokens`` by characters.
+
+    A message with no characters at all is all calls, shared equally.
+    """
+    weights = [len(c.name) + len(c.arguments) for c in message.tool_calls]
+    total = sum(weights) + len(message.content) + len(message.reasoning)
+    if total == 0:
+        weights, total = [1] * len(weights), len(weights)
+    return [tokens * w // total for w in weights]
+
+
+def _result_names(session: Session) -> dict[int, str]:
+    """Each tool result's tool: its call's name when the call is in the session."""
+    names: dict[int, str] = {}
+    messages = session.messages
+    for result, call_index in session.call_of_result.items():
+        wanted = messages[result].tool_call_id
+        for call in messages[call_index].tool_calls:
+            if call.id == wanted:
+                names[result] = call.name
+                break
+    return names
+
+
+def _name(message: Message, paired: str | None) -> str:
+    return paired or message.tool_name or UNKNOWN_TOOL
+
+
+def tool_costs(session: Session, plan: Plan) -> ToolCosts:
+    """Per tool name: calls, outputs, their tokens, and what pruning and truncation free."""
+    costs: dict[str, ToolCost] = {}
+
+    def cost(name: str) -> ToolCost:
+        found = costs.get(name)
+        if found is None:
+            found = costs[name] = ToolCost(name)
+        return found
+
+    names = _result_names(session)
+    stored: Sequence[int] = plan.message_tokens
+    for i, m in enumerate(session.messages):
+        if m.tool_calls:
+            for call, tokens in zip(m.tool_calls, call_shares(m, stored[i]), strict=True):
+                c = cost(call.name or UNKNOWN_TOOL)
+                c.calls += 1
+                c.call_tokens += tokens
+        if m.role == "tool":
+            c = cost(_name(m, names.get(i)))
+            c.outputs += 1
+            c.output_tokens += stored[i]
+    for i, t in plan.truncated.items():
+        cost(_name(session.messages[i], names.get(i))).truncated_tokens += t.tokens_freed
+    for i, p in plan.pruned.items():
+        cost(_name(session.messages[i], names.get(i))).pruned_tokens += p.tokens_freed
+    ordered = sorted(costs.values(), key=lambda t: (-t.sent_tokens, t.name))
+    return ToolCosts(tuple(ordered), plan.totals.tokens, costs)

@@ -1,0 +1,41 @@
+"""Counted nouns and their articles, so no sentence says ``1 messages`` or ``a 8,000-token``.
+
+Every sentence the core and the CLI build around a figure goes through these two helpers: a
+count is only ever rendered with the noun's right number, and an article before a figure is
+chosen by how the figure is read aloud ("an 8,000-token budget", "an 11-token reply").
+"""
+
+from __future__ import annotations
+
+_IRREGULAR = {"entry": "entries", "summary": "summaries", "this": "these", "is": "are"}
+
+
+def plural_of(word: str) -> str:
+    """The plural of one of the nouns the app counts (``message`` → ``messages``)."""
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    if word.endswith(("s", "x", "ch", "sh")):
+        return word + "es"
+    return word + "s"
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``n`` with thousands separators and the noun in the right number: ``1 message``,
+    ``2 messages``, ``0 messages``, ``1,204 lines``; ``many`` overrides the plural form."""
+    noun = word if n == 1 else (many or plural_of(word))
+    return f"{n:,} {noun}"
+
+
+def article(n: int) -> str:
+    """``a`` or ``an`` before ``n`` as written with separators: an 8, an 11, an 18,000, a 180.
+
+    English reads a figure from its leading group of digits: one starting with an 8 ("eight",
+    "eighty", "eight hundred") or being exactly 11 or 18 ("eleven", "eighteen") takes ``an``.
+    """
+    lead = f"{abs(n):,}".split(",", 1)[0]
+    return "an" if lead.startswith("8") or lead in ("11", "18") else "a"
+
+
+def a(n: int, unit: str) -> str:
+    """``n`` as a compound adjective with its article: ``an 8,000-token``, ``a 386-tok``."""
+    return f"{article(n)} {n:,}-{unit}"
