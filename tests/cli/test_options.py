@@ -131,7 +131,7 @@ def test_each_command_row_has_its_module_and_its_help(
         main([command.name, "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert ("SESSION" in text) == (command.session != "none")
-    assert ("--chars-per-token" in text) == (command.session != "none")
+    assert ("--chars-per-token" in text) == (command.session != "none" and command.policy)
 
 
 @pytest.mark.parametrize("argv", [[], *([c.name] for c in COMMANDS)], ids=str)

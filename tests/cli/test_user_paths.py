@@ -301,7 +301,7 @@ def test_format_names_are_forgiving_about_case_and_underscores(
         (["--tokenizer", "tiktoken:o200k"], "found 'o200k'"),
         (
             ["--tokenizer", "tiktoken:"],
-            "--tokenizer: expected plan, picoclaw, opencode or tiktoken:",
+            "--tokenizer: expected plan, picoclaw, opencode, tiktoken:",
         ),
     ],
 )

@@ -280,6 +280,7 @@ def test_available_tokenizers_resolve_to_themselves_offline(
     assert specs == (
         "plan",
         "picoclaw",
+        "opencode",
         "tiktoken:cl100k_base",
         "tiktoken:o200k_base",
         "llama3",
