@@ -244,7 +244,7 @@ async def test_tokenizer_change_counts_in_a_worker_then_replans() -> None:
         main = main_of(app)
         old = main.plan
         assert old is not None and old.tokenizer.used == "plan"
-        await app.run_action("tokenizer('tiktoken:cl100k_base')")
+        await app.run_action("tokenizer('tiktoken:cl100k_base')", main)
         await settle(pilot)
         assert main.plan is not None and main.plan is not old
         assert main.plan.tokenizer.requested == "tiktoken:cl100k_base"
@@ -252,14 +252,21 @@ async def test_tokenizer_change_counts_in_a_worker_then_replans() -> None:
 
 
 async def test_palette_actions_reach_the_main_screen() -> None:
+    """Palette entries run on the main screen even over a dialog: no forwarder on the app."""
+    from ctxtui.tui.commands import CtxtuiCommands
+    from ctxtui.tui.screens.help import HelpScreen
+
     app = app_for(demo_session(turns=20))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        await app.run_action("jump_tail")
         main = main_of(app)
+        hits = {hit.text: hit async for hit in CtxtuiCommands(app.screen).discover()}
+        await hits["Jump to fresh tail"].command()
         assert main.plan is not None
         assert app.screen.query_one(MessageList).cursor == main.plan.tail.start
-        await app.run_action("preset('picoclaw')")
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await hits["Preset: picoclaw"].command()
         await settle(pilot)
         assert main.plan is not None and main.plan.policy.preset == "picoclaw"
 

@@ -494,13 +494,13 @@ async def test_keys_keep_working_while_a_session_loads(
 async def test_every_palette_entry_runs_on_the_real_app() -> None:
     """Each entry's action, run as the palette runs it, on the real screen: nothing raises,
     and whatever dialog it opens closes with Escape."""
-    from ctxtui.tui.commands import palette_commands
+    from ctxtui.tui.commands import palette_commands, target
 
     app = app_for(demo_session())
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         for command in palette_commands():
-            await app.run_action(command.action)
+            await app.run_action(command.action, target(app, command.scope))
             await pilot.pause()
             if not isinstance(app.screen, OpenSessionScreen):  # its tree's loader never ends
                 await settle(pilot)

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Input, Label
@@ -27,6 +27,7 @@ from ctxtui.core.plan import Plan
 from ctxtui.core.policy import Policy, PolicyError, policy_for_session, preset
 from ctxtui.core.reasons import CompactReason
 from ctxtui.core.rows import row_tag
+from ctxtui.tui.actions import Scope, bindings, needs_session
 from ctxtui.tui.messages import (
     CompactionReady,
     CountingProgress,
@@ -72,44 +73,10 @@ and doing it in a worker left the pane saying "counting…" for a frame on every
 """
 
 
-NEEDS_SESSION = frozenset({"compact", "export", "search", "search_next", "jump_tail"})
-"""Actions that have nothing to act on until a session is open."""
-
-
 class MainScreen(Screen[None]):
     """One session under one policy: what is sent, what is pruned, what would be dropped."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "c",
-            "compact",
-            "Compact",
-            id="compact",
-            tooltip="Choose a reason, preview the summary, then apply or export",
-        ),
-        Binding("u", "undo", "Undo", id="undo", tooltip="Undo the last applied compaction"),
-        Binding("e", "export", "Export", id="export", tooltip="Write the session as ctxtui JSON"),
-        Binding("slash", "search", "Search", id="search", tooltip="Find text in message contents"),
-        Binding("n", "search_next", "Next match", id="search_next", show=False),
-        Binding(
-            "t", "jump_tail", "Tail", id="jump_tail", tooltip="Jump to the fresh-tail boundary"
-        ),
-        Binding(
-            "s",
-            "toggle_settings",
-            "Settings",
-            id="toggle_settings",
-            tooltip="Preset, tokenizer and every knob of the policy",
-        ),
-        Binding("o", "open", "Open", id="open", tooltip="Open another session file"),
-        Binding(
-            "escape",
-            "close_panels",
-            "Close",
-            id="close_panels",
-            tooltip="Close the search bar or the settings panel",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings(Scope.MAIN)
 
     HORIZONTAL_BREAKPOINTS = [  # noqa: RUF012 (Textual declares it without ClassVar)
         (0, "-narrow"),
@@ -379,7 +346,7 @@ class MainScreen(Screen[None]):
             return bool(
                 self.query_one(SettingsPanel).display or self.query_one("#search-row").display
             )
-        if action in NEEDS_SESSION and self.session is None:
+        if needs_session(action) and self.session is None:
             return None
         if action == "undo" and not self._undo:
             return None
