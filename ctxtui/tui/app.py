@@ -79,11 +79,11 @@ class CtxtuiApp(App[int]):
         return screen
 
     def open_view(self, row: Action) -> None:
-        """Push the screen of a ``view`` row, built with the main screen (its state)."""
+        """Push the screen of a ``view`` row, built with the main screen's state."""
         assert row.view is not None
         module_name, _, class_name = row.view.partition(":")
         view = getattr(import_module(module_name), class_name)
-        self.push_screen(view(self.main))
+        self.push_screen(view(self.main.state))
 
 
 def _view_opener(row: Action) -> Callable[[CtxtuiApp], None]:

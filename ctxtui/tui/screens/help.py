@@ -11,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Label, Static
 
 from ctxtui.tui.screens.dialog import Dialog
+from ctxtui.tui.state import MainState
 
 LEGEND = Content.from_markup(
     "[b]Zones[/b] (row colours in the message list)\n"
@@ -115,7 +116,7 @@ class HelpScreen(Dialog[None]):
     }
     """
 
-    def __init__(self, state: object = None) -> None:
+    def __init__(self, state: MainState | None = None) -> None:
         """``state`` is the main screen's, as every view gets it; help reads only the keys."""
         super().__init__()
         self.rows: list[KeyRow] = []
