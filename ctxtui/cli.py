@@ -23,7 +23,7 @@ from ctxtui import __version__
 # The policy, the importers and pydantic are imported inside the functions that need them:
 # `ctxtui --version` and a mistyped command should not pay ~100 ms for them.
 
-SUBCOMMANDS = ("report", "compact", "formats")
+SUBCOMMANDS = ("report", "compact", "formats", "sessions", "serve")
 
 EXIT_OK = 0
 EXIT_OVER = 1  # report --fail-over
@@ -64,6 +64,8 @@ commands:
   ctxtui report SESSION     print the plan as a table, or as JSON with --json
   ctxtui compact SESSION    preview a compaction, or write the compacted session
   ctxtui formats            list the transcript formats ctxtui reads
+  ctxtui sessions           list the sessions your agents wrote (Claude Code, Codex, ...)
+  ctxtui serve [SESSION]    serve the app to a web browser (loopback only by default)
 
 Run 'ctxtui COMMAND --help' for a command's options.
 
@@ -276,10 +278,37 @@ def build_command_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse
         "-o",
         "--output",
         metavar="OUT",
-        help="write the compacted session to OUT as ctxtui native JSON (never over SESSION)",
+        help="write the compacted session to OUT as ctxtui native JSON (never over SESSION or "
+        "a file it is read from); -o - writes it to stdout and the summary lines to stderr",
     )
     compact.add_argument(
         "--force", action="store_true", help="allow -o to overwrite an existing file"
+    )
+    llm = compact.add_argument_group(
+        "LLM summary",
+        "By default the summary is ctxtui's local, deterministic stand-in. With --summarizer "
+        "openai the exact prompt --preview shows is sent to an OpenAI-compatible endpoint "
+        "(OpenAI, OpenRouter, Ollama, vLLM, llama.cpp, LM Studio) and its answer is the "
+        "summary; the key comes from OPENAI_API_KEY (a server on 127.0.0.1 needs none).",
+    )
+    llm.add_argument(
+        "--summarizer",
+        choices=("stand-in", "openai"),
+        default="stand-in",
+        help="who writes the summary; default: stand-in",
+    )
+    llm.add_argument(
+        "--llm-base-url",
+        metavar="URL",
+        help="the endpoint's base URL, e.g. http://127.0.0.1:11434/v1; default: "
+        "OPENAI_BASE_URL, else https://api.openai.com/v1",
+    )
+    llm.add_argument("--llm-model", metavar="NAME", help="the model that writes the summary")
+    llm.add_argument(
+        "--llm-timeout",
+        type=_ratio,
+        metavar="SECONDS",
+        help="give up when the endpoint sends nothing for this long (one retry); default: 60",
     )
     add_policy_options(compact)
 
@@ -289,7 +318,43 @@ def build_command_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse
         description="List the transcript formats ctxtui reads: the name to give --format, "
         "and what each one is.",
     )
-    return p, {"report": report, "compact": compact, "formats": formats}
+    sessions = sub.add_parser(
+        "sessions",
+        help="list the sessions your agents wrote",
+        description="List the sessions Claude Code, Codex, OpenCode and PicoClaw wrote in "
+        "their standard stores, newest first, with the agent, start time, model, size and "
+        "project; Claude Code sub-agents are listed under their parent. Each store honours "
+        "its agent's variable: CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME (OpenCode), "
+        "PICOCLAW_HOME. The OPEN column is what to pass to 'ctxtui'.",
+        formatter_class=_HelpFormatter,
+    )
+    sessions.add_argument("--json", action="store_true", help="print one JSON document")
+    sessions.add_argument(
+        "--count",
+        action="store_true",
+        help="count each session's messages (reads every file whole; slower)",
+    )
+
+    serve = sub.add_parser(
+        "serve",
+        help="serve the app to a web browser",
+        description="Serve the app to a web browser with textual-serve: each visitor gets "
+        "their own ctxtui on SESSION (default: the bundled demo). It binds to 127.0.0.1; "
+        "binding to any other address shows the session's contents to whoever can reach it.",
+        formatter_class=_HelpFormatter,
+    )
+    serve.add_argument("session", nargs="?", metavar="SESSION", help=SESSION_HELP)
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to bind; default: 127.0.0.1 (loopback)"
+    )
+    serve.add_argument("--port", type=_count, default=8000, help="port to bind; default: 8000")
+    serve.add_argument(
+        "--public-url", metavar="URL", help="the URL browsers use, when behind a proxy"
+    )
+    add_session_options(serve)
+    add_policy_options(serve)
+    parsers = {"report": report, "compact": compact, "formats": formats}
+    return p, {**parsers, "sessions": sessions, "serve": serve}
 
 
 def _unknown_command(word: str) -> str | None:

@@ -229,19 +229,22 @@ def _codex_sessions(root: Path) -> Iterator[FoundSession]:
 
 
 def _opencode_db_sessions(db: Path) -> Iterator[FoundSession]:
+    from ctxtui.core.errors import SessionLoadError
+    from ctxtui.importers._sqlite import read_database
+
     base = _stat("opencode", db)
-    uri = f"{db.resolve().as_uri()}?mode=ro&immutable=1"
     try:
-        con = sqlite3.connect(uri, uri=True)
-        try:
-            rows = con.execute(
+        # A live database keeps recent sessions in its -wal; read_database sees them without
+        # creating or touching anything beside the file.
+        rows = read_database(
+            db,
+            lambda con: con.execute(
                 "SELECT id, directory, title, time_created, "
                 "(SELECT COUNT(*) FROM message m WHERE m.session_id = s.id) "
                 "FROM session s ORDER BY time_updated DESC"
-            ).fetchall()
-        finally:
-            con.close()
-    except (sqlite3.Error, UnicodeDecodeError, ValueError) as err:
+            ).fetchall(),
+        )
+    except (sqlite3.Error, SessionLoadError, UnicodeDecodeError, ValueError) as err:
         yield replace(base, error=f"not a readable OpenCode database ({_describe(err)})")
         return
     for sid, directory, title, created, count in rows:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -194,3 +196,38 @@ def test_two_thousand_sessions_are_listed(home: Path) -> None:
     assert all(isinstance(f, FoundSession) and f.error is None for f in found)
     times = [f.sort_key for f in found]
     assert times == sorted(times, reverse=True)
+
+
+def test_sessions_command_prints_json(home: Path) -> None:
+    _claude(home / ".claude", "p", "s1", "2026-11-01T09:00:00Z", "claude-opus-4-1")
+    out = subprocess.run(
+        [sys.executable, "-m", "ctxtui", "sessions", "--json", "--count"],
+        env={"HOME": str(home), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    doc = json.loads(out.stdout)
+    assert doc["schema"] == "ctxtui.sessions/1"
+    (entry,) = doc["sessions"]
+    assert (entry["agent"], entry["model"], entry["messages"]) == (
+        "claude-code",
+        "claude-opus-4-1",
+        2,
+    )
+
+
+def test_a_live_opencode_database_is_listed_from_its_wal_without_touching_it(home: Path) -> None:
+    db = _opencode_db(home / ".local" / "share" / "opencode" / "opencode.db")
+    writer = sqlite3.connect(db)
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("INSERT INTO session VALUES ('ses_C', '/w/c', 'live', 1793600000000, 1)")
+        writer.commit()  # committed, but only in opencode.db-wal while the writer is open
+        before = {p.name: p.read_bytes() for p in db.parent.iterdir()}
+        found = find_sessions(_env(home))
+        after = {p.name: p.read_bytes() for p in db.parent.iterdir()}
+    finally:
+        writer.close()
+    assert "ses_C" in {f.session_id for f in found}
+    assert after == before

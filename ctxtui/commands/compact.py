@@ -1,14 +1,32 @@
-"""``ctxtui compact``: preview a compaction, or write the compacted session with ``-o``."""
+"""``ctxtui compact``: preview a compaction, or write the compacted session with ``-o`` (``-o -``:
+standard output)."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import sys
+from typing import TYPE_CHECKING
 
 from ctxtui.commands.errors import CommandError
-from ctxtui.commands.pipeline import plan_session
+from ctxtui.commands.pipeline import Planned, plan_session
 from ctxtui.core.compaction import CompactionResult
-from ctxtui.core.export import ExportError, check_target, write_session
+from ctxtui.core.export import (
+    ExportError,
+    check_target,
+    native_bytes,
+    source_protection,
+    write_session,
+)
+from ctxtui.core.leaf_calls import leaf_calls, with_summary_text
+from ctxtui.core.models import Session
+from ctxtui.core.output import check_stream
 from ctxtui.core.reasons import CompactReason
+from ctxtui.core.summary import SUMMARY_TEMPLATE
+
+if TYPE_CHECKING:
+    from ctxtui.llm import Endpoint
 
 
 def _reason_label(reason: CompactReason) -> str:
@@ -42,25 +60,65 @@ def describe(result: CompactionResult) -> str:
     return "\n".join(lines)
 
 
+STDOUT = "-"
+"""``-o -``: the compacted session goes to standard output, the human-readable lines to stderr."""
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         reason = CompactReason.parse(args.reason)
     except ValueError as err:
         raise CommandError(str(err)) from None
+    endpoint = _endpoint(args)  # bad LLM flags are refused before any work
     planned = plan_session(args)
+    to_stdout = args.output == STDOUT
     if args.output is not None:
         # Refuse a bad -o before compacting, so a refusal prints nothing but its one line.
         try:
-            check_target(planned.session, args.output, force=args.force)
+            if to_stdout:
+                check_stream(sys.stdout, source_protection(planned.session.meta.source_path))
+            else:
+                check_target(planned.session, args.output, force=args.force)
         except ExportError as err:
             raise CommandError(str(err)) from None
     result = planned.engine.compact(planned.policy, reason)
+    # With -o -, stdout carries the document alone: everything said to the user goes to stderr.
+    with contextlib.redirect_stdout(sys.stderr) if to_stdout else contextlib.nullcontext():
+        session_out = _tell(args, planned, result, endpoint)
+    if to_stdout:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(native_bytes(session_out))
+        sys.stdout.buffer.flush()
+    elif args.output is not None:
+        try:
+            written = write_session(session_out, args.output, force=args.force)
+        except ExportError as err:
+            raise CommandError(str(err)) from None
+        print(f"wrote {written} ({len(result.session.messages):,} messages, ctxtui native JSON)")
+    return 0
+
+
+def _tell(
+    args: argparse.Namespace,
+    planned: Planned,
+    result: CompactionResult,
+    endpoint: Endpoint | None,
+) -> Session:
+    """Print the outcome (and the preview, or the LLM's streamed summary); the session to write.
+
+    A failed LLM call is a ``CommandError`` after the stand-in has been shown.
+    """
     for note in planned.notes:
         print(f"note: {note}")
     print(describe(result))
-    if args.preview:
+    session_out = result.session
+    llm_failed = None
+    if endpoint is not None:
+        session_out, llm_failed = _llm_summary(endpoint, planned, result)
+    elif args.preview:
         print("\n=== summary ===")
         print(result.summary_text or "(no summary: nothing was replaced)")
+    if args.preview:
         print("\n=== LLM prompt ===")
         if result.prompt_caption:
             print(f"({result.prompt_caption})\n")
@@ -70,10 +128,78 @@ def run(args: argparse.Namespace) -> int:
             print("(no LLM call: nothing was replaced)")
         else:
             print("(no LLM call: this compaction style drops messages)")
-    if args.output is not None:
-        try:
-            written = write_session(result.session, args.output, force=args.force)
-        except ExportError as err:
-            raise CommandError(str(err)) from None
-        print(f"wrote {written} ({len(result.session.messages):,} messages, ctxtui native JSON)")
-    return 0
+    if llm_failed is not None:
+        raise CommandError(f"LLM summary failed: {llm_failed}")
+    return session_out
+
+
+def _endpoint(args: argparse.Namespace) -> Endpoint | None:
+    """The LLM endpoint the flags name, or ``None`` for the stand-in summary."""
+    if getattr(args, "summarizer", "stand-in") != "openai":
+        return None
+    from ctxtui.llm import SummarizerError, resolve_endpoint
+
+    try:
+        return resolve_endpoint(
+            base_url=args.llm_base_url,
+            model=args.llm_model,
+            timeout=args.llm_timeout,
+            env=os.environ,
+        )
+    except SummarizerError as err:
+        raise CommandError(str(err)) from None
+
+
+def _llm_summary(
+    endpoint: Endpoint, planned: Planned, result: CompactionResult
+) -> tuple[Session, str | None]:
+    """Send the compaction's leaf calls to the endpoint, streaming the answer to stdout.
+
+    Returns the session to write (with the model's summary in place of the stand-in) and the
+    failure, if any; on a failure the stand-in is printed instead, so nothing is lost.
+    """
+    from ctxtui.llm import SummarizerError, summarize, template_headings
+
+    calls = leaf_calls(
+        planned.session, planned.plan, result, planned.engine.tokenizer(planned.policy)
+    )
+    if len(calls) == 0:
+        print("\n=== summary ===")
+        print(result.summary_text or "(no summary: nothing was replaced)")
+        print(
+            "(no LLM call: "
+            + (
+                "nothing was replaced)"
+                if result.replaced is None
+                else "this compaction style drops messages)"
+            )
+        )
+        return result.session, None
+    headings = template_headings(SUMMARY_TEMPLATE) if calls.structured else ()
+    print("\n=== summary ===", flush=True)
+    try:
+        summary = summarize(
+            endpoint,
+            calls.prompt,
+            len(calls),
+            headings,
+            on_delta=lambda text: print(text, end="", flush=True),
+            on_progress=lambda done, total: _call_progress(done, total),
+        )
+    except SummarizerError as err:
+        print("(the local stand-in, because the LLM call failed)")
+        print(result.summary_text)
+        return result.session, str(err)
+    print(f"\n({summary.byline})")
+    if summary.missing_sections:
+        print(
+            "warning: the summary lacks these template sections: "
+            + ", ".join(summary.missing_sections)
+        )
+    return with_summary_text(result, summary.text), None
+
+
+def _call_progress(done: int, total: int) -> None:
+    """Which leaf call is running, on a terminal only: piped stderr stays one line on error."""
+    if total > 1 and done < total and sys.stderr.isatty():
+        print(f"[leaf call {done + 1} of {total}]", file=sys.stderr, flush=True)

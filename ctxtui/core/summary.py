@@ -392,10 +392,20 @@ def previous_context(session: Session, first: int) -> str:
 
 
 def build_llm_prompt(
-    session: Session, first: int, last: int, structured: bool, target_tokens: int
+    session: Session,
+    first: int,
+    last: int,
+    structured: bool,
+    target_tokens: int,
+    previous: str | None = None,
 ) -> str:
-    """The leaf-summary prompt seahorse would send for ``messages[first:last + 1]``."""
-    prev = previous_context(session, first).strip() or "(none)"
+    """The leaf-summary prompt seahorse would send for ``messages[first:last + 1]``.
+
+    ``previous`` replaces the earlier summaries found in the session: a summariser that makes
+    several leaf calls hands each call the summary the call before it wrote.
+    """
+    context = previous_context(session, first) if previous is None else previous
+    prev = context.strip() or "(none)"
     blocks = [_LEAF_HEAD.format(target=target_tokens)]
     if structured:
         blocks.append(_TEMPLATE_RULES.format(template=SUMMARY_TEMPLATE))

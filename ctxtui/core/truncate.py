@@ -185,18 +185,58 @@ def planned_path(tool_name: str, directory: Path | None = None) -> str:
     return str(folder / f"{_PREFIX}{sanitize_tool_name(tool_name)}_xxxxxxxx{_SUFFIX}")
 
 
+MARKER_NAME = ".ctxtui-tool-output"
+"""Written into a directory this module creates; only a directory holding it is ever swept."""
+MARKER_TEXT = (
+    b"ctxtui saves truncated tool outputs here as tool_<tool>_<8 characters>.txt;\n"
+    b"those older than 7 days are deleted. Remove this file to stop that.\n"
+)
+_SAVED_NAME = re.compile(rf"{_PREFIX}[A-Za-z0-9_-]{{1,{_NAME_LIMIT}}}_[a-z0-9_]{{8}}{_SUFFIX}")
+"""Exactly the names ``truncate_tool_output`` gives (``mkstemp``'s 8 characters included)."""
+
+
+def _owned(info: os.stat_result) -> bool:
+    getuid = getattr(os, "getuid", None)
+    return getuid is None or info.st_uid == getuid()
+
+
 def _private_directory(directory: Path) -> Path:
-    """The directory, created 0700, refused if it is a symlink or someone else's (X32)."""
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    """The directory to save into, created 0700 with the sweep marker when missing (X32).
+
+    An existing directory (an agent's workspace, say) is used as it is: never chmodded, never
+    marked, so never swept. A symlink or someone else's directory is refused.
+    """
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(mode=0o700)
+        created = True
+    except FileExistsError:
+        created = False
     info = os.lstat(directory)
     if not stat.S_ISDIR(info.st_mode):
         raise NotADirectoryError(f"{directory} is not a directory")
-    getuid = getattr(os, "getuid", None)
-    if getuid is not None and info.st_uid != getuid():
+    if not _owned(info):
         raise PermissionError(f"{directory} belongs to another user")
-    if info.st_mode & 0o077:
-        directory.chmod(0o700)
+    if created:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(directory / MARKER_NAME, flags, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(MARKER_TEXT)
     return directory
+
+
+def _is_marked(folder: Path) -> bool:
+    """True when ``folder`` is a directory this module created (its marker is intact)."""
+    try:
+        info = os.lstat(folder)
+        marker = os.lstat(folder / MARKER_NAME)
+        if not (stat.S_ISDIR(info.st_mode) and stat.S_ISREG(marker.st_mode)):
+            return False
+        if not (_owned(info) and _owned(marker)) or marker.st_size != len(MARKER_TEXT):
+            return False
+        return (folder / MARKER_NAME).read_bytes() == MARKER_TEXT
+    except OSError:
+        return False
 
 
 def sweep_saved_outputs(
@@ -204,10 +244,14 @@ def sweep_saved_outputs(
 ) -> int:
     """Delete saved outputs older than ``keep_seconds``; returns how many went (X39).
 
-    Only regular files this module names (``tool_*.txt``) are touched, never through a symlink;
-    a file that vanishes or cannot be removed is left to the next sweep.
+    Only in a directory this module created (it holds the marker), and only regular files of
+    this user named exactly as ``truncate_tool_output`` names them, never through a symlink.
+    Anything else, such as an old ``tool_notes.txt`` in a workspace, is never touched; a file
+    that vanishes or cannot be removed is left to the next sweep.
     """
     folder = directory if directory is not None else default_directory()
+    if not _is_marked(folder):
+        return 0
     cutoff = (time.time() if now is None else now) - keep_seconds
     removed = 0
     try:
@@ -215,13 +259,11 @@ def sweep_saved_outputs(
     except OSError:
         return 0
     for entry in entries:
-        if not (entry.name.startswith(_PREFIX) and entry.name.endswith(_SUFFIX)):
+        if not _SAVED_NAME.fullmatch(entry.name):
             continue
         try:
-            if (
-                entry.is_file(follow_symlinks=False)
-                and entry.stat(follow_symlinks=False).st_mtime < cutoff
-            ):
+            info = entry.stat(follow_symlinks=False)
+            if stat.S_ISREG(info.st_mode) and _owned(info) and info.st_mtime < cutoff:
                 Path(entry.path).unlink()
                 removed += 1
         except OSError:
@@ -251,8 +293,8 @@ def truncate_tool_output(
 
     Each call creates its own file exclusively (mode 0600, never overwriting one, X30/X32) in
     ``directory`` — the agent's workspace, if its file tools are confined there (X33); a failed
-    write still returns the preview, with a hint saying the output was not saved (X37). Saved
-    files older than a week are swept, at most hourly (X39).
+    write still returns the preview, with a hint saying the output was not saved (X37). When
+    ctxtui created the directory, saved files older than a week are swept, at most hourly (X39).
     """
     if not needs_truncation(output, max_lines, max_bytes):
         return TruncatedResult(preview=output, full_path=None, was_truncated=False, hint="")

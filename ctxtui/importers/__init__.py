@@ -175,14 +175,12 @@ def _path_hint(path: Path) -> str | None:
 
 
 def _sqlite_tables(path: Path) -> set[str]:
-    """Table names of a SQLite file, opened read-only (never written, never locked for long)."""
-    uri = f"{path.resolve().as_uri()}?mode=ro"
+    """Table names of a SQLite file, read without creating or changing anything beside it."""
+    from ctxtui.importers._sqlite import read_database
+
+    query = "SELECT name FROM sqlite_master WHERE type = 'table'"
     try:
-        con = sqlite3.connect(uri, uri=True, timeout=2.0)
-        try:
-            rows = con.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
-        finally:
-            con.close()
+        rows = read_database(path, lambda con: con.execute(query).fetchall())
     except sqlite3.Error as exc:
         raise SessionLoadError(str(path), f"cannot read the SQLite database ({exc})") from None
     return {str(row[0]) for row in rows}
@@ -262,9 +260,11 @@ def load_session(path: Path | str, format: str | None = None) -> Session:
     Fills ``meta.source_path`` and ``meta.format``. Importers add their reader warnings to
     ``meta.warnings`` themselves, since only they know which lines they skipped.
     """
-    path = Path(path)
+    path, session_id = split_session_id(path)
     try:
         name = normalize_format(format) if format is not None else detect_format(path)
+        if session_id is not None:
+            return _load_database_session(path, name, session_id)
         module = importer(name)
         if path.is_dir():
             if name not in ("opencode", "picoclaw"):
@@ -282,6 +282,57 @@ def load_session(path: Path | str, format: str | None = None) -> Session:
         forget_cached()
     meta = session.meta.model_copy(update={"source_path": str(path), "format": name})
     return hoist_system_prompt(session.model_copy(update={"meta": meta}))
+
+
+def split_session_id(path: Path | str) -> tuple[Path, str | None]:
+    """``opencode.db#ses_X`` names one session of a database; any other path is itself.
+
+    Only a ``#`` whose left side is an existing file counts, so a file whose name holds a
+    ``#`` still opens as it is.
+    """
+    text = str(path)
+    base, sep, session_id = text.rpartition("#")
+    if sep and session_id and not Path(text).exists() and Path(base).is_file():
+        return Path(base), session_id
+    return Path(text), None
+
+
+def _load_database_session(path: Path, name: str, session_id: str) -> Session:
+    if name != "opencode":
+        raise SessionLoadError(
+            str(path), f"'#{session_id}' names a session, but only OpenCode databases hold several"
+        )
+    from ctxtui.importers._opencode_sqlite import load_database
+
+    session = load_database(path, session_id)
+    meta = session.meta.model_copy(update={"source_path": str(path), "format": name})
+    return hoist_system_prompt(session.model_copy(update={"meta": meta}))
+
+
+SQLITE_SIDE_SUFFIXES = ("-journal", "-wal", "-shm")
+"""Files SQLite keeps beside a database; whatever the format, they belong to the source."""
+
+
+def protected_paths(path: Path | str) -> frozenset[Path]:
+    """Every path a load of ``path`` reads or would read, plus the directory of a directory source.
+
+    Writes refuse these (``ctxtui.core.output``). The set is the union over all importers, so it
+    holds whatever format the source turns out to be: protecting a file no importer would read
+    costs nothing, missing one that it does read loses the user's data. Importers that read more
+    than the path itself expose ``protected_paths(path) -> set[Path]``.
+    """
+    path, _ = split_session_id(path)  # opencode.db#ses_X: the database
+    found = {path}
+    if path.name:
+        found |= {path.with_name(path.name + suffix) for suffix in SQLITE_SIDE_SUFFIXES}
+    for info in FORMATS:
+        extra = getattr(_available(info.name), "protected_paths", None)
+        if extra is not None:
+            try:
+                found |= extra(path)
+            except (OSError, SessionLoadError):
+                continue  # a source that moved away or is unreadable: protect what we know
+    return frozenset(found)
 
 
 def _refuse_empty_forced(path: Path, name: str) -> None:
@@ -343,4 +394,5 @@ __all__ = [
     "importer",
     "load_session",
     "normalize_format",
+    "protected_paths",
 ]

@@ -1,4 +1,4 @@
-"""OpenCode's ``opencode.db`` (v1.2+), read read-only: one session's messages and parts."""
+"""OpenCode's ``opencode.db`` (v1.2+), read without touching it: one session's messages, parts."""
 
 from __future__ import annotations
 
@@ -10,24 +10,20 @@ from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import Session
 from ctxtui.importers._parts import as_text
 from ctxtui.importers._reader import loads_field
+from ctxtui.importers._sqlite import read_database
 from ctxtui.importers.opencode import StoredMessage, build_session, parts_in_order
-
-BUSY_TIMEOUT_S = 5.0
 
 
 def load_database(path: Path, session_id: str | None = None) -> Session:
-    """One session of the database: the named one, else the most recently updated."""
-    uri = f"{path.resolve().as_uri()}?mode=ro"  # never immutable=1: it would miss the -wal
+    """One session of the database: the named one, else the most recently updated.
+
+    Read through ``_sqlite.read_database``: nothing beside the database is created or changed,
+    and committed data still in its ``-wal`` is seen.
+    """
     try:
-        con = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
-    except sqlite3.Error as exc:
-        raise SessionLoadError(str(path), f"cannot open the SQLite database ({exc})") from None
-    try:
-        return _read(con, path, session_id)
+        return read_database(path, lambda con: _read(con, path, session_id))
     except sqlite3.Error as exc:
         raise SessionLoadError(str(path), f"cannot read the OpenCode database ({exc})") from None
-    finally:
-        con.close()
 
 
 def _read(con: sqlite3.Connection, path: Path, session_id: str | None) -> Session:
@@ -37,6 +33,8 @@ def _read(con: sqlite3.Connection, path: Path, session_id: str | None) -> Sessio
     ).fetchall()
     if session_id is not None:
         sessions = [s for s in sessions if s[0] == session_id]
+        if not sessions:
+            raise SessionLoadError(str(path), f"no session {session_id!r} in the database")
     if not sessions:
         raise SessionLoadError(str(path), "expected an OpenCode session, found none")
     chosen_id, title = sessions[0]

@@ -1,4 +1,4 @@
-"""PicoClaw's seahorse SQLite store, opened read-only: the active context in item order."""
+"""PicoClaw's seahorse SQLite store, read without touching it: the active context in item order."""
 
 from __future__ import annotations
 
@@ -8,32 +8,26 @@ from pathlib import Path
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolCall
 from ctxtui.importers._parts import as_int, as_text, text_part
+from ctxtui.importers._sqlite import read_database
 from ctxtui.importers._timestamps import parse_timestamp
 from ctxtui.importers.picoclaw import FORMAT, ROLES, media_part
 
-BUSY_TIMEOUT_S = 5.0
-
-
-def connect_read_only(path: Path) -> sqlite3.Connection:
-    """Open a live WAL database without writing to it (and never ``immutable=1``, §10.2)."""
-    uri = f"{path.resolve().as_uri()}?mode=ro"
-    try:
-        con = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
-    except sqlite3.Error as exc:
-        raise SessionLoadError(str(path), f"cannot open the SQLite database ({exc})") from None
-    con.row_factory = sqlite3.Row
-    return con
-
 
 def load_seahorse(path: Path) -> Session:
-    """The conversation most recently updated, as the model sees it (summaries included)."""
-    con = connect_read_only(path)
-    try:
+    """The conversation most recently updated, as the model sees it (summaries included).
+
+    Read through ``_sqlite.read_database``: nothing beside the database is created or changed,
+    and committed data still in its ``-wal`` is seen.
+    """
+
+    def read(con: sqlite3.Connection) -> Session:
+        con.row_factory = sqlite3.Row
         return _read(con, path)
+
+    try:
+        return read_database(path, read)
     except sqlite3.Error as exc:
         raise SessionLoadError(str(path), f"cannot read the seahorse database ({exc})") from None
-    finally:
-        con.close()
 
 
 def _read(con: sqlite3.Connection, path: Path) -> Session:

@@ -66,6 +66,7 @@ class _Entries:
 
     by_uuid: dict[str, Record] = field(default_factory=dict)
     sidechain: int = 0
+    side_uuids: dict[str, Record] = field(default_factory=dict)  # a sub-agent's own chain
     duplicates: int = 0
     title: str | None = None
     model: str | None = None
@@ -92,19 +93,30 @@ def _collect(records: Iterable[Record]) -> _Entries:
             continue
         if value.get("isSidechain") is True:
             entries.sidechain += 1
+            entries.side_uuids.setdefault(uuid, record)
             continue
         if uuid in entries.by_uuid:
             entries.duplicates += 1  # a fork or resume copied the prefix; the first copy wins
             continue
         entries.by_uuid[uuid] = record
-        message = value.get("message")
-        model = message.get("model") if isinstance(message, dict) else None
-        if isinstance(model, str) and model != SYNTHETIC_MODEL:
-            entries.model = model
-        for block in _blocks(value):
-            if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
-                entries.tool_names[block["id"]] = as_text(block.get("name"))
+        _note_model_and_tools(entries, value)
+    if not entries.by_uuid and entries.side_uuids:
+        # Every chained line is a sidechain: this file is a sub-agent's own transcript
+        # (``subagents/agent-*.jsonl``), its own context window, so its chain is the session.
+        entries.by_uuid, entries.side_uuids, entries.sidechain = entries.side_uuids, {}, 0
+        for record in entries.by_uuid.values():
+            _note_model_and_tools(entries, record.value)
     return entries
+
+
+def _note_model_and_tools(entries: _Entries, value: Mapping[str, Any]) -> None:
+    message = value.get("message")
+    model = message.get("model") if isinstance(message, dict) else None
+    if isinstance(model, str) and model != SYNTHETIC_MODEL:
+        entries.model = model
+    for block in _blocks(value):
+        if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+            entries.tool_names[block["id"]] = as_text(block.get("name"))
 
 
 def _blocks(value: Mapping[str, Any]) -> list[dict[str, Any]]:

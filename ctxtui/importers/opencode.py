@@ -71,6 +71,19 @@ def _storage_root(path: Path) -> tuple[Path, str | None]:
     )
 
 
+def protected_paths(path: Path) -> set[Path]:
+    """What a load of ``path`` may read: a storage path protects its whole ``storage/`` tree
+    (messages, parts and session infos are all read through it). A database is a single file
+    (its SQLite side files are protected for every format)."""
+    if path.is_file() and read_magic(path, 16) == SQLITE_MAGIC:
+        return {path}
+    try:
+        root, _ = _storage_root(path)
+    except SessionLoadError:
+        return {path}
+    return {path, root} if (root / "message").is_dir() else {path}
+
+
 def _json_files(directory: Path) -> list[Path]:
     """The JSON files of a directory, by name (ids sort by time); temp files skipped."""
     if not directory.is_dir():

@@ -56,6 +56,16 @@ def load(path: Path) -> Session:
     return load_jsonl(path)
 
 
+def protected_paths(path: Path) -> set[Path]:
+    """What a load of ``path`` reads: a transcript and its ``.meta.json`` go together, either way
+    round; a sessions directory is protected whole (a later load may pick any file in it)."""
+    if path.is_dir() or not path.name:
+        return {path}
+    if path.name.endswith(".meta.json"):
+        return {path, path.with_name(path.name[: -len(".meta.json")] + ".jsonl")}
+    return {path, _meta_path(path)}
+
+
 def _meta_path(path: Path) -> Path:
     stem = path.name[: -len(".jsonl")] if path.name.endswith(".jsonl") else path.stem
     return path.with_name(stem + ".meta.json")

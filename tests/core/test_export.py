@@ -129,19 +129,6 @@ def test_an_unwritable_directory_is_refused_before_writing(
     assert list(locked.iterdir()) == []
 
 
-def test_overwriting_keeps_the_mode_and_a_new_file_takes_the_sources(tmp_path: Path) -> None:
-    src = tmp_path / "private.json"
-    src.write_text("{}")
-    src.chmod(0o600)
-    new = write_session(_session(src), tmp_path / "new.json")
-    assert stat.S_IMODE(new.stat().st_mode) == 0o600  # a private transcript stays private
-    shared = tmp_path / "shared.json"
-    shared.write_text("old")
-    shared.chmod(0o664)
-    write_session(_session(src), shared, force=True)
-    assert stat.S_IMODE(shared.stat().st_mode) == 0o664
-
-
 def test_a_source_path_that_is_not_utf8_still_writes_valid_utf8(tmp_path: Path) -> None:
     s = _session().model_copy(
         update={"meta": SessionMeta(source_path=str(tmp_path / "bad\udcffname.json"))}

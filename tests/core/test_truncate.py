@@ -11,8 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctxtui.core import truncate
 from ctxtui.core.truncate import (
     KEEP_SECONDS,
+    MARKER_NAME,
+    MARKER_TEXT,
     byte_size,
     count_lines,
     hint_for,
@@ -93,13 +96,16 @@ def test_x34_hint_names_the_path(tmp_path: Path) -> None:
     assert "%!s" not in result.hint
 
 
-def test_x32_an_existing_directory_is_made_private(tmp_path: Path) -> None:
+def test_x32_an_existing_directory_is_never_chmodded(tmp_path: Path) -> None:
+    """Issue 9 item 6: a 0755 workspace was silently made 0700; the file itself is private."""
     folder = tmp_path / "shared"
     folder.mkdir(mode=0o755)
     folder.chmod(0o755)
     result = truncate_tool_output("x\n" * 5, 1, 1000, "bash", directory=folder)
     assert result.full_path is not None
-    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o755
+    assert stat.S_IMODE(os.stat(result.full_path).st_mode) == 0o600
+    assert not (folder / MARKER_NAME).exists()  # not created here, so never swept
 
 
 def test_x32_a_symlinked_directory_is_refused(tmp_path: Path) -> None:
@@ -140,35 +146,66 @@ def test_x38_a_limit_below_the_notice_sends_the_notice_alone(tmp_path: Path) -> 
     assert "...0 of 1 lines (0 of 500 bytes) shown..." in result.hint
 
 
+def _age(path: Path, seconds: float) -> None:
+    os.utime(path, (seconds, seconds), follow_symlinks=False)
+
+
 def test_x39_old_saved_outputs_are_swept_and_nothing_else(tmp_path: Path) -> None:
     now = 1_000_000_000.0
-    old = tmp_path / "tool_bash_old.txt"
-    fresh = tmp_path / "tool_bash_new.txt"
-    foreign = tmp_path / "notes.txt"
+    folder = tmp_path / "outputs"
+    saved = truncate_tool_output("x\n" * 5, 1, 1000, "bash", directory=folder).full_path
+    assert saved is not None and (folder / MARKER_NAME).is_file()
+    old, fresh = Path(saved), folder / "tool_bash_abcd1234.txt"
+    fresh.write_text("x")
+    lookalike = folder / "tool_bash_old.txt"  # not a name mkstemp gives
+    foreign = folder / "notes.txt"
     target = tmp_path / "target.txt"
-    for f in (old, fresh, foreign, target):
+    for f in (lookalike, foreign, target):
         f.write_text("x")
-    link = tmp_path / "tool_link_old.txt"
+    link = folder / "tool_link_abcd1234.txt"
     link.symlink_to(target)
-    for f in (old, foreign, target):
-        os.utime(f, (now - KEEP_SECONDS - 1, now - KEEP_SECONDS - 1))
-    os.utime(fresh, (now - KEEP_SECONDS + 60, now - KEEP_SECONDS + 60))
-    os.utime(link, (now - KEEP_SECONDS - 1, now - KEEP_SECONDS - 1), follow_symlinks=False)
-    assert sweep_saved_outputs(tmp_path, now=now) == 1
-    assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "notes.txt",
-        "target.txt",
-        "tool_bash_new.txt",
-        "tool_link_old.txt",
-    ]
+    for f in (old, lookalike, foreign, target, link):
+        _age(f, now - KEEP_SECONDS - 1)
+    _age(fresh, now - KEEP_SECONDS + 60)
+    assert sweep_saved_outputs(folder, now=now) == 1
+    assert not old.exists()
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [MARKER_NAME, "notes.txt", "tool_bash_abcd1234.txt", "tool_bash_old.txt", link.name]
+    )
 
 
-def test_x39_truncating_sweeps_the_directory(tmp_path: Path) -> None:
-    stale = tmp_path / "tool_bash_stale.txt"
-    stale.write_text("x")
-    os.utime(stale, (1.0, 1.0))
-    truncate_tool_output("x\n" * 5, 1, 1000, "bash", directory=tmp_path)
-    assert not stale.exists()
+def test_x39_a_directory_it_did_not_create_is_never_swept(tmp_path: Path) -> None:
+    """Issue 9 item 6: the sweep deleted any old ``tool_*.txt`` of a workspace it was given."""
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    mine = [workspace / "tool_notes.txt", workspace / "tool_bash_abcd1234.txt"]
+    for f in mine:
+        f.write_text("the user's")
+        _age(f, 1.0)
+    truncate_tool_output("x\n" * 5, 1, 1000, "bash", directory=workspace)
+    assert sweep_saved_outputs(workspace) == 0
+    assert all(f.read_text() == "the user's" for f in mine)
+
+
+def test_x39_a_forged_or_edited_marker_disables_the_sweep(tmp_path: Path) -> None:
+    folder = tmp_path / "outputs"
+    saved = truncate_tool_output("x\n" * 5, 1, 1000, "bash", directory=folder).full_path
+    assert saved is not None
+    _age(Path(saved), 1.0)
+    (folder / MARKER_NAME).write_bytes(MARKER_TEXT + b"edited\n")
+    assert sweep_saved_outputs(folder) == 0 and Path(saved).exists()
+
+
+def test_x39_truncating_sweeps_its_own_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "outputs"
+    stale = truncate_tool_output("x\n" * 5, 1, 1000, "bash", directory=folder).full_path
+    assert stale is not None
+    _age(Path(stale), 1.0)
+    monkeypatch.setattr(truncate, "_SWEPT", {})  # the hourly limit is per process
+    truncate_tool_output("y\n" * 5, 1, 1000, "bash", directory=folder)
+    assert not Path(stale).exists()
 
 
 def test_x37_failed_write_still_returns_the_preview(tmp_path: Path) -> None:

@@ -209,3 +209,33 @@ def test_null_fields_read_as_empty_not_none(tmp_path: Path) -> None:
     )
     _, reply, tool = claude_code.load(path).messages
     assert (reply.content, reply.reasoning, tool.tool_call_id) == ("", "", "")
+
+
+def test_a_subagent_transcript_opens_as_its_own_session(tmp_path: Path) -> None:
+    """``subagents/agent-*.jsonl`` holds only sidechain lines: its own context window."""
+    import json
+
+    from ctxtui.importers import load_session
+
+    base = {"isSidechain": True, "agentId": "a1", "sessionId": "s1", "cwd": "/p"}
+    records = [
+        {**base, "type": "user", "uuid": "u1", "parentUuid": None,
+         "timestamp": "2026-11-01T09:00:00Z",
+         "message": {"role": "user", "content": "find the bug"}},
+        {**base, "type": "assistant", "uuid": "a1", "parentUuid": "u1",
+         "timestamp": "2026-11-01T09:00:01Z",
+         "message": {"id": "msg_1", "role": "assistant", "model": "claude-sonnet-4-5",
+                     "content": [{"type": "text", "text": "found it"}]}},
+    ]  # fmt: skip
+    path = tmp_path / "subagents" / "agent-a1.jsonl"
+    path.parent.mkdir()
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+
+    session = load_session(path)
+
+    assert [(m.role, m.content) for m in session.messages] == [
+        ("user", "find the bug"),
+        ("assistant", "found it"),
+    ]
+    assert session.meta.model == "claude-sonnet-4-5"
+    assert not any("sidechain" in w for w in session.meta.warnings)

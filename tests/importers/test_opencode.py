@@ -110,3 +110,22 @@ def test_sniff() -> None:
     head = json.loads((STORAGE / "message" / "ses_01DEMO" / "msg_01USER.json").read_text())
     assert opencode.sniff(STORAGE, head) >= 80
     assert opencode.sniff(STORAGE, {"role": "user", "content": "x"}) == 0
+
+
+def test_one_session_of_a_database_opens_by_its_id(tmp_path: Path) -> None:
+    """``ctxtui sessions`` lists database sessions as ``opencode.db#ses_…``; each opens."""
+    import shutil
+
+    from ctxtui.core.errors import SessionLoadError
+    from ctxtui.importers import load_session, split_session_id
+
+    db = tmp_path / "opencode.db"
+    shutil.copy(EXAMPLES / "opencode_demo.db", db)
+    whole = load_session(db)
+    named = load_session(f"{db}#ses_01DEMO")
+    assert named.messages == whole.messages
+    assert named.meta.source_path == str(db)
+    with pytest.raises(SessionLoadError, match="no session 'ses_NOPE' in the database"):
+        load_session(f"{db}#ses_NOPE")
+    odd = tmp_path / "notes#1.json"
+    assert split_session_id(odd) == (odd, None)  # no file on the left of the '#'

@@ -10,6 +10,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Button, Input, Label, Static
 
+from ctxtui.core.export import source_protection
+from ctxtui.core.output import protected_clash
 from ctxtui.tui.screens.dialog import Dialog, button_row
 from ctxtui.tui.screens.open import resolve_input
 
@@ -31,13 +33,21 @@ def _same_file(a: Path, b: Path) -> bool:
 def assess(path: Path, source_path: Path | None) -> tuple[Risk, str]:
     """The risk of writing ``path``, or a problem that makes it impossible (then NONE + text).
 
-    The source transcript is refused outright, not offered for confirmation: the core's
-    ``write_session`` never writes over it, so a second Enter could only end in an error.
+    The source transcript, and every file or directory it is read from (the core's protected
+    set), is refused outright, not offered for confirmation: the core's ``write_session``
+    never writes there, so a second Enter could only end in an error. A link or special file
+    is left to the core's refusal, shown on the error screen.
     """
     if source_path is not None and _same_file(path, source_path):
         return Risk.NONE, (
             f"{path} is the session's source file, which ctxtui never writes over. "
             "Choose another name."
+        )
+    clash = protected_clash(path, source_protection(source_path))
+    if clash is not None:
+        return Risk.NONE, (
+            f"{path} is part of what the session is read from ({clash}); ctxtui never "
+            "writes there. Choose another name."
         )
     if path.is_dir():
         return Risk.NONE, f"{path} is a directory; give a file name"

@@ -1,0 +1,68 @@
+"""The leaf-summary calls an LLM summariser makes for one compaction, each with its prompt.
+
+A compaction's replaced range is cut into chunks of at most ``LEAF_CHUNK_TOKENS`` (the message
+that crosses the limit is included), one call per chunk, oldest first. The preview shows the
+first call's prompt; a real summariser (``ctxtui.llm``) runs them all in order and hands each
+call the summary the previous one wrote, so the last answer covers the whole range.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ctxtui.core.compaction import CompactionResult, leaf_chunks
+from ctxtui.core.models import Session
+from ctxtui.core.plan import Plan
+from ctxtui.core.summary import SUMMARY_TEMPLATE, build_llm_prompt, leaf_target_tokens
+from ctxtui.core.tokenizers import Tokenizer
+
+
+@dataclass(frozen=True, slots=True)
+class LeafCalls:
+    """The chunks of one compaction and how to build each call's prompt."""
+
+    session: Session
+    ranges: tuple[tuple[int, int], ...]
+    targets: tuple[int, ...]  # the target length, in tokens, each prompt asks for
+    structured: bool
+
+    def __len__(self) -> int:
+        return len(self.ranges)
+
+    def prompt(self, index: int, previous: str | None = None) -> str:
+        """Call ``index``'s prompt; ``previous`` is the summary the call before it wrote."""
+        first, last = self.ranges[index]
+        return build_llm_prompt(
+            self.session, first, last, self.structured, self.targets[index], previous
+        )
+
+
+def leaf_calls(
+    session: Session, plan: Plan, result: CompactionResult, tokenizer: Tokenizer
+) -> LeafCalls:
+    """The calls for ``result`` (none when nothing was replaced or the style drops messages)."""
+    structured = plan.policy.structured_summaries
+    if result.replaced is None or not result.prompt:
+        return LeafCalls(session, (), (), structured)
+    floor = tokenizer.count_text(SUMMARY_TEMPLATE) if structured else 0
+    ranges = tuple(leaf_chunks(plan.message_tokens, *result.replaced))
+    targets = tuple(
+        leaf_target_tokens(sum(plan.message_tokens[a : b + 1]), floor) for a, b in ranges
+    )
+    return LeafCalls(session, ranges, targets, structured)
+
+
+def with_summary_text(result: CompactionResult, text: str) -> Session:
+    """The compacted session with the stand-in summary replaced by ``text`` (an LLM's)."""
+    if result.replaced is None or not result.prompt:
+        return result.session
+    index = result.replaced[0]
+    messages = list(result.session.messages)
+    stand_in = messages[index]
+    if not stand_in.is_summary:  # pragma: no cover - compaction always inserts it there
+        raise ValueError(f"message {index} is not the compaction's summary")
+    messages[index] = stand_in.model_copy(update={"content": text})
+    s = result.session
+    return Session(
+        messages=tuple(messages), system_prompt=s.system_prompt, tools=s.tools, meta=s.meta
+    )

@@ -1,0 +1,98 @@
+"""``compact -o`` as a user drives it: ``-o -`` is standard output, links are never replaced,
+modes follow the umask, and a redirection onto the source is refused (issue 9 items 1-3)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxtui.cli import main
+from ctxtui.importers import load_session
+from tests.cli.chats import agent_chat
+
+KNOBS = ["--context-window", "8000", "--max-tokens", "1000"]
+
+
+@pytest.fixture
+def chat(tmp_path: Path) -> Path:
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(agent_chat(6, ask="step {k}", reply="done {k}", tool_chars=6_000)))
+    return path
+
+
+def test_dash_writes_the_session_to_stdout_and_the_report_to_stderr(
+    chat: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["compact", str(chat), "-o", "-", "--preview", *KNOBS]) == 0
+    out, err = capsys.readouterr()
+    assert "reason: proactive" in err and "=== summary ===" in err
+    doc = json.loads(out)  # stdout holds nothing but the document
+    assert doc["schema"] == "ctxtui.session/1"
+    copy = tmp_path / "copy.json"
+    copy.write_text(out)
+    assert load_session(copy).meta.format == "native"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chat.json", "copy.json"]
+
+
+def test_a_symlink_output_is_refused_even_with_force(
+    chat: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = tmp_path / "real.json"
+    real.write_text("mine")
+    link = tmp_path / "out.json"
+    link.symlink_to(real)
+    assert main(["compact", str(chat), "-o", str(link), "--force"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "found a symbolic link" in err
+    assert link.is_symlink() and real.read_text() == "mine"
+
+
+def test_the_output_mode_follows_the_umask_not_the_source(chat: Path, tmp_path: Path) -> None:
+    chat.chmod(0o666)
+    out = tmp_path / "out.json"
+    old = os.umask(0o077)
+    try:
+        assert main(["compact", str(chat), "-o", str(out), *KNOBS]) == 0
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+
+
+def test_stdout_appended_onto_the_source_is_refused(chat: Path) -> None:
+    before = chat.read_bytes()
+    with chat.open("ab") as sink:
+        proc = subprocess.run(
+            [sys.executable, "-m", "ctxtui", "compact", str(chat), "-o", "-", *KNOBS],
+            stdout=sink,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "refusing to write onto it" in proc.stderr
+    assert chat.read_bytes() == before
+
+
+def test_dash_with_an_llm_summary_keeps_stdout_to_the_document(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The streamed summary is for the user: with ``-o -`` it goes to stderr with the rest."""
+    from ctxtui.samples import samples_dir
+    from tests.llm.server import SUMMARY, serve
+
+    session = samples_dir() / "coding_agent_overflow.json"
+    with serve() as (url, _):
+        argv = ["compact", str(session), "--context-window", "32768", "--max-tokens", "4096"]
+        argv += ["--summarizer", "openai", "--llm-base-url", url, "--llm-model", "m", "-o", "-"]
+        assert main(argv) == 0
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    summaries = [m["content"] for m in doc["session"]["messages"] if m.get("is_summary")]
+    assert summaries == [SUMMARY.strip()]
+    assert "=== summary ===" in err and SUMMARY.strip().splitlines()[0] in err
