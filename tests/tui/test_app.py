@@ -288,3 +288,17 @@ def test_detail_caps_a_megabyte_message_and_says_how_much_is_left() -> None:
     assert "[bold]x␛[0m" in text
     assert f"… {len(content) - MAX_CHARS:,} more bytes" in text
     assert len(text) < MAX_CHARS + 1_000
+
+
+async def test_an_unknown_key_id_in_the_settings_is_named_and_the_rest_applies() -> None:
+    settings = deterministic_settings(keys={"compakt": "k", "export": "x"})
+    app = make_app(demo_session(), settings=settings)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        notices = [n.message for n in app._notifications]
+        assert any("'compakt'" in n for n in notices), notices
+        await pilot.press("x")
+        await pilot.pause()
+        from ctxtui.tui.screens.export import ExportScreen
+
+        assert isinstance(app.screen, ExportScreen), "the known id was remapped"

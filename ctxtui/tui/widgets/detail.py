@@ -222,7 +222,7 @@ class DetailPane(VerticalScroll, can_focus=False):
         self._counts: dict[int, Mapping[str, int]] = {}
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("no message selected", "dim"), id="detail-body")
+        yield Static(Text("no message selected", STYLES["muted"]), id="detail-body")
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -239,7 +239,8 @@ class DetailPane(VerticalScroll, can_focus=False):
             self.workers.cancel_group(self, "detail")
         self._info = info
         if info is None:
-            self.query_one("#detail-body", Static).update(Text("no message selected", "dim"))
+            muted = component_style(self, "detail--muted")
+            self.query_one("#detail-body", Static).update(Text("no message selected", muted))
             return
         self._repaint()
         self.scroll_home(animate=False)
