@@ -11,7 +11,7 @@ from ctxtui.tui.app import CtxtuiApp, make_app
 from ctxtui.tui.screens.main import MainScreen
 from ctxtui.tui.settings import deterministic_settings
 from ctxtui.tui.widgets.message_list import MessageList
-from tests.tui.main_fixtures import app_for, demo_session
+from tests.tui.main_fixtures import PickScreen, app_for, cjk_session, demo_session
 
 
 async def settle(pilot: Pilot[int]) -> None:
@@ -302,3 +302,24 @@ async def test_an_unknown_key_id_in_the_settings_is_named_and_the_rest_applies()
         from ctxtui.tui.screens.export import ExportScreen
 
         assert isinstance(app.screen, ExportScreen), "the known id was remapped"
+
+
+async def test_a_view_is_one_row_and_one_module(tmp_path: Path) -> None:
+    """A row naming a screen class is all a view needs: the app opens it with the main
+    screen's state, and a path it dismisses with is opened like any session file."""
+    from ctxtui.core.export import native_bytes
+    from ctxtui.tui.actions import Action, Scope
+
+    picked = tmp_path / "picked.json"
+    picked.write_bytes(native_bytes(cjk_session()))
+    PickScreen.target = picked
+    row = Action(
+        "pick", None, "Pick", "", scope=Scope.APP, view=f"{PickScreen.__module__}:PickScreen"
+    )
+    app = app_for(demo_session())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.open_view(row)
+        await settle(pilot)
+        assert app.main.session is not None and len(app.main.session) == 5
+        assert app.main.state.path == picked

@@ -107,6 +107,11 @@ class SessionScreen(Screen[None]):
         work = partial(job, self.post_message, *args)
         self.run_worker(work, thread=True, exclusive=True, exit_on_error=False, group=group)
 
+    def take(self, result: object) -> None:
+        """What a view dismissed with: a ``Path`` is a session file to open; else nothing."""
+        if isinstance(result, Path):
+            self.load(result)
+
     # -- loading, counting and planning ----------------------------------------------------
 
     def load(self, path: Path) -> None:
