@@ -79,7 +79,7 @@ class MainScreen(SessionScreen):
         if opened:
             self.query_one(MessageList).cursor = 0
 
-    # -- loading, counting and planning ----------------------------------------------------
+    # -- rendering -------------------------------------------------------------------------
 
     def render_plan(self, plan: Plan) -> None:
         assert self.session is not None
