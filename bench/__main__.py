@@ -14,7 +14,9 @@ from bench import measures
 from bench.common import SIZES, Result, label, machine, session_file
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "PERFORMANCE.md"
-SECTIONS = ("open", "exact", "latency", "replan", "frame", "memory", "startup", "report")
+SECTIONS = (
+    "open", "exact", "latency", "replan", "frame", "memory", "startup", "report", "replay"
+)  # fmt: skip
 EXTRA_SECTIONS = ("ablation",)
 """Run only when named in ``--only``: what each of the open's speed-ups is worth."""
 
@@ -83,6 +85,9 @@ def run(
         add(measures.report_json(big, args.repeats))
         add(measures.report_json(big, 1, "tiktoken:cl100k_base", cache="off"))
         add(measures.report_json(big, 1, "tiktoken:cl100k_base", cache="warm"))
+    if "replay" in only:
+        for size in sizes:
+            add(measures.replay_ratio(size, args.repeats))
     return results, notes
 
 

@@ -606,3 +606,55 @@ MEASURES: dict[str, Callable[..., list[Result]]] = {
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit("run python -m bench")
+
+
+# replay (issue #12) --------------------------------------------------------------------------
+
+
+def replay_ratio(size: int, repeats: int) -> list[Result]:
+    """Replay of an open session (counted, first plan made) over opening it (issue #12).
+
+    The subject is the walk alone: every request of the session under the plan preset, with
+    its simulated compactions; the baseline is what an open costs (load, estimator counts,
+    first plan), timed alternately in the same run.
+    """
+    from bench.child import open_session
+    from ctxtui.core.engine import Engine
+    from ctxtui.core.policy import policy_for_session
+    from ctxtui.core.replay import replay
+    from ctxtui.importers import load_session
+
+    path = session_file(size)
+    session = load_session(path)
+    policy = policy_for_session("plan", session)
+    engine = Engine(session)
+    counts = engine.counts(policy)
+    assert counts is not None
+    plan = engine.plan(policy, counts)
+    tokenizer = engine.tokenizer(policy)
+    import ctxtui.core.replay as replay_module
+
+    walked: list[Any] = []
+    in_compactions: list[float] = []
+    real_compact = getattr(replay_module, "compact")  # noqa: B009 - not re-exported
+
+    def timed_compact(*args: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return real_compact(*args)
+        finally:
+            in_compactions.append(time.perf_counter() - start)
+
+    def subject() -> None:
+        in_compactions.clear()
+        walked.append(replay(session, policy, counts, tokenizer, plan))
+
+    with _patched([(replay_module, "compact", timed_compact)]):
+        subject_s, base = paired(subject, lambda: open_session(path), repeats)
+    last = walked[-1]
+    note = (
+        f"{len(last.requests):,} requests, {len(last.compactions):,} compactions; "
+        f"the compactor (summaries) took {sum(in_compactions):.2f} s of the last run"
+    )
+    target = 1.0 if size >= 100_000 else None
+    return [Result("replay", label(size), "replay", subject_s, "open", base, "s", target, note)]

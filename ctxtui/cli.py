@@ -23,7 +23,7 @@ from ctxtui import __version__
 # The policy, the importers and pydantic are imported inside the functions that need them:
 # `ctxtui --version` and a mistyped command should not pay ~100 ms for them.
 
-SUBCOMMANDS = ("report", "compact", "formats", "sessions", "serve")
+SUBCOMMANDS = ("report", "compact", "replay", "formats", "sessions", "serve")
 
 EXIT_OK = 0
 EXIT_OVER = 1  # report --fail-over
@@ -63,6 +63,7 @@ commands:
   ctxtui [SESSION]          open the app (no SESSION: the bundled demo session)
   ctxtui report SESSION     print the plan as a table, or as JSON with --json
   ctxtui compact SESSION    preview a compaction, or write the compacted session
+  ctxtui replay SESSION     every request over time: simulated and reported prompts
   ctxtui formats            list the transcript formats ctxtui reads
   ctxtui sessions           list the sessions your agents wrote (Claude Code, Codex, ...)
   ctxtui serve [SESSION]    serve the app to a web browser (loopback only by default)
@@ -353,8 +354,42 @@ def build_command_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse
     )
     add_session_options(serve)
     add_policy_options(serve)
-    parsers = {"report": report, "compact": compact, "formats": formats}
+    parsers: dict[str, argparse.ArgumentParser] = {
+        "report": report,
+        "compact": compact,
+        "formats": formats,
+    }
+    parsers["replay"] = _replay_parser(sub)
     return p, {**parsers, "sessions": sessions, "serve": serve}
+
+
+REPLAY_EPILOG = """\
+Each request is a call the agent made (the point before an assistant message).
+Simulated is the prompt the policy would have sent, with its own compactions;
+reported is what the API counted, where the transcript recorded it.
+
+examples:
+  ctxtui replay session.jsonl
+  ctxtui replay session.jsonl --context-window 32768 --json | jq .compactions
+"""
+
+
+def _replay_parser(sub: Any) -> argparse.ArgumentParser:
+    replay: argparse.ArgumentParser = sub.add_parser(
+        "replay",
+        help="replay a session request by request under a policy",
+        description="Walk every request the agent sent, in order: the prompt the policy would "
+        "have sent (compacting when its trigger fires), the prompt the API reported, the "
+        "compactions the agent really ran, and how far each tokenizer is from the reported "
+        "figures. Without --json a table; with --json one document (schema ctxtui.replay/1).",
+        epilog=REPLAY_EPILOG,
+        formatter_class=_HelpFormatter,
+    )
+    replay.add_argument("session", metavar="SESSION", help=SESSION_HELP)
+    add_session_options(replay)
+    replay.add_argument("--json", action="store_true", help="print one JSON document")
+    add_policy_options(replay)
+    return replay
 
 
 def _unknown_command(word: str) -> str | None:

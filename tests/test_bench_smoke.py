@@ -33,6 +33,7 @@ def test_every_section_runs_on_a_tiny_session(tmp_path: Path) -> None:
         "memory",
         "startup",
         "report",
+        "replay",
     }
     assert all(r.baseline_value > 0 and r.subject_value >= 0 for r in results)
     assert all(" = " in line for line in lines if line.startswith("["))

@@ -132,6 +132,22 @@ class ToolDefinition(_Frozen):
     parameters: Mapping[str, Any] = Field(default_factory=dict)
 
 
+class RecordedCompaction(_Frozen):
+    """A compaction the agent itself ran, as its transcript recorded it (formats.md §10.6).
+
+    ``message_index`` is where it took effect in this session's messages: the first message
+    after it (the agent's summary, when the session holds one). Replay maps it to the first
+    request at or after that index.
+    """
+
+    message_index: int = Field(ge=0)
+    trigger: str | None = Field(default=None, description="auto, manual, ... when recorded")
+    pre_tokens: int | None = Field(
+        default=None, description="the prompt size the agent recorded (or last reported) before"
+    )
+    source_line: int | None = None
+
+
 class SessionMeta(_Frozen):
     """Where a session came from and what the source said about its model."""
 
@@ -144,6 +160,10 @@ class SessionMeta(_Frozen):
         default=None, description="a compaction summary the source keeps outside the messages"
     )
     warnings: tuple[str, ...] = ()
+    recorded_compactions: tuple[RecordedCompaction, ...] = ()
+    full_history: bool = Field(
+        default=False, description="messages from before recorded compactions are included"
+    )
 
 
 class Session(_Frozen):

@@ -114,7 +114,7 @@ def build_report(
         "tokenizer": {
             "requested": plan.tokenizer.requested,
             "used": plan.tokenizer.used,
-            "note": plan.tokenizer.note,
+            "note": tokenizer_note(plan, session),
         },
         "totals": {
             "tokens": totals.tokens,
@@ -139,7 +139,39 @@ def build_report(
         },
         "compaction": _compaction(plan, compaction),
         "overflow": _overflow(plan, compaction),
+        "reported": reported_usage(session),
     }
+
+
+def tokenizer_note(plan: Plan, session: Session) -> str:
+    """The plan's tokenizer note, plus a warning when an OpenAI encoding counts a Claude session."""
+    note = plan.tokenizer.note
+    model = session.meta.model or ""
+    if plan.tokenizer.used.startswith("tiktoken:") and "claude" in model.lower():
+        extra = f"{plan.tokenizer.used} is OpenAI's tokenizer, not Claude's: an approximation"
+        note = f"{note}; {extra}" if note else extra
+    return note
+
+
+def reported_usage(session: Session) -> dict[str, Any] | None:
+    """The API's own figures for the last request the transcript has usage for, or ``None``.
+
+    ``request`` numbers the calls in this session from 0 (see ``core.replay``); the prompt
+    includes the system prompt and tool definitions a transcript often lacks.
+    """
+    from ctxtui.core.replay import request_points
+
+    points = request_points(session)
+    for k in range(len(points) - 1, -1, -1):
+        usage = session.messages[points[k]].usage
+        if usage is not None and usage.prompt_total is not None:
+            return {
+                "prompt_tokens": usage.prompt_total,
+                "output_tokens": usage.output,
+                "request": k,
+                "source": usage.source,
+            }
+    return None
 
 
 # -- the table --------------------------------------------------------------------------------
@@ -150,6 +182,9 @@ def build_report(
 
 def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
+plural = _plural
 
 
 def _grid() -> Table:
@@ -171,7 +206,12 @@ def _header(report: dict[str, Any]) -> Table:
     if tok["requested"] != tok["used"] or tok["note"]:
         grid.add_row(
             Text("tokenizer", style="yellow"),
-            Text(f"{tok['requested']} → {tok['used']}: {tok['note']}", style="yellow"),
+            Text(
+                f"{tok['requested']} → {tok['used']}: {tok['note']}"
+                if tok["requested"] != tok["used"]
+                else tok["note"],
+                style="yellow",
+            ),
         )
     for warning in s["warnings"]:
         grid.add_row(Text("warning", style="yellow"), Text(warning, style="yellow"))
@@ -193,6 +233,14 @@ def _totals(report: dict[str, Any], messages: list[dict[str, Any]]) -> Table:
         f"{tail['reason'].replace('_', ' ')}",
     )
     grid.add_row("zones", _zones(messages))
+    reported = report.get("reported")
+    if reported is not None:
+        grid.add_row(
+            "reported",
+            f"{reported['prompt_tokens']:,} prompt tok at request "
+            f"{reported['request'] + 1:,} (the API's count, with the system prompt and tools "
+            "the transcript may lack)",
+        )
     return grid
 
 

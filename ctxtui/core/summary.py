@@ -185,10 +185,12 @@ def _goal(span: Sequence[tuple[int, Message]]) -> SummarySection:
 def _matching_sentences(
     span: Sequence[tuple[int, Message]], keep: Callable[[Message], bool], pattern: re.Pattern[str]
 ) -> list[SummaryItem]:
+    # A sentence can only match if the whole text does: one search rules most messages out
+    # before they are split into sentences.
     return [
         SummaryItem(_gist(s), i)
         for i, m in span
-        if keep(m)
+        if keep(m) and pattern.search(m.content)
         for s in _sentences(m.content)
         if pattern.search(s)
     ]

@@ -254,11 +254,15 @@ def detect_format(path: Path | str) -> str:
     return found
 
 
-def load_session(path: Path | str, format: str | None = None) -> Session:
+def load_session(
+    path: Path | str, format: str | None = None, *, full_history: bool = False
+) -> Session:
     """Read a transcript into a ``Session``, detecting its format unless one is given.
 
     Fills ``meta.source_path`` and ``meta.format``. Importers add their reader warnings to
     ``meta.warnings`` themselves, since only they know which lines they skipped.
+    ``full_history`` asks an importer that has a ``load_history`` (formats whose agents
+    compact: Claude Code, Codex) for every message, before and after its recorded compactions.
     """
     path, session_id = split_session_id(path)
     try:
@@ -275,7 +279,8 @@ def load_session(path: Path | str, format: str | None = None) -> Session:
                 raise SessionLoadError(
                     str(path), "empty file: expected a transcript, found nothing"
                 )
-        session: Session = module.load(path)
+        loader = getattr(module, "load_history", None) if full_history else None
+        session: Session = (loader or module.load)(path)
         if format is not None and not session.messages and not session.system_prompt:
             _refuse_empty_forced(path, name)
     finally:

@@ -7,7 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolCall
+from ctxtui.core.models import (
+    ContentPart,
+    Message,
+    RecordedCompaction,
+    Session,
+    SessionMeta,
+    ToolCall,
+)
 from ctxtui.importers import FormatInfo, format_info
 from ctxtui.importers._parts import (
     anthropic_part,
@@ -58,6 +65,13 @@ def load(path: Path) -> Session:
     warnings: list[str] = []
     records = list(iter_records(path, warnings))
     return build_session(records, warnings, source_path=str(path))
+
+
+def load_history(path: Path) -> Session:
+    """Read every message the file holds, through each ``compact_boundary`` (for replay)."""
+    warnings: list[str] = []
+    records = list(iter_records(path, warnings))
+    return build_session(records, warnings, source_path=str(path), full_history=True)
 
 
 @dataclass
@@ -185,7 +199,8 @@ def build_session(
         warnings.append(f"{entries.duplicates:,} repeated uuids ignored (copied by a fork)")
     leaf = _newest_leaf(entries)
     chain = _walk(entries, leaf.value["uuid"], warnings, full_history) if leaf else []
-    messages = _convert(chain, entries.tool_names, warnings)
+    compactions: list[RecordedCompaction] = []
+    messages = _convert(chain, entries.tool_names, warnings, compactions)
     if chain and _is_boundary(chain[0].value) and not full_history:
         warnings.append(_boundary_note(entries, chain[0], warnings))
     model = next((m.model for m in reversed(messages) if m.model and not m.injected), None)
@@ -196,6 +211,8 @@ def build_session(
         model=model,
         title=entries.title,
         warnings=tuple(warnings),
+        recorded_compactions=tuple(compactions),
+        full_history=full_history,
     )
     return Session(messages=tuple(messages), meta=meta)
 
@@ -216,16 +233,25 @@ def _boundary_note(entries: _Entries, boundary: Record, warnings: list[str]) -> 
 
 
 def _convert(
-    chain: list[Record], tool_names: Mapping[str, str], warnings: list[str]
+    chain: list[Record],
+    tool_names: Mapping[str, str],
+    warnings: list[str],
+    compactions: list[RecordedCompaction] | None = None,
 ) -> list[Message]:
-    """Chained entries → messages: merge split responses, split out tool results."""
+    """Chained entries → messages: merge split responses, split out tool results.
+
+    Each ``compact_boundary`` crossed is appended to ``compactions`` at the index of the
+    message that follows it (the summary).
+    """
     out: list[Message] = []
     open_ids: dict[str, int] = {}  # message.id → index in out, while only tool results follow
     synthetic = 0
     for record in chain:
         value = record.value
         kind = value.get("type")
-        if kind == "assistant":
+        if compactions is not None and _is_boundary(value):
+            compactions.append(_recorded(record, len(out)))
+        elif kind == "assistant":
             message = _assistant(record)
             if message.model == SYNTHETIC_MODEL:
                 synthetic += 1
@@ -244,6 +270,19 @@ def _convert(
             f"{synthetic:,} CLI-generated (<synthetic>) assistant messages marked injected"
         )
     return out
+
+
+def _recorded(boundary: Record, index: int) -> RecordedCompaction:
+    metadata = boundary.value.get("compactMetadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    trigger = metadata.get("trigger")
+    pre = metadata.get("preTokens")
+    return RecordedCompaction(
+        message_index=index,
+        trigger=trigger if isinstance(trigger, str) else None,
+        pre_tokens=pre if isinstance(pre, int) and not isinstance(pre, bool) and pre >= 0 else None,
+        source_line=boundary.line,
+    )
 
 
 def _message_id(value: Mapping[str, Any]) -> str | None:

@@ -7,7 +7,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ctxtui.core.models import ContentPart, Message, PartKind, Session, SessionMeta, ToolCall
+from ctxtui.core.models import (
+    ContentPart,
+    Message,
+    PartKind,
+    RecordedCompaction,
+    Session,
+    SessionMeta,
+    ToolCall,
+)
 from ctxtui.importers import FormatInfo, format_info
 from ctxtui.importers._parts import (
     as_int,
@@ -61,6 +69,14 @@ def load(path: Path) -> Session:
     return build_session(iter_records(path, warnings), warnings, source_path=str(path))
 
 
+def load_history(path: Path) -> Session:
+    """Read every message of a rollout, keeping what each ``compacted`` replaced (for replay)."""
+    warnings: list[str] = []
+    return build_session(
+        iter_records(path, warnings), warnings, source_path=str(path), full_history=True
+    )
+
+
 @dataclass
 class _Replay:
     """The history as Codex rebuilds it, one rollout record at a time."""
@@ -75,6 +91,8 @@ class _Replay:
     tool_names: dict[str, str] = field(default_factory=dict)
     skipped_types: dict[str, int] = field(default_factory=dict)
     usage_target: int | None = None  # the assistant message the next token_count describes
+    full_history: bool = False  # a ``compacted`` appends its summary instead of replacing
+    compactions: list[RecordedCompaction] = field(default_factory=list)
 
     def add(self, message: Message) -> None:
         self.messages.append(message)
@@ -102,10 +120,18 @@ class _Replay:
 
 
 def build_session(
-    records: Iterable[Record], warnings: list[str], *, source_path: str | None = None
+    records: Iterable[Record],
+    warnings: list[str],
+    *,
+    source_path: str | None = None,
+    full_history: bool = False,
 ) -> Session:
-    """Replay rollout records into the ``Session`` the model would see next."""
-    replay = _Replay(warnings)
+    """Replay rollout records into the ``Session`` the model would see next.
+
+    With ``full_history`` nothing is replaced: each ``compacted`` adds its summary after the
+    history it summarised, and is listed in ``meta.recorded_compactions``.
+    """
+    replay = _Replay(warnings, full_history=full_history)
     for record in records:
         value = record.value
         if not isinstance(value, dict) or value.get("record_type") == "state":
@@ -133,6 +159,8 @@ def build_session(
         model=replay.model,
         context_window=replay.context_window,
         warnings=tuple(warnings),
+        recorded_compactions=tuple(replay.compactions),
+        full_history=full_history,
     )
     return Session(messages=tuple(replay.messages), system_prompt=replay.system_prompt, meta=meta)
 
@@ -294,16 +322,24 @@ def _shell_failed(text: str) -> bool:
 
 
 def _compacted(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> None:
-    """``replacement_history`` replaces everything before it; without it, rebuild as Codex did."""
+    """``replacement_history`` replaces everything before it; without it, rebuild as Codex did.
+
+    In full-history mode nothing is replaced: what the model saw next (the replacement
+    history, or the summary alone) is appended, and the compaction is recorded at it.
+    """
     before = len(replay.messages)
     reported = next((m.usage for m in reversed(replay.messages) if m.usage), None)
     summary = as_text(payload.get("message"))
     history = payload.get("replacement_history")
+    pre = reported.prompt_total if reported is not None else None
+    summary_message = Message(
+        role="user", content=summary, is_summary=True, source_line=record.line
+    )
     if isinstance(history, list):
         fresh = _Replay(replay.warnings, model=replay.model, tool_names=replay.tool_names)
         for item in _dicts(history):
             _item(fresh, record, item, None)
-        replay.messages = [
+        replacement = [
             m.model_copy(update={"is_summary": True})
             if m.role == "user" and summary and m.content == summary
             else m
@@ -311,7 +347,10 @@ def _compacted(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> N
         ]
         for kind, n in fresh.skipped_types.items():
             replay.skipped_types[kind] = replay.skipped_types.get(kind, 0) + n
-        how = f"replacement_history of {len(replay.messages):,} messages"
+        how = f"replacement_history of {len(replacement):,} messages"
+    elif replay.full_history:
+        replacement = [summary_message]
+        how = "no replacement_history: the summary follows"
     else:
         initial: list[Message] = []
         for m in replay.messages:
@@ -319,18 +358,24 @@ def _compacted(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> N
                 break
             initial.append(m)
         users = [m for m in replay.messages[len(initial) :] if m.role == "user" and not m.injected]
-        summary_message = Message(
-            role="user", content=summary, is_summary=True, source_line=record.line
-        )
-        replay.messages = [*initial, *users, summary_message]
+        replacement = [*initial, *users, summary_message]
         how = (
             "no replacement_history: rebuilt from the initial context, "
             f"{len(users):,} user messages and the summary (Codex's user-message budget is "
             "not reproduced)"
         )
+    recorded = RecordedCompaction(message_index=0, pre_tokens=pre, source_line=record.line)
+    if replay.full_history:
+        replay.compactions.append(recorded.model_copy(update={"message_index": before}))
+        replay.messages.extend(replacement)
+    else:
+        # the replacement starts the history afresh: earlier compactions are out of view
+        replay.compactions = [recorded]
+        replay.messages = replacement
     replay.open_assistant = False
     replay.usage_target = None
-    note = f"compacted at line {record.line:,}: {before:,} earlier messages replaced ({how})"
+    verb = "kept before the summary" if replay.full_history else "replaced"
+    note = f"compacted at line {record.line:,}: {before:,} earlier messages {verb} ({how})"
     if reported is not None and reported.prompt_total is not None:
         note += f"; last reported prompt before it: {reported.prompt_total:,} tokens"
     replay.warnings.append(note)
@@ -363,6 +408,7 @@ def _roll_back(replay: _Replay, record: Record, turns: int) -> None:
     cut = starts[-turns] if turns <= len(starts) else starts[0]
     dropped = len(replay.messages) - cut
     replay.messages = replay.messages[:cut]
+    replay.compactions = [c for c in replay.compactions if c.message_index < cut]
     replay.open_assistant = False
     replay.usage_target = None
     replay.warnings.append(

@@ -22,6 +22,7 @@ TOP_KEYS = {
     "prune",
     "compaction",
     "overflow",
+    "reported",
 }
 
 

@@ -1,0 +1,206 @@
+"""``ctxtui replay``: every request of a session, simulated and reported, and the calibration.
+
+The session is read with its full history (through the agent's own compactions), replayed
+under the policy (``ctxtui.core.replay``) and calibrated against the usage the transcript
+recorded (``ctxtui.core.calibration``). This module only renders: a table for people, or
+the ``ctxtui.replay/1`` JSON document for scripts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from ctxtui.cli import EXIT_OK
+from ctxtui.commands.errors import CommandError
+from ctxtui.commands.pipeline import Progress, build_policy, ignored_knobs
+from ctxtui.commands.report import print_table
+from ctxtui.core.calibration import Calibration, calibrate
+from ctxtui.core.counts import SessionCounts
+from ctxtui.core.engine import Engine
+from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.models import Session
+from ctxtui.core.policy import Policy
+from ctxtui.core.replay import Replay, replay
+from ctxtui.core.report import display_text, plural
+
+SCHEMA = "ctxtui.replay/1"
+CHEAP_TOKENIZERS = ("plan", "picoclaw")
+EXACT_TOKENIZER = "tiktoken:cl100k_base"
+EXACT_CALIBRATION_CHARS = 4_000_000
+"""Up to this many content characters, calibration also counts with cl100k (a second or so)."""
+FULL_TABLE_ROWS = 60
+EDGE_ROWS = 10
+
+
+def load_history(args: argparse.Namespace) -> Session:
+    """SESSION with every message it holds, before and after the agent's own compactions."""
+    from ctxtui.importers import load_session
+
+    try:
+        return load_session(args.session, format=args.format, full_history=True)
+    except SessionLoadError as err:
+        raise CommandError(str(err)) from None
+    except OSError as err:
+        raise CommandError(f"{args.session}: {err.strerror or err}") from None
+
+
+def calibration_counts(
+    engine: Engine, policy: Policy, counts: SessionCounts
+) -> dict[str, SessionCounts]:
+    """The policy's counts first, then the cheap estimators, then cl100k on small sessions.
+
+    A tokenizer already counted (the policy's) keeps its place and its own settings.
+    """
+    out = {counts.tokenizer.used: counts}
+    specs = list(CHEAP_TOKENIZERS)
+    chars = sum(len(m.content) + len(m.reasoning) for m in engine.session.messages)
+    if chars <= EXACT_CALIBRATION_CHARS:
+        specs.append(EXACT_TOKENIZER)
+    default_ratio = Policy.model_fields["chars_per_token"].default
+    for spec in specs:
+        # the plan estimator at its own default ratio, not the preset's (picoclaw sets 2.5)
+        other = engine.counts(policy.with_changes(tokenizer=spec, chars_per_token=default_ratio))
+        assert other is not None  # no stop check was given
+        out.setdefault(other.tokenizer.used, other)
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    session = load_history(args)
+    policy = build_policy(args, session)
+    engine = Engine(session)
+    progress = Progress(sys.stderr)
+    try:
+        counts = engine.counts(policy, on_progress=progress)
+        assert counts is not None  # no stop check was given
+        plan = engine.plan(policy, counts)
+        result = replay(session, policy, counts, engine.tokenizer(policy), plan)
+        calibration = calibrate(
+            session,
+            [r.message_index for r in result.requests],
+            calibration_counts(engine, policy, counts),
+        )
+    except ValueError as err:
+        raise CommandError(f"--tokenizer: {err}") from None
+    finally:
+        progress.close()
+    document = build_document(result, calibration)
+    document["session"]["warnings"].extend(ignored_knobs(args, policy, plan.tokenizer.used))
+    if args.json:
+        sys.stdout.write(display_text(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
+    else:
+        print_table(render(document))
+    return EXIT_OK
+
+
+def build_document(result: Replay, calibration: Calibration) -> dict[str, Any]:
+    """The ``ctxtui.replay/1`` document: every key always present, ``null`` where unknown."""
+    session, policy = result.session, result.policy
+    return {
+        "schema": SCHEMA,
+        "session": {
+            "path": display_text(session.meta.source_path),
+            "format": session.meta.format,
+            "model": session.meta.model,
+            "message_count": len(session.messages),
+            "warnings": list(session.meta.warnings),
+        },
+        "policy": policy.model_dump(mode="json"),
+        "tokenizer": result.counts.tokenizer.used,
+        "window": policy.context_window,
+        "trigger_tokens": result.trigger_tokens,
+        "requests": [
+            {
+                "index": r.index,
+                "message_index": r.message_index,
+                "simulated_tokens": r.simulated_tokens,
+                "reported_tokens": r.reported_tokens,
+                "events": [{"kind": e.kind.value, "reason": e.reason} for e in r.events],
+            }
+            for r in result.requests
+        ],
+        "compactions": [
+            {
+                "request": c.request,
+                "reason": c.reason.value,
+                "tokens_before": c.tokens_before,
+                "tokens_after": c.tokens_after,
+                "replaced": list(c.replaced),
+            }
+            for c in result.compactions
+        ],
+        "recorded_compactions": [
+            {"request": rc.request, "trigger": rc.trigger, "pre_tokens": rc.pre_tokens}
+            for rc in result.recorded
+        ],
+        "calibration": {
+            "samples": calibration.samples,
+            "tokenizers": {
+                e.tokenizer: {"median_abs_error": e.median_abs_error, "bias": e.bias}
+                for e in calibration.errors
+            },
+            "fitted_chars_per_token": calibration.fit.chars_per_token,
+            "offset_tokens": calibration.fit.offset_tokens,
+            "sentence": calibration.sentence(),
+        },
+    }
+
+
+def _shown_rows(requests: list[dict[str, Any]]) -> list[dict[str, Any] | None]:
+    """Every row of a short replay; of a long one the edges and every row with an event."""
+    if len(requests) <= FULL_TABLE_ROWS:
+        return list(requests)
+    out: list[dict[str, Any] | None] = []
+    last = -1
+    for i, row in enumerate(requests):
+        if i < EDGE_ROWS or i >= len(requests) - EDGE_ROWS or row["events"]:
+            if i != last + 1:
+                out.append(None)
+            out.append(row)
+            last = i
+    return out
+
+
+def _events(row: dict[str, Any]) -> str:
+    words = []
+    for e in row["events"]:
+        kind = e["kind"].replace("_", " ")
+        words.append(f"{kind} ({e['reason']})" if e["reason"] else kind)
+    return ", ".join(words)
+
+
+def render(doc: dict[str, Any]) -> RenderableType:
+    """The table: one row per request, then the totals and the calibration sentence."""
+    title = Text(f"replay · {doc['session']['path'] or '(no file)'}")  # literal, never markup
+    table = Table(title=title, title_justify="left")
+    for name in ("request", "message", "simulated", "reported", "events"):
+        table.add_column(name, justify="left" if name == "events" else "right")
+    for row in _shown_rows(doc["requests"]):
+        if row is None:
+            table.add_row("…", "", "", "", "")
+            continue
+        reported = row["reported_tokens"]
+        table.add_row(
+            f"{row['index'] + 1:,}",
+            f"#{row['message_index']:,}",
+            f"{row['simulated_tokens']:,}",
+            f"{reported:,}" if reported is not None else "—",
+            Text(_events(row)),
+        )
+    requests = doc["requests"]
+    peak = max((r["simulated_tokens"] for r in requests), default=0)
+    summary = (
+        f"{len(requests):,} requests · {plural(len(doc['compactions']), 'simulated compaction')}"
+        f" · {len(doc['recorded_compactions']):,} recorded · peak {peak:,} of a "
+        f"{doc['window']:,}-token window ({doc['policy']['preset']}, {doc['tokenizer']})"
+    )
+    lines: list[RenderableType] = [table, Text(summary), Text(doc["calibration"]["sentence"])]
+    lines.extend(Text(f"warning: {w}") for w in doc["session"]["warnings"])
+    return Group(*lines)

@@ -1,0 +1,175 @@
+"""Calibration: how far each tokenizer's count of a request is from the figure the API reported.
+
+A transcript with usage says, per request, how many prompt tokens the provider counted. The
+request's prompt was the agent's live context at that point: its system prompt and tool
+definitions (mostly absent from transcripts), then the history since the agent's last own
+compaction. Comparing a tokenizer's count of that history with the reported figure gives
+its error; a least-squares line ``reported = chars / c + offset`` over the requests gives
+the session's own characters per token ``c`` and the constant ``offset`` the transcript
+does not show (system prompt and tools).
+"""
+
+from __future__ import annotations
+
+import statistics
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+
+from ctxtui.core.counts import SessionCounts
+from ctxtui.core.models import Message, Session
+
+MIN_FIT_SAMPLES = 5
+"""Fewer reported requests than this fit a line through noise: no figure is claimed."""
+
+
+def content_chars(message: Message) -> int:
+    """Characters the model read in a message: text, reasoning, tool arguments and outputs.
+
+    No per-message overhead (role markers, ids): that is what the fit's offset and slope are
+    for, and it keeps the figure the same whatever tokenizer is being judged.
+    """
+    return (
+        len(message.content)
+        + len(message.reasoning)
+        + sum(len(call.arguments) for call in message.tool_calls)
+    )
+
+
+def live_starts(session: Session, points: Sequence[int]) -> list[int]:
+    """For each request point, where the agent's own live context began.
+
+    That is the message at which its last recorded compaction took effect (the summary it
+    put in place of the history), or 0 when it had not compacted yet.
+    """
+    marks = sorted(c.message_index for c in session.meta.recorded_compactions)
+    out: list[int] = []
+    for p in points:
+        i = bisect_right(marks, p)
+        out.append(marks[i - 1] if i else 0)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class TokenizerError:
+    """One tokenizer against the reported figures: typical size and direction of its error."""
+
+    tokenizer: str
+    median_abs_error: float  # tokens
+    bias: float  # median of estimate / reported − 1: negative means it undercounts
+
+
+@dataclass(frozen=True, slots=True)
+class Fit:
+    """``reported ≈ chars / chars_per_token + offset_tokens``; ``None`` when it cannot be fitted."""
+
+    chars_per_token: float | None
+    offset_tokens: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """Every tokenizer's error on the requests with reported usage, and the fitted line."""
+
+    samples: int
+    errors: tuple[TokenizerError, ...]
+    fit: Fit
+
+    def sentence(self) -> str:
+        """One line, e.g. "the plan estimator undercounts this session by 31 %; ..."."""
+        if not self.samples:
+            return "no reported usage in this transcript: nothing to calibrate against"
+        parts = []
+        previous = ""
+        for i, err in enumerate(self.errors):
+            verb = "undercounts" if err.bias < 0 else "overcounts"
+            size = f"by {abs(err.bias) * 100:.0f} %"
+            if i == 0:
+                parts.append(f"{_label(err.tokenizer)} {verb} this session {size}")
+            else:  # "cl100k by 9 %" when it errs the same way as the one before
+                said = "" if verb == previous else f" {verb}"
+                parts.append(f"{_short(err.tokenizer)}{said} {size}")
+            previous = verb
+        text = "; ".join(parts)
+        fit = self.fit
+        if fit.chars_per_token is not None and fit.offset_tokens is not None:
+            text += (
+                f"; fitted {fit.chars_per_token:.1f} chars/token "
+                f"+ {fit.offset_tokens:,.0f} tokens not in the transcript"
+            )
+        noun = "request" if self.samples == 1 else "requests"
+        return f"{text} ({self.samples:,} {noun} with reported usage)"
+
+
+def _label(spec: str) -> str:
+    if spec == "plan":
+        return "the plan estimator"
+    if spec == "picoclaw":
+        return "PicoClaw's estimator"
+    return _short(spec)
+
+
+def _short(spec: str) -> str:
+    if spec.startswith("tiktoken:"):
+        return spec.removeprefix("tiktoken:").removesuffix("_base")
+    return spec
+
+
+def fit_line(chars: Sequence[int], reported: Sequence[int]) -> Fit:
+    """Least squares ``reported = a · chars + b`` → ``Fit(1 / a, b)``.
+
+    Needs ``MIN_FIT_SAMPLES`` requests of at least two sizes and a positive slope; otherwise
+    nothing is claimed.
+    """
+    n = len(chars)
+    if n < MIN_FIT_SAMPLES or n != len(reported):
+        return Fit(None, None)
+    mx = sum(chars) / n
+    my = sum(reported) / n
+    sxx = sum((x - mx) ** 2 for x in chars)
+    if sxx <= 0:
+        return Fit(None, None)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(chars, reported, strict=True))
+    slope = sxy / sxx
+    if slope <= 0:
+        return Fit(None, None)
+    return Fit(1 / slope, my - slope * mx)
+
+
+def tokenizer_error(name: str, estimates: Sequence[int], reported: Sequence[int]) -> TokenizerError:
+    """Median absolute error (tokens) and median relative bias of ``estimates``."""
+    pairs = [(e, r) for e, r in zip(estimates, reported, strict=True) if r > 0]
+    if not pairs:
+        return TokenizerError(name, 0.0, 0.0)
+    return TokenizerError(
+        tokenizer=name,
+        median_abs_error=float(statistics.median(abs(e - r) for e, r in pairs)),
+        bias=float(statistics.median(e / r - 1 for e, r in pairs)),
+    )
+
+
+def calibrate(
+    session: Session, points: Sequence[int], counts: Mapping[str, SessionCounts]
+) -> Calibration:
+    """Calibrate each tokenizer in ``counts`` (first one first) on the reported requests.
+
+    A request's estimate is the tokenizer's system prompt and tools plus the messages of the
+    agent's live context before it; its characters are those messages' content characters.
+    """
+    messages = session.messages
+    chars_prefix = [0, *accumulate(content_chars(m) for m in messages)]
+    starts = live_starts(session, points)
+    picked: list[tuple[int, int, int]] = []  # (start, stop, reported)
+    for start, p in zip(starts, points, strict=True):
+        usage = messages[p].usage
+        if usage is not None and usage.prompt_total is not None and usage.prompt_total > 0:
+            picked.append((start, p, usage.prompt_total))
+    reported = [r for _, _, r in picked]
+    errors = []
+    for name, c in counts.items():
+        fixed = c.system_tokens + c.tool_def_tokens + c.summary_tokens
+        estimates = [fixed + c.prefix[p] - c.prefix[s] for s, p, _ in picked]
+        errors.append(tokenizer_error(name, estimates, reported))
+    chars = [chars_prefix[p] - chars_prefix[s] for s, p, _ in picked]
+    return Calibration(len(picked), tuple(errors), fit_line(chars, reported))

@@ -1,0 +1,118 @@
+"""Replay invariants over random transcripts, counts and policies (hypothesis).
+
+The transcripts, counts and policies are the planner property tests' own strategies: tool
+results paired by id but not always adjacent, orphans, headless runs, every knob free.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ctxtui.core.compaction import compact
+from ctxtui.core.counts import SessionCounts
+from ctxtui.core.models import Session
+from ctxtui.core.policy import Policy
+from ctxtui.core.reasons import CompactReason
+from ctxtui.core.replay import EventKind, Replay, replay, request_points
+from tests.core.test_plan_properties import TOKENIZER, policies, sessions
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _replay(case: tuple[Session, SessionCounts], policy: Policy, exact: bool = False) -> Replay:
+    session, counts = case
+    return replay(session, policy, counts, TOKENIZER, exact=exact)
+
+
+@SETTINGS
+@given(sessions(), policies())
+def test_prompt_never_exceeds_the_window_unless_the_request_says_overflow(
+    case: tuple[Session, SessionCounts], policy: Policy
+) -> None:
+    for request in _replay(case, policy).requests:
+        overflow = request.has(EventKind.OVERFLOW)
+        assert overflow == (request.simulated_tokens > policy.context_window)
+
+
+@SETTINGS
+@given(sessions(), policies())
+def test_one_request_per_assistant_message_in_order(
+    case: tuple[Session, SessionCounts], policy: Policy
+) -> None:
+    session = case[0]
+    result = _replay(case, policy)
+    points = [r.message_index for r in result.requests]
+    assert points == sorted(set(points)) == list(request_points(session))
+    assert [r.index for r in result.requests] == list(range(len(points)))
+    calls = [i for i, m in enumerate(session.messages) if m.role == "assistant"]
+    assert points == calls  # no harness-written assistants in these transcripts
+
+
+@SETTINGS
+@given(sessions(), policies())
+def test_prefix_sums_agree_with_a_plan_per_request(
+    case: tuple[Session, SessionCounts], policy: Policy
+) -> None:
+    """The incremental walk is the planner's answer, request by request."""
+    fast, exact = _replay(case, policy), _replay(case, policy, exact=True)
+    assert [r.simulated_tokens for r in fast.requests] == [
+        r.simulated_tokens for r in exact.requests
+    ]
+    assert [r.events for r in fast.requests] == [r.events for r in exact.requests]
+    assert fast.compactions == exact.compactions
+
+
+@SETTINGS
+@given(sessions(), policies(), st.data())
+def test_context_at_a_request_is_the_context_that_was_counted(
+    case: tuple[Session, SessionCounts], policy: Policy, data: st.DataObject
+) -> None:
+    result = _replay(case, policy)
+    if not result.requests:
+        return
+    k = data.draw(st.integers(0, len(result.requests) - 1))
+    request = result.requests[k]
+    context = result.context_at(k)
+    assert context.plan.totals.tokens == request.simulated_tokens
+    rows = len(context.session.messages)
+    shown = [context.history_index(i) for i in range(rows)]
+    history = [i for i in shown if i is not None]
+    assert history == list(range(context.start, request.message_index))
+    assert (shown[:1] == [None]) == context.stand_in
+
+
+@SETTINGS
+@given(sessions(), policies())
+def test_each_compaction_starts_a_later_segment_and_is_an_event(
+    case: tuple[Session, SessionCounts], policy: Policy
+) -> None:
+    result = _replay(case, policy)
+    starts = [s.start for s in result.segments]
+    assert starts == sorted(starts)
+    assert len(result.segments) == len(result.compactions) + 1
+    marked = [r.index for r in result.requests if r.has(EventKind.COMPACTION)]
+    assert marked == [c.request for c in result.compactions]
+    for c in result.compactions:
+        request = result.requests[c.request]
+        assert c.tokens_after == request.simulated_tokens
+        first, last = c.replaced
+        assert first <= last < request.message_index
+
+
+@SETTINGS
+@given(sessions(), policies())
+def test_a_request_over_the_trigger_compacts_unless_nothing_could_go(
+    case: tuple[Session, SessionCounts], policy: Policy
+) -> None:
+    result = _replay(case, policy)
+    trigger = result.trigger_tokens
+    for request in result.requests:
+        if request.simulated_tokens <= trigger or request.has(EventKind.COMPACTION):
+            continue
+        context = result.context_at(request.index)
+        if len(context.session.messages) == 0:
+            continue
+        done = compact(context.session, context.plan, CompactReason.PROACTIVE, TOKENIZER)
+        replaced = done.replaced
+        assert replaced is None or (context.stand_in and replaced[1] == 0)
