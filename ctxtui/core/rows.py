@@ -1,25 +1,19 @@
-"""Pure formatting of message-list rows: token bars, literal previews, column layout.
+"""What a message-list row says, as plain data: literal text, labels, tags and match spans.
 
-The message list paints 100,000 rows, so everything that decides *what* a row says lives here,
-as plain functions over strings and numbers that the tests pin down cell by cell. The widget
-only chooses colours. Widths are terminal cells (``rich.cells``, the table Textual itself
-uses), so CJK text and box-drawing characters line up.
+Everything here decides *content* and is pure Python over strings and numbers: control
+characters made visible, the tool a row is about, the mark pruning or truncation leaves, the
+fresh-tail rule's labels, where a search query occurs, how a gauge's cells are shared. Fitting
+that content to terminal cells (widths, clipping, bars) is the shell's job
+(``ctxtui.tui.cells``), so the core does not depend on a terminal library.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-
-from rich.cells import cell_len, set_cell_size
 
 from ctxtui.core.models import Message, PartKind
 from ctxtui.core.plan import FreshTail, Plan
 
-EIGHTHS = "▏▎▍▌▋▊▉█"
-"""Left-aligned blocks from one eighth to a full cell: a bar has eight steps per cell."""
-
-ELLIPSIS = "…"
 MINUS = "−"  # U+2212: a real minus sign reads better than a hyphen in "−1,234 tok"
 
 _NEWLINE = "⏎"
@@ -30,24 +24,6 @@ _DELETE = "␡"
 _UNKNOWN = "�"
 # Invisible characters that reorder or hide text: a preview must never let them act.
 _BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-def bar_cells(tokens: int, biggest: int, width: int) -> str:
-    """A token bar ``width`` cells wide, scaled so that ``biggest`` fills it exactly.
-
-    Each cell has eight steps (``EIGHTHS``); the length is floored so no bar overstates its
-    message, except that any non-zero message shows at least one eighth, so a 3-token reply is
-    still visible next to a 40,000-token tool output.
-    """
-    if width <= 0:
-        return ""
-    if tokens <= 0 or biggest <= 0:
-        return " " * width
-    steps = width * 8
-    filled = min(steps, max(1, tokens * steps // biggest))
-    full, part = divmod(filled, 8)
-    bar = "█" * full + (EIGHTHS[part - 1] if part else "")
-    return bar + " " * (width - cell_len(bar))
 
 
 def _visible_char(ch: str, *, keep_newlines: bool) -> str:
@@ -98,40 +74,19 @@ def cap_text(text: str, max_chars: int) -> tuple[str, int]:
     return text[:max_chars], len(text[max_chars:].encode("utf-8", "surrogatepass"))
 
 
-def clip(text: str, width: int) -> str:
-    """``text`` fitted to exactly ``width`` cells: padded, or cut with a trailing ``…``."""
-    if width <= 0:
-        return ""
-    if cell_len(text) <= width:
-        return set_cell_size(text, width)
-    return set_cell_size(text, width - 1) + ELLIPSIS
-
-
 def tool_label(message: Message) -> str:
-    """The tool a row is about: a result's tool, or a call's (``read_file +2`` for several)."""
+    """The tool a row is about: a result's tool, or a call's (``read_file +2`` for several).
+
+    Shown literally on one line (``visible``): a tool name is the transcript's, and one
+    holding a newline or an escape must not break the row it labels.
+    """
     if message.role == "tool":
-        return message.tool_name or ""
+        return visible(message.tool_name or "")
     if message.tool_calls:
-        first = message.tool_calls[0].name
+        first = visible(message.tool_calls[0].name)
         more = len(message.tool_calls) - 1
         return f"{first} +{more}" if more else first
     return ""
-
-
-def clip_tool(label: str, width: int) -> str:
-    """``label`` fitted to ``width`` cells, keeping a ``+N`` count of further calls whole.
-
-    ``run_shell +1`` cut plainly reads ``run_shell …``, which hides that the message made a
-    second call; ``run_she… +1`` gives up part of the name instead.
-    """
-    name, sep, more = label.rpartition(" +")
-    if cell_len(label) <= width or not sep or not more.isdigit():
-        return clip(label, width)
-    suffix = f" +{more}"
-    room = width - cell_len(suffix)
-    if room < 2:
-        return clip(label, width)
-    return clip(name, room) + suffix
 
 
 def find_spans(text: str, query: str) -> tuple[tuple[int, int], ...]:
@@ -170,15 +125,6 @@ def preview_source(message: Message) -> str:
     return ""
 
 
-def preview(message: Message, width: int, max_source: int = 4_096) -> str:
-    """A literal one-line preview ``width`` cells wide.
-
-    Only the first ``max_source`` characters are examined: a row can never show more, and a
-    1 MB message must cost no more to preview than a short one.
-    """
-    return clip(visible(preview_source(message)[:max_source]), width)
-
-
 ROLE_SHORT = {
     "system": "sys",
     "developer": "dev",
@@ -186,111 +132,6 @@ ROLE_SHORT = {
     "assistant": "asst",
     "tool": "tool",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class RowLayout:
-    """Column widths, in cells, for a list ``width`` cells wide; a width of 0 hides a column.
-
-    Columns are separated by one space: index, role, tool, preview (with the tag at its right),
-    tokens, bar.
-    """
-
-    width: int
-    index: int
-    role: int
-    tool: int
-    preview: int
-    tokens: int
-    bar: int
-
-    @property
-    def short_roles(self) -> bool:
-        return self.role < len("assistant")
-
-
-def layout_columns(width: int, *, rows: int, biggest: int, longest_tool: int) -> RowLayout:
-    """Share ``width`` between the columns, giving what is left to the preview.
-
-    ``rows`` sizes the index column, ``biggest`` the token column, ``longest_tool`` the tool
-    column (capped, and dropped on narrow screens before the preview gets too short).
-    """
-    index = len(str(max(rows - 1, 0)))
-    tokens = max(3, len(f"{max(biggest, 0):,}"))
-    role = len("assistant") if width >= 100 else len("user")
-    bar = 20 if width >= 120 else 10 if width >= 72 else 6
-    tool = min(longest_tool, 16 if width >= 110 else 11 if width >= 64 else 0)
-    used = index + role + tokens + bar + (tool + 1 if tool else 0) + 4  # four separators
-    preview_w = width - used
-    if preview_w < 8 and tool:
-        preview_w += tool + 1
-        tool = 0
-    return RowLayout(
-        width=width,
-        index=index,
-        role=role,
-        tool=tool,
-        preview=max(preview_w, 0),
-        tokens=tokens,
-        bar=bar,
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class RowCells:
-    """One row's text, column by column, each exactly its column's width."""
-
-    index: str
-    role: str
-    tool: str
-    preview: str
-    tag: str
-    tokens: str
-    bar: str
-    matches: tuple[tuple[int, int], ...] = ()
-    """Where the search query shows in ``preview``, as ``(start, end)`` character offsets."""
-
-    @property
-    def parts(self) -> tuple[str, ...]:
-        """The row's pieces in display order, separators included."""
-        out = [self.index, " ", self.role, " "]
-        if self.tool:
-            out += [self.tool, " "]
-        out += [self.preview, self.tag, " ", self.tokens, " ", self.bar]
-        return tuple(out)
-
-    @property
-    def text(self) -> str:
-        return "".join(self.parts)
-
-
-def row_cells(
-    layout: RowLayout,
-    index: int,
-    message: Message,
-    tokens: int,
-    biggest: int,
-    tag: str = "",
-    query: str = "",
-) -> RowCells:
-    """Format message ``index`` for ``layout``; ``tag`` (e.g. ``pruned −1,234 tok``) is kept
-    whole at the right of the preview, which gives way to it; ``query`` (the search) is
-    located in the preview so the list can mark it.
-    """
-    role = ROLE_SHORT[message.role] if layout.short_roles else message.role
-    tag_text = f" {tag}" if tag else ""
-    tag_w = min(cell_len(tag_text), layout.preview)
-    shown = preview(message, layout.preview - tag_w)
-    return RowCells(
-        index=str(index).rjust(layout.index),
-        role=clip(role, layout.role),
-        tool=clip_tool(tool_label(message), layout.tool) if layout.tool else "",
-        preview=shown,
-        tag=clip(tag_text, tag_w) if tag_w else "",
-        tokens=f"{tokens:,}".rjust(layout.tokens),
-        bar=bar_cells(tokens, biggest, layout.bar),
-        matches=find_spans(shown, query),
-    )
 
 
 def boundary_labels(tail: FreshTail) -> tuple[str, ...]:
@@ -307,20 +148,6 @@ def boundary_labels(tail: FreshTail) -> tuple[str, ...]:
         f"tail {figures}{over}",
         f"tail {figures}",
     )
-
-
-def boundary_rule(tail: FreshTail, width: int) -> str:
-    """The rule drawn between the last older message and the tail, exactly ``width`` cells.
-
-    ``── label ─────``: the longest label that fits with its dashes, else the shortest clipped.
-    """
-    if width <= 0:
-        return ""
-    labels = boundary_labels(tail)
-    label = next((f" {t} " for t in labels if cell_len(t) + 2 <= width - 4), None)
-    if label is None:
-        label = clip(f" {labels[-1]} ", max(width - 4, 0))
-    return clip("──" + label + "─" * max(width - 2 - cell_len(label), 0), width)
 
 
 def pruned_tag(tokens_freed: int) -> str:

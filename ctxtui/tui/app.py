@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from importlib import import_module
 from pathlib import Path
 from typing import Any, ClassVar
 
 from textual.app import App
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.screen import Screen
 
 from ctxtui.core.models import Session
+from ctxtui.tui.actions import ACTIONS, Action, Scope, bindings, remap
 from ctxtui.tui.screens.main import MainScreen
 from ctxtui.tui.settings import AppSettings, apply_settings, load_settings
 
@@ -28,21 +31,7 @@ class CtxtuiApp(App[int]):
     COMMANDS = App.COMMANDS | {_commands}
     ENABLE_COMMAND_PALETTE = True
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark", "help", "Help", id="help", tooltip="Keys and legend"),
-        Binding("q", "quit", "Quit", id="quit"),
-        # Textual adds this binding itself when none exists; declaring it gives it an id (so
-        # it can be remapped) and a tooltip that says what the palette offers.
-        Binding(
-            "ctrl+p",
-            "command_palette",
-            "palette",
-            show=False,
-            priority=True,
-            id="command_palette",
-            tooltip="Every action, preset, tokenizer and theme by name",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings(Scope.APP)
 
     def __init__(
         self,
@@ -71,7 +60,8 @@ class CtxtuiApp(App[int]):
         )
 
     def on_mount(self) -> None:
-        notices = apply_settings(self, self.settings)
+        keymap, notices = remap(self.settings.keys)
+        notices += apply_settings(self, self.settings, keymap)
         if self.settings.warning:
             notices.insert(0, self.settings.warning)
         for notice in notices:
@@ -88,38 +78,30 @@ class CtxtuiApp(App[int]):
         assert isinstance(screen, MainScreen)
         return screen
 
-    # The palette runs actions in the app's namespace; they all belong to the main screen.
-    def action_help(self) -> None:
-        from ctxtui.tui.screens.help import HelpScreen
+    def open_view(self, row: Action) -> None:
+        """Push the screen of a ``view`` row, built with the main screen's state.
 
-        self.push_screen(HelpScreen())
+        What the view dismisses with goes to the main screen (``SessionScreen.take``): a
+        sessions picker dismissing with a path opens that file.
+        """
+        assert row.view is not None
+        module_name, _, class_name = row.view.partition(":")
+        view = getattr(import_module(module_name), class_name)
+        self.push_screen(view(self.main.state), self.main.take)
 
-    def action_compact(self) -> None:
-        self.main.action_compact()
 
-    def action_undo(self) -> None:
-        self.main.action_undo()
+def _view_opener(row: Action) -> Callable[[CtxtuiApp], None]:
+    def action(app: CtxtuiApp) -> None:
+        app.open_view(row)
 
-    def action_export(self) -> None:
-        self.main.action_export()
+    action.__doc__ = row.description
+    return action
 
-    def action_open(self) -> None:
-        self.main.action_open()
 
-    def action_search(self) -> None:
-        self.main.action_search()
-
-    def action_jump_tail(self) -> None:
-        self.main.action_jump_tail()
-
-    def action_toggle_settings(self) -> None:
-        self.main.action_toggle_settings()
-
-    def action_preset(self, name: str) -> None:
-        self.main.action_preset(name)
-
-    def action_tokenizer(self, spec: str) -> None:
-        self.main.action_tokenizer(spec)
+# A view row needs no handler of its own: ``action_<id>`` opens its screen.
+for _row in ACTIONS:
+    if _row.view is not None:
+        setattr(CtxtuiApp, f"action_{_row.id}", _view_opener(_row))
 
 
 def make_app(

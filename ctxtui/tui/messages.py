@@ -48,27 +48,10 @@ class CountsReady(Message):
 
 
 @dataclass
-class DetailCounts(Message):
-    """Message ``index`` counted under every tokenizer, for the detail pane."""
-
-    index: int
-    counts: dict[str, int]
-
-
-@dataclass
 class CompactionReady(Message):
     """A compaction was computed (nothing applied yet): the preview can open."""
 
     result: CompactionResult
-
-
-@dataclass
-class SearchDone(Message):
-    """The messages of ``session`` whose contents hold ``query``, in order."""
-
-    session: Session
-    query: str
-    matches: list[int]
 
 
 @dataclass

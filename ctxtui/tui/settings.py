@@ -144,11 +144,14 @@ def deterministic_settings(**overrides: Any) -> AppSettings:
     return _Pinned(**values)
 
 
-def apply_settings(app: App[Any], settings: AppSettings) -> list[str]:
+def apply_settings(
+    app: App[Any], settings: AppSettings, keymap: dict[str, str] | None = None
+) -> list[str]:
     """Put the look-and-feel settings on a running app; return notices for what was skipped.
 
     Presets and tokenizers are the app's own state and stay with it; this only sets what
     Textual owns (theme, keymap, animations), so it can run in ``on_mount`` of any app.
+    ``keymap`` is the ``keys`` setting as the action registry resolved it (``actions.remap``).
     """
     notices: list[str] = []
     if settings.theme in app.available_themes:
@@ -156,5 +159,5 @@ def apply_settings(app: App[Any], settings: AppSettings) -> list[str]:
     else:
         notices.append(f"Unknown theme {settings.theme!r}; keeping {app.theme!r}")
     app.animation_level = settings.animation_level
-    app.set_keymap(settings.keys)
+    app.set_keymap(settings.keys if keymap is None else keymap)
     return notices

@@ -11,9 +11,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from textual.screen import Screen
+
 from ctxtui.core.models import Message, Session, SessionMeta, ToolCall, ToolDefinition, Usage
 from ctxtui.tui.app import CtxtuiApp, make_app
 from ctxtui.tui.settings import deterministic_settings
+from ctxtui.tui.state import MainState
 
 WINDOW = 16_384
 RESERVE = 2_048
@@ -119,3 +122,17 @@ def app_for(
     knobs: dict[str, Any] = {"context_window": WINDOW, "max_tokens": RESERVE}
     knobs.update(overrides)
     return make_app(session, preset=preset, overrides=knobs, settings=deterministic_settings())
+
+
+class PickScreen(Screen[Path]):
+    """A stand-in for a sessions picker: a view that dismisses with ``target`` at once."""
+
+    target: Path = Path("unset")
+
+    def __init__(self, state: MainState) -> None:
+        super().__init__()
+        self.state = state
+
+    def on_mount(self) -> None:
+        assert self.state.session is not None, "a view is built with the main screen's state"
+        self.dismiss(self.target)

@@ -86,6 +86,16 @@ OVERFLOW = OverflowInfo(
 )
 
 
+class HostScreen(Screen[None]):
+    """The host's base screen: where the palette runs main-screen actions (preset, tokenizer)."""
+
+    def action_preset(self, name: str) -> None:
+        self.app.actions.append(f"preset:{name}")  # type: ignore[attr-defined]
+
+    def action_tokenizer(self, spec: str) -> None:
+        self.app.actions.append(f"tokenizer:{spec}")  # type: ignore[attr-defined]
+
+
 class HostApp(App[None]):
     """A stand-in for the real app: a few bound actions and a way to push one modal.
 
@@ -110,6 +120,9 @@ class HostApp(App[None]):
         self.results: list[object] = []
         self.actions: list[str] = []
 
+    def get_default_screen(self) -> Screen[Any]:
+        return HostScreen()
+
     def compose(self) -> ComposeResult:
         yield Static("host", id="host")
         yield Footer()
@@ -130,9 +143,3 @@ class HostApp(App[None]):
 
     def action_help(self) -> None:
         self.actions.append("help")
-
-    def action_preset(self, name: str) -> None:
-        self.actions.append(f"preset:{name}")
-
-    def action_tokenizer(self, spec: str) -> None:
-        self.actions.append(f"tokenizer:{spec}")

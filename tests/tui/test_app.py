@@ -11,7 +11,7 @@ from ctxtui.tui.app import CtxtuiApp, make_app
 from ctxtui.tui.screens.main import MainScreen
 from ctxtui.tui.settings import deterministic_settings
 from ctxtui.tui.widgets.message_list import MessageList
-from tests.tui.main_fixtures import app_for, demo_session
+from tests.tui.main_fixtures import PickScreen, app_for, cjk_session, demo_session
 
 
 async def settle(pilot: Pilot[int]) -> None:
@@ -244,7 +244,7 @@ async def test_tokenizer_change_counts_in_a_worker_then_replans() -> None:
         main = main_of(app)
         old = main.plan
         assert old is not None and old.tokenizer.used == "plan"
-        await app.run_action("tokenizer('tiktoken:cl100k_base')")
+        await app.run_action("tokenizer('tiktoken:cl100k_base')", main)
         await settle(pilot)
         assert main.plan is not None and main.plan is not old
         assert main.plan.tokenizer.requested == "tiktoken:cl100k_base"
@@ -252,14 +252,21 @@ async def test_tokenizer_change_counts_in_a_worker_then_replans() -> None:
 
 
 async def test_palette_actions_reach_the_main_screen() -> None:
+    """Palette entries run on the main screen even over a dialog: no forwarder on the app."""
+    from ctxtui.tui.commands import CtxtuiCommands
+    from ctxtui.tui.screens.help import HelpScreen
+
     app = app_for(demo_session(turns=20))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        await app.run_action("jump_tail")
         main = main_of(app)
+        hits = {hit.text: hit async for hit in CtxtuiCommands(app.screen).discover()}
+        await hits["Jump to fresh tail"].command()
         assert main.plan is not None
         assert app.screen.query_one(MessageList).cursor == main.plan.tail.start
-        await app.run_action("preset('picoclaw')")
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await hits["Preset: picoclaw"].command()
         await settle(pilot)
         assert main.plan is not None and main.plan.policy.preset == "picoclaw"
 
@@ -281,3 +288,38 @@ def test_detail_caps_a_megabyte_message_and_says_how_much_is_left() -> None:
     assert "[bold]x␛[0m" in text
     assert f"… {len(content) - MAX_CHARS:,} more bytes" in text
     assert len(text) < MAX_CHARS + 1_000
+
+
+async def test_an_unknown_key_id_in_the_settings_is_named_and_the_rest_applies() -> None:
+    settings = deterministic_settings(keys={"compakt": "k", "export": "x"})
+    app = make_app(demo_session(), settings=settings)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        notices = [n.message for n in app._notifications]
+        assert any("'compakt'" in n for n in notices), notices
+        await pilot.press("x")
+        await pilot.pause()
+        from ctxtui.tui.screens.export import ExportScreen
+
+        assert isinstance(app.screen, ExportScreen), "the known id was remapped"
+
+
+async def test_a_view_is_one_row_and_one_module(tmp_path: Path) -> None:
+    """A row naming a screen class is all a view needs: the app opens it with the main
+    screen's state, and a path it dismisses with is opened like any session file."""
+    from ctxtui.core.export import native_bytes
+    from ctxtui.tui.actions import Action, Scope
+
+    picked = tmp_path / "picked.json"
+    picked.write_bytes(native_bytes(cjk_session()))
+    PickScreen.target = picked
+    row = Action(
+        "pick", None, "Pick", "", scope=Scope.APP, view=f"{PickScreen.__module__}:PickScreen"
+    )
+    app = app_for(demo_session())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.open_view(row)
+        await settle(pilot)
+        assert app.main.session is not None and len(app.main.session) == 5
+        assert app.main.state.path == picked

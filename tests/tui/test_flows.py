@@ -252,16 +252,16 @@ async def test_search_marks_the_match_in_every_row_that_shows_it() -> None:
 
 
 async def test_search_runs_in_a_worker_and_n_wraps_round(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ctxtui.tui.screens.main as main_module
+    import ctxtui.tui.widgets.search as search_module
 
     threads: list[bool] = []
-    real = main_module.find_matches
+    real = search_module.find_matches
 
     def spy(session: Session, query: str) -> list[int]:
         threads.append(threading.current_thread() is threading.main_thread())
         return real(session, query)
 
-    monkeypatch.setattr(main_module, "find_matches", spy)
+    monkeypatch.setattr(search_module, "find_matches", spy)
     session = demo_session()
     expected = [i for i, m in enumerate(session.messages) if "pytest" in m.content.lower()]
     app = app_for(session)
@@ -449,7 +449,7 @@ async def test_moving_the_cursor_does_not_flash_counting_in_the_detail_pane() ->
         main = main_of(app)
         body = app.screen.query_one(DetailPane).query_one("#detail-body")
         for index in (3, 4, 7):
-            main._show_detail(index)
+            main.show_detail(index)
             text = str(body.render())
             assert text.startswith(f"#{index} ")
             assert "counting under every tokenizer" not in text
@@ -494,13 +494,13 @@ async def test_keys_keep_working_while_a_session_loads(
 async def test_every_palette_entry_runs_on_the_real_app() -> None:
     """Each entry's action, run as the palette runs it, on the real screen: nothing raises,
     and whatever dialog it opens closes with Escape."""
-    from ctxtui.tui.commands import palette_commands
+    from ctxtui.tui.commands import palette_commands, target
 
     app = app_for(demo_session())
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         for command in palette_commands():
-            await app.run_action(command.action)
+            await app.run_action(command.action, target(app, command.scope))
             await pilot.pause()
             if not isinstance(app.screen, OpenSessionScreen):  # its tree's loader never ends
                 await settle(pilot)
@@ -547,3 +547,28 @@ async def test_before_any_session_the_session_keys_are_dimmed(tmp_path: Path) ->
         dimmed = {k.action for k in footer_keys(app) if k.has_class("-disabled")}
         assert {"compact", "undo", "export", "search", "jump_tail"} <= dimmed
         assert "open" not in dimmed
+
+
+async def test_the_detail_pane_never_counts_on_the_ui_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Counts under every tokenizer come from the pane's worker, for the selected message
+    first and then its neighbours, so moving the cursor finds them ready."""
+    import ctxtui.core.counting as counting
+
+    threads: list[bool] = []
+    real = counting.count_message_everywhere
+
+    def spy(message: object, chars_per_token: float) -> dict[str, int]:
+        threads.append(threading.current_thread() is threading.main_thread())
+        return real(message, chars_per_token)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(counting, "count_message_everywhere", spy)
+    app = app_for(demo_session())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("down", "down", "down")
+        await settle(pilot)
+        assert threads and not any(threads), "counted, and never on the UI thread"
+        body = str(app.screen.query_one("#detail-body").render())
+        assert body.startswith("#3 ") and "tiktoken:cl100k_base" in body

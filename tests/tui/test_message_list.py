@@ -140,3 +140,22 @@ async def test_rows_fill_the_width_exactly() -> None:
         widget = app.query_one(MessageList)
         width = widget.scrollable_content_region.width
         assert {widget.render_line(y).cell_length for y in range(6)} == {width}
+
+
+async def test_a_tool_name_holding_a_newline_is_drawn_on_its_own_row() -> None:
+    """A transcript's tool name with a newline used to break the row in two (issue 9)."""
+    from ctxtui.core.models import Message
+
+    session = Session(
+        messages=(
+            Message(role="tool", tool_name="read\nfile", content="first"),
+            Message(role="user", content="second"),
+        )
+    )
+    app = ListApp(session, hand_plan([10, 10], tail_start=2))
+    async with app.run_test(size=(120, 10)):
+        widget = app.query_one(MessageList)
+        first = "".join(segment.text for segment in widget.render_line(0))
+        second = "".join(segment.text for segment in widget.render_line(1))
+        assert "read⏎file" in first and "first" in first and "\n" not in first
+        assert "second" in second

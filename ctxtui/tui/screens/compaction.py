@@ -8,14 +8,14 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.containers import Grid, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Markdown, Static, TabbedContent, TabPane, TextArea
 
 from ctxtui.core.compaction import CompactionResult
 from ctxtui.core.errors import OverflowInfo
 from ctxtui.core.rows import cap_text
+from ctxtui.tui.screens.dialog import Dialog, button_row
 
 APPLY = "apply"
 EXPORT = "export"
@@ -98,7 +98,7 @@ def figure_rows(
     return rows
 
 
-class CompactionPreviewScreen(ModalScreen[str | None]):
+class CompactionPreviewScreen(Dialog[str | None]):
     """Show what a compaction would do before anything changes.
 
     Nothing is applied here: the screen dismisses with ``"apply"`` or ``"export"`` and the
@@ -107,21 +107,12 @@ class CompactionPreviewScreen(ModalScreen[str | None]):
     """
 
     DEFAULT_CSS = """
-    CompactionPreviewScreen {
-        align: center middle;
-    }
     CompactionPreviewScreen > #dialog {
-        width: 90%;
         max-width: 120;
         height: 90%;
-        border: thick $primary;
-        background: $surface;
-        padding: 0 1;
     }
     CompactionPreviewScreen #title {
-        text-style: bold;
         padding: 0 1;
-        margin-bottom: 1;
         width: 1fr;
     }
     CompactionPreviewScreen #overflow {
@@ -157,23 +148,15 @@ class CompactionPreviewScreen(ModalScreen[str | None]):
         width: 1fr;
     }
     CompactionPreviewScreen #buttons {
-        height: auto;
         margin: 1 0 0 0;
-        align-horizontal: right;
-    }
-    CompactionPreviewScreen #buttons Button {
-        margin-left: 2;
-        min-width: 0;
-        width: auto;
-        padding: 0 1;
     }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "apply", "Apply", id="compaction.apply"),
         Binding("x", "export", "Export", id="compaction.export"),
-        Binding("escape", "cancel", "Cancel", id="compaction.cancel"),
     ]
+    DIALOG_ID = "compaction"
 
     def __init__(self, result: CompactionResult, *, messages_before: int | None = None) -> None:
         super().__init__()
@@ -219,10 +202,11 @@ class CompactionPreviewScreen(ModalScreen[str | None]):
                     for label, value in figure_rows(result, self.messages_before):
                         yield Label(label, classes="figure-label")
                         yield Label(value, classes="figure-value", markup=False)
-            with Horizontal(id="buttons"):
-                yield Button(Content("Apply (a)"), variant="primary", compact=True, id="apply")
-                yield Button(Content("Export (x)"), compact=True, id="export")
-                yield Button(Content("Cancel (esc)"), compact=True, id="cancel")
+            yield button_row(
+                Button(Content("Apply (a)"), variant="primary", compact=True, id="apply"),
+                Button(Content("Export (x)"), compact=True, id="export"),
+                Button(Content("Cancel (esc)"), compact=True, id="cancel"),
+            )
 
     def _summary(self) -> ComposeResult:
         result = self.result
@@ -251,10 +235,6 @@ class CompactionPreviewScreen(ModalScreen[str | None]):
     def _export_pressed(self) -> None:
         self.action_export()
 
-    @on(Button.Pressed, "#cancel")
-    def _cancel_pressed(self) -> None:
-        self.action_cancel()
-
     def action_apply(self) -> None:
         if self._changes_something:
             self.dismiss(APPLY)
@@ -262,6 +242,3 @@ class CompactionPreviewScreen(ModalScreen[str | None]):
     def action_export(self) -> None:
         if self._changes_something:
             self.dismiss(EXPORT)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

@@ -2,58 +2,45 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.containers import Vertical
 from textual.widgets import Button, Label, Static
 
+from ctxtui.tui.screens.dialog import Dialog, button_row
 
-class ErrorScreen(ModalScreen[None]):
+
+class ErrorScreen(Dialog[None]):
     """The importer's one-line message, shown literally.
 
     The message names a user's file and quotes its contents, so it is rendered as plain
     ``Text``: brackets in a path or a JSON snippet must appear, not be read as markup.
     """
 
+    DIALOG_ID = "error"
+    CANCEL_KEYS = "escape,enter"
+    CANCEL_LABEL = "Close"
+    CANCEL_NAME = "close"
+
     DEFAULT_CSS = """
-    ErrorScreen {
-        align: center middle;
-    }
     ErrorScreen > #dialog {
         width: 80%;
         max-width: 100;
-        height: auto;
         border: thick $error;
-        background: $surface;
         padding: 1 2;
     }
     ErrorScreen #title {
-        text-style: bold;
         color: $error;
-        margin-bottom: 1;
     }
     ErrorScreen #message {
         margin-bottom: 1;
     }
-    ErrorScreen #buttons {
-        height: auto;
-        align-horizontal: right;
-    }
     ErrorScreen #buttons Button {
-        min-width: 0;
-        width: auto;
+        margin-left: 0;
         padding: 0 2;
     }
     """
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,enter", "close", "Close", id="error.close"),
-    ]
 
     def __init__(self, message: str, title: str = "Could not open session") -> None:
         super().__init__()
@@ -64,15 +51,11 @@ class ErrorScreen(ModalScreen[None]):
         with Vertical(id="dialog"):
             yield Label(Text(self.error_title), id="title")
             yield Static(Text(self.message), id="message")
-            with Horizontal(id="buttons"):
-                yield Button("OK", variant="error", compact=True, id="ok")
+            yield button_row(Button("OK", variant="error", compact=True, id="ok"))
 
     def on_mount(self) -> None:
         self.query_one("#ok", Button).focus()
 
     @on(Button.Pressed, "#ok")
     def _ok(self) -> None:
-        self.action_close()
-
-    def action_close(self) -> None:
-        self.dismiss(None)
+        self.action_cancel()

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.containers import Vertical
 from textual.widgets import Button, Input, Label, Static
 
 from ctxtui.core.export import source_protection
 from ctxtui.core.output import protected_clash
+from ctxtui.tui.screens.dialog import Dialog, button_row
 from ctxtui.tui.screens.open import resolve_input
 
 
@@ -60,7 +58,7 @@ def assess(path: Path, source_path: Path | None) -> tuple[Risk, str]:
     return Risk.NONE, ""
 
 
-class ExportScreen(ModalScreen[Path | None]):
+class ExportScreen(Dialog[Path | None]):
     """Choose and confirm a path; the caller writes the file (atomically) via the core.
 
     Refusing first and confirming on a second Enter makes overwriting an existing file a
@@ -69,20 +67,9 @@ class ExportScreen(ModalScreen[Path | None]):
     """
 
     DEFAULT_CSS = """
-    ExportScreen {
-        align: center middle;
-    }
     ExportScreen > #dialog {
-        width: 90%;
         max-width: 100;
-        height: auto;
-        border: thick $primary;
-        background: $surface;
         padding: 1 2;
-    }
-    ExportScreen #title {
-        text-style: bold;
-        margin-bottom: 1;
     }
     ExportScreen #problem {
         color: $text-warning;
@@ -90,21 +77,9 @@ class ExportScreen(ModalScreen[Path | None]):
         min-height: 1;
         margin: 1 0;
     }
-    ExportScreen #buttons {
-        height: auto;
-        align-horizontal: right;
-    }
-    ExportScreen #buttons Button {
-        margin-left: 2;
-        min-width: 0;
-        width: auto;
-        padding: 0 1;
-    }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="export.cancel"),
-    ]
+    DIALOG_ID = "export"
 
     def __init__(
         self, default_path: Path, source_path: Path | None, *, title: str = "Export session"
@@ -120,9 +95,10 @@ class ExportScreen(ModalScreen[Path | None]):
             yield Label(f"{self.title_text} (ctxtui JSON)", id="title")
             yield Input(str(self.default_path), id="path")
             yield Static("", id="problem", markup=False)
-            with Horizontal(id="buttons"):
-                yield Button("Export", variant="primary", compact=True, id="confirm")
-                yield Button("Cancel", compact=True, id="cancel")
+            yield button_row(
+                Button("Export", variant="primary", compact=True, id="confirm"),
+                Button("Cancel", compact=True, id="cancel"),
+            )
 
     def on_mount(self) -> None:
         self.query_one("#path", Input).focus()
@@ -161,10 +137,3 @@ class ExportScreen(ModalScreen[Path | None]):
             button.label = "Overwrite"
             button.variant = "error"
         button.refresh(layout=True)  # an auto-width button must grow with its new label
-
-    @on(Button.Pressed, "#cancel")
-    def _cancel_pressed(self) -> None:
-        self.action_cancel()
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

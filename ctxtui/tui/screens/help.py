@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, NamedTuple
+from typing import NamedTuple
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Grid, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Label, Static
+
+from ctxtui.tui.screens.dialog import Dialog
+from ctxtui.tui.state import MainState
 
 LEGEND = Content.from_markup(
     "[b]Zones[/b] (row colours in the message list)\n"
@@ -47,9 +49,11 @@ def key_rows(screen: Screen[object]) -> list[KeyRow]:
     """A ``KeyRow`` for each described binding active on ``screen``, ctxtui's own first.
 
     Read from ``active_bindings`` so keys remapped through the keymap show as remapped, and
-    several keys for one action are listed together. Order: the screen's actions, the app's,
-    then moving in the focused widget, then what every Textual screen does (tab, copy), so
-    at 80×24 the first lines answer "what can I do here", not "how does tab work".
+    several keys for one action are listed together; the explanation is the binding's
+    tooltip, which for ctxtui's actions is the action registry's description. Order: the screen's
+    actions, the app's, then moving in the focused widget, then what every Textual screen
+    does (tab, copy), so at 80×24 the first lines answer "what can I do here", not "how does
+    tab work".
     """
     app = screen.app
     rows: dict[tuple[int, str, str], tuple[int, list[str], str]] = {}
@@ -77,24 +81,18 @@ def key_rows(screen: Screen[object]) -> list[KeyRow]:
     ]
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Dialog[None]):
     """Keys first, legend second: a user opening help mostly wants to know what to press."""
 
+    DIALOG_ID = "help"
+    CANCEL_KEYS = "escape,question_mark"
+    CANCEL_LABEL = "Close help"
+    CANCEL_NAME = "close"
+
     DEFAULT_CSS = """
-    HelpScreen {
-        align: center middle;
-    }
     HelpScreen > #dialog {
-        width: 90%;
         max-width: 96;
         height: 90%;
-        border: thick $primary;
-        background: $surface;
-        padding: 0 1;
-    }
-    HelpScreen #title {
-        text-style: bold;
-        margin-bottom: 1;
     }
     HelpScreen #keys-title {
         text-style: bold;
@@ -116,16 +114,10 @@ class HelpScreen(ModalScreen[None]):
         width: 1fr;
         color: $text-muted;
     }
-    HelpScreen #hint {
-        color: $text-muted;
-    }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,question_mark", "close", "Close help", id="help.close"),
-    ]
-
-    def __init__(self) -> None:
+    def __init__(self, state: MainState | None = None) -> None:
+        """``state`` is the main screen's, as every view gets it; help reads only the keys."""
         super().__init__()
         self.rows: list[KeyRow] = []
 
@@ -170,6 +162,3 @@ class HelpScreen(ModalScreen[None]):
             index = stack.index(self)
             return stack[index - 1] if index > 0 else None
         return stack[-1] if stack else None
-
-    def action_close(self) -> None:
-        self.dismiss(None)

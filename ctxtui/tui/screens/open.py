@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.validation import ValidationResult, Validator
 from textual.widgets import DirectoryTree, Input, Label, Static
+
+from ctxtui.tui.screens.dialog import Dialog
 
 
 def resolve_input(text: str, base: Path) -> Path:
@@ -49,24 +48,13 @@ class SessionTree(DirectoryTree):
     ICON_FILE = "  "
 
 
-class OpenSessionScreen(ModalScreen[Path | None]):
+class OpenSessionScreen(Dialog[Path | None]):
     """Dismisses with the chosen file; the caller loads it (and shows any import error)."""
 
     DEFAULT_CSS = """
-    OpenSessionScreen {
-        align: center middle;
-    }
     OpenSessionScreen > #dialog {
-        width: 90%;
         max-width: 110;
         height: 85%;
-        border: thick $primary;
-        background: $surface;
-        padding: 0 1;
-    }
-    OpenSessionScreen #title {
-        text-style: bold;
-        margin-bottom: 1;
     }
     OpenSessionScreen #problem {
         color: $text-error;
@@ -77,14 +65,11 @@ class OpenSessionScreen(ModalScreen[Path | None]):
         margin-top: 1;
     }
     OpenSessionScreen #hint {
-        color: $text-muted;
         width: 1fr;
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="open.cancel"),
-    ]
+    DIALOG_ID = "open"
 
     def __init__(self, start_dir: Path) -> None:
         super().__init__()
@@ -124,9 +109,6 @@ class OpenSessionScreen(ModalScreen[Path | None]):
     @on(DirectoryTree.FileSelected, "#tree")
     def _picked(self, event: DirectoryTree.FileSelected) -> None:
         self.dismiss(event.path)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 def _first(result: ValidationResult) -> str:

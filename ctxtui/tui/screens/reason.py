@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from ctxtui.core.reasons import CompactReason
+from ctxtui.tui.screens.dialog import Dialog
 
 EXPLANATIONS: dict[CompactReason, str] = {
     CompactReason.PROACTIVE: "Before the LLM call: the next request would not fit the budget.",
@@ -38,7 +35,7 @@ CHROME = 9
 """Rows of the reason dialog that are not the list: borders, title, hint and margins."""
 
 
-class ReasonScreen(ModalScreen[CompactReason | None]):
+class ReasonScreen(Dialog[CompactReason | None]):
     """Choose the reason before previewing a compaction.
 
     The reason does not change what is compacted; it is recorded and shown, with PicoClaw's
@@ -46,33 +43,20 @@ class ReasonScreen(ModalScreen[CompactReason | None]):
     """
 
     DEFAULT_CSS = """
-    ReasonScreen {
-        align: center middle;
-    }
     ReasonScreen > #dialog {
         width: 72;
         max-width: 95%;
-        height: auto;
-        border: thick $primary;
-        background: $surface;
         padding: 0 2;
-    }
-    ReasonScreen #title {
-        text-style: bold;
-        margin-bottom: 1;
     }
     ReasonScreen OptionList {
         height: auto;
     }
     ReasonScreen #hint {
-        color: $text-muted;
         margin-top: 1;
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="reason.cancel"),
-    ]
+    DIALOG_ID = "reason"
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -105,6 +89,3 @@ class ReasonScreen(ModalScreen[CompactReason | None]):
     def _chosen(self, event: OptionList.OptionSelected) -> None:
         assert event.option.id is not None
         self.dismiss(CompactReason(event.option.id))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

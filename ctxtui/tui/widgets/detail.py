@@ -1,18 +1,30 @@
-"""The detail pane: one message in full, shown literally, with its figures and its zone's reason."""
+"""The detail pane: one message in full, shown literally, with its figures and its zone's reason.
+
+The message's counts under every tokenizer are the pane's own business: a thread worker
+counts the selected message, then its short neighbours, and posts them back, so the UI thread
+never counts and a cursor moving through the list finds its counts already there.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import ClassVar
 
+from rich.style import StyleType
 from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.message import Message as TextualMessage
 from textual.widgets import Static
+from textual.worker import get_current_worker
 
+from ctxtui.core.explain import why
 from ctxtui.core.models import Message, Session
-from ctxtui.core.plan import Zone
-from ctxtui.core.rows import cap_text, find_spans, literal_block
+from ctxtui.core.plan import Plan, Zone
+from ctxtui.core.rows import cap_text, find_spans, literal_block, row_tag, visible
+from ctxtui.tui.widgets.theme_style import component_style
 
 MAX_CHARS = 20_000
 """Characters of one message rendered at most; a 1 MB tool output must not stall the screen."""
@@ -50,6 +62,24 @@ def partner_text(session: Session, index: int) -> str:
     return ""
 
 
+def gather(session: Session, plan: Plan, index: int, highlight: str = "") -> DetailInfo | None:
+    """What the pane shows about message ``index`` (``None`` past the end of the session)."""
+    if not 0 <= index < len(session):
+        return None
+    message = session.messages[index]
+    return DetailInfo(
+        index=index,
+        message=message,
+        zone=plan.zone(index),
+        tokens=plan.message_tokens[index],
+        effective=plan.effective_tokens[index],
+        tag=row_tag(plan, index, message),
+        partners=partner_text(session, index),
+        why=why(session, plan, index),
+        highlight=highlight,
+    )
+
+
 def _usage_line(message: Message) -> str:
     usage = message.usage
     if usage is None:
@@ -69,69 +99,93 @@ def _usage_line(message: Message) -> str:
     return " · ".join(parts) + source
 
 
-def describe(info: DetailInfo) -> Text:
+STYLES: Mapping[str, StyleType] = {
+    "heading": "bold",
+    "tag": "italic",
+    "muted": "dim",
+    "why": "italic",
+    "label": "bold",
+    "match": "reverse bold",
+    "more": "dim italic",
+}
+"""The pane's looks by component class (``detail--<name>``), as plain styles for callers
+without a widget; the pane itself takes them from the theme's CSS."""
+
+
+def describe(info: DetailInfo, styles: Mapping[str, StyleType] = STYLES) -> Text:
     """The pane's text. Built with ``Text.append`` only, so nothing in a message is markup."""
     m = info.message
     text = Text()
-    text.append(f"#{info.index:,} ", "bold")
-    text.append(m.role, "bold")
+    text.append(f"#{info.index:,} ", styles["heading"])
+    text.append(m.role, styles["heading"])
     if m.tool_name:
-        text.append(f" · {m.tool_name}")
+        text.append(f" · {visible(m.tool_name)}")
     text.append(f" · {info.zone.value}")
     if info.tag:
-        text.append(f" · {info.tag}", "italic")
+        text.append(f" · {info.tag}", styles["tag"])
     text.append("\n")
     figures = f"{info.tokens:,} tok"
     if info.effective != info.tokens:
         figures += f" → {info.effective:,} sent"
     text.append(figures + "\n")
     if info.counts is None:
-        text.append("counting under every tokenizer…", "dim")
-        text.append("\n")
+        text.append("counting under every tokenizer…", styles["muted"])
     else:
-        text.append(" · ".join(f"{name} {n:,}" for name, n in info.counts.items()), "dim")
-        text.append("\n")
+        text.append(" · ".join(f"{n} {c:,}" for n, c in info.counts.items()), styles["muted"])
+    text.append("\n")
     if info.partners:
         text.append(info.partners + "\n")
     usage = _usage_line(m)
     if usage:
-        text.append(f"usage {usage}\n", "dim")
+        text.append(f"usage {usage}\n", styles["muted"])
     if info.why:
-        text.append(info.why + "\n", "italic")
-    text.append("─" * 20 + "\n", "dim")
-    _append_literal(text, m.content, info.highlight)
+        text.append(info.why + "\n", styles["why"])
+    text.append("─" * 20 + "\n", styles["muted"])
+    _append_literal(text, m.content, info.highlight, styles)
     for call in m.tool_calls:
-        text.append(f"\n→ {call.name} ", "bold")
-        _append_literal(text, call.arguments, info.highlight)
+        text.append(f"\n→ {visible(call.name)} ", styles["label"])
+        _append_literal(text, call.arguments, info.highlight, styles)
     if m.reasoning:
-        text.append("\nreasoning ", "bold")
-        _append_literal(text, m.reasoning, info.highlight)
+        text.append("\nreasoning ", styles["label"])
+        _append_literal(text, m.reasoning, info.highlight, styles)
     for part in m.parts:
         if part.kind.value != "text":
             label = part.label or part.media_type or ""
-            text.append(f"\n<{part.kind.value} {label} {part.byte_size:,} bytes>", "dim")
+            text.append(f"\n<{part.kind.value} {label} {part.byte_size:,} bytes>", styles["muted"])
     return text
 
 
-MATCH_STYLE = "reverse bold"
-"""How the search query is marked in the pane; reverse video reads in every theme."""
-
-
-def _append_literal(text: Text, content: str, highlight: str = "") -> None:
+def _append_literal(
+    text: Text, content: str, highlight: str, styles: Mapping[str, StyleType]
+) -> None:
     shown, more = cap_text(content, MAX_CHARS)
     block = literal_block(shown)
     done = 0
     for start, end in find_spans(block, highlight):
         text.append(block[done:start])
-        text.append(block[start:end], MATCH_STYLE)
+        text.append(block[start:end], styles["match"])
         done = end
     text.append(block[done:])
     if more:
-        text.append(f"\n… {more:,} more bytes", "dim italic")
+        text.append(f"\n… {more:,} more bytes", styles["more"])
+
+
+PREFETCH = 40
+"""Neighbours on each side of the selected message counted after it, when short enough."""
+
+PREFETCH_CHARS = 20_000
+"""Neighbours longer than this are counted only once selected (tiktoken on 1 MB takes long)."""
+
+
+def _size(message: Message) -> int:
+    size = len(message.content) + len(message.reasoning or "")
+    return size + sum(len(c.arguments) + len(c.name) for c in message.tool_calls)
 
 
 class DetailPane(VerticalScroll, can_focus=False):
     """The selected message, with its counts under every tokenizer and the plan's reason."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {f"detail--{name}" for name in STYLES}
 
     DEFAULT_CSS = """
     DetailPane {
@@ -140,15 +194,101 @@ class DetailPane(VerticalScroll, can_focus=False):
     DetailPane > #detail-body {
         width: 1fr;
     }
+    DetailPane > .detail--heading { text-style: bold; }
+    DetailPane > .detail--tag { text-style: italic; }
+    DetailPane > .detail--muted { text-style: dim; }
+    DetailPane > .detail--why { text-style: italic; }
+    DetailPane > .detail--label { text-style: bold; }
+    DetailPane > .detail--match { text-style: reverse bold; }
+    DetailPane > .detail--more { text-style: dim italic; }
     """
 
-    def compose(self) -> ComposeResult:
-        yield Static(Text("no message selected", "dim"), id="detail-body")
+    class _Counted(TextualMessage):
+        """Messages of ``session`` counted under every tokenizer, by index."""
 
-    def show(self, info: DetailInfo | None) -> None:
-        body = self.query_one("#detail-body", Static)
+        def __init__(
+            self, session: Session, chars_per_token: float, counts: dict[int, dict[str, int]]
+        ) -> None:
+            super().__init__()
+            self.session = session
+            self.chars_per_token = chars_per_token
+            self.counts = counts
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._info: DetailInfo | None = None
+        self._session: Session | None = None
+        self._chars_per_token = 0.0
+        self._counts: dict[int, Mapping[str, int]] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("no message selected", STYLES["muted"]), id="detail-body")
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        if self._info is not None:
+            self._repaint()
+
+    def show(
+        self, info: DetailInfo | None, session: Session | None = None, chars_per_token: float = 0
+    ) -> None:
+        """Show ``info``; without its counts, count them (and the neighbours') in a worker."""
+        if session is not self._session or chars_per_token != self._chars_per_token:
+            self._session, self._chars_per_token = session, chars_per_token
+            self._counts = {}
+            self.workers.cancel_group(self, "detail")
+        self._info = info
         if info is None:
-            body.update(Text("no message selected", "dim"))
+            muted = component_style(self, "detail--muted")
+            self.query_one("#detail-body", Static).update(Text("no message selected", muted))
             return
-        body.update(describe(info))
+        self._repaint()
         self.scroll_home(animate=False)
+        if info.counts is None and info.index not in self._counts and session and self.display:
+            self._count(session, chars_per_token, self._wanted(session, info.index))
+
+    def _repaint(self) -> None:
+        assert self._info is not None
+        info = self._info
+        if info.counts is None and info.index in self._counts:
+            info = replace(info, counts=self._counts[info.index])
+        styles = {name: component_style(self, f"detail--{name}") for name in STYLES}
+        self.query_one("#detail-body", Static).update(describe(info, styles))
+
+    def _wanted(self, session: Session, index: int) -> list[int]:
+        """``index``, then its uncounted short neighbours, nearest first."""
+        near = sorted(range(index - PREFETCH, index + PREFETCH + 1), key=lambda i: abs(i - index))
+        return [index] + [
+            i
+            for i in near[1:]
+            if 0 <= i < len(session)
+            and i not in self._counts
+            and _size(session.messages[i]) <= PREFETCH_CHARS
+        ]
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
+    def _count(self, session: Session, chars_per_token: float, wanted: list[int]) -> None:
+        from ctxtui.core.counting import count_message_everywhere
+
+        worker = get_current_worker()
+        batch: dict[int, dict[str, int]] = {}
+        for n, index in enumerate(wanted):
+            if worker.is_cancelled:
+                return
+            try:
+                batch[index] = count_message_everywhere(session.messages[index], chars_per_token)
+            except Exception:  # the pane says "counting…" rather than crash the screen
+                if n == 0:
+                    return
+                continue
+            if n == 0 or len(batch) >= 8 or n == len(wanted) - 1:
+                self.post_message(self._Counted(session, chars_per_token, batch))
+                batch = {}
+
+    @on(_Counted)
+    def _counted(self, event: _Counted) -> None:
+        if event.session is not self._session or event.chars_per_token != self._chars_per_token:
+            return  # counted for a session or a policy no longer shown
+        self._counts.update(event.counts)
+        if self._info is not None and self._info.index in event.counts:
+            self._repaint()

@@ -9,19 +9,11 @@ from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey  # not re-exported; Textual is pinned exactly
 
-KEEP_ORDER: tuple[str, ...] = (
-    "close_panels",
-    "compact",
-    "search",
-    "jump_tail",
-    "toggle_settings",
-    "help",
-    "open",
-    "export",
-    "undo",
-    "quit",
-)
-"""Actions by how much a user needs to see their key; the last go first when space is short.
+from ctxtui.tui.actions import footer_order
+
+KEEP_ORDER: tuple[str, ...] = footer_order()
+"""Actions by how much a user needs to see their key (the registry's ``footer_rank``); the
+last go first when space is short.
 
 ``q`` quits in every Textual app and ``?`` lists it, so it is the first to give way; the
 palette (``^p``) always stays, because it reaches every action that was left out.

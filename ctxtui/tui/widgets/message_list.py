@@ -4,7 +4,8 @@ Like Toolong's ``LogLines``, the widget only renders the rows on screen: ``rende
 one row from the session and the plan, caches the strip in an LRU keyed by what changes its
 look, and ``virtual_size`` tells the scrollbars how tall the whole list is. The cost of a frame
 depends on the terminal's height, never on the number of messages. What a row *says* comes
-from ``ctxtui.core.rows``; this widget only picks colours from its component classes.
+from ``ctxtui.core.rows`` and is fitted to the width by ``ctxtui.tui.cells``; this widget
+only picks colours from its component classes.
 A search query, when set, is marked in every row that shows it (``message-list--search-match``).
 """
 
@@ -25,14 +26,8 @@ from textual.strip import Strip
 
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
-from ctxtui.core.rows import (
-    RowLayout,
-    boundary_rule,
-    layout_columns,
-    row_cells,
-    row_tag,
-    tool_label,
-)
+from ctxtui.core.rows import row_tag, tool_label
+from ctxtui.tui.cells import RowLayout, boundary_rule, layout_columns, row_cells
 from ctxtui.tui.widgets.theme_style import component_style
 
 BOUNDARY = -1

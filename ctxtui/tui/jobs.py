@@ -1,0 +1,90 @@
+"""The main screen's slow steps, as plain functions run in thread workers.
+
+Each reads, counts, compacts or writes through the core and reports only by posting a
+message (``ctxtui.tui.messages``); none touches a widget or the screen's state. An error the
+user must see becomes a message too: a bug in an importer or the writer must not take the
+app down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.message import Message
+from textual.worker import get_current_worker
+
+from ctxtui.core.engine import Engine
+from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.models import Session
+from ctxtui.core.policy import Policy
+from ctxtui.core.reasons import CompactReason
+from ctxtui.tui.messages import (
+    CompactionReady,
+    CountingProgress,
+    CountsReady,
+    ExportFailed,
+    SessionExported,
+    SessionLoaded,
+    SessionLoadFailed,
+    WorkFailed,
+)
+
+Post = Callable[[Message], object]
+
+
+def read_session(post: Post, path: Path, format: str | None) -> None:
+    from ctxtui.importers import load_session
+
+    try:
+        session = load_session(path, format)
+    except SessionLoadError as err:
+        post(SessionLoadFailed(str(err)))
+    except Exception as err:  # an importer bug must not take the app down
+        post(SessionLoadFailed(f"{path.name}: {type(err).__name__}: {err}"))
+    else:
+        post(SessionLoaded(session, path))
+
+
+def count(post: Post, engine: Engine, policy: Policy) -> None:
+    """Count the session under ``policy``'s tokenizer, reporting progress; stops if cancelled."""
+    worker = get_current_worker()
+
+    def progress(done: int, total: int) -> None:
+        post(CountingProgress(done, total))
+
+    try:
+        counts = engine.counts(
+            policy, on_progress=progress, should_stop=lambda: worker.is_cancelled
+        )
+    except Exception as err:
+        post(WorkFailed(f"counting failed: {err}"))
+        return
+    if counts is not None:
+        post(CountsReady(policy, counts))
+
+
+def compact(post: Post, engine: Engine, policy: Policy, reason: CompactReason) -> None:
+    try:
+        result = engine.compact(policy, reason)
+    except Exception as err:
+        post(WorkFailed(f"compaction failed: {type(err).__name__}: {err}"))
+        return
+    post(CompactionReady(result))
+
+
+def write(post: Post, session: Session, path: Path) -> None:
+    """Write ``session`` as native JSON, atomically (the core's ``write_session``).
+
+    100,000 messages are 260 MB of JSON: seconds of work that must not freeze the keys.
+    """
+    from ctxtui.core.export import ExportError, write_session
+
+    try:
+        written = write_session(session, path, force=path.exists())
+    except ExportError as err:
+        post(ExportFailed(str(err)))
+    except Exception as err:  # a bug in the writer must not take the app down
+        post(ExportFailed(f"{path.name}: {type(err).__name__}: {err}"))
+    else:
+        post(SessionExported(written, len(session)))

@@ -1,0 +1,138 @@
+"""The main screen's state and the search bar's, as plain values: no app, no Pilot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ctxtui.core.models import Message, Session, SessionMeta
+from ctxtui.core.policy import PolicyError
+from ctxtui.tui.state import MainState, SearchState
+from tests.tui.main_fixtures import demo_session
+
+
+def small(n: int = 3, source: str = "") -> Session:
+    messages = tuple(Message(role="user", content=f"m{i}") for i in range(n))
+    return Session(messages=messages, meta=SessionMeta(source_path=source or None))
+
+
+def test_start_applies_the_options_or_drops_them_whole() -> None:
+    state, problem = MainState.start("plan", {"tail_max_tokens": 2_000})
+    assert problem is None and state.policy.tail_max_tokens == 2_000
+    refused, problem = MainState.start("plan", {"tail_min_tokens": -5})
+    assert problem is not None and "tail_min_tokens" in problem
+    assert refused.overrides == {}
+    assert refused.policy == MainState.start("plan")[0].policy
+
+
+def test_opening_fits_the_policy_to_the_session_and_resets_what_was_done() -> None:
+    state, _ = MainState.start("plan", {"tail_max_tokens": 2_000})
+    first = small(5)
+    state, problem = state.opened(first, Path("a.json"))
+    state = state.selected(4).applied(small(2))
+    assert state.undo == (first,) and state.selection == 4
+    second = small(3)
+    opened, problem = state.opened(second, Path("b.json"))
+    assert problem is None
+    assert opened.session is second and opened.path == Path("b.json")
+    assert opened.undo == () and opened.selection == 0 and opened.plan is None
+    assert opened.engine is not None and opened.engine.session is second
+    assert opened.policy.tail_max_tokens == 2_000, "the options apply to every session opened"
+
+
+def test_options_a_session_refuses_are_dropped_for_its_own_window() -> None:
+    session = demo_session().model_copy(update={"meta": SessionMeta(context_window=8_000)})
+    state, _ = MainState.start("plan", {"max_tokens": 10_000})
+    opened, problem = state.opened(session, None)
+    assert problem is not None
+    assert opened.policy.context_window == 8_000
+
+
+def test_apply_stacks_the_old_session_and_undo_restores_it_in_order() -> None:
+    original, once, twice = small(9), small(5), small(3)
+    state = MainState.start("plan")[0].opened(original, None)[0]
+    assert not state.compacted and not state.can("undo")
+    state = state.applied(once).applied(twice)
+    assert state.session is twice and state.undo == (original, once)
+    assert state.compacted and state.can("undo")
+    state = state.undone()
+    assert state.session is once and state.plan is None
+    state = state.undone()
+    assert state.session is original and not state.compacted
+    assert state.undone() is state, "nothing left to undo: unchanged"
+
+
+def test_replacing_the_session_drops_the_plan_of_the_old_one() -> None:
+    session = demo_session()
+    state = MainState.start("plan")[0].opened(session, None)[0]
+    assert state.engine is not None
+    state = state.planned(state.engine.plan(state.policy))
+    assert state.plan is not None
+    assert state.applied(small(2)).plan is None
+
+
+def test_selection_is_clamped_to_the_session() -> None:
+    state = MainState.start("plan")[0].opened(small(4), None)[0]
+    assert state.selected(10).selection == 3
+    assert state.selected(-2).selection == 0
+    assert MainState.start("plan")[0].selected(5).selection == 0
+
+
+def test_without_a_session_only_open_settings_and_help_do_something() -> None:
+    empty = MainState.start("plan")[0]
+    assert [a for a in ("compact", "export", "search", "jump_tail") if empty.can(a)] == []
+    assert empty.can("open") and empty.can("toggle_settings") and empty.can("help")
+    loaded = empty.opened(small(), None)[0]
+    assert loaded.can("compact") and loaded.can("search") and not loaded.can("undo")
+
+
+def test_preset_and_tokenizer_changes_keep_the_old_state_when_refused() -> None:
+    state = MainState.start("plan")[0].opened(small(), None)[0]
+    assert state.with_preset("picoclaw").policy.preset == "picoclaw"
+    assert state.with_tokenizer("picoclaw").policy.tokenizer == "picoclaw"
+    with pytest.raises(PolicyError):
+        state.with_preset("no-such-preset")
+    assert state.policy.preset == "plan"
+
+
+def test_export_goes_beside_the_source_and_never_relative(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    state = MainState.start("plan")[0].opened(small(source="sessions/x.jsonl"), None)[0]
+    assert state.session is not None
+    default, source = state.export_paths(state.session)
+    assert source == tmp_path / "sessions" / "x.jsonl"
+    assert default == tmp_path / "sessions" / "x.ctxtui.json"
+    in_memory = MainState.start("plan")[0].opened(small(), None)[0]
+    assert in_memory.session is not None
+    assert in_memory.export_paths(in_memory.session) == (tmp_path / "session.ctxtui.json", None)
+
+
+# -- search ----------------------------------------------------------------------------------
+
+
+def test_a_new_query_starts_a_search_and_the_same_one_does_not() -> None:
+    state, start = SearchState().asked("pytest")
+    assert start and state.searching and state.matches == ()
+    again, start = state.asked("pytest")
+    assert not start and again is state
+
+
+def test_an_answer_for_an_older_query_is_ignored() -> None:
+    state, _ = SearchState().asked("new")
+    assert state.found("old", (1, 2)) is state
+    done = state.found("new", (4, 9))
+    assert done.matches == (4, 9) and not done.searching
+
+
+def test_next_match_wraps_round_and_says_where_it_is() -> None:
+    state = SearchState("q", (3, 7, 12))
+    assert state.next_after(0) == (3, "1 of 3")
+    assert state.next_after(3) == (7, "2 of 3")
+    assert state.next_after(12) == (3, "1 of 3 (from the top)")
+    assert SearchState("q", (5,)).next_after(9) == (5, "1 of 1")
+    assert SearchState("q", ()).next_after(0) == (None, "no match")
+    many = SearchState("q", tuple(range(1, 2_001)))
+    assert many.next_after(1_499) == (1_500, "1,500 of 2,000")
