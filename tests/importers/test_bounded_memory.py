@@ -34,7 +34,10 @@ for fmt in [None, *formats]:
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         code = main(argv)
     results.append([fmt, code, err.getvalue(), time.perf_counter() - start])
-peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# VmHWM is this process image's own peak; ru_maxrss would include the parent's size at
+# fork (Linux keeps it across exec), and a pytest worker may be far bigger than the limit.
+hwm = next(l for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+peak_mb = int(hwm.split()[1]) / 1024
 print(json.dumps({"peak_mb": peak_mb, "results": results}))
 """
 
