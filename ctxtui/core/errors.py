@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class OverflowInfo:
-    """The fields of a ``ContextOverflowError`` (algorithms.md §1.2, defects X9–X12 fixed).
+    """The fields of a ``ContextOverflowError`` (docs/plan.md, "The overflow error"; defects X9–X12 fixed).
 
     ``requested_tokens`` is the real estimate of the request — system prompt + tool definitions
     + history + output reserve — not the window (X9); ``reason`` says which check failed (X12).

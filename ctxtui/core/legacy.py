@@ -1,4 +1,4 @@
-"""PicoClaw ``main``'s legacy context manager: its triggers and its emergency cut (§2.8–2.9).
+"""PicoClaw ``main``'s legacy context manager: its triggers and its emergency cut (docs/presets.md, "picoclaw").
 
 The legacy manager sends the whole history after ``meta.skip``. Before a call, a request over
 the window (``prompt + max_tokens > window``, no ratio) runs ``forceCompression``: the oldest
@@ -14,7 +14,7 @@ from ctxtui.core.tail import find_safe_boundary
 
 
 def force_compression_cut(session: Session) -> int:
-    """Where PicoClaw's legacy ``forceCompression`` cuts: about half of the turns go (§2.9).
+    """Where PicoClaw's legacy ``forceCompression`` cuts: about half of the turns go.
 
     When its cut would be 0 it keeps only the last user message; the cut is then that message.
     """
@@ -29,14 +29,14 @@ def force_compression_cut(session: Session) -> int:
 
 
 def emergency_note(dropped: int) -> str:
-    """The note PicoClaw's ``forceCompression`` appends to the summary, byte for byte (§2.9)."""
+    """The note PicoClaw's ``forceCompression`` appends to the summary, byte for byte."""
     return f"[Emergency compression dropped {dropped} oldest messages due to context limit]"
 
 
 def is_over_context_budget(
     prompt_tokens: int, max_tokens: int, window: int, trigger_ratio: float = 1.0
 ) -> bool:
-    """PicoClaw's proactive check (§2.8): prompt + reserve ``>`` the trigger, strictly."""
+    """PicoClaw's proactive check: prompt + reserve ``>`` the trigger, strictly."""
     return prompt_tokens + max_tokens > int(trigger_ratio * window)
 
 

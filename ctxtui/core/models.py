@@ -1,7 +1,7 @@
 """The session model: what an agent's model saw, as immutable pydantic objects.
 
 Every importer turns its transcript format into these types and nothing else reaches the
-planner. The shape follows OpenAI Chat (the common denominator of all formats, formats.md §9)
+planner. The shape follows OpenAI Chat (the common denominator of all formats)
 extended with reasoning, typed content parts (so an image is counted as an image, never as its
 base64 text), reported usage and provenance flags.
 
@@ -69,7 +69,7 @@ class ToolCall(_Frozen):
 
 
 class Usage(_Frozen):
-    """Token usage a source reported for the request that produced a message (formats.md §10.5).
+    """Token usage a source reported for the request that produced a message.
 
     ``prompt_total`` is the whole prompt (cache reads and writes included), whatever the
     source's own field names meant.
@@ -133,7 +133,7 @@ class ToolDefinition(_Frozen):
 
 
 class RecordedCompaction(_Frozen):
-    """A compaction the agent itself ran, as its transcript recorded it (formats.md §10.6).
+    """A compaction the agent itself ran, as its transcript recorded it (docs/replay.md).
 
     ``message_index`` is where it took effect in this session's messages: the first message
     after it (the agent's summary, when the session holds one). Replay maps it to the first

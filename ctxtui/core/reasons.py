@@ -10,7 +10,7 @@ from ctxtui.core._compat import StrEnum
 
 
 class CompactReason(StrEnum):
-    """The plan's three reasons (algorithms.md §1.3)."""
+    """The plan's three reasons (docs/plan.md, "Why a compaction runs")."""
 
     PROACTIVE = "proactive"  # before the LLM call: the request would not fit
     RETRY = "retry"  # after the provider rejected the request as too long

@@ -1,6 +1,6 @@
 """The report: a plan as the ``ctxtui.report/1`` document, data only.
 
-The JSON shape is a public contract (issue #3 §5): scripts and CI read it, so every key is
+The JSON shape is a public contract: scripts and CI read it, so every key is
 always present and typed the same way, with ``null`` where a value does not apply. The shells
 render it: ``ctxtui report`` prints it as JSON or as a table (``ctxtui.commands.render_report``).
 """

@@ -1,4 +1,4 @@
-"""PicoClaw seahorse's constants and its leaf and condensed chunk selection (§2.2, §2.7).
+"""PicoClaw seahorse's constants and its leaf and condensed chunk selection (docs/presets.md, "picoclaw-seahorse").
 
 One home for the numbers (they were literals in two modules before), and the selection rules
 as pure functions over ``Item`` rows, so the compaction and the tests share them.
@@ -121,7 +121,7 @@ def condensed_depth(items: Sequence[Item], sources: Sequence[int]) -> int:
     return max(items[i].depth or 0 for i in sources) + 1
 
 
-# -- what Assemble adds to the system prompt (§2.6) --------------------------------------------
+# -- what Assemble adds to the system prompt --------------------------------------------
 
 MULTI_LEVEL_LINES: tuple[str, ...] = (
     "Your context has been heavily compressed through multi-level summarization.",

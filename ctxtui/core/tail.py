@@ -31,7 +31,7 @@ class Boundaries:
     ``pair[b]`` — no assistant tool call before ``b`` has a result at or after ``b`` (X4), and
     message ``b`` is not a tool result (an orphan there would lead the request; PicoClaw's
     sanitizer drops such messages). ``clean[b]`` — ``pair[b]``, and message ``b`` makes no tool
-    call either: PicoClaw's provider-safe start (§2.5 step 3, the sanitizer of §2.8). ``b = n``
+    call either: PicoClaw's provider-safe start (docs/presets.md, "picoclaw-seahorse"). ``b = n``
     (an empty suffix) is always allowed. Scans run in C over byte arrays, so even a boundary
     that must travel far costs microseconds.
     """
@@ -85,7 +85,7 @@ class Boundaries:
 
 
 def effective_budget(window: int, max_tokens: int) -> int:
-    """The seahorse adapter's budget (§2.4): window less the output reserve, or half the window."""
+    """The seahorse adapter's budget: window less the output reserve, or half the window."""
     budget = window - max_tokens
     return budget if budget > 0 else window // 2
 
@@ -101,7 +101,7 @@ def suffix_start_within(prefix: Prefix, lo: int, hi: int, limit: int) -> int:
     """The smallest ``s`` in ``[lo, hi]`` with Σ tokens of ``messages[s:hi]`` ≤ ``limit``.
 
     This is the newest→oldest walk that stops at the first message that does not fit (X1,
-    §2.5), done by binary search: suffix sums only grow as ``s`` moves back.
+    docs/presets.md), done by binary search: suffix sums only grow as ``s`` moves back.
     """
     total = prefix(hi)
     while lo < hi:
@@ -218,7 +218,7 @@ def fresh_tail_by_items(
     a tool result whose call it leaves out (``main`` does not move it; its request sanitizer
     deals with such a start). Over the budget: when the active turn alone is over, it is kept
     whole (and flagged); otherwise the oldest items go until the rest fits, then the start moves
-    past leading tool results and tool calls — PicoClaw's provider-safe start (§2.5 step 3).
+    past leading tool results and tool calls — PicoClaw's provider-safe start.
     """
     n = len(session)
     min_turns = policy.tail_min_turns
@@ -253,7 +253,7 @@ def provider_safe_start(session: Session, start: int) -> int:
 
 
 def find_safe_boundary(session: Session, target: int) -> int:
-    """PicoClaw's ``findSafeBoundary`` (§2.9): last turn start ≤ target if > 0, else the next."""
+    """PicoClaw's ``findSafeBoundary``: last turn start ≤ target if > 0, else the next."""
     starts = session.turn_starts
     i = bisect_right(starts, target)
     if i > 0 and starts[i - 1] > 0:

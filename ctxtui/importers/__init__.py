@@ -141,7 +141,7 @@ def _available(name: str) -> ModuleType | None:
         return None
 
 
-# --- detection (formats.md §10.1) ---------------------------------------------------------
+# --- detection (docs/formats.md, "The formats") ---------------------------------------------------------
 
 _ROLLOUT = re.compile(r"^rollout-.*\.jsonl(\.zst)?$")
 

@@ -142,7 +142,7 @@ def _raw_lines(fh: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None, b
 
 
 def iter_records(path: Path, warnings: list[str]) -> Iterator[Record]:
-    """Stream the JSON values of a JSONL file, one line at a time (formats.md §10.2).
+    """Stream the JSON values of a JSONL file, one line at a time (docs/formats.md, "The formats").
 
     A corrupt line in the middle is skipped with a ``line N: ...`` warning; a cut-off last
     line (no final newline, as when the writer is still appending) is ignored with a warning;

@@ -1,8 +1,8 @@
 """Content-part and usage helpers shared by the importers, so every format counts alike.
 
 Base64 payloads become IMAGE/OTHER parts with their media type and *decoded* byte size, never
-text (formats.md §10.3); signatures and encrypted blobs become OPAQUE parts (§10.4); usage is
-normalised to the core's ``Usage`` (§10.5) from whichever field names the source used.
+text; signatures and encrypted blobs become OPAQUE parts; usage is
+normalised to the core's ``Usage`` (docs/formats.md, "The formats") from whichever field names the source used.
 Formats that carry another's payload read it with that format's reader here: Claude Code its
 Anthropic blocks (``anthropic_part``), Codex its Responses parts (``responses_part``).
 Field readers (``as_text``, ``as_int``, ``tag``) take any JSON value, so a field of the wrong
@@ -196,7 +196,7 @@ def join_text(parts: Iterable[ContentPart]) -> str:
     return "\n".join(p.text for p in parts if p.kind is PartKind.TEXT)
 
 
-# --- Responses content parts (formats.md §2, §5) ----------------------------------------
+# --- Responses content parts ----------------------------------------
 
 
 def responses_part(raw: Mapping[str, Any]) -> ContentPart | None:
@@ -227,7 +227,7 @@ def responses_part(raw: Mapping[str, Any]) -> ContentPart | None:
     return None
 
 
-# --- Anthropic content blocks (formats.md §3, §4) ----------------------------------------
+# --- Anthropic content blocks ----------------------------------------
 
 
 def _anthropic_source(block: Mapping[str, Any], kind: PartKind) -> ContentPart:
@@ -277,7 +277,7 @@ def anthropic_part(block: Any) -> ContentPart | None:
     return None
 
 
-# --- usage (formats.md §10.5) -------------------------------------------------------------
+# --- usage -------------------------------------------------------------
 
 
 def _sub(usage: Mapping[str, Any], key: str, field: str) -> int | None:

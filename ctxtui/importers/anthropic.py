@@ -1,4 +1,4 @@
-"""Anthropic Messages API requests and responses: top-level ``system``, typed blocks (§3).
+"""Anthropic Messages API requests and responses: top-level ``system``, typed blocks.
 
 Tool results travel inside user messages here; the core wants them as separate ``tool``
 messages, so each user message is split: its tool results first, then what the user wrote.

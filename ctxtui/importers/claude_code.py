@@ -1,4 +1,4 @@
-"""Claude Code session transcripts: the uuid-chained JSONL under ``~/.claude/projects`` (§4)."""
+"""Claude Code session transcripts: the uuid-chained JSONL under ``~/.claude/projects``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Codex CLI rollout files: ``{timestamp, type, payload}`` JSONL and the 2025 legacy layout (§5)."""
+"""Codex CLI rollout files: ``{timestamp, type, payload}`` JSONL and the 2025 legacy layout."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""OpenAI Chat Completions ``messages`` (and LiteLLM/OpenRouter logs, fine-tuning JSONL), §1 + §9.
+"""OpenAI Chat Completions ``messages`` (and LiteLLM/OpenRouter logs, fine-tuning JSONL).
 
 The common denominator of all formats, so the core model mirrors it closely; the work here is
 the variants: string or part content, legacy ``function_call`` paired by position, reasoning

@@ -1,4 +1,4 @@
-"""OpenAI Responses API input items: ``instructions`` plus typed items joined on ``call_id`` (§2).
+"""OpenAI Responses API input items: ``instructions`` plus typed items joined on ``call_id``.
 
 The API lists each output of a response as its own item (reasoning, message, function_call);
 the core wants one assistant message per reply, so consecutive assistant-side items are merged

@@ -1,4 +1,4 @@
-"""OpenCode sessions: the JSON file storage (<= 1.1) and ``opencode.db`` (>= 1.2) (§7)."""
+"""OpenCode sessions: the JSON file storage (<= 1.1) and ``opencode.db`` (>= 1.2)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def load(path: Path) -> Session:
     return load_storage(path)
 
 
-# --- JSON file storage (§7a) --------------------------------------------------------------
+# --- JSON file storage --------------------------------------------------------------
 
 
 def _storage_root(path: Path) -> tuple[Path, str | None]:
@@ -162,7 +162,7 @@ def _latest_session(root: Path, warnings: list[str]) -> tuple[str, dict[str, Any
     return chosen, infos.get(chosen)
 
 
-# --- messages → session (§7c) -------------------------------------------------------------
+# --- messages → session -------------------------------------------------------------
 
 
 def build_session(

@@ -1,4 +1,4 @@
-"""PicoClaw sessions: ``<key>.jsonl`` + ``.meta.json``, legacy ``<key>.json``, seahorse (§6)."""
+"""PicoClaw sessions: ``<key>.jsonl`` + ``.meta.json``, legacy ``<key>.json``, seahorse."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from ctxtui.importers._timestamps import parse_timestamp
 FORMAT: FormatInfo = format_info("picoclaw")
 
 MEDIA_TOKEN_ESTIMATE = 256
-"""PicoClaw's own estimator counts every media item as 256 tokens (formats.md §10.3)."""
+"""PicoClaw's own estimator counts every media item as 256 tokens (docs/presets.md, "picoclaw")."""
 
 ROLES = frozenset({"system", "user", "assistant", "tool"})
 
@@ -80,7 +80,7 @@ def _pick_in_directory(path: Path) -> Path:
     raise SessionLoadError(str(path), "expected a PicoClaw sessions directory, found no sessions")
 
 
-# --- JSONL + meta (§6a) -------------------------------------------------------------------
+# --- JSONL + meta -------------------------------------------------------------------
 
 
 def load_jsonl(path: Path) -> Session:
@@ -131,7 +131,7 @@ def _line_after_skip(path: Path, skip: int) -> int:
     return number + 1
 
 
-# --- legacy JSON (§6b) --------------------------------------------------------------------
+# --- legacy JSON --------------------------------------------------------------------
 
 
 def load_legacy(path: Path) -> Session:

@@ -1,4 +1,4 @@
-"""ShareGPT datasets (Vicuna, LLaMA-Factory, Axolotl): ``conversations`` of ``{from, value}`` (§8).
+"""ShareGPT datasets (Vicuna, LLaMA-Factory, Axolotl): ``conversations`` of ``{from, value}``.
 
 There are no ids, so a tool result is paired with the oldest call still waiting (position),
 and stable ids are synthesised from the message index so pairing survives re-loading.

@@ -17,7 +17,7 @@ EXPLANATIONS: dict[CompactReason, str] = {
     CompactReason.RETRY: "After the provider rejected the request as too long.",
     CompactReason.OVERFLOW: "During streaming, when the reply overflows the window.",
 }
-"""One line per reason, in the words of algorithms.md §1.3."""
+"""One line per reason, as docs/plan.md ("Why a compaction runs") names them."""
 
 
 def _prompt(reason: CompactReason) -> Content:
