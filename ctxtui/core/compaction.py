@@ -61,7 +61,9 @@ __all__ = [
 
 
 def leaf_chunks(tokens: Sequence[int], first: int, last: int) -> list[tuple[int, int]]:
-    """``[first, last]`` cut into seahorse leaf chunks, oldest first (docs/presets.md, "picoclaw-seahorse").
+    """``[first, last]`` cut into seahorse leaf chunks, oldest first.
+
+    The rule is seahorse's (docs/presets.md, "picoclaw-seahorse").
 
     A chunk grows until its tokens reach ``LEAF_CHUNK_TOKENS``; the message that crosses the
     limit is included. A summariser sends one LLM call per chunk, so a huge compaction is many

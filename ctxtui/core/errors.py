@@ -7,7 +7,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class OverflowInfo:
-    """The fields of a ``ContextOverflowError`` (docs/plan.md, "The overflow error"; defects X9–X12 fixed).
+    """The fields of a ``ContextOverflowError``, defects X9–X12 fixed.
+
+    The error is the plan's (docs/plan.md, "The overflow error").
 
     ``requested_tokens`` is the real estimate of the request — system prompt + tool definitions
     + history + output reserve — not the window (X9); ``reason`` says which check failed (X12).

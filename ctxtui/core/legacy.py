@@ -1,4 +1,6 @@
-"""PicoClaw ``main``'s legacy context manager: its triggers and its emergency cut (docs/presets.md, "picoclaw").
+"""PicoClaw ``main``'s legacy context manager: its triggers and its emergency cut.
+
+Its figures are in docs/presets.md, "picoclaw".
 
 The legacy manager sends the whole history after ``meta.skip``. Before a call, a request over
 the window (``prompt + max_tokens > window``, no ratio) runs ``forceCompression``: the oldest

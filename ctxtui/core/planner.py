@@ -335,7 +335,8 @@ def history_budget(policy: Policy, counts: SessionCounts) -> int:
 def tail_budget(policy: Policy, history: int) -> int:
     """The token tail's budget: ``clamp(ratio × base)``, capped at the history budget.
 
-    The base is ``window − reserve`` as in the plan (docs/plan.md, "A fresh tail measured in tokens"), or the trigger's threshold with
+    The base is ``window − reserve`` as in the plan (docs/plan.md, "A fresh tail measured in
+    tokens"), or the trigger's threshold with
     ``tail_of_trigger`` (OpenCode's 25 % of the usable size). The cap is X5's check that the
     tail fits what assembly has, which after X42's reserve is the history budget: a large
     system prompt must shrink the tail, not overflow the request.

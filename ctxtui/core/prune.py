@@ -39,7 +39,9 @@ def prunable_tool(tool_name: str | None, tools: str) -> bool:
 def prune_tool_outputs_as_sketched(
     messages: Sequence[Message], protected_turns: int, prune_threshold: int
 ) -> Sequence[Message]:
-    """The plan's ``PruneToolOutputs`` exactly as sketched (docs/plan.md, "Pruning old tool outputs"), defects X24–X28 included.
+    """The plan's ``PruneToolOutputs`` exactly as sketched, defects X24–X28 included.
+
+    The sketch is described in docs/plan.md, "Pruning old tool outputs".
 
     Kept only to document those defects in tests; the planner never calls it.
     """
@@ -220,7 +222,9 @@ def prune_by_turns(outputs: ToolOutputs, boundary: int, threshold: int) -> Prune
 def prune_by_tokens(
     outputs: ToolOutputs, boundary: int, protect_tokens: int, minimum_tokens: int
 ) -> PrunedRun:
-    """OpenCode's prune (docs/presets.md, "opencode"): keep the newest ``protect_tokens`` of output, stub the rest.
+    """OpenCode's prune: keep the newest ``protect_tokens`` of output, stub the rest.
+
+    The figures are in docs/presets.md, "opencode".
 
     Walking newest→oldest from ``boundary``, an output is pruned once the running total of
     output tokens exceeds ``protect_tokens``; the walk stops at an earlier prune (a stub); the

@@ -1,6 +1,7 @@
 """PicoClaw's request sanitizer, and the unpaired tool messages ``main`` would still send.
 
-Before every call PicoClaw ``main`` cleans the assembled history (``BuildMessages``; docs/presets.md, "picoclaw"):
+Before every call PicoClaw ``main`` cleans the assembled history (``BuildMessages``;
+docs/presets.md, "picoclaw"):
 system messages go; a tool message goes when it would lead the history or when the nearest
 message before it (skipping other tool messages) is not an assistant tool call; an assistant
 tool call goes when it would lead the history or follow anything but a user or tool message.

@@ -1,4 +1,6 @@
-"""PicoClaw seahorse's constants and its leaf and condensed chunk selection (docs/presets.md, "picoclaw-seahorse").
+"""PicoClaw seahorse's constants and its leaf and condensed chunk selection.
+
+The figures are in docs/presets.md, "picoclaw-seahorse".
 
 One home for the numbers (they were literals in two modules before), and the selection rules
 as pure functions over ``Item`` rows, so the compaction and the tests share them.

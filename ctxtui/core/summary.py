@@ -1,7 +1,8 @@
 """The structured summary a compaction writes, and the exact prompt an LLM summariser would get.
 
 The offline summariser is deterministic: it reads only the messages being compacted and fills
-the plan's six sections (docs/plan.md, "A structured summary") with bullets that each cite the message they came
+the plan's six sections (docs/plan.md, "A structured summary") with bullets that each cite
+the message they came
 from, so a reader can check every line against the transcript. ``build_llm_prompt`` renders
 what PicoClaw's seahorse would send instead, with the template's rules reconciled with
 the leaf prompt's (defect X19) when structured summaries are on.

@@ -141,7 +141,7 @@ def _available(name: str) -> ModuleType | None:
         return None
 
 
-# --- detection (docs/formats.md, "The formats") ---------------------------------------------------------
+# --- detection (docs/formats.md, "The formats") -------------------------------------------
 
 _ROLLOUT = re.compile(r"^rollout-.*\.jsonl(\.zst)?$")
 

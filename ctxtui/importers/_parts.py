@@ -2,7 +2,8 @@
 
 Base64 payloads become IMAGE/OTHER parts with their media type and *decoded* byte size, never
 text; signatures and encrypted blobs become OPAQUE parts; usage is
-normalised to the core's ``Usage`` (docs/formats.md, "The formats") from whichever field names the source used.
+normalised to the core's ``Usage`` (docs/formats.md, "The formats") from whichever field
+names the source used.
 Formats that carry another's payload read it with that format's reader here: Claude Code its
 Anthropic blocks (``anthropic_part``), Codex its Responses parts (``responses_part``).
 Field readers (``as_text``, ``as_int``, ``tag``) take any JSON value, so a field of the wrong

@@ -1,4 +1,6 @@
-"""Robust, read-only byte-level reading of JSON and JSONL transcripts (docs/formats.md, "The formats").
+"""Robust, read-only byte-level reading of JSON and JSONL transcripts.
+
+What it guarantees is summed up in docs/formats.md, "The formats".
 
 Every importer reads through here so that the hard cases are handled once: BOMs, CRLF, gzip
 and zstd, corrupt or cut-off JSONL lines, several values on one line, absurd nesting, and

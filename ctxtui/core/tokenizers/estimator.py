@@ -1,6 +1,7 @@
 """The plan's estimator: PicoClaw's message structure at a configurable characters-per-token.
 
-The plan adds ``Config{CharsPerToken: 4.0}`` (docs/plan.md, "Characters per token") without saying how it is
+The plan adds ``Config{CharsPerToken: 4.0}`` (docs/plan.md, "Characters per token") without
+saying how it is
 applied; ctxtui applies it to the same characters PicoClaw charges and rounds up, so a
 message never costs 0 and the knob can be compared with PicoClaw's 2.5 directly (X17).
 """
