@@ -18,7 +18,6 @@ from ctxtui.core.export import (
     ExportError,
     check_target,
     native_bytes,
-    source_protection,
     write_session,
 )
 from ctxtui.core.leaf_calls import leaf_calls, with_summary_text
@@ -29,6 +28,7 @@ from ctxtui.core.reason_effects import reason_effect
 from ctxtui.core.reasons import CompactReason
 from ctxtui.core.summary import SUMMARY_TEMPLATE
 from ctxtui.core.wording import a, plural
+from ctxtui.importers import source_protection
 
 if TYPE_CHECKING:
     from ctxtui.llm import Endpoint
@@ -84,13 +84,14 @@ def run(args: argparse.Namespace) -> int:
     endpoint = _endpoint(args)  # bad LLM flags are refused before any work
     planned = plan_session(args)
     to_stdout = args.output == STDOUT
+    protected = source_protection(planned.session.meta.source_path)
     if args.output is not None:
         # Refuse a bad -o before compacting, so a refusal prints nothing but its one line.
         try:
             if to_stdout:
-                check_stream(sys.stdout, source_protection(planned.session.meta.source_path))
+                check_stream(sys.stdout, protected)
             else:
-                check_target(planned.session, args.output, force=args.force)
+                check_target(planned.session, args.output, protected=protected, force=args.force)
         except ExportError as err:
             raise CommandError(str(err)) from None
     result = planned.engine.compact(planned.policy, reason)
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.buffer.flush()
     elif args.output is not None:
         try:
-            written = write_session(session_out, args.output, force=args.force)
+            written = write_session(session_out, args.output, protected=protected, force=args.force)
         except ExportError as err:
             raise CommandError(str(err)) from None
         count = plural(len(result.session.messages), "message")

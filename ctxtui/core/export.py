@@ -48,34 +48,23 @@ def native_bytes(session: Session) -> bytes:
     return _SURROGATE.sub("\ufffd", text).encode("utf-8") + b"\n"
 
 
-def source_protection(source: str | os.PathLike[str] | None) -> frozenset[Path]:
-    """Every path a load of ``source`` reads or would read (empty when there is no source).
-
-    Imported lazily: the importers depend on the core, and only a write needs to ask them.
-    """
-    if not source:
-        return frozenset()
-    from ctxtui.importers import protected_paths
-
-    return protected_paths(Path(source))
-
-
 def check_target(
     session: Session,
     path: str | os.PathLike[str],
     *,
+    protected: Iterable[Path],
     force: bool = False,
-    protected: Iterable[Path] | None = None,
 ) -> Path:
     """The path to write, or ``ExportError`` saying why it cannot be written.
 
-    ``protected`` defaults to what the session's source is read from; it is refused always,
-    ``force`` or not, through symlinks and hard links. See ``output.check_output`` for the rest.
+    ``protected`` is every path the session's source is read from
+    (``ctxtui.importers.source_protection``); the core does not know the importers, so the
+    caller asks them, and cannot forget to (no default). It is refused always, ``force`` or
+    not, through symlinks and hard links. See ``output.check_output`` for the rest.
     """
     source = session.meta.source_path
-    guarded = source_protection(source) if protected is None else protected
     return check_output(
-        path, protected=guarded, force=force, source=Path(source) if source else None
+        path, protected=protected, force=force, source=Path(source) if source else None
     )
 
 
@@ -83,8 +72,8 @@ def write_session(
     session: Session,
     path: str | os.PathLike[str],
     *,
+    protected: Iterable[Path],
     force: bool = False,
-    protected: Iterable[Path] | None = None,
 ) -> Path:
     """Write ``session`` to ``path`` as native JSON and return the path written.
 

@@ -13,6 +13,7 @@ Modules are imported lazily, so opening one format never pays for the others.
 from __future__ import annotations
 
 import importlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -357,6 +358,14 @@ def _load_database_session(path: Path, name: str, session_id: str) -> Session:
 
 SQLITE_SIDE_SUFFIXES = ("-journal", "-wal", "-shm")
 """Files SQLite keeps beside a database; whatever the format, they belong to the source."""
+
+
+def source_protection(source: str | os.PathLike[str] | None) -> frozenset[Path]:
+    """What a write must never touch for a session read from ``source`` (nothing without one).
+
+    Every shell that writes a session passes this to ``ctxtui.core.export``.
+    """
+    return protected_paths(Path(source)) if source else frozenset()
 
 
 def protected_paths(path: Path | str) -> frozenset[Path]:

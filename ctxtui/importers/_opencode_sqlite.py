@@ -8,11 +8,11 @@ from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import Session
+from ctxtui.importers._opencode_messages import StoredMessage, build_session, parts_in_order
 from ctxtui.importers._parts import as_text
 from ctxtui.importers._reader import loads_field
 from ctxtui.importers._sqlite import read_database
 from ctxtui.importers._stream import SQLITE_ERRORS, sqlite_problem
-from ctxtui.importers.opencode import StoredMessage, build_session, parts_in_order
 
 
 def load_database(path: Path, session_id: str | None = None) -> Session:

@@ -8,10 +8,14 @@ from pathlib import Path
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolCall
 from ctxtui.importers._parts import as_int, as_text, quoted, text_part
+from ctxtui.importers._picoclaw_items import ROLES, media_part
 from ctxtui.importers._sqlite import read_database
 from ctxtui.importers._stream import SQLITE_ERRORS, sqlite_problem
 from ctxtui.importers._timestamps import parse_timestamp
-from ctxtui.importers.picoclaw import FORMAT, ROLES, media_part
+
+FORMAT_NAME = "picoclaw"
+"""The name in ``SessionMeta.format``; the package's table is not imported, so the package
+can import this module without a cycle."""
 
 
 def load_seahorse(path: Path) -> Session:
@@ -76,7 +80,7 @@ def _read(con: sqlite3.Connection, path: Path) -> Session:
     model = next((m.model for m in reversed(messages) if m.model), None)
     meta = SessionMeta(
         source_path=str(path),
-        format=FORMAT.name,
+        format=FORMAT_NAME,
         model=model,
         title=as_text(chosen["session_key"]) or None,
         warnings=tuple(warnings),

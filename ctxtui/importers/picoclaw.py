@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.models import ContentPart, Message, PartKind, Session, SessionMeta, ToolCall
+from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolCall
 from ctxtui.importers import FormatInfo, format_info
 from ctxtui.importers._jsonl import Record, iter_records
 from ctxtui.importers._parts import as_text, opaque_part, tag, text_part
+from ctxtui.importers._picoclaw_items import MEDIA_TOKEN_ESTIMATE, ROLES, media_part
 from ctxtui.importers._reader import (
     SQLITE_MAGIC,
     json_kind,
@@ -22,11 +23,6 @@ from ctxtui.importers._stream import lines
 from ctxtui.importers._timestamps import parse_timestamp
 
 FORMAT: FormatInfo = format_info("picoclaw")
-
-MEDIA_TOKEN_ESTIMATE = 256
-"""PicoClaw's own estimator counts every media item as 256 tokens (docs/presets.md, "picoclaw")."""
-
-ROLES = frozenset({"system", "user", "assistant", "tool"})
 
 
 def sniff(path: Path, head: Any) -> int:
@@ -268,7 +264,13 @@ def media_parts(media: Any, attachments: Any = None) -> list[ContentPart]:
     return [media_part(ref, types.get(ref) or None) for ref in refs]
 
 
-def media_part(ref: str, mime: str | None) -> ContentPart:
-    """A media reference as a part: an image when its type says so, other media otherwise."""
-    kind = PartKind.IMAGE if mime is None or mime.startswith("image/") else PartKind.OTHER
-    return ContentPart(kind=kind, media_type=mime, label=ref, token_estimate=MEDIA_TOKEN_ESTIMATE)
+__all__ = [
+    "FORMAT",
+    "MEDIA_TOKEN_ESTIMATE",
+    "ROLES",
+    "load",
+    "media_part",
+    "media_parts",
+    "protected_paths",
+    "sniff",
+]

@@ -79,9 +79,11 @@ def write(post: Post, session: Session, path: Path) -> None:
     100,000 messages are 260 MB of JSON: seconds of work that must not freeze the keys.
     """
     from ctxtui.core.export import ExportError, write_session
+    from ctxtui.importers import source_protection
 
     try:
-        written = write_session(session, path, force=path.exists())
+        protected = source_protection(session.meta.source_path)
+        written = write_session(session, path, protected=protected, force=path.exists())
     except ExportError as err:
         post(ExportFailed(str(err)))
     except Exception as err:  # a bug in the writer must not take the app down

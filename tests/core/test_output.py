@@ -86,7 +86,7 @@ def test_anything_inside_a_protected_directory_is_refused(tmp_path: Path) -> Non
 
 def test_a_nul_in_the_path_is_one_line_not_a_traceback(tmp_path: Path) -> None:
     with pytest.raises(ExportError, match="NUL character"):
-        write_session(_session(), str(tmp_path / "a\0b.json"))
+        write_session(_session(), str(tmp_path / "a\0b.json"), protected=())
 
 
 # -- item 2: never replace a symlink or a special file ---------------------------------------
@@ -98,7 +98,7 @@ def test_a_symlink_target_is_refused_even_with_force(tmp_path: Path) -> None:
     link = tmp_path / "link.json"
     link.symlink_to(real)
     with pytest.raises(ExportError, match="found a symbolic link"):
-        write_session(_session(), link, force=True)
+        write_session(_session(), link, force=True, protected=())
     assert link.is_symlink() and real.read_text() == "mine"
 
 
@@ -106,7 +106,7 @@ def test_a_dangling_symlink_is_refused_too(tmp_path: Path) -> None:
     link = tmp_path / "out.json"
     link.symlink_to(tmp_path / "nowhere.json")
     with pytest.raises(ExportError, match="found a symbolic link"):
-        write_session(_session(), link, force=True)
+        write_session(_session(), link, force=True, protected=())
     assert link.is_symlink() and not (tmp_path / "nowhere.json").exists()
 
 
@@ -144,7 +144,7 @@ def test_a_new_file_gets_the_umask_mode_not_the_sources(
     src.write_text("{}")
     src.chmod(source_mode)
     umask(mask)  # type: ignore[operator]
-    out = write_session(_session(src), tmp_path / "new.json")
+    out = write_session(_session(src), tmp_path / "new.json", protected=())
     assert stat.S_IMODE(out.stat().st_mode) == expected
 
 
@@ -153,7 +153,7 @@ def test_an_overwritten_file_keeps_its_own_mode(tmp_path: Path, umask: object) -
     shared.write_text("old")
     shared.chmod(0o664)
     umask(0o077)  # type: ignore[operator]
-    write_session(_session(), shared, force=True)
+    write_session(_session(), shared, force=True, protected=())
     assert stat.S_IMODE(shared.stat().st_mode) == 0o664
 
 
@@ -172,7 +172,7 @@ def test_an_interrupted_write_removes_its_temp_file(
 
     monkeypatch.setattr(os, "fsync", interrupted)
     with pytest.raises(error):
-        write_session(_session(), out, force=True)
+        write_session(_session(), out, force=True, protected=())
     assert out.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
 
@@ -193,7 +193,7 @@ def test_an_exception_between_chunks_removes_the_temp_file(tmp_path: Path) -> No
 
 def test_a_very_long_name_still_gets_a_valid_temp_name(tmp_path: Path) -> None:
     out = tmp_path / ("n" * 250 + ".json")
-    write_session(_session(), out)
+    write_session(_session(), out, protected=())
     assert [p.name for p in tmp_path.iterdir()] == [out.name]
 
 
@@ -209,7 +209,7 @@ def stall(fd):
 
 os.fsync = stall  # the data is in the temp file; hold it there
 session = Session(messages=(Message(role="user", content="x" * 100_000),))
-write_session(session, Path(sys.argv[1]), force=True)
+write_session(session, Path(sys.argv[1]), force=True, protected=())
 """
 
 
@@ -247,7 +247,9 @@ def stall(fd):
 
 os.fsync = stall
 session = Session(messages=(Message(role="user", content="x"),))
-worker = threading.Thread(target=write_session, args=(session, Path(sys.argv[1])), daemon=True)
+worker = threading.Thread(
+    target=write_session, args=(session, Path(sys.argv[1])), kwargs={"protected": ()}, daemon=True
+)
 worker.start()
 started.wait(10)
 print(sorted(p.name for p in Path(sys.argv[1]).parent.iterdir()), flush=True)

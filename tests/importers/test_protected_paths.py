@@ -12,12 +12,20 @@ import json
 import os
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ctxtui.cli import main
 from ctxtui.core.export import ExportError, write_session
-from ctxtui.importers import load_session, protected_paths
+from ctxtui.core.models import Session
+from ctxtui.importers import load_session, protected_paths, source_protection
+
+
+def _write(session: Session, target: Path, **kw: Any) -> Path:
+    """Write as every shell does: protecting what the session's source is read from."""
+    protected = source_protection(session.meta.source_path)
+    return write_session(session, target, protected=protected, **kw)
 
 
 def _picoclaw(tmp_path: Path) -> tuple[Path, Path]:
@@ -65,7 +73,7 @@ def test_writing_onto_the_other_half_of_a_picoclaw_session_is_refused(
     before = _tree(tmp_path)
     for target in (meta, jsonl):
         with pytest.raises(ExportError, match="refusing to overwrite"):
-            write_session(session, target, force=True)
+            _write(session, target, force=True)
     assert _tree(tmp_path) == before
 
 
@@ -74,7 +82,7 @@ def test_a_missing_meta_beside_the_transcript_is_protected_too(tmp_path: Path) -
     jsonl, meta = _picoclaw(tmp_path)
     meta.unlink()
     with pytest.raises(ExportError, match=r"chat\.meta\.json, which the source session is read"):
-        write_session(load_session(jsonl), meta)
+        _write(load_session(jsonl), meta)
     assert not meta.exists()
 
 
@@ -86,7 +94,7 @@ def test_a_hard_link_to_the_meta_is_refused(tmp_path: Path) -> None:
     os.link(meta, alias)
     before = _tree(tmp_path)
     with pytest.raises(ExportError, match="refusing to overwrite"):
-        write_session(load_session(jsonl), alias, force=True)
+        _write(load_session(jsonl), alias, force=True)
     assert _tree(tmp_path) == before
 
 
@@ -104,9 +112,9 @@ def test_nothing_inside_an_opencode_storage_tree_is_written(tmp_path: Path, open
         storage / "compacted.json",
     ):
         with pytest.raises(ExportError, match="refusing to"):
-            write_session(session, target, force=True)
+            _write(session, target, force=True)
     assert _tree(storage) == before
-    assert write_session(session, tmp_path / "compacted.json").is_file()
+    assert _write(session, tmp_path / "compacted.json").is_file()
 
 
 def test_a_directory_source_protects_its_tree_through_a_symlinked_parent(tmp_path: Path) -> None:
@@ -114,7 +122,7 @@ def test_a_directory_source_protects_its_tree_through_a_symlinked_parent(tmp_pat
     alias = tmp_path / "alias"
     alias.symlink_to(storage)
     with pytest.raises(ExportError, match="inside the source directory"):
-        write_session(load_session(storage), alias / "part" / "new.json")
+        _write(load_session(storage), alias / "part" / "new.json")
     assert not (storage / "part" / "new.json").exists()
 
 
@@ -135,7 +143,7 @@ def test_sqlite_side_files_are_refused(tmp_path: Path, suffix: str) -> None:
     session = load_session(db)
     side = tmp_path / f"opencode.db{suffix}"
     with pytest.raises(ExportError, match="which the source session is read from"):
-        write_session(session, side, force=True)
+        _write(session, side, force=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["opencode.db"]
 
 

@@ -10,8 +10,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Button, Input, Label, Static
 
-from ctxtui.core.export import source_protection
 from ctxtui.core.output import protected_clash
+from ctxtui.importers import source_protection
 from ctxtui.tui.screens.dialog import Dialog, button_row
 from ctxtui.tui.screens.open import resolve_input
 
