@@ -134,9 +134,11 @@ async def test_export_writes_off_the_ui_thread_and_reports_a_refusal(
     threads: list[bool] = []
     real = export.write_session
 
-    def spy(session: Session, path: Path, *, force: bool = False) -> Path:
+    def spy(
+        session: Session, path: Path, *, protected: frozenset[Path], force: bool = False
+    ) -> Path:
         threads.append(threading.current_thread() is threading.main_thread())
-        return real(session, path, force=force)
+        return real(session, path, protected=protected, force=force)
 
     monkeypatch.setattr(export, "write_session", spy)
     monkeypatch.chdir(tmp_path)
