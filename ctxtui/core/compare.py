@@ -7,12 +7,13 @@ figure. The rendering is the command's; this module only gathers the data.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ctxtui.core.engine import Engine
 from ctxtui.core.plan import Plan, Zone
-from ctxtui.core.policy import policy_for_session, window_source_of
+from ctxtui.core.policy import Policy, policy_for_session, window_source_of
 from ctxtui.core.reasons import CompactReason
 
 SCHEMA = "ctxtui.compare/1"
@@ -25,6 +26,42 @@ def _zones(plan: Plan) -> dict[str, dict[str, int]]:
         entry["count"] += 1
         entry["tokens"] += plan.effective_tokens[i]
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class PresetPlan:
+    """One preset's plan for a session, with the policy it was built from."""
+
+    name: str
+    policy: Policy
+    plan: Plan
+    window_source: str  # transcript, registry, preset default or user
+
+
+def plan_presets(
+    engine: Engine,
+    presets: Sequence[str],
+    overrides: Mapping[str, Any] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> tuple[PresetPlan, ...] | None:
+    """Each preset's policy fitted to the session and its plan, in order (the app's lanes).
+
+    ``None`` when ``should_stop`` says so between presets (each may count with another
+    tokenizer, which takes seconds on a long session). Counts are the engine's, so a preset
+    sharing a tokenizer with another, or with the main view, costs a plan only.
+    """
+    session = engine.session
+    out: list[PresetPlan] = []
+    for name in presets:
+        if should_stop is not None and should_stop():
+            return None
+        policy = policy_for_session(name, session, overrides or {})
+        counts = engine.counts(policy, should_stop=should_stop)
+        if counts is None:
+            return None
+        plan = engine.plan(policy, counts)
+        out.append(PresetPlan(name, policy, plan, window_source_of(policy, session).value))
+    return tuple(out)
 
 
 def compare_entry(engine: Engine, name: str, overrides: Mapping[str, Any]) -> dict[str, Any]:

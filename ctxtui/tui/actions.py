@@ -164,6 +164,15 @@ ACTIONS: tuple[Action, ...] = (
         footer_rank=5,
         view="ctxtui.tui.screens.help:HelpScreen",
     ),
+    Action(
+        "compare",
+        "v",
+        "Compare",
+        "Every preset side by side: a lane per preset beside each message, a gauge each",
+        scope=Scope.APP,
+        title="Compare presets",
+        view="ctxtui.tui.screens.compare:CompareScreen",
+    ),
     Action("quit", "q", "Quit", "", scope=Scope.APP, footer_rank=9, in_palette=False),
     # Textual adds this binding itself when none exists; declaring it gives it an id (so it
     # can be remapped) and an explanation of what the palette offers.

@@ -93,6 +93,10 @@ class MainScreen(SessionScreen):
 
     # -- detail ----------------------------------------------------------------------------
 
+    def select_message(self, index: int) -> None:
+        if self.session is not None and 0 <= index < len(self.session.messages):
+            self.query_one(MessageList).select(index)
+
     @on(MessageList.Selected)
     def _selected(self, event: MessageList.Selected) -> None:
         self.show_detail(event.index)

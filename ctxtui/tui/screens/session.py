@@ -108,9 +108,15 @@ class SessionScreen(Screen[None]):
         self.run_worker(work, thread=True, exclusive=True, exit_on_error=False, group=group)
 
     def take(self, result: object) -> None:
-        """What a view dismissed with: a ``Path`` is a session file to open; else nothing."""
+        """What a view dismissed with: a ``Path`` is a session file to open, an ``int`` the
+        message to select (the compare view's cursor); anything else, nothing."""
         if isinstance(result, Path):
             self.load(result)
+        elif isinstance(result, int) and not isinstance(result, bool):
+            self.select_message(result)
+
+    def select_message(self, index: int) -> None:
+        """Move the selection to message ``index``; the main screen moves its list."""
 
     # -- loading, counting and planning ----------------------------------------------------
 

@@ -1,0 +1,233 @@
+"""The compare view: one session under several presets at once, a lane per preset.
+
+A developer choosing or tuning a policy asks "what would OpenCode keep here that Codex
+drops?". The main view answers for one preset; this view plans the session under each chosen
+preset (as shipped, fitted to the session's model) and shows, per preset, a one-line gauge
+(prompt against window and trigger) and a lane of glyphs beside every message. Planning runs
+in a thread worker that only posts its result: each preset may count with its own tokenizer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Button, Footer, SelectionList, Static
+from textual.worker import get_current_worker
+
+from ctxtui.core.compare import PresetPlan, plan_presets
+from ctxtui.core.engine import Engine
+from ctxtui.core.plan import Pressure
+from ctxtui.core.policy import PRESETS
+from ctxtui.core.wording import plural
+from ctxtui.tui.screens.dialog import Dialog, button_row
+from ctxtui.tui.state import MainState
+from ctxtui.tui.widgets.compare_lanes import GLYPHS, LANE_CELLS, CompareLanes, lane_mark
+
+DEFAULT_PRESETS = ("plan", "picoclaw", "opencode", "codex", "claude-code")
+"""The agents' policies side by side, plus the plan; ``p`` chooses others."""
+
+WINDOW_KNOBS = ("context_window", "max_tokens")
+"""The user's knobs every preset takes over: the window is the model's, not the policy's."""
+
+GAUGE_CELLS = 16
+LEGEND = "  ".join(f"{glyph} {mark}" for mark, glyph in GLYPHS.items())
+
+
+def gauge_line(number: int, entry: PresetPlan, width: int, name_cells: int) -> Text:
+    """``1 plan ███▌░░░│░ 5,828 / 200,000 · trigger 167,233 · tail #0 · window: registry``.
+
+    The bar is the prompt against the window, ``│`` marks the trigger; its colour is the
+    main gauge's (normal, past the trigger, past the window). What matters most comes first,
+    so a narrow terminal cuts the window's source, not the figures.
+    """
+    t = entry.plan.totals
+    style = {
+        Pressure.OK: "green",
+        Pressure.WARNING: "yellow",
+        Pressure.ERROR: "red",
+    }[entry.plan.pressure]
+    filled = min(GAUGE_CELLS, round(GAUGE_CELLS * t.tokens / max(1, t.window)))
+    trigger_at = min(GAUGE_CELLS - 1, GAUGE_CELLS * t.trigger // max(1, t.window))
+    line = Text(no_wrap=True, end="")
+    line.append(f"{number} ", "bold")
+    line.append(f"{entry.name:<{name_cells}} ", "bold")
+    for cell in range(GAUGE_CELLS):
+        if cell == trigger_at and cell >= filled:
+            line.append("│", "yellow")
+        else:
+            line.append("█" if cell < filled else "░", style if cell < filled else "dim")
+    line.append(f" {t.tokens:,} / {t.window:,} · trigger {t.trigger:,}")
+    line.append(f" · tail #{entry.plan.tail.start:,}")
+    if entry.plan.compaction.needed:
+        line.append(" · compacts now", "bold")
+    line.append(f" · window: {entry.window_source}", "dim")
+    line.truncate(width)
+    return line
+
+
+class PlansReady(Message):
+    """Every chosen preset's plan, in order."""
+
+    def __init__(self, plans: tuple[PresetPlan, ...]) -> None:
+        super().__init__()
+        self.plans = plans
+
+
+class PresetPicker(Dialog[tuple[str, ...]]):
+    """Choose the presets to compare (at least one), in the table's order."""
+
+    DIALOG_ID = "compare-presets"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "apply", "Compare", id="compare-presets.apply", priority=True),
+    ]
+    DEFAULT_CSS = """
+    PresetPicker > #dialog { width: 50; }
+    PresetPicker SelectionList { height: auto; max-height: 12; }
+    """
+
+    def __init__(self, chosen: Sequence[str]) -> None:
+        super().__init__()
+        self._chosen = tuple(chosen)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static("Presets to compare", id="title")
+            yield SelectionList[str](
+                *((name, name, name in self._chosen) for name in PRESETS), id="presets"
+            )
+            yield Static("space: choose · enter: compare", id="hint")
+            yield button_row(Button("Compare", id="apply", variant="primary"))
+
+    def action_apply(self) -> None:
+        chosen = tuple(self.query_one(SelectionList).selected)
+        if chosen:
+            self.dismiss(tuple(n for n in PRESETS if n in chosen))
+        else:
+            self.notify("Choose at least one preset.", severity="warning")
+
+    def on_button_pressed(self) -> None:
+        self.action_apply()
+
+
+class CompareScreen(Screen[int | None]):
+    """The session under several presets; Escape returns to the main view at the cursor."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,v", "close", "Back", id="compare.close"),
+        Binding("p", "choose", "Presets", id="compare.choose"),
+    ]
+
+    DEFAULT_CSS = """
+    CompareScreen #compare-title { padding: 0 1; text-style: bold; }
+    CompareScreen #compare-gauges { padding: 0 1; height: auto; }
+    CompareScreen #compare-heading { color: $text-muted; }
+    CompareScreen CompareLanes { height: 1fr; }
+    CompareScreen #compare-status { padding: 0 1; height: 1; background: $panel; }
+    CompareScreen #compare-legend { padding: 0 1; color: $text-muted; }
+    """
+
+    def __init__(self, state: MainState, presets: Sequence[str] = DEFAULT_PRESETS) -> None:
+        super().__init__()
+        self.state = state
+        self.presets = tuple(presets)
+        self.plans: tuple[PresetPlan, ...] = ()
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._title(), id="compare-title")
+        yield Static("planning…", id="compare-gauges")
+        yield Static("", id="compare-heading")
+        yield CompareLanes(id="compare-lanes")
+        yield Static("", id="compare-status")
+        yield Static(f"{LEGEND}   p: choose presets · esc: back", id="compare-legend")
+        yield Footer()
+
+    def _title(self) -> str:
+        session = self.state.session
+        if session is None:
+            return "Compare presets: open a session first"
+        name = self.state.path.name if self.state.path is not None else "session"
+        model = f" · {session.meta.model}" if session.meta.model else ""
+        count = plural(len(session.messages), "message")
+        return f"Compare presets · {name}{model} · {count}"
+
+    def on_mount(self) -> None:
+        self.query_one(CompareLanes).cursor = self.state.selection
+        self.query_one(CompareLanes).focus()
+        self._plan_all()
+
+    def _plan_all(self) -> None:
+        engine = self.state.engine
+        if engine is None:
+            self.query_one("#compare-gauges", Static).update("no session")
+            return
+        self.query_one("#compare-gauges", Static).update(
+            f"planning {plural(len(self.presets), 'preset')}…"
+        )
+        overrides = {k: v for k, v in self.state.overrides.items() if k in WINDOW_KNOBS}
+        self._plan_worker(engine, self.presets, overrides)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="compare")
+    def _plan_worker(
+        self, engine: Engine, presets: tuple[str, ...], overrides: dict[str, object]
+    ) -> None:
+        worker = get_current_worker()
+        plans = plan_presets(engine, presets, overrides, lambda: worker.is_cancelled)
+        if plans is not None:
+            self.post_message(PlansReady(plans))
+
+    @on(PlansReady)
+    def _show(self, event: PlansReady) -> None:
+        session = self.state.session
+        if session is None:
+            return
+        self.plans = event.plans
+        lanes = self.query_one(CompareLanes)
+        lanes.show(session, event.plans)
+        self._draw_gauges()
+        pad = " " * (lanes.index_width() + 1 + 4 + 1)
+        numbers = "".join(f"{n + 1}".ljust(LANE_CELLS) for n in range(len(event.plans)))
+        heading = Text(f"{pad}{numbers}message", no_wrap=True, end="")
+        self.query_one("#compare-heading", Static).update(heading)
+        self._describe(lanes.cursor)
+
+    def _draw_gauges(self) -> None:
+        width = max(20, self.size.width - 2)
+        name_cells = max(len(p.name) for p in self.plans)
+        lines = Text("\n").join(
+            gauge_line(n + 1, entry, width, name_cells) for n, entry in enumerate(self.plans)
+        )
+        self.query_one("#compare-gauges", Static).update(lines)
+
+    def on_resize(self) -> None:
+        if self.plans:
+            self._draw_gauges()
+
+    @on(CompareLanes.Moved)
+    def _moved(self, event: CompareLanes.Moved) -> None:
+        self._describe(event.index)
+
+    def _describe(self, index: int) -> None:
+        """The status line: what each preset does with the message under the cursor."""
+        if not self.plans:
+            return
+        marks = ", ".join(f"{p.name} {lane_mark(p.plan, index)}" for p in self.plans)
+        self.query_one("#compare-status", Static).update(f"#{index:,}: {marks}")
+
+    def action_close(self) -> None:
+        self.dismiss(self.query_one(CompareLanes).cursor)
+
+    def action_choose(self) -> None:
+        def chosen(presets: tuple[str, ...] | None) -> None:
+            if presets and presets != self.presets:
+                self.presets = presets
+                self._plan_all()
+
+        self.app.push_screen(PresetPicker(self.presets), chosen)

@@ -1,0 +1,112 @@
+"""The compare view (`v`): the session under several presets, a lane per preset."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import SelectionList, Static
+
+from ctxtui.tui.screens.compare import DEFAULT_PRESETS, CompareScreen
+from ctxtui.tui.widgets.compare_lanes import CompareLanes
+from ctxtui.tui.widgets.message_list import MessageList
+from tests.tui.main_fixtures import app_for, big_session, demo_session
+from tests.tui.test_snapshots_main import SnapCompare, press, settle, then
+
+
+async def _open_compare(pilot: Pilot[Any]) -> CompareLanes:
+    await settle(pilot)
+    await pilot.press("v")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, CompareScreen)
+    return pilot.app.screen.query_one(CompareLanes)
+
+
+def _row_text(lanes: CompareLanes, index: int) -> str:
+    return lanes._row_text(index, 100).plain
+
+
+def test_compare_120x40(snap_compare: SnapCompare) -> None:
+    """The demo under plan, picoclaw, opencode, codex and claude-code in a 16,384 window: five
+    gauge lines (bar, prompt / window, trigger, tail start, `compacts now` where it does),
+    lane numbers over the list, a T/K/·/p glyph per preset beside each message, the status
+    line naming each preset's mark for message #0, and the legend."""
+    assert snap_compare(
+        app_for(demo_session()), terminal_size=(120, 40), run_before=then(press("v"))
+    )
+
+
+def test_compare_80x24(snap_compare: SnapCompare) -> None:
+    """The same at 80×24: gauge lines cut at the width, lanes and previews still aligned."""
+    assert snap_compare(
+        app_for(demo_session()), terminal_size=(80, 24), run_before=then(press("v"))
+    )
+
+
+async def test_compare_lanes_differ_where_the_presets_disagree() -> None:
+    app = app_for(demo_session())
+    async with app.run_test(size=(120, 40)) as pilot:
+        lanes = await _open_compare(pilot)
+        assert lanes.message_count == len(demo_session().messages)
+        marks = [lanes.marks(i) for i in range(lanes.message_count)]
+        assert all(len(m) == len(DEFAULT_PRESETS) for m in marks)
+        disagree = [i for i, m in enumerate(marks) if len(set(m)) > 1]
+        assert disagree, "five policies in a small window agree on every message"
+        # The glyphs on screen are the marks, lane by lane, after the index and role.
+        row = _row_text(lanes, disagree[0])
+        glyphs = row.split()[2 : 2 + len(DEFAULT_PRESETS)]
+        expected = {"tail": "T", "kept": "K", "dropped": "·", "pruned": "p"}
+        assert glyphs == [expected[m] for m in marks[disagree[0]]]
+        # No preset sends a request without its newest message.
+        assert "dropped" not in marks[-1]
+
+
+async def test_compare_cursor_moves_describe_and_escape_returns_to_that_message() -> None:
+    app = app_for(demo_session())
+    async with app.run_test(size=(120, 40)) as pilot:
+        lanes = await _open_compare(pilot)
+        status = pilot.app.screen.query_one("#compare-status", Static)
+        await pilot.press("end")
+        await settle(pilot)
+        last = lanes.message_count - 1
+        assert lanes.cursor == last
+        assert str(status.render()).startswith(f"#{last}: plan ")
+        await pilot.press("pageup", "up")
+        await settle(pilot)
+        chosen = lanes.cursor
+        assert chosen < last
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(pilot.app.screen, CompareScreen)
+        assert pilot.app.screen.query_one(MessageList).cursor == chosen
+
+
+async def test_compare_presets_can_be_chosen() -> None:
+    app = app_for(demo_session())
+    async with app.run_test(size=(120, 40)) as pilot:
+        lanes = await _open_compare(pilot)
+        await pilot.press("p")
+        await settle(pilot)
+        choices = pilot.app.screen.query_one(SelectionList)
+        choices.deselect("picoclaw")
+        choices.deselect("opencode")
+        choices.select("picoclaw-seahorse")
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, CompareScreen)
+        assert screen.presets == ("plan", "picoclaw-seahorse", "codex", "claude-code")
+        assert [p.name for p in screen.plans] == list(screen.presets)
+        assert len(lanes.marks(0)) == 4
+
+
+async def test_compare_stays_flat_on_a_long_session() -> None:
+    """20,000 messages: one widget for the whole list, and painting the last rows works."""
+    app = app_for(big_session(20_000))
+    async with app.run_test(size=(100, 30)) as pilot:
+        lanes = await _open_compare(pilot)
+        assert lanes.message_count == 20_000
+        assert len(list(pilot.app.screen.walk_children())) < 40
+        await pilot.press("end")
+        await settle(pilot)
+        assert "19999" in _row_text(lanes, 19_999)
