@@ -14,6 +14,7 @@ from ctxtui.core.compare import compare
 from ctxtui.core.engine import Engine
 from ctxtui.core.policy import PRESETS, PolicyError
 from ctxtui.core.report import display_text
+from ctxtui.core.wording import plural
 from ctxtui.options import EXIT_OK, overrides_from
 
 
@@ -63,7 +64,7 @@ def _table(doc: dict[str, Any]) -> Any:
         grid.add_row(
             "after",
             f"a compaction {span}: {after['requested']:,} tok requested, "
-            f"{after['messages']:,} messages",
+            f"{plural(after['messages'], 'message')}",
         )
         for warning in p["warnings"]:
             grid.add_row(Text("warning", style="yellow"), Text(warning, style="yellow"))

@@ -408,3 +408,12 @@ def test_compare_refuses_an_unknown_preset(chat: Path, capsys: pytest.CaptureFix
     assert main(["compare", str(chat), "--presets", "plan,nope"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "'nope'" in err and "known: plan" in err
+
+
+def test_compare_table_counts_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A one-message session reads "1 message" after a compaction, not "1 messages"."""
+    path = _one_message(tmp_path, 40)
+    assert main(["compare", str(path), "--presets", "plan"]) == 0
+    out = capsys.readouterr().out
+    assert "1 message" in out
+    assert "1 messages" not in out
