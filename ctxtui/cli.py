@@ -37,6 +37,7 @@ from ctxtui.options import (
     EXIT_USAGE,
     clip,
     clip_path,
+    debugging,
     overrides_from,
 )
 
@@ -191,10 +192,6 @@ def _run(args_list: list[str]) -> int:
     return _open_app(args_list)
 
 
-def _debugging() -> bool:
-    return os.environ.get("CTXTUI_DEBUG", "").strip() not in ("", "0")
-
-
 def internal_error(prog: str, err: BaseException) -> str:
     """An unexpected exception as one line: what it was, and how to see the traceback."""
     what = " ".join(str(err).split()) or "no message"
@@ -217,7 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\n{prog}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as err:
-        if _debugging():
+        if debugging():
             raise
         print(internal_error(prog, err), file=sys.stderr)
         return EXIT_INTERNAL

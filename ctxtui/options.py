@@ -39,6 +39,14 @@ EXIT_CODES_HELP = (
     "it), 130 interrupted."
 )
 
+
+def debugging() -> bool:
+    """``CTXTUI_DEBUG=1``: let an unexpected exception show its traceback instead of one line."""
+    import os
+
+    return os.environ.get("CTXTUI_DEBUG", "").strip() not in ("", "0")
+
+
 # -- echoing what the user typed -------------------------------------------------------------
 
 ECHO_LIMIT = 40

@@ -16,4 +16,6 @@ def run_app(
 
     app = make_app(session, format=format, preset=preset, overrides=overrides)
     app.run()
+    if app.internal_error is not None:
+        raise app.internal_error  # the CLI's catch-all turns it into one line, exit 3
     return app.return_code or 0

@@ -12,6 +12,7 @@ from textual.binding import BindingType
 from textual.screen import Screen
 
 from ctxtui.core.models import Session
+from ctxtui.options import EXIT_INTERNAL, debugging
 from ctxtui.tui.actions import ACTIONS, Action, Scope, bindings, remap
 from ctxtui.tui.screens.main import MainScreen
 from ctxtui.tui.settings import AppSettings, apply_settings, load_settings
@@ -50,6 +51,8 @@ class CtxtuiApp(App[int]):
         self._preset = preset
         self._overrides = dict(overrides or {})
         self._startup_error = startup_error
+        self.internal_error: Exception | None = None
+        """An unexpected exception that ended the app; ``run_app`` re-raises it for the CLI."""
 
     def get_default_screen(self) -> Screen[Any]:
         return MainScreen(
@@ -70,6 +73,24 @@ class CtxtuiApp(App[int]):
             from ctxtui.tui.screens.error import ErrorScreen
 
             self.push_screen(ErrorScreen(self._startup_error, "Demo session missing"))
+
+    def _handle_exception(self, error: Exception) -> None:
+        """An exception no handler caught: end the app and let the CLI say it in one line.
+
+        The widget whose handler raised has stopped its message loop, so carrying on would
+        leave a screen that no longer answers; exiting is the honest choice. Worker failures
+        never get here: the jobs post them, and the screen shows them in the error dialog.
+        ``CTXTUI_DEBUG=1`` keeps Textual's own handling, which prints the traceback.
+        """
+        if debugging():
+            super()._handle_exception(error)
+            return
+        if self.internal_error is None:
+            self.internal_error = error
+        if self._exception is None:  # Pilot re-raises this one in tests, as Textual does
+            self._exception = error
+            self._exception_event.set()
+        self.exit(return_code=EXIT_INTERNAL)
 
     @property
     def main(self) -> MainScreen:
