@@ -469,7 +469,7 @@ async def test_keys_keep_working_while_a_session_loads(
     real = importers.load_session
 
     def held(path: Path, format: str | None = None) -> Session:
-        assert gate.wait(10), "the test never released the load"
+        assert gate.wait(60), "the test never released the load"
         return real(path, format)
 
     monkeypatch.setattr(importers, "load_session", held)
