@@ -137,6 +137,28 @@ def render(results: list[Result], notes: list[str], args: argparse.Namespace, to
     return "\n".join(lines) + "\n"
 
 
+def summary(results: list[Result]) -> str:
+    """Every figure of the run on one screen: what, ratio, target, verdict; targets first."""
+    from bench.common import fmt
+
+    ordered = sorted(results, key=lambda r: r.target is None)
+    width = max((len(f"{r.section} {r.size} {r.subject}") for r in ordered), default=10)
+    width = min(width, 58)
+    lines = [f"{'figure':<{width}}  {'value':>10}  {'ratio':>7}  {'target':>7}  verdict"]
+    for r in ordered:
+        name = f"{r.section} {r.size} {r.subject}"
+        name = name if len(name) <= width else name[: width - 1] + "…"
+        target = f"≤ {r.target:g}" if r.target is not None else "—"
+        lines.append(
+            f"{name:<{width}}  {fmt(r.subject_value, r.unit):>10}  {r.ratio:>7.3f}  "
+            f"{target:>7}  {r.verdict()}"
+        )
+    met = sum(r.met is True for r in results)
+    targeted = sum(r.met is not None for r in results)
+    lines.append(f"{met} of {targeted} targets met")
+    return "\n".join(lines)
+
+
 MARK = "<!-- bench:results -->"
 
 
@@ -160,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         results, notes = run(args)
         took = time.perf_counter() - start
+    print()
+    print(summary(results))
     print(f"benchmark took {took:.0f} s")
     if not args.no_doc:
         write_doc(args.doc, render(results, notes, args, took))

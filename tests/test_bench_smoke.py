@@ -89,3 +89,20 @@ def test_the_ablation_runs_and_puts_every_switch_back() -> None:
     assert all(r.baseline_value > 0 for r in results)
     after = (_reader._fast_json, _reader.gc_paused, openai_chat.gc_paused, gc.get_freeze_count)
     assert after == before
+
+
+def test_the_summary_lists_every_figure_with_its_verdict() -> None:
+    from bench.__main__ import summary
+
+    results = [
+        Result("open", "100k", "open+count+plan", 0.9, "json.load", 0.6, "s", 1.0),
+        Result("startup", "-", "ctxtui --help", 0.12, "150 ms target", 0.15, "s", 1.0),
+        Result("frame", "1M/1k", "1M rows", 2.0, "1k rows", 2.0),
+    ]
+    lines = summary(results).splitlines()
+    assert lines[0].split() == ["figure", "value", "ratio", "target", "verdict"]
+    assert lines[1].startswith("open 100k open+count+plan") and lines[1].endswith("MISSED")
+    assert lines[2].startswith("startup - ctxtui --help") and lines[2].endswith("met")
+    assert lines[3].endswith("reported")
+    assert lines[-1] == "1 of 2 targets met"
+    assert len(lines) <= 40  # one screen
