@@ -34,7 +34,7 @@ ROLES: tuple[Role, ...] = ("system", "developer", "user", "assistant", "tool")
 class _Frozen(BaseModel):
     """Base of every session type: immutable, strict about unknown fields."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class PartKind(StrEnum):

@@ -63,7 +63,7 @@ def _knob(default: Any, group: str, description: str, **constraints: Any) -> Any
 class Policy(BaseModel):
     """Every knob of the simulated context manager."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True, defer_build=True)
 
     preset: str = _knob("plan", "general", "the preset these values started from")
     tokenizer: str = _knob(
