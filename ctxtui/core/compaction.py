@@ -32,14 +32,8 @@ from ctxtui.core.planner import build_plan
 from ctxtui.core.policy import CompactionStyle, SummaryTemplate
 from ctxtui.core.reasons import CompactReason
 from ctxtui.core.seahorse import LEAF_CHUNK_TOKENS
-from ctxtui.core.summary import (
-    SUMMARY_TEMPLATE,
-    StructuredSummary,
-    build_llm_prompt,
-    build_structured_summary,
-    leaf_target_tokens,
-    legacy_fallback_text,
-)
+from ctxtui.core.summary import SUMMARY_TEMPLATE, StructuredSummary, build_structured_summary
+from ctxtui.core.summary_prompt import build_llm_prompt, leaf_target_tokens, legacy_fallback_text
 from ctxtui.core.summary_templates import (
     CLAUDE_CODE_CONTINUATION,
     codex_summary_message,
@@ -308,6 +302,25 @@ def _rewrite(
     return _summarize(session, plan, first, last, tokenizer)
 
 
+def _nothing_to_compact(session: Session, plan: Plan, reason: CompactReason) -> CompactionResult:
+    """Every message is in the fresh tail: the result is the session as it was, and says so."""
+    tokens = plan.totals.requested
+    return CompactionResult(
+        session=session,
+        summary=None,
+        summary_text="",
+        prompt="",
+        reason=reason,
+        replaced=None,
+        messages_replaced=0,
+        tokens_before=tokens,
+        tokens_after=tokens,
+        tail_kept=plan.tail.start,
+        overflow=overflow_of(plan, session.meta.model),
+        note="nothing to compact: every message is in the fresh tail",
+    )
+
+
 def compact(
     session: Session, plan: Plan, reason: CompactReason, tokenizer: Tokenizer
 ) -> CompactionResult:
@@ -321,20 +334,7 @@ def compact(
     model = session.meta.model
     span = _replaced_range(session, plan, reason)
     if span is None:
-        return CompactionResult(
-            session=session,
-            summary=None,
-            summary_text="",
-            prompt="",
-            reason=reason,
-            replaced=None,
-            messages_replaced=0,
-            tokens_before=tokens_before,
-            tokens_after=tokens_before,
-            tail_kept=plan.tail.start,
-            overflow=overflow_of(plan, model),
-            note="nothing to compact: every message is in the fresh tail",
-        )
+        return _nothing_to_compact(session, plan, reason)
     first, last = span
     old = session.messages
     done = _rewrite(session, plan, reason, span, tokenizer)

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from ctxtui.core.compaction import CompactionResult, leaf_chunks
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
-from ctxtui.core.summary import SUMMARY_TEMPLATE, build_llm_prompt, leaf_target_tokens
+from ctxtui.core.summary import SUMMARY_TEMPLATE
+from ctxtui.core.summary_prompt import build_llm_prompt, leaf_target_tokens
 from ctxtui.core.tokenizers import Tokenizer
 
 

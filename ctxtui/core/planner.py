@@ -353,6 +353,34 @@ def _excluded_tokens(effective: EffectiveTokens, excluded: frozenset[int], lo: i
     return sum(effective[i] for i in excluded if lo <= i < hi)
 
 
+def _totals(
+    policy: Policy,
+    counts: SessionCounts,
+    effective: EffectiveTokens,
+    tail: FreshTail,
+    kept_start: int,
+    excluded: frozenset[int],
+) -> Totals:
+    """The request's parts in tokens: messages left out of a sent range (a hole, a sanitised
+    pair) count as dropped, not as kept or tail."""
+    prefix = effective.prefix
+    n = len(counts)
+    out_of_tail = _excluded_tokens(effective, excluded, tail.start, n)
+    out_of_kept = _excluded_tokens(effective, excluded, kept_start, tail.start)
+    return Totals(
+        window=policy.context_window,
+        output_reserve=policy.max_tokens,
+        system=counts.system_tokens,
+        tool_defs=counts.tool_def_tokens,
+        summary=counts.summary_tokens,
+        history=prefix(n),
+        kept=prefix(tail.start) - prefix(kept_start) - out_of_kept,
+        tail=tail.tokens - out_of_tail,
+        dropped=prefix(kept_start) + out_of_kept + out_of_tail,
+        trigger=policy.trigger,
+    )
+
+
 def build_plan(
     session: Session, policy: Policy, counts: SessionCounts, tokenizer: Tokenizer
 ) -> Plan:
@@ -368,28 +396,14 @@ def build_plan(
     tail = _fresh_tail(session, list_prefix(prepared.prefix), budget, policy, bounds)
     pruned = _prune(session, policy, prepared.outputs, tail.start)
     effective = EffectiveTokens(prepared.tokens, prepared.prefix, pruned)
-    prefix = effective.prefix
-    assembly = _assemble(n, policy, tail, prefix, budget, bounds)
+    assembly = _assemble(n, policy, tail, effective.prefix, budget, bounds)
     kept_start = assembly.kept_start
     unpaired: dict[int, str] = {}
     excluded = frozenset(assembly.hole)
     if policy.sanitize_history and n:
         excluded |= frozenset(sanitize_ranges(session, prepared.sanitizer(), assembly.ranges))
         unpaired = unpaired_sent(prepared.pairs(), assembly.ranges, excluded)
-    out_of_tail = _excluded_tokens(effective, excluded, tail.start, n)
-    out_of_kept = _excluded_tokens(effective, excluded, kept_start, tail.start)
-    totals = Totals(
-        window=policy.context_window,
-        output_reserve=policy.max_tokens,
-        system=counts.system_tokens,
-        tool_defs=counts.tool_def_tokens,
-        summary=counts.summary_tokens,
-        history=prefix(n),
-        kept=prefix(tail.start) - prefix(kept_start) - out_of_kept,
-        tail=tail.tokens - out_of_tail,
-        dropped=prefix(kept_start) + out_of_kept + out_of_tail,
-        trigger=policy.trigger,
-    )
+    totals = _totals(policy, counts, effective, tail, kept_start, excluded)
     need = compaction_need(session, policy, totals, tail, effective)
     overflow = (
         forecast_overflow(session, policy, totals, need, effective, tokenizer)

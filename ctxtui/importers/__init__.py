@@ -15,13 +15,13 @@ from __future__ import annotations
 import importlib
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import Session, SessionMeta
+from ctxtui.importers._formats import FORMAT_NAMES, FORMATS, FormatInfo, format_info
 from ctxtui.importers._jsonl import read_head
 from ctxtui.importers._parts import MAX_COUNT, counting_dropped, dropped_counts, quoted
 from ctxtui.importers._reader import (
@@ -32,82 +32,6 @@ from ctxtui.importers._reader import (
     read_magic,
 )
 from ctxtui.importers._stream import SQLITE_ERRORS, sqlite_problem
-
-
-@dataclass(frozen=True)
-class FormatInfo:
-    """What ``ctxtui formats`` shows for one importer."""
-
-    name: str
-    title: str
-    description: str
-    extensions: tuple[str, ...]
-
-
-FORMATS: tuple[FormatInfo, ...] = (
-    FormatInfo(
-        "native", "ctxtui native", "the core's own session model (ctxtui compact -o)", (".json",)
-    ),
-    FormatInfo(
-        "claude-code",
-        "Claude Code",
-        "Claude Code session transcripts (~/.claude/projects/*/*.jsonl)",
-        (".jsonl",),
-    ),
-    FormatInfo(
-        "codex",
-        "Codex CLI",
-        "Codex CLI rollout files, current and legacy 2025 layout",
-        (".jsonl", ".jsonl.zst"),
-    ),
-    FormatInfo(
-        "opencode",
-        "OpenCode",
-        "OpenCode JSON file storage (<= 1.1) and its SQLite database (>= 1.2)",
-        (".json", ".db"),
-    ),
-    FormatInfo(
-        "picoclaw",
-        "PicoClaw",
-        "PicoClaw sessions: <key>.jsonl + .meta.json, legacy <key>.json, seahorse SQLite",
-        (".jsonl", ".json", ".db"),
-    ),
-    FormatInfo(
-        "anthropic",
-        "Anthropic Messages",
-        "Anthropic Messages API requests and responses (top-level system, content blocks)",
-        (".json",),
-    ),
-    FormatInfo(
-        "openai-responses",
-        "OpenAI Responses",
-        "OpenAI Responses API input items (instructions + typed items)",
-        (".json",),
-    ),
-    FormatInfo(
-        "sharegpt",
-        "ShareGPT",
-        "ShareGPT datasets: conversations of {from, value}",
-        (".json", ".jsonl"),
-    ),
-    FormatInfo(
-        "openai-chat",
-        "OpenAI Chat",
-        "OpenAI Chat Completions messages, LiteLLM/OpenRouter logs, fine-tuning JSONL",
-        (".json", ".jsonl"),
-    ),
-)
-"""Every known format, in detection order (ties in ``sniff`` scores go to the earlier one)."""
-
-FORMAT_NAMES: tuple[str, ...] = tuple(f.name for f in FORMATS)
-
-
-def format_info(name: str) -> FormatInfo:
-    """The ``FormatInfo`` of a known format name (importer modules use it for ``FORMAT``)."""
-    for info in FORMATS:
-        if info.name == name:
-            return info
-    raise KeyError(name)
 
 
 def module_name(name: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolCall
@@ -105,31 +106,12 @@ def _summary(con: sqlite3.Connection, summary_id: str | None) -> tuple[list[Mess
     return [message], as_int(row["token_count"]) or 0
 
 
-def _message(
-    con: sqlite3.Connection, message_id: int | None, tool_names: dict[str, str], warnings: list[str]
-) -> tuple[list[Message] | None, int]:
-    """A message with parts: calls from ``tool_use``, outputs from ``tool_result`` text.
-
-    A message whose role is not one PicoClaw writes is skipped with a warning (no messages).
-    """
-    row = con.execute(
-        "SELECT role, content, model_name, reasoning_content, token_count, created_at "
-        "FROM messages WHERE message_id = ?",
-        (message_id,),
-    ).fetchone()
-    if row is None:
-        return None, 0
-    estimate = as_int(row["token_count"]) or 0
-    role = as_text(row["role"])
-    if role not in ROLES:
-        warnings.append(f"message {message_id}: unknown role {quoted(role)} skipped")
-        return [], estimate
-    parts = con.execute(
-        "SELECT type, text, name, arguments, tool_call_id, media_uri, mime_type "
-        "FROM message_parts WHERE message_id = ? ORDER BY ordinal, part_id",
-        (message_id,),
-    ).fetchall()
-    common = {
+def _from_parts(
+    row: sqlite3.Row, role: str, parts: list[sqlite3.Row], tool_names: dict[str, str]
+) -> list[Message]:
+    """The messages one row and its parts make: one ``tool`` message per ``tool_result``
+    part, else the message itself with its text, media and ``tool_use`` calls."""
+    common: dict[str, Any] = {
         "created_at": parse_timestamp(row["created_at"]),
         "model": row["model_name"] or None,
     }
@@ -161,7 +143,7 @@ def _message(
                 **common,
             )
             for p in results
-        ], estimate
+        ]
     # messages.content is a derived rendering when parts exist; without parts it is the text.
     content = "\n".join(texts) if parts else as_text(row["content"])
     lead = (text_part(content),) if content and media else ()
@@ -173,4 +155,31 @@ def _message(
         reasoning=as_text(row["reasoning_content"]),
         **common,
     )
-    return [message], estimate
+    return [message]
+
+
+def _message(
+    con: sqlite3.Connection, message_id: int | None, tool_names: dict[str, str], warnings: list[str]
+) -> tuple[list[Message] | None, int]:
+    """A message with parts: calls from ``tool_use``, outputs from ``tool_result`` text.
+
+    A message whose role is not one PicoClaw writes is skipped with a warning (no messages).
+    """
+    row = con.execute(
+        "SELECT role, content, model_name, reasoning_content, token_count, created_at "
+        "FROM messages WHERE message_id = ?",
+        (message_id,),
+    ).fetchone()
+    if row is None:
+        return None, 0
+    estimate = as_int(row["token_count"]) or 0
+    role = as_text(row["role"])
+    if role not in ROLES:
+        warnings.append(f"message {message_id}: unknown role {quoted(role)} skipped")
+        return [], estimate
+    parts = con.execute(
+        "SELECT type, text, name, arguments, tool_call_id, media_uri, mime_type "
+        "FROM message_parts WHERE message_id = ? ORDER BY ordinal, part_id",
+        (message_id,),
+    ).fetchall()
+    return _from_parts(row, role, parts, tool_names), estimate

@@ -237,6 +237,51 @@ _new_message = Message.__pydantic_validator__.validate_python
 minus the keyword unpacking and the ``__init__`` frame, ~0.35 µs of ~1.3 µs a message."""
 
 
+def _assistant_fields(
+    raw: Mapping[str, Any],
+    index: int,
+    pairing: _Pairing,
+    warnings: list[str],
+    fields: dict[str, Any],
+    content: str,
+    parts: tuple[ContentPart, ...],
+) -> tuple[str, tuple[ContentPart, ...]]:
+    """An assistant's tool calls (current and legacy) and reasoning into ``fields``; returns
+    the content (a refusal stands in for empty content) and the parts with reasoning blobs."""
+    raw_calls = raw.get("tool_calls")
+    calls = (
+        [
+            call
+            for n, item in enumerate(raw_calls)
+            if (call := _tool_call(item, f"call_{index}_{n}")) is not None
+        ]
+        if type(raw_calls) is list
+        else []
+    )
+    if raw_calls and type(raw_calls) is not list:
+        warnings.append(f"message {index}: tool_calls is not a list; ignored")
+    legacy = raw.get("function_call")
+    if legacy is not None and _is_mapping(legacy):
+        call_id = f"legacy_call_{index}"
+        name = as_text(legacy.get("name"))
+        calls.append(ToolCall(id=call_id, name=name, arguments=as_text(legacy.get("arguments"))))
+        pairing.legacy.setdefault(name, deque()).append(call_id)
+    if calls:
+        for call in calls:
+            pairing.names[call.id] = call.name
+        fields["tool_calls"] = tuple(calls)
+    if not _REASONING_KEYS.isdisjoint(raw.keys()):
+        reasoning, blobs = _reasoning(raw)
+        if reasoning:
+            fields["reasoning"] = reasoning
+        parts = parts + blobs
+    if not content:
+        refusal = raw.get("refusal")
+        if isinstance(refusal, str) and refusal:
+            content = refusal
+    return content, parts
+
+
 def chat_message(
     raw: Mapping[str, Any],
     index: int,
@@ -265,39 +310,7 @@ def chat_message(
         return None
     fields["role"] = role
     if role == "assistant":
-        raw_calls = raw.get("tool_calls")
-        calls = (
-            [
-                call
-                for n, item in enumerate(raw_calls)
-                if (call := _tool_call(item, f"call_{index}_{n}")) is not None
-            ]
-            if type(raw_calls) is list
-            else []
-        )
-        if raw_calls and type(raw_calls) is not list:
-            warnings.append(f"message {index}: tool_calls is not a list; ignored")
-        legacy = raw.get("function_call")
-        if legacy is not None and _is_mapping(legacy):
-            call_id = f"legacy_call_{index}"
-            name = as_text(legacy.get("name"))
-            calls.append(
-                ToolCall(id=call_id, name=name, arguments=as_text(legacy.get("arguments")))
-            )
-            pairing.legacy.setdefault(name, deque()).append(call_id)
-        if calls:
-            for call in calls:
-                pairing.names[call.id] = call.name
-            fields["tool_calls"] = tuple(calls)
-        if not _REASONING_KEYS.isdisjoint(raw.keys()):
-            reasoning, blobs = _reasoning(raw)
-            if reasoning:
-                fields["reasoning"] = reasoning
-            parts = parts + blobs
-        if not content:
-            refusal = raw.get("refusal")
-            if isinstance(refusal, str) and refusal:
-                content = refusal
+        content, parts = _assistant_fields(raw, index, pairing, warnings, fields, content, parts)
     elif role == "tool" and "tool_call_id" not in fields:
         result_id = raw.get("tool_call_id")
         if isinstance(result_id, str):

@@ -10,11 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ctxtui.core.models import Message, Session, SessionMeta, ToolCall
-from ctxtui.core.summary import (
-    SECTION_TITLES,
-    SUMMARY_TEMPLATE,
+from ctxtui.core.summary import SECTION_TITLES, SUMMARY_TEMPLATE, build_structured_summary
+from ctxtui.core.summary_prompt import (
     build_llm_prompt,
-    build_structured_summary,
     leaf_target_tokens,
     legacy_fallback_text,
     render_segment,
