@@ -54,3 +54,17 @@ async def test_tools_view_rows_are_the_plans_costs_and_escape_returns() -> None:
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(pilot.app.screen, ToolsScreen)
+
+
+async def test_gauge_calls_the_tool_schemas_tool_defs() -> None:
+    """The gauge's ``tools`` segment is the tool definitions, not the calls and outputs this
+    view adds up: its legend says ``tool defs`` (``defs`` when the width is short)."""
+    from ctxtui.tui.widgets.gauge import BudgetGauge
+
+    for width, label in ((120, " tool defs "), (52, " defs ")):
+        app = app_for(demo_session())
+        async with app.run_test(size=(width, 24)) as pilot:
+            await settle(pilot)
+            legend = str(app.screen.query_one(BudgetGauge).render()).splitlines()[2]
+            assert label in legend, (width, legend)
+            assert " tools " not in legend
