@@ -14,7 +14,7 @@ from ctxtui.core.models import Message, Session, SessionMeta
 from ctxtui.core.policy import preset
 from ctxtui.tui.widgets.session_bar import SessionBar
 from tests.tui.main_fixtures import app_for, demo_session
-from tests.tui.test_snapshots_main import settle
+from tests.tui.test_snapshots_main import SnapCompare, settle
 
 
 def bar_text(app: App[Any]) -> str:
@@ -100,3 +100,47 @@ async def test_messages_hidden_by_the_meta_skip_are_counted_in_the_bar() -> None
     async with app.run_test(size=(160, 30)) as pilot:
         await settle(pilot)
         assert "32 messages (+40 hidden by the meta's skip)" in bar_text(app)
+
+
+SUMMARY = (
+    "The user asked to fix the rounding in pricing.py; round_cents now uses Decimal and the "
+    "bulk discount test passes."
+)
+
+
+def picoclaw_with_meta() -> Session:
+    """The demo as PicoClaw would keep it after a compaction: a meta summary and a skip."""
+    meta = SessionMeta(
+        source_path="/somewhere/private/chat.jsonl",
+        format="picoclaw",
+        summary=SUMMARY,
+        hidden_messages=12,
+    )
+    return demo_session().model_copy(update={"meta": meta})
+
+
+def test_meta_summary_row_120x40(snap_compare: SnapCompare) -> None:
+    """Under the session bar ("chat.jsonl · picoclaw · 32 messages (+12 hidden by the meta's
+    skip)"), a row of its own: "meta summary · N tok · The user asked to fix the rounding…",
+    N being the gauge's summary segment; the list starts at message 0 below it."""
+    assert snap_compare(app_for(picoclaw_with_meta(), preset="picoclaw"), terminal_size=(120, 40))
+
+
+async def test_the_meta_summary_row_counts_what_the_gauge_does_and_search_finds_it() -> None:
+    app = app_for(picoclaw_with_meta(), preset="picoclaw")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        main = app.screen_stack[0]
+        plan = main.plan  # type: ignore[attr-defined]
+        assert plan.totals.summary > 0
+        second = bar_text(app).splitlines()[1]
+        assert second.startswith(f"meta summary · {plan.totals.summary:,} tok · The user asked")
+        status = main.query_one("#search-status")
+        for query, said in (
+            ("decimal", "no message; found in the meta summary"),
+            ("round_cents", "1 of 6 · also in the meta summary"),
+        ):
+            await pilot.press("slash", *query, "enter")
+            await settle(pilot)
+            assert str(status.render()).startswith(said), query  # type: ignore[attr-defined]
+            await pilot.press("escape")

@@ -16,6 +16,7 @@ from textual.widget import Widget
 
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
+from ctxtui.core.rows import visible
 from ctxtui.tui.widgets.theme_style import component_style
 
 
@@ -100,4 +101,18 @@ class SessionBar(Widget):
             if text:
                 text.append(" · ", label)
             text.append(self._status, warn)
+        if session is not None and plan is not None and session.meta.summary:
+            return Text("\n").join([text, self._summary_line(session.meta.summary, plan)])
         return text
+
+    def _summary_line(self, summary: str, plan: Plan) -> Text:
+        """The source's own summary as a row of its own (PicoClaw keeps it in the meta file,
+        not among the messages): its tokens and its first words, literally, on one line."""
+        line = Text(no_wrap=True, overflow="ellipsis", end="")
+        line.append("meta summary", component_style(self, "session-bar--name"))
+        line.append(
+            f" · {plan.totals.summary:,} tok · ", component_style(self, "session-bar--label")
+        )
+        line.append(visible(summary))
+        line.truncate(max(self.content_region.width, 20), overflow="ellipsis")
+        return line
