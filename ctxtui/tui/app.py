@@ -58,6 +58,7 @@ class CtxtuiApp(App[int]):
         self._preset = preset
         self._overrides = dict(overrides or {})
         self._startup_error = startup_error
+        self.last_export_dir: Path | None = None  # the export dialog starts here next time
 
     def get_default_screen(self) -> Screen[Any]:
         return MainScreen(

@@ -206,15 +206,22 @@ class MainState:
     def export_paths(self, session: Session) -> tuple[Path, Path | None]:
         """Where ``session`` is exported by default, and the source file it must not overwrite.
 
-        Absolute: the dialog resolves what the user types against the default's directory, and
-        a relative source (``ctxtui sample_sessions/x.json``) would otherwise be applied twice.
+        The directory is the source's, else the working directory, else the home directory:
+        the first that is not ctxtui's own package or source tree, where the bundled samples
+        live and nothing of the user's belongs (the dialog starts in the directory of the
+        last export instead, once there is one). Absolute: the dialog resolves what the user
+        types against the default's directory, and a relative source
+        (``ctxtui sample_sessions/x.json``) would otherwise be applied twice.
         """
+        from ctxtui.samples import inside_install
+
         meta_source = session.meta.source_path
         source = Path(meta_source) if meta_source else self.path
         source = source.absolute() if source is not None else None
-        base = source.parent if source is not None else Path.cwd()
         stem = source.stem if source is not None else "session"
-        return base / f"{stem}.ctxtui.json", source
+        candidates = [source.parent if source is not None else None, Path.cwd()]
+        base = next((d for d in candidates if d is not None and not inside_install(d)), Path.home())
+        return base.absolute() / f"{stem}.ctxtui.json", source
 
 
 @dataclass(frozen=True, slots=True)

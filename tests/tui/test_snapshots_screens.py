@@ -54,7 +54,8 @@ def test_compaction_preview_figures_tab(snap_compare: SnapCompare) -> None:
 
     The reader should see Reason "proactive (PicoClaw: proactive_budget)", Messages replaced
     "6 (#1–#6, 28,990 tok)", Summary adds "318 tok", Request tokens "40,960 → 12,288",
-    Saved "28,672 tok (70.0%)" and Fresh tail "3 messages (#2–#4) stay verbatim".
+    Saved "28,672 tok (70.0%)", LLM calls "1 leaf-summary call for the whole replaced range"
+    and Fresh tail "3 messages (#2–#4) stay verbatim".
     """
     app = HostApp(lambda: CompactionPreviewScreen(compaction_result()))
     assert snap_compare(app, terminal_size=(100, 32), run_before=_show_tab("figures-tab"))

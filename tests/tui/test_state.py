@@ -186,3 +186,21 @@ def cjk_like() -> Session:
         for r in ("user", "assistant") * 3
     )
     return Session(messages=messages)
+
+
+def test_export_never_defaults_into_ctxtuis_own_package_or_source_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bundled demo lives in the package (a wheel) or the checkout: the default goes to
+    the working directory instead, and to the home directory when that is the checkout too."""
+    from ctxtui.samples import demo_session_path, install_dirs
+
+    demo = demo_session_path()
+    state = MainState.start("plan")[0].opened(small(source=str(demo)), None)[0]
+    assert state.session is not None
+    monkeypatch.chdir(tmp_path)
+    assert state.export_paths(state.session) == (tmp_path / "demo.ctxtui.json", demo)
+    monkeypatch.chdir(install_dirs()[-1])
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    default, _ = state.export_paths(state.session)
+    assert default == tmp_path / "home" / "demo.ctxtui.json"
