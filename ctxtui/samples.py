@@ -44,3 +44,19 @@ def demo_session_path() -> Path:
             "sample_sessions/ from git in a source checkout"
         )
     return path
+
+
+def install_dirs() -> tuple[Path, ...]:
+    """Where ctxtui itself lives: the installed package, and the source checkout around it
+    (a directory holding ``pyproject.toml`` above the package). Nothing of the user's
+    belongs in either, so an export never defaults into them."""
+    dirs = [_PACKAGE_DIR]
+    if (_PACKAGE_DIR.parent / "pyproject.toml").is_file():
+        dirs.append(_PACKAGE_DIR.parent)
+    return tuple(dirs)
+
+
+def inside_install(path: Path) -> bool:
+    """Whether ``path`` (resolved) is ctxtui's package or source tree, or inside either."""
+    resolved = path.resolve()
+    return any(resolved == d or resolved.is_relative_to(d) for d in install_dirs())

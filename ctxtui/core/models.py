@@ -159,6 +159,12 @@ class SessionMeta(_Frozen):
     summary: str | None = Field(
         default=None, description="a compaction summary the source keeps outside the messages"
     )
+    hidden_messages: int = Field(
+        default=0,
+        ge=0,
+        description="messages before the active history the source no longer sends "
+        "(PicoClaw meta skip); not in ``messages``",
+    )
     warnings: tuple[str, ...] = ()
     recorded_compactions: tuple[RecordedCompaction, ...] = ()
     full_history: bool = Field(

@@ -98,7 +98,7 @@ class Policy(BaseModel):
     reserve_system_and_tools: bool = _knob(
         True,
         "window",
-        "the history budget also reserves the system prompt and tool definitions (fixes X42)",
+        "the history budget also reserves the system prompt and tool definitions",
     )
     output_from_model: bool = _knob(
         False,

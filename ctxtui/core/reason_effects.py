@@ -29,6 +29,10 @@ _ACTIONS: dict[str, str] = {
 }
 
 
+ONLY_LABELS = "Only labels the event"
+"""How an effect sentence starts when the reason changes nothing about the outcome."""
+
+
 def compaction_action(policy: Policy) -> str:
     """What a compaction does under ``policy``, as a verb phrase."""
     style = str(policy.compaction_style.value)
@@ -48,7 +52,7 @@ def reason_effect(policy: Policy, reason: CompactReason) -> str:
             "summary after the turn, instead of the emergency drop the other reasons run."
         )
     text = (
-        f"Only labels the event: the {policy.preset} preset {compaction_action(policy)} "
+        f"{ONLY_LABELS}: the {policy.preset} preset {compaction_action(policy)} "
         "whatever the reason, so the outcome is the same for every reason."
     )
     if reason is CompactReason.OVERFLOW and policy.preset.startswith("picoclaw"):
@@ -70,6 +74,11 @@ class ReasonChoice:
     when: str
     effect: str
     wire: str
+
+    @property
+    def labels_only(self) -> bool:
+        """Whether picking this reason changes nothing but the label of the event."""
+        return self.effect.startswith(ONLY_LABELS)
 
 
 def reason_choices(

@@ -98,6 +98,7 @@ def load_jsonl(path: Path) -> Session:
         source_path=str(path),
         summary=summary or None,
         title=as_text(meta.get("key")) or None,
+        hidden=skip,
     )
 
 
@@ -161,6 +162,7 @@ def build_session(
     source_path: str | None = None,
     summary: str | None = None,
     title: str | None = None,
+    hidden: int = 0,
 ) -> Session:
     """PicoClaw message lines → a ``Session``; transient thought lines are dropped as PicoClaw does.
 
@@ -190,6 +192,7 @@ def build_session(
         model=model,
         title=title,
         summary=summary,
+        hidden_messages=hidden,
         warnings=tuple(warnings),
     )
     return Session(messages=tuple(messages), meta=meta)

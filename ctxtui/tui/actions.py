@@ -173,6 +173,15 @@ ACTIONS: tuple[Action, ...] = (
         title="Compare presets",
         view="ctxtui.tui.screens.compare:CompareScreen",
     ),
+    Action(
+        "tools",
+        "T",
+        "Tools",
+        "What each tool costs: calls, outputs, pruned and truncated tokens, share of the request",
+        scope=Scope.APP,
+        title="Tool costs",
+        view="ctxtui.tui.screens.tools:ToolsScreen",
+    ),
     Action("quit", "q", "Quit", "", scope=Scope.APP, footer_rank=9, in_palette=False),
     # Textual adds this binding itself when none exists; declaring it gives it an id (so it
     # can be remapped) and an explanation of what the palette offers.

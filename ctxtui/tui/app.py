@@ -17,6 +17,14 @@ from ctxtui.tui.actions import ACTIONS, Action, Scope, bindings, remap
 from ctxtui.tui.screens.main import MainScreen
 from ctxtui.tui.settings import AppSettings, apply_settings, load_settings
 
+SETTINGS_NOTICE_TITLE = "Some settings were ignored"
+
+
+def settings_notice(problems: list[str]) -> str:
+    """Each ignored setting on a line of its own, and that everything else is in force."""
+    lines = "\n".join(f"• {problem}" for problem in problems)
+    return f"{lines}\n\nEvery other setting applies. Fix the file and restart to use these."
+
 
 def _commands() -> Any:
     from ctxtui.tui.commands import CtxtuiCommands
@@ -53,6 +61,7 @@ class CtxtuiApp(App[int]):
         self._startup_error = startup_error
         self.internal_error: Exception | None = None
         """An unexpected exception that ended the app; ``run_app`` re-raises it for the CLI."""
+        self.last_export_dir: Path | None = None  # the export dialog starts here next time
 
     def get_default_screen(self) -> Screen[Any]:
         return MainScreen(
@@ -63,15 +72,15 @@ class CtxtuiApp(App[int]):
         )
 
     def on_mount(self) -> None:
+        from ctxtui.tui.screens.error import ErrorScreen
+
         keymap, notices = remap(self.settings.keys)
         notices += apply_settings(self, self.settings, keymap)
-        if self.settings.warning:
-            notices.insert(0, self.settings.warning)
-        for notice in notices:
-            self.notify(notice, severity="warning", timeout=6)
+        problems = [*self.settings.problems, *notices]
+        if problems:
+            # A dialog, not a toast: every ignored setting is listed and stays until read.
+            self.push_screen(ErrorScreen(settings_notice(problems), SETTINGS_NOTICE_TITLE))
         if self._startup_error:
-            from ctxtui.tui.screens.error import ErrorScreen
-
             self.push_screen(ErrorScreen(self._startup_error, "Demo session missing"))
 
     def _handle_exception(self, error: Exception) -> None:

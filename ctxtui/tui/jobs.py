@@ -64,6 +64,19 @@ def count(post: Post, engine: Engine, policy: Policy) -> None:
         post(CountsReady(policy, counts))
 
 
+def count_quietly(post: Post, engine: Engine, policy: Policy) -> None:
+    """Count under ``policy`` without progress (an estimator, in a moment): for the session
+    bar's estimate note, so the busy row does not flash for it."""
+    worker = get_current_worker()
+    try:
+        counts = engine.counts(policy, should_stop=lambda: worker.is_cancelled)
+    except Exception as err:
+        post(WorkFailed(f"counting failed: {err}"))
+        return
+    if counts is not None:
+        post(CountsReady(policy, counts))
+
+
 def compact(post: Post, engine: Engine, policy: Policy, reason: CompactReason) -> None:
     try:
         result = engine.compact(policy, reason)

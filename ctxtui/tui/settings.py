@@ -42,12 +42,17 @@ class AppSettings(BaseSettings):
     cursor_blink: bool = Field(default=True, description="blink the cursor in inputs")
     animation_level: AnimationLevel = Field(default="full", description="Textual animations")
 
-    _warning: str | None = PrivateAttr(default=None)
+    _problems: tuple[str, ...] = PrivateAttr(default=())
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """Every setting that was ignored and why, one line each (empty when all applied)."""
+        return self._problems
 
     @property
     def warning(self) -> str | None:
-        """Why the config was not (fully) used, for the app to ``notify``; ``None`` when fine."""
-        return self._warning
+        """The problems as one paragraph, for the app to show; ``None`` when all applied."""
+        return "\n".join(self._problems) if self._problems else None
 
     @classmethod
     def settings_customise_sources(
@@ -102,28 +107,49 @@ class _Pinned(AppSettings):
         return (init_settings,)
 
 
+def valid_fields(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The fields of a config object that hold, and one line per field that does not.
+
+    Each field is judged on its own, so a bad ``preset`` no longer costs a good ``theme``;
+    a name that is no setting (a typo) is listed with the names that are.
+    """
+    kept: dict[str, Any] = {}
+    bad: list[str] = []
+    known = AppSettings.model_fields
+    for name, value in data.items():
+        if name not in known:
+            bad.append(f"{name}: not a setting (the settings: {', '.join(known)})")
+            continue
+        try:
+            _Pinned(**{name: value})  # the environment is not consulted: judge the file alone
+        except ValidationError as err:
+            bad.append(_one_line(err))
+            continue
+        kept[name] = value
+    return kept, bad
+
+
 def load_settings(path: Path | None = None) -> AppSettings:
     """Settings from ``path`` (default: the user config file) and the environment.
 
-    A broken file or variable must not stop the app from starting: the broken source is
-    ignored, the rest still applies, and ``settings.warning`` says what was wrong.
+    A broken file or variable must not stop the app from starting: every valid field of the
+    file still applies, and ``settings.problems`` lists each one that was ignored and why.
+    Only a file that is not a JSON object at all is ignored whole.
     """
     path = default_config_path() if path is None else path
     problems: list[str] = []
     try:
-        data = _read_config(path)
-        _Pinned(**data)  # judge the file on its own, so an env mistake is not blamed on it
-    except (OSError, ValueError) as err:  # JSONDecodeError and ValidationError are ValueErrors
-        problems.append(f"ignored {path}: {_one_line(err)}")
-        data = {}
+        data, bad = valid_fields(_read_config(path))
+    except (OSError, ValueError) as err:  # JSONDecodeError is a ValueError
+        problems.append(f"Ignored {path}: {_one_line(err)}")
+        data, bad = {}, []
+    problems += [f"Ignored in {path}: {line}" for line in bad]
     try:
         settings: AppSettings = AppSettings(**data)
     except ValidationError as err:
-        problems.append(f"ignored CTXTUI_ environment: {_one_line(err)}")
+        problems.append(f"Ignored the CTXTUI_ environment: {_one_line(err)}")
         settings = _Pinned(**data)
-    if problems:
-        text = "; ".join(problems)
-        settings._warning = text[0].upper() + text[1:]
+    settings._problems = tuple(problems)
     return settings
 
 

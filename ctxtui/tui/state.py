@@ -14,11 +14,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ctxtui.core.counts import SessionCounts
 from ctxtui.core.engine import Engine
+from ctxtui.core.estimate_check import drift_notice, estimator_for, is_exact
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.policy import Policy, PolicyError, policy_for_session, preset
 from ctxtui.tui.actions import needs_session
+
+EXACT_TOKENIZERS = ("tiktoken:cl100k_base", "tiktoken:o200k_base")
+"""The exact counts the estimate is judged against when the user counted with one of them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +33,9 @@ class MainState:
     ``plan`` belongs to ``session``: a transition that replaces the session drops it until
     the counts for the new one are in. ``undo`` holds the sessions as they were before each
     applied compaction, oldest first. ``selection`` is the selected message's index.
+    ``tokenizer_choice`` is a tokenizer the user asked for (an option, the palette or the
+    settings panel): changing the preset or the file keeps it, where every other knob
+    goes back to the preset's value.
     """
 
     policy: Policy
@@ -39,6 +47,7 @@ class MainState:
     plan: Plan | None = None
     undo: tuple[Session, ...] = ()
     selection: int = 0
+    tokenizer_choice: str | None = None  # a tokenizer the user chose: presets do not reset it
 
     # -- starting and opening --------------------------------------------------------------
 
@@ -51,8 +60,11 @@ class MainState:
         Refused options are dropped whole (the preset's own values stand) and said once.
         """
         wanted = dict(overrides or {})
+        chosen = wanted.get("tokenizer")
+        choice = chosen if isinstance(chosen, str) else None
         try:
-            return cls(preset(preset_name, **wanted), preset_name, wanted), None
+            policy = preset(preset_name, **wanted)
+            return cls(policy, preset_name, wanted, tokenizer_choice=choice), None
         except PolicyError as err:
             return cls(preset(preset_name), preset_name, {}), str(err)
 
@@ -68,6 +80,7 @@ class MainState:
         except PolicyError as err:
             problem = str(err)
             policy = policy_for_session(self.preset_name, session)
+        policy = self._keep_tokenizer(policy)
         state = replace(self, policy=policy, path=path, undo=(), selection=0)
         return state.with_session(session), problem
 
@@ -78,18 +91,81 @@ class MainState:
     # -- policy and plan -------------------------------------------------------------------
 
     def with_policy(self, policy: Policy) -> MainState:
+        """``policy`` as edited; a tokenizer different from the current one is a choice kept."""
+        if policy.tokenizer != self.policy.tokenizer:
+            return replace(self, policy=policy, tokenizer_choice=policy.tokenizer)
         return replace(self, policy=policy)
 
     def with_preset(self, name: str) -> MainState:
-        """Every knob back to preset ``name``'s values, fitted to the session when one is open."""
+        """Every knob back to preset ``name``'s values, fitted to the session when one is open,
+        except a tokenizer the user chose: switching presets must not silently recount."""
         policy = policy_for_session(name, self.session) if self.session else preset(name)
-        return replace(self, policy=policy)
+        return replace(self, policy=self._keep_tokenizer(policy))
 
     def with_tokenizer(self, spec: str) -> MainState:
-        return replace(self, policy=self.policy.with_changes(tokenizer=spec))
+        policy = self.policy.with_changes(tokenizer=spec)
+        return replace(self, policy=policy, tokenizer_choice=spec)
+
+    def _keep_tokenizer(self, policy: Policy) -> Policy:
+        choice = self.tokenizer_choice
+        if choice is None or policy.tokenizer == choice:
+            return policy
+        return policy.with_changes(tokenizer=choice)
+
+    @property
+    def kept_tokenizer(self) -> str:
+        """The session bar's note when the user's tokenizer stands in for the preset's own:
+        ``your choice, kept (picoclaw counts with picoclaw)``; empty otherwise."""
+        choice = self.tokenizer_choice
+        own = preset(self.policy.preset).tokenizer
+        if choice is None or self.policy.tokenizer != choice or own == choice:
+            return ""
+        return f"your choice, kept ({self.policy.preset} counts with {own})"
 
     def planned(self, plan: Plan) -> MainState:
         return replace(self, plan=plan)
+
+    # -- the estimator against an exact count ----------------------------------------------
+
+    @property
+    def estimator_policy(self) -> Policy:
+        """The policy whose tokenizer is the estimate to judge: the current one when it is an
+        estimator, else the preset's estimator (the plan's when the preset counts exactly)."""
+        if not is_exact(self.policy.tokenizer):
+            return self.policy
+        return self.policy.with_changes(tokenizer=estimator_for(self.policy))
+
+    def _exact_counts(self) -> SessionCounts | None:
+        """An exact count of the session already made: the current tokenizer's, or one the
+        user counted with before (switching back to an estimator keeps the yardstick)."""
+        if self.engine is None:
+            return None
+        current = self.policy.tokenizer
+        specs = [current] if is_exact(current) else list(EXACT_TOKENIZERS)
+        for spec in specs:
+            counts = self.engine.cached_counts(self.policy.with_changes(tokenizer=spec))
+            if counts is not None and is_exact(counts.tokenizer.used):
+                return counts
+        return None
+
+    @property
+    def estimate_to_count(self) -> Policy | None:
+        """The estimator's policy when an exact count is known and the estimate is not yet
+        (counting with an estimator is quick); ``None`` when there is nothing to count."""
+        if self.engine is None or self._exact_counts() is None:
+            return None
+        estimator = self.estimator_policy
+        return None if self.engine.cached_counts(estimator) is not None else estimator
+
+    @property
+    def estimate_note(self) -> str:
+        """How far the estimator is from the exact count, when both are known and it is off
+        by more than 10 % (``core/estimate_check.py``); empty otherwise."""
+        exact = self._exact_counts()
+        if exact is None or self.engine is None:
+            return ""
+        estimated = self.engine.cached_counts(self.estimator_policy)
+        return drift_notice(estimated, exact) if estimated is not None else ""
 
     @property
     def counts_known(self) -> bool:
@@ -130,15 +206,22 @@ class MainState:
     def export_paths(self, session: Session) -> tuple[Path, Path | None]:
         """Where ``session`` is exported by default, and the source file it must not overwrite.
 
-        Absolute: the dialog resolves what the user types against the default's directory, and
-        a relative source (``ctxtui sample_sessions/x.json``) would otherwise be applied twice.
+        The directory is the source's, else the working directory, else the home directory:
+        the first that is not ctxtui's own package or source tree, where the bundled samples
+        live and nothing of the user's belongs (the dialog starts in the directory of the
+        last export instead, once there is one). Absolute: the dialog resolves what the user
+        types against the default's directory, and a relative source
+        (``ctxtui sample_sessions/x.json``) would otherwise be applied twice.
         """
+        from ctxtui.samples import inside_install
+
         meta_source = session.meta.source_path
         source = Path(meta_source) if meta_source else self.path
         source = source.absolute() if source is not None else None
-        base = source.parent if source is not None else Path.cwd()
         stem = source.stem if source is not None else "session"
-        return base / f"{stem}.ctxtui.json", source
+        candidates = [source.parent if source is not None else None, Path.cwd()]
+        base = next((d for d in candidates if d is not None and not inside_install(d)), Path.home())
+        return base.absolute() / f"{stem}.ctxtui.json", source
 
 
 @dataclass(frozen=True, slots=True)

@@ -72,6 +72,7 @@ def test_skip_makes_an_orphan_and_summary_is_kept(tmp_path: Path) -> None:
     assert [m.content for m in session.messages] == ["out", "new"]
     assert session.orphan_results == (0,)
     assert session.meta.summary == "user asked things"
+    assert session.meta.hidden_messages == 2, "the session bar counts what skip hides"
     assert any("transient" in w for w in session.meta.warnings)
     media = session.messages[1].media_parts
     assert len(media) == 1 and media[0].kind is PartKind.IMAGE and media[0].label == "media://abc"

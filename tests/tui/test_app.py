@@ -295,8 +295,14 @@ async def test_an_unknown_key_id_in_the_settings_is_named_and_the_rest_applies()
     app = make_app(demo_session(), settings=settings)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        notices = [n.message for n in app._notifications]
-        assert any("'compakt'" in n for n in notices), notices
+        from textual.widgets import Static
+
+        from ctxtui.tui.screens.error import ErrorScreen
+
+        assert isinstance(app.screen, ErrorScreen), "ignored settings are listed in a dialog"
+        assert "'compakt'" in str(app.screen.query_one("#message", Static).render())
+        await pilot.press("escape")
+        await pilot.pause()
         await pilot.press("x")
         await pilot.pause()
         from ctxtui.tui.screens.export import ExportScreen

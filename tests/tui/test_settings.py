@@ -68,17 +68,46 @@ def test_environment_overrides_file_and_nests(
     [
         ("{not json", "Expecting property name"),
         ("[1, 2]", "expected a JSON object"),
-        ('{"preset": "turbo"}', "preset"),
-        ('{"keys": "compact=k"}', "keys"),
     ],
 )
-def test_broken_file_gives_defaults_and_a_warning(tmp_path: Path, text: str, expected: str) -> None:
+def test_a_file_that_is_no_object_gives_defaults_and_says_so(
+    tmp_path: Path, text: str, expected: str
+) -> None:
     path = _write(tmp_path, text)
     settings = load_settings(path)
     assert settings.model_dump() == AppSettings().model_dump()
-    assert settings.warning is not None
-    assert settings.warning.startswith(f"Ignored {path}")
-    assert expected in settings.warning
+    assert len(settings.problems) == 1
+    assert settings.problems[0].startswith(f"Ignored {path}")
+    assert expected in settings.problems[0]
+
+
+def test_every_valid_field_is_kept_and_every_bad_one_listed(tmp_path: Path) -> None:
+    """One bad field used to discard the whole file (a valid theme was lost)."""
+    path = _write(
+        tmp_path,
+        json.dumps(
+            {
+                "theme": "nord",
+                "preset": "turbo",
+                "keys": "compact=k",
+                "cursor_blink": False,
+                "themee": "gruvbox",
+                "animation_level": "none",
+            }
+        ),
+    )
+    settings = load_settings(path)
+    assert (settings.theme, settings.cursor_blink, settings.animation_level) == (
+        "nord",
+        False,
+        "none",
+    )
+    assert (settings.preset, settings.keys) == ("plan", {})
+    problems = settings.problems
+    assert [p.split(": ", 2)[1] for p in problems] == ["preset", "keys", "themee"]
+    assert all(p.startswith(f"Ignored in {path}: ") for p in problems)
+    assert "not a setting (the settings: theme, preset, tokenizer, keys" in problems[2]
+    assert settings.warning == "\n".join(problems)
 
 
 def test_broken_environment_keeps_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -120,3 +149,56 @@ async def test_apply_settings_reports_an_unknown_theme() -> None:
         notices = apply_settings(app, deterministic_settings(theme="no-such-theme"))
         assert app.theme == before
         assert notices == [f"Unknown theme 'no-such-theme'; keeping {before!r}"]
+
+
+async def test_the_app_lists_every_ignored_setting_until_the_dialog_is_closed(
+    tmp_path: Path,
+) -> None:
+    from textual.widgets import Static
+
+    from ctxtui.tui.app import SETTINGS_NOTICE_TITLE, make_app
+    from ctxtui.tui.screens.error import ErrorScreen
+    from tests.tui.main_fixtures import demo_session
+
+    path = _write(
+        tmp_path,
+        json.dumps(
+            {
+                "theme": "nord",
+                "preset": "turbo",
+                "keys": {"compakt": "k"},
+                "cursor_blink": False,
+                "animation_level": "none",
+            }
+        ),
+    )
+    app = make_app(demo_session(), settings=load_settings(path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert app.theme == "nord", "the valid theme applies beside a bad preset"
+        screen = app.screen
+        assert isinstance(screen, ErrorScreen) and screen.error_title == SETTINGS_NOTICE_TITLE
+        text = str(screen.query_one("#message", Static).render())
+        assert "• Ignored in" in text and ": preset: " in text
+        assert "'compakt'" in text, "an unknown key id is listed with the file's problems"
+        await pilot.pause(0.5)
+        assert app.screen is screen, "no timeout: the notice stays until closed"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, ErrorScreen)
+
+
+def test_settings_notice_80x24(snap_compare: object) -> None:
+    """The dialog the app opens with when settings were ignored: "Some settings were
+    ignored", a bullet per problem (a bad preset value, a name that is no setting), the
+    line "Every other setting applies. ..." and an OK button; the demo behind it."""
+    from ctxtui.tui.app import make_app
+    from tests.tui.main_fixtures import demo_session
+
+    settings = deterministic_settings()
+    settings._problems = (
+        "Ignored in ~/.config/ctxtui/config.json: preset: Input should be 'plan' or 'codex'",
+        "Ignored in ~/.config/ctxtui/config.json: themee: not a setting",
+    )
+    app = make_app(demo_session(), settings=settings)
+    assert snap_compare(app, terminal_size=(80, 24))  # type: ignore[operator]

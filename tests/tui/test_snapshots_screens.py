@@ -54,7 +54,8 @@ def test_compaction_preview_figures_tab(snap_compare: SnapCompare) -> None:
 
     The reader should see Reason "proactive (PicoClaw: proactive_budget)", Messages replaced
     "6 (#1–#6, 28,990 tok)", Summary adds "318 tok", Request tokens "40,960 → 12,288",
-    Saved "28,672 tok (70.0%)" and Fresh tail "3 messages (#2–#4) stay verbatim".
+    Saved "28,672 tok (70.0%)", LLM calls "1 leaf-summary call for the whole replaced range"
+    and Fresh tail "3 messages (#2–#4) stay verbatim".
     """
     app = HostApp(lambda: CompactionPreviewScreen(compaction_result()))
     assert snap_compare(app, terminal_size=(100, 32), run_before=_show_tab("figures-tab"))
@@ -96,11 +97,13 @@ def test_help_screen_with_remapped_key(snap_compare: SnapCompare) -> None:
 
 
 def test_reason_screen(snap_compare: SnapCompare) -> None:
-    """Asking why to compact: three reasons, each with one line and PicoClaw's name.
+    """Asking why to compact: three reasons, each with when it fires and PicoClaw's name.
 
-    The reader should see "Why compact?" and the options proactive (highlighted; PicoClaw:
-    proactive_budget), retry (PicoClaw: llm_retry) and overflow (PicoClaw: none ...), each
-    with its one-line explanation, and the hint "Enter confirms · Escape cancels".
+    The reader should see "Why compact? (preset plan)" and the options proactive
+    (highlighted; PicoClaw: proactive_budget), retry (PicoClaw: llm_retry) and overflow
+    (PicoClaw: no name for it), each tagged "only labels the event"; under the list what
+    proactive changes in full ("Only labels the event: the plan preset replaces ..."), and
+    the hint "Enter confirms · Escape cancels".
     """
     app = HostApp(ReasonScreen)
     assert snap_compare(app, terminal_size=(80, 24))
@@ -109,9 +112,10 @@ def test_reason_screen(snap_compare: SnapCompare) -> None:
 def test_reason_screen_60x20(snap_compare: SnapCompare) -> None:
     """The reason dialog on a 60×20 terminal still fits.
 
-    The reader should see the whole dialog with its border, "Why compact?" at the top, the
-    reasons in a list that scrolls (proactive highlighted, overflow below the fold) and the
-    hint "Enter confirms · Escape cancels" at the bottom, not cut off.
+    The reader should see the whole dialog with its border, "Why compact? (preset plan)" at
+    the top, the reasons in a list that scrolls (proactive highlighted, the others below the
+    fold), the effect of proactive under it, and the hint "Enter confirms · Escape cancels"
+    at the bottom, not cut off.
     """
     app = HostApp(ReasonScreen)
     assert snap_compare(app, terminal_size=(60, 20))

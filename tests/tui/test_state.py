@@ -136,3 +136,71 @@ def test_next_match_wraps_round_and_says_where_it_is() -> None:
     assert SearchState("q", ()).next_after(0) == (None, "no match")
     many = SearchState("q", tuple(range(1, 2_001)))
     assert many.next_after(1_499) == (1_500, "1,500 of 2,000")
+
+
+def test_a_chosen_tokenizer_survives_preset_changes_and_the_bar_says_so() -> None:
+    state = MainState.start("plan")[0].opened(small(), None)[0]
+    assert state.with_preset("picoclaw").policy.tokenizer == "picoclaw", "no choice: preset's"
+    assert state.kept_tokenizer == ""
+    chosen = state.with_tokenizer("tiktoken:cl100k_base").with_preset("picoclaw")
+    assert chosen.policy.preset == "picoclaw"
+    assert chosen.policy.tokenizer == "tiktoken:cl100k_base"
+    assert chosen.kept_tokenizer == "your choice, kept (picoclaw counts with picoclaw)"
+    assert chosen.with_preset("claude-code").kept_tokenizer == "", "the preset's own: no note"
+    # The option the app started with is a choice, and so is the settings panel's tokenizer;
+    # another knob edited in the panel is not. Opening another file keeps the choice.
+    started = MainState.start("plan", {"tokenizer": "picoclaw"})[0]
+    assert started.opened(small(), None)[0].with_preset("opencode").policy.tokenizer == "picoclaw"
+    edited = state.with_policy(state.policy.with_changes(tokenizer="opencode"))
+    assert edited.with_preset("picoclaw").policy.tokenizer == "opencode"
+    knob = state.with_policy(state.policy.with_changes(tail_max_tokens=2_000))
+    assert knob.with_preset("picoclaw").policy.tokenizer == "picoclaw"
+
+
+def test_the_estimate_is_judged_once_an_exact_count_is_known() -> None:
+    """No exact count, no note; with one, the estimator is counted too and its drift said."""
+    state = MainState.start("plan")[0].opened(cjk_like(), None)[0]
+    assert state.engine is not None
+    state.engine.counts(state.policy)
+    assert state.estimate_to_count is None and state.estimate_note == ""
+    exact = state.with_tokenizer("tiktoken:cl100k_base")
+    assert exact.engine is not None
+    exact.engine.counts(exact.policy)
+    estimator = exact.estimate_to_count
+    assert estimator is None, "the plan estimator's count is already known"
+    assert exact.estimate_note.startswith("the plan estimator undercounts this session by ")
+    assert "against cl100k_base" in exact.estimate_note
+    # Back on the estimator, the exact count already made is still the yardstick.
+    assert exact.with_tokenizer("plan").estimate_note == exact.estimate_note
+    fresh = MainState.start("plan", {"tokenizer": "tiktoken:cl100k_base"})[0]
+    fresh = fresh.opened(cjk_like(), None)[0]
+    assert fresh.engine is not None
+    fresh.engine.counts(fresh.policy)
+    to_count = fresh.estimate_to_count
+    assert to_count is not None and to_count.tokenizer == "plan"
+
+
+def cjk_like() -> Session:
+    messages = tuple(
+        Message(role=r, content="请帮我修复这个测试，它在四舍五入时失败了。" * 5)
+        for r in ("user", "assistant") * 3
+    )
+    return Session(messages=messages)
+
+
+def test_export_never_defaults_into_ctxtuis_own_package_or_source_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bundled demo lives in the package (a wheel) or the checkout: the default goes to
+    the working directory instead, and to the home directory when that is the checkout too."""
+    from ctxtui.samples import demo_session_path, install_dirs
+
+    demo = demo_session_path()
+    state = MainState.start("plan")[0].opened(small(source=str(demo)), None)[0]
+    assert state.session is not None
+    monkeypatch.chdir(tmp_path)
+    assert state.export_paths(state.session) == (tmp_path / "demo.ctxtui.json", demo)
+    monkeypatch.chdir(install_dirs()[-1])
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    default, _ = state.export_paths(state.session)
+    assert default == tmp_path / "home" / "demo.ctxtui.json"

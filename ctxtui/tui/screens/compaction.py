@@ -13,6 +13,7 @@ from textual.content import Content
 from textual.widgets import Button, Label, Markdown, Static, TabbedContent, TabPane, TextArea
 
 from ctxtui.core.compaction import CompactionResult
+from ctxtui.core.compaction_notes import llm_calls_sentence
 from ctxtui.core.errors import OverflowInfo
 from ctxtui.core.rows import cap_text
 from ctxtui.tui.screens.dialog import Dialog, button_row
@@ -89,6 +90,7 @@ def figure_rows(
         ("Summary adds", f"{result.summary_tokens:,} tok"),
         ("Request tokens", f"{result.tokens_before:,} → {result.tokens_after:,}"),
         ("Saved", f"{saved:,} tok ({share})"),
+        ("LLM calls", llm_calls_sentence(result)),
         ("Fresh tail", tail),
     ]
     if result.note:

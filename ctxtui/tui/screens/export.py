@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from textual import on
 from textual.app import ComposeResult
@@ -58,12 +59,29 @@ def assess(path: Path, source_path: Path | None) -> tuple[Risk, str]:
     return Risk.NONE, ""
 
 
+@runtime_checkable
+class RemembersExportDir(Protocol):
+    """An app that keeps the directory of the last export for the next one (``CtxtuiApp``)."""
+
+    last_export_dir: Path | None
+
+
+def remembered_dir(app: object) -> Path | None:
+    """The directory the user last exported to in this run, if it still exists."""
+    if isinstance(app, RemembersExportDir):
+        found = app.last_export_dir
+        if found is not None and found.is_dir():
+            return found
+    return None
+
+
 class ExportScreen(Dialog[Path | None]):
     """Choose and confirm a path; the caller writes the file (atomically) via the core.
 
     Refusing first and confirming on a second Enter makes overwriting an existing file a
     deliberate act; any edit to the path withdraws the pending confirmation. The session's
-    own source file is never accepted.
+    own source file is never accepted. The directory of a confirmed export is remembered on
+    the app, and the next export starts there (the file name stays this session's).
     """
 
     DEFAULT_CSS = """
@@ -91,6 +109,9 @@ class ExportScreen(Dialog[Path | None]):
         self._armed: Path | None = None
 
     def compose(self) -> ComposeResult:
+        last = remembered_dir(self.app)
+        if last is not None:
+            self.default_path = last / self.default_path.name
         with Vertical(id="dialog"):
             yield Label(f"{self.title_text} (ctxtui JSON)", id="title")
             yield Input(str(self.default_path), id="path")
@@ -123,6 +144,8 @@ class ExportScreen(Dialog[Path | None]):
         if risk is Risk.NONE and message:
             self._set_armed(None, message)
         elif risk is Risk.NONE or self._armed == path:
+            if isinstance(self.app, RemembersExportDir):
+                self.app.last_export_dir = path.parent
             self.dismiss(path)
         else:
             self._set_armed(path, message)

@@ -1,4 +1,11 @@
-"""A modal that asks why the compaction runs: proactive, retry or overflow."""
+"""A modal that asks why the compaction runs, and says what that choice changes here.
+
+The reasons (proactive, retry, overflow) name *when* an agent compacts. In most presets the
+reason changes nothing about *what* is compacted, and a picker that does not say so looks
+broken ("I picked retry and nothing changed"). Each option says in a word whether it changes
+the outcome under the session's preset, and the line under the list says it in full for the
+highlighted reason (``core/reason_effects.py``, which a test holds to the compaction itself).
+"""
 
 from __future__ import annotations
 
@@ -6,49 +13,53 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Label, OptionList
+from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ctxtui.core.policy import Policy, preset
+from ctxtui.core.reason_effects import ReasonChoice, reason_choices
 from ctxtui.core.reasons import CompactReason
 from ctxtui.tui.screens.dialog import Dialog
 
-EXPLANATIONS: dict[CompactReason, str] = {
-    CompactReason.PROACTIVE: "Before the LLM call: the next request would not fit the budget.",
-    CompactReason.RETRY: "After the provider rejected the request as too long.",
-    CompactReason.OVERFLOW: "During streaming, when the reply overflows the window.",
-}
-"""One line per reason, as docs/plan.md ("Why a compaction runs") names them."""
+
+def effect_tag(choice: ReasonChoice) -> str:
+    """The option's one-word verdict: whether picking it changes what is compacted."""
+    return "only labels the event" if choice.labels_only else "changes the compaction"
 
 
-def _prompt(reason: CompactReason) -> Content:
-    wire = reason.picoclaw_name or "none (nothing produces it, defect X15)"
+def _prompt(choice: ReasonChoice) -> Content:
     return Content.assemble(
-        (reason.value, "bold"),
+        (choice.reason.value, "bold"),
+        (f" · {effect_tag(choice)}", "italic"),
         "\n",
-        EXPLANATIONS[reason],
+        choice.when,
         "\n",
-        (f"PicoClaw: {wire}", "dim"),
+        (choice.wire, "dim"),
     )
 
 
-CHROME = 9
-"""Rows of the reason dialog that are not the list: borders, title, hint and margins."""
+CHROME = 13
+"""Rows of the reason dialog that are not the list: borders, title, effect, hint, margins."""
 
 
 class ReasonScreen(Dialog[CompactReason | None]):
-    """Choose the reason before previewing a compaction.
+    """Choose the reason before previewing a compaction, knowing what it changes.
 
-    The reason does not change what is compacted; it is recorded and shown, with PicoClaw's
-    wire name beside the plan's, because the two projects name the reasons differently.
+    ``policy`` is the session's; without one the dialog reads the policy of the screen it
+    was opened over (the main screen's), and failing that the plan preset's.
     """
 
     DEFAULT_CSS = """
     ReasonScreen > #dialog {
-        width: 72;
+        width: 76;
         max-width: 95%;
         padding: 0 2;
     }
     ReasonScreen OptionList {
+        height: auto;
+    }
+    ReasonScreen #effect {
+        margin-top: 1;
         height: auto;
     }
     ReasonScreen #hint {
@@ -58,31 +69,58 @@ class ReasonScreen(Dialog[CompactReason | None]):
 
     DIALOG_ID = "reason"
 
+    def __init__(self, policy: Policy | None = None) -> None:
+        super().__init__()
+        self._policy = policy
+        self.choices: list[ReasonChoice] = []
+
+    def _session_policy(self) -> Policy:
+        if self._policy is not None:
+            return self._policy
+        below = self.app.screen_stack[0] if self.app.screen_stack else None
+        found = getattr(below, "policy", None)
+        return found if isinstance(found, Policy) else preset("plan")
+
     def compose(self) -> ComposeResult:
+        policy = self._session_policy()
+        self.choices = reason_choices(policy)
         with Vertical(id="dialog"):
-            yield Label("Why compact?", id="title")
+            yield Label(f"Why compact? (preset {policy.preset})", id="title", markup=False)
             options: list[Option | None] = []
-            for reason in CompactReason:
+            for choice in self.choices:
                 options += [None] if options else []  # a separator between reasons
-                options.append(Option(_prompt(reason), id=reason.value))
+                options.append(Option(_prompt(choice), id=choice.reason.value))
             yield OptionList(*options, id="reasons")
+            yield Static("", id="effect", markup=False)
             yield Label("Enter confirms · Escape cancels", id="hint")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
         options.highlighted = 0
         options.focus()
+        self._describe(self.choices[0])
         self._fit(self.app.size.height)
+
+    @on(OptionList.OptionHighlighted, "#reasons")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        for choice in self.choices:
+            if choice.reason.value == event.option.id:
+                self._describe(choice)
+
+    def _describe(self, choice: ReasonChoice) -> None:
+        self.query_one("#effect", Static).update(f"{choice.reason.value}: {choice.effect}")
+
+    @property
+    def effect_text(self) -> str:
+        """What the line under the list says now (for reading back in tests)."""
+        return str(self.query_one("#effect", Static).render())
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.height)
 
     def _fit(self, height: int) -> None:
-        """Let the list scroll rather than push the hint and the border off a short terminal.
-
-        The dialog's chrome (border, title, hint and their margins, the list's own border)
-        takes ``CHROME`` rows; at 60×20 the three reasons alone would need 14.
-        """
+        """Let the list scroll rather than push the effect, the hint and the border off a short
+        terminal: the dialog's chrome takes ``CHROME`` rows, the three reasons alone 11."""
         self.query_one(OptionList).styles.max_height = max(4, min(18, height - CHROME))
 
     @on(OptionList.OptionSelected, "#reasons")

@@ -31,6 +31,7 @@ from ctxtui.tui.messages import (
 )
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.busy import BusyRow, format_bytes
+from ctxtui.tui.widgets.session_bar import SessionBar
 
 
 def file_label(path: Path) -> str:
@@ -175,6 +176,18 @@ class SessionScreen(Screen[None]):
         self.state = self.state.planned(plan)
         self._busy.stop()
         self.render_plan(plan)
+        self._show_notes()
+
+    def _show_notes(self) -> None:
+        """What the session bar adds to the plan: a tokenizer kept across presets, and how far
+        the estimator is off once an exact count is known (counting the estimate if needed)."""
+        for bar in self.query(SessionBar):
+            bar.set_notes(
+                kept_tokenizer=self.state.kept_tokenizer, estimate=self.state.estimate_note
+            )
+        estimator = self.state.estimate_to_count
+        if estimator is not None and self.engine is not None:
+            self._run(jobs.count_quietly, self.engine, estimator, group="estimate")
 
     @on(WorkFailed)
     def _work_failed(self, event: WorkFailed) -> None:

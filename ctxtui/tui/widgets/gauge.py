@@ -27,7 +27,11 @@ SEGMENTS: tuple[tuple[str, str], ...] = (
     ("free", "░"),
 )
 
-SHORT = {"system": "sys", "summary": "sum", "dropped": "drop", "reserve": "rsv"}
+LABELS = {"tools": "tool defs"}
+"""Legend labels that differ from the segment's name: ``tools`` is the tool *definitions*
+(schemas sent with every request), not the tool calls and outputs in the history."""
+
+SHORT = {"system": "sys", "tools": "defs", "summary": "sum", "dropped": "drop", "reserve": "rsv"}
 """Legend labels for a width where even single spaces between the full ones do not fit."""
 
 
@@ -145,7 +149,7 @@ class BudgetGauge(Widget):
                 if text:
                     text.append(gap)
                 text.append(char, self._style(name))
-                label = SHORT.get(name, name) if short else name
+                label = SHORT.get(name, name) if short else LABELS.get(name, name)
                 text.append(f" {label} ", self._style("label"))
                 text.append(f"{value:,}")
             if text.cell_len <= width:

@@ -43,6 +43,16 @@ def find_matches(session: Session, query: str) -> list[int]:
     return out
 
 
+def in_summary(session: Session, query: str) -> bool:
+    """Whether the summary the source keeps outside the messages (PicoClaw's meta summary,
+    shown on the session bar) holds ``query``, case-insensitively."""
+    summary = session.meta.summary
+    return bool(query and summary and query.casefold() in summary.casefold())
+
+
+SUMMARY_NOTE = "in the meta summary (the session bar's summary line)"
+
+
 class SearchBar(Horizontal):
     """An input and a status line under the list; hidden until ``/`` (or ``n``) opens it."""
 
@@ -71,17 +81,21 @@ class SearchBar(Horizontal):
         """Enter in the input: the screen asks for the next match from its cursor (``next``)."""
 
     class _Found(Message):
-        def __init__(self, session: Session, query: str, matches: tuple[int, ...]) -> None:
+        def __init__(
+            self, session: Session, query: str, matches: tuple[int, ...], summary: bool
+        ) -> None:
             super().__init__()
             self.session = session
             self.query = query
             self.matches = matches
+            self.summary = summary
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.state = SearchState()
         self._session: Session | None = None
         self._cursor = 0
+        self._summary_hit = False
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="search message contents", id="search", compact=True)
@@ -143,8 +157,9 @@ class SearchBar(Horizontal):
     def _search(self, session: Session, query: str) -> None:
         # 100,000 messages take a noticeable fraction of a second: never on the UI thread.
         matches = tuple(find_matches(session, query))
+        summary = in_summary(session, query)
         if not get_current_worker().is_cancelled:
-            self.post_message(self._Found(session, query, matches))
+            self.post_message(self._Found(session, query, matches, summary))
 
     @on(_Found)
     def _found(self, event: _Found) -> None:
@@ -153,6 +168,7 @@ class SearchBar(Horizontal):
         before = self.state
         self.state = before.found(event.query, event.matches)
         if self.state is not before:
+            self._summary_hit = event.summary
             self._go_next()
 
     def _go_next(self) -> None:
@@ -160,4 +176,10 @@ class SearchBar(Horizontal):
         self.post_message(self.Highlight(self.state.query))
         if target is not None:
             self.post_message(self.Goto(target))
+        if self._summary_hit:
+            status = (
+                f"{status} · also {SUMMARY_NOTE}"
+                if target is not None
+                else (f"no message; found {SUMMARY_NOTE}")
+            )
         self._status(status)

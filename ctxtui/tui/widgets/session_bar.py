@@ -1,4 +1,9 @@
-"""The session bar: which file, format and tokenizer (and any fallback), how many messages."""
+"""The session bar: which file, format and tokenizer (and any fallback), how many messages.
+
+Beside the figures it says what a newcomer would otherwise miss: messages the source hides
+from the active history (PicoClaw's meta ``skip``), a tokenizer the user chose that a preset
+change kept, and an estimator that is more than 10 % off the exact count of this session.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from textual.widget import Widget
 
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
+from ctxtui.core.rows import visible
 from ctxtui.tui.widgets.theme_style import component_style
 
 
@@ -36,11 +42,20 @@ class SessionBar(Widget):
         self._plan: Plan | None = None
         self._status = "loading…"
         self._undo_depth = 0
+        self._kept_tokenizer = ""
+        self._estimate = ""
 
     def show(self, session: Session, plan: Plan, *, undo_depth: int = 0) -> None:
         self._session = session
         self._plan = plan
         self._undo_depth = undo_depth
+        self.refresh(layout=True)
+
+    def set_notes(self, *, kept_tokenizer: str = "", estimate: str = "") -> None:
+        """Why the tokenizer is not the preset's (``kept_tokenizer``), and the estimator's
+        drift from the exact count (``estimate``); empty strings say nothing."""
+        self._kept_tokenizer = kept_tokenizer
+        self._estimate = estimate
         self.refresh(layout=True)
 
     def set_status(self, status: str) -> None:
@@ -64,6 +79,9 @@ class SessionBar(Widget):
             text.append(meta.format)
             text.append(" · ", label)
             text.append(f"{len(session):,} messages")
+            hidden = meta.hidden_messages
+            if hidden:
+                text.append(f" (+{hidden:,} hidden by the meta's skip)", label)
             text.append(" · preset ", label)
             text.append(plan.policy.preset)
             text.append(" · tokenizer ", label)
@@ -71,11 +89,30 @@ class SessionBar(Widget):
             if plan.tokenizer.fell_back:
                 note = plan.tokenizer.note or f"{plan.tokenizer.requested} unavailable"
                 text.append(f" ({note})", warn)
+            if self._kept_tokenizer:
+                text.append(f" ({self._kept_tokenizer})", label)
             if self._undo_depth:
                 text.append(" · compacted", warn)
                 text.append(f" (u undoes, {self._undo_depth} deep)", label)
+            if self._estimate:
+                text.append(" · ", label)
+                text.append(self._estimate, warn)
         if self._status:
             if text:
                 text.append(" · ", label)
             text.append(self._status, warn)
+        if session is not None and plan is not None and session.meta.summary:
+            return Text("\n").join([text, self._summary_line(session.meta.summary, plan)])
         return text
+
+    def _summary_line(self, summary: str, plan: Plan) -> Text:
+        """The source's own summary as a row of its own (PicoClaw keeps it in the meta file,
+        not among the messages): its tokens and its first words, literally, on one line."""
+        line = Text(no_wrap=True, overflow="ellipsis", end="")
+        line.append("meta summary", component_style(self, "session-bar--name"))
+        line.append(
+            f" · {plan.totals.summary:,} tok · ", component_style(self, "session-bar--label")
+        )
+        line.append(visible(summary))
+        line.truncate(max(self.content_region.width, 20), overflow="ellipsis")
+        return line

@@ -1,0 +1,116 @@
+"""The reason dialog says what each reason changes under the session's preset, in plain words.
+
+Picking ``retry`` instead of ``proactive`` changes nothing in most presets; a picker that does
+not say so looks broken. No defect number (``X15``) is UI text: the tests scan every string
+the package could show, and the screens as rendered.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import OptionList
+
+import ctxtui
+from ctxtui.core.policy import preset
+from ctxtui.core.reason_effects import reason_effect
+from ctxtui.core.reasons import CompactReason
+from ctxtui.tui.screens.reason import ReasonScreen
+from tests.tui.main_fixtures import app_for, demo_session
+from tests.tui.test_snapshots_main import SnapCompare, press, settle, then
+
+DEFECT = re.compile(r"\bX\d+\b")
+PACKAGE = Path(ctxtui.__file__).parent
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the string constants that are docstrings (module, class, function, and the
+    attribute docstrings under an assignment): the reader of the code's, never the UI's."""
+    return {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    }
+
+
+def ui_strings_with_defect_numbers(root: Path) -> list[str]:
+    """Every string literal under ``root`` that is not a docstring and names a defect."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = _docstrings(tree)
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in docs
+                and DEFECT.search(node.value)
+            ):
+                found.append(f"{path.relative_to(root)}:{node.lineno}: {node.value[:60]}")
+    return found
+
+
+def test_no_defect_number_in_any_string_the_app_can_show() -> None:
+    assert ui_strings_with_defect_numbers(PACKAGE) == []
+
+
+def test_the_scan_finds_a_defect_number_outside_docstrings(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(
+        '"""Fixes X15."""\n\nLABEL = "none (defect X15)"\n"""Also X3 here."""\n'
+        'def f():\n    """X9."""\n    return f"see X{1}2"\n'
+    )
+    assert ui_strings_with_defect_numbers(tmp_path) == ["m.py:3: none (defect X15)"]
+
+
+async def _open_reasons(pilot: Pilot[Any]) -> ReasonScreen:
+    await settle(pilot)
+    await pilot.press("c")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, ReasonScreen)
+    return screen
+
+
+def test_reason_dialog_picoclaw_120x40(snap_compare: SnapCompare) -> None:
+    """Under the picoclaw preset: the title names the preset; each reason says
+    "only labels the event" beside its name, with when it fires and PicoClaw's name
+    (overflow: "PicoClaw: no name for it", no defect number); under the list, in full for the
+    highlighted proactive: "Only labels the event: the picoclaw preset drops the oldest half
+    of the history and notes it in the summary whatever the reason, ..."."""
+    app = app_for(demo_session(), preset="picoclaw")
+    assert snap_compare(app, terminal_size=(120, 40), run_before=then(press("c")))
+
+
+@pytest.mark.parametrize("name", ["plan", "picoclaw", "opencode"])
+async def test_each_reason_says_its_effect_in_the_sessions_preset(name: str) -> None:
+    app = app_for(demo_session(), preset=name)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open_reasons(pilot)
+        policy = app.screen_stack[0].policy  # type: ignore[attr-defined]
+        assert policy.preset == name
+        reasons = screen.query_one(OptionList)
+        for reason in (CompactReason.PROACTIVE, CompactReason.RETRY, CompactReason.OVERFLOW):
+            option = reasons.get_option(reason.value)
+            assert "only labels the event" in str(option.prompt)
+            reasons.highlighted = reasons.get_option_index(reason.value)
+            await pilot.pause()
+            assert screen.effect_text == f"{reason.value}: {reason_effect(policy, reason)}"
+            assert f"the {name} preset" in screen.effect_text
+            assert not DEFECT.search(str(option.prompt) + screen.effect_text)
+
+
+def test_a_reason_that_changes_the_compaction_is_not_tagged_as_a_label() -> None:
+    from ctxtui.core.reason_effects import ReasonChoice
+    from ctxtui.tui.screens.reason import effect_tag
+
+    changes = ReasonChoice(CompactReason.RETRY, "", "Changes the compaction: ...", "")
+    labels = ReasonChoice(
+        CompactReason.RETRY, "", reason_effect(preset("plan"), changes.reason), ""
+    )
+    assert effect_tag(changes) == "changes the compaction"
+    assert effect_tag(labels) == "only labels the event"

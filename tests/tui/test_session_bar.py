@@ -1,0 +1,146 @@
+"""The session bar says what the figures alone hide: a kept tokenizer, the estimator's drift,
+and messages PicoClaw's meta ``skip`` hides (issue 13 items 6, 8 and 9)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from textual.app import App
+
+from ctxtui.core.engine import Engine
+from ctxtui.core.estimate_check import drift_notice
+from ctxtui.core.models import Message, Session, SessionMeta
+from ctxtui.core.policy import preset
+from ctxtui.tui.widgets.session_bar import SessionBar
+from tests.tui.main_fixtures import app_for, demo_session
+from tests.tui.test_snapshots_main import SnapCompare, settle
+
+
+def bar_text(app: App[Any]) -> str:
+    return str(app.screen_stack[0].query_one(SessionBar).render())
+
+
+def minified_session() -> Session:
+    """A minified JSON tool output: the plan estimator counts it about half of cl100k."""
+    data = json.dumps(
+        [{"id": i, "k": f"v{i}", "x": [i, i * 2, {"a": None}]} for i in range(3_000)],
+        separators=(",", ":"),
+    )
+    return Session(
+        messages=(
+            Message(role="user", content="Summarise this data"),
+            Message(role="assistant", content=data),
+        ),
+        meta=SessionMeta(source_path="/somewhere/private/minified.json"),
+    )
+
+
+def prose_and_code_session() -> Session:
+    """Prose the estimator overcounts and code it undercounts, within 10 % of cl100k."""
+    prose = "The committee reviewed the proposal carefully and agreed to continue. " * 10
+    return Session(
+        messages=(
+            Message(role="user", content=prose),
+            Message(role="assistant", content="value = compute(x, y)\n" * 60),
+        ),
+        meta=SessionMeta(source_path="/somewhere/private/prose.json"),
+    )
+
+
+async def test_a_chosen_tokenizer_is_kept_when_the_preset_changes() -> None:
+    app = app_for(demo_session())
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        main = app.screen_stack[0]
+        main.action_tokenizer("tiktoken:cl100k_base")  # type: ignore[attr-defined]
+        await settle(pilot)
+        main.action_preset("picoclaw")  # type: ignore[attr-defined]
+        await settle(pilot)
+        assert main.policy.preset == "picoclaw"  # type: ignore[attr-defined]
+        assert main.policy.tokenizer == "tiktoken:cl100k_base"  # type: ignore[attr-defined]
+        text = bar_text(app)
+        assert "preset picoclaw · tokenizer tiktoken:cl100k_base" in text
+        assert "(your choice, kept (picoclaw counts with picoclaw))" in text
+
+
+async def test_the_bar_says_how_far_the_estimator_is_off_once_counted_exactly() -> None:
+    session = minified_session()
+    engine = Engine(session)
+    expected = drift_notice(
+        engine.counts(preset("plan")),
+        engine.counts(preset("plan", tokenizer="tiktoken:cl100k_base")),
+    )
+    assert expected.startswith("the plan estimator undercounts this session by 4")
+    app = app_for(session)
+    async with app.run_test(size=(200, 30)) as pilot:
+        await settle(pilot)
+        assert "estimator" not in bar_text(app), "no exact count yet: nothing to say"
+        app.screen_stack[0].action_tokenizer("tiktoken:cl100k_base")  # type: ignore[attr-defined]
+        await settle(pilot)
+        assert expected in bar_text(app)
+
+
+async def test_an_exact_start_counts_the_estimate_and_a_close_one_is_left_unsaid() -> None:
+    for session, said in ((minified_session(), True), (prose_and_code_session(), False)):
+        app = app_for(session, tokenizer="tiktoken:cl100k_base")
+        async with app.run_test(size=(200, 30)) as pilot:
+            await settle(pilot)
+            await settle(pilot)
+            assert ("the plan estimator undercounts" in bar_text(app)) is said
+
+
+async def test_messages_hidden_by_the_meta_skip_are_counted_in_the_bar() -> None:
+    session = demo_session().model_copy(
+        update={
+            "meta": SessionMeta(source_path="/x/chat.jsonl", format="picoclaw", hidden_messages=40)
+        }
+    )
+    app = app_for(session)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        assert "32 messages (+40 hidden by the meta's skip)" in bar_text(app)
+
+
+SUMMARY = (
+    "The user asked to fix the rounding in pricing.py; round_cents now uses Decimal and the "
+    "bulk discount test passes."
+)
+
+
+def picoclaw_with_meta() -> Session:
+    """The demo as PicoClaw would keep it after a compaction: a meta summary and a skip."""
+    meta = SessionMeta(
+        source_path="/somewhere/private/chat.jsonl",
+        format="picoclaw",
+        summary=SUMMARY,
+        hidden_messages=12,
+    )
+    return demo_session().model_copy(update={"meta": meta})
+
+
+def test_meta_summary_row_120x40(snap_compare: SnapCompare) -> None:
+    """Under the session bar ("chat.jsonl · picoclaw · 32 messages (+12 hidden by the meta's
+    skip)"), a row of its own: "meta summary · N tok · The user asked to fix the rounding…",
+    N being the gauge's summary segment; the list starts at message 0 below it."""
+    assert snap_compare(app_for(picoclaw_with_meta(), preset="picoclaw"), terminal_size=(120, 40))
+
+
+async def test_the_meta_summary_row_counts_what_the_gauge_does_and_search_finds_it() -> None:
+    app = app_for(picoclaw_with_meta(), preset="picoclaw")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        main = app.screen_stack[0]
+        plan = main.plan  # type: ignore[attr-defined]
+        assert plan.totals.summary > 0
+        second = bar_text(app).splitlines()[1]
+        assert second.startswith(f"meta summary · {plan.totals.summary:,} tok · The user asked")
+        status = main.query_one("#search-status")
+        for query, said in (
+            ("decimal", "no message; found in the meta summary"),
+            ("round_cents", "1 of 6 · also in the meta summary"),
+        ):
+            await pilot.press("slash", *query, "enter")
+            await settle(pilot)
+            assert str(status.render()).startswith(said), query  # type: ignore[attr-defined]
+            await pilot.press("escape")

@@ -1,0 +1,70 @@
+"""The tools view (`T`): per tool, calls, tokens of calls and outputs, what pruning frees."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Static
+
+from ctxtui.core.tool_costs import tool_costs
+from ctxtui.tui.screens.tools import ToolsScreen
+from tests.tui.main_fixtures import app_for, demo_session
+from tests.tui.test_snapshots_main import SnapCompare, press, settle, then
+
+
+async def _open_tools(pilot: Pilot[Any]) -> ToolsScreen:
+    await settle(pilot)
+    await pilot.press("T")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, ToolsScreen)
+    return screen
+
+
+def test_tools_view_120x40(snap_compare: SnapCompare) -> None:
+    """The demo's three tools, the most sent first (run_shell, grep, read_file): calls,
+    outputs, call and output tokens, pruned tokens (run_shell 541, read_file 339), sent and
+    share; above them the file name (demo.jsonl, not its path) and the line with the tokens
+    pruning frees (880 from 2 outputs) and the request's size."""
+    assert snap_compare(
+        app_for(demo_session()), terminal_size=(120, 40), run_before=then(press("T"))
+    )
+
+
+async def test_tools_view_rows_are_the_plans_costs_and_escape_returns() -> None:
+    app = app_for(demo_session())
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open_tools(pilot)
+        main = pilot.app.screen_stack[0]
+        session, plan = main.state.session, main.state.plan  # type: ignore[attr-defined]
+        costs = tool_costs(session, plan)
+        table = screen.query_one(DataTable)
+        assert table.row_count == len(costs.tools) == 3
+        first = [str(c) for c in table.get_row_at(0)]
+        top = costs.tools[0]
+        assert first[0] == top.name
+        assert first[-2] == f"{top.sent_tokens:,}"
+        assert first[-1] == f"{costs.share(top):.1%}"
+        # Pruning frees something in this window, and the view says how much.
+        assert plan.pruned and costs.pruned_tokens == plan.tokens_freed_by_pruning > 0
+        freed = str(screen.query_one("#tools-freed", Static).render())
+        assert f"pruning frees {costs.pruned_tokens:,} tok" in freed
+        assert f"({len(plan.pruned)} outputs)" in freed
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(pilot.app.screen, ToolsScreen)
+
+
+async def test_gauge_calls_the_tool_schemas_tool_defs() -> None:
+    """The gauge's ``tools`` segment is the tool definitions, not the calls and outputs this
+    view adds up: its legend says ``tool defs`` (``defs`` when the width is short)."""
+    from ctxtui.tui.widgets.gauge import BudgetGauge
+
+    for width, label in ((120, " tool defs "), (52, " defs ")):
+        app = app_for(demo_session())
+        async with app.run_test(size=(width, 24)) as pilot:
+            await settle(pilot)
+            legend = str(app.screen.query_one(BudgetGauge).render()).splitlines()[2]
+            assert label in legend, (width, legend)
+            assert " tools " not in legend
