@@ -18,6 +18,7 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.policy import Policy, PolicyError, policy_for_session, preset
+from ctxtui.core.reported import ReportedGap, reported_gap
 from ctxtui.tui.actions import needs_session
 
 
@@ -90,6 +91,13 @@ class MainState:
 
     def planned(self, plan: Plan) -> MainState:
         return replace(self, plan=plan)
+
+    @property
+    def reported(self) -> ReportedGap | None:
+        """The API's count of the last request with usage against the plan's count of it."""
+        if self.session is None or self.plan is None:
+            return None
+        return reported_gap(self.session, self.plan)
 
     @property
     def counts_known(self) -> bool:
