@@ -35,8 +35,9 @@ class HistoryReady(Message):
 
 @dataclass
 class ReplayProgress(Message):
-    """The walk has reached request ``done`` of ``total``."""
+    """The walk under ``policy`` has reached request ``done`` of ``total``."""
 
+    policy: Policy
     done: int
     total: int
 
@@ -90,7 +91,7 @@ def run_replay(post: Post, engine: Engine, policy: Policy) -> None:
         return worker.is_cancelled
 
     def progress(done: int, total: int) -> None:
-        post(ReplayProgress(done, total))
+        post(ReplayProgress(policy, done, total))
 
     try:
         counts = engine.counts(policy, should_stop=stop)

@@ -158,6 +158,8 @@ class TimelineScreen(Screen[int | None]):
 
     @on(ReplayProgress)
     def _progress(self, event: ReplayProgress) -> None:
+        if event.policy is not self.policy:
+            return  # the last words of a walk a newer preset superseded
         self._status(f"replaying under {self.preset_name}… {event.done:,} of {event.total:,}")
 
     @on(ReplayFailed)
@@ -166,6 +168,8 @@ class TimelineScreen(Screen[int | None]):
 
     @on(ReplayReady)
     def _replayed(self, event: ReplayReady) -> None:
+        if event.replay.policy is not self.policy:
+            return
         first = self.replay is None
         self.replay = event.replay
         title = Text(self._title(), no_wrap=True, overflow="ellipsis")
