@@ -249,3 +249,38 @@ async def test_timeline_chart_paints_the_cursor_column() -> None:
         marks = chart.render_line(chart.size.height - 2).text
         column = chart.cursor_column(chart.size.width - GUTTER)
         assert marks[GUTTER + column] in "▲CR!+"
+
+
+def test_the_session_as_read_is_the_tail_of_its_full_history() -> None:
+    from ctxtui.core.replay import shown_offset
+    from ctxtui.importers import load_session
+
+    for name, offset in (("claude_code_replay.jsonl", 451), ("codex_replay.jsonl", 409)):
+        shown = load_session(samples_dir() / name)
+        history = load_session(samples_dir() / name, full_history=True)
+        assert shown_offset(history, shown) == offset
+        assert shown_offset(history, history) == 0
+        assert shown_offset(shown, history) is None  # longer than what it should end
+    cut = shown.model_copy(update={"messages": shown.messages[1:]})
+    assert shown_offset(shown, cut) == 1
+    changed = cut.model_copy(update={"messages": (shown.messages[0], *cut.messages[1:])})
+    assert shown_offset(shown, changed) is None
+
+
+async def test_timeline_after_an_applied_compaction_replays_the_session_on_screen() -> None:
+    """The compacted session is no tail of the file's history: the view replays it as shown."""
+    app = app_for(sample(), context_window=SMALL_WINDOW)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        compacted = pilot.app.screen.state.session
+        assert pilot.app.screen.state.compacted and compacted is not None
+        screen = await _open(pilot)
+        assert screen.history is not None and screen.history.offset == 0
+        assert screen.history.session is compacted
+        assert screen.replay is not None and screen.replay.session is compacted
