@@ -284,3 +284,26 @@ async def test_timeline_after_an_applied_compaction_replays_the_session_on_scree
         assert screen.history is not None and screen.history.offset == 0
         assert screen.history.session is compacted
         assert screen.replay is not None and screen.replay.session is compacted
+
+
+async def test_timeline_of_a_session_without_requests_says_so() -> None:
+    from ctxtui.core.models import Message, Session, SessionMeta
+
+    session = Session(
+        messages=(Message(role="user", content="hello"), Message(role="user", content="anyone?")),
+        meta=SessionMeta(source_path="lonely.json", format="native"),
+    )
+    async with app_for(session).run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        for _ in range(4):
+            await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, TimelineScreen)
+        assert screen.replay is not None and len(screen.replay) == 0
+        assert _status(screen).startswith("no requests")
+        await pilot.press("right", "end", "right_square_bracket")
+        assert screen.chart.render_line(0).cell_length == screen.chart.size.width
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not isinstance(pilot.app.screen, TimelineScreen)
