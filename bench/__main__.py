@@ -94,6 +94,7 @@ def run(
     if "replay" in only:
         for size in sizes:
             add(measures.replay_ratio(size, args.repeats))
+        add(measures.timeline_latency(big))
     return results, notes
 
 

@@ -298,15 +298,17 @@ class _KeyProbe:
     the list is empty until the first plan. So the list's two cursor actions are wrapped.
     """
 
-    def __init__(self, widget: Any) -> None:
+    def __init__(
+        self, widget: Any, actions: tuple[str, ...] = ("action_cursor_down", "action_cursor_up")
+    ) -> None:
         self.handled = 0
-        for name in ("action_cursor_down", "action_cursor_up"):
+        for name in actions:
             setattr(widget, name, self._wrap(getattr(widget, name)))
 
-    def _wrap(self, action: Callable[[], None]) -> Callable[[], None]:
-        def wrapped() -> None:
+    def _wrap(self, action: Callable[..., None]) -> Callable[..., None]:
+        def wrapped(*args: Any) -> None:
             self.handled += 1
-            action()
+            action(*args)
 
         return wrapped
 
@@ -779,3 +781,48 @@ def replay_ratio(size: int, repeats: int) -> list[Result]:
     )
     target = 1.0 if size >= 100_000 else None
     return [Result("replay", label(size), "replay", subject_s, "open", base, "s", target, note)]
+
+
+async def _timeline_latencies(path: Path) -> tuple[list[float], int]:
+    """Key latencies in the timeline view while its worker replays the session."""
+    from ctxtui.tui.app import make_app
+    from ctxtui.tui.screens.timeline import TimelineScreen
+    from ctxtui.tui.settings import deterministic_settings
+    from ctxtui.tui.widgets.timeline_chart import TimelineChart
+
+    app = make_app(path, settings=deterministic_settings())
+    busy: list[float] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        main = app.main
+        while main.plan is None:
+            await asyncio.sleep(0.01)
+        await pilot.press("l")
+        screen = app.screen
+        assert isinstance(screen, TimelineScreen)
+        probe = _KeyProbe(screen.query_one(TimelineChart), ("action_move",))
+        while screen.replay is None:
+            busy.append(await probe.press(app, "right" if len(busy) % 2 == 0 else "left"))
+            await asyncio.sleep(0.05)
+        requests = len(screen.replay)
+    return busy, requests
+
+
+def timeline_latency(size: int) -> list[Result]:
+    """How long a key takes in the timeline while it replays (issue #12: p95 ≤ 100 ms)."""
+    busy, requests = asyncio.run(_timeline_latencies(session_file(size)))
+    busy.sort()
+    p95 = busy[min(len(busy) - 1, int(len(busy) * 0.95))] if busy else 0.0
+    note = f"the real app, `l`, {len(busy)} keys while replaying {requests:,} requests"
+    return [
+        Result(
+            "replay",
+            label(size),
+            "timeline key while replaying (p95)",
+            p95,
+            "100 ms target",
+            0.1,
+            "s",
+            1.0,
+            note,
+        ),
+    ]

@@ -201,6 +201,12 @@ def _compare_options(compare: argparse.ArgumentParser) -> None:
     compare.add_argument("--json", action="store_true", help="print one JSON document")
     compare.add_argument("--context-window", type=_count, metavar="N", help="for every preset")
     compare.add_argument("--max-tokens", type=_count, metavar="N", help="for every preset")
+    compare.add_argument(
+        "--replay",
+        action="store_true",
+        help="also replay every request under each preset: its simulated compactions and "
+        "peak prompt over the session",
+    )
 
 
 def _sessions_options(sessions: argparse.ArgumentParser) -> None:
@@ -285,7 +291,8 @@ COMMANDS: tuple[Command, ...] = (
         "one session under several presets, side by side",
         "Plan one session under several presets: window and its source, trigger, request, "
         "whether it compacts now, tail start, kept/dropped/pruned, and the request after a "
-        "compaction. --json prints schema ctxtui.compare/1.",
+        "compaction; --replay adds, per preset, the simulated compactions and peak prompt over "
+        "every request of the session. --json prints schema ctxtui.compare/1.",
         add_options=_compare_options,
         policy=False,
     ),

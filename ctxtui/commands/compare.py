@@ -9,12 +9,13 @@ from typing import Any
 
 from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import load
+from ctxtui.commands.render_report import plural
+from ctxtui.commands.replay import load_history
 from ctxtui.commands.report import print_table
 from ctxtui.core.compare import compare
 from ctxtui.core.engine import Engine
 from ctxtui.core.policy import PRESETS, PolicyError
 from ctxtui.core.report import display_text
-from ctxtui.core.wording import plural
 from ctxtui.options import EXIT_OK, overrides_from
 
 
@@ -31,6 +32,21 @@ def _presets(text: str) -> list[str]:
 
 def _zone(z: dict[str, int]) -> str:
     return f"{z['count']:,} ({z['tokens']:,} tok)"
+
+
+def _replay_row(r: dict[str, Any]) -> str:
+    """``260 requests · 3 simulated compactions (3 proactive) · peak 7,869 tok at request 91``."""
+    reasons = ", ".join(f"{n:,} {reason}" for reason, n in r["compaction_reasons"].items())
+    text = (
+        f"{plural(r['requests'], 'request')} · {plural(r['compactions'], 'simulated compaction')}"
+    )
+    if reasons:
+        text += f" ({reasons})"
+    if r["peak_request"] is not None:
+        text += f" · peak {r['peak_tokens']:,} tok at request {r['peak_request'] + 1:,}"
+    if r["overflow_requests"]:
+        text += f" · {plural(r['overflow_requests'], 'request')} over the window"
+    return text
 
 
 def _table(doc: dict[str, Any]) -> Any:
@@ -66,6 +82,8 @@ def _table(doc: dict[str, Any]) -> Any:
             f"a compaction {span}: {after['requested']:,} tok requested, "
             f"{plural(after['messages'], 'message')}",
         )
+        if p["replay"] is not None:
+            grid.add_row("replay", _replay_row(p["replay"]))
         for warning in p["warnings"]:
             grid.add_row(Text("warning", style="yellow"), Text(warning, style="yellow"))
         blocks += [Text(p["preset"], style="bold underline"), grid, Text()]
@@ -75,8 +93,12 @@ def _table(doc: dict[str, Any]) -> Any:
 def run(args: argparse.Namespace) -> int:
     names = _presets(args.presets)
     session = load(args)
+    engine = Engine(session)
+    history = None
+    if args.replay:  # the agent's own compactions hide earlier requests: read them too
+        history = Engine(load_history(args)) if session.meta.recorded_compactions else engine
     try:
-        doc = compare(Engine(session), names, overrides_from(args))
+        doc = compare(engine, names, overrides_from(args), history)
     except PolicyError as err:
         raise CommandError(str(err)) from None
     if args.json:

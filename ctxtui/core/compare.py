@@ -15,6 +15,7 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.plan import Plan, Zone
 from ctxtui.core.policy import Policy, policy_for_session, window_source_of
 from ctxtui.core.reasons import CompactReason
+from ctxtui.core.replay import EventKind, replay
 
 SCHEMA = "ctxtui.compare/1"
 
@@ -94,14 +95,50 @@ def compare_entry(engine: Engine, name: str, overrides: Mapping[str, Any]) -> di
             "messages": len(after.session.messages),
         },
         "warnings": list(plan.warnings),
+        "replay": None,
+    }
+
+
+def replay_entry(engine: Engine, name: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """One preset over the whole session: every request replayed (``core.replay``), its
+    simulated compactions by reason, and the largest prompt it would have sent."""
+    session = engine.session
+    policy = policy_for_session(name, session, overrides)
+    counts = engine.counts(policy)
+    assert counts is not None  # no stop check was given
+    plan = engine.plan(policy, counts)
+    result = replay(session, policy, counts, engine.tokenizer(policy), plan)
+    reasons: dict[str, int] = {}
+    for c in result.compactions:
+        reasons[c.reason.value] = reasons.get(c.reason.value, 0) + 1
+    peak = max(result.requests, key=lambda r: r.simulated_tokens, default=None)
+    return {
+        "requests": len(result),
+        "compactions": len(result.compactions),
+        "compaction_reasons": reasons,
+        "peak_tokens": result.peak_tokens,
+        "peak_request": peak.index if peak is not None else None,
+        "overflow_requests": sum(r.has(EventKind.OVERFLOW) for r in result.requests),
+        "recorded_compactions": len(result.recorded),
     }
 
 
 def compare(
-    engine: Engine, presets: Sequence[str], overrides: Mapping[str, Any] | None = None
+    engine: Engine,
+    presets: Sequence[str],
+    overrides: Mapping[str, Any] | None = None,
+    history: Engine | None = None,
 ) -> dict[str, Any]:
-    """The ``ctxtui.compare/1`` document: the session, then one entry per preset in order."""
+    """The ``ctxtui.compare/1`` document: the session, then one entry per preset in order.
+
+    With ``history`` (the session read with its full history, or the session itself), each
+    entry's ``replay`` holds ``replay_entry`` over it; otherwise ``replay`` is ``null``.
+    """
     session = engine.session
+    entries = [compare_entry(engine, name, overrides or {}) for name in presets]
+    if history is not None:
+        for entry in entries:
+            entry["replay"] = replay_entry(history, entry["preset"], overrides or {})
     return {
         "schema": SCHEMA,
         "session": {
@@ -110,5 +147,5 @@ def compare(
             "model": session.meta.model,
             "message_count": len(session.messages),
         },
-        "presets": [compare_entry(engine, name, overrides or {}) for name in presets],
+        "presets": entries,
     }

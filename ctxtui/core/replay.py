@@ -183,6 +183,19 @@ def request_points(session: Session) -> tuple[int, ...]:
     )
 
 
+def shown_offset(history: Session, shown: Session) -> int | None:
+    """Where ``shown`` begins inside ``history``, or ``None`` when it is not its tail.
+
+    A transcript read with its full history (``full_history=True``) holds the session as
+    normally read (from the agent's last own compaction on) as its last messages; a view
+    replaying the history maps a request back to the normally read session by this offset.
+    """
+    offset = len(history.messages) - len(shown.messages)
+    if offset < 0 or history.messages[offset:] != shown.messages:
+        return None
+    return offset
+
+
 def place_recorded(session: Session, points: Sequence[int]) -> tuple[RecordedAt, ...]:
     """Each recorded compaction at the first request at or after the message it preceded."""
     out = []

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan, Zone
+from ctxtui.core.reported import foreign_tokenizer, last_reported
 from ctxtui.core.sent import history_tokens
 from ctxtui.core.tool_costs import tool_costs
 
@@ -248,8 +249,7 @@ def build_report(
 def tokenizer_note(plan: Plan, session: Session) -> str:
     """The plan's tokenizer note, plus a warning when an OpenAI encoding counts a Claude session."""
     note = plan.tokenizer.note
-    model = session.meta.model or ""
-    if plan.tokenizer.used.startswith("tiktoken:") and "claude" in model.lower():
+    if foreign_tokenizer(plan.tokenizer.used, session.meta.model):
         extra = f"{plan.tokenizer.used} is OpenAI's tokenizer, not Claude's: an approximation"
         note = f"{note}; {extra}" if note else extra
     return note
@@ -261,16 +261,12 @@ def reported_usage(session: Session) -> dict[str, Any] | None:
     ``request`` numbers the calls in this session from 0 (see ``core.replay``); the prompt
     includes the system prompt and tool definitions a transcript often lacks.
     """
-    from ctxtui.core.replay import request_points
-
-    points = request_points(session)
-    for k in range(len(points) - 1, -1, -1):
-        usage = session.messages[points[k]].usage
-        if usage is not None and usage.prompt_total is not None:
-            return {
-                "prompt_tokens": usage.prompt_total,
-                "output_tokens": usage.output,
-                "request": k,
-                "source": usage.source,
-            }
-    return None
+    last = last_reported(session)
+    if last is None:
+        return None
+    return {
+        "prompt_tokens": last.prompt_tokens,
+        "output_tokens": last.usage.output,
+        "request": last.request,
+        "source": last.usage.source,
+    }

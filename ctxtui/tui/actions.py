@@ -182,6 +182,15 @@ ACTIONS: tuple[Action, ...] = (
         title="Tool costs",
         view="ctxtui.tui.screens.tools:ToolsScreen",
     ),
+    Action(
+        "timeline",
+        "l",
+        "Timeline",
+        "Replay every request: simulated and reported prompts, compactions, the context at each",
+        scope=Scope.APP,
+        title="Timeline of requests",
+        view="ctxtui.tui.screens.timeline:TimelineScreen",
+    ),
     Action("quit", "q", "Quit", "", scope=Scope.APP, footer_rank=9, in_palette=False),
     # Textual adds this binding itself when none exists; declaring it gives it an id (so it
     # can be remapped) and an explanation of what the palette offers.

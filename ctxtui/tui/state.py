@@ -20,6 +20,7 @@ from ctxtui.core.estimate_check import drift_notice, estimator_for, is_exact
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.policy import Policy, PolicyError, policy_for_session, preset
+from ctxtui.core.reported import ReportedGap, reported_gap
 from ctxtui.tui.actions import needs_session
 
 EXACT_TOKENIZERS = ("tiktoken:cl100k_base", "tiktoken:o200k_base")
@@ -166,6 +167,13 @@ class MainState:
             return ""
         estimated = self.engine.cached_counts(self.estimator_policy)
         return drift_notice(estimated, exact) if estimated is not None else ""
+
+    @property
+    def reported(self) -> ReportedGap | None:
+        """The API's count of the last request with usage against the plan's count of it."""
+        if self.session is None or self.plan is None:
+            return None
+        return reported_gap(self.session, self.plan)
 
     @property
     def counts_known(self) -> bool:

@@ -83,7 +83,7 @@ class MainScreen(SessionScreen):
 
     def render_plan(self, plan: Plan) -> None:
         assert self.session is not None
-        self.query_one(BudgetGauge).show(plan)
+        self.query_one(BudgetGauge).show(plan, self.state.reported)
         bar = self.query_one(SessionBar)
         bar.show(self.session, plan, undo_depth=len(self.state.undo))
         bar.set_status(f"cannot fit: {plan.overflow.reason}" if plan.overflow else "")

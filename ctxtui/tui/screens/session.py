@@ -104,9 +104,15 @@ class SessionScreen(Screen[None]):
         raise NotImplementedError
 
     def _run(self, job: Any, *args: Any, group: str) -> None:
-        """Run ``jobs.<job>`` in a thread worker; it reports by posting to this screen."""
+        """Run ``jobs.<job>`` in a thread worker; it reports by posting to this screen.
+
+        The description is given: Textual's default is the ``repr`` of the call, which for
+        an export of 100,000 messages is seconds spent on the UI thread.
+        """
         work = partial(job, self.post_message, *args)
-        self.run_worker(work, thread=True, exclusive=True, exit_on_error=False, group=group)
+        self.run_worker(
+            work, thread=True, exclusive=True, exit_on_error=False, group=group, description=group
+        )
 
     def take(self, result: object) -> None:
         """What a view dismissed with: a ``Path`` is a session file to open, an ``int`` the

@@ -266,7 +266,7 @@ class DetailPane(VerticalScroll, can_focus=False):
             and _size(session.messages[i]) <= PREFETCH_CHARS
         ]
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
+    @work(thread=True, exclusive=True, exit_on_error=False, group="detail", description="detail")
     def _count(self, session: Session, chars_per_token: float, wanted: list[int]) -> None:
         from ctxtui.core.counting import count_message_everywhere
 

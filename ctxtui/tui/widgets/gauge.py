@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from ctxtui.core.plan import Plan, Pressure
+from ctxtui.core.reported import ReportedGap
 from ctxtui.core.rows import split_cells
 from ctxtui.tui.widgets.theme_style import component_style
 
@@ -71,10 +72,14 @@ class BudgetGauge(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._plan: Plan | None = None
+        self._reported: ReportedGap | None = None
         self._placeholder = "waiting for the session…"
 
-    def show(self, plan: Plan) -> None:
+    def show(self, plan: Plan, reported: ReportedGap | None = None) -> None:
+        """Draw ``plan``; ``reported`` (the API's count of the last request, when the
+        transcript has one) adds a line comparing it with the plan's count of that request."""
         self._plan = plan
+        self._reported = reported
         self.refresh(layout=True)
 
     def show_placeholder(self, text: str) -> None:
@@ -94,9 +99,40 @@ class BudgetGauge(Widget):
         if plan is None:
             return Text(self._placeholder, style=self._style("label"))
         width = max(self.content_region.width, 10)
-        return Text("\n").join(
-            [self._figures(plan, width), self._bar(plan, width), self._legend(plan, width)]
+        lines = [self._figures(plan, width), self._bar(plan, width), self._legend(plan, width)]
+        if self._reported is not None:
+            lines.append(self._reported_line(self._reported, width))
+        return Text("\n").join(lines)
+
+    def _reported_line(self, gap: ReportedGap, width: int) -> Text:
+        """``API reported 36,796 prompt tok at request 260 · counted 21,747 · +15,049: system
+        prompt and tool definitions are not in the transcript``: the provider's count of the
+        last request with usage, this tokenizer's count of the same prompt, and why they
+        differ; in fewer words when narrow, the two figures first and kept."""
+        label = self._style("label")
+        strong = Style(bold=True)
+        request = f"{gap.request + 1:,}"
+        variants = (
+            ("API reported ", " prompt tok at request " + request, "counted ", gap.reason()),
+            ("API reported ", " at request " + request, "counted ", gap.reason()),
+            ("API ", " at request " + request, "counted ", gap.reason(short=True)),
+            ("API ", "", "counted ", gap.reason(short=True)),  # cut with "…" if need be
         )
+        text = Text()
+        for api, where, sim, reason in variants:
+            text = Text(no_wrap=True, overflow="ellipsis")
+            text.append(api, label)
+            text.append(f"{gap.reported:,}", strong)
+            text.append(where, label)
+            text.append(f" · {sim}", label)
+            text.append(f"{gap.estimated:,}", strong)
+            text.append(f" · {gap.gap:+,}")
+            if reason:
+                text.append(f": {reason}", label)
+            if text.cell_len <= width:
+                break
+        text.truncate(width, overflow="ellipsis")  # joined to the other lines, it would wrap
+        return text
 
     def _figures(self, plan: Plan, width: int) -> Text:
         """The request against the window, in as many words as ``width`` allows.

@@ -11,6 +11,7 @@ A search query, when set, is marked in every row that shows it (``message-list--
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.style import Style
@@ -32,6 +33,23 @@ from ctxtui.tui.widgets.theme_style import component_style
 
 BOUNDARY = -1
 """``row_to_index`` answer for the boundary rule, which is a row but not a message."""
+
+
+@dataclass(frozen=True, slots=True)
+class Numbering:
+    """Row labels for a session cut from a longer one: ``first`` is the longer session's
+    number of the first row after ``lead`` rows labelled ``lead_label`` (a stand-in summary);
+    ``rows`` sizes the index column as the longer session would."""
+
+    first: int
+    rows: int
+    lead: int = 0
+    lead_label: str = "S"
+
+    def label(self, index: int) -> str:
+        if index < self.lead:
+            return self.lead_label
+        return str(self.first + index - self.lead)
 
 
 class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
@@ -102,6 +120,7 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
         self._layout: RowLayout | None = None
         self._query = ""
         self._cache: LRUCache[tuple[int, int, int, bool], Strip] = LRUCache(1024)
+        self._numbering: Numbering | None = None
 
     # -- data ------------------------------------------------------------------------------
 
@@ -116,12 +135,17 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
             return None
         return min(self._plan.tail.start, len(self._session))
 
-    def show(self, session: Session, plan: Plan) -> None:
-        """Display ``plan`` for ``session``; the cursor stays on its message when it still can."""
+    def show(self, session: Session, plan: Plan, numbering: Numbering | None = None) -> None:
+        """Display ``plan`` for ``session``; the cursor stays on its message when it still can.
+
+        ``numbering`` labels the rows of a session cut from a longer one (the timeline's
+        context at a request) with the longer one's message numbers.
+        """
         if session is not self._session:
             self._longest_tool = max((len(tool_label(m)) for m in session.messages), default=0)
         self._session = session
         self._plan = plan
+        self._numbering = numbering
         self._biggest = max(plan.message_tokens, default=0)
         self._generation += 1
         self._layout = None
@@ -230,9 +254,10 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
 
     def _row_layout(self, width: int) -> RowLayout:
         if self._layout is None or self._layout.width != width:
+            numbering = self._numbering
             self._layout = layout_columns(
                 width,
-                rows=self.message_count,
+                rows=self.message_count if numbering is None else numbering.rows,
                 biggest=self._biggest,
                 longest_tool=self._longest_tool,
             )
@@ -290,7 +315,10 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
         if index == self.cursor:
             base += self._style("cursor")
         text = Text(style=base, no_wrap=True, end="")
-        text.append(cells.index, self._style("index"))
+        label = cells.index
+        if self._numbering is not None:
+            label = self._numbering.label(index).rjust(len(cells.index))
+        text.append(label, self._style("index"))
         text.append(" ")
         text.append(cells.role, self._style("role"))
         text.append(" ")

@@ -153,7 +153,7 @@ class SearchBar(Horizontal):
         event.stop()
         self.post_message(self.Submitted())
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="search")
+    @work(thread=True, exclusive=True, exit_on_error=False, group="search", description="search")
     def _search(self, session: Session, query: str) -> None:
         # 100,000 messages take a noticeable fraction of a second: never on the UI thread.
         matches = tuple(find_matches(session, query))

@@ -1,0 +1,277 @@
+"""The timeline view: the session over time, one request at a time (docs/replay.md).
+
+The main view shows one moment, the whole transcript as the next request. This view replays
+every request the agent sent under the policy (``ctxtui.core.replay``): a chart of the
+simulated prompt against the one the API reported, the trigger and the window, with the
+compactions on the way; a cursor per request; and below, the context as the model saw it at
+that request, the simulated summary standing in for what it replaced. The transcript's full
+history is read when it has one (before the agent's own compactions), so its compactions show
+too. Reading, replaying and rebuilding a context run in workers; keys keep answering.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from ctxtui.core.policy import policy_for_session
+from ctxtui.core.replay import ContextAt, Replay, Request
+from ctxtui.core.wording import plural
+from ctxtui.tui.screens.preset_choice import PresetChoice
+from ctxtui.tui.state import MainState
+from ctxtui.tui.timeline_jobs import (
+    ContextReady,
+    HistoryReady,
+    ReplayFailed,
+    ReplayProgress,
+    ReplayReady,
+    context_at,
+    read_history,
+    run_replay,
+)
+from ctxtui.tui.widgets.message_list import MessageList, Numbering
+from ctxtui.tui.widgets.theme_style import component_style
+from ctxtui.tui.widgets.timeline_chart import ChartFigures, TimelineChart
+
+WINDOW_KNOBS = ("context_window", "max_tokens")
+"""The user's knobs a newly chosen preset keeps: the window is the model's, not the policy's."""
+
+LEGEND_SERIES = ("simulated", "reported", "window", "trigger")
+LEGEND_MARKS = "C compaction  R recorded  ! overflow  + several"
+KEYS = "←→ request  tab list"
+
+
+def event_words(request: Request) -> str:
+    """``compaction (proactive), recorded compaction (auto)``; empty when nothing happened."""
+    words = []
+    for e in request.events:
+        kind = e.kind.value.replace("_", " ")
+        words.append(f"{kind} ({e.reason})" if e.reason else kind)
+    return ", ".join(words)
+
+
+class TimelineScreen(Screen[int | None]):
+    """Replay under the main screen's policy; Escape or Enter returns to the request's message."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,enter,l", "close", "Back", id="timeline.close"),
+        Binding("p", "choose", "Preset", id="timeline.choose"),
+    ]
+
+    DEFAULT_CSS = """
+    TimelineScreen #timeline-title { padding: 0 1; text-style: bold; height: 1; }
+    TimelineScreen TimelineChart { height: 45%; min-height: 6; }
+    TimelineScreen #timeline-legend { padding: 0 1; color: $text-muted; height: 1; }
+    TimelineScreen #timeline-status { padding: 0 1; height: 1; background: $panel; }
+    TimelineScreen #timeline-heading { padding: 0 1; height: 1; color: $text-muted; }
+    TimelineScreen #timeline-context { height: 1fr; }
+    """
+
+    def __init__(self, state: MainState) -> None:
+        super().__init__()
+        self.state = state
+        self.preset_name = state.preset_name
+        self.policy = state.policy
+        self.history: HistoryReady | None = None
+        self.replay: Replay | None = None
+        self.context: ContextAt | None = None
+        self._context_busy = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(self._title(), no_wrap=True, overflow="ellipsis"), id="timeline-title")
+        yield TimelineChart(id="timeline-chart")
+        yield Static("", id="timeline-legend")
+        yield Static("reading the session…", id="timeline-status")
+        yield Static("", id="timeline-heading")
+        yield MessageList(id="timeline-context")
+        yield Footer()
+
+    @property
+    def chart(self) -> TimelineChart:
+        return self.query_one(TimelineChart)
+
+    @property
+    def context_list(self) -> MessageList:
+        return self.query_one("#timeline-context", MessageList)
+
+    def _title(self) -> str:
+        session = self.state.session
+        if session is None:
+            return "Timeline: open a session first"
+        name = self.state.path.name if self.state.path is not None else "session"
+        model = f" · {session.meta.model}" if session.meta.model else ""
+        words = [f"Timeline · {name}{model}"]
+        if self.replay is not None:
+            words.append(plural(len(self.replay), "request"))
+            words.append(f"{self.preset_name} ({self.replay.counts.tokenizer.used})")
+            words.append(f"window {self.policy.context_window:,}")
+        return " · ".join(words)
+
+    def _status(self, text: str) -> None:
+        self.query_one("#timeline-status", Static).update(Text(text, no_wrap=True, end=""))
+
+    def on_mount(self) -> None:
+        self.chart.focus()
+        self._draw_legend()
+        if self.state.session is None or self.state.engine is None:
+            self._status("no session")
+            return
+        job = partial(read_history, self.post_message, self.state.path)
+        self._run(job, self.state.session, self.state.engine, group="timeline-history")
+
+    def _run(self, job: Any, *args: Any, group: str) -> None:
+        """Run ``job(*args)`` in a thread worker. The description is given: Textual's default
+        is the ``repr`` of the call, which for a replay of 20,000 messages took a second."""
+        work = partial(job, *args)
+        self.run_worker(
+            work, name=group, group=group, description=group,
+            thread=True, exclusive=True, exit_on_error=False,
+        )  # fmt: skip
+
+    def _draw_legend(self) -> None:
+        chart = self.chart
+        legend = Text(no_wrap=True, end="")
+        for name in LEGEND_SERIES:
+            legend.append("⣿ ", component_style(chart, f"timeline-chart--{name}"))
+            legend.append(f"{name}  ")
+        legend.append(f"{LEGEND_MARKS}   {KEYS}")
+        self.query_one("#timeline-legend", Static).update(legend)
+
+    # -- replaying -------------------------------------------------------------------------
+
+    @on(HistoryReady)
+    def _history_ready(self, event: HistoryReady) -> None:
+        self.history = event
+        self._replay()
+
+    def _replay(self) -> None:
+        assert self.history is not None
+        self._status(f"replaying under {self.preset_name}…")
+        self._run(run_replay, self.post_message, self.history.engine, self.policy, group="timeline")
+
+    @on(ReplayProgress)
+    def _progress(self, event: ReplayProgress) -> None:
+        if event.policy is not self.policy:
+            return  # the last words of a walk a newer preset superseded
+        self._status(f"replaying under {self.preset_name}… {event.done:,} of {event.total:,}")
+
+    @on(ReplayFailed)
+    def _failed(self, event: ReplayFailed) -> None:
+        self._status(event.problem)
+
+    @on(ReplayReady)
+    def _replayed(self, event: ReplayReady) -> None:
+        if event.replay.policy is not self.policy:
+            return
+        first = self.replay is None
+        self.replay = event.replay
+        title = Text(self._title(), no_wrap=True, overflow="ellipsis")
+        self.query_one("#timeline-title", Static).update(title)
+        cursor = self._start_request() if first else None
+        if not len(event.replay):
+            self._status("no requests: the transcript has no assistant message to replay")
+        self.chart.show(ChartFigures.of(event.replay), cursor)
+        self._moved(TimelineChart.Moved(self.chart.cursor))
+
+    def _start_request(self) -> int:
+        """The request that produced the main screen's selected message, else the last one."""
+        assert self.replay is not None and self.history is not None
+        k = self.replay.request_of_message(self.state.selection + self.history.offset - 1)
+        return len(self.replay) - 1 if k is None else k
+
+    # -- the cursor ------------------------------------------------------------------------
+
+    @on(TimelineChart.Moved)
+    def _moved(self, event: TimelineChart.Moved) -> None:
+        if self.replay is None or not len(self.replay):
+            return
+        self._describe(event.index)
+        if not self._context_busy:
+            self._context_busy = True
+            self._run(context_at, self.post_message, self.replay, event.index, group="context")
+
+    def _describe(self, k: int) -> None:
+        """The status line, in long words when the width allows and short ones when not."""
+        assert self.replay is not None and self.history is not None
+        request = self.replay.requests[k]
+        reported = request.reported_tokens
+        main = request.message_index - self.history.offset
+        shown = "—" if reported is None else f"{reported:,}"
+        events = event_words(request)
+        long = [
+            f"request {k + 1:,} of {len(self.replay):,}",
+            f"message #{request.message_index:,}",
+            f"simulated {request.simulated_tokens:,}",
+            f"reported {shown}",
+        ]
+        short = [
+            f"request {k + 1:,}/{len(self.replay):,}",
+            f"#{request.message_index:,}",
+            f"sim {request.simulated_tokens:,}",
+            f"API {shown}",
+        ]
+        if self.history.offset:
+            long[1] += f" (#{main:,} in the main view)" if main >= 0 else " (before the main view)"
+            short[1] += f" (main #{main:,})" if main >= 0 else " (not in main)"
+        text = " · ".join([*long, events] if events else long)
+        if len(text) > self.size.width - 2:
+            text = " · ".join([*short, events] if events else short)
+        self._status(text)
+
+    @on(ContextReady)
+    def _context_ready(self, event: ContextReady) -> None:
+        self._context_busy = False
+        if self.replay is None:
+            return
+        if event.replay is not self.replay or event.request != self.chart.cursor:
+            self._moved(TimelineChart.Moved(self.chart.cursor))  # it moved on meanwhile
+            return
+        self.context = ctx = event.context
+        if ctx is None:
+            self.query_one("#timeline-heading", Static).update("the context could not be rebuilt")
+            return
+        assert self.history is not None
+        numbering = Numbering(ctx.start, len(self.history.session.messages), int(ctx.stand_in))
+        self.context_list.show(ctx.session, ctx.plan, numbering)
+        self.query_one("#timeline-heading", Static).update(self._heading(ctx))
+
+    def _heading(self, ctx: ContextAt) -> Text:
+        """What the list below shows, in a line: size, the stand-in, and where the tail begins."""
+        t = ctx.plan.totals
+        sent = len(ctx.session.messages)
+        words = [f"the model's context: {plural(sent, 'message')}, {t.tokens:,} tok"]
+        if ctx.stand_in:
+            words.append(f"S = simulated summary of #0–#{ctx.start - 1:,}")
+        elif ctx.start:
+            words.append(f"#0–#{ctx.start - 1:,} dropped by earlier compactions")
+        first = ctx.history_index(ctx.plan.tail.start)
+        words.append("fresh tail from " + ("S" if first is None else f"#{first:,}"))
+        return Text(" · ".join(words), no_wrap=True, end="")
+
+    # -- leaving and choosing --------------------------------------------------------------
+
+    def action_close(self) -> None:
+        """Back to the main screen, on the message the request produced when it shows there."""
+        if self.replay is None or self.history is None or not len(self.replay):
+            self.dismiss(None)
+            return
+        main = self.replay.requests[self.chart.cursor].message_index - self.history.offset
+        self.dismiss(main if main >= 0 else None)
+
+    def action_choose(self) -> None:
+        def chosen(name: str | None) -> None:
+            if name is None or self.history is None or name == self.preset_name:
+                return
+            overrides = {k: v for k, v in self.state.overrides.items() if k in WINDOW_KNOBS}
+            self.preset_name = name
+            self.policy = policy_for_session(name, self.history.session, overrides)
+            self._replay()
+
+        self.app.push_screen(PresetChoice(self.preset_name), chosen)

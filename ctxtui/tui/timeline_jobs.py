@@ -1,0 +1,119 @@
+"""The timeline view's slow steps, run in thread workers that only post messages.
+
+Reading the full history, counting it, replaying it and rebuilding the context at a request
+all take from milliseconds to seconds on a long session; the view keeps answering keys while
+they run, and a newer request for the same step supersedes an older one (exclusive workers,
+whose stop checks end the older walk early).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.message import Message
+from textual.worker import get_current_worker
+
+from ctxtui.core.engine import Engine
+from ctxtui.core.models import Session
+from ctxtui.core.policy import Policy
+from ctxtui.core.replay import ContextAt, Replay, ReplayStoppedError, replay, shown_offset
+
+Post = Callable[[Message], object]
+
+
+@dataclass
+class HistoryReady(Message):
+    """The session to replay: the full history when the transcript has one, else the session
+    on the main screen; the main screen's message ``i`` is history message ``i + offset``."""
+
+    session: Session
+    engine: Engine
+    offset: int
+
+
+@dataclass
+class ReplayProgress(Message):
+    """The walk under ``policy`` has reached request ``done`` of ``total``."""
+
+    policy: Policy
+    done: int
+    total: int
+
+
+@dataclass
+class ReplayReady(Message):
+    replay: Replay
+
+
+@dataclass
+class ReplayFailed(Message):
+    problem: str
+
+
+@dataclass
+class ContextReady(Message):
+    """The context as the model saw it at request ``request`` of ``replay`` (``None`` when
+    it could not be rebuilt)."""
+
+    replay: Replay
+    request: int
+    context: ContextAt | None
+
+
+def read_history(post: Post, path: Path | None, shown: Session, engine: Engine) -> None:
+    """The transcript at ``path`` with its full history, if it holds more than ``shown``.
+
+    The main screen's session stands when there is nothing more to read, when reading fails,
+    or when ``shown`` is not the history's tail (an applied compaction replaced it).
+    """
+    history: Session | None = None
+    if path is not None and shown.meta.recorded_compactions:
+        from ctxtui.importers import load_session
+
+        try:
+            history = load_session(path, format=shown.meta.format, full_history=True)
+        except Exception:  # the session on screen is still worth replaying
+            history = None
+    offset = shown_offset(history, shown) if history is not None else None
+    if history is None or not offset:
+        post(HistoryReady(shown, engine, 0))
+    else:
+        post(HistoryReady(history, Engine(history), offset))
+
+
+def run_replay(post: Post, engine: Engine, policy: Policy) -> None:
+    """Count (if not yet counted), plan and replay ``engine``'s session under ``policy``."""
+    worker = get_current_worker()
+
+    def stop() -> bool:
+        return worker.is_cancelled
+
+    def progress(done: int, total: int) -> None:
+        post(ReplayProgress(policy, done, total))
+
+    try:
+        counts = engine.counts(policy, should_stop=stop)
+        if counts is None:
+            return
+        plan = engine.plan(policy, counts)
+        tokenizer = engine.tokenizer(policy)
+        result = replay(
+            engine.session, policy, counts, tokenizer, plan, on_progress=progress, should_stop=stop
+        )
+    except ReplayStoppedError:
+        return
+    except Exception as err:  # a bug in the walk must not take the app down
+        post(ReplayFailed(f"replay failed: {type(err).__name__}: {err}"))
+        return
+    post(ReplayReady(result))
+
+
+def context_at(post: Post, result: Replay, request: int) -> None:
+    """The context at ``request``; always posted, so the view knows the worker is done."""
+    try:
+        context: ContextAt | None = result.context_at(request)
+    except Exception:  # the chart and the figures still stand without the list
+        context = None
+    post(ContextReady(result, request, context))

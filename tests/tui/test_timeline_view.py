@@ -1,0 +1,309 @@
+"""The timeline view (`l`): every request replayed, a chart over time, the context at each."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import OptionList, Static
+
+from ctxtui.core.replay import EventKind
+from ctxtui.samples import samples_dir
+from ctxtui.tui.screens.timeline import TimelineScreen
+from ctxtui.tui.widgets.message_list import MessageList
+from ctxtui.tui.widgets.timeline_chart import (
+    GUTTER,
+    ChartFigures,
+    TimelineChart,
+    draw,
+    short_tokens,
+    spans,
+)
+from tests.tui.main_fixtures import app_for, big_session, demo_session
+from tests.tui.test_snapshots_main import SnapCompare, press, settle, then
+
+SMALL_WINDOW = 10_000
+"""Under the plan preset the Claude Code sample compacts three times in this window."""
+
+
+def sample() -> Path:
+    """A long Claude Code run with usage on every request and three compactions of its own."""
+    return samples_dir() / "claude_code_replay.jsonl"
+
+
+async def _open(pilot: Pilot[Any]) -> TimelineScreen:
+    await settle(pilot)
+    await pilot.press("l")
+    return await _settled(pilot)
+
+
+async def _settled(pilot: Pilot[Any]) -> TimelineScreen:
+    """Wait through the chain history → replay → context (each worker starts the next)."""
+    screen = pilot.app.screen
+    assert isinstance(screen, TimelineScreen)
+    for _ in range(20):
+        await settle(pilot)
+        done = screen.replay is not None and screen.context is not None
+        if done and screen.context_list.message_count and not screen._context_busy:
+            break
+    return screen
+
+
+def _status(screen: TimelineScreen) -> str:
+    return str(screen.query_one("#timeline-status", Static).render())
+
+
+def test_timeline_120x40(snap_compare: SnapCompare) -> None:
+    """The Claude Code sample in a 10,000-token window: the title names the file, model, 260
+    requests and `plan (plan)`; the braille chart shows the green simulated sawtooth (three
+    drops), the reported prompts above the window line (the API counted ~15,800 tokens of
+    system prompt and tools the transcript lacks), the red window and dashed yellow trigger
+    lines with their gutter labels; the mark row has `C` at three requests and `R` at three;
+    the status names the cursor's request (#452, #1 in the main view) with its simulated and
+    reported figures; the list below is the context at that request, led by an `S` row (the
+    simulated summary) and cut by the fresh-tail rule."""
+    app = app_for(sample(), context_window=SMALL_WINDOW)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=then(press("l"), *_waits()))
+
+
+def test_timeline_80x24(snap_compare: SnapCompare) -> None:
+    """The same at 80×24 after End: a shorter chart with the same marks, the cursor on the
+    last request (260 on the axis), and a few context rows above the footer."""
+    app = app_for(sample(), context_window=SMALL_WINDOW)
+    steps = then(press("l"), *_waits(), press("end"), *_waits())
+    assert snap_compare(app, terminal_size=(80, 24), run_before=steps)
+
+
+def _waits() -> list[Any]:
+    async def wait(pilot: Pilot[Any]) -> None:
+        await _settled(pilot)
+
+    return [wait]
+
+
+async def test_timeline_replays_the_full_history_with_both_kinds_of_compaction() -> None:
+    app = app_for(sample(), context_window=SMALL_WINDOW)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open(pilot)
+        assert screen.replay is not None and screen.history is not None
+        assert len(screen.replay) == 260  # the full history, not the 36 after the last boundary
+        assert screen.history.offset == 451
+        figures = screen.chart.figures
+        assert figures is not None
+        assert sum("C" in m for m in figures.marks) == len(screen.replay.compactions) == 3
+        assert sum("R" in m for m in figures.marks) == 3
+        assert all(v is not None for v in figures.reported)
+        # The cursor starts at the request that produced the main view's selection (#0 there).
+        request = screen.replay.requests[screen.chart.cursor]
+        assert request.message_index - screen.history.offset == 1
+        # 120 columns hold the status only in its short words.
+        status = _status(screen)
+        assert status.startswith(f"request {screen.chart.cursor + 1}/260 · #452 (main #1) · sim ")
+        assert status.endswith("API 16,408 · recorded compaction (auto)")
+
+
+async def test_timeline_cursor_moves_and_the_context_list_follows() -> None:
+    app = app_for(sample(), context_window=SMALL_WINDOW)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open(pilot)
+        assert screen.replay is not None
+        await pilot.press("home")
+        await _settled(pilot)
+        assert screen.chart.cursor == 0
+        first = screen.replay.requests[0]
+        assert screen.context_list.message_count == first.message_index
+        assert _status(screen).startswith("request 1 of 260")
+
+        await pilot.press("right", "right")
+        await _settled(pilot)
+        assert screen.chart.cursor == 2
+        assert screen.context_list.message_count == screen.replay.requests[2].message_index
+
+        # `]` jumps to the first request with an event: the first simulated compaction.
+        await pilot.press("right_square_bracket")
+        await _settled(pilot)
+        k = screen.chart.cursor
+        compaction = screen.replay.compactions[0]
+        assert k == min(compaction.request, screen.replay.recorded[0].request or k)
+        while not screen.replay.requests[screen.chart.cursor].has(EventKind.COMPACTION):
+            await pilot.press("right_square_bracket")
+            await _settled(pilot)
+        assert screen.chart.cursor == compaction.request
+        context = screen.context
+        assert context is not None and context.stand_in
+        rows = screen.context_list
+        assert rows._row_text(0, 100).plain.lstrip().startswith("S ")
+        assert rows._row_text(1, 100).plain.lstrip().startswith(f"{compaction.replaced[1] + 1} ")
+        assert "compaction (proactive)" in _status(screen)
+
+        # Back to the main view on the message that request produced, when it is shown there.
+        await pilot.press("end")
+        await _settled(pilot)
+        last = screen.replay.requests[-1].message_index - 451
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(pilot.app.screen, TimelineScreen)
+        assert pilot.app.screen.query_one(MessageList).cursor == last
+
+
+async def test_timeline_preset_choice_replays() -> None:
+    app = app_for(sample(), context_window=SMALL_WINDOW)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open(pilot)
+        assert screen.replay is not None
+        before = screen.replay
+        await pilot.press("p")
+        await settle(pilot)
+        options = pilot.app.screen.query_one(OptionList)
+        options.highlighted = [o.id for o in options._options].index("picoclaw-seahorse")
+        await pilot.press("enter")
+        await _settled(pilot)
+        assert pilot.app.screen is screen
+        assert screen.replay is not before and screen.replay.policy.preset == "picoclaw-seahorse"
+        assert screen.replay.policy.context_window == SMALL_WINDOW
+        assert "picoclaw-seahorse" in str(screen.query_one("#timeline-title", Static).render())
+        assert len(screen.replay.compactions) != len(before.compactions)
+
+
+async def test_timeline_of_a_session_without_usage_has_no_reported_line() -> None:
+    session = demo_session()
+    stripped = session.model_copy(
+        update={"messages": tuple(m.model_copy(update={"usage": None}) for m in session.messages)}
+    )
+    async with app_for(stripped).run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot)
+        figures = screen.chart.figures
+        assert figures is not None and set(figures.reported) == {None}
+        assert "reported —" in _status(screen)
+        assert screen.history is not None and screen.history.offset == 0
+
+
+async def test_timeline_chart_stays_flat_on_a_long_session() -> None:
+    """10,000 requests: one drawing per size, and a cursor move repaints without redrawing."""
+    app = app_for(big_session(20_000))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot)
+        chart = screen.chart
+        assert chart.count == 10_000
+        assert len(list(screen.walk_children())) < 40
+        chart.render_line(0)
+        drawing = chart._drawing
+        started = time.perf_counter()
+        for step in range(20):  # twenty frames of the whole chart, the cursor moving
+            chart.select(500 * step)
+            for y in range(chart.size.height):
+                chart.render_line(y)
+        elapsed = time.perf_counter() - started
+        assert chart._drawing is drawing  # moving the cursor did not lay the plot out again
+        assert elapsed < 1.0, elapsed  # about 50 ms here; a redraw per frame costs seconds
+        await pilot.press("right", "right", "left")
+        await _settled(pilot)
+        assert chart.cursor == 500 * 19 + 1
+        await pilot.press("end")
+        await _settled(pilot)
+        assert chart.cursor == 9_999
+        rows = screen.context_list
+        assert screen.context is not None and screen.context.stand_in  # it compacted on the way
+        assert rows._row_text(rows.message_count - 1, 100).plain.startswith("19998 ")
+
+
+def test_spans_keep_every_drop_and_join_the_steps() -> None:
+    # More requests than columns: a column keeps its lowest and highest value.
+    assert spans([1, 9, 2, 8, 3, 7], 3) == [(1, 9), (2, 9), (3, 8)]
+    # Fewer requests than columns: a request spans columns, joined to the one before.
+    assert spans([5, 1], 4) == [(5, 5), (5, 5), (1, 5), (1, 1)]
+    # Missing figures draw nothing and join nothing.
+    assert spans([None, 4, None], 3) == [None, (4, 4), None]
+
+
+def test_draw_puts_the_levels_and_the_marks_where_they_belong() -> None:
+    figures = ChartFigures(
+        simulated=(100, 200, 300, 400),
+        reported=(None, None, 1_000, 1_100),
+        marks=("", "", "C", "R"),
+        trigger=500,
+        window=600,
+    )
+    drawing = draw(figures, width=8, height=6)
+    assert drawing.marks == (" ", " ", " ", " ", "C", "C", "R", "R")
+    # The top is the largest figure of any series; each level names its own row.
+    assert drawing.labels == {0: "1.1k", 2: "600", 3: "500", 5: "0"}
+    owners = [{owner for _, owner in row} - {""} for row in drawing.cells]
+    assert owners[0] == {"reported"}
+    assert owners[2] == {"window"}
+    assert "trigger" in owners[3] and "simulated" in owners[5]
+    assert set(drawing.cells[1][0][0]) == {"\u2800"}  # nothing between reported and window
+    assert short_tokens(16_384) == "16.4k" and short_tokens(200_000) == "200k"
+
+
+async def test_timeline_chart_paints_the_cursor_column() -> None:
+    async with app_for(demo_session()).run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot)
+        chart: TimelineChart = screen.chart
+        await pilot.press("end")
+        await settle(pilot)
+        axis = chart.render_line(chart.size.height - 1).text
+        assert axis.rstrip().endswith(f"{chart.count}")
+        marks = chart.render_line(chart.size.height - 2).text
+        column = chart.cursor_column(chart.size.width - GUTTER)
+        assert marks[GUTTER + column] in "▲CR!+"
+
+
+def test_the_session_as_read_is_the_tail_of_its_full_history() -> None:
+    from ctxtui.core.replay import shown_offset
+    from ctxtui.importers import load_session
+
+    for name, offset in (("claude_code_replay.jsonl", 451), ("codex_replay.jsonl", 409)):
+        shown = load_session(samples_dir() / name)
+        history = load_session(samples_dir() / name, full_history=True)
+        assert shown_offset(history, shown) == offset
+        assert shown_offset(history, history) == 0
+        assert shown_offset(shown, history) is None  # longer than what it should end
+    cut = shown.model_copy(update={"messages": shown.messages[1:]})
+    assert shown_offset(shown, cut) == 1
+    changed = cut.model_copy(update={"messages": (shown.messages[0], *cut.messages[1:])})
+    assert shown_offset(shown, changed) is None
+
+
+async def test_timeline_after_an_applied_compaction_replays_the_session_on_screen() -> None:
+    """The compacted session is no tail of the file's history: the view replays it as shown."""
+    app = app_for(sample(), context_window=SMALL_WINDOW)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        compacted = pilot.app.screen.state.session
+        assert pilot.app.screen.state.compacted and compacted is not None
+        screen = await _open(pilot)
+        assert screen.history is not None and screen.history.offset == 0
+        assert screen.history.session is compacted
+        assert screen.replay is not None and screen.replay.session is compacted
+
+
+async def test_timeline_of_a_session_without_requests_says_so() -> None:
+    from ctxtui.core.models import Message, Session, SessionMeta
+
+    session = Session(
+        messages=(Message(role="user", content="hello"), Message(role="user", content="anyone?")),
+        meta=SessionMeta(source_path="lonely.json", format="native"),
+    )
+    async with app_for(session).run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        for _ in range(4):
+            await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, TimelineScreen)
+        assert screen.replay is not None and len(screen.replay) == 0
+        assert _status(screen).startswith("no requests")
+        await pilot.press("right", "end", "right_square_bracket")
+        assert screen.chart.render_line(0).cell_length == screen.chart.size.width
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not isinstance(pilot.app.screen, TimelineScreen)
