@@ -117,3 +117,18 @@ def tool_costs(session: Session, plan: Plan) -> ToolCosts:
         cost(_name(session.messages[i], names.get(i))).pruned_tokens += p.tokens_freed
     ordered = sorted(costs.values(), key=lambda t: (-t.sent_tokens, t.name))
     return ToolCosts(tuple(ordered), plan.totals.tokens, costs)
+
+
+def largest_output(session: Session, plan: Plan, name: str) -> int | None:
+    """The index of ``name``'s largest output as stored (the first of equals), or of its
+    first call when it has no output; ``None`` when the session has neither."""
+    names = _result_names(session)
+    best: int | None = None
+    first_call: int | None = None
+    for i, m in enumerate(session.messages):
+        if m.role == "tool" and _name(m, names.get(i)) == name:
+            if best is None or plan.message_tokens[i] > plan.message_tokens[best]:
+                best = i
+        elif first_call is None and any((c.name or UNKNOWN_TOOL) == name for c in m.tool_calls):
+            first_call = i
+    return best if best is not None else first_call

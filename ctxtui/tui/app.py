@@ -36,7 +36,7 @@ class CtxtuiApp(App[int]):
     """ctxtui: where an LLM agent's context window goes."""
 
     TITLE = "ctxtui"
-    CSS_PATH = "ctxtui.tcss"
+    CSS_PATH = ["ctxtui.tcss", "legible.tcss"]  # noqa: RUF012 (Textual declares it so)
     COMMANDS = App.COMMANDS | {_commands}
     ENABLE_COMMAND_PALETTE = True
 

@@ -116,12 +116,12 @@ class MainState:
     @property
     def kept_tokenizer(self) -> str:
         """The session bar's note when the user's tokenizer stands in for the preset's own:
-        ``your choice, kept (picoclaw counts with picoclaw)``; empty otherwise."""
+        ``your choice, kept across presets; picoclaw's own is picoclaw``; empty otherwise."""
         choice = self.tokenizer_choice
         own = preset(self.policy.preset).tokenizer
         if choice is None or self.policy.tokenizer != choice or own == choice:
             return ""
-        return f"your choice, kept ({self.policy.preset} counts with {own})"
+        return f"your choice, kept across presets; {self.policy.preset}'s own is {own}"
 
     def planned(self, plan: Plan) -> MainState:
         return replace(self, plan=plan)

@@ -124,3 +124,15 @@ def test_report_lists_tools_and_the_table_shows_what_pruning_freed() -> None:
     console.print(render_tools(report))
     text = console.export_text()
     assert "read_file" in text and "by pruning 390 tok · by truncation 180 tok" in text
+
+
+def test_the_largest_output_of_a_tool_or_its_first_call() -> None:
+    from ctxtui.core.tool_costs import largest_output
+
+    session, plan = _session(), _plan()
+    assert largest_output(session, plan, "read_file") == 2  # 400 stored beats 300
+    assert largest_output(session, plan, "bash") == 3
+    assert largest_output(session, plan, UNKNOWN_TOOL) == 7
+    calls_only = Session(messages=(Message(role="assistant", tool_calls=(BASH,)),))
+    assert largest_output(calls_only, plan, "bash") == 0
+    assert largest_output(session, plan, "no_such_tool") is None

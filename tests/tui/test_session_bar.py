@@ -14,7 +14,7 @@ from ctxtui.core.models import Message, Session, SessionMeta
 from ctxtui.core.policy import preset
 from ctxtui.tui.widgets.session_bar import SessionBar
 from tests.tui.main_fixtures import app_for, demo_session
-from tests.tui.test_snapshots_main import SnapCompare, settle
+from tests.tui.test_snapshots_main import SnapCompare, settle, then
 
 
 def bar_text(app: App[Any]) -> str:
@@ -61,7 +61,7 @@ async def test_a_chosen_tokenizer_is_kept_when_the_preset_changes() -> None:
         assert main.policy.tokenizer == "tiktoken:cl100k_base"  # type: ignore[attr-defined]
         text = bar_text(app)
         assert "preset picoclaw · tokenizer tiktoken:cl100k_base" in text
-        assert "(your choice, kept (picoclaw counts with picoclaw))" in text
+        assert "(your choice, kept across presets; picoclaw's own is picoclaw)" in text
 
 
 async def test_the_bar_says_how_far_the_estimator_is_off_once_counted_exactly() -> None:
@@ -144,3 +144,19 @@ async def test_the_meta_summary_row_counts_what_the_gauge_does_and_search_finds_
             await settle(pilot)
             assert str(status.render()).startswith(said), query  # type: ignore[attr-defined]
             await pilot.press("escape")
+
+
+def test_kept_tokenizer_and_estimate_120x40(snap_compare: SnapCompare) -> None:
+    """cl100k chosen, then the picoclaw preset: the bar says "tokenizer tiktoken:cl100k_base
+    (your choice, kept across presets; picoclaw's own is picoclaw)" and, in the warning
+    colour, how far PicoClaw's estimator is from cl100k on this minified JSON (about half)."""
+
+    async def choose(pilot: Any) -> None:
+        main = pilot.app.screen_stack[0]
+        main.action_tokenizer("tiktoken:cl100k_base")
+        await settle(pilot)
+        main.action_preset("picoclaw")
+        await settle(pilot)
+
+    app = app_for(minified_session())
+    assert snap_compare(app, terminal_size=(120, 40), run_before=then(choose))

@@ -145,7 +145,7 @@ def test_a_chosen_tokenizer_survives_preset_changes_and_the_bar_says_so() -> Non
     chosen = state.with_tokenizer("tiktoken:cl100k_base").with_preset("picoclaw")
     assert chosen.policy.preset == "picoclaw"
     assert chosen.policy.tokenizer == "tiktoken:cl100k_base"
-    assert chosen.kept_tokenizer == "your choice, kept (picoclaw counts with picoclaw)"
+    assert chosen.kept_tokenizer == "your choice, kept across presets; picoclaw's own is picoclaw"
     assert chosen.with_preset("claude-code").kept_tokenizer == "", "the preset's own: no note"
     # The option the app started with is a choice, and so is the settings panel's tokenizer;
     # another knob edited in the panel is not. Opening another file keeps the choice.

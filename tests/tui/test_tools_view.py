@@ -68,3 +68,23 @@ async def test_gauge_calls_the_tool_schemas_tool_defs() -> None:
             legend = str(app.screen.query_one(BudgetGauge).render()).splitlines()[2]
             assert label in legend, (width, legend)
             assert " tools " not in legend
+
+
+async def test_enter_on_a_tool_returns_to_its_largest_output() -> None:
+    from ctxtui.tui.widgets.message_list import MessageList
+
+    session = demo_session()
+    app = app_for(session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open_tools(pilot)
+        table = screen.query_one(DataTable)
+        name = str(table.get_row_at(1)[0])
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert not isinstance(pilot.app.screen, ToolsScreen)
+        plan = pilot.app.screen.plan  # type: ignore[attr-defined]
+        outputs = [
+            i for i, m in enumerate(session.messages) if m.role == "tool" and m.tool_name == name
+        ]
+        biggest = max(outputs, key=lambda i: (plan.message_tokens[i], -i))
+        assert pilot.app.screen.query_one(MessageList).cursor == biggest

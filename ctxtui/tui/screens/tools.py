@@ -12,12 +12,13 @@ from pathlib import PurePath
 from typing import ClassVar
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from ctxtui.core.tool_costs import ToolCost, ToolCosts, tool_costs
+from ctxtui.core.tool_costs import ToolCost, ToolCosts, largest_output, tool_costs
 from ctxtui.core.wording import plural
 from ctxtui.tui.state import MainState
 
@@ -62,8 +63,11 @@ def freed_line(costs: ToolCosts, pruned_outputs: int, truncated_outputs: int) ->
     )
 
 
-class ToolsScreen(Screen[None]):
-    """Per tool: calls, tokens of calls and outputs, pruned and truncated, share of the request."""
+class ToolsScreen(Screen[int | None]):
+    """Per tool: calls, tokens of calls and outputs, pruned and truncated, share of the request.
+
+    Enter on a tool goes back to the main view at its largest output, to read it there.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,T", "close", "Back", id="tools.close"),
@@ -87,7 +91,8 @@ class ToolsScreen(Screen[None]):
         yield DataTable(id="tools-table", cursor_type="row", zebra_stripes=True)
         yield Static(
             "call tok: a call's share of its assistant message · output tok: as stored · "
-            "sent: calls + outputs after pruning and truncation · share: of the request",
+            "sent: calls + outputs after pruning and truncation · share: of the request · "
+            "enter: go to the tool's largest output",
             id="tools-note",
             markup=False,
         )
@@ -122,3 +127,10 @@ class ToolsScreen(Screen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    @on(DataTable.RowSelected, "#tools-table")
+    def _go_to_tool(self, event: DataTable.RowSelected) -> None:
+        session, plan = self.state.session, self.state.plan
+        if session is None or plan is None or event.row_key.value is None:
+            return
+        self.dismiss(largest_output(session, plan, event.row_key.value))
