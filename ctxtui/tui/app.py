@@ -42,8 +42,12 @@ class CtxtuiApp(App[int]):
         preset: str = "plan",
         overrides: dict[str, Any] | None = None,
         startup_error: str | None = None,
+        pick: bool = False,
+        watch: bool = False,
     ) -> None:
         super().__init__()
+        self._pick = pick
+        self._watch = watch
         self.settings = settings
         self._source = source
         self._format = format
@@ -57,6 +61,9 @@ class CtxtuiApp(App[int]):
             format=self._format,
             preset_name=self._preset,
             overrides=self._overrides,
+            pick=self._pick,
+            watch=self._watch,
+            llm=self.settings.llm,
         )
 
     def on_mount(self) -> None:
@@ -111,20 +118,29 @@ def make_app(
     preset: str | None = None,
     overrides: dict[str, Any] | None = None,
     settings: AppSettings | None = None,
+    pick: bool = False,
+    watch: bool = False,
+    llm: dict[str, Any] | None = None,
 ) -> CtxtuiApp:
     """A fully configured app; the CLI and the tests build it the same way.
 
-    ``source`` is a session file, a ready ``Session`` or ``None`` for the bundled demo. Tests
-    pass ``deterministic_settings()`` so no user config, env var or blinking cursor leaks in.
+    ``source`` is a session file, a ready ``Session`` or ``None`` for the bundled demo (or,
+    with ``pick``, nothing: the app starts on the sessions picker). ``watch`` follows the file
+    as it grows; ``llm`` holds the LLM flags given, over the config's. Tests pass
+    ``deterministic_settings()`` so no user config, env var or blinking cursor leaks in.
     """
     settings = load_settings() if settings is None else settings
+    if llm:
+        settings = settings.model_copy(update={"llm": settings.llm.model_copy(update=llm)})
     merged: dict[str, Any] = {}
     if settings.tokenizer != "plan":
         merged["tokenizer"] = settings.tokenizer
     merged.update(overrides or {})
     startup_error: str | None = None
     resolved: Path | Session | None
-    if source is None:
+    if source is None and pick:
+        resolved = None
+    elif source is None:
         resolved, startup_error = _demo_path()
     elif isinstance(source, Session):
         resolved = source
@@ -137,6 +153,8 @@ def make_app(
         preset=preset or settings.preset,
         overrides=merged,
         startup_error=startup_error,
+        pick=pick,
+        watch=watch,
     )
 
 

@@ -64,6 +64,8 @@ class MainScreen(SessionScreen):
 
     def on_mount(self) -> None:  # then Textual calls SessionScreen.on_mount, which loads
         self.query_one(MessageList).focus()
+        if self.pick:
+            self.action_open()
 
     def show_no_session(self) -> None:
         self.query_one(BudgetGauge).show_placeholder("no session open")
@@ -220,7 +222,7 @@ class MainScreen(SessionScreen):
             self.query_one(MessageList).focus()
         self.refresh_bindings()
 
-    # -- compaction, undo, export, open ----------------------------------------------------
+    # -- compaction, undo, export ----------------------------------------------------------
 
     def action_compact(self) -> None:
         from ctxtui.tui.screens.reason import ReasonScreen
@@ -284,17 +286,3 @@ class MainScreen(SessionScreen):
     def _export_failed(self, event: ExportFailed) -> None:
         self._busy.stop()
         self._show_error(event.problem, "Could not export")
-
-    def action_open(self) -> None:
-        from ctxtui.tui.screens.open import OpenSessionScreen
-
-        path = self.state.path
-        start = path.parent if path is not None else Path.cwd()
-
-        def chosen(chosen_path: Path | None) -> None:
-            if chosen_path is not None:
-                self.load(chosen_path)
-
-        self.app.push_screen(OpenSessionScreen(start), chosen)
-
-    # -- status and errors -----------------------------------------------------------------

@@ -29,6 +29,7 @@ from ctxtui.tui.messages import (
     SessionLoadFailed,
     WorkFailed,
 )
+from ctxtui.tui.settings import LLMSettings
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.busy import BusyRow, format_bytes
 
@@ -56,10 +57,16 @@ class SessionScreen(Screen[None]):
         format: str | None = None,
         preset_name: str = "plan",
         overrides: dict[str, Any] | None = None,
+        pick: bool = False,
+        watch: bool = False,
+        llm: LLMSettings | None = None,
     ) -> None:
         super().__init__()
         self._source = source
         self._format = format
+        self.pick = pick  # start on the open dialog
+        self.following = watch  # follow the file as it grows (``--watch``)
+        self.llm = llm or LLMSettings()
         self.state, self._startup_problem = MainState.start(preset_name, overrides)
 
     # The state's parts, by the names the rest of the app (and the tests) read them.
@@ -114,6 +121,14 @@ class SessionScreen(Screen[None]):
             self.load(result)
         elif isinstance(result, int) and not isinstance(result, bool):
             self.select_message(result)
+
+    def action_open(self) -> None:
+        """The open dialog: the agents' sessions, the samples, or a typed path."""
+        from ctxtui.tui.screens.open import OpenSessionScreen
+
+        path = self.state.path
+        start = path.parent if path is not None else Path.cwd()
+        self.app.push_screen(OpenSessionScreen(start), self.take)
 
     def select_message(self, index: int) -> None:
         """Move the selection to message ``index``; the main screen moves its list."""
