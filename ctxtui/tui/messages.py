@@ -74,3 +74,18 @@ class WorkFailed(Message):
     """A worker hit an error the user must see; ``problem`` is one line."""
 
     problem: str
+
+
+@dataclass
+class SessionGrew(Message):
+    """The watched file was read again after it changed (``--watch``)."""
+
+    session: Session
+
+
+@dataclass
+class WatchProblem(Message):
+    """The watched file could not be read again (gone, or mid-rewrite); the last good read
+    stays on screen. ``problem`` is one line, or ``None`` once a read succeeds again."""
+
+    problem: str | None

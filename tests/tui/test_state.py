@@ -136,3 +136,18 @@ def test_next_match_wraps_round_and_says_where_it_is() -> None:
     assert SearchState("q", ()).next_after(0) == (None, "no match")
     many = SearchState("q", tuple(range(1, 2_001)))
     assert many.next_after(1_499) == (1_500, "1,500 of 2,000")
+
+
+def test_a_grown_watched_file_replaces_the_session_but_not_a_compacted_view() -> None:
+    state, _ = MainState.start("plan")
+    state, _ = state.opened(small(3), Path("live.jsonl"))
+    policy = state.policy
+    grown = small(5)
+    state = state.selected(1).grown(grown)
+    assert state.session is grown and state.plan is None and state.selection == 1
+    assert state.policy is policy and state.path == Path("live.jsonl")
+    compacted = state.applied(small(2))
+    later = small(7)
+    kept = compacted.grown(later)
+    assert kept.session is compacted.session, "the compacted view stays on screen"
+    assert kept.undone().session is later, "undo returns to the live file as it is now"

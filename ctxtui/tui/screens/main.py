@@ -44,6 +44,8 @@ class MainScreen(SessionScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings(Scope.MAIN)
 
+    _follow_end = False  # the watched file grew while the cursor was on the last message
+
     HORIZONTAL_BREAKPOINTS = [  # noqa: RUF012 (Textual declares it without ClassVar)
         (0, "-narrow"),
         (70, "-medium"),
@@ -81,6 +83,12 @@ class MainScreen(SessionScreen):
         if opened:
             self.query_one(MessageList).cursor = 0
 
+    def session_grew(self, before: MainState) -> None:
+        # The cursor on the last message follows new ones; anywhere else it stays put.
+        last = len(before.session) - 1 if before.session is not None else 0
+        self._follow_end = self.query_one(MessageList).cursor >= last
+        self.session_changed()
+
     # -- rendering -------------------------------------------------------------------------
 
     def render_plan(self, plan: Plan) -> None:
@@ -88,9 +96,13 @@ class MainScreen(SessionScreen):
         self.query_one(BudgetGauge).show(plan)
         bar = self.query_one(SessionBar)
         bar.show(self.session, plan, undo_depth=len(self.state.undo))
-        bar.set_status(f"cannot fit: {plan.overflow.reason}" if plan.overflow else "")
+        watching = "watching the file for new records" if self.following else ""
+        bar.set_status(f"cannot fit: {plan.overflow.reason}" if plan.overflow else watching)
         messages = self.query_one(MessageList)
         messages.show(self.session, plan)
+        if self._follow_end:
+            self._follow_end = False
+            messages.select(len(self.session) - 1)
         self.show_detail(messages.cursor)
 
     # -- detail ----------------------------------------------------------------------------

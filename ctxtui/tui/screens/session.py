@@ -25,8 +25,10 @@ from ctxtui.tui import jobs
 from ctxtui.tui.messages import (
     CountingProgress,
     CountsReady,
+    SessionGrew,
     SessionLoaded,
     SessionLoadFailed,
+    WatchProblem,
     WorkFailed,
 )
 from ctxtui.tui.settings import LLMSettings
@@ -92,6 +94,9 @@ class SessionScreen(Screen[None]):
         source = self._source
         if isinstance(source, Session):
             self.post_message(SessionLoaded(source, None))
+        elif source is not None and self.following:
+            self._busy.start(f"loading {file_label(source)}…")
+            self._run(jobs.watch, source, self._format, group="watch")
         elif source is not None:
             self.load(source)
         else:
@@ -100,6 +105,10 @@ class SessionScreen(Screen[None]):
     def session_changed(self, *, opened: bool = False) -> None:
         """A session was ``opened``, or replaced by a compaction or an undo: show, count it."""
         raise NotImplementedError
+
+    def session_grew(self, before: MainState) -> None:
+        """The watched file grew: ``self.state`` holds the new session, ``before`` the old."""
+        self.session_changed()
 
     def render_plan(self, plan: Plan) -> None:
         """Show ``plan``, the plan of ``self.session`` under ``self.policy``."""
@@ -153,6 +162,18 @@ class SessionScreen(Screen[None]):
         if problem:
             self._show_error(problem, "Ignored the policy options")
         self.session_changed(opened=True)
+
+    @on(SessionGrew)
+    def _grew(self, event: SessionGrew) -> None:
+        before = self.state
+        self.state = self.state.grown(event.session)
+        if self.state.session is not before.session:
+            self.session_grew(before)
+
+    @on(WatchProblem)
+    def _watch_problem(self, event: WatchProblem) -> None:
+        if event.problem is not None:
+            self.notify(f"Still showing the last good read: {event.problem}", severity="warning")
 
     def _recount(self) -> None:
         """Plan now if the counts are known, else count in a worker (the old plan stays)."""
