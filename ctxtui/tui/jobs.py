@@ -97,12 +97,17 @@ def count(post: Post, engine: Engine, policy: Policy) -> None:
 
 
 def compact(post: Post, engine: Engine, policy: Policy, reason: CompactReason) -> None:
+    """Compact, and work out the LLM calls that would write the summary (the plan is cheap)."""
+    from ctxtui.core.leaf_calls import leaf_calls
+
     try:
         result = engine.compact(policy, reason)
+        plan = engine.plan(policy)
+        calls = leaf_calls(engine.session, plan, result, engine.tokenizer(policy))
     except Exception as err:
         post(WorkFailed(f"compaction failed: {type(err).__name__}: {err}"))
         return
-    post(CompactionReady(result))
+    post(CompactionReady(result, calls))
 
 
 def write(post: Post, session: Session, path: Path) -> None:

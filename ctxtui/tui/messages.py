@@ -9,6 +9,7 @@ from textual.message import Message
 
 from ctxtui.core.compaction import CompactionResult
 from ctxtui.core.counts import SessionCounts
+from ctxtui.core.leaf_calls import LeafCalls
 from ctxtui.core.models import Session
 from ctxtui.core.policy import Policy
 
@@ -49,9 +50,11 @@ class CountsReady(Message):
 
 @dataclass
 class CompactionReady(Message):
-    """A compaction was computed (nothing applied yet): the preview can open."""
+    """A compaction was computed (nothing applied yet): the preview can open. ``calls`` are
+    the LLM calls that would write its summary (for the preview's "send to LLM")."""
 
     result: CompactionResult
+    calls: LeafCalls | None = None
 
 
 @dataclass

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from typing import ClassVar
 
 from textual import on
@@ -19,14 +18,13 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 
 from ctxtui.core.compaction import CompactionResult
-from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.policy import PolicyError
 from ctxtui.core.reasons import CompactReason
 from ctxtui.core.tokenizers import available_tokenizers
 from ctxtui.tui import jobs
 from ctxtui.tui.actions import Scope, bindings
-from ctxtui.tui.messages import CompactionReady, ExportFailed, SessionExported
+from ctxtui.tui.messages import CompactionReady
 from ctxtui.tui.screens.session import SessionScreen
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.busy import BusyRow
@@ -234,7 +232,7 @@ class MainScreen(SessionScreen):
             self.query_one(MessageList).focus()
         self.refresh_bindings()
 
-    # -- compaction, undo, export ----------------------------------------------------------
+    # -- compaction and undo ---------------------------------------------------------------
 
     def action_compact(self) -> None:
         from ctxtui.tui.screens.reason import ReasonScreen
@@ -255,15 +253,19 @@ class MainScreen(SessionScreen):
         result: CompactionResult = event.result
         before = len(self.session) if self.session is not None else None
 
+        preview = CompactionPreviewScreen(
+            result, messages_before=before, calls=event.calls, llm=self.llm
+        )
+
         def decided(choice: str | None) -> None:
             if choice == "apply":
-                self.state = self.state.applied(result.session)
+                self.state = self.state.applied(preview.session_to_apply)
                 self.session_changed()
                 self.notify(f"Compacted: {len(result.session):,} messages now.", timeout=3)
             elif choice == "export":
-                self._export(result.session, compacted=True)
+                self._export(preview.session_to_apply, compacted=True)
 
-        self.app.push_screen(CompactionPreviewScreen(result, messages_before=before), decided)
+        self.app.push_screen(preview, decided)
 
     def action_undo(self) -> None:
         if not self.state.undo:
@@ -271,30 +273,3 @@ class MainScreen(SessionScreen):
             return
         self.state = self.state.undone()
         self.session_changed()
-
-    def action_export(self) -> None:
-        if self.session is not None:
-            self._export(self.session, compacted=self.state.compacted)
-
-    def _export(self, session: Session, *, compacted: bool) -> None:
-        from ctxtui.tui.screens.export import ExportScreen
-
-        default, source = self.state.export_paths(session)
-        title = "Export compacted session" if compacted else "Export session"
-
-        def chosen(path: Path | None) -> None:
-            if path is not None:
-                self._busy.start(f"writing {path.name}…")
-                self._run(jobs.write, session, path, group="export")
-
-        self.app.push_screen(ExportScreen(default, source, title=title), chosen)
-
-    @on(SessionExported)
-    def _exported(self, event: SessionExported) -> None:
-        self._busy.stop()
-        self.notify(f"Wrote {event.path} ({event.messages:,} messages)", timeout=4)
-
-    @on(ExportFailed)
-    def _export_failed(self, event: ExportFailed) -> None:
-        self._busy.stop()
-        self._show_error(event.problem, "Could not export")
