@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import Input, Static
 
 from ctxtui.samples import samples_dir
 from ctxtui.tui.app import make_app
@@ -19,6 +19,7 @@ from ctxtui.tui.screens.error import ErrorScreen
 from ctxtui.tui.screens.main import MainScreen
 from ctxtui.tui.screens.open import OpenSessionScreen
 from ctxtui.tui.settings import deterministic_settings
+from ctxtui.tui.widgets.session_table import SessionTable
 from tests.test_stores import _claude, _codex, _jsonl, _opencode_db
 from tests.tui.test_snapshots_main import SnapCompare, settle
 
@@ -97,7 +98,7 @@ async def test_typing_filters_and_enter_opens_the_chosen_session(home: Path) -> 
 
         await pilot.press(*"shop")
         assert [row.found.project for row in screen.shown] == ["/home/me/proj"]
-        assert screen.query_one(DataTable).row_count == 1
+        assert len(screen.query_one(SessionTable).rows) == 1
         assert "1 of" in str(screen.query_one("#found", Static).render())
         await pilot.press("enter")
         await settle(pilot)

@@ -19,11 +19,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.validation import ValidationResult, Validator
-from textual.widgets import DataTable, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from ctxtui.stores import FoundSession
-from ctxtui.tui.pick_rows import COLUMNS, SAMPLE, PickRow, matching, pick_rows, shown_path
+from ctxtui.tui.pick_rows import SAMPLE, PickRow, matching, pick_rows, shown_path
 from ctxtui.tui.screens.dialog import Dialog
+from ctxtui.tui.widgets.session_table import SessionTable, heading
 
 
 def resolve_input(text: str, base: Path) -> Path:
@@ -74,7 +75,10 @@ class OpenSessionScreen(Dialog[Path | None]):
     }
     OpenSessionScreen #sessions {
         height: 1fr;
-        margin: 1 0 0 0;
+    }
+    OpenSessionScreen #heading {
+        margin-top: 1;
+        text-style: bold;
     }
     OpenSessionScreen #found, OpenSessionScreen #target {
         color: $text-muted;
@@ -104,11 +108,8 @@ class OpenSessionScreen(Dialog[Path | None]):
         with Vertical(id="dialog"):
             yield Label("Open session", id="title")
             yield Input(placeholder="type to filter the sessions below", id="filter")
-            table: DataTable[str] = DataTable(cursor_type="row", id="sessions")
-            for label, width in COLUMNS:
-                table.add_column(label, width=width)
-            table.can_focus = False  # the filter keeps the keys; its arrows move this cursor
-            yield table
+            yield Static(heading(), id="heading", markup=False)
+            yield SessionTable(id="sessions")
             yield Static("looking in the agents' stores…", id="found", markup=False)
             yield Static("", id="target", markup=False)
             yield Input(
@@ -153,9 +154,7 @@ class OpenSessionScreen(Dialog[Path | None]):
     def _fill(self) -> None:
         query = self.query_one("#filter", Input).value
         self.shown = matching(self.rows, query)
-        table = self.query_one("#sessions", DataTable)
-        table.clear()
-        table.add_rows(row.cells for row in self.shown)
+        self.query_one(SessionTable).show(self.shown)
         samples = len(self.rows) - self._stores
         what = f"{self._stores:,} sessions in the agents' stores · {samples:,} bundled samples"
         if not self._stores:
@@ -163,9 +162,8 @@ class OpenSessionScreen(Dialog[Path | None]):
         if query.strip():
             what = f"{len(self.shown):,} of {len(self.rows):,} match · " + what
         self.query_one("#found", Static).update(what)
-        self._show_target()
 
-    @on(DataTable.RowHighlighted, "#sessions")
+    @on(SessionTable.Highlighted)
     def _show_target(self) -> None:
         row = self._highlighted()
         text = ""
@@ -178,16 +176,13 @@ class OpenSessionScreen(Dialog[Path | None]):
         self.query_one("#target", Static).update(text)
 
     def _highlighted(self) -> PickRow | None:
-        cursor = self.query_one("#sessions", DataTable).cursor_row
-        return self.shown[cursor] if 0 <= cursor < len(self.shown) else None
+        return self.query_one(SessionTable).highlighted
 
     def action_move(self, rows: int) -> None:
-        table = self.query_one("#sessions", DataTable)
-        if self.shown:
-            table.move_cursor(row=max(0, min(table.cursor_row + rows, len(self.shown) - 1)))
+        self.query_one(SessionTable).move(rows)
 
     @on(Input.Submitted, "#filter")
-    @on(DataTable.RowSelected, "#sessions")
+    @on(SessionTable.Chosen)
     def _open_highlighted(self) -> None:
         row = self._highlighted()
         problem = self.query_one("#problem", Static)
