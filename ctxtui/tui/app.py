@@ -7,6 +7,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any, ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import BindingType
 from textual.screen import Screen
@@ -77,6 +78,14 @@ class CtxtuiApp(App[int]):
             from ctxtui.tui.screens.error import ErrorScreen
 
             self.push_screen(ErrorScreen(self._startup_error, "Demo session missing"))
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        # Textual has no app-wide switch: each input gets the user's cursor_blink as it is
+        # focused (a steady cursor also keeps snapshots from catching it mid-blink).
+        from textual.widgets import Input
+
+        if isinstance(event.widget, Input):
+            event.widget.cursor_blink = self.settings.cursor_blink
 
     @property
     def main(self) -> MainScreen:

@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ctxtui.stores import FoundSession
-from ctxtui.tui.widgets.busy import format_bytes
+from ctxtui.tui.cells import format_bytes
 
 SAMPLE = "sample"
 """The agent column of a bundled sample session."""

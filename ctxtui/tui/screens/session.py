@@ -22,6 +22,7 @@ from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.policy import Policy
 from ctxtui.tui import jobs
+from ctxtui.tui.cells import format_bytes
 from ctxtui.tui.messages import (
     CountingProgress,
     CountsReady,
@@ -35,7 +36,7 @@ from ctxtui.tui.messages import (
 )
 from ctxtui.tui.settings import LLMSettings
 from ctxtui.tui.state import MainState
-from ctxtui.tui.widgets.busy import BusyRow, format_bytes
+from ctxtui.tui.widgets.busy import BusyRow
 
 
 def file_label(path: Path) -> str:
