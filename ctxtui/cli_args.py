@@ -157,7 +157,7 @@ def add_llm_options(p: argparse.ArgumentParser) -> None:
     llm = p.add_argument_group(
         "LLM summary",
         "By default the summary is ctxtui's local, deterministic stand-in. With --summarizer "
-        "openai the exact prompt --preview shows is sent to an OpenAI-compatible endpoint "
+        "openai the exact LLM prompt the preview shows is sent to an OpenAI-compatible endpoint "
         "(OpenAI, OpenRouter, Ollama, vLLM, llama.cpp, LM Studio) and its answer is the "
         "summary; the key comes from OPENAI_API_KEY (a server on 127.0.0.1 needs none).",
     )

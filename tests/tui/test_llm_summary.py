@@ -94,6 +94,23 @@ async def test_the_servers_summary_streams_in_and_names_its_model() -> None:
             assert summaries == [SUMMARY.strip()], "apply keeps the model's summary"
 
 
+async def test_text_shows_while_it_streams_and_escape_stops_midway() -> None:
+    """The server sends two pieces and stalls: they are on screen before the call ends; Escape
+    then stops the call and the stand-in comes back."""
+    with serve(Behaviour(mode="stall-mid", stall_seconds=2)) as (url, _):
+        app = _app(url, timeout=30)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await _preview(pilot)
+            await pilot.press("s")
+            await _until(pilot, lambda: _llm_text(screen) == SUMMARY[:80], "two pieces")
+            assert screen.llm_summary is None, "still streaming"
+            assert not screen.query_one("#summary").display
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is screen and screen.query_one("#summary").display
+            assert _status(screen).startswith("Stopped")
+
+
 async def test_a_refusal_is_one_line_and_the_stand_in_stays() -> None:
     with serve(Behaviour(mode="status", status=401)) as (url, _):
         app = _app(url)

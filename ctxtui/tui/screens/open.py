@@ -173,6 +173,7 @@ class OpenSessionScreen(Dialog[Path | None]):
                 text = f"bundled sample {found.path.name}"
             else:
                 text = shown_path(row.target, Path(os.environ.get("HOME") or Path.home()))
+                text += f" · unreadable: {found.error}" if found.error else ""
         self.query_one("#target", Static).update(text)
 
     def _highlighted(self) -> PickRow | None:

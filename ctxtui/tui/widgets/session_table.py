@@ -117,4 +117,4 @@ class SessionTable(ScrollView, can_focus=False):
             style += component_style(self, "session-table--cursor")
         cells = " ".join(set_cell_size(t, w) for t, (_, w) in zip(row.cells, COLUMNS, strict=True))
         text = Text(cells, style=style, no_wrap=True, end="")
-        return Strip(text.render(self.app.console), width).adjust_cell_length(width, style)
+        return Strip(text.render(self.app.console)).adjust_cell_length(width, style)
