@@ -68,7 +68,7 @@ def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_IN
     while not worker.is_cancelled:
         session = watcher.poll()
         if session is not None:
-            post(SessionGrew(session) if loaded else SessionLoaded(session, path))
+            post(SessionGrew(session, path) if loaded else SessionLoaded(session, path))
             if said is not None and loaded:
                 post(WatchProblem(None))
             loaded, said = True, None

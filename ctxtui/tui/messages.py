@@ -81,9 +81,10 @@ class WorkFailed(Message):
 
 @dataclass
 class SessionGrew(Message):
-    """The watched file was read again after it changed (``--watch``)."""
+    """The watched file ``path`` was read again after it changed (``--watch``)."""
 
     session: Session
+    path: Path
 
 
 @dataclass

@@ -94,3 +94,17 @@ async def test_a_half_written_last_line_waits_for_its_end(tmp_path: Path) -> Non
         await _until(pilot, lambda: _rows(app) == 4, "the finished line")
         session = _main(app).session
         assert session is not None and session.messages[-1].content == "answer 1"
+
+
+async def test_opening_another_file_stops_watching(tmp_path: Path) -> None:
+    path = _chat(tmp_path / "live.jsonl", 1)
+    other = _chat(tmp_path / "other.jsonl", 3)
+    app = make_app(path, watch=True, settings=deterministic_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _until(pilot, lambda: _rows(app) == 2, "the first read")
+        _main(app).load(other)
+        await _until(pilot, lambda: _rows(app) == 6, "the other file")
+        _append(path, _line("user", "question 1"))
+        await pilot.pause(1)  # four polls' time: the old file must not come back
+        assert _rows(app) == 6 and _main(app).state.path == other
+        assert "watching" not in str(_main(app).query_one(SessionBar).render())

@@ -148,7 +148,13 @@ class SessionScreen(Screen[None]):
     # -- loading, counting and planning ----------------------------------------------------
 
     def load(self, path: Path) -> None:
-        """Open ``path`` in a worker; the current session stays until it has loaded."""
+        """Open ``path`` in a worker; the current session stays until it has loaded.
+
+        Opening another file ends ``--watch``: the watched file is no longer on screen.
+        """
+        if self.following:
+            self.following = False
+            self.workers.cancel_group(self, "watch")
         self._busy.start(f"loading {file_label(path)}…")
         self._run(jobs.read_session, path, self._format, group="load")
 
@@ -168,6 +174,8 @@ class SessionScreen(Screen[None]):
 
     @on(SessionGrew)
     def _grew(self, event: SessionGrew) -> None:
+        if not self.following or event.path != self.state.path:
+            return  # another file was opened meanwhile
         before = self.state
         self.state = self.state.grown(event.session)
         if self.state.session is not before.session:
