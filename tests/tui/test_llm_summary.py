@@ -111,6 +111,19 @@ async def test_text_shows_while_it_streams_and_escape_stops_midway() -> None:
             assert _status(screen).startswith("Stopped")
 
 
+async def test_missing_template_sections_are_named() -> None:
+    with serve(Behaviour(text="## Goal\nship it\n")) as (url, _):
+        app = _app(url)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await _preview(pilot)
+            await pilot.press("s")
+            await _until(pilot, lambda: screen.llm_summary is not None, "the summary")
+            line = _status(screen)
+            assert line.startswith("The summary lacks these template sections: ")
+            assert "## Constraints, ## Progress" in line
+            assert "## Goal" not in line
+
+
 async def test_a_refusal_is_one_line_and_the_stand_in_stays() -> None:
     with serve(Behaviour(mode="status", status=401)) as (url, _):
         app = _app(url)

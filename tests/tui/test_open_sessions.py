@@ -193,3 +193,20 @@ def test_samples_are_listed_by_name_without_their_sidecars() -> None:
     rows = pick_rows([], sample_sessions(samples_dir()))
     assert [r.found.path.name for r in matching(rows, "DEMO")] == ["demo.json"]
     assert matching(rows, "demo nothing-like-this") == []
+
+
+async def test_a_failing_search_still_lists_the_samples(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken() -> list[object]:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("ctxtui.stores.find_sessions", broken)
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, OpenSessionScreen)
+        assert set(_agents(screen)) == {"sample"}
+        problem = str(screen.query_one("#problem", Static).render())
+        assert problem == "Could not search the agents' stores: RuntimeError: boom"

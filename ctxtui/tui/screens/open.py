@@ -55,10 +55,12 @@ class ReadableFile(Validator):
 
 @dataclass
 class SessionsFound(Message):
-    """The stores' listing (newest first) and the bundled samples, or why the samples are not."""
+    """The stores' listing (newest first) and the bundled samples; ``problem`` says why the
+    stores could not be searched at all (one broken file is listed with its error instead)."""
 
     stores: list[FoundSession]
     samples: list[FoundSession]
+    problem: str | None = None
 
 
 class OpenSessionScreen(Dialog[Path | None]):
@@ -138,13 +140,22 @@ class OpenSessionScreen(Dialog[Path | None]):
             samples = sample_sessions(samples_dir())
         except OSError:
             samples = []  # a broken install still lists the user's own sessions
-        self.post_message(SessionsFound(find_sessions(), samples))
+        try:
+            found = find_sessions()
+        except Exception as err:  # a bug in one store's reader must still leave the samples
+            self.post_message(SessionsFound([], samples, f"{type(err).__name__}: {err}"))
+            return
+        self.post_message(SessionsFound(found, samples))
 
     @on(SessionsFound)
     def _found(self, event: SessionsFound) -> None:
         self.rows = pick_rows(event.stores, event.samples)
         self._stores = sum(1 + len(s.children) for s in event.stores)
         self._fill()
+        if event.problem:
+            self.query_one("#problem", Static).update(
+                f"Could not search the agents' stores: {event.problem}"
+            )
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self) -> None:
