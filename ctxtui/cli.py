@@ -25,6 +25,8 @@ from ctxtui.cli_args import (
     COMMANDS,
     SUBCOMMANDS,
     Command,
+    add_app_options,
+    add_llm_options,
     add_policy_options,
     add_session_options,
 )
@@ -85,6 +87,9 @@ def build_app_parser() -> argparse.ArgumentParser:
         help=f"{SESSION_HELP}; default: the bundled demo session",
     )
     add_session_options(p)
+    add_app_options(p)
+    add_llm_options(p)
+    p.set_defaults(summarizer=None)  # unset: the config file's "llm" decides
     add_policy_options(p)
     return p
 
@@ -159,6 +164,10 @@ def _open_app(args_list: list[str]) -> int:
     args = app.parse_args(args_list)
     if args.session is not None and not _exists(args.session):
         app.error(f"no such file or command: {clip_path(args.session)}")
+    if args.pick and args.session is not None:
+        app.error("--pick starts on the sessions picker: give SESSION or --pick, not both")
+    if args.watch and args.session is None:
+        app.error("--watch follows a file: name it, as in 'ctxtui --watch SESSION'")
     if not _has_terminal():
         session = args.session if args.session and len(args.session) <= 60 else "SESSION"
         print(
@@ -174,7 +183,21 @@ def _open_app(args_list: list[str]) -> int:
         format=args.format,
         preset=args.preset,
         overrides=overrides_from(args),
+        pick=args.pick,
+        watch=args.watch,
+        llm=llm_flags(args),
     )
+
+
+def llm_flags(args: argparse.Namespace) -> dict[str, object]:
+    """The LLM flags the user gave, by the app's setting names (unset ones left out)."""
+    given = {
+        "summarizer": args.summarizer,
+        "base_url": args.llm_base_url,
+        "model": args.llm_model,
+        "timeout": args.llm_timeout,
+    }
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def _run(args_list: list[str]) -> int:

@@ -81,6 +81,22 @@ def _fail_ratio(text: str) -> float:
     return value
 
 
+def add_app_options(p: argparse.ArgumentParser) -> None:
+    """What only the app does: start on the sessions picker, follow a growing transcript."""
+    p.add_argument(
+        "--pick",
+        action="store_true",
+        help="start on the open dialog: the sessions your agents wrote (Claude Code, Codex, "
+        "OpenCode, PicoClaw) and the bundled samples, filtered by typing",
+    )
+    p.add_argument(
+        "--watch",
+        action="store_true",
+        help="follow SESSION while an agent is still writing it: new records are read as they "
+        "are appended and the plan updates live",
+    )
+
+
 def add_session_options(p: argparse.ArgumentParser) -> None:
     """Options shared by every command that reads a session."""
     from ctxtui.importers import FORMAT_NAMES
@@ -136,32 +152,12 @@ def _report_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _compact_options(compact: argparse.ArgumentParser) -> None:
-    compact.add_argument(
-        "--reason",
-        default="proactive",
-        choices=("proactive", "retry", "overflow"),
-        help="why the compaction runs, recorded in the result: proactive (over budget before "
-        "a call), retry (the provider refused the request), overflow (nothing else fits); "
-        "default: proactive",
-    )
-    compact.add_argument(
-        "--preview", action="store_true", help="print the summary and the LLM prompt"
-    )
-    compact.add_argument(
-        "-o",
-        "--output",
-        metavar="OUT",
-        help="write the compacted session to OUT as ctxtui native JSON (never over SESSION or "
-        "a file it is read from); -o - writes it to stdout and the summary lines to stderr",
-    )
-    compact.add_argument(
-        "--force", action="store_true", help="allow -o to overwrite an existing file"
-    )
-    llm = compact.add_argument_group(
+def add_llm_options(p: argparse.ArgumentParser) -> None:
+    """Who writes the summary: shared by ``compact`` and the app's compaction preview."""
+    llm = p.add_argument_group(
         "LLM summary",
         "By default the summary is ctxtui's local, deterministic stand-in. With --summarizer "
-        "openai the exact prompt --preview shows is sent to an OpenAI-compatible endpoint "
+        "openai the exact LLM prompt the preview shows is sent to an OpenAI-compatible endpoint "
         "(OpenAI, OpenRouter, Ollama, vLLM, llama.cpp, LM Studio) and its answer is the "
         "summary; the key comes from OPENAI_API_KEY (a server on 127.0.0.1 needs none).",
     )
@@ -184,6 +180,31 @@ def _compact_options(compact: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="give up when the endpoint sends nothing for this long (one retry); default: 60",
     )
+
+
+def _compact_options(compact: argparse.ArgumentParser) -> None:
+    compact.add_argument(
+        "--reason",
+        default="proactive",
+        choices=("proactive", "retry", "overflow"),
+        help="why the compaction runs, recorded in the result: proactive (over budget before "
+        "a call), retry (the provider refused the request), overflow (nothing else fits); "
+        "default: proactive",
+    )
+    compact.add_argument(
+        "--preview", action="store_true", help="print the summary and the LLM prompt"
+    )
+    compact.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="write the compacted session to OUT as ctxtui native JSON (never over SESSION or "
+        "a file it is read from); -o - writes it to stdout and the summary lines to stderr",
+    )
+    compact.add_argument(
+        "--force", action="store_true", help="allow -o to overwrite an existing file"
+    )
+    add_llm_options(compact)
 
 
 def _replay_options(replay: argparse.ArgumentParser) -> None:

@@ -7,6 +7,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any, ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import BindingType
 from textual.screen import Screen
@@ -51,8 +52,12 @@ class CtxtuiApp(App[int]):
         preset: str = "plan",
         overrides: dict[str, Any] | None = None,
         startup_error: str | None = None,
+        pick: bool = False,
+        watch: bool = False,
     ) -> None:
         super().__init__()
+        self._pick = pick
+        self._watch = watch
         self.settings = settings
         self._source = source
         self._format = format
@@ -69,6 +74,9 @@ class CtxtuiApp(App[int]):
             format=self._format,
             preset_name=self._preset,
             overrides=self._overrides,
+            pick=self._pick,
+            watch=self._watch,
+            llm=self.settings.llm,
         )
 
     def on_mount(self) -> None:
@@ -100,6 +108,14 @@ class CtxtuiApp(App[int]):
             self._exception = error
             self._exception_event.set()
         self.exit(return_code=EXIT_INTERNAL)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        # Textual has no app-wide switch: each input gets the user's cursor_blink as it is
+        # focused (a steady cursor also keeps snapshots from catching it mid-blink).
+        from textual.widgets import Input
+
+        if isinstance(event.widget, Input):
+            event.widget.cursor_blink = self.settings.cursor_blink
 
     @property
     def main(self) -> MainScreen:
@@ -141,20 +157,29 @@ def make_app(
     preset: str | None = None,
     overrides: dict[str, Any] | None = None,
     settings: AppSettings | None = None,
+    pick: bool = False,
+    watch: bool = False,
+    llm: dict[str, Any] | None = None,
 ) -> CtxtuiApp:
     """A fully configured app; the CLI and the tests build it the same way.
 
-    ``source`` is a session file, a ready ``Session`` or ``None`` for the bundled demo. Tests
-    pass ``deterministic_settings()`` so no user config, env var or blinking cursor leaks in.
+    ``source`` is a session file, a ready ``Session`` or ``None`` for the bundled demo (or,
+    with ``pick``, nothing: the app starts on the sessions picker). ``watch`` follows the file
+    as it grows; ``llm`` holds the LLM flags given, over the config's. Tests pass
+    ``deterministic_settings()`` so no user config, env var or blinking cursor leaks in.
     """
     settings = load_settings() if settings is None else settings
+    if llm:
+        settings = settings.model_copy(update={"llm": settings.llm.model_copy(update=llm)})
     merged: dict[str, Any] = {}
     if settings.tokenizer != "plan":
         merged["tokenizer"] = settings.tokenizer
     merged.update(overrides or {})
     startup_error: str | None = None
     resolved: Path | Session | None
-    if source is None:
+    if source is None and pick:
+        resolved = None
+    elif source is None:
         resolved, startup_error = _demo_path()
     elif isinstance(source, Session):
         resolved = source
@@ -167,6 +192,8 @@ def make_app(
         preset=preset or settings.preset,
         overrides=merged,
         startup_error=startup_error,
+        pick=pick,
+        watch=watch,
     )
 
 

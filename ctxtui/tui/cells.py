@@ -199,3 +199,13 @@ def boundary_rule(tail: FreshTail, width: int) -> str:
     if label is None:
         label = clip(f" {labels[-1]} ", max(width - 4, 0))
     return clip("──" + label + "─" * max(width - 2 - cell_len(label), 0), width)
+
+
+def format_bytes(size: int) -> str:
+    """``size`` in SI units with one decimal (``228.9 MB``), as a user compares file sizes."""
+    value = float(size)
+    for unit in ("B", "kB", "MB", "GB"):
+        if value < 1000 or unit == "GB":
+            return f"{size:,} B" if unit == "B" else f"{value:,.1f} {unit}"
+        value /= 1000
+    raise AssertionError("unreachable")  # pragma: no cover

@@ -8,6 +8,7 @@ app down.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,8 +26,10 @@ from ctxtui.tui.messages import (
     CountsReady,
     ExportFailed,
     SessionExported,
+    SessionGrew,
     SessionLoaded,
     SessionLoadFailed,
+    WatchProblem,
     WorkFailed,
 )
 
@@ -44,6 +47,35 @@ def read_session(post: Post, path: Path, format: str | None) -> None:
         post(SessionLoadFailed(f"{path.name}: {type(err).__name__}: {err}"))
     else:
         post(SessionLoaded(session, path))
+
+
+WATCH_INTERVAL = 0.25
+"""Seconds between two looks at a watched file: one ``stat`` each, so it can be short."""
+
+
+def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_INTERVAL) -> None:
+    """Read ``path``, then read it again whenever it changes, until the worker is cancelled.
+
+    The first good read is a ``SessionLoaded`` (as a plain open); later ones are
+    ``SessionGrew``. A read that fails is said once per distinct problem: before any good read
+    as a load failure, after one as a ``WatchProblem`` (the last good session stays).
+    """
+    from ctxtui.importers.watch import SessionWatcher
+
+    worker = get_current_worker()
+    watcher = SessionWatcher(path, format)
+    loaded, said = False, None
+    while not worker.is_cancelled:
+        session = watcher.poll()
+        if session is not None:
+            post(SessionGrew(session, path) if loaded else SessionLoaded(session, path))
+            if said is not None and loaded:
+                post(WatchProblem(None))
+            loaded, said = True, None
+        elif watcher.error is not None and watcher.error != said:
+            said = watcher.error
+            post(WatchProblem(said) if loaded else SessionLoadFailed(said))
+        time.sleep(interval)
 
 
 def count(post: Post, engine: Engine, policy: Policy) -> None:
@@ -78,12 +110,17 @@ def count_quietly(post: Post, engine: Engine, policy: Policy) -> None:
 
 
 def compact(post: Post, engine: Engine, policy: Policy, reason: CompactReason) -> None:
+    """Compact, and work out the LLM calls that would write the summary (the plan is cheap)."""
+    from ctxtui.core.leaf_calls import leaf_calls
+
     try:
         result = engine.compact(policy, reason)
+        plan = engine.plan(policy)
+        calls = leaf_calls(engine.session, plan, result, engine.tokenizer(policy))
     except Exception as err:
         post(WorkFailed(f"compaction failed: {type(err).__name__}: {err}"))
         return
-    post(CompactionReady(result))
+    post(CompactionReady(result, calls))
 
 
 def write(post: Post, session: Session, path: Path) -> None:

@@ -9,6 +9,7 @@ from textual.message import Message
 
 from ctxtui.core.compaction import CompactionResult
 from ctxtui.core.counts import SessionCounts
+from ctxtui.core.leaf_calls import LeafCalls
 from ctxtui.core.models import Session
 from ctxtui.core.policy import Policy
 
@@ -49,9 +50,11 @@ class CountsReady(Message):
 
 @dataclass
 class CompactionReady(Message):
-    """A compaction was computed (nothing applied yet): the preview can open."""
+    """A compaction was computed (nothing applied yet): the preview can open. ``calls`` are
+    the LLM calls that would write its summary (for the preview's "send to LLM")."""
 
     result: CompactionResult
+    calls: LeafCalls | None = None
 
 
 @dataclass
@@ -74,3 +77,19 @@ class WorkFailed(Message):
     """A worker hit an error the user must see; ``problem`` is one line."""
 
     problem: str
+
+
+@dataclass
+class SessionGrew(Message):
+    """The watched file ``path`` was read again after it changed (``--watch``)."""
+
+    session: Session
+    path: Path
+
+
+@dataclass
+class WatchProblem(Message):
+    """The watched file could not be read again (gone, or mid-rewrite); the last good read
+    stays on screen. ``problem`` is one line, or ``None`` once a read succeeds again."""
+
+    problem: str | None

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from platformdirs import user_config_dir
-from pydantic import Field, PrivateAttr, ValidationError
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 from textual.app import App
 
@@ -16,6 +16,20 @@ from ctxtui.core.policy import PresetName
 CONFIG_FILE_NAME = "config.json"
 
 AnimationLevel = Literal["none", "basic", "full"]
+
+
+class LLMSettings(BaseModel):
+    """Who writes the compaction preview's summary when ``s`` is pressed there.
+
+    The same words as ``ctxtui compact``'s flags (``--summarizer openai --llm-base-url
+    --llm-model --llm-timeout``); the app's flags override these. The key is never stored here:
+    it comes from ``OPENAI_API_KEY``.
+    """
+
+    summarizer: Literal["stand-in", "openai"] = "stand-in"
+    base_url: str | None = None
+    model: str | None = None
+    timeout: float | None = None
 
 
 class AppSettings(BaseSettings):
@@ -41,6 +55,10 @@ class AppSettings(BaseSettings):
     )
     cursor_blink: bool = Field(default=True, description="blink the cursor in inputs")
     animation_level: AnimationLevel = Field(default="full", description="Textual animations")
+    llm: LLMSettings = Field(
+        default_factory=LLMSettings,
+        description="the LLM summary: {'summarizer': 'openai', 'model': ..., 'base_url': ...}",
+    )
 
     _problems: tuple[str, ...] = PrivateAttr(default=())
 
@@ -165,6 +183,7 @@ def deterministic_settings(**overrides: Any) -> AppSettings:
         "keys": {},
         "cursor_blink": False,
         "animation_level": "none",
+        "llm": {},
     }
     values.update(overrides)
     return _Pinned(**values)

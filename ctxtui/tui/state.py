@@ -89,6 +89,14 @@ class MainState:
         """``session`` on screen, counted afresh (a new engine); the old plan is dropped."""
         return replace(self, session=session, engine=Engine(session), plan=None)
 
+    def grown(self, session: Session) -> MainState:
+        """The watched file read again: ``session`` replaces the one on screen, the selection
+        stays. While a compaction is applied the compacted view stays and the grown session
+        takes the bottom of the undo stack, so undoing returns to the live file."""
+        if self.undo:
+            return replace(self, undo=(session, *self.undo[1:]))
+        return self.with_session(session)
+
     # -- policy and plan -------------------------------------------------------------------
 
     def with_policy(self, policy: Policy) -> MainState:

@@ -299,6 +299,7 @@ async def test_open_screen_validates_and_returns_path(tmp_path: Path) -> None:
     (tmp_path / "session.jsonl").write_text("{}\n")
     app = HostApp(lambda: OpenSessionScreen(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("tab")  # from the filter to the path input
         await pilot.press(*"missing.json", "enter")
         assert app.results == []
         assert "No such file" in str(app.screen.query_one("#problem", Static).render())
@@ -314,6 +315,7 @@ async def test_open_screen_refuses_directories_and_unreadable_files(tmp_path: Pa
     locked.chmod(0)
     app = HostApp(lambda: OpenSessionScreen(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("tab")  # from the filter to the path input
         await pilot.press(*"sub", "enter")
         assert "Not a file" in str(app.screen.query_one("#problem", Static).render())
         if not os.access(locked, os.R_OK):  # root can read anything

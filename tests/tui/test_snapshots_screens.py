@@ -32,7 +32,7 @@ def test_compaction_preview_summary_tab(snap_compare: SnapCompare) -> None:
     tokens", three tabs (Summary, LLM prompt, Figures) with Summary active, the structured
     summary rendered as Markdown under "Summary of Previous Conversation" (Goal, Constraints,
     Progress, ... each bullet citing its message as (#N)), and Apply (a) / Export (x) /
-    Cancel (esc) buttons at the bottom.
+    Send to LLM (s) / Cancel (esc) buttons at the bottom.
     """
     app = HostApp(lambda: CompactionPreviewScreen(compaction_result()))
     assert snap_compare(app, terminal_size=(100, 32))

@@ -204,3 +204,18 @@ def test_export_never_defaults_into_ctxtuis_own_package_or_source_tree(
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     default, _ = state.export_paths(state.session)
     assert default == tmp_path / "home" / "demo.ctxtui.json"
+
+
+def test_a_grown_watched_file_replaces_the_session_but_not_a_compacted_view() -> None:
+    state, _ = MainState.start("plan")
+    state, _ = state.opened(small(3), Path("live.jsonl"))
+    policy = state.policy
+    grown = small(5)
+    state = state.selected(1).grown(grown)
+    assert state.session is grown and state.plan is None and state.selection == 1
+    assert state.policy is policy and state.path == Path("live.jsonl")
+    compacted = state.applied(small(2))
+    later = small(7)
+    kept = compacted.grown(later)
+    assert kept.session is compacted.session, "the compacted view stays on screen"
+    assert kept.undone().session is later, "undo returns to the live file as it is now"

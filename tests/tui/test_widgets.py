@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from ctxtui.tui.widgets.busy import BusyRow, format_bytes, format_elapsed
+from ctxtui.tui.cells import format_bytes
+from ctxtui.tui.widgets.busy import BusyRow, format_elapsed
 
 
 def test_sizes_read_as_a_user_compares_them() -> None:

@@ -1,7 +1,14 @@
-"""A modal that previews a compaction: the summary, the exact LLM prompt, and the figures."""
+"""A modal that previews a compaction: the summary, the exact LLM prompt, and the figures.
+
+The summary shown is the local stand-in until ``s`` sends the prompt to the LLM the app is set
+up with (``tui/llm_job.py``): its answer streams into the summary tab, which then names the
+model and the call's tokens; Escape (or ``s`` again) stops the call, and a failure is one line
+here while the stand-in stays. Applying uses the model's summary once it is complete.
+"""
 
 from __future__ import annotations
 
+import os
 from typing import ClassVar
 
 from rich.text import Text
@@ -13,91 +20,24 @@ from textual.content import Content
 from textual.widgets import Button, Label, Markdown, Static, TabbedContent, TabPane, TextArea
 
 from ctxtui.core.compaction import CompactionResult
-from ctxtui.core.compaction_notes import llm_calls_sentence
-from ctxtui.core.errors import OverflowInfo
-from ctxtui.core.rows import cap_text
+from ctxtui.core.leaf_calls import LeafCalls, with_summary_text
+from ctxtui.core.models import Session
+from ctxtui.llm import LLMSummary, SummarizerError
+from ctxtui.tui.compaction_text import (
+    PROMPT_PREVIEW_CHARS,
+    figure_rows,
+    overflow_lines,
+    prompt_preview,
+)
+from ctxtui.tui.llm_job import endpoint_for
 from ctxtui.tui.screens.dialog import Dialog, button_row
+from ctxtui.tui.settings import LLMSettings
+from ctxtui.tui.widgets.llm_summary import LLMSummaryView
+
+__all__ = ["PROMPT_PREVIEW_CHARS", "CompactionPreviewScreen", "figure_rows", "prompt_preview"]
 
 APPLY = "apply"
 EXPORT = "export"
-
-PROMPT_PREVIEW_CHARS = 200_000
-"""Characters of the LLM prompt the preview shows at most.
-
-Compacting the 100,000-message benchmark session builds a 219 MB prompt; a ``TextArea``
-holding all of it froze the app for minutes before the preview appeared. The headless
-``ctxtui compact SESSION --preview`` prints the whole prompt.
-"""
-
-
-def prompt_preview(prompt: str) -> str:
-    """The prompt as the preview tab shows it: literally, capped, saying what was left out."""
-    if not prompt:
-        return "(no LLM prompt: this compaction style drops messages)"
-    shown, more = cap_text(prompt, PROMPT_PREVIEW_CHARS)
-    if not more:
-        return shown
-    return (
-        f"{shown}\n\n… {more:,} more bytes not shown here; "
-        "`ctxtui compact SESSION --preview` prints the whole prompt"
-    )
-
-
-def overflow_lines(info: OverflowInfo) -> Content:
-    """The ``ContextOverflowError`` fields, one per line, so none hides in a long sentence."""
-    return Content.assemble(
-        ("Context window exceeded even after compaction", "bold"),
-        "\n",
-        f"model      {info.model}\n",
-        f"window     {info.context_window:,} tokens\n",
-        f"requested  {info.requested_tokens:,} tokens\n",
-        f"reason     {info.reason}",
-    )
-
-
-def figure_rows(
-    result: CompactionResult, messages_before: int | None = None
-) -> list[tuple[str, str]]:
-    """Before and after, in the plan's words: what is replaced, what it saves, what stays.
-
-    Message numbers are the ones the list shows now; where applying renumbers the messages
-    that stay (``messages_before`` known), their numbers after apply are given too, so
-    "#1–#21" is not mistaken for the first messages of the session on screen.
-    """
-    reason = result.reason
-    wire = reason.picoclaw_name or "none"
-    if result.replaced is None:
-        replaced = "none"
-    else:
-        first, last = result.replaced
-        span = f"#{first:,}–#{last:,}, {result.replaced_tokens:,} tok"
-        replaced = f"{result.messages_replaced:,} ({span})"
-    saved = result.tokens_saved
-    share = f"{result.saved_share:.1%}"
-    total = len(result.session.messages)
-    kept = result.tail_messages
-    after = f"#{result.tail_kept:,}–#{total - 1:,}"
-    if not kept:
-        tail = "no messages"
-    elif messages_before is None or messages_before - kept == result.tail_kept:
-        tail = f"{kept:,} messages ({after}) stay verbatim"
-    else:
-        now = f"#{messages_before - kept:,}–#{messages_before - 1:,}"
-        tail = f"{kept:,} messages ({now}) stay verbatim, numbered {after} after apply"
-    rows = [
-        ("Reason", f"{reason.value} (PicoClaw: {wire})"),
-        ("Messages replaced", replaced),
-        ("Summary adds", f"{result.summary_tokens:,} tok"),
-        ("Request tokens", f"{result.tokens_before:,} → {result.tokens_after:,}"),
-        ("Saved", f"{saved:,} tok ({share})"),
-        ("LLM calls", llm_calls_sentence(result)),
-        ("Fresh tail", tail),
-    ]
-    if result.note:
-        rows.append(("Note", result.note))
-    if result.overflow is not None:
-        rows.append(("Overflow", result.overflow.message()))
-    return rows
 
 
 class CompactionPreviewScreen(Dialog[str | None]):
@@ -152,18 +92,44 @@ class CompactionPreviewScreen(Dialog[str | None]):
     CompactionPreviewScreen #buttons {
         margin: 1 0 0 0;
     }
+    CompactionPreviewScreen #llm-status {
+        color: $text-muted;
+        padding: 0 1;
+        height: auto;
+    }
+    CompactionPreviewScreen #llm-status.-failed {
+        color: $text-error;
+    }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "apply", "Apply", id="compaction.apply"),
         Binding("x", "export", "Export", id="compaction.export"),
+        Binding("s", "send", "Send to LLM", id="compaction.send"),
     ]
     DIALOG_ID = "compaction"
 
-    def __init__(self, result: CompactionResult, *, messages_before: int | None = None) -> None:
+    def __init__(
+        self,
+        result: CompactionResult,
+        *,
+        messages_before: int | None = None,
+        calls: LeafCalls | None = None,
+        llm: LLMSettings | None = None,
+    ) -> None:
         super().__init__()
         self.result = result
         self.messages_before = messages_before
+        self.calls = calls
+        self.llm = llm or LLMSettings()
+        self.llm_summary: LLMSummary | None = None
+
+    @property
+    def session_to_apply(self) -> Session:
+        """The compacted session, with the model's summary once one has been written."""
+        if self.llm_summary is None:
+            return self.result.session
+        return with_summary_text(self.result, self.llm_summary.text)
 
     @property
     def figures_text(self) -> str:
@@ -186,9 +152,11 @@ class CompactionPreviewScreen(Dialog[str | None]):
             )
             if result.overflow is not None:
                 yield Static(overflow_lines(result.overflow), id="overflow")
+            yield Static("", id="llm-status", markup=False)
             with TabbedContent(id="tabs"):
                 with TabPane("Summary", id="summary-tab"), VerticalScroll():
                     yield from self._summary()
+                    yield LLMSummaryView(id="llm-summary")
                 with TabPane("LLM prompt", id="prompt-tab"):
                     if result.prompt_caption:
                         yield Label(result.prompt_caption, id="prompt-caption", markup=False)
@@ -207,6 +175,7 @@ class CompactionPreviewScreen(Dialog[str | None]):
             yield button_row(
                 Button(Content("Apply (a)"), variant="primary", compact=True, id="apply"),
                 Button(Content("Export (x)"), compact=True, id="export"),
+                Button(Content("Send to LLM (s)"), compact=True, id="send"),
                 Button(Content("Cancel (esc)"), compact=True, id="cancel"),
             )
 
@@ -223,6 +192,7 @@ class CompactionPreviewScreen(Dialog[str | None]):
     def on_mount(self) -> None:
         for button_id in (APPLY, EXPORT):
             self.query_one(f"#{button_id}", Button).disabled = not self._changes_something
+        self.query_one("#llm-status").display = False
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in (APPLY, EXPORT) and not self._changes_something:
@@ -244,3 +214,57 @@ class CompactionPreviewScreen(Dialog[str | None]):
     def action_export(self) -> None:
         if self._changes_something:
             self.dismiss(EXPORT)
+
+    # -- the LLM summary -------------------------------------------------------------------
+
+    @property
+    def _llm_view(self) -> LLMSummaryView:
+        return self.query_one(LLMSummaryView)
+
+    @on(Button.Pressed, "#send")
+    def _send_pressed(self) -> None:
+        self.action_send()
+
+    def action_send(self) -> None:
+        """Send the prompt to the LLM; pressed while a call runs, stop it."""
+        if self._llm_view.running:
+            self._llm_view.stop()
+            return
+        if self.calls is None or not len(self.calls):
+            self._say("Nothing to send: this compaction makes no LLM call", failed=True)
+            return
+        try:
+            endpoint = endpoint_for(self.llm, os.environ)
+        except SummarizerError as err:
+            self._say(str(err), failed=True)
+            return
+        self.llm_summary = None
+        self.query_one("#summary").display = False
+        self.query_one(TabbedContent).active = "summary-tab"
+        self._llm_view.send(endpoint, self.calls)
+
+    def action_cancel(self) -> None:
+        """Escape stops a running LLM call first; then it closes the preview."""
+        if self._llm_view.running:
+            self._llm_view.stop()
+        else:
+            super().action_cancel()
+
+    @on(LLMSummaryView.Status)
+    def _say_status(self, event: LLMSummaryView.Status) -> None:
+        self.query_one("#summary").display = not self._llm_view.display
+        self._say(event.line, failed=event.failed)
+
+    def _say(self, line: str, *, failed: bool = False) -> None:
+        status = self.query_one("#llm-status", Static)
+        status.update(line)
+        status.set_class(failed, "-failed")
+        status.display = bool(line)
+
+    @on(LLMSummaryView.Written)
+    def _written(self, event: LLMSummaryView.Written) -> None:
+        self.llm_summary = event.summary
+        self.query_one("#figures", Grid).mount(
+            Label("LLM summary", classes="figure-label"),
+            Label(event.summary.byline, classes="figure-value", markup=False),
+        )

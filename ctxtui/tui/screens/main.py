@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from typing import ClassVar
 
 from textual import on
@@ -19,14 +18,13 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 
 from ctxtui.core.compaction import CompactionResult
-from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.policy import PolicyError
 from ctxtui.core.reasons import CompactReason
 from ctxtui.core.tokenizers import available_tokenizers
 from ctxtui.tui import jobs
 from ctxtui.tui.actions import Scope, bindings
-from ctxtui.tui.messages import CompactionReady, ExportFailed, SessionExported
+from ctxtui.tui.messages import CompactionReady
 from ctxtui.tui.screens.session import SessionScreen
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.busy import BusyRow
@@ -43,6 +41,8 @@ class MainScreen(SessionScreen):
     """One session under one policy: what is sent, what is pruned, what would be dropped."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings(Scope.MAIN)
+
+    _follow_end = False  # the watched file grew while the cursor was on the last message
 
     HORIZONTAL_BREAKPOINTS = [  # noqa: RUF012 (Textual declares it without ClassVar)
         (0, "-narrow"),
@@ -64,6 +64,8 @@ class MainScreen(SessionScreen):
 
     def on_mount(self) -> None:  # then Textual calls SessionScreen.on_mount, which loads
         self.query_one(MessageList).focus()
+        if self.pick:
+            self.action_open()
 
     def show_no_session(self) -> None:
         self.query_one(BudgetGauge).show_placeholder("no session open")
@@ -79,6 +81,12 @@ class MainScreen(SessionScreen):
         if opened:
             self.query_one(MessageList).cursor = 0
 
+    def session_grew(self, before: MainState) -> None:
+        # The cursor on the last message follows new ones; anywhere else it stays put.
+        last = len(before.session) - 1 if before.session is not None else 0
+        self._follow_end = self.query_one(MessageList).cursor >= last
+        self.session_changed()
+
     # -- rendering -------------------------------------------------------------------------
 
     def render_plan(self, plan: Plan) -> None:
@@ -86,9 +94,13 @@ class MainScreen(SessionScreen):
         self.query_one(BudgetGauge).show(plan, self.state.reported)
         bar = self.query_one(SessionBar)
         bar.show(self.session, plan, undo_depth=len(self.state.undo))
-        bar.set_status(f"cannot fit: {plan.overflow.reason}" if plan.overflow else "")
+        watching = "watching the file for new records" if self.following else ""
+        bar.set_status(f"cannot fit: {plan.overflow.reason}" if plan.overflow else watching)
         messages = self.query_one(MessageList)
         messages.show(self.session, plan)
+        if self._follow_end:
+            self._follow_end = False
+            messages.select(len(self.session) - 1)
         self.show_detail(messages.cursor)
 
     # -- detail ----------------------------------------------------------------------------
@@ -220,7 +232,7 @@ class MainScreen(SessionScreen):
             self.query_one(MessageList).focus()
         self.refresh_bindings()
 
-    # -- compaction, undo, export, open ----------------------------------------------------
+    # -- compaction and undo ---------------------------------------------------------------
 
     def action_compact(self) -> None:
         from ctxtui.tui.screens.reason import ReasonScreen
@@ -241,15 +253,19 @@ class MainScreen(SessionScreen):
         result: CompactionResult = event.result
         before = len(self.session) if self.session is not None else None
 
+        preview = CompactionPreviewScreen(
+            result, messages_before=before, calls=event.calls, llm=self.llm
+        )
+
         def decided(choice: str | None) -> None:
             if choice == "apply":
-                self.state = self.state.applied(result.session)
+                self.state = self.state.applied(preview.session_to_apply)
                 self.session_changed()
                 self.notify(f"Compacted: {len(result.session):,} messages now.", timeout=3)
             elif choice == "export":
-                self._export(result.session, compacted=True)
+                self._export(preview.session_to_apply, compacted=True)
 
-        self.app.push_screen(CompactionPreviewScreen(result, messages_before=before), decided)
+        self.app.push_screen(preview, decided)
 
     def action_undo(self) -> None:
         if not self.state.undo:
@@ -257,44 +273,3 @@ class MainScreen(SessionScreen):
             return
         self.state = self.state.undone()
         self.session_changed()
-
-    def action_export(self) -> None:
-        if self.session is not None:
-            self._export(self.session, compacted=self.state.compacted)
-
-    def _export(self, session: Session, *, compacted: bool) -> None:
-        from ctxtui.tui.screens.export import ExportScreen
-
-        default, source = self.state.export_paths(session)
-        title = "Export compacted session" if compacted else "Export session"
-
-        def chosen(path: Path | None) -> None:
-            if path is not None:
-                self._busy.start(f"writing {path.name}…")
-                self._run(jobs.write, session, path, group="export")
-
-        self.app.push_screen(ExportScreen(default, source, title=title), chosen)
-
-    @on(SessionExported)
-    def _exported(self, event: SessionExported) -> None:
-        self._busy.stop()
-        self.notify(f"Wrote {event.path} ({event.messages:,} messages)", timeout=4)
-
-    @on(ExportFailed)
-    def _export_failed(self, event: ExportFailed) -> None:
-        self._busy.stop()
-        self._show_error(event.problem, "Could not export")
-
-    def action_open(self) -> None:
-        from ctxtui.tui.screens.open import OpenSessionScreen
-
-        path = self.state.path
-        start = path.parent if path is not None else Path.cwd()
-
-        def chosen(chosen_path: Path | None) -> None:
-            if chosen_path is not None:
-                self.load(chosen_path)
-
-        self.app.push_screen(OpenSessionScreen(start), chosen)
-
-    # -- status and errors -----------------------------------------------------------------

@@ -1,17 +1,30 @@
-"""A modal for choosing another session file: type a path or pick one from a tree."""
+"""The open dialog: the sessions the user's agents wrote (and the bundled samples), filtered by
+typing, plus a path input for any other file.
+
+The agents' stores are searched in a thread worker (``ctxtui.stores``), so the dialog takes
+keys at once and the list fills in when the search answers; an entry the listing could not
+read is listed with its error. What a row says is ``tui/pick_rows.py``; this screen paints it.
+"""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.message import Message
 from textual.validation import ValidationResult, Validator
-from textual.widgets import DirectoryTree, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
+from ctxtui.stores import FoundSession
+from ctxtui.tui.pick_rows import SAMPLE, PickRow, matching, pick_rows, shown_path
 from ctxtui.tui.screens.dialog import Dialog
+from ctxtui.tui.widgets.session_table import SessionTable, heading
 
 
 def resolve_input(text: str, base: Path) -> Path:
@@ -40,12 +53,14 @@ class ReadableFile(Validator):
         return self.success()
 
 
-class SessionTree(DirectoryTree):
-    """A directory tree drawn with text marks, not emoji, so narrow terminals line up."""
+@dataclass
+class SessionsFound(Message):
+    """The stores' listing (newest first) and the bundled samples; ``problem`` says why the
+    stores could not be searched at all (one broken file is listed with its error instead)."""
 
-    ICON_NODE = "+ "
-    ICON_NODE_EXPANDED = "- "
-    ICON_FILE = "  "
+    stores: list[FoundSession]
+    samples: list[FoundSession]
+    problem: str | None = None
 
 
 class OpenSessionScreen(Dialog[Path | None]):
@@ -53,43 +68,142 @@ class OpenSessionScreen(Dialog[Path | None]):
 
     DEFAULT_CSS = """
     OpenSessionScreen > #dialog {
-        max-width: 110;
-        height: 85%;
+        max-width: 120;
+        height: 90%;
     }
     OpenSessionScreen #problem {
         color: $text-error;
         height: auto;
     }
-    OpenSessionScreen DirectoryTree {
+    OpenSessionScreen #sessions {
         height: 1fr;
-        margin-top: 1;
     }
-    OpenSessionScreen #hint {
-        width: 1fr;
+    OpenSessionScreen #heading {
+        margin-top: 1;
+        text-style: bold;
+    }
+    OpenSessionScreen #found, OpenSessionScreen #target {
+        color: $text-muted;
+        height: 1;
+    }
+    OpenSessionScreen #path {
+        margin-top: 1;
     }
     """
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down", "move(1)", "Down", show=False, id="open.down"),
+        Binding("up", "move(-1)", "Up", show=False, id="open.up"),
+        Binding("pagedown", "move(10)", "Page down", show=False, id="open.page_down"),
+        Binding("pageup", "move(-10)", "Page up", show=False, id="open.page_up"),
+    ]
     DIALOG_ID = "open"
 
     def __init__(self, start_dir: Path) -> None:
         super().__init__()
         self.start_dir = start_dir
+        self.rows: list[PickRow] = []
+        self.shown: list[PickRow] = []
+        self._stores = 0  # how many of ``rows`` are the agents' (the rest are samples)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Label("Open session", id="title")
+            yield Input(placeholder="type to filter the sessions below", id="filter")
+            yield Static(heading(), id="heading", markup=False)
+            yield SessionTable(id="sessions")
+            yield Static("looking in the agents' stores…", id="found", markup=False)
+            yield Static("", id="target", markup=False)
             yield Input(
-                placeholder="path/to/session.jsonl",
+                placeholder="or type a path: path/to/session.jsonl",
                 validators=[ReadableFile(self.start_dir)],
                 validate_on=["changed", "submitted"],
                 id="path",
             )
             yield Static("", id="problem", markup=False)
-            yield SessionTree(self.start_dir, id="tree")
-            yield Label("Enter opens · Tab moves to the tree · Escape cancels", id="hint")
+            yield Label(
+                "Type to filter · ↑↓ choose · Enter opens · Tab to the path · Escape cancels",
+                id="hint",
+            )
 
     def on_mount(self) -> None:
-        self.query_one("#path", Input).focus()
+        self.query_one("#filter", Input).focus()
+        self._discover()
+
+    @work(thread=True, exit_on_error=False, group="discover")
+    def _discover(self) -> None:
+        from ctxtui.samples import samples_dir
+        from ctxtui.stores import find_sessions
+        from ctxtui.tui.pick_rows import sample_sessions
+
+        try:
+            samples = sample_sessions(samples_dir())
+        except OSError:
+            samples = []  # a broken install still lists the user's own sessions
+        try:
+            found = find_sessions()
+        except Exception as err:  # a bug in one store's reader must still leave the samples
+            self.post_message(SessionsFound([], samples, f"{type(err).__name__}: {err}"))
+            return
+        self.post_message(SessionsFound(found, samples))
+
+    @on(SessionsFound)
+    def _found(self, event: SessionsFound) -> None:
+        self.rows = pick_rows(event.stores, event.samples)
+        self._stores = sum(1 + len(s.children) for s in event.stores)
+        self._fill()
+        if event.problem:
+            self.query_one("#problem", Static).update(
+                f"Could not search the agents' stores: {event.problem}"
+            )
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self) -> None:
+        if self.rows:
+            self._fill()
+
+    def _fill(self) -> None:
+        query = self.query_one("#filter", Input).value
+        self.shown = matching(self.rows, query)
+        self.query_one(SessionTable).show(self.shown)
+        samples = len(self.rows) - self._stores
+        what = f"{self._stores:,} sessions in the agents' stores · {samples:,} bundled samples"
+        if not self._stores:
+            what = f"no sessions in the agents' stores · {samples:,} bundled samples"
+        if query.strip():
+            what = f"{len(self.shown):,} of {len(self.rows):,} match · " + what
+        self.query_one("#found", Static).update(what)
+
+    @on(SessionTable.Highlighted)
+    def _show_target(self) -> None:
+        row = self._highlighted()
+        text = ""
+        if row is not None:
+            found = row.found
+            if found.agent == SAMPLE:
+                text = f"bundled sample {found.path.name}"
+            else:
+                text = shown_path(row.target, Path(os.environ.get("HOME") or Path.home()))
+                text += f" · unreadable: {found.error}" if found.error else ""
+        self.query_one("#target", Static).update(text)
+
+    def _highlighted(self) -> PickRow | None:
+        return self.query_one(SessionTable).highlighted
+
+    def action_move(self, rows: int) -> None:
+        self.query_one(SessionTable).move(rows)
+
+    @on(Input.Submitted, "#filter")
+    @on(SessionTable.Chosen)
+    def _open_highlighted(self) -> None:
+        row = self._highlighted()
+        problem = self.query_one("#problem", Static)
+        if row is None:
+            problem.update("No session matches; type a path below (Tab) to open any file")
+        elif row.found.error:
+            problem.update(f"Cannot open this one: {row.found.error}")
+        else:
+            self.dismiss(row.target)
 
     @on(Input.Changed, "#path")
     def _show_problem(self, event: Input.Changed) -> None:
@@ -105,10 +219,6 @@ class OpenSessionScreen(Dialog[Path | None]):
             self.query_one("#problem", Static).update(_first(result))
             return
         self.dismiss(resolve_input(event.value, self.start_dir))
-
-    @on(DirectoryTree.FileSelected, "#tree")
-    def _picked(self, event: DirectoryTree.FileSelected) -> None:
-        self.dismiss(event.path)
 
 
 def _first(result: ValidationResult) -> str:

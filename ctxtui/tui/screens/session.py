@@ -22,15 +22,21 @@ from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.policy import Policy
 from ctxtui.tui import jobs
+from ctxtui.tui.cells import format_bytes
 from ctxtui.tui.messages import (
     CountingProgress,
     CountsReady,
+    ExportFailed,
+    SessionExported,
+    SessionGrew,
     SessionLoaded,
     SessionLoadFailed,
+    WatchProblem,
     WorkFailed,
 )
+from ctxtui.tui.settings import LLMSettings
 from ctxtui.tui.state import MainState
-from ctxtui.tui.widgets.busy import BusyRow, format_bytes
+from ctxtui.tui.widgets.busy import BusyRow
 from ctxtui.tui.widgets.session_bar import SessionBar
 
 
@@ -57,10 +63,16 @@ class SessionScreen(Screen[None]):
         format: str | None = None,
         preset_name: str = "plan",
         overrides: dict[str, Any] | None = None,
+        pick: bool = False,
+        watch: bool = False,
+        llm: LLMSettings | None = None,
     ) -> None:
         super().__init__()
         self._source = source
         self._format = format
+        self.pick = pick  # start on the open dialog
+        self.following = watch  # follow the file as it grows (``--watch``)
+        self.llm = llm or LLMSettings()
         self.state, self._startup_problem = MainState.start(preset_name, overrides)
 
     # The state's parts, by the names the rest of the app (and the tests) read them.
@@ -86,6 +98,9 @@ class SessionScreen(Screen[None]):
         source = self._source
         if isinstance(source, Session):
             self.post_message(SessionLoaded(source, None))
+        elif source is not None and self.following:
+            self._busy.start(f"loading {file_label(source)}…")
+            self._run(jobs.watch, source, self._format, group="watch")
         elif source is not None:
             self.load(source)
         else:
@@ -94,6 +109,10 @@ class SessionScreen(Screen[None]):
     def session_changed(self, *, opened: bool = False) -> None:
         """A session was ``opened``, or replaced by a compaction or an undo: show, count it."""
         raise NotImplementedError
+
+    def session_grew(self, before: MainState) -> None:
+        """The watched file grew: ``self.state`` holds the new session, ``before`` the old."""
+        self.session_changed()
 
     def render_plan(self, plan: Plan) -> None:
         """Show ``plan``, the plan of ``self.session`` under ``self.policy``."""
@@ -122,13 +141,27 @@ class SessionScreen(Screen[None]):
         elif isinstance(result, int) and not isinstance(result, bool):
             self.select_message(result)
 
+    def action_open(self) -> None:
+        """The open dialog: the agents' sessions, the samples, or a typed path."""
+        from ctxtui.tui.screens.open import OpenSessionScreen
+
+        path = self.state.path
+        start = path.parent if path is not None else Path.cwd()
+        self.app.push_screen(OpenSessionScreen(start), self.take)
+
     def select_message(self, index: int) -> None:
         """Move the selection to message ``index``; the main screen moves its list."""
 
     # -- loading, counting and planning ----------------------------------------------------
 
     def load(self, path: Path) -> None:
-        """Open ``path`` in a worker; the current session stays until it has loaded."""
+        """Open ``path`` in a worker; the current session stays until it has loaded.
+
+        Opening another file ends ``--watch``: the watched file is no longer on screen.
+        """
+        if self.following:
+            self.following = False
+            self.workers.cancel_group(self, "watch")
         self._busy.start(f"loading {file_label(path)}…")
         self._run(jobs.read_session, path, self._format, group="load")
 
@@ -145,6 +178,20 @@ class SessionScreen(Screen[None]):
         if problem:
             self._show_error(problem, "Ignored the policy options")
         self.session_changed(opened=True)
+
+    @on(SessionGrew)
+    def _grew(self, event: SessionGrew) -> None:
+        if not self.following or event.path != self.state.path:
+            return  # another file was opened meanwhile
+        before = self.state
+        self.state = self.state.grown(event.session)
+        if self.state.session is not before.session:
+            self.session_grew(before)
+
+    @on(WatchProblem)
+    def _watch_problem(self, event: WatchProblem) -> None:
+        if event.problem is not None:
+            self.notify(f"Still showing the last good read: {event.problem}", severity="warning")
 
     def _recount(self) -> None:
         """Plan now if the counts are known, else count in a worker (the old plan stays)."""
@@ -208,3 +255,32 @@ class SessionScreen(Screen[None]):
         from ctxtui.tui.screens.error import ErrorScreen
 
         self.app.push_screen(ErrorScreen(message, title))
+
+    # -- export ----------------------------------------------------------------------------
+
+    def action_export(self) -> None:
+        if self.session is not None:
+            self._export(self.session, compacted=self.state.compacted)
+
+    def _export(self, session: Session, *, compacted: bool) -> None:
+        from ctxtui.tui.screens.export import ExportScreen
+
+        default, source = self.state.export_paths(session)
+        title = "Export compacted session" if compacted else "Export session"
+
+        def chosen(path: Path | None) -> None:
+            if path is not None:
+                self._busy.start(f"writing {path.name}…")
+                self._run(jobs.write, session, path, group="export")
+
+        self.app.push_screen(ExportScreen(default, source, title=title), chosen)
+
+    @on(SessionExported)
+    def _exported(self, event: SessionExported) -> None:
+        self._busy.stop()
+        self.notify(f"Wrote {event.path} ({event.messages:,} messages)", timeout=4)
+
+    @on(ExportFailed)
+    def _export_failed(self, event: ExportFailed) -> None:
+        self._busy.stop()
+        self._show_error(event.problem, "Could not export")

@@ -11,16 +11,6 @@ from textual.timer import Timer
 from textual.widgets import Label, ProgressBar
 
 
-def format_bytes(size: int) -> str:
-    """``size`` in SI units with one decimal (``228.9 MB``), as a user compares file sizes."""
-    value = float(size)
-    for unit in ("B", "kB", "MB", "GB"):
-        if value < 1000 or unit == "GB":
-            return f"{size:,} B" if unit == "B" else f"{value:,.1f} {unit}"
-        value /= 1000
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
 def format_elapsed(seconds: float) -> str:
     """Whole seconds, then minutes and seconds: ``7 s``, ``2 min 05 s``."""
     whole = int(seconds)

@@ -1,0 +1,92 @@
+"""What the compaction preview says, as text: the prompt as shown, the overflow, the figures.
+
+Plain functions of a ``CompactionResult`` (no widgets), so the preview screen only lays them
+out and the words are tested without a terminal.
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+
+from ctxtui.core.compaction import CompactionResult
+from ctxtui.core.compaction_notes import llm_calls_sentence
+from ctxtui.core.errors import OverflowInfo
+from ctxtui.core.rows import cap_text
+
+PROMPT_PREVIEW_CHARS = 200_000
+"""Characters of the LLM prompt the preview shows at most.
+
+Compacting the 100,000-message benchmark session builds a 219 MB prompt; a ``TextArea``
+holding all of it froze the app for minutes before the preview appeared. The headless
+``ctxtui compact SESSION --preview`` prints the whole prompt.
+"""
+
+
+def prompt_preview(prompt: str) -> str:
+    """The prompt as the preview tab shows it: literally, capped, saying what was left out."""
+    if not prompt:
+        return "(no LLM prompt: this compaction style drops messages)"
+    shown, more = cap_text(prompt, PROMPT_PREVIEW_CHARS)
+    if not more:
+        return shown
+    return (
+        f"{shown}\n\n… {more:,} more bytes not shown here; "
+        "`ctxtui compact SESSION --preview` prints the whole prompt"
+    )
+
+
+def overflow_lines(info: OverflowInfo) -> Content:
+    """The ``ContextOverflowError`` fields, one per line, so none hides in a long sentence."""
+    return Content.assemble(
+        ("Context window exceeded even after compaction", "bold"),
+        "\n",
+        f"model      {info.model}\n",
+        f"window     {info.context_window:,} tokens\n",
+        f"requested  {info.requested_tokens:,} tokens\n",
+        f"reason     {info.reason}",
+    )
+
+
+def figure_rows(
+    result: CompactionResult, messages_before: int | None = None
+) -> list[tuple[str, str]]:
+    """Before and after, in the plan's words: what is replaced, what it saves, what stays.
+
+    Message numbers are the ones the list shows now; where applying renumbers the messages
+    that stay (``messages_before`` known), their numbers after apply are given too, so
+    "#1–#21" is not mistaken for the first messages of the session on screen.
+    """
+    reason = result.reason
+    wire = reason.picoclaw_name or "none"
+    if result.replaced is None:
+        replaced = "none"
+    else:
+        first, last = result.replaced
+        span = f"#{first:,}–#{last:,}, {result.replaced_tokens:,} tok"
+        replaced = f"{result.messages_replaced:,} ({span})"
+    saved = result.tokens_saved
+    share = f"{result.saved_share:.1%}"
+    total = len(result.session.messages)
+    kept = result.tail_messages
+    after = f"#{result.tail_kept:,}–#{total - 1:,}"
+    if not kept:
+        tail = "no messages"
+    elif messages_before is None or messages_before - kept == result.tail_kept:
+        tail = f"{kept:,} messages ({after}) stay verbatim"
+    else:
+        now = f"#{messages_before - kept:,}–#{messages_before - 1:,}"
+        tail = f"{kept:,} messages ({now}) stay verbatim, numbered {after} after apply"
+    rows = [
+        ("Reason", f"{reason.value} (PicoClaw: {wire})"),
+        ("Messages replaced", replaced),
+        ("Summary adds", f"{result.summary_tokens:,} tok"),
+        ("Request tokens", f"{result.tokens_before:,} → {result.tokens_after:,}"),
+        ("Saved", f"{saved:,} tok ({share})"),
+        ("LLM calls", llm_calls_sentence(result)),
+        ("Fresh tail", tail),
+    ]
+    if result.note:
+        rows.append(("Note", result.note))
+    if result.overflow is not None:
+        rows.append(("Overflow", result.overflow.message()))
+    return rows

@@ -1,0 +1,110 @@
+"""The compaction preview's LLM summary: who to ask, and the worker that asks.
+
+``endpoint_for`` turns the app's ``llm`` settings (its flags over the config file) into an
+``ctxtui.llm.Endpoint``, or refuses in one line that says how to set one up. ``summarize``
+runs in a thread worker: it sends the compaction's leaf calls in order and only posts
+messages (each streamed piece, which call is running, the result or the one-line failure),
+each stamped with the request's ``ticket`` so answers to a cancelled request are ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from textual.message import Message
+from textual.worker import get_current_worker
+
+from ctxtui.core.leaf_calls import LeafCalls
+from ctxtui.core.summary import SUMMARY_TEMPLATE
+from ctxtui.llm import (
+    Endpoint,
+    LLMSummary,
+    SummarizerError,
+    resolve_endpoint,
+    summarize,
+    template_headings,
+)
+from ctxtui.tui.settings import LLMSettings
+
+HOW_TO_SET_UP = (
+    "No LLM set up: start ctxtui with --summarizer openai --llm-model NAME "
+    "(--llm-base-url URL for another endpoint), or put "
+    '"llm": {"summarizer": "openai", "model": NAME} in config.json; '
+    "the key comes from OPENAI_API_KEY"
+)
+
+
+def endpoint_for(settings: LLMSettings, env: Mapping[str, str]) -> Endpoint:
+    """The endpoint the settings name; ``SummarizerError`` (one line) when there is none."""
+    if settings.summarizer != "openai":
+        raise SummarizerError(HOW_TO_SET_UP)
+    return resolve_endpoint(
+        base_url=settings.base_url, model=settings.model, timeout=settings.timeout, env=env
+    )
+
+
+@dataclass
+class SummaryPiece(Message):
+    """More text of the summary being written."""
+
+    ticket: int
+    text: str
+
+
+@dataclass
+class SummaryCall(Message):
+    """Call ``index`` (from 0) of ``total`` is being sent; each call rewrites the summary."""
+
+    ticket: int
+    index: int
+    total: int
+
+
+@dataclass
+class SummaryWritten(Message):
+    """The model's summary, who wrote it and what it cost."""
+
+    ticket: int
+    summary: LLMSummary
+
+
+@dataclass
+class SummaryFailed(Message):
+    """The call gave no summary; ``problem`` is one line."""
+
+    ticket: int
+    problem: str
+
+
+Post = Callable[[Message], object]
+
+
+def run_summary(post: Post, endpoint: Endpoint, calls: LeafCalls, ticket: int) -> None:
+    """Send every leaf call in order, posting what happens; stops when the worker is cancelled."""
+    worker = get_current_worker()
+    headings = template_headings(SUMMARY_TEMPLATE) if calls.structured else ()
+
+    def piece(text: str) -> None:
+        post(SummaryPiece(ticket, text))
+
+    def progress(done: int, total: int) -> None:
+        if done < total:
+            post(SummaryCall(ticket, done, total))
+
+    try:
+        summary = summarize(
+            endpoint,
+            calls.prompt,
+            len(calls),
+            headings,
+            on_delta=piece,
+            on_progress=progress,
+            should_stop=lambda: worker.is_cancelled,
+        )
+    except SummarizerError as err:
+        post(SummaryFailed(ticket, str(err)))
+    except Exception as err:  # a bug in the client must not take the app down
+        post(SummaryFailed(ticket, f"{type(err).__name__}: {err}"))
+    else:
+        post(SummaryWritten(ticket, summary))

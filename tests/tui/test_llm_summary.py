@@ -1,0 +1,187 @@
+"""The compaction preview's `s`: the prompt sent to a real OpenAI-compatible server on
+127.0.0.1 (tests/llm/server.py), its answer streamed into the summary tab, and the failures."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Label, Static, TabbedContent
+
+from ctxtui.tui.app import CtxtuiApp, make_app
+from ctxtui.tui.screens.compaction import CompactionPreviewScreen
+from ctxtui.tui.screens.main import MainScreen
+from ctxtui.tui.settings import deterministic_settings
+from ctxtui.tui.widgets.llm_summary import LLMSummaryView
+from tests.llm.server import SUMMARY, Behaviour, serve
+from tests.tui.main_fixtures import RESERVE, WINDOW, demo_session
+from tests.tui.test_snapshots_main import settle
+
+
+@pytest.fixture(autouse=True)
+def _no_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def _app(url: str | None, **llm: Any) -> CtxtuiApp:
+    if url is not None:
+        llm = {"summarizer": "openai", "base_url": url, "model": "m", **llm}
+    return make_app(
+        demo_session(turns=20),
+        overrides={"context_window": WINDOW, "max_tokens": RESERVE},
+        settings=deterministic_settings(llm=llm),
+    )
+
+
+async def _preview(pilot: Pilot[Any]) -> CompactionPreviewScreen:
+    await settle(pilot)
+    await pilot.press("c")
+    await pilot.pause()
+    await pilot.press("enter")  # the first reason: proactive
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, CompactionPreviewScreen)
+    return screen
+
+
+async def _until(pilot: Pilot[Any], done: Callable[[], bool], what: str) -> None:
+    for _ in range(300):
+        if done():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _status(screen: CompactionPreviewScreen) -> str:
+    status = screen.query_one("#llm-status", Static)
+    return str(status.render()) if status.display else ""
+
+
+def _llm_text(screen: CompactionPreviewScreen) -> str:
+    return str(screen.query_one("#llm-text", Static).render())
+
+
+async def test_the_servers_summary_streams_in_and_names_its_model() -> None:
+    with serve() as (url, behaviour):
+        app = _app(url)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await _preview(pilot)
+            stand_in = screen.query_one("#summary")
+            await pilot.press("s")
+            await _until(pilot, lambda: screen.llm_summary is not None, "the summary")
+            assert screen.query_one(TabbedContent).active == "summary-tab"
+            assert _llm_text(screen) == SUMMARY.strip()
+            assert not stand_in.display and screen.query_one(LLMSummaryView).display
+            calls = len(behaviour.requests)
+            byline = str(screen.query_one("#llm-byline", Label).render())
+            tokens = f"{100 * calls} in + {40 * calls} out tokens"
+            assert byline.startswith("Summary written by served-model (")
+            assert tokens in byline
+            assert _status(screen) == ""  # every template section is there
+            assert "LLM summary" in [
+                str(w.render()) for w in screen.query(".figure-label").results(Label)
+            ]
+            sent = behaviour.requests[0]
+            assert sent["model"] == "m" and sent["stream"] is True
+            await pilot.press("a")
+            await settle(pilot)
+            main = app.screen
+            assert isinstance(main, MainScreen) and main.session is not None
+            summaries = [m.content for m in main.session.messages if m.is_summary]
+            assert summaries == [SUMMARY.strip()], "apply keeps the model's summary"
+
+
+async def test_text_shows_while_it_streams_and_escape_stops_midway() -> None:
+    """The server sends two pieces and stalls: they are on screen before the call ends; Escape
+    then stops the call and the stand-in comes back."""
+    with serve(Behaviour(mode="stall-mid", stall_seconds=2)) as (url, _):
+        app = _app(url, timeout=30)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await _preview(pilot)
+            await pilot.press("s")
+            await _until(pilot, lambda: _llm_text(screen) == SUMMARY[:80], "two pieces")
+            assert screen.llm_summary is None, "still streaming"
+            assert not screen.query_one("#summary").display
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is screen and screen.query_one("#summary").display
+            assert _status(screen).startswith("Stopped")
+
+
+async def test_missing_template_sections_are_named() -> None:
+    with serve(Behaviour(text="## Goal\nship it\n")) as (url, _):
+        app = _app(url)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await _preview(pilot)
+            await pilot.press("s")
+            await _until(pilot, lambda: screen.llm_summary is not None, "the summary")
+            line = _status(screen)
+            assert line.startswith("The summary lacks these template sections: ")
+            assert "## Constraints, ## Progress" in line
+            assert "## Goal" not in line
+
+
+async def test_a_refusal_is_one_line_and_the_stand_in_stays() -> None:
+    with serve(Behaviour(mode="status", status=401)) as (url, _):
+        app = _app(url)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await _preview(pilot)
+            await pilot.press("s")
+            await _until(pilot, lambda: "failed" in _status(screen), "the failure")
+            line = _status(screen)
+            assert line.startswith("LLM summary failed: the endpoint refused the request: HTTP 401")
+            assert "\n" not in line and line.endswith("the stand-in stays")
+            assert screen.query_one("#summary").display
+            assert not screen.query_one(LLMSummaryView).display
+            assert screen.llm_summary is None
+
+
+async def test_escape_stops_a_stalled_call_and_a_second_escape_closes() -> None:
+    with serve(Behaviour(mode="stall", stall_seconds=1.5)) as (url, _):
+        app = _app(url, timeout=30)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await _preview(pilot)
+            await pilot.press("s")
+            await _until(pilot, lambda: _status(screen).startswith("Asking m at"), "the call")
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is screen, "the first Escape stops the call, not the preview"
+            assert _status(screen).startswith("Stopped: the LLM call was cancelled")
+            assert screen.query_one("#summary").display
+            await pilot.pause(2)  # the stalled answer arrives late and is ignored
+            assert screen.llm_summary is None and screen.query_one("#summary").display
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, MainScreen)
+
+
+async def test_without_an_llm_set_up_the_key_says_how() -> None:
+    app = _app(None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _preview(pilot)
+        await pilot.press("s")
+        await pilot.pause()
+        line = _status(screen)
+        assert line.startswith("No LLM set up: start ctxtui with --summarizer openai --llm-model")
+        assert "config.json" in line and screen.query_one("#summary").display
+
+
+def test_the_apps_flags_override_the_config_file() -> None:
+    from ctxtui.cli import build_app_parser, llm_flags
+
+    args = build_app_parser().parse_args(
+        ["--summarizer", "openai", "--llm-model", "m", "--llm-base-url", "http://127.0.0.1:9/v1"]
+    )
+    config = deterministic_settings(llm={"model": "from-config", "timeout": 5})
+    app = make_app(demo_session(), settings=config, llm=llm_flags(args))
+    assert app.settings.llm.model_dump() == {
+        "summarizer": "openai",
+        "base_url": "http://127.0.0.1:9/v1",
+        "model": "m",
+        "timeout": 5.0,
+    }
+    unset = llm_flags(build_app_parser().parse_args([]))
+    assert unset == {}, "no flag given: the config file decides"

@@ -1,0 +1,212 @@
+"""The open dialog (`o`, `ctxtui --pick`): the agents' sessions and the samples, filtered by
+typing, opened with Enter; discovered in a worker from fake stores under a temporary HOME."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, Static
+
+from ctxtui.samples import samples_dir
+from ctxtui.tui.app import make_app
+from ctxtui.tui.pick_rows import matching, pick_rows, sample_sessions
+from ctxtui.tui.screens.error import ErrorScreen
+from ctxtui.tui.screens.main import MainScreen
+from ctxtui.tui.screens.open import OpenSessionScreen
+from ctxtui.tui.settings import deterministic_settings
+from ctxtui.tui.widgets.session_table import SessionTable
+from tests.test_stores import _claude, _codex, _jsonl, _opencode_db
+from tests.tui.test_snapshots_main import SnapCompare, settle
+
+STAMP = 1_793_000_000  # a fixed mtime for files whose head names no start
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Fake stores of all four agents, one sub-agent and one corrupt file, under a fake HOME."""
+    home = tmp_path / "home"
+    for name in ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "PICOCLAW_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    claude = home / ".claude"
+    parent = _claude(claude, "-home-me-proj", "s1", "2026-11-01T09:00:00Z", "claude-sonnet-4-5")
+    sub = _claude(parent.parent / "s1" / "subagents", ".", "x", "2026-11-01T09:01:00Z", "haiku")
+    sub.rename(parent.parent / "s1" / "subagents" / "agent-x.jsonl")
+    _claude(claude, "-home-me-shop", "s2", "2026-10-28T16:30:00Z", "claude-opus-4-1")
+    _codex(home / ".codex", "2026-11-02T10:00:00Z")
+    _opencode_db(home / ".local" / "share" / "opencode" / "opencode.db")
+    pico = home / ".picoclaw" / "workspace" / "sessions"
+    _jsonl(pico / "chat.jsonl", [{"role": "user", "content": "hi"}])
+    (pico / "chat.meta.json").write_text(
+        json.dumps({"key": "k", "created_at": "2026-10-30T08:00:00Z", "scope": {"channel": "tg"}})
+    )
+    bad = home / ".codex" / "sessions" / "2026" / "11" / "02" / "rollout-bad.jsonl.zst"
+    bad.write_bytes(b"\x28\xb5\x2f\xfd" + b"\xff" * 64)
+    for path in home.rglob("*"):
+        os.utime(path, (STAMP, STAMP))
+    yield home
+    monkeypatch.undo()
+    time.tzset()
+
+
+def _app(**kw: object):  # type: ignore[no-untyped-def]
+    return make_app(None, pick=True, settings=deterministic_settings(), **kw)  # type: ignore[arg-type]
+
+
+def _agents(screen: OpenSessionScreen) -> list[str]:
+    return [row.cells[0] for row in screen.shown]
+
+
+def test_open_sessions_120x40(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare: SnapCompare
+) -> None:
+    """`ctxtui --pick` at 120×40: the dialog over an empty main screen, the filter focused; rows
+    newest first: codex /srv/app, opencode /w/b · second, claude-code /home/me/proj with its
+    `└ sub-agent agent-x` under it, the corrupt Codex file (`unreadable: …`), picoclaw tg,
+    the other Claude session and OpenCode /w/a, then the bundled samples; the count line and
+    the highlighted row's path under the home directory as `~/.codex/…`. The samples are two
+    stand-ins (`demo.json`, `chat.jsonl`), so editing a real sample moves nothing here."""
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    (samples / "demo.json").write_text("{}" * 600)
+    (samples / "chat.jsonl").write_text("{}\n" * 30)
+    (samples / "chat.meta.json").write_text("{}")
+    monkeypatch.setattr("ctxtui.samples.samples_dir", lambda: samples)
+    assert snap_compare(_app(), terminal_size=(120, 40), run_before=settle)
+
+
+async def test_typing_filters_and_enter_opens_the_chosen_session(home: Path) -> None:
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, OpenSessionScreen)
+        assert app.screen.query_one("#filter", Input).has_focus
+        agents = _agents(screen)
+        assert agents[:3] == ["codex", "opencode", "claude-code"]
+        assert {"picoclaw", "└ sub-agent", "sample"} <= set(agents)
+        bad = [row for row in screen.shown if row.found.error]
+        assert [row.found.path.name for row in bad] == ["rollout-bad.jsonl.zst"]
+        assert bad[0].cells[1].startswith("unreadable: ")
+
+        await pilot.press(*"shop")
+        assert [row.found.project for row in screen.shown] == ["/home/me/proj"]
+        assert len(screen.query_one(SessionTable).rows) == 1
+        assert "1 of" in str(screen.query_one("#found", Static).render())
+        await pilot.press("enter")
+        await settle(pilot)
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        assert main.state.path == home / ".claude" / "projects" / "-home-me-shop" / "s2.jsonl"
+        assert main.session is not None and main.session.messages[-1].content == "hello"
+
+
+async def test_arrows_choose_a_row_while_the_filter_has_the_keys(home: Path) -> None:
+    """A parent's sub-agents stay with it under the filter; ↓ picks the sub-agent, which opens
+    as a session of its own."""
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, OpenSessionScreen)
+        await pilot.press(*"sonnet")
+        assert _agents(screen) == ["claude-code", "└ sub-agent"]
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert app.screen.state.path is not None
+        assert app.screen.state.path.name == "agent-x.jsonl"
+
+
+async def test_an_opencode_database_session_opens_by_its_id(home: Path) -> None:
+    """The row names one session of the database; the fake database has no message parts, so
+    the importer's refusal (about that database) is what the user sees."""
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, OpenSessionScreen)
+        await pilot.press(*"second")
+        (row,) = screen.shown
+        assert str(row.target) == f"{home}/.local/share/opencode/opencode.db#ses_B"
+        assert str(screen.query_one("#target", Static).render()).endswith("opencode.db#ses_B")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        assert "opencode.db: cannot read the OpenCode database" in str(
+            app.screen.query_one("#message", Static).render()
+        )
+
+
+async def test_a_corrupt_entry_says_why_instead_of_opening(home: Path) -> None:
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press(*"rollout-bad", "enter")
+        screen = app.screen
+        assert isinstance(screen, OpenSessionScreen)
+        problem = str(screen.query_one("#problem", Static).render())
+        assert problem.startswith("Cannot open this one: ")
+
+
+async def test_the_path_input_still_opens_any_file(home: Path, tmp_path: Path) -> None:
+    other = _jsonl(tmp_path / "elsewhere" / "chat.jsonl", [{"role": "user", "content": "hi"}])
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("tab")
+        assert app.screen.query_one("#path", Input).has_focus
+        app.screen.query_one("#path", Input).value = str(other)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert app.screen.state.path == other
+
+
+async def test_escape_leaves_an_empty_main_screen_and_plain_ctxtui_opens_the_demo(
+    home: Path,
+) -> None:
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen) and app.screen.session is None
+    demo = make_app(None, settings=deterministic_settings())
+    async with demo.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert isinstance(demo.screen, MainScreen)
+        assert demo.screen.state.path is not None and demo.screen.state.path.name == "demo.json"
+
+
+def test_samples_are_listed_by_name_without_their_sidecars() -> None:
+    names = [f.path.name for f in sample_sessions(samples_dir())]
+    assert names == sorted(names) and "demo.json" in names
+    assert not [n for n in names if n.endswith(".meta.json") or n.endswith(".md")]
+    rows = pick_rows([], sample_sessions(samples_dir()))
+    assert [r.found.path.name for r in matching(rows, "DEMO")] == ["demo.json"]
+    assert matching(rows, "demo nothing-like-this") == []
+
+
+async def test_a_failing_search_still_lists_the_samples(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken() -> list[object]:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("ctxtui.stores.find_sessions", broken)
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, OpenSessionScreen)
+        assert set(_agents(screen)) == {"sample"}
+        problem = str(screen.query_one("#problem", Static).render())
+        assert problem == "Could not search the agents' stores: RuntimeError: boom"
