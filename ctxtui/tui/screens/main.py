@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from typing import ClassVar
 
 from textual import on
@@ -18,16 +17,11 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 
-from ctxtui.core.compaction import CompactionResult
-from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.policy import PolicyError
-from ctxtui.core.reasons import CompactReason
 from ctxtui.core.tokenizers import available_tokenizers
-from ctxtui.tui import jobs
 from ctxtui.tui.actions import Scope, bindings
-from ctxtui.tui.messages import CompactionReady, ExportFailed, SessionExported
-from ctxtui.tui.screens.session import SessionScreen
+from ctxtui.tui.screens.flows import FlowScreen
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.busy import BusyRow
 from ctxtui.tui.widgets.detail import DetailPane, gather
@@ -39,7 +33,7 @@ from ctxtui.tui.widgets.session_bar import SessionBar
 from ctxtui.tui.widgets.settings_panel import SettingsPanel
 
 
-class MainScreen(SessionScreen):
+class MainScreen(FlowScreen):
     """One session under one policy: what is sent, what is pruned, what would be dropped."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings(Scope.MAIN)
@@ -64,6 +58,14 @@ class MainScreen(SessionScreen):
 
     def on_mount(self) -> None:  # then Textual calls SessionScreen.on_mount, which loads
         self.query_one(MessageList).focus()
+
+    def watch_focused(self) -> None:
+        """Mark the pane that has the keys, so Tab's effect (list → detail → settings) shows.
+
+        The list has no border of its own: its mark is the rule above it (the session bar's
+        bottom border); the detail pane and the settings mark their own borders in the CSS.
+        """
+        self.set_class(isinstance(self.focused, MessageList), "-list-focused")
 
     def show_no_session(self) -> None:
         self.query_one(BudgetGauge).show_placeholder("no session open")
@@ -219,82 +221,3 @@ class MainScreen(SessionScreen):
             self.query_one(MessageList).highlight("")
             self.query_one(MessageList).focus()
         self.refresh_bindings()
-
-    # -- compaction, undo, export, open ----------------------------------------------------
-
-    def action_compact(self) -> None:
-        from ctxtui.tui.screens.reason import ReasonScreen
-
-        def chosen(reason: CompactReason | None) -> None:
-            if reason is not None and self.engine is not None:
-                self._busy.start(f"compacting ({reason.value})…")
-                self._run(jobs.compact, self.engine, self.policy, reason, group="compact")
-
-        if self.engine is not None:
-            self.app.push_screen(ReasonScreen(), chosen)
-
-    @on(CompactionReady)
-    def _compaction_ready(self, event: CompactionReady) -> None:
-        from ctxtui.tui.screens.compaction import CompactionPreviewScreen
-
-        self._busy.stop()
-        result: CompactionResult = event.result
-        before = len(self.session) if self.session is not None else None
-
-        def decided(choice: str | None) -> None:
-            if choice == "apply":
-                self.state = self.state.applied(result.session)
-                self.session_changed()
-                self.notify(f"Compacted: {len(result.session):,} messages now.", timeout=3)
-            elif choice == "export":
-                self._export(result.session, compacted=True)
-
-        self.app.push_screen(CompactionPreviewScreen(result, messages_before=before), decided)
-
-    def action_undo(self) -> None:
-        if not self.state.undo:
-            self.notify("Nothing to undo.", timeout=2)
-            return
-        self.state = self.state.undone()
-        self.session_changed()
-
-    def action_export(self) -> None:
-        if self.session is not None:
-            self._export(self.session, compacted=self.state.compacted)
-
-    def _export(self, session: Session, *, compacted: bool) -> None:
-        from ctxtui.tui.screens.export import ExportScreen
-
-        default, source = self.state.export_paths(session)
-        title = "Export compacted session" if compacted else "Export session"
-
-        def chosen(path: Path | None) -> None:
-            if path is not None:
-                self._busy.start(f"writing {path.name}…")
-                self._run(jobs.write, session, path, group="export")
-
-        self.app.push_screen(ExportScreen(default, source, title=title), chosen)
-
-    @on(SessionExported)
-    def _exported(self, event: SessionExported) -> None:
-        self._busy.stop()
-        self.notify(f"Wrote {event.path} ({event.messages:,} messages)", timeout=4)
-
-    @on(ExportFailed)
-    def _export_failed(self, event: ExportFailed) -> None:
-        self._busy.stop()
-        self._show_error(event.problem, "Could not export")
-
-    def action_open(self) -> None:
-        from ctxtui.tui.screens.open import OpenSessionScreen
-
-        path = self.state.path
-        start = path.parent if path is not None else Path.cwd()
-
-        def chosen(chosen_path: Path | None) -> None:
-            if chosen_path is not None:
-                self.load(chosen_path)
-
-        self.app.push_screen(OpenSessionScreen(start), chosen)
-
-    # -- status and errors -----------------------------------------------------------------

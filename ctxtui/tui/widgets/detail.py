@@ -182,8 +182,12 @@ def _size(message: Message) -> int:
     return size + sum(len(c.arguments) + len(c.name) for c in message.tool_calls)
 
 
-class DetailPane(VerticalScroll, can_focus=False):
-    """The selected message, with its counts under every tokenizer and the plan's reason."""
+class DetailPane(VerticalScroll, can_focus=True):
+    """The selected message, with its counts under every tokenizer and the plan's reason.
+
+    Focusable (Tab from the list), so a long tool output can be read to its end with the
+    keys ``VerticalScroll`` binds: arrows, PgUp/PgDn, Home/End.
+    """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {f"detail--{name}" for name in STYLES}
 
