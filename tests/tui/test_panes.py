@@ -9,14 +9,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from textual.color import Color
 from textual.pilot import Pilot
+from textual.widgets import Static
+from textual.widgets._footer import FooterKey  # not re-exported; Textual is pinned exactly
 
 from ctxtui.tui.widgets.detail import DetailPane
+from ctxtui.tui.widgets.gauge import SEGMENTS, BudgetGauge
 from ctxtui.tui.widgets.message_list import MessageList
 from ctxtui.tui.widgets.session_bar import SessionBar
 from tests.tui.main_fixtures import app_for, demo_session
 
+SWATCHES = {char for _, char in SEGMENTS}
 LONG_OUTPUT = 2  # the demo's first tool output: 40 numbered lines, taller than the pane
 
 
@@ -67,3 +72,63 @@ async def test_tab_focuses_the_detail_pane_and_its_keys_scroll_it() -> None:
             await pilot.pause()
             assert app.screen.focused is messages
             assert border_colour(pane, wide=wide) == unfocused
+
+
+def footer_actions(app: Any) -> set[str]:
+    return {key.action for key in app.screen.query(FooterKey)}
+
+
+async def test_80x24_shows_14_rows_and_the_footer_keeps_help_and_quit() -> None:
+    """At 80×24 only 11 rows showed and the footer had lost `q`."""
+    app = app_for(demo_session())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        pane = app.screen.query_one(DetailPane)
+        assert app.screen.query_one(MessageList).size.height >= 14
+        assert pane.display and pane.region.bottom <= 23, "the pane fits above the footer"
+        assert {"help", "quit"} <= footer_actions(app)
+
+
+async def test_at_60x20_d_shows_and_hides_the_detail_pane() -> None:
+    """Under 70 columns the pane used to vanish for good; `d` brings it back below the list."""
+    app = app_for(demo_session())
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        pane = app.screen.query_one(DetailPane)
+        messages = app.screen.query_one(MessageList)
+        assert not pane.display
+        assert {"help", "quit", "toggle_detail"} <= footer_actions(app)
+        messages.select(3)
+        await pilot.press("d")
+        await settle(pilot)
+        assert pane.display
+        assert messages.region.bottom <= pane.region.y and pane.region.bottom <= 19
+        body = str(pane.query_one("#detail-body", Static).render())
+        assert body.startswith("#3 ") and "counting" not in body
+        await pilot.press("d")
+        await pilot.pause()
+        assert not pane.display
+        await pilot.resize_terminal(120, 40)  # the choice holds across a resize
+        await pilot.pause()
+        assert not pane.display
+        await pilot.press("d")
+        await pilot.pause()
+        assert pane.display
+
+
+async def test_a_gauge_swatch_never_ends_a_line() -> None:
+    """At 60 columns the legend wrapped between `░` and `free`; entries now wrap whole."""
+    app = app_for(demo_session())
+    async with app.run_test(size=(120, 24)) as pilot:
+        await settle(pilot)
+        gauge = app.screen.query_one(BudgetGauge)
+        wrapped = 0
+        for width in range(30, 121, 3):
+            await pilot.resize_terminal(width, 24)
+            await pilot.pause()
+            legend = str(gauge.render()).splitlines()[2:]
+            wrapped += len(legend) > 1
+            for line in legend:
+                assert line[:1] in SWATCHES and line[-1:] not in SWATCHES, (width, line)
+                assert cell_len(line) <= gauge.content_region.width, (width, line)
+        assert wrapped, "some width made the legend wrap"

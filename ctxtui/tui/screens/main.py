@@ -43,6 +43,7 @@ class MainScreen(FlowScreen):
         (70, "-medium"),
         (110, "-wide"),
     ]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012 (as above)
 
     def compose(self) -> ComposeResult:
         yield BudgetGauge(id="gauge")
@@ -145,6 +146,16 @@ class MainScreen(FlowScreen):
             self.query_one(MessageList).focus()
             self.show_detail(self.query_one(MessageList).cursor)
         self.refresh_bindings()
+
+    def action_toggle_detail(self) -> None:
+        """Show the detail pane where it is hidden (under 70 columns, beside the knobs), or
+        hide it; the choice holds across resizes."""
+        pane = self.query_one(DetailPane)
+        shown = pane.display
+        self.set_class(not shown, "-detail-shown")
+        self.set_class(shown, "-detail-hidden")
+        if not shown:
+            self.show_detail(self.query_one(MessageList).cursor)  # a hidden pane did not count
 
     def action_close_panels(self) -> None:
         """Escape: close the search bar if it has the focus, else the settings, else the search.

@@ -133,21 +133,30 @@ class BudgetGauge(Widget):
         return text
 
     def _legend(self, plan: Plan, width: int) -> Text:
-        """One line when it can be: the spacing, then the labels, shrink before it wraps."""
+        """One line when it can be: the spacing, then the labels, shrink before it wraps;
+        wrapped, each swatch stays on the line of its label and figure."""
         entries = [
             (name, char, value)
             for (name, char), value in zip(SEGMENTS, segment_values(plan), strict=True)
             if value > 0 or name in ("kept", "tail", "free")
         ]
+        pieces: list[Text] = []
         for gap, short in (("  ", False), (" ", False), (" ", True)):
-            text = Text(overflow="fold")
+            pieces = []
             for name, char, value in entries:
-                if text:
-                    text.append(gap)
-                text.append(char, self._style(name))
+                piece = Text(char, self._style(name), end="")
                 label = SHORT.get(name, name) if short else name
-                text.append(f" {label} ", self._style("label"))
-                text.append(f"{value:,}")
-            if text.cell_len <= width:
-                break
-        return text
+                piece.append(f" {label} ", self._style("label"))
+                piece.append(f"{value:,}")
+                pieces.append(piece)
+            line = Text(gap).join(pieces)
+            if line.cell_len <= width:
+                return line
+        lines: list[Text] = []
+        for piece in pieces:
+            if lines and lines[-1].cell_len + 1 + piece.cell_len <= width:
+                lines[-1].append(" ")
+                lines[-1].append_text(piece)
+            else:
+                lines.append(piece)
+        return Text("\n", overflow="fold").join(lines)

@@ -1,0 +1,28 @@
+"""Snapshots of the main screen's layout (issue 13): small terminals, settings beside the
+detail pane, the help's legend, bars on a stated scale.
+
+Each test's docstring says what the reader should see in its SVG.
+"""
+
+from __future__ import annotations
+
+from tests.tui.main_fixtures import app_for, demo_session
+from tests.tui.test_snapshots_main import SnapCompare, press, select, then
+
+
+def test_small_80x24_detail_focused(snap_compare: SnapCompare) -> None:
+    """80×24 after selecting #2 and Tab: 14 list rows (#0–#13) above a short detail pane whose
+    top rule is accent-coloured (it has the focus), scrolled one page down into the output
+    by PgDn; the footer keeps `? Help` and `q Quit` whole."""
+    app = app_for(demo_session())
+    steps = then(select(2), press("tab", "pagedown"))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=steps)
+
+
+def test_small_60x20_detail_toggled(snap_compare: SnapCompare) -> None:
+    """60×20 after `d` on #3: the detail pane, hidden at this width, shows #3 below the list
+    (half the body); the gauge legend wraps whole entries (no swatch ends a line); the
+    footer keeps `? Help`, `q Quit` and `d Detail`."""
+    app = app_for(demo_session())
+    steps = then(select(3), press("d"))
+    assert snap_compare(app, terminal_size=(60, 20), run_before=steps)
