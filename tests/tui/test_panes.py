@@ -12,13 +12,15 @@ from typing import Any
 from rich.cells import cell_len
 from textual.color import Color
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import Select, Static
 from textual.widgets._footer import FooterKey  # not re-exported; Textual is pinned exactly
 
+from ctxtui.options import knob_help, knobs
 from ctxtui.tui.widgets.detail import DetailPane
 from ctxtui.tui.widgets.gauge import SEGMENTS, BudgetGauge
 from ctxtui.tui.widgets.message_list import MessageList
 from ctxtui.tui.widgets.session_bar import SessionBar
+from ctxtui.tui.widgets.settings_panel import SettingsPanel, knob_heading
 from tests.tui.main_fixtures import app_for, demo_session
 
 SWATCHES = {char for _, char in SEGMENTS}
@@ -132,3 +134,62 @@ async def test_a_gauge_swatch_never_ends_a_line() -> None:
                 assert line[:1] in SWATCHES and line[-1:] not in SWATCHES, (width, line)
                 assert cell_len(line) <= gauge.content_region.width, (width, line)
         assert wrapped, "some width made the legend wrap"
+
+
+async def test_knobs_the_preset_ignores_are_disabled_with_the_reason() -> None:
+    """picoclaw measures its tail in items and prunes nothing: its token-tail and prune knobs
+    used to look live. Choosing a prune mode brings that mode's knobs back."""
+    app = app_for(demo_session(), preset="picoclaw")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        panel = app.screen.query_one(SettingsPanel)
+        for name, words in (
+            ("tail_min_tokens", "last N items"),
+            ("prune_protected_turns", "prune mode is off"),
+            ("truncate_max_bytes", "truncation is off"),
+        ):
+            assert app.screen.query_one(f"#knob-{name}").disabled, name
+            assert panel.unused_text(name).startswith("unused: ") and words in panel.unused_text(
+                name
+            )
+        assert not app.screen.query_one("#knob-tail_items").disabled
+        assert panel.unused_text("tail_items") == ""
+        app.screen.query_one("#knob-prune_mode", Select).value = "turns"
+        await settle(pilot)
+        assert app.main.policy.prune_mode.value == "turns"
+        assert not app.screen.query_one("#knob-prune_protected_turns").disabled
+        assert app.screen.query_one("#knob-prune_keep_results").disabled
+
+
+async def test_knob_headings_give_unit_and_range_as_help_does() -> None:
+    app = app_for(demo_session())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        for name, knob in knobs().items():
+            heading = str(knob_heading(name))
+            assert knob.range_words() in heading and knob.range_words() in knob_help(knob)
+            assert f" · {knob.unit}, " in heading, name
+        labels = [str(label.render()) for label in app.screen.query(".knob-label")]
+        assert "context window · tokens, 256 to 100,000,000" in labels
+
+
+async def test_settings_sit_beside_the_detail_pane_from_110_columns() -> None:
+    """Tuning a knob used to hide the "why" sentence it was meant to change."""
+    for width, beside in ((120, True), (110, True), (100, False)):
+        app = app_for(demo_session())
+        async with app.run_test(size=(width, 40)) as pilot:
+            await settle(pilot)
+            app.screen.query_one(MessageList).select(2)
+            await pilot.press("s")
+            await settle(pilot)
+            pane = app.screen.query_one(DetailPane)
+            assert pane.display is beside, width
+            if beside:
+                panel = app.screen.query_one(SettingsPanel)
+                assert pane.region.right <= panel.region.x and pane.region.width >= 30
+                body = str(pane.query_one("#detail-body", Static).render())
+                assert "Message 2 (tool" in body

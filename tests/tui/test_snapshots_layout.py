@@ -6,8 +6,25 @@ Each test's docstring says what the reader should see in its SVG.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from textual.pilot import Pilot
+
+from ctxtui.tui.widgets.settings_panel import SettingsPanel
 from tests.tui.main_fixtures import app_for, demo_session
 from tests.tui.test_snapshots_main import SnapCompare, press, select, then
+
+
+def scroll_settings_to(name: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    """Scroll the settings panel so knob ``name``'s group heads it."""
+
+    async def run(pilot: Pilot[Any]) -> None:
+        panel = pilot.app.screen.query_one(SettingsPanel)
+        knob = panel.query_one(f"#knob-{name}")
+        panel.scroll_to(y=knob.virtual_region.y - 2, animate=False, immediate=True)
+
+    return run
 
 
 def test_small_80x24_detail_focused(snap_compare: SnapCompare) -> None:
@@ -26,3 +43,15 @@ def test_small_60x20_detail_toggled(snap_compare: SnapCompare) -> None:
     app = app_for(demo_session())
     steps = then(select(3), press("d"))
     assert snap_compare(app, terminal_size=(60, 20), run_before=steps)
+
+
+def test_settings_beside_detail_picoclaw_120x40(snap_compare: SnapCompare) -> None:
+    """picoclaw at 120×40 with the settings open on #3 and the panel scrolled to the fresh
+    tail (mode `messages`): the detail pane stays between the list and the panel with its
+    "why" sentence; the token-tail knobs (tail ratio, tail min/max tokens, min turns) are
+    greyed out, each with `unused: the picoclaw preset's fresh tail is the last N items
+    (--tail-items)`, while `tail items · items, ≥ 1` is live; every numeric heading gives
+    its unit and range."""
+    app = app_for(demo_session(), preset="picoclaw")
+    steps = then(select(3), press("s"), scroll_settings_to("tail_mode"))
+    assert snap_compare(app, terminal_size=(120, 40), run_before=steps)

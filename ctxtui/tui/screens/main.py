@@ -136,7 +136,8 @@ class MainScreen(FlowScreen):
     def action_toggle_settings(self) -> None:
         panel = self.query_one(SettingsPanel)
         panel.display = not panel.display
-        # The list needs the room more than the detail pane while the knobs are out.
+        # Under 110 columns the list needs the room more than the detail pane (the CSS hides
+        # it); wider, the pane stays beside the knobs, so its "why" follows each change.
         self.set_class(panel.display, "-settings-open")
         if panel.display:
             panel.focus_first()
