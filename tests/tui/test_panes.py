@@ -15,7 +15,9 @@ from textual.pilot import Pilot
 from textual.widgets import Select, Static
 from textual.widgets._footer import FooterKey  # not re-exported; Textual is pinned exactly
 
+from ctxtui.core.models import Message, Session, SessionMeta
 from ctxtui.options import knob_help, knobs
+from ctxtui.tui.cells import BAR_FLOOR
 from ctxtui.tui.widgets.detail import DetailPane
 from ctxtui.tui.widgets.gauge import SEGMENTS, BudgetGauge
 from ctxtui.tui.widgets.message_list import MessageList
@@ -193,3 +195,46 @@ async def test_settings_sit_beside_the_detail_pane_from_110_columns() -> None:
                 assert pane.region.right <= panel.region.x and pane.region.width >= 30
                 body = str(pane.query_one("#detail-body", Static).render())
                 assert "Message 2 (tool" in body
+
+
+def tiny_session() -> Session:
+    """A chat of short messages: the biggest is a few tokens (issue 13 item 13)."""
+    words = ["hi", "hello there", "ok", "thanks!", "sure, done"]
+    messages = tuple(
+        Message(role="user" if i % 2 == 0 else "assistant", content=words[i % len(words)])
+        for i in range(12)
+    )
+    return Session(messages=messages, meta=SessionMeta(source_path="/x/tiny.jsonl"))
+
+
+async def test_bars_are_on_a_stated_scale_that_tiny_messages_do_not_fill() -> None:
+    app = app_for(tiny_session())
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        messages = app.screen.query_one(MessageList)
+        assert messages.scale == BAR_FLOOR
+        assert app.screen.query_one(SessionBar).border_subtitle == "full bar = 1,000 tok"
+        for row in range(messages.row_count):
+            line = "".join(segment.text for segment in messages.render_line(row))
+            if row != messages.boundary_row:
+                assert "█" not in line and line.rstrip().endswith("▏"), line
+    app = app_for(demo_session(), chars_per_token=1.0)  # outputs of a few thousand tokens
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        assert app.main.plan is not None
+        biggest = max(app.main.plan.message_tokens)
+        assert biggest > BAR_FLOOR
+        assert app.screen.query_one(SessionBar).border_subtitle == f"full bar = {biggest:,} tok"
+
+
+async def test_help_explains_the_gauge_the_bars_and_the_detail_counts() -> None:
+    app = app_for(demo_session())
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        legend = str(app.screen.query_one("#legend", Static).render())
+        for name, char in SEGMENTS:
+            assert f"{char} {name} " in legend, name
+        assert "full bar = N tok" in legend and "1,000 tokens" in legend
+        assert "as stored, as sent" in legend and "under every" in legend

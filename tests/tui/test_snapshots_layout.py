@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 
 from ctxtui.tui.widgets.settings_panel import SettingsPanel
@@ -55,3 +56,27 @@ def test_settings_beside_detail_picoclaw_120x40(snap_compare: SnapCompare) -> No
     app = app_for(demo_session(), preset="picoclaw")
     steps = then(select(3), press("s"), scroll_settings_to("tail_mode"))
     assert snap_compare(app, terminal_size=(120, 40), run_before=steps)
+
+
+def scroll_help_to_end() -> Callable[[Pilot[Any]], Awaitable[None]]:
+    async def run(pilot: Pilot[Any]) -> None:
+        pilot.app.screen.query_one(VerticalScroll).scroll_end(animate=False, immediate=True)
+
+    return run
+
+
+def test_help_legend_100x40(snap_compare: SnapCompare) -> None:
+    """`?` scrolled to its legend: the rows (what the number, the bar and its stated scale
+    mean), the marks, the detail pane's three counts (stored, sent, every tokenizer), and the
+    gauge with a coloured swatch and a line for each segment (system … free)."""
+    app = app_for(demo_session())
+    steps = then(press("question_mark"), scroll_help_to_end())
+    assert snap_compare(app, terminal_size=(100, 40), run_before=steps)
+
+
+def test_tiny_messages_bar_scale_100x24(snap_compare: SnapCompare) -> None:
+    """A chat of short messages: bars are slivers (one eighth), not full, because the rule
+    above the list states `full bar = 1,000 tok`, the scale's floor."""
+    from tests.tui.test_panes import tiny_session
+
+    assert snap_compare(app_for(tiny_session()), terminal_size=(100, 24), run_before=then())

@@ -21,6 +21,7 @@ from ctxtui.core.plan import Plan
 from ctxtui.core.policy import PolicyError
 from ctxtui.core.tokenizers import available_tokenizers
 from ctxtui.tui.actions import Scope, bindings
+from ctxtui.tui.cells import scale_label
 from ctxtui.tui.screens.flows import FlowScreen
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.busy import BusyRow
@@ -92,6 +93,7 @@ class MainScreen(FlowScreen):
         bar.set_status(f"cannot fit: {plan.overflow.reason}" if plan.overflow else "")
         messages = self.query_one(MessageList)
         messages.show(self.session, plan)
+        bar.border_subtitle = scale_label(messages.scale)  # on the rule right above the bars
         self.show_detail(messages.cursor)
 
     # -- detail ----------------------------------------------------------------------------

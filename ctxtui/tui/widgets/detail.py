@@ -24,6 +24,7 @@ from ctxtui.core.explain import why
 from ctxtui.core.models import Message, Session
 from ctxtui.core.plan import Plan, Zone
 from ctxtui.core.rows import cap_text, find_spans, literal_block, row_tag, visible
+from ctxtui.core.wording import plural
 from ctxtui.tui.widgets.theme_style import component_style
 
 MAX_CHARS = 20_000
@@ -151,7 +152,8 @@ def describe(info: DetailInfo, styles: Mapping[str, StyleType] = STYLES) -> Text
     for part in m.parts:
         if part.kind.value != "text":
             label = part.label or part.media_type or ""
-            text.append(f"\n<{part.kind.value} {label} {part.byte_size:,} bytes>", styles["muted"])
+            size = plural(part.byte_size, "byte")
+            text.append(f"\n<{part.kind.value} {label} {size}>", styles["muted"])
     return text
 
 
@@ -167,7 +169,7 @@ def _append_literal(
         done = end
     text.append(block[done:])
     if more:
-        text.append(f"\n… {more:,} more bytes", styles["more"])
+        text.append(f"\n… {plural(more, 'more byte')}", styles["more"])
 
 
 PREFETCH = 40

@@ -27,7 +27,7 @@ from textual.strip import Strip
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.rows import row_tag, tool_label
-from ctxtui.tui.cells import RowLayout, boundary_rule, layout_columns, row_cells
+from ctxtui.tui.cells import RowLayout, bar_scale, boundary_rule, layout_columns, row_cells
 from ctxtui.tui.widgets.theme_style import component_style
 
 BOUNDARY = -1
@@ -129,6 +129,12 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
         self.virtual_size = Size(self.scrollable_content_region.width, self.row_count)
         self.cursor = self.validate_cursor(self.cursor)
         self.refresh()
+
+    @property
+    def scale(self) -> int:
+        """The tokens a full bar stands for (``cells.bar_scale``), stated on screen by the
+        main screen."""
+        return bar_scale(self._biggest)
 
     @property
     def search_query(self) -> str:
@@ -280,7 +286,7 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
             index,
             message,
             plan.message_tokens[index],
-            self._biggest,
+            self.scale,
             tag,
             self._query,
         )
