@@ -7,6 +7,7 @@ and a way to the detail pane.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.cells import cell_len
@@ -16,10 +17,11 @@ from textual.widgets import Select, Static
 from textual.widgets._footer import FooterKey  # not re-exported; Textual is pinned exactly
 
 from ctxtui.core.models import Message, Session, SessionMeta
+from ctxtui.core.plan import Zone
 from ctxtui.options import knob_help, knobs
 from ctxtui.tui.cells import BAR_FLOOR
 from ctxtui.tui.widgets.detail import DetailPane
-from ctxtui.tui.widgets.gauge import SEGMENTS, BudgetGauge
+from ctxtui.tui.widgets.gauge import SEGMENTS, BudgetGauge, segment_values
 from ctxtui.tui.widgets.message_list import MessageList
 from ctxtui.tui.widgets.session_bar import SessionBar
 from ctxtui.tui.widgets.settings_panel import SettingsPanel, knob_heading
@@ -222,7 +224,7 @@ async def test_bars_are_on_a_stated_scale_that_tiny_messages_do_not_fill() -> No
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot)
         assert app.main.plan is not None
-        biggest = max(app.main.plan.message_tokens)
+        biggest = max(app.main.plan.effective_tokens)
         assert biggest > BAR_FLOOR
         assert app.screen.query_one(SessionBar).border_subtitle == f"full bar = {biggest:,} tok"
 
@@ -237,4 +239,65 @@ async def test_help_explains_the_gauge_the_bars_and_the_detail_counts() -> None:
         for name, char in SEGMENTS:
             assert f"{char} {name} " in legend, name
         assert "full bar = N tok" in legend and "1,000 tokens" in legend
-        assert "as stored, as sent" in legend and "under every" in legend
+        assert "what is sent, what it was, and the tokens" in legend
+        assert "counted by every tokenizer" in legend
+
+
+ROW_FIGURE = re.compile(r" (\d[\d,]*) [▏▎▍▌▋▊▉█]*\s*$")
+
+
+def shown_figures(messages: MessageList) -> dict[int, int]:
+    """The figure each message's row shows, read back from the painted lines."""
+    figures: dict[int, int] = {}
+    messages.scroll_to(y=0, animate=False, immediate=True)
+    for row in range(messages.row_count):
+        if row >= messages.scroll_offset.y + messages.size.height:
+            messages.scroll_to(y=row, animate=False, immediate=True)
+        index = messages.row_to_index(row)
+        if index is None or row == messages.boundary_row:
+            continue
+        y = row - int(messages.scroll_offset.y)
+        line = "".join(segment.text for segment in messages.render_line(y))
+        found = ROW_FIGURE.search(line)
+        assert found, line
+        figures[index] = int(found[1].replace(",", ""))
+    return figures
+
+
+async def test_the_rows_of_a_zone_add_up_to_its_gauge_segment() -> None:
+    """Rows showed the stored size (a pruned output 13,044 while it sends 18), so they did not
+    add up to the gauge (issue 13 item 2). Checked with pruned, kept, tail and dropped rows."""
+    for overrides in ({}, {"context_window": 2_304, "max_tokens": 1_024}):
+        app = app_for(demo_session(), **overrides)
+        async with app.run_test(size=(120, 30)) as pilot:
+            await settle(pilot)
+            plan = app.main.plan
+            assert plan is not None and plan.pruned
+            figures = shown_figures(app.screen.query_one(MessageList))
+            assert len(figures) == len(plan)
+            sums = dict.fromkeys(Zone, 0)
+            for index, figure in figures.items():
+                sums[plan.zone(index)] += figure
+            values = dict(zip((name for name, _ in SEGMENTS), segment_values(plan), strict=True))
+            assert sums[Zone.KEPT] == values["kept"] == plan.totals.kept
+            assert sums[Zone.TAIL] == values["tail"] == plan.totals.tail
+            assert sums[Zone.DROPPED] == values["dropped"] == plan.totals.dropped
+            assert sum(sums.values()) > 0 and (sums[Zone.DROPPED] > 0) == bool(overrides)
+
+
+async def test_a_pruned_row_shows_what_it_sends_and_its_tag_what_it_was() -> None:
+    app = app_for(demo_session())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        plan = app.main.plan
+        assert plan is not None
+        index = min(plan.pruned)
+        sent, stored = plan.effective_tokens[index], plan.message_tokens[index]
+        messages = app.screen.query_one(MessageList)
+        line = "".join(s.text for s in messages.render_line(messages.index_to_row(index)))
+        assert ROW_FIGURE.search(line)[1] == f"{sent:,}"  # type: ignore[index]
+        assert f"pruned · was {stored:,} · −{stored - sent:,} tok" in line
+        messages.select(index)
+        await settle(pilot)
+        body = str(app.screen.query_one(DetailPane).query_one("#detail-body", Static).render())
+        assert f"Sent as {sent:,} tokens of its {stored:,}: pruned, which frees" in body

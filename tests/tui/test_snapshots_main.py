@@ -84,9 +84,10 @@ def test_boundary_after_t(snap_compare: SnapCompare) -> None:
 
 
 def test_pruned_rows(snap_compare: SnapCompare) -> None:
-    """Cursor on a pruned tool output (#2): pruned rows are dimmed with an orange
-    `pruned −N tok` tag; the detail pane shows `N tok → 16 sent`, the call it answers (#1),
-    the token counts under each tokenizer and the plan's sentence saying why."""
+    """Cursor on a pruned tool output (#2): pruned rows are dimmed, show the 16 tokens their
+    stub sends and a short bar, with an orange `pruned · was 355 · −339 tok` tag; the detail
+    pane says `Sent as 16 tokens of its 355: pruned, which frees 339 tokens.`, the call it
+    answers (#1), the counts under each tokenizer and the plan's sentence saying why."""
     app = app_for(demo_session())
     assert snap_compare(app, terminal_size=(120, 40), run_before=then(select(2)))
 

@@ -7,6 +7,9 @@ depends on the terminal's height, never on the number of messages. What a row *s
 from ``ctxtui.core.rows`` and is fitted to the width by ``ctxtui.tui.cells``; this widget
 only picks colours from its component classes.
 A search query, when set, is marked in every row that shows it (``message-list--search-match``).
+A row's figure and bar are the tokens the request sends for its message (``core/sent.py``), so
+the rows of a zone add up to the gauge's segment; the stored size and the tokens freed are its
+tag.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from textual.strip import Strip
 
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
-from ctxtui.core.rows import row_tag, tool_label
+from ctxtui.core.rows import tool_label
+from ctxtui.core.sent import row_figures
 from ctxtui.tui.cells import RowLayout, bar_scale, boundary_rule, layout_columns, row_cells
 from ctxtui.tui.widgets.theme_style import component_style
 
@@ -122,7 +126,7 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
             self._longest_tool = max((len(tool_label(m)) for m in session.messages), default=0)
         self._session = session
         self._plan = plan
-        self._biggest = max(plan.message_tokens, default=0)
+        self._biggest = max(plan.effective_tokens, default=0)
         self._generation += 1
         self._layout = None
         self._cache.clear()
@@ -280,12 +284,13 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
         zone = plan.zone(index)
         pruned = index in plan.pruned
         message = self._session.messages[index]
-        tag = row_tag(plan, index, message)
+        figures = row_figures(plan, index)
+        tag = figures.tag() or ("summary" if message.is_summary else "")
         cells = row_cells(
             self._row_layout(width),
             index,
             message,
-            plan.message_tokens[index],
+            figures.sent,
             self.scale,
             tag,
             self._query,
