@@ -301,3 +301,23 @@ async def test_a_pruned_row_shows_what_it_sends_and_its_tag_what_it_was() -> Non
         await settle(pilot)
         body = str(app.screen.query_one(DetailPane).query_one("#detail-body", Static).render())
         assert f"Sent as {sent:,} tokens of its {stored:,}: pruned, which frees" in body
+
+
+async def test_with_the_settings_open_tab_goes_list_detail_settings_and_round() -> None:
+    app = app_for(demo_session())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await pilot.pause()
+        panel = app.screen.query_one(SettingsPanel)
+        assert panel.has_focus_within
+        app.screen.query_one(MessageList).focus()
+        await pilot.press("tab")
+        await pilot.pause()
+        assert isinstance(app.screen.focused, DetailPane)
+        await pilot.press("tab")
+        await pilot.pause()
+        assert panel.has_focus_within, app.screen.focused
+        await pilot.press("shift+tab")
+        await pilot.pause()
+        assert isinstance(app.screen.focused, DetailPane)
