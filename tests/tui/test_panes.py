@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from rich.cells import cell_len
 from textual.color import Color
 from textual.pilot import Pilot
@@ -20,6 +21,7 @@ from ctxtui.core.models import Message, Session, SessionMeta
 from ctxtui.core.plan import Zone
 from ctxtui.options import knob_help, knobs
 from ctxtui.tui.cells import BAR_FLOOR
+from ctxtui.tui.widgets.busy import BusyRow
 from ctxtui.tui.widgets.detail import DetailPane
 from ctxtui.tui.widgets.gauge import SEGMENTS, BudgetGauge, segment_values
 from ctxtui.tui.widgets.message_list import MessageList
@@ -321,3 +323,23 @@ async def test_with_the_settings_open_tab_goes_list_detail_settings_and_round() 
         await pilot.press("shift+tab")
         await pilot.pause()
         assert isinstance(app.screen.focused, DetailPane)
+
+
+async def test_counting_a_one_message_session_says_1_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    said: list[str] = []
+    start = BusyRow.start
+
+    def spy(self: BusyRow, text: str, *, total: int | None = None) -> None:
+        said.append(text)
+        start(self, text, total=total)
+
+    monkeypatch.setattr(BusyRow, "start", spy)
+    one = Session(
+        messages=(Message(role="user", content="hi"),),
+        meta=SessionMeta(source_path="/x/one.jsonl"),
+    )
+    async with app_for(one).run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+    assert "counting 1 message with plan…" in said, said

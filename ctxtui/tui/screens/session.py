@@ -21,6 +21,7 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.policy import Policy
+from ctxtui.core.wording import plural
 from ctxtui.tui import jobs
 from ctxtui.tui.messages import (
     CountingProgress,
@@ -150,7 +151,8 @@ class SessionScreen(Screen[None]):
             self._replan()
             return
         total = len(engine.session)
-        self._busy.start(f"counting {total:,} messages with {self.policy.tokenizer}…", total=total)
+        counting = f"counting {plural(total, 'message')} with {self.policy.tokenizer}…"
+        self._busy.start(counting, total=total)
         self._run(jobs.count, engine, self.policy, group="count")
 
     @on(CountingProgress)
