@@ -30,7 +30,9 @@ TOKENIZER_HELP = (
     "'tiktoken:o200k_base' (GPT-4o/4.1/5, o-series, Codex), 'llama3' (Llama 3.x), 'qwen2' "
     "(Qwen2, 2.5, 3). tiktoken:cl100k_base works offline, and so do the other three; other "
     "tiktoken:ENCODING names need a download, and without one the count falls back to "
-    "cl100k_base and the report says so; default: the preset's (plan, picoclaw)"
+    "cl100k_base and the report says so; default: the preset's own (plan: plan; picoclaw: "
+    "picoclaw; opencode: opencode; codex and claude-code: the transcript's model's, else "
+    "o200k_base and cl100k_base)"
 )
 
 PRESET_HELP = (

@@ -25,6 +25,11 @@ if TYPE_CHECKING:
 # The policy (and pydantic under it) is imported by the functions that need it, so that the
 # exit codes and ``clip`` cost the CLI nothing: ``ctxtui --version`` stays instant.
 
+from ctxtui.echo import ECHO_LIMIT as ECHO_LIMIT
+from ctxtui.echo import clip as clip
+from ctxtui.echo import clip_path as clip_path
+from ctxtui.echo import show_number as show_number
+
 # -- exit codes ------------------------------------------------------------------------------
 
 EXIT_OK = 0
@@ -45,50 +50,6 @@ def debugging() -> bool:
     import os
 
     return os.environ.get("CTXTUI_DEBUG", "").strip() not in ("", "0")
-
-
-# -- echoing what the user typed -------------------------------------------------------------
-
-ECHO_LIMIT = 40
-"""Characters of a user's value shown back in an error; the rest is counted, not printed."""
-
-
-def clip(text: str, limit: int = ECHO_LIMIT) -> str:
-    """``text`` quoted, cut to ``limit`` characters with the full length said after it.
-
-    A 5,001-digit ``--tail-min`` is echoed as ``'1000…' (5,001 characters)``, not in full;
-    control characters are escaped by the quoting, so an error stays one line.
-    """
-    if len(text) <= limit:
-        return repr(text)
-    head = repr(text[: limit - 1])
-    return f"{head[:-1]}…{head[-1]} ({len(text):,} characters)"
-
-
-def clip_path(path: str, limit: int = 100) -> str:
-    """A path quoted for an error, its end kept when it is long: the file name tells most."""
-    if len(path) <= limit:
-        return repr(path)
-    tail = repr(path[-(limit - 1) :])
-    return f"{tail[0]}…{tail[1:]} ({len(path):,} characters)"
-
-
-def show_number(value: float) -> str:
-    """A knob value as people read it: ``32,768``, ``0.25``, ``1.0000001``, ``1e-310``.
-
-    Floats keep every digit that tells them apart (``1.0000001`` is not ``1``) and use an
-    exponent when huge or tiny; whole values are grouped, and a whole number too long to read
-    is named by its number of digits.
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return clip(str(value))
-    if isinstance(value, int):
-        if abs(value) < 10**30:
-            return f"{value:,}"
-        return f"a {value.bit_length() * 30_103 // 100_000 + 1:,}-digit number"
-    if value.is_integer() and abs(value) < 1e16:
-        return f"{int(value):,}"
-    return repr(value)
 
 
 # -- the knobs -------------------------------------------------------------------------------
@@ -135,6 +96,34 @@ TOKEN_TAIL_FIELDS = frozenset(
 _NBSP = "\u00a0"  # keeps "≥ 0" on one line of --help
 
 
+UNITS: Mapping[str, str] = {
+    "chars_per_token": "characters per token",
+    "context_window": "tokens",
+    "max_tokens": "tokens",
+    "compact_trigger_ratio": "share of the window",
+    "context_left_baseline": "tokens",
+    "trigger_output_cap": "tokens",
+    "trigger_buffer_output_cap": "tokens",
+    "trigger_buffer": "tokens",
+    "summarize_message_threshold": "messages",
+    "summarize_token_percent": "% of the window",
+    "tail_ratio": "share of the budget",
+    "tail_min_tokens": "tokens",
+    "tail_max_tokens": "tokens",
+    "tail_min_turns": "turns",
+    "tail_items": "items",
+    "prune_protected_turns": "turns",
+    "prune_threshold": "tool outputs",
+    "prune_protect_tokens": "tokens",
+    "prune_minimum_tokens": "tokens",
+    "prune_keep_results": "tool results",
+    "truncate_max_lines": "lines",
+    "truncate_max_bytes": "bytes",
+    "compact_user_message_tokens": "tokens",
+}
+"""What each numeric knob counts, as the settings panel shows it beside the range."""
+
+
 @dataclass(frozen=True, slots=True)
 class Knob:
     """One numeric policy knob: its type, bounds and words, read from its ``Policy`` field."""
@@ -148,6 +137,7 @@ class Knob:
     description: str
     group: str
     flag: str | None  # the command-line option, when there is one
+    unit: str = ""  # what it counts: ``tokens``, ``turns``, ``share of the window``
 
     @property
     def label(self) -> str:
@@ -237,6 +227,7 @@ def _knob(field: str) -> Knob:
         description=str(info.description or field),
         group=str(extra.get("group", "")),
         flag=FLAGS.get(field),
+        unit=UNITS.get(field, ""),
     )
 
 
@@ -266,8 +257,32 @@ def flag_of(field: str) -> str:
     return FLAGS.get(field, field)
 
 
+PRUNE_MODE_FIELDS: Mapping[str, frozenset[str]] = {
+    "prune_protected_turns": frozenset({"turns", "tokens"}),
+    "prune_threshold": frozenset({"turns"}),
+    "prune_protect_tokens": frozenset({"tokens"}),
+    "prune_minimum_tokens": frozenset({"tokens"}),
+    "prune_keep_results": frozenset({"results"}),
+}
+"""The prune knobs that only some modes read (the planner's ``_prune``), by the modes that do."""
+
+TRUNCATE_FIELDS = frozenset({"truncate_max_lines", "truncate_max_bytes", "truncate_style"})
+
+
+def _value(values: Mapping[str, Any], field: str) -> Any:
+    """``values[field]``, else the policy's default: a preset lists only what it changes."""
+    from ctxtui.core.policy import Policy
+
+    value = values.get(field, Policy.model_fields[field].default)
+    return getattr(value, "value", value)
+
+
 def unused_reason(field: str, values: Mapping[str, Any]) -> str | None:
-    """Why a knob has no effect under a policy's other values, or ``None`` when it counts."""
+    """Why a knob has no effect under a policy's other values, or ``None`` when it counts.
+
+    ``values`` is a preset's entries or a whole policy's ``model_dump()``; the CLI warns with
+    this about an option that changes nothing, and the settings panel disables the knob.
+    """
     from ctxtui.core.policy import TailMode
 
     tail_mode = TailMode(values.get("tail_mode", TailMode.TOKENS))
@@ -281,6 +296,17 @@ def unused_reason(field: str, values: Mapping[str, Any]) -> str | None:
     tokenizer = values.get("tokenizer", "plan")
     if field == "chars_per_token" and tokenizer != "plan":
         return f"only the plan tokenizer divides by it, and tokens are counted with {tokenizer}"
+    prune_mode = _value(values, "prune_mode")
+    if field.startswith("prune_") and field != "prune_mode" and prune_mode == "off":
+        return "prune mode is off: no tool output is pruned"
+    modes = PRUNE_MODE_FIELDS.get(field)
+    if modes is not None and prune_mode not in modes:
+        return f"only the {' and '.join(sorted(modes))} prune modes read it, not {prune_mode}"
+    if field in TRUNCATE_FIELDS and not _value(values, "truncate_enabled"):
+        return "truncation is off: no tool output is cut"
+    style = _value(values, "compaction_style")
+    if field == "compact_user_message_tokens" and style != "user_messages":
+        return f"only the user_messages compaction style keeps user messages, not {style}"
     return None
 
 

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ctxtui.core.report import display_text
+from ctxtui.core.rows import visible
 
 FULL_TABLE_ROWS = 60  # longer sessions print the first and last rows around an ellipsis
 EDGE_ROWS = 20
@@ -90,7 +91,9 @@ def _row(table: Table, m: dict[str, Any]) -> None:
     tokens = f"{m['tokens']:,}"
     if m["sent_tokens"] != m["tokens"]:
         tokens += f" → {m['sent_tokens']:,}"
-    table.add_row(f"{m['index']:,}", m["role"], tokens, m["zone"], flags, Text(display_text(tools)))
+    table.add_row(
+        f"{m['index']:,}", m["role"], tokens, m["zone"], flags, Text(visible(display_text(tools)))
+    )
 
 
 def _message_table(messages: list[dict[str, Any]]) -> Table:

@@ -198,7 +198,8 @@ def render(doc: dict[str, Any]) -> RenderableType:
     requests = doc["requests"]
     peak = max((r["simulated_tokens"] for r in requests), default=0)
     summary = (
-        f"{len(requests):,} requests · {plural(len(doc['compactions']), 'simulated compaction')}"
+        f"{plural(len(requests), 'request')} · "
+        f"{plural(len(doc['compactions']), 'simulated compaction')}"
         f" · {len(doc['recorded_compactions']):,} recorded · peak {peak:,} of a "
         f"{doc['window']:,}-token window ({doc['policy']['preset']}, {doc['tokenizer']})"
     )

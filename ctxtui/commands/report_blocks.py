@@ -8,6 +8,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from ctxtui.core.report import display_text
+from ctxtui.core.rows import visible
+
 LABEL_WIDTH = 10  # as the report's other blocks: values line up
 MAX_TOOLS = 12
 """Rows of the table; the rest are folded into one line (the JSON lists every tool)."""
@@ -26,7 +29,7 @@ _COLUMNS = (
 
 def _row(t: dict[str, Any]) -> tuple[str | Text, ...]:
     return (
-        Text(t["name"]),
+        Text(visible(display_text(t["name"]))),
         f"{t['calls']:,}",
         f"{t['call_tokens']:,}",
         f"{t['output_tokens']:,}",

@@ -20,7 +20,6 @@ from ctxtui.core.models import Message, Session
 from ctxtui.core.summary_text import (
     CODE_LINE,
     CONSTRAINT,
-    DECISION,
     ERROR_HINTS,
     LIST_LINE,
     PATH,
@@ -32,6 +31,7 @@ from ctxtui.core.summary_text import (
     is_diff,
     patch_target,
     sentences,
+    states_decision,
 )
 from ctxtui.core.wording import plural
 
@@ -242,7 +242,7 @@ def _decisions(span: Sequence[tuple[int, Message]]) -> list[SummaryItem]:
     return [
         SummaryItem(_gist(s), i)
         for i, m in span
-        if m.role == "assistant" and DECISION.search(m.content)
+        if m.role == "assistant" and states_decision(m.content)
         for s in decision_sentences(sentences(m.content))
     ]
 

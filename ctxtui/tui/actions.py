@@ -92,14 +92,14 @@ ACTIONS: tuple[Action, ...] = (
         "Compact",
         "Choose a reason, preview the summary, then apply or export",
         needs_session=True,
-        footer_rank=1,
+        footer_rank=3,
     ),
     Action(
         "undo",
         "u",
         "Undo",
         "Undo the last applied compaction",
-        footer_rank=8,
+        footer_rank=10,
         title="Undo compaction",
     ),
     Action(
@@ -108,7 +108,7 @@ ACTIONS: tuple[Action, ...] = (
         "Export",
         "Write the session as ctxtui JSON",
         needs_session=True,
-        footer_rank=7,
+        footer_rank=9,
         title="Export session",
     ),
     Action(
@@ -117,7 +117,7 @@ ACTIONS: tuple[Action, ...] = (
         "Search",
         "Find text in message contents",
         needs_session=True,
-        footer_rank=2,
+        footer_rank=4,
         title="Search messages",
     ),
     Action(
@@ -134,7 +134,7 @@ ACTIONS: tuple[Action, ...] = (
         "Tail",
         "Jump to the fresh-tail boundary",
         needs_session=True,
-        footer_rank=3,
+        footer_rank=7,
         title="Jump to fresh tail",
     ),
     Action(
@@ -142,10 +142,18 @@ ACTIONS: tuple[Action, ...] = (
         "s",
         "Settings",
         "Preset, tokenizer and every knob of the policy",
-        footer_rank=4,
+        footer_rank=6,
         title="Toggle settings",
     ),
-    Action("open", "o", "Open", "Open another session file", footer_rank=6, title="Open session"),
+    Action(
+        "toggle_detail",
+        "d",
+        "Detail",
+        "Show or hide the detail pane (hidden at first under 70 columns)",
+        footer_rank=5,
+        title="Toggle detail pane",
+    ),
+    Action("open", "o", "Open", "Open another session file", footer_rank=8, title="Open session"),
     Action(
         "close_panels",
         "escape",
@@ -161,7 +169,7 @@ ACTIONS: tuple[Action, ...] = (
         "Help",
         "Keys and legend",
         scope=Scope.APP,
-        footer_rank=5,
+        footer_rank=1,
         view="ctxtui.tui.screens.help:HelpScreen",
     ),
     Action(
@@ -191,7 +199,7 @@ ACTIONS: tuple[Action, ...] = (
         title="Timeline of requests",
         view="ctxtui.tui.screens.timeline:TimelineScreen",
     ),
-    Action("quit", "q", "Quit", "", scope=Scope.APP, footer_rank=9, in_palette=False),
+    Action("quit", "q", "Quit", "", scope=Scope.APP, footer_rank=2, in_palette=False),
     # Textual adds this binding itself when none exists; declaring it gives it an id (so it
     # can be remapped) and an explanation of what the palette offers.
     Action(

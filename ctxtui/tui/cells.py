@@ -29,6 +29,20 @@ EIGHTHS = "▏▎▍▌▋▊▉█"
 
 ELLIPSIS = "…"
 
+BAR_FLOOR = 1_000
+"""The fewest tokens a full bar stands for. Scaled to the biggest message alone, a session of
+short replies drew its 5-token message as a full bar; below this floor bars stay short."""
+
+
+def bar_scale(biggest: int) -> int:
+    """The tokens a full bar stands for: the biggest message, or ``BAR_FLOOR`` if more."""
+    return max(biggest, BAR_FLOOR)
+
+
+def scale_label(scale: int) -> str:
+    """The scale as the screen states it, above the bars: ``full bar = 13,044 tok``."""
+    return f"full bar = {scale:,} tok"
+
 
 def bar_cells(tokens: int, biggest: int, width: int) -> str:
     """A token bar ``width`` cells wide, scaled so that ``biggest`` fills it exactly.
@@ -109,7 +123,7 @@ def layout_columns(width: int, *, rows: int, biggest: int, longest_tool: int) ->
     ``rows`` sizes the index column, ``biggest`` the token column, ``longest_tool`` the tool
     column (capped, and dropped on narrow screens before the preview gets too short).
     """
-    index = len(str(max(rows - 1, 0)))
+    index = len(f"{max(rows - 1, 0):,}")
     tokens = max(3, len(f"{max(biggest, 0):,}"))
     role = len("assistant") if width >= 100 else len("user")
     bar = 20 if width >= 120 else 10 if width >= 72 else 6
@@ -167,7 +181,8 @@ def row_cells(
     tag: str = "",
     query: str = "",
 ) -> RowCells:
-    """Format message ``index`` for ``layout``; ``tag`` (e.g. ``pruned −1,234 tok``) is kept
+    """Format message ``index`` for ``layout`` (grouped: ``12,345``), its bar against
+    ``biggest`` (pass ``bar_scale``'s answer); ``tag`` (e.g. ``pruned −1,234 tok``) is kept
     whole at the right of the preview, which gives way to it; ``query`` (the search) is
     located in the preview so the list can mark it.
     """
@@ -176,7 +191,7 @@ def row_cells(
     tag_w = min(cell_len(tag_text), layout.preview)
     shown = preview(message, layout.preview - tag_w)
     return RowCells(
-        index=str(index).rjust(layout.index),
+        index=f"{index:,}".rjust(layout.index),
         role=clip(role, layout.role),
         tool=clip_tool(tool_label(message), layout.tool) if layout.tool else "",
         preview=shown,

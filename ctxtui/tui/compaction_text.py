@@ -22,9 +22,14 @@ holding all of it froze the app for minutes before the preview appeared. The hea
 """
 
 
-def prompt_preview(prompt: str) -> str:
-    """The prompt as the preview tab shows it: literally, capped, saying what was left out."""
+def prompt_preview(prompt: str, *, replaced: bool = True) -> str:
+    """The prompt as the preview tab shows it: literally, capped, saying what was left out.
+
+    No prompt has two causes, said apart: nothing was replaced (every message is in the fresh
+    tail), or the preset's compaction drops messages without a summary."""
     if not prompt:
+        if not replaced:
+            return "(no LLM prompt: nothing to compact, every message is in the fresh tail)"
         return "(no LLM prompt: this compaction style drops messages)"
     shown, more = cap_text(prompt, PROMPT_PREVIEW_CHARS)
     if not more:

@@ -19,7 +19,7 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.estimate_check import drift_notice, estimator_for, is_exact
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
-from ctxtui.core.policy import Policy, PolicyError, policy_for_session, preset
+from ctxtui.core.policy import Policy, PolicyError, fit_reserve, policy_for_session, preset
 from ctxtui.core.reported import ReportedGap, reported_gap
 from ctxtui.tui.actions import needs_session
 
@@ -63,8 +63,13 @@ class MainState:
         wanted = dict(overrides or {})
         chosen = wanted.get("tokenizer")
         choice = chosen if isinstance(chosen, str) else None
+        values = dict(wanted)
+        window = values.get("context_window")
+        if isinstance(window, int) and "max_tokens" not in values:
+            # As for a session (and the CLI): a smaller window gets a reserve that fits it.
+            values["max_tokens"] = fit_reserve(window, preset(preset_name).max_tokens)
         try:
-            policy = preset(preset_name, **wanted)
+            policy = preset(preset_name, **values)
             return cls(policy, preset_name, wanted, tokenizer_choice=choice), None
         except PolicyError as err:
             return cls(preset(preset_name), preset_name, {}), str(err)
@@ -178,8 +183,12 @@ class MainState:
 
     @property
     def reported(self) -> ReportedGap | None:
-        """The API's count of the last request with usage against the plan's count of it."""
-        if self.session is None or self.plan is None:
+        """The API's count of the last request with usage against the plan's count of it.
+
+        ``None`` once a compaction is applied: the API counted a request with the history
+        the compaction replaced, so set against the compacted session it would read as a
+        huge estimator error."""
+        if self.session is None or self.plan is None or self.compacted:
             return None
         return reported_gap(self.session, self.plan)
 

@@ -18,9 +18,11 @@ from ctxtui.options import (
     clip,
     clip_path,
     explain_policy_error,
+    knob_help,
     knobs,
     overrides_from,
     show_number,
+    unused_reason,
 )
 
 
@@ -36,6 +38,42 @@ def test_every_numeric_policy_field_has_one_row_with_its_bounds() -> None:
     assert table["compact_trigger_ratio"].range_sentence() == "a number above 0 and at most 1"
     assert table["tail_min_tokens"].label == "tail min tokens"
     assert table["tail_min_tokens"].dest == "tail_min"
+
+
+def test_every_numeric_knob_says_what_it_counts() -> None:
+    units = {name: knob.unit for name, knob in knobs().items()}
+    assert all(units.values()), [name for name, unit in units.items() if not unit]
+    assert units["context_window"] == "tokens" and units["tail_min_turns"] == "turns"
+
+
+def test_knobs_a_mode_switches_off_are_unused_with_the_reason() -> None:
+    """picoclaw's tail is in items and its pruning and truncation are off: the panel disables
+    those knobs (issue 13 item 5); a mode that reads a knob makes it count again."""
+    picoclaw = Policy.model_validate(PRESETS["picoclaw"]).model_dump()
+    for field, words in (
+        ("tail_min_tokens", "last N items"),
+        ("prune_protected_turns", "prune mode is off"),
+        ("prune_stub", "prune mode is off"),
+        ("truncate_max_lines", "truncation is off"),
+        ("compact_user_message_tokens", "user_messages"),
+    ):
+        assert words in (unused_reason(field, picoclaw) or ""), field
+    assert unused_reason("context_window", picoclaw) is None
+    assert unused_reason("tail_items", picoclaw) is None
+    turns = {**picoclaw, "prune_mode": "turns", "truncate_enabled": True}
+    assert unused_reason("prune_protected_turns", turns) is None
+    assert unused_reason("prune_threshold", turns) is None
+    assert unused_reason("truncate_max_lines", turns) is None
+    assert unused_reason("prune_keep_results", turns) == (
+        "only the results prune modes read it, not turns"
+    )
+
+
+def test_help_text_is_unchanged_by_the_panel_only_rules() -> None:
+    """The prune and truncate rules concern knobs that are not options: --help still shows
+    one default for the window and the unused presets for the tail."""
+    assert "unused" not in knob_help(knobs()["context_window"])
+    assert "unused by picoclaw" in knob_help(knobs()["tail_min_tokens"])
 
 
 UNRELATED = {

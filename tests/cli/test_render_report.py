@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pytest
 from rich.console import Console
 
 from ctxtui.commands.render_report import render_report
@@ -61,3 +63,34 @@ def test_big_sessions_elide_the_middle() -> None:
     assert "960 more" in text
     assert " 999 " in text or text.rstrip().count("999") >= 1
     assert "500 " not in text.replace(",", "")
+
+
+def test_a_tool_name_with_escapes_reaches_the_terminal_as_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``ctxtui report`` printed a tool name's ESC and OSC bytes raw: a crafted transcript
+    could clear the screen or set the window title. They are shown as ``␛`` instead."""
+    import json
+
+    from ctxtui.cli import main
+
+    evil = "\x1b[2J\x1b]0;PWNED\x07run"
+    chat = {
+        "messages": [
+            {"role": "user", "content": "go"},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": evil, "arguments": "{}"}}
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "done"},
+        ]
+    }
+    path = tmp_path / "evil.json"
+    path.write_text(json.dumps(chat))
+    assert main(["report", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert "␛[2J␛]0;PWNED" in out

@@ -55,15 +55,16 @@ def test_footer_order_is_the_rank_order() -> None:
     assert footer_order() == KEEP_ORDER
     assert footer_order() == (
         "close_panels",
+        "help",  # ? and q stay at 80×24 (issue 13 item 11)
+        "quit",
         "compact",
         "search",
-        "jump_tail",
+        "toggle_detail",  # the only way to the detail pane under 70 columns
         "toggle_settings",
-        "help",
+        "jump_tail",
         "open",
         "export",
         "undo",
-        "quit",
     )
 
 

@@ -10,7 +10,9 @@ from ctxtui.core.models import Message, ToolCall
 from ctxtui.core.plan import FreshTail, TailReason
 from ctxtui.core.rows import pruned_tag
 from ctxtui.tui.cells import (
+    BAR_FLOOR,
     bar_cells,
+    bar_scale,
     boundary_rule,
     clip,
     clip_tool,
@@ -37,6 +39,21 @@ def test_eighths_give_sub_cell_precision() -> None:
 
 def test_any_nonzero_message_shows_one_eighth() -> None:
     assert bar_cells(1, 1_000_000, 10) == "▏" + " " * 9
+
+
+def test_a_tiny_message_among_tiny_ones_does_not_fill_its_bar() -> None:
+    """Scaled to the biggest alone, a 5-token reply in a chat of short messages was a full
+    bar; the scale never drops under ``BAR_FLOOR`` (issue 13 item 13)."""
+    assert bar_scale(5) == BAR_FLOOR and bar_scale(13_044) == 13_044
+    assert bar_cells(5, bar_scale(5), 10) == "▏" + " " * 9
+    assert bar_cells(13_044, bar_scale(13_044), 10) == "█" * 10
+
+
+def test_row_numbers_have_thousands_separators() -> None:
+    layout = layout_columns(80, rows=20_000, biggest=100, longest_tool=0)
+    assert layout.index == len("19,999")
+    assert row_cells(layout, 12_345, Message(role="user", content="x"), 1, 100).index == "12,345"
+    assert row_cells(layout, 7, Message(role="user", content="x"), 1, 100).index == "     7"
 
 
 def test_zero_tokens_is_blank() -> None:

@@ -28,13 +28,19 @@ async def test_gauge_shows_the_reported_prompt_and_why_it_differs() -> None:
             f"{gap.gap:+,}: system prompt and tool definitions are not in the transcript; "
             "cl100k is not Claude's tokenizer"
         )
-    async with app_for(path, tokenizer="tiktoken:cl100k_base").run_test(size=(80, 24)) as pilot:
+    async with app_for(path, tokenizer="tiktoken:cl100k_base").run_test(size=(80, 30)) as pilot:
         await settle(pilot)
         line = _lines(pilot.app.screen.query_one(BudgetGauge))[3]
         # The fewest words, and what still does not fit cut with an ellipsis, not wrapped.
         assert line.startswith("API 18,050 · counted ")
         assert ": system/tools not in transcript; cl100k" in line
         assert line.endswith("…") and len(line) == 80 - 2
+    async with app_for(path, tokenizer="tiktoken:cl100k_base").run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        lines = _lines(pilot.app.screen.query_one(BudgetGauge))
+        # Short: no line of its own (the list keeps its 14 rows); the figure joins the first.
+        assert len(lines) == 3
+        assert lines[0].endswith(f"· API reported 18,050 ({gap.gap:+,})")
 
 
 async def test_gauge_has_no_reported_line_without_usage() -> None:

@@ -35,7 +35,7 @@ def hand_plan(
         policy=preset("plan"),
         tokenizer=TokenizerInfo("plan", "plan"),
         message_tokens=tokens,
-        effective_tokens=tokens,
+        effective_tokens=[1 if i in pruned else t for i, t in enumerate(tokens)],
         kept_start=kept_start,
         tail=FreshTail(tail_start, 8_000, tail, TailReason.BUDGET, 2, 2),
         totals=Totals(131_072, 32_768, 0, 0, 0, sum(tokens), sum(tokens) - tail, tail, 0),
@@ -126,7 +126,7 @@ async def test_markup_ansi_and_controls_are_shown_literally() -> None:
         rows = [widget.render_line(y).text for y in range(6)]
         assert "Please print [bold]bold[/] and [red]red[/red] text" in rows[0]
         assert "Here: ␛[1mbold␛[0m and ␛[31mred␛[0m" in rows[1]
-        assert "pruned −19 tok" in rows[1]
+        assert "pruned · was 20 · −19 tok" in rows[1]
         assert "tabs⇥here, a bell␇, NUL␀ and␍⏎CRLF" in rows[3]  # row 2 is the rule
         assert "[link=https://example.com]click[/link] :smile:" in rows[4]
         assert "\x1b" not in "".join(rows)

@@ -90,9 +90,9 @@ def select(index: int) -> Callable[[Pilot[Any]], Awaitable[None]]:
 
 def test_demo_80x24(snap_compare: SnapCompare) -> None:
     """Demo at 80×24: gauge (figures, bar, legend) on top, the session bar naming `demo.jsonl`
-    (no directory), the message list with short roles, and the detail pane below the list
-    showing message #0; the footer lists every key but `q` whole (`u` dimmed: nothing to
-    undo yet), and `^p palette` intact."""
+    (no directory), 14 rows of the message list with short roles, and a short detail pane
+    below the list showing message #0; the footer keeps `? Help` and `q Quit` whole, leaving
+    out `u` and `e` first, and `^p palette` intact."""
     assert snap_compare(app_for(demo_session()), terminal_size=(80, 24), run_before=then())
 
 
@@ -111,9 +111,10 @@ def test_boundary_after_t(snap_compare: SnapCompare) -> None:
 
 
 def test_pruned_rows(snap_compare: SnapCompare) -> None:
-    """Cursor on a pruned tool output (#2): pruned rows are dimmed with an orange
-    `pruned −N tok` tag; the detail pane shows `N tok → 16 sent`, the call it answers (#1),
-    the token counts under each tokenizer and the plan's sentence saying why."""
+    """Cursor on a pruned tool output (#2): pruned rows are dimmed, show the 16 tokens their
+    stub sends and a short bar, with an orange `pruned · was 355 · −339 tok` tag; the detail
+    pane says `Sent as 16 tokens of its 355: pruned, which frees 339 tokens.`, the call it
+    answers (#1), the counts under each tokenizer and the plan's sentence saying why."""
     app = app_for(demo_session())
     assert snap_compare(app, terminal_size=(120, 40), run_before=then(select(2)))
 
@@ -150,9 +151,10 @@ def test_cjk_content(snap_compare: SnapCompare) -> None:
 
 
 def test_narrow_60x20(snap_compare: SnapCompare) -> None:
-    """60×20: the detail pane is hidden, roles are abbreviated (asst), the tool column is
-    gone, and the list, gauge and footer still fit: the footer keeps c, /, t, s, ? and the
-    palette whole and leaves out u, e, o and q rather than cutting one in half."""
+    """60×20: the detail pane is hidden (`d` shows it), roles are abbreviated (asst), the
+    tool column is gone, the gauge legend wraps whole entries, and the list, gauge and footer
+    still fit: the footer keeps c, /, d, ? and q and the palette whole and leaves out the
+    rest rather than cutting one in half."""
     assert snap_compare(app_for(demo_session()), terminal_size=(60, 20), run_before=then())
 
 
@@ -203,8 +205,8 @@ def test_light_theme(snap_compare: SnapCompare) -> None:
 
 def test_help_over_the_demo_80x24(snap_compare: SnapCompare) -> None:
     """`?` over the demo at 80×24: the first keys are ctxtui's own (c Compact, u Undo,
-    e Export, / Search, n Next match, t Tail, s Settings, o Open), each with a short muted
-    explanation; nothing about scrolling sideways."""
+    e Export, / Search, n Next match, t Tail, s Settings, d Detail, o Open), each with a
+    short muted explanation; nothing about scrolling sideways."""
     app = app_for(demo_session())
     assert snap_compare(app, terminal_size=(80, 24), run_before=then(press("question_mark")))
 

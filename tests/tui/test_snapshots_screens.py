@@ -90,7 +90,8 @@ def test_help_screen_with_remapped_key(snap_compare: SnapCompare) -> None:
 
     The reader should see "Keys" with "k  Compact" (remapped from c through the keymap),
     "u  Undo", "t  Jump to tail", "?  Help" and the palette key, then the legend explaining
-    the zones (tail, kept, dropped), the pruned and truncated marks, and the gauge colours.
+    the zones (tail, kept, dropped), what a row's figure and bar mean, the pruned and
+    truncated marks, the detail pane's counts, and each gauge segment and colour.
     """
     app = HostApp(HelpScreen, keymap={"compact": "k"})
     assert snap_compare(app, terminal_size=(100, 40))

@@ -219,3 +219,33 @@ def test_a_grown_watched_file_replaces_the_session_but_not_a_compacted_view() ->
     kept = compacted.grown(later)
     assert kept.session is compacted.session, "the compacted view stays on screen"
     assert kept.undone().session is later, "undo returns to the live file as it is now"
+
+
+def test_a_small_window_alone_gets_a_reserve_that_fits_it() -> None:
+    """`ctxtui FILE --context-window 8000` was refused (the 32,768 reserve is bigger) while
+    `ctxtui report FILE --context-window 8000` fitted the reserve; both fit it now."""
+    state, problem = MainState.start("plan", {"context_window": 8_000})
+    assert problem is None
+    assert state.policy.context_window == 8_000 and state.policy.max_tokens < 8_000
+    opened, problem = state.opened(small(), None)
+    assert problem is None and opened.policy.context_window == 8_000
+
+
+def test_the_api_figure_is_not_set_against_a_compacted_session() -> None:
+    """After apply the gauge said "estimator error: undercounts by 84%": it compared the API's
+    count of the old history with the compacted one. The figure is withheld once compacted."""
+    from tests.tui.main_fixtures import demo_session
+
+    session = demo_session()
+    assert any(m.usage for m in session.messages)
+    state = MainState.start("plan")[0].opened(session, None)[0]
+    assert state.engine is not None
+    state = state.planned(state.engine.plan(state.policy))
+    assert state.reported is not None
+    tail = session.model_copy(update={"messages": session.messages[-8:]})
+    assert any(m.usage for m in tail.messages), "the usage survives in the kept tail"
+    compacted = state.applied(tail)
+    assert compacted.engine is not None
+    compacted = compacted.planned(compacted.engine.plan(compacted.policy))
+    assert compacted.reported is None
+    assert compacted.undone().session is session

@@ -135,7 +135,7 @@ async def test_timeline_cursor_moves_and_the_context_list_follows() -> None:
         assert context is not None and context.stand_in
         rows = screen.context_list
         assert rows._row_text(0, 100).plain.lstrip().startswith("S ")
-        assert rows._row_text(1, 100).plain.lstrip().startswith(f"{compaction.replaced[1] + 1} ")
+        assert rows._row_text(1, 100).plain.lstrip().startswith(f"{compaction.replaced[1] + 1:,} ")
         assert "compaction (proactive)" in _status(screen)
 
         # Back to the main view on the message that request produced, when it is shown there.
@@ -206,7 +206,7 @@ async def test_timeline_chart_stays_flat_on_a_long_session() -> None:
         assert chart.cursor == 9_999
         rows = screen.context_list
         assert screen.context is not None and screen.context.stand_in  # it compacted on the way
-        assert rows._row_text(rows.message_count - 1, 100).plain.startswith("19998 ")
+        assert rows._row_text(rows.message_count - 1, 100).plain.lstrip().startswith("19,998 ")
 
 
 def test_spans_keep_every_drop_and_join_the_steps() -> None:

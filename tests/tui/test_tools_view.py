@@ -88,3 +88,23 @@ async def test_enter_on_a_tool_returns_to_its_largest_output() -> None:
         ]
         biggest = max(outputs, key=lambda i: (plan.message_tokens[i], -i))
         assert pilot.app.screen.query_one(MessageList).cursor == biggest
+
+
+async def test_a_tool_name_with_escapes_is_shown_not_obeyed() -> None:
+    """A transcript's tool name may hold ANSI and OSC sequences (clear screen, set the title):
+    the view shows them as ``␛`` text, as the message list does, and sends none to the terminal."""
+    from ctxtui.core.models import Message, Session, ToolCall
+
+    evil = "\x1b[2J\x1b[H\x1b]0;PWNED\x07[red]x[/red]"
+    session = Session(
+        messages=(
+            Message(role="user", content="go"),
+            Message(role="assistant", tool_calls=(ToolCall(id="c1", name=evil, arguments="{}"),)),
+            Message(role="tool", tool_call_id="c1", tool_name=evil, content="done"),
+        )
+    )
+    async with app_for(session).run_test(size=(120, 40)) as pilot:
+        screen = await _open_tools(pilot)
+        shown = str(screen.query_one(DataTable).get_row_at(0)[0])
+        assert "\x1b" not in shown and "\x07" not in shown
+        assert shown.startswith("␛[2J␛[H␛]0;PWNED") and "[red]x[/red]" in shown

@@ -161,7 +161,7 @@ class CompactionPreviewScreen(Dialog[str | None]):
                     if result.prompt_caption:
                         yield Label(result.prompt_caption, id="prompt-caption", markup=False)
                     yield TextArea(
-                        prompt_preview(result.prompt),
+                        prompt_preview(result.prompt, replaced=result.replaced is not None),
                         read_only=True,
                         soft_wrap=True,
                         show_cursor=False,

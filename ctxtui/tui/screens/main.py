@@ -17,15 +17,12 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 
-from ctxtui.core.compaction import CompactionResult
 from ctxtui.core.plan import Plan
 from ctxtui.core.policy import PolicyError
-from ctxtui.core.reasons import CompactReason
 from ctxtui.core.tokenizers import available_tokenizers
-from ctxtui.tui import jobs
 from ctxtui.tui.actions import Scope, bindings
-from ctxtui.tui.messages import CompactionReady
-from ctxtui.tui.screens.session import SessionScreen
+from ctxtui.tui.cells import scale_label
+from ctxtui.tui.screens.flows import FlowScreen
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.busy import BusyRow
 from ctxtui.tui.widgets.detail import DetailPane, gather
@@ -36,8 +33,11 @@ from ctxtui.tui.widgets.search import SearchBar
 from ctxtui.tui.widgets.session_bar import SessionBar
 from ctxtui.tui.widgets.settings_panel import SettingsPanel
 
+TALL_ROWS = 30
+"""From this height the screen is "tall": the gauge has room for the API's own line."""
 
-class MainScreen(SessionScreen):
+
+class MainScreen(FlowScreen):
     """One session under one policy: what is sent, what is pruned, what would be dropped."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings(Scope.MAIN)
@@ -49,6 +49,7 @@ class MainScreen(SessionScreen):
         (70, "-medium"),
         (110, "-wide"),
     ]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (TALL_ROWS, "-tall")]  # noqa: RUF012 (as above)
 
     def compose(self) -> ComposeResult:
         yield BudgetGauge(id="gauge")
@@ -66,6 +67,14 @@ class MainScreen(SessionScreen):
         self.query_one(MessageList).focus()
         if self.pick:
             self.action_open()
+
+    def watch_focused(self) -> None:
+        """Mark the pane that has the keys, so Tab's effect (list → detail → settings) shows.
+
+        The list has no border of its own: its mark is the rule above it (the session bar's
+        bottom border); the detail pane and the settings mark their own borders in the CSS.
+        """
+        self.set_class(isinstance(self.focused, MessageList), "-list-focused")
 
     def show_no_session(self) -> None:
         self.query_one(BudgetGauge).show_placeholder("no session open")
@@ -98,6 +107,7 @@ class MainScreen(SessionScreen):
         bar.set_status(f"cannot fit: {plan.overflow.reason}" if plan.overflow else watching)
         messages = self.query_one(MessageList)
         messages.show(self.session, plan)
+        bar.border_subtitle = scale_label(messages.scale)  # on the rule right above the bars
         if self._follow_end:
             self._follow_end = False
             messages.select(len(self.session) - 1)
@@ -125,6 +135,7 @@ class MainScreen(SessionScreen):
         pane.show(gather(session, plan, index, highlight), session, self.policy.chars_per_token)
 
     def on_resize(self) -> None:
+        self.query_one(BudgetGauge).set_compact(self.size.height < TALL_ROWS)
         # The pane hides under 70 columns; coming back, it must not say "counting…" for ever.
         if self.plan is not None:
             self.show_detail(self.query_one(MessageList).cursor)
@@ -145,7 +156,8 @@ class MainScreen(SessionScreen):
     def action_toggle_settings(self) -> None:
         panel = self.query_one(SettingsPanel)
         panel.display = not panel.display
-        # The list needs the room more than the detail pane while the knobs are out.
+        # Under 110 columns the list needs the room more than the detail pane (the CSS hides
+        # it); wider, the pane stays beside the knobs, so its "why" follows each change.
         self.set_class(panel.display, "-settings-open")
         if panel.display:
             panel.focus_first()
@@ -155,6 +167,16 @@ class MainScreen(SessionScreen):
             self.query_one(MessageList).focus()
             self.show_detail(self.query_one(MessageList).cursor)
         self.refresh_bindings()
+
+    def action_toggle_detail(self) -> None:
+        """Show the detail pane where it is hidden (under 70 columns, beside the knobs), or
+        hide it; the choice holds across resizes."""
+        pane = self.query_one(DetailPane)
+        shown = pane.display
+        self.set_class(not shown, "-detail-shown")
+        self.set_class(shown, "-detail-hidden")
+        if not shown:
+            self.show_detail(self.query_one(MessageList).cursor)  # a hidden pane did not count
 
     def action_close_panels(self) -> None:
         """Escape: close the search bar if it has the focus, else the settings, else the search.
@@ -231,45 +253,3 @@ class MainScreen(SessionScreen):
             self.query_one(MessageList).highlight("")
             self.query_one(MessageList).focus()
         self.refresh_bindings()
-
-    # -- compaction and undo ---------------------------------------------------------------
-
-    def action_compact(self) -> None:
-        from ctxtui.tui.screens.reason import ReasonScreen
-
-        def chosen(reason: CompactReason | None) -> None:
-            if reason is not None and self.engine is not None:
-                self._busy.start(f"compacting ({reason.value})…")
-                self._run(jobs.compact, self.engine, self.policy, reason, group="compact")
-
-        if self.engine is not None:
-            self.app.push_screen(ReasonScreen(), chosen)
-
-    @on(CompactionReady)
-    def _compaction_ready(self, event: CompactionReady) -> None:
-        from ctxtui.tui.screens.compaction import CompactionPreviewScreen
-
-        self._busy.stop()
-        result: CompactionResult = event.result
-        before = len(self.session) if self.session is not None else None
-
-        preview = CompactionPreviewScreen(
-            result, messages_before=before, calls=event.calls, llm=self.llm
-        )
-
-        def decided(choice: str | None) -> None:
-            if choice == "apply":
-                self.state = self.state.applied(preview.session_to_apply)
-                self.session_changed()
-                self.notify(f"Compacted: {len(result.session):,} messages now.", timeout=3)
-            elif choice == "export":
-                self._export(preview.session_to_apply, compacted=True)
-
-        self.app.push_screen(preview, decided)
-
-    def action_undo(self) -> None:
-        if not self.state.undo:
-            self.notify("Nothing to undo.", timeout=2)
-            return
-        self.state = self.state.undone()
-        self.session_changed()

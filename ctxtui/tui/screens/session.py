@@ -21,13 +21,12 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.policy import Policy
+from ctxtui.core.wording import plural
 from ctxtui.tui import jobs
 from ctxtui.tui.cells import format_bytes
 from ctxtui.tui.messages import (
     CountingProgress,
     CountsReady,
-    ExportFailed,
-    SessionExported,
     SessionGrew,
     SessionLoaded,
     SessionLoadFailed,
@@ -204,7 +203,8 @@ class SessionScreen(Screen[None]):
             self._replan()
             return
         total = len(engine.session)
-        self._busy.start(f"counting {total:,} messages with {self.policy.tokenizer}…", total=total)
+        counting = f"counting {plural(total, 'message')} with {self.policy.tokenizer}…"
+        self._busy.start(counting, total=total)
         self._run(jobs.count, engine, self.policy, group="count")
 
     @on(CountingProgress)
@@ -255,32 +255,3 @@ class SessionScreen(Screen[None]):
         from ctxtui.tui.screens.error import ErrorScreen
 
         self.app.push_screen(ErrorScreen(message, title))
-
-    # -- export ----------------------------------------------------------------------------
-
-    def action_export(self) -> None:
-        if self.session is not None:
-            self._export(self.session, compacted=self.state.compacted)
-
-    def _export(self, session: Session, *, compacted: bool) -> None:
-        from ctxtui.tui.screens.export import ExportScreen
-
-        default, source = self.state.export_paths(session)
-        title = "Export compacted session" if compacted else "Export session"
-
-        def chosen(path: Path | None) -> None:
-            if path is not None:
-                self._busy.start(f"writing {path.name}…")
-                self._run(jobs.write, session, path, group="export")
-
-        self.app.push_screen(ExportScreen(default, source, title=title), chosen)
-
-    @on(SessionExported)
-    def _exported(self, event: SessionExported) -> None:
-        self._busy.stop()
-        self.notify(f"Wrote {event.path} ({event.messages:,} messages)", timeout=4)
-
-    @on(ExportFailed)
-    def _export_failed(self, event: ExportFailed) -> None:
-        self._busy.stop()
-        self._show_error(event.problem, "Could not export")

@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from ctxtui.core.rows import visible
 from ctxtui.core.tool_costs import ToolCost, ToolCosts, largest_output, tool_costs
 from ctxtui.core.wording import plural
 from ctxtui.tui.state import MainState
@@ -47,7 +48,7 @@ def row_cells(costs: ToolCosts, cost: ToolCost) -> tuple[Text, ...]:
         cost.truncated_tokens,
         cost.sent_tokens,
     )
-    cells = [Text(cost.name, no_wrap=True, overflow="ellipsis")]
+    cells = [Text(visible(cost.name), no_wrap=True, overflow="ellipsis")]
     cells += [Text(f"{n:,}", justify="right") for n in figures]
     cells.append(Text(f"{costs.share(cost):.1%}", justify="right"))
     return tuple(cells)
@@ -103,7 +104,7 @@ class ToolsScreen(Screen[int | None]):
         if self.state.session is None or plan is None:
             return "Tool costs: open a session first"
         source = self.state.path or self.state.session.meta.source_path
-        name = PurePath(source).name if source else "(in memory)"
+        name = visible(PurePath(source).name) if source else "(in memory)"
         return (
             f"Tool costs · {name} · preset {plan.policy.preset} · tokenizer {plan.tokenizer.used}"
         )

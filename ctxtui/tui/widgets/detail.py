@@ -23,7 +23,9 @@ from textual.worker import get_current_worker
 from ctxtui.core.explain import why
 from ctxtui.core.models import Message, Session
 from ctxtui.core.plan import Plan, Zone
-from ctxtui.core.rows import cap_text, find_spans, literal_block, row_tag, visible
+from ctxtui.core.rows import cap_text, find_spans, literal_block, visible
+from ctxtui.core.sent import row_figures
+from ctxtui.core.wording import plural
 from ctxtui.tui.widgets.theme_style import component_style
 
 MAX_CHARS = 20_000
@@ -40,6 +42,7 @@ class DetailInfo:
     tokens: int
     effective: int
     tag: str = ""
+    figures: str = ""  # sent, stored and freed, in a sentence (``RowFigures.detail``)
     partners: str = ""
     why: str = ""
     counts: Mapping[str, int] | None = None  # None while still counting
@@ -67,13 +70,15 @@ def gather(session: Session, plan: Plan, index: int, highlight: str = "") -> Det
     if not 0 <= index < len(session):
         return None
     message = session.messages[index]
+    figures = row_figures(plan, index)
     return DetailInfo(
         index=index,
         message=message,
         zone=plan.zone(index),
-        tokens=plan.message_tokens[index],
-        effective=plan.effective_tokens[index],
-        tag=row_tag(plan, index, message),
+        tokens=figures.original,
+        effective=figures.sent,
+        tag=figures.tag() or ("summary" if message.is_summary else ""),
+        figures=figures.detail(),
         partners=partner_text(session, index),
         why=why(session, plan, index),
         highlight=highlight,
@@ -124,10 +129,7 @@ def describe(info: DetailInfo, styles: Mapping[str, StyleType] = STYLES) -> Text
     if info.tag:
         text.append(f" · {info.tag}", styles["tag"])
     text.append("\n")
-    figures = f"{info.tokens:,} tok"
-    if info.effective != info.tokens:
-        figures += f" → {info.effective:,} sent"
-    text.append(figures + "\n")
+    text.append((info.figures or f"{info.effective:,} tok sent") + "\n")
     if info.counts is None:
         text.append("counting under every tokenizer…", styles["muted"])
     else:
@@ -151,7 +153,8 @@ def describe(info: DetailInfo, styles: Mapping[str, StyleType] = STYLES) -> Text
     for part in m.parts:
         if part.kind.value != "text":
             label = part.label or part.media_type or ""
-            text.append(f"\n<{part.kind.value} {label} {part.byte_size:,} bytes>", styles["muted"])
+            size = plural(part.byte_size, "byte")
+            text.append(f"\n<{part.kind.value} {label} {size}>", styles["muted"])
     return text
 
 
@@ -167,7 +170,7 @@ def _append_literal(
         done = end
     text.append(block[done:])
     if more:
-        text.append(f"\n… {more:,} more bytes", styles["more"])
+        text.append(f"\n… {plural(more, 'more byte')}", styles["more"])
 
 
 PREFETCH = 40
@@ -182,8 +185,12 @@ def _size(message: Message) -> int:
     return size + sum(len(c.arguments) + len(c.name) for c in message.tool_calls)
 
 
-class DetailPane(VerticalScroll, can_focus=False):
-    """The selected message, with its counts under every tokenizer and the plan's reason."""
+class DetailPane(VerticalScroll, can_focus=True):
+    """The selected message, with its counts under every tokenizer and the plan's reason.
+
+    Focusable (Tab from the list), so a long tool output can be read to its end with the
+    keys ``VerticalScroll`` binds: arrows, PgUp/PgDn, Home/End.
+    """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {f"detail--{name}" for name in STYLES}
 

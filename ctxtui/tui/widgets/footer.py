@@ -15,8 +15,8 @@ KEEP_ORDER: tuple[str, ...] = footer_order()
 """Actions by how much a user needs to see their key (the registry's ``footer_rank``); the
 last go first when space is short.
 
-``q`` quits in every Textual app and ``?`` lists it, so it is the first to give way; the
-palette (``^p``) always stays, because it reaches every action that was left out.
+``?`` and ``q`` give way last: a newcomer at 80×24 must still see how to get help and how
+to leave. The palette (``^p``) always stays, because it reaches every action left out.
 """
 
 

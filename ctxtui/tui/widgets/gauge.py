@@ -74,6 +74,14 @@ class BudgetGauge(Widget):
         self._plan: Plan | None = None
         self._reported: ReportedGap | None = None
         self._placeholder = "waiting for the session…"
+        self._compact = False
+
+    def set_compact(self, compact: bool) -> None:
+        """On a short screen the API's figure joins the first line instead of taking a line
+        of its own: at 80×24 every row goes to the list (the screen decides when)."""
+        if compact != self._compact:
+            self._compact = compact
+            self.refresh(layout=True)
 
     def show(self, plan: Plan, reported: ReportedGap | None = None) -> None:
         """Draw ``plan``; ``reported`` (the API's count of the last request, when the
@@ -99,10 +107,22 @@ class BudgetGauge(Widget):
         if plan is None:
             return Text(self._placeholder, style=self._style("label"))
         width = max(self.content_region.width, 10)
-        lines = [self._figures(plan, width), self._bar(plan, width), self._legend(plan, width)]
-        if self._reported is not None:
-            lines.append(self._reported_line(self._reported, width))
+        figures = self._figures(plan, width)
+        reported = self._reported
+        if reported is not None and self._compact:
+            figures = self._with_reported(figures, reported, width)
+        lines = [figures, self._bar(plan, width), self._legend(plan, width)]
+        if reported is not None and not self._compact:
+            lines.append(self._reported_line(reported, width))
         return Text("\n").join(lines)
+
+    def _with_reported(self, figures: Text, gap: ReportedGap, width: int) -> Text:
+        """The figures line with ``· API 36,796 (+15,049)`` after it, where it fits."""
+        for words in (f"API reported {gap.reported:,} ({gap.gap:+,})", f"API {gap.reported:,}"):
+            tail = Text.assemble(("  · ", self._style("label")), (words, Style(bold=True)))
+            if figures.cell_len + tail.cell_len <= width:
+                return Text.assemble(figures, tail, no_wrap=True, overflow="ellipsis")
+        return figures
 
     def _reported_line(self, gap: ReportedGap, width: int) -> Text:
         """``API reported 36,796 prompt tok at request 260 · counted 21,747 · +15,049: system
@@ -173,21 +193,30 @@ class BudgetGauge(Widget):
         return text
 
     def _legend(self, plan: Plan, width: int) -> Text:
-        """One line when it can be: the spacing, then the labels, shrink before it wraps."""
+        """One line when it can be: the spacing, then the labels, shrink before it wraps;
+        wrapped, each swatch stays on the line of its label and figure."""
         entries = [
             (name, char, value)
             for (name, char), value in zip(SEGMENTS, segment_values(plan), strict=True)
             if value > 0 or name in ("kept", "tail", "free")
         ]
+        pieces: list[Text] = []
         for gap, short in (("  ", False), (" ", False), (" ", True)):
-            text = Text(overflow="fold")
+            pieces = []
             for name, char, value in entries:
-                if text:
-                    text.append(gap)
-                text.append(char, self._style(name))
+                piece = Text(char, self._style(name), end="")
                 label = SHORT.get(name, name) if short else LABELS.get(name, name)
-                text.append(f" {label} ", self._style("label"))
-                text.append(f"{value:,}")
-            if text.cell_len <= width:
-                break
-        return text
+                piece.append(f" {label} ", self._style("label"))
+                piece.append(f"{value:,}")
+                pieces.append(piece)
+            line = Text(gap).join(pieces)
+            if line.cell_len <= width:
+                return line
+        lines: list[Text] = []
+        for piece in pieces:
+            if lines and lines[-1].cell_len + 1 + piece.cell_len <= width:
+                lines[-1].append(" ")
+                lines[-1].append_text(piece)
+            else:
+                lines.append(piece)
+        return Text("\n", overflow="fold").join(lines)

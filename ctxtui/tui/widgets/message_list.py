@@ -7,6 +7,9 @@ depends on the terminal's height, never on the number of messages. What a row *s
 from ``ctxtui.core.rows`` and is fitted to the width by ``ctxtui.tui.cells``; this widget
 only picks colours from its component classes.
 A search query, when set, is marked in every row that shows it (``message-list--search-match``).
+A row's figure and bar are the tokens the request sends for its message (``core/sent.py``), so
+the rows of a zone add up to the gauge's segment; the stored size and the tokens freed are its
+tag.
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ from textual.strip import Strip
 
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
-from ctxtui.core.rows import row_tag, tool_label
-from ctxtui.tui.cells import RowLayout, boundary_rule, layout_columns, row_cells
+from ctxtui.core.rows import tool_label
+from ctxtui.core.sent import row_figures
+from ctxtui.tui.cells import RowLayout, bar_scale, boundary_rule, layout_columns, row_cells
 from ctxtui.tui.widgets.theme_style import component_style
 
 BOUNDARY = -1
@@ -49,7 +53,7 @@ class Numbering:
     def label(self, index: int) -> str:
         if index < self.lead:
             return self.lead_label
-        return str(self.first + index - self.lead)
+        return f"{self.first + index - self.lead:,}"
 
 
 class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
@@ -146,13 +150,19 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
         self._session = session
         self._plan = plan
         self._numbering = numbering
-        self._biggest = max(plan.message_tokens, default=0)
+        self._biggest = max(plan.effective_tokens, default=0)
         self._generation += 1
         self._layout = None
         self._cache.clear()
         self.virtual_size = Size(self.scrollable_content_region.width, self.row_count)
         self.cursor = self.validate_cursor(self.cursor)
         self.refresh()
+
+    @property
+    def scale(self) -> int:
+        """The tokens a full bar stands for (``cells.bar_scale``), stated on screen by the
+        main screen."""
+        return bar_scale(self._biggest)
 
     @property
     def search_query(self) -> str:
@@ -299,13 +309,14 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
         zone = plan.zone(index)
         pruned = index in plan.pruned
         message = self._session.messages[index]
-        tag = row_tag(plan, index, message)
+        figures = row_figures(plan, index)
+        tag = figures.tag() or ("summary" if message.is_summary else "")
         cells = row_cells(
             self._row_layout(width),
             index,
             message,
-            plan.message_tokens[index],
-            self._biggest,
+            figures.sent,
+            self.scale,
             tag,
             self._query,
         )

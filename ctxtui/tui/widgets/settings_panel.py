@@ -15,6 +15,7 @@ from typing import Any
 
 from annotated_types import Ge, Gt, Le
 from pydantic.fields import FieldInfo
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -24,6 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static, Switch
 
 from ctxtui.core.policy import PRESETS, Policy, PolicyError
+from ctxtui.options import knobs, unused_reason
 
 # Shown above the knobs with their own controls.
 _TOP = ("preset", "tokenizer")
@@ -66,6 +68,17 @@ def range_text(info: FieldInfo) -> str:
     if high is not None:
         return f"{kind}, at most {_number(high)}"
     return kind
+
+
+def knob_heading(name: str) -> Text:
+    """A knob's label with what it counts and its range, in ``--help``'s words:
+    ``context window · tokens, 256 to 100,000,000``."""
+    heading = Text(knob_label(name))
+    knob = knobs().get(name)
+    if knob is not None:
+        unit = f"{knob.unit}, " if knob.unit else ""
+        heading.append(f" · {unit}{knob.range_words()}", "dim")
+    return heading
 
 
 def show_value(value: Any) -> str:
@@ -141,9 +154,17 @@ class SettingsPanel(VerticalScroll):
     }
     SettingsPanel .knob-label {
         color: $text-muted;
+        width: 1fr;
+        height: auto;
     }
     SettingsPanel .knob-error {
         color: $text-error;
+        height: auto;
+        display: none;
+    }
+    SettingsPanel .knob-unused {
+        color: $text-muted;
+        text-style: italic;
         height: auto;
         display: none;
     }
@@ -208,9 +229,30 @@ class SettingsPanel(VerticalScroll):
             if _group(info) != group:
                 group = _group(info)
                 yield Label(group, classes="group")
-            yield Label(knob_label(name), classes="knob-label")
+            yield Label(knob_heading(name), classes="knob-label")
             yield knob_widget(name, info, getattr(self._policy, name))
             yield _error_line(name)
+            yield Static("", id=f"unused-{name}", classes="knob-unused", markup=False)
+
+    def on_mount(self) -> None:
+        self._mark_unused()
+
+    def _mark_unused(self) -> None:
+        """Disable the knobs the policy ignores (a tail in items, pruning off…), saying why."""
+        values = self._policy.model_dump()
+        for name in Policy.model_fields:
+            if name in _TOP:
+                continue
+            reason = unused_reason(name, values)
+            self.query_one(f"#knob-{name}").disabled = reason is not None
+            line = self.query_one(f"#unused-{name}", Static)
+            line.update(f"unused: {reason}" if reason else "")
+            line.display = reason is not None
+
+    def unused_text(self, name: str) -> str:
+        """Why knob ``name`` is disabled (empty when the policy reads it)."""
+        line = self.query_one(f"#unused-{name}", Static)
+        return str(line.content) if line.display else ""
 
     def show_policy(self, policy: Policy) -> None:
         """Put ``policy``'s values in the controls without echoing them back as edits."""
@@ -237,6 +279,7 @@ class SettingsPanel(VerticalScroll):
         for error in self.query(".knob-error").results(Static):
             error.update("")
             error.display = False
+        self._mark_unused()
 
     def error_text(self, name: str) -> str:
         """The reason shown under knob ``name`` (empty when its value is accepted)."""
@@ -272,6 +315,7 @@ class SettingsPanel(VerticalScroll):
         self._set_error(name, "")
         if policy != self._policy:
             self._policy = policy
+            self._mark_unused()
             self.post_message(self.PolicyEdited(policy))
 
     @on(Input.Changed)

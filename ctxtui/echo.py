@@ -1,0 +1,45 @@
+"""A user's value shown back in an error: quoted, cut to a readable length, numbers as people
+read them. Shared by the shells' refusals and the policy's messages (through ``options``)."""
+
+from __future__ import annotations
+
+ECHO_LIMIT = 40
+"""Characters of a user's value shown back in an error; the rest is counted, not printed."""
+
+
+def clip(text: str, limit: int = ECHO_LIMIT) -> str:
+    """``text`` quoted, cut to ``limit`` characters with the full length said after it.
+
+    A 5,001-digit ``--tail-min`` is echoed as ``'1000…' (5,001 characters)``, not in full;
+    control characters are escaped by the quoting, so an error stays one line.
+    """
+    if len(text) <= limit:
+        return repr(text)
+    head = repr(text[: limit - 1])
+    return f"{head[:-1]}…{head[-1]} ({len(text):,} characters)"
+
+
+def clip_path(path: str, limit: int = 100) -> str:
+    """A path quoted for an error, its end kept when it is long: the file name tells most."""
+    if len(path) <= limit:
+        return repr(path)
+    tail = repr(path[-(limit - 1) :])
+    return f"{tail[0]}…{tail[1:]} ({len(path):,} characters)"
+
+
+def show_number(value: float) -> str:
+    """A knob value as people read it: ``32,768``, ``0.25``, ``1.0000001``, ``1e-310``.
+
+    Floats keep every digit that tells them apart (``1.0000001`` is not ``1``) and use an
+    exponent when huge or tiny; whole values are grouped, and a whole number too long to read
+    is named by its number of digits.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return clip(str(value))
+    if isinstance(value, int):
+        if abs(value) < 10**30:
+            return f"{value:,}"
+        return f"a {value.bit_length() * 30_103 // 100_000 + 1:,}-digit number"
+    if value.is_integer() and abs(value) < 1e16:
+        return f"{int(value):,}"
+    return repr(value)

@@ -1,0 +1,93 @@
+"""Compact, undo and export: the main screen's flows that ask in a dialog, then work.
+
+Each pushes a dialog (the reason, the preview, the export path) and runs
+its slow step as a ``tui/jobs.py`` function in a worker that only posts messages; the
+handlers here take the answers. Kept apart from ``main.py``, which lays out the panes and
+routes the keys that act on them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import on
+
+from ctxtui.core.compaction import CompactionResult
+from ctxtui.core.models import Session
+from ctxtui.core.reasons import CompactReason
+from ctxtui.core.wording import plural
+from ctxtui.tui import jobs
+from ctxtui.tui.messages import CompactionReady, ExportFailed, SessionExported
+from ctxtui.tui.screens.session import SessionScreen
+
+
+class FlowScreen(SessionScreen):
+    """A ``SessionScreen`` that compacts, undoes and exports (the main screen's keys); opening
+    another file is the base's, since every view may hand back a path to open."""
+
+    def action_compact(self) -> None:
+        from ctxtui.tui.screens.reason import ReasonScreen
+
+        def chosen(reason: CompactReason | None) -> None:
+            if reason is not None and self.engine is not None:
+                self._busy.start(f"compacting ({reason.value})…")
+                self._run(jobs.compact, self.engine, self.policy, reason, group="compact")
+
+        if self.engine is not None:
+            self.app.push_screen(ReasonScreen(), chosen)
+
+    @on(CompactionReady)
+    def _compaction_ready(self, event: CompactionReady) -> None:
+        from ctxtui.tui.screens.compaction import CompactionPreviewScreen
+
+        self._busy.stop()
+        result: CompactionResult = event.result
+        before = len(self.session) if self.session is not None else None
+        preview = CompactionPreviewScreen(
+            result, messages_before=before, calls=event.calls, llm=self.llm
+        )
+
+        def decided(choice: str | None) -> None:
+            if choice == "apply":
+                applied = preview.session_to_apply
+                self.state = self.state.applied(applied)
+                self.session_changed()
+                self.notify(f"Compacted: {plural(len(applied), 'message')} now.", timeout=3)
+            elif choice == "export":
+                self._export(preview.session_to_apply, compacted=True)
+
+        self.app.push_screen(preview, decided)
+
+    def action_undo(self) -> None:
+        if not self.state.undo:
+            self.notify("Nothing to undo.", timeout=2)
+            return
+        self.state = self.state.undone()
+        self.session_changed()
+
+    def action_export(self) -> None:
+        if self.session is not None:
+            self._export(self.session, compacted=self.state.compacted)
+
+    def _export(self, session: Session, *, compacted: bool) -> None:
+        from ctxtui.tui.screens.export import ExportScreen
+
+        default, source = self.state.export_paths(session)
+        title = "Export compacted session" if compacted else "Export session"
+
+        def chosen(path: Path | None) -> None:
+            if path is not None:
+                self._busy.start(f"writing {path.name}…")
+                self._run(jobs.write, session, path, group="export")
+
+        self.app.push_screen(ExportScreen(default, source, title=title), chosen)
+
+    @on(SessionExported)
+    def _exported(self, event: SessionExported) -> None:
+        self._busy.stop()
+        self.notify(f"Wrote {event.path} ({plural(event.messages, 'message')})", timeout=4)
+
+    @on(ExportFailed)
+    def _export_failed(self, event: ExportFailed) -> None:
+        self._busy.stop()
+        self._show_error(event.problem, "Could not export")
