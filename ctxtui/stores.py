@@ -27,6 +27,9 @@ HEAD_BYTES = 64 * 1024
 HEAD_RECORDS = 40
 COUNT_LIMIT_BYTES = 256 * 1024 * 1024
 """``count_messages`` refuses to scan files larger than this and answers ``None``."""
+SIDECHAIN_SCAN_BYTES = 64 * 1024 * 1024
+"""How much of a Claude Code transcript is searched for sub-agents written inline."""
+SIDECHAIN_MARKERS = (b'"isSidechain":true', b'"isSidechain": true')
 
 
 @dataclass(frozen=True)
@@ -48,8 +51,10 @@ class FoundSession:
 
     @property
     def open_target(self) -> str:
-        """What to pass to ``ctxtui`` to open this session."""
-        if self.session_id is not None and self.path.suffix == ".db":
+        """What to pass to ``ctxtui`` to open this session (``PATH#ID`` for one of a file's)."""
+        if self.session_id is not None and (
+            self.path.suffix == ".db" or self.agent == "claude-code"
+        ):
             return f"{self.path}#{self.session_id}"
         return str(self.path)
 
@@ -182,14 +187,87 @@ def _claude_fill(found: FoundSession) -> FoundSession:
     return replace(found, project=project, started=started, model=model)
 
 
+def _sidechain_lines(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """The sidechain records in a transcript's first ``SIDECHAIN_SCAN_BYTES`` (each with its
+    line's size as ``"_bytes"``) and how many other lines hold a chained entry.
+
+    Only sidechain lines are parsed, and a file without the marker is dismissed by one
+    search of its bytes.
+    """
+    with path.open("rb") as fh:
+        data = fh.read(SIDECHAIN_SCAN_BYTES)
+    if not any(marker in data for marker in SIDECHAIN_MARKERS):
+        return [], 0
+    records: list[dict[str, Any]] = []
+    others = 0
+    for raw in data.split(b"\n"):
+        if not any(marker in raw for marker in SIDECHAIN_MARKERS):
+            others += b'"uuid"' in raw
+            continue
+        try:
+            value = json.loads(raw)
+        except (ValueError, RecursionError):
+            continue  # a line cut by the limit, or corrupt: the importer reports it
+        sidechain = isinstance(value, dict) and value.get("isSidechain") is True
+        if sidechain and isinstance(value.get("uuid"), str):
+            records.append({**value, "_bytes": len(raw) + 1})
+    return records, others
+
+
+def _claude_inline_agents(parent: FoundSession) -> tuple[FoundSession, ...]:
+    """Sub-agents an older CLI wrote into the parent's own file, one entry per chain, to be
+    opened as ``PATH#ID`` (``claude_code.load_sidechain``)."""
+    lines, others = _sidechain_lines(parent.path)
+    if not lines or not others:
+        return ()  # nothing inline, or a file all of one sub-agent's: that is the session
+    from ctxtui.importers.claude_code import sidechain_ids
+
+    records: dict[str, dict[str, Any]] = {}
+    for line in lines:
+        records.setdefault(line["uuid"], line)  # the first copy of a uuid wins, as on load
+    chains: dict[str, list[dict[str, Any]]] = {}
+    for uuid, chain_id in sidechain_ids(records).items():
+        chains.setdefault(chain_id, []).append(records[uuid])
+    return tuple(_inline_agent(parent, cid, chain) for cid, chain in chains.items())
+
+
+def _inline_agent(parent: FoundSession, chain_id: str, chain: list[dict[str, Any]]) -> FoundSession:
+    """One inline sub-agent as a listing entry, from its own records (oldest first)."""
+    first = chain[0]
+    replies = [r["message"] for r in chain if r.get("type") == "assistant"]
+    models = (m.get("model") for m in replies if isinstance(m, dict))
+    return replace(
+        parent,
+        size=sum(r["_bytes"] for r in chain),
+        started=_when(first.get("timestamp")),
+        project=_text(first.get("cwd")) or parent.project,
+        model=next((m for m in models if _text(m) and m != "<synthetic>"), None),
+        title=None,
+        session_id=chain_id,
+        messages=sum(1 for r in chain if r.get("type") in ("user", "assistant")),
+    )
+
+
+def _claude_children(parent: FoundSession) -> tuple[FoundSession, ...]:
+    """A session's sub-agents: its ``subagents/`` files, then those written inline."""
+    file = parent.path
+    subs = sorted((file.parent / file.stem / "subagents").glob("agent-*.jsonl"))
+    children = tuple(_guard(_stat("claude-code", s), _claude_fill) for s in subs)
+    if parent.error is not None:
+        return children
+    try:
+        return children + _claude_inline_agents(parent)
+    except Exception:  # the parent lists fine; its own load says what is wrong inside
+        return children
+
+
 def _claude_sessions(root: Path) -> Iterator[FoundSession]:
     for project_dir in sorted(p for p in root.iterdir() if p.is_dir()):
         for file in sorted(project_dir.glob("*.jsonl")):
             if file.name.startswith("agent-"):
-                continue  # an older CLI's sub-agent file; listed under its parent below
+                continue  # an older CLI's sub-agent file, its own context window
             parent = _guard(_stat("claude-code", file), _claude_fill)
-            subs = sorted((project_dir / file.stem / "subagents").glob("agent-*.jsonl"))
-            children = tuple(_guard(_stat("claude-code", s), _claude_fill) for s in subs)
+            children = _claude_children(parent)
             yield replace(parent, children=children) if children else parent
 
 
@@ -349,8 +427,9 @@ def count_messages(found: FoundSession) -> int | None:
     """The number of message records, by scanning lines for their markers (no JSON parsing).
 
     This is the listing's figure, not the importer's: merged records and hidden bookkeeping
-    make the opened session differ a little. ``None`` for files too large to scan or formats
-    whose count the listing already knows.
+    make the opened session differ a little; sub-agents' lines count for them, not the
+    parent. ``None`` for files too large to scan or formats whose count the listing already
+    knows.
     """
     if found.messages is not None:
         return found.messages
@@ -360,6 +439,6 @@ def count_messages(found: FoundSession) -> int | None:
     count = 0
     with found.path.open("rb") as fh:
         for line in fh:
-            if any(m in line for m in markers):
+            if any(m in line for m in markers) and not any(s in line for s in SIDECHAIN_MARKERS):
                 count += 1
     return count
