@@ -27,9 +27,6 @@ HEAD_BYTES = 64 * 1024
 HEAD_RECORDS = 40
 COUNT_LIMIT_BYTES = 256 * 1024 * 1024
 """``count_messages`` refuses to scan files larger than this and answers ``None``."""
-SIDECHAIN_SCAN_BYTES = 64 * 1024 * 1024
-"""How much of a Claude Code transcript is searched for sub-agents written inline."""
-SIDECHAIN_MARKERS = (b'"isSidechain":true', b'"isSidechain": true')
 
 
 @dataclass(frozen=True)
@@ -187,47 +184,12 @@ def _claude_fill(found: FoundSession) -> FoundSession:
     return replace(found, project=project, started=started, model=model)
 
 
-def _sidechain_lines(path: Path) -> tuple[list[dict[str, Any]], int]:
-    """The sidechain records in a transcript's first ``SIDECHAIN_SCAN_BYTES`` (each with its
-    line's size as ``"_bytes"``) and how many other lines hold a chained entry.
-
-    Only sidechain lines are parsed, and a file without the marker is dismissed by one
-    search of its bytes.
-    """
-    with path.open("rb") as fh:
-        data = fh.read(SIDECHAIN_SCAN_BYTES)
-    if not any(marker in data for marker in SIDECHAIN_MARKERS):
-        return [], 0
-    records: list[dict[str, Any]] = []
-    others = 0
-    for raw in data.split(b"\n"):
-        if not any(marker in raw for marker in SIDECHAIN_MARKERS):
-            others += b'"uuid"' in raw
-            continue
-        try:
-            value = json.loads(raw)
-        except (ValueError, RecursionError):
-            continue  # a line cut by the limit, or corrupt: the importer reports it
-        sidechain = isinstance(value, dict) and value.get("isSidechain") is True
-        if sidechain and isinstance(value.get("uuid"), str):
-            records.append({**value, "_bytes": len(raw) + 1})
-    return records, others
-
-
 def _claude_inline_agents(parent: FoundSession) -> tuple[FoundSession, ...]:
     """Sub-agents an older CLI wrote into the parent's own file, one entry per chain, to be
     opened as ``PATH#ID`` (``claude_code.load_sidechain``)."""
-    lines, others = _sidechain_lines(parent.path)
-    if not lines or not others:
-        return ()  # nothing inline, or a file all of one sub-agent's: that is the session
-    from ctxtui.importers.claude_code import sidechain_ids
+    from ctxtui.importers._claude_sidechains import inline_chains
 
-    records: dict[str, dict[str, Any]] = {}
-    for line in lines:
-        records.setdefault(line["uuid"], line)  # the first copy of a uuid wins, as on load
-    chains: dict[str, list[dict[str, Any]]] = {}
-    for uuid, chain_id in sidechain_ids(records).items():
-        chains.setdefault(chain_id, []).append(records[uuid])
+    chains = inline_chains(parent.path)
     return tuple(_inline_agent(parent, cid, chain) for cid, chain in chains.items())
 
 
@@ -436,9 +398,11 @@ def count_messages(found: FoundSession) -> int | None:
     markers = _MESSAGE_MARKERS.get(found.agent)
     if markers is None or found.size > COUNT_LIMIT_BYTES or found.path.name.endswith(".zst"):
         return None
+    from ctxtui.importers._claude_sidechains import SIDECHAIN_MARKER
+
     count = 0
     with found.path.open("rb") as fh:
         for line in fh:
-            if any(m in line for m in markers) and not any(s in line for s in SIDECHAIN_MARKERS):
+            if any(m in line for m in markers) and not SIDECHAIN_MARKER.search(line):
                 count += 1
     return count

@@ -275,10 +275,8 @@ def _load_one_session(path: Path, name: str, session_id: str, full_history: bool
 
         session = load_database(path, session_id)
     elif name == "claude-code":
-        from ctxtui.importers.claude_code import load_sidechain
-
         check_file(path)
-        session = load_sidechain(path, session_id, full_history=full_history)
+        session = importer(name).load_sidechain(path, session_id, full_history=full_history)
     else:
         raise SessionLoadError(
             str(path),

@@ -11,6 +11,7 @@ from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import Message, RecordedCompaction, Session, SessionMeta
 from ctxtui.importers import FormatInfo, format_info
 from ctxtui.importers._claude_messages import SYNTHETIC_MODEL, blocks, convert, is_boundary
+from ctxtui.importers._claude_sidechains import AGENT_PREFIX, sidechain_ids
 from ctxtui.importers._jsonl import Record, iter_records
 from ctxtui.importers._parts import as_label, as_text, tag
 
@@ -129,41 +130,6 @@ def _collect(records: Iterable[Record]) -> _Entries:
         for record in entries.by_uuid.values():
             _note_model_and_tools(entries, record.value)
     return entries
-
-
-AGENT_PREFIX = "agent-"
-"""A sub-agent chain with an ``agentId`` is named like its ``subagents/agent-<id>.jsonl`` file."""
-
-
-def sidechain_ids(entries: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
-    """Name the sub-agent chain of each sidechain entry (``entries``: uuid → entry).
-
-    Several sub-agents may run at once, so their lines interleave: each chain is named by
-    its ``agentId`` (``agent-<id>``) or, for CLIs that wrote none, by the uuid of its first
-    entry, found by following ``parentUuid`` (and a boundary's ``logicalParentUuid``) until
-    it leaves the sidechain entries.
-    """
-    ids: dict[str, str] = {}
-    for start in entries:
-        path: list[str] = []
-        uuid = start
-        while uuid not in ids:
-            value = entries[uuid]
-            agent = value.get("agentId")
-            if isinstance(agent, str) and agent:
-                ids[uuid] = f"{AGENT_PREFIX}{agent}"
-                break
-            parent = value.get("parentUuid")
-            if parent is None and is_boundary(value):
-                parent = value.get("logicalParentUuid")
-            path.append(uuid)
-            if not isinstance(parent, str) or parent not in entries or parent in path:
-                ids[uuid] = uuid
-                break
-            uuid = parent
-        for walked in path:
-            ids[walked] = ids[uuid]
-    return ids
 
 
 def _sidechains(entries: _Entries) -> dict[str, list[Record]]:
