@@ -223,14 +223,30 @@ def _claude_children(parent: FoundSession) -> tuple[FoundSession, ...]:
         return children
 
 
+def _loose_agents(files: Iterable[Path]) -> dict[str, list[FoundSession]]:
+    """An older CLI's ``agent-*.jsonl`` files beside the sessions, by the ``sessionId`` of
+    the session that spawned them (read from their head)."""
+    by_parent: dict[str, list[FoundSession]] = {}
+    for file in files:
+        found = _guard(_stat("claude-code", file), _claude_fill)
+        ids = (_text(r.get("sessionId")) for r in _head_records(file)) if not found.error else ()
+        parent = next((i for i in ids if i), "")
+        by_parent.setdefault(parent, []).append(found)
+    return by_parent
+
+
 def _claude_sessions(root: Path) -> Iterator[FoundSession]:
     for project_dir in sorted(p for p in root.iterdir() if p.is_dir()):
-        for file in sorted(project_dir.glob("*.jsonl")):
+        files = sorted(project_dir.glob("*.jsonl"))
+        loose = _loose_agents(f for f in files if f.name.startswith("agent-"))
+        for file in files:
             if file.name.startswith("agent-"):
-                continue  # an older CLI's sub-agent file, its own context window
+                continue  # a sub-agent: listed under the session that spawned it
             parent = _guard(_stat("claude-code", file), _claude_fill)
-            children = _claude_children(parent)
+            children = (*_claude_children(parent), *loose.pop(file.stem, ()))
             yield replace(parent, children=children) if children else parent
+        for orphans in loose.values():
+            yield from orphans  # their session is gone; each is still a context window
 
 
 # --- Codex ---------------------------------------------------------------------------------

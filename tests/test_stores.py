@@ -153,6 +153,20 @@ def test_claude_code_subagents_are_listed_under_their_parent(home: Path) -> None
     assert [c.path for c in listed.children] == [sub]
 
 
+def test_an_older_clis_agent_files_beside_the_sessions_are_listed_under_their_parent(
+    home: Path,
+) -> None:
+    parent = _claude(home / ".claude", "p", "s1", "2026-11-01T09:00:00Z", "m")
+    agent = _claude(home / ".claude", "p", "agent-x", "2026-11-01T09:01:00Z", "m")  # sessionId s1
+    agent.write_text(agent.read_text().replace('"agent-x"', '"s1"'), encoding="utf-8")
+    orphan = _claude(home / ".claude", "p", "agent-y", "2026-11-01T09:02:00Z", "m")
+
+    found = find_sessions(_env(home))
+
+    assert [f.path for f in found] == [orphan, parent]
+    assert [c.path for c in found[1].children] == [agent]
+
+
 def test_inline_sub_agents_are_listed_under_their_parent_and_open_as_sessions(
     home: Path,
 ) -> None:
