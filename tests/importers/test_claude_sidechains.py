@@ -4,6 +4,7 @@ each opened as a session of its own with ``FILE#agent-<id>`` (or ``FILE#<first u
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from ctxtui.cli import main
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.importers import load_session
 from ctxtui.importers.claude_code import sidechain_ids
+from ctxtui.importers.watch import SessionWatcher
 
 
 def _entry(uuid: str, parent: str | None, kind: str, message: Any, **extra: Any) -> Any:
@@ -156,3 +158,16 @@ def test_report_of_an_unknown_sub_agent_is_one_line_and_exit_2(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.strip().count("\n") == 0 and "no such sub-agent" in captured.err
+
+
+def test_a_watched_sub_agent_grows_as_its_lines_are_appended(parent: Path) -> None:
+    watcher = SessionWatcher(f"{parent}#agent-ag1")
+    first = watcher.poll()
+    assert first is not None and len(first.messages) == 4 and watcher.error is None
+    more = _user("s5", "s4", "now fix it", **AGENT)
+    with parent.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(more) + "\n")
+    st = parent.stat()  # a write in the same clock tick must still look like a change
+    os.utime(parent, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    second = watcher.poll()
+    assert second is not None and second.messages[-1].content == "now fix it"
