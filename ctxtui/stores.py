@@ -3,7 +3,8 @@
 ``find_sessions()`` lists what is there, newest first, without parsing any transcript: each
 entry is built from the file system and a bounded head of the file (the first records name the
 working directory, the model and the start time), so listing thousands of sessions stays
-fast. Counting messages scans a whole file and is done on request (``count_messages``). A
+fast. Claude Code sub-agents written inline are found by a bounded search of the bytes that
+parses only their lines. Counting messages scans a whole file and is done on request (``count_messages``). A
 file that cannot be read is listed with its error instead of stopping the listing.
 
 Each agent's environment override is honoured: ``CLAUDE_CONFIG_DIR``, ``CODEX_HOME``,
