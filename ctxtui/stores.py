@@ -4,8 +4,9 @@
 entry is built from the file system and a bounded head of the file (the first records name the
 working directory, the model and the start time), so listing thousands of sessions stays
 fast. Claude Code sub-agents written inline are found by a bounded search of the bytes that
-parses only their lines. Counting messages scans a whole file and is done on request (``count_messages``). A
-file that cannot be read is listed with its error instead of stopping the listing.
+parses only their lines. Counting messages scans a whole file and is done on request
+(``count_messages``). A file that cannot be read is listed with its error instead of
+stopping the listing.
 
 Each agent's environment override is honoured: ``CLAUDE_CONFIG_DIR``, ``CODEX_HOME``,
 ``XDG_DATA_HOME`` (OpenCode) and ``PICOCLAW_HOME``. The layouts are described in
