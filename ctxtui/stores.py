@@ -3,8 +3,10 @@
 ``find_sessions()`` lists what is there, newest first, without parsing any transcript: each
 entry is built from the file system and a bounded head of the file (the first records name the
 working directory, the model and the start time), so listing thousands of sessions stays
-fast. Counting messages scans a whole file and is done on request (``count_messages``). A
-file that cannot be read is listed with its error instead of stopping the listing.
+fast. Claude Code sub-agents written inline are found by a bounded search of the bytes that
+parses only their lines. Counting messages scans a whole file and is done on request
+(``count_messages``). A file that cannot be read is listed with its error instead of
+stopping the listing.
 
 Each agent's environment override is honoured: ``CLAUDE_CONFIG_DIR``, ``CODEX_HOME``,
 ``XDG_DATA_HOME`` (OpenCode) and ``PICOCLAW_HOME``. The layouts are described in
@@ -48,8 +50,10 @@ class FoundSession:
 
     @property
     def open_target(self) -> str:
-        """What to pass to ``ctxtui`` to open this session."""
-        if self.session_id is not None and self.path.suffix == ".db":
+        """What to pass to ``ctxtui`` to open this session (``PATH#ID`` for one of a file's)."""
+        if self.session_id is not None and (
+            self.path.suffix == ".db" or self.agent == "claude-code"
+        ):
             return f"{self.path}#{self.session_id}"
         return str(self.path)
 
@@ -182,15 +186,69 @@ def _claude_fill(found: FoundSession) -> FoundSession:
     return replace(found, project=project, started=started, model=model)
 
 
+def _claude_inline_agents(parent: FoundSession) -> tuple[FoundSession, ...]:
+    """Sub-agents an older CLI wrote into the parent's own file, one entry per chain, to be
+    opened as ``PATH#ID`` (``claude_code.load_sidechain``)."""
+    from ctxtui.importers._claude_sidechains import inline_chains
+
+    chains = inline_chains(parent.path)
+    return tuple(_inline_agent(parent, cid, chain) for cid, chain in chains.items())
+
+
+def _inline_agent(parent: FoundSession, chain_id: str, chain: list[dict[str, Any]]) -> FoundSession:
+    """One inline sub-agent as a listing entry, from its own records (oldest first)."""
+    first = chain[0]
+    replies = [r["message"] for r in chain if r.get("type") == "assistant"]
+    models = (m.get("model") for m in replies if isinstance(m, dict))
+    return replace(
+        parent,
+        size=sum(r["_bytes"] for r in chain),
+        started=_when(first.get("timestamp")),
+        project=_text(first.get("cwd")) or parent.project,
+        model=next((m for m in models if _text(m) and m != "<synthetic>"), None),
+        title=None,
+        session_id=chain_id,
+        messages=sum(1 for r in chain if r.get("type") in ("user", "assistant")),
+    )
+
+
+def _claude_children(parent: FoundSession) -> tuple[FoundSession, ...]:
+    """A session's sub-agents: its ``subagents/`` files, then those written inline."""
+    file = parent.path
+    subs = sorted((file.parent / file.stem / "subagents").glob("agent-*.jsonl"))
+    children = tuple(_guard(_stat("claude-code", s), _claude_fill) for s in subs)
+    if parent.error is not None:
+        return children
+    try:
+        return children + _claude_inline_agents(parent)
+    except Exception:  # the parent lists fine; its own load says what is wrong inside
+        return children
+
+
+def _loose_agents(files: Iterable[Path]) -> dict[str, list[FoundSession]]:
+    """An older CLI's ``agent-*.jsonl`` files beside the sessions, by the ``sessionId`` of
+    the session that spawned them (read from their head)."""
+    by_parent: dict[str, list[FoundSession]] = {}
+    for file in files:
+        found = _guard(_stat("claude-code", file), _claude_fill)
+        ids = (_text(r.get("sessionId")) for r in _head_records(file)) if not found.error else ()
+        parent = next((i for i in ids if i), "")
+        by_parent.setdefault(parent, []).append(found)
+    return by_parent
+
+
 def _claude_sessions(root: Path) -> Iterator[FoundSession]:
     for project_dir in sorted(p for p in root.iterdir() if p.is_dir()):
-        for file in sorted(project_dir.glob("*.jsonl")):
+        files = sorted(project_dir.glob("*.jsonl"))
+        loose = _loose_agents(f for f in files if f.name.startswith("agent-"))
+        for file in files:
             if file.name.startswith("agent-"):
-                continue  # an older CLI's sub-agent file; listed under its parent below
+                continue  # a sub-agent: listed under the session that spawned it
             parent = _guard(_stat("claude-code", file), _claude_fill)
-            subs = sorted((project_dir / file.stem / "subagents").glob("agent-*.jsonl"))
-            children = tuple(_guard(_stat("claude-code", s), _claude_fill) for s in subs)
+            children = (*_claude_children(parent), *loose.pop(file.stem, ()))
             yield replace(parent, children=children) if children else parent
+        for orphans in loose.values():
+            yield from orphans  # their session is gone; each is still a context window
 
 
 # --- Codex ---------------------------------------------------------------------------------
@@ -349,17 +407,20 @@ def count_messages(found: FoundSession) -> int | None:
     """The number of message records, by scanning lines for their markers (no JSON parsing).
 
     This is the listing's figure, not the importer's: merged records and hidden bookkeeping
-    make the opened session differ a little. ``None`` for files too large to scan or formats
-    whose count the listing already knows.
+    make the opened session differ a little; sub-agents' lines count for them, not the
+    parent. ``None`` for files too large to scan or formats whose count the listing already
+    knows.
     """
     if found.messages is not None:
         return found.messages
     markers = _MESSAGE_MARKERS.get(found.agent)
     if markers is None or found.size > COUNT_LIMIT_BYTES or found.path.name.endswith(".zst"):
         return None
+    from ctxtui.importers._claude_sidechains import SIDECHAIN_MARKER
+
     count = 0
     with found.path.open("rb") as fh:
         for line in fh:
-            if any(m in line for m in markers):
+            if any(m in line for m in markers) and not SIDECHAIN_MARKER.search(line):
                 count += 1
     return count

@@ -153,6 +153,89 @@ def test_claude_code_subagents_are_listed_under_their_parent(home: Path) -> None
     assert [c.path for c in listed.children] == [sub]
 
 
+def test_an_older_clis_agent_files_beside_the_sessions_are_listed_under_their_parent(
+    home: Path,
+) -> None:
+    parent = _claude(home / ".claude", "p", "s1", "2026-11-01T09:00:00Z", "m")
+    agent = _claude(home / ".claude", "p", "agent-x", "2026-11-01T09:01:00Z", "m")  # sessionId s1
+    agent.write_text(agent.read_text().replace('"agent-x"', '"s1"'), encoding="utf-8")
+    orphan = _claude(home / ".claude", "p", "agent-y", "2026-11-01T09:02:00Z", "m")
+
+    found = find_sessions(_env(home))
+
+    assert [f.path for f in found] == [orphan, parent]
+    assert [c.path for c in found[1].children] == [agent]
+
+
+def test_inline_sub_agents_are_listed_under_their_parent_and_open_as_sessions(
+    home: Path,
+) -> None:
+    from ctxtui.importers import load_session
+
+    parent = _claude(home / ".claude", "p", "s1", "2026-11-01T09:00:00Z", "m")
+    agent = {"sessionId": "s1", "cwd": "/home/me/proj", "isSidechain": True, "agentId": "ag"}
+    side = [
+        {**agent, "type": "user", "uuid": "g1", "parentUuid": None,
+         "timestamp": "2026-11-01T09:00:05Z", "message": {"role": "user", "content": "look"}},
+        {**agent, "type": "assistant", "uuid": "g2", "parentUuid": "g1",
+         "message": {"role": "assistant", "model": "sub-m", "content": "seen"}},
+        {"sessionId": "s1", "isSidechain": True, "type": "user", "uuid": "o1",
+         "parentUuid": "a1", "message": {"role": "user", "content": "older CLI, no agentId"}},
+    ]  # fmt: skip
+    with parent.open("a", encoding="utf-8") as fh:
+        fh.write("".join(json.dumps(r) + "\n" for r in side))
+
+    (listed,) = find_sessions(_env(home))
+
+    assert count_messages(listed) == 2  # the parent's own: sub-agents count for themselves
+    assert [(c.open_target, c.messages, c.model) for c in listed.children] == [
+        (f"{parent}#agent-ag", 2, "sub-m"),
+        (f"{parent}#o1", 1, None),
+    ]
+    first = listed.children[0]
+    assert first.started is not None and first.started.second == 5
+    assert first.size == sum(len(json.dumps(r)) + 1 for r in side[:2])
+    opened = load_session(first.open_target)
+    assert [m.content for m in opened.messages] == ["look", "seen"]
+
+
+def test_sessions_json_lists_an_inline_sub_agent_with_what_to_open(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ctxtui.cli import main
+
+    parent = _claude(home / ".claude", "p", "s1", "2026-11-01T09:00:00Z", "m")
+    side = {"type": "user", "uuid": "g1", "parentUuid": "a1", "sessionId": "s1",
+            "isSidechain": True, "agentId": "ag",
+            "message": {"role": "user", "content": "x"}}  # fmt: skip
+    with parent.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(side, separators=(",", ":")) + "\n")
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "PICOCLAW_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+
+    assert main(["sessions", "--json"]) == 0
+
+    (entry,) = json.loads(capsys.readouterr().out)["sessions"]
+    (sub,) = entry["subagents"]
+    assert (sub["open"], sub["path"], sub["session_id"]) == (
+        f"{parent}#agent-ag",
+        str(parent),
+        "agent-ag",
+    )
+    assert sub["messages"] == 1
+
+
+def test_a_file_of_one_sub_agents_lines_lists_no_children(home: Path) -> None:
+    agent = {"sessionId": "s1", "isSidechain": True, "agentId": "ag"}
+    _jsonl(
+        home / ".claude" / "projects" / "p" / "s1.jsonl",
+        [{**agent, "type": "user", "uuid": "g1", "parentUuid": None, "message": {}}],
+    )
+    (listed,) = find_sessions(_env(home))
+    assert listed.children == ()
+
+
 def test_a_corrupt_file_is_listed_with_its_error(home: Path) -> None:
     bad = home / ".codex" / "sessions" / "2026" / "11" / "02" / "rollout-bad.jsonl.zst"
     bad.parent.mkdir(parents=True)

@@ -201,7 +201,7 @@ def _load_session(path: Path | str, format: str | None, full_history: bool) -> S
     try:
         name = normalize_format(format) if format is not None else detect_format(path)
         if session_id is not None:
-            return _load_database_session(path, name, session_id)
+            return _load_one_session(path, name, session_id, full_history)
         module = importer(name)
         if path.is_dir():
             if name not in ("opencode", "picoclaw"):
@@ -254,10 +254,11 @@ def plausible_window(meta: SessionMeta) -> SessionMeta:
 
 
 def split_session_id(path: Path | str) -> tuple[Path, str | None]:
-    """``opencode.db#ses_X`` names one session of a database; any other path is itself.
+    """``PATH#ID`` names one session inside a file; any other path is itself.
 
-    Only a ``#`` whose left side is an existing file counts, so a file whose name holds a
-    ``#`` still opens as it is.
+    ``opencode.db#ses_X`` is one session of an OpenCode database, ``<session>.jsonl#agent-X``
+    one sub-agent a Claude Code transcript holds inline. Only a ``#`` whose left side is an
+    existing file counts, so a file whose name holds a ``#`` still opens as it is.
     """
     text = str(path)
     base, sep, session_id = text.rpartition("#")
@@ -266,14 +267,22 @@ def split_session_id(path: Path | str) -> tuple[Path, str | None]:
     return Path(text), None
 
 
-def _load_database_session(path: Path, name: str, session_id: str) -> Session:
-    if name != "opencode":
-        raise SessionLoadError(
-            str(path), f"'#{session_id}' names a session, but only OpenCode databases hold several"
-        )
-    from ctxtui.importers._opencode_sqlite import load_database
+def _load_one_session(path: Path, name: str, session_id: str, full_history: bool) -> Session:
+    """One of the sessions a file holds: an OpenCode database's, or a Claude Code sub-agent's."""
+    session: Session
+    if name == "opencode":
+        from ctxtui.importers._opencode_sqlite import load_database
 
-    session = load_database(path, session_id)
+        session = load_database(path, session_id)
+    elif name == "claude-code":
+        check_file(path)
+        session = importer(name).load_sidechain(path, session_id, full_history=full_history)
+    else:
+        raise SessionLoadError(
+            str(path),
+            f"'#{session_id}' names a session, but only OpenCode databases and Claude Code "
+            "transcripts (their sub-agents) hold several",
+        )
     meta = plausible_window(
         session.meta.model_copy(update={"source_path": str(path), "format": name})
     )

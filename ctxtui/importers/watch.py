@@ -48,9 +48,9 @@ class SessionWatcher:
         A read that fails (the agent is mid-rewrite, or the file vanished) leaves the last good
         session in place: ``error`` says why, and the next change is tried again.
         """
-        from ctxtui.importers import load_session
+        from ctxtui.importers import load_session, split_session_id
 
-        stamp = _Stamp.of(self.path)
+        stamp = _Stamp.of(split_session_id(self.path)[0])  # db#ses_X, session.jsonl#agent-X
         if stamp is None or stamp == self._stamp:
             if stamp is None:
                 self.error = f"{self.path}: the file is gone"

@@ -117,10 +117,13 @@ def test_sidechains_and_bookkeeping_are_not_messages(tmp_path: Path) -> None:
         _user("u2", "p1", "caveat text", isMeta=True),
         {"type": "queue-operation", "operation": "enqueue", "content": "later"},
     ]
-    session = claude_code.load(_write(tmp_path, lines))
+    path = _write(tmp_path, lines)
+    session = claude_code.load(path)
     assert [m.content for m in session.messages] == ["main", "caveat text"]
     assert session.messages[1].injected and not session.messages[0].injected
-    assert any("1 sidechain" in w for w in session.meta.warnings)
+    assert f"1 sub-agent record (1 sub-agent) left out; open it as {path}#side" in (
+        session.meta.warnings
+    )
 
 
 def test_newest_leaf_wins_over_a_rewound_sibling(tmp_path: Path) -> None:

@@ -1,0 +1,232 @@
+"""Claude Code's chained entries as messages: split responses merged, tool results split out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ctxtui.core.models import ContentPart, Message, RecordedCompaction, ToolCall
+from ctxtui.importers._jsonl import Record
+from ctxtui.importers._parts import (
+    anthropic_part,
+    as_label,
+    as_text,
+    compact_json,
+    join_text,
+    opaque_part,
+    text_part,
+    usage_anthropic,
+)
+from ctxtui.importers._timestamps import parse_timestamp
+
+SYNTHETIC_MODEL = "<synthetic>"
+
+
+def is_boundary(value: Mapping[str, Any]) -> bool:
+    return value.get("type") == "system" and value.get("subtype") == "compact_boundary"
+
+
+def blocks(value: Mapping[str, Any]) -> list[dict[str, Any]]:
+    message = value.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        return [b for b in content if isinstance(b, dict)]
+    return []
+
+
+def convert(
+    chain: list[Record],
+    tool_names: Mapping[str, str],
+    warnings: list[str],
+    compactions: list[RecordedCompaction] | None = None,
+) -> list[Message]:
+    """Chained entries → messages: merge split responses, split out tool results.
+
+    Each ``compact_boundary`` crossed is appended to ``compactions`` at the index of the
+    message that follows it (the summary).
+    """
+    out: list[Message] = []
+    open_ids: dict[str, int] = {}  # message.id → index in out, while only tool results follow
+    synthetic = 0
+    for record in chain:
+        value = record.value
+        kind = value.get("type")
+        if compactions is not None and is_boundary(value):
+            compactions.append(_recorded(record, len(out)))
+        elif kind == "assistant":
+            message = _assistant(record)
+            if message.model == SYNTHETIC_MODEL:
+                synthetic += 1
+            msg_id = _message_id(value)
+            index = open_ids.get(msg_id) if msg_id else None
+            if index is not None and all(m.role == "tool" for m in out[index + 1 :]):
+                out[index] = _merge(out[index], message)
+                continue
+            out.append(message)
+            if msg_id:
+                open_ids[msg_id] = len(out) - 1
+        elif kind == "user":
+            out.extend(_user(record, tool_names))
+    if synthetic:
+        warnings.append(
+            f"{synthetic:,} CLI-generated (<synthetic>) assistant messages marked injected"
+        )
+    return out
+
+
+def _recorded(boundary: Record, index: int) -> RecordedCompaction:
+    metadata = boundary.value.get("compactMetadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    trigger = metadata.get("trigger")
+    pre = metadata.get("preTokens")
+    return RecordedCompaction(
+        message_index=index,
+        trigger=trigger if isinstance(trigger, str) else None,
+        pre_tokens=pre if isinstance(pre, int) and not isinstance(pre, bool) and pre >= 0 else None,
+        source_line=boundary.line,
+    )
+
+
+def _message_id(value: Mapping[str, Any]) -> str | None:
+    message = value.get("message")
+    msg_id = message.get("id") if isinstance(message, dict) else None
+    return msg_id if isinstance(msg_id, str) else None
+
+
+def _merge(first: Message, later: Message) -> Message:
+    """Join two lines of one API response; usage is the same response's, so the last wins."""
+    content = "\n".join(t for t in (first.content, later.content) if t)
+    reasoning = "\n".join(t for t in (first.reasoning, later.reasoning) if t)
+    return first.model_copy(
+        update={
+            "content": content,
+            "reasoning": reasoning,
+            "parts": first.parts + later.parts,
+            "tool_calls": first.tool_calls + later.tool_calls,
+            "usage": later.usage or first.usage,
+            "model": later.model or first.model,
+        }
+    )
+
+
+def _assistant(record: Record) -> Message:
+    value = record.value
+    message = value.get("message") if isinstance(value.get("message"), dict) else {}
+    texts: list[str] = []
+    reasoning: list[str] = []
+    parts: list[ContentPart] = []
+    calls: list[ToolCall] = []
+    content = message.get("content")
+    if isinstance(content, str):
+        texts.append(content)
+    for block in blocks(value):
+        kind = block.get("type")
+        if kind == "text":
+            text = as_text(block.get("text"))
+            texts.append(text)
+            parts.append(text_part(text))
+        elif kind == "thinking":
+            reasoning.append(as_text(block.get("thinking")))
+            parts.extend(_opaque(block.get("signature"), "thinking.signature"))
+        elif kind == "redacted_thinking":
+            parts.extend(_opaque(block.get("data"), "redacted_thinking"))
+        elif kind in ("tool_use", "server_tool_use"):
+            calls.append(
+                ToolCall(
+                    id=as_text(block.get("id")),
+                    name=as_text(block.get("name")),
+                    arguments=compact_json(block.get("input", {})),
+                )
+            )
+    model = message.get("model")
+    synthetic = model == SYNTHETIC_MODEL
+    usage = message.get("usage")
+    return Message(
+        role="assistant",
+        content="\n".join(texts),
+        parts=tuple(parts),
+        tool_calls=tuple(calls),
+        reasoning="\n".join(reasoning),
+        created_at=parse_timestamp(value.get("timestamp")),
+        model=model if isinstance(model, str) else None,
+        usage=None if synthetic or not isinstance(usage, dict) else usage_anthropic(usage),
+        injected=synthetic,
+        is_error=value.get("isApiErrorMessage") is True,
+        source_line=record.line,
+    )
+
+
+def _opaque(blob: Any, label: str) -> list[ContentPart]:
+    return [opaque_part(blob, label)] if isinstance(blob, str) and blob else []
+
+
+def _user(record: Record, tool_names: Mapping[str, str]) -> list[Message]:
+    """One user entry → tool results (one message each) and the user's own content, in order."""
+    value = record.value
+    message = value.get("message") if isinstance(value.get("message"), dict) else {}
+    common: dict[str, Any] = {
+        "created_at": parse_timestamp(value.get("timestamp")),
+        "source_line": record.line,
+    }
+    flags: dict[str, Any] = {
+        "injected": value.get("isMeta") is True,
+        "is_summary": value.get("isCompactSummary") is True,
+    }
+    content = message.get("content")
+    if isinstance(content, str):
+        return [Message(role="user", content=content, **common, **flags)]
+    out: list[Message] = []
+    pending: list[ContentPart] = []
+
+    def flush() -> None:
+        if pending:
+            text = join_text(pending)
+            out.append(Message(role="user", content=text, parts=tuple(pending), **common, **flags))
+            pending.clear()
+
+    for block in blocks(value):
+        if block.get("type") == "tool_result":
+            flush()
+            out.append(_tool_result(block, tool_names, common))
+        else:
+            pending.extend(_content_parts([block]))
+    flush()
+    return out
+
+
+def _tool_result(
+    block: Mapping[str, Any], tool_names: Mapping[str, str], common: Mapping[str, Any]
+) -> Message:
+    call_id = as_text(block.get("tool_use_id"))
+    raw = block.get("content")
+    parts: tuple[ContentPart, ...] = ()
+    if isinstance(raw, str):
+        text = raw
+    elif isinstance(raw, list):
+        parts = tuple(_content_parts([b for b in raw if isinstance(b, dict)]))
+        text = join_text(parts)
+    else:
+        text = ""
+    return Message(
+        role="tool",
+        content=text,
+        parts=parts,
+        tool_call_id=call_id,
+        tool_name=tool_names.get(call_id) or None,
+        is_error=block.get("is_error") is True,
+        **common,
+    )
+
+
+def _content_parts(blocks: Iterable[Mapping[str, Any]]) -> list[ContentPart]:
+    """Anthropic content blocks → parts (``anthropic_part``); others kept as labelled JSON."""
+    parts: list[ContentPart] = []
+    for block in blocks:
+        kind = block.get("type")
+        if (part := anthropic_part(block)) is not None:
+            parts.append(part)
+        elif kind == "tool_reference":
+            parts.append(text_part(as_text(block.get("tool_name")), label="tool_reference"))
+        elif kind is not None:
+            parts.append(text_part(compact_json(block), label=as_label(kind)))
+    return parts
