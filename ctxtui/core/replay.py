@@ -288,6 +288,7 @@ class _Walk:
     def run(self) -> Replay:
         policy = self.policy
         window = policy.context_window
+        trigger = policy.trigger  # a property worked out with a Fraction: once, not per request
         points = request_points(self.session)
         recorded = place_recorded(self.session, points)
         by_request: dict[int, list[ReplayEvent]] = {}
@@ -302,7 +303,7 @@ class _Walk:
                 self.check(k, len(points))
             tokens = self.prompt(stop)
             events: list[ReplayEvent] = []
-            if policy.compacts(tokens) and stop > self.segments[-1].start:
+            if tokens >= trigger and stop > self.segments[-1].start:
                 reason = CompactReason.OVERFLOW if tokens > window else CompactReason.PROACTIVE
                 if self.compact(k, stop, tokens, reason):
                     tokens = self.compactions[-1].tokens_after
