@@ -759,7 +759,7 @@ def replay_ratio(size: int, repeats: int) -> list[Result]:
 
     walked: list[Any] = []
     in_compactions: list[float] = []
-    real_compact = getattr(replay_module, "compact")  # noqa: B009 - not re-exported
+    real_compact = getattr(replay_module, "compact_live")  # noqa: B009 - not re-exported
 
     def timed_compact(*args: Any) -> Any:
         start = time.perf_counter()
@@ -772,7 +772,7 @@ def replay_ratio(size: int, repeats: int) -> list[Result]:
         in_compactions.clear()
         walked.append(replay(session, policy, counts, tokenizer, plan))
 
-    with _patched([(replay_module, "compact", timed_compact)]):
+    with _patched([(replay_module, "compact_live", timed_compact)]):
         subject_s, base = paired(subject, lambda: open_session(path), repeats)
     last = walked[-1]
     note = (

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from ctxtui.core._compat import StrEnum
-from ctxtui.core.compaction import compact
 from ctxtui.core.counting import Progress, StopCheck, count_summary
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.live_context import LiveAccount, Segment, live_counts, live_session
@@ -32,6 +31,7 @@ from ctxtui.core.plan import Plan
 from ctxtui.core.planner import build_plan
 from ctxtui.core.policy import CompactionStyle, Policy
 from ctxtui.core.reasons import CompactReason
+from ctxtui.core.replay_compaction import compact_live
 from ctxtui.core.tokenizers import Tokenizer
 
 CHECK_EVERY = 256
@@ -253,21 +253,20 @@ class _Walk:
         session = live_session(self.session, segment, stop)
         counts = live_counts(self.counts, segment, stop)
         plan = build_plan(session, self.policy, counts, self.tokenizer)
-        result = compact(session, plan, reason, self.tokenizer)
-        if result.replaced is None:
+        result = compact_live(session, plan, reason, self.tokenizer, self.exact)
+        if result is None:
             return False
         lead = 1 if segment.stand_in is not None else 0
         start = segment.start + result.replaced[1] + 1 - lead
         if start <= segment.start:
             return False  # only the summary itself would be summarised again
         if not summarize:
-            note = result.session.meta.summary
+            note = result.meta_summary
             tokens = count_summary(self.tokenizer, note)
             new = Segment(start, None, 0, note, tokens)
         else:
-            stand_in = result.session.messages[result.replaced[0]]
             new = Segment(
-                start, stand_in, result.summary_tokens,
+                start, result.stand_in, result.summary_tokens,
                 segment.meta_summary, segment.meta_summary_tokens,
             )  # fmt: skip
         self.segments.append(new)
@@ -288,6 +287,7 @@ class _Walk:
     def run(self) -> Replay:
         policy = self.policy
         window = policy.context_window
+        trigger = policy.trigger  # a property worked out with a Fraction: once, not per request
         points = request_points(self.session)
         recorded = place_recorded(self.session, points)
         by_request: dict[int, list[ReplayEvent]] = {}
@@ -302,7 +302,7 @@ class _Walk:
                 self.check(k, len(points))
             tokens = self.prompt(stop)
             events: list[ReplayEvent] = []
-            if policy.compacts(tokens) and stop > self.segments[-1].start:
+            if tokens >= trigger and stop > self.segments[-1].start:
                 reason = CompactReason.OVERFLOW if tokens > window else CompactReason.PROACTIVE
                 if self.compact(k, stop, tokens, reason):
                     tokens = self.compactions[-1].tokens_after

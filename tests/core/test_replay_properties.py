@@ -61,6 +61,7 @@ def test_prefix_sums_agree_with_a_plan_per_request(
     ]
     assert [r.events for r in fast.requests] == [r.events for r in exact.requests]
     assert fast.compactions == exact.compactions
+    assert fast.segments == exact.segments
 
 
 @SETTINGS
