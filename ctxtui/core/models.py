@@ -19,6 +19,7 @@ Normalisation rules every importer follows, so the core never has to know the so
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
 from typing import Any, Literal
@@ -199,9 +200,18 @@ class Session(_Frozen):
         return copy
 
     @cached_property
+    def index(self) -> SessionIndex:
+        """Roles, turn starts and call/result pairs, found in one pass over the messages.
+
+        The first plan of a big session needs all of them; one loop over 100k messages costs
+        what each of the separate ones did.
+        """
+        return SessionIndex.of(self.messages)
+
+    @property
     def turn_starts(self) -> tuple[int, ...]:
         """Indices of the user messages that start turns (a turn runs to the next one)."""
-        return tuple(i for i, m in enumerate(self.messages) if m.role == "user")
+        return self.index.turn_starts
 
     @cached_property
     def turn_of(self) -> tuple[int, ...]:
@@ -214,7 +224,7 @@ class Session(_Frozen):
             out.append(turn)
         return tuple(out)
 
-    @cached_property
+    @property
     def call_of_result(self) -> Mapping[int, int]:
         """Tool-result index → index of the assistant message that made the call.
 
@@ -222,17 +232,7 @@ class Session(_Frozen):
         recent assistant message that carried that id; results with no such call are orphans
         and are absent from this map.
         """
-        pending: dict[str, int] = {}
-        out: dict[int, int] = {}
-        for i, m in enumerate(self.messages):
-            if m.role == "assistant":
-                for call in m.tool_calls:
-                    pending[call.id] = i
-            elif m.role == "tool" and m.tool_call_id is not None:
-                j = pending.get(m.tool_call_id)
-                if j is not None:
-                    out[i] = j
-        return out
+        return self.index.call_of_result
 
     @cached_property
     def results_of_call(self) -> Mapping[int, tuple[int, ...]]:
@@ -246,15 +246,55 @@ class Session(_Frozen):
     def orphan_results(self) -> tuple[int, ...]:
         """Tool results whose call is not in the session (e.g. cut off by a PicoClaw ``skip``)."""
         paired = self.call_of_result
-        return tuple(i for i, m in enumerate(self.messages) if m.role == "tool" and i not in paired)
+        return tuple(i for i in self.index.tool_results if i not in paired)
 
     @cached_property
     def tool_call_count(self) -> int:
         return sum(len(m.tool_calls) for m in self.messages)
 
-    @cached_property
+    @property
     def tool_result_count(self) -> int:
-        return sum(1 for m in self.messages if m.role == "tool")
+        return len(self.index.tool_results)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionIndex:
+    """What the planner looks up by position, derived once per (immutable) session."""
+
+    turn_starts: tuple[int, ...]
+    """User messages, which start turns."""
+    tool_results: tuple[int, ...]
+    """Messages with ``role="tool"``, ascending."""
+    tool_callers: tuple[int, ...]
+    """Assistant messages that make at least one tool call, ascending."""
+    call_of_result: Mapping[int, int]
+    """See ``Session.call_of_result``."""
+
+    @classmethod
+    def of(cls, messages: tuple[Message, ...]) -> SessionIndex:
+        users: list[int] = []
+        results: list[int] = []
+        callers: list[int] = []
+        pending: dict[str, int] = {}
+        paired: dict[int, int] = {}
+        for i, m in enumerate(messages):
+            role = m.role
+            if role == "user":
+                users.append(i)
+            elif role == "assistant":
+                calls = m.tool_calls
+                if calls:
+                    callers.append(i)
+                    for call in calls:
+                        pending[call.id] = i
+            elif role == "tool":
+                results.append(i)
+                call_id = m.tool_call_id
+                if call_id is not None:
+                    j = pending.get(call_id)
+                    if j is not None:
+                        paired[i] = j
+        return cls(tuple(users), tuple(results), tuple(callers), paired)
 
 
 _DERIVED = tuple(

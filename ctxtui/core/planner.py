@@ -59,7 +59,7 @@ from ctxtui.core.tail import (
     suffix_start_within,
 )
 from ctxtui.core.tokenizers import Tokenizer
-from ctxtui.core.truncate import byte_size, count_lines, planned_path, render
+from ctxtui.core.truncate import byte_size, count_lines, planned_path, render_measured
 from ctxtui.core.wording import plural
 
 __all__ = [
@@ -114,18 +114,6 @@ _CACHE_SIZE = 8
 _LOCK = threading.Lock()
 
 
-def _shown_text(message: Message, policy: Policy) -> str | None:
-    """What the model sees of a tool result over the limits, or ``None`` when it is within."""
-    text = message.content
-    if policy.truncate_style is TruncateStyle.HEAD_TAIL:
-        return head_tail(text, policy.truncate_max_lines, policy.truncate_max_bytes)
-    max_lines, max_bytes = policy.truncate_max_lines, policy.truncate_max_bytes
-    if count_lines(text) <= max_lines and byte_size(text) <= max_bytes:
-        return None
-    path = planned_path(message.tool_name or "tool")
-    return render(text, max_lines, max_bytes, path).text
-
-
 def _truncate(
     session: Session, counts: SessionCounts, tokenizer: Tokenizer, policy: Policy
 ) -> dict[int, TruncatedOutput]:
@@ -133,23 +121,36 @@ def _truncate(
 
     A text of at most ``max_lines`` characters cannot have more lines, and one of at most
     ``max_bytes / 4`` characters cannot have more UTF-8 bytes, so most results are passed
-    over without counting either.
+    over without counting either; the others are measured once, for the test and the figures.
     """
     out: dict[int, TruncatedOutput] = {}
-    short = min(policy.truncate_max_lines, policy.truncate_max_bytes // 4)
-    for i, message in enumerate(session.messages):
-        if message.role != "tool" or len(message.content) <= short:
+    max_lines, max_bytes = policy.truncate_max_lines, policy.truncate_max_bytes
+    short = min(max_lines, max_bytes // 4)
+    head_tail_style = policy.truncate_style is TruncateStyle.HEAD_TAIL
+    messages = session.messages
+    for i in session.index.tool_results:
+        message = messages[i]
+        text = message.content
+        if len(text) <= short:
             continue
-        shown = _shown_text(message, policy)
-        if shown is None:
-            continue
+        if head_tail_style:
+            shown = head_tail(text, max_lines, max_bytes)
+            if shown is None:
+                continue
+            lines, size = count_lines(text), byte_size(text)
+        else:
+            lines, size = count_lines(text), byte_size(text)
+            if lines <= max_lines and size <= max_bytes:
+                continue
+            path = planned_path(message.tool_name or "tool")
+            shown = render_measured(text, lines, size, max_lines, max_bytes, path).text
         after = tokenizer.count_message(with_content(message, shown))
         out[i] = TruncatedOutput(
             index=i,
             tokens_before=counts.message_tokens[i],
             tokens_after=after,
-            lines=count_lines(message.content),
-            bytes=byte_size(message.content),
+            lines=lines,
+            bytes=size,
         )
     return out
 

@@ -78,9 +78,14 @@ class StubCost:
         self._stub = stub
 
     def __call__(self, message: Message) -> int:
-        media = tuple(p for p in message.parts if p.kind is not PartKind.TEXT)
+        parts = message.parts
+        media = tuple(p for p in parts if p.kind is not PartKind.TEXT) if parts else ()
         call_id = message.tool_call_id
-        id_bytes = len(call_id.encode("utf-8", "surrogatepass")) if call_id else 0
+        id_bytes = (
+            (len(call_id) if call_id.isascii() else len(call_id.encode("utf-8", "surrogatepass")))
+            if call_id
+            else 0
+        )
         key = (
             message.role,
             id_bytes,
@@ -136,11 +141,12 @@ def index_tool_outputs(
     altogether: they are neither pruned nor counted toward a protection.
     """
     messages = session.messages
-    indices = [
-        i
-        for i, m in enumerate(messages)
-        if m.role == "tool" and (tools == "all" or prunable_tool(m.tool_name, tools))
-    ]
+    results = session.index.tool_results
+    indices = (
+        list(results)
+        if tools == "all"
+        else [i for i in results if prunable_tool(messages[i].tool_name, tools)]
+    )
     stubbed: list[int] = []
     prunable: list[int] = []
     before: list[int] = []

@@ -76,7 +76,9 @@ def count_lines(output: str) -> int:
 
 
 def byte_size(output: str) -> int:
-    """UTF-8 size of ``output``, the unit of ``max_bytes``."""
+    """UTF-8 size of ``output``, the unit of ``max_bytes`` (its length when ASCII, an O(1) test)."""
+    if output.isascii():
+        return len(output)
     return len(output.encode(_ENCODING, _ERRORS))
 
 
@@ -156,8 +158,22 @@ def render(
     sends the notice alone. The room is reckoned with the whole output's counts in the notice,
     which are at least as long as the counts shown, so the final text never overshoots.
     """
+    return render_measured(
+        output, count_lines(output), byte_size(output), max_lines, max_bytes, path, problem
+    )
+
+
+def render_measured(
+    output: str,
+    lines: int,
+    size: int,
+    max_lines: int,
+    max_bytes: int,
+    path: str | None,
+    problem: str = "",
+) -> TruncatedResult:
+    """``render`` of an output whose ``count_lines`` and ``byte_size`` are already known."""
     check_limits(max_lines, max_bytes)
-    lines, size = count_lines(output), byte_size(output)
     if lines <= max_lines and size <= max_bytes:
         return TruncatedResult(preview=output, full_path=None, was_truncated=False, hint="")
     widest = notice_for(lines, lines, size, size, path, problem)

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import functools
 import gc
-import io
 import json
-import os
 import re
 import sys
 import threading
@@ -62,35 +60,20 @@ SNIPPET_CHARS = 24
 """How much of the offending text a 'found ...' message quotes."""
 
 
-def _read_padded(path: Path) -> bytes:
-    """A plain file's bytes between a ``[`` and a ``]``, read straight into one ``bytes``.
+def _read_plain(path: Path) -> bytes:
+    """A plain file's bytes, read straight into one ``bytes`` (no zero-filled buffer first).
 
-    The brackets let the fast parser enforce ``MAX_DEPTH`` (see ``_fast_parse``) at no cost.
-    They are added without a second copy of a 200 MB file: the file is read into the buffer
-    of a ``BytesIO`` sized to fit, whose ``getvalue`` then hands that buffer over as it is
-    (pydantic-core would copy a ``bytearray``). A file that changed size while being read
-    still comes out whole, by the slow way.
+    Parsed as they are: the probe (``_fast_json``) vouches that pydantic-core's depth limit
+    keeps a bare document within ``MAX_DEPTH``, so no brackets need adding around it.
     """
     name = str(path)
     try:
         with path.open("rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            buf = io.BytesIO()
-            buf.write(b"[")
-            buf.seek(size + 1)
-            buf.write(b"]")
-            with buf.getbuffer() as view:
-                got = fh.readinto(view[1 : size + 1])
-            rest = fh.read()
+            return fh.read()
     except PermissionError:
         raise SessionLoadError(name, "permission denied: the file is not readable") from None
     except OSError as exc:
         raise SessionLoadError(name, f"cannot read the file ({exc.strerror})") from None
-    data = buf.getvalue()
-    del buf
-    if got != size or rest:
-        return b"[" + data[1 : got + 1] + rest + b"]"
-    return data
 
 
 def _read_all(path: Path) -> bytes:
@@ -317,14 +300,8 @@ def read_json(path: Path) -> Any:
     if _cache is not None and _cache[0] == key:
         return _cache[1]
     with gc_paused():
-        if check_text_head(path):
-            data = _read_all(path)
-            value = _fast_parse(data, padded=False)
-        else:
-            data = _read_padded(path)
-            value = _fast_parse(data, padded=True)
-            if value is _UNDECIDED:
-                data = data[1:-1]
+        data = _read_all(path) if check_text_head(path) else _read_plain(path)
+        value = _fast_parse(data)
         if value is _UNDECIDED:
             text = _decode_document(path, data)
             del data
@@ -344,6 +321,8 @@ class _FastJson:
     loads: Callable[[bytes], Any]
     depth: bool
     """A document wrapped in one more array is refused when the bare one nests > MAX_DEPTH."""
+    bare_depth: bool
+    """A bare document that nests > MAX_DEPTH is refused (so one accepted nests at most that)."""
     surrogates: bool
     """A lone surrogate escape is refused rather than decoded."""
 
@@ -386,21 +365,22 @@ def _fast_json() -> _FastJson | None:
         b'[{"a":' * (n // 2) + b"[]" + b"}]" * (n // 2),
     )
     depth = all(_refuses(loads, b"[" + doc + b"]") for doc in too_deep)
+    bare_depth = all(_refuses(loads, doc) for doc in too_deep)
     surrogates = all(
         _refuses(loads, doc) for doc in (b'["\\ud800"]', b'["\\udc00"]', b'["\\ud800\\u0041"]')
     )
-    return _FastJson(loads=loads, depth=depth, surrogates=surrogates)
+    return _FastJson(loads=loads, depth=depth, bare_depth=bare_depth, surrogates=surrogates)
 
 
-def _fast_parse(data: bytes, *, padded: bool) -> Any:
+def _fast_parse(data: bytes) -> Any:
     """The document in ``data`` parsed by pydantic-core, or ``_UNDECIDED``.
 
     About twice as fast as ``json.loads`` on a large transcript, with no separate UTF-8 decode
     (0.15 s against 0.30 s for the 229 MB benchmark file) and the same values: the two parsers
     accept the same documents and build equal values, and where they differ (lone
     surrogates, which jiter refuses) or anything fails, the stdlib path decides and words
-    the error. ``padded`` data is the document inside ``[`` ``]`` (``_read_padded``): the
-    bracket makes jiter's own depth limit ours, sparing a walk of every container.
+    the error. When the probe found that jiter's own depth limit is within ``MAX_DEPTH``
+    (``_FastJson.bare_depth``), the walk of every container is spared.
     """
     fast = _fast_json()
     if fast is None:
@@ -409,13 +389,9 @@ def _fast_parse(data: bytes, *, padded: bool) -> Any:
         value = fast.loads(data)
     except ValueError:
         return _UNDECIDED
-    if padded:
-        if len(value) != 1:  # "[1], [2]" is not one document, however it parses wrapped
-            return _UNDECIDED
-        value = value[0]
     if not isinstance(value, (dict, list)):
         return _UNDECIDED
-    if (not padded or not fast.depth) and depth_exceeds(value):
+    if not fast.bare_depth and depth_exceeds(value):
         return _UNDECIDED
     if not fast.surrogates and _SURROGATE_ESCAPE_BYTES.search(data):
         return _UNDECIDED

@@ -20,7 +20,6 @@ from ctxtui.core.models import (
     PartKind,
     Session,
     SessionMeta,
-    ToolCall,
 )
 from ctxtui.importers import format_info
 from ctxtui.importers._jsonl import Record, iter_values
@@ -177,25 +176,23 @@ def _is_mapping(value: Any) -> bool:
     return type(value) is dict or isinstance(value, Mapping)
 
 
-_new_call = ToolCall.__pydantic_validator__.validate_python
-"""``ToolCall`` from a dict of its fields: the same validation as ``ToolCall(**fields)``
-without the keyword unpacking and ``__init__`` frame (~0.3 µs a call; see ``_new_message``)."""
-
-
-def _tool_call(raw: Any, fallback_id: str) -> ToolCall | None:
+def _call_fields(raw: Any, index: int, n: int) -> dict[str, str] | None:
+    """A tool call's ``ToolCall`` fields, validated with its message (the same validation,
+    without a Python-to-Rust call per tool call)."""
     if not _is_mapping(raw):
         return None
     call_id = raw.get("id")
-    call_id = call_id if isinstance(call_id, str) and call_id else fallback_id
+    if not (call_id and isinstance(call_id, str)):
+        call_id = f"call_{index}_{n}"  # built only when needed: most calls carry their id
     kind = raw.get("type")
     if kind == "custom" and _is_mapping(raw.get("custom")):
         custom = raw["custom"]
-        return ToolCall(
-            id=call_id,
-            name=as_text(custom.get("name")),
-            arguments=as_text(custom.get("input")),
-            type="custom",
-        )
+        return {
+            "id": call_id,
+            "name": as_text(custom.get("name")),
+            "arguments": as_text(custom.get("input")),
+            "type": "custom",
+        }
     function = raw.get("function")
     if not _is_mapping(function):
         function = raw
@@ -206,8 +203,7 @@ def _tool_call(raw: Any, fallback_id: str) -> ToolCall | None:
     }
     if kind and kind != "function":  # the default is not passed: validating it costs as much
         fields["type"] = as_label(kind, "function")
-    call: ToolCall = _new_call(fields)
-    return call
+    return fields
 
 
 # --- messages -----------------------------------------------------------------------------
@@ -253,7 +249,7 @@ def _assistant_fields(
         [
             call
             for n, item in enumerate(raw_calls)
-            if (call := _tool_call(item, f"call_{index}_{n}")) is not None
+            if (call := _call_fields(item, index, n)) is not None
         ]
         if type(raw_calls) is list
         else []
@@ -264,12 +260,13 @@ def _assistant_fields(
     if legacy is not None and _is_mapping(legacy):
         call_id = f"legacy_call_{index}"
         name = as_text(legacy.get("name"))
-        calls.append(ToolCall(id=call_id, name=name, arguments=as_text(legacy.get("arguments"))))
+        calls.append({"id": call_id, "name": name, "arguments": as_text(legacy.get("arguments"))})
         pairing.legacy.setdefault(name, deque()).append(call_id)
     if calls:
+        names = pairing.names
         for call in calls:
-            pairing.names[call.id] = call.name
-        fields["tool_calls"] = tuple(calls)
+            names[call["id"]] = call["name"]
+        fields["tool_calls"] = calls
     if not _REASONING_KEYS.isdisjoint(raw.keys()):
         reasoning, blobs = _reasoning(raw)
         if reasoning:
@@ -296,6 +293,16 @@ def chat_message(
     """
     role = raw.get("role")
     content = raw.get("content")
+    if (
+        type(content) is str
+        and content
+        and len(raw) == 2
+        and role in _PLAIN_ROLES
+        and not source_line
+        and type(raw) is dict
+    ):
+        plain: Message = _new_message(raw)  # {"role", "content"}: the fields as they are
+        return plain
     parts: tuple[ContentPart, ...] = ()
     if not isinstance(content, str):
         content, parts = content_fields(content)
@@ -322,6 +329,23 @@ def chat_message(
         fields["content"] = content
     if parts:
         fields["parts"] = parts
+    if not _EXTRA_KEYS.isdisjoint(raw):
+        _extra_fields(raw, role, fields)
+    if source_line:
+        fields["source_line"] = source_line
+    message: Message = _new_message(fields)
+    return message
+
+
+_PLAIN_ROLES = ("system", "developer", "user", "assistant")
+"""Roles whose ``{"role", "content": "..."}`` message holds its fields as they are (a tuple:
+a role may be any JSON value, and a list is unhashable)."""
+
+_EXTRA_KEYS = frozenset(("name", "usage", "model"))
+
+
+def _extra_fields(raw: Mapping[str, Any], role: str, fields: dict[str, Any]) -> None:
+    """The speaker's name, the reported usage and the model, when the message has them."""
     speaker = raw.get("name")
     if speaker is not None and isinstance(speaker, str) and role != "tool":
         fields["name"] = speaker
@@ -331,10 +355,6 @@ def chat_message(
     model = raw.get("model")
     if model is not None and isinstance(model, str):
         fields["model"] = model
-    if source_line:
-        fields["source_line"] = source_line
-    message: Message = _new_message(fields)
-    return message
 
 
 def chat_messages(items: Iterable[tuple[int | None, Any]], warnings: list[str]) -> list[Message]:

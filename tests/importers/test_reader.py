@@ -6,7 +6,6 @@ import gc
 import gzip
 import json
 import operator
-import os
 from pathlib import Path
 
 import pytest
@@ -262,20 +261,19 @@ def test_lone_surrogate_in_a_document_is_scrubbed(tmp_path: Path) -> None:
     assert read_json(path) == {"a": "x\ufffdy", "b": ["\ufffd"]}
 
 
-def test_a_file_that_grows_while_read_comes_out_whole(
+def test_a_plain_document_is_parsed_without_walking_its_containers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The buffer is sized from fstat; bytes written after it are read too, not cut off."""
+    """The file's bytes go to jiter as they are, and its own depth limit stands in for the
+    walk of every container (``_FastJson.bare_depth``); the edges are pinned above."""
     path = tmp_path / "doc.json"
-    path.write_bytes(b'{"a": [1, 2, 3], "b": "grown"}')
-    real_fstat = os.fstat
+    path.write_bytes(b'{"a": [1, [2, {"c": 3}]], "b": "whole"}')
 
-    class _Smaller:
-        def __init__(self, st: os.stat_result) -> None:
-            self.st_size = st.st_size - 12
+    def walked(value: object, limit: int = _reader.MAX_DEPTH) -> bool:
+        raise AssertionError("the fast path walked the document")
 
-    monkeypatch.setattr(_reader.os, "fstat", lambda fd: _Smaller(real_fstat(fd)))
-    assert read_json(path) == {"a": [1, 2, 3], "b": "grown"}
+    monkeypatch.setattr(_reader, "depth_exceeds", walked)
+    assert read_json(path) == {"a": [1, [2, {"c": 3}]], "b": "whole"}
 
 
 def test_gc_paused_nests_and_restores_the_collector() -> None:
@@ -325,7 +323,7 @@ def test_gc_paused_resumes_after_an_error() -> None:
 def test_this_pydantic_core_spares_both_checks() -> None:
     """The tests above run the fast path only if the probe vouches for it; say so if not."""
     fast = _reader._fast_json()
-    assert fast is not None and (fast.depth, fast.surrogates) == (True, True)
+    assert fast is not None and (fast.depth, fast.bare_depth, fast.surrogates) == (True,) * 3
 
 
 def test_jsonl_lines_give_the_same_records_and_warnings_on_both_paths(

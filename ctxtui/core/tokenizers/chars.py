@@ -8,7 +8,9 @@ structure and changes only the ratio, so both share this module.
 
 from __future__ import annotations
 
-from ctxtui.core.models import Message
+from collections.abc import Iterable
+
+from ctxtui.core.models import Message, ToolCall
 
 MESSAGE_OVERHEAD_CHARS = 12
 """Characters PicoClaw adds per message for role and framing (``EstimateMessageTokens``)."""
@@ -35,13 +37,24 @@ def message_chars(message: Message) -> int:
     Role, model, timestamps and opaque blobs are not charged: PicoClaw never counts them.
     """
     chars = len(message.content) + len(message.reasoning) + MESSAGE_OVERHEAD_CHARS
-    for call in message.tool_calls:
-        chars += (
-            utf8_bytes(call.id)
-            + utf8_bytes(call.type)
-            + utf8_bytes(call.name)
-            + utf8_bytes(call.arguments)
-        )
+    if message.tool_calls:
+        chars += tool_calls_bytes(message.tool_calls)
     if message.tool_call_id:
         chars += utf8_bytes(message.tool_call_id)
     return chars
+
+
+def tool_calls_bytes(calls: Iterable[ToolCall]) -> int:
+    """UTF-8 bytes of the tool calls' ids, types, names and arguments, as PicoClaw charges.
+
+    ``str.isascii`` is O(1) in CPython, so the common all-ASCII call is measured without a
+    call to ``utf8_bytes`` per field.
+    """
+    total = 0
+    for call in calls:
+        i, t, n, a = call.id, call.type, call.name, call.arguments
+        if i.isascii() and t.isascii() and n.isascii() and a.isascii():
+            total += len(i) + len(t) + len(n) + len(a)
+        else:
+            total += utf8_bytes(i) + utf8_bytes(t) + utf8_bytes(n) + utf8_bytes(a)
+    return total
