@@ -73,7 +73,7 @@ def _row(found: FoundSession, depth: int) -> PickRow:
     if found.error:
         project = f"unreadable: {found.error}"[:PROJECT_CELLS]
     elif depth:
-        project = found.path.stem
+        project = found.session_id or found.path.stem  # an inline sub-agent: its id
     else:
         project = found.project or found.title or found.path.name
         if found.title and found.project and found.agent != SAMPLE:
