@@ -8,7 +8,7 @@ index, so a re-plan finds the run and its freed tokens by binary search instead 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, ItemsView, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import overload
@@ -171,6 +171,20 @@ def index_tool_outputs(
     )
 
 
+class _PrunedItems(ItemsView[int, PrunedOutput]):
+    _mapping: PrunedRun
+
+    def __iter__(self) -> Iterator[tuple[int, PrunedOutput]]:
+        run = self._mapping
+        o = run._outputs
+        for p in range(run._lo, run._hi):
+            index = o.prunable[p]
+            yield (
+                index,
+                PrunedOutput(index=index, tokens_before=o.before[p], tokens_after=o.after[p]),
+            )
+
+
 class PrunedRun(Mapping[int, PrunedOutput]):
     """The pruned outputs: ``prunable[lo:hi]`` of a ``ToolOutputs``, as a read-only mapping."""
 
@@ -199,6 +213,11 @@ class PrunedRun(Mapping[int, PrunedOutput]):
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._outputs.prunable[self._lo : self._hi])
+
+    def items(self) -> ItemsView[int, PrunedOutput]:
+        """Every pruned output in order, read off the arrays in one pass (``Mapping``'s
+        default looks each key up again: 0.8 s for the 140k outputs of a 100k session)."""
+        return _PrunedItems(self)
 
     def __len__(self) -> int:
         return self._hi - self._lo
