@@ -16,6 +16,7 @@ from ctxtui.core.models import (
     SessionMeta,
     ToolCall,
 )
+from ctxtui.core.wording import plural
 from ctxtui.importers import FormatInfo, format_info
 from ctxtui.importers._jsonl import Record, iter_records
 from ctxtui.importers._parts import (
@@ -353,7 +354,7 @@ def _compacted(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> N
         ]
         for kind, n in fresh.skipped_types.items():
             replay.skipped_types[kind] = replay.skipped_types.get(kind, 0) + n
-        how = f"replacement_history of {len(replacement):,} messages"
+        how = f"replacement_history of {plural(len(replacement), 'message')}"
     elif replay.full_history:
         replacement = [summary_message]
         how = "no replacement_history: the summary follows"

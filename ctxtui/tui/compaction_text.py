@@ -12,6 +12,7 @@ from ctxtui.core.compaction import CompactionResult
 from ctxtui.core.compaction_notes import llm_calls_sentence
 from ctxtui.core.errors import OverflowInfo
 from ctxtui.core.rows import cap_text
+from ctxtui.core.wording import plural
 
 PROMPT_PREVIEW_CHARS = 200_000
 """Characters of the LLM prompt the preview shows at most.
@@ -77,10 +78,10 @@ def figure_rows(
     if not kept:
         tail = "no messages"
     elif messages_before is None or messages_before - kept == result.tail_kept:
-        tail = f"{kept:,} messages ({after}) stay verbatim"
+        tail = f"{plural(kept, 'message')} ({after}) stay verbatim"
     else:
         now = f"#{messages_before - kept:,}–#{messages_before - 1:,}"
-        tail = f"{kept:,} messages ({now}) stay verbatim, numbered {after} after apply"
+        tail = f"{plural(kept, 'message')} ({now}) stay verbatim, numbered {after} after apply"
     rows = [
         ("Reason", f"{reason.value} (PicoClaw: {wire})"),
         ("Messages replaced", replaced),

@@ -160,3 +160,11 @@ def test_kept_tokenizer_and_estimate_120x40(snap_compare: SnapCompare) -> None:
 
     app = app_for(minified_session())
     assert snap_compare(app, terminal_size=(120, 40), run_before=then(choose))
+
+
+async def test_one_message_is_counted_in_the_singular() -> None:
+    session = Session(messages=(Message(role="user", content="hello"),))
+    async with app_for(session).run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        text = bar_text(pilot.app)
+        assert "1 message ·" in text and "1 messages" not in text

@@ -22,6 +22,7 @@ from textual.widgets import Button, Label, Markdown, Static, TabbedContent, TabP
 from ctxtui.core.compaction import CompactionResult
 from ctxtui.core.leaf_calls import LeafCalls, with_summary_text
 from ctxtui.core.models import Session
+from ctxtui.core.wording import plural
 from ctxtui.llm import LLMSummary, SummarizerError
 from ctxtui.tui.compaction_text import (
     PROMPT_PREVIEW_CHARS,
@@ -146,7 +147,7 @@ class CompactionPreviewScreen(Dialog[str | None]):
         result = self.result
         with Vertical(id="dialog"):
             yield Label(
-                f"Compaction preview · {result.messages_replaced:,} messages · "
+                f"Compaction preview · {plural(result.messages_replaced, 'message')} · "
                 f"{result.tokens_before:,} → {result.tokens_after:,} tokens",
                 id="title",
             )

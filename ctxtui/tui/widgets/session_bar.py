@@ -17,6 +17,7 @@ from textual.widget import Widget
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.rows import visible
+from ctxtui.core.wording import plural
 from ctxtui.tui.widgets.theme_style import component_style
 
 
@@ -78,7 +79,7 @@ class SessionBar(Widget):
             text.append(" · ", label)
             text.append(meta.format)
             text.append(" · ", label)
-            text.append(f"{len(session):,} messages")
+            text.append(plural(len(session), "message"))
             hidden = meta.hidden_messages
             if hidden:
                 text.append(f" (+{hidden:,} hidden by the meta's skip)", label)
