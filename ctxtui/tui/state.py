@@ -216,6 +216,13 @@ class MainState:
         return replace(self, undo=self.undo[:-1]).with_session(self.undo[-1])
 
     @property
+    def label(self) -> str:
+        """The session as a view's title names it: the file's name and the model, if known."""
+        name = self.path.name if self.path is not None else "session"
+        model = self.session.meta.model if self.session is not None else None
+        return f"{name} · {model}" if model else name
+
+    @property
     def compacted(self) -> bool:
         """Whether the session on screen is the result of an applied compaction."""
         return bool(self.undo)

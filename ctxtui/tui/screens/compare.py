@@ -153,10 +153,8 @@ class CompareScreen(Screen[int | None]):
         session = self.state.session
         if session is None:
             return "Compare presets: open a session first"
-        name = self.state.path.name if self.state.path is not None else "session"
-        model = f" · {session.meta.model}" if session.meta.model else ""
         count = plural(len(session.messages), "message")
-        return f"Compare presets · {name}{model} · {count}"
+        return f"Compare presets · {self.state.label} · {count}"
 
     def on_mount(self) -> None:
         self.query_one(CompareLanes).cursor = self.state.selection

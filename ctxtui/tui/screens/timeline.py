@@ -105,9 +105,7 @@ class TimelineScreen(Screen[int | None]):
         session = self.state.session
         if session is None:
             return "Timeline: open a session first"
-        name = self.state.path.name if self.state.path is not None else "session"
-        model = f" · {session.meta.model}" if session.meta.model else ""
-        words = [f"Timeline · {name}{model}"]
+        words = [f"Timeline · {self.state.label}"]
         if self.replay is not None:
             words.append(plural(len(self.replay), "request"))
             words.append(f"{self.preset_name} ({self.replay.counts.tokenizer.used})")
