@@ -54,13 +54,13 @@ async def test_tab_focuses_the_detail_pane_and_its_keys_scroll_it() -> None:
             messages.select(LONG_OUTPUT)
             await settle(pilot)
             unfocused = border_colour(pane, wide=wide)
-            assert app.screen.has_class("-list-focused")
+            assert app.screen.query_one("#session-bar").has_class("-list-focused")
             list_mark = app.screen.query_one(SessionBar).styles.border_bottom[1]
 
             await pilot.press("tab")
             await pilot.pause()
             assert app.screen.focused is pane, size
-            assert not app.screen.has_class("-list-focused")
+            assert not app.screen.query_one("#session-bar").has_class("-list-focused")
             assert border_colour(pane, wide=wide) != unfocused, "the focused pane is marked"
             assert app.screen.query_one(SessionBar).styles.border_bottom[1] != list_mark
             assert pane.max_scroll_y > 0, "the output is taller than the pane"

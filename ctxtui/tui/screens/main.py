@@ -73,8 +73,9 @@ class MainScreen(FlowScreen):
 
         The list has no border of its own: its mark is the rule above it (the session bar's
         bottom border); the detail pane and the settings mark their own borders in the CSS.
+        The class goes on the bar, not the screen: a screen class restyles every widget.
         """
-        self.set_class(isinstance(self.focused, MessageList), "-list-focused")
+        self.query_one(SessionBar).set_class(isinstance(self.focused, MessageList), "-list-focused")
 
     def show_no_session(self) -> None:
         self.query_one(BudgetGauge).show_placeholder("no session open")
@@ -153,8 +154,9 @@ class MainScreen(FlowScreen):
             return bool(self.query_one(SettingsPanel).display or self._search.display)
         return True if self.state.can(action) else None
 
-    def action_toggle_settings(self) -> None:
+    async def action_toggle_settings(self) -> None:
         panel = self.query_one(SettingsPanel)
+        await panel.build()
         panel.display = not panel.display
         # Under 110 columns the list needs the room more than the detail pane (the CSS hides
         # it); wider, the pane stays beside the knobs, so its "why" follows each change.
@@ -178,7 +180,7 @@ class MainScreen(FlowScreen):
         if not shown:
             self.show_detail(self.query_one(MessageList).cursor)  # a hidden pane did not count
 
-    def action_close_panels(self) -> None:
+    async def action_close_panels(self) -> None:
         """Escape: close the search bar if it has the focus, else the settings, else the search.
 
         Inside a knob's input ``s`` types an ``s``, so without this the keyboard could not
@@ -187,7 +189,7 @@ class MainScreen(FlowScreen):
         if self._search.input.has_focus:
             self._search.close()
         elif self.query_one(SettingsPanel).display:
-            self.action_toggle_settings()
+            await self.action_toggle_settings()
         elif self._search.display:
             self._search.close()
 

@@ -11,6 +11,7 @@ still uses: values apply as they are typed, so that value need not be the one ty
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator
 from typing import Any
 
 from annotated_types import Ge, Gt, Le
@@ -199,12 +200,32 @@ class SettingsPanel(VerticalScroll):
         if policy.tokenizer not in names:
             names.append(policy.tokenizer)
         self._tokenizers = names
+        self._built = False
 
     @property
     def policy(self) -> Policy:
         return self._policy
 
+    @property
+    def built(self) -> bool:
+        """Whether the controls exist: they are made the first time the panel opens."""
+        return self._built
+
     def compose(self) -> ComposeResult:
+        # Empty until first shown: its ~200 controls were most of the main screen's start-up
+        # (they roughly doubled the time to first paint and every restyle), and most sessions
+        # are looked at without touching a knob.
+        return iter(())
+
+    async def build(self) -> None:
+        """Make the controls (once), with the current policy's values in them."""
+        if self._built:
+            return
+        self._built = True
+        await self.mount_all(self._controls())
+        self._mark_unused()
+
+    def _controls(self) -> Iterator[Widget]:
         yield Label("preset", classes="group")
         yield Select(
             [(name, name) for name in PRESETS],
@@ -234,9 +255,6 @@ class SettingsPanel(VerticalScroll):
             yield _error_line(name)
             yield Static("", id=f"unused-{name}", classes="knob-unused", markup=False)
 
-    def on_mount(self) -> None:
-        self._mark_unused()
-
     def _mark_unused(self) -> None:
         """Disable the knobs the policy ignores (a tail in items, pruning off…), saying why."""
         values = self._policy.model_dump()
@@ -251,12 +269,18 @@ class SettingsPanel(VerticalScroll):
 
     def unused_text(self, name: str) -> str:
         """Why knob ``name`` is disabled (empty when the policy reads it)."""
+        if not self._built:
+            return ""
         line = self.query_one(f"#unused-{name}", Static)
         return str(line.content) if line.display else ""
 
     def show_policy(self, policy: Policy) -> None:
         """Put ``policy``'s values in the controls without echoing them back as edits."""
         self._policy = policy
+        if not self._built:
+            if policy.tokenizer not in self._tokenizers:
+                self._tokenizers.append(policy.tokenizer)
+            return  # build() starts from this policy
         with self.prevent(Input.Changed, Select.Changed, Switch.Changed):
             self.query_one("#preset", Select).value = policy.preset
             tokenizer = self.query_one("#tokenizer", Select)
@@ -283,6 +307,8 @@ class SettingsPanel(VerticalScroll):
 
     def error_text(self, name: str) -> str:
         """The reason shown under knob ``name`` (empty when its value is accepted)."""
+        if not self._built:
+            return ""
         error = self.query_one(f"#error-{name}", Static)
         return str(error.content) if error.display else ""
 
