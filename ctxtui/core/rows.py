@@ -26,12 +26,13 @@ _UNKNOWN = "�"
 _BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
-def _visible_char(ch: str, *, keep_newlines: bool) -> str:
-    code = ord(ch)
+def _picture(code: int) -> str:
+    """What control character ``code`` is shown as (itself when it is not a control)."""
+    ch = chr(code)
     if ch == "\n":
-        return "\n" if keep_newlines else _NEWLINE
+        return _NEWLINE
     if ch == "\t":
-        return "\t" if keep_newlines else _TAB
+        return _TAB
     if ch == "\r":
         return _CARRIAGE
     if ch == "\x1b":
@@ -45,6 +46,13 @@ def _visible_char(ch: str, *, keep_newlines: bool) -> str:
     return ch
 
 
+_CONTROLS = [*range(0x20), 0x7F, *range(0x80, 0xA0), *map(ord, _BIDI)]
+# ``str.translate`` tables: a preview is made for every row drawn, and a per-character Python
+# loop over a 4 KB source was most of a row's cost.
+_ONE_LINE = {code: _picture(code) for code in _CONTROLS}
+_BLOCK = _ONE_LINE | {ord("\n"): "\n", ord("\t"): "\t"}
+
+
 def visible(text: str) -> str:
     """``text`` on one line with every control character shown, never acted on.
 
@@ -53,14 +61,14 @@ def visible(text: str) -> str:
     """
     if text.isprintable():
         return text
-    return "".join(_visible_char(ch, keep_newlines=False) for ch in text)
+    return text.translate(_ONE_LINE)
 
 
 def literal_block(text: str) -> str:
     """Like ``visible`` but keeps line breaks and tabs, for the multi-line detail pane."""
     if text.isprintable():
         return text
-    return "".join(_visible_char(ch, keep_newlines=True) for ch in text)
+    return text.translate(_BLOCK)
 
 
 def cap_text(text: str, max_chars: int) -> tuple[str, int]:

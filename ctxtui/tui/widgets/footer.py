@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey  # not re-exported; Textual is pinned exactly
@@ -62,6 +63,29 @@ class FittingFooter(Footer):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, compact=True)
         self._laid_out_for = 0
+        self._shown: tuple[object, ...] | None = None
+
+    def _signature(self, screen: Screen[object]) -> tuple[object, ...]:
+        """What the footer draws from: each shown key, its label and whether it is enabled."""
+        return tuple(
+            (binding.key, binding.action, binding.description, enabled, tooltip)
+            for (_node, binding, enabled, tooltip) in screen.active_bindings.values()
+            if binding.show
+        )
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        """Recompose only when a key, its label or its state changed.
+
+        Textual's footer rebuilds all its keys on every focus change and binding refresh
+        (a dozen times while a session opens); each rebuild restyles every key, and that
+        was a third of the app's start-up.
+        """
+        if self.is_attached and screen is self.screen and screen.app.app_focus:
+            signature = self._signature(screen)
+            if signature == self._shown and self._bindings_ready:
+                return
+            self._shown = signature
+        super().bindings_changed(screen)
 
     def compose(self) -> ComposeResult:
         items: list[Widget] = list(super().compose())
