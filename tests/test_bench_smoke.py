@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import bench.common
-from bench.__main__ import MARK, main, parse, render, run, write_doc
+from bench.__main__ import MARK, SECTIONS, main, parse, render, run, write_doc
 from bench.common import Result
 
 
@@ -18,39 +18,25 @@ def _tiny_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CTXTUI_CACHE_DIR", str(tmp_path / "cache"))
 
 
+TINY = ["--sizes", "120,200", "--repeats", "1", "--frame-rows", "400", "--startup-rounds", "1"]
+
+
 @pytest.mark.slow
-def test_every_section_runs_on_a_tiny_session(tmp_path: Path) -> None:
-    args = parse(
-        [
-            "--sizes",
-            "120,200",
-            "--repeats",
-            "1",
-            "--frame-rows",
-            "400",
-            "--startup-rounds",
-            "1",
-            "--no-doc",
-        ]
-    )
+@pytest.mark.parametrize("section", SECTIONS)
+def test_each_section_runs_on_a_tiny_session(section: str) -> None:
+    """One test per section, so the workers of ``make test`` share them out."""
     lines: list[str] = []
-    results, _notes = run(args, emit=lines.append)
-    sections = {r.section for r in results}
-    assert sections == {
-        "open",
-        "exact",
-        "latency",
-        "replan",
-        "frame",
-        "memory",
-        "startup",
-        "report",
-        "replay",
-    }
+    results, _notes = run(parse([*TINY, "--only", section, "--no-doc"]), emit=lines.append)
+    assert results and {r.section for r in results} == {section}
     assert all(r.baseline_value > 0 and r.subject_value >= 0 for r in results)
     assert all(" = " in line for line in lines if line.startswith("["))
-    doc = render(results, _notes, args, 1.0)
-    assert "| open |" in doc and "nproc" not in doc and "CPUs" in doc
+
+
+def test_every_section_of_a_run_goes_into_the_doc() -> None:
+    results = [Result(section, "1k", "subject", 1.0, "baseline", 2.0) for section in SECTIONS]
+    doc = render(results, [], parse(TINY), 1.0)
+    assert all(f"| {section} |" in doc for section in SECTIONS)
+    assert "nproc" not in doc and "CPUs" in doc
 
 
 def test_the_doc_keeps_its_hand_written_part(tmp_path: Path) -> None:
