@@ -194,6 +194,8 @@ def _labelled(m: Message) -> list[str]:
 
 def template_prompt(template: str, session: Session, first: int, last: int) -> str | None:
     """The prompt ``template``'s agent sends its summariser, or ``None`` for the plan's own."""
+    if template not in ("opencode", "codex", "claude_code"):
+        return None  # before the transcript: at 100k replaced messages it takes a second
     transcript = labelled_transcript(session, first, last)
     if template == "opencode":
         headings = "\n".join(OPENCODE_HEADINGS)
