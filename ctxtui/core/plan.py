@@ -146,9 +146,18 @@ class Totals:
     def used_ratio(self) -> float:
         return self.requested / self.window if self.window else 0.0
 
+    def free_under(self, top: int) -> int:
+        """The window neither the prompt nor ``top`` tokens kept free at its top take.
+
+        The one rule for "free": the gauge keeps the output reserve at the top (``free``),
+        ``report --json``'s ``/context`` split the trigger's headroom; when the two are one
+        figure, as under the plan preset, so is free.
+        """
+        return max(0, self.window - self.tokens - top)
+
     @property
     def free(self) -> int:
-        return max(0, self.window - self.requested)
+        return self.free_under(self.output_reserve)
 
     @property
     def over_by(self) -> int:

@@ -261,6 +261,16 @@ class Policy(BaseModel):
         return max(0, share - self.trigger_reserve)
 
     @property
+    def headroom(self) -> int:
+        """The room the trigger keeps at the top of the window: ``window − trigger_threshold``.
+
+        The gap between the window and the largest prompt the trigger lets through (strict
+        triggers) or the prompt it fires at (inclusive ones): the plan's whole output reserve,
+        Claude Code's 33,000 of 200,000 (``/context``'s "autocompact buffer").
+        """
+        return max(0, self.context_window - self.trigger_threshold)
+
+    @property
     def trigger(self) -> int:
         """The smallest prompt (system, tools, summary and history) at which this policy compacts.
 
