@@ -311,7 +311,8 @@ COMMANDS: tuple[Command, ...] = (
         "one session under several presets, side by side",
         "one session under several presets, side by side",
         "Plan one session under several presets: window and its source, trigger, request, "
-        "whether it compacts now, tail start, kept/dropped/pruned, and the request after a "
+        "whether the next request compacts, tail start, kept/dropped/pruned, and the request "
+        "after a "
         "compaction; --replay adds, per preset, the simulated compactions and peak prompt over "
         "every request of the session. --json prints schema ctxtui.compare/1.",
         add_options=_compare_options,
