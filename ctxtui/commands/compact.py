@@ -39,14 +39,17 @@ def _reason_label(reason: CompactReason) -> str:
     return f"{reason.value} (PicoClaw: {wire})" if wire else f"{reason.value} (no PicoClaw name)"
 
 
-def describe(result: CompactionResult, policy: Policy | None = None) -> str:
+def describe(
+    result: CompactionResult, policy: Policy | None = None, post_turn: bool = False
+) -> str:
     """The outcome in a few lines: what was replaced, the tokens, the overflow if any.
 
-    With the ``policy``, the reason is followed by what it changes under that policy.
+    With the ``policy``, the reason is followed by what it changes under that policy (and
+    ``post_turn``, the plan's: past PicoClaw legacy's after-turn limit).
     """
     lines = [f"reason: {_reason_label(result.reason)}"]
     if policy is not None:
-        effect = reason_effect(policy, result.reason)
+        effect = reason_effect(policy, result.reason, post_turn)
         lines.append(textwrap.fill(effect, 78, initial_indent="  ", subsequent_indent="  "))
     if result.replaced is None:
         lines.append(result.note or "nothing to compact")
@@ -124,7 +127,7 @@ def _tell(
     """
     for note in planned.notes:
         print(f"note: {note}")
-    print(describe(result, planned.policy))
+    print(describe(result, planned.policy, planned.plan.compaction.post_turn))
     session_out = result.session
     llm_failed = None
     if endpoint is not None:

@@ -103,3 +103,16 @@ def test_compact_says_what_the_reason_changes(
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "reason: retry (PicoClaw: llm_retry)"
     assert lines[1].startswith("  Only labels the event: the plan preset replaces the history")
+
+
+def test_picoclaw_compact_says_it_summarises_past_the_after_turn_limit(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from ctxtui.samples import samples_dir
+
+    chat = str(samples_dir() / "picoclaw_long_chat.jsonl")
+    assert main(["compact", chat, "--preset", "picoclaw"]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "with a" in said and "summary" in said  # the preview summarised
+    assert "Only labels" not in said and "drops the oldest half" not in said
+    assert "preset summarises the messages before the fresh tail" in said
