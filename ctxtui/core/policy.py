@@ -86,7 +86,11 @@ class Policy(BaseModel):
         131_072, "window", "the model's context window, in tokens", ge=256, le=100_000_000
     )
     max_tokens: int = _knob(
-        32_768, "window", "output reserve: the request's max_tokens", ge=0, le=100_000_000
+        32_768,
+        "window",
+        "output reserve: the tokens each request keeps for the answer",
+        ge=0,
+        le=100_000_000,
     )
     compact_trigger_ratio: float = _knob(
         1.0,
@@ -103,7 +107,7 @@ class Policy(BaseModel):
     output_from_model: bool = _knob(
         False,
         "window",
-        "the output reserve is the model's maximum output, at most max_tokens",
+        "the output reserve is the model's maximum output, at most the preset's reserve",
     )
     assembly_budget: bool = _knob(
         True,
@@ -158,7 +162,7 @@ class Policy(BaseModel):
     )
     tail_mode: TailMode = _knob(TailMode.TOKENS, "fresh tail", "tail measured in tokens or items")
     tail_ratio: float = _knob(
-        0.25, "fresh tail", "share of the budget (window − max_tokens) for the tail", ge=0, le=1
+        0.25, "fresh tail", "share of the budget (window − output reserve) for the tail", ge=0, le=1
     )
     tail_min_tokens: int = _knob(2_000, "fresh tail", "never protect fewer tokens", ge=0)
     tail_max_tokens: int = _knob(8_000, "fresh tail", "never protect more tokens", ge=0)
@@ -169,7 +173,7 @@ class Policy(BaseModel):
     tail_of_trigger: bool = _knob(
         False,
         "fresh tail",
-        "tail_ratio applies to the trigger (OpenCode's usable size), not window − max_tokens",
+        "the tail's share is of the trigger (OpenCode's usable size), not of the budget",
     )
     tail_items: int = _knob(
         32, "fresh tail", "items/messages mode: protect the last N items or messages", ge=1
@@ -216,7 +220,7 @@ class Policy(BaseModel):
     compact_user_message_tokens: int = _knob(
         20_000,
         "compaction",
-        "user_messages style: the recent user messages kept, in tokens",
+        "Codex's compaction: the recent user messages it keeps, in tokens",
         ge=0,
     )
 

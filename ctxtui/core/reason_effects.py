@@ -76,9 +76,8 @@ def reason_effect(policy: Policy, reason: CompactReason, post_turn: bool = False
 
 
 def reason_wire_name(reason: CompactReason) -> str:
-    """PicoClaw's name for the reason, or that it has none (without defect numbers)."""
-    wire = reason.picoclaw_name
-    return f"PicoClaw: {wire}" if wire else "PicoClaw: no name for it"
+    """What PicoClaw calls the reason, in words (no code, no defect number)."""
+    return f"In PicoClaw: {reason.picoclaw_words}"
 
 
 @dataclass(frozen=True, slots=True)

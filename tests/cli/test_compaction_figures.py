@@ -101,7 +101,7 @@ def test_compact_says_what_the_reason_changes(
     path = _write(tmp_path, 12, 4_000)
     assert main(["compact", str(path), "--reason", "retry", *WINDOW]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "reason: retry (PicoClaw: llm_retry)"
+    assert lines[0] == "reason: retry (in PicoClaw: the retry after the LLM refuses the request)"
     assert lines[1].startswith("  Only labels the event: the plan preset replaces the history")
 
 

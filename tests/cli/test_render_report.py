@@ -37,7 +37,7 @@ def test_table_shows_header_totals_and_fallback() -> None:
     request = next(line for line in lines if line.startswith("request"))
     assert f"{t.requested:,} of {t.window:,} tok" in request
     assert f"= prompt {t.tokens:,} + output reserve {t.output_reserve:,}" in request
-    assert "tail       from #3 · 8 of 2,000 tok · min turns" in lines
+    assert "tail       from #3 · 8 of 2,000 tok · widened to hold the minimum turns" in lines
     assert "pruned     1 tool output · 90 tok freed" in lines
     assert "compaction needed (proactive): replaces #0-#0" in lines
 

@@ -58,9 +58,9 @@ def test_the_sentences_for_the_two_shipped_presets() -> None:
     assert overflow.endswith("PicoClaw itself never gives this reason.")
     wires = [c.wire for c in reason_choices(preset("plan"))]
     assert wires == [
-        "PicoClaw: proactive_budget",
-        "PicoClaw: llm_retry",
-        "PicoClaw: no name for it",
+        "In PicoClaw: the proactive budget check",
+        "In PicoClaw: the retry after the LLM refuses the request",
+        "In PicoClaw: no such reason",
     ]
 
 

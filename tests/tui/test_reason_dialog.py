@@ -79,7 +79,7 @@ async def _open_reasons(pilot: Pilot[Any]) -> ReasonScreen:
 def test_reason_dialog_picoclaw_120x40(snap_compare: SnapCompare) -> None:
     """Under the picoclaw preset, the demo past PicoClaw's after-turn limit: the title names
     the preset; each reason says "changes the compaction" beside its name, with when it fires
-    and PicoClaw's name (overflow: "PicoClaw: no name for it", no defect number); under the
+    and PicoClaw's name (overflow: "In PicoClaw: no such reason", no defect number); under the
     list, in full for the highlighted proactive: "Changes the compaction: the history is past
     PicoClaw's after-turn limit, so the picoclaw preset summarises the messages before the
     fresh tail ..."."""
