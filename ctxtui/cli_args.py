@@ -287,7 +287,8 @@ COMMANDS: tuple[Command, ...] = (
         "preview a compaction, or write the compacted session",
         "preview or write a compaction",
         "Compact a session: replace the history outside the fresh tail with a structured "
-        "summary (picoclaw: drop the oldest half of the turns). --preview prints the summary "
+        "summary (picoclaw: at the window, drop the oldest half of the turns; past its "
+        "after-turn limit, summarise all but the newest messages). --preview prints the summary "
         "and the exact LLM prompt; -o writes the compacted session as ctxtui JSON, atomically. "
         "SESSION is never modified.",
         COMPACT_EPILOG,
@@ -311,9 +312,9 @@ COMMANDS: tuple[Command, ...] = (
         "one session under several presets, side by side",
         "one session under several presets, side by side",
         "Plan one session under several presets: window and its source, trigger, request, "
-        "whether it compacts now, tail start, kept/dropped/pruned, and the request after a "
-        "compaction; --replay adds, per preset, the simulated compactions and peak prompt over "
-        "every request of the session. --json prints schema ctxtui.compare/1.",
+        "whether the next request compacts, tail start, kept/dropped/pruned, and the request "
+        "after a compaction; --replay adds, per preset, the simulated compactions and peak "
+        "prompt over every request of the session. --json prints schema ctxtui.compare/1.",
         add_options=_compare_options,
         policy=False,
     ),

@@ -36,7 +36,7 @@ TOKENIZER_HELP = (
 )
 
 PRESET_HELP = (
-    "the knobs' starting values: plan (the context-window plan with its defects fixed), "
+    "the knobs' starting values: plan (the context-window plan for PicoClaw, as designed), "
     "picoclaw (PicoClaw main's legacy manager), picoclaw-seahorse, opencode, codex or "
     "claude-code; 'ctxtui presets' says what each does; default: plan"
 )

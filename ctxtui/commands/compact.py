@@ -23,6 +23,7 @@ from ctxtui.core.export import (
 from ctxtui.core.leaf_calls import leaf_calls, with_summary_text
 from ctxtui.core.models import Session
 from ctxtui.core.output import check_stream
+from ctxtui.core.overflow import overflow_words
 from ctxtui.core.policy import Policy
 from ctxtui.core.reason_effects import reason_effect
 from ctxtui.core.reasons import CompactReason
@@ -34,19 +35,17 @@ if TYPE_CHECKING:
     from ctxtui.llm import Endpoint
 
 
-def _reason_label(reason: CompactReason) -> str:
-    wire = reason.picoclaw_name
-    return f"{reason.value} (PicoClaw: {wire})" if wire else f"{reason.value} (no PicoClaw name)"
-
-
-def describe(result: CompactionResult, policy: Policy | None = None) -> str:
+def describe(
+    result: CompactionResult, policy: Policy | None = None, post_turn: bool = False
+) -> str:
     """The outcome in a few lines: what was replaced, the tokens, the overflow if any.
 
-    With the ``policy``, the reason is followed by what it changes under that policy.
+    With the ``policy``, the reason is followed by what it changes under that policy (and
+    ``post_turn``, the plan's: past PicoClaw legacy's after-turn limit).
     """
-    lines = [f"reason: {_reason_label(result.reason)}"]
+    lines = [f"reason: {result.reason.label}"]
     if policy is not None:
-        effect = reason_effect(policy, result.reason)
+        effect = reason_effect(policy, result.reason, post_turn)
         lines.append(textwrap.fill(effect, 78, initial_indent="  ", subsequent_indent="  "))
     if result.replaced is None:
         lines.append(result.note or "nothing to compact")
@@ -67,8 +66,10 @@ def describe(result: CompactionResult, policy: Policy | None = None) -> str:
         o = result.overflow  # in words: the Error() text ran past 80 columns
         lines.append(
             f"still over the window: {o.requested_tokens:,} requested > {o.context_window:,}"
-            f" (model {o.model})\n  why: {o.reason.replace('_', ' ')}"
+            f" (model {o.model})"
         )
+        why = overflow_words(o.reason)
+        lines.append(textwrap.fill(f"why: {why}", 78, initial_indent="  ", subsequent_indent="  "))
     return "\n".join(lines)
 
 
@@ -124,7 +125,7 @@ def _tell(
     """
     for note in planned.notes:
         print(f"note: {note}")
-    print(describe(result, planned.policy))
+    print(describe(result, planned.policy, planned.plan.compaction.post_turn))
     session_out = result.session
     llm_failed = None
     if endpoint is not None:

@@ -14,7 +14,7 @@ from ctxtui.commands.replay import load_history
 from ctxtui.commands.report import print_table
 from ctxtui.core.compare import compare
 from ctxtui.core.engine import Engine
-from ctxtui.core.policy import PRESETS, PolicyError
+from ctxtui.core.policy import PRESETS, PolicyError, preset
 from ctxtui.core.report import display_text
 from ctxtui.options import EXIT_OK, overrides_from
 
@@ -34,8 +34,27 @@ def _zone(z: dict[str, int]) -> str:
     return f"{z['count']:,} ({z['tokens']:,} tok)"
 
 
-def _replay_row(r: dict[str, Any]) -> str:
-    """``260 requests · 3 simulated compactions (3 proactive) · peak 7,869 tok at request 91``."""
+def _now(p: dict[str, Any]) -> str:
+    """What the preset does with the session as it ends, against its trigger.
+
+    The plan is of the whole transcript, so "over the trigger" is about the *next* request,
+    one the transcript does not hold; ``--replay`` walks only the requests it holds. PicoClaw
+    legacy's after-turn summary is a second trigger that replay does not simulate (it is
+    not a check before a request), so the sentence names it for what it is.
+    """
+    head = f"at {p['trigger']:,} tok · prompt now {p['tokens']:,} tok"
+    if p["post_turn"]:
+        return f"{head} · under it, past PicoClaw's after-turn limit: summarises after this turn"
+    if p["compacts_now"]:
+        return f"{head} · over it: compacts before the next request"
+    return f"{head} · under it: no compaction before the next request"
+
+
+def _replay_row(r: dict[str, Any], after_turn: bool) -> str:
+    """``260 requests · 3 simulated compactions (3 proactive) · peak 7,869 tok at request 91``.
+
+    ``after_turn``: the preset also summarises after a turn, which replay does not simulate.
+    """
     reasons = ", ".join(f"{n:,} {reason}" for reason, n in r["compaction_reasons"].items())
     text = (
         f"{plural(r['requests'], 'request')} · {plural(r['compactions'], 'simulated compaction')}"
@@ -46,6 +65,8 @@ def _replay_row(r: dict[str, Any]) -> str:
         text += f" · peak {r['peak_tokens']:,} tok at request {r['peak_request'] + 1:,}"
     if r["overflow_requests"]:
         text += f" · {plural(r['overflow_requests'], 'request')} over the window"
+    if after_turn:
+        text += " · after-turn summaries not replayed"
     return text
 
 
@@ -60,9 +81,6 @@ def _table(doc: dict[str, Any]) -> Any:
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="bold", no_wrap=True, min_width=8)
         grid.add_column(overflow="fold")
-        now = "compacts now" if p["compacts_now"] else "does not compact now"
-        if p["post_turn"]:
-            now += " (after-turn summary)"
         zones, pruned, after = p["zones"], p["pruned"], p["after_compaction"]
         replaced = after["replaced"]
         span = f"replaces #{replaced[0]:,}-#{replaced[1]:,}" if replaced else "replaces nothing"
@@ -70,7 +88,7 @@ def _table(doc: dict[str, Any]) -> Any:
             "window",
             f"{p['window']:,} tok ({p['window_source']}) · tokenizer {p['tokenizer']}",
         )
-        grid.add_row("trigger", f"{p['trigger']:,} tok · prompt {p['tokens']:,} tok · {now}")
+        grid.add_row("trigger", _now(p))
         grid.add_row(
             "zones",
             f"tail from #{p['tail_start']:,} · kept {_zone(zones['kept'])} · dropped "
@@ -83,7 +101,8 @@ def _table(doc: dict[str, Any]) -> Any:
             f"{plural(after['messages'], 'message')}",
         )
         if p["replay"] is not None:
-            grid.add_row("replay", _replay_row(p["replay"]))
+            after_turn = preset(p["preset"]).summarize_message_threshold > 0
+            grid.add_row("replay", _replay_row(p["replay"], after_turn))
         for warning in p["warnings"]:
             grid.add_row(Text("warning", style="yellow"), Text(warning, style="yellow"))
         blocks += [Text(p["preset"], style="bold underline"), grid, Text()]

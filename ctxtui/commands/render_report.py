@@ -13,6 +13,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from ctxtui.core.overflow import overflow_words
+from ctxtui.core.plan import TailReason
 from ctxtui.core.report import display_text
 from ctxtui.core.rows import visible
 
@@ -71,7 +73,7 @@ def _totals(report: dict[str, Any], messages: list[dict[str, Any]]) -> Table:
     grid.add_row(
         "tail",
         f"from #{tail['start']:,} · {tail['tokens']:,} of {tail['budget']:,} tok · "
-        f"{tail['reason'].replace('_', ' ')}",
+        f"{TailReason(tail['reason']).words}",
     )
     grid.add_row("zones", _zones(messages))
     reported = report.get("reported")
@@ -150,7 +152,7 @@ def _footer(report: dict[str, Any]) -> Table:
             Text("overflow", style="bold red"),
             Text(
                 f"model {over['model']} · requested {over['requested_tokens']:,} > window "
-                f"{over['context_window']:,} · {over['reason']}",
+                f"{over['context_window']:,} · {overflow_words(over['reason'])}",
                 style="bold red",
             ),
         )

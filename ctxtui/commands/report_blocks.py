@@ -23,8 +23,10 @@ _COLUMNS = (
     ("pruned", "right"),
     ("truncated", "right"),
     ("sent", "right"),
-    ("share", "right"),
+    ("of prompt", "right"),
 )
+"""Headings. The last is the tool's share of the *prompt* (``prompt`` on the request line),
+not of the request, which adds the output reserve: "share" alone read as either."""
 
 
 def _row(t: dict[str, Any]) -> tuple[str | Text, ...]:

@@ -24,6 +24,24 @@ class OverflowCause(StrEnum):
     SUMMARY = "history_exceeds_window_after_compaction"
 
 
+CAUSE_WORDS: dict[str, str] = {
+    OverflowCause.FIXED: (
+        "the system prompt, tool definitions and output reserve exceed the window on their own"
+    ),
+    OverflowCause.KEPT: (
+        "the fresh tail does not fit beside the system prompt, tool definitions and output reserve"
+    ),
+    OverflowCause.SUMMARY: "the summary takes what the compaction keeps past the window",
+}
+"""Each cause's code in words, for a reason that has no figures with it."""
+
+
+def overflow_words(reason: str) -> str:
+    """An ``OverflowInfo.reason`` for people: a cause's code becomes its sentence; a sentence
+    (the plan's forecast, with its figures) is returned as it is. Scripts keep the code."""
+    return CAUSE_WORDS.get(reason, reason)
+
+
 @dataclass(frozen=True, slots=True)
 class RequestParts:
     """A request as the window sees it: what every request carries, the summary, the rest."""

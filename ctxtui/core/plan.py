@@ -41,6 +41,24 @@ class TailReason(StrEnum):
     WHOLE_SESSION = "whole_session"  # every message fits in the tail
     EMPTY = "empty"  # the session has no messages
 
+    @property
+    def words(self) -> str:
+        """Why the boundary is there, for people (the value is the code ``--json`` gives)."""
+        return _TAIL_WORDS[self]
+
+
+_TAIL_WORDS: dict[TailReason, str] = {
+    TailReason.BUDGET: "as far as its budget holds",
+    TailReason.MIN_TURNS: "widened to hold the minimum turns",
+    TailReason.TOOL_PAIR: "moved to keep a tool call with its results",
+    TailReason.ACTIVE_TURN: "the whole active turn",
+    TailReason.ITEMS: "the last items",
+    TailReason.TURN_START: "the last messages, from a turn start",
+    TailReason.NO_TAIL: "this preset keeps no fresh tail",
+    TailReason.WHOLE_SESSION: "every message fits in it",
+    TailReason.EMPTY: "no messages",
+}
+
 
 class Pressure(StrEnum):
     """How close the request is to the window, for gauge colours."""
@@ -146,9 +164,18 @@ class Totals:
     def used_ratio(self) -> float:
         return self.requested / self.window if self.window else 0.0
 
+    def free_under(self, top: int) -> int:
+        """The window neither the prompt nor ``top`` tokens kept free at its top take.
+
+        The one rule for "free": the gauge keeps the output reserve at the top (``free``),
+        ``report --json``'s ``/context`` split the trigger's headroom; when the two are one
+        figure, as under the plan preset, so is free.
+        """
+        return max(0, self.window - self.tokens - top)
+
     @property
     def free(self) -> int:
-        return max(0, self.window - self.requested)
+        return self.free_under(self.output_reserve)
 
     @property
     def over_by(self) -> int:

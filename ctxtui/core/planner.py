@@ -300,8 +300,8 @@ def _warnings(
     budget = effective_budget(policy.context_window, policy.max_tokens)
     if policy.tail_mode is TailMode.TOKENS and policy.tail_min_tokens > history:
         out.append(
-            f"tail_min_tokens ({policy.tail_min_tokens:,}) exceeds the history budget "
-            f"({history:,}); the fresh tail is capped at it"
+            f"the fresh tail's minimum ({policy.tail_min_tokens:,} tokens) exceeds the history "
+            f"budget ({history:,}); the fresh tail is capped at it"
         )
     if reserved and reserved >= budget:
         out.append(

@@ -86,7 +86,11 @@ class Policy(BaseModel):
         131_072, "window", "the model's context window, in tokens", ge=256, le=100_000_000
     )
     max_tokens: int = _knob(
-        32_768, "window", "output reserve: the request's max_tokens", ge=0, le=100_000_000
+        32_768,
+        "window",
+        "output reserve: the tokens each request keeps for the answer",
+        ge=0,
+        le=100_000_000,
     )
     compact_trigger_ratio: float = _knob(
         1.0,
@@ -103,7 +107,7 @@ class Policy(BaseModel):
     output_from_model: bool = _knob(
         False,
         "window",
-        "the output reserve is the model's maximum output, at most max_tokens",
+        "the output reserve is the model's maximum output, at most the preset's reserve",
     )
     assembly_budget: bool = _knob(
         True,
@@ -158,7 +162,7 @@ class Policy(BaseModel):
     )
     tail_mode: TailMode = _knob(TailMode.TOKENS, "fresh tail", "tail measured in tokens or items")
     tail_ratio: float = _knob(
-        0.25, "fresh tail", "share of the budget (window − max_tokens) for the tail", ge=0, le=1
+        0.25, "fresh tail", "share of the budget (window − output reserve) for the tail", ge=0, le=1
     )
     tail_min_tokens: int = _knob(2_000, "fresh tail", "never protect fewer tokens", ge=0)
     tail_max_tokens: int = _knob(8_000, "fresh tail", "never protect more tokens", ge=0)
@@ -169,7 +173,7 @@ class Policy(BaseModel):
     tail_of_trigger: bool = _knob(
         False,
         "fresh tail",
-        "tail_ratio applies to the trigger (OpenCode's usable size), not window − max_tokens",
+        "the tail's share is of the trigger (OpenCode's usable size), not of the budget",
     )
     tail_items: int = _knob(
         32, "fresh tail", "items/messages mode: protect the last N items or messages", ge=1
@@ -216,7 +220,7 @@ class Policy(BaseModel):
     compact_user_message_tokens: int = _knob(
         20_000,
         "compaction",
-        "user_messages style: the recent user messages kept, in tokens",
+        "Codex's compaction: the recent user messages it keeps, in tokens",
         ge=0,
     )
 
@@ -259,6 +263,16 @@ class Policy(BaseModel):
         """
         share = int(Fraction(str(self.compact_trigger_ratio)) * self.context_window)
         return max(0, share - self.trigger_reserve)
+
+    @property
+    def headroom(self) -> int:
+        """The room the trigger keeps at the top of the window: ``window − trigger_threshold``.
+
+        The gap between the window and the largest prompt the trigger lets through (strict
+        triggers) or the prompt it fires at (inclusive ones): the plan's whole output reserve,
+        Claude Code's 33,000 of 200,000 (``/context``'s "autocompact buffer").
+        """
+        return max(0, self.context_window - self.trigger_threshold)
 
     @property
     def trigger(self) -> int:

@@ -176,8 +176,8 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 PRESET_LINES: dict[str, str] = {
-    "plan": "the context-window plan, its sketch's defects fixed",
-    "picoclaw": "PicoClaw main, legacy: whole history, forceCompression",
+    "plan": "the context-window plan: budgeted tail, turn pruning, summary",
+    "picoclaw": "PicoClaw main, legacy: whole history, after-turn summary",
     "picoclaw-seahorse": "PicoClaw main, seahorse: 32-item tail, leaf summaries",
     "opencode": "OpenCode: compacts at window − out − min(20k, out)",
     "codex": "Codex CLI: compacts at 90 %, keeps user messages + a summary",

@@ -39,17 +39,32 @@ def compaction_action(policy: Policy) -> str:
     return _ACTIONS.get(style, f"compacts in its {style.replace('_', ' ')} style")
 
 
-def _post_turn_summary(policy: Policy, reason: CompactReason) -> bool:
-    """PicoClaw legacy's post-turn summary: the one reason with a compaction of its own."""
-    return reason.value == "summarize" and getattr(policy, "summarize_message_threshold", 0) > 0
+def _summarises_after_turn(policy: Policy, post_turn: bool) -> bool:
+    """Whether the plan is past PicoClaw legacy's after-turn limit under a policy that has one.
+
+    Then a proactive compaction summarises all but the fresh tail into the session's summary
+    (``core.compaction``'s legacy path) and the other reasons still run the emergency drop.
+    """
+    return post_turn and policy.summarize_message_threshold > 0
 
 
-def reason_effect(policy: Policy, reason: CompactReason) -> str:
-    """One or two sentences: what ``reason`` changes under ``policy``, or that it only labels."""
-    if _post_turn_summary(policy, reason):
+def reason_effect(policy: Policy, reason: CompactReason, post_turn: bool = False) -> str:
+    """One or two sentences: what ``reason`` changes under ``policy``, or that it only labels.
+
+    ``post_turn`` is the plan's ``compaction.post_turn``: PicoClaw legacy past its after-turn
+    limit compacts in another way for the proactive reason than for the others.
+    """
+    if _summarises_after_turn(policy, post_turn):
+        if reason is CompactReason.PROACTIVE:
+            return (
+                "Changes the compaction: the history is past PicoClaw's after-turn limit, so "
+                f"the {policy.preset} preset summarises the messages before the fresh tail into "
+                "the session's summary; retry and overflow drop the oldest half instead."
+            )
         return (
-            "Changes the compaction: the older history is summarised into the session's "
-            "summary after the turn, instead of the emergency drop the other reasons run."
+            f"Changes the compaction: the {policy.preset} preset "
+            f"{_ACTIONS['drop_oldest_half']}, where proactive would summarise the messages "
+            "before the fresh tail (the history is past PicoClaw's after-turn limit)."
         )
     text = (
         f"{ONLY_LABELS}: the {policy.preset} preset {compaction_action(policy)} "
@@ -61,9 +76,8 @@ def reason_effect(policy: Policy, reason: CompactReason) -> str:
 
 
 def reason_wire_name(reason: CompactReason) -> str:
-    """PicoClaw's name for the reason, or that it has none (without defect numbers)."""
-    wire = reason.picoclaw_name
-    return f"PicoClaw: {wire}" if wire else "PicoClaw: no name for it"
+    """What PicoClaw calls the reason, in words (no code, no defect number)."""
+    return f"In PicoClaw: {reason.picoclaw_words}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,11 +96,14 @@ class ReasonChoice:
 
 
 def reason_choices(
-    policy: Policy, reasons: tuple[CompactReason, ...] | None = None
+    policy: Policy, reasons: tuple[CompactReason, ...] | None = None, post_turn: bool = False
 ) -> list[ReasonChoice]:
-    """The reasons a user may pick (the plan's three by default), each with its sentences."""
+    """The reasons a user may pick (the plan's three by default), each with its sentences;
+    ``post_turn`` as for ``reason_effect``."""
     picked = reasons or (CompactReason.PROACTIVE, CompactReason.RETRY, CompactReason.OVERFLOW)
     return [
-        ReasonChoice(r, WHEN.get(r.value, ""), reason_effect(policy, r), reason_wire_name(r))
+        ReasonChoice(
+            r, WHEN.get(r.value, ""), reason_effect(policy, r, post_turn), reason_wire_name(r)
+        )
         for r in picked
     ]

@@ -21,6 +21,16 @@ class CompactReason(StrEnum):
         """PicoClaw ``main``'s ``ContextCompressReason`` value, if it has one."""
         return _PICOCLAW.get(self)
 
+    @property
+    def picoclaw_words(self) -> str:
+        """What PicoClaw ``main``'s reason is, in words (``picoclaw_name`` is its code)."""
+        return _PICOCLAW_WORDS.get(self, "no such reason")
+
+    @property
+    def label(self) -> str:
+        """The reason for people: ``proactive (in PicoClaw: the proactive budget check)``."""
+        return f"{self.value} (in PicoClaw: {self.picoclaw_words})"
+
     @classmethod
     def parse(cls, value: str) -> CompactReason:
         """Accept the plan's names and PicoClaw's (``proactive_budget``, ``llm_retry``).
@@ -42,4 +52,9 @@ class CompactReason(StrEnum):
 _PICOCLAW: dict[CompactReason, str] = {
     CompactReason.PROACTIVE: "proactive_budget",
     CompactReason.RETRY: "llm_retry",
+}
+
+_PICOCLAW_WORDS: dict[CompactReason, str] = {
+    CompactReason.PROACTIVE: "the proactive budget check",
+    CompactReason.RETRY: "the retry after the LLM refuses the request",
 }

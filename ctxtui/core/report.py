@@ -57,13 +57,15 @@ def _policy(session: Session, plan: Plan) -> dict[str, Any]:
 def context_categories(plan: Plan) -> list[dict[str, Any]]:
     """The window as ``/context`` splits it: system, tools, messages, free, autocompact buffer.
 
-    The buffer is the room the policy keeps above its trigger (window − trigger); free is
-    what neither the request nor the buffer takes.
+    The buffer is the room the policy's trigger keeps at the top of the window
+    (``Policy.headroom``); free is what neither the prompt nor the buffer takes
+    (``Totals.free_under``, the gauge's rule, so a buffer equal to the output reserve gives
+    the gauge's free to the token).
     """
     t = plan.totals
-    buffer = max(0, t.window - t.trigger) if t.trigger else 0
+    buffer = plan.policy.headroom if t.trigger else 0
     messages = t.summary + t.history
-    free = max(0, t.window - t.system - t.tool_defs - messages - buffer)
+    free = t.free_under(buffer)
     return [
         {"name": "system prompt", "tokens": t.system},
         {"name": "tool definitions", "tokens": t.tool_defs},

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ctxtui.core.models import Message, PartKind
-from ctxtui.core.plan import FreshTail, Plan
+from ctxtui.core.plan import FreshTail
 
 MINUS = "−"  # U+2212: a real minus sign reads better than a hyphen in "−1,234 tok"
 
@@ -164,17 +164,6 @@ def pruned_tag(tokens_freed: int) -> str:
 
 def truncated_tag(tokens_freed: int) -> str:
     return f"truncated {MINUS}{tokens_freed:,} tok"
-
-
-def row_tag(plan: Plan, index: int, message: Message) -> str:
-    """The mark a row carries: what pruning or truncation frees, or that it is a summary."""
-    pruned = plan.pruned.get(index)
-    if pruned is not None:
-        return pruned_tag(pruned.tokens_freed)
-    truncated = plan.truncated.get(index)
-    if truncated is not None:
-        return truncated_tag(truncated.tokens_freed)
-    return "summary" if message.is_summary else ""
 
 
 def split_cells(values: Sequence[int], width: int) -> list[int]:

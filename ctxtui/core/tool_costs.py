@@ -44,11 +44,11 @@ class ToolCosts:
     """Every tool's cost, the most expensive (as sent) first, against the request's size."""
 
     tools: tuple[ToolCost, ...]
-    request_tokens: int  # the prompt as it stands: system, tool definitions, summary, history
+    request_tokens: int  # the prompt (no output reserve): system, tool defs, summary, history
     by_name: dict[str, ToolCost] = field(default_factory=dict)
 
     def share(self, cost: ToolCost) -> float:
-        """The tool's share of the request (0.0 for an empty request)."""
+        """The tool's share of the prompt, the output reserve left out (0.0 for none)."""
         return cost.sent_tokens / self.request_tokens if self.request_tokens else 0.0
 
     @property

@@ -354,10 +354,10 @@ def _compacted(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> N
         ]
         for kind, n in fresh.skipped_types.items():
             replay.skipped_types[kind] = replay.skipped_types.get(kind, 0) + n
-        how = f"replacement_history of {plural(len(replacement), 'message')}"
+        how = f"Codex's replacement history of {plural(len(replacement), 'message')}"
     elif replay.full_history:
         replacement = [summary_message]
-        how = "no replacement_history: the summary follows"
+        how = "no replacement history: the summary follows"
     else:
         initial: list[Message] = []
         for m in replay.messages:
@@ -367,7 +367,7 @@ def _compacted(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> N
         users = [m for m in replay.messages[len(initial) :] if m.role == "user" and not m.injected]
         replacement = [*initial, *users, summary_message]
         how = (
-            "no replacement_history: rebuilt from the initial context, "
+            "no replacement history: rebuilt from the initial context, "
             f"{len(users):,} user messages and the summary (Codex's user-message budget is "
             "not reproduced)"
         )

@@ -11,6 +11,7 @@ from textual.content import Content
 from ctxtui.core.compaction import CompactionResult
 from ctxtui.core.compaction_notes import llm_calls_sentence
 from ctxtui.core.errors import OverflowInfo
+from ctxtui.core.overflow import overflow_words
 from ctxtui.core.rows import cap_text
 from ctxtui.core.wording import plural
 
@@ -49,7 +50,7 @@ def overflow_lines(info: OverflowInfo) -> Content:
         f"model      {info.model}\n",
         f"window     {info.context_window:,} tokens\n",
         f"requested  {info.requested_tokens:,} tokens\n",
-        f"reason     {info.reason}",
+        f"reason     {overflow_words(info.reason)}",
     )
 
 
@@ -63,7 +64,6 @@ def figure_rows(
     "#1–#21" is not mistaken for the first messages of the session on screen.
     """
     reason = result.reason
-    wire = reason.picoclaw_name or "none"
     if result.replaced is None:
         replaced = "none"
     else:
@@ -83,7 +83,7 @@ def figure_rows(
         now = f"#{messages_before - kept:,}–#{messages_before - 1:,}"
         tail = f"{plural(kept, 'message')} ({now}) stay verbatim, numbered {after} after apply"
     rows = [
-        ("Reason", f"{reason.value} (PicoClaw: {wire})"),
+        ("Reason", reason.label),
         ("Messages replaced", replaced),
         ("Summary adds", f"{result.summary_tokens:,} tok"),
         ("Request tokens", f"{result.tokens_before:,} → {result.tokens_after:,}"),

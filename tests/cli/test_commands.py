@@ -122,7 +122,7 @@ def test_compact_preview(session_file: Path, capsys: pytest.CaptureFixture[str])
     )
     out = capsys.readouterr().out
     assert code == 0
-    assert "reason: retry (PicoClaw: llm_retry)" in out
+    assert "reason: retry (in PicoClaw: the retry after the LLM refuses the request)" in out
     assert "# Summary of Previous Conversation" in out and "## Critical Context" in out
     assert "You summarize a SEGMENT of a conversation" in out
     assert "<conversation_segment>" in out

@@ -101,5 +101,18 @@ def test_compact_says_what_the_reason_changes(
     path = _write(tmp_path, 12, 4_000)
     assert main(["compact", str(path), "--reason", "retry", *WINDOW]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "reason: retry (PicoClaw: llm_retry)"
+    assert lines[0] == "reason: retry (in PicoClaw: the retry after the LLM refuses the request)"
     assert lines[1].startswith("  Only labels the event: the plan preset replaces the history")
+
+
+def test_picoclaw_compact_says_it_summarises_past_the_after_turn_limit(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from ctxtui.samples import samples_dir
+
+    chat = str(samples_dir() / "picoclaw_long_chat.jsonl")
+    assert main(["compact", chat, "--preset", "picoclaw"]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "with a" in said and "summary" in said  # the preview summarised
+    assert "Only labels" not in said and "drops the oldest half" not in said
+    assert "preset summarises the messages before the fresh tail" in said

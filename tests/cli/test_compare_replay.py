@@ -85,3 +85,33 @@ def test_compare_replay_of_a_session_without_its_own_compactions(
     assert r["compactions"] == 1 and r["compaction_reasons"] == {"proactive": 1}
     assert 0 < r["peak_tokens"] <= 2_000 and r["overflow_requests"] == 0
     assert "1 simulated compaction (1 proactive)" in " ".join(_run(capsys, *argv, *window).split())
+
+
+def test_picoclaw_after_turn_summary_is_told_apart_from_the_replayed_trigger(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The long PicoClaw chat is past legacy's after-turn limit (more than 20 messages) and
+    far under its window: the plan's "compacts now" is that after-turn summary, which replay
+    (a check before each request) never runs. The table says which each figure is."""
+    chat = str(samples_dir() / "picoclaw_long_chat.jsonl")
+    argv = ["compare", chat, "--presets", "picoclaw", "--replay"]
+    entry = json.loads(_run(capsys, *argv, "--json"))["presets"][0]
+    assert entry["compacts_now"] and entry["post_turn"]
+    assert entry["replay"]["compactions"] == 0
+    text = " ".join(_run(capsys, *argv).split())
+    assert "compacts now" not in text
+    assert (
+        f"trigger at {entry['trigger']:,} tok · prompt now {entry['tokens']:,} tok · under it, "
+        "past PicoClaw's after-turn limit: summarises after this turn"
+    ) in text
+    assert "0 simulated compactions" in text and "after-turn summaries not replayed" in text
+
+
+def test_over_the_trigger_is_about_the_next_request(capsys: pytest.CaptureFixture[str]) -> None:
+    demo = str(samples_dir() / "demo.json")
+    argv = ["compare", demo, "--presets", "picoclaw,plan"]
+    pico, plan = json.loads(_run(capsys, *argv, "--json"))["presets"]
+    assert pico["compacts_now"] and not pico["post_turn"] and not plan["compacts_now"]
+    text = " ".join(_run(capsys, *argv).split())
+    assert "over it: compacts before the next request" in text
+    assert "under it: no compaction before the next request" in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ def test_table_shows_header_totals_and_fallback() -> None:
     request = next(line for line in lines if line.startswith("request"))
     assert f"{t.requested:,} of {t.window:,} tok" in request
     assert f"= prompt {t.tokens:,} + output reserve {t.output_reserve:,}" in request
-    assert "tail       from #3 · 8 of 2,000 tok · min turns" in lines
+    assert "tail       from #3 · 8 of 2,000 tok · widened to hold the minimum turns" in lines
     assert "pruned     1 tool output · 90 tok freed" in lines
     assert "compaction needed (proactive): replaces #0-#0" in lines
 
@@ -94,3 +95,24 @@ def test_a_tool_name_with_escapes_reaches_the_terminal_as_text(
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out
     assert "␛[2J␛]0;PWNED" in out
+
+
+def test_the_tools_share_is_named_for_the_prompt_it_divides(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The request line defines request = prompt + output reserve; the tools' last column is
+    of the prompt alone, so its heading says "of prompt", and its figures are sent / prompt."""
+    from ctxtui.cli import main
+    from ctxtui.samples import samples_dir
+
+    chat = str(samples_dir() / "picoclaw_long_chat.jsonl")
+    assert main(["report", chat, "--preset", "picoclaw", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert main(["report", chat, "--preset", "picoclaw"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(line for line in lines if line.startswith("tool "))
+    assert header.split()[-2:] == ["of", "prompt"]
+    prompt = doc["totals"]["tokens"]
+    assert prompt != doc["totals"]["requested"]
+    for tool in doc["tools"]:
+        assert tool["share"] == round(tool["sent_tokens"] / prompt, 6)

@@ -76,3 +76,31 @@ def test_what_orjson_refuses_or_writes_otherwise_goes_the_stdlib_way() -> None:
         out.decode("utf-8")  # valid UTF-8 whatever the session held
     assert json.loads(encode_json(surrogate))["session"]["path"] == "caf\ufffd.json"
     assert b'"used_ratio": NaN' in encode_json(nan)  # as before, not orjson's null
+
+
+@pytest.mark.parametrize("preset", ["plan", "opencode", "claude-code"])
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.name)
+def test_the_window_split_matches_the_plan_the_gauge_draws(
+    sample: Path, preset: str, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """``totals.categories`` and the gauge read one plan through one rule: free is the window
+    less the prompt and what is kept at the top (``Totals.free_under``), and that top is the
+    trigger's headroom. Under the plan preset the headroom is the output reserve, so the
+    JSON's free and buffer are the gauge's free and reserve to the token."""
+    from ctxtui.core.engine import Engine
+    from ctxtui.core.policy import policy_for_session
+    from ctxtui.importers import load_session
+
+    capsysbinary.readouterr()
+    assert main(["report", str(sample), "--json", "--preset", preset]) == 0
+    doc = json.loads(capsysbinary.readouterr().out)
+    cats = {c["name"]: c["tokens"] for c in doc["totals"]["categories"]}
+    session = load_session(sample)
+    policy = policy_for_session(preset, session, {})
+    t = Engine(session).plan(policy).totals
+    assert cats["autocompact buffer"] == policy.headroom
+    assert cats["free"] == t.free_under(policy.headroom)
+    assert cats["system prompt"] + cats["tool definitions"] + cats["messages"] == t.tokens
+    if preset == "plan":
+        assert (cats["free"], cats["autocompact buffer"]) == (t.free, t.output_reserve)
+        assert doc["totals"]["budget"] == t.window - cats["autocompact buffer"]

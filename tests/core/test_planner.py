@@ -183,7 +183,7 @@ def test_orphan_results_are_warned_about() -> None:
 def test_tail_floor_over_budget_is_warned_about() -> None:
     plan = _plan(_chat(1), preset("plan", context_window=1_000, max_tokens=500), [1, 1])
     assert plan.tail.budget == 500
-    assert any("tail_min_tokens" in w for w in plan.warnings)
+    assert any("the fresh tail's minimum (2,000 tokens)" in w for w in plan.warnings)
 
 
 def test_empty_session_plans() -> None:

@@ -58,7 +58,35 @@ def test_the_sentences_for_the_two_shipped_presets() -> None:
     assert overflow.endswith("PicoClaw itself never gives this reason.")
     wires = [c.wire for c in reason_choices(preset("plan"))]
     assert wires == [
-        "PicoClaw: proactive_budget",
-        "PicoClaw: llm_retry",
-        "PicoClaw: no name for it",
+        "In PicoClaw: the proactive budget check",
+        "In PicoClaw: the retry after the LLM refuses the request",
+        "In PicoClaw: no such reason",
     ]
+
+
+def test_picoclaw_past_its_after_turn_limit_says_proactive_summarises() -> None:
+    """The long PicoClaw chat is past legacy's after-turn limit: a proactive compaction
+    summarises what precedes the fresh tail into the session's summary (the preview shows a
+    summary), a retry drops the oldest half. Neither sentence may claim the reason only labels
+    the event, and each says what its own compaction does."""
+    from ctxtui.importers import load_session
+    from ctxtui.samples import samples_dir
+
+    session = load_session(samples_dir() / "picoclaw_long_chat.jsonl")
+    policy = preset("picoclaw", context_window=131_072)
+    engine = Engine(session)
+    plan = engine.plan(policy)
+    assert plan.compaction.post_turn
+    proactive = engine.compact(policy, CompactReason.PROACTIVE)
+    retry = engine.compact(policy, CompactReason.RETRY)
+    assert proactive.prompt and proactive.summary_text  # summarised, with an LLM prompt
+    assert proactive.replaced == (0, plan.tail.start - 1)
+    assert not retry.prompt and retry.replaced != proactive.replaced  # the emergency drop
+    choices = {c.reason: c for c in reason_choices(policy, post_turn=True)}
+    said = choices[CompactReason.PROACTIVE].effect
+    assert not choices[CompactReason.PROACTIVE].labels_only
+    assert "summarises the messages before the fresh tail" in said
+    assert "drops the oldest half" not in said
+    assert "drops the oldest half" in choices[CompactReason.RETRY].effect
+    assert not choices[CompactReason.RETRY].labels_only
+    assert all(not c.labels_only for c in choices.values())

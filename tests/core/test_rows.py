@@ -61,17 +61,6 @@ def test_split_cells_always_sums_to_width(values: list[int], width: int) -> None
     assert all(c >= 0 for c in cells)
 
 
-def test_a_summary_message_is_tagged() -> None:
-    from ctxtui.core.engine import Engine
-    from ctxtui.core.models import Session
-    from ctxtui.core.policy import preset
-    from ctxtui.core.rows import row_tag
-
-    session = Session(messages=(Message(role="user", content="s", is_summary=True),))
-    plan = Engine(session).plan(preset("plan"))
-    assert row_tag(plan, 0, session.messages[0]) == "summary"
-
-
 def test_find_spans_is_case_insensitive_and_does_not_overlap() -> None:
     assert find_spans("Pytest, then PYTEST again", "pytest") == ((0, 6), (13, 19))
     assert find_spans("aaaa", "aa") == ((0, 2), (2, 4))

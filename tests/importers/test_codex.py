@@ -92,7 +92,7 @@ def test_compacted_without_replacement_history_keeps_users_and_summary(tmp_path:
     ]
     assert session.messages[0].injected and session.messages[3].is_summary
     assert session.system_prompt == "sys"
-    assert any("no replacement_history" in w for w in session.meta.warnings)
+    assert any("no replacement history" in w for w in session.meta.warnings)
 
 
 def test_fork_replay_rollback_and_output_shapes(tmp_path: Path) -> None:

@@ -77,11 +77,12 @@ async def _open_reasons(pilot: Pilot[Any]) -> ReasonScreen:
 
 
 def test_reason_dialog_picoclaw_120x40(snap_compare: SnapCompare) -> None:
-    """Under the picoclaw preset: the title names the preset; each reason says
-    "only labels the event" beside its name, with when it fires and PicoClaw's name
-    (overflow: "PicoClaw: no name for it", no defect number); under the list, in full for the
-    highlighted proactive: "Only labels the event: the picoclaw preset drops the oldest half
-    of the history and notes it in the summary whatever the reason, ..."."""
+    """Under the picoclaw preset, the demo past PicoClaw's after-turn limit: the title names
+    the preset; each reason says "changes the compaction" beside its name, with when it fires
+    and PicoClaw's name (overflow: "In PicoClaw: no such reason", no defect number); under the
+    list, in full for the highlighted proactive: "Changes the compaction: the history is past
+    PicoClaw's after-turn limit, so the picoclaw preset summarises the messages before the
+    fresh tail ..."."""
     app = app_for(demo_session(), preset="picoclaw")
     assert snap_compare(app, terminal_size=(120, 40), run_before=then(press("c")))
 
@@ -92,14 +93,16 @@ async def test_each_reason_says_its_effect_in_the_sessions_preset(name: str) -> 
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _open_reasons(pilot)
         policy = app.screen_stack[0].policy  # type: ignore[attr-defined]
+        post_turn = app.screen_stack[0].plan.compaction.post_turn  # type: ignore[attr-defined]
         assert policy.preset == name
         reasons = screen.query_one(OptionList)
         for reason in (CompactReason.PROACTIVE, CompactReason.RETRY, CompactReason.OVERFLOW):
             option = reasons.get_option(reason.value)
-            assert "only labels the event" in str(option.prompt)
+            assert ("only labels the event" in str(option.prompt)) is not post_turn
             reasons.highlighted = reasons.get_option_index(reason.value)
             await pilot.pause()
-            assert screen.effect_text == f"{reason.value}: {reason_effect(policy, reason)}"
+            effect = reason_effect(policy, reason, post_turn)
+            assert screen.effect_text == f"{reason.value}: {effect}"
             assert f"the {name} preset" in screen.effect_text
             assert not DEFECT.search(str(option.prompt) + screen.effect_text)
 

@@ -84,8 +84,8 @@ async def test_reason_screen_names_picoclaw_wire_values_and_cancels() -> None:
     async with app.run_test(size=SIZE) as pilot:
         options = app.screen.query_one("#reasons", OptionList)
         rendered = " ".join(str(options.get_option_at_index(i).prompt) for i in range(3))
-        assert "proactive_budget" in rendered
-        assert "llm_retry" in rendered
+        assert "In PicoClaw: the proactive budget check" in rendered
+        assert "In PicoClaw: the retry after the LLM refuses the request" in rendered
         await pilot.press("escape")
         assert app.results == [None]
 
@@ -114,7 +114,7 @@ async def test_compaction_preview_has_summary_prompt_and_figures_tabs() -> None:
         assert "40,960 → 12,288" in figures
         assert "6 (#1–#6, 28,990 tok)" in figures
         assert "3 messages (#2–#4) stay verbatim" in figures
-        assert "proactive (PicoClaw: proactive_budget)" in figures
+        assert "proactive (in PicoClaw: the proactive budget check)" in figures
         assert not screen.query("#overflow")
 
 
@@ -183,7 +183,7 @@ async def test_compaction_preview_shows_overflow_fields_not_a_crash() -> None:
     app = HostApp(lambda: CompactionPreviewScreen(result))
     async with app.run_test(size=SIZE):
         text = _text(app, "#overflow")
-        for field in ("gpt-4.1", "32,768", "41,200", "fresh_tail_exceeds_window"):
+        for field in ("gpt-4.1", "32,768", "41,200", "the fresh tail does not fit beside"):
             assert field in text
 
 
@@ -415,7 +415,8 @@ async def test_preview_renders_a_real_compaction_of_the_overflow_sample() -> Non
         assert isinstance(screen, CompactionPreviewScreen)
         screen.query_one(TabbedContent).active = "figures-tab"
         await pilot.pause()
-        assert "retry (PicoClaw: llm_retry)" in screen.figures_text
+        retry = "retry (in PicoClaw: the retry after the LLM refuses the request)"
+        assert retry in screen.figures_text
         await pilot.press("escape")
         assert app.results == [None]
 

@@ -52,10 +52,10 @@ def test_compaction_preview_prompt_tab(snap_compare: SnapCompare) -> None:
 def test_compaction_preview_figures_tab(snap_compare: SnapCompare) -> None:
     """The Figures tab lists before/after in aligned rows.
 
-    The reader should see Reason "proactive (PicoClaw: proactive_budget)", Messages replaced
-    "6 (#1–#6, 28,990 tok)", Summary adds "318 tok", Request tokens "40,960 → 12,288",
-    Saved "28,672 tok (70.0%)", LLM calls "1 leaf-summary call for the whole replaced range"
-    and Fresh tail "3 messages (#2–#4) stay verbatim".
+    The reader should see Reason "proactive (in PicoClaw: the proactive budget check)",
+    Messages replaced "6 (#1–#6, 28,990 tok)", Summary adds "318 tok", Request tokens
+    "40,960 → 12,288", Saved "28,672 tok (70.0%)", LLM calls "1 leaf-summary call for the
+    whole replaced range" and Fresh tail "3 messages (#2–#4) stay verbatim".
     """
     app = HostApp(lambda: CompactionPreviewScreen(compaction_result()))
     assert snap_compare(app, terminal_size=(100, 32), run_before=_show_tab("figures-tab"))
@@ -65,8 +65,9 @@ def test_compaction_preview_overflow(snap_compare: SnapCompare) -> None:
     """An overflow compaction cannot fix is shown as the error's fields, above the tabs.
 
     The reader should see a red-bordered box "Context window exceeded even after compaction"
-    with model gpt-4.1, window 32,768 tokens, requested 41,200 tokens and reason
-    fresh_tail_exceeds_window, one per line; the summary tab is still below it.
+    with model gpt-4.1, window 32,768 tokens, requested 41,200 tokens and reason "the fresh
+    tail does not fit beside the system prompt, tool definitions and output reserve", one per
+    line; the summary tab is still below it.
     """
     app = HostApp(lambda: CompactionPreviewScreen(compaction_result(overflow=OVERFLOW)))
     assert snap_compare(app, terminal_size=(100, 32))
@@ -101,10 +102,11 @@ def test_reason_screen(snap_compare: SnapCompare) -> None:
     """Asking why to compact: three reasons, each with when it fires and PicoClaw's name.
 
     The reader should see "Why compact? (preset plan)" and the options proactive
-    (highlighted; PicoClaw: proactive_budget), retry (PicoClaw: llm_retry) and overflow
-    (PicoClaw: no name for it), each tagged "only labels the event"; under the list what
-    proactive changes in full ("Only labels the event: the plan preset replaces ..."), and
-    the hint "Enter confirms · Escape cancels".
+    (highlighted; "In PicoClaw: the proactive budget check"), retry ("In PicoClaw: the retry
+    after the LLM refuses the request") and overflow ("In PicoClaw: no such reason"), each
+    tagged "only labels the event"; under the list what proactive changes in full ("Only
+    labels the event: the plan preset replaces ..."), and the hint "Enter confirms · Escape
+    cancels".
     """
     app = HostApp(ReasonScreen)
     assert snap_compare(app, terminal_size=(80, 24))

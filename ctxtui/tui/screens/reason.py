@@ -16,6 +16,7 @@ from textual.content import Content
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ctxtui.core.plan import Plan
 from ctxtui.core.policy import Policy, preset
 from ctxtui.core.reason_effects import ReasonChoice, reason_choices
 from ctxtui.core.reasons import CompactReason
@@ -83,7 +84,9 @@ class ReasonScreen(Dialog[CompactReason | None]):
 
     def compose(self) -> ComposeResult:
         policy = self._session_policy()
-        self.choices = reason_choices(policy)
+        below = getattr(self.app.screen_stack[0], "plan", None) if self.app.screen_stack else None
+        post_turn = isinstance(below, Plan) and below.compaction.post_turn
+        self.choices = reason_choices(policy, post_turn=post_turn)
         with Vertical(id="dialog"):
             yield Label(f"Why compact? (preset {policy.preset})", id="title", markup=False)
             options: list[Option | None] = []
