@@ -125,21 +125,31 @@ async def test_at_60x20_d_shows_and_hides_the_detail_pane() -> None:
 
 
 async def test_a_gauge_swatch_never_ends_a_line() -> None:
-    """At 60 columns the legend wrapped between `░` and `free`; entries now wrap whole."""
+    """At 60 columns the legend wrapped between `░` and `free`; entries now wrap whole.
+
+    The legend is drawn at every width from 30 to 120 columns on the app's own gauge (one
+    resize per width cost a frame of the whole screen each), then once through a real resize.
+    """
     app = app_for(demo_session())
     async with app.run_test(size=(120, 24)) as pilot:
         await settle(pilot)
         gauge = app.screen.query_one(BudgetGauge)
+        plan = app.screen.plan  # type: ignore[attr-defined]
         wrapped = 0
         for width in range(30, 121, 3):
-            await pilot.resize_terminal(width, 24)
-            await pilot.pause()
-            legend = str(gauge.render()).splitlines()[2:]
+            legend = str(gauge._legend(plan, width)).splitlines()
             wrapped += len(legend) > 1
             for line in legend:
                 assert line[:1] in SWATCHES and line[-1:] not in SWATCHES, (width, line)
-                assert cell_len(line) <= gauge.content_region.width, (width, line)
+                assert cell_len(line) <= width, (width, line)
         assert wrapped, "some width made the legend wrap"
+        await pilot.resize_terminal(60, 24)
+        await pilot.pause()
+        legend = str(gauge.render()).splitlines()[2:]
+        assert len(legend) > 1, "60 columns wrap the legend"
+        for line in legend:
+            assert line[:1] in SWATCHES and line[-1:] not in SWATCHES, line
+            assert cell_len(line) <= gauge.content_region.width, line
 
 
 async def test_knobs_the_preset_ignores_are_disabled_with_the_reason() -> None:
@@ -184,18 +194,25 @@ async def test_knob_headings_give_unit_and_range_as_help_does() -> None:
 
 
 async def test_settings_sit_beside_the_detail_pane_from_110_columns() -> None:
-    """Tuning a knob used to hide the "why" sentence it was meant to change."""
-    for width, beside in ((120, True), (110, True), (100, False)):
-        app = app_for(demo_session())
-        async with app.run_test(size=(width, 40)) as pilot:
+    """Tuning a knob used to hide the "why" sentence it was meant to change.
+
+    One app, resized with the settings open: the panel stays open across resizes, and the
+    layout follows the width.
+    """
+    app = app_for(demo_session())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.screen.query_one(MessageList).select(2)
+        await pilot.press("s")
+        await settle(pilot)
+        panel = app.screen.query_one(SettingsPanel)
+        pane = app.screen.query_one(DetailPane)
+        for width, beside in ((120, True), (110, True), (100, False)):
+            await pilot.resize_terminal(width, 40)
             await settle(pilot)
-            app.screen.query_one(MessageList).select(2)
-            await pilot.press("s")
-            await settle(pilot)
-            pane = app.screen.query_one(DetailPane)
+            assert panel.display, width
             assert pane.display is beside, width
             if beside:
-                panel = app.screen.query_one(SettingsPanel)
                 assert pane.region.right <= panel.region.x and pane.region.width >= 30
                 body = str(pane.query_one("#detail-body", Static).render())
                 assert "Message 2 (tool" in body

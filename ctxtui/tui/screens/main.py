@@ -160,7 +160,7 @@ class MainScreen(FlowScreen):
         panel.display = not panel.display
         # Under 110 columns the list needs the room more than the detail pane (the CSS hides
         # it); wider, the pane stays beside the knobs, so its "why" follows each change.
-        self.set_class(panel.display, "-settings-open")
+        self.query_one(DetailPane).set_class(panel.display, "-settings-open")
         if panel.display:
             panel.focus_first()
         else:
@@ -175,8 +175,8 @@ class MainScreen(FlowScreen):
         hide it; the choice holds across resizes."""
         pane = self.query_one(DetailPane)
         shown = pane.display
-        self.set_class(not shown, "-detail-shown")
-        self.set_class(shown, "-detail-hidden")
+        pane.set_class(not shown, "-detail-shown")
+        pane.set_class(shown, "-detail-hidden")
         if not shown:
             self.show_detail(self.query_one(MessageList).cursor)  # a hidden pane did not count
 

@@ -264,7 +264,9 @@ class SettingsPanel(VerticalScroll):
             reason = unused_reason(name, values)
             self.query_one(f"#knob-{name}").disabled = reason is not None
             line = self.query_one(f"#unused-{name}", Static)
-            line.update(f"unused: {reason}" if reason else "")
+            text = f"unused: {reason}" if reason else ""
+            if str(line.content) != text:  # an update relays the panel out: only changes
+                line.update(text)
             line.display = reason is not None
 
     def unused_text(self, name: str) -> str:
@@ -301,8 +303,9 @@ class SettingsPanel(VerticalScroll):
                 elif isinstance(widget, Select):
                     widget.value = str(value)
         for error in self.query(".knob-error").results(Static):
-            error.update("")
-            error.display = False
+            if error.display:  # an update relays the panel out: only those showing
+                error.update("")
+                error.display = False
         self._mark_unused()
 
     def error_text(self, name: str) -> str:
