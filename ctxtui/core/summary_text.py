@@ -49,8 +49,10 @@ def file_paths(text: str, pattern: re.Pattern[str]) -> Iterator[str]:
 
     Only in a text holding a diff's headers: elsewhere ``a/x`` may be a real directory ``a``.
     """
-    strip = is_diff(text)
+    strip: bool | None = None  # asked once, at the first path: most texts have none
     for match in pattern.finditer(text):
+        if strip is None:
+            strip = is_diff(text)
         path = match.group(1)
         yield _SIDE.sub("", path) if strip else path
 
