@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import difflib
 import os
 import re
@@ -255,8 +256,6 @@ def entry() -> NoReturn:
     code = main()
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(OSError, ValueError):  # a reader gone away, a closed stream
             stream.flush()
-        except (OSError, ValueError):  # a reader that went away, a closed stream
-            pass
     os._exit(code)
