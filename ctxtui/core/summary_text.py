@@ -49,6 +49,8 @@ def file_paths(text: str, pattern: re.Pattern[str]) -> Iterator[str]:
 
     Only in a text holding a diff's headers: elsewhere ``a/x`` may be a real directory ``a``.
     """
+    if pattern is PATH and "/" not in text and "." not in text:
+        return  # every PATH has a slash or an extension's dot: a C scan skips the regex
     strip: bool | None = None  # asked once, at the first path: most texts have none
     for match in pattern.finditer(text):
         if strip is None:

@@ -6,7 +6,7 @@ import re
 from datetime import datetime, timezone
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxtui.core.models import Message, Session, SessionMeta, ToolCall
@@ -295,3 +295,15 @@ def test_one_message_is_read_however_long(monkeypatch: pytest.MonkeyPatch) -> No
     assert s.read_from == 1
     assert [i.index for i in s.section("Constraints").items] == [1]
     assert [i.index for i in s.section("Goal").items] == [0, 1]
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet="ab1é_-./ \npyc+", max_size=40))
+def test_file_paths_finds_what_the_path_pattern_finds(text: str) -> None:
+    """The slash-or-dot shortcut never hides a path, and a diff's sides are read as the file."""
+    from ctxtui.core.summary_text import PATH, file_paths, is_diff
+
+    expected = [m.group(1) for m in PATH.finditer(text)]
+    if is_diff(text):
+        expected = [re.sub(r"^[ab]/(?=.)", "", p) for p in expected]
+    assert list(file_paths(text, PATH)) == expected
