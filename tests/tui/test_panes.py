@@ -185,12 +185,16 @@ async def test_knob_headings_give_unit_and_range_as_help_does() -> None:
         await settle(pilot)
         await pilot.press("s")
         await settle(pilot)
+        width = app.screen.query_one(SettingsPanel).content_region.width
         for name, knob in knobs().items():
             heading = str(knob_heading(name))
             assert knob.range_words() in heading and knob.range_words() in knob_help(knob)
-            assert f" · {knob.unit}, " in heading, name
+            assert f" ({knob.unit}, " in heading, name
+            # Wrapped in the panel, no line of a heading may read like a value on its own.
+            for line in [str(t) for t in knob_heading(name).wrap(app.console, width)][1:]:
+                assert not re.fullmatch(r"[\d,. to]+", line.strip()), (name, line)
         labels = [str(label.render()) for label in app.screen.query(".knob-label")]
-        assert "context window · tokens, 256 to 100,000,000" in labels
+        assert "context window (tokens, 256 to 100,000,000)" in labels
 
 
 async def test_settings_sit_beside_the_detail_pane_from_110_columns() -> None:

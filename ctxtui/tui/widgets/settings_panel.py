@@ -73,12 +73,16 @@ def range_text(info: FieldInfo) -> str:
 
 def knob_heading(name: str) -> Text:
     """A knob's label with what it counts and its range, in ``--help``'s words:
-    ``context window · tokens, 256 to 100,000,000``."""
+    ``context window (tokens, 256 to 100,000,000)``.
+
+    In parentheses, because the panel is narrow: wrapped after "256 to", a bare
+    ``100,000,000`` on the next line read as the knob's value.
+    """
     heading = Text(knob_label(name))
     knob = knobs().get(name)
     if knob is not None:
         unit = f"{knob.unit}, " if knob.unit else ""
-        heading.append(f" · {unit}{knob.range_words()}", "dim")
+        heading.append(f" ({unit}{knob.range_words()})", "dim")
     return heading
 
 
