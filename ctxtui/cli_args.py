@@ -20,7 +20,7 @@ from ctxtui.cli_help import (
     REPORT_EPILOG,
     TOKENIZER_HELP,
 )
-from ctxtui.options import Knob, cli_knobs, clip, knob_help, prune_modes, tokenizer_problem
+from ctxtui.options import Knob, clip, prune_modes, tokenizer_problem
 
 # -- option values: checked at the flag, so a bad one never reaches the app or a count --------
 
@@ -99,7 +99,7 @@ def add_app_options(p: argparse.ArgumentParser) -> None:
 
 def add_session_options(p: argparse.ArgumentParser) -> None:
     """Options shared by every command that reads a session."""
-    from ctxtui.importers import FORMAT_NAMES
+    from ctxtui.core.formats import FORMAT_NAMES  # not the importers: --help stays light
 
     p.add_argument(
         "--format",
@@ -109,8 +109,12 @@ def add_session_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_policy_options(p: argparse.ArgumentParser) -> None:
-    """The policy knobs, shared by the app, ``report`` and ``compact``."""
-    from ctxtui.core.policy import PRESETS
+    """The policy knobs, shared by the app, ``report`` and ``compact``.
+
+    Their names, ranges and help come from ``cli_knob_table``, the ``Policy`` model written
+    out: building the parser (``--help`` above all) must not import pydantic and the model.
+    """
+    from ctxtui.cli_knob_table import CLI_KNOBS, PRESET_NAMES
 
     g = p.add_argument_group(
         "policy",
@@ -118,7 +122,7 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
         "'unused by X' means preset X ignores it.",
     )
     g.add_argument(
-        "--preset", choices=tuple(PRESETS), default="plan", metavar="NAME", help=PRESET_HELP
+        "--preset", choices=PRESET_NAMES, default="plan", metavar="NAME", help=PRESET_HELP
     )
     g.add_argument("--tokenizer", type=_tokenizer, metavar="SPEC", help=TOKENIZER_HELP)
     g.add_argument(
@@ -128,13 +132,13 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
         help="how old tool outputs are pruned: " + ", ".join(prune_modes()) + "; OpenCode's "
         "prune is opt-in (--preset opencode --prune-mode tokens); default: the preset's",
     )
-    for knob in cli_knobs():
+    for knob, text in CLI_KNOBS:
         g.add_argument(
             knob.flag or knob.field,
             dest=knob.dest,
             type=_knob_value(knob),
             metavar=knob.metavar,
-            help=knob_help(knob).replace("%", "%%"),  # argparse formats help with %
+            help=text.replace("%", "%%"),  # argparse formats help with %
         )
 
 

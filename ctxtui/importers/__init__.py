@@ -20,8 +20,8 @@ from types import ModuleType
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.formats import FORMAT_NAMES, FORMATS, FormatInfo, format_info
 from ctxtui.core.models import Session, SessionMeta
-from ctxtui.importers._formats import FORMAT_NAMES, FORMATS, FormatInfo, format_info
 from ctxtui.importers._jsonl import read_head
 from ctxtui.importers._parts import MAX_COUNT, counting_dropped, dropped_counts, quoted
 from ctxtui.importers._reader import (

@@ -1,5 +1,6 @@
 """The formats ctxtui reads, in detection order: what ``ctxtui formats`` lists and what
-``--format`` accepts. A table of its own so the package's loading logic reads apart from it."""
+``--format`` accepts. Plain data in the core, apart from the importers' loading logic, so that
+``--help`` can name the formats without importing the importers (and pydantic under them)."""
 
 from __future__ import annotations
 
