@@ -124,7 +124,7 @@ ACTIONS: tuple[Action, ...] = (
         "search_next",
         "n",
         "Next match",
-        "",
+        "Go to the next match of the last search, from the selected message on",
         needs_session=True,
         in_palette=False,
     ),
@@ -199,7 +199,7 @@ ACTIONS: tuple[Action, ...] = (
         title="Timeline of requests",
         view="ctxtui.tui.screens.timeline:TimelineScreen",
     ),
-    Action("quit", "q", "Quit", "", scope=Scope.APP, footer_rank=2, in_palette=False),
+    Action("quit", "q", "Quit", "Leave ctxtui", scope=Scope.APP, footer_rank=2, in_palette=False),
     # Textual adds this binding itself when none exists; declaring it gives it an id (so it
     # can be remapped) and an explanation of what the palette offers.
     Action(

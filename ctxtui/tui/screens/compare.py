@@ -121,8 +121,16 @@ class CompareScreen(Screen[int | None]):
     """The session under several presets; Escape returns to the main view at the cursor."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,v", "close", "Back", id="compare.close"),
-        Binding("p", "choose", "Presets", id="compare.choose"),
+        Binding(
+            "escape,v",
+            "close",
+            "Back",
+            id="compare.close",
+            tooltip="Return to the main view at the selected message",
+        ),
+        Binding(
+            "p", "choose", "Presets", id="compare.choose", tooltip="Choose which presets to compare"
+        ),
     ]
 
     DEFAULT_CSS = """

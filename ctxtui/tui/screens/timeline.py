@@ -61,8 +61,20 @@ class TimelineScreen(Screen[int | None]):
     """Replay under the main screen's policy; Escape or Enter returns to the request's message."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,enter,l", "close", "Back", id="timeline.close"),
-        Binding("p", "choose", "Preset", id="timeline.choose"),
+        Binding(
+            "escape,enter,l",
+            "close",
+            "Back",
+            id="timeline.close",
+            tooltip="Return to the main view at the selected request's message",
+        ),
+        Binding(
+            "p",
+            "choose",
+            "Preset",
+            id="timeline.choose",
+            tooltip="Replay the session under another preset",
+        ),
     ]
 
     DEFAULT_CSS = """

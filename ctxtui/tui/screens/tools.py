@@ -71,7 +71,7 @@ class ToolsScreen(Screen[int | None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,T", "close", "Back", id="tools.close"),
+        Binding("escape,T", "close", "Back", id="tools.close", tooltip="Return to the main view"),
     ]
 
     DEFAULT_CSS = """

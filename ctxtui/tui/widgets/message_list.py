@@ -64,12 +64,44 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "cursor_up", "Up", show=False, id="list.up"),
-        Binding("down", "cursor_down", "Down", show=False, id="list.down"),
-        Binding("pageup", "page_up", "Page up", show=False, id="list.page_up"),
-        Binding("pagedown", "page_down", "Page down", show=False, id="list.page_down"),
-        Binding("home", "first", "First", show=False, id="list.first"),
-        Binding("end", "last", "Last", show=False, id="list.last"),
+        Binding(
+            "up", "cursor_up", "Up", show=False, id="list.up", tooltip="Select the message above"
+        ),
+        Binding(
+            "down",
+            "cursor_down",
+            "Down",
+            show=False,
+            id="list.down",
+            tooltip="Select the message below",
+        ),
+        Binding(
+            "pageup",
+            "page_up",
+            "Page up",
+            show=False,
+            id="list.page_up",
+            tooltip="Select a screenful up",
+        ),
+        Binding(
+            "pagedown",
+            "page_down",
+            "Page down",
+            show=False,
+            id="list.page_down",
+            tooltip="Select a screenful down",
+        ),
+        Binding(
+            "home",
+            "first",
+            "First",
+            show=False,
+            id="list.first",
+            tooltip="Select the first message",
+        ),
+        Binding(
+            "end", "last", "Last", show=False, id="list.last", tooltip="Select the last message"
+        ),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {

@@ -192,14 +192,68 @@ class TimelineChart(Widget, can_focus=True):
     """The chart and its request cursor; moving the cursor posts ``Moved``."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "move(-1)", "Previous request", show=False, id="timeline.previous"),
-        Binding("right", "move(1)", "Next request", show=False, id="timeline.next"),
-        Binding("pageup", "page(-1)", "Back a page", show=False, id="timeline.page_back"),
-        Binding("pagedown", "page(1)", "On a page", show=False, id="timeline.page_on"),
-        Binding("home", "first", "First request", show=False, id="timeline.first"),
-        Binding("end", "last", "Last request", show=False, id="timeline.last"),
-        Binding("left_square_bracket", "event(-1)", "Previous event", id="timeline.prev_event"),
-        Binding("right_square_bracket", "event(1)", "Next event", id="timeline.next_event"),
+        Binding(
+            "left",
+            "move(-1)",
+            "Previous request",
+            show=False,
+            id="timeline.previous",
+            tooltip="Move the cursor to the request before",
+        ),
+        Binding(
+            "right",
+            "move(1)",
+            "Next request",
+            show=False,
+            id="timeline.next",
+            tooltip="Move the cursor to the request after",
+        ),
+        Binding(
+            "pageup",
+            "page(-1)",
+            "Back a page",
+            show=False,
+            id="timeline.page_back",
+            tooltip="Move the cursor back a tenth of the requests",
+        ),
+        Binding(
+            "pagedown",
+            "page(1)",
+            "On a page",
+            show=False,
+            id="timeline.page_on",
+            tooltip="Move the cursor on a tenth of the requests",
+        ),
+        Binding(
+            "home",
+            "first",
+            "First request",
+            show=False,
+            id="timeline.first",
+            tooltip="Move the cursor to the first request",
+        ),
+        Binding(
+            "end",
+            "last",
+            "Last request",
+            show=False,
+            id="timeline.last",
+            tooltip="Move the cursor to the last request",
+        ),
+        Binding(
+            "left_square_bracket",
+            "event(-1)",
+            "Previous event",
+            id="timeline.prev_event",
+            tooltip="Move the cursor to the last marked request before it",
+        ),
+        Binding(
+            "right_square_bracket",
+            "event(1)",
+            "Next event",
+            id="timeline.next_event",
+            tooltip="Move the cursor to the next marked request",
+        ),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
