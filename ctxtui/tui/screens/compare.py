@@ -19,7 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, SelectionList, Static
+from textual.widgets import Button, SelectionList, Static
 from textual.worker import get_current_worker
 
 from ctxtui.core.compare import PresetPlan, plan_presets
@@ -30,6 +30,7 @@ from ctxtui.core.wording import plural
 from ctxtui.tui.screens.dialog import Dialog, button_row
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.compare_lanes import GLYPHS, LANE_CELLS, CompareLanes, lane_mark
+from ctxtui.tui.widgets.footer import FittingFooter
 
 DEFAULT_PRESETS = ("plan", "picoclaw", "opencode", "codex", "claude-code")
 """The agents' policies side by side, plus the plan; ``p`` chooses others."""
@@ -155,7 +156,7 @@ class CompareScreen(Screen[int | None]):
         yield CompareLanes(id="compare-lanes")
         yield Static("", id="compare-status")
         yield Static(f"{LEGEND}   p: choose presets · esc: back", id="compare-legend")
-        yield Footer()
+        yield FittingFooter()
 
     def _title(self) -> str:
         session = self.state.session

@@ -19,7 +19,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ctxtui.core.policy import policy_for_session
 from ctxtui.core.replay import ContextAt, Replay, Request
@@ -36,6 +36,7 @@ from ctxtui.tui.timeline_jobs import (
     read_history,
     run_replay,
 )
+from ctxtui.tui.widgets.footer import FittingFooter
 from ctxtui.tui.widgets.message_list import MessageList, Numbering
 from ctxtui.tui.widgets.theme_style import component_style
 from ctxtui.tui.widgets.timeline_chart import ChartFigures, TimelineChart
@@ -103,7 +104,7 @@ class TimelineScreen(Screen[int | None]):
         yield Static("reading the session…", id="timeline-status")
         yield Static("", id="timeline-heading")
         yield MessageList(id="timeline-context")
-        yield Footer()
+        yield FittingFooter()
 
     @property
     def chart(self) -> TimelineChart:

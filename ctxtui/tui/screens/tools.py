@@ -16,12 +16,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from ctxtui.core.rows import visible
 from ctxtui.core.tool_costs import ToolCost, ToolCosts, largest_output, tool_costs
 from ctxtui.core.wording import plural
 from ctxtui.tui.state import MainState
+from ctxtui.tui.widgets.footer import FittingFooter
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("tool", "tool"),
@@ -97,7 +98,7 @@ class ToolsScreen(Screen[int | None]):
             id="tools-note",
             markup=False,
         )
-        yield Footer()
+        yield FittingFooter()
 
     def _title(self) -> str:
         plan = self.state.plan
