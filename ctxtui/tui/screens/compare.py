@@ -70,7 +70,7 @@ def gauge_line(number: int, entry: PresetPlan, width: int, name_cells: int) -> T
     if entry.plan.compaction.needed:
         line.append(" · compacts now", "bold")
     line.append(f" · window: {entry.window_source}", "dim")
-    line.truncate(width)
+    line.truncate(width, overflow="ellipsis")
     return line
 
 
@@ -139,7 +139,13 @@ class CompareScreen(Screen[int | None]):
     CompareScreen #compare-gauges { padding: 0 1; height: auto; }
     CompareScreen #compare-heading { color: $text-muted; }
     CompareScreen CompareLanes { height: 1fr; }
-    CompareScreen #compare-status { padding: 0 1; height: 1; background: $panel; }
+    CompareScreen #compare-status {
+        padding: 0 1;
+        height: 1;
+        background: $panel;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
     CompareScreen #compare-legend { padding: 0 1; color: $text-muted; }
     """
 
