@@ -33,7 +33,7 @@ from ctxtui.core.plan import Plan
 from ctxtui.core.rows import tool_label
 from ctxtui.core.sent import row_figures
 from ctxtui.tui.cells import RowLayout, bar_scale, boundary_rule, layout_columns, row_cells
-from ctxtui.tui.widgets.theme_style import component_style
+from ctxtui.tui.widgets.theme_style import component_style, readable_on
 
 BOUNDARY = -1
 """``row_to_index`` answer for the boundary rule, which is a row but not a message."""
@@ -156,6 +156,7 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
         self._layout: RowLayout | None = None
         self._query = ""
         self._cache: LRUCache[tuple[int, int, int, bool], Strip] = LRUCache(1024)
+        self._styles: dict[str, Style] = {}
         self._numbering: Numbering | None = None
 
     # -- data ------------------------------------------------------------------------------
@@ -289,6 +290,7 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._cache.clear()
+        self._styles.clear()
 
     def on_resize(self, event: events.Resize) -> None:
         self._layout = None
@@ -323,7 +325,15 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
         return strip
 
     def _style(self, name: str) -> Style:
-        return component_style(self, f"message-list--{name}")
+        """Component class ``name``'s style, its colour made readable on the list's
+        background (``readable_on``), cached until the theme changes."""
+        style = self._styles.get(name)
+        if style is None:
+            style = readable_on(
+                component_style(self, f"message-list--{name}"), self.rich_style.bgcolor
+            )
+            self._styles[name] = style
+        return style
 
     def _boundary_text(self, width: int) -> Text:
         assert self._plan is not None
