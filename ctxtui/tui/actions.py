@@ -59,6 +59,7 @@ class Action:
     key_display: str | None = None
     choices: Callable[[], Iterable[str]] | None = None
     view: str | None = None
+    footer_group: str | None = None
 
     @property
     def palette_title(self) -> str:
@@ -76,6 +77,7 @@ class Action:
             priority=self.priority,
             tooltip=self.description,
             id=self.id,
+            group=Binding.Group(self.footer_group) if self.footer_group else None,
         )
 
     @property
@@ -83,6 +85,9 @@ class Action:
         """The action a binding runs: ``action_<id>`` on the scope's node."""
         return self.id
 
+
+VIEWS = "Views"
+"""The footer's one entry for the keys that open a view (compare, tools, timeline)."""
 
 ACTIONS: tuple[Action, ...] = (
     # The main screen's keys, in the order the footer and help list them.
@@ -99,7 +104,7 @@ ACTIONS: tuple[Action, ...] = (
         "u",
         "Undo",
         "Undo the last applied compaction",
-        footer_rank=10,
+        footer_rank=11,
         title="Undo compaction",
     ),
     Action(
@@ -108,7 +113,7 @@ ACTIONS: tuple[Action, ...] = (
         "Export",
         "Write the session as ctxtui JSON",
         needs_session=True,
-        footer_rank=9,
+        footer_rank=10,
         title="Export session",
     ),
     Action(
@@ -124,7 +129,7 @@ ACTIONS: tuple[Action, ...] = (
         "search_next",
         "n",
         "Next match",
-        "",
+        "Go to the next match of the last search, from the selected message on",
         needs_session=True,
         in_palette=False,
     ),
@@ -153,7 +158,7 @@ ACTIONS: tuple[Action, ...] = (
         footer_rank=5,
         title="Toggle detail pane",
     ),
-    Action("open", "o", "Open", "Open another session file", footer_rank=8, title="Open session"),
+    Action("open", "o", "Open", "Open another session file", footer_rank=9, title="Open session"),
     Action(
         "close_panels",
         "escape",
@@ -179,6 +184,8 @@ ACTIONS: tuple[Action, ...] = (
         "Every preset side by side: a lane per preset beside each message, a gauge each",
         scope=Scope.APP,
         title="Compare presets",
+        footer_rank=8,
+        footer_group=VIEWS,
         view="ctxtui.tui.screens.compare:CompareScreen",
     ),
     Action(
@@ -188,6 +195,8 @@ ACTIONS: tuple[Action, ...] = (
         "What each tool costs: calls, outputs, pruned and truncated tokens, share of the request",
         scope=Scope.APP,
         title="Tool costs",
+        footer_rank=8,
+        footer_group=VIEWS,
         view="ctxtui.tui.screens.tools:ToolsScreen",
     ),
     Action(
@@ -197,9 +206,11 @@ ACTIONS: tuple[Action, ...] = (
         "Replay every request: simulated and reported prompts, compactions, the context at each",
         scope=Scope.APP,
         title="Timeline of requests",
+        footer_rank=8,
+        footer_group=VIEWS,
         view="ctxtui.tui.screens.timeline:TimelineScreen",
     ),
-    Action("quit", "q", "Quit", "", scope=Scope.APP, footer_rank=2, in_palette=False),
+    Action("quit", "q", "Quit", "Leave ctxtui", scope=Scope.APP, footer_rank=2, in_palette=False),
     # Textual adds this binding itself when none exists; declaring it gives it an id (so it
     # can be remapped) and an explanation of what the palette offers.
     Action(

@@ -27,18 +27,21 @@ from ctxtui.llm import (
 )
 from ctxtui.tui.settings import LLMSettings
 
-HOW_TO_SET_UP = (
-    "No LLM set up: start ctxtui with --summarizer openai --llm-model NAME "
-    "(--llm-base-url URL for another endpoint), or put "
-    '"llm": {"summarizer": "openai", "model": NAME} in config.json; '
-    "the key comes from OPENAI_API_KEY"
-)
+
+def how_to_set_up(settings: LLMSettings) -> str:
+    """One line on setting an LLM up: the flags, or the entry and the config file it goes in."""
+    return (
+        "No LLM set up: start ctxtui with --summarizer openai --llm-model NAME "
+        "(--llm-base-url URL for another endpoint), or put "
+        f'"llm": {{"summarizer": "openai", "model": NAME}} in {settings.config_path}; '
+        "the key comes from OPENAI_API_KEY"
+    )
 
 
 def endpoint_for(settings: LLMSettings, env: Mapping[str, str]) -> Endpoint:
     """The endpoint the settings name; ``SummarizerError`` (one line) when there is none."""
     if settings.summarizer != "openai":
-        raise SummarizerError(HOW_TO_SET_UP)
+        raise SummarizerError(how_to_set_up(settings))
     return resolve_endpoint(
         base_url=settings.base_url, model=settings.model, timeout=settings.timeout, env=env
     )

@@ -31,6 +31,14 @@ class LLMSettings(BaseModel):
     model: str | None = None
     timeout: float | None = None
 
+    _config_path: Path | None = PrivateAttr(default=None)
+
+    @property
+    def config_path(self) -> Path:
+        """The config file an ``llm`` entry goes in: the one the app read (``load_settings``),
+        so the advice to set one up names the file itself, not just ``config.json``."""
+        return self._config_path or default_config_path()
+
 
 class AppSettings(BaseSettings):
     """What a user may set once instead of on every launch.
@@ -168,13 +176,19 @@ def load_settings(path: Path | None = None) -> AppSettings:
         problems.append(f"Ignored the CTXTUI_ environment: {_one_line(err)}")
         settings = _Pinned(**data)
     settings._problems = tuple(problems)
+    settings.llm._config_path = path
     return settings
+
+
+DETERMINISTIC_CONFIG_PATH = Path("~/.config/ctxtui/config.json")
+"""The config file as tests and snapshots name it: the same on every machine and user."""
 
 
 def deterministic_settings(**overrides: Any) -> AppSettings:
     """Settings for tests and snapshots: nothing blinks, animates, or depends on the host.
 
-    Neither the user's config file nor ``CTXTUI_`` variables can leak into a test run.
+    Neither the user's config file nor ``CTXTUI_`` variables can leak into a test run, and
+    the config file's path is ``DETERMINISTIC_CONFIG_PATH``, never this machine's.
     """
     values: dict[str, Any] = {
         "theme": "textual-dark",
@@ -186,7 +200,9 @@ def deterministic_settings(**overrides: Any) -> AppSettings:
         "llm": {},
     }
     values.update(overrides)
-    return _Pinned(**values)
+    settings = _Pinned(**values)
+    settings.llm._config_path = DETERMINISTIC_CONFIG_PATH
+    return settings
 
 
 def apply_settings(

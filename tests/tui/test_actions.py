@@ -62,6 +62,9 @@ def test_footer_order_is_the_rank_order() -> None:
         "toggle_detail",  # the only way to the detail pane under 70 columns
         "toggle_settings",
         "jump_tail",
+        "compare",  # the views share one footer entry, `v T l Views`
+        "tools",
+        "timeline",
         "open",
         "export",
         "undo",

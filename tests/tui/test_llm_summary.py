@@ -4,16 +4,24 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Label, Static, TabbedContent
 
+from ctxtui.llm import SummarizerError
 from ctxtui.tui.app import CtxtuiApp, make_app
+from ctxtui.tui.llm_job import endpoint_for
 from ctxtui.tui.screens.compaction import CompactionPreviewScreen
 from ctxtui.tui.screens.main import MainScreen
-from ctxtui.tui.settings import deterministic_settings
+from ctxtui.tui.settings import (
+    DETERMINISTIC_CONFIG_PATH,
+    default_config_path,
+    deterministic_settings,
+    load_settings,
+)
 from ctxtui.tui.widgets.llm_summary import LLMSummaryView
 from tests.llm.server import SUMMARY, Behaviour, serve
 from tests.tui.main_fixtures import RESERVE, WINDOW, demo_session
@@ -166,7 +174,18 @@ async def test_without_an_llm_set_up_the_key_says_how() -> None:
         await pilot.pause()
         line = _status(screen)
         assert line.startswith("No LLM set up: start ctxtui with --summarizer openai --llm-model")
-        assert "config.json" in line and screen.query_one("#summary").display
+        assert f"in {DETERMINISTIC_CONFIG_PATH};" in line and screen.query_one("#summary").display
+
+
+def test_the_advice_names_the_config_file_the_app_read(tmp_path: Path) -> None:
+    """It said "in config.json" without saying where that file is; it now names the file
+    ``load_settings`` read, which the user can open as it is."""
+    config = tmp_path / "ctxtui" / "config.json"
+    settings = load_settings(config)
+    with pytest.raises(SummarizerError) as refused:
+        endpoint_for(settings.llm, {})
+    assert f'"model": NAME}} in {config}; the key comes from OPENAI_API_KEY' in str(refused.value)
+    assert load_settings().llm.config_path == default_config_path()
 
 
 def test_the_apps_flags_override_the_config_file() -> None:

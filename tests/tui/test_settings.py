@@ -33,7 +33,8 @@ def _write(tmp_path: Path, text: str) -> Path:
 
 def test_missing_file_gives_defaults_without_warning(tmp_path: Path) -> None:
     settings = load_settings(tmp_path / "absent.json")
-    assert settings == AppSettings()
+    assert settings.model_dump() == AppSettings().model_dump()
+    assert settings.llm.config_path == tmp_path / "absent.json", "where an llm entry would go"
     assert settings.theme == "textual-dark"
     assert settings.preset == "plan"
     assert settings.warning is None

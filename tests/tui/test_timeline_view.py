@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
@@ -17,6 +18,7 @@ from ctxtui.tui.widgets.timeline_chart import (
     GUTTER,
     ChartFigures,
     TimelineChart,
+    axis_line,
     draw,
     short_tokens,
     spans,
@@ -227,7 +229,7 @@ def test_draw_puts_the_levels_and_the_marks_where_they_belong() -> None:
         window=600,
     )
     drawing = draw(figures, width=8, height=6)
-    assert drawing.marks == (" ", " ", " ", " ", "C", "C", "R", "R")
+    assert drawing.marks == (" ", " ", " ", " ", "C", " ", "R", " ")
     # The top is the largest figure of any series; each level names its own row.
     assert drawing.labels == {0: "1.1k", 2: "600", 3: "500", 5: "0"}
     owners = [{owner for _, owner in row} - {""} for row in drawing.cells]
@@ -249,6 +251,58 @@ async def test_timeline_chart_paints_the_cursor_column() -> None:
         marks = chart.render_line(chart.size.height - 2).text
         column = chart.cursor_column(chart.size.width - GUTTER)
         assert marks[GUTTER + column] in "▲CR!+"
+
+
+class ChartApp(App[None]):
+    """The chart alone, so its rendered lines are the widget's own."""
+
+    def __init__(self, figures: ChartFigures) -> None:
+        super().__init__()
+        self.figures = figures
+
+    def compose(self) -> ComposeResult:
+        yield TimelineChart()
+
+    def on_mount(self) -> None:
+        self.query_one(TimelineChart).show(self.figures)
+
+
+FEW_REQUESTS = ChartFigures(
+    simulated=(1_000, 2_000, 3_000, 1_200, 2_200, 3_200),
+    reported=(None,) * 6,
+    marks=("", "", "", "R", "", ""),
+    trigger=4_000,
+    window=5_000,
+)
+"""Six requests on a 40-column plot: each request spreads over six or seven columns."""
+
+
+async def test_one_recorded_compaction_is_one_mark_and_the_axis_says_each_number_once() -> None:
+    """With fewer requests than columns a recorded compaction was drawn `RRRRRR` (a mark in
+    every column of its request) and, with the cursor on the last request, the axis read
+    `6 6` (the count at the right edge beside the cursor's number)."""
+    async with ChartApp(FEW_REQUESTS).run_test(size=(GUTTER + 40, 12)) as pilot:
+        await pilot.pause()
+        chart = pilot.app.query_one(TimelineChart)
+        height = chart.size.height
+        for cursor in (0, 3, 5):
+            chart.select(cursor)
+            await pilot.pause()
+            marks = chart.render_line(height - 2).text[GUTTER:]
+            axis = chart.render_line(height - 1).text[GUTTER:]
+            assert marks.count("R") == 1, (cursor, marks)
+            assert marks.index("R") == 3 * 40 // 6, "at its request"
+            assert axis.split().count("6") == 1, (cursor, axis)
+            assert axis.split().count("1") == 1, (cursor, axis)
+            assert axis.split()[0] == "1" and axis.split()[-1] == "6", (cursor, axis)
+
+
+def test_the_axis_leaves_out_a_fixed_number_the_cursor_would_touch() -> None:
+    assert axis_line(6, 40, 5) == "1" + " " * 32 + "6" + " " * 6
+    assert axis_line(6, 40, 0) == "1" + " " * 32 + "6" + " " * 6
+    assert axis_line(6, 40, 3).split() == ["1", "4", "6"]
+    assert axis_line(1_000, 20, 999) == "1" + " " * 14 + "1,000"
+    assert axis_line(1_000, 20, 500) == "1" + " " * 8 + "501" + " " * 3 + "1,000"
 
 
 def test_the_session_as_read_is_the_tail_of_its_full_history() -> None:

@@ -19,7 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, SelectionList, Static
+from textual.widgets import Button, SelectionList, Static
 from textual.worker import get_current_worker
 
 from ctxtui.core.compare import PresetPlan, plan_presets
@@ -30,6 +30,7 @@ from ctxtui.core.wording import plural
 from ctxtui.tui.screens.dialog import Dialog, button_row
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.compare_lanes import GLYPHS, LANE_CELLS, CompareLanes, lane_mark
+from ctxtui.tui.widgets.footer import FittingFooter
 
 DEFAULT_PRESETS = ("plan", "picoclaw", "opencode", "codex", "claude-code")
 """The agents' policies side by side, plus the plan; ``p`` chooses others."""
@@ -69,7 +70,7 @@ def gauge_line(number: int, entry: PresetPlan, width: int, name_cells: int) -> T
     if entry.plan.compaction.needed:
         line.append(" · compacts now", "bold")
     line.append(f" · window: {entry.window_source}", "dim")
-    line.truncate(width)
+    line.truncate(width, overflow="ellipsis")
     return line
 
 
@@ -121,8 +122,16 @@ class CompareScreen(Screen[int | None]):
     """The session under several presets; Escape returns to the main view at the cursor."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,v", "close", "Back", id="compare.close"),
-        Binding("p", "choose", "Presets", id="compare.choose"),
+        Binding(
+            "escape,v",
+            "close",
+            "Back",
+            id="compare.close",
+            tooltip="Return to the main view at the selected message",
+        ),
+        Binding(
+            "p", "choose", "Presets", id="compare.choose", tooltip="Choose which presets to compare"
+        ),
     ]
 
     DEFAULT_CSS = """
@@ -130,7 +139,13 @@ class CompareScreen(Screen[int | None]):
     CompareScreen #compare-gauges { padding: 0 1; height: auto; }
     CompareScreen #compare-heading { color: $text-muted; }
     CompareScreen CompareLanes { height: 1fr; }
-    CompareScreen #compare-status { padding: 0 1; height: 1; background: $panel; }
+    CompareScreen #compare-status {
+        padding: 0 1;
+        height: 1;
+        background: $panel;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
     CompareScreen #compare-legend { padding: 0 1; color: $text-muted; }
     """
 
@@ -147,7 +162,7 @@ class CompareScreen(Screen[int | None]):
         yield CompareLanes(id="compare-lanes")
         yield Static("", id="compare-status")
         yield Static(f"{LEGEND}   p: choose presets · esc: back", id="compare-legend")
-        yield Footer()
+        yield FittingFooter()
 
     def _title(self) -> str:
         session = self.state.session

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual import on
+from textual import events, on
 
 from ctxtui.core.compaction import CompactionResult
 from ctxtui.core.models import Session
@@ -19,6 +19,22 @@ from ctxtui.core.wording import plural
 from ctxtui.tui import jobs
 from ctxtui.tui.messages import CompactionReady, ExportFailed, SessionExported
 from ctxtui.tui.screens.session import SessionScreen
+from ctxtui.tui.state import MainState
+
+NOTHING_TO_UNDO = "Nothing to undo: no compaction has been applied."
+
+
+def undone_note(compacted: int, state: MainState) -> str:
+    """What undo did: the compaction taken back, the messages it brought back, and how many
+    compactions are left to undo."""
+    restored = len(state.session) if state.session is not None else 0
+    note = (
+        f"Undid the compaction: back to {plural(restored, 'message')} "
+        f"(the compacted session had {compacted})."
+    )
+    if state.undo:
+        note += f" {plural(len(state.undo), 'more compaction')} to undo."
+    return note
 
 
 class FlowScreen(SessionScreen):
@@ -60,10 +76,20 @@ class FlowScreen(SessionScreen):
 
     def action_undo(self) -> None:
         if not self.state.undo:
-            self.notify("Nothing to undo.", timeout=2)
+            self.notify(NOTHING_TO_UNDO, timeout=3)
             return
+        compacted = len(self.session) if self.session is not None else 0
         self.state = self.state.undone()
         self.session_changed()
+        self.notify(undone_note(compacted, self.state), timeout=4)
+
+    def on_key(self, event: events.Key) -> None:
+        """Undo's key is dimmed while nothing is applied, so Textual runs nothing when it is
+        pressed; say why rather than leave the press unanswered."""
+        active = self.active_bindings.get(event.key)
+        if active is not None and active.binding.action == "undo" and not active.enabled:
+            event.stop()
+            self.notify(NOTHING_TO_UNDO, timeout=3)
 
     def action_export(self) -> None:
         if self.session is not None:

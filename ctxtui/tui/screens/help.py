@@ -72,6 +72,28 @@ GENERIC_ACTIONS = frozenset({"app.focus_next", "app.focus_previous", "screen.cop
 """Keys every Textual screen has; listed last, after what ctxtui itself does."""
 
 
+TEXTUAL_EXPLAINED: dict[str, str] = {
+    "app.focus_next": "Move the focus to the next pane",
+    "app.focus_previous": "Move the focus to the previous pane",
+    "screen.copy_text": "Copy the text selected with the mouse",
+    "cursor_up": "Move the cursor up a row",
+    "cursor_down": "Move the cursor down a row",
+    "cursor_left": "Move the cursor left a column",
+    "cursor_right": "Move the cursor right a column",
+    "page_up": "Move up a screenful",
+    "page_down": "Move down a screenful",
+    "page_left": "Move left a screenful",
+    "page_right": "Move right a screenful",
+    "scroll_home": "Go to the first row",
+    "scroll_end": "Go to the last row",
+    "scroll_top": "Go to the top",
+    "scroll_bottom": "Go to the bottom",
+    "select_cursor": "Choose the row under the cursor",
+}
+"""What the keys of Textual's own widgets do, by action: their bindings carry no tooltip,
+and a help line without its explanation leaves the user guessing."""
+
+
 def key_rows(screen: Screen[object]) -> list[KeyRow]:
     """A ``KeyRow`` for each described binding active on ``screen``, ctxtui's own first.
 
@@ -98,7 +120,8 @@ def key_rows(screen: Screen[object]) -> list[KeyRow]:
             rank = 2
         group = (id(active.node), binding.action, binding.description)
         display = app.get_key_display(binding)
-        _, keys, _ = rows.setdefault(group, (rank, [], active.tooltip or binding.tooltip))
+        explanation = active.tooltip or binding.tooltip or TEXTUAL_EXPLAINED.get(binding.action, "")
+        _, keys, _ = rows.setdefault(group, (rank, [], explanation))
         if display not in keys:
             keys.append(display)
     ordered = sorted(rows.items(), key=lambda item: item[1][0])  # stable: binding order kept

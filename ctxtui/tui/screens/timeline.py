@@ -19,7 +19,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ctxtui.core.policy import policy_for_session
 from ctxtui.core.replay import ContextAt, Replay, Request
@@ -36,6 +36,7 @@ from ctxtui.tui.timeline_jobs import (
     read_history,
     run_replay,
 )
+from ctxtui.tui.widgets.footer import FittingFooter
 from ctxtui.tui.widgets.message_list import MessageList, Numbering
 from ctxtui.tui.widgets.theme_style import component_style
 from ctxtui.tui.widgets.timeline_chart import ChartFigures, TimelineChart
@@ -61,8 +62,20 @@ class TimelineScreen(Screen[int | None]):
     """Replay under the main screen's policy; Escape or Enter returns to the request's message."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,enter,l", "close", "Back", id="timeline.close"),
-        Binding("p", "choose", "Preset", id="timeline.choose"),
+        Binding(
+            "escape,enter,l",
+            "close",
+            "Back",
+            id="timeline.close",
+            tooltip="Return to the main view at the selected request's message",
+        ),
+        Binding(
+            "p",
+            "choose",
+            "Preset",
+            id="timeline.choose",
+            tooltip="Replay the session under another preset",
+        ),
     ]
 
     DEFAULT_CSS = """
@@ -91,7 +104,7 @@ class TimelineScreen(Screen[int | None]):
         yield Static("reading the session…", id="timeline-status")
         yield Static("", id="timeline-heading")
         yield MessageList(id="timeline-context")
-        yield Footer()
+        yield FittingFooter()
 
     @property
     def chart(self) -> TimelineChart:

@@ -8,20 +8,23 @@ tokens pruning and truncation take off them, what is sent, and the share of the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import PurePath
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from ctxtui.core.rows import visible
 from ctxtui.core.tool_costs import ToolCost, ToolCosts, largest_output, tool_costs
 from ctxtui.core.wording import plural
 from ctxtui.tui.state import MainState
+from ctxtui.tui.widgets.footer import FittingFooter
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("tool", "tool"),
@@ -49,9 +52,84 @@ def row_cells(costs: ToolCosts, cost: ToolCost) -> tuple[Text, ...]:
         cost.sent_tokens,
     )
     cells = [Text(visible(cost.name), no_wrap=True, overflow="ellipsis")]
-    cells += [Text(f"{n:,}", justify="right") for n in figures]
-    cells.append(Text(f"{costs.share(cost):.1%}", justify="right"))
+    cells += [Text(f"{n:,}", justify="right", no_wrap=True, overflow="ellipsis") for n in figures]
+    cells.append(
+        Text(f"{costs.share(cost):.1%}", justify="right", no_wrap=True, overflow="ellipsis")
+    )
     return tuple(cells)
+
+
+def fit_widths(natural: Sequence[int], floors: Sequence[int], room: int) -> list[int]:
+    """Column widths that fit in ``room`` cells, each column cut as little as it can be.
+
+    Columns first give up what they have above their ``floor`` (a heading wider than its
+    figures, the end of a long tool name), the widest first; only when that is not enough
+    are the figures themselves cut. Every column keeps at least one cell, and a table that
+    fits keeps its natural widths.
+    """
+    widths = list(natural)
+    excess = sum(widths) - room
+    for floor in (list(floors), [1] * len(widths)):
+        while excess > 0:
+            over = [i for i in range(len(widths)) if widths[i] > floor[i]]
+            if not over:
+                break
+            widest = max(over, key=lambda i: (widths[i] - floor[i], i))
+            widths[widest] -= 1
+            excess -= 1
+    return widths
+
+
+TOOL_NAME_FLOOR = 8
+"""Cells a tool's name keeps before any figure is cut: enough to tell the tools apart."""
+
+
+class ToolTable(DataTable[Text]):
+    """The tools table, fitted to its width: a cell that does not fit ends in ``…``.
+
+    A ``DataTable`` sizes columns to their content and scrolls sideways, so at 80 columns the
+    share column was clipped at the screen's edge with nothing to say it was cut. This one
+    lays its columns out again on every resize, narrowing the widest first.
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self._rows: list[tuple[str, tuple[Text, ...]]] = []
+        self._fitted_to = -1
+
+    def show(self, rows: Sequence[tuple[str, tuple[Text, ...]]]) -> None:
+        """Rows as ``(key, cells)``, under ``COLUMNS``."""
+        self._rows = list(rows)
+        self._fitted_to = -1
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        room = self.scrollable_content_region.width or self.app.size.width
+        if room == self._fitted_to:
+            return
+        self._fitted_to = room
+        content = [
+            max([1, *(cell_len(cells[i].plain) for _, cells in self._rows)])
+            for i in range(len(COLUMNS))
+        ]
+        natural = [
+            max(cell_len(heading), width)
+            for (heading, _), width in zip(COLUMNS, content, strict=True)
+        ]
+        floors = [min(content[0], TOOL_NAME_FLOOR), *content[1:]]
+        widths = fit_widths(natural, floors, room - 2 * self.cell_padding * len(COLUMNS))
+        row = self.cursor_row
+        self.clear(columns=True)
+        for (heading, key), width in zip(COLUMNS, widths, strict=True):
+            label = Text(heading, no_wrap=True, overflow="ellipsis")
+            self.add_column(label, width=width, key=key)
+        for key, cells in self._rows:
+            self.add_row(*cells, key=key)
+        if self._rows:
+            self.move_cursor(row=min(row, len(self._rows) - 1))
 
 
 def freed_line(costs: ToolCosts, pruned_outputs: int, truncated_outputs: int) -> str:
@@ -71,7 +149,7 @@ class ToolsScreen(Screen[int | None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,T", "close", "Back", id="tools.close"),
+        Binding("escape,T", "close", "Back", id="tools.close", tooltip="Return to the main view"),
     ]
 
     DEFAULT_CSS = """
@@ -89,7 +167,7 @@ class ToolsScreen(Screen[int | None]):
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="tools-title", markup=False)
         yield Static("", id="tools-freed", markup=False)
-        yield DataTable(id="tools-table", cursor_type="row", zebra_stripes=True)
+        yield ToolTable(id="tools-table")
         yield Static(
             "call tok: a call's share of its assistant message · output tok: as stored · "
             "sent: calls + outputs after pruning and truncation · share: of the request · "
@@ -97,7 +175,7 @@ class ToolsScreen(Screen[int | None]):
             id="tools-note",
             markup=False,
         )
-        yield Footer()
+        yield FittingFooter()
 
     def _title(self) -> str:
         plan = self.state.plan
@@ -110,11 +188,10 @@ class ToolsScreen(Screen[int | None]):
         )
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        for heading, key in COLUMNS:
-            table.add_column(heading, key=key)
+        table = self.query_one(ToolTable)
         session, plan = self.state.session, self.state.plan
         if session is None or plan is None:
+            table.show([])
             return
         self.costs = costs = tool_costs(session, plan)
         freed = self.query_one("#tools-freed", Static)
@@ -122,8 +199,7 @@ class ToolsScreen(Screen[int | None]):
             freed.update("no tool calls or outputs in this session")
         else:
             freed.update(freed_line(costs, len(plan.pruned), len(plan.truncated)))
-        for cost in costs.tools:
-            table.add_row(*row_cells(costs, cost), key=cost.name)
+        table.show([(cost.name, row_cells(costs, cost)) for cost in costs.tools])
         table.focus()
 
     def action_close(self) -> None:

@@ -49,12 +49,44 @@ class CompareLanes(ScrollView, can_focus=True, inherit_bindings=False):
     """Rows of ``index role lanes preview``; the cursor row is the message the view reports."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "cursor_up", "Up", show=False, id="compare.up"),
-        Binding("down", "cursor_down", "Down", show=False, id="compare.down"),
-        Binding("pageup", "page_up", "Page up", show=False, id="compare.page_up"),
-        Binding("pagedown", "page_down", "Page down", show=False, id="compare.page_down"),
-        Binding("home", "first", "First", show=False, id="compare.first"),
-        Binding("end", "last", "Last", show=False, id="compare.last"),
+        Binding(
+            "up", "cursor_up", "Up", show=False, id="compare.up", tooltip="Select the message above"
+        ),
+        Binding(
+            "down",
+            "cursor_down",
+            "Down",
+            show=False,
+            id="compare.down",
+            tooltip="Select the message below",
+        ),
+        Binding(
+            "pageup",
+            "page_up",
+            "Page up",
+            show=False,
+            id="compare.page_up",
+            tooltip="Select a screenful up",
+        ),
+        Binding(
+            "pagedown",
+            "page_down",
+            "Page down",
+            show=False,
+            id="compare.page_down",
+            tooltip="Select a screenful down",
+        ),
+        Binding(
+            "home",
+            "first",
+            "First",
+            show=False,
+            id="compare.first",
+            tooltip="Select the first message",
+        ),
+        Binding(
+            "end", "last", "Last", show=False, id="compare.last", tooltip="Select the last message"
+        ),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {

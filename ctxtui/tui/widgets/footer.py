@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
+from textual.compose import compose
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey  # not re-exported; Textual is pinned exactly
+from textual.widgets._footer import (  # not re-exported; Textual is pinned exactly
+    FooterKey,
+    FooterLabel,
+    KeyGroup,
+)
 
 from ctxtui.tui.actions import footer_order
 
@@ -27,21 +35,69 @@ def key_width(key: FooterKey) -> int:
     return cell_len(key.key_display) + cell_len(description) + 1
 
 
-def fit_keys(keys: list[FooterKey], width: int) -> list[FooterKey]:
-    """``keys`` without the least important ones, until the rest fit in ``width`` cells.
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """What the footer keeps or leaves out whole: one key, or a group of keys under one label
+    (``v T l Views``), and the widgets that draw it."""
 
-    Actions not in ``KEEP_ORDER`` (a modal's own keys) are kept: they are why the modal is up.
+    widgets: tuple[Widget, ...]
+    keys: tuple[FooterKey, ...]
+    label: str = ""
+
+    @property
+    def width(self) -> int:
+        if not self.label:
+            return sum(key_width(k) for k in self.keys)
+        # Grouped keys show their key alone, a cell apart, then the label and a gap.
+        return sum(cell_len(k.key_display) + 1 for k in self.keys) + cell_len(self.label) + 1
+
+    @property
+    def actions(self) -> frozenset[str]:
+        return frozenset(k.action for k in self.keys)
+
+
+def entries(items: Sequence[Widget]) -> list[Entry]:
+    """The footer's widgets as entries: a ``KeyGroup`` and the label after it are one."""
+    found: list[Entry] = []
+    for widget in items:
+        if isinstance(widget, FooterKey):
+            found.append(Entry((widget,), (widget,)))
+        elif isinstance(widget, KeyGroup):
+            keys = tuple(k for k in widget._pending_children if isinstance(k, FooterKey))
+            found.append(Entry((widget,), keys))
+        elif isinstance(widget, FooterLabel) and found and found[-1].label == "":
+            group = found[-1]
+            label = str(widget.content)
+            found[-1] = Entry((*group.widgets, widget), group.keys, label)
+    return found
+
+
+def fit_entries(found: list[Entry], width: int) -> list[Entry]:
+    """The entries to show in ``width`` cells: the most important first, each one that still
+    fits (a long one left out does not take the shorter, less important ones with it).
+
+    Entries with no action in ``KEEP_ORDER`` (a modal's own keys) are kept: they are why the
+    modal is up.
     """
-    kept = list(keys)
     rank = {action: i for i, action in enumerate(KEEP_ORDER)}
-    droppable = sorted(
-        (k for k in kept if k.action in rank), key=lambda k: rank[k.action], reverse=True
-    )
-    for key in droppable:
-        if sum(key_width(k) for k in kept) <= width:
-            break
-        kept.remove(key)
-    return kept
+
+    def importance(entry: Entry) -> int:
+        return min((rank[a] for a in entry.actions if a in rank), default=-1)
+
+    kept: set[int] = set()
+    room = width
+    for i in sorted(range(len(found)), key=lambda i: importance(found[i])):
+        entry = found[i]
+        if importance(entry) < 0 or entry.width <= room:
+            kept.add(i)
+            room -= entry.width
+    return [entry for i, entry in enumerate(found) if i in kept]
+
+
+def fit_keys(keys: list[FooterKey], width: int) -> list[FooterKey]:
+    """``keys`` without the least important ones, until the rest fit in ``width`` cells."""
+    kept = fit_entries([Entry((k,), (k,)) for k in keys], width)
+    return [entry.keys[0] for entry in kept]
 
 
 class FittingFooter(Footer):
@@ -49,13 +105,22 @@ class FittingFooter(Footer):
 
     Textual's footer clips whatever does not fit, so at 80 columns ``? Help`` vanished and the
     ``^p palette`` key, docked on the right, was drawn over the last label. This one measures
-    the keys and leaves out whole keys, least important first (``KEEP_ORDER``), and lays
-    itself out again when the terminal is resized.
+    the keys and leaves out whole keys (or a whole group, such as the views), least important
+    first (``KEEP_ORDER``), and lays itself out again when the terminal is resized.
     """
 
     DEFAULT_CSS = """
     FittingFooter {
         padding-left: 1;
+    }
+    FittingFooter.-compact KeyGroup {
+        margin: 0;
+    }
+    FittingFooter.-compact FooterKey.-grouped {
+        margin: 0 1 0 0;
+    }
+    FittingFooter.-compact FooterLabel {
+        margin: 0 1 0 0;
     }
     """
     LEFT_PADDING = 1  # so the first key lines up with the gauge and the list above it
@@ -88,16 +153,17 @@ class FittingFooter(Footer):
         super().bindings_changed(screen)
 
     def compose(self) -> ComposeResult:
-        items: list[Widget] = list(super().compose())
+        # Composed here so a group's keys go into its KeyGroup before the fitting.
+        items = compose(self, super().compose())
         width = self.size.width or self.app.size.width
-        keys = [w for w in items if isinstance(w, FooterKey)]
+        found = entries(items)
         # The palette key is docked right; its width includes the rule on its left.
-        palette = [k for k in keys if k.has_class("-command-palette")]
-        others = [k for k in keys if k not in palette]
-        room = width - self.LEFT_PADDING - sum(key_width(k) for k in palette)
-        kept = fit_keys(others, room)
+        palette = [e for e in found if e.keys and e.keys[0].has_class("-command-palette")]
+        others = [e for e in found if e not in palette]
+        room = width - self.LEFT_PADDING - sum(e.width for e in palette)
+        shown = {id(w) for e in fit_entries(others, room) + palette for w in e.widgets}
         self._laid_out_for = width
-        yield from (w for w in items if w not in others or w in kept)
+        yield from (w for w in items if id(w) in shown)
 
     def on_resize(self, event: events.Resize) -> None:
         if event.size.width != self._laid_out_for:

@@ -33,7 +33,7 @@ from ctxtui.core.plan import Plan
 from ctxtui.core.rows import tool_label
 from ctxtui.core.sent import row_figures
 from ctxtui.tui.cells import RowLayout, bar_scale, boundary_rule, layout_columns, row_cells
-from ctxtui.tui.widgets.theme_style import component_style
+from ctxtui.tui.widgets.theme_style import component_style, readable_on
 
 BOUNDARY = -1
 """``row_to_index`` answer for the boundary rule, which is a row but not a message."""
@@ -64,12 +64,44 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "cursor_up", "Up", show=False, id="list.up"),
-        Binding("down", "cursor_down", "Down", show=False, id="list.down"),
-        Binding("pageup", "page_up", "Page up", show=False, id="list.page_up"),
-        Binding("pagedown", "page_down", "Page down", show=False, id="list.page_down"),
-        Binding("home", "first", "First", show=False, id="list.first"),
-        Binding("end", "last", "Last", show=False, id="list.last"),
+        Binding(
+            "up", "cursor_up", "Up", show=False, id="list.up", tooltip="Select the message above"
+        ),
+        Binding(
+            "down",
+            "cursor_down",
+            "Down",
+            show=False,
+            id="list.down",
+            tooltip="Select the message below",
+        ),
+        Binding(
+            "pageup",
+            "page_up",
+            "Page up",
+            show=False,
+            id="list.page_up",
+            tooltip="Select a screenful up",
+        ),
+        Binding(
+            "pagedown",
+            "page_down",
+            "Page down",
+            show=False,
+            id="list.page_down",
+            tooltip="Select a screenful down",
+        ),
+        Binding(
+            "home",
+            "first",
+            "First",
+            show=False,
+            id="list.first",
+            tooltip="Select the first message",
+        ),
+        Binding(
+            "end", "last", "Last", show=False, id="list.last", tooltip="Select the last message"
+        ),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -124,6 +156,7 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
         self._layout: RowLayout | None = None
         self._query = ""
         self._cache: LRUCache[tuple[int, int, int, bool], Strip] = LRUCache(1024)
+        self._styles: dict[str, Style] = {}
         self._numbering: Numbering | None = None
 
     # -- data ------------------------------------------------------------------------------
@@ -257,6 +290,7 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._cache.clear()
+        self._styles.clear()
 
     def on_resize(self, event: events.Resize) -> None:
         self._layout = None
@@ -291,7 +325,15 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
         return strip
 
     def _style(self, name: str) -> Style:
-        return component_style(self, f"message-list--{name}")
+        """Component class ``name``'s style, its colour made readable on the list's
+        background (``readable_on``), cached until the theme changes."""
+        style = self._styles.get(name)
+        if style is None:
+            style = readable_on(
+                component_style(self, f"message-list--{name}"), self.rich_style.bgcolor
+            )
+            self._styles[name] = style
+        return style
 
     def _boundary_text(self, width: int) -> Text:
         assert self._plan is not None

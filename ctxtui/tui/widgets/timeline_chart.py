@@ -165,15 +165,41 @@ def draw(figures: ChartFigures, width: int, height: int) -> Drawing:
     return Drawing(tuple(cells), _mark_row(figures.marks, width), labels)
 
 
+def column_of(index: int, count: int, width: int) -> int:
+    """The plot column (cell) of request ``index`` of ``count``: where its mark, its axis
+    number and the cursor on it are drawn."""
+    return min(width - 1, index * width // max(1, count))
+
+
 def _mark_row(marks: Sequence[str], width: int) -> tuple[str, ...]:
+    """One glyph per plot column: each request's marks in its own column only, so a request
+    spread over several columns (fewer requests than columns) is still one mark."""
     n = len(marks)
-    out = []
-    for x in range(width):
-        a = x * n // width
-        b = max(a + 1, (x + 1) * n // width)
-        kinds = set("".join(marks[a:b])) if a < n else set()
-        out.append(" " if not kinds else kinds.pop() if len(kinds) == 1 else SEVERAL)
-    return tuple(out)
+    kinds: list[set[str]] = [set() for _ in range(width)]
+    for k, mark in enumerate(marks):
+        if mark:
+            kinds[column_of(k, n, width)].update(mark)
+    return tuple(" " if not k else next(iter(k)) if len(k) == 1 else SEVERAL for k in kinds)
+
+
+def axis_line(count: int, width: int, cursor: int) -> str:
+    """``1`` under the first request, the count under the last and the cursor's number under
+    it; a fixed number the cursor's would touch is left out, so no number shows twice."""
+    line = [" "] * width
+    if count <= 0 or width <= 0:
+        return "".join(line)
+
+    def placed(index: int) -> tuple[int, str]:
+        text = f"{index + 1:,}"
+        centre = column_of(index, count, width) - len(text) // 2
+        return max(0, min(centre, width - len(text))), text
+
+    here_at, here = placed(cursor)
+    for start, text in (placed(0), placed(count - 1)):
+        if start + len(text) < here_at or start > here_at + len(here):
+            line[start : start + len(text)] = text
+    line[here_at : here_at + len(here)] = here
+    return "".join(line[:width])
 
 
 def _runs(cells: Sequence[tuple[str, str]], style: Callable[[str], Style]) -> list[Segment]:
@@ -192,14 +218,68 @@ class TimelineChart(Widget, can_focus=True):
     """The chart and its request cursor; moving the cursor posts ``Moved``."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "move(-1)", "Previous request", show=False, id="timeline.previous"),
-        Binding("right", "move(1)", "Next request", show=False, id="timeline.next"),
-        Binding("pageup", "page(-1)", "Back a page", show=False, id="timeline.page_back"),
-        Binding("pagedown", "page(1)", "On a page", show=False, id="timeline.page_on"),
-        Binding("home", "first", "First request", show=False, id="timeline.first"),
-        Binding("end", "last", "Last request", show=False, id="timeline.last"),
-        Binding("left_square_bracket", "event(-1)", "Previous event", id="timeline.prev_event"),
-        Binding("right_square_bracket", "event(1)", "Next event", id="timeline.next_event"),
+        Binding(
+            "left",
+            "move(-1)",
+            "Previous request",
+            show=False,
+            id="timeline.previous",
+            tooltip="Move the cursor to the request before",
+        ),
+        Binding(
+            "right",
+            "move(1)",
+            "Next request",
+            show=False,
+            id="timeline.next",
+            tooltip="Move the cursor to the request after",
+        ),
+        Binding(
+            "pageup",
+            "page(-1)",
+            "Back a page",
+            show=False,
+            id="timeline.page_back",
+            tooltip="Move the cursor back a tenth of the requests",
+        ),
+        Binding(
+            "pagedown",
+            "page(1)",
+            "On a page",
+            show=False,
+            id="timeline.page_on",
+            tooltip="Move the cursor on a tenth of the requests",
+        ),
+        Binding(
+            "home",
+            "first",
+            "First request",
+            show=False,
+            id="timeline.first",
+            tooltip="Move the cursor to the first request",
+        ),
+        Binding(
+            "end",
+            "last",
+            "Last request",
+            show=False,
+            id="timeline.last",
+            tooltip="Move the cursor to the last request",
+        ),
+        Binding(
+            "left_square_bracket",
+            "event(-1)",
+            "Previous event",
+            id="timeline.prev_event",
+            tooltip="Move the cursor to the last marked request before it",
+        ),
+        Binding(
+            "right_square_bracket",
+            "event(1)",
+            "Next event",
+            id="timeline.next_event",
+            tooltip="Move the cursor to the next marked request",
+        ),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -297,7 +377,7 @@ class TimelineChart(Widget, can_focus=True):
 
     def cursor_column(self, width: int) -> int:
         """The plot column (cell) of the cursor's request."""
-        return min(width - 1, self.cursor * width // max(1, self.count))
+        return column_of(self.cursor, self.count, width)
 
     def _current(self, width: int, height: int) -> Drawing | None:
         if self._figures is None or width <= 0 or height <= 0:
@@ -349,16 +429,8 @@ class TimelineChart(Widget, can_focus=True):
                 Segment("".join(glyphs[column + 1 :]), mark),
             ]
         else:
-            segments = [Segment(" " * GUTTER + self._axis(width, column), axis)]
+            segments = [Segment(" " * GUTTER + self._axis(width), axis)]
         return Strip(segments).adjust_cell_length(total, self.rich_style)
 
-    def _axis(self, width: int, column: int) -> str:
-        """``1`` at the left, the request count at the right, the cursor's number under it."""
-        line = [" "] * width
-        end = f"{self.count:,}"
-        here = f"{self.cursor + 1:,}"
-        for start, text in ((0, "1"), (width - len(end), end)):
-            line[max(0, start) : max(0, start) + len(text)] = text
-        start = max(0, min(column - len(here) // 2, width - len(here)))
-        line[start : start + len(here)] = here
-        return "".join(line[:width])
+    def _axis(self, width: int) -> str:
+        return axis_line(self.count, width, self.cursor)

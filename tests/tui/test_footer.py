@@ -1,0 +1,54 @@
+"""The footer offers the views (compare, tools, timeline) as one ``v T l Views`` entry, and
+keeps whole keys and whole groups at every width."""
+
+from __future__ import annotations
+
+from textual.widgets._footer import FooterKey, FooterLabel  # Textual is pinned exactly
+
+from ctxtui.tui.actions import VIEWS
+from ctxtui.tui.widgets.footer import FittingFooter
+from tests.tui.main_fixtures import app_for, demo_session
+from tests.tui.test_snapshots_main import settle
+
+VIEW_ACTIONS = {"compare", "tools", "timeline"}
+
+
+def footer_line(footer: FittingFooter) -> str:
+    """The footer's text as drawn (one line)."""
+    return "".join(s.text for s in footer.app.screen._compositor.render_strips()[-1])
+
+
+async def test_the_views_are_in_the_footer_at_120_columns() -> None:
+    """A newcomer saw no sign of `v`, `T` or `l`: nothing in the footer named a view."""
+    app = app_for(demo_session())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        footer = app.screen.query_one(FittingFooter)
+        keys = {k.action: k for k in footer.query(FooterKey)}
+        assert set(keys) >= VIEW_ACTIONS
+        assert "undo" in keys, "the views took no other key's place"
+        assert [str(label.content) for label in footer.query(FooterLabel)] == [VIEWS]
+        assert "v T l Views" in footer_line(footer)
+
+
+async def test_whole_keys_and_whole_groups_at_every_width() -> None:
+    app = app_for(demo_session())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for width in (200, 120, 100, 95, 90, 80, 70, 60, 50, 40):
+            await pilot.resize_terminal(width, 30)
+            await pilot.pause()
+            await pilot.pause()
+            footer = app.screen.query_one(FittingFooter)
+            keys = list(footer.query(FooterKey))
+            actions = {k.action for k in keys}
+            assert {"help", "quit", "command_palette"} <= actions, (width, actions)
+            shown = VIEW_ACTIONS & actions
+            assert shown in (set(), VIEW_ACTIONS), (width, shown)
+            assert bool(footer.query(FooterLabel)) == bool(shown), width
+            palette = next(k for k in keys if k.action == "command_palette")
+            others = [*(k for k in keys if k is not palette), *footer.query(FooterLabel)]
+            for widget in others:
+                assert widget.region.right < palette.region.x, (width, widget)
+            if width >= 120:
+                assert shown == VIEW_ACTIONS, width
