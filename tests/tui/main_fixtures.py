@@ -7,11 +7,14 @@ and drops something in a 16,384-token window.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
 
+from textual.pilot import Pilot
 from textual.screen import Screen
+from textual.worker import WorkerCancelled
 
 from ctxtui.core.models import Message, Session, SessionMeta, ToolCall, ToolDefinition, Usage
 from ctxtui.tui.app import CtxtuiApp, make_app
@@ -136,3 +139,17 @@ class PickScreen(Screen[Path]):
     def on_mount(self) -> None:
         assert self.state.session is not None, "a view is built with the main screen's state"
         self.dismiss(self.target)
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Let loading, counting, search and detail workers finish and their messages land.
+
+    Each worker is waited for on its own: one replaced by a newer one (a preset chosen while
+    the last tokenizer still counts) ends cancelled, which is the app working as meant, and
+    ``wait_for_complete`` raised that at the first, without waiting for the rest.
+    """
+    for _ in range(3):
+        for worker in list(pilot.app.workers):
+            with contextlib.suppress(WorkerCancelled):
+                await worker.wait()
+        await pilot.pause()

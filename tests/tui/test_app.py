@@ -4,21 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.pilot import Pilot
 from textual.widgets import Input, Label, Select
 
 from ctxtui.tui.app import CtxtuiApp, make_app
 from ctxtui.tui.screens.main import MainScreen
 from ctxtui.tui.settings import deterministic_settings
 from ctxtui.tui.widgets.message_list import MessageList
-from tests.tui.main_fixtures import PickScreen, app_for, cjk_session, demo_session
-
-
-async def settle(pilot: Pilot[int]) -> None:
-    """Let loading, counting and detail workers finish and their messages land."""
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+from tests.tui.main_fixtures import PickScreen, app_for, cjk_session, demo_session, settle
 
 
 def main_of(app: CtxtuiApp) -> MainScreen:

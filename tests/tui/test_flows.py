@@ -11,7 +11,6 @@ import threading
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
 from textual.widgets import Input, Label, Select
 from textual.widgets._footer import FooterKey
 
@@ -31,16 +30,9 @@ from ctxtui.tui.widgets.message_list import MessageList
 from ctxtui.tui.widgets.session_bar import SessionBar
 from ctxtui.tui.widgets.settings_panel import SettingsPanel
 from ctxtui.tui.widgets.theme_style import component_style
-from tests.tui.main_fixtures import app_for, cjk_session, demo_session
+from tests.tui.main_fixtures import app_for, cjk_session, demo_session, settle
 
 PAST = 1_600_000_000  # a fixed mtime, so "unchanged" cannot pass by luck of the clock
-
-
-async def settle(pilot: Pilot[int]) -> None:
-    """Let loading, counting, search and detail workers finish and their messages land."""
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
 
 
 def write_native(path: Path, session: Session) -> Path:

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from rich.cells import cell_len
 from textual.color import Color
-from textual.pilot import Pilot
 from textual.widgets import Select, Static
 from textual.widgets._footer import FooterKey  # not re-exported; Textual is pinned exactly
 
@@ -27,16 +26,10 @@ from ctxtui.tui.widgets.gauge import LABELS, SEGMENTS, BudgetGauge, segment_valu
 from ctxtui.tui.widgets.message_list import MessageList
 from ctxtui.tui.widgets.session_bar import SessionBar
 from ctxtui.tui.widgets.settings_panel import SettingsPanel, knob_heading
-from tests.tui.main_fixtures import app_for, demo_session
+from tests.tui.main_fixtures import app_for, demo_session, settle
 
 SWATCHES = {char for _, char in SEGMENTS}
 LONG_OUTPUT = 2  # the demo's first tool output: 40 numbered lines, taller than the pane
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
 
 
 def border_colour(pane: DetailPane, *, wide: bool) -> Color:

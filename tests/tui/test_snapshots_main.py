@@ -15,15 +15,9 @@ from textual.widgets import Input
 from ctxtui.tui.app import make_app
 from ctxtui.tui.settings import deterministic_settings
 from ctxtui.tui.widgets.message_list import MessageList
-from tests.tui.main_fixtures import app_for, cjk_session, demo_session, markup_session
+from tests.tui.main_fixtures import app_for, cjk_session, demo_session, markup_session, settle
 
 SnapCompare = Callable[..., bool]
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
 
 
 def then(
