@@ -28,7 +28,7 @@ def _row_text(lanes: CompareLanes, index: int) -> str:
 
 def test_compare_120x40(snap_compare: SnapCompare) -> None:
     """The demo under plan, picoclaw, opencode, codex and claude-code in a 16,384 window: five
-    gauge lines (bar, prompt / window, trigger, tail start, `compacts now` where it does),
+    gauge lines (bar, prompt / window, trigger, tail start, when it compacts where it does),
     lane numbers over the list, a T/K/·/p glyph per preset beside each message, the status
     line naming each preset's mark for message #0, and the legend."""
     assert snap_compare(
@@ -110,3 +110,34 @@ async def test_compare_stays_flat_on_a_long_session() -> None:
         await pilot.press("end")
         await settle(pilot)
         assert "19999" in _row_text(lanes, 19_999)
+
+
+def test_a_gauge_line_says_when_its_preset_compacts_as_the_cli_does() -> None:
+    """The plan covers the whole transcript: over the trigger, the *next* request compacts
+    (``ctxtui compare`` says so), and PicoClaw legacy past its after-turn limit summarises
+    after this turn. "compacts now" left replay's zero compactions unexplained."""
+    from ctxtui.core.compare import plan_presets
+    from ctxtui.core.engine import Engine
+    from ctxtui.core.presets import PRESETS
+    from ctxtui.tui.screens.compare import gauge_line
+
+    session = demo_session(turns=20)
+    entries = plan_presets(Engine(session), tuple(PRESETS))
+    words = {}
+    for entry in entries:
+        line = gauge_line(1, entry, 400, 20).plain
+        assert "compacts now" not in line
+        words[entry.name] = (
+            "summarises after this turn"
+            if "summarises after this turn" in line
+            else "compacts before the next request"
+            if "compacts before the next request" in line
+            else ""
+        )
+        if entry.plan.compaction.post_turn:
+            assert words[entry.name] == "summarises after this turn", entry.name
+        elif entry.plan.compaction.needed:
+            assert words[entry.name] == "compacts before the next request", entry.name
+        else:
+            assert words[entry.name] == "", entry.name
+    assert set(words.values()) - {""}, "some preset compacts this session"

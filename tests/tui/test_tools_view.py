@@ -51,6 +51,9 @@ async def test_tools_view_rows_are_the_plans_costs_and_escape_returns() -> None:
         freed = str(screen.query_one("#tools-freed", Static).render())
         assert f"pruning frees {costs.pruned_tokens:,} tok" in freed
         assert f"({len(plan.pruned)} outputs)" in freed
+        # The share's base is the prompt (the gauge's request adds the output reserve).
+        assert f"prompt {plan.totals.tokens:,} tok" in freed and "request" not in freed
+        assert costs.request_tokens == plan.totals.tokens != plan.totals.requested
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(pilot.app.screen, ToolsScreen)

@@ -67,8 +67,12 @@ def gauge_line(number: int, entry: PresetPlan, width: int, name_cells: int) -> T
             line.append("█" if cell < filled else "░", style if cell < filled else "dim")
     line.append(f" {t.tokens:,} / {t.window:,} · trigger {t.trigger:,}")
     line.append(f" · tail #{entry.plan.tail.start:,}")
-    if entry.plan.compaction.needed:
-        line.append(" · compacts now", "bold")
+    # As `ctxtui compare` words it: the plan is of the whole transcript, so going over the
+    # trigger means the *next* request compacts; PicoClaw legacy's summary comes after a turn.
+    if entry.plan.compaction.post_turn:
+        line.append(" · summarises after this turn", "bold")
+    elif entry.plan.compaction.needed:
+        line.append(" · compacts before the next request", "bold")
     line.append(f" · window: {entry.window_source}", "dim")
     line.truncate(width, overflow="ellipsis")
     return line

@@ -1,9 +1,10 @@
-"""The tools view: what each tool costs the request, and what pruning and truncation free.
+"""The tools view: what each tool costs the prompt, and what pruning and truncation free.
 
 Tool outputs are usually most of an agent's context, and the list shows them one message at
 a time; this view adds them up per tool name (``core/tool_costs.py``, read off the plan on
 screen, never recounted): calls, the tokens of its calls and of its outputs as stored, the
-tokens pruning and truncation take off them, what is sent, and the share of the request.
+tokens pruning and truncation take off them, what is sent, and the share of the prompt (the
+request without the output reserve the gauge adds).
 """
 
 from __future__ import annotations
@@ -138,7 +139,7 @@ def freed_line(costs: ToolCosts, pruned_outputs: int, truncated_outputs: int) ->
         f"pruning frees {costs.pruned_tokens:,} tok "
         f"({plural(pruned_outputs, 'output')}) · truncation frees "
         f"{costs.truncated_tokens:,} tok ({plural(truncated_outputs, 'output')}) · "
-        f"request {costs.request_tokens:,} tok"
+        f"prompt {costs.request_tokens:,} tok"
     )
 
 
@@ -170,7 +171,7 @@ class ToolsScreen(Screen[int | None]):
         yield ToolTable(id="tools-table")
         yield Static(
             "call tok: a call's share of its assistant message · output tok: as stored · "
-            "sent: calls + outputs after pruning and truncation · share: of the request · "
+            "sent: calls + outputs after pruning and truncation · share: of the prompt · "
             "enter: go to the tool's largest output",
             id="tools-note",
             markup=False,
