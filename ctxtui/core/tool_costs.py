@@ -101,16 +101,18 @@ def tool_costs(session: Session, plan: Plan) -> ToolCosts:
 
     names = _result_names(session)
     stored: Sequence[int] = plan.message_tokens
-    for i, m in enumerate(session.messages):
-        if m.tool_calls:
-            for call, tokens in zip(m.tool_calls, call_shares(m, stored[i]), strict=True):
-                c = cost(call.name or UNKNOWN_TOOL)
-                c.calls += 1
-                c.call_tokens += tokens
-        if m.role == "tool":
-            c = cost(_name(m, names.get(i)))
-            c.outputs += 1
-            c.output_tokens += stored[i]
+    messages = session.messages
+    index = session.index  # only the callers and the results, not every message (100k)
+    for i in index.tool_callers:
+        m = messages[i]
+        for call, tokens in zip(m.tool_calls, call_shares(m, stored[i]), strict=True):
+            c = cost(call.name or UNKNOWN_TOOL)
+            c.calls += 1
+            c.call_tokens += tokens
+    for i in index.tool_results:
+        c = cost(_name(messages[i], names.get(i)))
+        c.outputs += 1
+        c.output_tokens += stored[i]
     for i, t in plan.truncated.items():
         cost(_name(session.messages[i], names.get(i))).truncated_tokens += t.tokens_freed
     for i, p in plan.pruned.items():
