@@ -53,6 +53,9 @@ class ReportedGap:
     tokenizer: str
     missing: tuple[str, ...]  # "system prompt", "tool definitions": absent from the transcript
     foreign: bool  # an OpenAI encoding counting a Claude session
+    # The session was read from the agent's last recorded compaction on, so ``request``
+    # counts from there, while the timeline (the full history) counts from the file's start.
+    since_compaction: bool = False
 
     @property
     def gap(self) -> int:
@@ -101,4 +104,5 @@ def reported_gap(session: Session, plan: Plan) -> ReportedGap | None:
         tokenizer=tokenizer,
         missing=missing,
         foreign=foreign_tokenizer(tokenizer, session.meta.model),
+        since_compaction=bool(session.meta.recorded_compactions) and not session.meta.full_history,
     )

@@ -76,3 +76,19 @@ def test_no_usage_no_gap() -> None:
     )
     assert last_reported(bare) is None
     assert reported_gap(bare, Engine(bare).plan(preset("plan"))) is None
+
+
+def test_a_session_read_from_its_last_compaction_numbers_requests_from_there() -> None:
+    """The gauge says so; the timeline replays the full history and counts from its start."""
+    from ctxtui.importers import load_session
+    from ctxtui.samples import samples_dir
+
+    path = samples_dir() / "claude_code_replay.jsonl"
+    shown, history = load_session(path), load_session(path, full_history=True)
+    plan = Engine(shown).plan(preset("plan"))
+    gap = reported_gap(shown, plan)
+    assert gap is not None and gap.since_compaction
+    whole = reported_gap(history, Engine(history).plan(preset("plan")))
+    assert whole is not None and not whole.since_compaction
+    assert whole.request > gap.request  # the same last request, counted from further back
+    assert not _gap(_session(system=None, tools=False)).since_compaction

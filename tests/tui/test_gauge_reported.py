@@ -24,7 +24,8 @@ async def test_gauge_shows_the_reported_prompt_and_why_it_differs() -> None:
         gap = pilot.app.screen.state.reported
         assert gap is not None and gap.reported == 18_050
         assert lines[3] == (
-            f"API reported 18,050 prompt tok at request 3 · counted {gap.estimated:,} · "
+            f"API reported 18,050 prompt tok at request 3 since the last compaction · counted "
+            f"{gap.estimated:,} · "
             f"{gap.gap:+,}: system prompt and tool definitions are not in the transcript; "
             "cl100k is not Claude's tokenizer"
         )

@@ -132,8 +132,11 @@ class BudgetGauge(Widget):
         label = self._style("label")
         strong = Style(bold=True)
         request = f"{gap.request + 1:,}"
+        # Read from the agent's last compaction on, the requests count from there; the
+        # timeline, which replays the whole file, numbers the same request from its start.
+        since = " since the last compaction" if gap.since_compaction else ""
         variants = (
-            ("API reported ", " prompt tok at request " + request, "counted ", gap.reason()),
+            ("API reported ", f" prompt tok at request {request}{since}", "counted ", gap.reason()),
             ("API reported ", " at request " + request, "counted ", gap.reason()),
             ("API ", " at request " + request, "counted ", gap.reason(short=True)),
             ("API ", "", "counted ", gap.reason(short=True)),  # cut with "…" if need be
