@@ -139,22 +139,28 @@ class FittingFooter(Footer):
         )
 
     def bindings_changed(self, screen: Screen[object]) -> None:
-        """Recompose only when a key, its label or its state changed.
+        """Recompose only when a key, its label or its state differs from what is shown.
 
         Textual's footer rebuilds all its keys on every focus change and binding refresh
         (a dozen times while a session opens); each rebuild restyles every key, and that
-        was a third of the app's start-up.
+        was a third of the app's start-up. What is shown is recorded when the keys are
+        composed, from the bindings they were composed from, so a change between this call
+        and that compose is never skipped.
         """
-        if self.is_attached and screen is self.screen and screen.app.app_focus:
-            signature = self._signature(screen)
-            if signature == self._shown and self._bindings_ready:
-                return
-            self._shown = signature
+        if (
+            self._bindings_ready
+            and self.is_attached
+            and screen is self.screen
+            and screen.app.app_focus
+            and self._signature(screen) == self._shown
+        ):
+            return
         super().bindings_changed(screen)
 
     def compose(self) -> ComposeResult:
         # Composed here so a group's keys go into its KeyGroup before the fitting.
         items = compose(self, super().compose())
+        self._shown = self._signature(self.screen) if self._bindings_ready else None
         width = self.size.width or self.app.size.width
         found = entries(items)
         # The palette key is docked right; its width includes the rule on its left.
