@@ -17,7 +17,7 @@ from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -29,6 +29,7 @@ from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan, Zone
 from ctxtui.core.rows import ROLE_SHORT
 from ctxtui.tui.cells import clip, preview
+from ctxtui.tui.widgets.row_keys import row_bindings
 from ctxtui.tui.widgets.theme_style import component_style
 
 GLYPHS: dict[str, str] = {"tail": "T", "kept": "K", "dropped": "·", "pruned": "p"}
@@ -48,46 +49,7 @@ def lane_mark(plan: Plan, index: int) -> str:
 class CompareLanes(ScrollView, can_focus=True, inherit_bindings=False):
     """Rows of ``index role lanes preview``; the cursor row is the message the view reports."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "up", "cursor_up", "Up", show=False, id="compare.up", tooltip="Select the message above"
-        ),
-        Binding(
-            "down",
-            "cursor_down",
-            "Down",
-            show=False,
-            id="compare.down",
-            tooltip="Select the message below",
-        ),
-        Binding(
-            "pageup",
-            "page_up",
-            "Page up",
-            show=False,
-            id="compare.page_up",
-            tooltip="Select a screenful up",
-        ),
-        Binding(
-            "pagedown",
-            "page_down",
-            "Page down",
-            show=False,
-            id="compare.page_down",
-            tooltip="Select a screenful down",
-        ),
-        Binding(
-            "home",
-            "first",
-            "First",
-            show=False,
-            id="compare.first",
-            tooltip="Select the first message",
-        ),
-        Binding(
-            "end", "last", "Last", show=False, id="compare.last", tooltip="Select the last message"
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = row_bindings("compare")
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "compare-lanes--tail",

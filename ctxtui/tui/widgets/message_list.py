@@ -20,7 +20,7 @@ from typing import ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
@@ -33,6 +33,7 @@ from ctxtui.core.plan import Plan
 from ctxtui.core.rows import tool_label
 from ctxtui.core.sent import row_figures
 from ctxtui.tui.cells import RowLayout, bar_scale, boundary_rule, layout_columns, row_cells
+from ctxtui.tui.widgets.row_keys import row_bindings
 from ctxtui.tui.widgets.theme_style import component_style, readable_on
 
 BOUNDARY = -1
@@ -63,46 +64,7 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
     sideways, which a list that never scrolls sideways does not do, and help would list them.
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "up", "cursor_up", "Up", show=False, id="list.up", tooltip="Select the message above"
-        ),
-        Binding(
-            "down",
-            "cursor_down",
-            "Down",
-            show=False,
-            id="list.down",
-            tooltip="Select the message below",
-        ),
-        Binding(
-            "pageup",
-            "page_up",
-            "Page up",
-            show=False,
-            id="list.page_up",
-            tooltip="Select a screenful up",
-        ),
-        Binding(
-            "pagedown",
-            "page_down",
-            "Page down",
-            show=False,
-            id="list.page_down",
-            tooltip="Select a screenful down",
-        ),
-        Binding(
-            "home",
-            "first",
-            "First",
-            show=False,
-            id="list.first",
-            tooltip="Select the first message",
-        ),
-        Binding(
-            "end", "last", "Last", show=False, id="list.last", tooltip="Select the last message"
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = row_bindings("list")
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "message-list--tail",
