@@ -153,3 +153,13 @@ async def settle(pilot: Pilot[Any]) -> None:
             with contextlib.suppress(WorkerCancelled):
                 await worker.wait()
         await pilot.pause()
+
+
+async def apply_compaction(pilot: Pilot[Any]) -> None:
+    """Compact with the first reason the dialog offers and apply it, as a user would."""
+    await pilot.press("c")
+    await pilot.pause()
+    await pilot.press("enter")
+    await settle(pilot)
+    await pilot.press("a")
+    await settle(pilot)

@@ -30,7 +30,7 @@ from ctxtui.tui.widgets.message_list import MessageList
 from ctxtui.tui.widgets.session_bar import SessionBar
 from ctxtui.tui.widgets.settings_panel import SettingsPanel
 from ctxtui.tui.widgets.theme_style import component_style
-from tests.tui.main_fixtures import app_for, cjk_session, demo_session, settle
+from tests.tui.main_fixtures import app_for, apply_compaction, cjk_session, demo_session, settle
 
 PAST = 1_600_000_000  # a fixed mtime, so "unchanged" cannot pass by luck of the clock
 
@@ -517,12 +517,7 @@ async def test_keys_with_nothing_to_act_on_are_dimmed() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert dimmed(app) == {"undo"}
-        await pilot.press("c")
-        await pilot.pause()
-        await pilot.press("enter")
-        await settle(pilot)
-        await pilot.press("a")
-        await settle(pilot)
+        await apply_compaction(pilot)
         assert dimmed(app) == set()
         await pilot.press("u")
         await settle(pilot)

@@ -23,7 +23,7 @@ from ctxtui.tui.widgets.timeline_chart import (
     short_tokens,
     spans,
 )
-from tests.tui.main_fixtures import app_for, big_session, demo_session
+from tests.tui.main_fixtures import app_for, apply_compaction, big_session, demo_session
 from tests.tui.test_snapshots_main import SnapCompare, press, settle, then
 
 SMALL_WINDOW = 10_000
@@ -326,12 +326,7 @@ async def test_timeline_after_an_applied_compaction_replays_the_session_on_scree
     app = app_for(sample(), context_window=SMALL_WINDOW)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await pilot.press("c")
-        await pilot.pause()
-        await pilot.press("enter")
-        await settle(pilot)
-        await pilot.press("a")
-        await settle(pilot)
+        await apply_compaction(pilot)
         compacted = pilot.app.screen.state.session
         assert pilot.app.screen.state.compacted and compacted is not None
         screen = await _open(pilot)

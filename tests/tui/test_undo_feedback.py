@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ctxtui.tui.screens.flows import NOTHING_TO_UNDO
-from tests.tui.main_fixtures import app_for, demo_session
+from tests.tui.main_fixtures import app_for, apply_compaction, demo_session
 from tests.tui.test_snapshots_main import record_toasts, settle
 
 
@@ -20,12 +20,7 @@ async def test_undo_says_what_it_undid_and_when_there_is_nothing_to_undo() -> No
         await pilot.pause()
         assert seen == [NOTHING_TO_UNDO]
 
-        await pilot.press("c")
-        await pilot.pause()
-        await pilot.press("enter")
-        await settle(pilot)
-        await pilot.press("a")
-        await settle(pilot)
+        await apply_compaction(pilot)
         compacted = len(app.screen.session)  # type: ignore[attr-defined]
         seen.clear()
         await pilot.press("u")
