@@ -3,27 +3,16 @@ must say what the model says, and it is why ``--help`` never imports pydantic.""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
-from pathlib import Path
-from types import ModuleType
 
-REPO = Path(__file__).resolve().parent.parent
-
-
-def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("knob_table", REPO / "tools/knob_table.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.tools_loader import load_tool
 
 
 def test_the_table_says_what_the_model_says() -> None:
     """A knob, range, description or preset default changed in the model without
     ``tools/knob_table.py --write`` would show stale help: this fails first."""
-    tool = _tool()
+    tool = load_tool("knob_table")
     assert tool.TABLE.read_text(encoding="utf-8") == tool.render(), (
         "ctxtui/cli_knob_table.py is stale: run .venv/bin/python tools/knob_table.py --write"
     )

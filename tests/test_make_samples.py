@@ -6,27 +6,16 @@ change shows up as a small diff, and ``--write`` must restore a mangled copy exa
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from pydantic import ValidationError
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.tools_loader import REPO, load_tool
 
-
-def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_samples", REPO / "tools/make_samples.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-tool = _tool()
+tool = load_tool("make_samples")
 
 
 @pytest.mark.parametrize("name", sorted(tool.LAYOUTS))

@@ -1,0 +1,18 @@
+"""Load a script under ``tools/`` as a module: the tools are scripts, not a package."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def load_tool(name: str) -> ModuleType:
+    """``tools/<name>.py`` imported under ``name``."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "tools" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
