@@ -22,7 +22,6 @@ from ctxtui.core.summary_text import (
     CONSTRAINT,
     ERROR_HINTS,
     LIST_LINE,
-    PATH,
     PLAN_MARKER,
     clean_text,
     decision_sentences,
@@ -318,11 +317,11 @@ def _critical_context(span: Sequence[tuple[int, Message]]) -> SummarySection:
                         continue
                     errors.append(SummaryItem(f"Error: {_gist(line.strip())}", i))
                     # a path on an error line (a failing test, a traceback frame) matters
-                    files.extend(SummaryItem(f"File: {p}", i) for p in file_paths(line, PATH))
+                    files.extend(SummaryItem(f"File: {p}", i) for p in file_paths(line))
             if m.role == "tool":
                 continue
         for text in (m.content, *(call.arguments for call in m.tool_calls)):
-            files.extend(SummaryItem(f"File: {p}", i) for p in file_paths(text, PATH))
+            files.extend(SummaryItem(f"File: {p}", i) for p in file_paths(text))
     return _files_and_errors(_bounded("", files), _bounded("", errors))
 
 

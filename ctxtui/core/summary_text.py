@@ -44,15 +44,15 @@ def is_diff(text: str) -> bool:
     return _DIFF.search(text) is not None
 
 
-def file_paths(text: str, pattern: re.Pattern[str]) -> Iterator[str]:
-    """The paths ``pattern`` finds in ``text``, a diff's ``a/x`` and ``b/x`` read as ``x``.
+def file_paths(text: str) -> Iterator[str]:
+    """The paths ``PATH`` finds in ``text``, a diff's ``a/x`` and ``b/x`` read as ``x``.
 
     Only in a text holding a diff's headers: elsewhere ``a/x`` may be a real directory ``a``.
     """
-    if pattern is PATH and "/" not in text and "." not in text:
-        return  # every PATH has a slash or an extension's dot: a C scan skips the regex
+    if "/" not in text and "." not in text:
+        return  # every path has a slash or an extension's dot: a C scan skips the regex
     strip: bool | None = None  # asked once, at the first path: most texts have none
-    for match in pattern.finditer(text):
+    for match in PATH.finditer(text):
         if strip is None:
             strip = is_diff(text)
         path = match.group(1)

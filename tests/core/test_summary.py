@@ -306,4 +306,4 @@ def test_file_paths_finds_what_the_path_pattern_finds(text: str) -> None:
     expected = [m.group(1) for m in PATH.finditer(text)]
     if is_diff(text):
         expected = [re.sub(r"^[ab]/(?=.)", "", p) for p in expected]
-    assert list(file_paths(text, PATH)) == expected
+    assert list(file_paths(text)) == expected
