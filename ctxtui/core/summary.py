@@ -74,11 +74,14 @@ PLAN_LOOKBACK = 20
 """How many of the newest assistant messages may hold "the last stated plan": an older plan
 is history, not the next step (and searching all of 50k replies took a second)."""
 GIST_CHARS = 160
-SCAN_CHARS = 1_000_000
+SCAN_CHARS = 262_144
 """How much text, newest first, the sections read from the replaced range (at least one
 message). Each section keeps its newest ``MAX_ITEMS`` bullets, which the newest messages supply;
 reading all of a 100k-message range (200 MB) only to count the older bullets left out took
-seconds. A million characters is more than a context window holds (~250k tokens)."""
+seconds. 256 Ki characters are about 64k tokens, half of a 128k window: the range a compaction
+replaces holds that much of what the model saw (tool outputs are most of its characters, and
+pruning and truncation showed the model far less of them), and a replay summarises ~100
+ranges, so the cap is also what keeps a replay within the cost of opening the session."""
 GIST_READ_FACTOR = 64
 """A gist reads at most this many characters of text per character it keeps: room for
 whitespace and escape sequences, never the whole of a huge line."""
