@@ -743,6 +743,7 @@ def replay_ratio(size: int, repeats: int) -> list[Result]:
     """
     from bench.child import open_session
     from ctxtui.core.engine import Engine
+    from ctxtui.core.heap import keep_out_of_collections
     from ctxtui.core.policy import policy_for_session
     from ctxtui.core.replay import replay
     from ctxtui.importers import load_session
@@ -755,6 +756,7 @@ def replay_ratio(size: int, repeats: int) -> list[Result]:
     assert counts is not None
     plan = engine.plan(policy, counts)
     tokenizer = engine.tokenizer(policy)
+    keep_out_of_collections()  # as both shells do once a session is open (core.heap)
     import ctxtui.core.replay as replay_module
 
     walked: list[Any] = []

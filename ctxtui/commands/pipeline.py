@@ -18,6 +18,7 @@ from ctxtui import options
 from ctxtui.commands.errors import CommandError
 from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.heap import keep_out_of_collections
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.policy import Policy, PolicyError
@@ -43,11 +44,13 @@ def load(args: argparse.Namespace) -> Session:
     from ctxtui.importers import load_session
 
     try:
-        return load_session(args.session, format=args.format)
+        session = load_session(args.session, format=args.format)
     except SessionLoadError as err:
         raise CommandError(str(err)) from None
     except OSError as err:
         raise CommandError(f"{args.session}: {err.strerror or err}") from None
+    keep_out_of_collections()
+    return session
 
 
 def build_policy(args: argparse.Namespace, session: Session) -> Policy:

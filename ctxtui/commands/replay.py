@@ -25,6 +25,7 @@ from ctxtui.core.calibration import Calibration, calibrate
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.heap import keep_out_of_collections
 from ctxtui.core.models import Session
 from ctxtui.core.policy import Policy
 from ctxtui.core.replay import Replay, replay
@@ -45,11 +46,13 @@ def load_history(args: argparse.Namespace) -> Session:
     from ctxtui.importers import load_session
 
     try:
-        return load_session(args.session, format=args.format, full_history=True)
+        session = load_session(args.session, format=args.format, full_history=True)
     except SessionLoadError as err:
         raise CommandError(str(err)) from None
     except OSError as err:
         raise CommandError(f"{args.session}: {err.strerror or err}") from None
+    keep_out_of_collections()
+    return session
 
 
 def calibration_counts(

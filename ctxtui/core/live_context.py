@@ -22,7 +22,7 @@ from ctxtui.core.models import Message, Session
 from ctxtui.core.plan import TokenizerInfo, TruncatedOutput
 from ctxtui.core.planner import history_budget, tail_budget
 from ctxtui.core.policy import Policy, PruneMode, PruneStub, PruneTools, TailMode
-from ctxtui.core.prune import StubCost, index_tool_outputs
+from ctxtui.core.prune import StubCost, ToolOutputs, index_tool_outputs
 from ctxtui.core.tail import Boundaries
 from ctxtui.core.tokenizers import Tokenizer
 
@@ -104,6 +104,14 @@ class LiveAccount:
             stub = StubCost(tokenizer.count_message)
             self.outputs = index_tool_outputs(session, tokens, lambda i: stub(messages[i]))
 
+    def live_outputs(self, segment: Segment, stop: int) -> ToolOutputs | None:
+        """The tool-output index of the live context, when this account holds the one the
+        planner would build (pruning on, the plan's stub, every tool); else ``None``."""
+        if not (self.pruning and self.supported):
+            return None
+        lead = 1 if segment.stand_in is not None else 0
+        return self.outputs.window(segment.start, stop, lead - segment.start)
+
     def covers(self, segment: Segment, stop: int) -> bool:
         """Whether ``prompt`` is exact for this context (else the caller plans it).
 
@@ -127,7 +135,7 @@ class LiveAccount:
         if not self.tails or not self._marks_hold(segment, stop):
             return None
         s = 1 if segment.stand_in is not None else 0
-        return self._tail_start(segment, stop, s) > s
+        return self._tail_start(segment, stop, s, self._starts(segment.start, stop)) > s
 
     def _marks_hold(self, segment: Segment, stop: int) -> bool:
         c = segment.start
@@ -146,20 +154,23 @@ class LiveAccount:
     def _freed(self, seg: Segment, stop: int) -> int:
         s = 1 if seg.stand_in is not None else 0
         c = seg.start
-        tail = self._tail_start(seg, stop, s)
+        starts = self._starts(c, stop)  # once per request: three rules read them
+        tail = self._tail_start(seg, stop, s, starts)
+        protected = self._min_turns_start(c, stop, s, self.policy.prune_protected_turns, starts)
+        boundary = max(c, c + min(tail, protected) - s)
         if self.policy.prune_mode is PruneMode.TURNS:
-            protected = self._min_turns_start(c, stop, s, self.policy.prune_protected_turns)
-            return self._prune_turns(c, max(c, c + min(tail, protected) - s))
-        protected = self._min_turns_start(c, stop, s, self.policy.prune_protected_turns)
-        return self._prune_tokens(c, max(c, c + min(tail, protected) - s))
+            return self._prune_turns(c, boundary)
+        return self._prune_tokens(c, boundary)
 
     def _starts(self, c: int, stop: int) -> tuple[int, int]:
         """The history turn starts inside ``[c, stop)`` as a range of ``self.turns``."""
         return bisect_left(self.turns, c), bisect_left(self.turns, stop)
 
-    def _min_turns_start(self, c: int, stop: int, s: int, turns: int) -> int:
+    def _min_turns_start(
+        self, c: int, stop: int, s: int, turns: int, starts: tuple[int, int]
+    ) -> int:
         """``min_turns_start`` of the live session, in live coordinates."""
-        lo, hi = self._starts(c, stop)
+        lo, hi = starts
         count = hi - lo + s
         if turns <= 0 or count == 0:
             return stop - c + s
@@ -168,8 +179,8 @@ class LiveAccount:
             return 0
         return self.turns[lo + k - s] - c + s
 
-    def _active_turn_start(self, c: int, stop: int, s: int) -> int:
-        lo, hi = self._starts(c, stop)
+    def _active_turn_start(self, c: int, stop: int, s: int, starts: tuple[int, int]) -> int:
+        lo, hi = starts
         if hi > lo:
             return self.turns[hi - 1] - c + s
         if s:
@@ -191,7 +202,7 @@ class LiveAccount:
                 return found - c + s
         return 0
 
-    def _tail_start(self, seg: Segment, stop: int, s: int) -> int:
+    def _tail_start(self, seg: Segment, stop: int, s: int, starts: tuple[int, int]) -> int:
         """``fresh_tail_by_tokens`` on the live window (the budget rule, then the floors)."""
         c = seg.start
         n = stop - c + s
@@ -203,8 +214,8 @@ class LiveAccount:
             start = bisect_left(prefix, prefix[stop] - limit, c, stop) - c + s
         start = self._pair_forward(c, s, start, n)
         floor = min(
-            self._active_turn_start(c, stop, s),
-            self._min_turns_start(c, stop, s, self.policy.tail_min_turns),
+            self._active_turn_start(c, stop, s, starts),
+            self._min_turns_start(c, stop, s, self.policy.tail_min_turns, starts),
         )
         return min(start, self._pair_backward(c, s, floor))
 

@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from ctxtui.core.counts import SessionCounts
-from ctxtui.core.head_tail import head_tail
 from ctxtui.core.legacy import emergency_note, force_compression_cut, is_over_context_budget
-from ctxtui.core.models import Message, PartKind, Session
+from ctxtui.core.models import Session
 from ctxtui.core.need import compaction_need, forecast_overflow
 from ctxtui.core.plan import (
     FreshTail,
@@ -31,7 +30,6 @@ from ctxtui.core.policy import (
     Policy,
     PruneMode,
     TailMode,
-    TruncateStyle,
     fit_reserve,
 )
 from ctxtui.core.prune import (
@@ -59,7 +57,7 @@ from ctxtui.core.tail import (
     suffix_start_within,
 )
 from ctxtui.core.tokenizers import Tokenizer
-from ctxtui.core.truncate import byte_size, count_lines, planned_path, render_measured
+from ctxtui.core.truncated import truncated_outputs
 from ctxtui.core.wording import plural
 
 __all__ = [
@@ -71,14 +69,7 @@ __all__ = [
     "is_over_context_budget",
     "reserved_tokens",
     "tail_budget",
-    "with_content",
 ]
-
-
-def with_content(message: Message, content: str) -> Message:
-    """``message`` as the model would see it with ``content`` instead of its text parts."""
-    parts = tuple(p for p in message.parts if p.kind is not PartKind.TEXT)
-    return message.model_copy(update={"content": content, "parts": parts})
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,49 +105,13 @@ _CACHE_SIZE = 8
 _LOCK = threading.Lock()
 
 
-def _truncate(
-    session: Session, counts: SessionCounts, tokenizer: Tokenizer, policy: Policy
-) -> dict[int, TruncatedOutput]:
-    """Every tool result over the limits, counted as the text the model would see instead.
-
-    A text of at most ``max_lines`` characters cannot have more lines, and one of at most
-    ``max_bytes / 4`` characters cannot have more UTF-8 bytes, so most results are passed
-    over without counting either; the others are measured once, for the test and the figures.
-    """
-    out: dict[int, TruncatedOutput] = {}
-    max_lines, max_bytes = policy.truncate_max_lines, policy.truncate_max_bytes
-    short = min(max_lines, max_bytes // 4)
-    head_tail_style = policy.truncate_style is TruncateStyle.HEAD_TAIL
-    messages = session.messages
-    for i in session.index.tool_results:
-        message = messages[i]
-        text = message.content
-        if len(text) <= short:
-            continue
-        if head_tail_style:
-            shown = head_tail(text, max_lines, max_bytes)
-            if shown is None:
-                continue
-            lines, size = count_lines(text), byte_size(text)
-        else:
-            lines, size = count_lines(text), byte_size(text)
-            if lines <= max_lines and size <= max_bytes:
-                continue
-            path = planned_path(message.tool_name or "tool")
-            shown = render_measured(text, lines, size, max_lines, max_bytes, path).text
-        after = tokenizer.count_message(with_content(message, shown))
-        out[i] = TruncatedOutput(
-            index=i,
-            tokens_before=counts.message_tokens[i],
-            tokens_after=after,
-            lines=lines,
-            bytes=size,
-        )
-    return out
-
-
 def _prepare(
-    session: Session, counts: SessionCounts, tokenizer: Tokenizer, policy: Policy
+    session: Session,
+    counts: SessionCounts,
+    tokenizer: Tokenizer,
+    policy: Policy,
+    truncated_hint: Mapping[int, TruncatedOutput] | None = None,
+    outputs_hint: ToolOutputs | None = None,
 ) -> _Prepared:
     limits = (
         (policy.truncate_max_lines, policy.truncate_max_bytes, policy.truncate_style.value)
@@ -171,7 +126,12 @@ def _prepare(
         if hit is not None and hit.session is session and hit.counts is counts:
             _CACHE.move_to_end(key)
             return hit
-    truncated = _truncate(session, counts, tokenizer, policy) if policy.truncate_enabled else {}
+    if not policy.truncate_enabled:
+        truncated: Mapping[int, TruncatedOutput] = {}
+    elif truncated_hint is not None:
+        truncated = truncated_hint
+    else:
+        truncated = truncated_outputs(session, counts, tokenizer, policy)
     tokens: Sequence[int] = counts.message_tokens
     prefix: Sequence[int] = counts.prefix
     if truncated:
@@ -181,7 +141,11 @@ def _prepare(
         tokens, prefix = adjusted, [0, *accumulate(adjusted)]
     messages = session.messages
     stub_cost = StubCost(tokenizer.count_message, stub)
-    outputs = index_tool_outputs(session, tokens, lambda i: stub_cost(messages[i]), stub, tools)
+    outputs = (
+        outputs_hint
+        if outputs_hint is not None
+        else index_tool_outputs(session, tokens, lambda i: stub_cost(messages[i]), stub, tools)
+    )
     bounds = Boundaries.of(session)
     prepared = _Prepared(session, counts, tokenizer, truncated, tokens, prefix, outputs, bounds, {})
     with _LOCK:
@@ -383,14 +347,27 @@ def _totals(
 
 
 def build_plan(
-    session: Session, policy: Policy, counts: SessionCounts, tokenizer: Tokenizer
+    session: Session,
+    policy: Policy,
+    counts: SessionCounts,
+    tokenizer: Tokenizer,
+    *,
+    truncated: Mapping[int, TruncatedOutput] | None = None,
+    outputs: ToolOutputs | None = None,
 ) -> Plan:
-    """The plan for ``session`` under ``policy``; the session is never modified."""
+    """The plan for ``session`` under ``policy``; the session is never modified.
+
+    ``truncated`` and ``outputs`` are the truncation and the tool-output index of these very
+    messages under this policy and tokenizer, when the caller already has them: a replay plans
+    windows of a session whose outputs the first plan has measured, and measuring them again
+    (line counts, a tokenization of each preview, a stub count per result shape) was a quarter
+    of the walk.
+    """
     if len(counts) != len(session):
         raise ValueError(
             f"counts cover {len(counts):,} messages but the session has {len(session):,}"
         )
-    prepared = _prepare(session, counts, tokenizer, policy)
+    prepared = _prepare(session, counts, tokenizer, policy, truncated, outputs)
     n = len(session)
     budget = history_budget(policy, counts)
     bounds = prepared.bounds

@@ -127,6 +127,28 @@ class ToolOutputs:
     after: Sequence[int]
     cum_freed: Sequence[int]  # prefix sums of before − after, len(prunable) + 1
 
+    def window(self, start: int, stop: int, shift: int) -> ToolOutputs:
+        """The results in ``[start, stop)``, renumbered by ``shift``: the index a session made
+        of those messages (plus ``shift - start`` others before them, none a tool result)
+        would build, without counting a stub again."""
+        lo, hi = bisect_left(self.indices, start), bisect_left(self.indices, stop)
+        plo, phi = bisect_left(self.prunable, start), bisect_left(self.prunable, stop)
+        base, freed = self.cum_tokens[lo], self.cum_freed[plo]
+        return ToolOutputs(
+            indices=[i + shift for i in self.indices[lo:hi]],
+            cum_tokens=[t - base for t in self.cum_tokens[lo : hi + 1]],
+            stubbed=[
+                i + shift
+                for i in self.stubbed[
+                    bisect_left(self.stubbed, start) : bisect_left(self.stubbed, stop)
+                ]
+            ],
+            prunable=[i + shift for i in self.prunable[plo:phi]],
+            before=self.before[plo:phi],
+            after=self.after[plo:phi],
+            cum_freed=[f - freed for f in self.cum_freed[plo : phi + 1]],
+        )
+
 
 def index_tool_outputs(
     session: Session,

@@ -18,6 +18,7 @@ from textual import on
 from textual.screen import Screen
 
 from ctxtui.core.engine import Engine
+from ctxtui.core.heap import keep_out_of_collections
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.policy import Policy
@@ -174,6 +175,7 @@ class SessionScreen(Screen[None]):
     @on(SessionLoaded)
     def _loaded(self, event: SessionLoaded) -> None:
         self.state, problem = self.state.opened(event.session, event.path)
+        keep_out_of_collections()  # full collections froze the keys mid-replay (core.heap)
         if problem:
             self._show_error(problem, "Ignored the policy options")
         self.session_changed(opened=True)
