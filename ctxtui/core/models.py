@@ -269,12 +269,15 @@ class SessionIndex:
     """Assistant messages that make at least one tool call, ascending."""
     call_of_result: Mapping[int, int]
     """See ``Session.call_of_result``."""
+    requests: tuple[int, ...] = ()
+    """Assistant messages the harness did not inject: each is one call to the model."""
 
     @classmethod
     def of(cls, messages: tuple[Message, ...]) -> SessionIndex:
         users: list[int] = []
         results: list[int] = []
         callers: list[int] = []
+        requests: list[int] = []
         pending: dict[str, int] = {}
         paired: dict[int, int] = {}
         for i, m in enumerate(messages):
@@ -282,6 +285,8 @@ class SessionIndex:
             if role == "user":
                 users.append(i)
             elif role == "assistant":
+                if not m.injected:
+                    requests.append(i)
                 calls = m.tool_calls
                 if calls:
                     callers.append(i)
@@ -294,7 +299,7 @@ class SessionIndex:
                     j = pending.get(call_id)
                     if j is not None:
                         paired[i] = j
-        return cls(tuple(users), tuple(results), tuple(callers), paired)
+        return cls(tuple(users), tuple(results), tuple(callers), paired, tuple(requests))
 
 
 _DERIVED = tuple(

@@ -11,6 +11,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Hashable, ItemsView, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from operator import sub
 from typing import overload
 
 from ctxtui.core.models import Message, PartKind, Session
@@ -241,6 +242,17 @@ class PrunedRun(Mapping[int, PrunedOutput]):
         default looks each key up again: 0.8 s for the 140k outputs of a 100k session)."""
         return _PrunedItems(self)
 
+    def after(self) -> Iterator[tuple[int, int]]:
+        """(index, tokens as sent) per pruned output, in order, building no ``PrunedOutput``
+        (a report reads 35k of them twice)."""
+        o, lo, hi = self._outputs, self._lo, self._hi
+        return zip(o.prunable[lo:hi], o.after[lo:hi], strict=True)
+
+    def freed(self) -> Iterator[tuple[int, int]]:
+        """(index, tokens freed) per pruned output, in order, building no ``PrunedOutput``."""
+        o, lo, hi = self._outputs, self._lo, self._hi
+        return zip(o.prunable[lo:hi], map(sub, o.before[lo:hi], o.after[lo:hi]), strict=True)
+
     def __len__(self) -> int:
         return self._hi - self._lo
 
@@ -339,8 +351,8 @@ class EffectiveTokens(Sequence[int]):
     def __iter__(self) -> Iterator[int]:
         # A lookup per pruned output, not a bisect per message (a report walks all 100k).
         tokens = list(self._base)
-        for i, p in self._pruned.items():
-            tokens[i] = p.tokens_after
+        for i, after in self._pruned.after():
+            tokens[i] = after
         return iter(tokens)
 
     def __eq__(self, other: object) -> bool:

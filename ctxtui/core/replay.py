@@ -178,9 +178,7 @@ class Replay:
 
 def request_points(session: Session) -> tuple[int, ...]:
     """Message indices of the calls: assistant messages not written by the harness."""
-    return tuple(
-        i for i, m in enumerate(session.messages) if m.role == "assistant" and not m.injected
-    )
+    return session.index.requests
 
 
 def shown_offset(history: Session, shown: Session) -> int | None:
