@@ -756,7 +756,7 @@ def replay_ratio(size: int, repeats: int) -> list[Result]:
     assert counts is not None
     plan = engine.plan(policy, counts)
     tokenizer = engine.tokenizer(policy)
-    keep_out_of_collections()  # as both shells do once a session is open (core.heap)
+    keep_out_of_collections(len(session))  # as both shells do once a session is open
     import ctxtui.core.replay as replay_module
 
     walked: list[Any] = []

@@ -14,12 +14,14 @@ from pathlib import Path
 import pytest
 
 from ctxtui.cli import main
+from ctxtui.core import heap
 from tests.cli.chats import agent_chat
 from tests.tui.main_fixtures import app_for, demo_session, settle
 
 
 @pytest.fixture(autouse=True)
-def _nothing_frozen() -> Iterator[None]:
+def _nothing_frozen(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(heap, "FREEZE_FROM", 1)  # these sessions are small
     gc.unfreeze()
     yield
     gc.unfreeze()

@@ -51,7 +51,7 @@ def load_history(args: argparse.Namespace) -> Session:
         raise CommandError(str(err)) from None
     except OSError as err:
         raise CommandError(f"{args.session}: {err.strerror or err}") from None
-    keep_out_of_collections()
+    keep_out_of_collections(len(session))
     return session
 
 
