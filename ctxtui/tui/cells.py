@@ -62,10 +62,26 @@ def bar_cells(tokens: int, biggest: int, width: int) -> str:
     return bar + " " * (width - cell_len(bar))
 
 
+CLIP_HEAD_CHARS_PER_CELL = 4
+"""How many characters per cell ``clip`` reads of a long text before measuring it."""
+
+
 def clip(text: str, width: int) -> str:
-    """``text`` fitted to exactly ``width`` cells: padded, or cut with a trailing ``…``."""
+    """``text`` fitted to exactly ``width`` cells: padded, or cut with a trailing ``…``.
+
+    A row shows at most ``width`` cells, but a preview may hold 4k characters, and Rich
+    measures a text outside its single-width fast path grapheme by grapheme: ~0.5 ms a row,
+    most of painting a screen. A head of a few characters per cell that is already wider
+    than the row holds the cut, so only the head is measured; a text that is mostly
+    zero-width characters is measured whole.
+    """
     if width <= 0:
         return ""
+    limit = width * CLIP_HEAD_CHARS_PER_CELL + 8
+    if len(text) > limit:
+        head = text[:limit]
+        if cell_len(head) > width + 2:  # the cut, and the grapheme after it, lie in the head
+            text = head
     if cell_len(text) <= width:
         return set_cell_size(text, width)
     return set_cell_size(text, width - 1) + ELLIPSIS

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 
 from ctxtui.core.models import Message, ToolCall
 from ctxtui.core.plan import FreshTail, TailReason
 from ctxtui.core.rows import pruned_tag
 from ctxtui.tui.cells import (
     BAR_FLOOR,
+    ELLIPSIS,
     bar_cells,
     bar_scale,
     boundary_rule,
@@ -164,3 +165,31 @@ def test_a_tool_name_holding_a_newline_keeps_the_row_on_one_line() -> None:
     assert cells.tool.startswith("read⏎file")
     assert "\n" not in cells.text
     assert cell_len(cells.text) == 120
+
+
+def _clip_whole(text: str, width: int) -> str:
+    """``clip`` by its definition: the whole text measured."""
+    if width <= 0:
+        return ""
+    if cell_len(text) <= width:
+        return set_cell_size(text, width)
+    return set_cell_size(text, width - 1) + ELLIPSIS
+
+
+_CELL_MIX = st.sampled_from(
+    [*"ab ⏎·—é\t", "\u0301", "中", "文", "👍", "\u200d", "👨", "\ufe0f", "🇫", "🇷", "\u200b"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.tuples(_CELL_MIX, st.integers(1, 60)), max_size=30).map(
+        lambda runs: "".join(c * n for c, n in runs)  # runs: long zero-width stretches too
+    ),
+    st.integers(0, 70),
+)
+def test_clip_measuring_a_head_cuts_where_measuring_the_whole_text_does(
+    text: str, width: int
+) -> None:
+    """Wide, zero-width, combining and joined characters (emoji, flags) around the cut."""
+    assert clip(text, width) == _clip_whole(text, width)
