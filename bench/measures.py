@@ -424,7 +424,7 @@ def replan_times(sizes: tuple[int, ...], repeats: int) -> list[Result]:
             policy.model_copy(update={"context_window": w}) for w in (32_768, 65_536, 131_072)
         ]
         runs: list[float] = []
-        for i in range(max(5, repeats * 5)):
+        for i in range(max(25, repeats * 25)):  # sub-millisecond: many samples, a steady median
             p = variants[i % len(variants)]
             runs.append(timed(partial(build_plan, session, p, counts, tokenizer)))
         per_size[size] = statistics.median(runs)

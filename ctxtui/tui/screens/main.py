@@ -74,8 +74,15 @@ class MainScreen(FlowScreen):
         The list has no border of its own: its mark is the rule above it (the session bar's
         bottom border); the detail pane and the settings mark their own borders in the CSS.
         The class goes on the bar, not the screen: a screen class restyles every widget.
+        The settings panel's mark is a class too, not ``:focus-within``: with that pseudo-class
+        in the CSS, Textual restyles the panel's ~250 widgets on every focus move inside it
+        (each Tab or arrow between knobs); the class changes only when the keys enter or leave.
         """
-        self.query_one(SessionBar).set_class(isinstance(self.focused, MessageList), "-list-focused")
+        focused = self.focused
+        self.query_one(SessionBar).set_class(isinstance(focused, MessageList), "-list-focused")
+        settings = self.query_one(SettingsPanel)
+        inside = focused is not None and settings in focused.ancestors_with_self
+        settings.set_class(inside, "-focus-inside")
 
     def show_no_session(self) -> None:
         self.query_one(BudgetGauge).show_placeholder("no session open")
