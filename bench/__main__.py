@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import tempfile
@@ -60,6 +61,10 @@ def run(
         for r in found:
             emit(r.line())
         results.extend(found)
+        # A section that ran the app leaves its session frozen (ctxtui.core.heap); the next
+        # starts as a fresh process would. Left frozen, it made every later collection
+        # cheaper and the replan section's 1k plans three times faster than alone.
+        gc.unfreeze()
 
     for size in sizes:
         session_file(size)
