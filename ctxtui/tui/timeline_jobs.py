@@ -8,6 +8,7 @@ whose stop checks end the older walk early).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,6 +84,10 @@ def read_history(post: Post, path: Path | None, shown: Session, engine: Engine) 
         post(HistoryReady(history, Engine(history), offset))
 
 
+PROGRESS_INTERVAL = 0.1
+"""Seconds between two progress posts of a replay: ten a second reads as live."""
+
+
 def run_replay(post: Post, engine: Engine, policy: Policy) -> None:
     """Count (if not yet counted), plan and replay ``engine``'s session under ``policy``."""
     worker = get_current_worker()
@@ -90,8 +95,15 @@ def run_replay(post: Post, engine: Engine, policy: Policy) -> None:
     def stop() -> bool:
         return worker.is_cancelled
 
+    said = [0.0]  # when progress was last posted
+
     def progress(done: int, total: int) -> None:
-        post(ReplayProgress(policy, done, total))
+        # The walk reports every 256 requests (~200 times at 100k messages); each post is a
+        # status repaint on the main thread, which then competes with the walk for the lock.
+        now = time.monotonic()
+        if now - said[0] >= PROGRESS_INTERVAL:
+            said[0] = now
+            post(ReplayProgress(policy, done, total))
 
     try:
         counts = engine.counts(policy, should_stop=stop)
