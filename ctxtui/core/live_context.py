@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import accumulate
 
 from ctxtui.core.counts import SessionCounts
@@ -36,6 +36,11 @@ class Segment:
     stand_in_tokens: int = 0
     meta_summary: str | None = None  # the out-of-band summary (style drop_oldest_half)
     meta_summary_tokens: int = 0
+
+    @property
+    def lead(self) -> int:
+        """Messages before ``history[start:]`` in the live context: 1 with a stand-in, else 0."""
+        return 1 if self.stand_in is not None else 0
 
 
 def live_session(session: Session, segment: Segment, stop: int) -> Session:
@@ -85,6 +90,8 @@ class LiveAccount:
         truncated: Mapping[int, TruncatedOutput],
     ) -> None:
         self.policy = policy
+        self.truncated = truncated
+        self.truncated_at = sorted(truncated)
         tokens = list(counts.message_tokens)
         for i, t in truncated.items():
             tokens[i] = t.tokens_after
@@ -109,8 +116,18 @@ class LiveAccount:
         planner would build (pruning on, the plan's stub, every tool); else ``None``."""
         if not (self.pruning and self.supported):
             return None
-        lead = 1 if segment.stand_in is not None else 0
-        return self.outputs.window(segment.start, stop, lead - segment.start)
+        return self.outputs.window(segment.start, stop, segment.lead - segment.start)
+
+    def live_truncated(self, segment: Segment, stop: int) -> dict[int, TruncatedOutput]:
+        """The whole history's truncated outputs inside the live context, in its indices.
+
+        Truncation reads one message, so a window of the history truncates as the whole did;
+        the exact walk measures every window again, and the property tests compare the two.
+        """
+        shift = segment.lead - segment.start
+        at = self.truncated_at
+        window = at[bisect_left(at, segment.start) : bisect_left(at, stop)]
+        return {i + shift: replace(self.truncated[i], index=i + shift) for i in window}
 
     def covers(self, segment: Segment, stop: int) -> bool:
         """Whether ``prompt`` is exact for this context (else the caller plans it).

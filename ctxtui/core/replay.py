@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from ctxtui.core._compat import StrEnum
@@ -27,7 +27,7 @@ from ctxtui.core.counting import Progress, StopCheck, count_summary
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.live_context import LiveAccount, Segment, live_counts, live_session
 from ctxtui.core.models import Session, Usage
-from ctxtui.core.plan import Plan, TruncatedOutput
+from ctxtui.core.plan import Plan
 from ctxtui.core.planner import build_plan
 from ctxtui.core.policy import CompactionStyle, Policy
 from ctxtui.core.reasons import CompactReason
@@ -222,8 +222,6 @@ class _Walk:
         self.session, self.policy, self.counts, self.tokenizer = session, policy, counts, tokenizer
         self.on_progress, self.should_stop = on_progress, should_stop
         self.account = LiveAccount(session, policy, counts, tokenizer, first_plan.truncated)
-        self.truncated = first_plan.truncated
-        self.truncated_at = sorted(first_plan.truncated)
         self.exact = exact
         summary = session.meta.summary
         self.segments = [Segment(0, None, 0, summary, counts.summary_tokens)]
@@ -244,18 +242,6 @@ class _Walk:
             self.tokenizer,
         )
 
-    def live_truncated(self, segment: Segment, stop: int) -> dict[int, TruncatedOutput]:
-        """The first plan's truncated outputs inside the live context, in its indices.
-
-        Truncation reads one message, so a window of the history truncates as the whole did;
-        the exact walk measures every window again, and the property tests compare the two.
-        """
-        lead = 1 if segment.stand_in is not None else 0
-        shift = lead - segment.start
-        at = self.truncated_at
-        window = at[bisect_left(at, segment.start) : bisect_left(at, stop)]
-        return {i + shift: replace(self.truncated[i], index=i + shift) for i in window}
-
     def compact(self, k: int, stop: int, before: int, reason: CompactReason) -> bool:
         """Compact the live context before request ``k``; False when nothing could go."""
         segment = self.segments[-1]
@@ -269,14 +255,13 @@ class _Walk:
         else:
             plan = build_plan(
                 session, self.policy, counts, self.tokenizer,
-                truncated=self.live_truncated(segment, stop),
+                truncated=self.account.live_truncated(segment, stop),
                 outputs=self.account.live_outputs(segment, stop),
             )  # fmt: skip
         result = compact_live(session, plan, reason, self.tokenizer, self.exact)
         if result is None:
             return False
-        lead = 1 if segment.stand_in is not None else 0
-        start = segment.start + result.replaced[1] + 1 - lead
+        start = segment.start + result.replaced[1] + 1 - segment.lead
         if start <= segment.start:
             return False  # only the summary itself would be summarised again
         if not summarize:
