@@ -169,6 +169,12 @@ class FittingFooter(Footer):
         room = width - self.LEFT_PADDING - sum(e.width for e in palette)
         shown = {id(w) for e in fit_entries(others, room) + palette for w in e.widgets}
         self._laid_out_for = width
+        if self.compact:
+            # Each key's ``compact`` watcher adds this class once mounted, and a class added
+            # then restyles the key a second time: half the style work of the app's start.
+            for entry in found:
+                for key in entry.keys:
+                    key.add_class("-compact", update=False)
         yield from (w for w in items if id(w) in shown)
 
     def on_resize(self, event: events.Resize) -> None:
