@@ -1,7 +1,9 @@
 # ctxtui — the two commands of the README, and the checks CI runs.
 #   make demo    create .venv, install ctxtui, open the app on the bundled demo session
 #   make test    create .venv, install ctxtui with its test extras, run the whole test suite
-#                on every core (pytest-xdist; PYTEST_WORKERS=0 runs it in one process)
+#                on every core (pytest-xdist; PYTEST_WORKERS=0 runs it in one process), all
+#                but the browser test
+#   make test-browser  the browser test alone: ctxtui serve in headless Chromium (CI runs it)
 #   make check   ruff (lint + format check), mypy --strict and the import-linter contracts
 #   make bench   the performance benchmarks (docs/PERFORMANCE.md)
 
@@ -14,7 +16,7 @@ STAMP  := $(VENV)/.ctxtui-installed
 # checks for those instead, and make snapshots (which deletes them) runs in one process.
 PYTEST_WORKERS ?= auto
 
-.PHONY: demo test check bench snapshots clean
+.PHONY: demo test test-browser check bench snapshots clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "ctxtui needs Python 3.10 or newer"'
@@ -25,8 +27,14 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/ctxtui
 
+# The browser test starts Chromium and a server and mostly waits on them (11 s of wall time,
+# a third of a second of CPU): in make test it held a worker idle, so it has its own target.
 test: $(STAMP)
-	TEXTUAL_ANIMATIONS=none $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal
+	TEXTUAL_ANIMATIONS=none $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal \
+		--ignore=tests/browser
+
+test-browser: $(STAMP)
+	TEXTUAL_ANIMATIONS=none $(BIN)/python -m pytest -q tests/browser
 
 check: $(STAMP)
 	$(BIN)/ruff check ctxtui tests bench tools

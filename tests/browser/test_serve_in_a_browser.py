@@ -1,10 +1,10 @@
 """``ctxtui serve`` in a real headless Chromium: the app renders and answers keys in a browser.
 
 The terminal is drawn on a canvas, so the test reads what the page was sent: the bytes of the
-websocket frames, with escape sequences stripped, collected separately after each key. It is
-skipped when no Chromium or Playwright is installed (``make test`` on a bare machine), and
-``CTXTUI_REQUIRE_BROWSER=1`` (set by ``.ci/run``, which installs both) turns that skip into a
-failure so CI cannot pass without running it.
+websocket frames, with escape sequences stripped, collected separately after each key. It runs
+alone (``make test-browser``; ``make test`` leaves it out). It is skipped when no Chromium or
+Playwright is installed, and ``CTXTUI_REQUIRE_BROWSER=1`` (set by ``.ci/run``, which installs
+both) turns that skip into a failure so CI cannot pass without running it.
 """
 
 from __future__ import annotations
