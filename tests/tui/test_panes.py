@@ -357,3 +357,34 @@ async def test_counting_a_one_message_session_says_1_message(
     async with app_for(one).run_test(size=(100, 30)) as pilot:
         await settle(pilot)
     assert "counting 1 message with plan…" in said, said
+
+
+async def test_the_settings_open_at_their_top_while_the_layout_still_settles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Opening the settings shows the panel from its top, focus on the preset selector, and
+    asks the screen to scroll nothing. Under load the screen's "is the focused control wholly
+    in view?" check can run before the panel's controls are laid out; it answered no, and
+    centring the selector left the panel two rows down. The check is made to answer no here,
+    as it did then."""
+    from textual.screen import Screen
+
+    app = app_for(demo_session())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        centred: list[object] = []
+        monkeypatch.setattr(Screen, "can_view_entire", lambda self, widget: False)
+        monkeypatch.setattr(
+            Screen, "scroll_to_center", lambda self, widget, **kw: centred.append(widget)
+        )
+        panel = app.screen.query_one(SettingsPanel)
+        for _ in range(2):  # the first open builds the controls; the second finds them scrolled
+            centred.clear()  # closing focuses the list, which may scroll: not what is tested
+            await pilot.press("s")
+            await settle(pilot)
+            assert panel.display and app.focused is panel.query_one("#preset", Select)
+            assert centred == [] and panel.scroll_y == 0
+            panel.scroll_to(y=10, animate=False, immediate=True)
+            await pilot.press("escape")
+            await settle(pilot)
+            assert not panel.display

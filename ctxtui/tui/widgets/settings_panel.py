@@ -387,8 +387,16 @@ class SettingsPanel(VerticalScroll):
             self._apply(name, event.value, control)
 
     def focus_first(self) -> None:
-        """Focus the preset selector, the first control a user reaches for."""
-        self.query_one("#preset", Select).focus()
+        """Show the panel from its top, with the focus on the preset selector (the first
+        control a user reaches for, and the first row of the panel).
+
+        Focusing with Textual's default scroll-into-view centred the selector whenever the
+        screen judged it not wholly in view. Just after the panel's ~250 controls mount, the
+        layout can still be settling and that judgement wrong: under load the panel opened two
+        rows down, its heading scrolled away. The selector is at the top, so the top is shown.
+        """
+        self.scroll_home(animate=False, immediate=True)
+        self.query_one("#preset", Select).focus(scroll_visible=False)
 
 
 def _error_line(name: str) -> Static:
