@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -58,6 +59,16 @@ def _knob(default: Any, group: str, description: str, **constraints: Any) -> Any
         json_schema_extra={"group": group},
         **constraints,
     )
+
+
+@lru_cache(maxsize=256)
+def window_share(ratio: float, window: int) -> int:
+    """``floor(window × ratio)`` with the ratio taken as written: ``0.9`` is nine tenths.
+
+    Exact through ``Fraction``, which costs ~40 µs a call, and the trigger is read at every
+    plan and at every request of a replay; a policy's ratio and window rarely change.
+    """
+    return int(Fraction(str(ratio)) * window)
 
 
 class Policy(BaseModel):
@@ -261,7 +272,7 @@ class Policy(BaseModel):
         The ratio is taken as written (``0.9`` is nine tenths), so Codex's integer
         ``window · 9 / 10`` comes out exact.
         """
-        share = int(Fraction(str(self.compact_trigger_ratio)) * self.context_window)
+        share = window_share(self.compact_trigger_ratio, self.context_window)
         return max(0, share - self.trigger_reserve)
 
     @property
