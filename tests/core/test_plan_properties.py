@@ -55,6 +55,19 @@ _OUTPUTS = sorted(
 )
 _output = st.sampled_from(_OUTPUTS)
 _placement = st.sampled_from(["now", "now", "now", "later", "never"])
+# Built once: a strategy made inside the draw was looked up (or built and validated) again at
+# every draw, ~8 % of drawing a session. The choices, and so the examples, are the same.
+_text_length = st.integers(0, 600)
+_repeats = st.integers(1, 20)
+_calls_in_a_step = st.integers(1, 3)
+_interjection = st.sampled_from(["user", "assistant"])
+_flag = st.booleans()
+_headless_steps = st.integers(0, 2)
+_turns = st.integers(0, 5)
+_steps_in_a_turn = st.integers(0, 3)
+_message_tokens = st.integers(0, 400)
+_fixed_tokens = st.integers(0, 300)
+_summary_tokens = st.integers(0, 200)
 
 
 @st.composite
@@ -64,15 +77,15 @@ def transcripts(draw: st.DrawFn) -> Session:
     next_id = 0
 
     def text(role: str) -> str:
-        return role[0] * draw(st.integers(0, 600))
+        return role[0] * draw(_text_length)
 
     def result(call_id: str) -> Message:
-        content = draw(_output) * draw(st.integers(1, 20))
+        content = draw(_output) * draw(_repeats)
         return Message(role="tool", tool_call_id=call_id, tool_name="bash", content=content)
 
     def step() -> None:
         nonlocal next_id
-        ids = [f"c{next_id + k}" for k in range(draw(st.integers(1, 3)))]
+        ids = [f"c{next_id + k}" for k in range(draw(_calls_in_a_step))]
         next_id += len(ids)
         calls = tuple(ToolCall(id=i, name="bash") for i in ids)
         messages.append(Message(role="assistant", content=text("assistant"), tool_calls=calls))
@@ -84,20 +97,20 @@ def transcripts(draw: st.DrawFn) -> Session:
             elif placement == "later":
                 later.append(i)
         if later:
-            role = draw(st.sampled_from(["user", "assistant"]))  # interjection or progress note
+            role = draw(_interjection)  # interjection or progress note
             messages.append(Message(role=role, content=text(role)))  # type: ignore[arg-type]
             for i in draw(st.permutations(later)):
                 messages.append(result(i))
 
-    if draw(st.booleans()):
+    if draw(_flag):
         messages.append(result("cut-off"))  # the transcript starts after a call: an orphan
-    for _ in range(draw(st.integers(0, 2))):  # a headless run before any user message
+    for _ in range(draw(_headless_steps)):  # a headless run before any user message
         step()
-    for _ in range(draw(st.integers(0, 5))):
+    for _ in range(draw(_turns)):
         messages.append(Message(role="user", content=text("user")))
-        for _ in range(draw(st.integers(0, 3))):
+        for _ in range(draw(_steps_in_a_turn)):
             step()
-        if draw(st.booleans()):
+        if draw(_flag):
             messages.append(Message(role="assistant", content=text("assistant")))
     return Session(messages=tuple(messages))
 
@@ -107,13 +120,13 @@ def sessions(draw: st.DrawFn) -> tuple[Session, SessionCounts]:
     """A transcript with random per-message counts, so budgets bite at every position."""
     session = draw(transcripts())
     n = len(session)
-    tokens = draw(st.lists(st.integers(0, 400), min_size=n, max_size=n))
+    tokens = draw(st.lists(_message_tokens, min_size=n, max_size=n))
     counts = SessionCounts(
         INFO,
         tokens,
-        system_tokens=draw(st.integers(0, 300)),
-        tool_def_tokens=draw(st.integers(0, 300)),
-        summary_tokens=draw(st.integers(0, 200)),
+        system_tokens=draw(_fixed_tokens),
+        tool_def_tokens=draw(_fixed_tokens),
+        summary_tokens=draw(_summary_tokens),
     )
     return session, counts
 
