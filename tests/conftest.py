@@ -6,11 +6,17 @@ import asyncio
 import inspect
 import os
 
-# Must be set before Textual is imported anywhere in the test session.
+# For the processes the tests start (the CLI, the bench's children).
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 
 import pytest
+import textual.constants
 from hypothesis import settings
+
+# Textual reads the variable when first imported, and pytest-textual-snapshot imports it
+# before this file runs: without ``make test`` (which sets it), bare ``pytest`` ran the apps
+# with full animations. Apps read this constant when they are made.
+textual.constants.TEXTUAL_ANIMATIONS = "none"  # type: ignore[misc]
 
 settings.register_profile("ci", deadline=None, print_blob=True, derandomize=True)
 settings.load_profile("ci")
