@@ -39,12 +39,16 @@ class Planned:
     notes: tuple[str, ...] = ()
 
 
-def load(args: argparse.Namespace) -> Session:
-    """Read SESSION with the importers (read-only), or fail with one line."""
+def load(args: argparse.Namespace, *, full_history: bool = False) -> Session:
+    """Read SESSION with the importers (read-only), or fail with one line.
+
+    ``full_history`` keeps every message the file holds, before and after the agent's own
+    compactions (what ``replay`` walks).
+    """
     from ctxtui.importers import load_session
 
     try:
-        session = load_session(args.session, format=args.format)
+        session = load_session(args.session, format=args.format, full_history=full_history)
     except SessionLoadError as err:
         raise CommandError(str(err)) from None
     except OSError as err:

@@ -18,14 +18,12 @@ from rich.table import Table
 from rich.text import Text
 
 from ctxtui.commands.errors import CommandError
-from ctxtui.commands.pipeline import Progress, build_policy, ignored_knobs
+from ctxtui.commands.pipeline import Progress, build_policy, ignored_knobs, load
 from ctxtui.commands.render_report import plural
 from ctxtui.commands.report import print_table
 from ctxtui.core.calibration import Calibration, calibrate
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.engine import Engine
-from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.heap import keep_out_of_collections
 from ctxtui.core.models import Session
 from ctxtui.core.policy import Policy
 from ctxtui.core.replay import Replay, replay
@@ -43,16 +41,7 @@ EDGE_ROWS = 10
 
 def load_history(args: argparse.Namespace) -> Session:
     """SESSION with every message it holds, before and after the agent's own compactions."""
-    from ctxtui.importers import load_session
-
-    try:
-        session = load_session(args.session, format=args.format, full_history=True)
-    except SessionLoadError as err:
-        raise CommandError(str(err)) from None
-    except OSError as err:
-        raise CommandError(f"{args.session}: {err.strerror or err}") from None
-    keep_out_of_collections(len(session))
-    return session
+    return load(args, full_history=True)
 
 
 def calibration_counts(
