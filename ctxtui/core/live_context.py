@@ -151,7 +151,7 @@ class LiveAccount:
         """
         if not self.tails or not self._marks_hold(segment, stop):
             return None
-        s = 1 if segment.stand_in is not None else 0
+        s = segment.lead
         return self._tail_start(segment, stop, s, self._starts(segment.start, stop)) > s
 
     def _marks_hold(self, segment: Segment, stop: int) -> bool:
@@ -169,7 +169,7 @@ class LiveAccount:
     # --- the live window in its own coordinates: 0 is the stand-in when there is one -------
 
     def _freed(self, seg: Segment, stop: int) -> int:
-        s = 1 if seg.stand_in is not None else 0
+        s = seg.lead
         c = seg.start
         starts = self._starts(c, stop)  # once per request: three rules read them
         tail = self._tail_start(seg, stop, s, starts)
