@@ -66,7 +66,12 @@ def call_shares(message: Message, tokens: int) -> list[int]:
 
     A message with no characters at all is all calls, shared equally.
     """
-    weights = [len(c.name) + len(c.arguments) for c in message.tool_calls]
+    calls = message.tool_calls
+    if len(calls) == 1:  # most callers; a report shares out ~36k of them
+        weight = len(calls[0].name) + len(calls[0].arguments)
+        total = weight + len(message.content) + len(message.reasoning)
+        return [tokens * weight // total if total else tokens]
+    weights = [len(c.name) + len(c.arguments) for c in calls]
     total = sum(weights) + len(message.content) + len(message.reasoning)
     if total == 0:
         weights, total = [1] * len(weights), len(weights)
@@ -113,21 +118,11 @@ def tool_costs(session: Session, plan: Plan) -> ToolCosts:
     call_tokens: dict[str, int] = {}
     for i in index.tool_callers:
         m = messages[i]
-        tool_calls = m.tool_calls
-        if len(tool_calls) == 1:  # most callers: ``call_shares`` inlined
-            call = tool_calls[0]
-            weight = len(call.name) + len(call.arguments)
-            total = weight + len(m.content) + len(m.reasoning)
-            shares: Sequence[int] = (stored[i] * weight // total if total else stored[i],)
-        else:
-            shares = call_shares(m, stored[i])
-        for call, tokens in zip(tool_calls, shares, strict=True):
+        for call, tokens in zip(m.tool_calls, call_shares(m, stored[i]), strict=True):
             name = call.name or UNKNOWN_TOOL
             calls[name] = calls.get(name, 0) + 1
             call_tokens[name] = call_tokens.get(name, 0) + tokens
-    result_name = {
-        i: names.get(i) or messages[i].tool_name or UNKNOWN_TOOL for i in index.tool_results
-    }
+    result_name = {i: _name(messages[i], names.get(i)) for i in index.tool_results}
     outputs: dict[str, int] = {}
     output_tokens: dict[str, int] = {}
     for i, name in result_name.items():
