@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -31,6 +30,10 @@ class Behaviour:
     status: int = 500
     text: str = SUMMARY
     stall_seconds: float = 5.0
+    # A stall ends early once ``release`` is set (``serve`` sets it on the way out, so no test
+    # waits for a stall nobody reads), and ``stall_over`` is set when a stall has ended.
+    release: threading.Event = field(default_factory=threading.Event)
+    stall_over: threading.Event = field(default_factory=threading.Event)
     script: list[str] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
@@ -73,7 +76,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.end_headers()
         if mode == "stall":
-            time.sleep(b.stall_seconds)
+            self._stall()
             return
         if mode == "badjson":
             self.wfile.write(b"data: {not json\n\n")
@@ -84,11 +87,15 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
             self.wfile.flush()
             if mode == "stall-mid" and n == 1:
-                time.sleep(b.stall_seconds)
+                self._stall()
                 return
         usage = {"prompt_tokens": 100, "completion_tokens": 40}
         self.wfile.write(f"data: {json.dumps({'choices': [], 'usage': usage})}\n\n".encode())
         self.wfile.write(b"data: [DONE]\n\n")
+
+    def _stall(self) -> None:
+        self.behaviour.release.wait(self.behaviour.stall_seconds)
+        self.behaviour.stall_over.set()
 
 
 @contextmanager
@@ -103,5 +110,6 @@ def serve(behaviour: Behaviour | None = None) -> Iterator[tuple[str, Behaviour]]
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/v1", b
     finally:
+        b.release.set()
         server.shutdown()
         server.server_close()

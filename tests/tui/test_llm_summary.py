@@ -105,7 +105,7 @@ async def test_the_servers_summary_streams_in_and_names_its_model() -> None:
 async def test_text_shows_while_it_streams_and_escape_stops_midway() -> None:
     """The server sends two pieces and stalls: they are on screen before the call ends; Escape
     then stops the call and the stand-in comes back."""
-    with serve(Behaviour(mode="stall-mid", stall_seconds=2)) as (url, _):
+    with serve(Behaviour(mode="stall-mid", stall_seconds=30)) as (url, _):
         app = _app(url, timeout=30)
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await _preview(pilot)
@@ -148,7 +148,7 @@ async def test_a_refusal_is_one_line_and_the_stand_in_stays() -> None:
 
 
 async def test_escape_stops_a_stalled_call_and_a_second_escape_closes() -> None:
-    with serve(Behaviour(mode="stall", stall_seconds=1.5)) as (url, _):
+    with serve(Behaviour(mode="stall", stall_seconds=30)) as (url, behaviour):
         app = _app(url, timeout=30)
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await _preview(pilot)
@@ -159,7 +159,9 @@ async def test_escape_stops_a_stalled_call_and_a_second_escape_closes() -> None:
             assert app.screen is screen, "the first Escape stops the call, not the preview"
             assert _status(screen).startswith("Stopped: the LLM call was cancelled")
             assert screen.query_one("#summary").display
-            await pilot.pause(2)  # the stalled answer arrives late and is ignored
+            behaviour.release.set()  # the stalled answer arrives late and is ignored
+            assert behaviour.stall_over.wait(5)
+            await pilot.pause(0.3)
             assert screen.llm_summary is None and screen.query_one("#summary").display
             await pilot.press("escape")
             await pilot.pause()
