@@ -1,8 +1,8 @@
 """JSONL reading: one JSON value per line, streamed, with every bad line a warning.
 
-Lines are read bounded (``_stream.lines``), parsed by pydantic-core when they hold one clean
-value and by the stdlib otherwise (which alone words warnings), so both give the same
-records. Detection reads a bounded head of the file through ``read_head``.
+Lines are read bounded (``_stream.numbered_lines``), parsed by pydantic-core when they hold
+one clean value and by the stdlib otherwise (which alone words warnings), so both give the
+same records. Detection reads a bounded head of the file through ``read_head``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from ctxtui.importers._reader import (
     read_json,
     snippet,
 )
-from ctxtui.importers._stream import check_file, lines, open_bytes
+from ctxtui.importers._stream import check_file, numbered_lines, open_bytes
 
 MAX_LINE_WARNINGS = 20
 """Corrupt-line warnings kept one by one; past this they are only counted."""
@@ -132,7 +132,7 @@ def _size(n: int) -> str:
 
 def _raw_lines(fh: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None, bool]]:
     """Numbered raw lines, BOM and CR removed; ``None`` for a line longer than ``limit``."""
-    for number, (raw, complete) in enumerate(lines(fh, limit), start=1):
+    for number, raw, complete in numbered_lines(fh, limit):
         if raw is not None:
             if number == 1 and raw.startswith(_BOM):
                 raw = raw[len(_BOM) :]

@@ -210,7 +210,13 @@ def _not_json(text: str, exc: json.JSONDecodeError) -> str:
     start = len(text) - len(text.lstrip(_WHITESPACE))
     if exc.pos == start or (exc.msg == "Extra data" and text[start] not in "[{"):
         return f"expected JSON, found plain text {snippet(text, start)}"
-    return f"expected JSON, found {snippet(text, exc.pos)} at column {exc.colno} ({exc.msg})"
+    reason = _EXTRA_DATA if exc.msg == "Extra data" else exc.msg
+    return f"expected JSON, found {snippet(text, exc.pos)} at column {exc.colno} ({reason})"
+
+
+_EXTRA_DATA = "more JSON after the first value: a document holds one"
+"""The stdlib's ``Extra data`` in words: a file of values one after another (JSON Lines cut
+into one long line, or ``[1], [2]``) is not one document."""
 
 
 def _parse_document(path: Path, text: str) -> Any:

@@ -14,7 +14,7 @@ import io
 import os
 import sqlite3
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO, cast
 
@@ -280,21 +280,33 @@ def check_text_head(path: Path) -> str:
     return kind
 
 
-def lines(fh: IO[bytes], limit: int = MAX_LINE_BYTES) -> Iterator[tuple[bytes | None, bool]]:
-    """Raw lines without their terminator, each with whether it ended in a newline.
+def numbered_lines(
+    fh: IO[bytes], limit: int = MAX_LINE_BYTES
+) -> Iterator[tuple[int, bytes | None, bool]]:
+    """Numbered raw lines without their terminator, each with whether it ended in a newline.
 
     A line longer than ``limit`` is skipped without being kept (read in bounded pieces up to
-    its newline) and yielded as ``None``, so the caller can say so.
+    its newline) and yielded as ``None``, so the caller can say so. Blank lines hold nothing
+    for any reader and are mostly not yielded: after one, the run that follows is skipped a
+    buffer at a time. A file of newlines alone (a gzip of 2 GB of them is 2 MB) used to cost
+    a Python loop per line, 3.6 minutes to reach the inflate cap; the numbers still count
+    every line.
     """
+    peek = getattr(fh, "peek", None)
+    number = 0
     while True:
         raw = fh.readline(limit + 1)
         if not raw:
             return
+        number += 1
         if raw.endswith(b"\n"):
-            yield raw[:-1], True
+            if peek is not None and not raw.strip():
+                number += _skip_blank_lines(fh, peek)
+                continue
+            yield number, raw[:-1], True
             continue
         if len(raw) <= limit:
-            yield raw, False
+            yield number, raw, False
             return
         del raw
         complete = False
@@ -305,9 +317,28 @@ def lines(fh: IO[bytes], limit: int = MAX_LINE_BYTES) -> Iterator[tuple[bytes | 
             if piece.endswith(b"\n"):
                 complete = True
                 break
-        yield None, complete
+        yield number, None, complete
         if not complete:
             return
+
+
+_BLANK = b" \t\n\r\x0b\x0c"
+"""What ``bytes.strip`` removes: a line of these alone is blank."""
+
+
+def _skip_blank_lines(fh: IO[bytes], peek: Callable[[int], bytes]) -> int:
+    """Consume the whole blank lines at the front of ``fh``'s buffer, refill and repeat;
+    returns how many lines were consumed. A blank line split across two buffers is left to
+    ``numbered_lines``, which reads it as a line like any other."""
+    skipped = 0
+    while True:
+        head = peek(1)
+        blank = len(head) - len(head.lstrip(_BLANK))
+        cut = head.rfind(b"\n", 0, blank) + 1
+        if not cut:
+            return skipped
+        skipped += head.count(b"\n", 0, cut)
+        fh.read(cut)
 
 
 SQLITE_ERRORS = (sqlite3.Error, UnicodeDecodeError)

@@ -19,7 +19,7 @@ from ctxtui.importers._reader import (
     read_json,
     read_magic,
 )
-from ctxtui.importers._stream import lines
+from ctxtui.importers._stream import numbered_lines
 from ctxtui.importers._timestamps import parse_timestamp
 
 FORMAT: FormatInfo = format_info("picoclaw")
@@ -120,7 +120,7 @@ def _line_after_skip(path: Path, skip: int) -> int:
     seen = 0
     number = 0
     with open_bytes(path) as fh:  # bounded lines: a line too long to read still counts
-        for number, (raw, _complete) in enumerate(lines(fh), start=1):
+        for number, raw, _complete in numbered_lines(fh):
             if raw is None or raw.strip():
                 seen += 1
                 if seen == skip:

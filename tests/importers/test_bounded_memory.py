@@ -8,16 +8,21 @@ detection and under every file format forced with ``--format``.
 
 from __future__ import annotations
 
+import io
 import json
 import struct
 import subprocess
 import sys
 import zlib
 from pathlib import Path
+from typing import BinaryIO, cast
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ctxtui.importers import FORMAT_NAMES
+from ctxtui.cli import main
+from ctxtui.importers import FORMAT_NAMES, _jsonl, _stream
 
 SIZE = 2 * 1024**3
 PEAK_RSS_LIMIT_MB = 300
@@ -42,13 +47,14 @@ print(json.dumps({"peak_mb": peak_mb, "results": results}))
 """
 
 
-def gzip_of_zeros(path: Path, size: int = SIZE, chunk: int = 1 << 20) -> None:
-    """One gzip member inflating to ``size`` NUL bytes, written without compressing them all.
+def gzip_of_zeros(path: Path, size: int = SIZE, chunk: int = 1 << 20, byte: bytes = b"\0") -> None:
+    """One gzip member inflating to ``size`` copies of ``byte``, written without compressing
+    them all.
 
     Deflate blocks cut by a full flush refer to nothing before them, so the compressed block
-    of one chunk of zeros is repeated; the trailer's CRC-32 is still computed honestly.
+    of one chunk is repeated; the trailer's CRC-32 is still computed honestly.
     """
-    zeros = bytes(chunk)
+    zeros = byte * chunk
     packer = zlib.compressobj(9, zlib.DEFLATED, 31)
     first = packer.compress(zeros) + packer.flush(zlib.Z_FULL_FLUSH)
     block = packer.compress(zeros) + packer.flush(zlib.Z_FULL_FLUSH)
@@ -103,3 +109,73 @@ def test_the_bomb_really_inflates_to_its_size(tmp_path: Path) -> None:
     path = tmp_path / "small.gz"
     gzip_of_zeros(path, size=8 << 20)
     assert gzip.decompress(path.read_bytes()) == bytes(8 << 20)
+
+
+def test_a_newline_bomb_is_refused_at_the_cap_without_a_loop_per_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A gzip of 2 GiB of newlines passes the binary sniff (newlines are text) and used to be
+    read one empty line at a time, 215 s to reach the inflate cap. Runs of blank lines are now
+    skipped a buffer at a time: the same file is refused at the cap after a few thousand
+    reads instead of 512 Mi of them."""
+    path = tmp_path / "session.jsonl"
+    gzip_of_zeros(path, byte=b"\n")
+    calls = _count_reads(monkeypatch)
+    assert main(["report", str(path)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and "inflates to more than 512 MiB" in lines[0], lines
+    assert 0 < calls["readline"] < 1_000 and 0 < calls["read"] < 20_000, calls
+
+
+def _count_reads(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """Count the reads of every stream the JSONL reader opens from here on."""
+    calls = {"readline": 0, "read": 0}
+    real = _stream.open_bytes
+
+    class Counting:
+        def __init__(self, fh: BinaryIO) -> None:
+            self._fh = fh
+
+        def __enter__(self) -> Counting:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self._fh.close()
+
+        def readline(self, limit: int = -1) -> bytes:
+            calls["readline"] += 1
+            assert calls["readline"] < 100_000, "one read per line"  # fail now, not in minutes
+            return self._fh.readline(limit)
+
+        def read(self, size: int = -1) -> bytes:
+            calls["read"] += 1
+            return self._fh.read(size)
+
+        def peek(self, size: int = 0) -> bytes:
+            return cast(io.BufferedReader, self._fh).peek(size)
+
+    monkeypatch.setattr(_jsonl, "open_bytes", lambda path: Counting(real(path)))
+    return calls
+
+
+_LINES = st.lists(
+    st.sampled_from(["", " ", "\r", " \t\r", "\x0b", '{"a": 1}', "x", "  [2]"]), max_size=40
+)
+
+
+@settings(max_examples=300)
+@given(lines=_LINES, final_newline=st.booleans(), buffer_size=st.integers(1, 16))
+def test_blank_runs_are_skipped_and_every_other_line_keeps_its_number(
+    lines: list[str], final_newline: bool, buffer_size: int
+) -> None:
+    """Whatever the buffer cuts, every line with content comes out with its own number and
+    whether it ended in a newline, as a plain split of the file gives them."""
+    data = "\n".join(lines).encode() + (b"\n" if final_newline and lines else b"")
+    expected = [
+        (n, line.encode(), n < len(lines) or final_newline)
+        for n, line in enumerate(lines, start=1)
+        if line.strip()
+    ]
+    fh = io.BufferedReader(io.BytesIO(data), buffer_size)
+    got = [row for row in _stream.numbered_lines(fh) if row[1] is None or row[1].strip()]
+    assert got == expected

@@ -236,8 +236,8 @@ def test_fast_and_stdlib_paths_give_equal_values(
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
-        (b"[1], [2]", "Extra data"),  # valid once wrapped in brackets, but not one document
-        (b'{"a": 1} {"b": 2}', "Extra data"),
+        (b"[1], [2]", "more JSON after the first value"),  # one value each, not one document
+        (b'{"a": 1} {"b": 2}', "more JSON after the first value"),
         (b"", "empty file"),
         (b" \n ", "empty file"),
         (b"5", "found a JSON number"),
