@@ -35,6 +35,12 @@ from ctxtui.importers._stream import check_file, numbered_lines, open_bytes
 MAX_LINE_WARNINGS = 20
 """Corrupt-line warnings kept one by one; past this they are only counted."""
 
+MAX_RECORDS = 1_000_000
+"""A JSONL file holding more lines or values than this is refused. An agent's session holds
+thousands; the benchmark's largest, 100,000. Each message costs ctxtui about 2 KB however
+short it is, so a 75 KB gzip of tiny records (a million of them) would otherwise cost 2 GB,
+and one of 1.3 MB, inflated to the 512 MiB cap, the machine's memory."""
+
 
 @dataclass(frozen=True)
 class Record:
@@ -156,8 +162,12 @@ def iter_records(path: Path, warnings: list[str]) -> Iterator[Record]:
     """
     tally = _LineWarnings(warnings)
     fast = _reader._fast_json()  # looked up here, so tests can swap it
+    read = 0  # lines and the values past the first on a line, checked against MAX_RECORDS
     with open_bytes(path) as fh:
         for number, raw, complete in _raw_lines(fh, _stream.MAX_LINE_BYTES):
+            read += 1
+            if read > MAX_RECORDS:
+                raise _too_many(path, number)
             if raw is None:
                 tally.add(
                     "corrupt",
@@ -173,6 +183,9 @@ def iter_records(path: Path, warnings: list[str]) -> Iterator[Record]:
             if not text.strip():
                 continue
             values, error = _split_values(text)
+            read += max(len(values) - 1, 0)
+            if read > MAX_RECORDS:
+                raise _too_many(path, number)
             for value in values:
                 yield Record(number, value)
             if error is None:
@@ -185,6 +198,15 @@ def iter_records(path: Path, warnings: list[str]) -> Iterator[Record]:
                 continue
             tally.add("corrupt", f"line {number:,}: skipped, not valid JSON ({error})")
     tally.close()
+
+
+def _too_many(path: Path, number: int) -> SessionLoadError:
+    return SessionLoadError(
+        str(path),
+        f"more than {MAX_RECORDS:,} JSON lines or values: ctxtui opens sessions up to that "
+        "size (an agent's session holds thousands)",
+        number,
+    )
 
 
 HEAD_LINE_BYTES = 1024 * 1024

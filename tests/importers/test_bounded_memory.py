@@ -179,3 +179,29 @@ def test_blank_runs_are_skipped_and_every_other_line_keeps_its_number(
     fh = io.BufferedReader(io.BytesIO(data), buffer_size)
     got = [row for row in _stream.numbered_lines(fh) if row[1] is None or row[1].strip()]
     assert got == expected
+
+
+@pytest.mark.parametrize("fmt", [None, "openai-chat", "claude-code", "codex", "picoclaw"])
+def test_a_flood_of_tiny_records_is_refused_past_the_record_cap(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    fmt: str | None,
+) -> None:
+    """A 75 KB gzip holds a million tiny records, and each message costs ~2 KB: the cap keeps
+    that from becoming gigabytes (512 MiB of them, the inflate cap, was the machine's memory).
+    Lines and values on one line both count."""
+    monkeypatch.setattr(_jsonl, "MAX_RECORDS", 50)
+    record = '{"role": "user", "content": "x"}'
+    flag = [] if fmt is None else ["--format", fmt]
+    for name, text, line in [
+        ("lines.jsonl", (record + "\n") * 51, 51),
+        ("values.jsonl", record + "\n" + record * 50 + "\n", 2),
+    ]:
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        assert main(["report", str(path), *flag]) == 2
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == 1 and f"{name}:{line}: more than 50 JSON lines or values" in err[0]
+    path.write_text((record + "\n") * 50, encoding="utf-8")
+    assert main(["report", str(path), "--format", "openai-chat"]) == 0
