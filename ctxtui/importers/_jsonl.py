@@ -38,8 +38,8 @@ MAX_LINE_WARNINGS = 20
 MAX_RECORDS = 1_000_000
 """A JSONL file holding more lines or values than this is refused. An agent's session holds
 thousands; the benchmark's largest, 100,000. Each message costs ctxtui about 2 KB however
-short it is, so a 75 KB gzip of tiny records (a million of them) would otherwise cost 2 GB,
-and one of 1.3 MB, inflated to the 512 MiB cap, the machine's memory."""
+short it is, so a 75 KB gzip of tiny records (a million of them) costs 1.8 GB: past that
+the file is refused rather than read on to the inflate cap (``_stream.MIN_INFLATE_CAP``)."""
 
 
 @dataclass(frozen=True)

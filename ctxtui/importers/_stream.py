@@ -30,11 +30,14 @@ MAX_LINE_BYTES = 256 * 1024 * 1024
 """A JSONL line longer than this is skipped unread: no agent writes one (a 32 MB PDF in
 base64 is 43 MB), and reading it whole is how a file without newlines exhausts memory."""
 
-MIN_INFLATE_CAP = 512 * 1024 * 1024
+MIN_INFLATE_CAP = 64 * 1024 * 1024
 MAX_INFLATE_RATIO = 100
 """Compressed input may inflate to ``max(MIN_INFLATE_CAP, MAX_INFLATE_RATIO x its size)``.
 
-Real transcripts compress 5-30x with gzip or zstd; a decompression bomb reaches 1000x."""
+Real transcripts compress 5-30x with gzip or zstd; a decompression bomb reaches 1000x. What
+a small file may inflate to bounds what it costs: a document of tiny messages takes ~40
+bytes of memory per byte once parsed and imported, so a 160 KB gzip inflating to 64 MiB cost
+2.8 GB, and the 512 MiB this floor used to be would have been 22 GB from a 1.3 MB file."""
 
 _IN_CHUNK = 64 * 1024
 _OUT_CHUNK = 1024 * 1024

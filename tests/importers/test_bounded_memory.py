@@ -115,15 +115,15 @@ def test_a_newline_bomb_is_refused_at_the_cap_without_a_loop_per_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A gzip of 2 GiB of newlines passes the binary sniff (newlines are text) and used to be
-    read one empty line at a time, 215 s to reach the inflate cap. Runs of blank lines are now
-    skipped a buffer at a time: the same file is refused at the cap after a few thousand
-    reads instead of 512 Mi of them."""
+    read one empty line at a time: 215 s to reach the inflate cap, 512 MiB then. Runs of blank
+    lines are now skipped a buffer at a time: the file is refused at its cap (100 times its
+    2 MB) after a few thousand reads instead of 202 Mi of them."""
     path = tmp_path / "session.jsonl"
     gzip_of_zeros(path, byte=b"\n")
     calls = _count_reads(monkeypatch)
     assert main(["report", str(path)]) == 2
     lines = capsys.readouterr().err.splitlines()
-    assert len(lines) == 1 and "inflates to more than 512 MiB" in lines[0], lines
+    assert len(lines) == 1 and "inflates to more than 202 MiB" in lines[0], lines  # 100x
     assert 0 < calls["readline"] < 1_000 and 0 < calls["read"] < 20_000, calls
 
 
@@ -189,7 +189,7 @@ def test_a_flood_of_tiny_records_is_refused_past_the_record_cap(
     fmt: str | None,
 ) -> None:
     """A 75 KB gzip holds a million tiny records, and each message costs ~2 KB: the cap keeps
-    that from becoming gigabytes (512 MiB of them, the inflate cap, was the machine's memory).
+    that from becoming gigabytes.
     Lines and values on one line both count."""
     monkeypatch.setattr(_jsonl, "MAX_RECORDS", 50)
     record = '{"role": "user", "content": "x"}'
