@@ -33,6 +33,7 @@ from ctxtui.cli_args import (
     add_session_options,
 )
 from ctxtui.cli_help import APP_EPILOG_HEAD, DESCRIPTION, SESSION_HELP, HelpFormatter
+from ctxtui.echo import describe_bug
 from ctxtui.options import (
     EXIT_CODES_HELP,
     EXIT_INTERNAL,
@@ -219,13 +220,7 @@ def _run(args_list: list[str]) -> int:
 
 def internal_error(prog: str, err: BaseException) -> str:
     """An unexpected exception as one line: what it was, and how to see the traceback."""
-    what = " ".join(str(err).split()) or "no message"
-    if len(what) > 200:
-        what = what[:199] + "…"
-    return (
-        f"{prog}: internal error ({type(err).__name__}: {what}); this is a bug in ctxtui: "
-        "run again with CTXTUI_DEBUG=1 for the traceback"
-    )
+    return f"{prog}: {describe_bug(err)}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,5 +1,6 @@
 """A user's value shown back in an error: quoted, cut to a readable length, numbers as people
-read them. Shared by the shells' refusals and the policy's messages (through ``options``)."""
+read them. Shared by the shells' refusals and the policy's messages (through ``options``),
+and, in ``describe_bug``, the words both shells use for an exception nobody expected."""
 
 from __future__ import annotations
 
@@ -43,3 +44,18 @@ def show_number(value: float) -> str:
     if value.is_integer() and abs(value) < 1e16:
         return f"{int(value):,}"
     return repr(value)
+
+
+def describe_bug(err: BaseException) -> str:
+    """An unexpected exception as one line: what it was, and how to see the traceback.
+
+    The exception's class is named here on purpose: this is a bug report, and the line says
+    so, unlike a refusal of bad input, which is worded for the user and never names a class.
+    """
+    what = " ".join(str(err).split()) or "no message"
+    if len(what) > 200:
+        what = what[:199] + "…"
+    return (
+        f"internal error ({type(err).__name__}: {what}); this is a bug in ctxtui: "
+        "run again with CTXTUI_DEBUG=1 for the traceback"
+    )

@@ -20,6 +20,8 @@ from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import Session
 from ctxtui.core.policy import Policy
 from ctxtui.core.reasons import CompactReason
+from ctxtui.echo import describe_bug
+from ctxtui.options import debugging
 from ctxtui.tui.messages import (
     CompactionReady,
     CountingProgress,
@@ -36,6 +38,18 @@ from ctxtui.tui.messages import (
 Post = Callable[[Message], object]
 
 
+def bug_line(err: Exception) -> str:
+    """An exception no handler expected, in the CLI's words for a bug (``describe_bug``).
+
+    The jobs catch these so a bug leaves the app running with the error on screen. With
+    ``CTXTUI_DEBUG=1`` the exception is raised again instead, and the app ends with its
+    traceback, as the line promises.
+    """
+    if debugging():
+        raise err
+    return describe_bug(err)
+
+
 def read_session(post: Post, path: Path, format: str | None) -> None:
     from ctxtui.importers import load_session
 
@@ -44,7 +58,7 @@ def read_session(post: Post, path: Path, format: str | None) -> None:
     except SessionLoadError as err:
         post(SessionLoadFailed(str(err)))
     except Exception as err:  # an importer bug must not take the app down
-        post(SessionLoadFailed(f"{path.name}: {type(err).__name__}: {err}"))
+        post(SessionLoadFailed(f"{path.name}: {bug_line(err)}"))
     else:
         post(SessionLoaded(session, path))
 
@@ -118,7 +132,7 @@ def compact(post: Post, engine: Engine, policy: Policy, reason: CompactReason) -
         plan = engine.plan(policy)
         calls = leaf_calls(engine.session, plan, result, engine.tokenizer(policy))
     except Exception as err:
-        post(WorkFailed(f"compaction failed: {type(err).__name__}: {err}"))
+        post(WorkFailed(f"compaction failed: {bug_line(err)}"))
         return
     post(CompactionReady(result, calls))
 
@@ -137,6 +151,6 @@ def write(post: Post, session: Session, path: Path) -> None:
     except ExportError as err:
         post(ExportFailed(str(err)))
     except Exception as err:  # a bug in the writer must not take the app down
-        post(ExportFailed(f"{path.name}: {type(err).__name__}: {err}"))
+        post(ExportFailed(f"{path.name}: {bug_line(err)}"))
     else:
         post(SessionExported(written, len(session)))

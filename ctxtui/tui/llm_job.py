@@ -25,6 +25,7 @@ from ctxtui.llm import (
     summarize,
     template_headings,
 )
+from ctxtui.tui.jobs import bug_line
 from ctxtui.tui.settings import LLMSettings
 
 
@@ -108,6 +109,6 @@ def run_summary(post: Post, endpoint: Endpoint, calls: LeafCalls, ticket: int) -
     except SummarizerError as err:
         post(SummaryFailed(ticket, str(err)))
     except Exception as err:  # a bug in the client must not take the app down
-        post(SummaryFailed(ticket, f"{type(err).__name__}: {err}"))
+        post(SummaryFailed(ticket, bug_line(err)))
     else:
         post(SummaryWritten(ticket, summary))

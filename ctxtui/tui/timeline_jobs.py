@@ -20,6 +20,7 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.models import Session
 from ctxtui.core.policy import Policy
 from ctxtui.core.replay import ContextAt, Replay, ReplayStoppedError, replay, shown_offset
+from ctxtui.tui.jobs import bug_line
 
 Post = Callable[[Message], object]
 
@@ -117,7 +118,7 @@ def run_replay(post: Post, engine: Engine, policy: Policy) -> None:
     except ReplayStoppedError:
         return
     except Exception as err:  # a bug in the walk must not take the app down
-        post(ReplayFailed(f"replay failed: {type(err).__name__}: {err}"))
+        post(ReplayFailed(f"replay failed: {bug_line(err)}"))
         return
     post(ReplayReady(result))
 

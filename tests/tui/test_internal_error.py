@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 from textual.pilot import Pilot
@@ -79,3 +80,74 @@ def test_the_app_records_the_error_and_exits_with_the_internal_code(
         asyncio.run(run())
     assert isinstance(app.internal_error, RuntimeError)
     assert app.return_code == EXIT_INTERNAL
+
+
+class _OneCall:
+    """Leaf calls as the LLM job reads them: one unstructured prompt."""
+
+    structured = False
+
+    def prompt(self, index: int, previous: str) -> str:
+        return "P"
+
+    def __len__(self) -> int:
+        return 1
+
+
+def _failing_jobs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[Any]:
+    """Each background job, with what it calls made to raise a bug, and the message it posts."""
+    import ctxtui.core.export
+    import ctxtui.importers
+    from ctxtui.core.engine import Engine
+    from ctxtui.core.policy import preset
+    from ctxtui.core.reasons import CompactReason
+    from ctxtui.importers import load_session
+    from ctxtui.tui import jobs, llm_job, timeline_jobs
+
+    def boom(*args: object, **kwargs: object) -> Any:
+        raise RuntimeError("boom\nsecond line")
+
+    session = load_session(demo_session_path())
+    engine = Engine(session)
+    monkeypatch.setattr(ctxtui.importers, "load_session", boom)
+    monkeypatch.setattr(Engine, "compact", boom)
+    monkeypatch.setattr(ctxtui.core.export, "write_session", boom)
+    monkeypatch.setattr(timeline_jobs, "replay", boom)
+    monkeypatch.setattr(llm_job, "summarize", boom)
+    monkeypatch.setattr(llm_job, "get_current_worker", lambda: SimpleNamespace(is_cancelled=False))
+    monkeypatch.setattr(
+        timeline_jobs, "get_current_worker", lambda: SimpleNamespace(is_cancelled=False)
+    )
+    policy = preset("plan")
+    return [
+        lambda post: jobs.read_session(post, tmp_path / "s.jsonl", None),
+        lambda post: jobs.compact(post, engine, policy, next(iter(CompactReason))),
+        lambda post: jobs.write(post, session, tmp_path / "out.json"),
+        lambda post: timeline_jobs.run_replay(post, engine, policy),
+        lambda post: llm_job.run_summary(post, cast(Any, None), cast(Any, _OneCall()), 1),
+    ]
+
+
+def test_a_bug_in_a_background_job_is_the_clis_line_not_a_class_name(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Loading, compacting, exporting, replaying and the LLM summary catch what they did not
+    expect, so the app stays up; the line they post is the CLI's words for a bug, not a bare
+    class name (issue 9, item 12)."""
+    monkeypatch.delenv("CTXTUI_DEBUG", raising=False)
+    for job in _failing_jobs(monkeypatch, tmp_path):
+        posted: list[Any] = []
+        job(posted.append)
+        (message,) = posted
+        line = next(v for v in vars(message).values() if isinstance(v, str) and "boom" in v)
+        assert "internal error (RuntimeError: boom second line); this is a bug in ctxtui" in line
+        assert line.endswith("run again with CTXTUI_DEBUG=1 for the traceback"), line
+
+
+def test_with_ctxtui_debug_a_bug_in_a_job_is_raised_for_its_traceback(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("CTXTUI_DEBUG", "1")
+    for job in _failing_jobs(monkeypatch, tmp_path):
+        with pytest.raises(RuntimeError, match="boom"):
+            job(lambda message: None)

@@ -209,4 +209,7 @@ async def test_a_failing_search_still_lists_the_samples(
         assert isinstance(screen, OpenSessionScreen)
         assert set(_agents(screen)) == {"sample"}
         problem = str(screen.query_one("#problem", Static).render())
-        assert problem == "Could not search the agents' stores: RuntimeError: boom"
+        assert problem == (
+            "Could not search the agents' stores: internal error (RuntimeError: boom); this is "
+            "a bug in ctxtui: run again with CTXTUI_DEBUG=1 for the traceback"
+        )

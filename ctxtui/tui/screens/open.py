@@ -22,6 +22,7 @@ from textual.validation import ValidationResult, Validator
 from textual.widgets import Input, Label, Static
 
 from ctxtui.stores import FoundSession
+from ctxtui.tui.jobs import bug_line
 from ctxtui.tui.pick_rows import SAMPLE, PickRow, matching, pick_rows, shown_path
 from ctxtui.tui.screens.dialog import Dialog
 from ctxtui.tui.widgets.session_table import SessionTable, heading
@@ -143,7 +144,7 @@ class OpenSessionScreen(Dialog[Path | None]):
         try:
             found = find_sessions()
         except Exception as err:  # a bug in one store's reader must still leave the samples
-            self.post_message(SessionsFound([], samples, f"{type(err).__name__}: {err}"))
+            self.post_message(SessionsFound([], samples, bug_line(err)))
             return
         self.post_message(SessionsFound(found, samples))
 

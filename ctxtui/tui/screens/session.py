@@ -25,6 +25,7 @@ from ctxtui.core.policy import Policy
 from ctxtui.core.wording import plural
 from ctxtui.tui import jobs
 from ctxtui.tui.cells import format_bytes
+from ctxtui.tui.jobs import bug_line
 from ctxtui.tui.messages import (
     CountingProgress,
     CountsReady,
@@ -226,7 +227,7 @@ class SessionScreen(Screen[None]):
             plan = self.engine.plan(self.policy, counts)
         except Exception as err:  # a planner bug must leave the previous plan on screen
             self._busy.stop()
-            self._show_error(f"planning failed: {type(err).__name__}: {err}", "Planning failed")
+            self._show_error(f"planning failed: {bug_line(err)}", "Planning failed")
             return
         self.state = self.state.planned(plan)
         self._busy.stop()
