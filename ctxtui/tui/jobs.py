@@ -43,7 +43,8 @@ def bug_line(err: Exception) -> str:
 
     The jobs catch these so a bug leaves the app running with the error on screen. With
     ``CTXTUI_DEBUG=1`` the exception is raised again instead, and the app ends with its
-    traceback, as the line promises.
+    traceback, as the line promises: the shells start these workers with
+    ``exit_on_error=debugging()``, since a worker that does not exit on error only logs it.
     """
     if debugging():
         raise err

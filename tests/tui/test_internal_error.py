@@ -151,3 +151,34 @@ def test_with_ctxtui_debug_a_bug_in_a_job_is_raised_for_its_traceback(
     for job in _failing_jobs(monkeypatch, tmp_path):
         with pytest.raises(RuntimeError, match="boom"):
             job(lambda message: None)
+
+
+def test_with_ctxtui_debug_a_bug_in_a_worker_ends_the_app_with_its_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The job raises it again, and the worker must exit on that error: one that does not
+    only logs it, and the app sat on "loading…" with nothing said."""
+    import ctxtui.importers
+    from ctxtui import cli
+
+    def boom(*args: object, **kwargs: object) -> Any:
+        raise RuntimeError("boom in the loader")
+
+    monkeypatch.setenv("CTXTUI_DEBUG", "1")
+    monkeypatch.setattr(ctxtui.importers, "load_session", boom)
+    monkeypatch.setattr(cli, "_has_terminal", lambda: True)
+
+    def run_headless(self: CtxtuiApp, *args: Any, **kwargs: Any) -> None:
+        async def wait(pilot: Pilot[Any]) -> None:
+            for _ in range(200):  # the load fails in a worker; the app must end by itself
+                await pilot.pause(0.05)
+                if pilot.app._exit_renderables or not pilot.app.is_running:
+                    return
+            pilot.app.exit()  # it did not: end it, and the asserts below say so
+
+        asyncio.run(self.run_async(headless=True, size=(100, 30), auto_pilot=wait))
+
+    monkeypatch.setattr(CtxtuiApp, "run", run_headless)
+    assert main([str(demo_session_path())]) == 1  # Textual's own exit code for a crash
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "RuntimeError: boom in the loader" in err

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.validation import ValidationResult, Validator
 from textual.widgets import Input, Label, Static
 
+from ctxtui.options import debugging
 from ctxtui.stores import FoundSession
 from ctxtui.tui.jobs import bug_line
 from ctxtui.tui.pick_rows import SAMPLE, PickRow, matching, pick_rows, shown_path
@@ -129,9 +130,10 @@ class OpenSessionScreen(Dialog[Path | None]):
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).focus()
-        self._discover()
+        self.run_worker(
+            self._discover, thread=True, group="discover", exit_on_error=debugging()
+        )  # see jobs.bug_line
 
-    @work(thread=True, exit_on_error=False, group="discover")
     def _discover(self) -> None:
         from ctxtui.samples import samples_dir
         from ctxtui.stores import find_sessions

@@ -23,6 +23,7 @@ from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.policy import Policy
 from ctxtui.core.wording import plural
+from ctxtui.options import debugging
 from ctxtui.tui import jobs
 from ctxtui.tui.cells import format_bytes
 from ctxtui.tui.jobs import bug_line
@@ -131,7 +132,12 @@ class SessionScreen(Screen[None]):
         """
         work = partial(job, self.post_message, *args)
         self.run_worker(
-            work, thread=True, exclusive=True, exit_on_error=False, group=group, description=group
+            work,
+            thread=True,
+            exclusive=True,
+            exit_on_error=debugging(),  # see jobs.bug_line
+            group=group,
+            description=group,
         )
 
     def take(self, result: object) -> None:

@@ -24,6 +24,7 @@ from textual.widgets import Static
 from ctxtui.core.policy import policy_for_session
 from ctxtui.core.replay import ContextAt, Replay, Request
 from ctxtui.core.wording import plural
+from ctxtui.options import debugging
 from ctxtui.tui.screens.preset_choice import PresetChoice
 from ctxtui.tui.state import MainState
 from ctxtui.tui.timeline_jobs import (
@@ -143,7 +144,7 @@ class TimelineScreen(Screen[int | None]):
         work = partial(job, *args)
         self.run_worker(
             work, name=group, group=group, description=group,
-            thread=True, exclusive=True, exit_on_error=False,
+            thread=True, exclusive=True, exit_on_error=debugging(),  # see jobs.bug_line
         )  # fmt: skip
 
     def _draw_legend(self) -> None:

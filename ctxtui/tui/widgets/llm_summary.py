@@ -20,6 +20,7 @@ from textual.widgets import Label, Static
 
 from ctxtui.core.leaf_calls import LeafCalls
 from ctxtui.llm import Endpoint, LLMSummary
+from ctxtui.options import debugging
 from ctxtui.tui.llm_job import (
     SummaryCall,
     SummaryFailed,
@@ -80,7 +81,9 @@ class LLMSummaryView(Vertical):
             self.Status(f"Asking {endpoint.model} at {endpoint.base_url}… (Escape stops)")
         )
         work = partial(run_summary, self.post_message, endpoint, calls, self._ticket)
-        self.run_worker(work, thread=True, exclusive=True, group="llm", exit_on_error=False)
+        self.run_worker(
+            work, thread=True, exclusive=True, group="llm", exit_on_error=debugging()
+        )  # see jobs.bug_line
 
     def stop(self) -> None:
         """Cancel the running call; whatever it still sends is ignored."""
