@@ -258,6 +258,9 @@ def _call_once(
         raise _RetryableError(
             f"no answer from {endpoint.base_url} within {endpoint.timeout:g} s"
         ) from None
+    except httpx.DecodingError as err:  # a body its Content-Encoding does not decode
+        reason = _one_line(str(err), 80)
+        raise SummarizerError(f"the endpoint's answer could not be decoded: {reason}") from None
     except httpx.TransportError as err:
         if answer.text:
             raise SummarizerError(f"the stream broke off: {_one_line(str(err), 80)}") from None

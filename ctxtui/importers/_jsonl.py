@@ -36,10 +36,12 @@ MAX_LINE_WARNINGS = 20
 """Corrupt-line warnings kept one by one; past this they are only counted."""
 
 MAX_RECORDS = 1_000_000
-"""A JSONL file holding more lines or values than this is refused. An agent's session holds
+"""A JSONL file holding more JSON values than this is refused. An agent's session holds
 thousands; the benchmark's largest, 100,000. Each message costs ctxtui about 2 KB however
 short it is, so a 75 KB gzip of tiny records (a million of them) costs 1.8 GB: past that
-the file is refused rather than read on to the inflate cap (``_stream.MIN_INFLATE_CAP``)."""
+the file is refused rather than read on to the inflate cap (``_stream.MIN_INFLATE_CAP``).
+Blank and corrupt lines are not values and do not count; a reader that keeps nothing per
+value (ShareGPT counting the conversations it does not show) passes ``capped=False``."""
 
 
 @dataclass(frozen=True)
@@ -147,7 +149,7 @@ def _raw_lines(fh: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None, b
         yield number, raw, complete
 
 
-def iter_records(path: Path, warnings: list[str]) -> Iterator[Record]:
+def iter_records(path: Path, warnings: list[str], *, capped: bool = True) -> Iterator[Record]:
     """Stream the JSON values of a JSONL file, one line at a time (docs/formats.md, "The formats").
 
     A corrupt line in the middle is skipped with a ``line N: ...`` warning; a cut-off last
@@ -162,12 +164,10 @@ def iter_records(path: Path, warnings: list[str]) -> Iterator[Record]:
     """
     tally = _LineWarnings(warnings)
     fast = _reader._fast_json()  # looked up here, so tests can swap it
-    read = 0  # lines and the values past the first on a line, checked against MAX_RECORDS
+    limit = MAX_RECORDS if capped else None  # read here, so tests can lower it
+    left = -1 if limit is None else limit  # values still allowed; never 0 when unlimited
     with open_bytes(path) as fh:
         for number, raw, complete in _raw_lines(fh, _stream.MAX_LINE_BYTES):
-            read += 1
-            if read > MAX_RECORDS:
-                raise _too_many(path, number)
             if raw is None:
                 tally.add(
                     "corrupt",
@@ -177,16 +177,19 @@ def iter_records(path: Path, warnings: list[str]) -> Iterator[Record]:
             if fast is not None:
                 value = _fast_line(fast, raw)
                 if value is not _UNDECIDED:
+                    if left == 0:
+                        raise _too_many(path, number, limit)
+                    left -= 1
                     yield Record(number, value)
                     continue
             text = _decode_line(raw, number, tally)
             if not text.strip():
                 continue
             values, error = _split_values(text)
-            read += max(len(values) - 1, 0)
-            if read > MAX_RECORDS:
-                raise _too_many(path, number)
             for value in values:
+                if left == 0:
+                    raise _too_many(path, number, limit)
+                left -= 1
                 yield Record(number, value)
             if error is None:
                 continue
@@ -200,11 +203,11 @@ def iter_records(path: Path, warnings: list[str]) -> Iterator[Record]:
     tally.close()
 
 
-def _too_many(path: Path, number: int) -> SessionLoadError:
+def _too_many(path: Path, number: int, limit: int | None) -> SessionLoadError:
     return SessionLoadError(
         str(path),
-        f"more than {MAX_RECORDS:,} JSON lines or values: ctxtui opens sessions up to that "
-        "size (an agent's session holds thousands)",
+        f"more than {limit or 0:,} JSON values: ctxtui opens sessions up to that size (an "
+        "agent's session holds thousands)",
         number,
     )
 
@@ -295,7 +298,7 @@ def _first_line_is_value(path: Path) -> bool:
     return False
 
 
-def iter_values(path: Path, warnings: list[str]) -> Iterator[Record]:
+def iter_values(path: Path, warnings: list[str], *, capped: bool = True) -> Iterator[Record]:
     """Records of a file that may be one JSON document or JSONL (OpenAI Chat, ShareGPT).
 
     A pretty-printed document (its first line is not a value by itself) is yielded as one
@@ -303,6 +306,6 @@ def iter_values(path: Path, warnings: list[str]) -> Iterator[Record]:
     """
     check_file(path)
     if _first_line_is_value(path):
-        yield from iter_records(path, warnings)
+        yield from iter_records(path, warnings, capped=capped)
     else:
         yield Record(1, read_json(path))

@@ -210,13 +210,26 @@ def _not_json(text: str, exc: json.JSONDecodeError) -> str:
     start = len(text) - len(text.lstrip(_WHITESPACE))
     if exc.pos == start or (exc.msg == "Extra data" and text[start] not in "[{"):
         return f"expected JSON, found plain text {snippet(text, start)}"
-    reason = _EXTRA_DATA if exc.msg == "Extra data" else exc.msg
+    reason = decode_error_reason(exc)
     return f"expected JSON, found {snippet(text, exc.pos)} at column {exc.colno} ({reason})"
 
 
-_EXTRA_DATA = "more JSON after the first value: a document holds one"
-"""The stdlib's ``Extra data`` in words: a file of values one after another (JSON Lines cut
-into one long line, or ``[1], [2]``) is not one document."""
+def decode_error_reason(exc: json.JSONDecodeError) -> str:
+    """The stdlib parser's reason, its ``Extra data`` said in words.
+
+    After a complete value, another value (JSON Lines cut into one long line, or
+    ``[1], [2]``) is more JSON that a document cannot hold; anything else (a stray ``}``, a
+    trailing comma, prose) is text after the document's end.
+    """
+    if exc.msg != "Extra data":
+        return exc.msg
+    after = exc.doc[exc.pos : exc.pos + 64].lstrip(" \t\r\n,")  # ``[1], [2]`` is more JSON
+    if after[:1] in _VALUE_STARTS:
+        return "more JSON after the first value: a document holds one"
+    return "more text after the end of the document"
+
+
+_VALUE_STARTS = frozenset('{["-0123456789tfn')
 
 
 def _parse_document(path: Path, text: str) -> Any:

@@ -34,10 +34,11 @@ MIN_INFLATE_CAP = 64 * 1024 * 1024
 MAX_INFLATE_RATIO = 100
 """Compressed input may inflate to ``max(MIN_INFLATE_CAP, MAX_INFLATE_RATIO x its size)``.
 
-Real transcripts compress 5-30x with gzip or zstd; a decompression bomb reaches 1000x. What
-a small file may inflate to bounds what it costs: a document of tiny messages takes ~40
-bytes of memory per byte once parsed and imported, so a 160 KB gzip inflating to 64 MiB cost
-2.8 GB, and the 512 MiB this floor used to be would have been 22 GB from a 1.3 MB file."""
+Real transcripts compress 5-30x with gzip or zstd; a decompression bomb reaches 1000x. The
+floor is what a file under 671 KB may inflate to, and so what it may cost: a document of
+tiny messages takes ~40 bytes of memory per byte once parsed and imported, so a 160 KB gzip
+inflating to 64 MiB cost 2.8 GB; the floor used to be 512 MiB, ~22 GB. Above 671 KB the
+ratio bounds it (a 1.3 MB file: 130 MB, ~5 GB for tiny messages)."""
 
 _IN_CHUNK = 64 * 1024
 _OUT_CHUNK = 1024 * 1024

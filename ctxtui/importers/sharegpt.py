@@ -156,7 +156,8 @@ def _first_conversation(records: Iterator[Record], path: Path, warnings: list[st
 
 def load(path: Path) -> Session:
     warnings: list[str] = []
-    conversation = _first_conversation(iter_values(path, warnings), path, warnings)
+    # Only the first conversation is kept; the rest are counted, so the record cap is off.
+    conversation = _first_conversation(iter_values(path, warnings, capped=False), path, warnings)
     images = conversation.get("images")
     builder = _Builder(images if isinstance(images, list) else [], warnings)
     for index, raw in enumerate(_turns(conversation) or ()):

@@ -12,6 +12,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from textual.app import App
 
 from ctxtui.core.policy import PresetName
+from ctxtui.importers._reader import decode_error_reason
 
 CONFIG_FILE_NAME = "config.json"
 
@@ -115,6 +116,8 @@ def _one_line(err: Exception) -> str:
         return "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'config'}: {e['msg']}" for e in err.errors()
         )
+    if isinstance(err, json.JSONDecodeError):
+        return f"{decode_error_reason(err)} at line {err.lineno} column {err.colno}"
     return str(err).splitlines()[0] if str(err) else type(err).__name__
 
 

@@ -189,8 +189,8 @@ def test_a_flood_of_tiny_records_is_refused_past_the_record_cap(
     fmt: str | None,
 ) -> None:
     """A 75 KB gzip holds a million tiny records, and each message costs ~2 KB: the cap keeps
-    that from becoming gigabytes.
-    Lines and values on one line both count."""
+    that from becoming gigabytes. Values count, on one line or many; blank and corrupt lines,
+    which keep nothing, do not."""
     monkeypatch.setattr(_jsonl, "MAX_RECORDS", 50)
     record = '{"role": "user", "content": "x"}'
     flag = [] if fmt is None else ["--format", fmt]
@@ -202,6 +202,18 @@ def test_a_flood_of_tiny_records_is_refused_past_the_record_cap(
         path.write_text(text, encoding="utf-8")
         assert main(["report", str(path), *flag]) == 2
         err = capsys.readouterr().err.splitlines()
-        assert len(err) == 1 and f"{name}:{line}: more than 50 JSON lines or values" in err[0]
-    path.write_text((record + "\n") * 50, encoding="utf-8")
+        assert len(err) == 1 and f"{name}:{line}: more than 50 JSON values" in err[0]
+    path = tmp_path / "fifty.jsonl"
+    path.write_text(record + "\n" + ("not json\n\u00a0\n" + record + "\n") * 49 + " \r")
     assert main(["report", str(path), "--format", "openai-chat"]) == 0
+
+
+def test_sharegpt_counts_the_conversations_it_does_not_keep_past_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(_jsonl, "MAX_RECORDS", 50)
+    conversation = json.dumps({"conversations": [{"from": "human", "value": "hi"}]})
+    path = tmp_path / "dataset.jsonl"
+    path.write_text((conversation + "\n") * 60, encoding="utf-8")
+    assert main(["report", str(path), "--format", "sharegpt"]) == 0
+    assert "60 conversations in the file; showing the first" in capsys.readouterr().out

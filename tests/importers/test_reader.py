@@ -238,6 +238,8 @@ def test_fast_and_stdlib_paths_give_equal_values(
     [
         (b"[1], [2]", "more JSON after the first value"),  # one value each, not one document
         (b'{"a": 1} {"b": 2}', "more JSON after the first value"),
+        (b'{"a": 1}}', "more text after the end of the document"),  # not more JSON
+        (b'{"a": 1},', "more text after the end of the document"),
         (b"", "empty file"),
         (b" \n ", "empty file"),
         (b"5", "found a JSON number"),

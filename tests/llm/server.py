@@ -26,7 +26,7 @@ SUMMARY = (
 class Behaviour:
     """What the next requests get; ``script`` is consumed one mode per request, then ``mode``."""
 
-    mode: str = "stream"  # stream | json | status | stall | badjson | stall-mid
+    mode: str = "stream"  # stream | json | status | stall | badjson | stall-mid | badgzip
     status: int = 500
     text: str = SUMMARY
     stall_seconds: float = 5.0
@@ -74,7 +74,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
+        if mode == "badgzip":
+            self.send_header("Content-Encoding", "gzip")
         self.end_headers()
+        if mode == "badgzip":
+            self.wfile.write(b"this is not gzip data at all\n")
+            return
         if mode == "stall":
             self._stall()
             return

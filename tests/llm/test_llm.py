@@ -141,6 +141,16 @@ def test_bad_json_in_the_stream_is_one_line() -> None:
         summarize(_endpoint(url), lambda i, prev: "P", 1)
 
 
+def test_an_answer_its_content_encoding_does_not_decode_is_one_line() -> None:
+    """httpx raises DecodingError, which is not a transport error: it escaped as a bug."""
+    with (
+        serve(Behaviour(mode="badgzip")) as (url, behaviour),
+        pytest.raises(SummarizerError, match="the endpoint's answer could not be decoded: "),
+    ):
+        summarize(_endpoint(url), lambda i, prev: "P", 1)
+    assert len(behaviour.requests) == 1
+
+
 def test_nobody_listening_is_one_line() -> None:
     with serve() as (url, _):
         dead = url

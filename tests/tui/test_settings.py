@@ -68,6 +68,7 @@ def test_environment_overrides_file_and_nests(
     ("text", "expected"),
     [
         ("{not json", "Expecting property name"),
+        ('{"theme": "nord"}}', "more text after the end of the document at line 1 column 18"),
         ("[1, 2]", "expected a JSON object"),
     ],
 )
