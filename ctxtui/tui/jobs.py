@@ -20,6 +20,7 @@ from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import Session
 from ctxtui.core.policy import Policy
 from ctxtui.core.reasons import CompactReason
+from ctxtui.core.tokenizers.encodings import EncodingUnavailableError
 from ctxtui.echo import describe_bug
 from ctxtui.options import debugging
 from ctxtui.tui.messages import (
@@ -93,6 +94,11 @@ def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_IN
         time.sleep(interval)
 
 
+COUNTING_REFUSALS = (EncodingUnavailableError, ValueError)
+"""What counting raises with a message for the user: no offline vocabulary for the chosen
+tokenizer, or a tokenizer spec it does not know. Anything else is a bug (``bug_line``)."""
+
+
 def count(post: Post, engine: Engine, policy: Policy) -> None:
     """Count the session under ``policy``'s tokenizer, reporting progress; stops if cancelled."""
     worker = get_current_worker()
@@ -104,8 +110,11 @@ def count(post: Post, engine: Engine, policy: Policy) -> None:
         counts = engine.counts(
             policy, on_progress=progress, should_stop=lambda: worker.is_cancelled
         )
-    except Exception as err:
+    except COUNTING_REFUSALS as err:
         post(WorkFailed(f"counting failed: {err}"))
+        return
+    except Exception as err:
+        post(WorkFailed(f"counting failed: {bug_line(err)}"))
         return
     if counts is not None:
         post(CountsReady(policy, counts))
@@ -117,8 +126,11 @@ def count_quietly(post: Post, engine: Engine, policy: Policy) -> None:
     worker = get_current_worker()
     try:
         counts = engine.counts(policy, should_stop=lambda: worker.is_cancelled)
-    except Exception as err:
+    except COUNTING_REFUSALS as err:
         post(WorkFailed(f"counting failed: {err}"))
+        return
+    except Exception as err:
+        post(WorkFailed(f"counting failed: {bug_line(err)}"))
         return
     if counts is not None:
         post(CountsReady(policy, counts))

@@ -111,6 +111,8 @@ def _failing_jobs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[Any]:
     engine = Engine(session)
     monkeypatch.setattr(ctxtui.importers, "load_session", boom)
     monkeypatch.setattr(Engine, "compact", boom)
+    monkeypatch.setattr(Engine, "counts", boom)
+    monkeypatch.setattr(jobs, "get_current_worker", lambda: SimpleNamespace(is_cancelled=False))
     monkeypatch.setattr(ctxtui.core.export, "write_session", boom)
     monkeypatch.setattr(timeline_jobs, "replay", boom)
     monkeypatch.setattr(llm_job, "summarize", boom)
@@ -122,6 +124,8 @@ def _failing_jobs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[Any]:
     return [
         lambda post: jobs.read_session(post, tmp_path / "s.jsonl", None),
         lambda post: jobs.compact(post, engine, policy, next(iter(CompactReason))),
+        lambda post: jobs.count(post, engine, policy),
+        lambda post: jobs.count_quietly(post, engine, policy),
         lambda post: jobs.write(post, session, tmp_path / "out.json"),
         lambda post: timeline_jobs.run_replay(post, engine, policy),
         lambda post: llm_job.run_summary(post, cast(Any, None), cast(Any, _OneCall()), 1),
@@ -131,9 +135,9 @@ def _failing_jobs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[Any]:
 def test_a_bug_in_a_background_job_is_the_clis_line_not_a_class_name(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Loading, compacting, exporting, replaying and the LLM summary catch what they did not
-    expect, so the app stays up; the line they post is the CLI's words for a bug, not a bare
-    class name (issue 9, item 12)."""
+    """Loading, counting, compacting, exporting, replaying and the LLM summary catch what they
+    did not expect, so the app stays up; the line they post is the CLI's words for a bug, not
+    a bare class name (issue 9, item 12)."""
     monkeypatch.delenv("CTXTUI_DEBUG", raising=False)
     for job in _failing_jobs(monkeypatch, tmp_path):
         posted: list[Any] = []
