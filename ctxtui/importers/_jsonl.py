@@ -164,8 +164,7 @@ def iter_records(path: Path, warnings: list[str], *, capped: bool = True) -> Ite
     """
     tally = _LineWarnings(warnings)
     fast = _reader._fast_json()  # looked up here, so tests can swap it
-    limit = MAX_RECORDS if capped else None  # read here, so tests can lower it
-    left = -1 if limit is None else limit  # values still allowed; never 0 when unlimited
+    left = MAX_RECORDS if capped else -1  # values still allowed; -1 never reaches 0
     with open_bytes(path) as fh:
         for number, raw, complete in _raw_lines(fh, _stream.MAX_LINE_BYTES):
             if raw is None:
@@ -178,7 +177,7 @@ def iter_records(path: Path, warnings: list[str], *, capped: bool = True) -> Ite
                 value = _fast_line(fast, raw)
                 if value is not _UNDECIDED:
                     if left == 0:
-                        raise _too_many(path, number, limit)
+                        raise _too_many(path, number)
                     left -= 1
                     yield Record(number, value)
                     continue
@@ -188,7 +187,7 @@ def iter_records(path: Path, warnings: list[str], *, capped: bool = True) -> Ite
             values, error = _split_values(text)
             for value in values:
                 if left == 0:
-                    raise _too_many(path, number, limit)
+                    raise _too_many(path, number)
                 left -= 1
                 yield Record(number, value)
             if error is None:
@@ -203,10 +202,10 @@ def iter_records(path: Path, warnings: list[str], *, capped: bool = True) -> Ite
     tally.close()
 
 
-def _too_many(path: Path, number: int, limit: int | None) -> SessionLoadError:
+def _too_many(path: Path, number: int) -> SessionLoadError:
     return SessionLoadError(
         str(path),
-        f"more than {limit or 0:,} JSON values: ctxtui opens sessions up to that size (an "
+        f"more than {MAX_RECORDS:,} JSON values: ctxtui opens sessions up to that size (an "
         "agent's session holds thousands)",
         number,
     )

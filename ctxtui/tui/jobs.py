@@ -15,6 +15,7 @@ from pathlib import Path
 from textual.message import Message
 from textual.worker import get_current_worker
 
+from ctxtui.core.counting import Progress
 from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import Session
@@ -101,31 +102,25 @@ tokenizer, or a tokenizer spec it does not know. Anything else is a bug (``bug_l
 
 def count(post: Post, engine: Engine, policy: Policy) -> None:
     """Count the session under ``policy``'s tokenizer, reporting progress; stops if cancelled."""
-    worker = get_current_worker()
 
     def progress(done: int, total: int) -> None:
         post(CountingProgress(done, total))
 
-    try:
-        counts = engine.counts(
-            policy, on_progress=progress, should_stop=lambda: worker.is_cancelled
-        )
-    except COUNTING_REFUSALS as err:
-        post(WorkFailed(f"counting failed: {err}"))
-        return
-    except Exception as err:
-        post(WorkFailed(f"counting failed: {bug_line(err)}"))
-        return
-    if counts is not None:
-        post(CountsReady(policy, counts))
+    _count(post, engine, policy, progress)
 
 
 def count_quietly(post: Post, engine: Engine, policy: Policy) -> None:
     """Count under ``policy`` without progress (an estimator, in a moment): for the session
     bar's estimate note, so the busy row does not flash for it."""
+    _count(post, engine, policy, None)
+
+
+def _count(post: Post, engine: Engine, policy: Policy, progress: Progress | None) -> None:
     worker = get_current_worker()
     try:
-        counts = engine.counts(policy, should_stop=lambda: worker.is_cancelled)
+        counts = engine.counts(
+            policy, on_progress=progress, should_stop=lambda: worker.is_cancelled
+        )
     except COUNTING_REFUSALS as err:
         post(WorkFailed(f"counting failed: {err}"))
         return
