@@ -27,6 +27,7 @@ from ctxtui.core.summary_text import (
     SENTENCE_SPLIT,
     clean_text,
     error_lines,
+    is_diff,
 )
 
 KINDS: tuple[str, ...] = (
@@ -201,10 +202,15 @@ def _prose_facts(text: str, m: Message) -> Iterator[tuple[str, str]]:
         if _outside(taken, *match.span()):
             taken.append(match.span())
             yield "test", match.group(1)
+    diff: bool | None = None
     for match in PATH.finditer(text):
-        if _outside(taken, *match.span(1)) and _is_path(match.group(1)):
+        path = match.group(1)
+        if _outside(taken, *match.span(1)) and _is_path(path):
             taken.append(match.span(1))
-            yield "path", match.group(1)
+            if path.startswith(("a/", "b/")):
+                diff = is_diff(text) if diff is None else diff
+                path = path[2:] if diff else path
+            yield "path", path
     if m.role in ("user", "assistant"):
         for match in IDENTIFIER.finditer(text):
             if _outside(taken, *match.span()):
@@ -218,7 +224,7 @@ def _output_facts(text: str) -> Iterator[tuple[str, str]]:
     """Errors, failing tests and the paths and figures on error lines of a tool output."""
     if any(hint in text for hint in ERROR_HINTS):
         for line in error_lines(text):
-            if CODE_LINE.match(line) or not line.strip():
+            if CODE_LINE.match(line.lstrip("> ")) or not line.strip():
                 continue
             yield "error", line
             yield from ((k, v) for k, v in _prose_facts(line, _TOOL) if k in ("path", "test"))
