@@ -18,6 +18,7 @@ from ctxtui.cli_help import (
     PRESET_HELP,
     REPLAY_EPILOG,
     REPORT_EPILOG,
+    RETENTION_EPILOG,
     TOKENIZER_HELP,
 )
 from ctxtui.options import Knob, clip, prune_modes, tokenizer_problem
@@ -215,6 +216,10 @@ def _replay_options(replay: argparse.ArgumentParser) -> None:
     replay.add_argument("--json", action="store_true", help="print one JSON document")
 
 
+def _retention_options(retention: argparse.ArgumentParser) -> None:
+    retention.add_argument("--json", action="store_true", help="print one JSON document")
+
+
 def _compare_options(compare: argparse.ArgumentParser) -> None:
     compare.add_argument(
         "--presets",
@@ -309,6 +314,20 @@ COMMANDS: tuple[Command, ...] = (
         "--json a table; with --json one document (schema ctxtui.replay/1).",
         REPLAY_EPILOG,
         _replay_options,
+    ),
+    Command(
+        "retention",
+        "SESSION",
+        "what each compaction summary kept of its history",
+        "audit what each compaction summary kept",
+        "Audit every compaction summary of a session: the facts of the messages it replaced "
+        "(paths, commands, errors, tests, identifiers, numbers, URLs, the user's instructions), "
+        "which it kept, and which of those it lost that the agent used again afterwards. Each "
+        "compaction the agent recorded is shown beside ctxtui's stand-in summary of the same "
+        "messages, then the stand-in a compaction would write now. Without --json a table; with "
+        "--json one document (schema ctxtui.retention/1). docs/retention.md has the rules.",
+        RETENTION_EPILOG,
+        _retention_options,
     ),
     Command(
         "compare",

@@ -85,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     document = build_document(result, calibration)
+    add_retention(document, result)
     document["session"]["warnings"].extend(ignored_knobs(args, policy, plan.tokenizer.used))
     if args.json:
         sys.stdout.write(display_text(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
@@ -144,6 +145,22 @@ def build_document(result: Replay, calibration: Calibration) -> dict[str, Any]:
             "sentence": calibration.sentence(),
         },
     }
+
+
+def add_retention(document: dict[str, Any], result: Replay) -> None:
+    """Each simulated and recorded compaction gains its ``retention`` block
+    (``ctxtui.retention/1``'s), ``null`` where a recorded one has nothing before it."""
+    from ctxtui.core.retention_audits import recorded_audits, simulated_audits
+
+    for row, audit in zip(document["compactions"], simulated_audits(result), strict=True):
+        row["retention"] = audit.block()
+    recorded = recorded_audits(
+        result.session, result.policy, result.counts, result.tokenizer, stand_ins=False
+    )
+    at = {a.segment.last + 1: a for a in recorded}
+    for row, rc in zip(document["recorded_compactions"], result.recorded, strict=True):
+        found = at.get(rc.message_index)
+        row["retention"] = found.block() if found is not None else None
 
 
 def _shown_rows(requests: list[dict[str, Any]]) -> list[dict[str, Any] | None]:

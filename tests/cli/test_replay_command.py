@@ -39,7 +39,9 @@ def test_replay_json_contract(capsys: pytest.CaptureFixture[str]) -> None:
         assert overflow == (r["simulated_tokens"] > doc["window"])
     assert len(doc["compactions"]) >= 3
     for c in doc["compactions"]:
-        assert set(c) == {"request", "reason", "tokens_before", "tokens_after", "replaced"}
+        assert set(c) == {
+            "request", "reason", "tokens_before", "tokens_after", "replaced", "retention",
+        }  # fmt: skip
         assert c["reason"] in ("proactive", "overflow")
         assert requests[c["request"]]["simulated_tokens"] == c["tokens_after"]
     assert [(rc["trigger"], rc["pre_tokens"] > 0) for rc in doc["recorded_compactions"]] == [
