@@ -210,7 +210,8 @@ def render(doc: dict[str, Any]) -> RenderableType:
         f"{plural(len(requests), 'request')} · "
         f"{plural(len(doc['compactions']), 'simulated compaction')}"
         f" · {len(doc['recorded_compactions']):,} recorded · peak {peak:,} of a "
-        f"{doc['window']:,}-token window ({doc['policy']['preset']}, {doc['tokenizer']})"
+        f"{doc['window']:,}-token window (preset {doc['policy']['preset']}, tokenizer "
+        f"{doc['tokenizer']})"
     )
     lines: list[RenderableType] = [table, Text(summary), Text(doc["calibration"]["sentence"])]
     lines.extend(Text(f"warning: {w}") for w in doc["session"]["warnings"])
