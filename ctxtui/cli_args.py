@@ -53,6 +53,22 @@ def _count(text: str) -> int:
     return value
 
 
+def _port(text: str) -> int:
+    """A TCP port, 0 to 65535 (0: the kernel picks a free one)."""
+    value = _whole(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, got {clip(text)}")
+    return value
+
+
+def _positive(text: str) -> int:
+    """A whole number ≥ 1."""
+    value = _whole(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number ≥ 1, got {clip(text)}")
+    return value
+
+
 def _knob_value(knob: Knob) -> Callable[[str], float]:
     """The ``type=`` of a knob's option: its kind, then its own range from the policy."""
 
@@ -252,9 +268,24 @@ def _serve_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--host", default="127.0.0.1", help="address to bind; default: 127.0.0.1 (loopback)"
     )
-    serve.add_argument("--port", type=_count, default=8000, help="port to bind; default: 8000")
+    serve.add_argument(
+        "--port", type=_port, default=8000, help="port to bind (0: any free one); default: 8000"
+    )
     serve.add_argument(
         "--public-url", metavar="URL", help="the URL browsers use, when behind a proxy"
+    )
+    serve.add_argument(
+        "--max-apps",
+        type=_positive,
+        default=4,
+        metavar="N",
+        help="most apps (browser tabs) running at once; one more gets a refusal page; default: 4",
+    )
+    serve.add_argument(
+        "--export-dir",
+        metavar="DIR",
+        help="the one directory the served app may write to (export with e); default: none, "
+        "the served app writes no file",
     )
 
 
