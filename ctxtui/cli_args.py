@@ -260,7 +260,7 @@ def _sessions_options(sessions: argparse.ArgumentParser) -> None:
     sessions.add_argument(
         "--count",
         action="store_true",
-        help="count each session's messages (reads every file whole; slower)",
+        help="count each session's messages as the app shows them (opens every session; slower)",
     )
 
 
