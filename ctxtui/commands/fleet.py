@@ -1,0 +1,283 @@
+"""``ctxtui fleet``: every session at once, one row each, and the figures over all of them.
+
+The sessions ``ctxtui sessions`` lists (or the files and directories given) are read by
+``ctxtui.fleet.job`` on a process pool over every core, or on a Dask cluster with ``--dask``;
+the index (``ctxtui.fleet.index``) spares a second run every file that did not change. A table
+for people, or one JSON document (schema ``ctxtui.fleet/1``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from contextlib import AbstractContextManager
+from functools import partial
+from typing import Any, TextIO
+
+from ctxtui.commands.errors import CommandError
+from ctxtui.commands.report import encode_json, print_table, write_stdout
+from ctxtui.core.fleet import build_document, preset_totals
+from ctxtui.core.report import display_text
+from ctxtui.fleet.index import FleetIndex, default_path
+from ctxtui.fleet.job import Spec, Target
+from ctxtui.fleet.run import (
+    FleetRun,
+    Progress,
+    executor_for,
+    path_targets,
+    run_fleet,
+    store_targets,
+)
+from ctxtui.options import EXIT_INTERRUPTED, EXIT_OK, explain_policy_error, overrides_from
+
+PROGRESS_AFTER_SECONDS = 0.5
+PROGRESS_EVERY_SECONDS = 0.1
+
+
+class ProgressLine:
+    """``fleet: 312 / 1,000 sessions · 85 read · 41/s · 17 s left`` on stderr, on a terminal
+    and only once the run is slow enough to need it."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._enabled = stream.isatty()
+        self._started = time.monotonic()
+        self._last = 0.0
+        self._shown = False
+
+    def __call__(self, p: Progress) -> None:
+        now = time.monotonic()
+        if not self._enabled or now - self._started < PROGRESS_AFTER_SECONDS:
+            return
+        if now - self._last < PROGRESS_EVERY_SECONDS and p.done < p.total:
+            return
+        self._last = now
+        self._stream.write("\r\033[K" + progress_text(p))
+        self._stream.flush()
+        self._shown = True
+
+    def close(self) -> None:
+        if self._shown:
+            self._stream.write("\r\033[K")
+            self._stream.flush()
+
+
+def progress_text(p: Progress) -> str:
+    """The words of a progress report (the app's status line says the same)."""
+    parts = [f"fleet: {p.done:,} / {p.total:,} sessions", f"{p.read:,} read"]
+    if p.rate > 0:
+        parts.append(f"{p.rate:,.1f}/s")
+    left = p.left
+    if left is not None and p.done < p.total:
+        parts.append(f"{left:,.0f} s left")
+    return " · ".join(parts)
+
+
+def spec_from(args: argparse.Namespace) -> Spec:
+    """The policies to replay under: ``--preset`` (first) and ``--compare``'s, with the knobs.
+
+    Every preset and the knobs are checked here, before a file is read: a bad knob is one
+    line, not one error row per session.
+    """
+    from ctxtui.core.policy import PRESETS, PolicyError
+    from ctxtui.options import build_policy
+
+    compare = _compare_names(args.compare) if args.compare else ()
+    for name in compare:
+        if name not in PRESETS:
+            raise CommandError(
+                f"--compare: unknown preset {name!r}; expected: {', '.join(PRESETS)}"
+            )
+    presets = tuple(dict.fromkeys((args.preset, *compare)))
+    given = overrides_from(args)
+    for name in presets:
+        try:
+            build_policy(name, given)
+        except PolicyError as err:
+            raise CommandError(explain_policy_error(str(err), given)) from None
+    return Spec(
+        presets=presets,
+        overrides=tuple(sorted(given.items())),
+        simulate=not args.no_simulate,
+        format=args.format,
+    )
+
+
+def _compare_names(text: str) -> tuple[str, ...]:
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    if not names:
+        raise CommandError("--compare: expected preset names separated by commas")
+    return names
+
+
+def targets_from(args: argparse.Namespace) -> list[Target]:
+    if not args.paths:
+        return store_targets()
+    try:
+        return path_targets(args.paths)
+    except FileNotFoundError as err:
+        raise CommandError(f"no such file or directory: {err.args[0]}") from None
+
+
+def executor_from(
+    args: argparse.Namespace,
+) -> Callable[[], AbstractContextManager[Executor]] | None:
+    """The pool the jobs run on; ``None`` (this process) for ``--workers 1``."""
+    if args.dask is None and args.workers == 1:
+        return None
+    if args.dask is not None:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise CommandError(
+                "--dask needs the optional 'distributed' package: pip install 'ctxtui[dask]'"
+            ) from None
+    return partial(executor_for, dask=args.dask, workers=args.workers)
+
+
+def document(run: FleetRun, spec: Spec) -> dict[str, Any]:
+    """The ``ctxtui.fleet/1`` document of a run (what finished, when it was interrupted)."""
+    preset = spec.presets[0] if spec.simulate else None
+    rows = run.rows(preset)
+    presets = []
+    if spec.simulate and len(spec.presets) > 1:
+        done = [run.finished[i] for i in sorted(run.finished)]
+        for name in spec.presets:
+            simulated = [f.simulated[name] for f in done if name in f.simulated]
+            presets.append(preset_totals(name, simulated, rows))
+    return build_document(rows, preset=preset, presets=presets, complete=run.complete)
+
+
+def run(args: argparse.Namespace) -> int:
+    spec = spec_from(args)
+    targets = targets_from(args)
+    warn = partial(_warn, sys.stderr)
+    index = None if args.no_cache else FleetIndex(default_path(), warn)
+    progress = ProgressLine(sys.stderr)
+    try:
+        result = run_fleet(
+            targets,
+            spec,
+            executor=executor_from(args),
+            index=index,
+            on_progress=progress,
+        )
+    except OSError as err:  # --dask: the scheduler cannot be reached
+        raise CommandError(f"--dask {args.dask}: {err}") from None
+    finally:
+        progress.close()
+        if index is not None:
+            index.close()
+    doc = document(result, spec)
+    if args.json:
+        write_stdout(encode_json(doc))
+    else:
+        print_table(render(doc))
+    if result.interrupted:
+        print(
+            f"ctxtui fleet: interrupted; {len(result.finished):,} of {len(targets):,} "
+            "sessions done (kept in the index)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    return EXIT_OK
+
+
+def _warn(stream: TextIO, text: str) -> None:
+    print(f"ctxtui fleet: {text}", file=stream)
+
+
+# -- the table ----------------------------------------------------------------------------
+
+
+def _n(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    return f"{value:,}"
+
+
+def render(doc: dict[str, Any]) -> Any:
+    """Sessions, then the totals, then per agent (and per preset with ``--compare``)."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    sessions = Table(title=Text(f"fleet · {len(doc['sessions']):,} sessions"), title_justify="left")
+    for name, right in _COLUMNS:
+        sessions.add_column(name, justify="right" if right else "left")
+    for row in doc["sessions"]:
+        sessions.add_row(*(Text(cell) for cell in _cells(row)))
+    t = doc["totals"]
+    line = (
+        f"{t['sessions']:,} sessions · {_n(t['messages'])} messages · {_n(t['requests'])} "
+        f"requests · compactions {_n(t['compactions_recorded'])} recorded, "
+        f"{_n(t['compactions_simulated'])} simulated · peak {_n(t['peak_reported'])} reported, "
+        f"{_n(t['peak_simulated'])} simulated"
+        + (f" ({doc['preset']})" if doc["preset"] else "")
+        + (f" · {t['errors']:,} unreadable" if t["errors"] else "")
+    )
+    blocks: list[Any] = [sessions, Text(line)]
+    blocks.append(_groups("agent", doc["by_agent"]))
+    if doc.get("presets"):
+        presets = Table(title="presets over the fleet", title_justify="left")
+        for name in ("preset", "compactions", "peak", "cost $"):
+            presets.add_column(name, justify="left" if name == "preset" else "right")
+        for p in doc["presets"]:
+            presets.add_row(p["preset"], _n(p["compactions"]), _n(p["peak"]), _n(p["cost_usd"]))
+        blocks.append(presets)
+    return Group(*blocks)
+
+
+_COLUMNS = (
+    ("agent", False),
+    ("started", False),
+    ("model", False),
+    ("msgs", True),
+    ("reqs", True),
+    ("compact rec/sim", True),
+    ("peak reported", True),
+    ("peak sim", True),
+    ("top tool", False),
+    ("session", False),
+)
+
+
+def _cells(row: dict[str, Any]) -> Sequence[str]:
+    agent = ("└ " if row["parent"] else "") + (row["agent"] or "?")
+    started = (row["started"] or "—")[:16].replace("T", " ")
+    where = f"error: {row['error']}" if row["error"] else row["path"]
+    return (
+        agent,
+        started,
+        (row["model"] or "—")[:28],
+        _n(row["messages"]),
+        _n(row["requests"]),
+        f"{_n(row['compactions_recorded'])}/{_n(row['compactions_simulated'])}",
+        _n(row["peak_reported"]),
+        _n(row["peak_simulated"]),
+        display_text(row["top_tool"] or "—")[:24],
+        display_text(where),
+    )
+
+
+def _groups(what: str, groups: dict[str, dict[str, Any]]) -> Any:
+    from rich.table import Table
+
+    table = Table(title=f"by {what}", title_justify="left")
+    for name in (what, "sessions", "messages", "requests", "compactions sim", "peak sim"):
+        table.add_column(name, justify="left" if name == what else "right")
+    for key, t in groups.items():
+        table.add_row(
+            display_text(key),
+            _n(t["sessions"]),
+            _n(t["messages"]),
+            _n(t["requests"]),
+            _n(t["compactions_simulated"]),
+            _n(t["peak_simulated"]),
+        )
+    return table
