@@ -13,7 +13,7 @@ import json
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import timezone
+from datetime import UTC
 from typing import Any
 
 from ctxtui.stores import FoundSession, count_messages, find_sessions
@@ -32,7 +32,7 @@ def _size(n: int) -> str:
 def _started(found: FoundSession) -> str:
     if found.started is None:
         return "-"
-    return found.started.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M")
+    return found.started.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
 
 
 def _entry(found: FoundSession) -> dict[str, Any]:
