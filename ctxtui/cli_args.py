@@ -387,7 +387,7 @@ COMMANDS: tuple[Command, ...] = (
         "Walk every request the agent sent, in order: the prompt the policy would have sent "
         "(compacting when its trigger fires), the prompt the API reported, the compactions the "
         "agent really ran, and how far each tokenizer is from the reported figures. Without "
-        "--json a table; with --json one document (schema ctxtui.replay/1).",
+        "--json a table; with --json one document (schema ctxtui.replay/2).",
         REPLAY_EPILOG,
         _replay_options,
     ),
