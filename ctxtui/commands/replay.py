@@ -21,13 +21,14 @@ from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import Progress, build_policy, ignored_knobs, load
 from ctxtui.commands.render_report import plural
 from ctxtui.commands.report import print_table
-from ctxtui.core.calibration import Calibration, calibrate
+from ctxtui.core.calibration import Calibration, calibrate, session_fit
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.engine import Engine
 from ctxtui.core.models import Session
 from ctxtui.core.policy import Policy
 from ctxtui.core.replay import Replay, replay
 from ctxtui.core.report import display_text
+from ctxtui.core.reported import ReportedGap, gap_of
 from ctxtui.options import EXIT_OK
 
 SCHEMA = "ctxtui.replay/1"
@@ -84,7 +85,16 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--tokenizer: {err}") from None
     finally:
         progress.close()
-    document = build_document(result, calibration)
+    fixed = counts.system_tokens + counts.tool_def_tokens + counts.summary_tokens
+    gap = gap_of(
+        session,
+        counts.message_tokens,
+        fixed,
+        counts.tokenizer.used,
+        session_fit(session),
+        policy.context_window,
+    )
+    document = build_document(result, calibration, gap)
     document["session"]["warnings"].extend(ignored_knobs(args, policy, plan.tokenizer.used))
     if args.json:
         sys.stdout.write(display_text(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
@@ -93,7 +103,9 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def build_document(result: Replay, calibration: Calibration) -> dict[str, Any]:
+def build_document(
+    result: Replay, calibration: Calibration, gap: ReportedGap | None = None
+) -> dict[str, Any]:
     """The ``ctxtui.replay/1`` document: every key always present, ``null`` where unknown."""
     session, policy = result.session, result.policy
     return {
@@ -141,8 +153,13 @@ def build_document(result: Replay, calibration: Calibration) -> dict[str, Any]:
             },
             "fitted_chars_per_token": calibration.fit.chars_per_token,
             "offset_tokens": calibration.fit.offset_tokens,
+            # a fit outside 2-6 chars/token, or over too few requests, is not to be believed
+            "plausible": not calibration.problem,
+            "reason": calibration.problem or None,
             "sentence": calibration.sentence(),
         },
+        # the last reported request against ctxtui's count, the gap split (core.reported)
+        "gap": gap.as_json() if gap is not None else None,
     }
 
 
@@ -195,6 +212,9 @@ def render(doc: dict[str, Any]) -> RenderableType:
         f" · {len(doc['recorded_compactions']):,} recorded · peak {peak:,} of a "
         f"{doc['window']:,}-token window ({doc['policy']['preset']}, {doc['tokenizer']})"
     )
-    lines: list[RenderableType] = [table, Text(summary), Text(doc["calibration"]["sentence"])]
+    lines: list[RenderableType] = [table, Text(summary)]
+    if doc.get("gap") is not None:
+        lines.append(Text(doc["gap"]["sentence"]))
+    lines.append(Text(doc["calibration"]["sentence"]))
     lines.extend(Text(f"warning: {w}") for w in doc["session"]["warnings"])
     return Group(*lines)
