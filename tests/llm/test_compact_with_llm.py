@@ -109,4 +109,5 @@ def test_the_figures_are_recounted_for_the_models_summary(
     n = [int(g.replace(",", "")) for g in (*stand_in.groups(), *llm.groups())]
     before, after, saved, adds, before2, after2, saved2 = n
     assert before2 == before and after2 > after + 1_000 and saved2 == before2 - after2
+    assert saved - saved2 == after2 - after  # what the stand-in saved, less the growth
     assert adds > 1_000
