@@ -29,17 +29,33 @@ says the transcript is not what was sent (outputs cut or added by the harness, p
 out), not that the model's tokenizer is strange."""
 
 
-def content_chars(message: Message) -> int:
+HARNESS_OUTPUT_CAPS: dict[str, tuple[int, frozenset[str]]] = {
+    # Claude Code middle-truncates a Bash output past 30,000 characters before the model
+    # reads it (BASH_MAX_OUTPUT_LENGTH, default 30000: its settings documentation).
+    "claude-code": (30_000, frozenset({"Bash"})),
+}
+"""Per transcript format, the characters of a tool output its harness sends at most, and
+the tools it caps: the fit counts what was sent, so one huge output in the transcript does
+not bend the line."""
+
+
+def output_cap(format: str) -> tuple[int, frozenset[str]] | None:
+    """The harness's cap on tool outputs for a transcript ``format``, if it has one."""
+    return HARNESS_OUTPUT_CAPS.get(format)
+
+
+def content_chars(message: Message, cap: tuple[int, frozenset[str]] | None = None) -> int:
     """Characters the model read in a message: text, reasoning, tool arguments and outputs.
 
     No per-message overhead (role markers, ids): that is what the fit's offset and slope are
-    for, and it keeps the figure the same whatever tokenizer is being judged.
+    for, and it keeps the figure the same whatever tokenizer is being judged. Images and
+    opaque blobs are parts, never characters. ``cap`` (``output_cap``) bounds a capped
+    tool's output to what the harness sent.
     """
-    return (
-        len(message.content)
-        + len(message.reasoning)
-        + sum(len(call.arguments) for call in message.tool_calls)
-    )
+    text = len(message.content)
+    if cap is not None and message.role == "tool" and message.tool_name in cap[1]:
+        text = min(text, cap[0])
+    return text + len(message.reasoning) + sum(len(call.arguments) for call in message.tool_calls)
 
 
 def live_starts(session: Session, points: Sequence[int]) -> list[int]:
@@ -145,7 +161,8 @@ def session_fit(session: Session, first_request: int | None = None) -> SessionFi
     if first_request is None and not hidden:
         first_request = 0
     picked = reported_samples(session, session.index.requests)
-    chars_prefix = [0, *accumulate(content_chars(m) for m in session.messages)]
+    cap = output_cap(session.meta.format)
+    chars_prefix = [0, *accumulate(content_chars(m, cap) for m in session.messages)]
     chars = [chars_prefix[p] - chars_prefix[s] for s, p, _ in picked]
     fit = fit_line(chars, [r for _, _, r in picked])
     return SessionFit(len(picked), fit, first_request)
@@ -258,7 +275,8 @@ def calibrate(
     agent's live context before it; its characters are those messages' content characters.
     """
     messages = session.messages
-    chars_prefix = [0, *accumulate(content_chars(m) for m in messages)]
+    cap = output_cap(session.meta.format)
+    chars_prefix = [0, *accumulate(content_chars(m, cap) for m in messages)]
     picked = reported_samples(session, points)  # (start, stop, reported)
     reported = [r for _, _, r in picked]
     errors = []
