@@ -20,7 +20,7 @@ from ctxtui.core.export import (
     native_bytes,
     write_session,
 )
-from ctxtui.core.leaf_calls import leaf_calls, with_summary_text
+from ctxtui.core.leaf_calls import leaf_calls, with_llm_summary
 from ctxtui.core.models import Session
 from ctxtui.core.output import check_stream
 from ctxtui.core.overflow import overflow_words
@@ -224,7 +224,18 @@ def _llm_summary(
             "warning: the summary lacks these template sections: "
             + ", ".join(summary.missing_sections)
         )
-    return with_summary_text(result, summary.text), None
+    recounted = with_llm_summary(result, summary.text, planned.engine.tokenizer(planned.policy))
+    print(llm_figures(recounted))
+    return recounted.session, None
+
+
+def llm_figures(result: CompactionResult) -> str:
+    """The request's figures recounted for the LLM's summary (the stand-in's were said above)."""
+    return (
+        f"with the LLM's summary: the summary adds {result.summary_tokens:,} tok; "
+        f"request: {result.tokens_before:,} -> {result.tokens_after:,} tok "
+        f"(saved {result.tokens_saved:,})"
+    )
 
 
 def _call_progress(done: int, total: int) -> None:

@@ -19,6 +19,8 @@ from ctxtui.options import EXIT_OK, EXIT_OVER
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
+    from ctxtui.core.calibration import SessionFit
+
 
 def print_table(renderable: RenderableType) -> None:
     """Print with rich; into a pipe or file, without the padding rich adds to every line."""
@@ -92,6 +94,21 @@ def _estimate(planned: Planned) -> EstimateDrift | None:
     return estimate_drift(estimated, counts) if estimated is not None else None
 
 
+def _fit(args: argparse.Namespace, planned: Planned) -> SessionFit | None:
+    """The calibration over the whole transcript, when the session was read from the agent's
+    last compaction on (the history is read again, through its compactions); else ``None``
+    (``build_report`` fits the session itself)."""
+    session = planned.session
+    if not session.meta.recorded_compactions or session.meta.full_history:
+        return None
+    if not any(m.usage is not None for m in session.messages):
+        return None
+    from ctxtui.commands.pipeline import load
+    from ctxtui.core.calibration import history_fit
+
+    return history_fit(load(args, full_history=True), session)
+
+
 def run(args: argparse.Namespace) -> int:
     planned = plan_session(args)
     plan = planned.plan
@@ -111,7 +128,9 @@ def run(args: argparse.Namespace) -> int:
     # One dict per message, 100k of them, none in a cycle: the collector would only re-walk
     # them while they are built (half the time of building them, without the pause).
     with gc_paused():
-        report = build_report(planned.session, plan, result, estimate=_estimate(planned))
+        report = build_report(
+            planned.session, plan, result, estimate=_estimate(planned), fit=_fit(args, planned)
+        )
     report["session"]["warnings"].extend(planned.notes)
     costs = cost_blocks(whole_session(args, planned.session))
     report["cost"], report["cache"] = costs.cost_json(), costs.cache_json()

@@ -107,7 +107,7 @@ def test_report_json_carries_the_last_reported_request(
     assert reported == {
         "prompt_tokens": 18_050,
         "output_tokens": 75,
-        "request": 2,
+        "request": 11,  # numbered from the transcript's first, as replay numbers it
         "source": "anthropic input + cache_creation + cache_read",
     }
     assert "not Claude's" in doc["tokenizer"]["note"]
