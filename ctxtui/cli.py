@@ -199,6 +199,7 @@ def llm_flags(args: argparse.Namespace) -> dict[str, object]:
         "base_url": args.llm_base_url,
         "model": args.llm_model,
         "timeout": args.llm_timeout,
+        "allow_http": args.llm_allow_http,
     }
     return {name: value for name, value in given.items() if value is not None}
 

@@ -163,6 +163,7 @@ def _endpoint(args: argparse.Namespace) -> Endpoint | None:
             model=args.llm_model,
             timeout=args.llm_timeout,
             env=os.environ,
+            allow_http=bool(getattr(args, "llm_allow_http", False)),
         )
     except SummarizerError as err:
         raise CommandError(str(err)) from None
@@ -176,6 +177,7 @@ def _llm_summary(
     Returns the session to write (with the model's summary in place of the stand-in) and the
     failure, if any; on a failure the stand-in is printed instead, so nothing is lost.
     """
+    from ctxtui.core.rows import literal_block
     from ctxtui.llm import SummarizerError, summarize, template_headings
 
     calls = leaf_calls(
@@ -201,7 +203,7 @@ def _llm_summary(
             calls.prompt,
             len(calls),
             headings,
-            on_delta=lambda text: print(text, end="", flush=True),
+            on_delta=lambda text: print(literal_block(text), end="", flush=True),
             on_progress=lambda done, total: _call_progress(done, total),
         )
     except SummarizerError as err:

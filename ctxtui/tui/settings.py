@@ -31,6 +31,7 @@ class LLMSettings(BaseModel):
     base_url: str | None = None
     model: str | None = None
     timeout: float | None = None
+    allow_http: bool = False
 
     _config_path: Path | None = PrivateAttr(default=None)
 
