@@ -30,6 +30,7 @@ from ctxtui.core.reasons import CompactReason
 from ctxtui.core.summary import SUMMARY_TEMPLATE
 from ctxtui.core.wording import a, plural
 from ctxtui.importers import source_protection
+from ctxtui.store_guard import store_refusal
 
 if TYPE_CHECKING:
     from ctxtui.llm import Endpoint
@@ -92,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
             if to_stdout:
                 check_stream(sys.stdout, protected)
             else:
+                if (refusal := store_refusal(args.output)) is not None:
+                    raise CommandError(refusal)
                 check_target(planned.session, args.output, protected=protected, force=args.force)
         except ExportError as err:
             raise CommandError(str(err)) from None
