@@ -199,7 +199,15 @@ def add_llm_options(p: argparse.ArgumentParser) -> None:
         "--llm-timeout",
         type=_finite,
         metavar="SECONDS",
-        help="give up when the endpoint sends nothing for this long (one retry); default: 60",
+        help="seconds each attempt may take as a whole (one retry, so a call ends within "
+        "twice this); default: 60",
+    )
+    llm.add_argument(
+        "--llm-allow-http",
+        action="store_true",
+        default=None,
+        help="send OPENAI_API_KEY over plain http to a host other than this machine (refused "
+        "by default: anyone on the network between could read it)",
     )
 
 

@@ -31,6 +31,7 @@ from ctxtui.core.rows import literal_block
 from ctxtui.core.summary import SUMMARY_TEMPLATE
 from ctxtui.core.wording import a, plural
 from ctxtui.importers import source_protection
+from ctxtui.store_guard import store_refusal
 
 if TYPE_CHECKING:
     from ctxtui.llm import Endpoint
@@ -102,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
             if to_stdout:
                 check_stream(sys.stdout, protected)
             else:
+                if (refusal := store_refusal(args.output)) is not None:
+                    raise CommandError(refusal)
                 check_target(planned.session, args.output, protected=protected, force=args.force)
         except ExportError as err:
             raise CommandError(str(err)) from None
@@ -173,6 +176,7 @@ def _endpoint(args: argparse.Namespace) -> Endpoint | None:
             model=args.llm_model,
             timeout=args.llm_timeout,
             env=os.environ,
+            allow_http=bool(getattr(args, "llm_allow_http", False)),
         )
     except SummarizerError as err:
         raise CommandError(str(err)) from None

@@ -175,8 +175,9 @@ def write(post: Post, session: Session, path: Path) -> None:
     from ctxtui.core.export import ExportError, write_session
     from ctxtui.core.output import write_root_refusal
     from ctxtui.importers import source_protection
+    from ctxtui.store_guard import store_refusal
 
-    refusal = write_root_refusal(path)
+    refusal = write_root_refusal(path) or store_refusal(path)
     if refusal is not None:
         post(ExportFailed(refusal))
         return
