@@ -114,3 +114,18 @@ def add_carry(report: dict[str, Any], blocks: CostBlocks, tokens: Sequence[int])
         found = by_name.get(tool["name"])
         tool["carry_tokens"] = found.tokens if found else 0
         tool["carry_usd"] = usd(found.cost) if found else 0.0
+
+
+def whatif_sentence(block: Mapping[str, Any]) -> str:
+    """Recorded against simulated in one line: dollars, cache hit ratio, compactions."""
+    rec, sim = block["recorded"], block["simulated"]
+
+    def ratio(value: float | None) -> str:
+        return "—" if value is None else f"{value:.1%}"
+
+    return (
+        f"what-if ({block['preset']}): simulated ${sim['cost_usd']:,.4f} against "
+        f"${rec['cost_usd']:,.4f} recorded · cache hit ratio {ratio(sim['cache_hit_ratio'])} "
+        f"against {ratio(rec['cache_hit_ratio'])} · {sim['compactions']} compactions "
+        f"against {rec['compactions']}"
+    )

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from itertools import accumulate
 
+from ctxtui.core.calibration import live_starts
 from ctxtui.core.cost import COVERAGE, RequestCost, SessionCost, usd
 from ctxtui.core.models import Session
 
@@ -56,17 +57,6 @@ class ToolCarry:
     outputs: int
     tokens: int  # tokens of its outputs re-sent, over every request
     cost: Decimal
-
-
-def live_starts(session: Session, points: Sequence[int]) -> list[int]:
-    """Per request, the first message still in its context: the last recorded compaction's
-    first message before it (``0`` when the agent never compacted)."""
-    marks = sorted(rc.message_index for rc in session.meta.recorded_compactions)
-    out = []
-    for stop in points:
-        k = bisect_right(marks, stop) - 1
-        out.append(marks[k] if k >= 0 else 0)
-    return out
 
 
 def carry_costs(session: Session, cost: SessionCost, message_tokens: Sequence[int]) -> Carry:

@@ -8,7 +8,8 @@ from decimal import Decimal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxtui.core.carry import carry_costs, live_starts
+from ctxtui.core.calibration import live_starts
+from ctxtui.core.carry import carry_costs
 from ctxtui.core.cost import session_cost
 from ctxtui.core.models import Message, RecordedCompaction, Session, SessionMeta, Usage
 from ctxtui.importers import load_session
