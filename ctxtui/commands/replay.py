@@ -27,7 +27,7 @@ from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import Progress, build_policy, ignored_knobs, load
 from ctxtui.commands.render_report import plural
 from ctxtui.commands.report import print_table
-from ctxtui.core.cache_model import simulated_json, what_if, whatif_json
+from ctxtui.core.cache_model import simulated_json, token_scale, what_if, whatif_json
 from ctxtui.core.calibration import Calibration, calibrate
 from ctxtui.core.cost import RequestCost, request_json
 from ctxtui.core.counts import SessionCounts
@@ -113,8 +113,8 @@ def build_document(
     if costs is None:
         costs = cost_blocks(session, result.points)
     priced = costs.cost.requests
-    bias = calibration.errors[0].bias if calibration.samples and calibration.errors else 0.0
-    whatif = what_if(result, costs.cost, bias)
+    scale = token_scale(session, result.counts, calibration.fit)
+    whatif = what_if(result, costs.cost, scale)
     return {
         "schema": SCHEMA,
         "session": {

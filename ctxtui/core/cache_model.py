@@ -2,9 +2,9 @@
 
 Each simulated prompt is put in the API's tokens by the recorded one: the reported prompt of
 the same request plus the difference between the simulated live context and the agent's own
-(both counted by the replay's tokenizer, the difference scaled by that tokenizer's bias on
-this session). The cache then holds the previous simulated prompt, and a request reads it up
-to the first message that changed since (docs/cost.md):
+(both counted by the replay's tokenizer, the difference scaled to the API's tokens by the
+calibrated characters per token). The cache then holds the previous simulated prompt, and
+a request reads it up to the first message that changed since (docs/cost.md):
 
 * a simulated compaction breaks the prefix after the system prompt and tools;
 * a newly pruned or dropped message breaks it at that message;
@@ -26,8 +26,10 @@ from decimal import Decimal
 from functools import cached_property
 from itertools import pairwise
 
-from ctxtui.core.calibration import live_starts
+from ctxtui.core.calibration import Fit, content_chars, live_starts
 from ctxtui.core.cost import TTL_1H, TTL_5M, RequestCost, SessionCost, usd
+from ctxtui.core.counts import SessionCounts
+from ctxtui.core.models import Session
 from ctxtui.core.plan import Zone
 from ctxtui.core.prices import TokenUsage
 from ctxtui.core.replay import ContextAt, Replay
@@ -96,13 +98,22 @@ class WhatIf:
         }
 
 
-def what_if(replay: Replay, recorded: SessionCost, bias: float = 0.0) -> WhatIf:
+def token_scale(session: Session, counts: SessionCounts, fit: Fit) -> float:
+    """API tokens per token of ``counts``' tokenizer on this session's messages, from the
+    calibration's fitted characters per token (1 when nothing could be fitted)."""
+    total = counts.prefix[-1]
+    if fit.chars_per_token is None or total <= 0:
+        return 1.0
+    chars = sum(content_chars(m) for m in session.messages)
+    return chars / fit.chars_per_token / total if chars else 1.0
+
+
+def what_if(replay: Replay, recorded: SessionCost, scale: float = 1.0) -> WhatIf:
     """Price ``replay``'s simulated requests; ``recorded`` is the same session priced as
-    recorded (``core.cost.session_cost`` over ``replay.points``); ``bias`` is the replay
-    tokenizer's median relative error on this session (``core.calibration``)."""
+    recorded (``core.cost.session_cost`` over ``replay.points``); ``scale`` is API tokens
+    per replay token (``token_scale``)."""
     counts = replay.counts
     fixed = counts.system_tokens + counts.tool_def_tokens + counts.summary_tokens
-    scale = 1 / (1 + bias) if bias > -1 else 1.0
     starts = live_starts(replay.session, replay.points)
     writes = any(r.usage is not None and r.usage.cache_write for r in recorded.requests)
     out: list[SimulatedRequest | None] = []
