@@ -25,6 +25,7 @@ from itertools import accumulate
 from ctxtui.core.calibration import live_starts
 from ctxtui.core.cost import COVERAGE, RequestCost, SessionCost, usd
 from ctxtui.core.models import Session
+from ctxtui.core.tool_costs import UNKNOWN_TOOL, call_shares, result_tool_names
 
 
 @dataclass(frozen=True)
@@ -38,24 +39,39 @@ class Carry:
     input_cost: Decimal  # the priced requests' recorded input cost (reads, writes, uncached)
 
     def tools(self, session: Session) -> list[ToolCarry]:
-        """Per tool, its outputs' carry, the most expensive first."""
-        acc: dict[str, list[Decimal | int]] = {}
-        for i, m in enumerate(session.messages):
-            if m.role != "tool":
-                continue
-            row = acc.setdefault(m.tool_name or "(unnamed)", [0, 0, Decimal(0)])
-            row[0] = int(row[0]) + 1
-            row[1] = int(row[1]) + self.tokens[i]
-            row[2] = Decimal(row[2]) + self.cost[i]
-        out = [ToolCarry(n, int(r[0]), int(r[1]), Decimal(r[2])) for n, r in acc.items()]
+        """Per tool, the carry of its outputs and its calls' share of the messages that
+        made them (shared by characters, as the tools view shares tokens), costliest first."""
+        outputs: dict[str, int] = {}
+        tokens: dict[str, Decimal] = {}
+        cost: dict[str, Decimal] = {}
+
+        def add(name: str, share: Decimal, i: int) -> None:
+            tokens[name] = tokens.get(name, Decimal(0)) + share * self.tokens[i]
+            cost[name] = cost.get(name, Decimal(0)) + share * self.cost[i]
+
+        for i, name in result_tool_names(session).items():
+            outputs[name] = outputs.get(name, 0) + 1
+            add(name, Decimal(1), i)
+        for i in session.index.tool_callers:
+            message = session.messages[i]
+            weights = call_shares(message, CALL_WEIGHT_SCALE)
+            for call, weight in zip(message.tool_calls, weights, strict=True):
+                add(call.name or UNKNOWN_TOOL, Decimal(weight) / CALL_WEIGHT_SCALE, i)
+        out = [
+            ToolCarry(name, outputs.get(name, 0), int(tokens[name]), cost[name]) for name in tokens
+        ]
         return sorted(out, key=lambda t: (-t.cost, -t.tokens, t.name))
+
+
+CALL_WEIGHT_SCALE = 1_000_000
+"""A call's share of its message, in millionths (``call_shares`` deals in whole units)."""
 
 
 @dataclass(frozen=True, slots=True)
 class ToolCarry:
     name: str
     outputs: int
-    tokens: int  # tokens of its outputs re-sent, over every request
+    tokens: int  # tokens of its outputs and calls re-sent, over every request
     cost: Decimal
 
 
