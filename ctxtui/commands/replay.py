@@ -17,11 +17,17 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ctxtui.commands.cost_blocks import CostBlocks, cost_blocks, cost_sentence
+from ctxtui.commands.cost_blocks import (
+    CostBlocks,
+    cost_blocks,
+    cost_sentence,
+    whatif_sentence,
+)
 from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import Progress, build_policy, ignored_knobs, load
 from ctxtui.commands.render_report import plural
 from ctxtui.commands.report import print_table
+from ctxtui.core.cache_model import simulated_json, token_scale, what_if, whatif_json
 from ctxtui.core.calibration import Calibration, calibrate, session_fit
 from ctxtui.core.cost import RequestCost, request_json
 from ctxtui.core.counts import SessionCounts
@@ -124,6 +130,8 @@ def build_document(
     if costs is None:
         costs = cost_blocks(session, result.points)
     priced = costs.cost.requests
+    scale = token_scale(session, result.counts, calibration.fit)
+    whatif = what_if(result, costs.cost, scale)
     return {
         "schema": SCHEMA,
         "session": {
@@ -137,9 +145,13 @@ def build_document(
         "tokenizer": result.counts.tokenizer.used,
         "window": policy.context_window,
         "trigger_tokens": result.trigger_tokens,
-        "requests": [_request(r, priced[r.index]) for r in result.requests],
+        "requests": [
+            {**_request(r, priced[r.index]), "simulated_cost": simulated_json(whatif, r.index)}
+            for r in result.requests
+        ],
         "cost": costs.cost_json(),
         "cache": costs.cache_json(),
+        "what_if": whatif_json(whatif, policy.preset),
         "compactions": [
             {
                 "request": c.request,
@@ -255,5 +267,6 @@ def render(doc: dict[str, Any]) -> RenderableType:
         lines.append(Text(doc["gap"]["sentence"]))
     lines.append(Text(doc["calibration"]["sentence"]))
     lines.append(Text(cost_sentence(doc["cost"], doc["cache"])))
+    lines.append(Text(whatif_sentence(doc["what_if"])))
     lines.extend(Text(f"warning: {w}") for w in doc["session"]["warnings"])
     return Group(*lines)

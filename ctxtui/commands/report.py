@@ -8,7 +8,12 @@ import math
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ctxtui.commands.cost_blocks import cost_blocks, whole_session
+from ctxtui.commands.cost_blocks import (
+    add_carry,
+    cost_blocks,
+    whole_session,
+    whole_session_tokens,
+)
 from ctxtui.commands.pipeline import Planned, plan_session
 from ctxtui.core.compaction import compact
 from ctxtui.core.estimate_check import EstimateDrift, estimate_drift, estimator_for, is_exact
@@ -132,8 +137,10 @@ def run(args: argparse.Namespace) -> int:
             planned.session, plan, result, estimate=_estimate(planned), fit=_fit(args, planned)
         )
     report["session"]["warnings"].extend(planned.notes)
-    costs = cost_blocks(whole_session(args, planned.session))
+    whole = whole_session(args, planned.session)
+    costs = cost_blocks(whole)
     report["cost"], report["cache"] = costs.cost_json(), costs.cache_json()
+    add_carry(report, costs, whole_session_tokens(planned, whole))
     report["session"]["warnings"].extend(costs.warnings)
     if args.json:
         # One document and nothing else on stdout.
