@@ -165,6 +165,20 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
 def _report_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument(
+        "--html",
+        action="store_true",
+        help="write one self-contained HTML page (gauge, timeline chart, message and tool "
+        "tables; it loads nothing) to attach to a pull request or a CI run",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="write the --html page or the --json document to OUT, atomically (never over "
+        "SESSION; -o - is standard output)",
+    )
+    p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+    p.add_argument(
         "--fail-over",
         type=_fail_ratio,
         metavar="RATIO",
