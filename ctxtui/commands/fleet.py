@@ -203,9 +203,9 @@ def _n(value: Any) -> str:
     return f"{value:,}"
 
 
-def _columns(header: Sequence[str], rows: list[Sequence[str]], right: set[int]) -> list[str]:
+def _columns(header: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> list[str]:
     """Rows aligned in columns (the last one left as it is), as ``ctxtui sessions`` prints."""
-    table = [header, *rows]
+    table: list[Sequence[str]] = [header, *rows]
     widths = [max(len(r[i]) for r in table) for i in range(len(header) - 1)]
     lines = []
     for row in table:
