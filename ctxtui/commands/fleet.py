@@ -57,7 +57,7 @@ class ProgressLine:
         if now - self._last < PROGRESS_EVERY_SECONDS and p.done < p.total:
             return
         self._last = now
-        self._stream.write("\r\033[K" + progress_text(p))
+        self._stream.write("\r\033[K" + p.words())
         self._stream.flush()
         self._shown = True
 
@@ -65,17 +65,6 @@ class ProgressLine:
         if self._shown:
             self._stream.write("\r\033[K")
             self._stream.flush()
-
-
-def progress_text(p: Progress) -> str:
-    """The words of a progress report (the app's status line says the same)."""
-    parts = [f"fleet: {p.done:,} / {p.total:,} sessions", f"{p.read:,} read"]
-    if p.rate > 0:
-        parts.append(f"{p.rate:,.1f}/s")
-    left = p.left
-    if left is not None and p.done < p.total:
-        parts.append(f"{left:,.0f} s left")
-    return " · ".join(parts)
 
 
 def spec_from(args: argparse.Namespace) -> Spec:
