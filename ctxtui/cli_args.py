@@ -18,6 +18,7 @@ from ctxtui.cli_help import (
     PRESET_HELP,
     REPLAY_EPILOG,
     REPORT_EPILOG,
+    RETENTION_EPILOG,
     TOKENIZER_HELP,
 )
 from ctxtui.options import Knob, clip, prune_modes, tokenizer_problem
@@ -49,6 +50,22 @@ def _count(text: str) -> int:
     value = _whole(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a number ≥ 0, got {clip(text)}")
+    return value
+
+
+def _port(text: str) -> int:
+    """A TCP port, 0 to 65535 (0: the kernel picks a free one)."""
+    value = _whole(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, got {clip(text)}")
+    return value
+
+
+def _positive(text: str) -> int:
+    """A whole number ≥ 1."""
+    value = _whole(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number ≥ 1, got {clip(text)}")
     return value
 
 
@@ -215,6 +232,10 @@ def _replay_options(replay: argparse.ArgumentParser) -> None:
     replay.add_argument("--json", action="store_true", help="print one JSON document")
 
 
+def _retention_options(retention: argparse.ArgumentParser) -> None:
+    retention.add_argument("--json", action="store_true", help="print one JSON document")
+
+
 def _compare_options(compare: argparse.ArgumentParser) -> None:
     compare.add_argument(
         "--presets",
@@ -239,7 +260,7 @@ def _sessions_options(sessions: argparse.ArgumentParser) -> None:
     sessions.add_argument(
         "--count",
         action="store_true",
-        help="count each session's messages (reads every file whole; slower)",
+        help="count each session's messages as the app shows them (opens every session; slower)",
     )
 
 
@@ -247,9 +268,24 @@ def _serve_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--host", default="127.0.0.1", help="address to bind; default: 127.0.0.1 (loopback)"
     )
-    serve.add_argument("--port", type=_count, default=8000, help="port to bind; default: 8000")
+    serve.add_argument(
+        "--port", type=_port, default=8000, help="port to bind (0: any free one); default: 8000"
+    )
     serve.add_argument(
         "--public-url", metavar="URL", help="the URL browsers use, when behind a proxy"
+    )
+    serve.add_argument(
+        "--max-apps",
+        type=_positive,
+        default=4,
+        metavar="N",
+        help="most apps (browser tabs) running at once; one more gets a refusal page; default: 4",
+    )
+    serve.add_argument(
+        "--export-dir",
+        metavar="DIR",
+        help="the one directory the served app may write to (export with e); default: none, "
+        "the served app writes no file",
     )
 
 
@@ -357,9 +393,23 @@ COMMANDS: tuple[Command, ...] = (
         "Walk every request the agent sent, in order: the prompt the policy would have sent "
         "(compacting when its trigger fires), the prompt the API reported, the compactions the "
         "agent really ran, and how far each tokenizer is from the reported figures. Without "
-        "--json a table; with --json one document (schema ctxtui.replay/1).",
+        "--json a table; with --json one document (schema ctxtui.replay/2).",
         REPLAY_EPILOG,
         _replay_options,
+    ),
+    Command(
+        "retention",
+        "SESSION",
+        "what each compaction summary kept of its history",
+        "audit what each compaction summary kept",
+        "Audit every compaction summary of a session: the facts of the messages it replaced "
+        "(paths, commands, errors, tests, identifiers, numbers, URLs, the user's instructions), "
+        "which it kept, and which of those it lost that the agent used again afterwards. Each "
+        "compaction the agent recorded is shown beside ctxtui's stand-in summary of the same "
+        "messages, then the stand-in a compaction would write now. Without --json a table; with "
+        "--json one document (schema ctxtui.retention/1). docs/retention.md has the rules.",
+        RETENTION_EPILOG,
+        _retention_options,
     ),
     Command(
         "compare",

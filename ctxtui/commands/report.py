@@ -8,6 +8,7 @@ import math
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ctxtui.commands.cost_blocks import cost_blocks, whole_session
 from ctxtui.commands.pipeline import Planned, plan_session
 from ctxtui.core.compaction import compact
 from ctxtui.core.estimate_check import EstimateDrift, estimate_drift, estimator_for, is_exact
@@ -112,6 +113,9 @@ def run(args: argparse.Namespace) -> int:
     with gc_paused():
         report = build_report(planned.session, plan, result, estimate=_estimate(planned))
     report["session"]["warnings"].extend(planned.notes)
+    costs = cost_blocks(whole_session(args, planned.session))
+    report["cost"], report["cache"] = costs.cost_json(), costs.cache_json()
+    report["session"]["warnings"].extend(costs.warnings)
     if args.json:
         # One document and nothing else on stdout.
         write_stdout(encode_json(report))

@@ -28,7 +28,7 @@ import secrets
 import signal
 import stat
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from types import FrameType
 from typing import IO, Any
@@ -100,6 +100,31 @@ def protected_clash(target: Path, protected: Iterable[Path]) -> Path | None:
             ancestors = {i for a in real.parents if (i := _identity(a)) is not None}
         if ident in ancestors:
             return path
+    return None
+
+
+# --- a confined writer (the app served to a browser) ----------------------------------------
+
+WRITE_ROOT_ENV = "CTXTUI_WRITE_ROOT"
+"""Set (by ``ctxtui serve``) to the one directory the app may write in; empty: nowhere."""
+
+
+def write_root_refusal(target: Path, env: Mapping[str, str] = os.environ) -> str | None:
+    """Why ``target`` may not be written under ``CTXTUI_WRITE_ROOT``, or ``None`` if it may.
+
+    A browser tab drives a served app, so its writes stay inside the directory the person who
+    started ``serve`` named (after resolving symlinks and ``..``), or there are none.
+    """
+    root = env.get(WRITE_ROOT_ENV)
+    if root is None:
+        return None
+    if not root:
+        return (
+            "this app is served to a browser without --export-dir, so it writes no file "
+            "(restart 'ctxtui serve' with --export-dir DIR)"
+        )
+    if not _real(target.parent).is_relative_to(_real(Path(root))):
+        return f"{target}: this served app writes only inside {root}"
     return None
 
 
