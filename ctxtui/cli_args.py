@@ -348,7 +348,13 @@ def _fleet_options(fleet: argparse.ArgumentParser) -> None:
         help="run the sessions on an existing Dask cluster (tcp://HOST:PORT of its scheduler); "
         "needs the optional 'dask' extra",
     )
-    add_session_options(fleet)
+    from ctxtui.core.formats import FORMAT_NAMES
+
+    fleet.add_argument(
+        "--format",
+        metavar="NAME",
+        help="read every file as this format instead of detecting it: " + ", ".join(FORMAT_NAMES),
+    )
     add_policy_options(fleet)
 
 
@@ -484,6 +490,7 @@ COMMANDS: tuple[Command, ...] = (
         "ctxtui.fleet/1.",
         add_options=_fleet_options,
         session="none",
+        policy=False,  # it adds the knobs itself, for every session
     ),
     Command(
         "cache",

@@ -14,13 +14,15 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from contextlib import AbstractContextManager
+from datetime import datetime, timezone
 from functools import partial
 from typing import Any, TextIO
 
 from ctxtui.commands.errors import CommandError
-from ctxtui.commands.report import encode_json, print_table, write_stdout
+from ctxtui.commands.report import encode_json, write_stdout
 from ctxtui.core.fleet import build_document, preset_totals
 from ctxtui.core.report import display_text
+from ctxtui.core.rows import visible
 from ctxtui.fleet.index import FleetIndex, default_path
 from ctxtui.fleet.job import Spec, Target
 from ctxtui.fleet.run import (
@@ -55,7 +57,7 @@ class ProgressLine:
         if now - self._last < PROGRESS_EVERY_SECONDS and p.done < p.total:
             return
         self._last = now
-        self._stream.write("\r\033[K" + progress_text(p))
+        self._stream.write("\r\033[K" + p.words())
         self._stream.flush()
         self._shown = True
 
@@ -63,17 +65,6 @@ class ProgressLine:
         if self._shown:
             self._stream.write("\r\033[K")
             self._stream.flush()
-
-
-def progress_text(p: Progress) -> str:
-    """The words of a progress report (the app's status line says the same)."""
-    parts = [f"fleet: {p.done:,} / {p.total:,} sessions", f"{p.read:,} read"]
-    if p.rate > 0:
-        parts.append(f"{p.rate:,.1f}/s")
-    left = p.left
-    if left is not None and p.done < p.total:
-        parts.append(f"{left:,.0f} s left")
-    return " · ".join(parts)
 
 
 def spec_from(args: argparse.Namespace) -> Spec:
@@ -175,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         write_stdout(encode_json(doc))
     else:
-        print_table(render(doc))
+        sys.stdout.write("".join(line + "\n" for line in render(doc)))
     if result.interrupted:
         print(
             f"ctxtui fleet: interrupted; {len(result.finished):,} of {len(targets):,} "
@@ -195,89 +186,102 @@ def _warn(stream: TextIO, text: str) -> None:
 
 def _n(value: Any) -> str:
     if value is None:
-        return "—"
+        return "-"
     if isinstance(value, float):
         return f"{value:,.2f}"
     return f"{value:,}"
 
 
-def render(doc: dict[str, Any]) -> Any:
-    """Sessions, then the totals, then per agent (and per preset with ``--compare``)."""
-    from rich.console import Group
-    from rich.table import Table
-    from rich.text import Text
+def _columns(header: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> list[str]:
+    """Rows aligned in columns (the last one left as it is), as ``ctxtui sessions`` prints."""
+    table: list[Sequence[str]] = [header, *rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(header) - 1)]
+    lines = []
+    for row in table:
+        cells = [
+            cell.rjust(w) if i in right else cell.ljust(w)
+            for i, (cell, w) in enumerate(zip(row[:-1], widths, strict=True))
+        ]
+        lines.append("  ".join([*cells, row[-1]]).rstrip())
+    return lines
 
-    sessions = Table(title=Text(f"fleet · {len(doc['sessions']):,} sessions"), title_justify="left")
-    for name, right in _COLUMNS:
-        sessions.add_column(name, justify="right" if right else "left")
-    for row in doc["sessions"]:
-        sessions.add_row(*(Text(cell) for cell in _cells(row)))
+
+def render(doc: dict[str, Any]) -> list[str]:
+    """Sessions, then the totals, then per agent (and per preset with ``--compare``)."""
+    header = [name for name, _ in _COLUMNS]
+    right = {i for i, (_, r) in enumerate(_COLUMNS) if r}
+    lines = _columns(header, [_cells(row) for row in doc["sessions"]], right)
     t = doc["totals"]
-    line = (
+    lines += [
+        "",
         f"{t['sessions']:,} sessions · {_n(t['messages'])} messages · {_n(t['requests'])} "
         f"requests · compactions {_n(t['compactions_recorded'])} recorded, "
-        f"{_n(t['compactions_simulated'])} simulated · peak {_n(t['peak_reported'])} reported, "
-        f"{_n(t['peak_simulated'])} simulated"
+        f"{_n(t['compactions_simulated'])} simulated · peak {_n(t['peak_reported'])} "
+        f"reported, {_n(t['peak_simulated'])} simulated"
         + (f" ({doc['preset']})" if doc["preset"] else "")
-        + (f" · {t['errors']:,} unreadable" if t["errors"] else "")
-    )
-    blocks: list[Any] = [sessions, Text(line)]
-    blocks.append(_groups("agent", doc["by_agent"]))
+        + (f" · {t['errors']:,} unreadable" if t["errors"] else ""),
+        "",
+    ]
+    groups = [
+        (_shown(key), _n(g["sessions"]), _n(g["messages"]), _n(g["requests"]),
+         _n(g["compactions_simulated"]), _n(g["peak_simulated"]), "")
+        for key, g in doc["by_agent"].items()
+    ]  # fmt: skip
+    names = ("AGENT", "SESSIONS", "MESSAGES", "REQUESTS", "COMPACTIONS", "PEAK", "")
+    lines += _columns(names, groups, {1, 2, 3, 4, 5})
     if doc.get("presets"):
-        presets = Table(title="presets over the fleet", title_justify="left")
-        for name in ("preset", "compactions", "peak", "cost $"):
-            presets.add_column(name, justify="left" if name == "preset" else "right")
-        for p in doc["presets"]:
-            presets.add_row(p["preset"], _n(p["compactions"]), _n(p["peak"]), _n(p["cost_usd"]))
-        blocks.append(presets)
-    return Group(*blocks)
+        presets = [
+            (p["preset"], _n(p["compactions"]), _n(p["peak"]), _n(p["cost_usd"]))
+            for p in doc["presets"]
+        ]
+        lines += ["", *_columns(("PRESET", "COMPACTIONS", "PEAK", "COST $"), presets, {1, 2, 3})]
+    return lines
 
 
 _COLUMNS = (
-    ("agent", False),
-    ("started", False),
-    ("model", False),
-    ("msgs", True),
-    ("reqs", True),
-    ("compact rec/sim", True),
-    ("peak reported", True),
-    ("peak sim", True),
-    ("top tool", False),
-    ("session", False),
+    ("AGENT", False),
+    ("STARTED (UTC)", False),
+    ("MODEL", False),
+    ("MESSAGES", True),
+    ("REQUESTS", True),
+    ("COMPACTIONS REC/SIM", True),
+    ("PEAK REPORTED", True),
+    ("PEAK SIMULATED", True),
+    ("TOP TOOL", False),
+    ("SESSION", False),
 )
 
 
+def _shown(text: str) -> str:
+    """A value from a session, printed literally: escapes and controls shown, never acted on."""
+    return visible(display_text(text))
+
+
+def _utc(started: str | None) -> str:
+    if started is None:
+        return "-"
+    try:
+        when = datetime.fromisoformat(started)
+    except ValueError:
+        return started[:16]
+    if when.tzinfo is not None:
+        when = when.astimezone(timezone.utc)
+    return when.strftime("%Y-%m-%d %H:%M")
+
+
 def _cells(row: dict[str, Any]) -> Sequence[str]:
-    agent = ("└ " if row["parent"] else "") + (row["agent"] or "?")
-    started = (row["started"] or "—")[:16].replace("T", " ")
+    agent = ("  └ sub-agent" if row["parent"] else row["agent"] or "?")[:14]
+    started = _utc(row["started"])
     where = f"error: {row['error']}" if row["error"] else row["path"]
     return (
         agent,
         started,
-        (row["model"] or "—")[:28],
+        _shown(row["model"] or "-")[:28],
         _n(row["messages"]),
         _n(row["requests"]),
         f"{_n(row['compactions_recorded'])}/{_n(row['compactions_simulated'])}",
         _n(row["peak_reported"]),
         _n(row["peak_simulated"]),
-        display_text(row["top_tool"] or "—")[:24],
-        display_text(where),
+        _shown(row["top_tool"] or "-")[:24],
+        _shown(where),
     )
-
-
-def _groups(what: str, groups: dict[str, dict[str, Any]]) -> Any:
-    from rich.table import Table
-
-    table = Table(title=f"by {what}", title_justify="left")
-    for name in (what, "sessions", "messages", "requests", "compactions sim", "peak sim"):
-        table.add_column(name, justify="left" if name == what else "right")
-    for key, t in groups.items():
-        table.add_row(
-            display_text(key),
-            _n(t["sessions"]),
-            _n(t["messages"]),
-            _n(t["requests"]),
-            _n(t["compactions_simulated"]),
-            _n(t["peak_simulated"]),
-        )
-    return table

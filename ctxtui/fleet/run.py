@@ -202,6 +202,16 @@ class Progress:
         """Seconds left at the rate so far, once there is one."""
         return (self.total - self.done) / self.rate if self.rate > 0 else None
 
+    def words(self) -> str:
+        """``fleet: 312 / 1,000 sessions · 85 read · 41.0/s · 17 s left`` (both shells)."""
+        parts = [f"fleet: {self.done:,} / {self.total:,} sessions", f"{self.read:,} read"]
+        if self.rate > 0:
+            parts.append(f"{self.rate:,.1f}/s")
+        left = self.left
+        if left is not None and self.done < self.total:
+            parts.append(f"{left:,.0f} s left")
+        return " · ".join(parts)
+
 
 @dataclass(slots=True)
 class FleetRun:

@@ -17,6 +17,9 @@ def make_store(root: Path) -> dict[str, str]:
     claude.mkdir(parents=True)
     shutil.copy(SAMPLES / "claude_code_compacted.jsonl", claude / "a1b2-compacted.jsonl")
     shutil.copy(SAMPLES / "claude_code_replay.jsonl", claude / "c3d4-replay.jsonl")
+    agents = claude / "c3d4-replay" / "subagents"
+    agents.mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude_code_compacted.jsonl", agents / "agent-e5f6.jsonl")
     codex = home / ".codex" / "sessions" / "2026" / "11" / "02"
     codex.mkdir(parents=True)
     shutil.copy(SAMPLES / "codex_replay.jsonl", codex / "rollout-2026-11-02T10-00-00-a.jsonl")

@@ -63,6 +63,10 @@ def test_every_row_has_report_and_replay_figures(
     assert doc["schema"] == "ctxtui.fleet/1" and doc["preset"] == "plan"
     assert {r["agent"] for r in rows} == {"claude-code", "codex", "opencode", "picoclaw"}
     assert all(list(r) == list(ROW_FIELDS) for r in rows)
+    parents = {Path(r["path"]).name: r["parent"] for r in rows}
+    assert parents["agent-e5f6.jsonl"] is not None
+    assert parents["agent-e5f6.jsonl"].endswith("c3d4-replay.jsonl")
+    assert sum(p is not None for p in parents.values()) == 1
     per_preset: dict[str, list[int]] = {p: [0, 0] for p in PRESETS}
     for row in rows:
         assert row["error"] is None, row
@@ -247,4 +251,20 @@ def test_the_table_names_every_session(store: Path, capsys: pytest.CaptureFixtur
     capsys.readouterr()
     assert main(["fleet", "--workers", "1"]) == 0
     out = capsys.readouterr().out
-    assert "by agent" in out and "picoclaw" in out and "sessions" in out
+    assert "PEAK SIMULATED" in out and "picoclaw" in out and " sessions · " in out
+    assert "  └ sub-agent" in out
+
+
+def test_the_table_shows_escapes_literally(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CTXTUI_CACHE_DIR", str(tmp_path / "cache"))
+    name = tmp_path / "red\x1b[31m.json"
+    name.write_text(
+        json.dumps({"model": "m\x1b]0;title\x07", "messages": [{"role": "user", "content": "hi"}]}),
+        encoding="utf-8",
+    )
+    capsys.readouterr()
+    assert main(["fleet", "--workers", "1", str(name)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "red␛[31m.json" in out
