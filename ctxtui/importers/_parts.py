@@ -12,12 +12,15 @@ type is read as empty or skipped, never raised on.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from ctxtui.core.images import HEADER_BYTES, image_size
 from ctxtui.core.models import ContentPart, Message, PartKind, ToolDefinition, Usage
 from ctxtui.importers._deep import deep_call
 from ctxtui.importers._reader import depth_exceeds, loads_field
@@ -148,6 +151,30 @@ def base64_size(data: str) -> int:
     return max(0, (n * 3) // 4 - padding)
 
 
+def base64_dimensions(data: str) -> tuple[int, int] | None:
+    """An image's pixel size from the header at the start of its base64 payload (only the
+    first ``HEADER_BYTES`` are decoded); ``None`` when it is not a known image."""
+    head = data[: HEADER_BYTES * 4 // 3 + 4]
+    if any(c in head for c in " \t\r\n"):
+        head = head.translate(_WS)
+    head = head[: len(head) // 4 * 4]
+    try:
+        raw = base64.b64decode(head, validate=False)
+    except (binascii.Error, ValueError):
+        return None
+    return image_size(raw)
+
+
+def sized(part: ContentPart, data: str) -> ContentPart:
+    """``part`` with the pixel size its base64 ``data`` declares, when it is an image."""
+    if part.kind is not PartKind.IMAGE:
+        return part
+    size = base64_dimensions(data)
+    if size is None:
+        return part
+    return part.model_copy(update={"width": size[0], "height": size[1]})
+
+
 def parse_data_url(url: str) -> tuple[str | None, int] | None:
     """``(media_type, decoded_bytes)`` of a ``data:`` URL, or ``None`` for any other URL."""
     if not url.startswith("data:"):
@@ -180,7 +207,9 @@ def media_from_url(
     if parsed is None:
         return ContentPart(kind=kind, media_type=media_type, label=label or url)
     data_type, size = parsed
-    return ContentPart(kind=kind, media_type=data_type or media_type, byte_size=size, label=label)
+    part = ContentPart(kind=kind, media_type=data_type or media_type, byte_size=size, label=label)
+    header, _, payload = url.partition(",")
+    return sized(part, payload) if "base64" in header.split(";")[1:] else part
 
 
 def media_from_base64(
@@ -189,7 +218,8 @@ def media_from_base64(
     """A media part from a bare base64 payload (Anthropic ``source.data``, audio, files)."""
     if data.startswith("data:"):
         return media_from_url(data, kind, media_type, label)
-    return ContentPart(kind=kind, media_type=media_type, byte_size=base64_size(data), label=label)
+    part = ContentPart(kind=kind, media_type=media_type, byte_size=base64_size(data), label=label)
+    return sized(part, data)
 
 
 def join_text(parts: Iterable[ContentPart]) -> str:
@@ -319,6 +349,7 @@ def usage_anthropic(usage: Mapping[str, Any]) -> Usage:
         prompt_total=total,
         cached_read=read,
         cache_write=write,
+        cache_write_1h=_sub(usage, "cache_creation", "ephemeral_1h_input_tokens"),
         output=as_int(usage.get("output_tokens")),
         source="anthropic input + cache_creation + cache_read",
     )

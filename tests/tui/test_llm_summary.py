@@ -211,6 +211,41 @@ def test_the_apps_flags_override_the_config_file() -> None:
     assert unset == {}, "no flag given: the config file decides"
 
 
+async def test_the_figures_are_recounted_for_the_llms_summary() -> None:
+    """Before → after, "summary adds" and "saved" follow the summary shown: the model's,
+    counted with the plan's tokenizer, not the stand-in's (a long answer saves less)."""
+    long_summary = SUMMARY + "\n".join(f"- detail {i} of the earlier work" for i in range(300))
+    with serve(Behaviour(text=long_summary)) as (url, _):
+        app = _app(url)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await _preview(pilot)
+            stand_in = screen.result
+            before_text = screen.figures_text
+            await pilot.press("s")
+            await _until(pilot, lambda: screen.llm_summary is not None, "the summary")
+            await settle(pilot)
+            result = screen.result
+            main = app.main
+            assert main.engine is not None
+            tokenizer = main.engine.tokenizer(main.policy)
+            summary = next(m for m in screen.session_to_apply.messages if m.is_summary)
+            old = next(m for m in stand_in.session.messages if m.is_summary)
+            grew = tokenizer.count_message(summary) - tokenizer.count_message(old)
+            assert grew > 1_000
+            assert result.summary_tokens == stand_in.summary_tokens + grew
+            assert result.tokens_after == stand_in.tokens_after + grew
+            assert result.tokens_before == stand_in.tokens_before
+            text = screen.figures_text
+            assert text != before_text
+            assert f"Summary adds  {result.summary_tokens:,} tok" in text
+            assert f"Request tokens  {result.tokens_before:,} → {result.tokens_after:,}" in text
+            assert f"Saved  {result.tokens_saved:,} tok" in text
+            labels = [str(w.render()) for w in screen.query(".figure-value").results(Label)]
+            assert f"{result.summary_tokens:,} tok" in labels
+            title = str(screen.query_one("#title", Label).render())
+            assert title.endswith(f"→ {result.tokens_after:,} tokens (LLM summary)")
+
+
 async def test_an_answers_escapes_are_shown_never_sent_to_the_terminal() -> None:
     with hostile("escapes") as (url, _):
         app = _app(url)

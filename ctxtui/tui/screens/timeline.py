@@ -23,6 +23,7 @@ from textual.widgets import Static
 
 from ctxtui.core.policy import policy_for_session
 from ctxtui.core.replay import ContextAt, Replay, Request
+from ctxtui.core.reported import ReportedGap
 from ctxtui.core.wording import plural
 from ctxtui.options import debugging
 from ctxtui.tui.screens.preset_choice import PresetChoice
@@ -83,6 +84,7 @@ class TimelineScreen(Screen[int | None]):
     TimelineScreen #timeline-title { padding: 0 1; text-style: bold; height: 1; }
     TimelineScreen TimelineChart { height: 45%; min-height: 6; }
     TimelineScreen #timeline-legend { padding: 0 1; color: $text-muted; height: 1; }
+    TimelineScreen #timeline-gap { padding: 0 1; color: $text-muted; height: 1; }
     TimelineScreen #timeline-status { padding: 0 1; height: 1; background: $panel; }
     TimelineScreen #timeline-heading { padding: 0 1; height: 1; color: $text-muted; }
     TimelineScreen #timeline-context { height: 1fr; }
@@ -95,6 +97,7 @@ class TimelineScreen(Screen[int | None]):
         self.policy = state.policy
         self.history: HistoryReady | None = None
         self.replay: Replay | None = None
+        self.gap: ReportedGap | None = None
         self.context: ContextAt | None = None
         self._context_busy = False
 
@@ -102,6 +105,9 @@ class TimelineScreen(Screen[int | None]):
         yield Static(Text(self._title(), no_wrap=True, overflow="ellipsis"), id="timeline-title")
         yield TimelineChart(id="timeline-chart")
         yield Static("", id="timeline-legend")
+        gap = Static("", id="timeline-gap")
+        gap.display = False
+        yield gap
         yield Static("reading the session…", id="timeline-status")
         yield Static("", id="timeline-heading")
         yield MessageList(id="timeline-context")
@@ -116,15 +122,36 @@ class TimelineScreen(Screen[int | None]):
         return self.query_one("#timeline-context", MessageList)
 
     def _title(self) -> str:
+        """The view's first line: the session, then how often the policy would compact
+        against how often the agent did, and the peak; in shorter words when narrow."""
         session = self.state.session
         if session is None:
             return "Timeline: open a session first"
-        words = [f"Timeline · {self.state.label}"]
-        if self.replay is not None:
-            words.append(plural(len(self.replay), "request"))
-            words.append(f"{self.preset_name} ({self.replay.counts.tokenizer.used})")
-            words.append(f"window {self.policy.context_window:,}")
-        return " · ".join(words)
+        if self.replay is None:
+            return f"Timeline · {self.state.label}"
+        replay = self.replay
+        sim, rec = len(replay.compactions), len(replay.recorded)
+        tail = [
+            f"peak {replay.peak_tokens:,}",
+            f"{self.preset_name} ({replay.counts.tokenizer.used})",
+            f"window {self.policy.context_window:,}",
+        ]
+        variants = (
+            [plural(len(replay), "request"), f"{sim:,} simulated, {rec:,} recorded compactions"],
+            [plural(len(replay), "request"), f"compactions {sim:,} sim, {rec:,} rec"],
+            [f"{len(replay):,} req", f"C {sim:,} R {rec:,}"],
+        )
+        width = self.size.width - 2
+        for words in variants:
+            text = " · ".join([f"Timeline · {self.state.label}", *words, *tail])
+            if len(text) <= width:
+                return text
+        # narrower still: the figures first, the file's name after them (cut if need be)
+        return " · ".join(["Timeline", *variants[-1], tail[0], self.state.label, *tail[1:]])
+
+    def _draw_title(self) -> None:
+        title = Text(self._title(), no_wrap=True, overflow="ellipsis")
+        self.query_one("#timeline-title", Static).update(title)
 
     def _status(self, text: str) -> None:
         self.query_one("#timeline-status", Static).update(Text(text, no_wrap=True, end=""))
@@ -156,6 +183,20 @@ class TimelineScreen(Screen[int | None]):
         legend.append(f"{LEGEND_MARKS}   {KEYS}")
         self.query_one("#timeline-legend", Static).update(legend)
 
+    def _draw_gap(self) -> None:
+        """The gap at the last reported request, in the words of the gauge, report and replay
+        (the longest of them that fits); hidden without usage."""
+        line = self.query_one("#timeline-gap", Static)
+        line.display = self.gap is not None
+        if self.gap is not None:
+            words = self.gap.line_for(self.size.width - 2)
+            line.update(Text(words, no_wrap=True, overflow="ellipsis", end=""))
+
+    def on_resize(self) -> None:
+        if self.replay is not None:
+            self._draw_title()
+        self._draw_gap()
+
     # -- replaying -------------------------------------------------------------------------
 
     @on(HistoryReady)
@@ -166,7 +207,11 @@ class TimelineScreen(Screen[int | None]):
     def _replay(self) -> None:
         assert self.history is not None
         self._status(f"replaying under {self.preset_name}…")
-        self._run(run_replay, self.post_message, self.history.engine, self.policy, group="timeline")
+        history = self.history
+        # the main screen's fit belongs to this history when it was read (numbered from its
+        # start); a session that is its own history is fitted in the worker
+        fit = self.state.fit if history.offset else None
+        self._run(run_replay, self.post_message, history.engine, self.policy, fit, group="timeline")
 
     @on(ReplayProgress)
     def _progress(self, event: ReplayProgress) -> None:
@@ -184,8 +229,9 @@ class TimelineScreen(Screen[int | None]):
             return
         first = self.replay is None
         self.replay = event.replay
-        title = Text(self._title(), no_wrap=True, overflow="ellipsis")
-        self.query_one("#timeline-title", Static).update(title)
+        self.gap = event.gap
+        self._draw_gap()
+        self._draw_title()
         cursor = self._start_request() if first else None
         if not len(event.replay):
             self._status("no requests: the transcript has no assistant message to replay")
