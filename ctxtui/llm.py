@@ -19,93 +19,49 @@ previous context, so the last answer covers the whole range.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import re
-import socket
-import threading
 import time
-import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
 from ctxtui.core.rows import visible
+from ctxtui.llm_wire import (
+    MAX_ANSWER_BYTES,
+    Stop,
+    SummarizerError,
+    SummaryCancelledError,
+    Watchdog,
+    capped_body,
+    error_body,
+    lines_of,
+    one_line,
+    read_capped,
+    shown_url,
+)
+
+__all__ = [
+    "CallUsage",
+    "Endpoint",
+    "LLMSummary",
+    "Stop",
+    "SummarizerError",
+    "SummaryCancelledError",
+    "complete",
+    "resolve_endpoint",
+    "shown_url",
+    "summarize",
+]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 600.0
 TEMPERATURE = 0.3
-MAX_ANSWER_BYTES = 8 << 20
-"""Bytes of one answer read at most, before and after decoding: a summary is a few KB, and
-a streamed one a few hundred KB with its JSON framing."""
-MAX_ERROR_BYTES = 64 << 10
-"""Bytes of an error body read at most: one line of it is shown."""
-MAX_LINE_BYTES = 1 << 20
-"""Bytes of one server-sent-events line at most."""
 _LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 Delta = Callable[[str], None]
 StopCheck = Callable[[], bool]
-
-
-class SummarizerError(Exception):
-    """An LLM call that did not give a summary; ``str()`` is one line for the user."""
-
-
-class SummaryCancelledError(SummarizerError):
-    """The user stopped the call."""
-
-
-class Stop:
-    """A stop button for a call running in another thread; also its ``should_stop`` check.
-
-    Pressing it does not wait for the next chunk: it shuts the call's socket down at once, so
-    a read blocked on a silent server, or a huge answer being read, ends now.
-    """
-
-    def __init__(self) -> None:
-        self._pressed = threading.Event()
-        self._lock = threading.Lock()
-        self._hooks: list[Callable[[], None]] = []
-
-    def __call__(self) -> bool:
-        return self._pressed.is_set()
-
-    def press(self) -> None:
-        with self._lock:
-            self._pressed.set()
-            hooks = list(self._hooks)
-        for hook in hooks:
-            hook()
-
-    def on_press(self, hook: Callable[[], None]) -> Callable[[], None]:
-        """Run ``hook`` when pressed (now, if it already was); returns its remover."""
-        with self._lock:
-            pressed = self._pressed.is_set()
-            if not pressed:
-                self._hooks.append(hook)
-        if pressed:
-            hook()
-
-        def remove() -> None:
-            with self._lock, contextlib.suppress(ValueError):
-                self._hooks.remove(hook)
-
-        return remove
-
-
-def shown_url(url: str) -> str:
-    """A URL as messages show it: no credentials (``user:key@``) or query, controls visible."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = f":{parts.port}" if parts.port is not None else ""
-    except ValueError:
-        return visible(url.rpartition("@")[2][:80])
-    host = f"[{host}]" if ":" in host else host
-    return visible(f"{parts.scheme}://{host}{port}{parts.path}"[:120])
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,12 +188,6 @@ def missing_sections(text: str, headings: Sequence[str]) -> tuple[str, ...]:
     return tuple(h for h in headings if h not in lines)
 
 
-def _one_line(text: str, limit: int = 160) -> str:
-    """``text`` as one short line with its control characters shown (never acted on)."""
-    flat = visible(re.sub(r"\s+", " ", text[: limit * 4]).strip())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
-
-
 class _RetryableError(SummarizerError):
     """A failure worth one more try: no connection, a timeout, a 429 or a 5xx."""
 
@@ -246,14 +196,14 @@ def _error_detail(body: bytes) -> str:
     try:
         doc = json.loads(body)
     except ValueError:
-        return _one_line(body.decode("utf-8", "replace"), 120)
+        return one_line(body.decode("utf-8", "replace"), 120)
     if isinstance(doc, dict):
         err = doc.get("error")
         if isinstance(err, dict) and isinstance(err.get("message"), str):
-            return _one_line(err["message"], 120)
+            return one_line(err["message"], 120)
         if isinstance(err, str):
-            return _one_line(err, 120)
-    return _one_line(body.decode("utf-8", "replace"), 120)
+            return one_line(err, 120)
+    return one_line(body.decode("utf-8", "replace"), 120)
 
 
 def _chunks(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
@@ -268,7 +218,7 @@ def _chunks(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
             payload = json.loads(data)
         except (ValueError, RecursionError):
             raise SummarizerError(
-                f"the endpoint sent a stream line that is not JSON: '{_one_line(data, 60)}'"
+                f"the endpoint sent a stream line that is not JSON: '{one_line(data, 60)}'"
             ) from None
         if isinstance(payload, dict):
             yield payload
@@ -309,110 +259,11 @@ def _request_body(endpoint: Endpoint, prompt: str) -> dict[str, Any]:
     }
 
 
-class _TooBigError(SummarizerError):
-    """The answer passed its cap; reading stopped there."""
-
-
-def _too_big(what: str, limit: int) -> _TooBigError:
-    return _TooBigError(
-        f"the endpoint's {what} passed {limit // 1024:,} KB, far more than a summary: "
-        "stopped reading"
-    )
-
-
-def _decoder(response: Any) -> Any:
-    """A zlib decoder for the body's ``Content-Encoding`` (``None``: as sent)."""
-    encoding = response.headers.get("content-encoding", "").strip().lower()
-    if encoding in ("", "identity"):
-        return None
-    if encoding in ("gzip", "x-gzip"):
-        return zlib.decompressobj(16 + zlib.MAX_WBITS)
-    if encoding == "deflate":
-        return zlib.decompressobj()
-    raise SummarizerError(
-        f"the endpoint's answer is encoded as '{_one_line(encoding, 20)}', which ctxtui does "
-        "not decode (it asks for gzip or none)"
-    )
-
-
-def _body(response: Any, limit: int, what: str = "answer") -> Iterator[bytes]:
-    """The decoded body in pieces, never more than ``limit`` bytes read or produced.
-
-    Decoding is done here, with ``max_length``, so a small gzip body that inflates to gigabytes
-    is stopped at the cap instead of being inflated whole.
-    """
-    decoder = _decoder(response)
-    raw = produced = 0
-    for chunk in response.iter_raw():
-        raw += len(chunk)
-        if raw > limit:
-            raise _too_big(what, limit)
-        if decoder is None:
-            produced += len(chunk)
-            if produced > limit:
-                raise _too_big(what, limit)
-            yield chunk
-            continue
-        data = chunk
-        while data:
-            try:
-                piece = decoder.decompress(data, limit - produced + 1)
-            except zlib.error as err:
-                raise SummarizerError(
-                    f"the endpoint's answer could not be decoded: {_one_line(str(err), 60)}"
-                ) from None
-            produced += len(piece)
-            if produced > limit:
-                raise _too_big(what, limit)
-            if piece:
-                yield piece
-            data = decoder.unconsumed_tail
-            if not piece and data:  # no progress: a corrupt stream
-                break
-
-
-def _read_capped(response: Any, limit: int, what: str) -> bytes:
-    parts: list[bytes] = []
-    for piece in _body(response, limit, what):
-        parts.append(piece)
-    return b"".join(parts)
-
-
-def _lines(pieces: Iterator[bytes]) -> Iterator[str]:
-    """Lines of a byte stream, each at most ``MAX_LINE_BYTES``."""
-    pending = b""
-    for piece in pieces:
-        pending += piece
-        *whole, pending = pending.split(b"\n")
-        for line in whole:
-            yield line.rstrip(b"\r").decode("utf-8", "replace")
-        if len(pending) > MAX_LINE_BYTES:
-            raise SummarizerError(
-                f"the endpoint sent a stream line over {MAX_LINE_BYTES // 1024:,} KB: "
-                "stopped reading"
-            )
-    if pending:
-        yield pending.rstrip(b"\r").decode("utf-8", "replace")
-
-
-def _error_body(response: Any) -> bytes:
-    """At most ``MAX_ERROR_BYTES`` of an error body; the rest is left unread."""
-    parts: list[bytes] = []
-    size = 0
-    with contextlib.suppress(_TooBigError):
-        for piece in _body(response, MAX_ERROR_BYTES * 64, "error body"):
-            parts.append(piece)
-            size += len(piece)
-            if size >= MAX_ERROR_BYTES:
-                break
-    return b"".join(parts)[:MAX_ERROR_BYTES]
-
-
 def _read_answer(response: Any, answer: _Answer, on_delta: Delta, should_stop: StopCheck) -> None:
     """Fill ``answer`` from a streamed (or, from servers that ignore ``stream``, plain) reply."""
     if "text/event-stream" not in response.headers.get("content-type", ""):
         try:
-            doc = json.loads(_read_capped(response, MAX_ANSWER_BYTES, "answer"))
+            doc = json.loads(read_capped(response, MAX_ANSWER_BYTES, "answer"))
         except (ValueError, RecursionError):
             raise SummarizerError("the endpoint's answer is not JSON") from None
         if not isinstance(doc, dict):
@@ -424,7 +275,7 @@ def _read_answer(response: Any, answer: _Answer, on_delta: Delta, should_stop: S
         answer.model = model if isinstance(model, str) and model else answer.model
         answer.usage = _usage(doc) or answer.usage
         return
-    for chunk in _chunks(_lines(_body(response, MAX_ANSWER_BYTES))):
+    for chunk in _chunks(lines_of(capped_body(response, MAX_ANSWER_BYTES))):
         if should_stop():
             raise SummaryCancelledError("cancelled: the summary call was stopped")
         text = _delta_text(chunk)
@@ -434,61 +285,6 @@ def _read_answer(response: Any, answer: _Answer, on_delta: Delta, should_stop: S
         if isinstance(chunk.get("model"), str) and chunk["model"]:
             answer.model = chunk["model"]
         answer.usage = _usage(chunk) or answer.usage
-
-
-class _Watchdog:
-    """Ends one attempt at its deadline, or when the user stops it, by shutting its socket.
-
-    The socket is learnt from httpcore's ``trace`` extension as the connection is made (each
-    attempt opens its own: the client keeps no idle connection), so a read blocked on a
-    silent or dripping server returns at once, whatever phase the request is in.
-    """
-
-    def __init__(self, seconds: float, stop: StopCheck) -> None:
-        self.reason: str | None = None
-        self._lock = threading.Lock()
-        self._sockets: list[socket.socket] = []
-        self._timer = threading.Timer(seconds, self.fire, ("timeout",))
-        self._timer.daemon = True
-        self._unhook = (
-            stop.on_press(lambda: self.fire("stopped")) if isinstance(stop, Stop) else None
-        )
-
-    def __enter__(self) -> _Watchdog:
-        self._timer.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._timer.cancel()
-        if self._unhook is not None:
-            self._unhook()
-
-    def trace(self, name: str, info: Mapping[str, Any]) -> None:
-        if not name.endswith((".connect_tcp.complete", ".start_tls.complete")):
-            return
-        stream = info.get("return_value")
-        sock = stream.get_extra_info("socket") if stream is not None else None
-        if not isinstance(sock, socket.socket):
-            return
-        with self._lock:
-            self._sockets.append(sock)
-            fired = self.reason is not None
-        if fired:
-            _shut(sock)
-
-    def fire(self, reason: str) -> None:
-        with self._lock:
-            if self.reason is not None:
-                return
-            self.reason = reason
-            sockets = list(self._sockets)
-        for sock in sockets:
-            _shut(sock)
-
-
-def _shut(sock: socket.socket) -> None:
-    with contextlib.suppress(OSError):
-        sock.shutdown(socket.SHUT_RDWR)
 
 
 def _call_once(
@@ -507,7 +303,7 @@ def _call_once(
     answer = _Answer(model=endpoint.model)
     where = endpoint.shown
     timed_out = _RetryableError(f"no answer from {where} within {endpoint.timeout:g} s")
-    with _Watchdog(seconds, should_stop) as watchdog:
+    with Watchdog(seconds, should_stop) as watchdog:
         try:
             with client.stream(
                 "POST",
@@ -517,7 +313,7 @@ def _call_once(
                 extensions={"trace": watchdog.trace},
             ) as response:
                 if response.status_code >= 400:
-                    detail = _error_detail(_error_body(response))
+                    detail = _error_detail(error_body(response))
                     message = f"the endpoint refused the request: HTTP {response.status_code}"
                     message += f" ({detail})" if detail else ""
                     retry = response.status_code == 429 or response.status_code >= 500
@@ -526,12 +322,12 @@ def _call_once(
         except httpx.TimeoutException:
             raise timed_out from None
         except (httpx.InvalidURL, httpx.UnsupportedProtocol) as err:
-            raise SummarizerError(f"cannot call {where}: {_one_line(str(err), 80)}") from None
+            raise SummarizerError(f"cannot call {where}: {one_line(str(err), 80)}") from None
         except httpx.TransportError as err:
             _raise_if_fired(watchdog, answer, timed_out)
             if answer.text:
-                raise SummarizerError(f"the stream broke off: {_one_line(str(err), 80)}") from None
-            reason = _one_line(str(err), 80)
+                raise SummarizerError(f"the stream broke off: {one_line(str(err), 80)}") from None
+            reason = one_line(str(err), 80)
             raise _RetryableError(f"cannot reach {where}: {reason}") from None
         # A shut socket can also read as the end of a body that runs until the connection
         # closes (a server-sent-events stream): an answer cut short is still a timeout.
@@ -539,7 +335,7 @@ def _call_once(
     return answer
 
 
-def _raise_if_fired(watchdog: _Watchdog, answer: _Answer, timed_out: _RetryableError) -> None:
+def _raise_if_fired(watchdog: Watchdog, answer: _Answer, timed_out: _RetryableError) -> None:
     if watchdog.reason == "stopped":
         raise SummaryCancelledError("cancelled: the summary call was stopped") from None
     if watchdog.reason == "timeout":
@@ -547,7 +343,7 @@ def _raise_if_fired(watchdog: _Watchdog, answer: _Answer, timed_out: _RetryableE
 
 
 def _client(endpoint: Endpoint) -> Any:
-    """A client that keeps no idle connection: each attempt's socket is its own (``_Watchdog``)."""
+    """A client that keeps no idle connection: each attempt's socket is its own (``Watchdog``)."""
     import httpx
 
     return httpx.Client(
