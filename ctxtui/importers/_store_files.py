@@ -58,9 +58,13 @@ class StoreWalk:
 
     def __init__(self) -> None:
         self.skipped: list[Skipped] = []
+        self._noted: set[Path] = set()  # a directory is looked into for files and for dirs
 
     def skip(self, path: Path, err: BaseException | str) -> None:
-        self.skipped.append(Skipped(path, err if isinstance(err, str) else describe_error(err)))
+        if path not in self._noted:
+            self._noted.add(path)
+            reason = err if isinstance(err, str) else describe_error(err)
+            self.skipped.append(Skipped(path, reason))
 
     def entries(self, directory: Path) -> list[os.DirEntry[str]]:
         """``directory``'s entries by name; none (and a note) when it cannot be read."""

@@ -6,16 +6,20 @@ changed (size, mtime or identity) and reads it again; the JSONL reader already s
 last line aside with a warning, so a half-written record is simply read on the next poll. A
 file that shrank or was replaced (a PicoClaw compaction rewrites its JSONL) is read from the
 start like any other change. Reading again costs the open time of the file, which is small
-for the sizes live sessions reach; the poll itself is one ``stat``.
+for the sizes live sessions reach; the poll itself is one ``stat``. A file replaced by a FIFO
+or a socket is said to be so and never opened (every open is ``_stream.open_regular``, which
+cannot block, should the swap land mid-read).
 """
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import Session
+from ctxtui.importers._stream import file_kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +27,7 @@ class _Stamp:
     size: int
     mtime_ns: int
     inode: int
+    mode: int
 
     @classmethod
     def of(cls, path: Path) -> _Stamp | None:
@@ -30,7 +35,7 @@ class _Stamp:
             st = path.stat()
         except OSError:
             return None
-        return cls(st.st_size, st.st_mtime_ns, st.st_ino)
+        return cls(st.st_size, st.st_mtime_ns, st.st_ino, stat.S_IFMT(st.st_mode))
 
 
 class SessionWatcher:
@@ -54,6 +59,9 @@ class SessionWatcher:
         if stamp is None or stamp == self._stamp:
             if stamp is None:
                 self.error = f"{self.path}: the file is gone"
+            return None
+        if stamp.mode not in (stat.S_IFREG, stat.S_IFDIR):  # an OpenCode storage is a directory
+            self.error = f"{self.path}: no longer a regular file: it is now {file_kind(stamp.mode)}"
             return None
         try:
             session = load_session(self.path, self.format)
