@@ -69,3 +69,24 @@ def test_a_vanished_or_broken_file_keeps_the_last_session(tmp_path: Path) -> Non
     path.write_text(_line("user", "back"))
     session = watcher.poll()
     assert session is not None and watcher.error is None
+
+
+def test_a_file_swapped_for_a_fifo_or_socket_is_said_and_never_opened(tmp_path: Path) -> None:
+    import socket
+
+    path = tmp_path / "chat.jsonl"
+    path.write_text(_line("user", "hi"))
+    watcher = SessionWatcher(path)
+    assert watcher.poll() is not None
+    path.unlink()
+    os.mkfifo(path)  # no writer will ever come: an open that waits for one never returns
+    assert watcher.poll() is None
+    assert watcher.error == f"{path}: no longer a regular file: it is now a FIFO (named pipe)"
+    path.unlink()
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(path))
+        assert watcher.poll() is None and "it is now a socket" in (watcher.error or "")
+    path.unlink()
+    path.write_text(_line("user", "back"))
+    session = watcher.poll()
+    assert session is not None and watcher.error is None
