@@ -115,8 +115,11 @@ def _scan(path: Path) -> list[dict[str, Any]]:
             return []
         with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
             limit = min(len(data), SIDECHAIN_SCAN_BYTES)
+            whole = len(data)  # the markers are counted in whole lines: a cut one has half
+            if whole > limit:
+                whole = data.rfind(b"\n", 0, limit) + 1
             sidechain = SIDECHAIN_MARKER.search(data, 0, limit)
-            if sidechain is None or not _has_others(data, limit):
+            if sidechain is None or not _has_others(data, whole):
                 return []
             records: list[dict[str, Any]] = []
             end = -1
