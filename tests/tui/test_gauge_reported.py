@@ -23,11 +23,13 @@ async def test_gauge_shows_the_reported_prompt_and_why_it_differs() -> None:
         assert len(lines) == 4
         gap = pilot.app.screen.state.reported
         assert gap is not None and gap.reported == 18_050
+        # the last request's dollars and cache hit ratio end the line; the API's own words
+        # give way to them first
         assert lines[3] == (
-            f"API reported 18,050 prompt tok at request 3 since the last compaction · counted "
+            f"API reported 18,050 at request 3 · counted "
             f"{gap.estimated:,} · "
             f"{gap.gap:+,}: system prompt and tool definitions are not in the transcript; "
-            "cl100k is not Claude's tokenizer"
+            "cl100k is not Claude's tokenizer · $0.0077 · cache hit 98%"
         )
     async with app_for(path, tokenizer="tiktoken:cl100k_base").run_test(size=(80, 30)) as pilot:
         await settle(pilot)
