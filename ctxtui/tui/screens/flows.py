@@ -60,7 +60,7 @@ class FlowScreen(SessionScreen):
         result: CompactionResult = event.result
         before = len(self.session) if self.session is not None else None
         preview = CompactionPreviewScreen(
-            result, messages_before=before, calls=event.calls, llm=self.llm
+            result, messages_before=before, calls=event.calls, llm=self.llm, audit=event.audit
         )
 
         def decided(choice: str | None) -> None:
