@@ -8,11 +8,13 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Static, TabbedContent
+from textual.widgets import Label, Static, TabbedContent
 
 from ctxtui.core.models import Message, Session
 from ctxtui.core.retention import audit
+from ctxtui.core.retention_audits import recorded_audits
 from ctxtui.tui.screens.compaction import CompactionPreviewScreen
+from ctxtui.tui.screens.retention import RecordedAuditScreen
 from ctxtui.tui.widgets.retention import RetentionView
 from tests.llm.server import SUMMARY, serve
 from tests.tui.main_fixtures import app_for
@@ -117,3 +119,66 @@ def test_preview_lost_tab_retention(snap_compare: SnapCompare) -> None:
 
     with serve() as (url, _behaviour):
         assert snap_compare(_app(url), terminal_size=(120, 40), run_before=run_before)
+
+
+# -- the timeline's recorded compaction marks ---------------------------------------------------
+
+
+async def _audit_from_timeline(pilot: Pilot[Any]) -> RecordedAuditScreen:
+    from tests.tui.test_timeline_view import _open
+
+    timeline = await _open(pilot)
+    assert timeline.replay is not None
+    await pilot.press("a")
+    screen = pilot.app.screen
+    assert isinstance(screen, RecordedAuditScreen)
+    await _until(pilot, lambda: screen.done, "the audit")
+    await pilot.pause()
+    return screen
+
+
+async def test_the_timeline_opens_the_recorded_compactions_audit() -> None:
+    from tests.tui.test_timeline_view import SMALL_WINDOW, sample
+
+    app = app_for(sample(), context_window=SMALL_WINDOW)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _audit_from_timeline(pilot)
+        r = screen.replay
+        audits = recorded_audits(r.session, r.policy, r.counts, r.tokenizer)
+        recorded = [a for a in audits if a.source == "recorded"]
+        assert len(recorded) == 3
+        shown, beside = screen.found  # type: ignore[misc]
+        # the cursor starts on the last request: the last recorded compaction
+        assert shown.segment.first == recorded[-1].segment.first
+        assert shown.source == "recorded" and beside is not None and beside.source == "stand-in"
+        view = screen.query_one(RetentionView)
+        assert view.lost_rows == _rows(recorded[-1])
+        title = str(screen.query_one("#title", Label).render())
+        assert title.startswith("Recorded compaction at request ")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, RecordedAuditScreen)
+
+
+async def test_a_session_without_recorded_compactions_says_so() -> None:
+    app = _app(None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _audit_from_timeline(pilot)
+        title = str(screen.query_one("#title", Label).render())
+        assert title == "No compaction recorded in this session: nothing to audit."
+
+
+def test_timeline_audit_retention(snap_compare: SnapCompare) -> None:
+    """The audit the timeline's `a` opens on the Claude Code replay sample.
+
+    The reader should see "Recorded compaction at request 225 · replaced #304–#450 …", the
+    headline "recorded keeps 0 of 22 facts · lost 14 of the 14 used again after (the stand-in
+    kept …)", "path 0/22", and the lost paths with "yes" where they were used again.
+    """
+    from tests.tui.test_timeline_view import SMALL_WINDOW, sample
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _audit_from_timeline(pilot)
+
+    app = app_for(sample(), context_window=SMALL_WINDOW)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)

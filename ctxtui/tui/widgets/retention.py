@@ -67,10 +67,17 @@ class RetentionView(Vertical):
     }
     """
 
-    def __init__(self, audit: Audit | None = None, *, id: str | None = None) -> None:
+    def __init__(
+        self,
+        audit: Audit | None = None,
+        *,
+        empty: str = "No summary to audit: nothing is replaced.",
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.audit = audit
         self.beside: Audit | None = None
+        self.empty = empty  # the headline while there is no audit
 
     def compose(self) -> ComposeResult:
         yield Static("", id="retention-headline", markup=False)
@@ -95,6 +102,12 @@ class RetentionView(Vertical):
         if self.is_mounted:
             self._fill()
 
+    def show_empty(self, line: str) -> None:
+        """No audit: ``line`` instead."""
+        self.audit, self.empty = None, line
+        if self.is_mounted:
+            self._fill()
+
     @property
     def lost_rows(self) -> list[tuple[str, str, str, str]]:
         """The table's rows as plain strings, for reading back."""
@@ -107,12 +120,13 @@ class RetentionView(Vertical):
         table: DataTable[Text] = self.query_one("#retention-lost", DataTable)
         table.clear()
         audit = self.audit
+        none = self.query_one("#retention-none", Static)
         if audit is None:
-            headline_text.update("No summary to audit: nothing is replaced.")
+            headline_text.update(self.empty)
             kinds.update("")
+            none.display = table.display = False
             return
         headline_text.update(Text(headline(audit, self.beside)))
-        none = self.query_one("#retention-none", Static)
         none.update("Nothing lost: the summary keeps every fact found." if audit.retained else "")
         none.display = not audit.dropped
         table.display = bool(audit.dropped)
