@@ -182,3 +182,31 @@ def test_timeline_audit_retention(snap_compare: SnapCompare) -> None:
 
     app = app_for(sample(), context_window=SMALL_WINDOW)
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+# -- the session bar ----------------------------------------------------------------------------
+
+
+async def test_the_session_bar_says_what_the_last_recorded_compaction_lost() -> None:
+    from ctxtui.tui.widgets.session_bar import SessionBar
+    from tests.tui.test_snapshots_main import settle
+    from tests.tui.test_timeline_view import sample
+
+    app = app_for(sample())
+    async with app.run_test(size=(200, 40)) as pilot:
+        bar = pilot.app.screen.query_one(SessionBar)
+        await _until(pilot, lambda: bool(bar._retention), "the note")
+        await settle(pilot)
+        text = str(bar.render())
+        # recorded compaction 3 of the sample: 14 facts used again after it, all lost
+        assert "last compaction lost 14 of 14 facts needed after it" in text
+
+
+async def test_no_note_without_a_recorded_compaction() -> None:
+    from ctxtui.tui.widgets.session_bar import SessionBar
+    from tests.tui.test_snapshots_main import settle
+
+    app = _app(None)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(pilot)
+        assert "last compaction" not in str(pilot.app.screen.query_one(SessionBar).render())
