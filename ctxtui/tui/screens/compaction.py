@@ -22,6 +22,8 @@ from textual.widgets import Button, Label, Markdown, Static, TabbedContent, TabP
 from ctxtui.core.compaction import CompactionResult
 from ctxtui.core.leaf_calls import LeafCalls, with_llm_summary, with_summary_text
 from ctxtui.core.models import Session
+from ctxtui.core.retention import Audit
+from ctxtui.core.retention import audit as audit_summary
 from ctxtui.core.tokenizers import Tokenizer
 from ctxtui.core.wording import plural
 from ctxtui.llm import LLMSummary, SummarizerError
@@ -35,6 +37,7 @@ from ctxtui.tui.llm_job import endpoint_for
 from ctxtui.tui.screens.dialog import Dialog, button_row
 from ctxtui.tui.settings import LLMSettings
 from ctxtui.tui.widgets.llm_summary import LLMSummaryView
+from ctxtui.tui.widgets.retention import RetentionView
 
 __all__ = ["PROMPT_PREVIEW_CHARS", "CompactionPreviewScreen", "figure_rows", "prompt_preview"]
 
@@ -122,11 +125,13 @@ class CompactionPreviewScreen(Dialog[str | None]):
         calls: LeafCalls | None = None,
         llm: LLMSettings | None = None,
         tokenizer: Tokenizer | None = None,
+        audit: Audit | None = None,
     ) -> None:
         super().__init__()
         self.result = result
         self.stand_in = result  # the compaction as computed, with the local summary
         self.tokenizer = tokenizer
+        self.audit = audit  # the stand-in's retention audit (the Lost tab)
         self.messages_before = messages_before
         self.calls = calls
         self.llm = llm or LLMSettings()
@@ -179,6 +184,8 @@ class CompactionPreviewScreen(Dialog[str | None]):
                     for label, value in figure_rows(result, self.messages_before):
                         yield Label(label, classes="figure-label")
                         yield Label(value, classes="figure-value", markup=False)
+                with TabPane("Lost", id="lost-tab"):
+                    yield RetentionView(self.audit, id="retention")
             yield button_row(
                 Button(Content("Apply (a)"), variant="primary", compact=True, id="apply"),
                 Button(Content("Export (x)"), compact=True, id="export"),
@@ -298,4 +305,8 @@ class CompactionPreviewScreen(Dialog[str | None]):
         self.llm_summary = event.summary
         if self.tokenizer is not None:
             self.result = with_llm_summary(self.stand_in, event.summary.text, self.tokenizer)
+        if self.audit is not None:
+            tokens = event.summary.usage.completion_tokens
+            llm = audit_summary(self.audit.segment, event.summary.text, "llm", tokens)
+            self.query_one(RetentionView).show(llm, beside=self.audit)
         self._show_figures()

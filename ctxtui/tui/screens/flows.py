@@ -66,6 +66,7 @@ class FlowScreen(SessionScreen):
             calls=event.calls,
             llm=self.llm,
             tokenizer=engine.tokenizer(self.policy) if engine is not None else None,
+            audit=event.audit,
         )
 
         def decided(choice: str | None) -> None:

@@ -29,6 +29,7 @@ from ctxtui.core.wording import plural
 from ctxtui.options import debugging
 from ctxtui.tui.cost_jobs import ReplayCostReady, price_replay
 from ctxtui.tui.screens.preset_choice import PresetChoice
+from ctxtui.tui.screens.retention import RecordedAuditScreen
 from ctxtui.tui.state import MainState
 from ctxtui.tui.timeline_jobs import (
     ContextReady,
@@ -51,6 +52,7 @@ WINDOW_KNOBS = ("context_window", "max_tokens")
 """The user's knobs a newly chosen preset keeps: the window is the model's, not the policy's."""
 
 LEGEND_SERIES = ("simulated", "reported", "window", "trigger")
+AUDIT_TIP = "The retention audit of the agent's recorded compaction at (or before) the cursor"
 LEGEND_MARKS = "C compaction  R recorded  ! overflow  + several"
 KEYS = "←→ request  tab list"
 
@@ -73,6 +75,7 @@ class TimelineScreen(Screen[int | None]):
             id="timeline.choose",
             tooltip="Replay the session under another preset",
         ),
+        Binding("a", "audit", "Audit", id="timeline.audit", tooltip=AUDIT_TIP, show=False),
     ]
 
     DEFAULT_CSS = """
@@ -330,6 +333,11 @@ class TimelineScreen(Screen[int | None]):
             return
         main = self.replay.requests[self.chart.cursor].message_index - self.history.offset
         self.dismiss(main if main >= 0 else None)
+
+    def action_audit(self) -> None:
+        """The retention audit of the recorded compaction at (or before) the cursor."""
+        if self.replay is not None and len(self.replay):
+            self.app.push_screen(RecordedAuditScreen(self.replay, self.chart.cursor))
 
     def action_choose(self) -> None:
         def chosen(name: str | None) -> None:

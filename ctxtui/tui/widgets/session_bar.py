@@ -47,6 +47,7 @@ class SessionBar(Widget):
         self._undo_depth = 0
         self._kept_tokenizer = ""
         self._estimate = ""
+        self._retention = ""
 
     def show(self, session: Session, plan: Plan, *, undo_depth: int = 0) -> None:
         self._session = session
@@ -59,6 +60,12 @@ class SessionBar(Widget):
         drift from the exact count (``estimate``); empty strings say nothing."""
         self._kept_tokenizer = kept_tokenizer
         self._estimate = estimate
+        self.refresh(layout=True)
+
+    def set_retention(self, note: str) -> None:
+        """What the agent's last recorded compaction lost that it needed after (``""``: no
+        note)."""
+        self._retention = note
         self.refresh(layout=True)
 
     def set_status(self, status: str) -> None:
@@ -100,6 +107,9 @@ class SessionBar(Widget):
             if self._estimate:
                 text.append(" · ", label)
                 text.append(self._estimate, warn)
+            if self._retention:
+                text.append(" · ", label)
+                text.append(self._retention, warn)
         if self._status:
             if text:
                 text.append(" · ", label)
