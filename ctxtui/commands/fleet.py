@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from contextlib import AbstractContextManager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any, TextIO
 
@@ -217,7 +217,7 @@ def render(doc: dict[str, Any]) -> list[str]:
         f"{t['sessions']:,} sessions · {_n(t['messages'])} messages · {_n(t['requests'])} "
         f"requests · compactions {_n(t['compactions_recorded'])} recorded, "
         f"{_n(t['compactions_simulated'])} simulated · peak {_n(t['peak_reported'])} "
-        f"reported, {_n(t['peak_simulated'])} simulated"
+        f"reported, {_n(t['peak_simulated'])} simulated · cost ${_n(t['cost_usd'])}"
         + (f" ({doc['preset']})" if doc["preset"] else "")
         + (f" · {t['errors']:,} unreadable" if t["errors"] else ""),
         "",
@@ -248,6 +248,7 @@ _COLUMNS = (
     ("PEAK REPORTED", True),
     ("PEAK SIMULATED", True),
     ("TOP TOOL", False),
+    ("COST $", True),
     ("SESSION", False),
 )
 
@@ -265,7 +266,7 @@ def _utc(started: str | None) -> str:
     except ValueError:
         return started[:16]
     if when.tzinfo is not None:
-        when = when.astimezone(timezone.utc)
+        when = when.astimezone(UTC)
     return when.strftime("%Y-%m-%d %H:%M")
 
 
@@ -283,5 +284,6 @@ def _cells(row: dict[str, Any]) -> Sequence[str]:
         _n(row["peak_reported"]),
         _n(row["peak_simulated"]),
         _shown(row["top_tool"] or "-")[:24],
+        _n(row["cost_usd"]),
         _shown(where),
     )

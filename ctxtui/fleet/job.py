@@ -21,7 +21,7 @@ from ctxtui import __version__
 from ctxtui.core.fleet import Row, empty_row
 from ctxtui.core.models import Session
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 """Bumped when a row's meaning changes: every stored row then reads as stale."""
 
 
@@ -79,13 +79,18 @@ class Outcome:
     simulated: dict[str, Simulated]
 
 
-def session_cost(session: Session) -> tuple[float | None, float | None]:
-    """The session's cost in dollars and its cache hit ratio, once prices are known.
+def session_cost(history: Session) -> tuple[float | None, float | None]:
+    """The session's recorded cost in dollars and its cache hit ratio (``core.cost``), over
+    every request of its full history, as ``report --json``'s ``cost`` and ``cache`` blocks.
 
-    The one place the fleet asks for money: ``None`` for both until the cost engine exists.
+    ``None`` when no request could be priced (no usage, or no price for its model): unknown,
+    not free. A sub-agent is a row of its own, so its cost is not added to its parent's.
     """
-    del session
-    return None, None
+    from ctxtui.core.cost import session_cost as priced
+    from ctxtui.core.cost import usd
+
+    cost = priced(history)
+    return (usd(cost.total) if cost.priced else None), cost.hit_ratio
 
 
 def _describe(err: BaseException) -> str:

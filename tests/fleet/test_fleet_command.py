@@ -74,6 +74,9 @@ def test_every_row_has_report_and_replay_figures(
         report = _json(capsys, "report", path, "--json")
         assert row["messages"] == report["session"]["message_count"]
         assert row["top_tool"] == (report["tools"][0]["name"] if report["tools"] else None)
+        priced = report["cost"]["requests_priced"]
+        assert row["cost_usd"] == (report["cost"]["total_usd"] if priced else None)
+        assert row["cache_hit_ratio"] == report["cache"]["hit_ratio"]
         for preset in PRESETS:
             replayed = _json(capsys, "replay", path, "--json", "--preset", preset)
             simulated = [r["simulated_tokens"] for r in replayed["requests"]]
@@ -91,6 +94,7 @@ def test_every_row_has_report_and_replay_figures(
     for p in doc["presets"]:
         assert [p["compactions"], p["peak"]] == per_preset[p["preset"]]
     assert sum(r["compactions_recorded"] for r in rows) > 0  # the compacted samples count
+    assert sum(r["cost_usd"] is not None for r in rows) >= 4  # Claude Code and Codex are priced
 
 
 def test_totals_and_groups_are_the_sums_of_the_rows(
