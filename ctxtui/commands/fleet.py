@@ -9,6 +9,8 @@ for people, or one JSON document (schema ``ctxtui.fleet/1``).
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -19,10 +21,7 @@ from functools import partial
 from typing import Any, TextIO
 
 from ctxtui.commands.errors import CommandError
-from ctxtui.commands.report import encode_json, write_stdout
 from ctxtui.core.fleet import build_document, preset_totals
-from ctxtui.core.report import display_text
-from ctxtui.core.rows import visible
 from ctxtui.fleet.index import FleetIndex, default_path
 from ctxtui.fleet.job import Spec, Target
 from ctxtui.fleet.run import (
@@ -73,8 +72,7 @@ def spec_from(args: argparse.Namespace) -> Spec:
     Every preset and the knobs are checked here, before a file is read: a bad knob is one
     line, not one error row per session.
     """
-    from ctxtui.core.policy import PRESETS, PolicyError
-    from ctxtui.options import build_policy
+    from ctxtui.core.presets import PRESETS
 
     compare = _compare_names(args.compare) if args.compare else ()
     for name in compare:
@@ -84,11 +82,15 @@ def spec_from(args: argparse.Namespace) -> Spec:
             )
     presets = tuple(dict.fromkeys((args.preset, *compare)))
     given = overrides_from(args)
-    for name in presets:
-        try:
-            build_policy(name, given)
-        except PolicyError as err:
-            raise CommandError(explain_policy_error(str(err), given)) from None
+    if given:  # a preset alone is valid; knobs may clash with one, or with each other
+        from ctxtui.core.policy import PolicyError
+        from ctxtui.options import build_policy
+
+        for name in presets:
+            try:
+                build_policy(name, given)
+            except PolicyError as err:
+                raise CommandError(explain_policy_error(str(err), given)) from None
     return Spec(
         presets=presets,
         overrides=tuple(sorted(given.items())),
@@ -164,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
             index.close()
     doc = document(result, spec)
     if args.json:
-        write_stdout(encode_json(doc))
+        write_json(doc)
     else:
         sys.stdout.write("".join(line + "\n" for line in render(doc)))
     if result.interrupted:
@@ -175,6 +177,27 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_INTERRUPTED
     return EXIT_OK
+
+
+def write_json(doc: dict[str, Any]) -> None:
+    """The document on stdout, indented by two, valid UTF-8 whatever a path held.
+
+    Not ``report``'s writer: importing the report command would load the whole planning
+    pipeline, most of a warm run's time.
+    """
+    import orjson
+
+    try:
+        data = orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    except orjson.JSONEncodeError:  # a lone surrogate (a file name that is not UTF-8)
+        text = json.dumps(doc, indent=2, ensure_ascii=False)
+        data = (_SURROGATE.sub("\ufffd", text) + "\n").encode("utf-8")
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.flush()
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _warn(stream: TextIO, text: str) -> None:
@@ -255,6 +278,9 @@ _COLUMNS = (
 
 def _shown(text: str) -> str:
     """A value from a session, printed literally: escapes and controls shown, never acted on."""
+    from ctxtui.core.report import display_text
+    from ctxtui.core.rows import visible
+
     return visible(display_text(text))
 
 

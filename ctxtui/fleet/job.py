@@ -15,11 +15,13 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxtui import __version__
 from ctxtui.core.fleet import Row, empty_row
-from ctxtui.core.models import Session
+
+if TYPE_CHECKING:  # a warm run reads rows from the index and never needs the models
+    from ctxtui.core.models import Session
 
 INDEX_VERSION = 2
 """Bumped when a row's meaning changes: every stored row then reads as stale."""
@@ -112,6 +114,26 @@ def _load(target: Target, spec: Spec, *, full_history: bool) -> Session:
     return load_session(target.path, format=spec.format, full_history=full_history)
 
 
+def _opened(history: Session) -> Session | None:
+    """The session as the app opens it, cut from its full history: the messages from the
+    agent's last own compaction on (``None`` when the history does not say where that is).
+
+    A transcript read in full holds its normal read as its last messages
+    (``core.replay.shown_offset``), starting where the last recorded compaction put its
+    summary; cutting it there spares a second read of the file.
+    """
+    recorded = history.meta.recorded_compactions
+    if not recorded:
+        return history  # nothing was compacted: the history is the session
+    start = recorded[-1].message_index
+    if not 0 <= start < len(history.messages):
+        return None
+    meta = history.meta.model_copy(
+        update={"full_history": False, "recorded_compactions": recorded[-1:]}
+    )
+    return history.model_copy(update={"messages": history.messages[start:], "meta": meta})
+
+
 def _usage_figures(history: Session) -> dict[str, Any]:
     """Requests, the largest reported prompt and the agent's own compactions: no counting."""
     points = history.index.requests
@@ -180,12 +202,9 @@ def session_row(target: Target, spec: Spec, presets: tuple[str, ...] | None = No
     }
     base = empty_row(target.path, **known)
     try:
-        session = _load(target, spec, full_history=False)
-        keep_out_of_collections(len(session))
-        # Only a transcript the agent compacted holds more than it opens as.
-        history = (
-            _load(target, spec, full_history=True) if session.meta.recorded_compactions else session
-        )
+        history = _load(target, spec, full_history=True)
+        keep_out_of_collections(len(history))
+        session = _opened(history) or _load(target, spec, full_history=False)
     except Exception as err:  # a fleet survives any one file
         base["error"] = _describe(err)
         return Outcome(base, {})
