@@ -25,15 +25,21 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
-from bench.common import OUT, Result, run_child
+import bench.common
+from bench.common import Result, run_child
 
 REPO = Path(__file__).resolve().parent.parent
 DISTINCT = 20
 """Distinct generated sessions; the fleet holds copies of them under other names (the index
 keys by path, and every copy is read and parsed like any other file)."""
+USAGE_SKIPPED = (
+    "[usage] skipped: ccusage is not installed or does not run here (npm install "
+    "ccusage@20.0.24, then put it on PATH or name it in $CCUSAGE)"
+)
 WARM_BUDGET = 1.0
 QUERY_BUDGET = 0.2
 
@@ -51,7 +57,7 @@ def _tool() -> ModuleType:
 
 def transcript(agent: str, megabytes: float, seed: int) -> Path:
     """A Claude Code session or Codex rollout of about ``megabytes`` (written once)."""
-    path = OUT / "transcripts" / f"{agent}-{megabytes:g}mb-{seed}.jsonl"
+    path = bench.common.OUT / "transcripts" / f"{agent}-{megabytes:g}mb-{seed}.jsonl"
     if path.exists():
         return path
     tool = _tool()
@@ -78,7 +84,7 @@ def transcript(agent: str, megabytes: float, seed: int) -> Path:
 
 def fleet_dir(count: int, megabytes: float) -> Path:
     """``count`` sessions, half Claude Code and half Codex, in one directory."""
-    directory = OUT / f"fleet-{count}x{megabytes:g}mb"
+    directory = bench.common.OUT / f"fleet-{count}x{megabytes:g}mb"
     done = directory / ".complete"
     if done.exists():
         return directory
@@ -216,13 +222,17 @@ def _timed(args: list[str], env: dict[str, str]) -> float:
     return took
 
 
-def usage_sections(repeats: int, claude_mb: float = 64, codex_mb: float = 30) -> list[Result]:
+def usage_sections(
+    repeats: int,
+    claude_mb: float = 64,
+    codex_mb: float = 30,
+    emit: Callable[[str], None] = print,
+) -> list[Result]:
     """``fleet --no-simulate`` and ``replay`` against ccusage's session report, per agent."""
     exe = ccusage()
     version = _ccusage_version(exe) if exe else None
     if exe is None or version is None:
-        print("[usage] skipped: ccusage not found or not runnable (npm install ccusage@20.0.24,"
-              " then put it on PATH or in $CCUSAGE)")  # fmt: skip
+        emit(USAGE_SKIPPED)
         return []
     out: list[Result] = []
     for agent, megabytes in (("claude-code", claude_mb), ("codex", codex_mb)):
