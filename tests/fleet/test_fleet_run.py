@@ -73,3 +73,26 @@ def test_the_opened_session_is_cut_from_the_history_exactly(name: str) -> None:
     opened = _opened(history)
     assert opened is not None
     assert opened.messages == load_session(SAMPLES / name).messages
+
+
+def test_the_progress_line_says_done_rate_and_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    import ctxtui.commands.fleet as command
+    from ctxtui.fleet.run import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(command, "PROGRESS_AFTER_SECONDS", 0.0)
+    stream = Terminal()
+    line = command.ProgressLine(stream)
+    line(Progress(done=30, total=120, read=10, elapsed=3.0))
+    shown = stream.getvalue()
+    assert "fleet: 30 / 120 sessions · 10 read · 10.0/s · 9 s left" in shown
+    line.close()
+    assert stream.getvalue().endswith("\r\x1b[K")
+    quiet = io.StringIO()  # not a terminal: nothing
+    command.ProgressLine(quiet)(Progress(1, 2, 1, 1.0))
+    assert quiet.getvalue() == ""
