@@ -147,6 +147,17 @@ def document(run: FleetRun, spec: Spec) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     spec = spec_from(args)
     targets = targets_from(args)
+    if not targets and not args.json:
+        where = (
+            "the paths given"
+            if args.paths
+            else "the Claude Code, Codex, OpenCode or PicoClaw stores"
+        )
+        print(
+            f"no sessions found in {where} (see 'ctxtui fleet --help' for where ctxtui looks)",
+            file=sys.stderr,
+        )
+        return EXIT_OK
     warn = partial(_warn, sys.stderr)
     index = None if args.no_cache else FleetIndex(default_path(), warn)
     progress = ProgressLine(sys.stderr)

@@ -272,3 +272,17 @@ def test_the_table_shows_escapes_literally(
     assert main(["fleet", "--workers", "1", str(name)]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out and "red␛[31m.json" in out
+
+
+def test_no_sessions_is_said_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "PICOCLAW_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("CTXTUI_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["fleet"]) == 0
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.startswith("no sessions found in the Claude Code")
+    doc = _json(capsys, "fleet", "--json")
+    assert doc["sessions"] == [] and doc["totals"]["sessions"] == 0
