@@ -57,7 +57,7 @@ def _tool() -> ModuleType:
 
 def transcript(agent: str, megabytes: float, seed: int) -> Path:
     """A Claude Code session or Codex rollout of about ``megabytes`` (written once)."""
-    path = bench.common.OUT / "transcripts" / f"{agent}-{megabytes:g}mb-{seed}.jsonl"
+    path = bench.common.OUT / "transcripts" / f"{agent}-{megabytes:g}mb-{seed}-compact.jsonl"
     if path.exists():
         return path
     tool = _tool()
@@ -74,12 +74,17 @@ def transcript(agent: str, megabytes: float, seed: int) -> Path:
         while written < target:
             turn += 1
             maker.turn(turn)
-            text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in maker.lines)
+            # compact, as the agents write them (ccusage only reads lines written so)
+            text = "".join(_compact(line) + "\n" for line in maker.lines)
             maker.lines.clear()
             out.write(text)
             written += len(text.encode("utf-8"))
     tmp.replace(path)
     return path
+
+
+def _compact(record: object) -> str:
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
 
 
 def fleet_dir(count: int, megabytes: float) -> Path:
@@ -213,6 +218,17 @@ def _home_with(agent: str, source: Path, root: Path) -> dict[str, str]:
     return env
 
 
+def _check_ccusage_reads(args: list[str], env: dict[str, str]) -> None:
+    """ccusage must have found the session and counted its tokens, or the ratio means
+    nothing (it skips lines it does not recognise without a word)."""
+    done = subprocess.run(args, capture_output=True, env=env, check=True)
+    report = json.loads(done.stdout)
+    sessions = report.get("sessions") or report.get("session") or []
+    tokens = report.get("totals", {}).get("totalTokens", 0)
+    if not sessions or not tokens:
+        raise RuntimeError(f"ccusage found no usage in {env['FILE']}: the comparison is void")
+
+
 def _timed(args: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
     done = subprocess.run(args, capture_output=True, env=env, cwd=REPO, check=False)
@@ -241,6 +257,7 @@ def usage_sections(
             env = _home_with(agent, source, Path(tmp))
             file = env["FILE"]
             theirs = [exe, "session", "--json", "--offline"]
+            _check_ccusage_reads(theirs, env)
             fleet = [sys.executable, "-m", "ctxtui", "fleet", "--no-simulate", "--no-cache",
                      "--json", file]  # fmt: skip
             replay = [sys.executable, "-m", "ctxtui", "replay", "--json", file]
