@@ -81,14 +81,15 @@ def spec_from(args: argparse.Namespace) -> Spec:
                 f"--compare: unknown preset {name!r}; expected: {', '.join(PRESETS)}"
             )
     presets = tuple(dict.fromkeys((args.preset, *compare)))
-    given = overrides_from(args)
+    given = overrides_from(args) if _knobs_given(args) else {}
     if given:  # a preset alone is valid; knobs may clash with one, or with each other
+        from ctxtui.core.models import Session
         from ctxtui.core.policy import PolicyError
         from ctxtui.options import build_policy
 
         for name in presets:
-            try:
-                build_policy(name, given)
+            try:  # fitted as to a session (an output reserve that fits a small window)
+                build_policy(name, given, Session())
             except PolicyError as err:
                 raise CommandError(explain_policy_error(str(err), given)) from None
     return Spec(
@@ -97,6 +98,18 @@ def spec_from(args: argparse.Namespace) -> Spec:
         simulate=not args.no_simulate,
         format=args.format,
     )
+
+
+_OWN_OPTIONS = frozenset(
+    {"command", "paths", "json", "compare", "no_simulate", "no_cache", "workers", "dask"}
+    | {"format", "preset"}
+)
+
+
+def _knobs_given(args: argparse.Namespace) -> bool:
+    """Whether any policy knob was given, without building the knobs' table (which imports
+    the policy model: a third of a warm run)."""
+    return any(v is not None for k, v in vars(args).items() if k not in _OWN_OPTIONS)
 
 
 def _compare_names(text: str) -> tuple[str, ...]:

@@ -286,3 +286,13 @@ def test_no_sessions_is_said_once(
     assert out.out == "" and out.err.startswith("no sessions found in the Claude Code")
     doc = _json(capsys, "fleet", "--json")
     assert doc["sessions"] == [] and doc["totals"]["sessions"] == 0
+
+
+def test_knobs_replay_every_session_under_them(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = _fleet(capsys)["totals"]["compactions_simulated"]
+    tight = _fleet(capsys, "--context-window", "12000")["totals"]["compactions_simulated"]
+    assert tight > plain
+    assert main(["fleet", "--tail-min", "9000", "--tail-max", "100"]) == 2
+    assert "--tail-min" in capsys.readouterr().err
