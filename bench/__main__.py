@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench import measures
+from bench import measures, stores
 from bench.common import SIZES, Result, label, machine, session_file
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "PERFORMANCE.md"
@@ -19,8 +19,9 @@ SECTIONS = (
     "open", "exact", "latency", "replan", "frame", "memory", "startup", "report", "replay",
     "fleet", "usage",
 )  # fmt: skip
-EXTRA_SECTIONS = ("ablation",)
-"""Run only when named in ``--only``: what each of the open's speed-ups is worth."""
+EXTRA_SECTIONS = ("ablation", "watch", "listing")
+"""Run only when named in ``--only``: what each of the open's speed-ups is worth; the
+watched file and the sessions listing (``bench/stores.py``)."""
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -117,6 +118,10 @@ def run(
 
         claude_mb, codex_mb = (float(x) for x in args.usage_mb.split(","))
         add(usage_sections(args.repeats, claude_mb, codex_mb, emit))
+    if "watch" in only:
+        add(stores.watch_append())
+    if "listing" in only:
+        add(stores.listing())
     return results, notes
 
 

@@ -166,6 +166,20 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
 def _report_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument(
+        "--html",
+        action="store_true",
+        help="write one self-contained HTML page (gauge, timeline chart, message and tool "
+        "tables; it loads nothing) to attach to a pull request or a CI run",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="write the --html page or the --json document to OUT, atomically (never over "
+        "SESSION; -o - is standard output)",
+    )
+    p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+    p.add_argument(
         "--fail-over",
         type=_fail_ratio,
         metavar="RATIO",
@@ -200,7 +214,15 @@ def add_llm_options(p: argparse.ArgumentParser) -> None:
         "--llm-timeout",
         type=_finite,
         metavar="SECONDS",
-        help="give up when the endpoint sends nothing for this long (one retry); default: 60",
+        help="seconds each attempt may take as a whole (one retry, so a call ends within "
+        "twice this); default: 60",
+    )
+    llm.add_argument(
+        "--llm-allow-http",
+        action="store_true",
+        default=None,
+        help="send OPENAI_API_KEY over plain http to a host other than this machine (refused "
+        "by default: anyone on the network between could read it)",
     )
 
 

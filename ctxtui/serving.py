@@ -296,7 +296,7 @@ class GuardedServer:
                     process.terminate()
                 try:
                     await asyncio.wait_for(process.wait(), QUIT_GRACE)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     with contextlib.suppress(ProcessLookupError):
                         process.kill()
                     await process.wait()

@@ -12,8 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ctxtui.commands.pipeline import load
-from ctxtui.core.cost import SessionCost, cache_json, cost_json, session_cost
+from ctxtui.commands.pipeline import Planned, load
+from ctxtui.core.carry import Carry, carry_costs, carry_json
+from ctxtui.core.cost import SessionCost, cache_json, cost_json, session_cost, usd
+from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import Session
 from ctxtui.core.wording import plural
@@ -26,6 +28,10 @@ class CostBlocks:
     cost: SessionCost
     subagents: tuple[SessionCost, ...]
     warnings: tuple[str, ...]
+    session: Session
+
+    def carry(self, message_tokens: Sequence[int]) -> Carry:
+        return carry_costs(self.session, self.cost, message_tokens)
 
     def cost_json(self) -> dict[str, object]:
         return cost_json(self.cost, self.subagents)
@@ -49,7 +55,7 @@ def cost_blocks(session: Session, points: Sequence[int] | None = None) -> CostBl
             continue
         subs.append(sub)
         warnings.extend(f"sub-agent {sub_path}: {w}" for w in sub.warnings())
-    return CostBlocks(cost, tuple(subs), tuple(warnings))
+    return CostBlocks(cost, tuple(subs), tuple(warnings), session)
 
 
 def whole_session(args: argparse.Namespace, session: Session) -> Session:
@@ -82,3 +88,44 @@ def cost_sentence(cost: Mapping[str, Any], cache: Mapping[str, Any]) -> str:
         listed = ", ".join(f"{m['count']} {cause.replace('_', ' ')}" for cause, m in misses.items())
         words.append(f"misses: {listed}")
     return " · ".join(words)
+
+
+def whole_session_tokens(planned: Planned, whole: Session) -> Sequence[int]:
+    """Message sizes of ``whole`` for carry costs: the plan's own counts when it is the
+    planned session, else the plan estimator's (only proportions within a prompt matter)."""
+    if whole is planned.session:
+        counts = planned.engine.counts(planned.policy)
+    else:
+        counts = Engine(whole).counts(planned.policy.with_changes(tokenizer=ESTIMATOR))
+    assert counts is not None  # no stop check was given
+    return counts.message_tokens
+
+
+ESTIMATOR = "plan"
+
+
+def add_carry(report: dict[str, Any], blocks: CostBlocks, tokens: Sequence[int]) -> None:
+    """The report's ``carry`` block, and each of its ``tools[]`` its whole-session carry."""
+    carry = blocks.carry(tokens)
+    block = carry_json(blocks.session, carry)
+    report["carry"] = block
+    by_name = {t.name: t for t in carry.tools(blocks.session)}
+    for tool in report["tools"]:
+        found = by_name.get(tool["name"])
+        tool["carry_tokens"] = found.tokens if found else 0
+        tool["carry_usd"] = usd(found.cost) if found else 0.0
+
+
+def whatif_sentence(block: Mapping[str, Any]) -> str:
+    """Recorded against simulated in one line: dollars, cache hit ratio, compactions."""
+    rec, sim = block["recorded"], block["simulated"]
+
+    def ratio(value: float | None) -> str:
+        return "—" if value is None else f"{value:.1%}"
+
+    return (
+        f"what-if ({block['preset']}): simulated ${sim['cost_usd']:,.4f} against "
+        f"${rec['cost_usd']:,.4f} recorded · cache hit ratio {ratio(sim['cache_hit_ratio'])} "
+        f"against {ratio(rec['cache_hit_ratio'])} · {sim['compactions']} compactions "
+        f"against {rec['compactions']}"
+    )

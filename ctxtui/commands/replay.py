@@ -17,12 +17,18 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ctxtui.commands.cost_blocks import CostBlocks, cost_blocks, cost_sentence
+from ctxtui.commands.cost_blocks import (
+    CostBlocks,
+    cost_blocks,
+    cost_sentence,
+    whatif_sentence,
+)
 from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import Progress, build_policy, ignored_knobs, load
 from ctxtui.commands.render_report import plural
 from ctxtui.commands.report import print_table
-from ctxtui.core.calibration import Calibration, calibrate
+from ctxtui.core.cache_model import simulated_json, token_scale, what_if, whatif_json
+from ctxtui.core.calibration import Calibration, calibrate, session_fit
 from ctxtui.core.cost import RequestCost, request_json
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.engine import Engine
@@ -30,6 +36,7 @@ from ctxtui.core.models import Session
 from ctxtui.core.policy import Policy
 from ctxtui.core.replay import Replay, Request, replay
 from ctxtui.core.report import display_text
+from ctxtui.core.reported import ReportedGap, gap_of
 from ctxtui.options import EXIT_OK
 
 SCHEMA = "ctxtui.replay/2"
@@ -86,7 +93,18 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--tokenizer: {err}") from None
     finally:
         progress.close()
-    document = build_document(result, calibration, cost_blocks(session, result.points))
+    fixed = counts.system_tokens + counts.tool_def_tokens + counts.summary_tokens
+    gap = gap_of(
+        session,
+        counts.message_tokens,
+        fixed,
+        counts.tokenizer.used,
+        session_fit(session),
+        policy.context_window,
+    )
+    document = build_document(
+        result, calibration, costs=cost_blocks(session, result.points), gap=gap
+    )
     add_retention(document, result)
     document["session"]["warnings"].extend(ignored_knobs(args, policy, plan.tokenizer.used))
     if args.json:
@@ -97,17 +115,23 @@ def run(args: argparse.Namespace) -> int:
 
 
 def build_document(
-    result: Replay, calibration: Calibration, costs: CostBlocks | None = None
+    result: Replay,
+    calibration: Calibration,
+    costs: CostBlocks | None = None,
+    gap: ReportedGap | None = None,
 ) -> dict[str, Any]:
     """The ``ctxtui.replay/2`` document: every key always present, ``null`` where unknown.
 
     ``costs`` (the session priced over these requests) adds each request's dollars and cache
-    figures and the session's ``cost`` and ``cache`` blocks.
+    figures and the session's ``cost`` and ``cache`` blocks; ``gap`` is the one sentence that
+    explains the last request's difference to the API's count.
     """
     session, policy = result.session, result.policy
     if costs is None:
         costs = cost_blocks(session, result.points)
     priced = costs.cost.requests
+    scale = token_scale(session, result.counts, calibration.fit)
+    whatif = what_if(result, costs.cost, scale)
     return {
         "schema": SCHEMA,
         "session": {
@@ -121,9 +145,13 @@ def build_document(
         "tokenizer": result.counts.tokenizer.used,
         "window": policy.context_window,
         "trigger_tokens": result.trigger_tokens,
-        "requests": [_request(r, priced[r.index]) for r in result.requests],
+        "requests": [
+            {**_request(r, priced[r.index]), "simulated_cost": simulated_json(whatif, r.index)}
+            for r in result.requests
+        ],
         "cost": costs.cost_json(),
         "cache": costs.cache_json(),
+        "what_if": whatif_json(whatif, policy.preset),
         "compactions": [
             {
                 "request": c.request,
@@ -146,8 +174,13 @@ def build_document(
             },
             "fitted_chars_per_token": calibration.fit.chars_per_token,
             "offset_tokens": calibration.fit.offset_tokens,
+            # a fit outside 2-6 chars/token, or over too few requests, is not to be believed
+            "plausible": not calibration.problem,
+            "reason": calibration.problem or None,
             "sentence": calibration.sentence(),
         },
+        # the last reported request against ctxtui's count, the gap split (core.reported)
+        "gap": gap.as_json() if gap is not None else None,
     }
 
 
@@ -229,7 +262,11 @@ def render(doc: dict[str, Any]) -> RenderableType:
         f"{doc['window']:,}-token window (preset {doc['policy']['preset']}, tokenizer "
         f"{doc['tokenizer']})"
     )
-    lines: list[RenderableType] = [table, Text(summary), Text(doc["calibration"]["sentence"])]
+    lines: list[RenderableType] = [table, Text(summary)]
+    if doc.get("gap") is not None:
+        lines.append(Text(doc["gap"]["sentence"]))
+    lines.append(Text(doc["calibration"]["sentence"]))
     lines.append(Text(cost_sentence(doc["cost"], doc["cache"])))
+    lines.append(Text(whatif_sentence(doc["what_if"])))
     lines.extend(Text(f"warning: {w}") for w in doc["session"]["warnings"])
     return Group(*lines)

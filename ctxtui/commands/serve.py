@@ -17,6 +17,7 @@ import shlex
 import signal
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from ctxtui.commands.errors import CommandError
 from ctxtui.options import clip, clip_path
@@ -58,6 +59,20 @@ def _export_dir(given: str | None) -> Path | None:
     return path
 
 
+def _check_public_url(url: str | None) -> None:
+    """``--public-url`` must be an http(s) URL with a host: its origin is the one accepted."""
+    if url is None:
+        return
+    try:
+        parts = urlsplit(url)
+        _ = parts.port
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname) and url.isprintable()
+    except ValueError:
+        ok = False
+    if not ok:
+        raise CommandError(f"--public-url {clip(url)}: expected an http(s) URL with a host")
+
+
 def run(args: argparse.Namespace) -> int:
     from ctxtui.serving import GuardedServer, resolve_bind, write_dir_env
 
@@ -65,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
     if session is not None and not Path(session).exists():
         raise CommandError(f"{clip_path(session)}: no such file or directory")
     export_dir = _export_dir(args.export_dir)
+    _check_public_url(args.public_url)
     try:
         import textual_serve  # noqa: F401
     except ImportError:  # pragma: no cover - textual-serve is a dependency

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import cached_property
@@ -34,6 +34,7 @@ from ctxtui.core.prices import (
     NoPriceError,
     Priced,
     PriceTable,
+    Rates,
     TokenUsage,
     table_for,
 )
@@ -59,11 +60,12 @@ def token_usage(usage: Usage | None) -> TokenUsage | None:
     """A recorded ``Usage`` as the tokens a price applies to; ``None`` without a prompt size."""
     if usage is None or usage.prompt_total is None:
         return None
-    write = usage.cache_write or 0
+    read = min(usage.cached_read or 0, usage.prompt_total)
+    write = min(usage.cache_write or 0, usage.prompt_total - read)
     write_1h = min(write, usage.cache_write_1h or 0)
     return TokenUsage(
         prompt=usage.prompt_total,
-        cache_read=min(usage.cached_read or 0, usage.prompt_total),
+        cache_read=read,
         cache_write_5m=write - write_1h,
         cache_write_1h=write_1h,
         output=usage.output or 0,
@@ -89,6 +91,7 @@ class RequestCost:
     usage: TokenUsage | None
     priced: Priced | None  # None without usage, model or price
     miss: CacheMiss | None = None
+    rates: Rates | None = None  # USD per token of each kind for this request, when priced
 
     @property
     def cost(self) -> Decimal | None:
@@ -275,10 +278,11 @@ def session_cost(session: Session, points: Sequence[int] | None = None) -> Sessi
             continue
         table = pricer.table(model, times[k])
         priced = table.price(usage) if table is not None else None
-        now = RequestCost(k, stop, model, times[k], usage, priced)
+        rates = table.rates(usage.prompt) if table is not None else None
+        now = RequestCost(k, stop, model, times[k], usage, priced, None, rates)
         miss = _miss(prev, now, table, compacted, ttl, first=k == 0)
         if miss is not None:
-            now = RequestCost(k, stop, model, times[k], usage, priced, miss)
+            now = replace(now, miss=miss)
         out.append(now)
         if usage.cache_write:
             ttl = TTL_1H if usage.cache_write_1h else TTL_5M

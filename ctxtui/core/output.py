@@ -15,7 +15,8 @@ makes:
 * **Atomic, and no leftovers.** Data goes to ``.<name>.ctxtui-tmp-XXXXXXXX`` in the target's
   directory, is flushed to disk, then renamed over the target. The temporary file is removed on
   every exit path Python can catch: an exception, Ctrl-C (``KeyboardInterrupt``) and, while the
-  write runs on the main thread, SIGTERM and SIGHUP (re-delivered once the file is gone). Only
+  write runs on the main thread, every other signal that would end the process and can be caught
+  (SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGALRM, ...: re-delivered once the file is gone). Only
   SIGKILL or a power cut can leave one, and its name says what it is.
 """
 
@@ -42,8 +43,16 @@ CHUNK = 1 << 20
 _NAME_ROOM = 200
 """Bytes of the target's name kept in the temporary name (a file name is at most 255)."""
 
+_TERMINATING = (
+    "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGVTALRM", "SIGPROF",
+    "SIGXCPU", "SIGXFSZ", "SIGIO", "SIGPWR", "SIGSYS", "SIGSTKFLT", "SIGTRAP",
+)  # fmt: skip
+"""Every signal that ends a process by default and can be caught, but the faults a program
+raises itself (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) and SIGINT (``KeyboardInterrupt``)."""
+
 _CAUGHT_SIGNALS = tuple(
-    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+    {getattr(signal, name) for name in _TERMINATING if hasattr(signal, name)}
+    | set(range(getattr(signal, "SIGRTMIN", 0), getattr(signal, "SIGRTMAX", -1) + 1))
 )
 
 _LIVE: set[Path] = set()
@@ -219,7 +228,7 @@ def temp_name(target: Path) -> Path:
 
 
 class _Terminated(BaseException):
-    """SIGTERM or SIGHUP arrived during a write: unwind, remove the temp file, then die."""
+    """A terminating signal arrived during a write: unwind, remove the temp file, then die."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -232,7 +241,7 @@ def _raise_terminated(signum: int, frame: FrameType | None) -> None:
 
 @contextlib.contextmanager
 def _signals_unwind() -> Iterator[None]:
-    """While the body runs, SIGTERM/SIGHUP raise instead of killing the process outright.
+    """While the body runs, terminating signals raise instead of killing the process outright.
 
     Only the main thread can install handlers; a signal ignored (``SIG_IGN``) stays ignored.
     Once the body has cleaned up, the previous handler is restored and the signal re-sent, so

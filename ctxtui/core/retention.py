@@ -18,16 +18,18 @@ from ctxtui.core.models import Message, Session
 from ctxtui.core.retention_facts import (
     FACT_CHARS,
     KINDS,
+    SEGMENT_CHARS,
     Fact,
-    keys_used,
     normalise,
     segment_facts,
+    used_text,
+    words_of,
 )
 
 Source = Literal["recorded", "stand-in", "llm", "simulated"]
-AFTER_CHARS = 1_048_576
+AFTER_CHARS = 131_072
 """The messages after a compaction are read up to this many characters for facts used again:
-what the agent did next, not the rest of a long session."""
+what the agent did next (some 30k tokens), not the rest of a long session."""
 DUPLICATE_MIN_CHARS = 24
 """A summary line shorter than this (a heading, "(none)") is never counted as duplicated."""
 SALIENCE_NEEDED, SALIENCE_USER, SALIENCE_REPEATED = 4, 2, 1
@@ -37,20 +39,25 @@ user, mentioned more than once in the segment."""
 
 @dataclass(frozen=True, slots=True)
 class After:
-    """What the messages after a compaction use: facts by ``(kind, key)`` and single words."""
+    """What the messages after a compaction say, normalised: their text and their words.
 
-    facts: frozenset[tuple[str, str]] = frozenset()
+    A fact of one word is used again when the word comes back, in whatever sentence; a longer
+    one (a command, an error line, ``2.5 s``, a test id) when its text does.
+    """
+
+    text: str = ""
     words: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, messages: Sequence[Message], budget: int = AFTER_CHARS) -> After:
-        facts, words = keys_used(messages, budget)
-        return cls(facts, words)
+        text = used_text(messages, budget)
+        return cls(text, words_of(text))
 
     def uses(self, fact: Fact) -> bool:
-        if (fact.kind, fact.key) in self.facts:
-            return True
-        return " " not in fact.key and fact.key in self.words
+        key = fact.key
+        if " " in key or ":" in key:
+            return key in self.text
+        return key in self.words
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,10 +98,14 @@ class Segment:
         tokens: int,
         after: Sequence[Message] = (),
         kept: Sequence[str] = (),
+        budget: int = SEGMENT_CHARS,
+        after_budget: int = AFTER_CHARS,
     ) -> Segment:
+        """``budget``: how many of the segment's newest characters are read for facts;
+        ``after_budget``: how many of the following messages' first ones, for their use."""
         context = "\n".join(normalise(t) for t in (session.system_prompt or "", *kept) if t)
-        return cls(first, last, tokens, segment_facts(session, first, last), After.of(after),
-                   context)  # fmt: skip
+        facts = segment_facts(session, first, last, budget)
+        return cls(first, last, tokens, facts, After.of(after, after_budget), context)
 
 
 @dataclass(frozen=True)

@@ -21,19 +21,32 @@ from ctxtui.core.retention import AFTER_CHARS, Audit, Source, audit
 from ctxtui.core.retention import Segment as Replaced
 from ctxtui.core.tokenizers import Tokenizer
 
+WHOLE_CHARS = 8_388_608
+"""A recorded compaction's or a preview's segment is read for facts up to this many of its
+newest characters (its whole, in practice: a 200k-token window holds about 800 KB); a replay's
+simulated compactions read ``SEGMENT_CHARS``, as the stand-in summary does, so that auditing
+them all stays within the replay's own cost."""
+SIMULATED_CHARS = 65_536
+SIMULATED_AFTER = 32_768
+"""A replay's simulated compactions are audited on the newest 64 KiB of each replaced range and
+the first 32 KiB after it, so that auditing them all stays within half the replay's own cost
+again (bench: retention)."""
+SIMULATED_KEPT = 16_384
+"""A simulated compaction's kept context is read to this many characters: the newest history
+after the replaced range, where a stand-in's boilerplate would repeat."""
 KEPT_CHARS = 262_144
 """The kept context a duplicated line is looked for in: the system prompt and at most this many
 characters of what the compaction kept (the newest of a long fresh tail are not needed to
 recognise boilerplate)."""
 
 
-def _kept(messages: Sequence[Message]) -> list[str]:
+def _kept(messages: Sequence[Message], budget: int = KEPT_CHARS) -> list[str]:
     out: list[str] = []
     spent = 0
     for m in messages:
-        if spent > KEPT_CHARS:
+        if spent > budget:
             break
-        text = m.content[:KEPT_CHARS]
+        text = m.content[:budget]
         spent += len(text)
         out.append(text)
     return out
@@ -63,7 +76,8 @@ def recorded_audits(
         after_from = s + 1 if s is not None else at
         kept = _kept(messages[at : s if s is not None else at])
         tokens = sum(counts.message_tokens[start:at])
-        segment = Replaced.of(session, start, at - 1, tokens, messages[after_from:end], kept)
+        after = messages[after_from:end]
+        segment = Replaced.of(session, start, at - 1, tokens, after, kept, WHOLE_CHARS)
         k = bisect_left(points, at)
         request = k if k < len(points) else None
         text = summary.content if summary is not None else ""
@@ -97,7 +111,7 @@ def preview_audit(
     first, last = result.replaced
     rest = session.messages[last + 1 :]
     kept = [*_kept(rest), session.meta.summary or ""]
-    segment = Replaced.of(session, first, last, result.replaced_tokens, rest, kept)
+    segment = Replaced.of(session, first, last, result.replaced_tokens, rest, kept, WHOLE_CHARS)
     text = result.summary_text if summary is None else summary
     tokens = result.summary_tokens if summary_tokens is None else summary_tokens
     return audit(segment, text, source, tokens)
@@ -121,8 +135,9 @@ def simulated_audits(result: Replay) -> tuple[Audit, ...]:
             text = segment_after.meta_summary or "" if segment_after is not None else ""
         tokens = sum(result.counts.message_tokens[first : last + 1])
         after = history[stop:end]
+        kept = _kept(history[last + 1 : stop], SIMULATED_KEPT)
         segment = Replaced.of(
-            result.session, first, last, tokens, after, _kept(history[last + 1 : stop])
+            result.session, first, last, tokens, after, kept, SIMULATED_CHARS, SIMULATED_AFTER
         )
         out.append(audit(segment, text, "simulated", c.summary_tokens, c.request))
     return tuple(out)

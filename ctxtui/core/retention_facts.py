@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -65,12 +66,14 @@ _LEADING = "([{<"
 URL = re.compile(r"\bhttps?://[^\s<>\"'`()\[\]{}]+")
 TEST_ID = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.py::[\w.:\[\]-]*\w\]?)")
 EXCEPTION = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Exit|Interrupt))\b")
-IDENTIFIER = re.compile(
-    r"`([A-Za-z_][\w.]*(?:\(\))?)`"  # quoted as code
-    r"|(?<![\w./-])([A-Za-z_][\w.]*\w\(\))"  # called: name()
-    r"|(?<![\w./-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w/.(-])"  # snake_case
-    r"|(?<![\w./-])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)(?![\w/.-])"  # CamelCase
+IDENTIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("`", re.compile(r"`([A-Za-z_][\w.]*)(?:\(\))?`")),  # quoted as code
+    ("()", re.compile(r"(?<![\w./-])([A-Za-z_][\w.]*\w)\(\)")),  # called: name()
+    ("_", re.compile(r"(?<![\w./-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w/.(-])")),  # snake_case
+    ("", re.compile(r"(?<![\w./-])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)(?![\w/.-])")),  # CamelCase
 )
+"""Each way an identifier is written, with a substring every match holds (a text without it
+is not searched)."""
 NUMBER = re.compile(
     r"(?<![\w.#/-])("
     r"#\d{1,9}"  # an issue or pull request
@@ -102,7 +105,7 @@ class Fact:
 
 def normalise(text: str) -> str:
     """Case folded, quotes removed, escapes and controls removed, whitespace collapsed."""
-    return _SPACE.sub(" ", clean_text(text).translate(_QUOTES).casefold()).strip()
+    return " ".join(clean_text(text).translate(_QUOTES).casefold().split())
 
 
 def fact_key(text: str) -> str:
@@ -179,6 +182,7 @@ def _outside(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     return all(end <= a or start >= b for a, b in spans)
 
 
+_DIGIT = re.compile(r"\d")
 _EXTENSION = re.compile(r"\.[A-Za-z][\w-]*$")
 
 
@@ -195,15 +199,15 @@ def _is_path(text: str) -> bool:
 def _prose_facts(text: str, m: Message) -> Iterator[tuple[str, str]]:
     """Paths, tests, URLs, identifiers and numbers in what a person or the agent wrote."""
     taken: list[tuple[int, int]] = []
-    for match in URL.finditer(text):
+    for match in URL.finditer(text) if "://" in text else ():
         taken.append(match.span())
         yield "url", match.group(0).rstrip(_TRAILING)
-    for match in TEST_ID.finditer(text):
+    for match in TEST_ID.finditer(text) if "::" in text else ():
         if _outside(taken, *match.span()):
             taken.append(match.span())
             yield "test", match.group(1)
     diff: bool | None = None
-    for match in PATH.finditer(text):
+    for match in PATH.finditer(text) if "/" in text or "." in text else ():
         path = match.group(1)
         if _outside(taken, *match.span(1)) and _is_path(path):
             taken.append(match.span(1))
@@ -212,12 +216,16 @@ def _prose_facts(text: str, m: Message) -> Iterator[tuple[str, str]]:
                 path = path[2:] if diff else path
             yield "path", path
     if m.role in ("user", "assistant"):
-        for match in IDENTIFIER.finditer(text):
+        named: list[tuple[int, int]] = []
+        for hint, pattern in IDENTIFIERS:
+            for match in pattern.finditer(text) if hint in text else ():
+                if _outside(taken, *match.span()) and _outside(named, *match.span(1)):
+                    named.append(match.span(1))
+                    yield "identifier", match.group(1)
+    if _DIGIT.search(text) is not None:
+        for match in NUMBER.finditer(text):
             if _outside(taken, *match.span()):
-                yield "identifier", next(g for g in match.groups() if g).removesuffix("()")
-    for match in NUMBER.finditer(text):
-        if _outside(taken, *match.span()):
-            yield "number", next(g for g in match.groups() if g)
+                yield "number", next(g for g in match.groups() if g)
 
 
 def _output_facts(text: str) -> Iterator[tuple[str, str]]:
@@ -229,7 +237,7 @@ def _output_facts(text: str) -> Iterator[tuple[str, str]]:
             yield "error", line
             yield from ((k, v) for k, v in _prose_facts(line, _TOOL) if k in ("path", "test"))
             yield from (("error", e) for e in EXCEPTION.findall(line))
-    for match in URL.finditer(text):
+    for match in URL.finditer(text) if "://" in text else ():
         yield "url", match.group(0).rstrip(_TRAILING)
     for line in _closing_lines(text):
         for match in NUMBER.finditer(line):
@@ -252,7 +260,25 @@ def _closing_lines(text: str) -> list[str]:
 _TOOL = Message(role="tool")
 
 
+_IMPERATIVE_WORDS = frozenset(
+    {"please", "don't", "must", "never", "only", "always", "avoid", "shouldn't", "without"}
+)
+_IMPERATIVE_PHRASES = ("do not", "make sure", "should not", "no more than", "at most", "at least")
+_PUNCTUATION = str.maketrans(dict.fromkeys('.,;:!?()[]{}<>"`*_/|', " "))
+
+
+def _instructs(text: str) -> bool:
+    """Whether ``text`` may hold an instruction: one of ``IMPERATIVE``'s words, found by set
+    and substring look-ups (the case-folding pattern reads a few MB/s; users write a lot)."""
+    lower = text.lower()
+    if any(p in lower for p in _IMPERATIVE_PHRASES):
+        return True
+    return not _IMPERATIVE_WORDS.isdisjoint(lower.translate(_PUNCTUATION).split())
+
+
 def _instructions(text: str) -> Iterator[tuple[str, str]]:
+    if not _instructs(text):
+        return
     for sentence in SENTENCE_SPLIT.split(text):
         if sentence and IMPERATIVE.search(sentence):
             yield "instruction", sentence
@@ -282,14 +308,46 @@ _SENTENCES = frozenset({"error", "instruction", "command"})
 """Kinds shown as the whole line or sentence; the others lose a trailing full stop."""
 
 
-def segment_facts(session: Session, first: int, last: int) -> tuple[Fact, ...]:
-    """The facts of ``messages[first:last + 1]``, one per kind and key, oldest mention first."""
+SEGMENT_CHARS = 262_144
+"""Of a longer segment only the newest this many characters are read for facts, as the
+stand-in summary reads them; the older messages give only the user's instructions."""
+
+
+def read_from(messages: Sequence[Message], first: int, last: int, budget: int) -> int:
+    """The oldest index of the newest messages of ``[first, last]`` within ``budget``."""
+    start, size = last + 1, 0
+    while start > first:
+        m = messages[start - 1]
+        size += min(len(m.content), HEAD_CHARS + TAIL_CHARS)
+        size += sum(len(c.arguments) for c in m.tool_calls)
+        if size > budget and start <= last:
+            break
+        start -= 1
+    return start
+
+
+def _facts_read(m: Message, whole: bool) -> Iterator[tuple[str, str]]:
+    if whole:
+        return message_facts(m)
+    if _typed(m) and _instructs(m.content[: HEAD_CHARS + TAIL_CHARS]):
+        return _instructions(clean_text(bounded(m.content)))
+    return iter(())
+
+
+def segment_facts(
+    session: Session, first: int, last: int, budget: int = SEGMENT_CHARS
+) -> tuple[Fact, ...]:
+    """The facts of ``messages[first:last + 1]``, one per kind and key, oldest mention first
+    (of the messages before the newest ``budget`` characters, only instructions)."""
     found: dict[tuple[str, str], Fact] = {}
-    for i in range(first, last + 1):
+    start = read_from(session.messages, first, last, budget)
+    users = session.index.turn_starts
+    older = users[bisect_left(users, first) : bisect_left(users, start)]
+    for i in (*older, *range(start, last + 1)):
         m = session.messages[i]
         if m.is_summary:
             continue  # an earlier summary's facts were counted where they came from
-        for kind, raw in message_facts(m):
+        for kind, raw in _facts_read(m, i >= start):
             text = _shown(raw) if kind in _SENTENCES else _shown(raw).rstrip(_TRAILING)
             key = fact_key(text)
             if len(key) < 2:
@@ -305,24 +363,30 @@ def segment_facts(session: Session, first: int, last: int) -> tuple[Fact, ...]:
     return tuple(sorted(found.values(), key=lambda f: (f.message_index, KINDS.index(f.kind))))
 
 
-def keys_used(
-    messages: Sequence[Message], budget: int
-) -> tuple[frozenset[tuple[str, str]], frozenset[str]]:
-    """What the messages after a compaction use: their facts' ``(kind, key)``, and their
-    words, read in order until ``budget`` characters (a fact of one word is used again when
-    the word comes back, in whatever sentence)."""
-    facts: set[tuple[str, str]] = set()
-    words: set[str] = set()
+def used_text(messages: Sequence[Message], budget: int) -> str:
+    """The normalised text of ``messages``, read in order until ``budget`` characters."""
+    out: list[str] = []
     spent = 0
     for m in messages:
-        if spent > budget:
-            break
-        for kind, raw in message_facts(m):
-            facts.add((kind, fact_key(_shown(raw))))
         for text in texts(m):
-            spent += len(text)
-            words.update(fact_key(w) for w in _WORD_SPLIT.split(normalise(text)) if w)
-    return frozenset(facts), frozenset(words)
+            if spent >= budget:
+                return "\n".join(out)
+            piece = text[: budget - spent]
+            spent += len(piece)
+            out.append(normalise(piece))
+    return "\n".join(out)
 
 
-_WORD_SPLIT = re.compile(r"[\s,;()\[\]{}<>=|]+")
+_WORD_SPLIT = str.maketrans(dict.fromkeys(",;:()[]{}<>=|", " "))
+
+
+def words_of(normalised: str) -> frozenset[str]:
+    """The words of a normalised text, each without a leading ``./`` or trailing punctuation."""
+    out = set()
+    for word in set(normalised.translate(_WORD_SPLIT).split()):
+        word = word.rstrip(_TRAILING)
+        while word.startswith("./"):
+            word = word[2:]
+        if word:
+            out.add(word)
+    return frozenset(out)

@@ -39,7 +39,7 @@ KEYS_SWITCH_INTERVAL = 0.001
 
 The workers are CPU-bound Python and a key reaches its handler through several message hops,
 each of which may wait for the lock; a short interval keeps keys quick while a replay runs, at
-little cost to the worker (figures: docs/PERFORMANCE.md, "Replay")."""
+little cost to the worker (figures: docs/PERFORMANCE.md, "Replay (issue 12)")."""
 
 
 class CtxtuiApp(App[int]):

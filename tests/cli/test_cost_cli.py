@@ -88,3 +88,22 @@ def test_report_prices_the_requests_before_the_last_compaction_too(
     )
     assert "every recorded request" in report["cost"]["covers"]
     assert report["cost"]["price_source"].startswith("genai-prices ")
+
+
+def test_report_gives_each_tool_its_whole_session_carry(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    sample = str(samples_dir() / "claude_code_replay.jsonl")
+    report = _json(capsys, "report", sample)
+    carry = report["carry"]
+    assert carry["messages_usd"] + carry["unattributed_usd"] == pytest.approx(
+        carry["input_cost_usd"], rel=1e-12
+    )
+    by_part = report["cost"]["by_part_usd"]
+    input_cost = by_part["input"] + by_part["cache_write"] + by_part["cache_read"]
+    assert carry["input_cost_usd"] == pytest.approx(input_cost, rel=1e-12)
+    carried = {t["name"]: t["cost_usd"] for t in carry["tools"]}
+    for tool in report["tools"]:
+        assert tool["carry_usd"] == carried[tool["name"]] > 0
+        # the whole session re-sent far more than the context after the last compaction holds
+        assert tool["carry_tokens"] > tool["sent_tokens"]

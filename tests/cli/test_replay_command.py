@@ -16,7 +16,15 @@ from tests.cli.chats import agent_chat
 SAMPLES = samples_dir()
 LONG = str(SAMPLES / "claude_code_replay.jsonl")
 V1_REQUEST_KEYS = {"index", "message_index", "simulated_tokens", "reported_tokens", "events"}
-COST_KEYS = {"model", "usage", "cost_usd", "cost_parts_usd", "cache_hit_ratio", "cache_miss"}
+COST_KEYS = {
+    "model",
+    "usage",
+    "cost_usd",
+    "cost_parts_usd",
+    "cache_hit_ratio",
+    "cache_miss",
+    "simulated_cost",
+}
 
 
 def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
@@ -107,7 +115,7 @@ def test_report_json_carries_the_last_reported_request(
     assert reported == {
         "prompt_tokens": 18_050,
         "output_tokens": 75,
-        "request": 2,
+        "request": 11,  # numbered from the transcript's first, as replay numbers it
         "source": "anthropic input + cache_creation + cache_read",
     }
     assert "not Claude's" in doc["tokenizer"]["note"]

@@ -224,6 +224,8 @@ def _serve_fails(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         (["--host", "no-such-host.invalid", "--port", "0"], "cannot bind there"),
         (["--max-apps", "0"], "expected a number ≥ 1"),
         (["--export-dir", "/no/such/dir", "--port", "0"], "expected a directory"),
+        (["--public-url", "http://[::1:80/", "--port", "0"], "expected an http(s) URL"),
+        (["--public-url", "ftp://example.org", "--port", "0"], "expected an http(s) URL"),
     ],
 )
 def test_bad_serve_arguments_are_one_line_and_exit_2(
