@@ -67,7 +67,7 @@ def test_every_row_has_report_and_replay_figures(
     assert parents["agent-e5f6.jsonl"] is not None
     assert parents["agent-e5f6.jsonl"].endswith("c3d4-replay.jsonl")
     assert sum(p is not None for p in parents.values()) == 1
-    per_preset: dict[str, list[int]] = {p: [0, 0] for p in PRESETS}
+    per_preset: dict[str, list[Any]] = {p: [0, 0, 0.0] for p in PRESETS}
     for row in rows:
         assert row["error"] is None, row
         path = row["path"]
@@ -82,6 +82,7 @@ def test_every_row_has_report_and_replay_figures(
             simulated = [r["simulated_tokens"] for r in replayed["requests"]]
             per_preset[preset][0] += len(replayed["compactions"])
             per_preset[preset][1] = max(per_preset[preset][1], max(simulated, default=0))
+            per_preset[preset][2] += replayed["what_if"]["simulated"]["cost_usd"] or 0.0
             if preset != "plan":
                 continue
             reported = [r["reported_tokens"] for r in replayed["requests"]]
@@ -92,7 +93,10 @@ def test_every_row_has_report_and_replay_figures(
             assert row["peak_reported"] == max((r for r in reported if r is not None), default=None)
     assert [p["preset"] for p in doc["presets"]] == list(PRESETS)
     for p in doc["presets"]:
-        assert [p["compactions"], p["peak"]] == per_preset[p["preset"]]
+        compactions, peak, cost = per_preset[p["preset"]]
+        assert [p["compactions"], p["peak"]] == [compactions, peak]
+        assert p["cost_usd"] == pytest.approx(cost, abs=1e-6)  # the what-if priced run
+        assert p["cost_usd"] > 0
     assert sum(r["compactions_recorded"] for r in rows) > 0  # the compacted samples count
     assert sum(r["cost_usd"] is not None for r in rows) >= 4  # Claude Code and Codex are priced
 
