@@ -434,8 +434,8 @@ COMMANDS: tuple[Command, ...] = (
         "Read every session 'ctxtui sessions' lists (or the files and directories given) on "
         "every core, and print one row per session: agent, project, model, start, messages, "
         "requests, recorded and simulated compactions, peak prompt (reported and simulated), "
-        "top tool; then totals and groups by agent, model, project and day. --compare replays "
-        "the fleet under several presets. Results are kept in an index in the user's cache "
+        "top tool, cost; then totals and groups by agent, model, project and day. --compare "
+        "replays the fleet under several presets. Results are kept in an index in the user's cache "
         "directory, so a second run reads only the files that changed. --json prints schema "
         "ctxtui.fleet/1.",
         add_options=lambda p: fleet_options(p, _count, add_policy_options),
