@@ -42,6 +42,8 @@ def _now(p: dict[str, Any]) -> str:
     legacy's after-turn summary is a second trigger that replay does not simulate (it is
     not a check before a request), so the sentence names it for what it is.
     """
+    if p["trigger"] is None:
+        return f"never by itself (no window known for the model) · prompt now {p['tokens']:,} tok"
     head = f"at {p['trigger']:,} tok · prompt now {p['tokens']:,} tok"
     if p["post_turn"]:
         return f"{head} · under it, past PicoClaw's after-turn limit: summarises after this turn"
