@@ -16,7 +16,8 @@ from bench.common import SIZES, Result, label, machine, session_file
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "PERFORMANCE.md"
 SECTIONS = (
-    "open", "exact", "latency", "replan", "frame", "memory", "startup", "report", "replay"
+    "open", "exact", "latency", "replan", "frame", "memory", "startup", "report", "replay",
+    "replay-presets",
 )  # fmt: skip
 EXTRA_SECTIONS = ("ablation",)
 """Run only when named in ``--only``: what each of the open's speed-ups is worth."""
@@ -26,6 +27,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     p.add_argument(
         "--sizes", default=",".join(map(str, SIZES)), help="session sizes, comma-separated"
+    )
+    p.add_argument(
+        "--replay-sizes",
+        default=",".join(map(str, measures.REPLAY_PRESET_SIZES)),
+        help="the two session sizes of the replay-presets section (default %(default)s: "
+        "9,999 and 49,999 requests)",
     )
     p.add_argument("--frame-rows", type=int, default=1_000_000, help="rows of the big frame test")
     p.add_argument("--repeats", type=int, default=3, help="repeats per figure (median kept)")
@@ -100,6 +107,9 @@ def run(
         for size in sizes:
             add(measures.replay_ratio(size, args.repeats))
         add(measures.timeline_latency(big))
+    if "replay-presets" in only:
+        small_replay, big_replay = (int(s) for s in args.replay_sizes.split(","))
+        add(measures.replay_presets(args.repeats, (small_replay, big_replay)))
     return results, notes
 
 

@@ -109,6 +109,7 @@ UNITS: Mapping[str, str] = {
     "trigger_buffer_output_cap": "tokens",
     "trigger_buffer": "tokens",
     "trigger_input_reserve_cap": "tokens",
+    "unconfigured_window_factor": "× the output reserve",
     "summarize_message_threshold": "messages",
     "summarize_token_percent": "% of the window",
     "tail_ratio": "share of the budget",

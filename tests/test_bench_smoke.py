@@ -31,7 +31,10 @@ def _small_heap() -> Iterator[None]:
     gc.unfreeze()
 
 
-TINY = ["--sizes", "120,200", "--repeats", "1", "--frame-rows", "400", "--startup-rounds", "1"]
+TINY = [
+    "--sizes", "120,200", "--replay-sizes", "120,200", "--repeats", "1", "--frame-rows", "400",
+    "--startup-rounds", "1",
+]  # fmt: skip
 
 
 @pytest.mark.slow

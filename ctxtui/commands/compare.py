@@ -86,9 +86,14 @@ def _table(doc: dict[str, Any]) -> Any:
         zones, pruned, after = p["zones"], p["pruned"], p["after_compaction"]
         replaced = after["replaced"]
         span = f"replaces #{replaced[0]:,}-#{replaced[1]:,}" if replaced else "replaces nothing"
+        own = p.get("window_unconfigured")
+        unconfigured = (
+            f" · {own:,} tok with none configured" if own is not None and own != p["window"] else ""
+        )
         grid.add_row(
             "window",
-            f"{p['window']:,} tok ({p['window_source']}) · tokenizer {p['tokenizer']}",
+            f"{p['window']:,} tok ({p['window_source']}){unconfigured} · tokenizer "
+            f"{p['tokenizer']}",
         )
         grid.add_row("trigger", _now(p))
         grid.add_row(

@@ -126,6 +126,13 @@ class Policy(BaseModel):
         "the window is the model's input limit and the answer has room of its own (GPT-5: "
         "272,000 of 400,000); set from the model registry",
     )
+    unconfigured_window_factor: int = _knob(
+        0,
+        "window",
+        "the agent with no window configured budgets N × its output reserve and never looks "
+        "the model up (PicoClaw 4: 131,072); shown beside the window used",
+        ge=0,
+    )
     output_from_model: bool = _knob(
         False,
         "window",
@@ -369,6 +376,14 @@ class Policy(BaseModel):
             return None
         threshold = self.trigger_threshold
         return threshold if self.trigger_inclusive else threshold + 1
+
+    @property
+    def unconfigured_window(self) -> int | None:
+        """The window the agent itself would use with none configured (PicoClaw's
+        ``max_tokens · 4``), or ``None`` when it always knows its model's."""
+        if not self.unconfigured_window_factor:
+            return None
+        return self.unconfigured_window_factor * (self.reserve_lowered_from or self.max_tokens)
 
     def context_left(self, tokens: int) -> float:
         """The share of the window left, in percent, as the agent's status line shows it.

@@ -53,6 +53,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "chars_per_token": 2.5,
         "context_window": 131_072,  # context_window 0 → max_tokens · 4
         "max_tokens": 32_768,  # DefaultConfig
+        "unconfigured_window_factor": 4,  # instance.go: contextWindow = maxTokens * 4
         "trigger_check": TriggerCheck.TURN,  # pipeline_setup.go, before the turn's first call
         "reserve_system_and_tools": False,
         "assembly_budget": False,
@@ -78,6 +79,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "chars_per_token": 2.5,
         "context_window": 131_072,
         "max_tokens": 32_768,
+        "unconfigured_window_factor": 4,
         "trigger_check": TriggerCheck.TURN,
         "compact_after_turn": True,
         "reserve_system_and_tools": False,

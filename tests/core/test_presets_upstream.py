@@ -283,3 +283,12 @@ def test_compare_json_has_a_null_trigger_for_codex_on_an_unknown_model(
     by = {p["preset"]: p for p in json.loads(capsys.readouterr().out)["presets"]}
     assert by["codex"]["trigger"] is None
     assert by["plan"]["trigger"] == 98_305
+
+
+def test_picoclaw_offers_its_own_unconfigured_window_beside_the_registrys() -> None:
+    """With no ``context_window`` configured PicoClaw budgets ``max_tokens · 4`` (instance.go)
+    and never looks the model up; the registry's window is used, PicoClaw's shown beside it."""
+    session = _session(Message(role="user", content="hi"), model="claude-sonnet-4-5")
+    policy = policy_for_session("picoclaw", session)
+    assert (policy.context_window, policy.unconfigured_window) == (200_000, 131_072)
+    assert policy_for_session("plan", session).unconfigured_window is None
