@@ -840,6 +840,11 @@ REPLAY_PRESET_WINDOW = 131_072
 """One window for every preset, so that each compacts (Codex has none for an unnamed model)."""
 
 
+REPLAY_PRESET_HUGE_WINDOW = 50_000_000
+"""A window no session reaches: the prompt grows with every request and nothing compacts
+(Claude Code's clearing then runs on every request past its threshold)."""
+
+
 def _walk_into(done: dict[int, Any], key: int, *args: Any) -> None:
     from ctxtui.core.replay import replay
 
@@ -858,11 +863,13 @@ def replay_presets(repeats: int, sizes: tuple[int, int] = REPLAY_PRESET_SIZES) -
     small, big = sizes
     sessions = {size: load_session(session_file(size)) for size in (small, big)}
     out: list[Result] = []
-    for name in PRESETS:
+    runs = [(name, name, REPLAY_PRESET_WINDOW) for name in PRESETS]
+    runs.append(("claude-code, no compaction", "claude-code", REPLAY_PRESET_HUGE_WINDOW))
+    for row, name, window in runs:
         walks: dict[int, Callable[[], None]] = {}
         done: dict[int, Any] = {}
         for size, session in sessions.items():
-            policy = policy_for_session(name, session, {"context_window": REPLAY_PRESET_WINDOW})
+            policy = policy_for_session(name, session, {"context_window": window})
             engine = Engine(session)
             counts = engine.counts(policy)
             assert counts is not None
@@ -875,11 +882,11 @@ def replay_presets(repeats: int, sizes: tuple[int, int] = REPLAY_PRESET_SIZES) -
             f"compactions against {len(done[small].requests):,} and "
             f"{len(done[small].compactions):,}"
         )
-        subject, baseline = f"{name} {label(big)} msgs", f"{label(small)} msgs"
+        subject, baseline = f"replay of {label(big)} msgs", f"replay of {label(small)} msgs"
         out.append(
             Result(
                 "replay-presets",
-                name,
+                row,
                 subject,
                 big_s,
                 baseline,

@@ -439,3 +439,15 @@ def test_compare_table_counts_in_words(tmp_path: Path, capsys: pytest.CaptureFix
     out = capsys.readouterr().out
     assert "1 message" in out
     assert "1 messages" not in out
+
+
+def test_a_typed_reserve_is_not_reported_as_lowered(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue #26: the user typed 8192; only a reserve the preset's fit lowered is said to be."""
+    sample = Path(__file__).resolve().parents[2] / "sample_sessions" / "picoclaw_long_chat.jsonl"
+    argv = ["report", str(sample), "--preset", "plan", "--context-window", "32768"]
+    assert main([*argv, "--max-tokens", "8192"]) == 0
+    typed = capsys.readouterr()
+    assert "lowered" not in typed.out + typed.err
+    assert main(argv) == 0
+    fitted = capsys.readouterr()
+    assert "output reserve lowered from 32,768 to 8,192" in fitted.out + fitted.err
