@@ -76,9 +76,12 @@ FLAGS: dict[str, str] = {
     "tail_min_turns": "--tail-turns",
     "tail_items": "--tail-items",
     "chars_per_token": "--chars-per-token",
+    "prune_keep_results": "--prune-keep",
+    "prune_trigger_tokens": "--prune-after",
 }
 """``Policy`` field → command-line option, in ``--help`` order. Only the knobs a script tunes
-are options, plus ``--tail-items``, without which the picoclaw preset's tail could not move."""
+are options, plus ``--tail-items``, without which the picoclaw preset's tail could not move,
+and Claude Code's inferred clearing knobs (``--prune-keep``, ``--prune-after``)."""
 
 
 @functools.cache
@@ -118,18 +121,22 @@ UNITS: Mapping[str, str] = {
     "trigger_output_cap": "tokens",
     "trigger_buffer_output_cap": "tokens",
     "trigger_buffer": "tokens",
+    "trigger_input_reserve_cap": "tokens",
+    "unconfigured_window_factor": "× the output reserve",
     "summarize_message_threshold": "messages",
     "summarize_token_percent": "% of the window",
     "tail_ratio": "share of the budget",
     "tail_min_tokens": "tokens",
     "tail_max_tokens": "tokens",
     "tail_min_turns": "turns",
+    "tail_max_turns": "turns",
     "tail_items": "items",
     "prune_protected_turns": "turns",
     "prune_threshold": "tool outputs",
     "prune_protect_tokens": "tokens",
     "prune_minimum_tokens": "tokens",
     "prune_keep_results": "tool results",
+    "prune_trigger_tokens": "tokens",
     "truncate_max_lines": "lines",
     "truncate_max_bytes": "bytes",
     "compact_user_message_tokens": "tokens",
@@ -248,12 +255,12 @@ def _knob(field: str) -> Knob:
 def knobs() -> dict[str, Knob]:
     """Every numeric knob of the policy, in the policy's order: the one table of ranges and
     words. The settings panel reads ``knobs()[name]``; the command line reads ``cli_knobs()``."""
-    from ctxtui.core.policy import Policy
+    from ctxtui.core.policy import NOT_KNOBS, Policy
 
     return {
         name: _knob(name)
         for name, info in Policy.model_fields.items()
-        if info.annotation in (int, float)
+        if info.annotation in (int, float) and name not in NOT_KNOBS
     }
 
 

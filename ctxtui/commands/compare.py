@@ -47,6 +47,8 @@ def _now(p: dict[str, Any]) -> str:
     legacy's after-turn summary is a second trigger that replay does not simulate (it is
     not a check before a request), so the sentence names it for what it is.
     """
+    if p["trigger"] is None:
+        return f"never by itself (no window known for the model) · prompt now {p['tokens']:,} tok"
     head = f"at {p['trigger']:,} tok · prompt now {p['tokens']:,} tok"
     if p["post_turn"]:
         return f"{head} · under it, past PicoClaw's after-turn limit: summarises after this turn"
@@ -89,9 +91,14 @@ def _table(doc: dict[str, Any]) -> Any:
         zones, pruned, after = p["zones"], p["pruned"], p["after_compaction"]
         replaced = after["replaced"]
         span = f"replaces #{replaced[0]:,}-#{replaced[1]:,}" if replaced else "replaces nothing"
+        own = p.get("window_unconfigured")
+        unconfigured = (
+            f" · {own:,} tok with none configured" if own is not None and own != p["window"] else ""
+        )
         grid.add_row(
             "window",
-            f"{p['window']:,} tok ({p['window_source']}) · tokenizer {p['tokenizer']}",
+            f"{p['window']:,} tok ({p['window_source']}){unconfigured} · tokenizer "
+            f"{p['tokenizer']}",
         )
         grid.add_row("trigger", _now(p))
         grid.add_row(

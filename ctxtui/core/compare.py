@@ -78,6 +78,7 @@ def compare_entry(engine: Engine, name: str, overrides: Mapping[str, Any]) -> di
         "tokenizer": plan.tokenizer.used,
         "window": t.window,
         "window_source": window_source_of(policy, session).value,
+        "window_unconfigured": policy.unconfigured_window,
         "output_reserve": t.output_reserve,
         "trigger": t.trigger,
         "tokens": t.tokens,

@@ -56,7 +56,11 @@ def gauge_line(number: int, entry: PresetPlan, width: int, name_cells: int) -> T
         Pressure.ERROR: "red",
     }[entry.plan.pressure]
     filled = min(GAUGE_CELLS, round(GAUGE_CELLS * t.tokens / max(1, t.window)))
-    trigger_at = min(GAUGE_CELLS - 1, GAUGE_CELLS * t.trigger // max(1, t.window))
+    trigger_at = (
+        min(GAUGE_CELLS - 1, GAUGE_CELLS * t.trigger // max(1, t.window))
+        if t.trigger is not None
+        else -1
+    )
     line = Text(no_wrap=True, end="")
     line.append(f"{number} ", "bold")
     line.append(f"{entry.name:<{name_cells}} ", "bold")
@@ -65,7 +69,8 @@ def gauge_line(number: int, entry: PresetPlan, width: int, name_cells: int) -> T
             line.append("│", "yellow")
         else:
             line.append("█" if cell < filled else "░", style if cell < filled else "dim")
-    line.append(f" {t.tokens:,} / {t.window:,} · trigger {t.trigger:,}")
+    trigger = f"trigger {t.trigger:,}" if t.trigger is not None else "no auto-compaction"
+    line.append(f" {t.tokens:,} / {t.window:,} · {trigger}")
     line.append(f" · {entry.plan.tail_words()}")
     # As `ctxtui compare` words it: the plan is of the whole transcript, so going over the
     # trigger means the *next* request compacts; PicoClaw legacy's summary comes after a turn.

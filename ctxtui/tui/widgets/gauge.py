@@ -61,7 +61,7 @@ def trigger_cell(plan: Plan, cells: int) -> int | None:
     The bar is the whole window (or the request, when it is over the window) in ``cells``."""
     trigger = plan.totals.trigger
     total = sum(segment_values(plan))
-    if trigger <= 0 or cells <= 0 or total <= 0 or trigger > total:
+    if trigger is None or trigger <= 0 or cells <= 0 or total <= 0 or trigger > total:
         return None
     return min(cells - 1, trigger * cells // total)
 
@@ -236,7 +236,7 @@ class BudgetGauge(Widget):
                 piece.append(f"{value:,}")
                 pieces.append(piece)
             line = Text(gap).join(pieces)
-            if trigger > 0:  # the bar's mark explained, where the line has room
+            if trigger is not None and trigger > 0:  # the bar's mark explained, where the line has room
                 mark = Text(TRIGGER_MARK, self._style("warning") + Style(bold=True), end="")
                 mark.append(" trigger ", self._style("label"))
                 mark.append(f"{trigger:,}")

@@ -88,7 +88,7 @@ class ChartFigures:
     simulated: tuple[int, ...]
     reported: tuple[int | None, ...]
     marks: tuple[str, ...]
-    trigger: int
+    trigger: int | None  # None: the policy never compacts by itself (no level drawn)
     window: int
 
     @classmethod
@@ -106,7 +106,7 @@ class ChartFigures:
     def top(self) -> int:
         """The plot's top: the largest figure of any series, so nothing is cut off."""
         reported = (v for v in self.reported if v is not None)
-        return max(self.window, self.trigger, *self.simulated, *reported, 1)
+        return max(self.window, self.trigger or 0, *self.simulated, *reported, 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,10 +138,11 @@ def draw(figures: ChartFigures, width: int, height: int) -> Drawing:
         for c, span in enumerate(spans(values, cols)):
             if span is not None:
                 plot(name, c, dot_row(span[0]), dot_row(span[1]))
-    window_row, trigger_row = dot_row(figures.window), dot_row(figures.trigger)
+    window_row = dot_row(figures.window)
+    trigger_row = dot_row(figures.trigger) if figures.trigger is not None else -1
     for c in range(cols):
         plot("window", c, window_row, window_row)
-        if c % 2 == 0:  # dashed, so it reads apart from the window even without colour
+        if c % 2 == 0 and trigger_row >= 0:  # dashed: it reads apart from the window
             plot("trigger", c, trigger_row, trigger_row)
     cells = []
     for y in range(height):
@@ -156,12 +157,10 @@ def draw(figures: ChartFigures, width: int, height: int) -> Drawing:
                     owner = owner or name
             row.append((chr(0x2800 + mask), owner))
         cells.append(tuple(row))
-    labels = {
-        0: short_tokens(top),
-        height - 1: "0",
-        trigger_row // 4: short_tokens(figures.trigger),
-        window_row // 4: short_tokens(figures.window),
-    }
+    labels = {0: short_tokens(top), height - 1: "0"}
+    if figures.trigger is not None:
+        labels[trigger_row // 4] = short_tokens(figures.trigger)
+    labels[window_row // 4] = short_tokens(figures.window)
     return Drawing(tuple(cells), _mark_row(figures.marks, width), labels)
 
 
