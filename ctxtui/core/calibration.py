@@ -196,16 +196,17 @@ class Calibration:
         if not self.samples:
             return "no reported usage in this transcript: nothing to calibrate against"
         parts = []
-        previous = ""
         for i, err in enumerate(self.errors):
-            verb = "undercounts" if err.bias < 0 else "overcounts"
-            size = f"by {abs(err.bias) * 100:.0f} %"
-            if i == 0:
-                parts.append(f"{_label(err.tokenizer)} {verb} this session {size}")
-            else:  # "cl100k by 9 %" when it errs the same way as the one before
-                said = "" if verb == previous else f" {verb}"
-                parts.append(f"{_short(err.tokenizer)}{said} {size}")
-            previous = verb
+            # Every clause says its own direction ("cl100k by 9 %" left the reader guessing),
+            # and an error that rounds to 0 % is not called an overcount.
+            name = _label(err.tokenizer) if i == 0 else _short(err.tokenizer)
+            where = " this session" if i == 0 else ""
+            percent = round(abs(err.bias) * 100)
+            if percent == 0:
+                parts.append(f"{name} is within 1%{' on' + where if where else ''}")
+            else:
+                verb = "undercounts" if err.bias < 0 else "overcounts"
+                parts.append(f"{name} {verb}{where} by {percent}%")
         text = "; ".join(parts)
         fit = self.fit
         if self.problem and fit.chars_per_token is not None:

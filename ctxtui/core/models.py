@@ -81,6 +81,9 @@ class Usage(_Frozen):
     prompt_total: int | None = None
     cached_read: int | None = None
     cache_write: int | None = None
+    cache_write_1h: int | None = Field(
+        default=None, description="the part of ``cache_write`` written with the 1-hour lifetime"
+    )
     output: int | None = None
     reasoning: int | None = None
     source: str = Field(default="", description="which field this came from, for the detail pane")

@@ -102,7 +102,7 @@ class ReportedGap:
             both = len(self.missing) == 2
             text = f"{'system/tools' if both else self.missing[0]} not in transcript"
         elif self.gap > 0 and self.missing:
-            verb = "are" if len(self.missing) == 2 else "is"
+            verb = "is" if self.missing == ("system prompt",) else "are"
             text = f"{' and '.join(self.missing)} {verb} not in the transcript"
         elif short:
             text = f"estimator {'under' if self.gap > 0 else 'over'} by {ratio:.0%}"

@@ -323,6 +323,7 @@ def usage_anthropic(usage: Mapping[str, Any]) -> Usage:
         prompt_total=total,
         cached_read=read,
         cache_write=write,
+        cache_write_1h=_sub(usage, "cache_creation", "ephemeral_1h_input_tokens"),
         output=as_int(usage.get("output_tokens")),
         source="anthropic input + cache_creation + cache_read",
     )

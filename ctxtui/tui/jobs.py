@@ -173,8 +173,14 @@ def write(post: Post, session: Session, path: Path) -> None:
     100,000 messages are 260 MB of JSON: seconds of work that must not freeze the keys.
     """
     from ctxtui.core.export import ExportError, write_session
+    from ctxtui.core.output import write_root_refusal
     from ctxtui.importers import source_protection
+    from ctxtui.store_guard import store_refusal
 
+    refusal = write_root_refusal(path) or store_refusal(path)
+    if refusal is not None:
+        post(ExportFailed(refusal))
+        return
     try:
         protected = source_protection(session.meta.source_path)
         written = write_session(session, path, protected=protected, force=path.exists())

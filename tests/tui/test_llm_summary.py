@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from ctxtui.tui.settings import (
     load_settings,
 )
 from ctxtui.tui.widgets.llm_summary import LLMSummaryView
+from tests.llm.hostile import hostile
 from tests.llm.server import SUMMARY, Behaviour, serve
 from tests.tui.main_fixtures import RESERVE, WINDOW, demo_session
 from tests.tui.test_snapshots_main import settle
@@ -203,6 +205,7 @@ def test_the_apps_flags_override_the_config_file() -> None:
         "base_url": "http://127.0.0.1:9/v1",
         "model": "m",
         "timeout": 5.0,
+        "allow_http": False,
     }
     unset = llm_flags(build_app_parser().parse_args([]))
     assert unset == {}, "no flag given: the config file decides"
@@ -241,3 +244,48 @@ async def test_the_figures_are_recounted_for_the_llms_summary() -> None:
             assert f"{result.summary_tokens:,} tok" in labels
             title = str(screen.query_one("#title", Label).render())
             assert title.endswith(f"→ {result.tokens_after:,} tokens (LLM summary)")
+
+
+async def test_an_answers_escapes_are_shown_never_sent_to_the_terminal() -> None:
+    with hostile("escapes") as (url, _):
+        app = _app(url)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await _preview(pilot)
+            await pilot.press("s")
+            await _until(pilot, lambda: screen.llm_summary is not None, "the summary")
+            shown = _llm_text(screen)
+            byline = str(screen.query_one("#llm-byline", Label).render())
+    assert "\x1b" not in shown and "\x07" not in shown
+    assert "␛]52;c;ZXZpbA==␇" in shown  # literally, so the clipboard is never written
+    assert "\x1b" not in byline and "m␛[31m" in byline
+
+
+async def test_escape_closes_the_connection_at_once() -> None:
+    """A server dripping a byte now and then: Escape must hang up, not wait for the timeout."""
+    with hostile("drip-body", drip=0.2) as (url, log):
+        app = _app(url, timeout=60)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await _preview(pilot)
+            await pilot.press("s")
+            await _until(pilot, lambda: bool(log.opened), "the call")
+            await pilot.pause(0.3)
+            await pilot.press("escape")
+            pressed = time.monotonic()
+            await _until(pilot, lambda: bool(log.closed), "the hang-up")
+            assert log.closed[0] - pressed < 1.0
+            assert _status(screen).startswith("Stopped")
+
+
+async def test_q_quits_while_a_call_is_reading() -> None:
+    with hostile("drip-body", drip=0.2) as (url, log):
+        app = _app(url, timeout=60)
+        started = time.monotonic()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _preview(pilot)
+            await pilot.press("s")
+            await _until(pilot, lambda: bool(log.opened), "the call")
+            await pilot.press("q")
+            quit_at = time.monotonic()
+        assert app.return_code is not None, "q quit the app"
+        assert time.monotonic() - started < 20
+        assert log.held() < 20 and max(log.closed) - quit_at < 2, "and hung up at once"

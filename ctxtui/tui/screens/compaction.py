@@ -108,6 +108,9 @@ class CompactionPreviewScreen(Dialog[str | None]):
         Binding("a", "apply", "Apply", id="compaction.apply"),
         Binding("x", "export", "Export", id="compaction.export"),
         Binding("s", "send", "Send to LLM", id="compaction.send"),
+        # A modal screen hides the app's bindings; leaving must still work here, a running
+        # LLM call included (the summary view hangs up as it unmounts).
+        Binding("q", "app.quit", "Quit", show=False, id="compaction.quit"),
     ]
     DIALOG_ID = "compaction"
 
