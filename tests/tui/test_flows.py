@@ -418,11 +418,17 @@ async def test_theme_switch_repaints_the_rows_in_the_new_colours() -> None:
 
 
 async def test_gauge_words_shrink_before_its_figures_do() -> None:
-    """Past the trigger the gauge says so; at 60 columns it used to end "near the"."""
+    """The headline is the prompt sent; past the trigger the gauge says so; the words shrink
+    with the width, the figures never do (at 60 columns it used to end "near the")."""
     for width, line in (
-        (120, "window 6,065 / 16,384 tok requested  37.0%  near the compaction trigger"),
-        (60, "window 6,065 / 16,384  37.0%  near the compaction trigger"),
-        (52, "window 6,065 / 16,384  37.0%  near trigger"),
+        (
+            120,
+            "prompt 4,017 tok sent · 6,065 / 16,384 with the output reserve  37.0%  "
+            "near the compaction trigger",
+        ),
+        (80, "prompt 4,017 · 6,065 / 16,384 with reserve  37.0%  near the compaction trigger"),
+        (70, "prompt 4,017 · 6,065 / 16,384  37.0%  near the compaction trigger"),
+        (60, "prompt 4,017 · 6,065 / 16,384  37.0%  near trigger"),
     ):
         app = app_for(demo_session(), compact_trigger_ratio=0.3)
         async with app.run_test(size=(width, 40)) as pilot:
