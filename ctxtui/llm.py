@@ -313,7 +313,10 @@ def _call_once(
                 extensions={"trace": watchdog.trace},
             ) as response:
                 if response.status_code >= 400:
-                    detail = _error_detail(error_body(response))
+                    body = error_body(response)
+                    if endpoint.api_key:  # a server that echoes the key must not get it shown
+                        body = body.replace(endpoint.api_key.encode(), b"[the key]")
+                    detail = _error_detail(body)
                     message = f"the endpoint refused the request: HTTP {response.status_code}"
                     message += f" ({detail})" if detail else ""
                     retry = response.status_code == 429 or response.status_code >= 500

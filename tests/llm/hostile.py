@@ -81,6 +81,7 @@ class _Handler(socketserver.BaseRequestHandler):
         while b"\r\n\r\n" not in data:
             data += sock.recv(65536)
         head, body = data.split(b"\r\n\r\n", 1)
+        self.head = head
         length = 0
         for line in head.split(b"\r\n"):
             if line.lower().startswith(b"content-length:"):
@@ -134,6 +135,10 @@ class _Handler(socketserver.BaseRequestHandler):
             chunk = json.dumps({"model": "m\x1b[31m", "choices": [{"delta": delta}]})
             body = f"data: {chunk}\n\ndata: [DONE]\n\n".encode()
             sock.sendall(_head(200, "text/event-stream", length=len(body)) + body)
+        elif mode == "echo-key":  # as servers do: "Incorrect API key provided: sk-..."
+            auth = [h for h in self.head.split(b"\r\n") if h.lower().startswith(b"authorization")]
+            body = b"Incorrect API key provided: " + (auth[0].split(b" ")[-1] if auth else b"")
+            sock.sendall(_head(401, "text/plain", length=len(body)) + body)
         elif mode == "escapes-error":
             body = b"\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07 bad \x1b[31mred"
             sock.sendall(_head(400, "text/plain", length=len(body)) + body)
