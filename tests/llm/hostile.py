@@ -3,7 +3,8 @@
 Modes: ``huge-json`` (a 256 MB JSON answer), ``gzip-bomb`` (a small gzip body that inflates to
 hundreds of MB), ``endless`` (a stream that never ends), ``huge-error`` (a 256 MB error body),
 ``drip-body`` / ``drip-headers`` (one byte at a time, every ``drip`` seconds, forever),
-``hang`` (reads the request, never answers), ``escapes`` (a summary holding ESC, BEL and OSC 52,
+``hang`` (reads the request, never answers), ``endless-empty`` (framing without text),
+``escapes`` (a summary holding ESC, BEL and OSC 52,
 and an error body with the same). It records when each connection opened and closed, so a
 test measures how long the client kept it, not how long a process took to start.
 """
@@ -106,6 +107,12 @@ class _Handler(socketserver.BaseRequestHandler):
         elif mode == "endless":
             sock.sendall(_head(200, "text/event-stream"))
             chunk = json.dumps({"choices": [{"delta": {"content": "x" * 1000}}]})
+            line = f"data: {chunk}\n\n".encode() * 64
+            while True:
+                sock.sendall(line)
+        elif mode == "endless-empty":  # no text at all, only framing: the byte cap ends it
+            sock.sendall(_head(200, "text/event-stream"))
+            chunk = json.dumps({"choices": [{"delta": {}}], "pad": "x" * 1000})
             line = f"data: {chunk}\n\n".encode() * 64
             while True:
                 sock.sendall(line)
