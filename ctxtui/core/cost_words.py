@@ -49,14 +49,14 @@ def miss_words(miss: CacheMiss) -> str:
     return f"cache miss: {CAUSE_WORDS[miss.cause]}, {miss.tokens_rewritten:,} tok rewritten{extra}"
 
 
-def request_words(r: RequestCost) -> str:
-    """One request's dollars and cache figures in a clause."""
+def request_words(r: RequestCost, *, misses: bool = True) -> str:
+    """One request's dollars and cache figures in a clause (``misses``: and its cache miss)."""
     if r.usage is None:
         return "no usage recorded"
     words = [dollars(r.cost) if r.cost is not None else f"no price for {r.model or 'its model'}"]
     if r.hit_ratio is not None:
         words.append(f"cache hit {r.hit_ratio:.0%}")
-    if r.miss is not None:
+    if misses and r.miss is not None:
         words.append(miss_words(r.miss))
     return " · ".join(words)
 
@@ -75,15 +75,14 @@ class CostView:
     carry: Carry
 
     def carry_words(self, index: int) -> str:
-        """``re-sent in 12 requests, $0.0431`` for message ``index``."""
-        if not 0 <= index < len(self.carry.requests):
+        """``re-sent in 12 requests, $0.0431`` for message ``index``; empty when the session
+        has no priced request (nothing to say in dollars) or no such message."""
+        if not self.cost.priced or not 0 <= index < len(self.carry.requests):
             return ""
         n = self.carry.requests[index]
         if not n:
             return "not re-sent by any recorded request"
-        priced = self.cost.priced
-        money = f", {dollars(self.carry.cost[index])}" if priced else ""
-        return f"re-sent in {plural(n, 'request')}{money}"
+        return f"re-sent in {plural(n, 'request')}, {dollars(self.carry.cost[index])}"
 
     def tools(self) -> dict[str, ToolCarry]:
         return {t.name: t for t in self.carry.tools(self.session)}

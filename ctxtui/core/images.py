@@ -11,6 +11,8 @@ is never counted as text.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import struct
 from dataclasses import dataclass
@@ -88,6 +90,30 @@ def _jpeg(b: bytes) -> tuple[int, int] | None:
             return int(w), int(h)
         i += 2 + length
     return None
+
+
+def base64_dimensions(data: str) -> tuple[int, int] | None:
+    """An image's pixel size from the header at the start of its base64 payload (only the
+    first ``HEADER_BYTES`` are decoded); ``None`` when it is not a known image."""
+    head = data[: HEADER_BYTES * 4 // 3 + 4]
+    if any(c in head for c in " \t\r\n"):
+        head = "".join(head.split())
+    head = head[: len(head) // 4 * 4]
+    try:
+        raw = base64.b64decode(head, validate=False)
+    except (binascii.Error, ValueError):
+        return None
+    return image_size(raw)
+
+
+def sized(part: ContentPart, data: str) -> ContentPart:
+    """``part`` with the pixel size its base64 ``data`` declares, when it is an image."""
+    if part.kind is not PartKind.IMAGE:
+        return part
+    size = base64_dimensions(data)
+    if size is None:
+        return part
+    return part.model_copy(update={"width": size[0], "height": size[1]})
 
 
 # --- the providers' rules ----------------------------------------------------------------

@@ -202,11 +202,6 @@ def build_report(
     and the overflow is the plan's own. ``fit`` is the transcript's calibration
     (``calibration.history_fit`` when the session was read from its last compaction on).
     """
-    from ctxtui.core.calibration import session_fit
-    from ctxtui.core.reported import reported_gap
-
-    fit = fit if fit is not None else session_fit(session)
-    gap = reported_gap(session, plan, fit)
     totals = plan.totals
     return {
         "schema": SCHEMA,
@@ -250,12 +245,24 @@ def build_report(
         "tools": _tools(session, plan),
         "compaction": _compaction(plan, compaction),
         "overflow": _overflow(plan, compaction),
-        "reported": reported_usage(session, gap.request if gap is not None else None),
-        # the reported request against ctxtui's count, the gap split in two (core.reported)
-        "gap": gap.as_json() if gap is not None else None,
-        "calibration": fit.as_json() if gap is not None else None,
+        **_reported_blocks(session, plan, fit),
         # the estimator against an exact count; null unless both were counted
         "estimate": _estimate(estimate),
+    }
+
+
+def _reported_blocks(session: Session, plan: Plan, fit: SessionFit | None) -> dict[str, Any]:
+    """``reported``, ``gap`` (the reported request against ctxtui's count, the gap split in
+    two: ``core.reported``) and ``calibration`` (the fit over every reported request)."""
+    from ctxtui.core.calibration import session_fit
+    from ctxtui.core.reported import reported_gap
+
+    fit = fit if fit is not None else session_fit(session)
+    gap = reported_gap(session, plan, fit)
+    return {
+        "reported": reported_usage(session, gap.request if gap is not None else None),
+        "gap": gap.as_json() if gap is not None else None,
+        "calibration": fit.as_json() if gap is not None else None,
     }
 
 

@@ -19,8 +19,9 @@ from typing import Any
 from ctxtui.importers._claude_messages import is_boundary
 from ctxtui.importers._stream import open_regular
 
-SIDECHAIN_SCAN_BYTES = 64 * 1024 * 1024
-"""How much of a Claude Code transcript is searched for sub-agents written inline."""
+SIDECHAIN_SCAN_BYTES = 16 * 1024 * 1024
+"""How much of a Claude Code transcript the listing searches for sub-agents written inline:
+its read budget (``stores.SCAN_BYTES``); 16 MiB of tiny sidechain lines parse in ~0.5 s."""
 SIDECHAIN_MARKER = re.compile(rb'"isSidechain": ?true')
 """A sidechain line's flag; inside a JSON string its quotes are escaped, so it cannot match."""
 CHAINED_MARKER = re.compile(rb'"uuid"')
@@ -114,8 +115,11 @@ def _scan(path: Path) -> list[dict[str, Any]]:
             return []
         with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
             limit = min(len(data), SIDECHAIN_SCAN_BYTES)
+            whole = len(data)  # the markers are counted in whole lines: a cut one has half
+            if whole > limit:
+                whole = data.rfind(b"\n", 0, limit) + 1
             sidechain = SIDECHAIN_MARKER.search(data, 0, limit)
-            if sidechain is None or not _has_others(data, limit):
+            if sidechain is None or not _has_others(data, whole):
                 return []
             records: list[dict[str, Any]] = []
             end = -1

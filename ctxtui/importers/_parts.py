@@ -12,15 +12,13 @@ type is read as empty or skipped, never raised on.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from ctxtui.core.images import HEADER_BYTES, image_size
+from ctxtui.core.images import sized
 from ctxtui.core.models import ContentPart, Message, PartKind, ToolDefinition, Usage
 from ctxtui.importers._deep import deep_call
 from ctxtui.importers._reader import depth_exceeds, loads_field
@@ -149,30 +147,6 @@ def base64_size(data: str) -> int:
     elif data.rstrip().endswith("="):
         padding = 1
     return max(0, (n * 3) // 4 - padding)
-
-
-def base64_dimensions(data: str) -> tuple[int, int] | None:
-    """An image's pixel size from the header at the start of its base64 payload (only the
-    first ``HEADER_BYTES`` are decoded); ``None`` when it is not a known image."""
-    head = data[: HEADER_BYTES * 4 // 3 + 4]
-    if any(c in head for c in " \t\r\n"):
-        head = head.translate(_WS)
-    head = head[: len(head) // 4 * 4]
-    try:
-        raw = base64.b64decode(head, validate=False)
-    except (binascii.Error, ValueError):
-        return None
-    return image_size(raw)
-
-
-def sized(part: ContentPart, data: str) -> ContentPart:
-    """``part`` with the pixel size its base64 ``data`` declares, when it is an image."""
-    if part.kind is not PartKind.IMAGE:
-        return part
-    size = base64_dimensions(data)
-    if size is None:
-        return part
-    return part.model_copy(update={"width": size[0], "height": size[1]})
 
 
 def parse_data_url(url: str) -> tuple[str | None, int] | None:

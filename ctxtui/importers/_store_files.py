@@ -58,9 +58,13 @@ class StoreWalk:
 
     def __init__(self) -> None:
         self.skipped: list[Skipped] = []
+        self._noted: set[Path] = set()  # a directory is looked into for files and for dirs
 
     def skip(self, path: Path, err: BaseException | str) -> None:
-        self.skipped.append(Skipped(path, err if isinstance(err, str) else describe_error(err)))
+        if path not in self._noted:
+            self._noted.add(path)
+            reason = err if isinstance(err, str) else describe_error(err)
+            self.skipped.append(Skipped(path, reason))
 
     def entries(self, directory: Path) -> list[os.DirEntry[str]]:
         """``directory``'s entries by name; none (and a note) when it cannot be read."""
@@ -130,16 +134,18 @@ def _head_lines(fh: BinaryIO) -> Iterator[tuple[bytes, bytes | None]]:
 
     Yields ``(line, None)`` for a line that fits, and ``(head, tail)`` for a longer one: its
     first ``HEAD_BYTES`` and last ``TAIL_BYTES`` (a pasted image's line is megabytes long,
-    and the record's own fields sit before and after it). A line cut by the end of the budget
-    or of the file is not yielded.
+    and the record's own fields sit before and after it). A line cut by the end of the file
+    is not yielded; one cut by the end of the budget gives its head alone, with an empty tail.
     """
     line = bytearray()
     tail = b""
     long = False
     budget = SCAN_BYTES
-    while budget > 0:
-        chunk = fh.read(min(_CHUNK, budget))
+    while True:
+        chunk = fh.read(min(_CHUNK, budget)) if budget > 0 else b""
         if not chunk:
+            if long and budget <= 0:
+                yield bytes(line), b""
             return
         budget -= len(chunk)
         start = 0

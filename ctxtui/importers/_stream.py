@@ -108,7 +108,11 @@ def check_file(path: Path) -> None:
     if path.is_dir():
         raise SessionLoadError(name, "expected a file, found a directory")
     if not path.is_file():
-        raise SessionLoadError(name, "expected a regular file, found a special file")
+        try:
+            kind = file_kind(path.stat().st_mode)
+        except OSError:
+            kind = "a special file"
+        raise SessionLoadError(name, f"expected a regular file, found {kind}")
     if not os.access(path, os.R_OK):
         raise SessionLoadError(name, "permission denied: the file is not readable")
 

@@ -4,6 +4,7 @@ unless the cursor was on the last message; a half-written last line waits for it
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -136,3 +137,21 @@ async def test_a_recorded_compaction_that_shrinks_the_list_says_so(tmp_path: Pat
             lambda: "compact boundary at line" in str(_main(app).query_one(SessionBar).render()),
             "the boundary's note in the session bar",
         )
+
+
+async def test_a_file_swapped_for_a_fifo_is_said_and_q_still_quits(tmp_path: Path) -> None:
+    path = _chat(tmp_path / "live.jsonl", 1)
+    app = make_app(path, watch=True, settings=deterministic_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _until(pilot, lambda: _rows(app) == 2, "the first read")
+        path.unlink()
+        os.mkfifo(path)
+        notices = app._notifications  # what the user sees as toasts
+
+        def said() -> bool:
+            return any("now a FIFO" in str(n.message) for n in notices)
+
+        await _until(pilot, said, "the notice that the file is now a FIFO")
+        assert _rows(app) == 2, "the last good read stays on screen"
+        await pilot.press("q")
+        await _until(pilot, lambda: not app.is_running, "q to quit")

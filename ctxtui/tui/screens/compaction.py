@@ -145,10 +145,9 @@ class CompactionPreviewScreen(Dialog[str | None]):
         return "\n".join(f"{label}  {value}" for label, value in self._rows())
 
     def _rows(self) -> list[tuple[str, str]]:
-        rows = figure_rows(self.result, self.messages_before)
-        if self.llm_summary is not None:
-            rows.append(("LLM summary", self.llm_summary.byline))
-        return rows
+        llm = self.llm_summary
+        extra = [("LLM summary", llm.byline)] if llm is not None else []
+        return figure_rows(self.result, self.messages_before) + extra
 
     @property
     def _changes_something(self) -> bool:
@@ -188,11 +187,10 @@ class CompactionPreviewScreen(Dialog[str | None]):
             )
 
     def _title_text(self) -> str:
-        result = self.result
-        whose = " (LLM summary)" if result is not self.stand_in else ""
+        r, whose = self.result, " (LLM summary)" if self.result is not self.stand_in else ""
         return (
-            f"Compaction preview · {plural(result.messages_replaced, 'message')} · "
-            f"{result.tokens_before:,} → {result.tokens_after:,} tokens{whose}"
+            f"Compaction preview · {plural(r.messages_replaced, 'message')} · "
+            f"{r.tokens_before:,} → {r.tokens_after:,} tokens{whose}"
         )
 
     def _show_figures(self) -> None:
@@ -269,8 +267,7 @@ class CompactionPreviewScreen(Dialog[str | None]):
             self._say(str(err), failed=True)
             return
         if self.llm_summary is not None:  # a new call: the stand-in's figures until it ends
-            self.llm_summary = None
-            self.result = self.stand_in
+            self.llm_summary, self.result = None, self.stand_in
             self._show_figures()
         self.query_one("#summary").display = False
         self.query_one(TabbedContent).active = "summary-tab"

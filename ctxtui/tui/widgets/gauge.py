@@ -66,6 +66,10 @@ def trigger_cell(plan: Plan, cells: int) -> int | None:
     return min(cells - 1, trigger * cells // total)
 
 
+COST_MIN_WIDTH = 100
+"""Narrower than this, the API line keeps its own figures and leaves the dollars out."""
+
+
 class BudgetGauge(Widget):
     """Where the window goes: a bar, the figures, and a legend; coloured by the plan's pressure."""
 
@@ -90,6 +94,13 @@ class BudgetGauge(Widget):
         self._reported: ReportedGap | None = None
         self._placeholder = "waiting for the session…"
         self._compact = False
+        self._cost = ""
+
+    def show_cost(self, words: str) -> None:
+        """The last request's dollars and cache hit ratio, said after the API's figure."""
+        if words != self._cost:
+            self._cost = words
+            self.refresh(layout=True)
 
     def set_compact(self, compact: bool) -> None:
         """On a short screen the API's figure joins the first line instead of taking a line
@@ -128,8 +139,17 @@ class BudgetGauge(Widget):
             figures = self._with_reported(figures, reported, width)
         lines = [figures, self._bar(plan, width), self._legend(plan, width)]
         if reported is not None and not self._compact:
-            lines.append(self._reported_line(reported, width))
+            cost = self._cost_tail()
+            room = width - cost.cell_len if cost.cell_len and width >= COST_MIN_WIDTH else width
+            line = self._reported_line(reported, room)
+            lines.append(Text.assemble(line, cost) if room < width else line)
         return Text("\n").join(lines)
+
+    def _cost_tail(self) -> Text:
+        """`` · $0.0107 · cache hit 98%``: the last request priced, when it was."""
+        if not self._cost:
+            return Text()
+        return Text.assemble((" · ", self._style("label")), (self._cost, Style(bold=True)))
 
     def _with_reported(self, figures: Text, gap: ReportedGap, width: int) -> Text:
         """The figures line with ``· API 36,796 (+15,049)`` after it, where it fits."""
