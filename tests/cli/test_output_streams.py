@@ -111,3 +111,13 @@ def test_compact_never_writes_into_an_agents_store_even_with_force(
     done = _ctxtui(["compact", DEMO, "-o", str(tmp_path / "link" / "new.json")], tmp_path)
     _one_line_exit_2(done, "session store")
     assert not (folder / "new.json").exists()
+
+
+def test_report_o_never_writes_into_an_agents_store_either(tmp_path: Path) -> None:
+    folder = tmp_path / ".codex" / "sessions"
+    folder.mkdir(parents=True)
+    other = folder / "rollout-x.jsonl"
+    other.write_text("{}\n")
+    done = _ctxtui(["report", DEMO, "--json", "-o", str(other), "--force"], tmp_path)
+    _one_line_exit_2(done, "refusing to write inside Codex's session store")
+    assert other.read_text() == "{}\n"
