@@ -458,8 +458,10 @@ COMMANDS: tuple[Command, ...] = (
         "serve the app to a web browser (on 127.0.0.1)",
         "serve the app to a web browser",
         "Serve the app to a web browser with textual-serve: each visitor gets their own ctxtui "
-        "on SESSION (default: the bundled demo). It binds to 127.0.0.1; binding to any other "
-        "address shows the session's contents to whoever can reach it.",
+        "on SESSION (default: the bundled demo). Open the URL it prints: it holds a secret "
+        "token made for this launch, and nothing else (no other page, no WebSocket from "
+        "another origin) opens the app. It binds to 127.0.0.1; binding to any other address "
+        "shows the session's contents to whoever can reach it and has the URL.",
         add_options=_serve_options,
         session="optional",
     ),
