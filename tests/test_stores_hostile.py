@@ -4,6 +4,7 @@ listing runs as ``ctxtui sessions`` in a child process wherever it could hang or
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
 import resource
@@ -178,10 +179,9 @@ def test_a_file_swapped_for_a_fifo_between_check_and_open_is_refused_not_hung_on
     """A writer swaps a real transcript and a FIFO under one name, a millisecond each, while
     sessions are loaded from it (each load looks and opens several times): every load ends,
     read or refused; none waits for a writer on the FIFO."""
-    path = tmp_path / "s.jsonl"
-    real = tmp_path / "real.jsonl"
     kept = tmp_path / "fifos"
     kept.mkdir()
+    path, real = tmp_path / "s.jsonl", tmp_path / "real.jsonl"
     shutil.copyfile(SAMPLES / "codex_rollout.jsonl", real)
     stop = threading.Event()
 
@@ -215,6 +215,8 @@ def test_a_file_swapped_for_a_fifo_between_check_and_open_is_refused_not_hung_on
     stop.set()
     swapper.join()
     hung, done = loader.is_alive(), len(outcomes)
+    if hung:  # where it waits, for whoever reads the failure
+        faulthandler.dump_traceback(all_threads=True)
     for fifo in kept.iterdir():  # let a stuck open return, so the test process can end
         try:
             os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
@@ -228,6 +230,29 @@ def test_a_file_swapped_for_a_fifo_between_check_and_open_is_refused_not_hung_on
 LOADS = 1500
 """Loads raced against the swaps: before opens were checked on the descriptor, a load hung
 within the first few hundred in nearly every run."""
+
+
+def test_sqlite_is_never_left_waiting_on_a_fifo(tmp_path: Path) -> None:
+    """SQLite opens by name after ctxtui's check; should a FIFO take the name in between, its
+    blocking open is ended by the watchdog (here SQLite is pointed at the FIFO directly)."""
+    from ctxtui.importers._sqlite import _connect
+
+    fifo = _fifo(tmp_path / "opencode.db")
+    outcome: list[object] = []
+
+    def connect() -> None:
+        try:
+            con = _connect(f"{fifo.as_uri()}?mode=ro&immutable=1", fifo)
+            outcome.append(con.execute("SELECT name FROM sqlite_master").fetchall())
+        except sqlite3.Error as err:
+            outcome.append(err)
+
+    thread = threading.Thread(target=connect, daemon=True)
+    thread.start()
+    thread.join(timeout=10)
+    if thread.is_alive():
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    assert outcome, "SQLite waited for a writer on the FIFO"
 
 
 # --- item 10: names and fields are shown literally --------------------------------------------
