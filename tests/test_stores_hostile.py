@@ -531,3 +531,50 @@ def test_count_messages_is_the_apps_count_for_a_listed_entry(tmp_path: Path) -> 
     shutil.copyfile(SAMPLES / "codex_rollout.jsonl", rollout)
     (found,) = find_sessions({"HOME": str(tmp_path)})
     assert count_messages(found) == len(load_session(rollout).messages) == 19
+
+
+def test_opencode_counts_are_the_apps_and_the_database_is_read_once(tmp_path: Path) -> None:
+    import ctxtui.importers._opencode_sqlite as opencode_sqlite
+
+    db = tmp_path / ".local" / "share" / "opencode" / "opencode.db"
+    db.parent.mkdir(parents=True)
+    shutil.copyfile(Path("/work/shared/reference/examples/opencode_demo.db"), db)
+    _copy_sessions(db, "copy-")
+    found = find_sessions({"HOME": str(tmp_path)})
+    reads: list[Path] = []
+    real = opencode_sqlite.message_counts
+
+    def counted(path: Path) -> dict[str, int]:
+        reads.append(path)
+        return real(path)
+
+    opencode_sqlite.message_counts = counted  # type: ignore[assignment]
+    try:
+        counts = {f.open_target: count_messages(f) for f in found}
+    finally:
+        opencode_sqlite.message_counts = real  # type: ignore[assignment]
+    assert counts == {t: len(load_session(t).messages) for t in counts}
+    assert len(reads) == 1 and len(counts) == len(found) == 2
+
+
+def _copy_sessions(db: Path, prefix: str) -> None:
+    """Every session of ``db`` once more, its ids (and those it refers to) prefixed."""
+    con = sqlite3.connect(db)
+    refs = {"id", "session_id", "message_id"}
+    for table in ("session", "message", "part"):
+        columns = [row[1] for row in con.execute(f"PRAGMA table_info({table})")]
+        rows = con.execute(f"SELECT * FROM {table}").fetchall()
+        marks = ", ".join("?" * len(columns))
+        con.executemany(
+            f"INSERT INTO {table} VALUES ({marks})",
+            [
+                [_prefixed(prefix, c in refs, v) for c, v in zip(columns, r, strict=True)]
+                for r in rows
+            ],
+        )
+    con.commit()
+    con.close()
+
+
+def _prefixed(prefix: str, ref: bool, value: object) -> object:
+    return prefix + value if ref and isinstance(value, str) else value

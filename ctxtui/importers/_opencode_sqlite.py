@@ -30,6 +30,28 @@ def load_database(path: Path, session_id: str | None = None) -> Session:
         ) from None
 
 
+def message_counts(path: Path) -> dict[str, int]:
+    """Every session's message count as ``load_database`` then ``hoist_system_prompt`` give
+    it (what the app shows), from one read of the database: ``sessions --count`` over a
+    database of many sessions reads (or copies) it once, not once per session."""
+    from ctxtui.importers import hoist_system_prompt
+
+    def read(con: sqlite3.Connection) -> dict[str, int]:
+        ids = [row[0] for row in con.execute("SELECT id FROM session")]
+        return {
+            sid: len(hoist_system_prompt(_read(con, path, sid)).messages)
+            for sid in ids
+            if isinstance(sid, str)
+        }
+
+    try:
+        return read_database(path, read)
+    except SQLITE_ERRORS as exc:
+        raise SessionLoadError(
+            str(path), f"cannot read the OpenCode database ({sqlite_problem(exc)})"
+        ) from None
+
+
 def _read(con: sqlite3.Connection, path: Path, session_id: str | None) -> Session:
     warnings: list[str] = []
     sessions = con.execute(
