@@ -23,7 +23,7 @@ import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -131,9 +131,9 @@ def _when(value: Any) -> datetime | None:
     try:
         if isinstance(value, str) and value:
             parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-            return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+            return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
         if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1e14:
-            return datetime.fromtimestamp(value / 1000, tz=timezone.utc)
+            return datetime.fromtimestamp(value / 1000, tz=UTC)
     except (ValueError, OverflowError, OSError):
         return None
     return None

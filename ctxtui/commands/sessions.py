@@ -16,7 +16,7 @@ import re
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import timezone
+from datetime import UTC
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
@@ -29,7 +29,7 @@ SCHEMA = "ctxtui.sessions/1"
 def _started(found: FoundSession) -> str:
     if found.started is None:
         return "-"
-    return found.started.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M")
+    return found.started.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
 
 
 def _entry(found: FoundSession) -> dict[str, Any]:
