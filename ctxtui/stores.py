@@ -431,6 +431,7 @@ def count_messages(found: FoundSession) -> int | None:
 def _database_counts(path: Path, inode: int, size: int, mtime_ns: int) -> dict[str, int]:
     """An OpenCode database's counts, read once per version of the file (the stat fields
     are the key: a database written since is read again)."""
+    from ctxtui.importers import hoist_system_prompt
     from ctxtui.importers._opencode_sqlite import message_counts
 
-    return message_counts(path)
+    return message_counts(path, hoist_system_prompt)

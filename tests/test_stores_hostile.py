@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -544,9 +545,9 @@ def test_opencode_counts_are_the_apps_and_the_database_is_read_once(tmp_path: Pa
     reads: list[Path] = []
     real = opencode_sqlite.message_counts
 
-    def counted(path: Path) -> dict[str, int]:
+    def counted(path: Path, finish: Any) -> dict[str, int]:
         reads.append(path)
-        return real(path)
+        return real(path, finish)
 
     opencode_sqlite.message_counts = counted  # type: ignore[assignment]
     try:

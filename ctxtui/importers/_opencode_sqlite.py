@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,18 +31,15 @@ def load_database(path: Path, session_id: str | None = None) -> Session:
         ) from None
 
 
-def message_counts(path: Path) -> dict[str, int]:
-    """Every session's message count as ``load_database`` then ``hoist_system_prompt`` give
-    it (what the app shows), from one read of the database: ``sessions --count`` over a
-    database of many sessions reads (or copies) it once, not once per session."""
-    from ctxtui.importers import hoist_system_prompt
+def message_counts(path: Path, finish: Callable[[Session], Session]) -> dict[str, int]:
+    """Every session's message count as ``load_database`` then ``finish`` (the loader's
+    last step, ``hoist_system_prompt``) give it, from one read of the database:
+    ``sessions --count`` over a database of many sessions reads (or copies) it once."""
 
     def read(con: sqlite3.Connection) -> dict[str, int]:
         ids = [row[0] for row in con.execute("SELECT id FROM session")]
         return {
-            sid: len(hoist_system_prompt(_read(con, path, sid)).messages)
-            for sid in ids
-            if isinstance(sid, str)
+            sid: len(finish(_read(con, path, sid)).messages) for sid in ids if isinstance(sid, str)
         }
 
     try:
