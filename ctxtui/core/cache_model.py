@@ -26,8 +26,8 @@ from decimal import Decimal
 from functools import cached_property
 from itertools import pairwise
 
-from ctxtui.core.calibration import Fit, content_chars, live_starts
-from ctxtui.core.cost import TTL_1H, TTL_5M, RequestCost, SessionCost, usd
+from ctxtui.core.calibration import Fit, calibrate, content_chars, live_starts
+from ctxtui.core.cost import TTL_1H, TTL_5M, RequestCost, SessionCost, session_cost, usd
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Zone
@@ -245,3 +245,12 @@ def whatif_json(whatif: WhatIf, preset: str) -> dict[str, object]:
         },
         "cache_model_agreement": whatif.agreement(),
     }
+
+
+def price_replay(result: Replay) -> WhatIf:
+    """``result``'s recorded requests and its simulated run priced, scaled by the session's
+    own calibration (what ``replay --json`` and ``compare --replay`` report)."""
+    counts = result.counts
+    fit = calibrate(result.session, result.points, {counts.tokenizer.used: counts}).fit
+    recorded = session_cost(result.session, result.points)
+    return what_if(result, recorded, token_scale(result.session, counts, fit))
