@@ -82,6 +82,18 @@ examples:
 """
 
 
+RETENTION_EPILOG = """\
+Kept: the summary holds the fact (case, quotes, ./ and trailing punctuation aside).
+Needed after: the messages after the compaction use the fact again; "lost 3 of 5"
+is what made the agent re-read or re-ask. dup.: summary lines that repeat the
+kept context (the system prompt, what the compaction kept) or each other.
+
+examples:
+  ctxtui retention session.jsonl
+  ctxtui retention session.jsonl --json | jq '.compactions[].needed_after'
+"""
+
+
 _ASCII_SPACE = re.compile(r"[ \t\n]+")
 """Whitespace a help line may break at; the no-break space in ``≥\u00a00`` is not."""
 

@@ -58,6 +58,8 @@ class ContentPart(_Frozen):
         default=None, ge=0, description="the source's own image token estimate, if it had one"
     )
     label: str = Field(default="", description="file name, URL (never a data: URL) or block type")
+    width: int | None = Field(default=None, gt=0, description="image pixels, from its header")
+    height: int | None = Field(default=None, gt=0, description="image pixels, from its header")
 
 
 class ToolCall(_Frozen):

@@ -18,6 +18,7 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 
 from ctxtui.core.cost_words import last_priced, request_words
+from ctxtui.core.import_notes import shrink_note
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.policy import PolicyError
@@ -105,6 +106,10 @@ class MainScreen(FlowScreen):
         # The cursor on the last message follows new ones; anywhere else it stays put.
         last = len(before.session) - 1 if before.session is not None else 0
         self._follow_end = self.query_one(MessageList).cursor >= last
+        if before.session is not None and self.session is not None:
+            note = shrink_note(before.session, self.session)
+            if note:  # a list that shrinks under the user's eyes needs a reason
+                self.notify(note, title="Watched file", severity="warning")
         self.session_changed()
 
     # -- rendering -------------------------------------------------------------------------
