@@ -13,6 +13,7 @@ from ctxtui.commands.render_report import plural
 from ctxtui.commands.replay import load_history
 from ctxtui.commands.report import print_table
 from ctxtui.core.compare import compare
+from ctxtui.core.cost_words import dollars
 from ctxtui.core.engine import Engine
 from ctxtui.core.policy import PRESETS, PolicyError, preset
 from ctxtui.core.report import display_text
@@ -72,6 +73,11 @@ def _replay_row(r: dict[str, Any], after_turn: bool) -> str:
         text += f" · peak {r['peak_tokens']:,} tok at request {r['peak_request'] + 1:,}"
     if r["overflow_requests"]:
         text += f" · {plural(r['overflow_requests'], 'request')} over the window"
+    if r.get("simulated_cost_usd") is not None:
+        text += (
+            f" · {dollars(r['simulated_cost_usd'])} simulated against "
+            f"{dollars(r['recorded_cost_usd'])} recorded"
+        )
     if after_turn:
         text += " · after-turn summaries not replayed"
     return text

@@ -21,13 +21,12 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Static
 
-from ctxtui.core.cost_words import dollars, request_words
 from ctxtui.core.policy import policy_for_session
 from ctxtui.core.replay import ContextAt, Replay
 from ctxtui.core.reported import ReportedGap
 from ctxtui.core.wording import plural
 from ctxtui.options import debugging
-from ctxtui.tui.cost_jobs import ReplayCostReady, price_replay
+from ctxtui.tui.cost_jobs import price_replay
 from ctxtui.tui.screens.preset_choice import PresetChoice
 from ctxtui.tui.screens.retention import RecordedAuditScreen
 from ctxtui.tui.state import MainState
@@ -42,7 +41,7 @@ from ctxtui.tui.timeline_jobs import (
     run_replay,
 )
 from ctxtui.tui.timeline_words import event_words, timeline_title
-from ctxtui.tui.widgets.cost_strip import CostFigures, CostStrip
+from ctxtui.tui.widgets.cost_strip import CostSeries
 from ctxtui.tui.widgets.footer import FittingFooter
 from ctxtui.tui.widgets.message_list import MessageList, Numbering
 from ctxtui.tui.widgets.theme_style import component_style
@@ -86,7 +85,6 @@ class TimelineScreen(Screen[int | None]):
     TimelineScreen #timeline-status { padding: 0 1; height: 1; background: $panel; }
     TimelineScreen #timeline-heading { padding: 0 1; height: 1; color: $text-muted; }
     TimelineScreen #timeline-context { height: 1fr; }
-    TimelineScreen #timeline-cost { padding: 0 1; height: 1; color: $text-muted; }
     """
 
     def __init__(self, state: MainState) -> None:
@@ -98,14 +96,12 @@ class TimelineScreen(Screen[int | None]):
         self.replay: Replay | None = None
         self.gap: ReportedGap | None = None
         self.context: ContextAt | None = None
-        self.priced: ReplayCostReady | None = None  # the replay's recorded and simulated dollars
         self._context_busy = False
 
     def compose(self) -> ComposeResult:
         yield Static(Text(self._title(), no_wrap=True, overflow="ellipsis"), id="timeline-title")
         yield TimelineChart(id="timeline-chart")
-        yield CostStrip(id="timeline-cost-strip")
-        yield Static("", id="timeline-cost")
+        yield CostSeries(id="timeline-cost")
         yield Static("", id="timeline-legend")
         yield Static("", id="timeline-gap")
         yield Static("reading the session…", id="timeline-status")
@@ -208,44 +204,9 @@ class TimelineScreen(Screen[int | None]):
             self._status("no requests: the transcript has no assistant message to replay")
         self.chart.show(ChartFigures.of(event.replay), cursor)
         self._moved(TimelineChart.Moved(self.chart.cursor))
-        self.priced = None
-        self.query_one(CostStrip).show(None)
-        self._run(price_replay, self.post_message, event.replay, group="timeline-cost")
-
-    @on(ReplayCostReady)
-    def _replay_priced(self, event: ReplayCostReady) -> None:
-        if event.replay is not self.replay:
-            return
-        self.priced = event
-        self.query_one(CostStrip).show(CostFigures.of(event.cost))
-        self._describe_cost(self.chart.cursor)
-
-    def _describe_cost(self, k: int) -> None:
-        """The request's dollars and cache figures, then the session's, recorded and
-        simulated under the preset on show."""
-        priced = self.priced
-        line = self.query_one("#timeline-cost", Static)
-        if priced is None or not 0 <= k < len(priced.cost.requests):
-            line.update("")
-            return
-        request = priced.cost.requests[k]
-        recorded, simulated = dollars(priced.cost.total), dollars(priced.whatif.total)
-        variants = [
-            [
-                f"request {k + 1:,}: {request_words(request)}",
-                f"session {recorded} recorded, {simulated} simulated ({self.preset_name})",
-            ],
-            [f"{request_words(request)}", f"session {recorded} · sim {simulated}"],
-            [f"{request_words(request)}"],
-        ]
-        if not priced.cost.priced:
-            variants = [[v[0]] for v in variants]
-        text = ""
-        for words in variants:
-            text = " · ".join(words)
-            if len(text) <= self.size.width - 2:
-                break
-        line.update(Text(text, no_wrap=True, overflow="ellipsis", end=""))
+        series = self.query_one(CostSeries)  # it prices the replay and shows it
+        series.expect(event.replay, self.preset_name)
+        self._run(price_replay, series.post_message, event.replay, group="timeline-cost")
 
     def _start_request(self) -> int:
         """The request that produced the main screen's selected message, else the last one."""
@@ -260,8 +221,7 @@ class TimelineScreen(Screen[int | None]):
         if self.replay is None or not len(self.replay):
             return
         self._describe(event.index)
-        self.query_one(CostStrip).move(event.index)
-        self._describe_cost(event.index)
+        self.query_one(CostSeries).move(event.index)
         if not self._context_busy:
             self._context_busy = True
             self._run(context_at, self.post_message, self.replay, event.index, group="context")

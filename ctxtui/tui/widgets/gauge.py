@@ -254,7 +254,7 @@ class BudgetGauge(Widget):
                 piece.append(f"{value:,}")
                 pieces.append(piece)
             line = Text(gap).join(pieces)
-            if trigger is not None and trigger > 0:  # the bar's mark explained, where the line has room
+            if trigger is not None and trigger > 0:  # the mark explained, where there is room
                 mark = Text(TRIGGER_MARK, self._style("warning") + Style(bold=True), end="")
                 mark.append(" trigger ", self._style("label"))
                 mark.append(f"{trigger:,}")
