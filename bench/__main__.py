@@ -16,7 +16,8 @@ from bench.common import SIZES, Result, label, machine, session_file
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "PERFORMANCE.md"
 SECTIONS = (
-    "open", "exact", "latency", "replan", "frame", "memory", "startup", "report", "replay"
+    "open", "exact", "latency", "replan", "frame", "memory", "startup", "report", "replay",
+    "retention",
 )  # fmt: skip
 EXTRA_SECTIONS = ("ablation",)
 """Run only when named in ``--only``: what each of the open's speed-ups is worth."""
@@ -100,6 +101,11 @@ def run(
         for size in sizes:
             add(measures.replay_ratio(size, args.repeats))
         add(measures.timeline_latency(big))
+    if "retention" in only:
+        from bench.retention import retention_ratio
+
+        for size in sizes:
+            add(retention_ratio(size, args.repeats))
     return results, notes
 
 
