@@ -34,6 +34,11 @@ def _zone(z: dict[str, int]) -> str:
     return f"{z['count']:,} ({z['tokens']:,} tok)"
 
 
+def _tail(start: int, tail: dict[str, int]) -> str:
+    """``tail from #35``, or ``no tail`` when it holds no message (``#35`` would name none)."""
+    return f"tail from #{start:,}" if tail["count"] else "no tail"
+
+
 def _now(p: dict[str, Any]) -> str:
     """What the preset does with the session as it ends, against its trigger.
 
@@ -91,7 +96,7 @@ def _table(doc: dict[str, Any]) -> Any:
         grid.add_row("trigger", _now(p))
         grid.add_row(
             "zones",
-            f"tail from #{p['tail_start']:,} · kept {_zone(zones['kept'])} · dropped "
+            f"{_tail(p['tail_start'], zones['tail'])} · kept {_zone(zones['kept'])} · dropped "
             f"{_zone(zones['dropped'])} · pruned {pruned['count']:,} "
             f"({pruned['tokens_freed']:,} tok freed)",
         )

@@ -23,6 +23,7 @@ from ctxtui.core.rows import (
     tool_label,
     visible,
 )
+from ctxtui.core.wording import file_size
 
 EIGHTHS = "▏▎▍▌▋▊▉█"
 """Left-aligned blocks from one eighth to a full cell: a bar has eight steps per cell."""
@@ -233,10 +234,5 @@ def boundary_rule(tail: FreshTail, width: int) -> str:
 
 
 def format_bytes(size: int) -> str:
-    """``size`` in SI units with one decimal (``228.9 MB``), as a user compares file sizes."""
-    value = float(size)
-    for unit in ("B", "kB", "MB", "GB"):
-        if value < 1000 or unit == "GB":
-            return f"{size:,} B" if unit == "B" else f"{value:,.1f} {unit}"
-        value /= 1000
-    raise AssertionError("unreachable")  # pragma: no cover
+    """``size`` in SI units (``228.9 MB``): ``wording.file_size``, the CLI's convention too."""
+    return file_size(size)

@@ -66,7 +66,7 @@ def gauge_line(number: int, entry: PresetPlan, width: int, name_cells: int) -> T
         else:
             line.append("█" if cell < filled else "░", style if cell < filled else "dim")
     line.append(f" {t.tokens:,} / {t.window:,} · trigger {t.trigger:,}")
-    line.append(f" · tail #{entry.plan.tail.start:,}")
+    line.append(f" · {entry.plan.tail_words()}")
     # As `ctxtui compare` words it: the plan is of the whole transcript, so going over the
     # trigger means the *next* request compacts; PicoClaw legacy's summary comes after a turn.
     if entry.plan.compaction.post_turn:

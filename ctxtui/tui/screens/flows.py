@@ -59,8 +59,14 @@ class FlowScreen(SessionScreen):
         self._busy.stop()
         result: CompactionResult = event.result
         before = len(self.session) if self.session is not None else None
+        engine = self.state.engine
         preview = CompactionPreviewScreen(
-            result, messages_before=before, calls=event.calls, llm=self.llm, audit=event.audit
+            result,
+            messages_before=before,
+            calls=event.calls,
+            llm=self.llm,
+            tokenizer=engine.tokenizer(self.policy) if engine is not None else None,
+            audit=event.audit,
         )
 
         def decided(choice: str | None) -> None:
