@@ -17,7 +17,7 @@ from bench.common import SIZES, Result, label, machine, session_file
 DOC = Path(__file__).resolve().parent.parent / "docs" / "PERFORMANCE.md"
 SECTIONS = (
     "open", "exact", "latency", "replan", "frame", "memory", "startup", "report", "replay",
-    "fleet", "usage", "replay-presets",
+    "fleet", "usage", "replay-presets", "retention",
 )  # fmt: skip
 EXTRA_SECTIONS = ("ablation", "watch", "listing")
 """Run only when named in ``--only``: what each of the open's speed-ups is worth; the
@@ -124,6 +124,11 @@ def run(
 
         claude_mb, codex_mb = (float(x) for x in args.usage_mb.split(","))
         add(usage_sections(args.repeats, claude_mb, codex_mb, emit))
+    if "retention" in only:
+        from bench.retention import retention_ratio
+
+        for size in sizes:
+            add(retention_ratio(size, args.repeats))
     if "watch" in only:
         add(stores.watch_append())
     if "listing" in only:

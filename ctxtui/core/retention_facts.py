@@ -19,6 +19,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ctxtui.core.models import Message, Session
 from ctxtui.core.summary_text import (
@@ -131,6 +132,23 @@ def _shown(text: str) -> str:
 
 
 def _arguments(arguments: str) -> dict[str, object]:
+    """A call's arguments as a dict (``{}`` when not a JSON object). Short ones are cached: a
+    message's calls are read for their command and again for their text (never mutate the
+    result); a long one (a patch) is parsed again rather than held."""
+    if len(arguments) <= CACHED_ARGUMENTS:
+        return _cached_arguments(arguments)
+    return _parse_arguments(arguments)
+
+
+CACHED_ARGUMENTS = 4_096
+
+
+@lru_cache(maxsize=1024)
+def _cached_arguments(arguments: str) -> dict[str, object]:
+    return _parse_arguments(arguments)
+
+
+def _parse_arguments(arguments: str) -> dict[str, object]:
     try:
         parsed = json.loads(arguments) if arguments.strip() else {}
     except (ValueError, RecursionError):
@@ -335,7 +353,8 @@ def read_from(messages: Sequence[Message], first: int, last: int, budget: int) -
     while start > first:
         m = messages[start - 1]
         size += min(len(m.content), HEAD_CHARS + TAIL_CHARS)
-        size += sum(len(c.arguments) for c in m.tool_calls)
+        if m.tool_calls:
+            size += sum(len(c.arguments) for c in m.tool_calls)
         if size > budget and start <= last:
             break
         start -= 1

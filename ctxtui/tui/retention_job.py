@@ -18,6 +18,10 @@ from ctxtui.core.models import Session
 from ctxtui.core.policy import Policy
 from ctxtui.tui.jobs import Post
 
+NOTE_MAX_BYTES = 64 * 1024 * 1024
+"""A file larger than this gets no note: a second read of it would compete with the counting
+of the session on screen for the interpreter, for a courtesy line."""
+
 
 @dataclass
 class RetentionNoted(Message):
@@ -38,6 +42,8 @@ def note_retention(
     if not shown.meta.recorded_compactions:
         return
     try:
+        if path.stat().st_size > NOTE_MAX_BYTES:
+            return
         history = load_session(path, format, full_history=True)
         estimator = policy.with_changes(tokenizer="plan")
         engine = Engine(history)

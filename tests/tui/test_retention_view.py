@@ -35,8 +35,8 @@ def _headline(screen: CompactionPreviewScreen) -> str:
 
 def _rows(audit_: Any) -> list[tuple[str, str, str, str]]:
     return [
-        (r.fact.kind, r.fact.text, f"#{r.fact.message_index:,} {r.fact.role}",
-         "yes" if r.needed_after else "")
+        (r.fact.kind, f"#{r.fact.message_index:,} {r.fact.role}",
+         "yes" if r.needed_after else "", r.fact.text)
         for r in audit_.dropped
     ]  # fmt: skip
 
@@ -98,7 +98,7 @@ async def test_facts_are_shown_literally() -> None:
         screen = await _lost_tab(pilot)
         rows = screen.query_one(RetentionView).lost_rows
         assert rows and all("\x1b" not in cell for row in rows for cell in row)
-        assert any("[bold]mod_" in row[1] for row in rows)  # markup shown as typed
+        assert any("[bold]mod_" in row[3] for row in rows)  # markup shown as typed
 
 
 def test_preview_lost_tab_retention(snap_compare: SnapCompare) -> None:
@@ -106,7 +106,7 @@ def test_preview_lost_tab_retention(snap_compare: SnapCompare) -> None:
 
     The reader should see the headline "llm keeps N of M facts · lost K of the J used again
     after (the stand-in kept …, lost …)", a muted line of kept/total per kind, and a table
-    (kind, fact, from, needed after?) of the facts the LLM's summary dropped, most salient
+    (kind, from, needed after?, fact) of the facts the LLM's summary dropped, most salient
     first, "yes" where the messages after the range used the fact again.
     """
 

@@ -305,8 +305,8 @@ class CompactionPreviewScreen(Dialog[str | None]):
         self.llm_summary = event.summary
         if self.tokenizer is not None:
             self.result = with_llm_summary(self.stand_in, event.summary.text, self.tokenizer)
+        self._show_figures()
         if self.audit is not None:
-            tokens = event.summary.usage.completion_tokens
+            tokens = self.result.summary_tokens if self.tokenizer is not None else 0
             llm = audit_summary(self.audit.segment, event.summary.text, "llm", tokens)
             self.query_one(RetentionView).show(llm, beside=self.audit)
-        self._show_figures()

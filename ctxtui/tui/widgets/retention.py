@@ -41,7 +41,8 @@ def per_kind(audit: Audit) -> str:
 
 
 class RetentionView(Vertical):
-    """A headline, the kept/total per kind, and a table of the lost facts, most salient first."""
+    """A headline, the kept/total per kind, and a table of the lost facts, most salient first;
+    the fact comes last, so that at 80 columns its start and the short columns all show."""
 
     DEFAULT_CSS = """
     RetentionView {
@@ -86,9 +87,9 @@ class RetentionView(Vertical):
             id="retention-lost", cursor_type="row", zebra_stripes=True
         )
         table.add_column("kind", key="kind")
-        table.add_column("fact", key="fact", width=FACT_WIDTH)
         table.add_column("from", key="from")
         table.add_column("needed after?", key="needed")
+        table.add_column("fact", key="fact", width=FACT_WIDTH)
         yield table
         yield Static("", id="retention-none", markup=False)
 
@@ -137,7 +138,7 @@ class RetentionView(Vertical):
             fact.truncate(FACT_WIDTH, overflow="ellipsis")
             table.add_row(
                 Text(f.kind),
-                fact,
                 Text(f"#{f.message_index:,} {f.role}"),
                 Text("yes" if r.needed_after else ""),
+                fact,
             )
