@@ -25,6 +25,7 @@ from ctxtui.core.policy import policy_for_session
 from ctxtui.core.replay import ContextAt, Replay, Request
 from ctxtui.core.wording import plural
 from ctxtui.options import debugging
+from ctxtui.tui.cells import fit_words, flow
 from ctxtui.tui.screens.preset_choice import PresetChoice
 from ctxtui.tui.state import MainState
 from ctxtui.tui.timeline_jobs import (
@@ -46,8 +47,8 @@ WINDOW_KNOBS = ("context_window", "max_tokens")
 """The user's knobs a newly chosen preset keeps: the window is the model's, not the policy's."""
 
 LEGEND_SERIES = ("simulated", "reported", "window", "trigger")
-LEGEND_MARKS = "C compaction  R recorded  ! overflow  + several"
-KEYS = "←→ request  tab list"
+LEGEND_MARKS = ("C compaction", "R recorded", "! overflow", "+ several")
+KEYS = ("←→ request", "tab list")
 
 
 def event_words(request: Request) -> str:
@@ -82,7 +83,7 @@ class TimelineScreen(Screen[int | None]):
     DEFAULT_CSS = """
     TimelineScreen #timeline-title { padding: 0 1; text-style: bold; height: 1; }
     TimelineScreen TimelineChart { height: 45%; min-height: 6; }
-    TimelineScreen #timeline-legend { padding: 0 1; color: $text-muted; height: 1; }
+    TimelineScreen #timeline-legend { padding: 0 1; color: $text-muted; height: auto; }
     TimelineScreen #timeline-status { padding: 0 1; height: 1; background: $panel; }
     TimelineScreen #timeline-heading { padding: 0 1; height: 1; color: $text-muted; }
     TimelineScreen #timeline-context { height: 1fr; }
@@ -99,7 +100,7 @@ class TimelineScreen(Screen[int | None]):
         self._context_busy = False
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(self._title(), no_wrap=True, overflow="ellipsis"), id="timeline-title")
+        yield Static(self._title(), id="timeline-title")
         yield TimelineChart(id="timeline-chart")
         yield Static("", id="timeline-legend")
         yield Static("reading the session…", id="timeline-status")
@@ -115,16 +116,26 @@ class TimelineScreen(Screen[int | None]):
     def context_list(self) -> MessageList:
         return self.query_one("#timeline-context", MessageList)
 
-    def _title(self) -> str:
+    def _title_words(self) -> list[tuple[str, int]]:
+        """The title's words and ranks: the higher, the sooner left out when short of width."""
         session = self.state.session
         if session is None:
-            return "Timeline: open a session first"
-        words = [f"Timeline · {self.state.label}"]
+            return [("Timeline: open a session first", 0)]
+        words = [("Timeline", 0), (self.state.path.name if self.state.path else "session", 0)]
+        words += [(session.meta.model, 4)] if session.meta.model else []
         if self.replay is not None:
-            words.append(plural(len(self.replay), "request"))
-            words.append(f"{self.preset_name} ({self.replay.counts.tokenizer.used})")
-            words.append(f"window {self.policy.context_window:,}")
-        return " · ".join(words)
+            words.append((plural(len(self.replay), "request"), 1))
+            words.append((f"{self.preset_name} ({self.replay.counts.tokenizer.used})", 2))
+            words.append((f"window {self.policy.context_window:,}", 3))
+        return words
+
+    def _title(self) -> Text:
+        width = max(1, (self.size.width or self.app.size.width) - 2)
+        return Text(fit_words(self._title_words(), width, name=1), no_wrap=True, end="")
+
+    def on_resize(self) -> None:  # the title and the legend are fitted to the width
+        self.query_one("#timeline-title", Static).update(self._title())
+        self._draw_legend()
 
     def _status(self, text: str) -> None:
         self.query_one("#timeline-status", Static).update(Text(text, no_wrap=True, end=""))
@@ -148,12 +159,13 @@ class TimelineScreen(Screen[int | None]):
         )  # fmt: skip
 
     def _draw_legend(self) -> None:
+        """Each series in its colour, and each mark, named, in as many lines as it needs."""
         chart = self.chart
-        legend = Text(no_wrap=True, end="")
-        for name in LEGEND_SERIES:
-            legend.append("⣿ ", component_style(chart, f"timeline-chart--{name}"))
-            legend.append(f"{name}  ")
-        legend.append(f"{LEGEND_MARKS}   {KEYS}")
+        phrases = [Text.assemble(("⣿ ", chart.series_style(name)), name) for name in LEGEND_SERIES]
+        phrases += [Text(mark) for mark in LEGEND_MARKS]
+        phrases += [Text(key, component_style(chart, "timeline-chart--axis")) for key in KEYS]
+        width = max(1, (self.size.width or self.app.size.width) - 2)
+        legend = Text("\n").join(flow(phrases, Text("  "), width))
         self.query_one("#timeline-legend", Static).update(legend)
 
     # -- replaying -------------------------------------------------------------------------
@@ -184,8 +196,7 @@ class TimelineScreen(Screen[int | None]):
             return
         first = self.replay is None
         self.replay = event.replay
-        title = Text(self._title(), no_wrap=True, overflow="ellipsis")
-        self.query_one("#timeline-title", Static).update(title)
+        self.query_one("#timeline-title", Static).update(self._title())
         cursor = self._start_request() if first else None
         if not len(event.replay):
             self._status("no requests: the transcript has no assistant message to replay")
