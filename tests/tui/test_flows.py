@@ -89,8 +89,8 @@ async def test_export_writes_a_native_session_and_leaves_the_source_untouched(
 
 
 async def test_export_from_the_preview_writes_the_compacted_session(tmp_path: Path) -> None:
-    """`c`, Enter (proactive), `x`: the dialog says *compacted*, and the file holds the
-    summary message in place of the older history."""
+    """`c` (the preview at once: proactive), `x`: the dialog says *compacted*, and the file
+    holds the summary message in place of the older history."""
     source = write_native(tmp_path / "long.json", demo_session(turns=20))
     app = app_for(source)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -98,8 +98,6 @@ async def test_export_from_the_preview_writes_the_compacted_session(tmp_path: Pa
         original = main_of(app).session
         assert original is not None
         await pilot.press("c")
-        await pilot.pause()
-        await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, CompactionPreviewScreen)
         await pilot.press("x")
@@ -162,8 +160,6 @@ async def test_o_opens_a_second_good_file_in_place_of_the_first(tmp_path: Path) 
         await settle(pilot)
         main = main_of(app)
         await pilot.press("c")
-        await pilot.pause()
-        await pilot.press("enter")
         await settle(pilot)
         await pilot.press("a")  # applied: there is something to undo now
         await settle(pilot)

@@ -48,9 +48,7 @@ def _app(url: str | None, **llm: Any) -> CtxtuiApp:
 
 async def _preview(pilot: Pilot[Any]) -> CompactionPreviewScreen:
     await settle(pilot)
-    await pilot.press("c")
-    await pilot.pause()
-    await pilot.press("enter")  # the first reason: proactive
+    await pilot.press("c")  # the plan preset's reasons only label: the preview opens at once
     await settle(pilot)
     screen = pilot.app.screen
     assert isinstance(screen, CompactionPreviewScreen)

@@ -26,6 +26,7 @@ from ctxtui.core.replay import ContextAt, Replay
 from ctxtui.core.reported import ReportedGap
 from ctxtui.core.wording import plural
 from ctxtui.options import debugging
+from ctxtui.tui.cells import flow
 from ctxtui.tui.cost_jobs import price_replay
 from ctxtui.tui.screens.preset_choice import PresetChoice
 from ctxtui.tui.screens.retention import RecordedAuditScreen
@@ -52,8 +53,8 @@ WINDOW_KNOBS = ("context_window", "max_tokens")
 
 LEGEND_SERIES = ("simulated", "reported", "window", "trigger")
 AUDIT_TIP = "The retention audit of the agent's recorded compaction at (or before) the cursor"
-LEGEND_MARKS = "C compaction  R recorded  ! overflow  + several"
-KEYS = "←→ request  tab list"
+LEGEND_MARKS = ("C compaction", "R recorded", "! overflow", "+ several")
+KEYS = ("←→ request", "tab list")
 
 
 class TimelineScreen(Screen[int | None]):
@@ -80,7 +81,7 @@ class TimelineScreen(Screen[int | None]):
     DEFAULT_CSS = """
     TimelineScreen #timeline-title { padding: 0 1; text-style: bold; height: 1; }
     TimelineScreen TimelineChart { height: 45%; min-height: 6; }
-    TimelineScreen #timeline-legend { padding: 0 1; color: $text-muted; height: 1; }
+    TimelineScreen #timeline-legend { padding: 0 1; color: $text-muted; height: auto; }
     TimelineScreen #timeline-gap { padding: 0 1; color: $text-muted; height: 1; display: none; }
     TimelineScreen #timeline-status { padding: 0 1; height: 1; background: $panel; }
     TimelineScreen #timeline-heading { padding: 0 1; height: 1; color: $text-muted; }
@@ -99,7 +100,7 @@ class TimelineScreen(Screen[int | None]):
         self._context_busy = False
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(self._title(), no_wrap=True, overflow="ellipsis"), id="timeline-title")
+        yield Static(self._title(), id="timeline-title")
         yield TimelineChart(id="timeline-chart")
         yield CostSeries(id="timeline-cost")
         yield Static("", id="timeline-legend")
@@ -117,12 +118,15 @@ class TimelineScreen(Screen[int | None]):
     def context_list(self) -> MessageList:
         return self.query_one("#timeline-context", MessageList)
 
-    def _title(self) -> str:
+    def _title(self) -> Text:
         if self.state.session is None:
-            return "Timeline: open a session first"
-        if self.replay is None:
-            return f"Timeline · {self.state.label}"
-        return timeline_title(self.state.label, self.replay, self.preset_name, self.size.width - 2)
+            words = "Timeline: open a session first"
+        elif self.replay is None:
+            words = f"Timeline · {self.state.label}"
+        else:
+            width = max(1, (self.size.width or self.app.size.width) - 2)
+            words = timeline_title(self.state.label, self.replay, self.preset_name, width)
+        return Text(words, no_wrap=True, overflow="ellipsis", end="")
 
     def _status(self, text: str) -> None:
         self.query_one("#timeline-status", Static).update(Text(text, no_wrap=True, end=""))
@@ -146,19 +150,20 @@ class TimelineScreen(Screen[int | None]):
         )  # fmt: skip
 
     def _draw_legend(self) -> None:
+        """Each series in its colour, and each mark, named, in as many lines as it needs."""
         chart = self.chart
-        legend = Text(no_wrap=True, end="")
-        for name in LEGEND_SERIES:
-            legend.append("⣿ ", component_style(chart, f"timeline-chart--{name}"))
-            legend.append(f"{name}  ")
-        legend.append(f"{LEGEND_MARKS}   {KEYS}")
+        phrases = [Text.assemble(("⣿ ", chart.series_style(name)), name) for name in LEGEND_SERIES]
+        phrases += [Text(mark) for mark in LEGEND_MARKS]
+        phrases += [Text(key, component_style(chart, "timeline-chart--axis")) for key in KEYS]
+        width = max(1, (self.size.width or self.app.size.width) - 2)
+        legend = Text("\n").join(flow(phrases, Text("  "), width))
         self.query_one("#timeline-legend", Static).update(legend)
 
     def on_resize(self) -> None:
         """The title and the gap line fitted to the width: the gap in the words of the gauge,
         report and replay (the longest that fits); hidden without usage."""
-        title = Text(self._title(), no_wrap=True, overflow="ellipsis")
-        self.query_one("#timeline-title", Static).update(title)
+        self.query_one("#timeline-title", Static).update(self._title())
+        self._draw_legend()
         line = self.query_one("#timeline-gap", Static)
         line.display = self.gap is not None
         if self.gap is not None:
