@@ -269,6 +269,7 @@ PRUNE_MODE_FIELDS: Mapping[str, frozenset[str]] = {
     "prune_threshold": frozenset({"turns"}),
     "prune_protect_tokens": frozenset({"tokens"}),
     "prune_minimum_tokens": frozenset({"tokens"}),
+    "prune_size_output_text": frozenset({"tokens"}),
     "prune_keep_results": frozenset({"results"}),
 }
 """The prune knobs that only some modes read (the planner's ``_prune``), by the modes that do."""

@@ -22,7 +22,7 @@ from ctxtui.core.models import Message, Session
 from ctxtui.core.plan import TokenizerInfo, TruncatedOutput
 from ctxtui.core.planner import history_budget, tail_budget
 from ctxtui.core.policy import Policy, PruneMode, TailMode
-from ctxtui.core.prune import StubCost, ToolOutputs, index_tool_outputs
+from ctxtui.core.prune import StubCost, ToolOutputs, index_tool_outputs, output_size
 from ctxtui.core.tail import Boundaries
 from ctxtui.core.tokenizers import Tokenizer
 
@@ -112,7 +112,12 @@ class LiveAccount:
             text = policy.prune_stub.value
             stub = StubCost(tokenizer.count_message, text)
             self.outputs = index_tool_outputs(
-                session, tokens, lambda i: stub(messages[i]), text, policy.prune_tools.value
+                session,
+                tokens,
+                lambda i: stub(messages[i]),
+                text,
+                policy.prune_tools.value,
+                output_size(policy, tokenizer, messages, tokens, truncated),
             )
 
     def live_outputs(self, segment: Segment, stop: int) -> ToolOutputs | None:
@@ -309,10 +314,9 @@ class LiveAccount:
             return 0
         first = bisect_left(o.prunable, o.indices[lo])
         last = bisect_right(o.prunable, o.indices[q - 1])
-        freed = o.cum_freed[last] - o.cum_freed[first]
-        if last <= first or freed <= self.policy.prune_minimum_tokens:
+        if last <= first or cum[q] - cum[lo] <= self.policy.prune_minimum_tokens:
             return 0
-        return freed
+        return o.cum_freed[last] - o.cum_freed[first]
 
 
 def _mirrored(policy: Policy) -> bool:

@@ -36,6 +36,7 @@ from ctxtui.core.prune import (
     StubCost,
     ToolOutputs,
     index_tool_outputs,
+    output_size,
     prune_by_results,
     prune_by_tokens,
     prune_by_turns,
@@ -119,7 +120,8 @@ def _prepare(
     )
     stub = policy.prune_stub.value
     tools = policy.prune_tools.value
-    key = (id(session), id(counts), id(tokenizer), *limits, stub, tools)
+    raw = policy.prune_size_output_text
+    key = (id(session), id(counts), id(tokenizer), *limits, stub, tools, raw)
     with _LOCK:
         hit = _CACHE.get(key)
         if hit is not None and hit.session is session and hit.counts is counts:
@@ -143,7 +145,14 @@ def _prepare(
     outputs = (
         outputs_hint
         if outputs_hint is not None
-        else index_tool_outputs(session, tokens, lambda i: stub_cost(messages[i]), stub, tools)
+        else index_tool_outputs(
+            session,
+            tokens,
+            lambda i: stub_cost(messages[i]),
+            stub,
+            tools,
+            output_size(policy, tokenizer, messages, tokens, truncated),
+        )
     )
     bounds = Boundaries.of(session)
     prepared = _Prepared(session, counts, tokenizer, truncated, tokens, prefix, outputs, bounds, {})

@@ -265,6 +265,11 @@ class Policy(BaseModel):
     prune_minimum_tokens: int = _knob(
         20_000, "prune", "tokens mode: prune only when more than N tokens are freed", ge=0
     )
+    prune_size_output_text: bool = _knob(
+        False,
+        "prune",
+        "tokens mode: an output's size is its raw text's estimate, not its message's (OpenCode)",
+    )
     prune_keep_results: int = _knob(
         3, "prune", "results mode: the newest N tool results are kept", ge=0
     )

@@ -124,6 +124,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "prune_protected_turns": 2,
         "prune_protect_tokens": 40_000,  # PRUNE_PROTECT
         "prune_minimum_tokens": 20_000,  # PRUNE_MINIMUM
+        "prune_size_output_text": True,  # Token.estimate(part.state.output)
         "truncate_enabled": True,
         "truncate_max_lines": 2_000,
         "truncate_max_bytes": 51_200,

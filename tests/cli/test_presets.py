@@ -451,3 +451,15 @@ def test_a_typed_reserve_is_not_reported_as_lowered(capsys: pytest.CaptureFixtur
     assert main(argv) == 0
     fitted = capsys.readouterr()
     assert "output reserve lowered from 32,768 to 8,192" in fitted.out + fitted.err
+
+
+def test_opencode_prune_sizes_the_raw_output_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """compaction.ts prune(): ``Token.estimate(part.state.output)``. Seven old outputs of
+    10,000 tokens of text: the newest four reach exactly PRUNE_PROTECT (40,000, not over it)
+    and stay; sized as whole messages (their JSON framing included) the fourth would pass it."""
+    outputs = [("bash", "o" * 40_000)] * 7 + [("bash", "c"), ("bash", "d")]
+    path = _chat_file(tmp_path, _tool_turns(outputs))
+    argv = [str(path), "--preset", "opencode", "--prune-mode", "tokens"]
+    assert _report(capsys, *argv)["prune"]["pruned"] == [2, 6, 10]

@@ -163,6 +163,7 @@ FREE_KNOBS: dict[str, st.SearchStrategy[Any]] = {
     "prune_stub": st.sampled_from(list(PruneStub)),
     "prune_tools": st.sampled_from(list(PruneTools)),
     "prune_keep_results": st.integers(0, 4),
+    "prune_size_output_text": st.booleans(),
     "prune_trigger_tokens": st.sampled_from([0, 0, 200, 2_000]),
     "trigger_check": st.sampled_from(list(TriggerCheck)),
     "trigger_count": st.sampled_from(list(TriggerCount)),
