@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.validation import ValidationResult, Validator
 from textual.widgets import Input, Label, Static
 
+from ctxtui.core.wording import plural
 from ctxtui.options import debugging
 from ctxtui.stores import FoundSession, shown
 from ctxtui.tui.jobs import bug_line
@@ -174,9 +175,10 @@ class OpenSessionScreen(Dialog[Path | None]):
         self.shown = matching(self.rows, query)
         self.query_one(SessionTable).show(self.shown)
         samples = len(self.rows) - self._stores
-        what = f"{self._stores:,} sessions in the agents' stores · {samples:,} bundled samples"
+        bundled = plural(samples, "bundled sample")
+        what = f"{plural(self._stores, 'session')} in the agents' stores · {bundled}"
         if not self._stores:
-            what = f"no sessions in the agents' stores · {samples:,} bundled samples"
+            what = f"no sessions in the agents' stores · {bundled}"
         if self._skipped:
             what += f" · {self._skipped:,} unreadable skipped"
         if query.strip():
