@@ -422,7 +422,8 @@ COMMANDS: tuple[Command, ...] = (
         "stores, newest first, with the agent, start time, model, size and project; Claude "
         "Code sub-agents are listed under their parent. Each store honours its agent's "
         "variable: CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME (OpenCode), PICOCLAW_HOME. The "
-        "OPEN column is what to pass to 'ctxtui'.",
+        "OPEN column is what to pass to 'ctxtui'. What cannot be read (a directory without "
+        "permission, a FIFO named like a session) is skipped and counted on stderr.",
         add_options=_sessions_options,
         session="none",
     ),
