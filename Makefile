@@ -6,6 +6,8 @@
 #   make test-browser  the browser test alone: ctxtui serve in headless Chromium (CI runs it)
 #   make check   ruff (lint + format check), mypy --strict and the import-linter contracts
 #   make bench   the performance benchmarks (docs/PERFORMANCE.md)
+#   make dev     the app with Textual's dev console (run `make console` in another terminal
+#                first); ARGS="path/to/session" opens a session
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -16,7 +18,7 @@ STAMP  := $(VENV)/.ctxtui-installed
 # checks for those instead, and make snapshots (which deletes them) runs in one process.
 PYTEST_WORKERS ?= auto
 
-.PHONY: demo test test-browser check bench snapshots clean
+.PHONY: demo dev console test test-browser check bench snapshots clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "ctxtui needs Python 3.10 or newer"'
@@ -26,6 +28,14 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/ctxtui
+
+# Textual's devtools: `make console` shows the app's log, events and print() output while
+# `make dev` runs the app connected to it (textual-dev, installed with the dev extra).
+dev: $(STAMP)
+	$(BIN)/textual run --dev -c $(BIN)/ctxtui $(ARGS)
+
+console: $(STAMP)
+	$(BIN)/textual console
 
 # Textual reads these when it is first imported, which a pytest plugin does before any
 # conftest runs, so they are set here. A screen repaints at most once per 1/TEXTUAL_FPS

@@ -11,15 +11,16 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench import measures
+from bench import measures, stores
 from bench.common import SIZES, Result, label, machine, session_file
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "PERFORMANCE.md"
 SECTIONS = (
     "open", "exact", "latency", "replan", "frame", "memory", "startup", "report", "replay"
 )  # fmt: skip
-EXTRA_SECTIONS = ("ablation",)
-"""Run only when named in ``--only``: what each of the open's speed-ups is worth."""
+EXTRA_SECTIONS = ("ablation", "watch", "listing")
+"""Run only when named in ``--only``: what each of the open's speed-ups is worth; the
+watched file and the sessions listing (``bench/stores.py``)."""
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -100,6 +101,10 @@ def run(
         for size in sizes:
             add(measures.replay_ratio(size, args.repeats))
         add(measures.timeline_latency(big))
+    if "watch" in only:
+        add(stores.watch_append())
+    if "listing" in only:
+        add(stores.listing())
     return results, notes
 
 

@@ -18,6 +18,7 @@ from ctxtui.cli_help import (
     PRESET_HELP,
     REPLAY_EPILOG,
     REPORT_EPILOG,
+    RETENTION_EPILOG,
     TOKENIZER_HELP,
 )
 from ctxtui.options import Knob, clip, prune_modes, tokenizer_problem
@@ -49,6 +50,22 @@ def _count(text: str) -> int:
     value = _whole(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a number ≥ 0, got {clip(text)}")
+    return value
+
+
+def _port(text: str) -> int:
+    """A TCP port, 0 to 65535 (0: the kernel picks a free one)."""
+    value = _whole(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, got {clip(text)}")
+    return value
+
+
+def _positive(text: str) -> int:
+    """A whole number ≥ 1."""
+    value = _whole(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number ≥ 1, got {clip(text)}")
     return value
 
 
@@ -196,7 +213,15 @@ def add_llm_options(p: argparse.ArgumentParser) -> None:
         "--llm-timeout",
         type=_finite,
         metavar="SECONDS",
-        help="give up when the endpoint sends nothing for this long (one retry); default: 60",
+        help="seconds each attempt may take as a whole (one retry, so a call ends within "
+        "twice this); default: 60",
+    )
+    llm.add_argument(
+        "--llm-allow-http",
+        action="store_true",
+        default=None,
+        help="send OPENAI_API_KEY over plain http to a host other than this machine (refused "
+        "by default: anyone on the network between could read it)",
     )
 
 
@@ -229,6 +254,10 @@ def _replay_options(replay: argparse.ArgumentParser) -> None:
     replay.add_argument("--json", action="store_true", help="print one JSON document")
 
 
+def _retention_options(retention: argparse.ArgumentParser) -> None:
+    retention.add_argument("--json", action="store_true", help="print one JSON document")
+
+
 def _compare_options(compare: argparse.ArgumentParser) -> None:
     compare.add_argument(
         "--presets",
@@ -253,7 +282,7 @@ def _sessions_options(sessions: argparse.ArgumentParser) -> None:
     sessions.add_argument(
         "--count",
         action="store_true",
-        help="count each session's messages (reads every file whole; slower)",
+        help="count each session's messages as the app shows them (opens every session; slower)",
     )
 
 
@@ -261,10 +290,76 @@ def _serve_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--host", default="127.0.0.1", help="address to bind; default: 127.0.0.1 (loopback)"
     )
-    serve.add_argument("--port", type=_count, default=8000, help="port to bind; default: 8000")
+    serve.add_argument(
+        "--port", type=_port, default=8000, help="port to bind (0: any free one); default: 8000"
+    )
     serve.add_argument(
         "--public-url", metavar="URL", help="the URL browsers use, when behind a proxy"
     )
+    serve.add_argument(
+        "--max-apps",
+        type=_positive,
+        default=4,
+        metavar="N",
+        help="most apps (browser tabs) running at once; one more gets a refusal page; default: 4",
+    )
+    serve.add_argument(
+        "--export-dir",
+        metavar="DIR",
+        help="the one directory the served app may write to (export with e); default: none, "
+        "the served app writes no file",
+    )
+
+
+def _fleet_options(fleet: argparse.ArgumentParser) -> None:
+    fleet.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="session files, or directories to search for them; default: every session "
+        "'ctxtui sessions' lists",
+    )
+    fleet.add_argument("--json", action="store_true", help="print one JSON document")
+    fleet.add_argument(
+        "--compare",
+        metavar="A,B,...",
+        help="also replay every session under these presets and print each preset's totals "
+        "across the fleet (compactions, peak prompt, cost) side by side",
+    )
+    fleet.add_argument(
+        "--no-simulate",
+        action="store_true",
+        help="read usage only: no token count and no replay (the simulated columns are empty)",
+    )
+    fleet.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="read every session again and leave the index alone",
+    )
+    fleet.add_argument(
+        "--workers",
+        type=_count,
+        metavar="N",
+        help="processes to run; default: every core; 1 reads in this process",
+    )
+    fleet.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run the sessions on an existing Dask cluster (tcp://HOST:PORT of its scheduler); "
+        "needs the optional 'dask' extra",
+    )
+    from ctxtui.core.formats import FORMAT_NAMES
+
+    fleet.add_argument(
+        "--format",
+        metavar="NAME",
+        help="read every file as this format instead of detecting it: " + ", ".join(FORMAT_NAMES),
+    )
+    add_policy_options(fleet)
+
+
+def _cache_options(cache: argparse.ArgumentParser) -> None:
+    cache.add_argument("action", choices=("clear",), help="clear: remove everything cached")
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,9 +415,23 @@ COMMANDS: tuple[Command, ...] = (
         "Walk every request the agent sent, in order: the prompt the policy would have sent "
         "(compacting when its trigger fires), the prompt the API reported, the compactions the "
         "agent really ran, and how far each tokenizer is from the reported figures. Without "
-        "--json a table; with --json one document (schema ctxtui.replay/1).",
+        "--json a table; with --json one document (schema ctxtui.replay/2).",
         REPLAY_EPILOG,
         _replay_options,
+    ),
+    Command(
+        "retention",
+        "SESSION",
+        "what each compaction summary kept of its history",
+        "audit what each compaction summary kept",
+        "Audit every compaction summary of a session: the facts of the messages it replaced "
+        "(paths, commands, errors, tests, identifiers, numbers, URLs, the user's instructions), "
+        "which it kept, and which of those it lost that the agent used again afterwards. Each "
+        "compaction the agent recorded is shown beside ctxtui's stand-in summary of the same "
+        "messages, then the stand-in a compaction would write now. Without --json a table; with "
+        "--json one document (schema ctxtui.retention/1). docs/retention.md has the rules.",
+        RETENTION_EPILOG,
+        _retention_options,
     ),
     Command(
         "compare",
@@ -365,6 +474,32 @@ COMMANDS: tuple[Command, ...] = (
         "variable: CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME (OpenCode), PICOCLAW_HOME. The "
         "OPEN column is what to pass to 'ctxtui'.",
         add_options=_sessions_options,
+        session="none",
+    ),
+    Command(
+        "fleet",
+        "[PATH...]",
+        "every session at once: one row each, totals, presets",
+        "every session at once, one row each",
+        "Read every session 'ctxtui sessions' lists (or the files and directories given) on "
+        "every core, and print one row per session: agent, project, model, start, messages, "
+        "requests, recorded and simulated compactions, peak prompt (reported and simulated), "
+        "top tool; then totals and groups by agent, model, project and day. --compare replays "
+        "the fleet under several presets. Results are kept in an index in the user's cache "
+        "directory, so a second run reads only the files that changed. --json prints schema "
+        "ctxtui.fleet/1.",
+        add_options=_fleet_options,
+        session="none",
+        policy=False,  # it adds the knobs itself, for every session
+    ),
+    Command(
+        "cache",
+        "clear",
+        "clear what ctxtui keeps between runs",
+        "clear what ctxtui keeps between runs",
+        "Remove what ctxtui keeps in the user's cache directory between runs: the fleet index "
+        "and the exact token counts of big sessions. Sessions are never touched.",
+        add_options=_cache_options,
         session="none",
     ),
     Command(

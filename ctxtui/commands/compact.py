@@ -20,7 +20,7 @@ from ctxtui.core.export import (
     native_bytes,
     write_session,
 )
-from ctxtui.core.leaf_calls import leaf_calls, with_summary_text
+from ctxtui.core.leaf_calls import leaf_calls, with_llm_summary
 from ctxtui.core.models import Session
 from ctxtui.core.output import check_stream
 from ctxtui.core.overflow import overflow_words
@@ -31,6 +31,7 @@ from ctxtui.core.rows import literal_block
 from ctxtui.core.summary import SUMMARY_TEMPLATE
 from ctxtui.core.wording import a, plural
 from ctxtui.importers import source_protection
+from ctxtui.store_guard import store_refusal
 
 if TYPE_CHECKING:
     from ctxtui.llm import Endpoint
@@ -102,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
             if to_stdout:
                 check_stream(sys.stdout, protected)
             else:
+                if (refusal := store_refusal(args.output)) is not None:
+                    raise CommandError(refusal)
                 check_target(planned.session, args.output, protected=protected, force=args.force)
         except ExportError as err:
             raise CommandError(str(err)) from None
@@ -173,6 +176,7 @@ def _endpoint(args: argparse.Namespace) -> Endpoint | None:
             model=args.llm_model,
             timeout=args.llm_timeout,
             env=os.environ,
+            allow_http=bool(getattr(args, "llm_allow_http", False)),
         )
     except SummarizerError as err:
         raise CommandError(str(err)) from None
@@ -224,7 +228,18 @@ def _llm_summary(
             "warning: the summary lacks these template sections: "
             + ", ".join(summary.missing_sections)
         )
-    return with_summary_text(result, summary.text), None
+    recounted = with_llm_summary(result, summary.text, planned.engine.tokenizer(planned.policy))
+    print(llm_figures(recounted))
+    return recounted.session, None
+
+
+def llm_figures(result: CompactionResult) -> str:
+    """The request's figures recounted for the LLM's summary (the stand-in's were said above)."""
+    return (
+        f"with the LLM's summary: the summary adds {result.summary_tokens:,} tok; "
+        f"request: {result.tokens_before:,} -> {result.tokens_after:,} tok "
+        f"(saved {result.tokens_saved:,})"
+    )
 
 
 def _call_progress(done: int, total: int) -> None:

@@ -76,14 +76,9 @@ def _totals(report: dict[str, Any], messages: list[dict[str, Any]]) -> Table:
         f"{TailReason(tail['reason']).words}",
     )
     grid.add_row("zones", _zones(messages))
-    reported = report.get("reported")
-    if reported is not None:
-        grid.add_row(
-            "reported",
-            f"{reported['prompt_tokens']:,} prompt tok at request "
-            f"{reported['request'] + 1:,} (the API's count, with the system prompt and tools "
-            "the transcript may lack)",
-        )
+    gap = report.get("gap")
+    if gap is not None:  # the same words as the gauge, replay and the timeline
+        grid.add_row("reported", Text(gap["sentence"]))
     return grid
 
 

@@ -9,6 +9,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ctxtui.commands.cost_blocks import (
+    add_carry,
+    cost_blocks,
+    whole_session,
+    whole_session_tokens,
+)
 from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import Planned, plan_session
 from ctxtui.core.compaction import compact
@@ -21,6 +27,8 @@ from ctxtui.options import EXIT_OK, EXIT_OVER
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
+
+    from ctxtui.core.calibration import SessionFit
 
 
 def print_table(renderable: RenderableType) -> None:
@@ -95,6 +103,21 @@ def _estimate(planned: Planned) -> EstimateDrift | None:
     return estimate_drift(estimated, counts) if estimated is not None else None
 
 
+def _fit(args: argparse.Namespace, planned: Planned) -> SessionFit | None:
+    """The calibration over the whole transcript, when the session was read from the agent's
+    last compaction on (the history is read again, through its compactions); else ``None``
+    (``build_report`` fits the session itself)."""
+    session = planned.session
+    if not session.meta.recorded_compactions or session.meta.full_history:
+        return None
+    if not any(m.usage is not None for m in session.messages):
+        return None
+    from ctxtui.commands.pipeline import load
+    from ctxtui.core.calibration import history_fit
+
+    return history_fit(load(args, full_history=True), session)
+
+
 def _write(args: argparse.Namespace, planned: Planned, report: dict[str, Any]) -> None:
     """The HTML page (or with ``--json``, the document) to ``-o``'s file, atomically and with
     every write's checks (``core.output``), or to standard output."""
@@ -144,8 +167,15 @@ def run(args: argparse.Namespace) -> int:
     # One dict per message, 100k of them, none in a cycle: the collector would only re-walk
     # them while they are built (half the time of building them, without the pause).
     with gc_paused():
-        report = build_report(planned.session, plan, result, estimate=_estimate(planned))
+        report = build_report(
+            planned.session, plan, result, estimate=_estimate(planned), fit=_fit(args, planned)
+        )
     report["session"]["warnings"].extend(planned.notes)
+    whole = whole_session(args, planned.session)
+    costs = cost_blocks(whole)
+    report["cost"], report["cache"] = costs.cost_json(), costs.cache_json()
+    add_carry(report, costs, whole_session_tokens(planned, whole))
+    report["session"]["warnings"].extend(costs.warnings)
     if args.html or args.output is not None:
         _write(args, planned, report)
     elif args.json:

@@ -9,7 +9,7 @@ structured template appended when the policy asks for one.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ctxtui.core.models import Message, Session
 from ctxtui.core.seahorse import L3_BYTES, leaf_target
@@ -55,7 +55,7 @@ def _timestamp(created_at: datetime | None) -> str:
     if created_at is None:
         return _ZERO_TIME
     if created_at.tzinfo is None:
-        created_at = created_at.replace(tzinfo=timezone.utc)
+        created_at = created_at.replace(tzinfo=UTC)
     zone = created_at.tzname() or "UTC"
     return f"{created_at:%Y-%m-%d %H:%M} {zone}"
 

@@ -11,7 +11,7 @@ from ctxtui.core.models import Session
 from ctxtui.importers._opencode_messages import StoredMessage, build_session, parts_in_order
 from ctxtui.importers._parts import as_text
 from ctxtui.importers._reader import loads_field
-from ctxtui.importers._sqlite import read_database
+from ctxtui.importers._sqlite import noted, read_database
 from ctxtui.importers._stream import SQLITE_ERRORS, sqlite_problem
 
 
@@ -22,7 +22,8 @@ def load_database(path: Path, session_id: str | None = None) -> Session:
     and committed data still in its ``-wal`` is seen.
     """
     try:
-        return read_database(path, lambda con: _read(con, path, session_id))
+        notes: list[str] = []
+        return noted(read_database(path, lambda con: _read(con, path, session_id), notes), notes)
     except SQLITE_ERRORS as exc:
         raise SessionLoadError(
             str(path), f"cannot read the OpenCode database ({sqlite_problem(exc)})"

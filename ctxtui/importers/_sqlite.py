@@ -9,15 +9,20 @@ holds committed transactions not yet checkpointed into the main file, and a hot 
 So: a database with no pending side file (no ``-wal``/``-journal``, or empty ones) is read in
 place with ``immutable=1``; one with pending data is copied, with its ``-wal`` or ``-journal``,
 into a private temporary directory and read there, where SQLite may replay and index as it
-likes. Either way the files' size, mtime and inode are compared before and after, and a
-database that changed meanwhile is read again from a fresh copy (a writer was active), up to
-``ATTEMPTS`` times.
+likes. A copy larger than ``MAX_COPY_BYTES`` is not made (a sparse 5 GiB ``-wal`` would fill
+the disk): the database is read in place with ``immutable=1``, without the side file's
+transactions, and a note says so. Either way the files' size, mtime and inode are compared
+before and after, and a database that changed meanwhile is read again from a fresh copy (a
+writer was active), up to ``ATTEMPTS`` times.
+
+Every file is opened without blocking and judged by ``fstat`` first (``_stream.open_regular``):
+a FIFO named like a database is refused. SQLite itself opens the main file by name after that
+check, so a swap in the instant between the two is not covered there.
 """
 
 from __future__ import annotations
 
 import contextlib
-import shutil
 import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator
@@ -25,6 +30,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.models import Session
+from ctxtui.importers._stream import NotRegularFileError, open_regular
 
 T = TypeVar("T")
 
@@ -33,6 +40,10 @@ PENDING_SUFFIXES = ("-wal", "-journal")
 
 ATTEMPTS = 3
 """Reads of a database that keeps changing before giving up with one line."""
+
+MAX_COPY_BYTES = 512 * 1024 * 1024
+"""The most a database and its pending side files may hold to be copied and read with them;
+past it the database is read in place without them (``read_database``)."""
 
 _Signature = tuple[tuple[int, int, int, int] | None, ...]
 
@@ -58,9 +69,15 @@ def _pending(signature: _Signature) -> bool:
     return any(side is not None and side[1] > 0 for side in signature[1:])
 
 
+def _too_big(signature: _Signature) -> bool:
+    return sum(entry[1] for entry in signature if entry is not None) > MAX_COPY_BYTES
+
+
 @contextlib.contextmanager
-def _connection(path: Path, pending: bool) -> Iterator[sqlite3.Connection]:
-    if not pending:
+def _connection(path: Path, copy_sides: bool) -> Iterator[sqlite3.Connection]:
+    if not copy_sides:
+        with open_regular(path):  # refuses a FIFO before SQLite opens (and blocks on) it
+            pass
         con = sqlite3.connect(f"{path.as_uri()}?mode=ro&immutable=1", uri=True)
         try:
             yield con
@@ -71,8 +88,8 @@ def _connection(path: Path, pending: bool) -> Iterator[sqlite3.Connection]:
         copy = Path(private) / "source.db"
         for side in _sides(path):  # side files first: a checkpoint moves data out of them
             with contextlib.suppress(FileNotFoundError):
-                shutil.copyfile(side, copy.with_name(copy.name + side.name[len(path.name) :]))
-        shutil.copyfile(path, copy)
+                _copy(side, copy.with_name(copy.name + side.name[len(path.name) :]))
+        _copy(path, copy)
         con = sqlite3.connect(f"{copy.as_uri()}?mode=rw", uri=True)
         try:
             yield con
@@ -80,18 +97,40 @@ def _connection(path: Path, pending: bool) -> Iterator[sqlite3.Connection]:
             con.close()
 
 
-def read_database(path: Path, read: Callable[[sqlite3.Connection], T]) -> T:
+def _copy(source: Path, target: Path) -> None:
+    """``source``'s bytes into ``target``, opened without blocking, at most ``MAX_COPY_BYTES``
+    (a file that grew past it since it was measured is refused, not copied on)."""
+    with open_regular(source) as src, target.open("wb") as dst:
+        copied = 0
+        while chunk := src.read(1024 * 1024):
+            copied += len(chunk)
+            if copied > MAX_COPY_BYTES:
+                raise OSError(0, f"{source.name} grew past {MAX_COPY_BYTES // 2**20:,} MiB")
+            dst.write(chunk)
+
+
+def read_database(
+    path: Path, read: Callable[[sqlite3.Connection], T], notes: list[str] | None = None
+) -> T:
     """``read(connection)`` on a consistent, private view of the database at ``path``.
 
     ``sqlite3.Error`` from ``read`` propagates (the caller words it for its format); a file
-    that cannot be copied, or that keeps changing, is a ``SessionLoadError``.
+    that cannot be copied, or that keeps changing, is a ``SessionLoadError``. When pending
+    side files are too large to copy, the database is read without them and a sentence
+    saying so is added to ``notes``.
     """
-    real = path.resolve()
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError) as exc:  # a symlink loop
+        raise SessionLoadError(str(path), f"cannot read the file ({exc})") from None
     for _ in range(ATTEMPTS):
         before = _signature(real)
+        copy_sides = _pending(before) and not _too_big(before)
         try:
-            with _connection(real, _pending(before)) as con:
+            with _connection(real, copy_sides) as con:
                 result = read(con)
+        except NotRegularFileError as exc:
+            raise SessionLoadError(str(path), exc.problem) from None
         except OSError as exc:
             raise SessionLoadError(
                 str(path), f"cannot copy the SQLite database to read it ({exc.strerror or exc})"
@@ -101,7 +140,26 @@ def read_database(path: Path, read: Callable[[sqlite3.Connection], T]) -> T:
                 raise
             continue  # a torn read of a database being written: try a fresh view
         if _signature(real) == before:
+            if _pending(before) and not copy_sides and notes is not None:
+                notes.append(_skipped_sides(before))
             return result
     raise SessionLoadError(
         str(path), "the SQLite database kept changing while it was read; try again"
     )
+
+
+def _skipped_sides(signature: _Signature) -> str:
+    size = sum(entry[1] for entry in signature[1:] if entry is not None)
+    return (
+        f"read without the database's -wal/-journal ({size // 2**20:,} MiB): more than the "
+        f"{MAX_COPY_BYTES // 2**20:,} MiB ctxtui copies to read one, so its latest "
+        "transactions are not shown"
+    )
+
+
+def noted(session: Session, notes: list[str]) -> Session:
+    """``session`` with ``notes`` first among its warnings."""
+    if not notes:
+        return session
+    meta = session.meta.model_copy(update={"warnings": (*notes, *session.meta.warnings)})
+    return session.model_copy(update={"meta": meta})

@@ -210,6 +210,15 @@ ACTIONS: tuple[Action, ...] = (
         footer_group=VIEWS,
         view="ctxtui.tui.screens.timeline:TimelineScreen",
     ),
+    Action(
+        "fleet",
+        "F",
+        "Fleet",
+        "Every session your agents wrote, one row each with the totals; Enter opens one",
+        scope=Scope.APP,
+        title="Fleet of sessions",
+        view="ctxtui.tui.screens.fleet:FleetScreen",
+    ),
     Action("quit", "q", "Quit", "Leave ctxtui", scope=Scope.APP, footer_rank=2, in_palette=False),
     # Textual adds this binding itself when none exists; declaring it gives it an id (so it
     # can be remapped) and an explanation of what the palette offers.

@@ -39,12 +39,9 @@ def _commands() -> Any:
 KEYS_SWITCH_INTERVAL = 0.001
 """Seconds a thread holds the interpreter lock before another may take it, while the app runs.
 
-The workers (counting, replay, search) are CPU-bound Python, and a key reaches its handler
-through several message hops, each of which may wait for the lock: at CPython's default 5 ms
-a timeline key took 35–50 ms (up to 159 ms) while its replay ran, at 1 ms 15–20 ms (up to
-27 ms). The workers lose little as long as the main thread has little to do meanwhile (the
-replay posts its progress ten times a second, not ~200): a 100k replay finished in 2.9–3.1 s
-against 2.8–3.0 s."""
+The workers are CPU-bound Python and a key reaches its handler through several message hops,
+each of which may wait for the lock; a short interval keeps keys quick while a replay runs, at
+little cost to the worker (figures: docs/PERFORMANCE.md, "Replay (issue 12)")."""
 
 
 class CtxtuiApp(App[int]):

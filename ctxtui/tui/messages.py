@@ -7,6 +7,7 @@ from pathlib import Path
 
 from textual.message import Message
 
+from ctxtui.core.calibration import SessionFit
 from ctxtui.core.compaction import CompactionResult
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.leaf_calls import LeafCalls
@@ -16,10 +17,14 @@ from ctxtui.core.policy import Policy
 
 @dataclass
 class SessionLoaded(Message):
-    """A session file was read; ``path`` is ``None`` for a session built in memory."""
+    """A session file was read; ``path`` is ``None`` for a session built in memory.
+
+    ``fit`` is the calibration over the whole transcript when the session was read from the
+    agent's last compaction on (its history read too); ``None`` when the session is whole."""
 
     session: Session
     path: Path | None
+    fit: SessionFit | None = None
 
 
 @dataclass

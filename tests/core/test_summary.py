@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given, settings
@@ -20,7 +20,7 @@ from ctxtui.core.summary_prompt import (
 
 
 def _session() -> Session:
-    t = datetime(2025, 3, 4, 5, 6, tzinfo=timezone.utc)
+    t = datetime(2025, 3, 4, 5, 6, tzinfo=UTC)
     return Session(
         messages=(
             Message(role="user", content="Add a --json flag to the report command.", created_at=t),

@@ -82,12 +82,14 @@ class FlowScreen(SessionScreen):
         self._busy.stop()
         result: CompactionResult = event.result
         before = len(self.session) if self.session is not None else None
+        engine = self.state.engine
         preview = CompactionPreviewScreen(
             result,
             messages_before=before,
             calls=event.calls,
             llm=self.llm,
             choose_reason=self._reason_in_preview,
+            tokenizer=engine.tokenizer(self.policy) if engine is not None else None,
         )
 
         def decided(choice: str | None) -> None:

@@ -23,7 +23,7 @@ from textual.widgets import Input, Label, Static
 
 from ctxtui.core.wording import plural
 from ctxtui.options import debugging
-from ctxtui.stores import FoundSession
+from ctxtui.stores import FoundSession, shown
 from ctxtui.tui.jobs import bug_line
 from ctxtui.tui.pick_rows import SAMPLE, PickRow, matching, pick_rows, shown_path
 from ctxtui.tui.screens.dialog import Dialog
@@ -64,6 +64,8 @@ class SessionsFound(Message):
     stores: list[FoundSession]
     samples: list[FoundSession]
     problem: str | None = None
+    skipped: int = 0
+    """Paths passed over: directories that could not be read, FIFOs named like sessions."""
 
 
 class OpenSessionScreen(Dialog[Path | None]):
@@ -123,6 +125,7 @@ class OpenSessionScreen(Dialog[Path | None]):
         self.rows: list[PickRow] = []
         self.shown: list[PickRow] = []
         self._stores = 0  # how many of ``rows`` are the agents' (the rest are samples)
+        self._skipped = 0  # paths in the stores that could not be read
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -160,7 +163,7 @@ class OpenSessionScreen(Dialog[Path | None]):
 
     def _discover(self) -> None:
         from ctxtui.samples import samples_dir
-        from ctxtui.stores import find_sessions
+        from ctxtui.stores import list_sessions
         from ctxtui.tui.pick_rows import sample_sessions
 
         try:
@@ -168,16 +171,17 @@ class OpenSessionScreen(Dialog[Path | None]):
         except OSError:
             samples = []  # a broken install still lists the user's own sessions
         try:
-            found = find_sessions()
+            listing = list_sessions()
         except Exception as err:  # a bug in one store's reader must still leave the samples
             self.post_message(SessionsFound([], samples, bug_line(err)))
             return
-        self.post_message(SessionsFound(found, samples))
+        self.post_message(SessionsFound(listing.sessions, samples, skipped=len(listing.skipped)))
 
     @on(SessionsFound)
     def _found(self, event: SessionsFound) -> None:
         self.rows = pick_rows(event.stores, event.samples)
         self._stores = sum(1 + len(s.children) for s in event.stores)
+        self._skipped = event.skipped
         self._fill()
         if event.problem:
             self.query_one("#problem", Static).update(
@@ -198,6 +202,8 @@ class OpenSessionScreen(Dialog[Path | None]):
         what = f"{plural(self._stores, 'session')} in the agents' stores · {bundled}"
         if not self._stores:
             what = f"no sessions in the agents' stores · {bundled}"
+        if self._skipped:
+            what += f" · {self._skipped:,} unreadable skipped"
         if query.strip():
             what = f"{len(self.shown):,} of {len(self.rows):,} match · " + what
         self.query_one("#found", Static).update(what)
@@ -212,7 +218,7 @@ class OpenSessionScreen(Dialog[Path | None]):
                 text = f"bundled sample {found.path.name}"
             else:
                 text = shown_path(row.target, Path(os.environ.get("HOME") or Path.home()))
-                text += f" · unreadable: {found.error}" if found.error else ""
+                text += f" · unreadable: {shown(found.error)}" if found.error else ""
         self.query_one("#target", Static).update(text)
 
     def _highlighted(self) -> PickRow | None:
@@ -229,7 +235,7 @@ class OpenSessionScreen(Dialog[Path | None]):
         if row is None:
             problem.update("No session matches; type a path below (Tab) to open any file")
         elif row.found.error:
-            problem.update(f"Cannot open this one: {row.found.error}")
+            problem.update(f"Cannot open this one: {shown(row.found.error)}")
         else:
             self.dismiss(row.target)
 

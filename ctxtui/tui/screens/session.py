@@ -181,7 +181,7 @@ class SessionScreen(Screen[None]):
 
     @on(SessionLoaded)
     def _loaded(self, event: SessionLoaded) -> None:
-        self.state, problem = self.state.opened(event.session, event.path)
+        self.state, problem = self.state.opened(event.session, event.path, event.fit)
         keep_out_of_collections(len(event.session))  # full GC walks froze keys (core.heap)
         if problem:
             self._show_error(problem, "Ignored the policy options")

@@ -14,6 +14,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -21,11 +22,14 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Static
 
+from ctxtui.core.cost_words import dollars, request_words
 from ctxtui.core.policy import policy_for_session
-from ctxtui.core.replay import ContextAt, Replay, Request
+from ctxtui.core.replay import ContextAt, Replay
+from ctxtui.core.reported import ReportedGap
 from ctxtui.core.wording import plural
 from ctxtui.options import debugging
-from ctxtui.tui.cells import fit_words, flow
+from ctxtui.tui.cells import NAME_CELLS, flow, shorten_name, whole_words
+from ctxtui.tui.cost_jobs import ReplayCostReady, price_replay
 from ctxtui.tui.screens.preset_choice import PresetChoice
 from ctxtui.tui.state import MainState
 from ctxtui.tui.timeline_jobs import (
@@ -38,6 +42,8 @@ from ctxtui.tui.timeline_jobs import (
     read_history,
     run_replay,
 )
+from ctxtui.tui.timeline_words import event_words, timeline_title
+from ctxtui.tui.widgets.cost_strip import CostFigures, CostStrip
 from ctxtui.tui.widgets.footer import FittingFooter
 from ctxtui.tui.widgets.message_list import MessageList, Numbering
 from ctxtui.tui.widgets.theme_style import component_style
@@ -49,15 +55,6 @@ WINDOW_KNOBS = ("context_window", "max_tokens")
 LEGEND_SERIES = ("simulated", "reported", "window", "trigger")
 LEGEND_MARKS = ("C compaction", "R recorded", "! overflow", "+ several")
 KEYS = ("←→ request", "tab list")
-
-
-def event_words(request: Request) -> str:
-    """``compaction (proactive), recorded compaction (auto)``; empty when nothing happened."""
-    words = []
-    for e in request.events:
-        kind = e.kind.value.replace("_", " ")
-        words.append(f"{kind} ({e.reason})" if e.reason else kind)
-    return ", ".join(words)
 
 
 class TimelineScreen(Screen[int | None]):
@@ -84,9 +81,11 @@ class TimelineScreen(Screen[int | None]):
     TimelineScreen #timeline-title { padding: 0 1; text-style: bold; height: 1; }
     TimelineScreen TimelineChart { height: 45%; min-height: 6; }
     TimelineScreen #timeline-legend { padding: 0 1; color: $text-muted; height: auto; }
+    TimelineScreen #timeline-gap { padding: 0 1; color: $text-muted; height: 1; display: none; }
     TimelineScreen #timeline-status { padding: 0 1; height: 1; background: $panel; }
     TimelineScreen #timeline-heading { padding: 0 1; height: 1; color: $text-muted; }
     TimelineScreen #timeline-context { height: 1fr; }
+    TimelineScreen #timeline-cost { padding: 0 1; height: 1; color: $text-muted; }
     """
 
     def __init__(self, state: MainState) -> None:
@@ -96,13 +95,18 @@ class TimelineScreen(Screen[int | None]):
         self.policy = state.policy
         self.history: HistoryReady | None = None
         self.replay: Replay | None = None
+        self.gap: ReportedGap | None = None
         self.context: ContextAt | None = None
+        self.priced: ReplayCostReady | None = None  # the replay's recorded and simulated dollars
         self._context_busy = False
 
     def compose(self) -> ComposeResult:
-        yield Static(self._title(), id="timeline-title")
+        yield Static(Text(self._title(), no_wrap=True, overflow="ellipsis"), id="timeline-title")
         yield TimelineChart(id="timeline-chart")
+        yield CostStrip(id="timeline-cost-strip")
+        yield Static("", id="timeline-cost")
         yield Static("", id="timeline-legend")
+        yield Static("", id="timeline-gap")
         yield Static("reading the session…", id="timeline-status")
         yield Static("", id="timeline-heading")
         yield MessageList(id="timeline-context")
@@ -116,26 +120,22 @@ class TimelineScreen(Screen[int | None]):
     def context_list(self) -> MessageList:
         return self.query_one("#timeline-context", MessageList)
 
-    def _title_words(self) -> list[tuple[str, int]]:
-        """The title's words and ranks: the higher, the sooner left out when short of width."""
-        session = self.state.session
-        if session is None:
-            return [("Timeline: open a session first", 0)]
-        words = [("Timeline", 0), (self.state.path.name if self.state.path else "session", 0)]
-        words += [(session.meta.model, 4)] if session.meta.model else []
-        if self.replay is not None:
-            words.append((plural(len(self.replay), "request"), 1))
-            words.append((f"{self.preset_name} ({self.replay.counts.tokenizer.used})", 2))
-            words.append((f"window {self.policy.context_window:,}", 3))
-        return words
-
-    def _title(self) -> Text:
-        width = max(1, (self.size.width or self.app.size.width) - 2)
-        return Text(fit_words(self._title_words(), width, name=1), no_wrap=True, end="")
-
-    def on_resize(self) -> None:  # the title and the legend are fitted to the width
-        self.query_one("#timeline-title", Static).update(self._title())
-        self._draw_legend()
+    def _title(self) -> str:
+        """The title in the width: the model, then the middle of the file's name, give way
+        before whole words are left out (a title cut to ``… .jsonl ·`` said nothing)."""
+        if self.state.session is None:
+            return "Timeline: open a session first"
+        width = (self.size.width or self.app.size.width) - 2
+        name = self.state.path.name if self.state.path is not None else "session"
+        title = ""
+        for label in (self.state.label, name, shorten_name(name, NAME_CELLS)):
+            if self.replay is None:
+                title = f"Timeline · {label}"
+            else:
+                title = timeline_title(label, self.replay, self.preset_name, width)
+            if cell_len(title) <= width:
+                return title
+        return whole_words(title, width)
 
     def _status(self, text: str) -> None:
         self.query_one("#timeline-status", Static).update(Text(text, no_wrap=True, end=""))
@@ -168,6 +168,18 @@ class TimelineScreen(Screen[int | None]):
         legend = Text("\n").join(flow(phrases, Text("  "), width))
         self.query_one("#timeline-legend", Static).update(legend)
 
+    def on_resize(self) -> None:
+        """The title, the legend and the gap line fitted to the width: the gap in the words of
+        the gauge, report and replay (the longest that fits); hidden without usage."""
+        title = Text(self._title(), no_wrap=True, overflow="ellipsis")
+        self.query_one("#timeline-title", Static).update(title)
+        self._draw_legend()
+        line = self.query_one("#timeline-gap", Static)
+        line.display = self.gap is not None
+        if self.gap is not None:
+            words = self.gap.line_for(self.size.width - 2)
+            line.update(Text(words, no_wrap=True, overflow="ellipsis", end=""))
+
     # -- replaying -------------------------------------------------------------------------
 
     @on(HistoryReady)
@@ -178,7 +190,11 @@ class TimelineScreen(Screen[int | None]):
     def _replay(self) -> None:
         assert self.history is not None
         self._status(f"replaying under {self.preset_name}…")
-        self._run(run_replay, self.post_message, self.history.engine, self.policy, group="timeline")
+        # the main screen's fit is this history's when it was read (else fitted in the worker)
+        fit = self.state.fit if self.history.offset else None
+        self._run(
+            run_replay, self.post_message, self.history.engine, self.policy, fit, group="timeline"
+        )
 
     @on(ReplayProgress)
     def _progress(self, event: ReplayProgress) -> None:
@@ -196,12 +212,51 @@ class TimelineScreen(Screen[int | None]):
             return
         first = self.replay is None
         self.replay = event.replay
-        self.query_one("#timeline-title", Static).update(self._title())
+        self.gap = event.gap
+        self.on_resize()
         cursor = self._start_request() if first else None
         if not len(event.replay):
             self._status("no requests: the transcript has no assistant message to replay")
         self.chart.show(ChartFigures.of(event.replay), cursor)
         self._moved(TimelineChart.Moved(self.chart.cursor))
+        self.priced = None
+        self.query_one(CostStrip).show(None)
+        self._run(price_replay, self.post_message, event.replay, group="timeline-cost")
+
+    @on(ReplayCostReady)
+    def _replay_priced(self, event: ReplayCostReady) -> None:
+        if event.replay is not self.replay:
+            return
+        self.priced = event
+        self.query_one(CostStrip).show(CostFigures.of(event.cost))
+        self._describe_cost(self.chart.cursor)
+
+    def _describe_cost(self, k: int) -> None:
+        """The request's dollars and cache figures, then the session's, recorded and
+        simulated under the preset on show."""
+        priced = self.priced
+        line = self.query_one("#timeline-cost", Static)
+        if priced is None or not 0 <= k < len(priced.cost.requests):
+            line.update("")
+            return
+        request = priced.cost.requests[k]
+        recorded, simulated = dollars(priced.cost.total), dollars(priced.whatif.total)
+        variants = [
+            [
+                f"request {k + 1:,}: {request_words(request)}",
+                f"session {recorded} recorded, {simulated} simulated ({self.preset_name})",
+            ],
+            [f"{request_words(request)}", f"session {recorded} · sim {simulated}"],
+            [f"{request_words(request)}"],
+        ]
+        if not priced.cost.priced:
+            variants = [[v[0]] for v in variants]
+        text = ""
+        for words in variants:
+            text = " · ".join(words)
+            if len(text) <= self.size.width - 2:
+                break
+        line.update(Text(text, no_wrap=True, overflow="ellipsis", end=""))
 
     def _start_request(self) -> int:
         """The request that produced the main screen's selected message, else the last one."""
@@ -216,6 +271,8 @@ class TimelineScreen(Screen[int | None]):
         if self.replay is None or not len(self.replay):
             return
         self._describe(event.index)
+        self.query_one(CostStrip).move(event.index)
+        self._describe_cost(event.index)
         if not self._context_busy:
             self._context_busy = True
             self._run(context_at, self.post_message, self.replay, event.index, group="context")

@@ -2,7 +2,8 @@
 
 Beside the figures it says what a newcomer would otherwise miss: messages the source hides
 from the active history (PicoClaw's meta ``skip``), a tokenizer the user chose that a preset
-change kept, and an estimator that is more than 10 % off the exact count of this session.
+change kept, an estimator that is more than 10 % off the exact count of this session, and
+on a row of its own what the importer left out or hid (``SessionMeta.warnings``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from rich.console import RenderableType
 from rich.text import Text
 from textual.widget import Widget
 
+from ctxtui.core.import_notes import warnings_line
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.rows import visible
@@ -116,7 +118,17 @@ class SessionBar(Widget):
             lines = flow(phrases, separator, width)
         if session is not None and plan is not None and session.meta.summary:
             lines.append(self._summary_line(session.meta.summary, plan))
+        if session is not None and plan is not None and session.meta.warnings:
+            lines.append(self._warnings_line(session.meta.warnings))
         return Text("\n").join(lines)
+
+    def _warnings_line(self, warnings: tuple[str, ...]) -> Text:
+        """What the importer left out or hid (a compact boundary, sub-agents, skipped lines),
+        on a row of its own, cut to the width: ``report`` prints them whole."""
+        line = Text(no_wrap=True, overflow="ellipsis", end="")
+        line.append(visible(warnings_line(warnings)), component_style(self, "session-bar--warning"))
+        line.truncate(max(self.content_region.width, 20), overflow="ellipsis")
+        return line
 
     def _summary_line(self, summary: str, plan: Plan) -> Text:
         """The source's own summary as a row of its own (PicoClaw keeps it in the meta file,
