@@ -142,6 +142,26 @@ def _summary(report: dict[str, Any]) -> str:
     return "".join(f"<p>{line}</p>" for line in lines)
 
 
+def _cost(report: dict[str, Any]) -> str:
+    """What the recorded requests cost (``report --json``'s ``cost``), by part; empty when the
+    session has no priced usage."""
+    cost = report.get("cost") or {}
+    total = cost.get("total_usd")
+    if total is None:
+        return ""
+    parts = "".join(
+        f'<li>{escape(part.replace("_", " "))} <span class="num">${usd:,.4f}</span></li>'
+        for part, usd in (cost.get("by_part_usd") or {}).items()
+        if usd is not None
+    )
+    shown = f'<span data-figure="cost.total_usd">${total:,.4f}</span>'
+    source = _text(cost.get("price_source") or "")
+    return (
+        f"<h2>Cost</h2><p>{shown} for {cost.get('requests_priced', 0):,} priced requests "
+        f'<span class="muted">({source})</span></p><ul class="legend">{parts}</ul>'
+    )
+
+
 def _marks(m: dict[str, Any]) -> str:
     marks = [word for word in ("pruned", "truncated") if m[word]]
     return f'<span class="mark">{" ".join(marks)}</span>' if marks else ""
@@ -313,6 +333,7 @@ def render_html(report: dict[str, Any], timeline: dict[str, Any] | None) -> str:
 <h2>The next request</h2>
 {_summary(report)}
 {_gauge(report)}
+{_cost(report)}
 <h2>Timeline{requests}</h2>
 {chart}
 <h2>Messages</h2>

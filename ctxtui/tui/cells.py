@@ -108,28 +108,13 @@ def shorten_name(name: str, cells: int) -> str:
     return clip(name, cells - cell_len(suffix)).rstrip(ELLIPSIS) + ELLIPSIS + suffix
 
 
-def fit_words(words: Sequence[tuple[str, int]], width: int, *, name: int = -1) -> str:
-    """``words`` joined by `` · `` in ``width`` cells, each ``(text, rank)``: the highest ranks
-    are left out whole until the rest fit with the word at index ``name`` (a file name) at
-    ``NAME_CELLS``, then the name takes what room is left, so a title never ends in a cut
-    ``·``. The last resort is a cut with ``…``."""
-    kept = [(i, text, rank) for i, (text, rank) in enumerate(words)]
-
-    def cells(entries: list[tuple[int, str, int]]) -> int:
-        sizes = [min(cell_len(t), NAME_CELLS) if i == name else cell_len(t) for i, t, _ in entries]
-        return sum(sizes) + 3 * (len(sizes) - 1)
-
-    while len(kept) > 1 and cells(kept) > width:
-        worst = max(kept, key=lambda entry: (entry[2], entry[0]))
-        if worst[2] == 0:
-            break  # only what must stay is left
-        kept.remove(worst)
-    texts = [text for _, text, _ in kept]
-    for k, (i, text, _) in enumerate(kept):
-        if i == name:
-            others = sum(cell_len(t) + 3 for j, t in enumerate(texts) if j != k)
-            texts[k] = shorten_name(text, width - others)
-    return clip(" · ".join(texts), width).rstrip()
+def whole_words(title: str, width: int) -> str:
+    """``title`` without its last `` · ``-separated words until it fits ``width`` cells, so a
+    title never ends in a cut ``·``; the first word is cut with ``…`` as a last resort."""
+    words = title.split(" · ")
+    while len(words) > 1 and cell_len(" · ".join(words)) > width:
+        words.pop()
+    return clip(" · ".join(words), width).rstrip() if width > 0 else ""
 
 
 def flow(phrases: Sequence[Text], separator: Text, width: int) -> list[Text]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -26,7 +27,7 @@ from ctxtui.core.replay import ContextAt, Replay
 from ctxtui.core.reported import ReportedGap
 from ctxtui.core.wording import plural
 from ctxtui.options import debugging
-from ctxtui.tui.cells import flow
+from ctxtui.tui.cells import NAME_CELLS, flow, shorten_name, whole_words
 from ctxtui.tui.cost_jobs import price_replay
 from ctxtui.tui.screens.preset_choice import PresetChoice
 from ctxtui.tui.screens.retention import RecordedAuditScreen
@@ -100,7 +101,7 @@ class TimelineScreen(Screen[int | None]):
         self._context_busy = False
 
     def compose(self) -> ComposeResult:
-        yield Static(self._title(), id="timeline-title")
+        yield Static(Text(self._title(), no_wrap=True, overflow="ellipsis"), id="timeline-title")
         yield TimelineChart(id="timeline-chart")
         yield CostSeries(id="timeline-cost")
         yield Static("", id="timeline-legend")
@@ -118,15 +119,22 @@ class TimelineScreen(Screen[int | None]):
     def context_list(self) -> MessageList:
         return self.query_one("#timeline-context", MessageList)
 
-    def _title(self) -> Text:
+    def _title(self) -> str:
+        """The title in the width: the model, then the middle of the file's name, give way
+        before whole words are left out (a title cut to ``… .jsonl ·`` said nothing)."""
         if self.state.session is None:
-            words = "Timeline: open a session first"
-        elif self.replay is None:
-            words = f"Timeline · {self.state.label}"
-        else:
-            width = max(1, (self.size.width or self.app.size.width) - 2)
-            words = timeline_title(self.state.label, self.replay, self.preset_name, width)
-        return Text(words, no_wrap=True, overflow="ellipsis", end="")
+            return "Timeline: open a session first"
+        width = (self.size.width or self.app.size.width) - 2
+        name = self.state.path.name if self.state.path is not None else "session"
+        title = ""
+        for label in (self.state.label, name, shorten_name(name, NAME_CELLS)):
+            if self.replay is None:
+                title = f"Timeline · {label}"
+            else:
+                title = timeline_title(label, self.replay, self.preset_name, width)
+            if cell_len(title) <= width:
+                return title
+        return whole_words(title, width)
 
     def _status(self, text: str) -> None:
         self.query_one("#timeline-status", Static).update(Text(text, no_wrap=True, end=""))
@@ -160,9 +168,10 @@ class TimelineScreen(Screen[int | None]):
         self.query_one("#timeline-legend", Static).update(legend)
 
     def on_resize(self) -> None:
-        """The title and the gap line fitted to the width: the gap in the words of the gauge,
-        report and replay (the longest that fits); hidden without usage."""
-        self.query_one("#timeline-title", Static).update(self._title())
+        """The title, the legend and the gap line fitted to the width: the gap in the words of
+        the gauge, report and replay (the longest that fits); hidden without usage."""
+        title = Text(self._title(), no_wrap=True, overflow="ellipsis")
+        self.query_one("#timeline-title", Static).update(title)
         self._draw_legend()
         line = self.query_one("#timeline-gap", Static)
         line.display = self.gap is not None
