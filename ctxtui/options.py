@@ -92,7 +92,7 @@ def prune_modes() -> tuple[str, ...]:
 
 
 TOKEN_TAIL_FIELDS = frozenset(
-    {"tail_ratio", "tail_min_tokens", "tail_max_tokens", "tail_min_turns"}
+    {"tail_ratio", "tail_min_tokens", "tail_max_tokens", "tail_min_turns", "tail_max_turns"}
 )
 """Knobs of the plan's token-measured tail; an items-measured tail (picoclaw) ignores them."""
 
