@@ -330,6 +330,33 @@ def test_an_unreadable_directory_hides_no_later_session(tmp_path: Path) -> None:
     assert b"skipped 2 paths" in table.stderr
 
 
+def test_a_sessions_unreadable_sub_agent_directory_is_passed_over_where_costs_look(
+    tmp_path: Path,
+) -> None:
+    """``subagent_paths`` (a session's costs with its sub-agents) walks the same directory."""
+    parent = _claude(tmp_path / "p" / "s.jsonl")
+    (tmp_path / "p" / "s" / "subagents").mkdir(parents=True)
+    _fifo(tmp_path / "p" / "s" / "subagents" / "agent-f.jsonl")
+    _claude(tmp_path / "p" / "s" / "subagents" / "agent-a.jsonl")
+    code = (
+        "import sys; from ctxtui.importers.subagents import subagent_paths; "
+        "print(subagent_paths(sys.argv[1], 'claude-code'))"
+    )
+    run = [sys.executable, "-c", code, str(parent)]
+    listed = subprocess.run(run, capture_output=True, text=True, env=_env(tmp_path), check=True)
+    assert listed.stdout.strip() == repr(
+        [str(tmp_path / "p" / "s" / "subagents" / "agent-a.jsonl")]
+    )
+    (tmp_path / "p" / "s").chmod(0)
+    try:
+        hidden = subprocess.run(
+            [*WITHOUT_DAC, *run], capture_output=True, text=True, env=_env(tmp_path)
+        )
+    finally:
+        (tmp_path / "p" / "s").chmod(0o755)
+    assert (hidden.returncode, hidden.stdout.strip(), hidden.stderr) == (0, "[]", "")
+
+
 # --- item 12: bounded resources ----------------------------------------------------------------
 
 
