@@ -377,7 +377,7 @@ def test_a_huge_single_line_costs_the_listing_a_bounded_read(tmp_path: Path) -> 
     (child,) = entry["subagents"]
     assert child["open"] == f"{path}#agent-ag"
     assert child["started"] == "2026-03-02T10:01:00+00:00"
-    assert peak <= 300, f"{peak:.0f} MB"
+    assert peak <= 120, f"{peak:.0f} MB"  # ~50: the line is never mapped in or copied
 
 
 def test_tiny_sidechain_lines_cost_a_bounded_parse(tmp_path: Path) -> None:
