@@ -80,12 +80,16 @@ class Outcome:
 
 
 def session_cost(session: Session) -> tuple[float | None, float | None]:
-    """The session's cost in dollars and its cache hit ratio, once prices are known.
+    """The session's cost in dollars and its cache hit ratio (``core.cost``, every recorded
+    request); the cost is ``None`` when no request could be priced, the ratio when none
+    recorded its usage.
 
-    The one place the fleet asks for money: ``None`` for both until the cost engine exists.
+    The one place the fleet asks for money.
     """
-    del session
-    return None, None
+    from ctxtui.core.cost import session_cost as priced
+
+    cost = priced(session)
+    return (float(cost.total) if cost.priced else None), cost.hit_ratio
 
 
 def _describe(err: BaseException) -> str:
