@@ -21,7 +21,7 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.replay import replay
 from ctxtui.core.rows import visible
 from ctxtui.core.wording import plural
-from ctxtui.options import SERIES_COLOURS
+from ctxtui.palette import SERIES_COLOURS
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 """Nothing but the page's own inline style: no script, no font, no request of any kind."""

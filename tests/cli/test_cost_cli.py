@@ -107,3 +107,13 @@ def test_report_gives_each_tool_its_whole_session_carry(
         assert tool["carry_usd"] == carried[tool["name"]] > 0
         # the whole session re-sent far more than the context after the last compaction holds
         assert tool["carry_tokens"] > tool["sent_tokens"]
+
+
+def test_compare_replay_prices_each_preset(capsys: pytest.CaptureFixture[str]) -> None:
+    sample = str(samples_dir() / "claude_code_cache_story.jsonl")
+    doc = _json(capsys, "compare", sample, "--replay", "--presets", "plan,codex")
+    for entry in doc["presets"]:
+        replay = entry["replay"]
+        assert replay["recorded_cost_usd"] == pytest.approx(0.5388752, rel=1e-9)
+        assert replay["simulated_cost_usd"] > 0
+        assert 0 < replay["simulated_cache_hit_ratio"] < 1

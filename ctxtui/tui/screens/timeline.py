@@ -21,13 +21,13 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Static
 
-from ctxtui.core.cost_words import dollars, request_words
 from ctxtui.core.policy import policy_for_session
 from ctxtui.core.replay import ContextAt, Replay
 from ctxtui.core.reported import ReportedGap
 from ctxtui.core.wording import plural
 from ctxtui.options import debugging
-from ctxtui.tui.cost_jobs import ReplayCostReady, price_replay
+from ctxtui.tui.cells import flow
+from ctxtui.tui.cost_jobs import price_replay
 from ctxtui.tui.screens.preset_choice import PresetChoice
 from ctxtui.tui.screens.retention import RecordedAuditScreen
 from ctxtui.tui.state import MainState
@@ -42,7 +42,7 @@ from ctxtui.tui.timeline_jobs import (
     run_replay,
 )
 from ctxtui.tui.timeline_words import event_words, timeline_title
-from ctxtui.tui.widgets.cost_strip import CostFigures, CostStrip
+from ctxtui.tui.widgets.cost_strip import CostSeries
 from ctxtui.tui.widgets.footer import FittingFooter
 from ctxtui.tui.widgets.message_list import MessageList, Numbering
 from ctxtui.tui.widgets.theme_style import component_style
@@ -53,8 +53,8 @@ WINDOW_KNOBS = ("context_window", "max_tokens")
 
 LEGEND_SERIES = ("simulated", "reported", "window", "trigger")
 AUDIT_TIP = "The retention audit of the agent's recorded compaction at (or before) the cursor"
-LEGEND_MARKS = "C compaction  R recorded  ! overflow  + several"
-KEYS = "←→ request  tab list"
+LEGEND_MARKS = ("C compaction", "R recorded", "! overflow", "+ several")
+KEYS = ("←→ request", "tab list")
 
 
 class TimelineScreen(Screen[int | None]):
@@ -81,12 +81,11 @@ class TimelineScreen(Screen[int | None]):
     DEFAULT_CSS = """
     TimelineScreen #timeline-title { padding: 0 1; text-style: bold; height: 1; }
     TimelineScreen TimelineChart { height: 45%; min-height: 6; }
-    TimelineScreen #timeline-legend { padding: 0 1; color: $text-muted; height: 1; }
+    TimelineScreen #timeline-legend { padding: 0 1; color: $text-muted; height: auto; }
     TimelineScreen #timeline-gap { padding: 0 1; color: $text-muted; height: 1; display: none; }
     TimelineScreen #timeline-status { padding: 0 1; height: 1; background: $panel; }
     TimelineScreen #timeline-heading { padding: 0 1; height: 1; color: $text-muted; }
     TimelineScreen #timeline-context { height: 1fr; }
-    TimelineScreen #timeline-cost { padding: 0 1; height: 1; color: $text-muted; }
     """
 
     def __init__(self, state: MainState) -> None:
@@ -98,14 +97,12 @@ class TimelineScreen(Screen[int | None]):
         self.replay: Replay | None = None
         self.gap: ReportedGap | None = None
         self.context: ContextAt | None = None
-        self.priced: ReplayCostReady | None = None  # the replay's recorded and simulated dollars
         self._context_busy = False
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(self._title(), no_wrap=True, overflow="ellipsis"), id="timeline-title")
+        yield Static(self._title(), id="timeline-title")
         yield TimelineChart(id="timeline-chart")
-        yield CostStrip(id="timeline-cost-strip")
-        yield Static("", id="timeline-cost")
+        yield CostSeries(id="timeline-cost")
         yield Static("", id="timeline-legend")
         yield Static("", id="timeline-gap")
         yield Static("reading the session…", id="timeline-status")
@@ -121,12 +118,15 @@ class TimelineScreen(Screen[int | None]):
     def context_list(self) -> MessageList:
         return self.query_one("#timeline-context", MessageList)
 
-    def _title(self) -> str:
+    def _title(self) -> Text:
         if self.state.session is None:
-            return "Timeline: open a session first"
-        if self.replay is None:
-            return f"Timeline · {self.state.label}"
-        return timeline_title(self.state.label, self.replay, self.preset_name, self.size.width - 2)
+            words = "Timeline: open a session first"
+        elif self.replay is None:
+            words = f"Timeline · {self.state.label}"
+        else:
+            width = max(1, (self.size.width or self.app.size.width) - 2)
+            words = timeline_title(self.state.label, self.replay, self.preset_name, width)
+        return Text(words, no_wrap=True, overflow="ellipsis", end="")
 
     def _status(self, text: str) -> None:
         self.query_one("#timeline-status", Static).update(Text(text, no_wrap=True, end=""))
@@ -150,19 +150,20 @@ class TimelineScreen(Screen[int | None]):
         )  # fmt: skip
 
     def _draw_legend(self) -> None:
+        """Each series in its colour, and each mark, named, in as many lines as it needs."""
         chart = self.chart
-        legend = Text(no_wrap=True, end="")
-        for name in LEGEND_SERIES:
-            legend.append("⣿ ", component_style(chart, f"timeline-chart--{name}"))
-            legend.append(f"{name}  ")
-        legend.append(f"{LEGEND_MARKS}   {KEYS}")
+        phrases = [Text.assemble(("⣿ ", chart.series_style(name)), name) for name in LEGEND_SERIES]
+        phrases += [Text(mark) for mark in LEGEND_MARKS]
+        phrases += [Text(key, component_style(chart, "timeline-chart--axis")) for key in KEYS]
+        width = max(1, (self.size.width or self.app.size.width) - 2)
+        legend = Text("\n").join(flow(phrases, Text("  "), width))
         self.query_one("#timeline-legend", Static).update(legend)
 
     def on_resize(self) -> None:
         """The title and the gap line fitted to the width: the gap in the words of the gauge,
         report and replay (the longest that fits); hidden without usage."""
-        title = Text(self._title(), no_wrap=True, overflow="ellipsis")
-        self.query_one("#timeline-title", Static).update(title)
+        self.query_one("#timeline-title", Static).update(self._title())
+        self._draw_legend()
         line = self.query_one("#timeline-gap", Static)
         line.display = self.gap is not None
         if self.gap is not None:
@@ -208,44 +209,9 @@ class TimelineScreen(Screen[int | None]):
             self._status("no requests: the transcript has no assistant message to replay")
         self.chart.show(ChartFigures.of(event.replay), cursor)
         self._moved(TimelineChart.Moved(self.chart.cursor))
-        self.priced = None
-        self.query_one(CostStrip).show(None)
-        self._run(price_replay, self.post_message, event.replay, group="timeline-cost")
-
-    @on(ReplayCostReady)
-    def _replay_priced(self, event: ReplayCostReady) -> None:
-        if event.replay is not self.replay:
-            return
-        self.priced = event
-        self.query_one(CostStrip).show(CostFigures.of(event.cost))
-        self._describe_cost(self.chart.cursor)
-
-    def _describe_cost(self, k: int) -> None:
-        """The request's dollars and cache figures, then the session's, recorded and
-        simulated under the preset on show."""
-        priced = self.priced
-        line = self.query_one("#timeline-cost", Static)
-        if priced is None or not 0 <= k < len(priced.cost.requests):
-            line.update("")
-            return
-        request = priced.cost.requests[k]
-        recorded, simulated = dollars(priced.cost.total), dollars(priced.whatif.total)
-        variants = [
-            [
-                f"request {k + 1:,}: {request_words(request)}",
-                f"session {recorded} recorded, {simulated} simulated ({self.preset_name})",
-            ],
-            [f"{request_words(request)}", f"session {recorded} · sim {simulated}"],
-            [f"{request_words(request)}"],
-        ]
-        if not priced.cost.priced:
-            variants = [[v[0]] for v in variants]
-        text = ""
-        for words in variants:
-            text = " · ".join(words)
-            if len(text) <= self.size.width - 2:
-                break
-        line.update(Text(text, no_wrap=True, overflow="ellipsis", end=""))
+        series = self.query_one(CostSeries)  # it prices the replay and shows it
+        series.expect(event.replay, self.preset_name)
+        self._run(price_replay, series.post_message, event.replay, group="timeline-cost")
 
     def _start_request(self) -> int:
         """The request that produced the main screen's selected message, else the last one."""
@@ -260,8 +226,7 @@ class TimelineScreen(Screen[int | None]):
         if self.replay is None or not len(self.replay):
             return
         self._describe(event.index)
-        self.query_one(CostStrip).move(event.index)
-        self._describe_cost(event.index)
+        self.query_one(CostSeries).move(event.index)
         if not self._context_busy:
             self._context_busy = True
             self._run(context_at, self.post_message, self.replay, event.index, group="context")
