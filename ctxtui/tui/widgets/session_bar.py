@@ -80,38 +80,8 @@ class SessionBar(Widget):
     def render(self) -> RenderableType:
         label = component_style(self, "session-bar--label")
         warn = component_style(self, "session-bar--warning")
-        phrases: list[Text] = []
         session, plan = self._session, self._plan
-        if session is not None and plan is not None:
-            meta = session.meta
-            name = PurePath(meta.source_path).name if meta.source_path else "(in memory)"
-            phrases.append(Text(name, component_style(self, "session-bar--name")))
-            phrases.append(Text(meta.format))
-            count = Text(plural(len(session), "message"))
-            hidden = meta.hidden_messages
-            if hidden:
-                count.append(f" (+{hidden:,} hidden by the meta's skip)", label)
-            phrases.append(count)
-            phrases.append(Text.assemble(("preset ", label), plan.policy.preset))
-            tokenizer = Text.assemble(("tokenizer ", label), plan.tokenizer.used)
-            phrases.append(tokenizer)
-            # The tokenizer's notes are phrases of their own: they take the next line whole
-            # rather than pushing the file's name out of the first.
-            if plan.tokenizer.fell_back:
-                note = plan.tokenizer.note or f"{plan.tokenizer.requested} unavailable"
-                phrases.append(Text(note, warn))
-            if self._kept_tokenizer:
-                phrases.append(Text(self._kept_tokenizer, label))
-            if self._undo_depth:
-                phrases.append(
-                    Text.assemble(
-                        ("compacted", warn), (f" (u undoes, {self._undo_depth} deep)", label)
-                    )
-                )
-            if self._estimate:
-                phrases.append(Text(self._estimate, warn))
-            if self._retention:
-                phrases.append(Text(self._retention, warn))
+        phrases = self._phrases(session, plan) if session is not None and plan is not None else []
         if self._status:
             phrases.append(Text(self._status, warn))
         width = self.content_region.width
@@ -130,6 +100,36 @@ class SessionBar(Widget):
         if session is not None and plan is not None and session.meta.warnings:
             lines.append(self._warnings_line(session.meta.warnings))
         return Text("\n").join(lines)
+
+    def _phrases(self, session: Session, plan: Plan) -> list[Text]:
+        """The session's identity (name, format, messages, preset, tokenizer), then its notes."""
+        label = component_style(self, "session-bar--label")
+        warn = component_style(self, "session-bar--warning")
+        meta = session.meta
+        name = PurePath(meta.source_path).name if meta.source_path else "(in memory)"
+        count = Text(plural(len(session), "message"))
+        if meta.hidden_messages:
+            count.append(f" (+{meta.hidden_messages:,} hidden by the meta's skip)", label)
+        phrases = [
+            Text(name, component_style(self, "session-bar--name")),
+            Text(meta.format),
+            count,
+            Text.assemble(("preset ", label), plan.policy.preset),
+            Text.assemble(("tokenizer ", label), plan.tokenizer.used),
+        ]
+        # The tokenizer's notes are phrases of their own: they take the next line whole
+        # rather than pushing the file's name out of the first.
+        if plan.tokenizer.fell_back:
+            phrases.append(
+                Text(plan.tokenizer.note or f"{plan.tokenizer.requested} unavailable", warn)
+            )
+        if self._kept_tokenizer:
+            phrases.append(Text(self._kept_tokenizer, label))
+        if self._undo_depth:
+            undo = (f" (u undoes, {self._undo_depth} deep)", label)
+            phrases.append(Text.assemble(("compacted", warn), undo))
+        phrases += [Text(note, warn) for note in (self._estimate, self._retention) if note]
+        return phrases
 
     def _warnings_line(self, warnings: tuple[str, ...]) -> Text:
         """What the importer left out or hid (a compact boundary, sub-agents, skipped lines),
