@@ -232,15 +232,7 @@ def _prose_facts(text: str, m: Message) -> Iterator[tuple[str, str]]:
         if _outside(taken, *match.span()):
             taken.append(match.span())
             yield "test", match.group(1)
-    diff: bool | None = None
-    for match in PATH.finditer(text) if "/" in text or _EXT_HINT.search(text) else ():
-        path = match.group(1)
-        if _outside(taken, *match.span(1)) and _is_path(path):
-            taken.append(match.span(1))
-            if path.startswith(("a/", "b/")):
-                diff = is_diff(text) if diff is None else diff
-                path = path[2:] if diff else path
-            yield "path", path
+    yield from _paths(text, taken)
     if m.role in ("user", "assistant"):
         named: list[tuple[int, int]] = []
         for hint, pattern in IDENTIFIERS:
@@ -253,6 +245,19 @@ def _prose_facts(text: str, m: Message) -> Iterator[tuple[str, str]]:
         for match in NUMBER.finditer(text):
             if _outside(taken, *match.span()):
                 yield "number", next(g for g in match.groups() if g)
+
+
+def _paths(text: str, taken: list[tuple[int, int]]) -> Iterator[tuple[str, str]]:
+    """File paths outside what is ``taken`` (which they join); a diff's ``a/``/``b/`` dropped."""
+    diff: bool | None = None
+    for match in PATH.finditer(text) if "/" in text or _EXT_HINT.search(text) else ():
+        path = match.group(1)
+        if _outside(taken, *match.span(1)) and _is_path(path):
+            taken.append(match.span(1))
+            if path.startswith(("a/", "b/")):
+                diff = is_diff(text) if diff is None else diff
+                path = path[2:] if diff else path
+            yield "path", path
 
 
 def _output_facts(text: str) -> Iterator[tuple[str, str]]:
