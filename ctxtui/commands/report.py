@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ctxtui.commands.cost_blocks import (
     add_carry,
     cost_blocks,
+    cost_sentence,
     whole_session,
     whole_session_tokens,
 )
@@ -195,6 +196,7 @@ def run(args: argparse.Namespace) -> int:
         estimate = render_estimate(report)
         if estimate is not None:
             blocks += [Text(), estimate]
+        blocks += [Text(), Text(cost_sentence(report["cost"], report["cache"]))]
         print_table(Group(*blocks))
     over = args.fail_over is not None and report["totals"]["used_ratio"] > args.fail_over
     return EXIT_OVER if over else EXIT_OK

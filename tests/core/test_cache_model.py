@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxtui.core.cache_model import WhatIf, token_scale, what_if
 from ctxtui.core.calibration import calibrate
@@ -96,3 +98,33 @@ def test_a_long_pause_and_a_model_switch_empty_the_simulated_cache() -> None:
     whatif = _whatif(session, build_policy("claude-code", {}, session))
     assert [r.broke for r in whatif.requests if r] == [None, None, "ttl", None, "model"]
     assert [r.usage.cache_read for r in whatif.requests if r][2] == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    gaps=st.lists(st.integers(1, 900), min_size=1, max_size=12),
+    switch=st.one_of(st.none(), st.integers(0, 11)),
+)
+def test_the_simulated_cache_never_reads_what_it_did_not_hold(
+    gaps: list[int], switch: int | None
+) -> None:
+    """Each simulated read is within its prompt and the previous simulated prompt; a pause
+    past the lifetime or a switch of model reads nothing; otherwise the previous prompt."""
+    session = _chat(gaps, model_at=switch)
+    whatif = _whatif(session, build_policy("claude-code", {}, session))
+    requests = [r for r in whatif.requests if r is not None]
+    assert len(requests) == len(gaps)
+    for k, r in enumerate(requests):
+        assert 0 <= r.usage.cache_read <= r.usage.prompt
+        assert r.cost is not None and r.cost >= 0
+        if k == 0:
+            continue
+        before = requests[k - 1].usage.prompt
+        assert r.usage.cache_read <= before
+        switched = switch is not None and k == switch and switch > 0
+        if switched:
+            assert r.broke == "model" and r.usage.cache_read == 0
+        elif gaps[k] > 300:
+            assert r.broke == "ttl" and r.usage.cache_read == 0
+        else:
+            assert r.broke is None and r.usage.cache_read == before
