@@ -22,7 +22,7 @@ from textual.worker import get_current_worker
 
 from ctxtui.core.cost_words import CostView
 from ctxtui.core.explain import why
-from ctxtui.core.models import Message, Session
+from ctxtui.core.models import ContentPart, Message, Session
 from ctxtui.core.plan import Plan, Zone
 from ctxtui.core.rows import cap_text, find_spans, literal_block, visible
 from ctxtui.core.sent import row_figures
@@ -156,14 +156,19 @@ def describe(info: DetailInfo, styles: Mapping[str, StyleType] = STYLES) -> Text
         _append_literal(text, m.reasoning, info.highlight, styles)
     for part in m.parts:
         if part.kind.value != "text":
-            label = part.label or part.media_type or ""
-            size = plural(part.byte_size, "byte")
-            if part.width is not None and part.height is not None:  # counted by its pixels
-                size += f", {part.width:,}×{part.height:,} px"
-                if part.token_estimate is not None:
-                    size += f", {part.token_estimate:,} tok by its provider's rule"
-            text.append(f"\n<{part.kind.value} {visible(label)} {size}>", styles["muted"])
+            text.append(f"\n{_part_words(part)}", styles["muted"])
     return text
+
+
+def _part_words(part: ContentPart) -> str:
+    """``<image image/png 12,345 bytes, 1,000×1,000 px, 1,334 tok by its provider's rule>``."""
+    label = part.label or part.media_type or ""
+    size = plural(part.byte_size, "byte")
+    if part.width is not None and part.height is not None:  # counted by its pixels
+        size += f", {part.width:,}×{part.height:,} px"
+        if part.token_estimate is not None:
+            size += f", {part.token_estimate:,} tok by its provider's rule"
+    return f"<{part.kind.value} {visible(label)} {size}>"
 
 
 def _append_literal(

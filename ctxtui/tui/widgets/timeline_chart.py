@@ -16,7 +16,7 @@ figures and decides nothing about budgets.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -147,6 +147,19 @@ def draw(figures: ChartFigures, width: int, height: int) -> Drawing:
         plot("window", c, window_row, window_row)
         if c % 2 == 0 and trigger_row >= 0:  # dashed: it reads apart from the window
             plot("trigger", c, trigger_row, trigger_row)
+    cells = _cells(bits, width, height)
+    labels = {0: short_tokens(top), height - 1: "0"}
+    if figures.trigger is not None:
+        labels[trigger_row // 4] = short_tokens(figures.trigger)
+    labels[window_row // 4] = short_tokens(figures.window)
+    return Drawing(cells, _mark_row(figures.marks, width), labels)
+
+
+def _cells(
+    bits: Mapping[str, Sequence[int]], width: int, height: int
+) -> tuple[tuple[tuple[str, str], ...], ...]:
+    """Each cell's braille glyph (every series' dots) and the series it is coloured as: the
+    first in ``SERIES`` order with a dot there, so the simulated line stays on top."""
     cells = []
     for y in range(height):
         row = []
@@ -160,11 +173,7 @@ def draw(figures: ChartFigures, width: int, height: int) -> Drawing:
                     owner = owner or name
             row.append((chr(0x2800 + mask), owner))
         cells.append(tuple(row))
-    labels = {0: short_tokens(top), height - 1: "0"}
-    if figures.trigger is not None:
-        labels[trigger_row // 4] = short_tokens(figures.trigger)
-    labels[window_row // 4] = short_tokens(figures.window)
-    return Drawing(tuple(cells), _mark_row(figures.marks, width), labels)
+    return tuple(cells)
 
 
 def column_of(index: int, count: int, width: int) -> int:
