@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from ctxtui.cli_fleet import cache_options, fleet_options
 from ctxtui.cli_help import (
     COMPACT_EPILOG,
     PRESET_HELP,
@@ -311,57 +312,6 @@ def _serve_options(serve: argparse.ArgumentParser) -> None:
     )
 
 
-def _fleet_options(fleet: argparse.ArgumentParser) -> None:
-    fleet.add_argument(
-        "paths",
-        nargs="*",
-        metavar="PATH",
-        help="session files, or directories to search for them; default: every session "
-        "'ctxtui sessions' lists",
-    )
-    fleet.add_argument("--json", action="store_true", help="print one JSON document")
-    fleet.add_argument(
-        "--compare",
-        metavar="A,B,...",
-        help="also replay every session under these presets and print each preset's totals "
-        "across the fleet (compactions, peak prompt, cost) side by side",
-    )
-    fleet.add_argument(
-        "--no-simulate",
-        action="store_true",
-        help="read usage only: no token count and no replay (the simulated columns are empty)",
-    )
-    fleet.add_argument(
-        "--no-cache",
-        action="store_true",
-        help="read every session again and leave the index alone",
-    )
-    fleet.add_argument(
-        "--workers",
-        type=_count,
-        metavar="N",
-        help="processes to run; default: every core; 1 reads in this process",
-    )
-    fleet.add_argument(
-        "--dask",
-        metavar="ADDRESS",
-        help="run the sessions on an existing Dask cluster (tcp://HOST:PORT of its scheduler); "
-        "needs the optional 'dask' extra",
-    )
-    from ctxtui.core.formats import FORMAT_NAMES
-
-    fleet.add_argument(
-        "--format",
-        metavar="NAME",
-        help="read every file as this format instead of detecting it: " + ", ".join(FORMAT_NAMES),
-    )
-    add_policy_options(fleet)
-
-
-def _cache_options(cache: argparse.ArgumentParser) -> None:
-    cache.add_argument("action", choices=("clear",), help="clear: remove everything cached")
-
-
 @dataclass(frozen=True, slots=True)
 class Command:
     """One sub-command of ``ctxtui``; its code is ``ctxtui.commands.<name>.run(args) -> int``.
@@ -485,11 +435,11 @@ COMMANDS: tuple[Command, ...] = (
         "Read every session 'ctxtui sessions' lists (or the files and directories given) on "
         "every core, and print one row per session: agent, project, model, start, messages, "
         "requests, recorded and simulated compactions, peak prompt (reported and simulated), "
-        "top tool; then totals and groups by agent, model, project and day. --compare replays "
-        "the fleet under several presets. Results are kept in an index in the user's cache "
+        "top tool, cost; then totals and groups by agent, model, project and day. --compare "
+        "replays the fleet under several presets. Results are kept in an index in the user's cache "
         "directory, so a second run reads only the files that changed. --json prints schema "
         "ctxtui.fleet/1.",
-        add_options=_fleet_options,
+        add_options=lambda p: fleet_options(p, _count, add_policy_options),
         session="none",
         policy=False,  # it adds the knobs itself, for every session
     ),
@@ -500,7 +450,7 @@ COMMANDS: tuple[Command, ...] = (
         "clear what ctxtui keeps between runs",
         "Remove what ctxtui keeps in the user's cache directory between runs: the fleet index "
         "and the exact token counts of big sessions. Sessions are never touched.",
-        add_options=_cache_options,
+        add_options=cache_options,
         session="none",
     ),
     Command(
@@ -509,8 +459,10 @@ COMMANDS: tuple[Command, ...] = (
         "serve the app to a web browser (on 127.0.0.1)",
         "serve the app to a web browser",
         "Serve the app to a web browser with textual-serve: each visitor gets their own ctxtui "
-        "on SESSION (default: the bundled demo). It binds to 127.0.0.1; binding to any other "
-        "address shows the session's contents to whoever can reach it.",
+        "on SESSION (default: the bundled demo). Open the URL it prints: it holds a secret "
+        "token made for this launch, and nothing else (no other page, no WebSocket from "
+        "another origin) opens the app. It binds to 127.0.0.1; binding to any other address "
+        "shows the session's contents to whoever can reach it and has the URL.",
         add_options=_serve_options,
         session="optional",
     ),

@@ -9,6 +9,8 @@ for people, or one JSON document (schema ``ctxtui.fleet/1``).
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -19,10 +21,7 @@ from functools import partial
 from typing import Any, TextIO
 
 from ctxtui.commands.errors import CommandError
-from ctxtui.commands.report import encode_json, write_stdout
 from ctxtui.core.fleet import build_document, preset_totals
-from ctxtui.core.report import display_text
-from ctxtui.core.rows import visible
 from ctxtui.fleet.index import FleetIndex, default_path
 from ctxtui.fleet.job import Spec, Target
 from ctxtui.fleet.run import (
@@ -73,8 +72,7 @@ def spec_from(args: argparse.Namespace) -> Spec:
     Every preset and the knobs are checked here, before a file is read: a bad knob is one
     line, not one error row per session.
     """
-    from ctxtui.core.policy import PRESETS, PolicyError
-    from ctxtui.options import build_policy
+    from ctxtui.core.presets import PRESETS
 
     compare = _compare_names(args.compare) if args.compare else ()
     for name in compare:
@@ -83,18 +81,35 @@ def spec_from(args: argparse.Namespace) -> Spec:
                 f"--compare: unknown preset {name!r}; expected: {', '.join(PRESETS)}"
             )
     presets = tuple(dict.fromkeys((args.preset, *compare)))
-    given = overrides_from(args)
-    for name in presets:
-        try:
-            build_policy(name, given)
-        except PolicyError as err:
-            raise CommandError(explain_policy_error(str(err), given)) from None
+    given = overrides_from(args) if _knobs_given(args) else {}
+    if given:  # a preset alone is valid; knobs may clash with one, or with each other
+        from ctxtui.core.models import Session
+        from ctxtui.core.policy import PolicyError
+        from ctxtui.options import build_policy
+
+        for name in presets:
+            try:  # fitted as to a session (an output reserve that fits a small window)
+                build_policy(name, given, Session())
+            except PolicyError as err:
+                raise CommandError(explain_policy_error(str(err), given)) from None
     return Spec(
         presets=presets,
         overrides=tuple(sorted(given.items())),
         simulate=not args.no_simulate,
         format=args.format,
     )
+
+
+_OWN_OPTIONS = frozenset(
+    {"command", "paths", "json", "compare", "no_simulate", "no_cache", "workers", "dask"}
+    | {"format", "preset"}
+)
+
+
+def _knobs_given(args: argparse.Namespace) -> bool:
+    """Whether any policy knob was given, without building the knobs' table (which imports
+    the policy model: a third of a warm run)."""
+    return any(v is not None for k, v in vars(args).items() if k not in _OWN_OPTIONS)
 
 
 def _compare_names(text: str) -> tuple[str, ...]:
@@ -145,6 +160,17 @@ def document(run: FleetRun, spec: Spec) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     spec = spec_from(args)
     targets = targets_from(args)
+    if not targets and not args.json:
+        where = (
+            "the paths given"
+            if args.paths
+            else "the Claude Code, Codex, OpenCode or PicoClaw stores"
+        )
+        print(
+            f"no sessions found in {where} (see 'ctxtui fleet --help' for where ctxtui looks)",
+            file=sys.stderr,
+        )
+        return EXIT_OK
     warn = partial(_warn, sys.stderr)
     index = None if args.no_cache else FleetIndex(default_path(), warn)
     progress = ProgressLine(sys.stderr)
@@ -164,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
             index.close()
     doc = document(result, spec)
     if args.json:
-        write_stdout(encode_json(doc))
+        write_json(doc)
     else:
         sys.stdout.write("".join(line + "\n" for line in render(doc)))
     if result.interrupted:
@@ -175,6 +201,27 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_INTERRUPTED
     return EXIT_OK
+
+
+def write_json(doc: dict[str, Any]) -> None:
+    """The document on stdout, indented by two, valid UTF-8 whatever a path held.
+
+    Not ``report``'s writer: importing the report command would load the whole planning
+    pipeline, most of a warm run's time.
+    """
+    import orjson
+
+    try:
+        data = orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    except orjson.JSONEncodeError:  # a lone surrogate (a file name that is not UTF-8)
+        text = json.dumps(doc, indent=2, ensure_ascii=False)
+        data = (_SURROGATE.sub("\ufffd", text) + "\n").encode("utf-8")
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.flush()
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _warn(stream: TextIO, text: str) -> None:
@@ -217,7 +264,7 @@ def render(doc: dict[str, Any]) -> list[str]:
         f"{t['sessions']:,} sessions · {_n(t['messages'])} messages · {_n(t['requests'])} "
         f"requests · compactions {_n(t['compactions_recorded'])} recorded, "
         f"{_n(t['compactions_simulated'])} simulated · peak {_n(t['peak_reported'])} "
-        f"reported, {_n(t['peak_simulated'])} simulated"
+        f"reported, {_n(t['peak_simulated'])} simulated · cost ${_n(t['cost_usd'])}"
         + (f" ({doc['preset']})" if doc["preset"] else "")
         + (f" · {t['errors']:,} unreadable" if t["errors"] else ""),
         "",
@@ -248,12 +295,16 @@ _COLUMNS = (
     ("PEAK REPORTED", True),
     ("PEAK SIMULATED", True),
     ("TOP TOOL", False),
+    ("COST $", True),
     ("SESSION", False),
 )
 
 
 def _shown(text: str) -> str:
     """A value from a session, printed literally: escapes and controls shown, never acted on."""
+    from ctxtui.core.report import display_text
+    from ctxtui.core.rows import visible
+
     return visible(display_text(text))
 
 
@@ -283,5 +334,6 @@ def _cells(row: dict[str, Any]) -> Sequence[str]:
         _n(row["peak_reported"]),
         _n(row["peak_simulated"]),
         _shown(row["top_tool"] or "-")[:24],
+        _n(row["cost_usd"]),
         _shown(where),
     )

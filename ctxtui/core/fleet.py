@@ -100,15 +100,17 @@ def grouped(
 def preset_totals(
     name: str, simulated: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, Any]]
 ) -> dict[str, Any]:
-    """One preset across the fleet: its compactions summed, its peak maxed, the cost summed.
+    """One preset across the fleet: its compactions summed, its peak maxed.
 
-    ``simulated`` holds the preset's figures per session (``compactions``, ``peak``).
+    ``simulated`` holds the preset's figures per session (``compactions``, ``peak``,
+    ``cost_usd``: what the simulated run would have cost, ``None`` while nothing prices it).
     """
+    del rows
     return {
         "preset": name,
         "compactions": _sum(s.get("compactions") for s in simulated) or 0,
         "peak": _max(s.get("peak") for s in simulated),
-        "cost_usd": _sum(r["cost_usd"] for r in rows),
+        "cost_usd": _sum(s.get("cost_usd") for s in simulated),
     }
 
 

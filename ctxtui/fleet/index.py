@@ -108,9 +108,11 @@ def _listing(directory: Path) -> tuple[bytes, int, int]:
 def identity(target: str) -> Identity | None:
     """The identity of what ``target`` (``PATH`` or ``PATH#ID``) reads, or ``None`` when there
     is nothing to key it by (missing, a FIFO, unreadable): such a target is always read."""
-    from ctxtui.importers import split_session_id
+    path = Path(target)
+    if "#" in target and not path.exists():  # PATH#ID: the importers say which it is
+        from ctxtui.importers import split_session_id
 
-    path, _ = split_session_id(target)
+        path, _ = split_session_id(target)
     try:
         st = path.stat()
         if stat.S_ISDIR(st.st_mode):

@@ -15,13 +15,17 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxtui import __version__
 from ctxtui.core.fleet import Row, empty_row
-from ctxtui.core.models import Session
 
-INDEX_VERSION = 1
+if TYPE_CHECKING:  # a warm run reads rows from the index and never needs the models
+    from ctxtui.core.cost import SessionCost
+    from ctxtui.core.models import Session
+    from ctxtui.core.replay import Replay
+
+INDEX_VERSION = 3
 """Bumped when a row's meaning changes: every stored row then reads as stale."""
 
 
@@ -68,7 +72,8 @@ class Spec:
 
 
 Simulated = dict[str, Any]
-"""One preset's figures for one session: ``compactions``, ``peak``, ``top_tool``, ``error``."""
+"""One preset's figures for one session: ``compactions``, ``peak``, ``top_tool``,
+``cost_usd`` (the simulated run priced), ``error``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,13 +84,29 @@ class Outcome:
     simulated: dict[str, Simulated]
 
 
-def session_cost(session: Session) -> tuple[float | None, float | None]:
-    """The session's cost in dollars and its cache hit ratio, once prices are known.
+def session_cost(recorded: SessionCost) -> tuple[float | None, float | None]:
+    """The session's recorded cost in dollars and its cache hit ratio (``core.cost``, over
+    every request of its full history), as ``report --json``'s ``cost`` and ``cache`` blocks.
 
-    The one place the fleet asks for money: ``None`` for both until the cost engine exists.
+    ``None`` when no request could be priced (no usage, or no price for its model): unknown,
+    not free. A sub-agent is a row of its own, so its cost is not added to its parent's.
     """
-    del session
-    return None, None
+    from ctxtui.core.cost import usd
+
+    return (usd(recorded.total) if recorded.priced else None), recorded.hit_ratio
+
+
+def _what_if_cost(walked: Replay, recorded: SessionCost) -> float | None:
+    """What the simulated run would have cost (``core.cache_model``), as ``replay --json``'s
+    ``what_if.simulated.cost_usd``; ``None`` when no request could be priced."""
+    from ctxtui.core.cache_model import token_scale, what_if
+    from ctxtui.core.calibration import calibrate
+    from ctxtui.core.cost import usd
+
+    fit = calibrate(walked.session, walked.points, {}).fit  # characters only: no tokenizer
+    priced = what_if(walked, recorded, token_scale(walked.session, walked.counts, fit))
+    known = any(r is not None and r.cost is not None for r in priced.requests)
+    return usd(priced.total) if known else None
 
 
 def _describe(err: BaseException) -> str:
@@ -105,6 +126,26 @@ def _load(target: Target, spec: Spec, *, full_history: bool) -> Session:
     from ctxtui.importers import load_session
 
     return load_session(target.path, format=spec.format, full_history=full_history)
+
+
+def _opened(history: Session) -> Session | None:
+    """The session as the app opens it, cut from its full history: the messages from the
+    agent's last own compaction on (``None`` when the history does not say where that is).
+
+    A transcript read in full holds its normal read as its last messages
+    (``core.replay.shown_offset``), starting where the last recorded compaction put its
+    summary; cutting it there spares a second read of the file.
+    """
+    recorded = history.meta.recorded_compactions
+    if not recorded:
+        return history  # nothing was compacted: the history is the session
+    start = recorded[-1].message_index
+    if not 0 <= start < len(history.messages):
+        return None
+    meta = history.meta.model_copy(
+        update={"full_history": False, "recorded_compactions": recorded[-1:]}
+    )
+    return history.model_copy(update={"messages": history.messages[start:], "meta": meta})
 
 
 def _usage_figures(history: Session) -> dict[str, Any]:
@@ -128,7 +169,9 @@ def _started(session: Session) -> str | None:
     return first.isoformat() if first is not None else None
 
 
-def _simulate(session: Session, history: Session, spec: Spec, preset: str) -> Simulated:
+def _simulate(
+    session: Session, history: Session, spec: Spec, preset: str, recorded: SessionCost
+) -> Simulated:
     """``preset`` over the session as ``report`` and ``replay`` would run it."""
     from ctxtui.core.engine import Engine
     from ctxtui.core.replay import replay
@@ -151,11 +194,18 @@ def _simulate(session: Session, history: Session, spec: Spec, preset: str) -> Si
             plan = engine.plan(policy, counts)
         walked = replay(history, policy, counts, engine.tokenizer(policy), plan)
     except Exception as err:  # a policy this session refuses is that row's error
-        return {"compactions": None, "peak": None, "top_tool": None, "error": _describe(err)}
+        return {
+            "compactions": None,
+            "peak": None,
+            "top_tool": None,
+            "cost_usd": None,
+            "error": _describe(err),
+        }
     return {
         "compactions": len(walked.compactions),
         "peak": walked.peak_tokens if walked.requests else None,
         "top_tool": costs[0].name if costs else None,
+        "cost_usd": _what_if_cost(walked, recorded),
         "error": None,
     }
 
@@ -175,12 +225,9 @@ def session_row(target: Target, spec: Spec, presets: tuple[str, ...] | None = No
     }
     base = empty_row(target.path, **known)
     try:
-        session = _load(target, spec, full_history=False)
-        keep_out_of_collections(len(session))
-        # Only a transcript the agent compacted holds more than it opens as.
-        history = (
-            _load(target, spec, full_history=True) if session.meta.recorded_compactions else session
-        )
+        history = _load(target, spec, full_history=True)
+        keep_out_of_collections(len(history))
+        session = _opened(history) or _load(target, spec, full_history=False)
     except Exception as err:  # a fleet survives any one file
         base["error"] = _describe(err)
         return Outcome(base, {})
@@ -189,10 +236,13 @@ def session_row(target: Target, spec: Spec, presets: tuple[str, ...] | None = No
     base["started"] = base["started"] or _started(session)
     base["messages"] = len(session.messages)
     base.update(_usage_figures(history))
-    base["cost_usd"], base["cache_hit_ratio"] = session_cost(history)
+    from ctxtui.core.cost import session_cost as priced
+
+    recorded = priced(history)
+    base["cost_usd"], base["cache_hit_ratio"] = session_cost(recorded)
     if not spec.simulate:
         return Outcome(base, {})
-    return Outcome(base, {p: _simulate(session, history, spec, p) for p in asked})
+    return Outcome(base, {p: _simulate(session, history, spec, p, recorded) for p in asked})
 
 
 def apply(base: Row, simulated: Simulated | None) -> Row:

@@ -104,12 +104,14 @@ def path_targets(paths: Sequence[str]) -> list[Target]:
     A file (or ``PATH#ID``) is one session; a directory is searched for session files.
     Raises ``FileNotFoundError`` naming a path that does not exist.
     """
-    from ctxtui.importers import split_session_id
-
     out: list[Target] = []
     seen: set[str] = set()
     for given in paths:
-        base, session_id = split_session_id(given)
+        base, session_id = Path(given), None
+        if "#" in given:  # PATH#ID: the importers' rule (imported only then: they are heavy)
+            from ctxtui.importers import split_session_id
+
+            base, session_id = split_session_id(given)
         if not base.exists():
             raise FileNotFoundError(given)
         whole_dir = session_id is None and base.is_dir() and not _looks_like_one_session(base)

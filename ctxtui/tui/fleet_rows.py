@@ -24,6 +24,10 @@ def _number(value: Any) -> str:
     return f"{value:,}" if value is not None else "-"
 
 
+def _dollars(value: Any) -> str:
+    return f"{value:,.2f}" if value is not None else "-"
+
+
 def _started(value: Any) -> str:
     return str(value)[:16].replace("T", " ") if value else "-"
 
@@ -59,12 +63,20 @@ COLUMNS: tuple[Column, ...] = (
     Column("peak_reported", "peak rep", _number, numeric=True),
     Column("peak_simulated", "peak sim", _number, numeric=True),
     Column("top_tool", "top tool", _text),
+    Column("cost_usd", "cost $", _dollars, numeric=True),
     Column("path", "session", _text),
 )
 BY_KEY = {c.key: c for c in COLUMNS}
 FLOORS = {"agent": 8, "started": 16, "model": 10, "top_tool": 8, "path": 12}
 """Cells a text column keeps before any figure is cut; numbers are never cut first."""
-LEFT_OUT_FIRST = ("top_tool", "model", "peak_reported", "compactions_recorded", "requests")
+LEFT_OUT_FIRST = (
+    "top_tool",
+    "cost_usd",
+    "model",
+    "peak_reported",
+    "compactions_recorded",
+    "requests",
+)
 """The columns a narrow table leaves out, in this order, before it cuts the rest to floors."""
 
 
@@ -119,6 +131,7 @@ def summary(rows: Sequence[Mapping[str, Any]], preset: str) -> str:
         f"compactions {_number(t['compactions_recorded'])} recorded · "
         f"{_number(t['compactions_simulated'])} under {preset}",
         f"peak {_number(t['peak_reported'])} reported · {_number(t['peak_simulated'])} simulated",
+        f"cost ${_dollars(t['cost_usd'])}",
     ]
     if t["errors"]:
         parts.append(f"{t['errors']:,} unreadable")

@@ -67,18 +67,22 @@ def test_every_row_has_report_and_replay_figures(
     assert parents["agent-e5f6.jsonl"] is not None
     assert parents["agent-e5f6.jsonl"].endswith("c3d4-replay.jsonl")
     assert sum(p is not None for p in parents.values()) == 1
-    per_preset: dict[str, list[int]] = {p: [0, 0] for p in PRESETS}
+    per_preset: dict[str, list[Any]] = {p: [0, 0, 0.0] for p in PRESETS}
     for row in rows:
         assert row["error"] is None, row
         path = row["path"]
         report = _json(capsys, "report", path, "--json")
         assert row["messages"] == report["session"]["message_count"]
         assert row["top_tool"] == (report["tools"][0]["name"] if report["tools"] else None)
+        priced = report["cost"]["requests_priced"]
+        assert row["cost_usd"] == (report["cost"]["total_usd"] if priced else None)
+        assert row["cache_hit_ratio"] == report["cache"]["hit_ratio"]
         for preset in PRESETS:
             replayed = _json(capsys, "replay", path, "--json", "--preset", preset)
             simulated = [r["simulated_tokens"] for r in replayed["requests"]]
             per_preset[preset][0] += len(replayed["compactions"])
             per_preset[preset][1] = max(per_preset[preset][1], max(simulated, default=0))
+            per_preset[preset][2] += replayed["what_if"]["simulated"]["cost_usd"] or 0.0
             if preset != "plan":
                 continue
             reported = [r["reported_tokens"] for r in replayed["requests"]]
@@ -89,8 +93,12 @@ def test_every_row_has_report_and_replay_figures(
             assert row["peak_reported"] == max((r for r in reported if r is not None), default=None)
     assert [p["preset"] for p in doc["presets"]] == list(PRESETS)
     for p in doc["presets"]:
-        assert [p["compactions"], p["peak"]] == per_preset[p["preset"]]
+        compactions, peak, cost = per_preset[p["preset"]]
+        assert [p["compactions"], p["peak"]] == [compactions, peak]
+        assert p["cost_usd"] == pytest.approx(cost, abs=1e-6)  # the what-if priced run
+        assert p["cost_usd"] > 0
     assert sum(r["compactions_recorded"] for r in rows) > 0  # the compacted samples count
+    assert sum(r["cost_usd"] is not None for r in rows) >= 4  # Claude Code and Codex are priced
 
 
 def test_totals_and_groups_are_the_sums_of_the_rows(
@@ -268,3 +276,27 @@ def test_the_table_shows_escapes_literally(
     assert main(["fleet", "--workers", "1", str(name)]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out and "red␛[31m.json" in out
+
+
+def test_no_sessions_is_said_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "PICOCLAW_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("CTXTUI_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["fleet"]) == 0
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.startswith("no sessions found in the Claude Code")
+    doc = _json(capsys, "fleet", "--json")
+    assert doc["sessions"] == [] and doc["totals"]["sessions"] == 0
+
+
+def test_knobs_replay_every_session_under_them(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = _fleet(capsys)["totals"]["compactions_simulated"]
+    tight = _fleet(capsys, "--context-window", "12000")["totals"]["compactions_simulated"]
+    assert tight > plain
+    assert main(["fleet", "--tail-min", "9000", "--tail-max", "100"]) == 2
+    assert "--tail-min" in capsys.readouterr().err

@@ -57,3 +57,42 @@ def test_progress_counts_up_to_the_total(tmp_path: Path) -> None:
     run_fleet(targets, Spec(), on_progress=seen.append)
     assert [p.done for p in seen] == [0, 1, 2, 3]
     assert seen[-1].total == 3 and seen[-1].read == 3 and seen[-1].left == 0
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["claude_code_replay.jsonl", "claude_code_compacted.jsonl", "codex_replay.jsonl", "demo.json"],
+)
+def test_the_opened_session_is_cut_from_the_history_exactly(name: str) -> None:
+    """One read serves both: the session as opened is the history's tail (what ``report``
+    reads), so the fleet reads each file once."""
+    from ctxtui.fleet.job import _opened
+    from ctxtui.importers import load_session
+
+    history = load_session(SAMPLES / name, full_history=True)
+    opened = _opened(history)
+    assert opened is not None
+    assert opened.messages == load_session(SAMPLES / name).messages
+
+
+def test_the_progress_line_says_done_rate_and_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    import ctxtui.commands.fleet as command
+    from ctxtui.fleet.run import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(command, "PROGRESS_AFTER_SECONDS", 0.0)
+    stream = Terminal()
+    line = command.ProgressLine(stream)
+    line(Progress(done=30, total=120, read=10, elapsed=3.0))
+    shown = stream.getvalue()
+    assert "fleet: 30 / 120 sessions · 10 read · 10.0/s · 9 s left" in shown
+    line.close()
+    assert stream.getvalue().endswith("\r\x1b[K")
+    quiet = io.StringIO()  # not a terminal: nothing
+    command.ProgressLine(quiet)(Progress(1, 2, 1, 1.0))
+    assert quiet.getvalue() == ""

@@ -241,3 +241,31 @@ async def test_fifos_in_the_stores_are_skipped_and_said_and_q_quits(home: Path) 
         await pilot.press("q")
         await settle(pilot)
     assert not app.is_running
+
+
+def test_open_sessions_80x24(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare: SnapCompare
+) -> None:
+    """The picker at 80×24 (issue 29 item 1): the heading on one line (`agent project model
+    started size`, the project and model narrowed), each row's size whole at the right, the
+    inputs one row each, and the list showing every session of the store, not three."""
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    (samples / "demo.json").write_text("{}" * 600)
+    monkeypatch.setattr("ctxtui.samples.samples_dir", lambda: samples)
+    assert snap_compare(_app(), terminal_size=(80, 24), run_before=settle)
+
+
+async def test_at_80x24_the_heading_fits_and_a_dozen_rows_show(home: Path) -> None:
+    app = _app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, OpenSessionScreen)
+        table = screen.query_one(SessionTable)
+        heading = str(screen.query_one("#heading", Static).render())
+        assert "\n" not in heading.strip() and heading.rstrip().endswith("size")
+        assert len(heading.rstrip()) <= table.scrollable_content_region.width
+        assert table.size.height >= 10
+        line = "".join(s.text for s in table.render_line(0))
+        assert line.rstrip().endswith("B"), line  # the size column, whole

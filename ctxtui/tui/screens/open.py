@@ -94,7 +94,22 @@ class OpenSessionScreen(Dialog[Path | None]):
     OpenSessionScreen #path {
         margin-top: 1;
     }
+    /* Under 30 rows (80×24) the frame takes the height and the inputs one row each, so the
+       list shows a dozen sessions, not three. */
+    OpenSessionScreen.-short > #dialog {
+        height: 100%;
+    }
+    OpenSessionScreen.-short Input {
+        border: none;
+        height: 1;
+        padding: 0 1;
+    }
+    OpenSessionScreen.-short #title, OpenSessionScreen.-short #heading,
+    OpenSessionScreen.-short #path {
+        margin: 0;
+    }
     """
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012 (as Textual declares it)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down", "move(1)", "Down", show=False, id="open.down"),
@@ -131,6 +146,14 @@ class OpenSessionScreen(Dialog[Path | None]):
                 "Type to filter · ↑↓ choose · Enter opens · Tab to the path · Escape cancels",
                 id="hint",
             )
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_heading)
+
+    def _fit_heading(self) -> None:
+        """The heading in the columns the rows use at the list's width (``fitted_columns``)."""
+        width = self.query_one(SessionTable).scrollable_content_region.width
+        self.query_one("#heading", Static).update(heading(width or None))
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).focus()
