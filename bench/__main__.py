@@ -17,7 +17,7 @@ from bench.common import SIZES, Result, label, machine, session_file
 DOC = Path(__file__).resolve().parent.parent / "docs" / "PERFORMANCE.md"
 SECTIONS = (
     "open", "exact", "latency", "replan", "frame", "memory", "startup", "report", "replay",
-    "fleet", "usage",
+    "fleet", "usage", "replay-presets", "retention",
 )  # fmt: skip
 EXTRA_SECTIONS = ("ablation", "watch", "listing")
 """Run only when named in ``--only``: what each of the open's speed-ups is worth; the
@@ -28,6 +28,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     p.add_argument(
         "--sizes", default=",".join(map(str, SIZES)), help="session sizes, comma-separated"
+    )
+    p.add_argument(
+        "--replay-sizes",
+        default=",".join(map(str, measures.REPLAY_PRESET_SIZES)),
+        help="the two session sizes of the replay-presets section (default %(default)s: "
+        "9,999 and 49,999 requests)",
     )
     p.add_argument("--frame-rows", type=int, default=1_000_000, help="rows of the big frame test")
     p.add_argument("--repeats", type=int, default=3, help="repeats per figure (median kept)")
@@ -118,10 +124,18 @@ def run(
 
         claude_mb, codex_mb = (float(x) for x in args.usage_mb.split(","))
         add(usage_sections(args.repeats, claude_mb, codex_mb, emit))
+    if "retention" in only:
+        from bench.retention import retention_ratio
+
+        for size in sizes:
+            add(retention_ratio(size, args.repeats))
     if "watch" in only:
         add(stores.watch_append())
     if "listing" in only:
         add(stores.listing())
+    if "replay-presets" in only:
+        small_replay, big_replay = (int(s) for s in args.replay_sizes.split(","))
+        add(measures.replay_presets(args.repeats, (small_replay, big_replay)))
     return results, notes
 
 

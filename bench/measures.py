@@ -828,3 +828,72 @@ def timeline_latency(size: int) -> list[Result]:
             note,
         ),
     ]
+
+
+# replay under every preset (issue #25, "Time on long sessions") ---------------------------
+
+REPLAY_PRESET_SIZES = (20_000, 100_000)
+"""Messages of the two sessions: 9,999 and 49,999 requests (one call every other message)."""
+REPLAY_PRESET_TARGET = 6.0
+"""Five times the requests may cost at most six times the time: linear, with some slack."""
+REPLAY_PRESET_WINDOW = 131_072
+"""One window for every preset, so that each compacts (Codex has none for an unnamed model)."""
+
+
+REPLAY_PRESET_HUGE_WINDOW = 50_000_000
+"""A window no session reaches: the prompt grows with every request and nothing compacts
+(Claude Code's clearing then runs on every request past its threshold)."""
+
+
+def _walk_into(done: dict[int, Any], key: int, *args: Any) -> None:
+    from ctxtui.core.replay import replay
+
+    done[key] = replay(*args)
+
+
+def replay_presets(repeats: int, sizes: tuple[int, int] = REPLAY_PRESET_SIZES) -> list[Result]:
+    """Replay of 49,999 requests over replay of 9,999, under each preset (target ≤ 6).
+
+    The walk alone, on sessions opened and counted once; both sizes timed alternately.
+    """
+    from ctxtui.core.engine import Engine
+    from ctxtui.core.policy import PRESETS, policy_for_session
+    from ctxtui.importers import load_session
+
+    small, big = sizes
+    sessions = {size: load_session(session_file(size)) for size in (small, big)}
+    out: list[Result] = []
+    runs = [(name, name, REPLAY_PRESET_WINDOW) for name in PRESETS]
+    runs.append(("claude-code, no compaction", "claude-code", REPLAY_PRESET_HUGE_WINDOW))
+    for row, name, window in runs:
+        walks: dict[int, Callable[[], None]] = {}
+        done: dict[int, Any] = {}
+        for size, session in sessions.items():
+            policy = policy_for_session(name, session, {"context_window": window})
+            engine = Engine(session)
+            counts = engine.counts(policy)
+            assert counts is not None
+            plan = engine.plan(policy, counts)
+            tokenizer = engine.tokenizer(policy)
+            walks[size] = partial(_walk_into, done, size, session, policy, counts, tokenizer, plan)
+        big_s, small_s = paired(walks[big], walks[small], repeats)
+        note = (
+            f"{len(done[big].requests):,} requests and {len(done[big].compactions):,} "
+            f"compactions against {len(done[small].requests):,} and "
+            f"{len(done[small].compactions):,}"
+        )
+        subject, baseline = f"replay of {label(big)} msgs", f"replay of {label(small)} msgs"
+        out.append(
+            Result(
+                "replay-presets",
+                row,
+                subject,
+                big_s,
+                baseline,
+                small_s,
+                "s",
+                REPLAY_PRESET_TARGET,
+                note,
+            )
+        )
+    return out

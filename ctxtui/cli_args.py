@@ -422,7 +422,8 @@ COMMANDS: tuple[Command, ...] = (
         "stores, newest first, with the agent, start time, model, size and project; Claude "
         "Code sub-agents are listed under their parent. Each store honours its agent's "
         "variable: CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME (OpenCode), PICOCLAW_HOME. The "
-        "OPEN column is what to pass to 'ctxtui'.",
+        "OPEN column is what to pass to 'ctxtui'. What cannot be read (a directory without "
+        "permission, a FIFO named like a session) is skipped and counted on stderr.",
         add_options=_sessions_options,
         session="none",
     ),
@@ -458,8 +459,10 @@ COMMANDS: tuple[Command, ...] = (
         "serve the app to a web browser (on 127.0.0.1)",
         "serve the app to a web browser",
         "Serve the app to a web browser with textual-serve: each visitor gets their own ctxtui "
-        "on SESSION (default: the bundled demo). It binds to 127.0.0.1; binding to any other "
-        "address shows the session's contents to whoever can reach it.",
+        "on SESSION (default: the bundled demo). Open the URL it prints: it holds a secret "
+        "token made for this launch, and nothing else (no other page, no WebSocket from "
+        "another origin) opens the app. It binds to 127.0.0.1; binding to any other address "
+        "shows the session's contents to whoever can reach it and has the URL.",
         add_options=_serve_options,
         session="optional",
     ),

@@ -130,6 +130,36 @@ CLI_KNOBS: tuple[tuple[Knob, str], ...] = (
         ),
         "the plan estimator's characters per token; 0.1 to 100; default: 4 (plan), unused by picoclaw, unused by picoclaw-seahorse, unused by opencode, unused by codex, unused by claude-code",
     ),
+    (
+        Knob(
+            field="prune_keep_results",
+            kind=int,
+            low=0,
+            high=None,
+            low_open=False,
+            high_open=False,
+            description="results mode: the newest N tool results are kept",
+            group="prune",
+            flag="--prune-keep",
+            unit="tool results",
+        ),
+        "results mode: the newest N tool results are kept; ≥\xa00; default: unused by plan, unused by picoclaw, unused by picoclaw-seahorse, unused by opencode, unused by codex, 3 (claude-code)",
+    ),
+    (
+        Knob(
+            field="prune_trigger_tokens",
+            kind=int,
+            low=0,
+            high=None,
+            low_open=False,
+            high_open=False,
+            description="prune only once the prompt before pruning reaches N tokens (0: always; Claude Code 100,000, inferred from the default of the API's tool-result clearing)",
+            group="prune",
+            flag="--prune-after",
+            unit="tokens",
+        ),
+        "prune only once the prompt before pruning reaches N tokens (0: always; Claude Code 100,000, inferred from the default of the API's tool-result clearing); ≥\xa00; default: 0 (plan), unused by picoclaw, unused by picoclaw-seahorse, unused by opencode, unused by codex, 100,000 (claude-code)",
+    ),
 )
 """Each option's knob and its ``--help`` text, in ``--help`` order."""
 

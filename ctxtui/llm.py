@@ -57,6 +57,8 @@ __all__ = [
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 600.0
+MAX_SUMMARY_CHARS = 256 * 1024
+"""Characters of summary text accepted from one call: a summary is a few KB."""
 TEMPERATURE = 0.3
 _LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
@@ -247,6 +249,18 @@ class _Answer:
     text: list[str] = field(default_factory=list)
     model: str = ""
     usage: CallUsage = field(default_factory=CallUsage)
+    chars: int = 0
+
+    def add(self, text: str, on_delta: Delta) -> None:
+        """Take a piece of the summary, refusing an answer longer than any summary."""
+        self.chars += len(text)
+        if self.chars > MAX_SUMMARY_CHARS:
+            raise SummarizerError(
+                f"the model's answer passed {MAX_SUMMARY_CHARS // 1024:,} KB of text, far more "
+                "than a summary: stopped reading"
+            )
+        self.text.append(text)
+        on_delta(text)
 
 
 def _request_body(endpoint: Endpoint, prompt: str) -> dict[str, Any]:
@@ -268,9 +282,7 @@ def _read_answer(response: Any, answer: _Answer, on_delta: Delta, should_stop: S
             raise SummarizerError("the endpoint's answer is not JSON") from None
         if not isinstance(doc, dict):
             raise SummarizerError("the endpoint's answer is not a JSON object")
-        text = _delta_text(doc)
-        answer.text.append(text)
-        on_delta(text)
+        answer.add(_delta_text(doc), on_delta)
         model = doc.get("model")
         answer.model = model if isinstance(model, str) and model else answer.model
         answer.usage = _usage(doc) or answer.usage
@@ -280,8 +292,7 @@ def _read_answer(response: Any, answer: _Answer, on_delta: Delta, should_stop: S
             raise SummaryCancelledError("cancelled: the summary call was stopped")
         text = _delta_text(chunk)
         if text:
-            answer.text.append(text)
-            on_delta(text)
+            answer.add(text, on_delta)
         if isinstance(chunk.get("model"), str) and chunk["model"]:
             answer.model = chunk["model"]
         answer.usage = _usage(chunk) or answer.usage
@@ -313,7 +324,10 @@ def _call_once(
                 extensions={"trace": watchdog.trace},
             ) as response:
                 if response.status_code >= 400:
-                    detail = _error_detail(error_body(response))
+                    body = error_body(response)
+                    if endpoint.api_key:  # a server that echoes the key must not get it shown
+                        body = body.replace(endpoint.api_key.encode(), b"[the key]")
+                    detail = _error_detail(body)
                     message = f"the endpoint refused the request: HTTP {response.status_code}"
                     message += f" ({detail})" if detail else ""
                     retry = response.status_code == 429 or response.status_code >= 500

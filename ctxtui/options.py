@@ -45,19 +45,6 @@ EXIT_CODES_HELP = (
 )
 
 
-SERIES_COLOURS: Mapping[str, Mapping[str, str]] = {
-    "simulated": {"dark": "#3DD6A8", "light": "#00704F"},
-    "reported": {"dark": "#56B4E9", "light": "#0068A8"},
-    "window": {"dark": "#EE8AC8", "light": "#A03F00"},
-    "trigger": {"dark": "#F0E442", "light": "#8B2D87"},
-}
-"""The timeline's series, one colour each on a dark and on a light background, shared by the
-app's chart and the HTML report's. From the Okabe-Ito palette (told apart with colour-blind
-eyes too), adjusted to read at 4:1 or better on every bundled theme's surface
-(tests/tui/test_timeline_colours.py); theme colours could not be used: several themes give
-two of them one colour (textual-dark's accent is its warning)."""
-
-
 def debugging() -> bool:
     """``CTXTUI_DEBUG=1``: let an unexpected exception show its traceback instead of one line."""
     import os
@@ -76,9 +63,12 @@ FLAGS: dict[str, str] = {
     "tail_min_turns": "--tail-turns",
     "tail_items": "--tail-items",
     "chars_per_token": "--chars-per-token",
+    "prune_keep_results": "--prune-keep",
+    "prune_trigger_tokens": "--prune-after",
 }
 """``Policy`` field → command-line option, in ``--help`` order. Only the knobs a script tunes
-are options, plus ``--tail-items``, without which the picoclaw preset's tail could not move."""
+are options, plus ``--tail-items``, without which the picoclaw preset's tail could not move,
+and Claude Code's inferred clearing knobs (``--prune-keep``, ``--prune-after``)."""
 
 
 @functools.cache
@@ -102,7 +92,7 @@ def prune_modes() -> tuple[str, ...]:
 
 
 TOKEN_TAIL_FIELDS = frozenset(
-    {"tail_ratio", "tail_min_tokens", "tail_max_tokens", "tail_min_turns"}
+    {"tail_ratio", "tail_min_tokens", "tail_max_tokens", "tail_min_turns", "tail_max_turns"}
 )
 """Knobs of the plan's token-measured tail; an items-measured tail (picoclaw) ignores them."""
 
@@ -118,18 +108,22 @@ UNITS: Mapping[str, str] = {
     "trigger_output_cap": "tokens",
     "trigger_buffer_output_cap": "tokens",
     "trigger_buffer": "tokens",
+    "trigger_input_reserve_cap": "tokens",
+    "unconfigured_window_factor": "× the output reserve",
     "summarize_message_threshold": "messages",
     "summarize_token_percent": "% of the window",
     "tail_ratio": "share of the budget",
     "tail_min_tokens": "tokens",
     "tail_max_tokens": "tokens",
     "tail_min_turns": "turns",
+    "tail_max_turns": "turns",
     "tail_items": "items",
     "prune_protected_turns": "turns",
     "prune_threshold": "tool outputs",
     "prune_protect_tokens": "tokens",
     "prune_minimum_tokens": "tokens",
     "prune_keep_results": "tool results",
+    "prune_trigger_tokens": "tokens",
     "truncate_max_lines": "lines",
     "truncate_max_bytes": "bytes",
     "compact_user_message_tokens": "tokens",
@@ -248,12 +242,12 @@ def _knob(field: str) -> Knob:
 def knobs() -> dict[str, Knob]:
     """Every numeric knob of the policy, in the policy's order: the one table of ranges and
     words. The settings panel reads ``knobs()[name]``; the command line reads ``cli_knobs()``."""
-    from ctxtui.core.policy import Policy
+    from ctxtui.core.policy import NOT_KNOBS, Policy
 
     return {
         name: _knob(name)
         for name, info in Policy.model_fields.items()
-        if info.annotation in (int, float)
+        if info.annotation in (int, float) and name not in NOT_KNOBS
     }
 
 
@@ -275,6 +269,7 @@ PRUNE_MODE_FIELDS: Mapping[str, frozenset[str]] = {
     "prune_threshold": frozenset({"turns"}),
     "prune_protect_tokens": frozenset({"tokens"}),
     "prune_minimum_tokens": frozenset({"tokens"}),
+    "prune_size_output_text": frozenset({"tokens"}),
     "prune_keep_results": frozenset({"results"}),
 }
 """The prune knobs that only some modes read (the planner's ``_prune``), by the modes that do."""

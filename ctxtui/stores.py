@@ -17,6 +17,7 @@ docs/formats.md ("Where agents keep their sessions").
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sqlite3
@@ -414,8 +415,23 @@ def count_messages(found: FoundSession) -> int | None:
     ``SessionLoadError`` when the session cannot be opened."""
     if found.messages is not None:
         return found.messages
+    if found.agent == "opencode" and found.session_id is not None:
+        st = found.path.stat()
+        counts = _database_counts(found.path, st.st_ino, st.st_size, st.st_mtime_ns)
+        if found.session_id in counts:
+            return counts[found.session_id]
     if found.path.suffix != ".db" and found.path.stat().st_size > COUNT_LIMIT_BYTES:
         return None
     from ctxtui.importers import load_session
 
     return len(load_session(found.open_target).messages)
+
+
+@functools.lru_cache(maxsize=4)
+def _database_counts(path: Path, inode: int, size: int, mtime_ns: int) -> dict[str, int]:
+    """An OpenCode database's counts, read once per version of the file (the stat fields
+    are the key: a database written since is read again)."""
+    from ctxtui.importers import hoist_system_prompt
+    from ctxtui.importers._opencode_sqlite import message_counts
+
+    return message_counts(path, hoist_system_prompt)

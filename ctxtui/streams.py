@@ -13,6 +13,7 @@ import errno
 import io
 import os
 import sys
+from pathlib import Path
 
 
 class StdoutError(OSError):
@@ -32,17 +33,25 @@ class _GuardedRaw(io.FileIO):
 
 
 def stdout_closed() -> bool:
-    """Whether file descriptor 1 is closed; if so, park ``/dev/null`` on it, so that the next
-    file ctxtui opens cannot become "standard output" by taking its number."""
-    try:
-        os.fstat(1)
-    except OSError:
-        fd = os.open(os.devnull, os.O_WRONLY)
-        if fd != 1:
-            os.dup2(fd, 1)
-            os.close(fd)
-        return True
-    return False
+    """Whether file descriptor 1 was closed at start (``>&-``).
+
+    Every standard descriptor found closed (0, 1 or 2) gets ``/dev/null`` parked on it, so that
+    the next file ctxtui opens cannot take its number and receive what is meant for the stream;
+    a closed stderr leaves messages unsaid rather than sent to stdout.
+    """
+    closed = set()
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            closed.add(fd)
+            null = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+    if 2 in closed or sys.stderr is None:
+        sys.stderr = Path(os.devnull).open("w")  # noqa: SIM115 - lives as long as the process
+    return 1 in closed
 
 
 def guard_stdout() -> None:

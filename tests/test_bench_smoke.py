@@ -31,8 +31,11 @@ def _small_heap() -> Iterator[None]:
     gc.unfreeze()
 
 
-TINY = ["--sizes", "120,200", "--repeats", "1", "--frame-rows", "400", "--startup-rounds", "1",
-        "--fleet-sessions", "6", "--fleet-mb", "0.02", "--usage-mb", "0.05,0.05"]  # fmt: skip
+TINY = [
+    "--sizes", "120,200", "--replay-sizes", "120,200", "--repeats", "1", "--frame-rows", "400",
+    "--startup-rounds", "1", "--fleet-sessions", "6", "--fleet-mb", "0.02",
+    "--usage-mb", "0.05,0.05",
+]  # fmt: skip
 
 
 @pytest.mark.slow

@@ -13,6 +13,7 @@ from ctxtui.commands.render_report import plural
 from ctxtui.commands.replay import load_history
 from ctxtui.commands.report import print_table
 from ctxtui.core.compare import compare
+from ctxtui.core.cost_words import dollars
 from ctxtui.core.engine import Engine
 from ctxtui.core.policy import PRESETS, PolicyError, preset
 from ctxtui.core.report import display_text
@@ -47,6 +48,8 @@ def _now(p: dict[str, Any]) -> str:
     legacy's after-turn summary is a second trigger that replay does not simulate (it is
     not a check before a request), so the sentence names it for what it is.
     """
+    if p["trigger"] is None:
+        return f"never by itself (no window known for the model) · prompt now {p['tokens']:,} tok"
     head = f"at {p['trigger']:,} tok · prompt now {p['tokens']:,} tok"
     if p["post_turn"]:
         return f"{head} · under it, past PicoClaw's after-turn limit: summarises after this turn"
@@ -70,6 +73,11 @@ def _replay_row(r: dict[str, Any], after_turn: bool) -> str:
         text += f" · peak {r['peak_tokens']:,} tok at request {r['peak_request'] + 1:,}"
     if r["overflow_requests"]:
         text += f" · {plural(r['overflow_requests'], 'request')} over the window"
+    if r.get("simulated_cost_usd") is not None:
+        text += (
+            f" · {dollars(r['simulated_cost_usd'])} simulated against "
+            f"{dollars(r['recorded_cost_usd'])} recorded"
+        )
     if after_turn:
         text += " · after-turn summaries not replayed"
     return text
@@ -89,9 +97,14 @@ def _table(doc: dict[str, Any]) -> Any:
         zones, pruned, after = p["zones"], p["pruned"], p["after_compaction"]
         replaced = after["replaced"]
         span = f"replaces #{replaced[0]:,}-#{replaced[1]:,}" if replaced else "replaces nothing"
+        own = p.get("window_unconfigured")
+        unconfigured = (
+            f" · {own:,} tok with none configured" if own is not None and own != p["window"] else ""
+        )
         grid.add_row(
             "window",
-            f"{p['window']:,} tok ({p['window_source']}) · tokenizer {p['tokenizer']}",
+            f"{p['window']:,} tok ({p['window_source']}){unconfigured} · tokenizer "
+            f"{p['tokenizer']}",
         )
         grid.add_row("trigger", _now(p))
         grid.add_row(

@@ -24,6 +24,7 @@ from ctxtui.core.report import build_report, display_text
 from ctxtui.importers import source_protection
 from ctxtui.importers._reader import gc_paused
 from ctxtui.options import EXIT_OK, EXIT_OVER
+from ctxtui.store_guard import store_refusal
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -135,6 +136,8 @@ def _write(args: argparse.Namespace, planned: Planned, report: dict[str, Any]) -
             check_stream(sys.stdout, protected)
             write_stdout(data)
             return
+        if (refusal := store_refusal(args.output)) is not None:
+            raise CommandError(refusal)
         source = planned.session.meta.source_path
         target = check_output(
             args.output,

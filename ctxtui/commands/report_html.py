@@ -21,7 +21,7 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.replay import replay
 from ctxtui.core.rows import visible
 from ctxtui.core.wording import plural
-from ctxtui.options import SERIES_COLOURS
+from ctxtui.palette import SERIES_COLOURS
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 """Nothing but the page's own inline style: no script, no font, no request of any kind."""
@@ -140,6 +140,26 @@ def _summary(report: dict[str, Any]) -> str:
             f"prompt tok at request {reported['request']:,}"
         )
     return "".join(f"<p>{line}</p>" for line in lines)
+
+
+def _cost(report: dict[str, Any]) -> str:
+    """What the recorded requests cost (``report --json``'s ``cost``), by part; empty when the
+    session has no priced usage."""
+    cost = report.get("cost") or {}
+    total = cost.get("total_usd")
+    if total is None:
+        return ""
+    parts = "".join(
+        f'<li>{escape(part.replace("_", " "))} <span class="num">${usd:,.4f}</span></li>'
+        for part, usd in (cost.get("by_part_usd") or {}).items()
+        if usd is not None
+    )
+    shown = f'<span data-figure="cost.total_usd">${total:,.4f}</span>'
+    source = _text(cost.get("price_source") or "")
+    return (
+        f"<h2>Cost</h2><p>{shown} for {cost.get('requests_priced', 0):,} priced requests "
+        f'<span class="muted">({source})</span></p><ul class="legend">{parts}</ul>'
+    )
 
 
 def _marks(m: dict[str, Any]) -> str:
@@ -313,6 +333,7 @@ def render_html(report: dict[str, Any], timeline: dict[str, Any] | None) -> str:
 <h2>The next request</h2>
 {_summary(report)}
 {_gauge(report)}
+{_cost(report)}
 <h2>Timeline{requests}</h2>
 {chart}
 <h2>Messages</h2>

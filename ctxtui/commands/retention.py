@@ -12,6 +12,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -70,8 +71,6 @@ def _shifted(a: Audit, offset: int) -> Audit:
     """``a`` with its message indices in the full history's numbering."""
     if not offset:
         return a
-    from dataclasses import replace
-
     seg = a.segment
     facts = tuple(
         replace(r, fact=replace(r.fact, message_index=r.fact.message_index + offset))

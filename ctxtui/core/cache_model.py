@@ -26,11 +26,10 @@ from decimal import Decimal
 from functools import cached_property
 from itertools import pairwise
 
-from ctxtui.core.calibration import Fit, content_chars, live_starts
-from ctxtui.core.cost import TTL_1H, TTL_5M, RequestCost, SessionCost, usd
+from ctxtui.core.calibration import Fit, calibrate, content_chars, live_starts
+from ctxtui.core.cost import TTL_1H, TTL_5M, RequestCost, SessionCost, session_cost, usd
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.models import Session
-from ctxtui.core.plan import Zone
 from ctxtui.core.prices import TokenUsage
 from ctxtui.core.replay import ContextAt, Replay
 
@@ -59,6 +58,7 @@ class WhatIf:
     recorded: SessionCost
     compactions_simulated: int
     compactions_recorded: int
+    approximated: int = 0  # requests whose prune break was not looked for (``PLAN_BUDGET``)
 
     @cached_property
     def total(self) -> Decimal:
@@ -118,6 +118,7 @@ def what_if(replay: Replay, recorded: SessionCost, scale: float = 1.0) -> WhatIf
     writes = any(r.usage is not None and r.usage.cache_write for r in recorded.requests)
     out: list[SimulatedRequest | None] = []
     prev: tuple[int, RequestCost] | None = None  # (simulated API prompt, its record)
+    breaks = _Breaks(replay, scale)
     for k, (req, rec) in enumerate(zip(replay.requests, recorded.requests, strict=True)):
         if rec.usage is None:
             out.append(None)
@@ -129,14 +130,16 @@ def what_if(replay: Replay, recorded: SessionCost, scale: float = 1.0) -> WhatIf
             read, broke = min(rec.usage.cache_read, prompt), None
         else:
             cached, before = prev
-            broke, stable = _break(replay, k, before, rec, prompt, head, scale)
+            broke, stable = breaks.at(k, before, rec, prompt, head)
             read = min(cached, stable, prompt)
         usage = _usage(prompt, read, rec, writes)
         cost = rec.rates.of(usage) if rec.rates is not None else None
         same = abs(req.simulated_tokens - own) <= SAME_CONTEXT * max(own, 1)
         out.append(SimulatedRequest(k, usage, cost, broke, same))
         prev = (prompt, rec)
-    return WhatIf(tuple(out), recorded, len(replay.compactions), len(replay.recorded))
+    return WhatIf(
+        tuple(out), recorded, len(replay.compactions), len(replay.recorded), breaks.approximated
+    )
 
 
 def _usage(prompt: int, read: int, rec: RequestCost, writes: bool) -> TokenUsage:
@@ -153,67 +156,82 @@ def _usage(prompt: int, read: int, rec: RequestCost, writes: bool) -> TokenUsage
     )
 
 
-def _break(
-    replay: Replay,
-    k: int,
-    before: RequestCost,
-    rec: RequestCost,
-    prompt: int,
-    head: int,
-    scale: float,
-) -> tuple[str | None, int]:
-    """Why the cached prefix ends early at request ``k`` and how long it still is."""
-    assert before.usage is not None
-    if before.model is not None and rec.model is not None and before.model != rec.model:
-        return "model", 0
-    ttl = TTL_1H if before.usage.cache_write_1h else TTL_5M
-    if before.sent_at is not None and rec.sent_at is not None:
-        try:
-            if rec.sent_at - before.sent_at > ttl:
-                return "ttl", 0
-        except TypeError:
-            pass
-    requests = replay.requests
-    if requests[k].segment != requests[k - 1].segment:
-        return "compaction", head
-    changed = _first_change(replay, k)
-    if changed is not None:
-        return "prune", head + round(changed * scale)
-    return None, prompt
+PLAN_BUDGET = 2_000_000
+"""Context rows the what-if may plan to find where a prune broke the prefix; past it, a
+request whose earlier messages changed is taken to break after the system prompt and tools
+(the dearest case), and ``WhatIf.approximated`` counts those requests."""
 
 
-def _first_change(replay: Replay, k: int) -> int | None:
-    """Simulated history tokens before the first message sent differently at request ``k``
-    than at ``k - 1`` (pruned, truncated or dropped since), or ``None`` when none was.
+class _Breaks:
+    """Where the cached prefix ends at each request, with the contexts it had to plan."""
 
-    Only a prompt that grew by less than its new messages is looked at closely.
-    """
-    now, then = replay.requests[k], replay.requests[k - 1]
-    counts = replay.counts
-    added = counts.prefix[now.message_index] - counts.prefix[then.message_index]
-    if now.simulated_tokens >= then.simulated_tokens + added:
+    def __init__(self, replay: Replay, scale: float) -> None:
+        self.replay, self.scale = replay, scale
+        self.planned = 0
+        self.approximated = 0
+        self._last: tuple[int, ContextAt] | None = None
+
+    def context(self, k: int) -> ContextAt:
+        if self._last is not None and self._last[0] == k:
+            return self._last[1]
+        context = self.replay.context_at(k)
+        self.planned += len(context.session.messages)
+        self._last = (k, context)
+        return context
+
+    def at(
+        self, k: int, before: RequestCost, rec: RequestCost, prompt: int, head: int
+    ) -> tuple[str | None, int]:
+        """Why the cached prefix ends early at request ``k`` and how long it still is."""
+        assert before.usage is not None
+        if before.model is not None and rec.model is not None and before.model != rec.model:
+            return "model", 0
+        ttl = TTL_1H if before.usage.cache_write_1h else TTL_5M
+        if before.sent_at is not None and rec.sent_at is not None:
+            try:
+                if rec.sent_at - before.sent_at > ttl:
+                    return "ttl", 0
+            except TypeError:
+                pass
+        requests = self.replay.requests
+        if requests[k].segment != requests[k - 1].segment:
+            return "compaction", head
+        if not self._changed(k):
+            return None, prompt
+        if self.planned > PLAN_BUDGET:
+            self.approximated += 1
+            return "prune", head
+        changed = _first_change(self.context(k - 1), self.context(k))
+        if changed is None:
+            return None, prompt
+        return "prune", head + round(changed * self.scale)
+
+    def _changed(self, k: int) -> bool:
+        """Whether the prompt grew by less than its new messages: an earlier one changed."""
+        now, then = self.replay.requests[k], self.replay.requests[k - 1]
+        prefix = self.replay.counts.prefix
+        added = prefix[now.message_index] - prefix[then.message_index]
+        return now.simulated_tokens < then.simulated_tokens + added
+
+
+def _first_change(a: ContextAt, b: ContextAt) -> int | None:
+    """Tokens of ``b``'s prompt history before the first row sent differently than in ``a``
+    (the same live context one request earlier): pruned, truncated, dropped or excluded
+    since. ``None`` when no earlier row changed."""
+    pa, pb = a.plan, b.plan
+    rows = len(pa)
+    changed = set(pa.pruned).symmetric_difference(pb.pruned)
+    changed |= set(pa.truncated).symmetric_difference(pb.truncated)
+    changed |= pa.excluded.symmetric_difference(pb.excluded)
+    low, high = sorted((pa.kept_start, pb.kept_start))
+    if low != high:
+        changed.add(low)
+    first = min((r for r in changed if r < rows), default=None)
+    if first is None:
         return None
-    a, b = replay.context_at(k - 1), replay.context_at(k)
-    sent_a, sent_b = _sent(a), _sent(b)
-    tokens = 0
-    for index in range(b.start, then.message_index):
-        if sent_a.get(index) != sent_b.get(index):
-            return tokens
-        tokens += sent_b.get(index, 0)
-    return None
-
-
-def _sent(context: ContextAt) -> dict[int, int]:
-    """History index → tokens sent for it (0 when dropped) in one request's context."""
-    plan = context.plan
-    out: dict[int, int] = {}
-    for row in range(len(plan)):
-        index = context.history_index(row)
-        if index is None:
-            continue
-        sent = plan.zone(row) is not Zone.DROPPED
-        out[index] = plan.effective_tokens[row] if sent else 0
-    return out
+    start = min(pb.kept_start, first)
+    sent = sum(pb.effective_tokens[start:first])
+    return sent - sum(pb.effective_tokens[r] for r in pb.excluded if start <= r < first)
 
 
 def simulated_json(whatif: WhatIf, r: int) -> dict[str, object] | None:
@@ -244,4 +262,14 @@ def whatif_json(whatif: WhatIf, preset: str) -> dict[str, object]:
             "compactions": whatif.compactions_simulated,
         },
         "cache_model_agreement": whatif.agreement(),
+        "prefix_breaks_approximated": whatif.approximated,
     }
+
+
+def price_replay(result: Replay) -> WhatIf:
+    """``result``'s recorded requests and its simulated run priced, scaled by the session's
+    own calibration (what ``replay --json`` and ``compare --replay`` report)."""
+    counts = result.counts
+    fit = calibrate(result.session, result.points, {counts.tokenizer.used: counts}).fit
+    recorded = session_cost(result.session, result.points)
+    return what_if(result, recorded, token_scale(result.session, counts, fit))

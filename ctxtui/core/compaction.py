@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from ctxtui.core.counting import count_summary
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.errors import ContextOverflowError, OverflowInfo
-from ctxtui.core.legacy import emergency_note, force_compression_cut
+from ctxtui.core.legacy import emergency_note, force_compression_range
 from ctxtui.core.legacy_summary import legacy_summary_prompt, legacy_summary_text
 from ctxtui.core.models import Message, Session, SessionMeta
 from ctxtui.core.need import compaction_cut
@@ -133,12 +133,6 @@ def append_emergency_note(existing: str | None, dropped: int) -> str:
     return f"{existing}\n\n{note}" if existing else note
 
 
-def force_compression_range(session: Session) -> tuple[int, int] | None:
-    """The prefix PicoClaw's legacy ``forceCompression`` drops, as an inclusive range."""
-    cut = force_compression_cut(session)
-    return (0, cut - 1) if cut > 0 else None
-
-
 def _replaced_range(session: Session, plan: Plan, reason: CompactReason) -> tuple[int, int] | None:
     """The plan's range, unless it is legacy's after-turn cut and this is not that compaction."""
     need = plan.compaction
@@ -220,40 +214,49 @@ def _summarize(
     return _Rewrite((stand_in,), session.meta, summary, text, prompt, prompt_range, calls)
 
 
-def _recent_user_messages(
-    session: Session, plan: Plan, first: int, last: int, tokenizer: Tokenizer
-) -> list[Message]:
-    """Codex: user messages newest→oldest while under the cap; the one that crosses is cut."""
+APPROX_BYTES_PER_TOKEN = 4
+"""Codex's ``approx_token_count``: UTF-8 bytes / 4, rounded up (``codex-rs/core``)."""
+
+
+def approx_token_count(text: str) -> int:
+    """Codex's estimate of a text's tokens: its UTF-8 bytes / 4, rounded up."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    return (size + APPROX_BYTES_PER_TOKEN - 1) // APPROX_BYTES_PER_TOKEN
+
+
+def _recent_user_messages(session: Session, plan: Plan, first: int, last: int) -> list[Message]:
+    """Codex: user messages newest→oldest while under the cap; the one that crosses is cut.
+
+    Codex sizes them with ``approx_token_count`` (bytes / 4), not with a tokenizer, and cuts
+    the crossing one to the bytes its remaining tokens stand for (``compact.rs``).
+    """
     cap = plan.policy.compact_user_message_tokens
     kept: list[Message] = []
-    used = 0
+    remaining = cap
     for i in range(last, first - 1, -1):
         m = session.messages[i]
         if m.role != "user" or m.is_summary or m.injected:
             continue
-        tokens = plan.effective_tokens[i]
-        if used + tokens <= cap:
+        tokens = approx_token_count(m.content)
+        if tokens <= remaining:
             kept.append(m)
-            used += tokens
+            remaining -= tokens
             continue
-        room = cap - used
-        if room > 0:
-            kept.append(m.model_copy(update={"content": _cut_to(m.content, room, tokenizer)}))
+        if remaining > 0:
+            text = _head_bytes(m.content, remaining * APPROX_BYTES_PER_TOKEN)
+            kept.append(m.model_copy(update={"content": text}))
         break
     kept.reverse()
     return kept
 
 
-def _cut_to(text: str, tokens: int, tokenizer: Tokenizer) -> str:
-    """The longest prefix of ``text`` that counts at most ``tokens`` (binary search)."""
-    lo, hi = 0, len(text)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if tokenizer.count_text(text[:mid]) <= tokens:
-            lo = mid
-        else:
-            hi = mid - 1
-    return text[:lo]
+def _head_bytes(text: str, limit: int) -> str:
+    """The longest prefix of ``text`` within ``limit`` UTF-8 bytes, cut between characters."""
+    raw = text.encode("utf-8", "surrogatepass")
+    end = min(limit, len(raw))
+    while 0 < end < len(raw) and (raw[end] & 0xC0) == 0x80:
+        end -= 1
+    return raw[:end].decode("utf-8", "surrogatepass")
 
 
 def _codex(session: Session, plan: Plan, first: int, last: int, tokenizer: Tokenizer) -> _Rewrite:
@@ -261,7 +264,7 @@ def _codex(session: Session, plan: Plan, first: int, last: int, tokenizer: Token
     summary = build_structured_summary(session, first, last)
     text = render_for(plan.policy.summary_template.value, summary)
     prompt = template_prompt(plan.policy.summary_template.value, session, first, last) or ""
-    users = _recent_user_messages(session, plan, first, last, tokenizer)
+    users = _recent_user_messages(session, plan, first, last)
     message = Message(
         role="user",
         content=codex_summary_message(text),

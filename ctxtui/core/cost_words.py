@@ -3,8 +3,10 @@ timeline (the CLI's JSON keeps the raw figures)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from ctxtui.core.carry import Carry, ToolCarry, carry_costs
 from ctxtui.core.cost import CacheMiss, MissCause, RequestCost, SessionCost, session_cost
@@ -92,3 +94,42 @@ def cost_view(session: Session, message_tokens: list[int] | tuple[int, ...]) -> 
     """Price ``session`` and work out its carry with these message sizes (slow: a worker's)."""
     cost = session_cost(session)
     return CostView(session, cost, carry_costs(session, cost, message_tokens))
+
+
+def cost_line(presets: Sequence[str], entries: Mapping[str, Mapping[str, Any]]) -> str:
+    """``replayed in dollars: recorded $0.54 · 1 plan $0.55 · 2 picoclaw $0.49 · …`` from
+    ``core.compare.replay_entry`` per preset; empty when nothing has a price."""
+    recorded = next((e["recorded_cost_usd"] for e in entries.values()), None)
+    if recorded is None:
+        return ""
+    words = [f"replayed in dollars: recorded {dollars(recorded)}"]
+    for n, name in enumerate(presets):
+        entry = entries.get(name)
+        value = entry["simulated_cost_usd"] if entry is not None else None
+        words.append(f"{n + 1} {name} {dollars(value)}")
+    return " · ".join(words)
+
+
+def timeline_words(
+    request: RequestCost, cost: SessionCost, simulated: Decimal, preset: str, width: int
+) -> str:
+    """The timeline's cost line: the request priced, then the session recorded and
+    simulated, in the longest wording that fits ``width``."""
+    k = request.index
+    recorded = dollars(cost.total)
+    variants = [
+        [
+            f"request {k + 1:,}: {request_words(request)}",
+            f"session {recorded} recorded, {dollars(simulated)} simulated ({preset})",
+        ],
+        [request_words(request), f"session {recorded} · sim {dollars(simulated)}"],
+        [request_words(request)],
+    ]
+    if not cost.priced:
+        variants = [[v[0]] for v in variants]
+    text = ""
+    for words in variants:
+        text = " · ".join(words)
+        if len(text) <= width:
+            break
+    return text

@@ -21,6 +21,8 @@ _TAIL_RULES: dict[TailReason, str] = {
     "and its results, leaving {tokens_of} {budget:,} tokens",
     TailReason.MIN_TURNS: "the tail always holds the last {min_turns}, here {tokens} against "
     "{a_budget} budget",
+    TailReason.MAX_TURNS: "the tail holds at most the last {max_turns}, here {tokens} against "
+    "{a_budget} budget",
     TailReason.ACTIVE_TURN: "the active turn is kept whole, {tokens} against {a_budget} budget",
     TailReason.ITEMS: "it is among the last {items}, {tokens_of} {budget:,} tokens",
     TailReason.TURN_START: "a summary keeps the last {messages} from a turn start, {tokens}",
@@ -65,6 +67,7 @@ def _tail_clause(plan: Plan) -> str:
         budget=tail.budget,
         a_budget=a(tail.budget, "token"),
         min_turns=plural(tail.min_turns, "turn"),
+        max_turns=plural(plan.policy.tail_max_turns, "turn"),
         items=plural(plan.policy.tail_items, "item"),
         messages=plural(plan.policy.tail_items, "message"),
     )

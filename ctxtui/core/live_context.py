@@ -21,8 +21,8 @@ from ctxtui.core.counts import SessionCounts
 from ctxtui.core.models import Message, Session
 from ctxtui.core.plan import TokenizerInfo, TruncatedOutput
 from ctxtui.core.planner import history_budget, tail_budget
-from ctxtui.core.policy import Policy, PruneMode, PruneStub, PruneTools, TailMode
-from ctxtui.core.prune import StubCost, ToolOutputs, index_tool_outputs
+from ctxtui.core.policy import Policy, PruneMode, TailMode
+from ctxtui.core.prune import StubCost, ToolOutputs, index_tool_outputs, output_size
 from ctxtui.core.tail import Boundaries
 from ctxtui.core.tokenizers import Tokenizer
 
@@ -76,9 +76,10 @@ class LiveAccount:
 
     A context costs a few binary searches and, for the tool-pair cut, a byte scan in C.
 
-    It mirrors the planner's token-measured fresh tail (budget, tool-pair cut, active turn and
-    minimum turns) and both pruning rules on a window of the history. Items-mode tails with
-    pruning are not mirrored (``supported`` is false): the caller plans those contexts.
+    It mirrors the planner's token-measured fresh tail (budget, turn cap, tool-pair cut, active
+    turn and minimum turns) or its empty one, and the three pruning rules with the prune
+    threshold on a window of the history. Items- and messages-mode tails with pruning are not
+    mirrored (``supported`` is false): the caller plans those contexts.
     """
 
     def __init__(
@@ -103,17 +104,25 @@ class LiveAccount:
         self._tail_budgets: dict[int, int] = {}
         self.supported = _mirrored(policy)
         self.tails = policy.tail_mode is TailMode.TOKENS
-        if self.tails:
+        if self.tails or self.pruning:
             self.bounds = Boundaries.of(session)
             self.reach = _result_reach(session)
         if self.pruning and self.supported:
             messages = session.messages
-            stub = StubCost(tokenizer.count_message)
-            self.outputs = index_tool_outputs(session, tokens, lambda i: stub(messages[i]))
+            text = policy.prune_stub.value
+            stub = StubCost(tokenizer.count_message, text)
+            self.outputs = index_tool_outputs(
+                session,
+                tokens,
+                lambda i: stub(messages[i]),
+                text,
+                policy.prune_tools.value,
+                output_size(policy, tokenizer, messages, tokens, truncated),
+            )
 
     def live_outputs(self, segment: Segment, stop: int) -> ToolOutputs | None:
         """The tool-output index of the live context, when this account holds the one the
-        planner would build (pruning on, the plan's stub, every tool); else ``None``."""
+        planner would build (pruning on, a mirrored policy); else ``None``."""
         if not (self.pruning and self.supported):
             return None
         return self.outputs.window(segment.start, stop, segment.lead - segment.start)
@@ -162,9 +171,10 @@ class LiveAccount:
         """Prompt tokens of the live context before ``stop``, as ``build_plan`` counts them."""
         start = segment.start
         history = segment.stand_in_tokens + self.prefix[stop] - self.prefix[start]
-        if self.pruning and stop > start:
-            history -= self._freed(segment, stop)
-        return self.fixed + segment.meta_summary_tokens + history
+        unpruned = self.fixed + segment.meta_summary_tokens + history
+        if self.pruning and stop > start and unpruned >= self.policy.prune_trigger_tokens:
+            return unpruned - self._freed(segment, stop)
+        return unpruned
 
     # --- the live window in its own coordinates: 0 is the stand-in when there is one -------
 
@@ -172,7 +182,10 @@ class LiveAccount:
         s = seg.lead
         c = seg.start
         starts = self._starts(c, stop)  # once per request: three rules read them
-        tail = self._tail_start(seg, stop, s, starts)
+        # Without a fresh tail it starts at the end.
+        tail = self._tail_start(seg, stop, s, starts) if self.tails else stop - c + s
+        if self.policy.prune_mode is PruneMode.RESULTS:
+            return self._prune_results(c, stop, max(c, c + tail - s))
         protected = self._min_turns_start(c, stop, s, self.policy.prune_protected_turns, starts)
         boundary = max(c, c + min(tail, protected) - s)
         if self.policy.prune_mode is PruneMode.TURNS:
@@ -225,16 +238,30 @@ class LiveAccount:
         n = stop - c + s
         limit = self._tail_budget(seg)
         prefix = self.prefix
-        if s and seg.stand_in_tokens + prefix[stop] - prefix[c] <= limit:
+        lo = self._max_turns_start(c, s, starts)
+        if lo == 0 and s and seg.stand_in_tokens + prefix[stop] - prefix[c] <= limit:
             start = 0  # the whole live context, stand-in included, fits
         else:  # the budget walk of ``suffix_start_within``, as a bisection of the prefix sums
-            start = bisect_left(prefix, prefix[stop] - limit, c, stop) - c + s
+            first = c + max(0, lo - s)
+            start = bisect_left(prefix, prefix[stop] - limit, first, stop) - c + s
         start = self._pair_forward(c, s, start, n)
-        floor = min(
-            self._active_turn_start(c, stop, s, starts),
-            self._min_turns_start(c, stop, s, self.policy.tail_min_turns, starts),
-        )
+        floor = self._min_turns_start(c, stop, s, self.policy.tail_min_turns, starts)
+        if self.policy.tail_keep_active_turn:
+            floor = min(floor, self._active_turn_start(c, stop, s, starts))
+        if floor >= n:
+            return start
         return min(start, self._pair_backward(c, s, floor))
+
+    def _max_turns_start(self, c: int, s: int, starts: tuple[int, int]) -> int:
+        """``max_turns_start`` of the live session, in live coordinates."""
+        turns = self.policy.tail_max_turns
+        lo, hi = starts
+        if turns <= 0 or hi - lo + s < turns:
+            return 0
+        k = hi - lo + s - turns  # index among live starts; live start 0 is the stand-in
+        if s and k == 0:
+            return 0
+        return self.turns[lo + k - s] - c + s
 
     def _tail_budget(self, seg: Segment) -> int:
         """The tail budget, which depends on the segment only through its out-of-band summary."""
@@ -260,6 +287,20 @@ class LiveAccount:
             return 0
         return o.cum_freed[hi] - o.cum_freed[lo]
 
+    def _prune_results(self, c: int, stop: int, boundary: int) -> int:
+        """``prune_by_results`` on the live context ``[c, stop)``: all but its newest
+        ``prune_keep_results`` results are stubbed, those before ``boundary`` only."""
+        o = self.outputs
+        lo = bisect_left(o.indices, c)
+        count = bisect_left(o.indices, stop) - lo
+        position = count - self.policy.prune_keep_results
+        if position < 0:
+            return 0
+        cut = o.indices[lo + position] if position < count else boundary
+        first = bisect_left(o.prunable, c)
+        last = max(first, bisect_left(o.prunable, min(cut, boundary)))
+        return o.cum_freed[last] - o.cum_freed[first]
+
     def _prune_tokens(self, c: int, boundary: int) -> int:
         """``prune_by_tokens`` restricted to outputs at or after ``c``."""
         o = self.outputs
@@ -273,10 +314,9 @@ class LiveAccount:
             return 0
         first = bisect_left(o.prunable, o.indices[lo])
         last = bisect_right(o.prunable, o.indices[q - 1])
-        freed = o.cum_freed[last] - o.cum_freed[first]
-        if last <= first or freed <= self.policy.prune_minimum_tokens:
+        if last <= first or cum[q] - cum[lo] <= self.policy.prune_minimum_tokens:
             return 0
-        return freed
+        return o.cum_freed[last] - o.cum_freed[first]
 
 
 def _mirrored(policy: Policy) -> bool:
@@ -284,18 +324,11 @@ def _mirrored(policy: Policy) -> bool:
 
     Without pruning the prompt is the whole history whatever the tail (assembly and the
     request sanitizer change what is sent, not the prompt a plan reports). With it, the
-    token-measured tail that keeps the active turn, the plan's stub over every tool, and the
-    turns and tokens prune modes are mirrored.
+    token-measured tail or none, with any stub and tool list, are mirrored.
     """
     if policy.prune_mode is PruneMode.OFF:
         return True
-    return (
-        policy.tail_mode is TailMode.TOKENS
-        and policy.tail_keep_active_turn
-        and policy.prune_mode in (PruneMode.TURNS, PruneMode.TOKENS)
-        and policy.prune_stub is PruneStub.PLAN
-        and policy.prune_tools is PruneTools.ALL
-    )
+    return policy.tail_mode in (TailMode.TOKENS, TailMode.NONE)
 
 
 def _result_reach(session: Session) -> list[int]:

@@ -44,6 +44,8 @@ class ModelEntry:
     window: int
     max_output: int
     source: str
+    input_limit: bool = False  # the window is an input limit; the answer has room of its own
+    tool_output_tokens: int = 0  # Codex cuts this model's tool outputs to N tokens (0: bytes)
 
 
 class ModelConfigError(ValueError):
@@ -61,7 +63,20 @@ def _entry(family: str, raw: Any, origin: str) -> ModelEntry:
     if window < 256:
         raise ModelConfigError(f"models.{family}.window: expected at least 256, got {window}")
     source = raw.get("source")
-    return ModelEntry(normalize(family), window, output, str(source) if source else origin)
+    input_limit = raw.get("input_limit", False)
+    if not isinstance(input_limit, bool):
+        raise ModelConfigError(f"models.{family}.input_limit: expected true or false")
+    tool_tokens = raw.get("tool_output_tokens", 0)
+    if isinstance(tool_tokens, bool) or not isinstance(tool_tokens, int) or tool_tokens < 0:
+        raise ModelConfigError(f"models.{family}.tool_output_tokens: expected a whole number ≥ 0")
+    return ModelEntry(
+        normalize(family),
+        window,
+        output,
+        str(source) if source else origin,
+        input_limit,
+        tool_tokens,
+    )
 
 
 @lru_cache(maxsize=1)
@@ -122,6 +137,26 @@ def lookup(model_id: str | None) -> ModelEntry | None:
         if key.startswith(family + "-") and (best is None or len(family) > len(best.family)):
             best = entry
     return best
+
+
+CODEX_EFFECTIVE_PERCENT = 95
+"""Codex's ``effective_context_window_percent``: the share of the window its rollouts record
+as ``model_context_window`` (``codex-rs/core/src/openai_models/model_family.rs``)."""
+
+
+def codex_window(recorded: int | None, model: str | None) -> int | None:
+    """The model's window from the ``model_context_window`` a Codex rollout records.
+
+    Codex writes ``window · 95 / 100`` (258,400 for GPT-5's 272,000); the window is the
+    smallest figure whose 95 % that is. A rollout that records the registry's own window for
+    its model (older builds wrote the whole window) is taken as written.
+    """
+    if recorded is None:
+        return None
+    entry = lookup(model)
+    if entry is not None and entry.window == recorded:
+        return recorded
+    return -(-recorded * 100 // CODEX_EFFECTIVE_PERCENT)
 
 
 _FALLBACK_TOKENIZERS: tuple[tuple[str, str], ...] = (

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ctxtui.core.errors import OverflowInfo
-from ctxtui.core.legacy import emergency_note, force_compression_cut, summarize_due
+from ctxtui.core.legacy import emergency_note, force_compression_range, summarize_due
 from ctxtui.core.models import Session
 from ctxtui.core.overflow import RequestParts, overflow_info
 from ctxtui.core.plan import CompactionNeed, FreshTail, Totals
@@ -41,12 +41,10 @@ def compaction_cut(
     """
     style = policy.compaction_style
     if style is CompactionStyle.DROP_OLDEST_HALF:
-        end = force_compression_cut(session)
-    elif style is CompactionStyle.LEAF:
+        return force_compression_range(session)
+    if style is CompactionStyle.LEAF:
         return leaf_range(session, tokens)
-    else:
-        end = tail_start
-    return (0, end - 1) if end > 0 else None
+    return (0, tail_start - 1) if tail_start > 0 else None
 
 
 def compaction_need(

@@ -169,23 +169,28 @@ def check_output(
     except OSError as err:
         raise OutputError(f"{target}: cannot check the path ({err.strerror})") from None
     if info is not None:
-        if stat.S_ISLNK(info.st_mode):
-            raise OutputError(
-                f"{target}: expected a regular file path, found a symbolic link "
-                "(give the file it points to, or -o - for standard output)"
-            )
-        if stat.S_ISDIR(info.st_mode):
-            raise OutputError(f"{target}: expected a file path, found a directory")
-        if not stat.S_ISREG(info.st_mode):
-            raise OutputError(f"{target}: expected a regular file path, found a special file")
-        if not force:
-            raise OutputError(f"{target}: file exists (use --force to overwrite it)")
+        _check_existing(target, info, force=force)
     directory = target.parent
     if not directory.is_dir():
         raise OutputError(f"{target}: expected an existing directory {directory}, found none")
     if not os.access(directory, os.W_OK | os.X_OK):
         raise OutputError(f"{target}: cannot write in {directory}: permission denied")
     return target
+
+
+def _check_existing(target: Path, info: os.stat_result, *, force: bool) -> None:
+    """An existing target may only be a regular file, and is replaced only with ``force``."""
+    if stat.S_ISLNK(info.st_mode):
+        raise OutputError(
+            f"{target}: expected a regular file path, found a symbolic link "
+            "(give the file it points to, or -o - for standard output)"
+        )
+    if stat.S_ISDIR(info.st_mode):
+        raise OutputError(f"{target}: expected a file path, found a directory")
+    if not stat.S_ISREG(info.st_mode):
+        raise OutputError(f"{target}: expected a regular file path, found a special file")
+    if not force:
+        raise OutputError(f"{target}: file exists (use --force to overwrite it)")
 
 
 def _clash_reason(target: Path, clash: Path, source: Path | None) -> str:

@@ -33,6 +33,7 @@ class TailReason(StrEnum):
 
     BUDGET = "budget"  # the next older message did not fit the tail budget
     MIN_TURNS = "min_turns"  # extended past the budget to hold the minimum number of turns
+    MAX_TURNS = "max_turns"  # stopped at the most turns the tail may hold (OpenCode: 2)
     TOOL_PAIR = "tool_pair"  # moved so an assistant tool call stays with its results
     ACTIVE_TURN = "active_turn"  # the newest turn alone exceeds the budget and is kept anyway
     ITEMS = "items"  # items mode (PicoClaw): the last N items fit the budget
@@ -50,6 +51,7 @@ class TailReason(StrEnum):
 _TAIL_WORDS: dict[TailReason, str] = {
     TailReason.BUDGET: "as far as its budget holds",
     TailReason.MIN_TURNS: "widened to hold the minimum turns",
+    TailReason.MAX_TURNS: "as many turns as it may hold",
     TailReason.TOOL_PAIR: "moved to keep a tool call with its results",
     TailReason.ACTIVE_TURN: "the whole active turn",
     TailReason.ITEMS: "the last items",
@@ -143,7 +145,7 @@ class Totals:
     kept: int
     tail: int
     dropped: int
-    trigger: int = 0  # the smallest prompt (``tokens``) at which the policy compacts
+    trigger: int | None = 0  # the smallest prompt (``tokens``) it compacts at; None: never
 
     @property
     def budget(self) -> int:
@@ -191,7 +193,7 @@ class CompactionNeed:
     reason: CompactReason | None
     replaced: tuple[int, int] | None  # inclusive [first, last] message indices
     tokens_before: int  # tokens of the replaced messages
-    trigger_tokens: int  # the smallest prompt (Totals.tokens) at which compaction fires
+    trigger_tokens: int | None  # the smallest prompt (Totals.tokens) compacted; None: never
     post_turn: bool = False  # PicoClaw legacy's after-turn summarize trigger fired, not the window
 
 

@@ -26,11 +26,9 @@ from ctxtui.core.plan import (
     TruncatedOutput,
 )
 from ctxtui.core.policy import (
-    PRESETS,
     Policy,
     PruneMode,
     TailMode,
-    fit_reserve,
 )
 from ctxtui.core.prune import (
     EffectiveTokens,
@@ -38,6 +36,7 @@ from ctxtui.core.prune import (
     StubCost,
     ToolOutputs,
     index_tool_outputs,
+    output_size,
     prune_by_results,
     prune_by_tokens,
     prune_by_turns,
@@ -67,6 +66,7 @@ __all__ = [
     "force_compression_cut",
     "history_budget",
     "is_over_context_budget",
+    "prune_due",
     "reserved_tokens",
     "tail_budget",
 ]
@@ -120,7 +120,8 @@ def _prepare(
     )
     stub = policy.prune_stub.value
     tools = policy.prune_tools.value
-    key = (id(session), id(counts), id(tokenizer), *limits, stub, tools)
+    raw = policy.prune_size_output_text
+    key = (id(session), id(counts), id(tokenizer), *limits, stub, tools, raw)
     with _LOCK:
         hit = _CACHE.get(key)
         if hit is not None and hit.session is session and hit.counts is counts:
@@ -144,7 +145,14 @@ def _prepare(
     outputs = (
         outputs_hint
         if outputs_hint is not None
-        else index_tool_outputs(session, tokens, lambda i: stub_cost(messages[i]), stub, tools)
+        else index_tool_outputs(
+            session,
+            tokens,
+            lambda i: stub_cost(messages[i]),
+            stub,
+            tools,
+            output_size(policy, tokenizer, messages, tokens, truncated),
+        )
     )
     bounds = Boundaries.of(session)
     prepared = _Prepared(session, counts, tokenizer, truncated, tokens, prefix, outputs, bounds, {})
@@ -155,9 +163,22 @@ def _prepare(
     return prepared
 
 
-def _prune(session: Session, policy: Policy, outputs: ToolOutputs, tail_start: int) -> PrunedRun:
-    """Prune by the policy's rule, never inside the fresh tail."""
+def prune_due(policy: Policy, unpruned_prompt: int) -> bool:
+    """Whether pruning runs for a prompt of this size before pruning (``prune_trigger_tokens``).
+
+    Claude Code clears old tool results only past a threshold, not on every request.
+    """
+    return unpruned_prompt >= policy.prune_trigger_tokens
+
+
+def _prune(
+    session: Session, policy: Policy, outputs: ToolOutputs, tail_start: int, unpruned: int
+) -> PrunedRun:
+    """Prune by the policy's rule, never inside the fresh tail, once the prompt is past
+    ``prune_trigger_tokens``."""
     mode = policy.prune_mode
+    if not prune_due(policy, unpruned):
+        return PrunedRun(outputs)
     if mode is PruneMode.TURNS:
         protected = min_turns_start(session, policy.prune_protected_turns)
         return prune_by_turns(outputs, min(tail_start, protected), policy.prune_threshold)
@@ -272,12 +293,8 @@ def _warnings(
             f"system prompt, tool definitions and summary ({reserved:,} tokens) leave no room "
             "for history"
         )
-    base = PRESETS.get(policy.preset, {}).get("max_tokens")
-    if (
-        isinstance(base, int)
-        and base != policy.max_tokens
-        and policy.max_tokens == fit_reserve(policy.context_window, base)
-    ):
+    base = policy.reserve_lowered_from
+    if base:
         out.append(
             f"output reserve lowered from {base:,} to {policy.max_tokens:,}: the preset's "
             f"reserve would take half or more of the {policy.context_window:,}-token window"
@@ -372,7 +389,8 @@ def build_plan(
     budget = history_budget(policy, counts)
     bounds = prepared.bounds
     tail = _fresh_tail(session, list_prefix(prepared.prefix), budget, policy, bounds)
-    pruned = _prune(session, policy, prepared.outputs, tail.start)
+    unpruned = counts.system_tokens + counts.tool_def_tokens + counts.summary_tokens
+    pruned = _prune(session, policy, prepared.outputs, tail.start, unpruned + prepared.prefix[n])
     effective = EffectiveTokens(prepared.tokens, prepared.prefix, pruned)
     assembly = _assemble(n, policy, tail, effective.prefix, budget, bounds)
     kept_start = assembly.kept_start

@@ -25,11 +25,14 @@ from ctxtui.core.policy_modes import (
     PruneTools,
     SummaryTemplate,
     TailMode,
+    TriggerCheck,
+    TriggerCount,
     TruncateStyle,
 )
 from ctxtui.core.presets import PRESET_LINES, PRESETS, PresetName
 
 __all__ = [
+    "NOT_KNOBS",
     "PRESETS",
     "PRESET_LINES",
     "CompactionStyle",
@@ -41,6 +44,8 @@ __all__ = [
     "PruneTools",
     "SummaryTemplate",
     "TailMode",
+    "TriggerCheck",
+    "TriggerCount",
     "TruncateStyle",
     "WindowSource",
     "fit_reserve",
@@ -115,6 +120,19 @@ class Policy(BaseModel):
         "window",
         "the history budget also reserves the system prompt and tool definitions",
     )
+    input_limit: bool = _knob(
+        False,
+        "window",
+        "the window is the model's input limit and the answer has room of its own (GPT-5: "
+        "272,000 of 400,000); set from the model registry",
+    )
+    unconfigured_window_factor: int = _knob(
+        0,
+        "window",
+        "the agent with no window configured budgets N × its output reserve and never looks "
+        "the model up (PicoClaw 4: 131,072); shown beside the window used",
+        ge=0,
+    )
     output_from_model: bool = _knob(
         False,
         "window",
@@ -153,6 +171,39 @@ class Policy(BaseModel):
     trigger_buffer: int = _knob(
         0, "trigger", "a further fixed buffer below the trigger (Claude Code 13,000)", ge=0
     )
+    trigger_input_reserve_cap: int = _knob(
+        UNCAPPED,
+        "trigger",
+        "with an input limit the trigger reserves only min(N, the reserved output) (OpenCode "
+        "20,000)",
+        ge=0,
+    )
+    auto_compact: bool = _knob(
+        True, "trigger", "compact proactively at the trigger; off: only when asked"
+    )
+    auto_compact_needs_window: bool = _knob(
+        False,
+        "trigger",
+        "without a window from the user, the transcript or the registry there is no "
+        "auto-compaction (Codex has no window for a model it does not know)",
+    )
+    trigger_check: TriggerCheck = _knob(
+        TriggerCheck.REQUEST,
+        "trigger",
+        "when the trigger is checked: before every call, or once per turn before its first "
+        "call (PicoClaw)",
+    )
+    trigger_count: TriggerCount = _knob(
+        TriggerCount.LOCAL,
+        "trigger",
+        "what the trigger compares in a replay: the prompt counted here, or the previous "
+        "call's reported usage where the transcript has it (OpenCode, Codex)",
+    )
+    compact_after_turn: bool = _knob(
+        False,
+        "trigger",
+        "after every turn one compaction runs whatever the trigger (seahorse's leaf pass)",
+    )
     trigger_inclusive: bool = _knob(
         False,
         "trigger",
@@ -178,6 +229,9 @@ class Policy(BaseModel):
     tail_min_tokens: int = _knob(2_000, "fresh tail", "never protect fewer tokens", ge=0)
     tail_max_tokens: int = _knob(8_000, "fresh tail", "never protect more tokens", ge=0)
     tail_min_turns: int = _knob(2, "fresh tail", "always protect at least this many turns", ge=0)
+    tail_max_turns: int = _knob(
+        0, "fresh tail", "the tail holds at most this many turns (0: no limit; OpenCode 2)", ge=0
+    )
     tail_keep_active_turn: bool = _knob(
         True, "fresh tail", "the tail holds the whole active turn, over its budget if need be"
     )
@@ -195,6 +249,13 @@ class Policy(BaseModel):
     prune_protected_turns: int = _knob(
         2, "prune", "turns and tokens modes: tool outputs in the newest N turns are kept", ge=0
     )
+    prune_trigger_tokens: int = _knob(
+        0,
+        "prune",
+        "prune only once the prompt before pruning reaches N tokens (0: always; Claude Code "
+        "100,000, inferred from the default of the API's tool-result clearing)",
+        ge=0,
+    )
     prune_threshold: int = _knob(
         1, "prune", "turns mode: prune only when at least this many outputs are stubbed", ge=0
     )
@@ -203,6 +264,11 @@ class Policy(BaseModel):
     )
     prune_minimum_tokens: int = _knob(
         20_000, "prune", "tokens mode: prune only when more than N tokens are freed", ge=0
+    )
+    prune_size_output_text: bool = _knob(
+        False,
+        "prune",
+        "tokens mode: an output's size is its raw text's estimate, not its message's (OpenCode)",
     )
     prune_keep_results: int = _knob(
         3, "prune", "results mode: the newest N tool results are kept", ge=0
@@ -213,6 +279,12 @@ class Policy(BaseModel):
     )
     truncate_max_bytes: int = _knob(
         51_200, "truncate", "tool outputs larger than this many bytes are truncated", ge=1
+    )
+    truncate_from_model: bool = _knob(
+        False,
+        "truncate",
+        "the model's own tool-output limit where the registry has one: Codex cuts gpt-5-codex "
+        "outputs to 10,000 tokens, 40,000 bytes at its 4 bytes a token",
     )
     truncate_style: TruncateStyle = _knob(
         TruncateStyle.HEAD, "truncate", "keep the head of an output, or its head and tail"
@@ -233,6 +305,14 @@ class Policy(BaseModel):
         "compaction",
         "Codex's compaction: the recent user messages it keeps, in tokens",
         ge=0,
+    )
+
+    reserve_lowered_from: int = Field(
+        default=0,
+        ge=0,
+        description="the preset's output reserve when it was lowered to fit the window (0: not "
+        "lowered); a record of how the reserve was chosen, not a knob",
+        json_schema_extra={"group": "window"},
     )
 
     @model_validator(mode="after")
@@ -259,10 +339,14 @@ class Policy(BaseModel):
         """What the trigger keeps below its share of the window: output and buffers.
 
         ``out = min(max_tokens, trigger_output_cap)``, then ``min(trigger_buffer_output_cap,
-        out)`` and ``trigger_buffer`` on top — OpenCode's ``out + min(20,000, out)``, Claude
-        Code's ``min(out, 20,000) + 13,000``, the plan's whole reserve, Codex's nothing.
+        out)`` and ``trigger_buffer`` on top — OpenCode's ``out``, Claude Code's ``min(out,
+        20,000) + 13,000``, the plan's whole reserve, Codex's nothing. Where the window is an
+        input limit, only ``min(trigger_input_reserve_cap, out)``: OpenCode's
+        ``input − min(20,000, out)``.
         """
         out = min(self.max_tokens, self.trigger_output_cap)
+        if self.input_limit and self.trigger_input_reserve_cap < UNCAPPED:
+            return min(self.trigger_input_reserve_cap, out)
         return out + min(self.trigger_buffer_output_cap, out) + self.trigger_buffer
 
     @property
@@ -286,14 +370,25 @@ class Policy(BaseModel):
         return max(0, self.context_window - self.trigger_threshold)
 
     @property
-    def trigger(self) -> int:
+    def trigger(self) -> int | None:
         """The smallest prompt (system, tools, summary and history) at which this policy compacts.
 
         Inclusive triggers (``count ≥ usable``) compact at the threshold itself; the plan's and
-        PicoClaw's strict ``prompt + max_tokens > window`` one token above it.
+        PicoClaw's strict ``prompt + max_tokens > window`` one token above it. ``None`` without
+        auto-compaction.
         """
+        if not self.auto_compact:
+            return None
         threshold = self.trigger_threshold
         return threshold if self.trigger_inclusive else threshold + 1
+
+    @property
+    def unconfigured_window(self) -> int | None:
+        """The window the agent itself would use with none configured (PicoClaw's
+        ``max_tokens · 4``), or ``None`` when it always knows its model's."""
+        if not self.unconfigured_window_factor:
+            return None
+        return self.unconfigured_window_factor * (self.reserve_lowered_from or self.max_tokens)
 
     def context_left(self, tokens: int) -> float:
         """The share of the window left, in percent, as the agent's status line shows it.
@@ -310,10 +405,16 @@ class Policy(BaseModel):
 
     def compacts(self, prompt_tokens: int) -> bool:
         """Whether a prompt of this size makes the policy compact proactively."""
-        return prompt_tokens >= self.trigger
+        trigger = self.trigger
+        return trigger is not None and prompt_tokens >= trigger
 
     def with_changes(self, **changes: Any) -> Policy:
-        """A new, validated policy with some knobs changed (raises ``PolicyError``)."""
+        """A new, validated policy with some knobs changed (raises ``PolicyError``).
+
+        Changing the window or the reserve ends the record that the reserve was lowered.
+        """
+        if "max_tokens" in changes or "context_window" in changes:
+            changes.setdefault("reserve_lowered_from", 0)
         return make_policy({**self.model_dump(), **changes})
 
 
@@ -348,9 +449,13 @@ def preset(name: str, **overrides: Any) -> Policy:
     return make_policy({**base, **overrides})
 
 
+NOT_KNOBS = frozenset({"preset", "reserve_lowered_from"})
+"""Policy fields that record where the values came from; no user sets them."""
+
+
 def knob_names() -> tuple[str, ...]:
     """The knobs a user may set, in display order (``preset`` is a label, not a knob)."""
-    return tuple(n for n in Policy.model_fields if n != "preset")
+    return tuple(n for n in Policy.model_fields if n not in NOT_KNOBS)
 
 
 def fit_reserve(window: int, reserve: int) -> int:
@@ -369,11 +474,13 @@ def policy_for_session(
     """The preset for one session: its model's window, output and tokenizer, unless given.
 
     The window is, in order: the user's, the one the transcript recorded (Codex's
-    ``model_context_window``), the registry's for the session's model
-    (``core.model_windows``), the preset's. With ``output_from_model`` the output reserve is
-    the model's maximum output, at most the preset's ``max_tokens``. The reserve is then
-    fitted to the window (``fit_reserve``) unless the user set ``max_tokens``; the planner
-    warns when that lowered it. With ``tokenizer_from_model`` the model's own tokenizer counts.
+    ``model_context_window``, read back to the whole window by its importer), the registry's
+    for the session's model (``core.model_windows``), the preset's; with none of the first
+    three and ``auto_compact_needs_window`` there is no auto-compaction. With
+    ``output_from_model`` the output reserve is the model's maximum output, at most the
+    preset's ``max_tokens``. The reserve is then fitted to the window (``fit_reserve``) unless
+    the user set ``max_tokens``, and ``reserve_lowered_from`` records it when that lowered it.
+    With ``tokenizer_from_model`` the model's own tokenizer counts.
     """
     if preset_name not in PRESETS:
         preset(preset_name)  # raises the PolicyError naming the known presets
@@ -386,17 +493,30 @@ def policy_for_session(
             values["context_window"] = meta.context_window
         elif entry is not None:
             values["context_window"] = entry.window
+        elif values.get("auto_compact_needs_window") and "auto_compact" not in given:
+            values["auto_compact"] = False
+    if "input_limit" not in given and entry is not None:
+        values["input_limit"] = entry.input_limit
     if "max_tokens" not in given:
         window = int(values.get("context_window", Policy.model_fields["context_window"].default))
         reserve = int(values.get("max_tokens", Policy.model_fields["max_tokens"].default))
         if values.get("output_from_model") and entry is not None and entry.max_output:
             reserve = min(reserve, entry.max_output)
         values["max_tokens"] = fit_reserve(window, reserve)
+        if values["max_tokens"] < reserve:
+            values["reserve_lowered_from"] = reserve
+    limit = entry.tool_output_tokens if entry is not None else 0
+    if values.get("truncate_from_model") and limit and "truncate_max_bytes" not in given:
+        values["truncate_max_bytes"] = limit * APPROX_BYTES_PER_TOKEN
     if "tokenizer" not in given and values.get("tokenizer_from_model"):
         spec = model_tokenizer(meta.model)
         if spec is not None:
             values["tokenizer"] = spec
     return make_policy(values)
+
+
+APPROX_BYTES_PER_TOKEN = 4
+"""Codex's ``approx_token_count`` divisor, which turns its token limits into bytes."""
 
 
 def window_source_of(policy: Policy, session: Session) -> WindowSource:

@@ -41,6 +41,21 @@ class PruneTools(StrEnum):
     CLAUDE_CODE = "claude_code"  # Read, Bash, Grep, Glob, Edit, Write, WebFetch, WebSearch
 
 
+class TriggerCheck(StrEnum):
+    """When the proactive trigger is looked at."""
+
+    REQUEST = "request"  # before every call (the plan, OpenCode, Codex, Claude Code)
+    TURN = "turn"  # once per turn, before its first call (PicoClaw's pipeline_setup)
+
+
+class TriggerCount(StrEnum):
+    """Which figure the proactive trigger compares."""
+
+    LOCAL = "local"  # the next prompt as counted here
+    REPORTED = "reported"  # the previous call's reported total, input + output (OpenCode)
+    REPORTED_PLUS_NEW = "reported_plus_new"  # that, plus what was added since, counted (Codex)
+
+
 class TruncateStyle(StrEnum):
     """Which part of an over-limit tool output the model keeps."""
 

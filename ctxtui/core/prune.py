@@ -8,7 +8,7 @@ index, so a re-plan finds the run and its freed tokens by binary search instead 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Hashable, ItemsView, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, ItemsView, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from operator import sub
@@ -16,6 +16,8 @@ from typing import overload
 
 from ctxtui.core.models import Message, PartKind, Session
 from ctxtui.core.plan import PrunedOutput
+from ctxtui.core.policy import Policy
+from ctxtui.core.tokenizers import Tokenizer
 
 STUB = "[Tool output pruned — use expand for details]"
 """The plan's stub text, byte for byte (em dash). Seahorse cannot expand it back (X26)."""
@@ -121,7 +123,7 @@ class ToolOutputs:
     """
 
     indices: Sequence[int]  # every tool result, ascending
-    cum_tokens: Sequence[int]  # prefix sums of their tokens, len(indices) + 1
+    cum_tokens: Sequence[int]  # prefix sums of their sizes (tokens, or the raw text's), + 1
     stubbed: Sequence[int]  # results that already hold the stub
     prunable: Sequence[int]
     before: Sequence[int]
@@ -157,11 +159,14 @@ def index_tool_outputs(
     stub_tokens: Callable[[int], int],
     stub: str = STUB,
     tools: str = "all",
+    size: Callable[[int], int] | None = None,
 ) -> ToolOutputs:
     """Index the tool results; ``stub_tokens(i)`` counts message ``i`` with the stub as content.
 
     Results of tools ``tools`` (a ``Policy.prune_tools`` value) excludes are left out
-    altogether: they are neither pruned nor counted toward a protection.
+    altogether: they are neither pruned nor counted toward a protection. ``size(i)`` is what
+    the protection and the minimum measure (OpenCode: the raw output text); by default the
+    message's tokens.
     """
     messages = session.messages
     results = session.index.tool_results
@@ -185,13 +190,28 @@ def index_tool_outputs(
             after.append(cost)
     return ToolOutputs(
         indices=indices,
-        cum_tokens=[0, *accumulate(tokens[i] for i in indices)],
+        cum_tokens=[0, *accumulate(size(i) if size else tokens[i] for i in indices)],
         stubbed=stubbed,
         prunable=prunable,
         before=before,
         after=after,
         cum_freed=[0, *accumulate(b - a for b, a in zip(before, after, strict=True))],
     )
+
+
+def output_size(
+    policy: Policy,
+    tokenizer: Tokenizer,
+    messages: Sequence[Message],
+    tokens: Sequence[int],
+    truncated: Collection[int],
+) -> Callable[[int], int] | None:
+    """How the tokens prune mode measures a result: its text with ``prune_size_output_text``
+    (OpenCode's ``Token.estimate(part.state.output)``; a truncated output is stored as its
+    preview, so that one is its message's tokens), else the message's tokens (``None``)."""
+    if not policy.prune_size_output_text:
+        return None
+    return lambda i: tokens[i] if i in truncated else tokenizer.count_text(messages[i].content)
 
 
 class _PrunedItems(ItemsView[int, PrunedOutput]):
@@ -287,7 +307,8 @@ def prune_by_tokens(
 
     Walking newest→oldest from ``boundary``, an output is pruned once the running total of
     output tokens exceeds ``protect_tokens``; the walk stops at an earlier prune (a stub); the
-    prune applies only if it frees more than ``minimum_tokens`` (``pruned > PRUNE_MINIMUM``).
+    prune applies only if the outputs past the protection measure more than
+    ``minimum_tokens`` (``pruned > PRUNE_MINIMUM``, summed over the same sizes).
     """
     hi = bisect_left(outputs.indices, boundary)
     stubs = bisect_left(outputs.stubbed, boundary)
@@ -301,7 +322,7 @@ def prune_by_tokens(
     first = bisect_left(outputs.prunable, outputs.indices[lo])
     last = bisect_right(outputs.prunable, outputs.indices[q - 1])
     run = PrunedRun(outputs, first, last)
-    if len(run) == 0 or run.tokens_freed <= minimum_tokens:
+    if len(run) == 0 or cum[q] - cum[lo] <= minimum_tokens:
         return PrunedRun(outputs)
     return run
 

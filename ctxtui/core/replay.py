@@ -29,9 +29,10 @@ from ctxtui.core.live_context import LiveAccount, Segment, live_counts, live_ses
 from ctxtui.core.models import Session, Usage
 from ctxtui.core.plan import Plan
 from ctxtui.core.planner import build_plan
-from ctxtui.core.policy import CompactionStyle, Policy
+from ctxtui.core.policy import CompactionStyle, Policy, TriggerCheck, TriggerCount
 from ctxtui.core.reasons import CompactReason
 from ctxtui.core.replay_compaction import compact_live
+from ctxtui.core.seahorse import FRESH_TAIL_COUNT, LEAF_CHUNK_TOKENS, LEAF_MIN_FANOUT
 from ctxtui.core.tokenizers import Tokenizer
 
 CHECK_EVERY = 256
@@ -150,10 +151,11 @@ class Replay:
         return max((r.simulated_tokens for r in self.requests), default=0)
 
     @property
-    def trigger_tokens(self) -> int:
+    def trigger_tokens(self) -> int | None:
         """The prompt size past which the policy compacts (``Policy.trigger`` is the first
-        size that does)."""
-        return self.policy.trigger - 1
+        size that does); ``None`` when it never compacts by itself."""
+        trigger = self.policy.trigger
+        return None if trigger is None else trigger - 1
 
     def request_of_message(self, index: int) -> int | None:
         """The first request whose prompt holds message ``index`` (``None`` after the last)."""
@@ -226,6 +228,8 @@ class _Walk:
         summary = session.meta.summary
         self.segments = [Segment(0, None, 0, summary, counts.summary_tokens)]
         self.compactions: list[SimulatedCompaction] = []
+        self.stuck = -1  # a segment whose leaf pass can never succeed again
+        self.summaries = [i for i, m in enumerate(session.messages) if m.is_summary]
 
     def prompt(self, stop: int) -> int:
         segment = self.segments[-1]
@@ -242,21 +246,33 @@ class _Walk:
             self.tokenizer,
         )
 
-    def compact(self, k: int, stop: int, before: int, reason: CompactReason) -> bool:
-        """Compact the live context before request ``k``; False when nothing could go."""
+    def compact(
+        self, k: int, stop: int, before: int, reason: CompactReason, upto: int | None = None
+    ) -> bool:
+        """Compact the live context before request ``k``; False when nothing could go.
+
+        ``upto`` ends the history the compaction sees (PicoClaw compacts before the turn's
+        user message joins it); the prompt after is the one at ``stop``.
+        """
         segment = self.segments[-1]
         summarize = self.policy.compaction_style is CompactionStyle.SUMMARIZE
-        if summarize and self.account.tail_starts_after_head(segment, stop) is False:
+        end = stop if upto is None else upto
+        if summarize and self.account.tail_starts_after_head(segment, end) is False:
             return False  # the fresh tail holds everything: no summary would be written
-        session = live_session(self.session, segment, stop)
-        counts = live_counts(self.counts, segment, stop)
+        if self.stuck == len(self.segments) - 1:
+            return False
+        if not self.exact and self._leaf_stuck(segment, end):
+            self.stuck = len(self.segments) - 1
+            return False
+        session = live_session(self.session, segment, end)
+        counts = live_counts(self.counts, segment, end)
         if self.exact:
             plan = build_plan(session, self.policy, counts, self.tokenizer)
         else:
             plan = build_plan(
                 session, self.policy, counts, self.tokenizer,
-                truncated=self.account.live_truncated(segment, stop),
-                outputs=self.account.live_outputs(segment, stop),
+                truncated=self.account.live_truncated(segment, end),
+                outputs=self.account.live_outputs(segment, end),
             )  # fmt: skip
         result = compact_live(session, plan, reason, self.tokenizer, self.exact)
         if result is None:
@@ -264,10 +280,23 @@ class _Walk:
         start = segment.start + result.replaced[1] + 1 - segment.lead
         if start <= segment.start:
             return False  # only the summary itself would be summarised again
-        if not summarize:
+        leaf = self.policy.compaction_style is CompactionStyle.LEAF
+        if not summarize and not leaf:
             note = result.meta_summary
             tokens = count_summary(self.tokenizer, note)
-            new = Segment(start, None, 0, note, tokens)
+            kept, kept_tokens = None, 0
+            if result.replaced[0] > 0:  # forceCompression kept a lone earlier user message
+                kept, kept_tokens = session.messages[0], counts.message_tokens[0]
+            new = Segment(start, kept, kept_tokens, note, tokens)
+        elif leaf and segment.stand_in is not None and result.stand_in is not None:
+            # Seahorse keeps every leaf summary: the live context's summaries accumulate.
+            joined = segment.stand_in.model_copy(
+                update={"content": f"{segment.stand_in.content}\n\n{result.stand_in.content}"}
+            )
+            new = Segment(
+                start, joined, segment.stand_in_tokens + result.summary_tokens,
+                segment.meta_summary, segment.meta_summary_tokens,
+            )  # fmt: skip
         else:
             new = Segment(
                 start, result.stand_in, result.summary_tokens,
@@ -275,11 +304,33 @@ class _Walk:
             )  # fmt: skip
         self.segments.append(new)
         after = self.prompt(stop)
-        replaced = (segment.start, start - 1)
+        first = max(segment.start, segment.start + result.replaced[0] - segment.lead)
+        replaced = (first, start - 1)
         self.compactions.append(
             SimulatedCompaction(k, reason, before, after, replaced, new.stand_in_tokens)
         )
         return True
+
+    def _leaf_stuck(self, segment: Segment, end: int) -> bool:
+        """Whether seahorse's leaf pass can never succeed again in this segment.
+
+        ``compactLeaf`` takes the oldest run of messages outside the 32-item tail, stopping at
+        ``LEAF_CHUNK_TOKENS``; a run that reaches them with fewer than ``LEAF_MIN_FANOUT``
+        messages is refused, and later messages cannot change that run (seahorse then never
+        compacts the session again). Checked by bisection, so a stuck session costs no plan
+        per request.
+        """
+        if self.policy.compaction_style is not CompactionStyle.LEAF:
+            return False
+        c = segment.start
+        prefix = self.account.prefix
+        j = bisect_left(prefix, prefix[c] + LEAF_CHUNK_TOKENS, c + 1, end + 1)
+        if j > end or j - c >= LEAF_MIN_FANOUT:
+            return False  # the run has not reached the cap yet, or holds enough messages
+        if bisect_left(self.summaries, c) < bisect_left(self.summaries, j):
+            return False  # a summary inside the run starts a new one
+        live = end - c + segment.lead
+        return j - 1 - c + segment.lead < live - FRESH_TAIL_COUNT
 
     def check(self, done: int, total: int) -> None:
         """Report progress, and stop here if the caller asked to (a newer replay superseded it)."""
@@ -287,6 +338,26 @@ class _Walk:
             self.on_progress(done, total)
         if self.should_stop is not None and self.should_stop():
             raise ReplayStoppedError(done)
+
+    def counted(self, requests: Sequence[Request], stop: int, tokens: int, valid: bool) -> int:
+        """The figure the trigger compares before the request at ``stop`` (``trigger_count``).
+
+        OpenCode compares the previous call's reported total (input + output), Codex that plus
+        its estimate of what was added since the last model output; both only while the
+        transcript's usage describes the live context (``valid``: no compaction yet).
+        """
+        mode = self.policy.trigger_count
+        if mode is TriggerCount.LOCAL or not requests or not valid:
+            return tokens
+        previous = requests[-1]
+        usage = previous.reported
+        if usage is None or usage.prompt_total is None:
+            return tokens
+        total = usage.prompt_total + (usage.output or 0)
+        if mode is TriggerCount.REPORTED_PLUS_NEW:
+            prefix = self.account.prefix
+            total += prefix[stop] - prefix[min(stop, previous.message_index + 1)]
+        return total
 
     def run(self) -> Replay:
         policy = self.policy
@@ -299,18 +370,37 @@ class _Walk:
             if rc.request is not None:
                 event = ReplayEvent(EventKind.RECORDED_COMPACTION, rc.trigger)
                 by_request.setdefault(rc.request, []).append(event)
-        requests = []
+        first_recorded = min(
+            (rc.request for rc in recorded if rc.request is not None), default=None
+        )
+        requests: list[Request] = []
         messages = self.session.messages
+        turns = self.session.turn_starts
+        per_turn = policy.trigger_check is TriggerCheck.TURN
+        last_turn = -2
         for k, stop in enumerate(points):
             if k % CHECK_EVERY == 0:
                 self.check(k, len(points))
-            tokens = self.prompt(stop)
+            turn = bisect_left(turns, stop) - 1  # the turn this request belongs to
+            first_of_turn, last_turn = turn != last_turn, turn
+            upto = turns[turn] if per_turn and turn >= 0 else stop
+            if upto <= self.segments[-1].start:
+                upto = stop
             events: list[ReplayEvent] = []
-            if tokens >= trigger and stop > self.segments[-1].start:
-                reason = CompactReason.OVERFLOW if tokens > window else CompactReason.PROACTIVE
-                if self.compact(k, stop, tokens, reason):
-                    tokens = self.compactions[-1].tokens_after
-                    events.append(ReplayEvent(EventKind.COMPACTION, reason.value))
+            if policy.compact_after_turn and first_of_turn and k and stop > self.segments[-1].start:
+                before = self.prompt(stop)  # the turn before this one ended: one leaf pass
+                if self.compact(k, stop, before, CompactReason.PROACTIVE, upto):
+                    events.append(ReplayEvent(EventKind.COMPACTION, CompactReason.PROACTIVE.value))
+            tokens = self.prompt(stop)
+            valid = not self.compactions and (first_recorded is None or k <= first_recorded)
+            due = (first_of_turn or not per_turn) and trigger is not None
+            if due and stop > self.segments[-1].start:
+                assert trigger is not None
+                if self.counted(requests, stop, tokens, valid) >= trigger:
+                    reason = CompactReason.OVERFLOW if tokens > window else CompactReason.PROACTIVE
+                    if self.compact(k, stop, tokens, reason, upto):
+                        tokens = self.compactions[-1].tokens_after
+                        events.append(ReplayEvent(EventKind.COMPACTION, reason.value))
             if tokens > window:
                 events.append(ReplayEvent(EventKind.OVERFLOW, CompactReason.OVERFLOW.value))
             events.extend(by_request.get(k, ()))

@@ -52,6 +52,7 @@ def _policy(session: Session, plan: Plan) -> dict[str, Any]:
     return {
         **plan.policy.model_dump(mode="json"),
         "window_source": window_source_of(plan.policy, session).value,
+        "window_unconfigured": plan.policy.unconfigured_window,  # PicoClaw's max_tokens · 4
     }
 
 

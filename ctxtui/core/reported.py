@@ -158,7 +158,8 @@ class ReportedGap:
             f"API reported {r} prompt tok at request {n}{since}; ctxtui counted {e} "
             f"with {tok} ({g}){self._split(0)}{over}",
             f"API reported {r} at request {n}{since} · counted {e} · {g}{self._split(1)}{brief}",
-            f"API {r} at request {n} · counted {e} · {g}{self._split(1)}",
+            # over the window, why it could be comes before the split
+            f"API {r} at request {n} · counted {e} · {g}{brief or self._split(1)}",
             f"API {r} · counted {e} · {g}{self._split(2)}",
         )
 

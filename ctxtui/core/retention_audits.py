@@ -17,7 +17,7 @@ from ctxtui.core.models import Message, Session
 from ctxtui.core.policy import Policy
 from ctxtui.core.replay import Replay
 from ctxtui.core.replay_compaction import summary_message
-from ctxtui.core.retention import AFTER_CHARS, Audit, Source, audit
+from ctxtui.core.retention import Audit, Source, audit
 from ctxtui.core.retention import Segment as Replaced
 from ctxtui.core.tokenizers import Tokenizer
 
@@ -141,6 +141,3 @@ def simulated_audits(result: Replay) -> tuple[Audit, ...]:
         )
         out.append(audit(segment, text, "simulated", c.summary_tokens, c.request))
     return tuple(out)
-
-
-__all__ = ["AFTER_CHARS", "preview_audit", "recorded_audits", "simulated_audits"]

@@ -19,11 +19,13 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ctxtui.core.models import Message, Session
 from ctxtui.core.summary_text import (
     CODE_LINE,
     ERROR_HINTS,
+    EXTENSIONS,
     PATH,
     SENTENCE_SPLIT,
     clean_text,
@@ -116,11 +118,12 @@ def fact_key(text: str) -> str:
     return key.lstrip(_LEADING).rstrip(_TRAILING).strip()
 
 
-def bounded(text: str) -> str:
-    """``text``, or its head and tail when it is longer than both together."""
-    if len(text) <= HEAD_CHARS + TAIL_CHARS:
+def bounded(text: str, limit: int = HEAD_CHARS + TAIL_CHARS) -> str:
+    """``text``, or its head and tail (half of ``limit`` each) when it is longer."""
+    if len(text) <= limit:
         return text
-    return f"{text[:HEAD_CHARS]}\n{text[-TAIL_CHARS:]}"
+    half = limit // 2
+    return f"{text[:half]}\n{text[-half:]}"
 
 
 def _shown(text: str) -> str:
@@ -129,6 +132,23 @@ def _shown(text: str) -> str:
 
 
 def _arguments(arguments: str) -> dict[str, object]:
+    """A call's arguments as a dict (``{}`` when not a JSON object). Short ones are cached: a
+    message's calls are read for their command and again for their text (never mutate the
+    result); a long one (a patch) is parsed again rather than held."""
+    if len(arguments) <= CACHED_ARGUMENTS:
+        return _cached_arguments(arguments)
+    return _parse_arguments(arguments)
+
+
+CACHED_ARGUMENTS = 4_096
+
+
+@lru_cache(maxsize=1024)
+def _cached_arguments(arguments: str) -> dict[str, object]:
+    return _parse_arguments(arguments)
+
+
+def _parse_arguments(arguments: str) -> dict[str, object]:
     try:
         parsed = json.loads(arguments) if arguments.strip() else {}
     except (ValueError, RecursionError):
@@ -159,14 +179,14 @@ def _strings(args: dict[str, object]) -> Iterator[str]:
             yield from (v for v in value if isinstance(v, str))
 
 
-def texts(m: Message) -> list[str]:
+def texts(m: Message, limit: int = HEAD_CHARS + TAIL_CHARS) -> list[str]:
     """What facts are drawn from in a message: its content and its calls' string arguments,
     each bounded and cleaned (``segment_text`` joins the same pieces)."""
     pieces = [m.content]
     for call in m.tool_calls:
         args = _arguments(call.arguments)
         pieces.extend(_strings(args) if args else [call.arguments])
-    return [clean_text(bounded(p)) for p in pieces if p]
+    return [clean_text(bounded(p, limit)) for p in pieces if p]
 
 
 def segment_text(session: Session, first: int, last: int) -> str:
@@ -183,6 +203,12 @@ def _outside(spans: list[tuple[int, int]], start: int, end: int) -> bool:
 
 
 _DIGIT = re.compile(r"\d")
+_EXT_HINT = re.compile(rf"\.(?:{EXTENSIONS})\b")
+"""A dot and one of ``PATH``'s file extensions: a text without one (nor a slash) names no
+path, and the search for it runs at C speed from the literal dot."""
+_MEASURED = re.compile(r"\d\s?[^\W\d_]+$|%$|^v?\d+\.\d+\.\d+")
+"""What a tool output's number needs to count: a unit or a version. Bare values and
+``name=value`` pairs there are data (a CSV row, a JSON record), not a measurement."""
 _EXTENSION = re.compile(r"\.[A-Za-z][\w-]*$")
 
 
@@ -206,19 +232,12 @@ def _prose_facts(text: str, m: Message) -> Iterator[tuple[str, str]]:
         if _outside(taken, *match.span()):
             taken.append(match.span())
             yield "test", match.group(1)
-    diff: bool | None = None
-    for match in PATH.finditer(text) if "/" in text or "." in text else ():
-        path = match.group(1)
-        if _outside(taken, *match.span(1)) and _is_path(path):
-            taken.append(match.span(1))
-            if path.startswith(("a/", "b/")):
-                diff = is_diff(text) if diff is None else diff
-                path = path[2:] if diff else path
-            yield "path", path
+    yield from _paths(text, taken)
     if m.role in ("user", "assistant"):
         named: list[tuple[int, int]] = []
         for hint, pattern in IDENTIFIERS:
-            for match in pattern.finditer(text) if hint in text else ():
+            present = hint in text if hint else not text.islower()  # CamelCase: a capital
+            for match in pattern.finditer(text) if present else ():
                 if _outside(taken, *match.span()) and _outside(named, *match.span(1)):
                     named.append(match.span(1))
                     yield "identifier", match.group(1)
@@ -226,6 +245,19 @@ def _prose_facts(text: str, m: Message) -> Iterator[tuple[str, str]]:
         for match in NUMBER.finditer(text):
             if _outside(taken, *match.span()):
                 yield "number", next(g for g in match.groups() if g)
+
+
+def _paths(text: str, taken: list[tuple[int, int]]) -> Iterator[tuple[str, str]]:
+    """File paths outside what is ``taken`` (which they join); a diff's ``a/``/``b/`` dropped."""
+    diff: bool | None = None
+    for match in PATH.finditer(text) if "/" in text or _EXT_HINT.search(text) else ():
+        path = match.group(1)
+        if _outside(taken, *match.span(1)) and _is_path(path):
+            taken.append(match.span(1))
+            if path.startswith(("a/", "b/")):
+                diff = is_diff(text) if diff is None else diff
+                path = path[2:] if diff else path
+            yield "path", path
 
 
 def _output_facts(text: str) -> Iterator[tuple[str, str]]:
@@ -242,7 +274,7 @@ def _output_facts(text: str) -> Iterator[tuple[str, str]]:
     for line in _closing_lines(text):
         for match in NUMBER.finditer(line):
             value = next(g for g in match.groups() if g)
-            if not value.startswith("#"):
+            if _MEASURED.search(value):
                 yield "number", value
 
 
@@ -263,17 +295,24 @@ _TOOL = Message(role="tool")
 _IMPERATIVE_WORDS = frozenset(
     {"please", "don't", "must", "never", "only", "always", "avoid", "shouldn't", "without"}
 )
+_PHRASE_WORDS = frozenset({"not", "sure", "more", "most", "least"})
+_HINTS = ("pleas", "don", "must", "never", "only", "alway", "avoid", "shouldn", "without",
+          "not", "sure", "most", "least")  # fmt: skip
+"""A piece of every word above: a text holding none is refused at C speed."""
 _IMPERATIVE_PHRASES = ("do not", "make sure", "should not", "no more than", "at most", "at least")
 _PUNCTUATION = str.maketrans(dict.fromkeys('.,;:!?()[]{}<>"`*_/|', " "))
 
 
 def _instructs(text: str) -> bool:
-    """Whether ``text`` may hold an instruction: one of ``IMPERATIVE``'s words, found by set
-    and substring look-ups (the case-folding pattern reads a few MB/s; users write a lot)."""
+    """Whether ``text`` may hold an instruction: one of ``IMPERATIVE``'s words, found by one
+    set of its words (the case-folding pattern reads a few MB/s, and users write a lot)."""
     lower = text.lower()
-    if any(p in lower for p in _IMPERATIVE_PHRASES):
+    if not any(hint in lower for hint in _HINTS):
+        return False
+    words = set(lower.translate(_PUNCTUATION).split())
+    if not _IMPERATIVE_WORDS.isdisjoint(words):
         return True
-    return not _IMPERATIVE_WORDS.isdisjoint(lower.translate(_PUNCTUATION).split())
+    return not _PHRASE_WORDS.isdisjoint(words) and any(p in lower for p in _IMPERATIVE_PHRASES)
 
 
 def _instructions(text: str) -> Iterator[tuple[str, str]]:
@@ -284,14 +323,14 @@ def _instructions(text: str) -> Iterator[tuple[str, str]]:
             yield "instruction", sentence
 
 
-def message_facts(m: Message) -> Iterator[tuple[str, str]]:
+def message_facts(m: Message, limit: int = HEAD_CHARS + TAIL_CHARS) -> Iterator[tuple[str, str]]:
     """``(kind, text)`` pairs of one message, in the order they occur (duplicates kept)."""
     output = m.role == "tool" or m.is_error
     for call in m.tool_calls:
         command = _command(call.name, _arguments(call.arguments))
         if command:
             yield "command", command
-    for text in texts(m):
+    for text in texts(m, limit):
         if output:
             counts: dict[str, int] = {}
             for kind, value in _output_facts(text):
@@ -319,35 +358,42 @@ def read_from(messages: Sequence[Message], first: int, last: int, budget: int) -
     while start > first:
         m = messages[start - 1]
         size += min(len(m.content), HEAD_CHARS + TAIL_CHARS)
-        size += sum(len(c.arguments) for c in m.tool_calls)
+        if m.tool_calls:
+            size += sum(len(c.arguments) for c in m.tool_calls)
         if size > budget and start <= last:
             break
         start -= 1
     return start
 
 
-def _facts_read(m: Message, whole: bool) -> Iterator[tuple[str, str]]:
+def _facts_read(m: Message, whole: bool, limit: int) -> Iterator[tuple[str, str]]:
     if whole:
-        return message_facts(m)
+        return message_facts(m, limit)
     if _typed(m) and _instructs(m.content[: HEAD_CHARS + TAIL_CHARS]):
         return _instructions(clean_text(bounded(m.content)))
     return iter(())
 
 
 def segment_facts(
-    session: Session, first: int, last: int, budget: int = SEGMENT_CHARS
+    session: Session,
+    first: int,
+    last: int,
+    budget: int = SEGMENT_CHARS,
+    instructions_before: bool = True,
 ) -> tuple[Fact, ...]:
     """The facts of ``messages[first:last + 1]``, one per kind and key, oldest mention first
-    (of the messages before the newest ``budget`` characters, only instructions)."""
+    (of the messages before the newest ``budget`` characters, only the user's instructions,
+    and those only with ``instructions_before``)."""
     found: dict[tuple[str, str], Fact] = {}
     start = read_from(session.messages, first, last, budget)
-    users = session.index.turn_starts
+    limit = min(budget, HEAD_CHARS + TAIL_CHARS)  # one huge message never costs more
+    users = session.index.turn_starts if instructions_before else ()
     older = users[bisect_left(users, first) : bisect_left(users, start)]
     for i in (*older, *range(start, last + 1)):
         m = session.messages[i]
         if m.is_summary:
             continue  # an earlier summary's facts were counted where they came from
-        for kind, raw in _facts_read(m, i >= start):
+        for kind, raw in _facts_read(m, i >= start, limit):
             text = _shown(raw) if kind in _SENTENCES else _shown(raw).rstrip(_TRAILING)
             key = fact_key(text)
             if len(key) < 2:

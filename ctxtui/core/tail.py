@@ -120,6 +120,17 @@ def suffix_start_within(prefix: Prefix, lo: int, hi: int, limit: int) -> int:
     return lo
 
 
+def max_turns_start(session: Session, turns: int) -> int:
+    """The earliest start a tail of at most ``turns`` turns may take (0: no limit).
+
+    OpenCode's ``select`` only considers the newest ``DEFAULT_TAIL_TURNS`` turns.
+    """
+    starts = session.turn_starts
+    if turns <= 0 or len(starts) < turns:
+        return 0
+    return starts[-turns]
+
+
 def active_turn_start(session: Session) -> int:
     """Where the active turn begins: the last user message, else the newest call/result unit."""
     starts = session.turn_starts
@@ -201,8 +212,11 @@ def fresh_tail_by_tokens(
     if n == 0:
         return FreshTail(0, tail_budget, 0, TailReason.EMPTY, 0, min_turns)
     bounds = bounds or Boundaries.of(session)
-    start = suffix_start_within(prefix, 0, n, tail_budget)
+    lo = max_turns_start(session, policy.tail_max_turns)
+    start = suffix_start_within(prefix, lo, n, tail_budget)
     reason = TailReason.WHOLE_SESSION if start == 0 else TailReason.BUDGET
+    if start == lo > 0 and prefix(n) - prefix(start - 1) <= tail_budget:
+        reason = TailReason.MAX_TURNS
     safe = bounds.pair_forward(start, n)
     if safe != start:
         start, reason = safe, TailReason.TOOL_PAIR

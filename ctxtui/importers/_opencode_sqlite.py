@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,25 @@ def load_database(path: Path, session_id: str | None = None) -> Session:
     try:
         notes: list[str] = []
         return noted(read_database(path, lambda con: _read(con, path, session_id), notes), notes)
+    except SQLITE_ERRORS as exc:
+        raise SessionLoadError(
+            str(path), f"cannot read the OpenCode database ({sqlite_problem(exc)})"
+        ) from None
+
+
+def message_counts(path: Path, finish: Callable[[Session], Session]) -> dict[str, int]:
+    """Every session's message count as ``load_database`` then ``finish`` (the loader's
+    last step, ``hoist_system_prompt``) give it, from one read of the database:
+    ``sessions --count`` over a database of many sessions reads (or copies) it once."""
+
+    def read(con: sqlite3.Connection) -> dict[str, int]:
+        ids = [row[0] for row in con.execute("SELECT id FROM session")]
+        return {
+            sid: len(finish(_read(con, path, sid)).messages) for sid in ids if isinstance(sid, str)
+        }
+
+    try:
+        return read_database(path, read)
     except SQLITE_ERRORS as exc:
         raise SessionLoadError(
             str(path), f"cannot read the OpenCode database ({sqlite_problem(exc)})"

@@ -16,18 +16,22 @@ before and after, and a database that changed meanwhile is read again from a fre
 writer was active), up to ``ATTEMPTS`` times.
 
 Every file is opened without blocking and judged by ``fstat`` first (``_stream.open_regular``):
-a FIFO named like a database is refused. SQLite itself opens the main file by name after that
-check, so a swap in the instant between the two is not covered there.
+a FIFO named like a database is refused. SQLite is given the checked descriptor's
+``/proc/self/fd`` link rather than the name, and it resolves that link to a name again, so a
+swap in the instant after the check could still make its open wait for a writer: a watchdog
+ends that wait (``_connect``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import BinaryIO, TypeVar
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import Session
@@ -76,13 +80,12 @@ def _too_big(signature: _Signature) -> bool:
 @contextlib.contextmanager
 def _connection(path: Path, copy_sides: bool) -> Iterator[sqlite3.Connection]:
     if not copy_sides:
-        with open_regular(path):  # refuses a FIFO before SQLite opens (and blocks on) it
-            pass
-        con = sqlite3.connect(f"{path.as_uri()}?mode=ro&immutable=1", uri=True)
-        try:
-            yield con
-        finally:
-            con.close()
+        with open_regular(path) as held:  # refuses a FIFO before SQLite could block on it
+            con = _connect(f"{_by_descriptor(path, held).as_uri()}?mode=ro&immutable=1", path)
+            try:
+                yield con
+            finally:
+                con.close()
         return
     with tempfile.TemporaryDirectory(prefix="ctxtui-sqlite-") as private:
         copy = Path(private) / "source.db"
@@ -95,6 +98,45 @@ def _connection(path: Path, copy_sides: bool) -> Iterator[sqlite3.Connection]:
             yield con
         finally:
             con.close()
+
+
+def _connect(uri: str, path: Path) -> sqlite3.Connection:
+    """``sqlite3.connect(uri)``, never left waiting on a FIFO.
+
+    SQLite opens by name, and a blocking open of a FIFO waits for a writer: should ``path``
+    become a FIFO in the instant after it was checked, a watchdog opens the FIFO's writing end
+    and closes it at once, so SQLite's open returns and reads an empty file (an error the
+    caller reports) instead of hanging.
+    """
+    opened = threading.Event()
+
+    def watchdog() -> None:
+        while not opened.wait(FIFO_WAIT):
+            try:
+                if path.is_fifo():
+                    os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                continue  # no FIFO, or nobody reading it: nothing is waiting
+
+    guard = threading.Thread(target=watchdog, name="ctxtui-sqlite-open", daemon=True)
+    guard.start()
+    try:
+        return sqlite3.connect(uri, uri=True)
+    finally:
+        opened.set()
+
+
+FIFO_WAIT = 0.2
+"""Seconds an open may take before the watchdog looks for a FIFO in the file's place."""
+
+
+def _by_descriptor(path: Path, held: BinaryIO) -> Path:
+    """What SQLite should open: the file already opened and checked (``/proc/self/fd/N``),
+    where there is such a link. SQLite resolves the link to the file's current name, so a
+    regular file swapped for a FIFO since the check is a name that no longer exists (an
+    error), never a FIFO to wait on; without ``/proc`` it is ``path`` itself."""
+    link = Path(f"/proc/self/fd/{held.fileno()}")
+    return link if link.exists() else path
 
 
 def _copy(source: Path, target: Path) -> None:

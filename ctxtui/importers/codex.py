@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ctxtui.core.model_windows import codex_window
 from ctxtui.core.models import (
     ContentPart,
     Message,
@@ -163,7 +164,7 @@ def build_session(
         source_path=source_path,
         format=FORMAT.name,
         model=replay.model,
-        context_window=replay.context_window,
+        context_window=codex_window(replay.context_window, replay.model),
         warnings=tuple(warnings),
         recorded_compactions=tuple(replay.compactions),
         full_history=full_history,

@@ -12,6 +12,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from ctxtui.importers._claude_sidechains import inline_chains
+from ctxtui.importers._store_files import StoreWalk
 
 SUBAGENT_FORMATS = frozenset({"claude-code"})
 
@@ -23,7 +24,9 @@ def subagent_paths(path: str | Path, format: str) -> list[str]:
     file = Path(path)
     if not file.is_file():
         return []
-    out = [str(p) for p in sorted((file.parent / file.stem / "subagents").glob("agent-*.jsonl"))]
+    # a sub-agent directory that cannot be read, or a FIFO in it, is passed over
+    found = StoreWalk().files(file.parent / file.stem / "subagents", "agent-*.jsonl")
+    out = [str(p) for p in found]
     # the parent reads fine; a sub-agent chain that cannot be found is not counted
     with suppress(OSError, ValueError):
         out.extend(f"{file}#{chain_id}" for chain_id in inline_chains(file))

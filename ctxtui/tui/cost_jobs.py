@@ -6,15 +6,18 @@ request's cost over the messages, so it never runs on the UI thread.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from textual.message import Message
 
-from ctxtui.core.cache_model import WhatIf, token_scale, what_if
-from ctxtui.core.calibration import calibrate
-from ctxtui.core.cost import SessionCost, session_cost
+from ctxtui.core.cache_model import WhatIf
+from ctxtui.core.cache_model import price_replay as priced_replay
+from ctxtui.core.compare import replay_entry
+from ctxtui.core.cost import SessionCost
 from ctxtui.core.cost_words import CostView, cost_view
+from ctxtui.core.engine import Engine
 from ctxtui.core.models import Session
 from ctxtui.core.replay import Replay
 
@@ -48,10 +51,34 @@ def price_session(post: Post, session: Session, message_tokens: Sequence[int]) -
 
 def price_replay(post: Post, result: Replay) -> None:
     try:
-        cost = session_cost(result.session, result.points)
-        counts = result.counts
-        fit = calibrate(result.session, result.points, {counts.tokenizer.used: counts}).fit
-        whatif = what_if(result, cost, token_scale(result.session, counts, fit))
+        whatif = priced_replay(result)
     except Exception:  # the timeline stands without its dollars
         return
-    post(ReplayCostReady(result, cost, whatif))
+    post(ReplayCostReady(result, whatif.recorded, whatif))
+
+
+@dataclass
+class PresetCostsReady(Message):
+    """Each preset's replay of the session priced: ``core.compare.replay_entry`` per name."""
+
+    presets: tuple[str, ...]
+    entries: dict[str, dict[str, Any]]
+
+
+def price_presets(
+    post: Post,
+    engine: Engine,
+    presets: tuple[str, ...],
+    overrides: Mapping[str, Any],
+    stop: Callable[[], bool],
+) -> None:
+    """Replay the session under each preset and price the run; stops when told to."""
+    entries: dict[str, dict[str, Any]] = {}
+    for name in presets:
+        if stop():
+            return
+        try:
+            entries[name] = replay_entry(engine, name, overrides)
+        except Exception:  # one preset that cannot be replayed leaves the others
+            continue
+    post(PresetCostsReady(presets, entries))

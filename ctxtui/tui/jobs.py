@@ -156,15 +156,17 @@ def _count(post: Post, engine: Engine, policy: Policy, progress: Progress | None
 def compact(post: Post, engine: Engine, policy: Policy, reason: CompactReason) -> None:
     """Compact, and work out the LLM calls that would write the summary (the plan is cheap)."""
     from ctxtui.core.leaf_calls import leaf_calls
+    from ctxtui.core.retention_audits import preview_audit
 
     try:
         result = engine.compact(policy, reason)
         plan = engine.plan(policy)
         calls = leaf_calls(engine.session, plan, result, engine.tokenizer(policy))
+        audit = preview_audit(engine.session, result)
     except Exception as err:
         post(WorkFailed(f"compaction failed: {bug_line(err)}"))
         return
-    post(CompactionReady(result, calls))
+    post(CompactionReady(result, calls, audit))
 
 
 def write(post: Post, session: Session, path: Path) -> None:

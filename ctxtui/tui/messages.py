@@ -13,6 +13,7 @@ from ctxtui.core.counts import SessionCounts
 from ctxtui.core.leaf_calls import LeafCalls
 from ctxtui.core.models import Session
 from ctxtui.core.policy import Policy
+from ctxtui.core.retention import Audit
 
 
 @dataclass
@@ -60,6 +61,7 @@ class CompactionReady(Message):
 
     result: CompactionResult
     calls: LeafCalls | None = None
+    audit: Audit | None = None  # the stand-in's retention audit
 
 
 @dataclass

@@ -112,6 +112,16 @@ MAX_CONFIG_BYTES = 256 * 1024
 """The most of a config file read: a real one is a few KB."""
 
 
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a socket" if stat.S_ISSOCK(mode) else "a special file"
+
+
 def _read_bounded(path: Path, limit: int) -> bytes:
     """At most ``limit`` bytes of a regular file, opened without blocking (a FIFO at the path
     must not stop the app from starting); ``ValueError`` names anything else found there."""
@@ -119,8 +129,7 @@ def _read_bounded(path: Path, limit: int) -> bytes:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "a special file"
-            raise ValueError(f"expected a regular file, found {kind}")
+            raise ValueError(f"expected a regular file, found {_kind(info.st_mode)}")
         if info.st_size > limit:
             raise ValueError(
                 f"the file holds {info.st_size:,} bytes; a config is a few KB (at most "

@@ -69,7 +69,10 @@ class MainState:
         window = values.get("context_window")
         if isinstance(window, int) and "max_tokens" not in values:
             # As for a session (and the CLI): a smaller window gets a reserve that fits it.
-            values["max_tokens"] = fit_reserve(window, preset(preset_name).max_tokens)
+            base = preset(preset_name).max_tokens
+            values["max_tokens"] = fit_reserve(window, base)
+            if values["max_tokens"] < base:  # recorded where it happens, for the warning
+                values["reserve_lowered_from"] = base
         try:
             policy = preset(preset_name, **values)
             return cls(policy, preset_name, wanted, tokenizer_choice=choice), None

@@ -120,9 +120,7 @@ def test_the_app_renders_and_answers_keys_in_a_browser(served: str, tmp_path: Pa
             assert "fresh tail" in wait_for("fresh tail", mark)
 
             mark = len(frames)
-            page.keyboard.press("c")
-            wait_for("proactive", mark)  # the reason dialog
-            page.keyboard.press("Enter")
+            page.keyboard.press("c")  # the plan preset: the preview opens at once
             preview = wait_for("Compaction preview", mark)
             assert "Summary of Previous Conversation" in preview
             assert "LLM prompt" in preview

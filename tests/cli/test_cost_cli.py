@@ -107,3 +107,39 @@ def test_report_gives_each_tool_its_whole_session_carry(
         assert tool["carry_usd"] == carried[tool["name"]] > 0
         # the whole session re-sent far more than the context after the last compaction holds
         assert tool["carry_tokens"] > tool["sent_tokens"]
+
+
+def test_compare_replay_prices_each_preset(capsys: pytest.CaptureFixture[str]) -> None:
+    sample = str(samples_dir() / "claude_code_cache_story.jsonl")
+    doc = _json(capsys, "compare", sample, "--replay", "--presets", "plan,codex")
+    for entry in doc["presets"]:
+        replay = entry["replay"]
+        assert replay["recorded_cost_usd"] == pytest.approx(0.5388752, rel=1e-9)
+        assert replay["simulated_cost_usd"] > 0
+        assert 0 < replay["simulated_cache_hit_ratio"] < 1
+
+
+def test_fleet_rows_carry_the_sessions_cost(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    shutil.copy(samples_dir() / "claude_code_cache_story.jsonl", tmp_path / "s.jsonl")
+    argv = ["fleet", str(tmp_path), "--no-cache", "--no-simulate", "--workers", "1"]
+    doc = _json(capsys, *argv)
+    row = doc["sessions"][0]
+    assert row["cost_usd"] == pytest.approx(0.5388752, rel=1e-9)
+    assert row["cache_hit_ratio"] == pytest.approx(0.8679026538326644, rel=1e-9)
+
+
+@pytest.mark.parametrize("command", ["replay", "report"])
+def test_help_names_the_price_source_and_its_version(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ctxtui.core.prices import PRICE_VERSION
+
+    with pytest.raises(SystemExit) as done:
+        main([command, "--help"])
+    assert done.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"genai-prices {PRICE_VERSION}" in text and "docs/cost.md" in text

@@ -111,3 +111,34 @@ def test_compact_never_writes_into_an_agents_store_even_with_force(
     done = _ctxtui(["compact", DEMO, "-o", str(tmp_path / "link" / "new.json")], tmp_path)
     _one_line_exit_2(done, "session store")
     assert not (folder / "new.json").exists()
+
+
+def test_report_o_never_writes_into_an_agents_store_either(tmp_path: Path) -> None:
+    folder = tmp_path / ".codex" / "sessions"
+    folder.mkdir(parents=True)
+    other = folder / "rollout-x.jsonl"
+    other.write_text("{}\n")
+    done = _ctxtui(["report", DEMO, "--json", "-o", str(other), "--force"], tmp_path)
+    _one_line_exit_2(done, "refusing to write inside Codex's session store")
+    assert other.read_text() == "{}\n"
+
+
+def test_a_closed_stderr_sends_nothing_to_stdout_and_no_file_takes_its_place(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxtui", "report", str(tmp_path / "missing.json")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: os.close(2),
+    )
+    assert done.returncode == 2 and done.stdout == ""  # the error line is not on stdout
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxtui", "compact", DEMO, "-o", str(out)],
+        stdout=subprocess.DEVNULL,
+        timeout=60,
+        preexec_fn=lambda: os.close(2),
+    )
+    assert done.returncode == 0 and out.read_bytes().startswith(b"{")

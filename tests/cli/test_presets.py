@@ -27,10 +27,11 @@ def _report(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("preset", "window", "output", "trigger"),
     [
-        ("opencode", 200_000, 64_000, 148_000),
-        ("opencode", 128_000, 16_384, 95_232),
-        ("opencode", 200_000, 8_192, 183_616),
-        ("opencode", 1_000_000, 32_000, 948_000),
+        # overflow.ts usable(): context − min(output, 32,000) without an input limit
+        ("opencode", 200_000, 64_000, 168_000),
+        ("opencode", 128_000, 16_384, 111_616),
+        ("opencode", 200_000, 8_192, 191_808),
+        ("opencode", 1_000_000, 32_000, 968_000),
         ("codex", 272_000, 0, 244_800),
         ("codex", 200_000, 0, 180_000),
         ("codex", 128_000, 0, 115_200),
@@ -125,7 +126,7 @@ def test_compare_json(chat: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert names == ["plan", "picoclaw", "opencode", "codex", "claude-code"]
     by = {p["preset"]: p for p in doc["presets"]}
     assert by["codex"]["trigger"] == 180_000
-    assert by["opencode"]["trigger"] == 148_000
+    assert by["opencode"]["trigger"] == 168_000
     assert by["claude-code"]["trigger"] == 167_000
     for p in doc["presets"]:
         assert p["window"] == 200_000
@@ -193,7 +194,7 @@ def test_opencode_estimator(
 
 @pytest.mark.parametrize(
     ("window", "output", "budget"),
-    [(200_000, 64_000, 15_000), (60_000, 10_000, 10_000), (12_000, 2_000, 2_000)],
+    [(200_000, 64_000, 15_000), (60_000, 10_000, 12_500), (12_000, 2_000, 2_500)],
 )
 def test_opencode_tail_is_a_quarter_of_usable_clamped(
     chat: Path,
@@ -260,10 +261,10 @@ def test_opencode_truncation_limits(
 @pytest.mark.parametrize(
     ("output", "truncated"),
     [
-        ("l\n" * 256, False),
-        ("l\n" * 257, True),
-        ("x" * 10_240, False),
-        ("x" * 10_241, True),
+        ("l\n" * 5_000, False),  # Bytes(10_000): no line limit any more
+        ("l\n" * 5_001, True),
+        ("x" * 10_000, False),
+        ("x" * 10_001, True),
     ],
 )
 def test_codex_ingest_truncation_limits(
@@ -296,9 +297,30 @@ def test_claude_code_microcompact_clears_old_builtin_results(
 ) -> None:
     tools = ["Read", "Bash", "custom", "Grep", "WebFetch", "Edit", "Write"]
     path = _chat_file(tmp_path, _tool_turns([(t, "z" * 4_000) for t in tools]))
+    argv = [str(path), "--preset", "claude-code", "--tokenizer", "plan"]
+    # results at 2, 6, 10, 14, 18, 22, 26; the newest three eligible (18, 22, 26) stay, once
+    # the prompt is past the clearing threshold
+    assert _report(capsys, *argv, "--prune-after", "5000")["prune"]["pruned"] == [2, 6, 14]
+    assert _report(capsys, *argv, "--prune-after", "0", "--prune-keep", "1")["prune"]["pruned"] == [
+        2,
+        6,
+        14,
+        18,
+        22,
+    ]
+
+
+def test_claude_code_keeps_every_tool_result_below_the_clearing_threshold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Clearing starts past a threshold (inferred: 100,000), not on every request."""
+    tools = ["Read", "Bash", "Grep", "WebFetch", "Edit", "Write"] * 5
+    path = _chat_file(tmp_path, _tool_turns([(t, "z" * 8_000) for t in tools]))
     r = _report(capsys, str(path), "--preset", "claude-code", "--tokenizer", "plan")
-    # results at 2, 6, 10, 14, 18, 22, 26; the newest three eligible (18, 22, 26) stay
-    assert r["prune"]["pruned"] == [2, 6, 14]
+    assert 30_000 < r["totals"]["tokens"] < 100_000
+    assert r["prune"]["pruned"] == []
+    assert r["policy"]["prune_trigger_tokens"] == 100_000
+    assert r["policy"]["prune_keep_results"] == 3
 
 
 @pytest.mark.parametrize(
@@ -417,3 +439,27 @@ def test_compare_table_counts_in_words(tmp_path: Path, capsys: pytest.CaptureFix
     out = capsys.readouterr().out
     assert "1 message" in out
     assert "1 messages" not in out
+
+
+def test_a_typed_reserve_is_not_reported_as_lowered(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue #26: the user typed 8192; only a reserve the preset's fit lowered is said to be."""
+    sample = Path(__file__).resolve().parents[2] / "sample_sessions" / "picoclaw_long_chat.jsonl"
+    argv = ["report", str(sample), "--preset", "plan", "--context-window", "32768"]
+    assert main([*argv, "--max-tokens", "8192"]) == 0
+    typed = capsys.readouterr()
+    assert "lowered" not in typed.out + typed.err
+    assert main(argv) == 0
+    fitted = capsys.readouterr()
+    assert "output reserve lowered from 32,768 to 8,192" in fitted.out + fitted.err
+
+
+def test_opencode_prune_sizes_the_raw_output_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """compaction.ts prune(): ``Token.estimate(part.state.output)``. Seven old outputs of
+    10,000 tokens of text: the newest four reach exactly PRUNE_PROTECT (40,000, not over it)
+    and stay; sized as whole messages (their JSON framing included) the fourth would pass it."""
+    outputs = [("bash", "o" * 40_000)] * 7 + [("bash", "c"), ("bash", "d")]
+    path = _chat_file(tmp_path, _tool_turns(outputs))
+    argv = [str(path), "--preset", "opencode", "--prune-mode", "tokens"]
+    assert _report(capsys, *argv)["prune"]["pruned"] == [2, 6, 10]

@@ -66,7 +66,7 @@ def parse(html: str) -> Page:
 
 
 def number(text: str) -> float:
-    return float(text.replace(",", "").rstrip("%"))
+    return float(text.replace(",", "").rstrip("%").lstrip("$"))
 
 
 def expected_figures(doc: dict[str, Any]) -> dict[str, float]:
@@ -86,6 +86,9 @@ def expected_figures(doc: dict[str, Any]) -> dict[str, float]:
         section, field = key.split(".")
         out[key] = float(doc[section][field])
     out["totals.used_ratio"] = round(doc["totals"]["used_ratio"] * 100, 1)
+    total = (doc.get("cost") or {}).get("total_usd")
+    if total is not None:
+        out["cost.total_usd"] = round(total, 4)
     return out
 
 

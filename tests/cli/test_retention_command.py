@@ -144,3 +144,28 @@ def test_replay_json_compactions_carry_the_same_block(capsys: pytest.CaptureFixt
     retained = _json(capsys, str(SAMPLES / "claude_code_replay.jsonl"))
     recorded = [c for c in retained["compactions"] if c["source"] == "recorded"]
     assert [rc["retention"] for rc in doc["recorded_compactions"]] == recorded
+
+
+def test_picoclaws_meta_summary_is_audited_against_the_skipped_lines(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    lines = [
+        {"role": "user", "content": "Please read src/app.py first."},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "exec",
+             "arguments": "{\"command\": \"cat src/app.py\"}"}}]},
+        {"role": "tool", "content": "out", "tool_call_id": "c1"},
+        {"role": "user", "content": "now fix src/app.py"},
+    ]  # fmt: skip
+    path = tmp_path / "sk_v1_x.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    meta = {"skip": 3, "summary": "The user asked to read a file with cat src/app.py."}
+    (tmp_path / "sk_v1_x.meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    doc = _json(capsys, str(path), "--format", "picoclaw")
+    recorded, stand_in = doc["compactions"][:2]
+    assert (recorded["source"], stand_in["source"]) == ("recorded", "stand-in")
+    assert recorded["replaced"]["from"] == 0 and recorded["replaced"]["to"] == 2
+    assert recorded["kinds"]["command"] == {"kept": 1, "total": 1}
+    assert recorded["kinds"]["path"] == {"kept": 1, "total": 1}
+    assert recorded["kinds"]["instruction"] == {"kept": 0, "total": 1}
+    assert recorded["needed_after"] == {"kept": 1, "total": 1}  # the path, used again

@@ -163,7 +163,11 @@ async def _hold(served: Served, count: int, width: int = 80, height: int = 24) -
 def test_apps_are_capped_and_one_more_gets_a_page(served: Served) -> None:
     async def scenario() -> tuple[int, int, str, int]:
         http, *sockets = await _hold(served, 2)
-        running = len(children(served.proc.pid))
+        apps = children(served.proc.pid)
+        running = len(apps)
+        for pid in apps:  # each app is told it may write nowhere (no --export-dir given)
+            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            assert b"CTXTUI_WRITE_ROOT=" in environ and b"CTXTUI_NO_CACHE=1" in environ
         refused = await _ws_status(served.ws(), served.base)
         async with aiohttp.ClientSession() as other, other.get(served.url) as page:
             text = await page.text()

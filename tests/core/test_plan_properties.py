@@ -20,7 +20,17 @@ from ctxtui.core.counts import SessionCounts
 from ctxtui.core.models import Message, Session, ToolCall, ToolDefinition
 from ctxtui.core.plan import Plan, TailReason, TokenizerInfo
 from ctxtui.core.planner import build_plan, history_budget
-from ctxtui.core.policy import CompactionStyle, Policy, PruneMode, TailMode, make_policy
+from ctxtui.core.policy import (
+    CompactionStyle,
+    Policy,
+    PruneMode,
+    PruneStub,
+    PruneTools,
+    TailMode,
+    TriggerCheck,
+    TriggerCount,
+    make_policy,
+)
 from ctxtui.core.reasons import CompactReason
 
 
@@ -148,6 +158,17 @@ FREE_KNOBS: dict[str, st.SearchStrategy[Any]] = {
     "compact_trigger_ratio": st.floats(0.01, 1),
     "reserve_system_and_tools": st.booleans(),
     "compaction_style": st.sampled_from(list(CompactionStyle)),
+    "tail_keep_active_turn": st.booleans(),
+    "tail_max_turns": st.integers(0, 3),
+    "prune_stub": st.sampled_from(list(PruneStub)),
+    "prune_tools": st.sampled_from(list(PruneTools)),
+    "prune_keep_results": st.integers(0, 4),
+    "prune_size_output_text": st.booleans(),
+    "prune_trigger_tokens": st.sampled_from([0, 0, 200, 2_000]),
+    "trigger_check": st.sampled_from(list(TriggerCheck)),
+    "trigger_count": st.sampled_from(list(TriggerCount)),
+    "compact_after_turn": st.booleans(),
+    "auto_compact": st.booleans(),
 }
 
 
@@ -319,8 +340,10 @@ def test_compaction_need_matches_the_strict_trigger(
     case: tuple[Session, SessionCounts], policy: Policy
 ) -> None:
     plan = _plan(case, policy)
-    assert plan.compaction.needed is (plan.totals.tokens >= policy.trigger)
-    if policy.trigger_output_cap >= policy.max_tokens and not policy.trigger_inclusive:
+    trigger = policy.trigger
+    assert plan.compaction.needed is (trigger is not None and plan.totals.tokens >= trigger)
+    strict = policy.trigger_output_cap >= policy.max_tokens and not policy.trigger_inclusive
+    if strict and policy.auto_compact:
         share = policy.trigger_threshold + policy.max_tokens  # the plan's strict check
         assert plan.compaction.needed is (plan.totals.requested > share)
     if plan.overflow is not None:

@@ -3,7 +3,8 @@
 Modes: ``huge-json`` (a 256 MB JSON answer), ``gzip-bomb`` (a small gzip body that inflates to
 hundreds of MB), ``endless`` (a stream that never ends), ``huge-error`` (a 256 MB error body),
 ``drip-body`` / ``drip-headers`` (one byte at a time, every ``drip`` seconds, forever),
-``hang`` (reads the request, never answers), ``escapes`` (a summary holding ESC, BEL and OSC 52,
+``hang`` (reads the request, never answers), ``endless-empty`` (framing without text),
+``escapes`` (a summary holding ESC, BEL and OSC 52,
 and an error body with the same). It records when each connection opened and closed, so a
 test measures how long the client kept it, not how long a process took to start.
 """
@@ -81,6 +82,7 @@ class _Handler(socketserver.BaseRequestHandler):
         while b"\r\n\r\n" not in data:
             data += sock.recv(65536)
         head, body = data.split(b"\r\n\r\n", 1)
+        self.head = head
         length = 0
         for line in head.split(b"\r\n"):
             if line.lower().startswith(b"content-length:"):
@@ -105,6 +107,12 @@ class _Handler(socketserver.BaseRequestHandler):
         elif mode == "endless":
             sock.sendall(_head(200, "text/event-stream"))
             chunk = json.dumps({"choices": [{"delta": {"content": "x" * 1000}}]})
+            line = f"data: {chunk}\n\n".encode() * 64
+            while True:
+                sock.sendall(line)
+        elif mode == "endless-empty":  # no text at all, only framing: the byte cap ends it
+            sock.sendall(_head(200, "text/event-stream"))
+            chunk = json.dumps({"choices": [{"delta": {}}], "pad": "x" * 1000})
             line = f"data: {chunk}\n\n".encode() * 64
             while True:
                 sock.sendall(line)
@@ -134,6 +142,10 @@ class _Handler(socketserver.BaseRequestHandler):
             chunk = json.dumps({"model": "m\x1b[31m", "choices": [{"delta": delta}]})
             body = f"data: {chunk}\n\ndata: [DONE]\n\n".encode()
             sock.sendall(_head(200, "text/event-stream", length=len(body)) + body)
+        elif mode == "echo-key":  # as servers do: "Incorrect API key provided: sk-..."
+            auth = [h for h in self.head.split(b"\r\n") if h.lower().startswith(b"authorization")]
+            body = b"Incorrect API key provided: " + (auth[0].split(b" ")[-1] if auth else b"")
+            sock.sendall(_head(401, "text/plain", length=len(body)) + body)
         elif mode == "escapes-error":
             body = b"\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07 bad \x1b[31mred"
             sock.sendall(_head(400, "text/plain", length=len(body)) + body)

@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from ctxtui.samples import samples_dir
+from tests.llm.hostile import hostile
 from tests.llm.server import Behaviour, serve
 
 SESSION = samples_dir() / "coding_agent_overflow.json"
@@ -81,3 +82,10 @@ def test_a_key_goes_over_http_to_loopback_or_when_allowed() -> None:
         assert code == 2 and "clear text" in err
         code, err = compact(lan, "--llm-allow-http", env={"OPENAI_API_KEY": KEY})
         assert "clear text" not in err and "cannot reach http://127.0.0.2" in err  # it tried
+
+
+def test_a_key_the_server_echoes_back_is_not_printed() -> None:
+    with hostile("echo-key") as (url, _):
+        code, err = compact(url, env={"OPENAI_API_KEY": KEY})
+    assert code == 2 and "HTTP 401 (Incorrect API key provided: [the key])" in err
+    assert KEY not in err

@@ -45,7 +45,8 @@ def run_compact(url: str, *extra: str) -> tuple[int, str, str, int]:
     [
         ("huge-json", "passed 8,192 KB"),
         ("gzip-bomb", "passed 8,192 KB"),
-        ("endless", "passed 8,192 KB"),
+        ("endless", "passed 256 KB of text"),
+        ("endless-empty", "passed 8,192 KB"),
         ("endless-line", "stream line over"),
         ("huge-error", "HTTP 500"),
         ("drip-body", f"within {TIMEOUT:g} s"),

@@ -47,3 +47,27 @@ async def test_detail_pane_says_what_a_message_cost_while_in_context() -> None:
         n = view.carry.requests[3]
         assert n > 1
         assert f"carry: re-sent in {n} requests, {dollars(view.carry.cost[3])}" in body
+
+
+async def test_compare_prices_each_presets_replay() -> None:
+    from textual.widgets import Static
+
+    from ctxtui.core.compare import replay_entry
+    from ctxtui.core.engine import Engine
+    from ctxtui.tui.screens.compare import DEFAULT_PRESETS, CompareScreen
+
+    async with app_for(STORY).run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, CompareScreen)
+        line = str(screen.query_one("#compare-cost", Static).render()).replace("\n", " ")
+        engine = Engine(screen.state.session)
+        overrides = {k: v for k, v in screen.state.overrides.items() if k in ("context_window",)}
+        entry = replay_entry(engine, "codex", {**overrides, "max_tokens": 4096})
+        assert line.startswith(
+            f"replayed in dollars: recorded {dollars(entry['recorded_cost_usd'])}"
+        )
+        for n, name in enumerate(DEFAULT_PRESETS):
+            assert f"{n + 1} {name} $" in line

@@ -48,9 +48,7 @@ def _app(url: str | None, **llm: Any) -> CtxtuiApp:
 
 async def _preview(pilot: Pilot[Any]) -> CompactionPreviewScreen:
     await settle(pilot)
-    await pilot.press("c")
-    await pilot.pause()
-    await pilot.press("enter")  # the first reason: proactive
+    await pilot.press("c")  # the plan preset's reasons only label: the preview opens at once
     await settle(pilot)
     screen = pilot.app.screen
     assert isinstance(screen, CompactionPreviewScreen)
@@ -289,3 +287,17 @@ async def test_q_quits_while_a_call_is_reading() -> None:
         assert app.return_code is not None, "q quit the app"
         assert time.monotonic() - started < 20
         assert log.held() < 20 and max(log.closed) - quit_at < 2, "and hung up at once"
+
+
+async def test_an_endless_answer_ends_in_one_line_and_the_keys_stay_live() -> None:
+    """A server streaming text without end: the call stops at its cap, quickly, and says so."""
+    with hostile("endless") as (url, _):
+        app = _app(url, timeout=60)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await _preview(pilot)
+            started = time.monotonic()
+            await pilot.press("s")
+            await _until(pilot, lambda: "failed" in _status(screen), "the refusal")
+            assert time.monotonic() - started < 10
+            assert "stopped reading" in _status(screen)
+            assert screen.query_one("#summary").display, "the stand-in stays"

@@ -36,7 +36,7 @@ def test_dev_zero_as_the_config_is_refused_at_once(tmp_path: Path) -> None:
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     problems, took = _load_quickly(path)
     assert took < 1 and resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 50_000
-    assert problems == [f"Ignored {path}: expected a regular file, found a special file"]
+    assert problems == [f"Ignored {path}: expected a regular file, found a device"]
 
 
 def test_a_fifo_at_config_json_does_not_block(tmp_path: Path) -> None:
@@ -44,7 +44,7 @@ def test_a_fifo_at_config_json_does_not_block(tmp_path: Path) -> None:
     os.mkfifo(path)
     problems, took = _load_quickly(path)
     assert took < 1
-    assert problems == [f"Ignored {path}: expected a regular file, found a special file"]
+    assert problems == [f"Ignored {path}: expected a regular file, found a FIFO (named pipe)"]
 
 
 def test_a_50_mb_value_is_refused_without_reading_it(tmp_path: Path) -> None:

@@ -249,3 +249,10 @@ def test_the_api_figure_is_not_set_against_a_compacted_session() -> None:
     compacted = compacted.planned(compacted.engine.plan(compacted.policy))
     assert compacted.reported is None
     assert compacted.undone().session is session
+
+
+def test_a_reserve_fitted_at_start_is_recorded_as_lowered_and_a_typed_one_is_not() -> None:
+    fitted, _ = MainState.start("plan", {"context_window": 32_768})
+    assert (fitted.policy.max_tokens, fitted.policy.reserve_lowered_from) == (8_192, 32_768)
+    typed, _ = MainState.start("plan", {"context_window": 32_768, "max_tokens": 8_192})
+    assert (typed.policy.max_tokens, typed.policy.reserve_lowered_from) == (8_192, 0)

@@ -22,6 +22,8 @@ from textual.widgets import Button, Label, Markdown, Static, TabbedContent, TabP
 from ctxtui.core.compaction import CompactionResult
 from ctxtui.core.leaf_calls import LeafCalls, with_llm_summary, with_summary_text
 from ctxtui.core.models import Session
+from ctxtui.core.retention import Audit
+from ctxtui.core.retention import audit as audit_summary
 from ctxtui.core.tokenizers import Tokenizer
 from ctxtui.core.wording import plural
 from ctxtui.llm import LLMSummary, SummarizerError
@@ -35,11 +37,13 @@ from ctxtui.tui.llm_job import endpoint_for
 from ctxtui.tui.screens.dialog import Dialog, button_row
 from ctxtui.tui.settings import LLMSettings
 from ctxtui.tui.widgets.llm_summary import LLMSummaryView
+from ctxtui.tui.widgets.retention import RetentionView
 
 __all__ = ["PROMPT_PREVIEW_CHARS", "CompactionPreviewScreen", "figure_rows", "prompt_preview"]
 
 APPLY = "apply"
 EXPORT = "export"
+REASON = "reason"
 
 
 class CompactionPreviewScreen(Dialog[str | None]):
@@ -108,6 +112,7 @@ class CompactionPreviewScreen(Dialog[str | None]):
         Binding("a", "apply", "Apply", id="compaction.apply"),
         Binding("x", "export", "Export", id="compaction.export"),
         Binding("s", "send", "Send to LLM", id="compaction.send"),
+        Binding("r", "reason", "Reason", id="compaction.reason"),
         # A modal screen hides the app's bindings; leaving must still work here, a running
         # LLM call included (the summary view hangs up as it unmounts).
         Binding("q", "app.quit", "Quit", show=False, id="compaction.quit"),
@@ -122,11 +127,17 @@ class CompactionPreviewScreen(Dialog[str | None]):
         calls: LeafCalls | None = None,
         llm: LLMSettings | None = None,
         tokenizer: Tokenizer | None = None,
+        audit: Audit | None = None,
+        choose_reason: bool = False,
     ) -> None:
         super().__init__()
         self.result = result
         self.stand_in = result  # the compaction as computed, with the local summary
         self.tokenizer = tokenizer
+        self.audit = audit  # the stand-in's retention audit (the Lost tab)
+        self.choose_reason = choose_reason
+        """The reason dialog was skipped (the reason only labels the event under this
+        preset): ``r`` offers it from here."""
         self.messages_before = messages_before
         self.calls = calls
         self.llm = llm or LLMSettings()
@@ -179,10 +190,17 @@ class CompactionPreviewScreen(Dialog[str | None]):
                     for label, value in figure_rows(result, self.messages_before):
                         yield Label(label, classes="figure-label")
                         yield Label(value, classes="figure-value", markup=False)
+                with TabPane("Lost", id="lost-tab"):
+                    yield RetentionView(self.audit, id="retention")
             yield button_row(
                 Button(Content("Apply (a)"), variant="primary", compact=True, id="apply"),
                 Button(Content("Export (x)"), compact=True, id="export"),
                 Button(Content("Send to LLM (s)"), compact=True, id="send"),
+                *(
+                    [Button(Content(f"Reason: {result.reason.value} (r)"), compact=True, id=REASON)]
+                    if self.choose_reason
+                    else []
+                ),
                 Button(Content("Cancel (esc)"), compact=True, id="cancel"),
             )
 
@@ -223,6 +241,8 @@ class CompactionPreviewScreen(Dialog[str | None]):
         self.query_one("#llm-status").display = False
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == REASON:
+            return self.choose_reason
         if action in (APPLY, EXPORT) and not self._changes_something:
             return None  # shown dimmed in the footer: there is nothing to apply or export
         return True
@@ -242,6 +262,13 @@ class CompactionPreviewScreen(Dialog[str | None]):
     def action_export(self) -> None:
         if self._changes_something:
             self.dismiss(EXPORT)
+
+    @on(Button.Pressed, "#reason")
+    def action_reason(self) -> None:
+        """Back to choose the reason, then a new preview: offered where the reason changes
+        nothing but the event's label, so the dialog did not ask before."""
+        if self.choose_reason:
+            self.dismiss(REASON)
 
     # -- the LLM summary -------------------------------------------------------------------
 
@@ -299,3 +326,7 @@ class CompactionPreviewScreen(Dialog[str | None]):
         if self.tokenizer is not None:
             self.result = with_llm_summary(self.stand_in, event.summary.text, self.tokenizer)
         self._show_figures()
+        if self.audit is not None:
+            tokens = self.result.summary_tokens if self.tokenizer is not None else 0
+            llm = audit_summary(self.audit.segment, event.summary.text, "llm", tokens)
+            self.query_one(RetentionView).show(llm, beside=self.audit)

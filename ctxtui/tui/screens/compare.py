@@ -23,10 +23,12 @@ from textual.widgets import Button, SelectionList, Static
 from textual.worker import get_current_worker
 
 from ctxtui.core.compare import PresetPlan, plan_presets
+from ctxtui.core.cost_words import cost_line
 from ctxtui.core.engine import Engine
 from ctxtui.core.plan import Pressure
 from ctxtui.core.policy import PRESETS
 from ctxtui.core.wording import plural
+from ctxtui.tui.cost_jobs import PresetCostsReady, price_presets
 from ctxtui.tui.screens.dialog import Dialog, button_row
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.compare_lanes import GLYPHS, LANE_CELLS, CompareLanes, lane_mark
@@ -56,7 +58,11 @@ def gauge_line(number: int, entry: PresetPlan, width: int, name_cells: int) -> T
         Pressure.ERROR: "red",
     }[entry.plan.pressure]
     filled = min(GAUGE_CELLS, round(GAUGE_CELLS * t.tokens / max(1, t.window)))
-    trigger_at = min(GAUGE_CELLS - 1, GAUGE_CELLS * t.trigger // max(1, t.window))
+    trigger_at = (
+        min(GAUGE_CELLS - 1, GAUGE_CELLS * t.trigger // max(1, t.window))
+        if t.trigger is not None
+        else -1
+    )
     line = Text(no_wrap=True, end="")
     line.append(f"{number} ", "bold")
     line.append(f"{entry.name:<{name_cells}} ", "bold")
@@ -65,7 +71,8 @@ def gauge_line(number: int, entry: PresetPlan, width: int, name_cells: int) -> T
             line.append("│", "yellow")
         else:
             line.append("█" if cell < filled else "░", style if cell < filled else "dim")
-    line.append(f" {t.tokens:,} / {t.window:,} · trigger {t.trigger:,}")
+    trigger = f"trigger {t.trigger:,}" if t.trigger is not None else "no auto-compaction"
+    line.append(f" {t.tokens:,} / {t.window:,} · {trigger}")
     line.append(f" · {entry.plan.tail_words()}")
     # As `ctxtui compare` words it: the plan is of the whole transcript, so going over the
     # trigger means the *next* request compacts; PicoClaw legacy's summary comes after a turn.
@@ -142,6 +149,7 @@ class CompareScreen(Screen[int | None]):
     CompareScreen #compare-title { padding: 0 1; text-style: bold; }
     CompareScreen #compare-gauges { padding: 0 1; height: auto; }
     CompareScreen #compare-heading { color: $text-muted; }
+    CompareScreen #compare-cost { padding: 0 1; height: auto; display: none; }
     CompareScreen CompareLanes { height: 1fr; }
     CompareScreen #compare-status {
         padding: 0 1;
@@ -162,6 +170,7 @@ class CompareScreen(Screen[int | None]):
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="compare-title")
         yield Static("planning…", id="compare-gauges")
+        yield Static("", id="compare-cost")
         yield Static("", id="compare-heading")
         yield CompareLanes(id="compare-lanes")
         yield Static("", id="compare-status")
@@ -214,6 +223,32 @@ class CompareScreen(Screen[int | None]):
         heading = Text(f"{pad}{numbers}message", no_wrap=True, end="")
         self.query_one("#compare-heading", Static).update(heading)
         self._describe(lanes.cursor)
+        self._price_all()
+
+    # -- dollars: each preset's replay priced ----------------------------------------------
+
+    def _price_all(self) -> None:
+        engine = self.state.engine
+        if engine is None:
+            return
+        overrides = {k: v for k, v in self.state.overrides.items() if k in WINDOW_KNOBS}
+        self._price_worker(engine, self.presets, overrides)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="compare-cost")
+    def _price_worker(
+        self, engine: Engine, presets: tuple[str, ...], overrides: dict[str, object]
+    ) -> None:
+        worker = get_current_worker()
+        price_presets(self.post_message, engine, presets, overrides, lambda: worker.is_cancelled)
+
+    @on(PresetCostsReady)
+    def _priced(self, event: PresetCostsReady) -> None:
+        if event.presets != self.presets:
+            return
+        words = cost_line(event.presets, event.entries)
+        line = self.query_one("#compare-cost", Static)
+        line.update(Text(words, end=""))
+        line.display = bool(words)
 
     def _draw_gauges(self) -> None:
         width = max(20, self.size.width - 2)

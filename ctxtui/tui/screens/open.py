@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.validation import ValidationResult, Validator
 from textual.widgets import Input, Label, Static
 
+from ctxtui.core.wording import plural
 from ctxtui.options import debugging
 from ctxtui.stores import FoundSession, shown
 from ctxtui.tui.jobs import bug_line
@@ -93,7 +94,22 @@ class OpenSessionScreen(Dialog[Path | None]):
     OpenSessionScreen #path {
         margin-top: 1;
     }
+    /* Under 30 rows (80×24) the frame takes the height and the inputs one row each, so the
+       list shows a dozen sessions, not three. */
+    OpenSessionScreen.-short > #dialog {
+        height: 100%;
+    }
+    OpenSessionScreen.-short Input {
+        border: none;
+        height: 1;
+        padding: 0 1;
+    }
+    OpenSessionScreen.-short #title, OpenSessionScreen.-short #heading,
+    OpenSessionScreen.-short #path {
+        margin: 0;
+    }
     """
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012 (as Textual declares it)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down", "move(1)", "Down", show=False, id="open.down"),
@@ -130,6 +146,14 @@ class OpenSessionScreen(Dialog[Path | None]):
                 "Type to filter · ↑↓ choose · Enter opens · Tab to the path · Escape cancels",
                 id="hint",
             )
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_heading)
+
+    def _fit_heading(self) -> None:
+        """The heading in the columns the rows use at the list's width (``fitted_columns``)."""
+        width = self.query_one(SessionTable).scrollable_content_region.width
+        self.query_one("#heading", Static).update(heading(width or None))
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).focus()
@@ -174,9 +198,10 @@ class OpenSessionScreen(Dialog[Path | None]):
         self.shown = matching(self.rows, query)
         self.query_one(SessionTable).show(self.shown)
         samples = len(self.rows) - self._stores
-        what = f"{self._stores:,} sessions in the agents' stores · {samples:,} bundled samples"
+        bundled = plural(samples, "bundled sample")
+        what = f"{plural(self._stores, 'session')} in the agents' stores · {bundled}"
         if not self._stores:
-            what = f"no sessions in the agents' stores · {samples:,} bundled samples"
+            what = f"no sessions in the agents' stores · {bundled}"
         if self._skipped:
             what += f" · {self._skipped:,} unreadable skipped"
         if query.strip():

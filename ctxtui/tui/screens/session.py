@@ -36,6 +36,7 @@ from ctxtui.tui.messages import (
     WatchProblem,
     WorkFailed,
 )
+from ctxtui.tui.retention_job import RetentionNoted, note_retention
 from ctxtui.tui.settings import LLMSettings
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.busy import BusyRow
@@ -186,6 +187,15 @@ class SessionScreen(Screen[None]):
         if problem:
             self._show_error(problem, "Ignored the policy options")
         self.session_changed(opened=True)
+        if event.path is not None:
+            args = (event.path, self._format, event.session, self.policy)
+            self._run(note_retention, *args, group="retention")
+
+    @on(RetentionNoted)
+    def _retention_noted(self, event: RetentionNoted) -> None:
+        if event.path == self.state.path:
+            for bar in self.query(SessionBar):
+                bar.set_retention(event.note)
 
     @on(SessionGrew)
     def _grew(self, event: SessionGrew) -> None:

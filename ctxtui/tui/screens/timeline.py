@@ -14,6 +14,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -21,14 +22,15 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Static
 
-from ctxtui.core.cost_words import dollars, request_words
 from ctxtui.core.policy import policy_for_session
 from ctxtui.core.replay import ContextAt, Replay
 from ctxtui.core.reported import ReportedGap
 from ctxtui.core.wording import plural
 from ctxtui.options import debugging
-from ctxtui.tui.cost_jobs import ReplayCostReady, price_replay
+from ctxtui.tui.cells import NAME_CELLS, flow, shorten_name, whole_words
+from ctxtui.tui.cost_jobs import price_replay
 from ctxtui.tui.screens.preset_choice import PresetChoice
+from ctxtui.tui.screens.retention import RecordedAuditScreen
 from ctxtui.tui.state import MainState
 from ctxtui.tui.timeline_jobs import (
     ContextReady,
@@ -41,7 +43,7 @@ from ctxtui.tui.timeline_jobs import (
     run_replay,
 )
 from ctxtui.tui.timeline_words import event_words, timeline_title
-from ctxtui.tui.widgets.cost_strip import CostFigures, CostStrip
+from ctxtui.tui.widgets.cost_strip import CostSeries
 from ctxtui.tui.widgets.footer import FittingFooter
 from ctxtui.tui.widgets.message_list import MessageList, Numbering
 from ctxtui.tui.widgets.theme_style import component_style
@@ -51,8 +53,9 @@ WINDOW_KNOBS = ("context_window", "max_tokens")
 """The user's knobs a newly chosen preset keeps: the window is the model's, not the policy's."""
 
 LEGEND_SERIES = ("simulated", "reported", "window", "trigger")
-LEGEND_MARKS = "C compaction  R recorded  ! overflow  + several"
-KEYS = "←→ request  tab list"
+AUDIT_TIP = "The retention audit of the agent's recorded compaction at (or before) the cursor"
+LEGEND_MARKS = ("C compaction", "R recorded", "! overflow", "+ several")
+KEYS = ("←→ request", "tab list")
 
 
 class TimelineScreen(Screen[int | None]):
@@ -73,17 +76,17 @@ class TimelineScreen(Screen[int | None]):
             id="timeline.choose",
             tooltip="Replay the session under another preset",
         ),
+        Binding("a", "audit", "Audit", id="timeline.audit", tooltip=AUDIT_TIP, show=False),
     ]
 
     DEFAULT_CSS = """
     TimelineScreen #timeline-title { padding: 0 1; text-style: bold; height: 1; }
     TimelineScreen TimelineChart { height: 45%; min-height: 6; }
-    TimelineScreen #timeline-legend { padding: 0 1; color: $text-muted; height: 1; }
+    TimelineScreen #timeline-legend { padding: 0 1; color: $text-muted; height: auto; }
     TimelineScreen #timeline-gap { padding: 0 1; color: $text-muted; height: 1; display: none; }
     TimelineScreen #timeline-status { padding: 0 1; height: 1; background: $panel; }
     TimelineScreen #timeline-heading { padding: 0 1; height: 1; color: $text-muted; }
     TimelineScreen #timeline-context { height: 1fr; }
-    TimelineScreen #timeline-cost { padding: 0 1; height: 1; color: $text-muted; }
     """
 
     def __init__(self, state: MainState) -> None:
@@ -95,14 +98,12 @@ class TimelineScreen(Screen[int | None]):
         self.replay: Replay | None = None
         self.gap: ReportedGap | None = None
         self.context: ContextAt | None = None
-        self.priced: ReplayCostReady | None = None  # the replay's recorded and simulated dollars
         self._context_busy = False
 
     def compose(self) -> ComposeResult:
         yield Static(Text(self._title(), no_wrap=True, overflow="ellipsis"), id="timeline-title")
         yield TimelineChart(id="timeline-chart")
-        yield CostStrip(id="timeline-cost-strip")
-        yield Static("", id="timeline-cost")
+        yield CostSeries(id="timeline-cost")
         yield Static("", id="timeline-legend")
         yield Static("", id="timeline-gap")
         yield Static("reading the session…", id="timeline-status")
@@ -119,11 +120,21 @@ class TimelineScreen(Screen[int | None]):
         return self.query_one("#timeline-context", MessageList)
 
     def _title(self) -> str:
+        """The title in the width: the model, then the middle of the file's name, give way
+        before whole words are left out (a title cut to ``… .jsonl ·`` said nothing)."""
         if self.state.session is None:
             return "Timeline: open a session first"
-        if self.replay is None:
-            return f"Timeline · {self.state.label}"
-        return timeline_title(self.state.label, self.replay, self.preset_name, self.size.width - 2)
+        width = (self.size.width or self.app.size.width) - 2
+        name = self.state.path.name if self.state.path is not None else "session"
+        title = ""
+        for label in (self.state.label, name, shorten_name(name, NAME_CELLS)):
+            if self.replay is None:
+                title = f"Timeline · {label}"
+            else:
+                title = timeline_title(label, self.replay, self.preset_name, width)
+            if cell_len(title) <= width:
+                return title
+        return whole_words(title, width)
 
     def _status(self, text: str) -> None:
         self.query_one("#timeline-status", Static).update(Text(text, no_wrap=True, end=""))
@@ -147,19 +158,21 @@ class TimelineScreen(Screen[int | None]):
         )  # fmt: skip
 
     def _draw_legend(self) -> None:
+        """Each series in its colour, and each mark, named, in as many lines as it needs."""
         chart = self.chart
-        legend = Text(no_wrap=True, end="")
-        for name in LEGEND_SERIES:
-            legend.append("⣿ ", component_style(chart, f"timeline-chart--{name}"))
-            legend.append(f"{name}  ")
-        legend.append(f"{LEGEND_MARKS}   {KEYS}")
+        phrases = [Text.assemble(("⣿ ", chart.series_style(name)), name) for name in LEGEND_SERIES]
+        phrases += [Text(mark) for mark in LEGEND_MARKS]
+        phrases += [Text(key, component_style(chart, "timeline-chart--axis")) for key in KEYS]
+        width = max(1, (self.size.width or self.app.size.width) - 2)
+        legend = Text("\n").join(flow(phrases, Text("  "), width))
         self.query_one("#timeline-legend", Static).update(legend)
 
     def on_resize(self) -> None:
-        """The title and the gap line fitted to the width: the gap in the words of the gauge,
-        report and replay (the longest that fits); hidden without usage."""
+        """The title, the legend and the gap line fitted to the width: the gap in the words of
+        the gauge, report and replay (the longest that fits); hidden without usage."""
         title = Text(self._title(), no_wrap=True, overflow="ellipsis")
         self.query_one("#timeline-title", Static).update(title)
+        self._draw_legend()
         line = self.query_one("#timeline-gap", Static)
         line.display = self.gap is not None
         if self.gap is not None:
@@ -205,44 +218,9 @@ class TimelineScreen(Screen[int | None]):
             self._status("no requests: the transcript has no assistant message to replay")
         self.chart.show(ChartFigures.of(event.replay), cursor)
         self._moved(TimelineChart.Moved(self.chart.cursor))
-        self.priced = None
-        self.query_one(CostStrip).show(None)
-        self._run(price_replay, self.post_message, event.replay, group="timeline-cost")
-
-    @on(ReplayCostReady)
-    def _replay_priced(self, event: ReplayCostReady) -> None:
-        if event.replay is not self.replay:
-            return
-        self.priced = event
-        self.query_one(CostStrip).show(CostFigures.of(event.cost))
-        self._describe_cost(self.chart.cursor)
-
-    def _describe_cost(self, k: int) -> None:
-        """The request's dollars and cache figures, then the session's, recorded and
-        simulated under the preset on show."""
-        priced = self.priced
-        line = self.query_one("#timeline-cost", Static)
-        if priced is None or not 0 <= k < len(priced.cost.requests):
-            line.update("")
-            return
-        request = priced.cost.requests[k]
-        recorded, simulated = dollars(priced.cost.total), dollars(priced.whatif.total)
-        variants = [
-            [
-                f"request {k + 1:,}: {request_words(request)}",
-                f"session {recorded} recorded, {simulated} simulated ({self.preset_name})",
-            ],
-            [f"{request_words(request)}", f"session {recorded} · sim {simulated}"],
-            [f"{request_words(request)}"],
-        ]
-        if not priced.cost.priced:
-            variants = [[v[0]] for v in variants]
-        text = ""
-        for words in variants:
-            text = " · ".join(words)
-            if len(text) <= self.size.width - 2:
-                break
-        line.update(Text(text, no_wrap=True, overflow="ellipsis", end=""))
+        series = self.query_one(CostSeries)  # it prices the replay and shows it
+        series.expect(event.replay, self.preset_name)
+        self._run(price_replay, series.post_message, event.replay, group="timeline-cost")
 
     def _start_request(self) -> int:
         """The request that produced the main screen's selected message, else the last one."""
@@ -257,8 +235,7 @@ class TimelineScreen(Screen[int | None]):
         if self.replay is None or not len(self.replay):
             return
         self._describe(event.index)
-        self.query_one(CostStrip).move(event.index)
-        self._describe_cost(event.index)
+        self.query_one(CostSeries).move(event.index)
         if not self._context_busy:
             self._context_busy = True
             self._run(context_at, self.post_message, self.replay, event.index, group="context")
@@ -330,6 +307,11 @@ class TimelineScreen(Screen[int | None]):
             return
         main = self.replay.requests[self.chart.cursor].message_index - self.history.offset
         self.dismiss(main if main >= 0 else None)
+
+    def action_audit(self) -> None:
+        """The retention audit of the recorded compaction at (or before) the cursor."""
+        if self.replay is not None and len(self.replay):
+            self.app.push_screen(RecordedAuditScreen(self.replay, self.chart.cursor))
 
     def action_choose(self) -> None:
         def chosen(name: str | None) -> None:

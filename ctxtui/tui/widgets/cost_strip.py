@@ -16,11 +16,17 @@ from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
 from textual.strip import Strip
 from textual.widget import Widget
+from textual.widgets import Static
 
 from ctxtui.core.cost import SessionCost
-from ctxtui.core.cost_words import CAUSE_MARKS
+from ctxtui.core.cost_words import CAUSE_MARKS, timeline_words
+from ctxtui.core.replay import Replay
+from ctxtui.tui.cost_jobs import ReplayCostReady
 from ctxtui.tui.widgets.theme_style import component_style
 from ctxtui.tui.widgets.timeline_chart import GUTTER, column_of
 
@@ -110,8 +116,10 @@ class CostStrip(Widget):
         self._figures: CostFigures | None = None
         self._cursor = 0
 
-    def show(self, figures: CostFigures | None) -> None:
+    def show(self, figures: CostFigures | None, cursor: int | None = None) -> None:
         self._figures = figures
+        if cursor is not None:
+            self._cursor = cursor
         self.refresh()
 
     def move(self, cursor: int) -> None:
@@ -146,3 +154,80 @@ class CostStrip(Widget):
             Segment(row[column + 1 :], style),
         ]
         return Strip(segments).adjust_cell_length(total, self.rich_style)
+
+
+class CostLine(Static):
+    """The cursor's request priced, then the session's dollars, recorded and simulated."""
+
+    DEFAULT_CSS = """
+    CostLine { padding: 0 1; height: 1; color: $text-muted; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self._cost: SessionCost | None = None
+        self._simulated = Decimal(0)
+        self._preset = ""
+        self._request = 0
+
+    def show(
+        self, cost: SessionCost | None, simulated: Decimal = Decimal(0), preset: str = ""
+    ) -> None:
+        self._cost, self._simulated, self._preset = cost, simulated, preset
+        self._paint()
+
+    def move(self, request: int) -> None:
+        self._request = request
+        self._paint()
+
+    def _paint(self) -> None:
+        cost = self._cost
+        if cost is None or not 0 <= self._request < len(cost.requests):
+            self.update("")
+            return
+        request = cost.requests[self._request]
+        width = self.size.width - 2 if self.size.width else 80
+        text = timeline_words(request, cost, self._simulated, self._preset, width)
+        self.update(Text(text, no_wrap=True, overflow="ellipsis", end=""))
+
+
+class CostSeries(Widget):
+    """The strip and the line together, as the timeline shows them under its chart.
+
+    The timeline hands it the replay it expects (``expect``) and lets the pricing worker post
+    to it; a price for an older replay (another preset's) is ignored.
+    """
+
+    DEFAULT_CSS = """
+    CostSeries { height: auto; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._expected: Replay | None = None
+        self._preset = ""
+        self._cursor = 0
+
+    def compose(self) -> ComposeResult:
+        yield CostStrip()
+        yield CostLine()
+
+    def expect(self, replay: Replay, preset: str) -> None:
+        """Clear the figures until ``replay`` (under ``preset``) is priced."""
+        self._expected, self._preset = replay, preset
+        self.query_one(CostStrip).show(None)
+        self.query_one(CostLine).show(None)
+
+    @on(ReplayCostReady)
+    def _priced(self, event: ReplayCostReady) -> None:
+        if event.replay is not self._expected:
+            return
+        self.query_one(CostStrip).show(CostFigures.of(event.cost), self._cursor)
+        line = self.query_one(CostLine)
+        line.show(event.cost, event.whatif.total, self._preset)
+        line.move(self._cursor)
+
+    def move(self, request: int) -> None:
+        self._cursor = request
+        self.query_one(CostStrip).move(request)
+        self.query_one(CostLine).move(request)

@@ -158,7 +158,11 @@ def describe(info: DetailInfo, styles: Mapping[str, StyleType] = STYLES) -> Text
         if part.kind.value != "text":
             label = part.label or part.media_type or ""
             size = plural(part.byte_size, "byte")
-            text.append(f"\n<{part.kind.value} {label} {size}>", styles["muted"])
+            if part.width is not None and part.height is not None:  # counted by its pixels
+                size += f", {part.width:,}×{part.height:,} px"
+                if part.token_estimate is not None:
+                    size += f", {part.token_estimate:,} tok by its provider's rule"
+            text.append(f"\n<{part.kind.value} {visible(label)} {size}>", styles["muted"])
     return text
 
 

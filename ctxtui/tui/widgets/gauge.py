@@ -28,9 +28,10 @@ SEGMENTS: tuple[tuple[str, str], ...] = (
     ("free", "░"),
 )
 
-LABELS = {"tools": "tool defs"}
+LABELS = {"tools": "tool defs", "reserve": "output reserve"}
 """Legend labels that differ from the segment's name: ``tools`` is the tool *definitions*
-(schemas sent with every request), not the tool calls and outputs in the history."""
+(schemas sent with every request), not the tool calls and outputs in the history; the
+reserve is the output reserve, as ``report`` and its JSON (``output_reserve``) name it."""
 
 SHORT = {"system": "sys", "tools": "defs", "summary": "sum", "dropped": "drop", "reserve": "rsv"}
 """Legend labels for a width where even single spaces between the full ones do not fit."""
@@ -61,7 +62,7 @@ def trigger_cell(plan: Plan, cells: int) -> int | None:
     The bar is the whole window (or the request, when it is over the window) in ``cells``."""
     trigger = plan.totals.trigger
     total = sum(segment_values(plan))
-    if trigger <= 0 or cells <= 0 or total <= 0 or trigger > total:
+    if trigger is None or trigger <= 0 or cells <= 0 or total <= 0 or trigger > total:
         return None
     return min(cells - 1, trigger * cells // total)
 
@@ -133,10 +134,11 @@ class BudgetGauge(Widget):
         if plan is None:
             return Text(self._placeholder, style=self._style("label"))
         width = max(self.content_region.width, 10)
-        figures = self._figures(plan, width)
         reported = self._reported
         if reported is not None and self._compact:
-            figures = self._with_reported(figures, reported, width)
+            figures = self._with_reported(plan, reported, width)
+        else:
+            figures = self._figures(plan, width)
         lines = [figures, self._bar(plan, width), self._legend(plan, width)]
         if reported is not None and not self._compact:
             cost = self._cost_tail()
@@ -151,13 +153,19 @@ class BudgetGauge(Widget):
             return Text()
         return Text.assemble((" · ", self._style("label")), (self._cost, Style(bold=True)))
 
-    def _with_reported(self, figures: Text, gap: ReportedGap, width: int) -> Text:
-        """The figures line with ``· API 36,796 (+15,049)`` after it, where it fits."""
-        for words in (f"API reported {gap.reported:,} ({gap.gap:+,})", f"API {gap.reported:,}"):
-            tail = Text.assemble(("  · ", self._style("label")), (words, Style(bold=True)))
-            if figures.cell_len + tail.cell_len <= width:
-                return Text.assemble(figures, tail, no_wrap=True, overflow="ellipsis")
-        return figures
+    def _with_reported(self, plan: Plan, gap: ReportedGap, width: int) -> Text:
+        """The figures line with ``· API 36,796 (+15,049)`` after it, the figures in fewer
+        words to make room; a reported prompt over this window says the run's was larger."""
+        api = f"API {gap.reported:,}"
+        over = (f"{api} > window: the run's was larger", f"{api} > window")
+        full = f"API reported {gap.reported:,} ({gap.gap:+,})"
+        tails = (*(over if gap.over_window else ()), full, api)
+        for figures in self._figure_variants(plan):
+            for words in tails:
+                tail = Text.assemble(("  · ", self._style("label")), (words, Style(bold=True)))
+                if figures.cell_len + tail.cell_len <= width:
+                    return Text.assemble(figures, tail, no_wrap=True, overflow="ellipsis")
+        return self._figures(plan, width)
 
     def _reported_line(self, gap: ReportedGap, width: int) -> Text:
         """The API's count of the last request with usage, this tokenizer's count of the same
@@ -174,11 +182,13 @@ class BudgetGauge(Widget):
         return text
 
     def _figures(self, plan: Plan, width: int) -> Text:
-        """The request against the window, in as many words as ``width`` allows.
+        """The prompt sent, then the request (with the output reserve) against the window, in
+        as many words as ``width`` allows: the words shrink first, the figures never do."""
+        variants = self._figure_variants(plan)
+        return next((v for v in variants if v.cell_len <= width), variants[-1])
 
-        At 60 columns "near the compaction trigger" was cut to "near the"; the unit and the
-        wording shrink first, the figures and the ratio never do.
-        """
+    def _figure_variants(self, plan: Plan) -> list[Text]:
+        """The figures line from the most words to the fewest."""
         t = plan.totals
         pressure = plan.pressure
         state = self._style(pressure.value)
@@ -189,18 +199,26 @@ class BudgetGauge(Widget):
             notes = ("near the compaction trigger", "near trigger")
         else:
             notes = ("", "")
-        text = Text()
-        for unit, note in ((" tok requested", notes[0]), ("", notes[0]), ("", notes[1])):
+        # The headline is the prompt sent; the request adds the output reserve to it.
+        prompt, request = f"{t.tokens:,}", f"{t.requested:,} / {t.window:,}"
+        variants = (
+            (f"prompt {prompt} tok sent", request, " with the output reserve", notes[0]),
+            (f"prompt {prompt}", request, " with reserve", notes[0]),
+            (f"prompt {prompt}", request, "", notes[0]),
+            (f"prompt {prompt}", request, "", notes[1]),
+        )
+        out = []
+        for head, figures, unit, note in variants:
             text = Text(no_wrap=True, overflow="ellipsis")
-            text.append("window ", label)
-            text.append(f"{t.requested:,} / {t.window:,}", state + Style(bold=True))
+            text.append(head, state + Style(bold=True))
+            text.append(" · ", label)
+            text.append(figures, state)
             text.append(unit, label)
             text.append(f"  {t.used_ratio:.1%}", state + Style(bold=True))
             if note:
                 text.append(f"  {note}", state)
-            if text.cell_len <= width:
-                break
-        return text
+            out.append(text)
+        return out
 
     def _bar(self, plan: Plan, width: int) -> Text:
         """The segments, and the trigger marked ``TRIGGER_MARK`` where the prompt would
@@ -236,7 +254,7 @@ class BudgetGauge(Widget):
                 piece.append(f"{value:,}")
                 pieces.append(piece)
             line = Text(gap).join(pieces)
-            if trigger > 0:  # the bar's mark explained, where the line has room
+            if trigger is not None and trigger > 0:  # the mark explained, where there is room
                 mark = Text(TRIGGER_MARK, self._style("warning") + Style(bold=True), end="")
                 mark.append(" trigger ", self._style("label"))
                 mark.append(f"{trigger:,}")

@@ -30,6 +30,9 @@ from ctxtui.tui.llm_job import (
     run_summary,
 )
 
+REDRAW_EVERY = 0.05
+"""Seconds between redraws of the text while it streams."""
+
 
 class LLMSummaryView(Vertical):
     """Hidden until a call starts; shows the streamed text, then a byline naming the model."""
@@ -64,6 +67,7 @@ class LLMSummaryView(Vertical):
         self._ticket = 0
         self._pieces: list[str] = []
         self._stop = Stop()
+        self._redraw_pending = False
 
     def compose(self) -> ComposeResult:
         yield Static("", id="llm-text", markup=False)
@@ -114,8 +118,17 @@ class LLMSummaryView(Vertical):
 
     @on(SummaryPiece)
     def _piece(self, event: SummaryPiece) -> None:
+        """Keep the piece; redraw at most every ``REDRAW_EVERY`` seconds, since a model that
+        streams a character at a time would otherwise re-render the whole text per character."""
         if event.ticket == self._ticket:
             self._pieces.append(event.text)
+            if not self._redraw_pending:
+                self._redraw_pending = True
+                self.set_timer(REDRAW_EVERY, partial(self._redraw, self._ticket))
+
+    def _redraw(self, ticket: int) -> None:
+        self._redraw_pending = False
+        if ticket == self._ticket and self.running:
             self._show("".join(self._pieces))
 
     @on(SummaryWritten)

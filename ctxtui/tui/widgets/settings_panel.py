@@ -29,7 +29,7 @@ from ctxtui.core.policy import PRESETS, Policy, PolicyError
 from ctxtui.options import knobs, unused_reason
 
 # Shown above the knobs with their own controls.
-_TOP = ("preset", "tokenizer")
+_TOP = ("preset", "tokenizer", "reserve_lowered_from")  # the last records, it is no knob
 
 
 def _bounds(info: FieldInfo) -> tuple[float | None, float | None, bool]:

@@ -30,6 +30,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ctxtui.core.replay import EventKind, Replay
+from ctxtui.palette import SERIES_COLOURS
 from ctxtui.tui.widgets.theme_style import component_style
 
 SERIES = ("simulated", "reported", "window", "trigger")
@@ -41,6 +42,8 @@ MARKS: dict[EventKind, str] = {
     EventKind.OVERFLOW: "!",
 }
 SEVERAL = "+"
+EVENTS = Binding.Group("Events")
+"""``[`` and ``]`` share one footer entry, ``[ ] Events``, so a 60-column footer keeps ? and q."""
 GUTTER = 7
 """Cells left of the plot for the token labels (``16.4k ``)."""
 
@@ -88,7 +91,7 @@ class ChartFigures:
     simulated: tuple[int, ...]
     reported: tuple[int | None, ...]
     marks: tuple[str, ...]
-    trigger: int
+    trigger: int | None  # None: the policy never compacts by itself (no level drawn)
     window: int
 
     @classmethod
@@ -106,7 +109,7 @@ class ChartFigures:
     def top(self) -> int:
         """The plot's top: the largest figure of any series, so nothing is cut off."""
         reported = (v for v in self.reported if v is not None)
-        return max(self.window, self.trigger, *self.simulated, *reported, 1)
+        return max(self.window, self.trigger or 0, *self.simulated, *reported, 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,10 +141,11 @@ def draw(figures: ChartFigures, width: int, height: int) -> Drawing:
         for c, span in enumerate(spans(values, cols)):
             if span is not None:
                 plot(name, c, dot_row(span[0]), dot_row(span[1]))
-    window_row, trigger_row = dot_row(figures.window), dot_row(figures.trigger)
+    window_row = dot_row(figures.window)
+    trigger_row = dot_row(figures.trigger) if figures.trigger is not None else -1
     for c in range(cols):
         plot("window", c, window_row, window_row)
-        if c % 2 == 0:  # dashed, so it reads apart from the window even without colour
+        if c % 2 == 0 and trigger_row >= 0:  # dashed: it reads apart from the window
             plot("trigger", c, trigger_row, trigger_row)
     cells = []
     for y in range(height):
@@ -156,12 +160,10 @@ def draw(figures: ChartFigures, width: int, height: int) -> Drawing:
                     owner = owner or name
             row.append((chr(0x2800 + mask), owner))
         cells.append(tuple(row))
-    labels = {
-        0: short_tokens(top),
-        height - 1: "0",
-        trigger_row // 4: short_tokens(figures.trigger),
-        window_row // 4: short_tokens(figures.window),
-    }
+    labels = {0: short_tokens(top), height - 1: "0"}
+    if figures.trigger is not None:
+        labels[trigger_row // 4] = short_tokens(figures.trigger)
+    labels[window_row // 4] = short_tokens(figures.window)
     return Drawing(tuple(cells), _mark_row(figures.marks, width), labels)
 
 
@@ -271,6 +273,7 @@ class TimelineChart(Widget, can_focus=True):
             "event(-1)",
             "Previous event",
             id="timeline.prev_event",
+            group=EVENTS,
             tooltip="Move the cursor to the last marked request before it",
         ),
         Binding(
@@ -278,12 +281,12 @@ class TimelineChart(Widget, can_focus=True):
             "event(1)",
             "Next event",
             id="timeline.next_event",
+            group=EVENTS,
             tooltip="Move the cursor to the next marked request",
         ),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        *(f"timeline-chart--{name}" for name in SERIES),
         "timeline-chart--mark",
         "timeline-chart--axis",
         "timeline-chart--cursor",
@@ -291,10 +294,6 @@ class TimelineChart(Widget, can_focus=True):
 
     DEFAULT_CSS = """
     TimelineChart { background: $surface; }
-    TimelineChart > .timeline-chart--simulated { color: $text-success; }
-    TimelineChart > .timeline-chart--reported { color: $text-accent; }
-    TimelineChart > .timeline-chart--window { color: $text-error; }
-    TimelineChart > .timeline-chart--trigger { color: $text-warning; }
     TimelineChart > .timeline-chart--mark { color: $text-warning; text-style: bold; }
     TimelineChart > .timeline-chart--axis { color: $text-muted; }
     TimelineChart > .timeline-chart--cursor { background: $primary 35%; }
@@ -397,10 +396,21 @@ class TimelineChart(Widget, can_focus=True):
         style = self._styles.get(name)
         if style is None:
             style = self.rich_style
-            if name:
+            if name in SERIES_COLOURS:
+                style += self.series_style(name)
+            elif name:
                 style += component_style(self, f"timeline-chart--{name}")
             self._styles[name] = style
         return style
+
+    def series_style(self, name: str) -> Style:
+        """A series' own colour (``SERIES_COLOURS``) for the theme's background, dark or light;
+        the legend draws its swatches with it."""
+        shade = "dark" if self.app.current_theme.dark else "light"
+        colours = SERIES_COLOURS.get(name)
+        if colours is None:
+            return component_style(self, f"timeline-chart--{name}")
+        return Style(color=colours[shade])
 
     def render_line(self, y: int) -> Strip:
         total = self.size.width
