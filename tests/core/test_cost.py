@@ -7,6 +7,8 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxtui.core.cost import MissCause, session_cost, token_usage
 from ctxtui.core.models import Message, RecordedCompaction, Session, SessionMeta, Usage
@@ -34,6 +36,32 @@ def test_every_sample_request_costs_what_the_table_says(name: str, provider: str
         assert parts == r.priced.total
         total += r.priced.total
     assert cost.total == total
+
+
+@given(
+    prompt=st.integers(0, 1_200_000),
+    read=st.integers(0, 1_200_000),
+    write_5m=st.integers(0, 400_000),
+    write_1h=st.integers(0, 400_000),
+    output=st.integers(0, 200_000),
+    model=st.sampled_from(
+        [("claude-sonnet-4-5", "anthropic"), ("gpt-5-codex", "openai"), ("gpt-4o", "openai")]
+    ),
+)
+@settings(max_examples=300, deadline=None)
+def test_a_price_is_the_packages_own_sum_at_every_tier(
+    prompt: int, read: int, write_5m: int, write_1h: int, output: int, model: tuple[str, str]
+) -> None:
+    """ctxtui prices by per-token rates (thirty times quicker); across the prompt-size tiers
+    (Sonnet's above 200k) the total is still exactly ``calc_price``'s."""
+    read = min(read, prompt)
+    write_5m = min(write_5m, prompt - read)
+    write_1h = min(write_1h, prompt - read - write_5m)
+    usage = TokenUsage(prompt, read, write_5m, write_1h, output)
+    name, provider = model
+    assert table_for(name, provider, START).price(usage).total == exact_price(
+        usage, name, provider, START
+    )
 
 
 def test_sonnet_prices_the_one_hour_write_above_the_five_minute_one() -> None:
