@@ -4,8 +4,11 @@
 #                on every core (pytest-xdist; PYTEST_WORKERS=0 runs it in one process), all
 #                but the browser test
 #   make test-browser  the browser test alone: ctxtui serve in headless Chromium (CI runs it)
+#   make test-dask     the fleet on a Dask LocalCluster (the 'dask' extra; CI runs it)
 #   make check   ruff (lint + format check), mypy --strict and the import-linter contracts
 #   make bench   the performance benchmarks (docs/PERFORMANCE.md)
+#   make dev     the app with Textual's dev console (run `make console` in another terminal
+#                first); ARGS="path/to/session" opens a session
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -16,7 +19,7 @@ STAMP  := $(VENV)/.ctxtui-installed
 # checks for those instead, and make snapshots (which deletes them) runs in one process.
 PYTEST_WORKERS ?= auto
 
-.PHONY: demo test test-browser check bench snapshots clean
+.PHONY: demo dev console test test-browser test-dask check bench snapshots clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "ctxtui needs Python 3.10 or newer"'
@@ -26,6 +29,14 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/ctxtui
+
+# Textual's devtools: `make console` shows the app's log, events and print() output while
+# `make dev` runs the app connected to it (textual-dev, installed with the dev extra).
+dev: $(STAMP)
+	$(BIN)/textual run --dev -c $(BIN)/ctxtui $(ARGS)
+
+console: $(STAMP)
+	$(BIN)/textual console
 
 # Textual reads these when it is first imported, which a pytest plugin does before any
 # conftest runs, so they are set here. A screen repaints at most once per 1/TEXTUAL_FPS
@@ -39,10 +50,14 @@ TEST_ENV := TEXTUAL_ANIMATIONS=none TEXTUAL_FPS=1000
 # a third of a second of CPU): in make test it held a worker idle, so it has its own target.
 test: $(STAMP)
 	$(TEST_ENV) $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal \
-		--ignore=tests/browser
+		--ignore=tests/browser --ignore=tests/dask
 
 test-browser: $(STAMP)  # the served app keeps Textual's frame rate, as users get it
 	TEXTUAL_ANIMATIONS=none $(BIN)/python -m pytest -q tests/browser
+
+# A LocalCluster takes seconds to start and then mostly waits: its own target, as the browser's.
+test-dask: $(STAMP)
+	CTXTUI_REQUIRE_DASK=1 $(TEST_ENV) $(BIN)/python -m pytest -q tests/dask
 
 check: $(STAMP)
 	$(BIN)/ruff check ctxtui tests bench tools

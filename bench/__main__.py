@@ -11,16 +11,17 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench import measures
+from bench import measures, stores
 from bench.common import SIZES, Result, label, machine, session_file
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "PERFORMANCE.md"
 SECTIONS = (
     "open", "exact", "latency", "replan", "frame", "memory", "startup", "report", "replay",
-    "replay-presets",
+    "fleet", "usage", "replay-presets", "retention",
 )  # fmt: skip
-EXTRA_SECTIONS = ("ablation",)
-"""Run only when named in ``--only``: what each of the open's speed-ups is worth."""
+EXTRA_SECTIONS = ("ablation", "watch", "listing")
+"""Run only when named in ``--only``: what each of the open's speed-ups is worth; the
+watched file and the sessions listing (``bench/stores.py``)."""
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -48,6 +49,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
         help="sections to run, comma-separated: "
         + ", ".join(SECTIONS + EXTRA_SECTIONS)
         + f" (default: all but {', '.join(EXTRA_SECTIONS)})",
+    )
+    p.add_argument("--fleet-sessions", type=int, default=1000, help="sessions in the fleet section")
+    p.add_argument("--fleet-mb", type=float, default=1.0, help="megabytes per fleet session")
+    p.add_argument(
+        "--usage-mb",
+        default="64,30",
+        help="sizes of the Claude Code session and the Codex rollout of the usage section",
     )
     p.add_argument("--doc", type=Path, default=DOC, help="where to write the results")
     p.add_argument("--no-doc", action="store_true", help="print only")
@@ -107,6 +115,24 @@ def run(
         for size in sizes:
             add(measures.replay_ratio(size, args.repeats))
         add(measures.timeline_latency(big))
+    if "fleet" in only:
+        from bench.fleet import fleet_sections
+
+        add(fleet_sections(args.fleet_sessions, args.fleet_mb, args.repeats))
+    if "usage" in only:
+        from bench.fleet import usage_sections
+
+        claude_mb, codex_mb = (float(x) for x in args.usage_mb.split(","))
+        add(usage_sections(args.repeats, claude_mb, codex_mb, emit))
+    if "retention" in only:
+        from bench.retention import retention_ratio
+
+        for size in sizes:
+            add(retention_ratio(size, args.repeats))
+    if "watch" in only:
+        add(stores.watch_append())
+    if "listing" in only:
+        add(stores.listing())
     if "replay-presets" in only:
         small_replay, big_replay = (int(s) for s in args.replay_sizes.split(","))
         add(measures.replay_presets(args.repeats, (small_replay, big_replay)))
@@ -136,6 +162,9 @@ def render(results: list[Result], notes: list[str], args: argparse.Namespace, to
             ("repeats", args.repeats),
             ("frame_rows", args.frame_rows),
             ("only", args.only),
+            ("fleet_sessions", args.fleet_sessions),
+            ("fleet_mb", args.fleet_mb),
+            ("usage_mb", args.usage_mb),
         )
     )
     lines = [

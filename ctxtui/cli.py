@@ -20,7 +20,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from ctxtui import __version__
 from ctxtui.cli_args import (
@@ -45,6 +45,7 @@ from ctxtui.options import (
     debugging,
     overrides_from,
 )
+from ctxtui.streams import StdoutError, flush_stdout, guard_stdout, quiet_stdout, stdout_closed
 
 __all__ = ["COMMANDS", "Command", "add_policy_options", "add_session_options", "main"]
 
@@ -58,6 +59,13 @@ _LONG_WORD = re.compile(r"\S{121,}")
 class _Parser(argparse.ArgumentParser):
     """An argparse parser whose errors are one line on stderr and exit code 2, with any value
     echoed back cut to a readable length."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        """Write ``--help`` and errors, without argparse's silence on a failed write: a full
+        standard output is reported (``entry``), not a help text lost without a word."""
+        stream = file or sys.stderr
+        if message and stream is not None:  # None: the stream was closed before we started
+            stream.write(message)
 
     def error(self, message: str) -> NoReturn:
         message = _LONG_WORD.sub(lambda m: f"{m[0][:60]}… ({len(m[0]):,} characters)", message)
@@ -199,6 +207,7 @@ def llm_flags(args: argparse.Namespace) -> dict[str, object]:
         "base_url": args.llm_base_url,
         "model": args.llm_model,
         "timeout": args.llm_timeout,
+        "allow_http": args.llm_allow_http,
     }
     return {name: value for name, value in given.items() if value is not None}
 
@@ -223,13 +232,26 @@ def internal_error(prog: str, err: BaseException) -> str:
     return f"{prog}: {describe_bug(err)}"
 
 
+def stdout_failed(prog: str, err: OSError) -> int:
+    """Standard output failed: one line and exit 2, or quietly 0 when the reader went away."""
+    quiet_stdout()
+    if isinstance(err, BrokenPipeError):  # ``| head`` had enough: not an error, by convention
+        return EXIT_OK
+    print(f"{prog}: error: cannot write to standard output ({err.strerror})", file=sys.stderr)
+    return EXIT_USAGE
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``ctxtui`` entry point. Usage errors exit through argparse (``SystemExit(2)``);
     everything else returns its exit code, an unexpected exception included."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     prog = f"ctxtui {args_list[0]}" if args_list and args_list[0] in SUBCOMMANDS else "ctxtui"
     try:
-        return _run(args_list)
+        code = _run(args_list)
+        flush_stdout()  # the last buffered bytes fail here, while a line can still say so
+        return code
+    except (StdoutError, BrokenPipeError) as err:
+        return stdout_failed(prog, err)
     except KeyboardInterrupt:
         print(f"\n{prog}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -248,7 +270,18 @@ def entry() -> NoReturn:
     time. Exit handlers still run (they remove temp files), and the output is flushed first.
     Usage errors and ``--help`` leave through ``SystemExit`` as usual, before much is built.
     """
-    code = main()
+    if stdout_closed():
+        print("ctxtui: error: standard output is closed; nothing can be printed", file=sys.stderr)
+        os._exit(EXIT_USAGE)
+    guard_stdout()
+    try:
+        code = main()
+    except SystemExit as done:  # argparse: --help, a usage error
+        code = done.code if isinstance(done.code, int) else EXIT_USAGE
+        try:
+            flush_stdout()
+        except (StdoutError, BrokenPipeError) as err:
+            code = stdout_failed("ctxtui", err) or code
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a reader gone away, a closed stream

@@ -13,11 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from ctxtui.cli_fleet import cache_options, fleet_options
 from ctxtui.cli_help import (
     COMPACT_EPILOG,
     PRESET_HELP,
     REPLAY_EPILOG,
     REPORT_EPILOG,
+    RETENTION_EPILOG,
     TOKENIZER_HELP,
 )
 from ctxtui.options import Knob, clip, prune_modes, tokenizer_problem
@@ -49,6 +51,22 @@ def _count(text: str) -> int:
     value = _whole(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a number ≥ 0, got {clip(text)}")
+    return value
+
+
+def _port(text: str) -> int:
+    """A TCP port, 0 to 65535 (0: the kernel picks a free one)."""
+    value = _whole(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, got {clip(text)}")
+    return value
+
+
+def _positive(text: str) -> int:
+    """A whole number ≥ 1."""
+    value = _whole(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number ≥ 1, got {clip(text)}")
     return value
 
 
@@ -148,6 +166,20 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
 def _report_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument(
+        "--html",
+        action="store_true",
+        help="write one self-contained HTML page (gauge, timeline chart, message and tool "
+        "tables; it loads nothing) to attach to a pull request or a CI run",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="write the --html page or the --json document to OUT, atomically (never over "
+        "SESSION; -o - is standard output)",
+    )
+    p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+    p.add_argument(
         "--fail-over",
         type=_fail_ratio,
         metavar="RATIO",
@@ -182,7 +214,15 @@ def add_llm_options(p: argparse.ArgumentParser) -> None:
         "--llm-timeout",
         type=_finite,
         metavar="SECONDS",
-        help="give up when the endpoint sends nothing for this long (one retry); default: 60",
+        help="seconds each attempt may take as a whole (one retry, so a call ends within "
+        "twice this); default: 60",
+    )
+    llm.add_argument(
+        "--llm-allow-http",
+        action="store_true",
+        default=None,
+        help="send OPENAI_API_KEY over plain http to a host other than this machine (refused "
+        "by default: anyone on the network between could read it)",
     )
 
 
@@ -215,6 +255,10 @@ def _replay_options(replay: argparse.ArgumentParser) -> None:
     replay.add_argument("--json", action="store_true", help="print one JSON document")
 
 
+def _retention_options(retention: argparse.ArgumentParser) -> None:
+    retention.add_argument("--json", action="store_true", help="print one JSON document")
+
+
 def _compare_options(compare: argparse.ArgumentParser) -> None:
     compare.add_argument(
         "--presets",
@@ -239,7 +283,7 @@ def _sessions_options(sessions: argparse.ArgumentParser) -> None:
     sessions.add_argument(
         "--count",
         action="store_true",
-        help="count each session's messages (reads every file whole; slower)",
+        help="count each session's messages as the app shows them (opens every session; slower)",
     )
 
 
@@ -247,9 +291,24 @@ def _serve_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--host", default="127.0.0.1", help="address to bind; default: 127.0.0.1 (loopback)"
     )
-    serve.add_argument("--port", type=_count, default=8000, help="port to bind; default: 8000")
+    serve.add_argument(
+        "--port", type=_port, default=8000, help="port to bind (0: any free one); default: 8000"
+    )
     serve.add_argument(
         "--public-url", metavar="URL", help="the URL browsers use, when behind a proxy"
+    )
+    serve.add_argument(
+        "--max-apps",
+        type=_positive,
+        default=4,
+        metavar="N",
+        help="most apps (browser tabs) running at once; one more gets a refusal page; default: 4",
+    )
+    serve.add_argument(
+        "--export-dir",
+        metavar="DIR",
+        help="the one directory the served app may write to (export with e); default: none, "
+        "the served app writes no file",
     )
 
 
@@ -306,9 +365,23 @@ COMMANDS: tuple[Command, ...] = (
         "Walk every request the agent sent, in order: the prompt the policy would have sent "
         "(compacting when its trigger fires), the prompt the API reported, the compactions the "
         "agent really ran, and how far each tokenizer is from the reported figures. Without "
-        "--json a table; with --json one document (schema ctxtui.replay/1).",
+        "--json a table; with --json one document (schema ctxtui.replay/2).",
         REPLAY_EPILOG,
         _replay_options,
+    ),
+    Command(
+        "retention",
+        "SESSION",
+        "what each compaction summary kept of its history",
+        "audit what each compaction summary kept",
+        "Audit every compaction summary of a session: the facts of the messages it replaced "
+        "(paths, commands, errors, tests, identifiers, numbers, URLs, the user's instructions), "
+        "which it kept, and which of those it lost that the agent used again afterwards. Each "
+        "compaction the agent recorded is shown beside ctxtui's stand-in summary of the same "
+        "messages, then the stand-in a compaction would write now. Without --json a table; with "
+        "--json one document (schema ctxtui.retention/1). docs/retention.md has the rules.",
+        RETENTION_EPILOG,
+        _retention_options,
     ),
     Command(
         "compare",
@@ -349,8 +422,35 @@ COMMANDS: tuple[Command, ...] = (
         "stores, newest first, with the agent, start time, model, size and project; Claude "
         "Code sub-agents are listed under their parent. Each store honours its agent's "
         "variable: CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME (OpenCode), PICOCLAW_HOME. The "
-        "OPEN column is what to pass to 'ctxtui'.",
+        "OPEN column is what to pass to 'ctxtui'. What cannot be read (a directory without "
+        "permission, a FIFO named like a session) is skipped and counted on stderr.",
         add_options=_sessions_options,
+        session="none",
+    ),
+    Command(
+        "fleet",
+        "[PATH...]",
+        "every session at once: one row each, totals, presets",
+        "every session at once, one row each",
+        "Read every session 'ctxtui sessions' lists (or the files and directories given) on "
+        "every core, and print one row per session: agent, project, model, start, messages, "
+        "requests, recorded and simulated compactions, peak prompt (reported and simulated), "
+        "top tool, cost; then totals and groups by agent, model, project and day. --compare "
+        "replays the fleet under several presets. Results are kept in an index in the user's cache "
+        "directory, so a second run reads only the files that changed. --json prints schema "
+        "ctxtui.fleet/1.",
+        add_options=lambda p: fleet_options(p, _count, add_policy_options),
+        session="none",
+        policy=False,  # it adds the knobs itself, for every session
+    ),
+    Command(
+        "cache",
+        "clear",
+        "clear what ctxtui keeps between runs",
+        "clear what ctxtui keeps between runs",
+        "Remove what ctxtui keeps in the user's cache directory between runs: the fleet index "
+        "and the exact token counts of big sessions. Sessions are never touched.",
+        add_options=cache_options,
         session="none",
     ),
     Command(
@@ -359,8 +459,10 @@ COMMANDS: tuple[Command, ...] = (
         "serve the app to a web browser (on 127.0.0.1)",
         "serve the app to a web browser",
         "Serve the app to a web browser with textual-serve: each visitor gets their own ctxtui "
-        "on SESSION (default: the bundled demo). It binds to 127.0.0.1; binding to any other "
-        "address shows the session's contents to whoever can reach it.",
+        "on SESSION (default: the bundled demo). Open the URL it prints: it holds a secret "
+        "token made for this launch, and nothing else (no other page, no WebSocket from "
+        "another origin) opens the app. It binds to 127.0.0.1; binding to any other address "
+        "shows the session's contents to whoever can reach it and has the URL.",
         add_options=_serve_options,
         session="optional",
     ),

@@ -7,6 +7,8 @@ import argparse
 import re
 import textwrap
 
+from ctxtui.core.price_source import PRICE_NOTE
+
 DESCRIPTION = """\
 See where an LLM agent's context window goes.
 
@@ -43,10 +45,11 @@ PRESET_HELP = (
 
 APP_EPILOG_HEAD = "  ctxtui [SESSION]          open the app (no SESSION: the bundled demo session)"
 
-REPORT_EPILOG = """\
+REPORT_EPILOG = f"""\
 The budget is the window less the output reserve (--max-tokens); the request is
 the prompt (system + tools + history, after pruning and truncation) plus that
-reserve, and the used ratio is request / window.
+reserve, and the used ratio is request / window. --json adds the session's cost
+and cache figures over every request it recorded. {PRICE_NOTE}
 
 examples:
   ctxtui report session.jsonl
@@ -66,14 +69,28 @@ examples:
 """
 
 
-REPLAY_EPILOG = """\
+REPLAY_EPILOG = f"""\
 Each request is a call the agent made (the point before an assistant message).
 Simulated is the prompt the policy would have sent, with its own compactions;
-reported is what the API counted, where the transcript recorded it.
+reported is what the API counted, where the transcript recorded it. Each request
+with usage is priced, with its cache hit ratio and, for a cache miss, its cause.
+{PRICE_NOTE}
 
 examples:
   ctxtui replay session.jsonl
   ctxtui replay session.jsonl --context-window 32768 --json | jq .compactions
+"""
+
+
+RETENTION_EPILOG = """\
+Kept: the summary holds the fact (case, quotes, ./ and trailing punctuation aside).
+Needed after: the messages after the compaction use the fact again; "lost 3 of 5"
+is what made the agent re-read or re-ask. dup.: summary lines that repeat the
+kept context (the system prompt, what the compaction kept) or each other.
+
+examples:
+  ctxtui retention session.jsonl
+  ctxtui retention session.jsonl --json | jq '.compactions[].needed_after'
 """
 
 

@@ -5,39 +5,65 @@ preview shows to any chat-completions endpoint (OpenAI, OpenRouter, Ollama, vLLM
 server, LM Studio) and streams the answer back. It lives outside ``ctxtui.core`` because it does
 network I/O; both shells call it from a worker thread.
 
-Rules that make it safe to leave on: one request at a time, a timeout on every read (a stalled
-stream fails after ``timeout`` seconds without data), at most one retry and only before any text
-arrived (so a retry never duplicates streamed text), cancellation checked between chunks, and
-every failure turned into a ``SummarizerError`` whose text is one line. A summary that needs
-several leaf calls runs them in order, each given the previous call's summary as its previous
-context, so the last answer covers the whole range.
+Rules that make it safe to leave on: one request at a time; ``timeout`` bounds each attempt as a
+whole (a watchdog shuts the socket at the deadline, so a server dripping a byte at a time cannot
+stretch it), and a call with its one retry ends within twice the timeout; the retry happens only
+before any text arrived (so it never duplicates streamed text); at most ``MAX_ANSWER_BYTES`` are
+read, before and after decoding (a summary is a few KB; a gzip bomb or an endless body is
+refused); a ``Stop`` pressed in another thread shuts the socket at once; a key never travels in
+clear text to another machine unless asked; every failure is a ``SummarizerError`` whose text is
+one line, with control characters shown, never acted on, and no URL credentials. A summary that
+needs several leaf calls runs them in order, each given the previous call's summary as its
+previous context, so the last answer covers the whole range.
 """
 
 from __future__ import annotations
 
 import json
-import re
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
+
+from ctxtui.core.rows import visible
+from ctxtui.llm_wire import (
+    MAX_ANSWER_BYTES,
+    Stop,
+    SummarizerError,
+    SummaryCancelledError,
+    Watchdog,
+    capped_body,
+    error_body,
+    lines_of,
+    one_line,
+    read_capped,
+    shown_url,
+)
+
+__all__ = [
+    "CallUsage",
+    "Endpoint",
+    "LLMSummary",
+    "Stop",
+    "SummarizerError",
+    "SummaryCancelledError",
+    "complete",
+    "resolve_endpoint",
+    "shown_url",
+    "summarize",
+]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 600.0
+MAX_SUMMARY_CHARS = 256 * 1024
+"""Characters of summary text accepted from one call: a summary is a few KB."""
 TEMPERATURE = 0.3
 _LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 Delta = Callable[[str], None]
 StopCheck = Callable[[], bool]
-
-
-class SummarizerError(Exception):
-    """An LLM call that did not give a summary; ``str()`` is one line for the user."""
-
-
-class SummaryCancelledError(SummarizerError):
-    """The user stopped the call."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +72,7 @@ class Endpoint:
 
     base_url: str
     model: str
-    api_key: str | None = None
+    api_key: str | None = field(default=None, repr=False)
     timeout: float = DEFAULT_TIMEOUT
 
     @property
@@ -57,6 +83,32 @@ class Endpoint:
     def url(self) -> str:
         return self.base_url.rstrip("/") + "/chat/completions"
 
+    @property
+    def shown(self) -> str:
+        """The base URL as messages show it (``shown_url``)."""
+        return shown_url(self.base_url)
+
+
+def _checked_url(url: str, source: str) -> SplitResult:
+    """The parts of an http(s) base URL, or ``SummarizerError`` naming what is wrong."""
+    if any(not c.isprintable() or c.isspace() for c in url):
+        raise SummarizerError(
+            f"{source}: expected a URL, found spaces or control characters in '{shown_url(url)}'"
+        )
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # a port that is not a number raises here
+        host = parts.hostname
+    except ValueError as err:
+        raise SummarizerError(
+            f"{source}: not a valid URL ({visible(str(err))}): '{shown_url(url)}'"
+        ) from None
+    if parts.scheme not in ("http", "https"):
+        raise SummarizerError(f"{source}: expected an http(s) URL, got '{shown_url(url)}'")
+    if not host:
+        raise SummarizerError(f"{source}: expected a host in the URL, got '{shown_url(url)}'")
+    return parts
+
 
 def resolve_endpoint(
     *,
@@ -65,16 +117,18 @@ def resolve_endpoint(
     api_key: str | None = None,
     timeout: float | None = None,
     env: Mapping[str, str] | None = None,
+    allow_http: bool = False,
 ) -> Endpoint:
     """The endpoint from flags, then ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``, then defaults.
 
     A key is required except on a loopback address, where local servers (Ollama, llama.cpp)
-    take none.
+    take none, and is sent over plain ``http`` only to loopback or when ``allow_http``: anyone
+    on the way could read it.
     """
     env = env or {}
+    source = "--llm-base-url" if base_url else "OPENAI_BASE_URL"
     url = base_url or env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-    if urlsplit(url).scheme not in ("http", "https"):
-        raise SummarizerError(f"--llm-base-url: expected an http(s) URL, got {url[:80]!r}")
+    parts = _checked_url(url, source)
     if not model:
         raise SummarizerError("--llm-model: name the model that should write the summary")
     wait = DEFAULT_TIMEOUT if timeout is None else timeout
@@ -83,7 +137,13 @@ def resolve_endpoint(
     endpoint = Endpoint(url, model, api_key or env.get("OPENAI_API_KEY") or None, wait)
     if endpoint.api_key is None and not endpoint.is_loopback:
         raise SummarizerError(
-            f"no API key for {url}: set OPENAI_API_KEY (a local server on 127.0.0.1 needs none)"
+            f"no API key for {shown_url(url)}: set OPENAI_API_KEY (a local server on 127.0.0.1 "
+            "needs none)"
+        )
+    if endpoint.api_key and parts.scheme == "http" and not endpoint.is_loopback and not allow_http:
+        raise SummarizerError(
+            f"refusing to send OPENAI_API_KEY in clear text to {shown_url(url)}: anyone on the "
+            "network between could read it; use https, or --llm-allow-http if you trust it"
         )
     return endpoint
 
@@ -116,7 +176,7 @@ class LLMSummary:
     def byline(self) -> str:
         tokens = f"{self.usage.prompt_tokens:,} in + {self.usage.completion_tokens:,} out"
         calls = "1 call" if self.calls == 1 else f"{self.calls:,} calls"
-        return f"written by {self.model} ({calls}, {tokens} tokens)"
+        return f"written by {visible(self.model)} ({calls}, {tokens} tokens)"
 
 
 def template_headings(template: str) -> tuple[str, ...]:
@@ -130,11 +190,6 @@ def missing_sections(text: str, headings: Sequence[str]) -> tuple[str, ...]:
     return tuple(h for h in headings if h not in lines)
 
 
-def _one_line(text: str, limit: int = 160) -> str:
-    flat = re.sub(r"\s+", " ", text).strip()
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
-
-
 class _RetryableError(SummarizerError):
     """A failure worth one more try: no connection, a timeout, a 429 or a 5xx."""
 
@@ -143,21 +198,19 @@ def _error_detail(body: bytes) -> str:
     try:
         doc = json.loads(body)
     except ValueError:
-        return _one_line(body.decode("utf-8", "replace"), 120)
+        return one_line(body.decode("utf-8", "replace"), 120)
     if isinstance(doc, dict):
         err = doc.get("error")
         if isinstance(err, dict) and isinstance(err.get("message"), str):
-            return _one_line(err["message"], 120)
+            return one_line(err["message"], 120)
         if isinstance(err, str):
-            return _one_line(err, 120)
-    return _one_line(body.decode("utf-8", "replace"), 120)
+            return one_line(err, 120)
+    return one_line(body.decode("utf-8", "replace"), 120)
 
 
-def _chunks(lines: Iterator[str], should_stop: StopCheck) -> Iterator[dict[str, Any]]:
+def _chunks(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
     """The JSON payloads of a server-sent-events stream, until ``[DONE]``."""
     for line in lines:
-        if should_stop():
-            raise SummaryCancelledError("cancelled: the summary call was stopped")
         if not line.startswith("data:"):
             continue
         data = line[5:].strip()
@@ -165,9 +218,9 @@ def _chunks(lines: Iterator[str], should_stop: StopCheck) -> Iterator[dict[str, 
             return
         try:
             payload = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise SummarizerError(
-                f"the endpoint sent a stream line that is not JSON: {_one_line(data, 60)!r}"
+                f"the endpoint sent a stream line that is not JSON: '{one_line(data, 60)}'"
             ) from None
         if isinstance(payload, dict):
             yield payload
@@ -196,6 +249,18 @@ class _Answer:
     text: list[str] = field(default_factory=list)
     model: str = ""
     usage: CallUsage = field(default_factory=CallUsage)
+    chars: int = 0
+
+    def add(self, text: str, on_delta: Delta) -> None:
+        """Take a piece of the summary, refusing an answer longer than any summary."""
+        self.chars += len(text)
+        if self.chars > MAX_SUMMARY_CHARS:
+            raise SummarizerError(
+                f"the model's answer passed {MAX_SUMMARY_CHARS // 1024:,} KB of text, far more "
+                "than a summary: stopped reading"
+            )
+        self.text.append(text)
+        on_delta(text)
 
 
 def _request_body(endpoint: Endpoint, prompt: str) -> dict[str, Any]:
@@ -212,61 +277,93 @@ def _read_answer(response: Any, answer: _Answer, on_delta: Delta, should_stop: S
     """Fill ``answer`` from a streamed (or, from servers that ignore ``stream``, plain) reply."""
     if "text/event-stream" not in response.headers.get("content-type", ""):
         try:
-            doc = json.loads(response.read())
-        except ValueError:
+            doc = json.loads(read_capped(response, MAX_ANSWER_BYTES, "answer"))
+        except (ValueError, RecursionError):
             raise SummarizerError("the endpoint's answer is not JSON") from None
         if not isinstance(doc, dict):
             raise SummarizerError("the endpoint's answer is not a JSON object")
-        text = _delta_text(doc)
-        answer.text.append(text)
-        on_delta(text)
+        answer.add(_delta_text(doc), on_delta)
         model = doc.get("model")
         answer.model = model if isinstance(model, str) and model else answer.model
         answer.usage = _usage(doc) or answer.usage
         return
-    for chunk in _chunks(response.iter_lines(), should_stop):
+    for chunk in _chunks(lines_of(capped_body(response, MAX_ANSWER_BYTES))):
+        if should_stop():
+            raise SummaryCancelledError("cancelled: the summary call was stopped")
         text = _delta_text(chunk)
         if text:
-            answer.text.append(text)
-            on_delta(text)
+            answer.add(text, on_delta)
         if isinstance(chunk.get("model"), str) and chunk["model"]:
             answer.model = chunk["model"]
         answer.usage = _usage(chunk) or answer.usage
 
 
 def _call_once(
-    client: Any, endpoint: Endpoint, prompt: str, on_delta: Delta, should_stop: StopCheck
+    client: Any,
+    endpoint: Endpoint,
+    prompt: str,
+    on_delta: Delta,
+    should_stop: StopCheck,
+    seconds: float,
 ) -> _Answer:
     import httpx
 
-    headers = {"Accept": "text/event-stream"}
+    headers = {"Accept": "text/event-stream", "Accept-Encoding": "gzip, identity"}
     if endpoint.api_key:
         headers["Authorization"] = f"Bearer {endpoint.api_key}"
     answer = _Answer(model=endpoint.model)
-    try:
-        with client.stream(
-            "POST", endpoint.url, json=_request_body(endpoint, prompt), headers=headers
-        ) as response:
-            if response.status_code >= 400:
-                detail = _error_detail(response.read())
-                message = f"the endpoint refused the request: HTTP {response.status_code}"
-                message += f" ({detail})" if detail else ""
-                retry = response.status_code == 429 or response.status_code >= 500
-                raise (_RetryableError if retry else SummarizerError)(message)
-            _read_answer(response, answer, on_delta, should_stop)
-    except httpx.TimeoutException:
-        raise _RetryableError(
-            f"no answer from {endpoint.base_url} within {endpoint.timeout:g} s"
-        ) from None
-    except httpx.DecodingError as err:  # a body its Content-Encoding does not decode
-        reason = _one_line(str(err), 80)
-        raise SummarizerError(f"the endpoint's answer could not be decoded: {reason}") from None
-    except httpx.TransportError as err:
-        if answer.text:
-            raise SummarizerError(f"the stream broke off: {_one_line(str(err), 80)}") from None
-        reason = _one_line(str(err), 80)
-        raise _RetryableError(f"cannot reach {endpoint.base_url}: {reason}") from None
+    where = endpoint.shown
+    timed_out = _RetryableError(f"no answer from {where} within {endpoint.timeout:g} s")
+    with Watchdog(seconds, should_stop) as watchdog:
+        try:
+            with client.stream(
+                "POST",
+                endpoint.url,
+                json=_request_body(endpoint, prompt),
+                headers=headers,
+                extensions={"trace": watchdog.trace},
+            ) as response:
+                if response.status_code >= 400:
+                    body = error_body(response)
+                    if endpoint.api_key:  # a server that echoes the key must not get it shown
+                        body = body.replace(endpoint.api_key.encode(), b"[the key]")
+                    detail = _error_detail(body)
+                    message = f"the endpoint refused the request: HTTP {response.status_code}"
+                    message += f" ({detail})" if detail else ""
+                    retry = response.status_code == 429 or response.status_code >= 500
+                    raise (_RetryableError if retry else SummarizerError)(message)
+                _read_answer(response, answer, on_delta, should_stop)
+        except httpx.TimeoutException:
+            raise timed_out from None
+        except (httpx.InvalidURL, httpx.UnsupportedProtocol) as err:
+            raise SummarizerError(f"cannot call {where}: {one_line(str(err), 80)}") from None
+        except httpx.TransportError as err:
+            _raise_if_fired(watchdog, answer, timed_out)
+            if answer.text:
+                raise SummarizerError(f"the stream broke off: {one_line(str(err), 80)}") from None
+            reason = one_line(str(err), 80)
+            raise _RetryableError(f"cannot reach {where}: {reason}") from None
+        # A shut socket can also read as the end of a body that runs until the connection
+        # closes (a server-sent-events stream): an answer cut short is still a timeout.
+        _raise_if_fired(watchdog, answer, timed_out)
     return answer
+
+
+def _raise_if_fired(watchdog: Watchdog, answer: _Answer, timed_out: _RetryableError) -> None:
+    if watchdog.reason == "stopped":
+        raise SummaryCancelledError("cancelled: the summary call was stopped") from None
+    if watchdog.reason == "timeout":
+        raise (SummarizerError(str(timed_out)) if answer.text else timed_out) from None
+
+
+def _client(endpoint: Endpoint) -> Any:
+    """A client that keeps no idle connection: each attempt's socket is its own (``Watchdog``)."""
+    import httpx
+
+    return httpx.Client(
+        timeout=httpx.Timeout(endpoint.timeout),
+        limits=httpx.Limits(max_keepalive_connections=0),
+    )
 
 
 def complete(
@@ -277,12 +374,15 @@ def complete(
     should_stop: StopCheck = lambda: False,
     client: Any = None,
 ) -> _Answer:
-    """One chat completion, streamed; one retry when nothing had arrived yet."""
-    import httpx
+    """One chat completion, streamed; one retry when nothing had arrived yet.
 
+    Each attempt gets ``endpoint.timeout`` seconds, the retry no more than what is left of
+    twice that, so the whole call ends within ``2 * timeout``.
+    """
     owned = client is None
-    client = client or httpx.Client(timeout=httpx.Timeout(endpoint.timeout))
+    client = client or _client(endpoint)
     streamed: list[str] = []
+    deadline = time.monotonic() + 2 * endpoint.timeout
 
     def counting(text: str) -> None:
         streamed.append(text)
@@ -290,12 +390,13 @@ def complete(
 
     try:
         try:
-            return _call_once(client, endpoint, prompt, counting, should_stop)
+            return _call_once(client, endpoint, prompt, counting, should_stop, endpoint.timeout)
         except _RetryableError as first:
-            if streamed or should_stop():
+            left = min(endpoint.timeout, deadline - time.monotonic())
+            if streamed or should_stop() or left <= 0.05:
                 raise SummarizerError(str(first)) from None
             try:
-                return _call_once(client, endpoint, prompt, counting, should_stop)
+                return _call_once(client, endpoint, prompt, counting, should_stop, left)
             except _RetryableError as second:
                 raise SummarizerError(f"{second} (tried twice)") from None
     finally:
@@ -318,12 +419,10 @@ def summarize(
     ``previous`` is the summary the previous call wrote ("" for the first), so each call folds
     the history so far into its answer and the last answer is the summary of the whole range.
     """
-    import httpx
-
     if calls < 1:
         raise SummarizerError("nothing to summarise: the compaction replaces no message")
     usage, model, previous = CallUsage(), endpoint.model, ""
-    with httpx.Client(timeout=httpx.Timeout(endpoint.timeout)) as client:
+    with _client(endpoint) as client:
         for i in range(calls):
             on_progress(i, calls)
             if should_stop():

@@ -1,12 +1,14 @@
 """The agents' session stores: where Claude Code, Codex, OpenCode and PicoClaw keep sessions.
 
-``find_sessions()`` lists what is there, newest first, without parsing any transcript: each
+``list_sessions()`` lists what is there, newest first, without parsing any transcript: each
 entry is built from the file system and a bounded head of the file (the first records name the
 working directory, the model and the start time), so listing thousands of sessions stays
 fast. Claude Code sub-agents written inline are found by a bounded search of the bytes that
-parses only their lines. Counting messages scans a whole file and is done on request
-(``count_messages``). A file that cannot be read is listed with its error instead of
-stopping the listing.
+parses only their lines. Counting messages opens the session as the app does and is done on
+request (``count_messages``). A file that cannot be read is listed with its error, and a
+directory that cannot be read, or a FIFO named like a session, is passed over and counted
+(``Listing.skipped``), instead of stopping the listing. Nothing is opened in a way that can
+block (``importers._stream.open_regular``).
 
 Each agent's environment override is honoured: ``CLAUDE_CONFIG_DIR``, ``CODEX_HOME``,
 ``XDG_DATA_HOME`` (OpenCode) and ``PICOCLAW_HOME``. The layouts are described in
@@ -15,20 +17,24 @@ docs/formats.md ("Where agents keep their sessions").
 
 from __future__ import annotations
 
-import json
+import functools
 import os
+import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-HEAD_BYTES = 64 * 1024
-"""How much of a transcript the listing reads: enough for the first records, never a whole file."""
-HEAD_RECORDS = 40
+from ctxtui.core.rows import visible
+from ctxtui.importers._store_files import HEAD_BYTES as HEAD_BYTES
+from ctxtui.importers._store_files import SCAN_BYTES as SCAN_BYTES
+from ctxtui.importers._store_files import Skipped as Skipped
+from ctxtui.importers._store_files import StoreWalk, describe_error, head_records, read_small_json
+
 COUNT_LIMIT_BYTES = 256 * 1024 * 1024
-"""``count_messages`` refuses to scan files larger than this and answers ``None``."""
+"""``count_messages`` answers ``None`` for transcripts larger than this rather than open them."""
 
 
 @dataclass(frozen=True)
@@ -98,38 +104,22 @@ def _unique(paths: Iterable[Path]) -> list[Path]:
     return seen
 
 
-# --- reading a bounded head ----------------------------------------------------------------
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _head_records(path: Path) -> Iterator[dict[str, Any]]:
-    """The JSON objects on the first lines of a JSONL file, from at most ``HEAD_BYTES``.
-
-    A line cut by the byte limit, or one that is not JSON, is skipped: the head only feeds
-    the listing's columns, and a broken file shows up when it is opened.
-    """
-    if path.name.endswith(".zst"):
-        data = _zst_head(path)
-    else:
-        with path.open("rb") as fh:
-            data = fh.read(HEAD_BYTES)
-    lines = data.split(b"\n")
-    if len(data) >= HEAD_BYTES:
-        lines = lines[:-1]
-    for raw in lines[:HEAD_RECORDS]:
-        try:
-            value = json.loads(raw)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(value, dict):
-            yield value
+def shown(text: str) -> str:
+    """``text`` (a file name, a ``cwd``, a model) safe to print on one line: controls shown as
+    pictures (``␛``, ``⏎``; ``core.rows.visible``) and a name's undecodable bytes as ``\\xNN``,
+    so a hostile name can neither drive the terminal nor break a row."""
+    text = visible(text)
+    if _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub(_byte_escape, text)
 
 
-def _zst_head(path: Path) -> bytes:
-    import zstandard
-
-    with path.open("rb") as fh:
-        reader = zstandard.ZstdDecompressor().stream_reader(fh)
-        return bytes(reader.read(HEAD_BYTES))
+def _byte_escape(match: re.Match[str]) -> str:
+    code = ord(match[0])
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else "\ufffd"
 
 
 def _text(value: Any) -> str | None:
@@ -141,33 +131,33 @@ def _when(value: Any) -> datetime | None:
     try:
         if isinstance(value, str) and value:
             parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-            return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+            return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
         if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1e14:
-            return datetime.fromtimestamp(value / 1000, tz=timezone.utc)
+            return datetime.fromtimestamp(value / 1000, tz=UTC)
     except (ValueError, OverflowError, OSError):
         return None
     return None
 
 
 def _stat(agent: str, path: Path) -> FoundSession:
-    st = path.stat()
+    """An entry from the file's ``stat``; one that vanished or cannot be looked at carries
+    the reason as its error (the listing still shows it)."""
+    try:
+        st = path.stat()
+    except OSError as err:
+        return FoundSession(agent=agent, path=path, size=0, modified=0.0, error=describe_error(err))
     return FoundSession(agent=agent, path=path, size=st.st_size, modified=st.st_mtime)
 
 
 def _guard(found: FoundSession, fill: Any) -> FoundSession:
     """``fill(found)``, or ``found`` with the error's text if the head cannot be read."""
+    if found.error is not None:
+        return found
     try:
         result: FoundSession = fill(found)
     except Exception as err:  # a listing must survive any one broken file
-        return replace(found, error=_describe(err))
+        return replace(found, error=describe_error(err))
     return result
-
-
-def _describe(err: BaseException) -> str:
-    text = str(err).strip() or "unreadable"
-    if isinstance(err, OSError) and err.strerror:
-        text = err.strerror.lower()
-    return text if len(text) <= 120 else text[:117] + "..."
 
 
 # --- Claude Code ---------------------------------------------------------------------------
@@ -175,12 +165,13 @@ def _describe(err: BaseException) -> str:
 
 def _claude_fill(found: FoundSession) -> FoundSession:
     project = started = model = None
-    for record in _head_records(found.path):
+    for record in head_records(found.path):
         project = project or _text(record.get("cwd"))
         started = started or _when(record.get("timestamp"))
-        message = record.get("message")
-        if isinstance(message, dict) and record.get("type") == "assistant":
-            model = model or _text(message.get("model"))
+        if record.get("type") == "assistant":
+            message = record.get("message")
+            said = message.get("model") if isinstance(message, dict) else record.get("model")
+            model = model or _text(said)
         if project and started and model:
             break
     return replace(found, project=project, started=started, model=model)
@@ -198,8 +189,7 @@ def _claude_inline_agents(parent: FoundSession) -> tuple[FoundSession, ...]:
 def _inline_agent(parent: FoundSession, chain_id: str, chain: list[dict[str, Any]]) -> FoundSession:
     """One inline sub-agent as a listing entry, from its own records (oldest first)."""
     first = chain[0]
-    replies = [r["message"] for r in chain if r.get("type") == "assistant"]
-    models = (m.get("model") for m in replies if isinstance(m, dict))
+    models = (r.get("model") for r in chain if r.get("type") == "assistant")
     return replace(
         parent,
         size=sum(r["_bytes"] for r in chain),
@@ -208,14 +198,15 @@ def _inline_agent(parent: FoundSession, chain_id: str, chain: list[dict[str, Any
         model=next((m for m in models if _text(m) and m != "<synthetic>"), None),
         title=None,
         session_id=chain_id,
-        messages=sum(1 for r in chain if r.get("type") in ("user", "assistant")),
     )
 
 
-def _claude_children(parent: FoundSession) -> tuple[FoundSession, ...]:
+def _claude_children(
+    walk: StoreWalk, parent: FoundSession, has_dir: bool
+) -> tuple[FoundSession, ...]:
     """A session's sub-agents: its ``subagents/`` files, then those written inline."""
     file = parent.path
-    subs = sorted((file.parent / file.stem / "subagents").glob("agent-*.jsonl"))
+    subs = walk.files(file.parent / file.stem / "subagents", "agent-*.jsonl") if has_dir else []
     children = tuple(_guard(_stat("claude-code", s), _claude_fill) for s in subs)
     if parent.error is not None:
         return children
@@ -231,21 +222,30 @@ def _loose_agents(files: Iterable[Path]) -> dict[str, list[FoundSession]]:
     by_parent: dict[str, list[FoundSession]] = {}
     for file in files:
         found = _guard(_stat("claude-code", file), _claude_fill)
-        ids = (_text(r.get("sessionId")) for r in _head_records(file)) if not found.error else ()
-        parent = next((i for i in ids if i), "")
+        parent = ""
+        if found.error is None:
+            try:
+                ids = (_text(r.get("sessionId")) for r in head_records(file))
+                parent = next((i for i in ids if i), "")
+            except Exception:  # swapped or broken since the fill: it stays an orphan
+                parent = ""
         by_parent.setdefault(parent, []).append(found)
     return by_parent
 
 
-def _claude_sessions(root: Path) -> Iterator[FoundSession]:
-    for project_dir in sorted(p for p in root.iterdir() if p.is_dir()):
-        files = sorted(project_dir.glob("*.jsonl"))
+def _claude_sessions(walk: StoreWalk, root: Path) -> Iterator[FoundSession]:
+    for project_dir in walk.dirs(root):
+        files = walk.files(project_dir, "*.jsonl")
+        session_dirs = {p.name for p in walk.dirs(project_dir)}
         loose = _loose_agents(f for f in files if f.name.startswith("agent-"))
         for file in files:
             if file.name.startswith("agent-"):
                 continue  # a sub-agent: listed under the session that spawned it
             parent = _guard(_stat("claude-code", file), _claude_fill)
-            children = (*_claude_children(parent), *loose.pop(file.stem, ()))
+            children = (
+                *_claude_children(walk, parent, file.stem in session_dirs),
+                *loose.pop(file.stem, ()),
+            )
             yield replace(parent, children=children) if children else parent
         for orphans in loose.values():
             yield from orphans  # their session is gone; each is still a context window
@@ -256,8 +256,10 @@ def _claude_sessions(root: Path) -> Iterator[FoundSession]:
 
 def _codex_fill(found: FoundSession) -> FoundSession:
     project = started = model = None
-    for record in _head_records(found.path):
+    for record in head_records(found.path):
         payload = record.get("payload")
+        if record.get("_sketch"):
+            payload = record  # a sketch holds the fields it found at every depth
         if not isinstance(payload, dict):
             continue
         if record.get("type") == "session_meta":
@@ -271,9 +273,9 @@ def _codex_fill(found: FoundSession) -> FoundSession:
     return replace(found, project=project, started=started, model=model)
 
 
-def _codex_sessions(root: Path) -> Iterator[FoundSession]:
-    files = list((root / "sessions").rglob("rollout-*.jsonl*"))
-    files += list((root / "archived_sessions").glob("rollout-*.jsonl*"))
+def _codex_sessions(walk: StoreWalk, root: Path) -> Iterator[FoundSession]:
+    files = walk.tree(root / "sessions", "rollout-*.jsonl*")
+    files += walk.files(root / "archived_sessions", "rollout-*.jsonl*")
     plain = {f for f in files if f.name.endswith(".jsonl")}
     for file in sorted(files):
         if not file.name.endswith((".jsonl", ".jsonl.zst")):
@@ -291,36 +293,41 @@ def _opencode_db_sessions(db: Path) -> Iterator[FoundSession]:
     from ctxtui.importers._sqlite import read_database
 
     base = _stat("opencode", db)
+    if base.error is not None:
+        yield base
+        return
     try:
         # A live database keeps recent sessions in its -wal; read_database sees them without
-        # creating or touching anything beside the file.
+        # creating or touching anything beside the file. One pass over the sessions: no
+        # per-session subquery (without an index on message.session_id that is quadratic).
         rows = read_database(
             db,
             lambda con: con.execute(
-                "SELECT id, directory, title, time_created, "
-                "(SELECT COUNT(*) FROM message m WHERE m.session_id = s.id) "
-                "FROM session s ORDER BY time_updated DESC"
+                "SELECT id, directory, title, time_created FROM session ORDER BY time_updated DESC"
             ).fetchall(),
         )
     except (sqlite3.Error, SessionLoadError, UnicodeDecodeError, ValueError) as err:
-        yield replace(base, error=f"not a readable OpenCode database ({_describe(err)})")
+        yield replace(base, error=f"not a readable OpenCode database ({describe_error(err)})")
         return
-    for sid, directory, title, created, count in rows:
+    for sid, directory, title, created in rows:
         yield replace(
             base,
             session_id=_text(sid),
             project=_text(directory),
             title=_text(title),
             started=_when(created),
-            messages=count if isinstance(count, int) else None,
         )
 
 
-def _opencode_storage_fill(found: FoundSession) -> FoundSession:
-    info_files = list((found.path.parents[1] / "session").glob(f"*/{found.path.name}.json"))
+def _opencode_storage_fill(walk: StoreWalk, found: FoundSession) -> FoundSession:
+    info_files = [
+        info
+        for sub in walk.dirs(found.path.parents[1] / "session")
+        for info in walk.files(sub, f"{found.path.name}.json")
+    ]
     if not info_files:
         return found
-    info = json.loads(info_files[0].read_text(encoding="utf-8"))
+    info = read_small_json(info_files[0])
     if not isinstance(info, dict):
         return found
     time = info.get("time")
@@ -329,17 +336,14 @@ def _opencode_storage_fill(found: FoundSession) -> FoundSession:
         project=_text(info.get("directory")),
         title=_text(info.get("title")),
         started=_when(time.get("created")) if isinstance(time, dict) else None,
-        messages=sum(1 for _ in found.path.glob("msg_*.json")),
     )
 
 
-def _opencode_sessions(root: Path) -> Iterator[FoundSession]:
-    for db in sorted(root.glob("opencode*.db")):
+def _opencode_sessions(walk: StoreWalk, root: Path) -> Iterator[FoundSession]:
+    for db in walk.files(root, "opencode*.db"):
         yield from _opencode_db_sessions(db)
-    message_dir = root / "storage" / "message"
-    if message_dir.is_dir():
-        for ses in sorted(p for p in message_dir.glob("ses_*") if p.is_dir()):
-            yield _guard(_stat("opencode", ses), _opencode_storage_fill)
+    for ses in walk.dirs(root / "storage" / "message", "ses_*"):
+        yield _guard(_stat("opencode", ses), lambda f: _opencode_storage_fill(walk, f))
 
 
 # --- PicoClaw ------------------------------------------------------------------------------
@@ -349,7 +353,7 @@ def _picoclaw_fill(found: FoundSession) -> FoundSession:
     meta_path = found.path.with_name(found.path.stem + ".meta.json")
     if not meta_path.is_file():
         return found
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    meta = read_small_json(meta_path)
     if not isinstance(meta, dict):
         return found
     scope = meta.get("scope")
@@ -357,23 +361,35 @@ def _picoclaw_fill(found: FoundSession) -> FoundSession:
     return replace(found, started=_when(meta.get("created_at")), project=channel)
 
 
-def _picoclaw_sessions(directory: Path) -> Iterator[FoundSession]:
-    for file in sorted(directory.glob("*.jsonl")):
+def _picoclaw_sessions(walk: StoreWalk, directory: Path) -> Iterator[FoundSession]:
+    for file in walk.files(directory, "*.jsonl"):
         yield _guard(_stat("picoclaw", file), _picoclaw_fill)
-    for file in sorted(directory.glob("*.json")):
+    for file in walk.files(directory, "*.json"):
         if not file.name.endswith(".meta.json"):
-            yield _guard(_stat("picoclaw", file), lambda f: f)
-    seahorse = directory / "seahorse.db"
-    if seahorse.is_file():
+            yield _stat("picoclaw", file)
+    for seahorse in walk.files(directory, "seahorse.db"):
         yield _stat("picoclaw", seahorse)
 
 
 # --- the listing ---------------------------------------------------------------------------
 
 
-def find_sessions(env: Mapping[str, str] | None = None) -> list[FoundSession]:
-    """Every session in the four agents' stores, newest first; sub-agents under their parent."""
+@dataclass(frozen=True)
+class Listing:
+    """The sessions found, newest first, and the paths passed over on the way."""
+
+    sessions: list[FoundSession]
+    skipped: list[Skipped]
+
+
+def list_sessions(env: Mapping[str, str] | None = None) -> Listing:
+    """Every session in the four agents' stores, newest first; sub-agents under their parent.
+
+    A directory that cannot be read, and anything named like a session that is not a regular
+    file, is passed over and noted in ``skipped``; everything else is still listed.
+    """
     env = os.environ if env is None else env
+    walk = StoreWalk()
     found: list[FoundSession] = []
     sources: list[tuple[Path, Any]] = [(r, _claude_sessions) for r in claude_roots(env)]
     sources += [
@@ -381,46 +397,41 @@ def find_sessions(env: Mapping[str, str] | None = None) -> list[FoundSession]:
         (opencode_root(env), _opencode_sessions),
         (picoclaw_sessions_dir(env), _picoclaw_sessions),
     ]
-    for root, walk in sources:
-        if root.is_dir():
-            try:
-                found.extend(walk(root))
-            except OSError:
-                continue  # a store that vanished or cannot be listed holds nothing to show
+    for root, source in sources:
+        found.extend(source(walk, root))
     found.sort(key=lambda f: f.sort_key, reverse=True)
-    return found
+    return Listing(found, walk.skipped)
 
 
-_MESSAGE_MARKERS: dict[str, tuple[bytes, ...]] = {
-    "claude-code": (
-        b'"type":"user"',
-        b'"type":"assistant"',
-        b'"type": "user"',
-        b'"type": "assistant"',
-    ),
-    "codex": (b'"type":"message"', b'"type": "message"'),
-    "picoclaw": (b'"role"',),
-}
+def find_sessions(env: Mapping[str, str] | None = None) -> list[FoundSession]:
+    """``list_sessions(env).sessions``: the sessions alone."""
+    return list_sessions(env).sessions
 
 
 def count_messages(found: FoundSession) -> int | None:
-    """The number of message records, by scanning lines for their markers (no JSON parsing).
-
-    This is the listing's figure, not the importer's: merged records and hidden bookkeeping
-    make the opened session differ a little; sub-agents' lines count for them, not the
-    parent. ``None`` for files too large to scan or formats whose count the listing already
-    knows.
-    """
+    """How many messages the app shows when it opens ``found``: the session is imported, as
+    opening it would, and its messages counted. ``None`` for a file larger than
+    ``COUNT_LIMIT_BYTES`` (counting it would cost what opening it costs). Raises
+    ``SessionLoadError`` when the session cannot be opened."""
     if found.messages is not None:
         return found.messages
-    markers = _MESSAGE_MARKERS.get(found.agent)
-    if markers is None or found.size > COUNT_LIMIT_BYTES or found.path.name.endswith(".zst"):
+    if found.agent == "opencode" and found.session_id is not None:
+        st = found.path.stat()
+        counts = _database_counts(found.path, st.st_ino, st.st_size, st.st_mtime_ns)
+        if found.session_id in counts:
+            return counts[found.session_id]
+    if found.path.suffix != ".db" and found.path.stat().st_size > COUNT_LIMIT_BYTES:
         return None
-    from ctxtui.importers._claude_sidechains import SIDECHAIN_MARKER
+    from ctxtui.importers import load_session
 
-    count = 0
-    with found.path.open("rb") as fh:
-        for line in fh:
-            if any(m in line for m in markers) and not SIDECHAIN_MARKER.search(line):
-                count += 1
-    return count
+    return len(load_session(found.open_target).messages)
+
+
+@functools.lru_cache(maxsize=4)
+def _database_counts(path: Path, inode: int, size: int, mtime_ns: int) -> dict[str, int]:
+    """An OpenCode database's counts, read once per version of the file (the stat fields
+    are the key: a database written since is read again)."""
+    from ctxtui.importers import hoist_system_prompt
+    from ctxtui.importers._opencode_sqlite import message_counts
+
+    return message_counts(path, hoist_system_prompt)

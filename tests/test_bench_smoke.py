@@ -33,7 +33,8 @@ def _small_heap() -> Iterator[None]:
 
 TINY = [
     "--sizes", "120,200", "--replay-sizes", "120,200", "--repeats", "1", "--frame-rows", "400",
-    "--startup-rounds", "1",
+    "--startup-rounds", "1", "--fleet-sessions", "6", "--fleet-mb", "0.02",
+    "--usage-mb", "0.05,0.05",
 ]  # fmt: skip
 
 
@@ -41,6 +42,10 @@ TINY = [
 @pytest.mark.parametrize("section", SECTIONS)
 def test_each_section_runs_on_a_tiny_session(section: str) -> None:
     """One test per section, so the workers of ``make test`` share them out."""
+    from bench.fleet import ccusage
+
+    if section == "usage" and ccusage() is None:
+        pytest.skip("ccusage is not installed (npm install ccusage@20.0.24)")
     lines: list[str] = []
     results, _notes = run(parse([*TINY, "--only", section, "--no-doc"]), emit=lines.append)
     assert results and {r.section for r in results} == {section}

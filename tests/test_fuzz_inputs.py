@@ -292,3 +292,64 @@ def test_real_processes_exit_with_the_real_codes(tmp_path: Path) -> None:
         _check([], done.returncode, done.stderr, name)
         assert (done.returncode == 0) == (name in ("good.json", "huge.json")), done.stderr
     assert _digest(tmp_path) == before
+
+
+# --- hostile environments (issue 25) ----------------------------------------------------------
+
+
+def _environments(tmp_path: Path) -> dict[str, tuple[dict[str, str], dict[str, Any]]]:
+    """Each hostile state of the process's surroundings: extra variables, ``Popen`` options."""
+    config = tmp_path / "config"
+    (config / "ctxtui").mkdir(parents=True)
+    os.mkfifo(config / "ctxtui" / "config.json")
+    zero = tmp_path / "zero-config"
+    (zero / "ctxtui").mkdir(parents=True)
+    (zero / "ctxtui" / "config.json").symlink_to("/dev/zero")
+    return {
+        "closed stdout": ({}, {"preexec_fn": lambda: os.close(1)}),
+        "full stdout": ({}, {"stdout": "/dev/full"}),
+        "FIFO config": ({"XDG_CONFIG_HOME": str(config)}, {}),
+        "/dev/zero config": ({"XDG_CONFIG_HOME": str(zero)}, {}),
+        "bad CTXTUI_ JSON": ({"CTXTUI_KEYS": "{bad", "CTXTUI_LLM": "[" * 5000}, {}),
+        "bad OPENAI_BASE_URL": ({"OPENAI_BASE_URL": "http://[::1:18080/v1\x1b]0;x\x07"}, {}),
+    }
+
+
+_HOSTILE_COMMANDS = [
+    ["report", "{demo}"],
+    ["compact", "{demo}", "--summarizer", "openai", "--llm-model", "m"],
+    ["compact", "{demo}", "--summarizer", "openai", "--llm-model", "m",
+     "--llm-base-url", "http://127.0.0.1:abc/v1"],
+    ["formats"],
+    ["serve", "--port", "70000"],
+    ["serve", "--host", "999.1.1.1", "--port", "0"],
+    ["presets", "--json"],
+]  # fmt: skip
+
+
+def test_hostile_environments_keep_the_promise(tmp_path: Path) -> None:
+    """Real processes in each hostile environment, a seeded draw of commands each."""
+    demo = str(samples_dir() / "demo.json")
+    home = tmp_path / "home"
+    home.mkdir()
+    for name, (extra, options) in _environments(tmp_path).items():
+        rng = random.Random(f"{name}:{ROUND}")
+        for argv in rng.sample(_HOSTILE_COMMANDS, 2):
+            argv = [a.replace("{demo}", demo) for a in argv]
+            env = {**os.environ, "HOME": str(home), **extra}
+            env.pop("OPENAI_API_KEY", None)
+            kwargs = dict(options)
+            stdout = kwargs.pop("stdout", None)
+            with open(stdout or os.devnull, "w") as out:
+                done = subprocess.run(
+                    [sys.executable, "-m", "ctxtui", *argv],
+                    stdout=out,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    timeout=60,
+                    env=env,
+                    **kwargs,
+                )
+            where = f"{name}: ctxtui {' '.join(argv[:1] + argv[2:])}"
+            _check(argv, done.returncode, done.stderr, where)
+            assert "\x1b" not in done.stderr and "\x07" not in done.stderr, where

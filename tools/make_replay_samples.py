@@ -7,7 +7,9 @@ Two long agent sessions with usage on every request and compactions the agent ra
   ``message.id`` and its usage, ``compact_boundary`` lines with ``preTokens`` followed by the
   ``isCompactSummary`` user entry;
 * ``codex_replay.jsonl`` — Codex: a ``token_count`` event after every response, ``compacted``
-  lines with a ``replacement_history`` (the last user prompt and the summary).
+  lines with a ``replacement_history`` (the last user prompt and the summary);
+* ``claude_code_cache_story.jsonl`` — Claude Code with usage that follows the prompt cache,
+  so each cause of a cache miss happens once (``CacheStory``).
 
 The reported prompt of each request is a known line in the characters the model had read,
 ``OFFSET + chars / CHARS_PER_TOKEN`` plus at most 1 % of seeded noise, where the offset stands
@@ -20,7 +22,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +56,7 @@ WORDS = [
     "metric",
 ]
 TOOLS = ("read_file", "grep", "run_tests", "list_dir")
-START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
 @dataclass
@@ -288,6 +290,99 @@ class Codex(Agent):
         self.response(self.text(80, 500), None)
 
 
+class CacheStory(ClaudeCode):
+    """A Claude Code session whose usage follows Anthropic's prompt cache, so that each cause
+    of a cache miss happens once: the cold first request, a 6-minute pause (past the 5-minute
+    lifetime), a switch of model (each model has its own cache), a compaction (only the system
+    prompt and tools stay cached), and a 20-minute pause after 1-hour writes (no miss)."""
+
+    session_id = "7a3e9c21-4b8d-4f2e-a0c6-1d5e8f2b9a47"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rng = random.Random(14)
+        self.model = "claude-sonnet-4-5"
+        self.one_hour = False
+        self.cached: tuple[str, int, int] | None = None  # (model, prompt tokens, clock)
+        self.compacted = False
+
+    def pause(self, seconds: int) -> None:
+        self.clock += seconds
+
+    def prompt_tokens(self) -> int:
+        return round(self.offset + self.live_chars / self.chars_per_token)  # exact: no noise
+
+    def response(self, text: str, call: dict[str, Any] | None) -> None:
+        prompt = self.prompt_tokens()
+        lifetime = 3_600 if self.one_hour else 300
+        read = 0
+        if self.cached is not None:
+            model, size, clock = self.cached
+            if model == self.model and self.clock - clock <= lifetime:
+                read = self.offset if self.compacted else size
+        write = prompt - read - 3
+        creation = {
+            "ephemeral_5m_input_tokens": 0 if self.one_hour else write,
+            "ephemeral_1h_input_tokens": write if self.one_hour else 0,
+        }
+        usage = {
+            "input_tokens": 3,
+            "cache_creation_input_tokens": write,
+            "cache_read_input_tokens": read,
+            "cache_creation": creation,
+            "output_tokens": self.rng.randint(40, 400),
+        }
+        self.cached = (self.model, prompt, self.clock)
+        self.compacted = False
+        msg_id = f"msg_{self.serial:08d}"
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": text}]
+        if call is not None:
+            blocks.append({"type": "tool_use", **call})
+        for block in blocks:
+            message = {
+                "id": msg_id,
+                "type": "message",
+                "role": "assistant",
+                "model": self.model,
+                "content": [block],
+                "usage": usage,
+            }
+            self.entry("assistant", message=message, requestId=f"req_{msg_id}")
+        self.live_chars += len(text) + (len(compact_json(call["input"])) if call else 0)
+
+    def turn(self, number: int) -> None:
+        prompt = f"Turn {number}: {self.text(60, 300)}"
+        self.user(prompt, len(prompt))
+        for _ in range(2):
+            call_id = f"toolu_{self.serial:08d}"
+            call = {
+                "id": call_id,
+                "name": self.rng.choice(TOOLS),
+                "input": {"path": f"src/{self.rng.choice(WORDS)}.py"},
+            }
+            self.response(self.text(20, 160), call)
+            out = self.output()
+            block = {"type": "tool_result", "tool_use_id": call_id, "content": out}
+            self.user([block], len(out), toolUseResult={"stdout": out[:40]})
+        self.response(self.text(80, 500), None)
+
+    def story(self) -> None:
+        for n in range(1, 3):
+            self.turn(n)  # the first request is cold: first_request
+        self.pause(6 * 60)
+        self.turn(3)  # past the 5-minute lifetime: ttl_expired
+        self.model = "claude-opus-4-5"
+        self.turn(4)  # another model, another cache: model_changed
+        self.turn(5)
+        self.compact()
+        self.compacted = True
+        self.turn(6)  # only the system prompt and tools stay cached: compaction
+        self.one_hour = True
+        self.turn(7)
+        self.pause(20 * 60)
+        self.turn(8)  # written with the 1-hour lifetime: still a hit
+
+
 def write(path: Path, lines: list[dict[str, Any]]) -> None:
     text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
     path.write_text(text, encoding="utf-8")
@@ -303,6 +398,9 @@ def main() -> None:
     for n in range(1, 51):
         codex.turn(n)
     write(HERE / "codex_replay.jsonl", codex.lines)
+    story = CacheStory()
+    story.story()
+    write(HERE / "claude_code_cache_story.jsonl", story.lines)
 
 
 if __name__ == "__main__":

@@ -20,16 +20,18 @@ from ctxtui.core.export import (
     native_bytes,
     write_session,
 )
-from ctxtui.core.leaf_calls import leaf_calls, with_summary_text
+from ctxtui.core.leaf_calls import leaf_calls, with_llm_summary
 from ctxtui.core.models import Session
 from ctxtui.core.output import check_stream
 from ctxtui.core.overflow import overflow_words
 from ctxtui.core.policy import Policy
 from ctxtui.core.reason_effects import reason_effect
 from ctxtui.core.reasons import CompactReason
+from ctxtui.core.rows import literal_block
 from ctxtui.core.summary import SUMMARY_TEMPLATE
 from ctxtui.core.wording import a, plural
 from ctxtui.importers import source_protection
+from ctxtui.store_guard import store_refusal
 
 if TYPE_CHECKING:
     from ctxtui.llm import Endpoint
@@ -73,6 +75,15 @@ def describe(
     return "\n".join(lines)
 
 
+def say(text: str = "", *, end: str = "\n", flush: bool = False) -> None:
+    """Print ``text`` with its control characters shown, never acted on (``␛[31m``).
+
+    The summary and the prompt quote tool outputs, whose ANSI and OSC escapes would otherwise
+    recolour or retitle the user's terminal; the prompt sent to an LLM keeps them as data.
+    """
+    print(literal_block(text), end=end, flush=flush)
+
+
 STDOUT = "-"
 """``-o -``: the compacted session goes to standard output, the human-readable lines to stderr."""
 
@@ -92,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
             if to_stdout:
                 check_stream(sys.stdout, protected)
             else:
+                if (refusal := store_refusal(args.output)) is not None:
+                    raise CommandError(refusal)
                 check_target(planned.session, args.output, protected=protected, force=args.force)
         except ExportError as err:
             raise CommandError(str(err)) from None
@@ -124,28 +137,28 @@ def _tell(
     A failed LLM call is a ``CommandError`` after the stand-in has been shown.
     """
     for note in planned.notes:
-        print(f"note: {note}")
-    print(describe(result, planned.policy, planned.plan.compaction.post_turn))
+        say(f"note: {note}")
+    say(describe(result, planned.policy, planned.plan.compaction.post_turn))
     session_out = result.session
     llm_failed = None
     if endpoint is not None:
         session_out, llm_failed = _llm_summary(endpoint, planned, result)
     elif args.preview:
-        print("\n=== summary ===")
+        say("\n=== summary ===")
         notice = stand_in_notice(result)
         if notice:
-            print(f"({notice})\n")
-        print(result.summary_text or "(no summary: nothing was replaced)")
+            say(f"({notice})\n")
+        say(result.summary_text or "(no summary: nothing was replaced)")
     if args.preview:
-        print("\n=== LLM prompt ===")
+        say("\n=== LLM prompt ===")
         if result.prompt_caption:
-            print(f"({result.prompt_caption})\n")
+            say(f"({result.prompt_caption})\n")
         if result.prompt:
-            print(result.prompt)
+            say(result.prompt)
         elif result.replaced is None:
-            print("(no LLM call: nothing was replaced)")
+            say("(no LLM call: nothing was replaced)")
         else:
-            print("(no LLM call: this compaction style drops messages)")
+            say("(no LLM call: this compaction style drops messages)")
     if llm_failed is not None:
         raise CommandError(f"LLM summary failed: {llm_failed}")
     return session_out
@@ -163,6 +176,7 @@ def _endpoint(args: argparse.Namespace) -> Endpoint | None:
             model=args.llm_model,
             timeout=args.llm_timeout,
             env=os.environ,
+            allow_http=bool(getattr(args, "llm_allow_http", False)),
         )
     except SummarizerError as err:
         raise CommandError(str(err)) from None
@@ -182,9 +196,9 @@ def _llm_summary(
         planned.session, planned.plan, result, planned.engine.tokenizer(planned.policy)
     )
     if len(calls) == 0:
-        print("\n=== summary ===")
-        print(result.summary_text or "(no summary: nothing was replaced)")
-        print(
+        say("\n=== summary ===")
+        say(result.summary_text or "(no summary: nothing was replaced)")
+        say(
             "(no LLM call: "
             + (
                 "nothing was replaced)"
@@ -194,27 +208,38 @@ def _llm_summary(
         )
         return result.session, None
     headings = template_headings(SUMMARY_TEMPLATE) if calls.structured else ()
-    print("\n=== summary ===", flush=True)
+    say("\n=== summary ===", flush=True)
     try:
         summary = summarize(
             endpoint,
             calls.prompt,
             len(calls),
             headings,
-            on_delta=lambda text: print(text, end="", flush=True),
+            on_delta=lambda text: say(text, end="", flush=True),
             on_progress=lambda done, total: _call_progress(done, total),
         )
     except SummarizerError as err:
-        print("(the local stand-in, because the LLM call failed)")
-        print(result.summary_text)
+        say("(the local stand-in, because the LLM call failed)")
+        say(result.summary_text)
         return result.session, str(err)
-    print(f"\n({summary.byline})")
+    say(f"\n({summary.byline})")
     if summary.missing_sections:
-        print(
+        say(
             "warning: the summary lacks these template sections: "
             + ", ".join(summary.missing_sections)
         )
-    return with_summary_text(result, summary.text), None
+    recounted = with_llm_summary(result, summary.text, planned.engine.tokenizer(planned.policy))
+    print(llm_figures(recounted))
+    return recounted.session, None
+
+
+def llm_figures(result: CompactionResult) -> str:
+    """The request's figures recounted for the LLM's summary (the stand-in's were said above)."""
+    return (
+        f"with the LLM's summary: the summary adds {result.summary_tokens:,} tok; "
+        f"request: {result.tokens_before:,} -> {result.tokens_after:,} tok "
+        f"(saved {result.tokens_saved:,})"
+    )
 
 
 def _call_progress(done: int, total: int) -> None:

@@ -13,6 +13,7 @@ from ctxtui.commands.render_report import plural
 from ctxtui.commands.replay import load_history
 from ctxtui.commands.report import print_table
 from ctxtui.core.compare import compare
+from ctxtui.core.cost_words import dollars
 from ctxtui.core.engine import Engine
 from ctxtui.core.policy import PRESETS, PolicyError, preset
 from ctxtui.core.report import display_text
@@ -32,6 +33,11 @@ def _presets(text: str) -> list[str]:
 
 def _zone(z: dict[str, int]) -> str:
     return f"{z['count']:,} ({z['tokens']:,} tok)"
+
+
+def _tail(start: int, tail: dict[str, int]) -> str:
+    """``tail from #35``, or ``no tail`` when it holds no message (``#35`` would name none)."""
+    return f"tail from #{start:,}" if tail["count"] else "no tail"
 
 
 def _now(p: dict[str, Any]) -> str:
@@ -67,6 +73,11 @@ def _replay_row(r: dict[str, Any], after_turn: bool) -> str:
         text += f" · peak {r['peak_tokens']:,} tok at request {r['peak_request'] + 1:,}"
     if r["overflow_requests"]:
         text += f" · {plural(r['overflow_requests'], 'request')} over the window"
+    if r.get("simulated_cost_usd") is not None:
+        text += (
+            f" · {dollars(r['simulated_cost_usd'])} simulated against "
+            f"{dollars(r['recorded_cost_usd'])} recorded"
+        )
     if after_turn:
         text += " · after-turn summaries not replayed"
     return text
@@ -98,7 +109,7 @@ def _table(doc: dict[str, Any]) -> Any:
         grid.add_row("trigger", _now(p))
         grid.add_row(
             "zones",
-            f"tail from #{p['tail_start']:,} · kept {_zone(zones['kept'])} · dropped "
+            f"{_tail(p['tail_start'], zones['tail'])} · kept {_zone(zones['kept'])} · dropped "
             f"{_zone(zones['dropped'])} · pruned {pruned['count']:,} "
             f"({pruned['tokens_freed']:,} tok freed)",
         )

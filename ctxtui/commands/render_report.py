@@ -65,6 +65,8 @@ def _totals(report: dict[str, Any], messages: list[dict[str, Any]]) -> Table:
     t, tail = report["totals"], report["fresh_tail"]
     ratio = t["used_ratio"]
     grid = _grid()
+    # the headline is the prompt sent, as in the gauge; the request adds the output reserve
+    grid.add_row("prompt", Text(f"{t['tokens']:,} tok sent", style="bold"))
     request = Text(f"{t['requested']:,} of {t['window']:,} tok ")
     request.append(f"({ratio:.1%})", style=f"bold {'red' if ratio > 1 else 'green'}")
     request.append(f" = prompt {t['tokens']:,} + output reserve {t['output_reserve']:,}")
@@ -76,14 +78,9 @@ def _totals(report: dict[str, Any], messages: list[dict[str, Any]]) -> Table:
         f"{TailReason(tail['reason']).words}",
     )
     grid.add_row("zones", _zones(messages))
-    reported = report.get("reported")
-    if reported is not None:
-        grid.add_row(
-            "reported",
-            f"{reported['prompt_tokens']:,} prompt tok at request "
-            f"{reported['request'] + 1:,} (the API's count, with the system prompt and tools "
-            "the transcript may lack)",
-        )
+    gap = report.get("gap")
+    if gap is not None:  # the same words as the gauge, replay and the timeline
+        grid.add_row("reported", Text(gap["sentence"]))
     return grid
 
 

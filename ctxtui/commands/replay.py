@@ -3,7 +3,7 @@
 The session is read with its full history (through the agent's own compactions), replayed
 under the policy (``ctxtui.core.replay``) and calibrated against the usage the transcript
 recorded (``ctxtui.core.calibration``). This module only renders: a table for people, or
-the ``ctxtui.replay/1`` JSON document for scripts.
+the ``ctxtui.replay/2`` JSON document for scripts (``/1`` plus the dollar and cache keys).
 """
 
 from __future__ import annotations
@@ -17,20 +17,29 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from ctxtui.commands.cost_blocks import (
+    CostBlocks,
+    cost_blocks,
+    cost_sentence,
+    whatif_sentence,
+)
 from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import Progress, build_policy, ignored_knobs, load
 from ctxtui.commands.render_report import plural
 from ctxtui.commands.report import print_table
-from ctxtui.core.calibration import Calibration, calibrate
+from ctxtui.core.cache_model import simulated_json, token_scale, what_if, whatif_json
+from ctxtui.core.calibration import Calibration, calibrate, session_fit
+from ctxtui.core.cost import RequestCost, request_json
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.engine import Engine
 from ctxtui.core.models import Session
 from ctxtui.core.policy import Policy
-from ctxtui.core.replay import Replay, replay
+from ctxtui.core.replay import Replay, Request, replay
 from ctxtui.core.report import display_text
+from ctxtui.core.reported import ReportedGap, gap_of
 from ctxtui.options import EXIT_OK
 
-SCHEMA = "ctxtui.replay/1"
+SCHEMA = "ctxtui.replay/2"
 CHEAP_TOKENIZERS = ("plan", "picoclaw")
 EXACT_TOKENIZER = "tiktoken:cl100k_base"
 EXACT_CALIBRATION_CHARS = 4_000_000
@@ -84,7 +93,19 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--tokenizer: {err}") from None
     finally:
         progress.close()
-    document = build_document(result, calibration)
+    fixed = counts.system_tokens + counts.tool_def_tokens + counts.summary_tokens
+    gap = gap_of(
+        session,
+        counts.message_tokens,
+        fixed,
+        counts.tokenizer.used,
+        session_fit(session),
+        policy.context_window,
+    )
+    document = build_document(
+        result, calibration, costs=cost_blocks(session, result.points), gap=gap
+    )
+    add_retention(document, result)
     document["session"]["warnings"].extend(ignored_knobs(args, policy, plan.tokenizer.used))
     if args.json:
         sys.stdout.write(display_text(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
@@ -93,9 +114,24 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def build_document(result: Replay, calibration: Calibration) -> dict[str, Any]:
-    """The ``ctxtui.replay/1`` document: every key always present, ``null`` where unknown."""
+def build_document(
+    result: Replay,
+    calibration: Calibration,
+    costs: CostBlocks | None = None,
+    gap: ReportedGap | None = None,
+) -> dict[str, Any]:
+    """The ``ctxtui.replay/2`` document: every key always present, ``null`` where unknown.
+
+    ``costs`` (the session priced over these requests) adds each request's dollars and cache
+    figures and the session's ``cost`` and ``cache`` blocks; ``gap`` is the one sentence that
+    explains the last request's difference to the API's count.
+    """
     session, policy = result.session, result.policy
+    if costs is None:
+        costs = cost_blocks(session, result.points)
+    priced = costs.cost.requests
+    scale = token_scale(session, result.counts, calibration.fit)
+    whatif = what_if(result, costs.cost, scale)
     return {
         "schema": SCHEMA,
         "session": {
@@ -103,22 +139,19 @@ def build_document(result: Replay, calibration: Calibration) -> dict[str, Any]:
             "format": session.meta.format,
             "model": session.meta.model,
             "message_count": len(session.messages),
-            "warnings": list(session.meta.warnings),
+            "warnings": [*session.meta.warnings, *costs.warnings],
         },
         "policy": policy.model_dump(mode="json"),
         "tokenizer": result.counts.tokenizer.used,
         "window": policy.context_window,
         "trigger_tokens": result.trigger_tokens,
         "requests": [
-            {
-                "index": r.index,
-                "message_index": r.message_index,
-                "simulated_tokens": r.simulated_tokens,
-                "reported_tokens": r.reported_tokens,
-                "events": [{"kind": e.kind.value, "reason": e.reason} for e in r.events],
-            }
+            {**_request(r, priced[r.index]), "simulated_cost": simulated_json(whatif, r.index)}
             for r in result.requests
         ],
+        "cost": costs.cost_json(),
+        "cache": costs.cache_json(),
+        "what_if": whatif_json(whatif, policy.preset),
         "compactions": [
             {
                 "request": c.request,
@@ -141,8 +174,41 @@ def build_document(result: Replay, calibration: Calibration) -> dict[str, Any]:
             },
             "fitted_chars_per_token": calibration.fit.chars_per_token,
             "offset_tokens": calibration.fit.offset_tokens,
+            # a fit outside 2-6 chars/token, or over too few requests, is not to be believed
+            "plausible": not calibration.problem,
+            "reason": calibration.problem or None,
             "sentence": calibration.sentence(),
         },
+        # the last reported request against ctxtui's count, the gap split (core.reported)
+        "gap": gap.as_json() if gap is not None else None,
+    }
+
+
+def add_retention(document: dict[str, Any], result: Replay) -> None:
+    """Each simulated and recorded compaction gains its ``retention`` block
+    (``ctxtui.retention/1``'s), ``null`` where a recorded one has nothing before it."""
+    from ctxtui.core.retention_audits import recorded_audits, simulated_audits
+
+    for row, audit in zip(document["compactions"], simulated_audits(result), strict=True):
+        row["retention"] = audit.block()
+    recorded = recorded_audits(
+        result.session, result.policy, result.counts, result.tokenizer, stand_ins=False
+    )
+    at = {a.segment.last + 1: a for a in recorded}
+    for row, rc in zip(document["recorded_compactions"], result.recorded, strict=True):
+        found = at.get(rc.message_index)
+        row["retention"] = found.block() if found is not None else None
+
+
+def _request(r: Request, cost: RequestCost) -> dict[str, Any]:
+    """One request: the ``/1`` keys, then its dollars and cache figures."""
+    return {
+        "index": r.index,
+        "message_index": r.message_index,
+        "simulated_tokens": r.simulated_tokens,
+        "reported_tokens": r.reported_tokens,
+        "events": [{"kind": e.kind.value, "reason": e.reason} for e in r.events],
+        **request_json(cost),
     }
 
 
@@ -193,8 +259,14 @@ def render(doc: dict[str, Any]) -> RenderableType:
         f"{plural(len(requests), 'request')} · "
         f"{plural(len(doc['compactions']), 'simulated compaction')}"
         f" · {len(doc['recorded_compactions']):,} recorded · peak {peak:,} of a "
-        f"{doc['window']:,}-token window ({doc['policy']['preset']}, {doc['tokenizer']})"
+        f"{doc['window']:,}-token window (preset {doc['policy']['preset']}, tokenizer "
+        f"{doc['tokenizer']})"
     )
-    lines: list[RenderableType] = [table, Text(summary), Text(doc["calibration"]["sentence"])]
+    lines: list[RenderableType] = [table, Text(summary)]
+    if doc.get("gap") is not None:
+        lines.append(Text(doc["gap"]["sentence"]))
+    lines.append(Text(doc["calibration"]["sentence"]))
+    lines.append(Text(cost_sentence(doc["cost"], doc["cache"])))
+    lines.append(Text(whatif_sentence(doc["what_if"])))
     lines.extend(Text(f"warning: {w}") for w in doc["session"]["warnings"])
     return Group(*lines)

@@ -6,17 +6,31 @@ import argparse
 import json
 import math
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ctxtui.commands.cost_blocks import (
+    add_carry,
+    cost_blocks,
+    cost_sentence,
+    whole_session,
+    whole_session_tokens,
+)
+from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import Planned, plan_session
 from ctxtui.core.compaction import compact
 from ctxtui.core.estimate_check import EstimateDrift, estimate_drift, estimator_for, is_exact
+from ctxtui.core.output import OutputError, atomic_write, check_output, check_stream
 from ctxtui.core.report import build_report, display_text
+from ctxtui.importers import source_protection
 from ctxtui.importers._reader import gc_paused
 from ctxtui.options import EXIT_OK, EXIT_OVER
+from ctxtui.store_guard import store_refusal
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
+
+    from ctxtui.core.calibration import SessionFit
 
 
 def print_table(renderable: RenderableType) -> None:
@@ -91,6 +105,53 @@ def _estimate(planned: Planned) -> EstimateDrift | None:
     return estimate_drift(estimated, counts) if estimated is not None else None
 
 
+def _fit(args: argparse.Namespace, planned: Planned) -> SessionFit | None:
+    """The calibration over the whole transcript, when the session was read from the agent's
+    last compaction on (the history is read again, through its compactions); else ``None``
+    (``build_report`` fits the session itself)."""
+    session = planned.session
+    if not session.meta.recorded_compactions or session.meta.full_history:
+        return None
+    if not any(m.usage is not None for m in session.messages):
+        return None
+    from ctxtui.commands.pipeline import load
+    from ctxtui.core.calibration import history_fit
+
+    return history_fit(load(args, full_history=True), session)
+
+
+def _write(args: argparse.Namespace, planned: Planned, report: dict[str, Any]) -> None:
+    """The HTML page (or with ``--json``, the document) to ``-o``'s file, atomically and with
+    every write's checks (``core.output``), or to standard output."""
+    if args.html:
+        from ctxtui.commands.report_html import render_html, timeline_figures
+
+        data = render_html(report, timeline_figures(args)).encode("utf-8")
+    elif args.json:
+        data = encode_json(report)
+    else:
+        raise CommandError("-o: expected --html or --json with it (the table is for a terminal)")
+    protected = source_protection(planned.session.meta.source_path)
+    try:
+        if args.output in (None, "-"):
+            check_stream(sys.stdout, protected)
+            write_stdout(data)
+            return
+        if (refusal := store_refusal(args.output)) is not None:
+            raise CommandError(refusal)
+        source = planned.session.meta.source_path
+        target = check_output(
+            args.output,
+            protected=protected,
+            force=args.force,
+            source=Path(source) if source else None,
+        )
+        atomic_write(target, (data,))
+    except OutputError as err:
+        raise CommandError(str(err)) from None
+    print(f"wrote {target} ({'HTML' if args.html else 'JSON'} report)", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     planned = plan_session(args)
     plan = planned.plan
@@ -110,9 +171,18 @@ def run(args: argparse.Namespace) -> int:
     # One dict per message, 100k of them, none in a cycle: the collector would only re-walk
     # them while they are built (half the time of building them, without the pause).
     with gc_paused():
-        report = build_report(planned.session, plan, result, estimate=_estimate(planned))
+        report = build_report(
+            planned.session, plan, result, estimate=_estimate(planned), fit=_fit(args, planned)
+        )
     report["session"]["warnings"].extend(planned.notes)
-    if args.json:
+    whole = whole_session(args, planned.session)
+    costs = cost_blocks(whole)
+    report["cost"], report["cache"] = costs.cost_json(), costs.cache_json()
+    add_carry(report, costs, whole_session_tokens(planned, whole))
+    report["session"]["warnings"].extend(costs.warnings)
+    if args.html or args.output is not None:
+        _write(args, planned, report)
+    elif args.json:
         # One document and nothing else on stdout.
         write_stdout(encode_json(report))
     else:
@@ -126,6 +196,7 @@ def run(args: argparse.Namespace) -> int:
         estimate = render_estimate(report)
         if estimate is not None:
             blocks += [Text(), estimate]
+        blocks += [Text(), Text(cost_sentence(report["cost"], report["cache"]))]
         print_table(Group(*blocks))
     over = args.fail_over is not None and report["totals"]["used_ratio"] > args.fail_over
     return EXIT_OVER if over else EXIT_OK

@@ -3,63 +3,133 @@
 For demos and for people who would rather not open a terminal. Each browser tab starts its own
 ``ctxtui`` process (textual-serve runs the command below under Textual's web driver), so the
 session and the policy flags given here are what every visitor sees. The server binds to
-loopback unless told otherwise: any other address shows the session's contents to whoever can
-reach it.
+loopback unless told otherwise, and only the printed URL (it holds a secret token) opens the
+app: see ``ctxtui.serving`` for the token, origin, cap and process rules.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
+import os
 import shlex
+import signal
 import sys
 from pathlib import Path
-from typing import Any
+from urllib.parse import urlsplit
 
 from ctxtui.commands.errors import CommandError
+from ctxtui.options import clip, clip_path
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+_SERVE_ONLY = {"command", "session", "host", "port", "public_url", "max_apps", "export_dir"}
 
 
 def app_command(session: str | None, extra: list[str]) -> str:
-    """The shell command textual-serve runs for each visitor: this Python, this ctxtui."""
+    """The shell command textual-serve runs for each visitor: this Python, this ctxtui.
+
+    ``exec`` makes the app the shell's own process, so ending it ends the app, not a shell.
+    """
     argv = [sys.executable, "-m", "ctxtui"]
     if session is not None:
         argv.append(str(Path(session).resolve()))
-    return shlex.join([*argv, *extra])
+    return "exec " + shlex.join([*argv, *extra])
 
 
 def _app_flags(args: argparse.Namespace) -> list[str]:
     """The session and policy flags given to ``serve``, passed on to each app process."""
     flags: list[str] = []
     for name, value in sorted(vars(args).items()):
-        if name in {"command", "session", "host", "port", "public_url"} or value in (None, False):
+        if name in _SERVE_ONLY or value in (None, False):
             continue
         flag = "--" + name.replace("_", "-")
         flags += [flag] if value is True else [flag, str(value)]
     return flags
 
 
+def _export_dir(given: str | None) -> Path | None:
+    if given is None:
+        return None
+    path = Path(given)
+    if not path.is_dir():
+        raise CommandError(f"--export-dir {clip_path(given)}: expected a directory, found none")
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise CommandError(f"--export-dir {clip_path(given)}: cannot write there")
+    return path
+
+
+def _check_public_url(url: str | None) -> None:
+    """``--public-url`` must be an http(s) URL with a host: its origin is the one accepted."""
+    if url is None:
+        return
+    try:
+        parts = urlsplit(url)
+        _ = parts.port
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname) and url.isprintable()
+    except ValueError:
+        ok = False
+    if not ok:
+        raise CommandError(f"--public-url {clip(url)}: expected an http(s) URL with a host")
+
+
 def run(args: argparse.Namespace) -> int:
+    from ctxtui.serving import GuardedServer, resolve_bind, write_dir_env
+
     session = args.session
     if session is not None and not Path(session).exists():
-        raise CommandError(f"{session}: no such file or directory")
+        raise CommandError(f"{clip_path(session)}: no such file or directory")
+    export_dir = _export_dir(args.export_dir)
+    _check_public_url(args.public_url)
     try:
-        from textual_serve.server import Server
+        import textual_serve  # noqa: F401
     except ImportError:  # pragma: no cover - textual-serve is a dependency
         raise CommandError("textual-serve is not installed: pip install textual-serve") from None
-    if args.host not in LOOPBACK:
-        print(
-            f"warning: serving on {args.host}: anyone who can reach this address can read the "
-            "session",
-            file=sys.stderr,
-        )
-    server: Any = Server(
+    try:
+        resolve_bind(args.host, args.port)
+    except (OSError, UnicodeError) as err:
+        reason = getattr(err, "strerror", None) or str(err) or "not an address"
+        raise CommandError(f"--host {clip(args.host)}: cannot bind there ({reason})") from None
+    os.environ.update(write_dir_env(export_dir))  # each app process inherits it
+    server = GuardedServer(
         app_command(session, _app_flags(args)),
         host=args.host,
         port=args.port,
-        title="ctxtui",
+        max_apps=args.max_apps,
         public_url=args.public_url,
     )
-    print(f"ctxtui: serving on http://{args.host}:{args.port} (Ctrl+C stops)", file=sys.stderr)
-    server.serve()
+    return asyncio.run(_serve(server, args, export_dir))
+
+
+async def _serve(server: object, args: argparse.Namespace, export_dir: Path | None) -> int:
+    from ctxtui.serving import GuardedServer
+
+    assert isinstance(server, GuardedServer)
+    try:
+        await server.start()
+    except OSError as err:
+        reason = err.strerror or str(err)
+        raise CommandError(f"cannot serve on {args.host}:{args.port}: {reason}") from None
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, stop.set)
+    if args.host not in LOOPBACK:
+        print(
+            f"warning: serving on {args.host}: anyone who can reach this address and has the "
+            "link can read the session",
+            file=sys.stderr,
+        )
+    where = f"writes only in {export_dir.resolve()}" if export_dir else "writes no file"
+    print(
+        f"ctxtui: serving on {server.url}  (at most {args.max_apps} apps at once; the app "
+        f"{where}; Ctrl+C stops)",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        await stop.wait()
+    finally:
+        await server.stop()
     return 0

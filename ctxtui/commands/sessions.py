@@ -2,37 +2,34 @@
 
 A table for people (agent, started, model, messages, size, project, what to open) or one JSON
 document (schema ``ctxtui.sessions/1``). Sub-agent transcripts of Claude Code are listed under
-their parent. Message counts need a scan of each file, so ``--count`` asks for them; the
-listing itself reads only a bounded head of each file.
+their parent. ``--count`` opens each session as the app would and counts its messages; the
+listing itself reads only a bounded head of each file. Names and fields from the stores are
+printed literally (``stores.shown``): a file name holding an escape cannot drive the terminal.
+What could not be read is passed over, and how much is said on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import timezone
+from datetime import UTC
 from typing import Any
 
-from ctxtui.stores import FoundSession, count_messages, find_sessions
+from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.wording import file_size, plural
+from ctxtui.stores import FoundSession, Skipped, count_messages, list_sessions, shown
 
 SCHEMA = "ctxtui.sessions/1"
-
-
-def _size(n: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:,} {unit}" if unit == "B" else f"{n:,.1f} {unit}"
-        n /= 1024  # type: ignore[assignment]
-    return f"{n:,} B"  # pragma: no cover - the loop always returns
 
 
 def _started(found: FoundSession) -> str:
     if found.started is None:
         return "-"
-    return found.started.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M")
+    return found.started.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
 
 
 def _entry(found: FoundSession) -> dict[str, Any]:
@@ -59,6 +56,8 @@ def _counted(found: FoundSession) -> FoundSession:
         return replace(found, children=children)
     try:
         messages = count_messages(found)
+    except SessionLoadError as err:
+        return replace(found, children=children, error=err.problem)
     except OSError as err:
         return replace(found, children=children, error=err.strerror or str(err))
     return replace(found, messages=messages, children=children)
@@ -71,11 +70,11 @@ def _rows(found: FoundSession, depth: int = 0) -> Iterator[tuple[str, ...]]:
     yield (
         agent,
         _started(found),
-        (found.model or "-")[:28],
+        shown(found.model or "-")[:28],
         messages,
-        _size(found.size),
-        what,
-        found.open_target,
+        file_size(found.size),
+        shown(what),
+        shown(found.open_target),
     )
     for child in found.children:
         yield from _rows(child, depth + 1)
@@ -93,14 +92,42 @@ def _print_table(sessions: list[FoundSession]) -> None:
         print("  ".join([*cells, row[-1]]).rstrip())
 
 
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+"""What ``json.dumps`` leaves raw with ``ensure_ascii=False``: DEL, the C1 controls (``\\x9b``
+is a CSI to some terminals), the line separators, and a name's undecodable bytes."""
+
+
+def _json_text(doc: dict[str, Any]) -> str:
+    """``doc`` as JSON text that holds no control character raw (all escaped as ``\\uXXXX``)."""
+    text = json.dumps(doc, indent=2, ensure_ascii=False)
+    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+
+
+def _say_skipped(skipped: list[Skipped]) -> None:
+    if not skipped:
+        return
+    first = skipped[0]
+    more = f"; first: {shown(str(first.path))}: {first.reason}"
+    print(
+        f"ctxtui: skipped {plural(len(skipped), 'path')} that could not be read as sessions"
+        f'{more} (all in --json\'s "skipped")',
+        file=sys.stderr,
+    )
+
+
 def run(args: argparse.Namespace) -> int:
-    sessions = find_sessions()
+    listing = list_sessions()
+    sessions = listing.sessions
     if getattr(args, "count", False):
         sessions = [_counted(s) for s in sessions]
     if getattr(args, "json", False):
-        doc = {"schema": SCHEMA, "sessions": [_entry(s) for s in sessions]}
-        json.dump(doc, sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        doc = {
+            "schema": SCHEMA,
+            "sessions": [_entry(s) for s in sessions],
+            "skipped": [{"path": str(s.path), "reason": s.reason} for s in listing.skipped],
+        }
+        sys.stdout.write(_json_text(doc) + "\n")
+        _say_skipped(listing.skipped)
         return 0
     if not sessions:
         print(
@@ -108,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
             "(see 'ctxtui sessions --help' for where ctxtui looks)",
             file=sys.stderr,
         )
-        return 0
-    _print_table(sessions)
+    else:
+        _print_table(sessions)
+    _say_skipped(listing.skipped)
     return 0

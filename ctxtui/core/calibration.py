@@ -12,7 +12,7 @@ does not show (system prompt and tools).
 from __future__ import annotations
 
 import statistics
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
@@ -23,18 +23,39 @@ from ctxtui.core.models import Message, Session
 MIN_FIT_SAMPLES = 5
 """Fewer reported requests than this fit a line through noise: no figure is claimed."""
 
+PLAUSIBLE_CHARS_PER_TOKEN = (2.0, 6.0)
+"""Every tokenizer in use reads prose and code at 2 to 6 characters a token; a fit outside
+says the transcript is not what was sent (outputs cut or added by the harness, parts left
+out), not that the model's tokenizer is strange."""
 
-def content_chars(message: Message) -> int:
+
+HARNESS_OUTPUT_CAPS: dict[str, tuple[int, frozenset[str]]] = {
+    # Claude Code middle-truncates a Bash output past 30,000 characters before the model
+    # reads it (BASH_MAX_OUTPUT_LENGTH, default 30000: its settings documentation).
+    "claude-code": (30_000, frozenset({"Bash"})),
+}
+"""Per transcript format, the characters of a tool output its harness sends at most, and
+the tools it caps: the fit counts what was sent, so one huge output in the transcript does
+not bend the line."""
+
+
+def output_cap(format: str) -> tuple[int, frozenset[str]] | None:
+    """The harness's cap on tool outputs for a transcript ``format``, if it has one."""
+    return HARNESS_OUTPUT_CAPS.get(format)
+
+
+def content_chars(message: Message, cap: tuple[int, frozenset[str]] | None = None) -> int:
     """Characters the model read in a message: text, reasoning, tool arguments and outputs.
 
     No per-message overhead (role markers, ids): that is what the fit's offset and slope are
-    for, and it keeps the figure the same whatever tokenizer is being judged.
+    for, and it keeps the figure the same whatever tokenizer is being judged. Images and
+    opaque blobs are parts, never characters. ``cap`` (``output_cap``) bounds a capped
+    tool's output to what the harness sent.
     """
-    return (
-        len(message.content)
-        + len(message.reasoning)
-        + sum(len(call.arguments) for call in message.tool_calls)
-    )
+    text = len(message.content)
+    if cap is not None and message.role == "tool" and message.tool_name in cap[1]:
+        text = min(text, cap[0])
+    return text + len(message.reasoning) + sum(len(call.arguments) for call in message.tool_calls)
 
 
 def live_starts(session: Session, points: Sequence[int]) -> list[int]:
@@ -68,6 +89,95 @@ class Fit:
     offset_tokens: float | None
 
 
+def fit_problem(samples: int, fit: Fit) -> str:
+    """Why ``fit`` over ``samples`` requests is not to be believed; ``""`` when it is."""
+    if samples < MIN_FIT_SAMPLES:
+        noun = "request has" if samples == 1 else "requests have"
+        return f"only {samples:,} {noun} reported usage; a fit needs {MIN_FIT_SAMPLES}"
+    if fit.chars_per_token is None or fit.offset_tokens is None:
+        return f"the reported prompts of {samples:,} requests do not grow with the transcript"
+    low, high = PLAUSIBLE_CHARS_PER_TOKEN
+    if not low <= fit.chars_per_token <= high:
+        return (
+            f"the fit over {samples:,} requests reads {fit.chars_per_token:.1f} chars/token, "
+            f"outside {low:g}–{high:g}: the transcript is not what was sent"
+        )
+    if fit.offset_tokens < 0:
+        return (
+            f"the fit over {samples:,} requests has a negative offset "
+            f"({fit.offset_tokens:,.0f} tokens): the transcript holds more than was sent"
+        )
+    return ""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionFit:
+    """The line fitted over every reported request of a transcript, and whether to believe it.
+
+    ``first_request`` is how many of the transcript's requests come before the session it
+    describes (one read from the agent's last compaction on), so a request is numbered from
+    the transcript's first everywhere; ``None`` when that is unknown (the history unread).
+    """
+
+    samples: int
+    fit: Fit
+    first_request: int | None = 0
+
+    @property
+    def problem(self) -> str:
+        return fit_problem(self.samples, self.fit)
+
+    @property
+    def plausible(self) -> bool:
+        return not self.problem
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "samples": self.samples,
+            "fitted_chars_per_token": self.fit.chars_per_token,
+            "offset_tokens": self.fit.offset_tokens,
+            "plausible": self.plausible,
+            "reason": self.problem or None,
+        }
+
+
+def reported_samples(session: Session, points: Sequence[int]) -> list[tuple[int, int, int]]:
+    """``(live start, request point, reported prompt)`` of each request with a prompt total."""
+    picked: list[tuple[int, int, int]] = []
+    for start, p in zip(live_starts(session, points), points, strict=True):
+        usage = session.messages[p].usage
+        if usage is not None and usage.prompt_total is not None and usage.prompt_total > 0:
+            picked.append((start, p, usage.prompt_total))
+    return picked
+
+
+def session_fit(session: Session, first_request: int | None = None) -> SessionFit:
+    """The fit over every reported request of ``session`` (characters only: no tokenizer).
+
+    Without ``first_request``, a session read from the agent's last compaction on does not
+    know how many requests came before it (``None``); any other starts the transcript (0).
+    """
+    hidden = bool(session.meta.recorded_compactions) and not session.meta.full_history
+    if first_request is None and not hidden:
+        first_request = 0
+    picked = reported_samples(session, session.index.requests)
+    cap = output_cap(session.meta.format)
+    chars_prefix = [0, *accumulate(content_chars(m, cap) for m in session.messages)]
+    chars = [chars_prefix[p] - chars_prefix[s] for s, p, _ in picked]
+    fit = fit_line(chars, [r for _, _, r in picked])
+    return SessionFit(len(picked), fit, first_request)
+
+
+def history_fit(history: Session, shown: Session) -> SessionFit:
+    """The fit over ``history`` (the transcript read through the agent's own compactions),
+    numbered for ``shown`` (its tail, as normally read); ``shown``'s own fit when it is not."""
+    offset = len(history.messages) - len(shown.messages)
+    if offset < 0 or history.messages[offset:] != shown.messages:
+        return session_fit(shown)
+    first = bisect_left(history.index.requests, offset)
+    return session_fit(history, first)
+
+
 @dataclass(frozen=True, slots=True)
 class Calibration:
     """Every tokenizer's error on the requests with reported usage, and the fitted line."""
@@ -76,24 +186,32 @@ class Calibration:
     errors: tuple[TokenizerError, ...]
     fit: Fit
 
+    @property
+    def problem(self) -> str:
+        """Why the fitted line is not to be believed (``fit_problem``); ``""`` when it is."""
+        return fit_problem(self.samples, self.fit)
+
     def sentence(self) -> str:
         """One line, e.g. "the plan estimator undercounts this session by 31 %; ..."."""
         if not self.samples:
             return "no reported usage in this transcript: nothing to calibrate against"
         parts = []
-        previous = ""
         for i, err in enumerate(self.errors):
-            verb = "undercounts" if err.bias < 0 else "overcounts"
-            size = f"by {abs(err.bias) * 100:.0f} %"
-            if i == 0:
-                parts.append(f"{_label(err.tokenizer)} {verb} this session {size}")
-            else:  # "cl100k by 9 %" when it errs the same way as the one before
-                said = "" if verb == previous else f" {verb}"
-                parts.append(f"{_short(err.tokenizer)}{said} {size}")
-            previous = verb
+            # Every clause says its own direction ("cl100k by 9 %" left the reader guessing),
+            # and an error that rounds to 0 % is not called an overcount.
+            name = _label(err.tokenizer) if i == 0 else _short(err.tokenizer)
+            where = " this session" if i == 0 else ""
+            percent = round(abs(err.bias) * 100)
+            if percent == 0:
+                parts.append(f"{name} is within 1%{' on' + where if where else ''}")
+            else:
+                verb = "undercounts" if err.bias < 0 else "overcounts"
+                parts.append(f"{name} {verb}{where} by {percent}%")
         text = "; ".join(parts)
         fit = self.fit
-        if fit.chars_per_token is not None and fit.offset_tokens is not None:
+        if self.problem and fit.chars_per_token is not None:
+            text += f"; no split: {self.problem}"
+        elif fit.chars_per_token is not None and fit.offset_tokens is not None:
             text += (
                 f"; fitted {fit.chars_per_token:.1f} chars/token "
                 f"+ {fit.offset_tokens:,.0f} tokens not in the transcript"
@@ -158,13 +276,9 @@ def calibrate(
     agent's live context before it; its characters are those messages' content characters.
     """
     messages = session.messages
-    chars_prefix = [0, *accumulate(content_chars(m) for m in messages)]
-    starts = live_starts(session, points)
-    picked: list[tuple[int, int, int]] = []  # (start, stop, reported)
-    for start, p in zip(starts, points, strict=True):
-        usage = messages[p].usage
-        if usage is not None and usage.prompt_total is not None and usage.prompt_total > 0:
-            picked.append((start, p, usage.prompt_total))
+    cap = output_cap(session.meta.format)
+    chars_prefix = [0, *accumulate(content_chars(m, cap) for m in messages)]
+    picked = reported_samples(session, points)  # (start, stop, reported)
     reported = [r for _, _, r in picked]
     errors = []
     for name, c in counts.items():

@@ -11,11 +11,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ctxtui.core.cache_model import price_replay
+from ctxtui.core.cost import usd
 from ctxtui.core.engine import Engine
 from ctxtui.core.plan import Plan, Zone
 from ctxtui.core.policy import Policy, policy_for_session, window_source_of
 from ctxtui.core.reasons import CompactReason
-from ctxtui.core.replay import EventKind, replay
+from ctxtui.core.replay import EventKind, Replay, replay
 
 SCHEMA = "ctxtui.compare/1"
 
@@ -121,6 +123,17 @@ def replay_entry(engine: Engine, name: str, overrides: Mapping[str, Any]) -> dic
         "peak_request": peak.index if peak is not None else None,
         "overflow_requests": sum(r.has(EventKind.OVERFLOW) for r in result.requests),
         "recorded_compactions": len(result.recorded),
+        **_dollars(result),
+    }
+
+
+def _dollars(result: Replay) -> dict[str, Any]:
+    """The replayed session's recorded dollars and the simulated run's (``core.cache_model``)."""
+    whatif = price_replay(result)
+    return {
+        "recorded_cost_usd": usd(whatif.recorded.total) if whatif.recorded.priced else None,
+        "simulated_cost_usd": usd(whatif.total) if whatif.recorded.priced else None,
+        "simulated_cache_hit_ratio": whatif.hit_ratio,
     }
 
 

@@ -70,3 +70,39 @@ def with_summary_text(result: CompactionResult, text: str) -> Session:
     return Session(
         messages=tuple(messages), system_prompt=s.system_prompt, tools=s.tools, meta=s.meta
     )
+
+
+def with_llm_summary(result: CompactionResult, text: str, tokenizer: Tokenizer) -> CompactionResult:
+    """``result`` as it is with ``text`` (an LLM's summary) in place of the stand-in: the
+    session, "summary adds", "after" and "saved" recounted with the plan's ``tokenizer``, so
+    the figures shown are those of the summary shown.
+
+    Only the summary changes, so the request changes by the difference between the two
+    summaries' counts (a message's, or the meta summary's system-prompt section).
+    """
+    from dataclasses import replace
+
+    from ctxtui.core.counting import count_summary
+
+    session = with_summary_text(result, text)
+    if session is result.session:
+        return result
+    old, new = result.session, session
+    if old.meta.summary != new.meta.summary:
+        delta = count_summary(tokenizer, new.meta.summary) - count_summary(
+            tokenizer, old.meta.summary
+        )
+    else:
+        delta = sum(
+            tokenizer.count_message(b) - tokenizer.count_message(a)
+            for a, b in zip(old.messages, new.messages, strict=True)
+            if a is not b
+        )
+    return replace(
+        result,
+        session=session,
+        summary_text=text,
+        summary=None,
+        summary_tokens=max(0, result.summary_tokens + delta),
+        tokens_after=max(0, result.tokens_after + delta),
+    )

@@ -58,6 +58,8 @@ class ContentPart(_Frozen):
         default=None, ge=0, description="the source's own image token estimate, if it had one"
     )
     label: str = Field(default="", description="file name, URL (never a data: URL) or block type")
+    width: int | None = Field(default=None, gt=0, description="image pixels, from its header")
+    height: int | None = Field(default=None, gt=0, description="image pixels, from its header")
 
 
 class ToolCall(_Frozen):
@@ -79,6 +81,9 @@ class Usage(_Frozen):
     prompt_total: int | None = None
     cached_read: int | None = None
     cache_write: int | None = None
+    cache_write_1h: int | None = Field(
+        default=None, description="the part of ``cache_write`` written with the 1-hour lifetime"
+    )
     output: int | None = None
     reasoning: int | None = None
     source: str = Field(default="", description="which field this came from, for the detail pane")

@@ -15,7 +15,8 @@ makes:
 * **Atomic, and no leftovers.** Data goes to ``.<name>.ctxtui-tmp-XXXXXXXX`` in the target's
   directory, is flushed to disk, then renamed over the target. The temporary file is removed on
   every exit path Python can catch: an exception, Ctrl-C (``KeyboardInterrupt``) and, while the
-  write runs on the main thread, SIGTERM and SIGHUP (re-delivered once the file is gone). Only
+  write runs on the main thread, every other signal that would end the process and can be caught
+  (SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGALRM, ...: re-delivered once the file is gone). Only
   SIGKILL or a power cut can leave one, and its name says what it is.
 """
 
@@ -28,7 +29,7 @@ import secrets
 import signal
 import stat
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from types import FrameType
 from typing import IO, Any
@@ -42,8 +43,16 @@ CHUNK = 1 << 20
 _NAME_ROOM = 200
 """Bytes of the target's name kept in the temporary name (a file name is at most 255)."""
 
+_TERMINATING = (
+    "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGVTALRM", "SIGPROF",
+    "SIGXCPU", "SIGXFSZ", "SIGIO", "SIGPWR", "SIGSYS", "SIGSTKFLT", "SIGTRAP",
+)  # fmt: skip
+"""Every signal that ends a process by default and can be caught, but the faults a program
+raises itself (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) and SIGINT (``KeyboardInterrupt``)."""
+
 _CAUGHT_SIGNALS = tuple(
-    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+    {getattr(signal, name) for name in _TERMINATING if hasattr(signal, name)}
+    | set(range(getattr(signal, "SIGRTMIN", 0), getattr(signal, "SIGRTMAX", -1) + 1))
 )
 
 _LIVE: set[Path] = set()
@@ -103,6 +112,31 @@ def protected_clash(target: Path, protected: Iterable[Path]) -> Path | None:
     return None
 
 
+# --- a confined writer (the app served to a browser) ----------------------------------------
+
+WRITE_ROOT_ENV = "CTXTUI_WRITE_ROOT"
+"""Set (by ``ctxtui serve``) to the one directory the app may write in; empty: nowhere."""
+
+
+def write_root_refusal(target: Path, env: Mapping[str, str] = os.environ) -> str | None:
+    """Why ``target`` may not be written under ``CTXTUI_WRITE_ROOT``, or ``None`` if it may.
+
+    A browser tab drives a served app, so its writes stay inside the directory the person who
+    started ``serve`` named (after resolving symlinks and ``..``), or there are none.
+    """
+    root = env.get(WRITE_ROOT_ENV)
+    if root is None:
+        return None
+    if not root:
+        return (
+            "this app is served to a browser without --export-dir, so it writes no file "
+            "(restart 'ctxtui serve' with --export-dir DIR)"
+        )
+    if not _real(target.parent).is_relative_to(_real(Path(root))):
+        return f"{target}: this served app writes only inside {root}"
+    return None
+
+
 # --- the target -----------------------------------------------------------------------------
 
 
@@ -135,23 +169,28 @@ def check_output(
     except OSError as err:
         raise OutputError(f"{target}: cannot check the path ({err.strerror})") from None
     if info is not None:
-        if stat.S_ISLNK(info.st_mode):
-            raise OutputError(
-                f"{target}: expected a regular file path, found a symbolic link "
-                "(give the file it points to, or -o - for standard output)"
-            )
-        if stat.S_ISDIR(info.st_mode):
-            raise OutputError(f"{target}: expected a file path, found a directory")
-        if not stat.S_ISREG(info.st_mode):
-            raise OutputError(f"{target}: expected a regular file path, found a special file")
-        if not force:
-            raise OutputError(f"{target}: file exists (use --force to overwrite it)")
+        _check_existing(target, info, force=force)
     directory = target.parent
     if not directory.is_dir():
         raise OutputError(f"{target}: expected an existing directory {directory}, found none")
     if not os.access(directory, os.W_OK | os.X_OK):
         raise OutputError(f"{target}: cannot write in {directory}: permission denied")
     return target
+
+
+def _check_existing(target: Path, info: os.stat_result, *, force: bool) -> None:
+    """An existing target may only be a regular file, and is replaced only with ``force``."""
+    if stat.S_ISLNK(info.st_mode):
+        raise OutputError(
+            f"{target}: expected a regular file path, found a symbolic link "
+            "(give the file it points to, or -o - for standard output)"
+        )
+    if stat.S_ISDIR(info.st_mode):
+        raise OutputError(f"{target}: expected a file path, found a directory")
+    if not stat.S_ISREG(info.st_mode):
+        raise OutputError(f"{target}: expected a regular file path, found a special file")
+    if not force:
+        raise OutputError(f"{target}: file exists (use --force to overwrite it)")
 
 
 def _clash_reason(target: Path, clash: Path, source: Path | None) -> str:
@@ -194,7 +233,7 @@ def temp_name(target: Path) -> Path:
 
 
 class _Terminated(BaseException):
-    """SIGTERM or SIGHUP arrived during a write: unwind, remove the temp file, then die."""
+    """A terminating signal arrived during a write: unwind, remove the temp file, then die."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -207,7 +246,7 @@ def _raise_terminated(signum: int, frame: FrameType | None) -> None:
 
 @contextlib.contextmanager
 def _signals_unwind() -> Iterator[None]:
-    """While the body runs, SIGTERM/SIGHUP raise instead of killing the process outright.
+    """While the body runs, terminating signals raise instead of killing the process outright.
 
     Only the main thread can install handlers; a signal ignored (``SIG_IGN``) stays ignored.
     Once the body has cleaned up, the previous handler is restored and the signal re-sent, so

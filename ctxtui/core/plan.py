@@ -219,6 +219,13 @@ class Plan:
     def __len__(self) -> int:
         return len(self.message_tokens)
 
+    def tail_words(self) -> str:
+        """Where the fresh tail starts, ``tail #35``, or ``no tail`` when it holds nothing
+        (an index past the last message names no message)."""
+        if self.tail.start >= len(self):
+            return "no tail"
+        return f"tail #{self.tail.start:,}"
+
     def zone(self, index: int) -> Zone:
         if index in self.excluded:
             return Zone.DROPPED

@@ -17,6 +17,7 @@ from ctxtui.core.sent import history_tokens
 from ctxtui.core.tool_costs import tool_costs
 
 if TYPE_CHECKING:
+    from ctxtui.core.calibration import SessionFit
     from ctxtui.core.compaction import CompactionResult
     from ctxtui.core.estimate_check import EstimateDrift
 
@@ -194,11 +195,13 @@ def build_report(
     plan: Plan,
     compaction: CompactionResult | None,
     estimate: EstimateDrift | None = None,
+    fit: SessionFit | None = None,
 ) -> dict[str, Any]:
     """The ``ctxtui.report/1`` document; ``compaction`` supplies the after-compaction figures.
 
     Without a compaction result, ``tokens_after`` equals ``tokens_before`` (nothing was done)
-    and the overflow is the plan's own.
+    and the overflow is the plan's own. ``fit`` is the transcript's calibration
+    (``calibration.history_fit`` when the session was read from its last compaction on).
     """
     totals = plan.totals
     return {
@@ -243,9 +246,24 @@ def build_report(
         "tools": _tools(session, plan),
         "compaction": _compaction(plan, compaction),
         "overflow": _overflow(plan, compaction),
-        "reported": reported_usage(session),
+        **_reported_blocks(session, plan, fit),
         # the estimator against an exact count; null unless both were counted
         "estimate": _estimate(estimate),
+    }
+
+
+def _reported_blocks(session: Session, plan: Plan, fit: SessionFit | None) -> dict[str, Any]:
+    """``reported``, ``gap`` (the reported request against ctxtui's count, the gap split in
+    two: ``core.reported``) and ``calibration`` (the fit over every reported request)."""
+    from ctxtui.core.calibration import session_fit
+    from ctxtui.core.reported import reported_gap
+
+    fit = fit if fit is not None else session_fit(session)
+    gap = reported_gap(session, plan, fit)
+    return {
+        "reported": reported_usage(session, gap.request if gap is not None else None),
+        "gap": gap.as_json() if gap is not None else None,
+        "calibration": fit.as_json() if gap is not None else None,
     }
 
 
@@ -258,11 +276,12 @@ def tokenizer_note(plan: Plan, session: Session) -> str:
     return note
 
 
-def reported_usage(session: Session) -> dict[str, Any] | None:
+def reported_usage(session: Session, request: int | None = None) -> dict[str, Any] | None:
     """The API's own figures for the last request the transcript has usage for, or ``None``.
 
-    ``request`` numbers the calls in this session from 0 (see ``core.replay``); the prompt
-    includes the system prompt and tool definitions a transcript often lacks.
+    ``request`` numbers the calls from 0 from the transcript's first, as ``replay`` does
+    (given by the caller, who knows the history); the prompt includes the system prompt and
+    tool definitions a transcript often lacks.
     """
     last = last_reported(session)
     if last is None:
@@ -270,6 +289,6 @@ def reported_usage(session: Session) -> dict[str, Any] | None:
     return {
         "prompt_tokens": last.prompt_tokens,
         "output_tokens": last.usage.output,
-        "request": last.request,
+        "request": last.request if request is None else request,
         "source": last.usage.source,
     }

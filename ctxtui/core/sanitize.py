@@ -18,7 +18,7 @@ after which both runs make the same decisions. Re-planning stays independent of 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ctxtui.core.models import Message, Session
@@ -138,16 +138,7 @@ def unpaired_sent(
             if r not in dropped:
                 out[r] = "a tool result whose call is not in the session"
         for edge in (a, b):
-            lo = bisect_left(index.results, edge)
-            hi = bisect_left(index.results, edge + index.reach + 1)
-            for k in range(lo, hi):
-                r, c = index.results[k], index.calls[k]
-                if c >= edge:
-                    continue
-                if sent(r) and not sent(c):
-                    out[r] = f"a tool result whose call (#{c:,}) is not sent"
-                elif sent(c) and not sent(r):
-                    out.setdefault(c, f"a tool call whose result (#{r:,}) is not sent")
+            _split_at(index, edge, sent, out)
     for d in dropped:
         call = index.call_of.get(d)
         if call is not None and sent(call):
@@ -158,3 +149,19 @@ def unpaired_sent(
     for i in dropped:
         out.pop(i, None)
     return out
+
+
+def _split_at(
+    index: PairIndex, edge: int, sent: Callable[[int], bool], out: dict[int, str]
+) -> None:
+    """Note in ``out`` each call/result pair that straddles ``edge`` with one side unsent."""
+    lo = bisect_left(index.results, edge)
+    hi = bisect_left(index.results, edge + index.reach + 1)
+    for k in range(lo, hi):
+        r, c = index.results[k], index.calls[k]
+        if c >= edge:
+            continue
+        if sent(r) and not sent(c):
+            out[r] = f"a tool result whose call (#{c:,}) is not sent"
+        elif sent(c) and not sent(r):
+            out.setdefault(c, f"a tool call whose result (#{r:,}) is not sent")

@@ -46,6 +46,15 @@ class RowFigures:
         sign = MINUS if self.freed >= 0 else "+"
         return f"{self.change} · was {self.original:,} · {sign}{abs(self.freed):,} tok"
 
+    def tags(self) -> tuple[str, ...]:
+        """The tag in shorter forms, longest first: ``pruned · was 13,044 · −13,026 tok``,
+        ``pruned −13,026``, ``pruned``; a narrow row takes a short one so its text keeps the
+        room, and the detail pane says the rest."""
+        if not self.change:
+            return ()
+        sign = MINUS if self.freed >= 0 else "+"
+        return (self.tag(), f"{self.change} {sign}{abs(self.freed):,}", self.change)
+
     def detail(self) -> str:
         """The detail pane's sentence with the three figures: sent, stored, freed."""
         if not self.change:

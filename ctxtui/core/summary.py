@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ctxtui.core.models import Message, Session
+from ctxtui.core.summary_facts import FactLine, fact_lines, held, room
 from ctxtui.core.summary_text import (
     CODE_LINE,
     CONSTRAINT,
@@ -82,6 +83,9 @@ seconds. 256 Ki characters are about 64k tokens, half of a 128k window: the rang
 replaces holds that much of what the model saw (tool outputs are most of its characters, and
 pruning and truncation showed the model far less of them), and a replay summarises ~100
 ranges, so the cap is also what keeps a replay within the cost of opening the session."""
+FACT_SCAN_CHARS = 16_384
+"""The fact lines read the newest 16 KiB of the range (about 4k tokens, the last few turns):
+the facts a summary most needs are the recent ones, and a replay writes ~100 summaries."""
 GIST_READ_FACTOR = 64
 """A gist reads at most this many characters of text per character it keeps: room for
 whitespace and escape sequences, never the whole of a huge line."""
@@ -123,6 +127,8 @@ class StructuredSummary:
     last: int
     sections: tuple[SummarySection, ...]
     read_from: int = -1
+    facts: tuple[FactLine, ...] = ()
+    held: str = ""  # what the range held, by role (``summary_facts.held``)
 
     @property
     def unread(self) -> int:
@@ -150,6 +156,8 @@ class StructuredSummary:
     def render_markdown(self) -> str:
         """The summary under the template's own headings, empty sections saying so."""
         blocks = [SUMMARY_TITLE, self.references()]
+        if self.held:
+            blocks.append(f"(replaces messages #{self.first}-#{self.last}: {self.held})")
         if self.unread:
             blocks.append(
                 f"(from messages #{self.read_from}-#{self.last}; the {self.unread:,} older ones "
@@ -161,10 +169,16 @@ class StructuredSummary:
                 cut = plural(s.omitted, "item")
                 lines.append(f"- ({cut} omitted: a section keeps at most {MAX_ITEMS})")
             lines.extend(item.render() for item in s.items)
-            if not s.items:
-                lines.append(f"(none found in messages #{self.first}-#{self.last})")
+            if s.title == "Critical Context":
+                lines.extend(self.fact_bullets())
+            if len(lines) == 1:
+                lines.append("(none)")
             blocks.append("\n".join(lines))
         return "\n\n".join(blocks)
+
+    def fact_bullets(self) -> list[str]:
+        """The fact lines as bullets citing their newest message."""
+        return [SummaryItem(line.text, line.index).render() for line in self.facts]
 
 
 def _gist(text: str, limit: int = GIST_CHARS) -> str:
@@ -381,4 +395,15 @@ def build_structured_summary(session: Session, first: int, last: int) -> Structu
         _next_steps(span),
         _critical_context(span),
     )
-    return StructuredSummary(first, last, sections, start)
+    written = "\n".join(item.text for section in sections for item in section.items)
+    facts = fact_lines(session, first, last, written, FACT_SCAN_CHARS, room(span, written))
+    if not written and not facts:
+        sections = (*sections[:-1], _contents(span))
+    return StructuredSummary(first, last, sections, start, facts, held(session, first, last))
+
+
+def _contents(span: Sequence[tuple[int, Message]]) -> SummarySection:
+    """When no section found anything: the newest messages' gists, so the summary says what
+    the range held instead of reading as if it were empty."""
+    items = [SummaryItem(f"{m.role}: {_gist(m.content)}", i) for i, m in span if m.content.strip()]
+    return _bounded("Critical Context", items)

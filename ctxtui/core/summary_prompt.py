@@ -9,7 +9,7 @@ structured template appended when the policy asks for one.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ctxtui.core.models import Message, Session
 from ctxtui.core.seahorse import L3_BYTES, leaf_target
@@ -47,15 +47,11 @@ headings, in this order, and no others.
 {template}
 </template>"""
 
-_ZERO_TIME = "0001-01-01 00:00 UTC"
 
-
-def _timestamp(created_at: datetime | None) -> str:
-    """Go's ``2006-01-02 15:04 MST``; a missing time renders as Go's zero time does."""
-    if created_at is None:
-        return _ZERO_TIME
+def _timestamp(created_at: datetime) -> str:
+    """Go's ``2006-01-02 15:04 MST``."""
     if created_at.tzinfo is None:
-        created_at = created_at.replace(tzinfo=timezone.utc)
+        created_at = created_at.replace(tzinfo=UTC)
     zone = created_at.tzname() or "UTC"
     return f"{created_at:%Y-%m-%d %H:%M} {zone}"
 
@@ -70,9 +66,14 @@ def _readable(m: Message) -> str:
 
 
 def render_segment(session: Session, first: int, last: int) -> str:
-    """``[YYYY-MM-DD HH:MM TZ]\\n<content>\\n\\n`` per message; the role is not included."""
+    """``[YYYY-MM-DD HH:MM TZ]\\n<content>\\n\\n`` per message; the role is not included.
+
+    A message without a time gets no time line: seahorse would print Go's zero time
+    (``0001-01-01``), which reads as a date the message was written.
+    """
     return "".join(
-        f"[{_timestamp(m.created_at)}]\n{_readable(m)}\n\n"
+        (f"[{_timestamp(m.created_at)}]\n" if m.created_at is not None else "")
+        + f"{_readable(m)}\n\n"
         for m in session.messages[first : last + 1]
     )
 

@@ -159,7 +159,10 @@ def render_for(template: str, summary: StructuredSummary) -> str:
         if heading == "## Work State":
             blocks.append(heading)
             continue
-        body = "\n".join(i.render() for i in items) if items else "(none)"
+        lines = [i.render() for i in items]
+        if "Critical Context" in sources:
+            lines.extend(summary.fact_bullets())
+        body = "\n".join(lines) if lines else "(none)"
         blocks.append(f"{heading}\n{body}")
     text = "\n\n".join(blocks)
     if template == "claude_code":

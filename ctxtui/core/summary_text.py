@@ -111,10 +111,13 @@ def decision_sentences(sentences: Iterable[str]) -> Iterator[str]:
             yield sentence
 
 
+EXTENSIONS = (
+    "py|ts|tsx|js|jsx|go|rs|rb|java|kt|c|h|cc|cpp|hpp|md|toml|yaml|yml|json|jsonl|txt|cfg|ini|"
+    "sh|sql|html|css|tcss|lock"
+)
+"""File extensions that make a bare name (no slash) a path."""
 PATH = re.compile(
-    r"(?<![\w/.-])((?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+|[\w-]+\.(?:py|ts|tsx|js|jsx|go|rs|rb|"
-    r"java|kt|c|h|cc|cpp|hpp|md|toml|yaml|yml|json|jsonl|txt|cfg|ini|sh|sql|html|css|tcss|lock))"
-    r"(?![\w/])"
+    rf"(?<![\w/.-])((?:\.{{0,2}}/)?(?:[\w.-]+/)+[\w.-]+|[\w-]+\.(?:{EXTENSIONS}))(?![\w/])"
 )
 ERROR_LINE = re.compile(r"(?:Error|Exception)\b|Traceback|\bFAILED\b|\bfailed\b|\berror:|\bpanic:")
 ERROR_HINTS = ("Error", "Exception", "Traceback", "FAILED", "failed", "error:", "panic:")
@@ -146,7 +149,7 @@ def error_lines(text: str) -> Iterator[str]:
 
 SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 CONSTRAINT = re.compile(
-    r"\b(must|never|don't|do not|only|without|always|avoid|should not|shouldn't|"
+    r"\b(please|must|never|don't|do not|only|without|always|avoid|should not|shouldn't|"
     r"cannot|can't|no more than|at most|at least|make sure)\b",
     re.IGNORECASE,
 )

@@ -103,6 +103,13 @@ def _name(message: Message, paired: str | None) -> str:
     return paired or message.tool_name or UNKNOWN_TOOL
 
 
+def result_tool_names(session: Session) -> dict[int, str]:
+    """Each tool result's tool, named as the tools view names it (its call's name first)."""
+    names = _result_names(session)
+    messages = session.messages
+    return {i: _name(messages[i], names.get(i)) for i in session.index.tool_results}
+
+
 def tool_costs(session: Session, plan: Plan) -> ToolCosts:
     """Per tool name: calls, outputs, their tokens, and what pruning and truncation free.
 

@@ -39,3 +39,14 @@ def article(n: int) -> str:
 def a(n: int, unit: str) -> str:
     """``n`` as a compound adjective with its article: ``an 8,000-token``, ``a 386-tok``."""
     return f"{article(n)} {n:,}-{unit}"
+
+
+def file_size(size: int) -> str:
+    """A file's size in SI units with one decimal (``3.4 MB``, ``812 B``), as ``ls --si`` and
+    file managers show it: the one convention of every size the shells print."""
+    value = float(size)
+    for unit in ("B", "kB", "MB", "GB"):
+        if value < 1000 or unit == "GB":
+            return f"{size:,} B" if unit == "B" else f"{value:,.1f} {unit}"
+        value /= 1000
+    raise AssertionError("unreachable")  # pragma: no cover

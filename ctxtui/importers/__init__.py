@@ -21,6 +21,7 @@ from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.formats import FORMAT_NAMES, FORMATS, FormatInfo, format_info
+from ctxtui.core.images import priced_images
 from ctxtui.core.models import Session, SessionMeta
 from ctxtui.importers._jsonl import read_head
 from ctxtui.importers._parts import MAX_COUNT, counting_dropped, dropped_counts, quoted
@@ -221,7 +222,7 @@ def _load_session(path: Path | str, format: str | None, full_history: bool) -> S
     meta = plausible_window(
         session.meta.model_copy(update={"source_path": str(path), "format": name})
     )
-    return hoist_system_prompt(session.model_copy(update={"meta": meta}))
+    return priced_images(hoist_system_prompt(session.model_copy(update={"meta": meta})))
 
 
 def plausible_window(meta: SessionMeta) -> SessionMeta:
@@ -286,7 +287,7 @@ def _load_one_session(path: Path, name: str, session_id: str, full_history: bool
     meta = plausible_window(
         session.meta.model_copy(update={"source_path": str(path), "format": name})
     )
-    return hoist_system_prompt(session.model_copy(update={"meta": meta}))
+    return priced_images(hoist_system_prompt(session.model_copy(update={"meta": meta})))
 
 
 SQLITE_SIDE_SUFFIXES = ("-journal", "-wal", "-shm")

@@ -62,6 +62,8 @@ def convert(
             if index is not None and all(m.role == "tool" for m in out[index + 1 :]):
                 out[index] = _merge(out[index], message)
                 continue
+            if msg_id in open_ids:  # the same API response again: its usage counts once
+                message = message.model_copy(update={"usage": None})
             out.append(message)
             if msg_id:
                 open_ids[msg_id] = len(out) - 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ from ctxtui.core.models import Session
 from ctxtui.importers._opencode_messages import StoredMessage, build_session, parts_in_order
 from ctxtui.importers._parts import as_text
 from ctxtui.importers._reader import loads_field
-from ctxtui.importers._sqlite import read_database
+from ctxtui.importers._sqlite import noted, read_database
 from ctxtui.importers._stream import SQLITE_ERRORS, sqlite_problem
 
 
@@ -22,7 +23,27 @@ def load_database(path: Path, session_id: str | None = None) -> Session:
     and committed data still in its ``-wal`` is seen.
     """
     try:
-        return read_database(path, lambda con: _read(con, path, session_id))
+        notes: list[str] = []
+        return noted(read_database(path, lambda con: _read(con, path, session_id), notes), notes)
+    except SQLITE_ERRORS as exc:
+        raise SessionLoadError(
+            str(path), f"cannot read the OpenCode database ({sqlite_problem(exc)})"
+        ) from None
+
+
+def message_counts(path: Path, finish: Callable[[Session], Session]) -> dict[str, int]:
+    """Every session's message count as ``load_database`` then ``finish`` (the loader's
+    last step, ``hoist_system_prompt``) give it, from one read of the database:
+    ``sessions --count`` over a database of many sessions reads (or copies) it once."""
+
+    def read(con: sqlite3.Connection) -> dict[str, int]:
+        ids = [row[0] for row in con.execute("SELECT id FROM session")]
+        return {
+            sid: len(finish(_read(con, path, sid)).messages) for sid in ids if isinstance(sid, str)
+        }
+
+    try:
+        return read_database(path, read)
     except SQLITE_ERRORS as exc:
         raise SessionLoadError(
             str(path), f"cannot read the OpenCode database ({sqlite_problem(exc)})"

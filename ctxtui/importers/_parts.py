@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from ctxtui.core.images import sized
 from ctxtui.core.models import ContentPart, Message, PartKind, ToolDefinition, Usage
 from ctxtui.importers._deep import deep_call
 from ctxtui.importers._reader import depth_exceeds, loads_field
@@ -180,7 +181,9 @@ def media_from_url(
     if parsed is None:
         return ContentPart(kind=kind, media_type=media_type, label=label or url)
     data_type, size = parsed
-    return ContentPart(kind=kind, media_type=data_type or media_type, byte_size=size, label=label)
+    part = ContentPart(kind=kind, media_type=data_type or media_type, byte_size=size, label=label)
+    header, _, payload = url.partition(",")
+    return sized(part, payload) if "base64" in header.split(";")[1:] else part
 
 
 def media_from_base64(
@@ -189,7 +192,8 @@ def media_from_base64(
     """A media part from a bare base64 payload (Anthropic ``source.data``, audio, files)."""
     if data.startswith("data:"):
         return media_from_url(data, kind, media_type, label)
-    return ContentPart(kind=kind, media_type=media_type, byte_size=base64_size(data), label=label)
+    part = ContentPart(kind=kind, media_type=media_type, byte_size=base64_size(data), label=label)
+    return sized(part, data)
 
 
 def join_text(parts: Iterable[ContentPart]) -> str:
@@ -319,6 +323,7 @@ def usage_anthropic(usage: Mapping[str, Any]) -> Usage:
         prompt_total=total,
         cached_read=read,
         cache_write=write,
+        cache_write_1h=_sub(usage, "cache_creation", "ephemeral_1h_input_tokens"),
         output=as_int(usage.get("output_tokens")),
         source="anthropic input + cache_creation + cache_read",
     )

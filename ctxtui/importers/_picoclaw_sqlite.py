@@ -10,7 +10,7 @@ from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolCall
 from ctxtui.importers._parts import as_int, as_text, quoted, text_part
 from ctxtui.importers._picoclaw_items import ROLES, media_part
-from ctxtui.importers._sqlite import read_database
+from ctxtui.importers._sqlite import noted, read_database
 from ctxtui.importers._stream import SQLITE_ERRORS, sqlite_problem
 from ctxtui.importers._timestamps import parse_timestamp
 
@@ -31,7 +31,8 @@ def load_seahorse(path: Path) -> Session:
         return _read(con, path)
 
     try:
-        return read_database(path, read)
+        notes: list[str] = []
+        return noted(read_database(path, read, notes), notes)
     except SQLITE_ERRORS as exc:
         raise SessionLoadError(
             str(path), f"cannot read the seahorse database ({sqlite_problem(exc)})"

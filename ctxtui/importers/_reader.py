@@ -24,7 +24,7 @@ from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.importers._deep import deep_call
-from ctxtui.importers._stream import binary_problem, check_text_head
+from ctxtui.importers._stream import binary_problem, check_text_head, open_raw
 from ctxtui.importers._stream import check_file as check_file
 from ctxtui.importers._stream import open_bytes as open_bytes
 from ctxtui.importers._stream import read_magic as read_magic
@@ -66,14 +66,11 @@ def _read_plain(path: Path) -> bytes:
     Parsed as they are: the probe (``_fast_json``) vouches that pydantic-core's depth limit
     keeps a bare document within ``MAX_DEPTH``, so no brackets need adding around it.
     """
-    name = str(path)
-    try:
-        with path.open("rb") as fh:
+    with open_raw(path) as fh:
+        try:
             return fh.read()
-    except PermissionError:
-        raise SessionLoadError(name, "permission denied: the file is not readable") from None
-    except OSError as exc:
-        raise SessionLoadError(name, f"cannot read the file ({exc.strerror})") from None
+        except OSError as exc:
+            raise SessionLoadError(str(path), f"cannot read the file ({exc.strerror})") from None
 
 
 def _read_all(path: Path) -> bytes:

@@ -10,9 +10,11 @@ one ``SessionLoadError`` line in plain words.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import sqlite3
+import stat
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -47,6 +49,57 @@ _ZSTD_IN_CHUNK = 1024
 it is fed a kilobyte at a time (at most ~32 MB out per call)."""
 
 
+class NotRegularFileError(OSError):
+    """A path that is not a regular file where one is read (a FIFO, socket, device, directory).
+
+    An ``OSError``, so every caller that survives an unreadable file survives this one too.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], mode: int) -> None:
+        self.problem = f"expected a regular file, found {file_kind(mode)}"
+        super().__init__(errno.EINVAL, self.problem)
+        self.filename = os.fspath(path)
+        self.mode = mode
+
+
+def file_kind(mode: int) -> str:
+    """What a ``st_mode`` is, in words ("a FIFO (named pipe)", "a directory", ...)."""
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a special file"
+
+
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """``path`` opened for buffered binary reading, only if it is a regular file.
+
+    The open itself never blocks (``O_NONBLOCK``: a FIFO opens at once instead of waiting for
+    a writer) and what was opened is judged by ``fstat`` on the descriptor, not by an earlier
+    look at the name, so a file swapped for a FIFO between the two is refused, not hung on.
+    Raises ``NotRegularFileError`` for anything else, ``OSError`` when it cannot be opened.
+    """
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFileError(path, mode)
+        os.set_blocking(fd, True)
+        return cast(BinaryIO, os.fdopen(fd, "rb"))
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def check_file(path: Path) -> None:
     """Refuse a missing path, a directory or an unreadable file with one clear line."""
     name = str(path)
@@ -55,15 +108,22 @@ def check_file(path: Path) -> None:
     if path.is_dir():
         raise SessionLoadError(name, "expected a file, found a directory")
     if not path.is_file():
-        raise SessionLoadError(name, "expected a regular file, found a special file")
+        try:
+            kind = file_kind(path.stat().st_mode)
+        except OSError:
+            kind = "a special file"
+        raise SessionLoadError(name, f"expected a regular file, found {kind}")
     if not os.access(path, os.R_OK):
         raise SessionLoadError(name, "permission denied: the file is not readable")
 
 
 def open_raw(path: Path) -> BinaryIO:
-    """The file opened for binary reading, with open errors as one line."""
+    """The regular file opened for binary reading without blocking (``open_regular``), with
+    open errors as one line."""
     try:
-        return path.open("rb")
+        return open_regular(path)
+    except NotRegularFileError as exc:
+        raise SessionLoadError(str(path), exc.problem) from None
     except PermissionError:
         raise SessionLoadError(str(path), "permission denied: the file is not readable") from None
     except OSError as exc:

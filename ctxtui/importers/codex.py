@@ -382,8 +382,8 @@ def _compacted(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> N
         replay.messages = replacement
     replay.open_assistant = False
     replay.usage_target = None
-    verb = "kept before the summary" if replay.full_history else "replaced"
-    note = f"compacted at line {record.line:,}: {before:,} earlier messages {verb} ({how})"
+    # One wording for the event, whether the replay keeps the replaced messages or not.
+    note = f"compacted at line {record.line:,}: {before:,} earlier messages replaced ({how})"
     if reported is not None and reported.prompt_total is not None:
         note += f"; last reported prompt before it: {reported.prompt_total:,} tokens"
     replay.warnings.append(note)

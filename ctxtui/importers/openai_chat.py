@@ -319,12 +319,7 @@ def chat_message(
     if role == "assistant":
         content, parts = _assistant_fields(raw, index, pairing, warnings, fields, content, parts)
     elif role == "tool" and "tool_call_id" not in fields:
-        result_id = raw.get("tool_call_id")
-        if isinstance(result_id, str):
-            fields["tool_call_id"] = result_id
-        tool_name = pairing.names.get(as_label(result_id)) or tag(raw, "name") or None
-        if tool_name is not None:
-            fields["tool_name"] = tool_name
+        _tool_result_fields(raw, pairing, fields)
     if content:
         fields["content"] = content
     if parts:
@@ -335,6 +330,16 @@ def chat_message(
         fields["source_line"] = source_line
     message: Message = _new_message(fields)
     return message
+
+
+def _tool_result_fields(raw: Mapping[str, Any], pairing: _Pairing, fields: dict[str, Any]) -> None:
+    """A tool result's id, and its tool's name from the call it answers (or its own tag)."""
+    result_id = raw.get("tool_call_id")
+    if isinstance(result_id, str):
+        fields["tool_call_id"] = result_id
+    tool_name = pairing.names.get(as_label(result_id)) or tag(raw, "name") or None
+    if tool_name is not None:
+        fields["tool_name"] = tool_name
 
 
 _PLAIN_ROLES = ("system", "developer", "user", "assistant")

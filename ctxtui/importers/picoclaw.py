@@ -7,7 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolCall
+from ctxtui.core.models import (
+    ContentPart,
+    Message,
+    RecordedCompaction,
+    Session,
+    SessionMeta,
+    ToolCall,
+)
 from ctxtui.importers import FormatInfo, format_info
 from ctxtui.importers._jsonl import Record, iter_records
 from ctxtui.importers._parts import as_text, opaque_part, tag, text_part
@@ -100,6 +107,37 @@ def load_jsonl(path: Path) -> Session:
         title=as_text(meta.get("key")) or None,
         hidden=skip,
     )
+
+
+def load_history(path: Path) -> Session:
+    """Every line of a JSONL session, the meta's ``skip`` lines too (for replay and the
+    retention audit): the meta's summary stands where the active history begins, as a summary
+    message, and the compaction that wrote it is recorded there. Other stores read as ``load``.
+    """
+    if path.is_dir() or path.name.endswith(".meta.json") or path.suffix != ".jsonl":
+        return load(path)
+    warnings: list[str] = []
+    meta = _read_meta(path, warnings)
+    raw_skip = meta.get("skip")
+    skip = raw_skip if isinstance(raw_skip, int) and raw_skip > 0 else 0
+    if not skip:
+        return load_jsonl(path)
+    first_active = _line_after_skip(path, skip)
+    summary = meta.get("summary") if isinstance(meta.get("summary"), str) else ""
+    warnings.append(f"meta skip {skip:,}: the first {skip:,} lines are kept before the summary")
+    whole = build_session(
+        iter_records(path, warnings), warnings, source_path=str(path),
+        title=as_text(meta.get("key")) or None,
+    )  # fmt: skip
+    messages = list(whole.messages)
+    at = next(
+        (i for i, m in enumerate(messages) if (m.source_line or 0) >= first_active), len(messages)
+    )
+    if summary:
+        messages.insert(at, Message(role="user", content=summary, is_summary=True, injected=True))
+    recorded = RecordedCompaction(message_index=at, source_line=first_active)
+    update = {"recorded_compactions": (recorded,), "full_history": True}
+    return Session(messages=tuple(messages), meta=whole.meta.model_copy(update=update))
 
 
 def _read_meta(path: Path, warnings: list[str]) -> dict[str, Any]:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from importlib import import_module
 from pathlib import Path
 from typing import Any, ClassVar
 
+from platformdirs import user_downloads_path
 from textual import events
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
 
@@ -37,12 +39,9 @@ def _commands() -> Any:
 KEYS_SWITCH_INTERVAL = 0.001
 """Seconds a thread holds the interpreter lock before another may take it, while the app runs.
 
-The workers (counting, replay, search) are CPU-bound Python, and a key reaches its handler
-through several message hops, each of which may wait for the lock: at CPython's default 5 ms
-a timeline key took 35–50 ms (up to 159 ms) while its replay ran, at 1 ms 15–20 ms (up to
-27 ms). The workers lose little as long as the main thread has little to do meanwhile (the
-replay posts its progress ten times a second, not ~200): a 100k replay finished in 2.9–3.1 s
-against 2.8–3.0 s."""
+The workers are CPU-bound Python and a key reaches its handler through several message hops,
+each of which may wait for the lock; a short interval keeps keys quick while a replay runs, at
+little cost to the worker (figures: docs/PERFORMANCE.md, "Replay (issue 12)")."""
 
 
 class CtxtuiApp(App[int]):
@@ -128,6 +127,43 @@ class CtxtuiApp(App[int]):
             self._exception_event.set()
         self.exit(return_code=EXIT_INTERNAL)
 
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's own palette entries, less the two ctxtui offers itself: "Theme" is the
+        "Switch theme" entry and "Keys" the help screen (``?``), which explains every key."""
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Theme", "Keys"):
+                yield command
+
+    def deliver_screenshot(
+        self,
+        filename: str | None = None,
+        path: str | None = None,
+        time_format: str | None = None,
+    ) -> str | None:
+        """Save a screenshot where it can be written: the Downloads folder, else the current
+        directory, saying which and why; when neither can be written, say where it tried."""
+        if path is None and not self.is_web:
+            tried = [(user_downloads_path(), "Downloads folder"), (Path.cwd(), "current directory")]
+            problems: list[str] = []
+            for directory, what in tried:
+                problem = _unwritable(directory)
+                if problem is None:
+                    if problems:
+                        self.notify(
+                            f"{problems[0]}; saving in the {what} instead", title="Screenshot"
+                        )
+                    path = str(directory)
+                    break
+                problems.append(f"{directory} {problem}")
+            else:
+                self.notify(
+                    "Could not save the screenshot: " + "; ".join(problems),
+                    title="Screenshot",
+                    severity="error",
+                )
+                return None
+        return super().deliver_screenshot(filename, path, time_format)
+
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         # Textual has no app-wide switch: each input gets the user's cursor_blink as it is
         # focused (a steady cursor also keeps snapshots from catching it mid-blink).
@@ -153,6 +189,15 @@ class CtxtuiApp(App[int]):
         module_name, _, class_name = row.view.partition(":")
         view = getattr(import_module(module_name), class_name)
         self.push_screen(view(self.main.state), self.main.take)
+
+
+def _unwritable(directory: Path) -> str | None:
+    """Why a screenshot cannot be saved in ``directory``, or ``None`` when it can."""
+    if not directory.is_dir():
+        return "is missing"
+    if not os.access(directory, os.W_OK | os.X_OK):
+        return "is not writable"
+    return None
 
 
 def _view_opener(row: Action) -> Callable[[CtxtuiApp], None]:

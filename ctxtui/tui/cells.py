@@ -9,9 +9,13 @@ characters line up.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import PurePath
 
 from rich.cells import cell_len, set_cell_size
+from rich.console import Console
+from rich.text import Text
 
 from ctxtui.core.models import Message
 from ctxtui.core.plan import FreshTail
@@ -23,6 +27,7 @@ from ctxtui.core.rows import (
     tool_label,
     visible,
 )
+from ctxtui.core.wording import file_size
 
 EIGHTHS = "▏▎▍▌▋▊▉█"
 """Left-aligned blocks from one eighth to a full cell: a bar has eight steps per cell."""
@@ -85,6 +90,54 @@ def clip(text: str, width: int) -> str:
     if cell_len(text) <= width:
         return set_cell_size(text, width)
     return set_cell_size(text, width - 1) + ELLIPSIS
+
+
+NAME_CELLS = 16
+"""The fewest cells a long file name is shortened to (``cde583fb-….jsonl``) to keep a bar or
+a title on one line: the first characters tell sessions apart, the suffix says the format."""
+
+
+def shorten_name(name: str, cells: int) -> str:
+    """``name`` in at most ``cells`` cells (never under ``NAME_CELLS``), its middle left out."""
+    cells = max(cells, NAME_CELLS)
+    if cell_len(name) <= cells:
+        return name
+    suffix = PurePath(name).suffix
+    if cell_len(suffix) >= cells // 2:
+        suffix = ""
+    return clip(name, cells - cell_len(suffix)).rstrip(ELLIPSIS) + ELLIPSIS + suffix
+
+
+def whole_words(title: str, width: int) -> str:
+    """``title`` without its last `` · ``-separated words until it fits ``width`` cells, so a
+    title never ends in a cut ``·``; the first word is cut with ``…`` as a last resort."""
+    words = title.split(" · ")
+    while len(words) > 1 and cell_len(" · ".join(words)) > width:
+        words.pop()
+    return clip(" · ".join(words), width).rstrip() if width > 0 else ""
+
+
+def flow(phrases: Sequence[Text], separator: Text, width: int) -> list[Text]:
+    """``phrases`` joined by ``separator`` in lines of ``width`` cells, broken only between
+    phrases (``compacted (u`` / ``undoes, 1 deep)`` read as two thoughts); a phrase wider
+    than a line is folded."""
+    lines: list[Text] = []
+    for phrase in phrases:
+        if lines and lines[-1].cell_len + separator.cell_len + phrase.cell_len <= width:
+            lines[-1].append_text(separator)
+            lines[-1].append_text(phrase)
+        else:
+            lines.append(phrase.copy())
+    folded: list[Text] = []
+    for line in lines:
+        if line.cell_len <= width:
+            folded.append(line)
+        else:
+            folded.extend(line.wrap(Console(width=width), width, overflow="fold"))
+    for line in folded:
+        line.end = ""
+        line.no_wrap = True
+    return folded
 
 
 def clip_tool(label: str, width: int) -> str:
@@ -188,21 +241,39 @@ class RowCells:
         return "".join(self.parts)
 
 
+TEXT_CELLS = 40
+"""The cells of message text a row keeps before its tag takes a shorter form."""
+
+
+def fit_tag(tags: str | Sequence[str], preview: int) -> str:
+    """The longest of ``tags`` (longest first) that leaves the text ``TEXT_CELLS`` cells, or
+    the shortest; a single tag is kept as it is."""
+    if isinstance(tags, str):
+        return tags
+    if not tags:
+        return ""
+    for tag in tags:
+        if preview - cell_len(tag) - 1 >= min(TEXT_CELLS, preview // 2):
+            return tag
+    return tags[-1]
+
+
 def row_cells(
     layout: RowLayout,
     index: int,
     message: Message,
     tokens: int,
     biggest: int,
-    tag: str = "",
+    tag: str | Sequence[str] = "",
     query: str = "",
 ) -> RowCells:
     """Format message ``index`` for ``layout`` (grouped: ``12,345``), its bar against
-    ``biggest`` (pass ``bar_scale``'s answer); ``tag`` (e.g. ``pruned −1,234 tok``) is kept
-    whole at the right of the preview, which gives way to it; ``query`` (the search) is
-    located in the preview so the list can mark it.
+    ``biggest`` (pass ``bar_scale``'s answer); ``tag`` (e.g. ``pruned −1,234 tok``, or its
+    forms, longest first: ``fit_tag``) is kept whole at the right of the preview, which gives
+    way to it; ``query`` (the search) is located in the preview so the list can mark it.
     """
     role = ROLE_SHORT[message.role] if layout.short_roles else message.role
+    tag = fit_tag(tag, layout.preview)
     tag_text = f" {tag}" if tag else ""
     tag_w = min(cell_len(tag_text), layout.preview)
     shown = preview(message, layout.preview - tag_w)
@@ -233,10 +304,5 @@ def boundary_rule(tail: FreshTail, width: int) -> str:
 
 
 def format_bytes(size: int) -> str:
-    """``size`` in SI units with one decimal (``228.9 MB``), as a user compares file sizes."""
-    value = float(size)
-    for unit in ("B", "kB", "MB", "GB"):
-        if value < 1000 or unit == "GB":
-            return f"{size:,} B" if unit == "B" else f"{value:,.1f} {unit}"
-        value /= 1000
-    raise AssertionError("unreachable")  # pragma: no cover
+    """``size`` in SI units (``228.9 MB``): ``wording.file_size``, the CLI's convention too."""
+    return file_size(size)

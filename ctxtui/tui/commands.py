@@ -28,6 +28,22 @@ def target(app: App[Any], scope: Scope) -> DOMNode:
     return app.screen_stack[0]
 
 
+NOTHING_TO_UNDO = "Nothing to undo: no compaction has been applied."
+NO_SESSION = "{title}: no session is open (o opens one)."
+
+
+async def run_entry(app: App[Any], entry: PaletteEntry) -> None:
+    """Run ``entry``'s action, or say why not: a key whose action cannot run now is dimmed in
+    the footer, but a palette entry chosen then would otherwise do nothing without a word."""
+    node = target(app, entry.scope)
+    name = entry.action.partition("(")[0]
+    if node.check_action(name, ()) is None:
+        message = NOTHING_TO_UNDO if name == "undo" else NO_SESSION.format(title=entry.title)
+        app.notify(message, timeout=3)
+        return
+    await app.run_action(entry.action, node)
+
+
 class CtxtuiCommands(Provider):
     """Offers every registered action in the palette; the action's own handler does the work.
 
@@ -37,7 +53,7 @@ class CtxtuiCommands(Provider):
     """
 
     def _run(self, entry: PaletteEntry) -> Any:
-        return partial(self.app.run_action, entry.action, target(self.app, entry.scope))
+        return partial(run_entry, self.app, entry)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)

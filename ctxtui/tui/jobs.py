@@ -15,6 +15,7 @@ from pathlib import Path
 from textual.message import Message
 from textual.worker import get_current_worker
 
+from ctxtui.core.calibration import SessionFit
 from ctxtui.core.counting import Progress
 from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
@@ -63,7 +64,25 @@ def read_session(post: Post, path: Path, format: str | None) -> None:
     except Exception as err:  # an importer bug must not take the app down
         post(SessionLoadFailed(f"{path.name}: {bug_line(err)}"))
     else:
-        post(SessionLoaded(session, path))
+        post(SessionLoaded(session, path, transcript_fit(path, format, session)))
+
+
+def transcript_fit(path: Path, format: str | None, session: Session) -> SessionFit | None:
+    """The calibration over the whole transcript when ``session`` was read from the agent's
+    last compaction on and has usage (the history is read again, through the compactions),
+    so the gap is split and requests numbered as ``replay`` does; else ``None``."""
+    if not session.meta.recorded_compactions or session.meta.full_history:
+        return None
+    if not any(m.usage is not None for m in session.messages):
+        return None
+    from ctxtui.core.calibration import history_fit
+    from ctxtui.importers import load_session
+
+    try:
+        history = load_session(path, session.meta.format, full_history=True)
+    except Exception:  # the session on screen stands; its own fit numbers from the boundary
+        return None
+    return history_fit(history, session)
 
 
 WATCH_INTERVAL = 0.25
@@ -85,7 +104,10 @@ def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_IN
     while not worker.is_cancelled:
         session = watcher.poll()
         if session is not None:
-            post(SessionGrew(session, path) if loaded else SessionLoaded(session, path))
+            if loaded:
+                post(SessionGrew(session, path))
+            else:
+                post(SessionLoaded(session, path, transcript_fit(path, format, session)))
             if said is not None and loaded:
                 post(WatchProblem(None))
             loaded, said = True, None
@@ -134,15 +156,17 @@ def _count(post: Post, engine: Engine, policy: Policy, progress: Progress | None
 def compact(post: Post, engine: Engine, policy: Policy, reason: CompactReason) -> None:
     """Compact, and work out the LLM calls that would write the summary (the plan is cheap)."""
     from ctxtui.core.leaf_calls import leaf_calls
+    from ctxtui.core.retention_audits import preview_audit
 
     try:
         result = engine.compact(policy, reason)
         plan = engine.plan(policy)
         calls = leaf_calls(engine.session, plan, result, engine.tokenizer(policy))
+        audit = preview_audit(engine.session, result)
     except Exception as err:
         post(WorkFailed(f"compaction failed: {bug_line(err)}"))
         return
-    post(CompactionReady(result, calls))
+    post(CompactionReady(result, calls, audit))
 
 
 def write(post: Post, session: Session, path: Path) -> None:
@@ -151,8 +175,14 @@ def write(post: Post, session: Session, path: Path) -> None:
     100,000 messages are 260 MB of JSON: seconds of work that must not freeze the keys.
     """
     from ctxtui.core.export import ExportError, write_session
+    from ctxtui.core.output import write_root_refusal
     from ctxtui.importers import source_protection
+    from ctxtui.store_guard import store_refusal
 
+    refusal = write_root_refusal(path) or store_refusal(path)
+    if refusal is not None:
+        post(ExportFailed(refusal))
+        return
     try:
         protected = source_protection(session.meta.source_path)
         written = write_session(session, path, protected=protected, force=path.exists())

@@ -20,6 +20,7 @@ from ctxtui.core.summary import SUMMARY_TEMPLATE
 from ctxtui.llm import (
     Endpoint,
     LLMSummary,
+    Stop,
     SummarizerError,
     resolve_endpoint,
     summarize,
@@ -44,7 +45,11 @@ def endpoint_for(settings: LLMSettings, env: Mapping[str, str]) -> Endpoint:
     if settings.summarizer != "openai":
         raise SummarizerError(how_to_set_up(settings))
     return resolve_endpoint(
-        base_url=settings.base_url, model=settings.model, timeout=settings.timeout, env=env
+        base_url=settings.base_url,
+        model=settings.model,
+        timeout=settings.timeout,
+        env=env,
+        allow_http=settings.allow_http,
     )
 
 
@@ -84,9 +89,17 @@ class SummaryFailed(Message):
 Post = Callable[[Message], object]
 
 
-def run_summary(post: Post, endpoint: Endpoint, calls: LeafCalls, ticket: int) -> None:
-    """Send every leaf call in order, posting what happens; stops when the worker is cancelled."""
+def run_summary(
+    post: Post, endpoint: Endpoint, calls: LeafCalls, ticket: int, stop: Stop | None = None
+) -> None:
+    """Send every leaf call in order, posting what happens; stops when the worker is cancelled
+    or, at once (its socket shut), when ``stop`` is pressed."""
     worker = get_current_worker()
+    pressed = stop or Stop()
+
+    def should_stop() -> bool:
+        return pressed() or worker.is_cancelled
+
     headings = template_headings(SUMMARY_TEMPLATE) if calls.structured else ()
 
     def piece(text: str) -> None:
@@ -104,7 +117,7 @@ def run_summary(post: Post, endpoint: Endpoint, calls: LeafCalls, ticket: int) -
             headings,
             on_delta=piece,
             on_progress=progress,
-            should_stop=lambda: worker.is_cancelled,
+            should_stop=pressed if stop is not None else should_stop,
         )
     except SummarizerError as err:
         post(SummaryFailed(ticket, str(err)))

@@ -7,19 +7,25 @@ from pathlib import Path
 
 from textual.message import Message
 
+from ctxtui.core.calibration import SessionFit
 from ctxtui.core.compaction import CompactionResult
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.leaf_calls import LeafCalls
 from ctxtui.core.models import Session
 from ctxtui.core.policy import Policy
+from ctxtui.core.retention import Audit
 
 
 @dataclass
 class SessionLoaded(Message):
-    """A session file was read; ``path`` is ``None`` for a session built in memory."""
+    """A session file was read; ``path`` is ``None`` for a session built in memory.
+
+    ``fit`` is the calibration over the whole transcript when the session was read from the
+    agent's last compaction on (its history read too); ``None`` when the session is whole."""
 
     session: Session
     path: Path | None
+    fit: SessionFit | None = None
 
 
 @dataclass
@@ -55,6 +61,7 @@ class CompactionReady(Message):
 
     result: CompactionResult
     calls: LeafCalls | None = None
+    audit: Audit | None = None  # the stand-in's retention audit
 
 
 @dataclass

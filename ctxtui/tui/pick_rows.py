@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
-from ctxtui.stores import FoundSession
+from ctxtui.stores import FoundSession, shown
 from ctxtui.tui.cells import format_bytes
 
 SAMPLE = "sample"
@@ -55,13 +54,11 @@ def sample_sessions(directory: Path) -> list[FoundSession]:
 
 
 def _started(found: FoundSession) -> str:
-    """Local time to the minute; the file's mtime when the head names no start (not samples,
-    whose mtime is only when they were checked out)."""
+    """The first record's time, local, to the minute; blank when the head names none (a
+    file's mtime says when it was last written, not when the session began)."""
     if found.started is not None:
         return found.started.astimezone().strftime("%Y-%m-%d %H:%M")
-    if found.agent == SAMPLE:
-        return ""
-    return datetime.fromtimestamp(found.modified).strftime("%Y-%m-%d %H:%M")
+    return ""
 
 
 def _fit_left(text: str, cells: int) -> str:
@@ -71,21 +68,22 @@ def _fit_left(text: str, cells: int) -> str:
 def _row(found: FoundSession, depth: int) -> PickRow:
     agent = ("└ sub-agent" if depth else found.agent) if found.agent != SAMPLE else SAMPLE
     if found.error:
-        project = f"unreadable: {found.error}"[:PROJECT_CELLS]
+        project = shown(f"unreadable: {found.error}")[:PROJECT_CELLS]
     elif depth:
-        project = found.session_id or found.path.stem  # an inline sub-agent: its id
+        project = shown(found.session_id or found.path.stem)  # an inline sub-agent: its id
     else:
         project = found.project or found.title or found.path.name
         if found.title and found.project and found.agent != SAMPLE:
             project = f"{found.project} · {found.title}"
+        project = shown(project)
     cells = (
         agent,
         project if found.error else _fit_left(project, PROJECT_CELLS),
-        (found.model or "")[:18],
+        shown(found.model or "")[:18],
         _started(found),
         format_bytes(found.size).rjust(9),
     )
-    names = (found.path.parent.name, found.path.name, found.title or "")
+    names = tuple(shown(n) for n in (found.path.parent.name, found.path.name, found.title or ""))
     words = " ".join((found.agent, *cells, *names)).lower()
     return PickRow(found, depth, cells, words)
 
@@ -119,8 +117,8 @@ def matching(rows: Sequence[PickRow], query: str) -> list[PickRow]:
 
 
 def shown_path(path: Path, home: Path) -> str:
-    """``path`` as the dialog shows it: under the home directory with ``~``."""
+    """``path`` as the dialog shows it: under the home directory with ``~``, literally."""
     try:
-        return "~/" + str(path.relative_to(home))
+        return shown("~/" + str(path.relative_to(home)))
     except ValueError:
-        return str(path)
+        return shown(str(path))

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import stat
 from pathlib import Path
 from typing import Any, Literal
 
 from platformdirs import user_config_dir
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+)
 from textual.app import App
 
 from ctxtui.core.policy import PresetName
@@ -31,6 +39,7 @@ class LLMSettings(BaseModel):
     base_url: str | None = None
     model: str | None = None
     timeout: float | None = None
+    allow_http: bool = False
 
     _config_path: Path | None = PrivateAttr(default=None)
 
@@ -99,13 +108,55 @@ def default_config_path() -> Path:
     return Path(user_config_dir("ctxtui")) / CONFIG_FILE_NAME
 
 
+MAX_CONFIG_BYTES = 256 * 1024
+"""The most of a config file read: a real one is a few KB."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a socket" if stat.S_ISSOCK(mode) else "a special file"
+
+
+def _read_bounded(path: Path, limit: int) -> bytes:
+    """At most ``limit`` bytes of a regular file, opened without blocking (a FIFO at the path
+    must not stop the app from starting); ``ValueError`` names anything else found there."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"expected a regular file, found {_kind(info.st_mode)}")
+        if info.st_size > limit:
+            raise ValueError(
+                f"the file holds {info.st_size:,} bytes; a config is a few KB (at most "
+                f"{limit:,} are read)"
+            )
+        parts: list[bytes] = []
+        size = 0
+        while size <= limit and (chunk := os.read(fd, min(65536, limit + 1 - size))):
+            parts.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise ValueError(f"the file grew past {limit:,} bytes while it was read")
+    return b"".join(parts)
+
+
 def _read_config(path: Path) -> dict[str, Any]:
     """The file's top-level object; a missing file is an empty config, not an error."""
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = _read_bounded(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return {}
-    data = json.loads(text)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply to be a config") from None
     if not isinstance(data, dict):
         raise ValueError(f"expected a JSON object, found {type(data).__name__}")
     return data
@@ -119,6 +170,16 @@ def _one_line(err: Exception) -> str:
     if isinstance(err, json.JSONDecodeError):
         return f"{decode_error_reason(err)} at line {err.lineno} column {err.colno}"
     return str(err).splitlines()[0] if str(err) else type(err).__name__
+
+
+def _env_problem(err: Exception) -> str:
+    """One line on a ``CTXTUI_`` variable that could not be used."""
+    if isinstance(err, ValidationError):
+        return _one_line(err)
+    field = re.search(r'field "(\w+)"', str(err))
+    if field is not None:  # pydantic-settings could not parse the variable as JSON
+        return f"CTXTUI_{field[1].upper()} is not valid JSON"
+    return "a variable is nested too deeply" if isinstance(err, RecursionError) else str(err)
 
 
 class _Pinned(AppSettings):
@@ -175,8 +236,8 @@ def load_settings(path: Path | None = None) -> AppSettings:
     problems += [f"Ignored in {path}: {line}" for line in bad]
     try:
         settings: AppSettings = AppSettings(**data)
-    except ValidationError as err:
-        problems.append(f"Ignored the CTXTUI_ environment: {_one_line(err)}")
+    except (ValidationError, SettingsError, RecursionError) as err:
+        problems.append(f"Ignored the CTXTUI_ environment: {_env_problem(err)}")
         settings = _Pinned(**data)
     settings._problems = tuple(problems)
     settings.llm._config_path = path

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ctxtui.core.calibration import SessionFit, session_fit
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.engine import Engine
 from ctxtui.core.estimate_check import drift_notice, estimator_for, is_exact
@@ -49,6 +50,7 @@ class MainState:
     undo: tuple[Session, ...] = ()
     selection: int = 0
     tokenizer_choice: str | None = None  # a tokenizer the user chose: presets do not reset it
+    fit: SessionFit | None = None  # the transcript's calibration (core.calibration), on open
 
     # -- starting and opening --------------------------------------------------------------
 
@@ -77,7 +79,9 @@ class MainState:
         except PolicyError as err:
             return cls(preset(preset_name), preset_name, {}), str(err)
 
-    def opened(self, session: Session, path: Path | None) -> tuple[MainState, str | None]:
+    def opened(
+        self, session: Session, path: Path | None, fit: SessionFit | None = None
+    ) -> tuple[MainState, str | None]:
         """A newly read session: its own policy, an empty undo stack, the first message.
 
         The policy is fitted to the session (its window); options it refuses are dropped and
@@ -91,11 +95,15 @@ class MainState:
             policy = policy_for_session(self.preset_name, session)
         policy = self._keep_tokenizer(policy)
         state = replace(self, policy=policy, path=path, undo=(), selection=0)
-        return state.with_session(session), problem
+        return state.with_session(session, fit), problem
 
-    def with_session(self, session: Session) -> MainState:
-        """``session`` on screen, counted afresh (a new engine); the old plan is dropped."""
-        return replace(self, session=session, engine=Engine(session), plan=None)
+    def with_session(self, session: Session, fit: SessionFit | None = None) -> MainState:
+        """``session`` on screen, counted afresh (a new engine); the old plan is dropped.
+
+        ``fit`` is the whole transcript's calibration, when the session is only its tail;
+        without one the session's own (characters only, quick)."""
+        fit = fit if fit is not None else session_fit(session)
+        return replace(self, session=session, engine=Engine(session), plan=None, fit=fit)
 
     def grown(self, session: Session) -> MainState:
         """The watched file read again: ``session`` replaces the one on screen, the selection
@@ -193,7 +201,7 @@ class MainState:
         huge estimator error."""
         if self.session is None or self.plan is None or self.compacted:
             return None
-        return reported_gap(self.session, self.plan)
+        return reported_gap(self.session, self.plan, self.fit)
 
     @property
     def counts_known(self) -> bool:
@@ -210,13 +218,13 @@ class MainState:
     def applied(self, compacted: Session) -> MainState:
         """``compacted`` replaces the session; the session as it was goes on the undo stack."""
         undo = (*self.undo, self.session) if self.session is not None else self.undo
-        return replace(self, undo=undo).with_session(compacted)
+        return replace(self, undo=undo).with_session(compacted, self.fit)
 
     def undone(self) -> MainState:
         """The session as before the last apply; unchanged when there is nothing to undo."""
         if not self.undo:
             return self
-        return replace(self, undo=self.undo[:-1]).with_session(self.undo[-1])
+        return replace(self, undo=self.undo[:-1]).with_session(self.undo[-1], self.fit)
 
     @property
     def label(self) -> str:

@@ -16,10 +16,12 @@ from pathlib import Path
 from textual.message import Message
 from textual.worker import get_current_worker
 
+from ctxtui.core.calibration import SessionFit
 from ctxtui.core.engine import Engine
 from ctxtui.core.models import Session
 from ctxtui.core.policy import Policy
 from ctxtui.core.replay import ContextAt, Replay, ReplayStoppedError, replay, shown_offset
+from ctxtui.core.reported import ReportedGap, gap_of
 from ctxtui.tui.jobs import bug_line
 
 Post = Callable[[Message], object]
@@ -46,7 +48,10 @@ class ReplayProgress(Message):
 
 @dataclass
 class ReplayReady(Message):
+    """The replay, and the last reported request against its counts (``None`` without usage)."""
+
     replay: Replay
+    gap: ReportedGap | None = None
 
 
 @dataclass
@@ -89,8 +94,9 @@ PROGRESS_INTERVAL = 0.1
 """Seconds between two progress posts of a replay: ten a second reads as live."""
 
 
-def run_replay(post: Post, engine: Engine, policy: Policy) -> None:
-    """Count (if not yet counted), plan and replay ``engine``'s session under ``policy``."""
+def run_replay(post: Post, engine: Engine, policy: Policy, fit: SessionFit | None = None) -> None:
+    """Count (if not yet counted), plan and replay ``engine``'s session under ``policy``;
+    with it, the gap at the last reported request (``fit``: the transcript's calibration)."""
     worker = get_current_worker()
 
     def stop() -> bool:
@@ -115,12 +121,21 @@ def run_replay(post: Post, engine: Engine, policy: Policy) -> None:
         result = replay(
             engine.session, policy, counts, tokenizer, plan, on_progress=progress, should_stop=stop
         )
+        fixed = counts.system_tokens + counts.tool_def_tokens + counts.summary_tokens
+        gap = gap_of(
+            engine.session,
+            counts.message_tokens,
+            fixed,
+            counts.tokenizer.used,
+            fit,
+            policy.context_window,
+        )
     except ReplayStoppedError:
         return
     except Exception as err:  # a bug in the walk must not take the app down
         post(ReplayFailed(f"replay failed: {bug_line(err)}"))
         return
-    post(ReplayReady(result))
+    post(ReplayReady(result, gap))
 
 
 def context_at(post: Post, result: Replay, request: int) -> None:

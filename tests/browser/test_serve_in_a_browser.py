@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -57,35 +56,24 @@ def _require_browser() -> None:
     pytest.skip(reason)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[str]:
+    """The URL ``ctxtui serve`` prints (it holds the launch's token: no other URL opens it)."""
     _require_browser()
-    port = _free_port()
     env = {**os.environ, "HOME": str(tmp_path), "TEXTUAL_ANIMATIONS": "none"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ctxtui", "serve", str(demo_session_path()), "--port", str(port)],
+        [sys.executable, "-m", "ctxtui", "serve", str(demo_session_path()), "--port", "0"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=env,
     )
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    err = proc.stderr.read().decode() if proc.stderr else ""
-                    pytest.fail(f"ctxtui serve did not start: {err[-500:]}")
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}"
+        assert proc.stderr is not None
+        line = proc.stderr.readline().decode()
+        match = re.search(r"serving on (http://\S+)", line)
+        if match is None:
+            pytest.fail(f"ctxtui serve did not start: {line[-500:]}")
+        yield match[1]
     finally:
         proc.terminate()
         try:
@@ -132,9 +120,7 @@ def test_the_app_renders_and_answers_keys_in_a_browser(served: str, tmp_path: Pa
             assert "fresh tail" in wait_for("fresh tail", mark)
 
             mark = len(frames)
-            page.keyboard.press("c")
-            wait_for("proactive", mark)  # the reason dialog
-            page.keyboard.press("Enter")
+            page.keyboard.press("c")  # the plan preset: the preview opens at once
             preview = wait_for("Compaction preview", mark)
             assert "Summary of Previous Conversation" in preview
             assert "LLM prompt" in preview

@@ -28,7 +28,20 @@ sys.exit(main(["compact", sys.argv[1], "-o", sys.argv[2], "--force"]))
 """
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize(
+    "signum",
+    [
+        signal.SIGTERM,
+        signal.SIGINT,
+        signal.SIGQUIT,
+        signal.SIGUSR1,
+        signal.SIGUSR2,
+        signal.SIGALRM,
+        signal.SIGPWR,
+        signal.SIGRTMIN,
+    ],
+    ids=lambda n: signal.Signals(n).name if n in iter(signal.Signals) else str(n),
+)
 def test_a_signal_during_compact_output_leaves_no_temp_file(tmp_path: Path, signum: int) -> None:
     source = tmp_path / "chat.json"
     source.write_text(json.dumps(agent_chat(40, ask="ask {k}", reply="done {k}", tool_chars=3_000)))

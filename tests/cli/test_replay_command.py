@@ -1,4 +1,4 @@
-"""``ctxtui replay``: the ``ctxtui.replay/1`` contract, the table, one-line errors; and the
+"""``ctxtui replay``: the ``ctxtui.replay/2`` contract, the table, one-line errors; and the
 ``reported`` block ``report --json`` gained."""
 
 from __future__ import annotations
@@ -15,6 +15,16 @@ from tests.cli.chats import agent_chat
 
 SAMPLES = samples_dir()
 LONG = str(SAMPLES / "claude_code_replay.jsonl")
+V1_REQUEST_KEYS = {"index", "message_index", "simulated_tokens", "reported_tokens", "events"}
+COST_KEYS = {
+    "model",
+    "usage",
+    "cost_usd",
+    "cost_parts_usd",
+    "cache_hit_ratio",
+    "cache_miss",
+    "simulated_cost",
+}
 
 
 def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
@@ -25,13 +35,14 @@ def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
 
 def test_replay_json_contract(capsys: pytest.CaptureFixture[str]) -> None:
     doc = _json(capsys, LONG, "--context-window", "8000", "--max-tokens", "1000")
-    assert doc["schema"] == "ctxtui.replay/1"
+    assert doc["schema"] == "ctxtui.replay/2"
     assert doc["session"]["format"] == "claude-code"
     assert doc["window"] == 8000
     requests = doc["requests"]
     assert len(requests) == 260
     for r in requests:
-        assert set(r) == {"index", "message_index", "simulated_tokens", "reported_tokens", "events"}
+        assert set(r) >= V1_REQUEST_KEYS  # /2 keeps every /1 key
+        assert set(r) - V1_REQUEST_KEYS == COST_KEYS
         assert isinstance(r["reported_tokens"], int)
         for e in r["events"]:
             assert e["kind"] in ("compaction", "overflow", "recorded_compaction")
@@ -39,7 +50,9 @@ def test_replay_json_contract(capsys: pytest.CaptureFixture[str]) -> None:
         assert overflow == (r["simulated_tokens"] > doc["window"])
     assert len(doc["compactions"]) >= 3
     for c in doc["compactions"]:
-        assert set(c) == {"request", "reason", "tokens_before", "tokens_after", "replaced"}
+        assert set(c) == {
+            "request", "reason", "tokens_before", "tokens_after", "replaced", "retention",
+        }  # fmt: skip
         assert c["reason"] in ("proactive", "overflow")
         assert requests[c["request"]]["simulated_tokens"] == c["tokens_after"]
     assert [(rc["trigger"], rc["pre_tokens"] > 0) for rc in doc["recorded_compactions"]] == [
@@ -102,7 +115,7 @@ def test_report_json_carries_the_last_reported_request(
     assert reported == {
         "prompt_tokens": 18_050,
         "output_tokens": 75,
-        "request": 2,
+        "request": 11,  # numbered from the transcript's first, as replay numbers it
         "source": "anthropic input + cache_creation + cache_read",
     }
     assert "not Claude's" in doc["tokenizer"]["note"]

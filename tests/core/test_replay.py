@@ -266,8 +266,8 @@ def test_the_calibration_sentence() -> None:
         fit=Fit(3.1, 15_800.4),
     )
     assert calibration.sentence() == (
-        "the plan estimator undercounts this session by 31 %; cl100k by 9 %; "
-        "picoclaw overcounts by 12 %; fitted 3.1 chars/token + 15,800 tokens not in the "
+        "the plan estimator undercounts this session by 31%; cl100k undercounts by 9%; "
+        "picoclaw overcounts by 12%; fitted 3.1 chars/token + 15,800 tokens not in the "
         "transcript (40 requests with reported usage)"
     )
 

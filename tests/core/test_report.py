@@ -22,6 +22,8 @@ TOP_KEYS = {
     "compaction",
     "overflow",
     "reported",
+    "gap",
+    "calibration",
     "estimate",
 }
 

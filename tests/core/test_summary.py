@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given, settings
@@ -20,7 +20,7 @@ from ctxtui.core.summary_prompt import (
 
 
 def _session() -> Session:
-    t = datetime(2025, 3, 4, 5, 6, tzinfo=timezone.utc)
+    t = datetime(2025, 3, 4, 5, 6, tzinfo=UTC)
     return Session(
         messages=(
             Message(role="user", content="Add a --json flag to the report command.", created_at=t),
@@ -108,7 +108,27 @@ def test_empty_sections_say_so_and_headings_match_the_template() -> None:
     assert re.findall(r"^#{1,2} .+$", text, re.MULTILINE) == re.findall(
         r"^#{1,2} .+$", SUMMARY_TEMPLATE, re.MULTILINE
     )
-    assert text.count("(none found in messages #0-#0)") == 6
+    # never as if the range were empty: what it held, and its content when nothing was found
+    assert "none found" not in text
+    assert "(replaces messages #0-#0: 1 assistant)" in text
+    assert text.count("(none)") == 5
+    assert text.endswith("## Critical Context\n- assistant: ok (#0)")
+
+
+def test_a_range_of_harness_messages_says_what_it_held() -> None:
+    # issue 29: a Claude Code session starting with injected messages read "(none found in
+    # messages #0-#0)" in every section
+    s = Session(
+        messages=(
+            Message(role="user", content="<command-name>/clear</command-name>", injected=True),
+            Message(
+                role="user", content="Caveat: the messages below were generated", injected=True
+            ),
+        )
+    )
+    text = build_structured_summary(s, 0, 1).render_markdown()
+    assert "(replaces messages #0-#1: 2 user)" in text
+    assert "- user: Caveat: the messages below were generated (#1)" in text
 
 
 def test_rendered_bullets_cite_indices() -> None:
@@ -148,7 +168,7 @@ def test_plain_prompt_is_picoclaws_leaf_prompt() -> None:
     assert "<previous_context>\n(none)\n</previous_context>" in p
     assert p.endswith(
         "<conversation_segment>\n[2025-03-04 05:06 UTC]\nAdd a --json flag to the report "
-        "command.\n\n[0001-01-01 00:00 UTC]\nI'll use argparse because click is not a "
+        "command.\n\nI'll use argparse because click is not a "
         "dependency.\n\n\n</conversation_segment>"
     )
     assert "## Goal" not in p
@@ -181,7 +201,7 @@ def test_previous_context_uses_earlier_summaries_or_meta_summary() -> None:
 
 def test_segment_omits_roles_and_renders_tool_calls() -> None:
     seg = render_segment(_session(), 3, 3)
-    assert seg == '[0001-01-01 00:00 UTC]\nbash({"command": "pytest -q"})\n\n'
+    assert seg == 'bash({"command": "pytest -q"})\n\n'  # no time: no time line
 
 
 def test_leaf_target() -> None:

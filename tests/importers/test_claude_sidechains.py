@@ -161,7 +161,7 @@ def test_report_of_an_unknown_sub_agent_is_one_line_and_exit_2(
 
 
 def test_a_watched_sub_agent_grows_as_its_lines_are_appended(parent: Path) -> None:
-    watcher = SessionWatcher(f"{parent}#agent-ag1")
+    watcher = SessionWatcher(f"{parent}#agent-ag1", clock=lambda: 0.0)  # no read is paced
     first = watcher.poll()
     assert first is not None and len(first.messages) == 4 and watcher.error is None
     more = _user("s5", "s4", "now fix it", **AGENT)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -35,7 +35,7 @@ def _session() -> Session:
                     ContentPart(kind=PartKind.TEXT, text="look"),
                     ContentPart(kind=PartKind.IMAGE, media_type="image/png", byte_size=10),
                 ),
-                created_at=datetime(2026, 1, 5, 10, tzinfo=timezone.utc),
+                created_at=datetime(2026, 1, 5, 10, tzinfo=UTC),
             ),
             Message(
                 role="assistant",

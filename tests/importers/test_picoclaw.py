@@ -139,3 +139,28 @@ def test_corrupt_gzip_with_a_meta_skip_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "s.meta.json").write_text('{"key": "s", "skip": 1}')
     with pytest.raises(SessionLoadError, match="corrupt compressed data"):
         load_session(path)
+
+
+def test_full_history_keeps_the_skipped_lines_and_records_the_summary(tmp_path: Path) -> None:
+    lines = [
+        {"role": "user", "content": "Please read src/app.py first."},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "exec",
+             "arguments": "{\"command\": \"cat src/app.py\"}"}}]},
+        {"role": "tool", "content": "out", "tool_call_id": "c1"},
+        {"role": "user", "content": "now fix src/app.py"},
+    ]  # fmt: skip
+    path = _session(tmp_path, lines, {"skip": 3, "summary": "user asked to read a file"})
+    from ctxtui.importers import load_session
+
+    session = load_session(path, full_history=True)
+    assert [m.content for m in session.messages] == [
+        "Please read src/app.py first.", "", "out", "user asked to read a file",
+        "now fix src/app.py",
+    ]  # fmt: skip
+    assert session.messages[3].is_summary
+    [recorded] = session.meta.recorded_compactions
+    assert recorded.message_index == 3
+    assert session.meta.summary is None and session.meta.hidden_messages == 0
+    # the normal read is unchanged
+    assert load_session(path).meta.summary == "user asked to read a file"

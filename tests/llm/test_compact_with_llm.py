@@ -86,3 +86,28 @@ def test_no_model_is_refused_before_any_work(capsys: pytest.CaptureFixture[str])
     assert captured.err.strip() == (
         "ctxtui compact: error: --llm-model: name the model that should write the summary"
     )
+
+
+def test_the_figures_are_recounted_for_the_models_summary(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The stand-in's figures come first; once the model's summary is in, the request is
+    recounted for it (a long answer adds more and saves less than the stand-in)."""
+    import re
+
+    long_summary = SUMMARY + "\n".join(f"- detail {i} of the earlier work" for i in range(300))
+    with serve(Behaviour(text=long_summary)) as (url, _):
+        assert main(_compact(url)) == 0
+    out = capsys.readouterr().out
+    stand_in = re.search(r"request: ([\d,]+) -> ([\d,]+) tok \(saved ([\d,-]+)\)", out)
+    llm = re.search(
+        r"with the LLM's summary: the summary adds ([\d,]+) tok; "
+        r"request: ([\d,]+) -> ([\d,]+) tok \(saved ([\d,-]+)\)",
+        out,
+    )
+    assert stand_in is not None and llm is not None
+    n = [int(g.replace(",", "")) for g in (*stand_in.groups(), *llm.groups())]
+    before, after, saved, adds, before2, after2, saved2 = n
+    assert before2 == before and after2 > after + 1_000 and saved2 == before2 - after2
+    assert saved - saved2 == after2 - after  # what the stand-in saved, less the growth
+    assert adds > 1_000

@@ -156,10 +156,14 @@ async def settle(pilot: Pilot[Any]) -> None:
 
 
 async def apply_compaction(pilot: Pilot[Any]) -> None:
-    """Compact with the first reason the dialog offers and apply it, as a user would."""
+    """Compact and apply it, as a user would: the preview opens at once where the reason only
+    labels the event; where the dialog asks, its first reason."""
+    from ctxtui.tui.screens.reason import ReasonScreen
+
     await pilot.press("c")
-    await pilot.pause()
-    await pilot.press("enter")
     await settle(pilot)
+    if isinstance(pilot.app.screen, ReasonScreen):
+        await pilot.press("enter")
+        await settle(pilot)
     await pilot.press("a")
     await settle(pilot)

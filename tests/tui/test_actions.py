@@ -60,11 +60,11 @@ def test_footer_order_is_the_rank_order() -> None:
         "compact",
         "search",
         "toggle_detail",  # the only way to the detail pane under 70 columns
-        "toggle_settings",
-        "jump_tail",
-        "compare",  # the views share one footer entry, `v T l Views`
+        "compare",  # the views share one footer entry, `v T l Views`, kept at 80×24
         "tools",
         "timeline",
+        "toggle_settings",
+        "jump_tail",
         "open",
         "export",
         "undo",

@@ -201,9 +201,7 @@ async def test_compaction_apply_then_undo_restores_the_session() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         main = main_of(app)
-        await pilot.press("c")
-        await pilot.pause()
-        await pilot.press("enter")  # the reason screen's default: proactive
+        await pilot.press("c")  # the plan preset: the reason only labels, so no dialog
         await settle(pilot)
         from ctxtui.tui.screens.compaction import CompactionPreviewScreen
 

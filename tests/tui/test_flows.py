@@ -89,8 +89,8 @@ async def test_export_writes_a_native_session_and_leaves_the_source_untouched(
 
 
 async def test_export_from_the_preview_writes_the_compacted_session(tmp_path: Path) -> None:
-    """`c`, Enter (proactive), `x`: the dialog says *compacted*, and the file holds the
-    summary message in place of the older history."""
+    """`c` (the preview at once: proactive), `x`: the dialog says *compacted*, and the file
+    holds the summary message in place of the older history."""
     source = write_native(tmp_path / "long.json", demo_session(turns=20))
     app = app_for(source)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -98,8 +98,6 @@ async def test_export_from_the_preview_writes_the_compacted_session(tmp_path: Pa
         original = main_of(app).session
         assert original is not None
         await pilot.press("c")
-        await pilot.pause()
-        await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, CompactionPreviewScreen)
         await pilot.press("x")
@@ -162,8 +160,6 @@ async def test_o_opens_a_second_good_file_in_place_of_the_first(tmp_path: Path) 
         await settle(pilot)
         main = main_of(app)
         await pilot.press("c")
-        await pilot.pause()
-        await pilot.press("enter")
         await settle(pilot)
         await pilot.press("a")  # applied: there is something to undo now
         await settle(pilot)
@@ -418,11 +414,17 @@ async def test_theme_switch_repaints_the_rows_in_the_new_colours() -> None:
 
 
 async def test_gauge_words_shrink_before_its_figures_do() -> None:
-    """Past the trigger the gauge says so; at 60 columns it used to end "near the"."""
+    """The headline is the prompt sent; past the trigger the gauge says so; the words shrink
+    with the width, the figures never do (at 60 columns it used to end "near the")."""
     for width, line in (
-        (120, "window 6,065 / 16,384 tok requested  37.0%  near the compaction trigger"),
-        (60, "window 6,065 / 16,384  37.0%  near the compaction trigger"),
-        (52, "window 6,065 / 16,384  37.0%  near trigger"),
+        (
+            120,
+            "prompt 4,017 tok sent · 6,065 / 16,384 with the output reserve  37.0%  "
+            "near the compaction trigger",
+        ),
+        (80, "prompt 4,017 · 6,065 / 16,384 with reserve  37.0%  near the compaction trigger"),
+        (70, "prompt 4,017 · 6,065 / 16,384  37.0%  near the compaction trigger"),
+        (60, "prompt 4,017 · 6,065 / 16,384  37.0%  near trigger"),
     ):
         app = app_for(demo_session(), compact_trigger_ratio=0.3)
         async with app.run_test(size=(width, 40)) as pilot:

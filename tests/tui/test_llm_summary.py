@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from ctxtui.tui.settings import (
     load_settings,
 )
 from ctxtui.tui.widgets.llm_summary import LLMSummaryView
+from tests.llm.hostile import hostile
 from tests.llm.server import SUMMARY, Behaviour, serve
 from tests.tui.main_fixtures import RESERVE, WINDOW, demo_session
 from tests.tui.test_snapshots_main import settle
@@ -46,9 +48,7 @@ def _app(url: str | None, **llm: Any) -> CtxtuiApp:
 
 async def _preview(pilot: Pilot[Any]) -> CompactionPreviewScreen:
     await settle(pilot)
-    await pilot.press("c")
-    await pilot.pause()
-    await pilot.press("enter")  # the first reason: proactive
+    await pilot.press("c")  # the plan preset's reasons only label: the preview opens at once
     await settle(pilot)
     screen = pilot.app.screen
     assert isinstance(screen, CompactionPreviewScreen)
@@ -203,6 +203,101 @@ def test_the_apps_flags_override_the_config_file() -> None:
         "base_url": "http://127.0.0.1:9/v1",
         "model": "m",
         "timeout": 5.0,
+        "allow_http": False,
     }
     unset = llm_flags(build_app_parser().parse_args([]))
     assert unset == {}, "no flag given: the config file decides"
+
+
+async def test_the_figures_are_recounted_for_the_llms_summary() -> None:
+    """Before → after, "summary adds" and "saved" follow the summary shown: the model's,
+    counted with the plan's tokenizer, not the stand-in's (a long answer saves less)."""
+    long_summary = SUMMARY + "\n".join(f"- detail {i} of the earlier work" for i in range(300))
+    with serve(Behaviour(text=long_summary)) as (url, _):
+        app = _app(url)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await _preview(pilot)
+            stand_in = screen.result
+            before_text = screen.figures_text
+            await pilot.press("s")
+            await _until(pilot, lambda: screen.llm_summary is not None, "the summary")
+            await settle(pilot)
+            result = screen.result
+            main = app.main
+            assert main.engine is not None
+            tokenizer = main.engine.tokenizer(main.policy)
+            summary = next(m for m in screen.session_to_apply.messages if m.is_summary)
+            old = next(m for m in stand_in.session.messages if m.is_summary)
+            grew = tokenizer.count_message(summary) - tokenizer.count_message(old)
+            assert grew > 1_000
+            assert result.summary_tokens == stand_in.summary_tokens + grew
+            assert result.tokens_after == stand_in.tokens_after + grew
+            assert result.tokens_before == stand_in.tokens_before
+            text = screen.figures_text
+            assert text != before_text
+            assert f"Summary adds  {result.summary_tokens:,} tok" in text
+            assert f"Request tokens  {result.tokens_before:,} → {result.tokens_after:,}" in text
+            assert f"Saved  {result.tokens_saved:,} tok" in text
+            labels = [str(w.render()) for w in screen.query(".figure-value").results(Label)]
+            assert f"{result.summary_tokens:,} tok" in labels
+            title = str(screen.query_one("#title", Label).render())
+            assert title.endswith(f"→ {result.tokens_after:,} tokens (LLM summary)")
+
+
+async def test_an_answers_escapes_are_shown_never_sent_to_the_terminal() -> None:
+    with hostile("escapes") as (url, _):
+        app = _app(url)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await _preview(pilot)
+            await pilot.press("s")
+            await _until(pilot, lambda: screen.llm_summary is not None, "the summary")
+            shown = _llm_text(screen)
+            byline = str(screen.query_one("#llm-byline", Label).render())
+    assert "\x1b" not in shown and "\x07" not in shown
+    assert "␛]52;c;ZXZpbA==␇" in shown  # literally, so the clipboard is never written
+    assert "\x1b" not in byline and "m␛[31m" in byline
+
+
+async def test_escape_closes_the_connection_at_once() -> None:
+    """A server dripping a byte now and then: Escape must hang up, not wait for the timeout."""
+    with hostile("drip-body", drip=0.2) as (url, log):
+        app = _app(url, timeout=60)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await _preview(pilot)
+            await pilot.press("s")
+            await _until(pilot, lambda: bool(log.opened), "the call")
+            await pilot.pause(0.3)
+            await pilot.press("escape")
+            pressed = time.monotonic()
+            await _until(pilot, lambda: bool(log.closed), "the hang-up")
+            assert log.closed[0] - pressed < 1.0
+            assert _status(screen).startswith("Stopped")
+
+
+async def test_q_quits_while_a_call_is_reading() -> None:
+    with hostile("drip-body", drip=0.2) as (url, log):
+        app = _app(url, timeout=60)
+        started = time.monotonic()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _preview(pilot)
+            await pilot.press("s")
+            await _until(pilot, lambda: bool(log.opened), "the call")
+            await pilot.press("q")
+            quit_at = time.monotonic()
+        assert app.return_code is not None, "q quit the app"
+        assert time.monotonic() - started < 20
+        assert log.held() < 20 and max(log.closed) - quit_at < 2, "and hung up at once"
+
+
+async def test_an_endless_answer_ends_in_one_line_and_the_keys_stay_live() -> None:
+    """A server streaming text without end: the call stops at its cap, quickly, and says so."""
+    with hostile("endless") as (url, _):
+        app = _app(url, timeout=60)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await _preview(pilot)
+            started = time.monotonic()
+            await pilot.press("s")
+            await _until(pilot, lambda: "failed" in _status(screen), "the refusal")
+            assert time.monotonic() - started < 10
+            assert "stopped reading" in _status(screen)
+            assert screen.query_one("#summary").display, "the stand-in stays"

@@ -201,7 +201,7 @@ async def test_a_failing_search_still_lists_the_samples(
     def broken() -> list[object]:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("ctxtui.stores.find_sessions", broken)
+    monkeypatch.setattr("ctxtui.stores.list_sessions", broken)
     app = _app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -213,3 +213,59 @@ async def test_a_failing_search_still_lists_the_samples(
             "Could not search the agents' stores: internal error (RuntimeError: boom); this is "
             "a bug in ctxtui: run again with CTXTUI_DEBUG=1 for the traceback"
         )
+
+
+async def test_fifos_in_the_stores_are_skipped_and_said_and_q_quits(home: Path) -> None:
+    """A FIFO named like a session in three stores: the list fills (it used to stay at
+    "looking in the agents' stores" for ever), says how many were skipped, and q quits."""
+    os.mkfifo(home / ".claude" / "projects" / "-home-me-proj" / "fifo.jsonl")
+    os.mkfifo(home / ".codex" / "sessions" / "2026" / "11" / "02" / "rollout-fifo.jsonl")
+    os.mkfifo(home / ".picoclaw" / "workspace" / "sessions" / "fifo.jsonl")
+    hostile = home / ".claude" / "projects" / "p\x1b]0;title\x07\nx"
+    _claude(home / ".claude", hostile.name, "s9", "2026-11-03T09:00:00Z", "m\x1b[31m")
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, OpenSessionScreen)
+        found = str(screen.query_one("#found", Static).render())
+        assert found.startswith("9 sessions in the agents' stores")  # a sub-agent included
+        assert found.endswith("· 3 unreadable skipped")
+        (row,) = [r for r in screen.shown if r.found.model and r.found.model.startswith("m")]
+        assert row.cells[2] == "m␛[31m"
+        assert all(c.isprintable() for r in screen.shown for c in r.cells)
+        screen.query_one("#filter", Input).value = "s9"
+        await settle(pilot)
+        assert "␛]0;title␇⏎x" in str(screen.query_one("#target", Static).render())
+        await pilot.press("escape")
+        await pilot.press("q")
+        await settle(pilot)
+    assert not app.is_running
+
+
+def test_open_sessions_80x24(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare: SnapCompare
+) -> None:
+    """The picker at 80×24 (issue 29 item 1): the heading on one line (`agent project model
+    started size`, the project and model narrowed), each row's size whole at the right, the
+    inputs one row each, and the list showing every session of the store, not three."""
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    (samples / "demo.json").write_text("{}" * 600)
+    monkeypatch.setattr("ctxtui.samples.samples_dir", lambda: samples)
+    assert snap_compare(_app(), terminal_size=(80, 24), run_before=settle)
+
+
+async def test_at_80x24_the_heading_fits_and_a_dozen_rows_show(home: Path) -> None:
+    app = _app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, OpenSessionScreen)
+        table = screen.query_one(SessionTable)
+        heading = str(screen.query_one("#heading", Static).render())
+        assert "\n" not in heading.strip() and heading.rstrip().endswith("size")
+        assert len(heading.rstrip()) <= table.scrollable_content_region.width
+        assert table.size.height >= 10
+        line = "".join(s.text for s in table.render_line(0))
+        assert line.rstrip().endswith("B"), line  # the size column, whole

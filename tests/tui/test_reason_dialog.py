@@ -20,6 +20,7 @@ import ctxtui
 from ctxtui.core.policy import preset
 from ctxtui.core.reason_effects import reason_effect
 from ctxtui.core.reasons import CompactReason
+from ctxtui.tui.screens.compaction import CompactionPreviewScreen
 from ctxtui.tui.screens.reason import ReasonScreen
 from tests.tui.main_fixtures import app_for, demo_session
 from tests.tui.test_snapshots_main import SnapCompare, press, settle, then
@@ -68,9 +69,13 @@ def test_the_scan_finds_a_defect_number_outside_docstrings(tmp_path: Path) -> No
 
 
 async def _open_reasons(pilot: Pilot[Any]) -> ReasonScreen:
+    """The dialog, asked before the preview (picoclaw past its turn limit) or from it (``r``)."""
     await settle(pilot)
     await pilot.press("c")
     await settle(pilot)
+    if isinstance(pilot.app.screen, CompactionPreviewScreen):
+        await pilot.press("r")
+        await settle(pilot)
     screen = pilot.app.screen
     assert isinstance(screen, ReasonScreen)
     return screen
@@ -117,3 +122,45 @@ def test_a_reason_that_changes_the_compaction_is_not_tagged_as_a_label() -> None
     )
     assert effect_tag(changes) == "changes the compaction"
     assert effect_tag(labels) == "only labels the event"
+
+
+@pytest.mark.parametrize("name", ["plan", "opencode", "codex", "claude-code"])
+async def test_no_dialog_where_the_reason_only_labels_the_event(name: str) -> None:
+    """Issue 29 item 4: the preview opens at once with the plan's reason, and offers ``r``."""
+    app = app_for(demo_session(turns=20), preset=name)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        preview = app.screen
+        assert isinstance(preview, CompactionPreviewScreen), type(preview)
+        assert preview.choose_reason
+        assert str(preview.result.reason.value) in str(
+            preview.query_one("#reason").label  # type: ignore[attr-defined]
+        )
+        await pilot.press("r")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ReasonScreen)
+        reasons = dialog.query_one(OptionList)
+        reasons.highlighted = reasons.get_option_index(CompactReason.RETRY.value)
+        await pilot.press("enter")
+        await settle(pilot)
+        again = app.screen
+        assert isinstance(again, CompactionPreviewScreen)
+        assert again.result.reason is CompactReason.RETRY
+
+
+async def test_the_dialog_asks_where_the_reason_changes_the_compaction() -> None:
+    app = app_for(demo_session(), preset="picoclaw")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.screen_stack[0].plan.compaction.post_turn  # type: ignore[attr-defined]
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, ReasonScreen)
+        await pilot.press("enter")
+        await settle(pilot)
+        preview = app.screen
+        assert isinstance(preview, CompactionPreviewScreen)
+        assert not preview.choose_reason and not preview.query("#reason")

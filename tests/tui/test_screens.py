@@ -102,6 +102,7 @@ async def test_compaction_preview_has_summary_prompt_and_figures_tabs() -> None:
             "Summary",
             "LLM prompt",
             "Figures",
+            "Lost",
         ]
         assert "# Summary of Previous Conversation" in screen.query_one(Markdown).source
         tabs.active = "prompt-tab"

@@ -61,7 +61,7 @@ async def test_a_chosen_tokenizer_is_kept_when_the_preset_changes() -> None:
         assert main.policy.tokenizer == "tiktoken:cl100k_base"  # type: ignore[attr-defined]
         text = bar_text(app)
         assert "preset picoclaw · tokenizer tiktoken:cl100k_base" in text
-        assert "(your choice, kept across presets; picoclaw's own is picoclaw)" in text
+        assert " · your choice, kept across presets; picoclaw's own is picoclaw" in text
 
 
 async def test_the_bar_says_how_far_the_estimator_is_off_once_counted_exactly() -> None:

@@ -177,7 +177,7 @@ def test_after_apply(snap_compare: SnapCompare) -> None:
     after three seconds, so whether it is still on screen would depend on the machine's load."""
     app = app_for(demo_session(turns=20))
     toasts: list[str] = []
-    steps = then(record_toasts(toasts), press("c"), press("enter"), press("a"), clear_toasts())
+    steps = then(record_toasts(toasts), press("c"), press("a"), clear_toasts())
     assert snap_compare(app, terminal_size=(120, 40), run_before=steps)
     assert "Compacted: 26 messages now." in toasts
 

@@ -59,14 +59,27 @@ def _status(screen: TimelineScreen) -> str:
 
 def test_timeline_120x40(snap_compare: SnapCompare) -> None:
     """The Claude Code sample in a 10,000-token window: the title names the file, model, 260
-    requests and `plan (plan)`; the braille chart shows the green simulated sawtooth (three
+    requests, the compactions (`C 3 R 3`: three simulated, three recorded), the peak and
+    `plan (plan)`; under the legend, the gap line of the gauge, report and replay; the
+    braille chart shows the green simulated sawtooth (three
     drops), the reported prompts above the window line (the API counted ~15,800 tokens of
     system prompt and tools the transcript lacks), the red window and dashed yellow trigger
     lines with their gutter labels; the mark row has `C` at three requests and `R` at three;
     the status names the cursor's request (#452, #1 in the main view) with its simulated and
     reported figures; the list below is the context at that request, led by an `S` row (the
-    simulated summary) and cut by the fresh-tail rule."""
+    simulated summary) and cut by the fresh-tail rule. Under the chart, the cost series: a bar
+    per request's dollars and a row of cache-miss letters, then the cursor's request priced."""
     app = app_for(sample(), context_window=SMALL_WINDOW)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=then(press("l"), *_waits()))
+
+
+def test_timeline_cost_series_of_the_cache_story_120x40(snap_compare: SnapCompare) -> None:
+    """The cache story: the cost bars jump at each miss, whose letters sit under them (F the
+    first request, T the 6-minute pause, M the switch to Opus, C the compaction, in the same
+    column as the chart's R); the line under them prices the cursor's request (the last: a
+    hit after the 20-minute pause, the cache written with the 1-hour lifetime) and the
+    session, recorded and simulated."""
+    app = app_for(samples_dir() / "claude_code_cache_story.jsonl")
     assert snap_compare(app, terminal_size=(120, 40), run_before=then(press("l"), *_waits()))
 
 

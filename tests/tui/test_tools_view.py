@@ -7,6 +7,8 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
+from ctxtui.core.cost_words import cost_view, dollars
+from ctxtui.core.models import Session
 from ctxtui.core.tool_costs import tool_costs
 from ctxtui.tui.screens.tools import ToolsScreen
 from tests.tui.main_fixtures import app_for, demo_session
@@ -25,11 +27,38 @@ async def _open_tools(pilot: Pilot[Any]) -> ToolsScreen:
 def test_tools_view_120x40(snap_compare: SnapCompare) -> None:
     """The demo's three tools, the most sent first (run_shell, grep, read_file): calls,
     outputs, call and output tokens, pruned tokens (run_shell 541, read_file 339), sent and
-    share; above them the file name (demo.jsonl, not its path) and the line with the tokens
-    pruning frees (880 from 2 outputs) and the request's size."""
+    share, and the ``$`` each cost while in the context; above them the file name (demo.jsonl,
+    not its path) and the line with the tokens pruning frees (880 from 2 outputs) and the
+    request's size."""
     assert snap_compare(
         app_for(demo_session()), terminal_size=(120, 40), run_before=then(press("T"))
     )
+
+
+def priced_demo() -> Session:
+    """The demo with the model its usage was recorded for, so the price table applies."""
+    session = demo_session()
+    meta = session.meta.model_copy(update={"model": "claude-sonnet-4-5"})
+    return session.model_copy(update={"meta": meta})
+
+
+def test_tools_view_cost_column_80x24(snap_compare: SnapCompare) -> None:
+    """At 80 columns the ``$`` column (each tool's carry cost) still shows whole: the tool
+    names and headings give way first."""
+    assert snap_compare(app_for(priced_demo()), terminal_size=(80, 24), run_before=then(press("T")))
+
+
+async def test_tools_view_cost_column_is_each_tools_carry() -> None:
+    session = priced_demo()
+    async with app_for(session).run_test(size=(120, 40)) as pilot:
+        screen = await _open_tools(pilot)
+        plan = pilot.app.screen_stack[0].state.plan  # type: ignore[attr-defined]
+        view = cost_view(session, plan.message_tokens)
+        assert view.cost.priced
+        table = screen.query_one(DataTable)
+        for row in range(table.row_count):
+            cells = [str(c) for c in table.get_row_at(row)]
+            assert cells[-1] == dollars(view.tools()[cells[0]].cost) != "—"
 
 
 async def test_tools_view_rows_are_the_plans_costs_and_escape_returns() -> None:
@@ -44,8 +73,10 @@ async def test_tools_view_rows_are_the_plans_costs_and_escape_returns() -> None:
         first = [str(c) for c in table.get_row_at(0)]
         top = costs.tools[0]
         assert first[0] == top.name
-        assert first[-2] == f"{top.sent_tokens:,}"
-        assert first[-1] == f"{costs.share(top):.1%}"
+        assert first[-3] == f"{top.sent_tokens:,}"
+        assert first[-2] == f"{costs.share(top):.1%}"
+        # $: the demo records usage but no model, so nothing can be priced
+        assert first[-1] == "—"
         # Pruning frees something in this window, and the view says how much.
         assert plan.pruned and costs.pruned_tokens == plan.tokens_freed_by_pruning > 0
         freed = str(screen.query_one("#tools-freed", Static).render())
@@ -96,7 +127,7 @@ async def test_enter_on_a_tool_returns_to_its_largest_output() -> None:
 async def test_a_tool_name_with_escapes_is_shown_not_obeyed() -> None:
     """A transcript's tool name may hold ANSI and OSC sequences (clear screen, set the title):
     the view shows them as ``␛`` text, as the message list does, and sends none to the terminal."""
-    from ctxtui.core.models import Message, Session, ToolCall
+    from ctxtui.core.models import Message, ToolCall
 
     evil = "\x1b[2J\x1b[H\x1b]0;PWNED\x07[red]x[/red]"
     session = Session(

@@ -4,6 +4,7 @@ unless the cursor was on the last message; a half-written last line waits for it
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -108,3 +109,49 @@ async def test_opening_another_file_stops_watching(tmp_path: Path) -> None:
         await pilot.pause(1)  # four polls' time: the old file must not come back
         assert _rows(app) == 6 and _main(app).state.path == other
         assert "watching" not in str(_main(app).query_one(SessionBar).render())
+
+
+async def test_a_recorded_compaction_that_shrinks_the_list_says_so(tmp_path: Path) -> None:
+    """Claude Code appends a compact boundary: the list shrinks to what follows it, and a
+    notice says the agent compacted; the session bar lists the import's notes."""
+    from ctxtui.samples import samples_dir
+
+    lines = (samples_dir() / "claude_code_compacted.jsonl").read_text().splitlines(True)
+    boundary = next(i for i, line in enumerate(lines) if "compact_boundary" in line)
+    path = tmp_path / "live.jsonl"
+    path.write_text("".join(lines[:boundary]))
+    app = make_app(path, watch=True, settings=deterministic_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _until(pilot, lambda: _rows(app) > 0, "the first read")
+        before = _rows(app)
+        _append(path, "".join(lines[boundary:]))
+        await _until(pilot, lambda: 0 < _rows(app) < before, "the compacted read")
+        notes = [n.message for n in app._notifications]
+        assert any(
+            note.startswith(f"the agent compacted (manual) at line {boundary + 1}")
+            and f"from {before:,} →" in note
+            for note in notes
+        ), notes
+        await _until(
+            pilot,
+            lambda: "compact boundary at line" in str(_main(app).query_one(SessionBar).render()),
+            "the boundary's note in the session bar",
+        )
+
+
+async def test_a_file_swapped_for_a_fifo_is_said_and_q_still_quits(tmp_path: Path) -> None:
+    path = _chat(tmp_path / "live.jsonl", 1)
+    app = make_app(path, watch=True, settings=deterministic_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _until(pilot, lambda: _rows(app) == 2, "the first read")
+        path.unlink()
+        os.mkfifo(path)
+        notices = app._notifications  # what the user sees as toasts
+
+        def said() -> bool:
+            return any("now a FIFO" in str(n.message) for n in notices)
+
+        await _until(pilot, said, "the notice that the file is now a FIFO")
+        assert _rows(app) == 2, "the last good read stays on screen"
+        await pilot.press("q")
+        await _until(pilot, lambda: not app.is_running, "q to quit")

@@ -20,8 +20,11 @@ from textual.content import Content
 from textual.widgets import Button, Label, Markdown, Static, TabbedContent, TabPane, TextArea
 
 from ctxtui.core.compaction import CompactionResult
-from ctxtui.core.leaf_calls import LeafCalls, with_summary_text
+from ctxtui.core.leaf_calls import LeafCalls, with_llm_summary, with_summary_text
 from ctxtui.core.models import Session
+from ctxtui.core.retention import Audit
+from ctxtui.core.retention import audit as audit_summary
+from ctxtui.core.tokenizers import Tokenizer
 from ctxtui.core.wording import plural
 from ctxtui.llm import LLMSummary, SummarizerError
 from ctxtui.tui.compaction_text import (
@@ -34,11 +37,13 @@ from ctxtui.tui.llm_job import endpoint_for
 from ctxtui.tui.screens.dialog import Dialog, button_row
 from ctxtui.tui.settings import LLMSettings
 from ctxtui.tui.widgets.llm_summary import LLMSummaryView
+from ctxtui.tui.widgets.retention import RetentionView
 
 __all__ = ["PROMPT_PREVIEW_CHARS", "CompactionPreviewScreen", "figure_rows", "prompt_preview"]
 
 APPLY = "apply"
 EXPORT = "export"
+REASON = "reason"
 
 
 class CompactionPreviewScreen(Dialog[str | None]):
@@ -107,6 +112,10 @@ class CompactionPreviewScreen(Dialog[str | None]):
         Binding("a", "apply", "Apply", id="compaction.apply"),
         Binding("x", "export", "Export", id="compaction.export"),
         Binding("s", "send", "Send to LLM", id="compaction.send"),
+        Binding("r", "reason", "Reason", id="compaction.reason"),
+        # A modal screen hides the app's bindings; leaving must still work here, a running
+        # LLM call included (the summary view hangs up as it unmounts).
+        Binding("q", "app.quit", "Quit", show=False, id="compaction.quit"),
     ]
     DIALOG_ID = "compaction"
 
@@ -117,9 +126,18 @@ class CompactionPreviewScreen(Dialog[str | None]):
         messages_before: int | None = None,
         calls: LeafCalls | None = None,
         llm: LLMSettings | None = None,
+        tokenizer: Tokenizer | None = None,
+        audit: Audit | None = None,
+        choose_reason: bool = False,
     ) -> None:
         super().__init__()
         self.result = result
+        self.stand_in = result  # the compaction as computed, with the local summary
+        self.tokenizer = tokenizer
+        self.audit = audit  # the stand-in's retention audit (the Lost tab)
+        self.choose_reason = choose_reason
+        """The reason dialog was skipped (the reason only labels the event under this
+        preset): ``r`` offers it from here."""
         self.messages_before = messages_before
         self.calls = calls
         self.llm = llm or LLMSettings()
@@ -129,15 +147,18 @@ class CompactionPreviewScreen(Dialog[str | None]):
     def session_to_apply(self) -> Session:
         """The compacted session, with the model's summary once one has been written."""
         if self.llm_summary is None:
-            return self.result.session
-        return with_summary_text(self.result, self.llm_summary.text)
+            return self.stand_in.session
+        return with_summary_text(self.stand_in, self.llm_summary.text)
 
     @property
     def figures_text(self) -> str:
         """The Figures tab as plain lines (``label  value``), for reading back."""
-        return "\n".join(
-            f"{label}  {value}" for label, value in figure_rows(self.result, self.messages_before)
-        )
+        return "\n".join(f"{label}  {value}" for label, value in self._rows())
+
+    def _rows(self) -> list[tuple[str, str]]:
+        llm = self.llm_summary
+        extra = [("LLM summary", llm.byline)] if llm is not None else []
+        return figure_rows(self.result, self.messages_before) + extra
 
     @property
     def _changes_something(self) -> bool:
@@ -146,11 +167,7 @@ class CompactionPreviewScreen(Dialog[str | None]):
     def compose(self) -> ComposeResult:
         result = self.result
         with Vertical(id="dialog"):
-            yield Label(
-                f"Compaction preview · {plural(result.messages_replaced, 'message')} · "
-                f"{result.tokens_before:,} → {result.tokens_after:,} tokens",
-                id="title",
-            )
+            yield Label(self._title_text(), id="title")
             if result.overflow is not None:
                 yield Static(overflow_lines(result.overflow), id="overflow")
             yield Static("", id="llm-status", markup=False)
@@ -173,12 +190,40 @@ class CompactionPreviewScreen(Dialog[str | None]):
                     for label, value in figure_rows(result, self.messages_before):
                         yield Label(label, classes="figure-label")
                         yield Label(value, classes="figure-value", markup=False)
+                with TabPane("Lost", id="lost-tab"):
+                    yield RetentionView(self.audit, id="retention")
             yield button_row(
                 Button(Content("Apply (a)"), variant="primary", compact=True, id="apply"),
                 Button(Content("Export (x)"), compact=True, id="export"),
                 Button(Content("Send to LLM (s)"), compact=True, id="send"),
+                *(
+                    [Button(Content(f"Reason: {result.reason.value} (r)"), compact=True, id=REASON)]
+                    if self.choose_reason
+                    else []
+                ),
                 Button(Content("Cancel (esc)"), compact=True, id="cancel"),
             )
+
+    def _title_text(self) -> str:
+        r, whose = self.result, " (LLM summary)" if self.result is not self.stand_in else ""
+        return (
+            f"Compaction preview · {plural(r.messages_replaced, 'message')} · "
+            f"{r.tokens_before:,} → {r.tokens_after:,} tokens{whose}"
+        )
+
+    def _show_figures(self) -> None:
+        """The title and the Figures tab for ``self.result`` (the summary now shown)."""
+        self.query_one("#title", Label).update(self._title_text())
+        grid = self.query_one("#figures", Grid)
+        grid.remove_children()
+        grid.mount_all(
+            label
+            for name, value in self._rows()
+            for label in (
+                Label(name, classes="figure-label"),
+                Label(value, classes="figure-value", markup=False),
+            )
+        )
 
     def _summary(self) -> ComposeResult:
         result = self.result
@@ -196,6 +241,8 @@ class CompactionPreviewScreen(Dialog[str | None]):
         self.query_one("#llm-status").display = False
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == REASON:
+            return self.choose_reason
         if action in (APPLY, EXPORT) and not self._changes_something:
             return None  # shown dimmed in the footer: there is nothing to apply or export
         return True
@@ -215,6 +262,13 @@ class CompactionPreviewScreen(Dialog[str | None]):
     def action_export(self) -> None:
         if self._changes_something:
             self.dismiss(EXPORT)
+
+    @on(Button.Pressed, "#reason")
+    def action_reason(self) -> None:
+        """Back to choose the reason, then a new preview: offered where the reason changes
+        nothing but the event's label, so the dialog did not ask before."""
+        if self.choose_reason:
+            self.dismiss(REASON)
 
     # -- the LLM summary -------------------------------------------------------------------
 
@@ -239,7 +293,9 @@ class CompactionPreviewScreen(Dialog[str | None]):
         except SummarizerError as err:
             self._say(str(err), failed=True)
             return
-        self.llm_summary = None
+        if self.llm_summary is not None:  # a new call: the stand-in's figures until it ends
+            self.llm_summary, self.result = None, self.stand_in
+            self._show_figures()
         self.query_one("#summary").display = False
         self.query_one(TabbedContent).active = "summary-tab"
         self._llm_view.send(endpoint, self.calls)
@@ -264,8 +320,13 @@ class CompactionPreviewScreen(Dialog[str | None]):
 
     @on(LLMSummaryView.Written)
     def _written(self, event: LLMSummaryView.Written) -> None:
+        """The model's summary is complete: the figures are recounted for it (before → after,
+        summary adds, saved), since it is the one shown and the one applied."""
         self.llm_summary = event.summary
-        self.query_one("#figures", Grid).mount(
-            Label("LLM summary", classes="figure-label"),
-            Label(event.summary.byline, classes="figure-value", markup=False),
-        )
+        if self.tokenizer is not None:
+            self.result = with_llm_summary(self.stand_in, event.summary.text, self.tokenizer)
+        self._show_figures()
+        if self.audit is not None:
+            tokens = self.result.summary_tokens if self.tokenizer is not None else 0
+            llm = audit_summary(self.audit.segment, event.summary.text, "llm", tokens)
+            self.query_one(RetentionView).show(llm, beside=self.audit)

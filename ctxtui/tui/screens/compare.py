@@ -23,10 +23,12 @@ from textual.widgets import Button, SelectionList, Static
 from textual.worker import get_current_worker
 
 from ctxtui.core.compare import PresetPlan, plan_presets
+from ctxtui.core.cost_words import cost_line
 from ctxtui.core.engine import Engine
 from ctxtui.core.plan import Pressure
 from ctxtui.core.policy import PRESETS
 from ctxtui.core.wording import plural
+from ctxtui.tui.cost_jobs import PresetCostsReady, price_presets
 from ctxtui.tui.screens.dialog import Dialog, button_row
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.compare_lanes import GLYPHS, LANE_CELLS, CompareLanes, lane_mark
@@ -71,7 +73,7 @@ def gauge_line(number: int, entry: PresetPlan, width: int, name_cells: int) -> T
             line.append("█" if cell < filled else "░", style if cell < filled else "dim")
     trigger = f"trigger {t.trigger:,}" if t.trigger is not None else "no auto-compaction"
     line.append(f" {t.tokens:,} / {t.window:,} · {trigger}")
-    line.append(f" · tail #{entry.plan.tail.start:,}")
+    line.append(f" · {entry.plan.tail_words()}")
     # As `ctxtui compare` words it: the plan is of the whole transcript, so going over the
     # trigger means the *next* request compacts; PicoClaw legacy's summary comes after a turn.
     if entry.plan.compaction.post_turn:
@@ -147,6 +149,7 @@ class CompareScreen(Screen[int | None]):
     CompareScreen #compare-title { padding: 0 1; text-style: bold; }
     CompareScreen #compare-gauges { padding: 0 1; height: auto; }
     CompareScreen #compare-heading { color: $text-muted; }
+    CompareScreen #compare-cost { padding: 0 1; height: auto; display: none; }
     CompareScreen CompareLanes { height: 1fr; }
     CompareScreen #compare-status {
         padding: 0 1;
@@ -167,6 +170,7 @@ class CompareScreen(Screen[int | None]):
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="compare-title")
         yield Static("planning…", id="compare-gauges")
+        yield Static("", id="compare-cost")
         yield Static("", id="compare-heading")
         yield CompareLanes(id="compare-lanes")
         yield Static("", id="compare-status")
@@ -219,6 +223,32 @@ class CompareScreen(Screen[int | None]):
         heading = Text(f"{pad}{numbers}message", no_wrap=True, end="")
         self.query_one("#compare-heading", Static).update(heading)
         self._describe(lanes.cursor)
+        self._price_all()
+
+    # -- dollars: each preset's replay priced ----------------------------------------------
+
+    def _price_all(self) -> None:
+        engine = self.state.engine
+        if engine is None:
+            return
+        overrides = {k: v for k, v in self.state.overrides.items() if k in WINDOW_KNOBS}
+        self._price_worker(engine, self.presets, overrides)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="compare-cost")
+    def _price_worker(
+        self, engine: Engine, presets: tuple[str, ...], overrides: dict[str, object]
+    ) -> None:
+        worker = get_current_worker()
+        price_presets(self.post_message, engine, presets, overrides, lambda: worker.is_cancelled)
+
+    @on(PresetCostsReady)
+    def _priced(self, event: PresetCostsReady) -> None:
+        if event.presets != self.presets:
+            return
+        words = cost_line(event.presets, event.entries)
+        line = self.query_one("#compare-cost", Static)
+        line.update(Text(words, end=""))
+        line.display = bool(words)
 
     def _draw_gauges(self) -> None:
         width = max(20, self.size.width - 2)

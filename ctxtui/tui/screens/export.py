@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from enum import Enum
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -11,7 +12,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Button, Input, Label, Static
 
-from ctxtui.core.output import protected_clash
+from ctxtui.core.output import WRITE_ROOT_ENV, protected_clash, write_root_refusal
 from ctxtui.importers import source_protection
 from ctxtui.tui.screens.dialog import Dialog, button_row
 from ctxtui.tui.screens.open import resolve_input
@@ -50,6 +51,9 @@ def assess(path: Path, source_path: Path | None) -> tuple[Risk, str]:
             f"{path} is part of what the session is read from ({clash}); ctxtui never "
             "writes there. Choose another name."
         )
+    refusal = write_root_refusal(path)
+    if refusal is not None:
+        return Risk.NONE, refusal
     if path.is_dir():
         return Risk.NONE, f"{path} is a directory; give a file name"
     if not path.parent.is_dir():
@@ -57,6 +61,12 @@ def assess(path: Path, source_path: Path | None) -> tuple[Risk, str]:
     if path.exists():
         return Risk.OVERWRITE, f"{path} already exists. Press Enter again to overwrite it."
     return Risk.NONE, ""
+
+
+def _served_root() -> Path | None:
+    """The directory a served app writes in (``ctxtui serve --export-dir``), if any."""
+    root = os.environ.get(WRITE_ROOT_ENV)
+    return Path(root) if root else None
 
 
 @runtime_checkable
@@ -109,7 +119,7 @@ class ExportScreen(Dialog[Path | None]):
         self._armed: Path | None = None
 
     def compose(self) -> ComposeResult:
-        last = remembered_dir(self.app)
+        last = remembered_dir(self.app) or _served_root()
         if last is not None:
             self.default_path = last / self.default_path.name
         with Vertical(id="dialog"):

@@ -14,14 +14,14 @@ from textual import events, on
 
 from ctxtui.core.compaction import CompactionResult
 from ctxtui.core.models import Session
+from ctxtui.core.reason_effects import reason_choices
 from ctxtui.core.reasons import CompactReason
 from ctxtui.core.wording import plural
 from ctxtui.tui import jobs
+from ctxtui.tui.commands import NOTHING_TO_UNDO
 from ctxtui.tui.messages import CompactionReady, ExportFailed, SessionExported
 from ctxtui.tui.screens.session import SessionScreen
 from ctxtui.tui.state import MainState
-
-NOTHING_TO_UNDO = "Nothing to undo: no compaction has been applied."
 
 
 def undone_note(compacted: int, state: MainState) -> str:
@@ -41,16 +41,39 @@ class FlowScreen(SessionScreen):
     """A ``SessionScreen`` that compacts, undoes and exports (the main screen's keys); opening
     another file is the base's, since every view may hand back a path to open."""
 
+    _reason_in_preview = False
+    """The reason dialog was skipped: the preview offers the reason (``r``) instead."""
+
     def action_compact(self) -> None:
+        """Preview a compaction. Under most presets the reason only labels the event, so
+        the preview opens at once with the plan's reason (``r`` there changes it); where the
+        reason changes what is compacted (PicoClaw after its turn limit), it is asked first."""
+        if self.engine is None or self.plan is None:
+            return
+        post_turn = self.plan.compaction.post_turn
+        choices = reason_choices(self.policy, post_turn=post_turn)
+        if all(choice.labels_only for choice in choices):
+            planned = self.plan.compaction.reason
+            offered = [choice.reason for choice in choices]
+            self._compact(planned if planned in offered else offered[0], in_preview=True)
+        else:
+            self._ask_reason()
+
+    def _ask_reason(self) -> None:
         from ctxtui.tui.screens.reason import ReasonScreen
 
         def chosen(reason: CompactReason | None) -> None:
-            if reason is not None and self.engine is not None:
-                self._busy.start(f"compacting ({reason.value})…")
-                self._run(jobs.compact, self.engine, self.policy, reason, group="compact")
+            if reason is not None:
+                self._compact(reason, in_preview=False)
 
-        if self.engine is not None:
-            self.app.push_screen(ReasonScreen(), chosen)
+        self.app.push_screen(ReasonScreen(), chosen)
+
+    def _compact(self, reason: CompactReason, *, in_preview: bool) -> None:
+        if self.engine is None:
+            return
+        self._reason_in_preview = in_preview
+        self._busy.start(f"compacting ({reason.value})…")
+        self._run(jobs.compact, self.engine, self.policy, reason, group="compact")
 
     @on(CompactionReady)
     def _compaction_ready(self, event: CompactionReady) -> None:
@@ -59,8 +82,15 @@ class FlowScreen(SessionScreen):
         self._busy.stop()
         result: CompactionResult = event.result
         before = len(self.session) if self.session is not None else None
+        engine = self.state.engine
         preview = CompactionPreviewScreen(
-            result, messages_before=before, calls=event.calls, llm=self.llm
+            result,
+            messages_before=before,
+            calls=event.calls,
+            llm=self.llm,
+            tokenizer=engine.tokenizer(self.policy) if engine is not None else None,
+            audit=event.audit,
+            choose_reason=self._reason_in_preview,
         )
 
         def decided(choice: str | None) -> None:
@@ -71,6 +101,8 @@ class FlowScreen(SessionScreen):
                 self.notify(f"Compacted: {plural(len(applied), 'message')} now.", timeout=3)
             elif choice == "export":
                 self._export(preview.session_to_apply, compacted=True)
+            elif choice == "reason":
+                self._ask_reason()
 
         self.app.push_screen(preview, decided)
 

@@ -17,11 +17,15 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 
+from ctxtui.core.cost_words import last_priced, request_words
+from ctxtui.core.import_notes import shrink_note
+from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.policy import PolicyError
 from ctxtui.core.tokenizers import available_tokenizers
 from ctxtui.tui.actions import Scope, bindings
 from ctxtui.tui.cells import scale_label
+from ctxtui.tui.cost_jobs import CostReady, price_session
 from ctxtui.tui.screens.flows import FlowScreen
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.busy import BusyRow
@@ -102,6 +106,10 @@ class MainScreen(FlowScreen):
         # The cursor on the last message follows new ones; anywhere else it stays put.
         last = len(before.session) - 1 if before.session is not None else 0
         self._follow_end = self.query_one(MessageList).cursor >= last
+        if before.session is not None and self.session is not None:
+            note = shrink_note(before.session, self.session)
+            if note:  # a list that shrinks under the user's eyes needs a reason
+                self.notify(note, title="Watched file", severity="warning")
         self.session_changed()
 
     # -- rendering -------------------------------------------------------------------------
@@ -120,6 +128,36 @@ class MainScreen(FlowScreen):
             self._follow_end = False
             messages.select(len(self.session) - 1)
         self.show_detail(messages.cursor)
+        self._price(plan)
+
+    # -- dollars ---------------------------------------------------------------------------
+
+    _priced_for: tuple[Session, str] | None = None  # the session and tokenizer priced last
+
+    def _price(self, plan: Plan) -> None:
+        """Price the session in a worker once per session and tokenizer (the carry costs
+        share each request out by the messages' counts)."""
+        assert self.session is not None
+        done = self._priced_for
+        if done is not None and done[0] is self.session and done[1] == plan.tokenizer.used:
+            return
+        self._priced_for = (self.session, plan.tokenizer.used)
+        job = partial(price_session, self.post_message, self.session, plan.message_tokens)
+        self.run_worker(
+            job, group="cost", description="cost", thread=True, exclusive=True,
+            exit_on_error=False,
+        )  # fmt: skip
+
+    @on(CostReady)
+    def _priced(self, event: CostReady) -> None:
+        if event.session is not self.session:
+            return
+        view = event.view
+        last = last_priced(view.cost) if view is not None else None
+        priced = last is not None and last.cost is not None
+        words = request_words(last, misses=False) if last is not None and priced else ""
+        self.query_one(BudgetGauge).show_cost(words)
+        self.query_one(DetailPane).set_cost(view)
 
     # -- detail ----------------------------------------------------------------------------
 

@@ -21,8 +21,9 @@ from textual.message import Message
 from textual.validation import ValidationResult, Validator
 from textual.widgets import Input, Label, Static
 
+from ctxtui.core.wording import plural
 from ctxtui.options import debugging
-from ctxtui.stores import FoundSession
+from ctxtui.stores import FoundSession, shown
 from ctxtui.tui.jobs import bug_line
 from ctxtui.tui.pick_rows import SAMPLE, PickRow, matching, pick_rows, shown_path
 from ctxtui.tui.screens.dialog import Dialog
@@ -63,6 +64,8 @@ class SessionsFound(Message):
     stores: list[FoundSession]
     samples: list[FoundSession]
     problem: str | None = None
+    skipped: int = 0
+    """Paths passed over: directories that could not be read, FIFOs named like sessions."""
 
 
 class OpenSessionScreen(Dialog[Path | None]):
@@ -91,7 +94,22 @@ class OpenSessionScreen(Dialog[Path | None]):
     OpenSessionScreen #path {
         margin-top: 1;
     }
+    /* Under 30 rows (80×24) the frame takes the height and the inputs one row each, so the
+       list shows a dozen sessions, not three. */
+    OpenSessionScreen.-short > #dialog {
+        height: 100%;
+    }
+    OpenSessionScreen.-short Input {
+        border: none;
+        height: 1;
+        padding: 0 1;
+    }
+    OpenSessionScreen.-short #title, OpenSessionScreen.-short #heading,
+    OpenSessionScreen.-short #path {
+        margin: 0;
+    }
     """
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012 (as Textual declares it)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down", "move(1)", "Down", show=False, id="open.down"),
@@ -107,6 +125,7 @@ class OpenSessionScreen(Dialog[Path | None]):
         self.rows: list[PickRow] = []
         self.shown: list[PickRow] = []
         self._stores = 0  # how many of ``rows`` are the agents' (the rest are samples)
+        self._skipped = 0  # paths in the stores that could not be read
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -128,6 +147,14 @@ class OpenSessionScreen(Dialog[Path | None]):
                 id="hint",
             )
 
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_heading)
+
+    def _fit_heading(self) -> None:
+        """The heading in the columns the rows use at the list's width (``fitted_columns``)."""
+        width = self.query_one(SessionTable).scrollable_content_region.width
+        self.query_one("#heading", Static).update(heading(width or None))
+
     def on_mount(self) -> None:
         self.query_one("#filter", Input).focus()
         self.run_worker(
@@ -136,7 +163,7 @@ class OpenSessionScreen(Dialog[Path | None]):
 
     def _discover(self) -> None:
         from ctxtui.samples import samples_dir
-        from ctxtui.stores import find_sessions
+        from ctxtui.stores import list_sessions
         from ctxtui.tui.pick_rows import sample_sessions
 
         try:
@@ -144,16 +171,17 @@ class OpenSessionScreen(Dialog[Path | None]):
         except OSError:
             samples = []  # a broken install still lists the user's own sessions
         try:
-            found = find_sessions()
+            listing = list_sessions()
         except Exception as err:  # a bug in one store's reader must still leave the samples
             self.post_message(SessionsFound([], samples, bug_line(err)))
             return
-        self.post_message(SessionsFound(found, samples))
+        self.post_message(SessionsFound(listing.sessions, samples, skipped=len(listing.skipped)))
 
     @on(SessionsFound)
     def _found(self, event: SessionsFound) -> None:
         self.rows = pick_rows(event.stores, event.samples)
         self._stores = sum(1 + len(s.children) for s in event.stores)
+        self._skipped = event.skipped
         self._fill()
         if event.problem:
             self.query_one("#problem", Static).update(
@@ -170,9 +198,12 @@ class OpenSessionScreen(Dialog[Path | None]):
         self.shown = matching(self.rows, query)
         self.query_one(SessionTable).show(self.shown)
         samples = len(self.rows) - self._stores
-        what = f"{self._stores:,} sessions in the agents' stores · {samples:,} bundled samples"
+        bundled = plural(samples, "bundled sample")
+        what = f"{plural(self._stores, 'session')} in the agents' stores · {bundled}"
         if not self._stores:
-            what = f"no sessions in the agents' stores · {samples:,} bundled samples"
+            what = f"no sessions in the agents' stores · {bundled}"
+        if self._skipped:
+            what += f" · {self._skipped:,} unreadable skipped"
         if query.strip():
             what = f"{len(self.shown):,} of {len(self.rows):,} match · " + what
         self.query_one("#found", Static).update(what)
@@ -187,7 +218,7 @@ class OpenSessionScreen(Dialog[Path | None]):
                 text = f"bundled sample {found.path.name}"
             else:
                 text = shown_path(row.target, Path(os.environ.get("HOME") or Path.home()))
-                text += f" · unreadable: {found.error}" if found.error else ""
+                text += f" · unreadable: {shown(found.error)}" if found.error else ""
         self.query_one("#target", Static).update(text)
 
     def _highlighted(self) -> PickRow | None:
@@ -204,7 +235,7 @@ class OpenSessionScreen(Dialog[Path | None]):
         if row is None:
             problem.update("No session matches; type a path below (Tab) to open any file")
         elif row.found.error:
-            problem.update(f"Cannot open this one: {row.found.error}")
+            problem.update(f"Cannot open this one: {shown(row.found.error)}")
         else:
             self.dismiss(row.target)
 

@@ -36,6 +36,7 @@ from ctxtui.tui.messages import (
     WatchProblem,
     WorkFailed,
 )
+from ctxtui.tui.retention_job import RetentionNoted, note_retention
 from ctxtui.tui.settings import LLMSettings
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.busy import BusyRow
@@ -181,11 +182,20 @@ class SessionScreen(Screen[None]):
 
     @on(SessionLoaded)
     def _loaded(self, event: SessionLoaded) -> None:
-        self.state, problem = self.state.opened(event.session, event.path)
+        self.state, problem = self.state.opened(event.session, event.path, event.fit)
         keep_out_of_collections(len(event.session))  # full GC walks froze keys (core.heap)
         if problem:
             self._show_error(problem, "Ignored the policy options")
         self.session_changed(opened=True)
+        if event.path is not None:
+            args = (event.path, self._format, event.session, self.policy)
+            self._run(note_retention, *args, group="retention")
+
+    @on(RetentionNoted)
+    def _retention_noted(self, event: RetentionNoted) -> None:
+        if event.path == self.state.path:
+            for bar in self.query(SessionBar):
+                bar.set_retention(event.note)
 
     @on(SessionGrew)
     def _grew(self, event: SessionGrew) -> None:

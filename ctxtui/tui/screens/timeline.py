@@ -14,6 +14,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -22,10 +23,14 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ctxtui.core.policy import policy_for_session
-from ctxtui.core.replay import ContextAt, Replay, Request
+from ctxtui.core.replay import ContextAt, Replay
+from ctxtui.core.reported import ReportedGap
 from ctxtui.core.wording import plural
 from ctxtui.options import debugging
+from ctxtui.tui.cells import NAME_CELLS, flow, shorten_name, whole_words
+from ctxtui.tui.cost_jobs import price_replay
 from ctxtui.tui.screens.preset_choice import PresetChoice
+from ctxtui.tui.screens.retention import RecordedAuditScreen
 from ctxtui.tui.state import MainState
 from ctxtui.tui.timeline_jobs import (
     ContextReady,
@@ -37,6 +42,8 @@ from ctxtui.tui.timeline_jobs import (
     read_history,
     run_replay,
 )
+from ctxtui.tui.timeline_words import event_words, timeline_title
+from ctxtui.tui.widgets.cost_strip import CostSeries
 from ctxtui.tui.widgets.footer import FittingFooter
 from ctxtui.tui.widgets.message_list import MessageList, Numbering
 from ctxtui.tui.widgets.theme_style import component_style
@@ -46,17 +53,9 @@ WINDOW_KNOBS = ("context_window", "max_tokens")
 """The user's knobs a newly chosen preset keeps: the window is the model's, not the policy's."""
 
 LEGEND_SERIES = ("simulated", "reported", "window", "trigger")
-LEGEND_MARKS = "C compaction  R recorded  ! overflow  + several"
-KEYS = "←→ request  tab list"
-
-
-def event_words(request: Request) -> str:
-    """``compaction (proactive), recorded compaction (auto)``; empty when nothing happened."""
-    words = []
-    for e in request.events:
-        kind = e.kind.value.replace("_", " ")
-        words.append(f"{kind} ({e.reason})" if e.reason else kind)
-    return ", ".join(words)
+AUDIT_TIP = "The retention audit of the agent's recorded compaction at (or before) the cursor"
+LEGEND_MARKS = ("C compaction", "R recorded", "! overflow", "+ several")
+KEYS = ("←→ request", "tab list")
 
 
 class TimelineScreen(Screen[int | None]):
@@ -77,12 +76,14 @@ class TimelineScreen(Screen[int | None]):
             id="timeline.choose",
             tooltip="Replay the session under another preset",
         ),
+        Binding("a", "audit", "Audit", id="timeline.audit", tooltip=AUDIT_TIP, show=False),
     ]
 
     DEFAULT_CSS = """
     TimelineScreen #timeline-title { padding: 0 1; text-style: bold; height: 1; }
     TimelineScreen TimelineChart { height: 45%; min-height: 6; }
-    TimelineScreen #timeline-legend { padding: 0 1; color: $text-muted; height: 1; }
+    TimelineScreen #timeline-legend { padding: 0 1; color: $text-muted; height: auto; }
+    TimelineScreen #timeline-gap { padding: 0 1; color: $text-muted; height: 1; display: none; }
     TimelineScreen #timeline-status { padding: 0 1; height: 1; background: $panel; }
     TimelineScreen #timeline-heading { padding: 0 1; height: 1; color: $text-muted; }
     TimelineScreen #timeline-context { height: 1fr; }
@@ -95,13 +96,16 @@ class TimelineScreen(Screen[int | None]):
         self.policy = state.policy
         self.history: HistoryReady | None = None
         self.replay: Replay | None = None
+        self.gap: ReportedGap | None = None
         self.context: ContextAt | None = None
         self._context_busy = False
 
     def compose(self) -> ComposeResult:
         yield Static(Text(self._title(), no_wrap=True, overflow="ellipsis"), id="timeline-title")
         yield TimelineChart(id="timeline-chart")
+        yield CostSeries(id="timeline-cost")
         yield Static("", id="timeline-legend")
+        yield Static("", id="timeline-gap")
         yield Static("reading the session…", id="timeline-status")
         yield Static("", id="timeline-heading")
         yield MessageList(id="timeline-context")
@@ -116,15 +120,21 @@ class TimelineScreen(Screen[int | None]):
         return self.query_one("#timeline-context", MessageList)
 
     def _title(self) -> str:
-        session = self.state.session
-        if session is None:
+        """The title in the width: the model, then the middle of the file's name, give way
+        before whole words are left out (a title cut to ``… .jsonl ·`` said nothing)."""
+        if self.state.session is None:
             return "Timeline: open a session first"
-        words = [f"Timeline · {self.state.label}"]
-        if self.replay is not None:
-            words.append(plural(len(self.replay), "request"))
-            words.append(f"{self.preset_name} ({self.replay.counts.tokenizer.used})")
-            words.append(f"window {self.policy.context_window:,}")
-        return " · ".join(words)
+        width = (self.size.width or self.app.size.width) - 2
+        name = self.state.path.name if self.state.path is not None else "session"
+        title = ""
+        for label in (self.state.label, name, shorten_name(name, NAME_CELLS)):
+            if self.replay is None:
+                title = f"Timeline · {label}"
+            else:
+                title = timeline_title(label, self.replay, self.preset_name, width)
+            if cell_len(title) <= width:
+                return title
+        return whole_words(title, width)
 
     def _status(self, text: str) -> None:
         self.query_one("#timeline-status", Static).update(Text(text, no_wrap=True, end=""))
@@ -148,13 +158,26 @@ class TimelineScreen(Screen[int | None]):
         )  # fmt: skip
 
     def _draw_legend(self) -> None:
+        """Each series in its colour, and each mark, named, in as many lines as it needs."""
         chart = self.chart
-        legend = Text(no_wrap=True, end="")
-        for name in LEGEND_SERIES:
-            legend.append("⣿ ", component_style(chart, f"timeline-chart--{name}"))
-            legend.append(f"{name}  ")
-        legend.append(f"{LEGEND_MARKS}   {KEYS}")
+        phrases = [Text.assemble(("⣿ ", chart.series_style(name)), name) for name in LEGEND_SERIES]
+        phrases += [Text(mark) for mark in LEGEND_MARKS]
+        phrases += [Text(key, component_style(chart, "timeline-chart--axis")) for key in KEYS]
+        width = max(1, (self.size.width or self.app.size.width) - 2)
+        legend = Text("\n").join(flow(phrases, Text("  "), width))
         self.query_one("#timeline-legend", Static).update(legend)
+
+    def on_resize(self) -> None:
+        """The title, the legend and the gap line fitted to the width: the gap in the words of
+        the gauge, report and replay (the longest that fits); hidden without usage."""
+        title = Text(self._title(), no_wrap=True, overflow="ellipsis")
+        self.query_one("#timeline-title", Static).update(title)
+        self._draw_legend()
+        line = self.query_one("#timeline-gap", Static)
+        line.display = self.gap is not None
+        if self.gap is not None:
+            words = self.gap.line_for(self.size.width - 2)
+            line.update(Text(words, no_wrap=True, overflow="ellipsis", end=""))
 
     # -- replaying -------------------------------------------------------------------------
 
@@ -166,7 +189,11 @@ class TimelineScreen(Screen[int | None]):
     def _replay(self) -> None:
         assert self.history is not None
         self._status(f"replaying under {self.preset_name}…")
-        self._run(run_replay, self.post_message, self.history.engine, self.policy, group="timeline")
+        # the main screen's fit is this history's when it was read (else fitted in the worker)
+        fit = self.state.fit if self.history.offset else None
+        self._run(
+            run_replay, self.post_message, self.history.engine, self.policy, fit, group="timeline"
+        )
 
     @on(ReplayProgress)
     def _progress(self, event: ReplayProgress) -> None:
@@ -184,13 +211,16 @@ class TimelineScreen(Screen[int | None]):
             return
         first = self.replay is None
         self.replay = event.replay
-        title = Text(self._title(), no_wrap=True, overflow="ellipsis")
-        self.query_one("#timeline-title", Static).update(title)
+        self.gap = event.gap
+        self.on_resize()
         cursor = self._start_request() if first else None
         if not len(event.replay):
             self._status("no requests: the transcript has no assistant message to replay")
         self.chart.show(ChartFigures.of(event.replay), cursor)
         self._moved(TimelineChart.Moved(self.chart.cursor))
+        series = self.query_one(CostSeries)  # it prices the replay and shows it
+        series.expect(event.replay, self.preset_name)
+        self._run(price_replay, series.post_message, event.replay, group="timeline-cost")
 
     def _start_request(self) -> int:
         """The request that produced the main screen's selected message, else the last one."""
@@ -205,6 +235,7 @@ class TimelineScreen(Screen[int | None]):
         if self.replay is None or not len(self.replay):
             return
         self._describe(event.index)
+        self.query_one(CostSeries).move(event.index)
         if not self._context_busy:
             self._context_busy = True
             self._run(context_at, self.post_message, self.replay, event.index, group="context")
@@ -276,6 +307,11 @@ class TimelineScreen(Screen[int | None]):
             return
         main = self.replay.requests[self.chart.cursor].message_index - self.history.offset
         self.dismiss(main if main >= 0 else None)
+
+    def action_audit(self) -> None:
+        """The retention audit of the recorded compaction at (or before) the cursor."""
+        if self.replay is not None and len(self.replay):
+            self.app.push_screen(RecordedAuditScreen(self.replay, self.chart.cursor))
 
     def action_choose(self) -> None:
         def chosen(name: str | None) -> None:

@@ -10,6 +10,7 @@ request without the output reserve the gauge adds).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from pathlib import PurePath
 from typing import ClassVar
 
@@ -21,9 +22,11 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from ctxtui.core.cost_words import CostView, dollars
 from ctxtui.core.rows import visible
 from ctxtui.core.tool_costs import ToolCost, ToolCosts, largest_output, tool_costs
 from ctxtui.core.wording import plural
+from ctxtui.tui.cost_jobs import CostReady, price_session
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.footer import FittingFooter
 
@@ -37,12 +40,18 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("truncated", "truncated_tokens"),
     ("sent", "sent_tokens"),
     ("share", "share"),
+    ("$", "carry_usd"),
 )
-"""The table's columns: heading and key. Token columns are the plan tokenizer's tokens."""
+"""The table's columns: heading and key. Token columns are the plan tokenizer's tokens; ``$``
+is what the tool's outputs and calls cost while they stayed in the context (carry cost)."""
+
+PRICING = "…"
+"""The ``$`` cell while the session is being priced."""
 
 
-def row_cells(costs: ToolCosts, cost: ToolCost) -> tuple[Text, ...]:
-    """One tool's row: its name literally (a transcript's), its figures right-aligned."""
+def row_cells(costs: ToolCosts, cost: ToolCost, carry: str = PRICING) -> tuple[Text, ...]:
+    """One tool's row: its name literally (a transcript's), its figures right-aligned;
+    ``carry`` is the ``$`` cell."""
     figures = (
         cost.calls,
         cost.outputs,
@@ -57,7 +66,15 @@ def row_cells(costs: ToolCosts, cost: ToolCost) -> tuple[Text, ...]:
     cells.append(
         Text(f"{costs.share(cost):.1%}", justify="right", no_wrap=True, overflow="ellipsis")
     )
+    cells.append(Text(carry, justify="right", no_wrap=True, overflow="ellipsis"))
     return tuple(cells)
+
+
+def carry_cells(view: CostView | None) -> dict[str, str]:
+    """Each tool's ``$`` cell from a priced session (``—`` where nothing could be priced)."""
+    if view is None or not view.cost.priced:
+        return {}
+    return {name: dollars(t.cost) for name, t in view.tools().items()}
 
 
 def fit_widths(natural: Sequence[int], floors: Sequence[int], room: int) -> list[int]:
@@ -172,7 +189,7 @@ class ToolsScreen(Screen[int | None]):
         yield Static(
             "call tok: a call's share of its assistant message · output tok: as stored · "
             "sent: calls + outputs after pruning and truncation · share: of the prompt · "
-            "enter: go to the tool's largest output",
+            "$: its cost while in the context · enter: go to the tool's largest output",
             id="tools-note",
             markup=False,
         )
@@ -202,6 +219,18 @@ class ToolsScreen(Screen[int | None]):
             freed.update(freed_line(costs, len(plan.pruned), len(plan.truncated)))
         table.show([(cost.name, row_cells(costs, cost)) for cost in costs.tools])
         table.focus()
+        if costs.tools:
+            job = partial(price_session, self.post_message, session, plan.message_tokens)
+            self.run_worker(job, group="tools-cost", description="tools-cost", thread=True)
+
+    @on(CostReady)
+    def _priced(self, event: CostReady) -> None:
+        if self.costs is None or event.session is not self.state.session:
+            return
+        carry = carry_cells(event.view)
+        costs = self.costs
+        rows = [(c.name, row_cells(costs, c, carry.get(c.name, "—"))) for c in costs.tools]
+        self.query_one(ToolTable).show(rows)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -30,7 +30,7 @@ from ctxtui.core.plan import Plan, Zone
 from ctxtui.core.rows import ROLE_SHORT
 from ctxtui.tui.cells import clip, preview
 from ctxtui.tui.widgets.row_keys import row_bindings
-from ctxtui.tui.widgets.theme_style import component_style
+from ctxtui.tui.widgets.theme_style import component_style, readable_on
 
 GLYPHS: dict[str, str] = {"tail": "T", "kept": "K", "dropped": "·", "pruned": "p"}
 """The lane glyph of each mark; the legend under the list spells them out."""
@@ -91,6 +91,7 @@ class CompareLanes(ScrollView, can_focus=True, inherit_bindings=False):
         super().__init__(id=id)
         self._session: Session | None = None
         self._plans: tuple[PresetPlan, ...] = ()
+        self._styles: dict[str, Style] = {}
 
     def show(self, session: Session, plans: Sequence[PresetPlan]) -> None:
         """Display ``plans`` (one lane each, in order) for ``session``."""
@@ -163,7 +164,20 @@ class CompareLanes(ScrollView, can_focus=True, inherit_bindings=False):
         )
 
     def _style(self, name: str) -> Style:
-        return component_style(self, f"compare-lanes--{name}")
+        """Component class ``name``'s style, its colour made readable on the lanes'
+        background (``readable_on``: ``K`` in $text-primary read at 2.3:1 on some themes),
+        cached until the theme changes."""
+        style = self._styles.get(name)
+        if style is None:
+            style = readable_on(
+                component_style(self, f"compare-lanes--{name}"), self.rich_style.bgcolor
+            )
+            self._styles[name] = style
+        return style
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.clear()
 
     def _row_text(self, index: int, width: int) -> Text:
         assert self._session is not None

@@ -20,8 +20,9 @@ from textual.message import Message as TextualMessage
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from ctxtui.core.cost_words import CostView
 from ctxtui.core.explain import why
-from ctxtui.core.models import Message, Session
+from ctxtui.core.models import ContentPart, Message, Session
 from ctxtui.core.plan import Plan, Zone
 from ctxtui.core.rows import cap_text, find_spans, literal_block, visible
 from ctxtui.core.sent import row_figures
@@ -47,6 +48,7 @@ class DetailInfo:
     why: str = ""
     counts: Mapping[str, int] | None = None  # None while still counting
     highlight: str = ""  # the search query, marked wherever the content shows it
+    carry: str = ""  # what it cost while in the context (``re-sent in 12 requests, $0.04``)
 
 
 def partner_text(session: Session, index: int) -> str:
@@ -140,6 +142,8 @@ def describe(info: DetailInfo, styles: Mapping[str, StyleType] = STYLES) -> Text
     usage = _usage_line(m)
     if usage:
         text.append(f"usage {usage}\n", styles["muted"])
+    if info.carry:
+        text.append(f"carry: {info.carry}\n", styles["muted"])
     if info.why:
         text.append(info.why + "\n", styles["why"])
     text.append("─" * 20 + "\n", styles["muted"])
@@ -152,10 +156,19 @@ def describe(info: DetailInfo, styles: Mapping[str, StyleType] = STYLES) -> Text
         _append_literal(text, m.reasoning, info.highlight, styles)
     for part in m.parts:
         if part.kind.value != "text":
-            label = part.label or part.media_type or ""
-            size = plural(part.byte_size, "byte")
-            text.append(f"\n<{part.kind.value} {label} {size}>", styles["muted"])
+            text.append(f"\n{_part_words(part)}", styles["muted"])
     return text
+
+
+def _part_words(part: ContentPart) -> str:
+    """``<image image/png 12,345 bytes, 1,000×1,000 px, 1,334 tok by its provider's rule>``."""
+    label = part.label or part.media_type or ""
+    size = plural(part.byte_size, "byte")
+    if part.width is not None and part.height is not None:  # counted by its pixels
+        size += f", {part.width:,}×{part.height:,} px"
+        if part.token_estimate is not None:
+            size += f", {part.token_estimate:,} tok by its provider's rule"
+    return f"<{part.kind.value} {visible(label)} {size}>"
 
 
 def _append_literal(
@@ -227,6 +240,13 @@ class DetailPane(VerticalScroll, can_focus=True):
         self._session: Session | None = None
         self._chars_per_token = 0.0
         self._counts: dict[int, Mapping[str, int]] = {}
+        self._cost: CostView | None = None
+
+    def set_cost(self, view: CostView | None) -> None:
+        """The session priced: each message then says what it cost while in the context."""
+        self._cost = view
+        if self._info is not None:
+            self._repaint()
 
     def compose(self) -> ComposeResult:
         yield Static(Text("no message selected", STYLES["muted"]), id="detail-body")
@@ -259,6 +279,9 @@ class DetailPane(VerticalScroll, can_focus=True):
         info = self._info
         if info.counts is None and info.index in self._counts:
             info = replace(info, counts=self._counts[info.index])
+        cost = self._cost
+        if cost is not None and cost.session is self._session and not info.carry:
+            info = replace(info, carry=cost.carry_words(info.index))
         styles = {name: component_style(self, f"detail--{name}") for name in STYLES}
         self.query_one("#detail-body", Static).update(describe(info, styles))
 

@@ -76,19 +76,20 @@ def fit_entries(found: list[Entry], width: int) -> list[Entry]:
     """The entries to show in ``width`` cells: the most important first, each one that still
     fits (a long one left out does not take the shorter, less important ones with it).
 
-    Entries with no action in ``KEEP_ORDER`` (a modal's own keys) are kept: they are why the
-    modal is up.
+    Entries with no action in ``KEEP_ORDER`` (a view's own keys) come right after ``?`` and
+    ``q``: they are why the view is up, but a newcomer must still see how to get help and leave.
     """
     rank = {action: i for i, action in enumerate(KEEP_ORDER)}
+    own = rank["quit"] + 0.5
 
-    def importance(entry: Entry) -> int:
-        return min((rank[a] for a in entry.actions if a in rank), default=-1)
+    def importance(entry: Entry) -> float:
+        return min((rank[a] for a in entry.actions if a in rank), default=own)
 
     kept: set[int] = set()
     room = width
     for i in sorted(range(len(found)), key=lambda i: importance(found[i])):
         entry = found[i]
-        if importance(entry) < 0 or entry.width <= room:
+        if entry.width <= room:
             kept.add(i)
             room -= entry.width
     return [entry for i, entry in enumerate(found) if i in kept]

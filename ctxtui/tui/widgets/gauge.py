@@ -28,9 +28,10 @@ SEGMENTS: tuple[tuple[str, str], ...] = (
     ("free", "░"),
 )
 
-LABELS = {"tools": "tool defs"}
+LABELS = {"tools": "tool defs", "reserve": "output reserve"}
 """Legend labels that differ from the segment's name: ``tools`` is the tool *definitions*
-(schemas sent with every request), not the tool calls and outputs in the history."""
+(schemas sent with every request), not the tool calls and outputs in the history; the
+reserve is the output reserve, as ``report`` and its JSON (``output_reserve``) name it."""
 
 SHORT = {"system": "sys", "tools": "defs", "summary": "sum", "dropped": "drop", "reserve": "rsv"}
 """Legend labels for a width where even single spaces between the full ones do not fit."""
@@ -49,6 +50,25 @@ def segment_values(plan: Plan) -> tuple[int, ...]:
         t.output_reserve,
         t.free,
     )
+
+
+TRIGGER_MARK = "┃"
+"""Drawn on the bar where the policy compacts: the answer to "how close is it?"."""
+
+
+def trigger_cell(plan: Plan, cells: int) -> int | None:
+    """The bar cell of the compaction trigger, or ``None`` when the policy never compacts.
+
+    The bar is the whole window (or the request, when it is over the window) in ``cells``."""
+    trigger = plan.totals.trigger
+    total = sum(segment_values(plan))
+    if trigger is None or trigger <= 0 or cells <= 0 or total <= 0 or trigger > total:
+        return None
+    return min(cells - 1, trigger * cells // total)
+
+
+COST_MIN_WIDTH = 100
+"""Narrower than this, the API line keeps its own figures and leaves the dollars out."""
 
 
 class BudgetGauge(Widget):
@@ -75,6 +95,13 @@ class BudgetGauge(Widget):
         self._reported: ReportedGap | None = None
         self._placeholder = "waiting for the session…"
         self._compact = False
+        self._cost = ""
+
+    def show_cost(self, words: str) -> None:
+        """The last request's dollars and cache hit ratio, said after the API's figure."""
+        if words != self._cost:
+            self._cost = words
+            self.refresh(layout=True)
 
     def set_compact(self, compact: bool) -> None:
         """On a short screen the API's figure joins the first line instead of taking a line
@@ -107,62 +134,61 @@ class BudgetGauge(Widget):
         if plan is None:
             return Text(self._placeholder, style=self._style("label"))
         width = max(self.content_region.width, 10)
-        figures = self._figures(plan, width)
         reported = self._reported
         if reported is not None and self._compact:
-            figures = self._with_reported(figures, reported, width)
+            figures = self._with_reported(plan, reported, width)
+        else:
+            figures = self._figures(plan, width)
         lines = [figures, self._bar(plan, width), self._legend(plan, width)]
         if reported is not None and not self._compact:
-            lines.append(self._reported_line(reported, width))
+            cost = self._cost_tail()
+            room = width - cost.cell_len if cost.cell_len and width >= COST_MIN_WIDTH else width
+            line = self._reported_line(reported, room)
+            lines.append(Text.assemble(line, cost) if room < width else line)
         return Text("\n").join(lines)
 
-    def _with_reported(self, figures: Text, gap: ReportedGap, width: int) -> Text:
-        """The figures line with ``· API 36,796 (+15,049)`` after it, where it fits."""
-        for words in (f"API reported {gap.reported:,} ({gap.gap:+,})", f"API {gap.reported:,}"):
-            tail = Text.assemble(("  · ", self._style("label")), (words, Style(bold=True)))
-            if figures.cell_len + tail.cell_len <= width:
-                return Text.assemble(figures, tail, no_wrap=True, overflow="ellipsis")
-        return figures
+    def _cost_tail(self) -> Text:
+        """`` · $0.0107 · cache hit 98%``: the last request priced, when it was."""
+        if not self._cost:
+            return Text()
+        return Text.assemble((" · ", self._style("label")), (self._cost, Style(bold=True)))
+
+    def _with_reported(self, plan: Plan, gap: ReportedGap, width: int) -> Text:
+        """The figures line with ``· API 36,796 (+15,049)`` after it, the figures in fewer
+        words to make room; a reported prompt over this window says the run's was larger."""
+        api = f"API {gap.reported:,}"
+        over = (f"{api} > window: the run's was larger", f"{api} > window")
+        full = f"API reported {gap.reported:,} ({gap.gap:+,})"
+        tails = (*(over if gap.over_window else ()), full, api)
+        for figures in self._figure_variants(plan):
+            for words in tails:
+                tail = Text.assemble(("  · ", self._style("label")), (words, Style(bold=True)))
+                if figures.cell_len + tail.cell_len <= width:
+                    return Text.assemble(figures, tail, no_wrap=True, overflow="ellipsis")
+        return self._figures(plan, width)
 
     def _reported_line(self, gap: ReportedGap, width: int) -> Text:
-        """``API reported 36,796 prompt tok at request 260 · counted 21,747 · +15,049: system
-        prompt and tool definitions are not in the transcript``: the provider's count of the
-        last request with usage, this tokenizer's count of the same prompt, and why they
-        differ; in fewer words when narrow, the two figures first and kept."""
-        label = self._style("label")
+        """The API's count of the last request with usage, this tokenizer's count of the same
+        prompt and the gap split in two: the longest of ``ReportedGap.lines`` (the words
+        ``report``, ``replay`` and the timeline print) that fits, else the shortest cut."""
+        words = gap.line_for(width)
+        text = Text(words, style=self._style("label"), no_wrap=True, overflow="ellipsis")
         strong = Style(bold=True)
-        request = f"{gap.request + 1:,}"
-        # Read from the agent's last compaction on, the requests count from there; the
-        # timeline, which replays the whole file, numbers the same request from its start.
-        since = " since the last compaction" if gap.since_compaction else ""
-        variants = (
-            ("API reported ", f" prompt tok at request {request}{since}", "counted ", gap.reason()),
-            ("API reported ", " at request " + request, "counted ", gap.reason()),
-            ("API ", " at request " + request, "counted ", gap.reason(short=True)),
-            ("API ", "", "counted ", gap.reason(short=True)),  # cut with "…" if need be
-        )
-        text = Text()
-        for api, where, sim, reason in variants:
-            text = Text(no_wrap=True, overflow="ellipsis")
-            text.append(api, label)
-            text.append(f"{gap.reported:,}", strong)
-            text.append(where, label)
-            text.append(f" · {sim}", label)
-            text.append(f"{gap.estimated:,}", strong)
-            text.append(f" · {gap.gap:+,}")
-            if reason:
-                text.append(f": {reason}", label)
-            if text.cell_len <= width:
-                break
+        for figure in (f"{gap.reported:,}", f"{gap.estimated:,}"):
+            at = words.find(figure)
+            if at >= 0:
+                text.stylize(strong, at, at + len(figure))
         text.truncate(width, overflow="ellipsis")  # joined to the other lines, it would wrap
         return text
 
     def _figures(self, plan: Plan, width: int) -> Text:
-        """The request against the window, in as many words as ``width`` allows.
+        """The prompt sent, then the request (with the output reserve) against the window, in
+        as many words as ``width`` allows: the words shrink first, the figures never do."""
+        variants = self._figure_variants(plan)
+        return next((v for v in variants if v.cell_len <= width), variants[-1])
 
-        At 60 columns "near the compaction trigger" was cut to "near the"; the unit and the
-        wording shrink first, the figures and the ratio never do.
-        """
+    def _figure_variants(self, plan: Plan) -> list[Text]:
+        """The figures line from the most words to the fewest."""
         t = plan.totals
         pressure = plan.pressure
         state = self._style(pressure.value)
@@ -173,26 +199,40 @@ class BudgetGauge(Widget):
             notes = ("near the compaction trigger", "near trigger")
         else:
             notes = ("", "")
-        text = Text()
-        for unit, note in ((" tok requested", notes[0]), ("", notes[0]), ("", notes[1])):
+        # The headline is the prompt sent; the request adds the output reserve to it.
+        prompt, request = f"{t.tokens:,}", f"{t.requested:,} / {t.window:,}"
+        variants = (
+            (f"prompt {prompt} tok sent", request, " with the output reserve", notes[0]),
+            (f"prompt {prompt}", request, " with reserve", notes[0]),
+            (f"prompt {prompt}", request, "", notes[0]),
+            (f"prompt {prompt}", request, "", notes[1]),
+        )
+        out = []
+        for head, figures, unit, note in variants:
             text = Text(no_wrap=True, overflow="ellipsis")
-            text.append("window ", label)
-            text.append(f"{t.requested:,} / {t.window:,}", state + Style(bold=True))
+            text.append(head, state + Style(bold=True))
+            text.append(" · ", label)
+            text.append(figures, state)
             text.append(unit, label)
             text.append(f"  {t.used_ratio:.1%}", state + Style(bold=True))
             if note:
                 text.append(f"  {note}", state)
-            if text.cell_len <= width:
-                break
-        return text
+            out.append(text)
+        return out
 
     def _bar(self, plan: Plan, width: int) -> Text:
+        """The segments, and the trigger marked ``TRIGGER_MARK`` where the prompt would
+        compact (on the cell that holds its token, so a bar past it reads as past it)."""
         values = segment_values(plan)
         cells = split_cells(values, width)
         text = Text(no_wrap=True, end="")
         for (name, char), n in zip(SEGMENTS, cells, strict=True):
             if n:
                 text.append(char * n, self._style(name))
+        at = trigger_cell(plan, sum(cells))
+        if at is not None:
+            mark = Text(TRIGGER_MARK, self._style("warning") + Style(bold=True), end="")
+            text = Text.assemble(text[:at], mark, text[at + 1 :], no_wrap=True, end="")
         return text
 
     def _legend(self, plan: Plan, width: int) -> Text:
@@ -204,6 +244,7 @@ class BudgetGauge(Widget):
             if value > 0 or name in ("kept", "tail", "free")
         ]
         pieces: list[Text] = []
+        trigger = plan.totals.trigger
         for gap, short in (("  ", False), (" ", False), (" ", True)):
             pieces = []
             for name, char, value in entries:
@@ -213,6 +254,13 @@ class BudgetGauge(Widget):
                 piece.append(f"{value:,}")
                 pieces.append(piece)
             line = Text(gap).join(pieces)
+            if trigger is not None and trigger > 0:  # the mark explained, where there is room
+                mark = Text(TRIGGER_MARK, self._style("warning") + Style(bold=True), end="")
+                mark.append(" trigger ", self._style("label"))
+                mark.append(f"{trigger:,}")
+                with_mark = Text(gap).join([*pieces, mark])
+                if with_mark.cell_len <= width:
+                    return with_mark
             if line.cell_len <= width:
                 return line
         lines: list[Text] = []

@@ -19,7 +19,8 @@ from textual.message import Message
 from textual.widgets import Label, Static
 
 from ctxtui.core.leaf_calls import LeafCalls
-from ctxtui.llm import Endpoint, LLMSummary
+from ctxtui.core.rows import literal_block, visible
+from ctxtui.llm import Endpoint, LLMSummary, Stop
 from ctxtui.options import debugging
 from ctxtui.tui.llm_job import (
     SummaryCall,
@@ -28,6 +29,9 @@ from ctxtui.tui.llm_job import (
     SummaryWritten,
     run_summary,
 )
+
+REDRAW_EVERY = 0.05
+"""Seconds between redraws of the text while it streams."""
 
 
 class LLMSummaryView(Vertical):
@@ -62,6 +66,8 @@ class LLMSummaryView(Vertical):
         self.running = False
         self._ticket = 0
         self._pieces: list[str] = []
+        self._stop = Stop()
+        self._redraw_pending = False
 
     def compose(self) -> ComposeResult:
         yield Static("", id="llm-text", markup=False)
@@ -78,22 +84,30 @@ class LLMSummaryView(Vertical):
         self.query_one("#llm-byline").display = False
         self.display = True
         self.post_message(
-            self.Status(f"Asking {endpoint.model} at {endpoint.base_url}… (Escape stops)")
+            self.Status(f"Asking {visible(endpoint.model)} at {endpoint.shown}… (Escape stops)")
         )
-        work = partial(run_summary, self.post_message, endpoint, calls, self._ticket)
+        self._stop = Stop()
+        work = partial(run_summary, self.post_message, endpoint, calls, self._ticket, self._stop)
         self.run_worker(
             work, thread=True, exclusive=True, group="llm", exit_on_error=debugging()
         )  # see jobs.bug_line
 
     def stop(self) -> None:
-        """Cancel the running call; whatever it still sends is ignored."""
+        """Cancel the running call, closing its connection now; whatever it still sends is
+        ignored."""
+        self._stop.press()
         self.workers.cancel_group(self, "llm")
         self._ticket += 1
         self.running, self.display = False, False
         self.post_message(self.Status("Stopped: the LLM call was cancelled; the stand-in stays"))
 
+    def on_unmount(self) -> None:
+        """Leaving (the screen closed, ``q``): the call must not outlive the view."""
+        self._stop.press()
+
     def _show(self, text: str) -> None:
-        self.query_one("#llm-text", Static).update(Text(text))
+        """The model's text, literally: its escapes (OSC 52, a title) never reach the terminal."""
+        self.query_one("#llm-text", Static).update(Text(literal_block(text)))
 
     @on(SummaryCall)
     def _call(self, event: SummaryCall) -> None:
@@ -104,8 +118,17 @@ class LLMSummaryView(Vertical):
 
     @on(SummaryPiece)
     def _piece(self, event: SummaryPiece) -> None:
+        """Keep the piece; redraw at most every ``REDRAW_EVERY`` seconds, since a model that
+        streams a character at a time would otherwise re-render the whole text per character."""
         if event.ticket == self._ticket:
             self._pieces.append(event.text)
+            if not self._redraw_pending:
+                self._redraw_pending = True
+                self.set_timer(REDRAW_EVERY, partial(self._redraw, self._ticket))
+
+    def _redraw(self, ticket: int) -> None:
+        self._redraw_pending = False
+        if ticket == self._ticket and self.running:
             self._show("".join(self._pieces))
 
     @on(SummaryWritten)

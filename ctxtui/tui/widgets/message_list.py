@@ -314,7 +314,7 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
         pruned = index in plan.pruned
         message = self._session.messages[index]
         figures = row_figures(plan, index)
-        tag = figures.tag() or ("summary" if message.is_summary else "")
+        tag = figures.tags() or ("summary" if message.is_summary else "")
         cells = row_cells(
             self._row_layout(width),
             index,

@@ -2,7 +2,8 @@
 
 Beside the figures it says what a newcomer would otherwise miss: messages the source hides
 from the active history (PicoClaw's meta ``skip``), a tokenizer the user chose that a preset
-change kept, and an estimator that is more than 10 % off the exact count of this session.
+change kept, an estimator that is more than 10 % off the exact count of this session, and
+on a row of its own what the importer left out or hid (``SessionMeta.warnings``).
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from rich.console import RenderableType
 from rich.text import Text
 from textual.widget import Widget
 
+from ctxtui.core.import_notes import warnings_line
 from ctxtui.core.models import Session
 from ctxtui.core.plan import Plan
 from ctxtui.core.rows import visible
 from ctxtui.core.wording import plural
+from ctxtui.tui.cells import flow, shorten_name
 from ctxtui.tui.widgets.theme_style import component_style
 
 
@@ -45,6 +48,7 @@ class SessionBar(Widget):
         self._undo_depth = 0
         self._kept_tokenizer = ""
         self._estimate = ""
+        self._retention = ""
 
     def show(self, session: Session, plan: Plan, *, undo_depth: int = 0) -> None:
         self._session = session
@@ -59,6 +63,12 @@ class SessionBar(Widget):
         self._estimate = estimate
         self.refresh(layout=True)
 
+    def set_retention(self, note: str) -> None:
+        """What the agent's last recorded compaction lost that it needed after (``""``: no
+        note)."""
+        self._retention = note
+        self.refresh(layout=True)
+
     def set_status(self, status: str) -> None:
         """A short warning after the figures: how to open a file, or why the request cannot fit.
 
@@ -70,41 +80,64 @@ class SessionBar(Widget):
     def render(self) -> RenderableType:
         label = component_style(self, "session-bar--label")
         warn = component_style(self, "session-bar--warning")
-        text = Text(overflow="fold")
         session, plan = self._session, self._plan
-        if session is not None and plan is not None:
-            meta = session.meta
-            name = PurePath(meta.source_path).name if meta.source_path else "(in memory)"
-            text.append(name, component_style(self, "session-bar--name"))
-            text.append(" · ", label)
-            text.append(meta.format)
-            text.append(" · ", label)
-            text.append(plural(len(session), "message"))
-            hidden = meta.hidden_messages
-            if hidden:
-                text.append(f" (+{hidden:,} hidden by the meta's skip)", label)
-            text.append(" · preset ", label)
-            text.append(plan.policy.preset)
-            text.append(" · tokenizer ", label)
-            text.append(plan.tokenizer.used)
-            if plan.tokenizer.fell_back:
-                note = plan.tokenizer.note or f"{plan.tokenizer.requested} unavailable"
-                text.append(f" ({note})", warn)
-            if self._kept_tokenizer:
-                text.append(f" ({self._kept_tokenizer})", label)
-            if self._undo_depth:
-                text.append(" · compacted", warn)
-                text.append(f" (u undoes, {self._undo_depth} deep)", label)
-            if self._estimate:
-                text.append(" · ", label)
-                text.append(self._estimate, warn)
+        phrases = self._phrases(session, plan) if session is not None and plan is not None else []
         if self._status:
-            if text:
-                text.append(" · ", label)
-            text.append(self._status, warn)
+            phrases.append(Text(self._status, warn))
+        width = self.content_region.width
+        separator = Text(" · ", label)
+        if not width:
+            lines = [separator.join(phrases)]
+        else:
+            if session is not None and plan is not None:
+                # The name gives way first (in its middle), so the identity holds one line.
+                identity = sum(p.cell_len + separator.cell_len for p in phrases[1:5])
+                first = phrases[0]
+                phrases[0] = Text(shorten_name(first.plain, width - identity), first.style)
+            lines = flow(phrases, separator, width)
         if session is not None and plan is not None and session.meta.summary:
-            return Text("\n").join([text, self._summary_line(session.meta.summary, plan)])
-        return text
+            lines.append(self._summary_line(session.meta.summary, plan))
+        if session is not None and plan is not None and session.meta.warnings:
+            lines.append(self._warnings_line(session.meta.warnings))
+        return Text("\n").join(lines)
+
+    def _phrases(self, session: Session, plan: Plan) -> list[Text]:
+        """The session's identity (name, format, messages, preset, tokenizer), then its notes."""
+        label = component_style(self, "session-bar--label")
+        warn = component_style(self, "session-bar--warning")
+        meta = session.meta
+        name = PurePath(meta.source_path).name if meta.source_path else "(in memory)"
+        count = Text(plural(len(session), "message"))
+        if meta.hidden_messages:
+            count.append(f" (+{meta.hidden_messages:,} hidden by the meta's skip)", label)
+        phrases = [
+            Text(name, component_style(self, "session-bar--name")),
+            Text(meta.format),
+            count,
+            Text.assemble(("preset ", label), plan.policy.preset),
+            Text.assemble(("tokenizer ", label), plan.tokenizer.used),
+        ]
+        # The tokenizer's notes are phrases of their own: they take the next line whole
+        # rather than pushing the file's name out of the first.
+        if plan.tokenizer.fell_back:
+            phrases.append(
+                Text(plan.tokenizer.note or f"{plan.tokenizer.requested} unavailable", warn)
+            )
+        if self._kept_tokenizer:
+            phrases.append(Text(self._kept_tokenizer, label))
+        if self._undo_depth:
+            undo = (f" (u undoes, {self._undo_depth} deep)", label)
+            phrases.append(Text.assemble(("compacted", warn), undo))
+        phrases += [Text(note, warn) for note in (self._estimate, self._retention) if note]
+        return phrases
+
+    def _warnings_line(self, warnings: tuple[str, ...]) -> Text:
+        """What the importer left out or hid (a compact boundary, sub-agents, skipped lines),
+        on a row of its own, cut to the width: ``report`` prints them whole."""
+        line = Text(no_wrap=True, overflow="ellipsis", end="")
+        line.append(visible(warnings_line(warnings)), component_style(self, "session-bar--warning"))
+        line.truncate(max(self.content_region.width, 20), overflow="ellipsis")
+        return line
 
     def _summary_line(self, summary: str, plan: Plan) -> Text:
         """The source's own summary as a row of its own (PicoClaw keeps it in the meta file,

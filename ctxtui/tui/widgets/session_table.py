@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from rich.cells import set_cell_size
+from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -24,11 +24,40 @@ from textual.strip import Strip
 from ctxtui.tui.pick_rows import COLUMNS, PickRow
 from ctxtui.tui.widgets.theme_style import component_style
 
+SHRINK = (("project", 12), ("model", 10), ("agent", 8))
+"""The columns that give way when the list is narrower than ``COLUMNS`` (80×24), in order,
+each down to its floor: the project first, then the model; started and size stay whole."""
 
-def heading() -> str:
+
+def fitted_columns(width: int | None = None) -> tuple[tuple[str, int], ...]:
+    """``COLUMNS`` fitted to ``width`` cells (separators included), so neither the heading
+    wraps nor a row loses its size at the right edge; ``None`` keeps them as they are."""
+    columns = dict(COLUMNS)
+    if width is not None:
+        over = sum(columns.values()) + len(columns) - 1 - width
+        for name, floor in SHRINK:
+            give = max(0, min(over, columns[name] - floor))
+            columns[name] -= give
+            over -= give
+    return tuple(columns.items())
+
+
+def _fit(text: str, cells: int, *, keep_end: bool = False) -> str:
+    """``text`` in exactly ``cells`` cells; cut with ``…``, at its start for a project path
+    (whose end names the project)."""
+    if cell_len(text) <= cells:
+        return set_cell_size(text, cells)
+    if cells <= 1:
+        return "…"[:cells]
+    if keep_end:
+        return "…" + set_cell_size(text[::-1], cells - 1)[::-1]
+    return set_cell_size(text, cells - 1) + "…"
+
+
+def heading(width: int | None = None) -> str:
     """The column headings, spaced as the rows are; sizes are right-aligned, so is theirs."""
-    *left, (size, width) = COLUMNS
-    return " ".join([*(set_cell_size(label, w) for label, w in left), size.rjust(width)])
+    *left, (size, cells) = fitted_columns(width)
+    return " ".join([*(set_cell_size(label, w) for label, w in left), size.rjust(cells)])
 
 
 class SessionTable(ScrollView, can_focus=False):
@@ -115,6 +144,10 @@ class SessionTable(ScrollView, can_focus=False):
             style += component_style(self, "session-table--sample")
         if index == self.cursor:
             style += component_style(self, "session-table--cursor")
-        cells = " ".join(set_cell_size(t, w) for t, (_, w) in zip(row.cells, COLUMNS, strict=True))
+        columns = fitted_columns(width)
+        cells = " ".join(
+            _fit(text, cells, keep_end=name == "project" and not row.found.error)
+            for text, (name, cells) in zip(row.cells, columns, strict=True)
+        )
         text = Text(cells, style=style, no_wrap=True, end="")
         return Strip(text.render(self.app.console)).adjust_cell_length(width, style)

@@ -16,7 +16,7 @@ figures and decides nothing about budgets.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -30,6 +30,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ctxtui.core.replay import EventKind, Replay
+from ctxtui.palette import SERIES_COLOURS
 from ctxtui.tui.widgets.theme_style import component_style
 
 SERIES = ("simulated", "reported", "window", "trigger")
@@ -41,6 +42,8 @@ MARKS: dict[EventKind, str] = {
     EventKind.OVERFLOW: "!",
 }
 SEVERAL = "+"
+EVENTS = Binding.Group("Events")
+"""``[`` and ``]`` share one footer entry, ``[ ] Events``, so a 60-column footer keeps ? and q."""
 GUTTER = 7
 """Cells left of the plot for the token labels (``16.4k ``)."""
 
@@ -144,6 +147,19 @@ def draw(figures: ChartFigures, width: int, height: int) -> Drawing:
         plot("window", c, window_row, window_row)
         if c % 2 == 0 and trigger_row >= 0:  # dashed: it reads apart from the window
             plot("trigger", c, trigger_row, trigger_row)
+    cells = _cells(bits, width, height)
+    labels = {0: short_tokens(top), height - 1: "0"}
+    if figures.trigger is not None:
+        labels[trigger_row // 4] = short_tokens(figures.trigger)
+    labels[window_row // 4] = short_tokens(figures.window)
+    return Drawing(cells, _mark_row(figures.marks, width), labels)
+
+
+def _cells(
+    bits: Mapping[str, Sequence[int]], width: int, height: int
+) -> tuple[tuple[tuple[str, str], ...], ...]:
+    """Each cell's braille glyph (every series' dots) and the series it is coloured as: the
+    first in ``SERIES`` order with a dot there, so the simulated line stays on top."""
     cells = []
     for y in range(height):
         row = []
@@ -157,11 +173,7 @@ def draw(figures: ChartFigures, width: int, height: int) -> Drawing:
                     owner = owner or name
             row.append((chr(0x2800 + mask), owner))
         cells.append(tuple(row))
-    labels = {0: short_tokens(top), height - 1: "0"}
-    if figures.trigger is not None:
-        labels[trigger_row // 4] = short_tokens(figures.trigger)
-    labels[window_row // 4] = short_tokens(figures.window)
-    return Drawing(tuple(cells), _mark_row(figures.marks, width), labels)
+    return tuple(cells)
 
 
 def column_of(index: int, count: int, width: int) -> int:
@@ -270,6 +282,7 @@ class TimelineChart(Widget, can_focus=True):
             "event(-1)",
             "Previous event",
             id="timeline.prev_event",
+            group=EVENTS,
             tooltip="Move the cursor to the last marked request before it",
         ),
         Binding(
@@ -277,12 +290,12 @@ class TimelineChart(Widget, can_focus=True):
             "event(1)",
             "Next event",
             id="timeline.next_event",
+            group=EVENTS,
             tooltip="Move the cursor to the next marked request",
         ),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        *(f"timeline-chart--{name}" for name in SERIES),
         "timeline-chart--mark",
         "timeline-chart--axis",
         "timeline-chart--cursor",
@@ -290,10 +303,6 @@ class TimelineChart(Widget, can_focus=True):
 
     DEFAULT_CSS = """
     TimelineChart { background: $surface; }
-    TimelineChart > .timeline-chart--simulated { color: $text-success; }
-    TimelineChart > .timeline-chart--reported { color: $text-accent; }
-    TimelineChart > .timeline-chart--window { color: $text-error; }
-    TimelineChart > .timeline-chart--trigger { color: $text-warning; }
     TimelineChart > .timeline-chart--mark { color: $text-warning; text-style: bold; }
     TimelineChart > .timeline-chart--axis { color: $text-muted; }
     TimelineChart > .timeline-chart--cursor { background: $primary 35%; }
@@ -396,10 +405,21 @@ class TimelineChart(Widget, can_focus=True):
         style = self._styles.get(name)
         if style is None:
             style = self.rich_style
-            if name:
+            if name in SERIES_COLOURS:
+                style += self.series_style(name)
+            elif name:
                 style += component_style(self, f"timeline-chart--{name}")
             self._styles[name] = style
         return style
+
+    def series_style(self, name: str) -> Style:
+        """A series' own colour (``SERIES_COLOURS``) for the theme's background, dark or light;
+        the legend draws its swatches with it."""
+        shade = "dark" if self.app.current_theme.dark else "light"
+        colours = SERIES_COLOURS.get(name)
+        if colours is None:
+            return component_style(self, f"timeline-chart--{name}")
+        return Style(color=colours[shade])
 
     def render_line(self, y: int) -> Strip:
         total = self.size.width

@@ -1,0 +1,63 @@
+"""The options of ``ctxtui fleet`` and ``ctxtui cache`` (rows of ``cli_args.COMMANDS``)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from ctxtui.core.formats import FORMAT_NAMES
+
+
+def fleet_options(
+    fleet: argparse.ArgumentParser,
+    whole: Callable[[str], int],
+    add_policy_options: Callable[[argparse.ArgumentParser], None],
+) -> None:
+    """The fleet's options, then the policy knobs; ``whole`` checks a count."""
+    fleet.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="session files, or directories to search for them; default: every session "
+        "'ctxtui sessions' lists",
+    )
+    fleet.add_argument("--json", action="store_true", help="print one JSON document")
+    fleet.add_argument(
+        "--compare",
+        metavar="A,B,...",
+        help="also replay every session under these presets and print each preset's totals "
+        "across the fleet (compactions, peak prompt, cost) side by side",
+    )
+    fleet.add_argument(
+        "--no-simulate",
+        action="store_true",
+        help="read usage only: no token count and no replay (the simulated columns are empty)",
+    )
+    fleet.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="read every session again and leave the index alone",
+    )
+    fleet.add_argument(
+        "--workers",
+        type=whole,
+        metavar="N",
+        help="processes to run; default: every core; 1 reads in this process",
+    )
+    fleet.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run the sessions on an existing Dask cluster (tcp://HOST:PORT of its scheduler); "
+        "needs the optional 'dask' extra",
+    )
+    fleet.add_argument(
+        "--format",
+        metavar="NAME",
+        help="read every file as this format instead of detecting it: " + ", ".join(FORMAT_NAMES),
+    )
+    add_policy_options(fleet)
+
+
+def cache_options(cache: argparse.ArgumentParser) -> None:
+    """``ctxtui cache``'s one action."""
+    cache.add_argument("action", choices=("clear",), help="clear: remove everything cached")

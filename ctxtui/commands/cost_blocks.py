@@ -1,0 +1,131 @@
+"""The ``cost`` and ``cache`` blocks ``report --json`` and ``replay --json`` share.
+
+The session is priced over every request it recorded (read with its full history), and its
+sub-agents' files are priced too for ``total_with_subagents_usd``; ``core.cost`` does the
+pricing, this module only finds and reads the files.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ctxtui.commands.pipeline import Planned, load
+from ctxtui.core.carry import Carry, carry_costs, carry_json
+from ctxtui.core.cost import SessionCost, cache_json, cost_json, session_cost, usd
+from ctxtui.core.engine import Engine
+from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.models import Session
+from ctxtui.core.wording import plural
+from ctxtui.importers import load_session
+from ctxtui.importers.subagents import subagent_paths
+
+
+@dataclass(frozen=True)
+class CostBlocks:
+    cost: SessionCost
+    subagents: tuple[SessionCost, ...]
+    warnings: tuple[str, ...]
+    session: Session
+
+    def carry(self, message_tokens: Sequence[int]) -> Carry:
+        return carry_costs(self.session, self.cost, message_tokens)
+
+    def cost_json(self) -> dict[str, object]:
+        return cost_json(self.cost, self.subagents)
+
+    def cache_json(self) -> dict[str, object]:
+        return cache_json(self.cost)
+
+
+def cost_blocks(session: Session, points: Sequence[int] | None = None) -> CostBlocks:
+    """``session`` priced (``points``: its requests, by default every assistant reply), with
+    its sub-agents; a sub-agent that cannot be read is named in a warning and left out."""
+    cost = session_cost(session, points)
+    warnings = cost.warnings()
+    subs: list[SessionCost] = []
+    path = session.meta.source_path
+    for sub_path in subagent_paths(path, session.meta.format) if path else ():
+        try:
+            sub = session_cost(load_session(sub_path, format="claude-code", full_history=True))
+        except SessionLoadError as err:
+            warnings.append(f"sub-agent not counted: {err}")
+            continue
+        subs.append(sub)
+        warnings.extend(f"sub-agent {sub_path}: {w}" for w in sub.warnings())
+    return CostBlocks(cost, tuple(subs), tuple(warnings), session)
+
+
+def whole_session(args: argparse.Namespace, session: Session) -> Session:
+    """``session`` with every request it recorded: read again with its full history when the
+    agent compacted it (the normal read starts at its last compaction)."""
+    if session.meta.full_history or not session.meta.recorded_compactions:
+        return session
+    return load(args, full_history=True)
+
+
+def cost_sentence(cost: Mapping[str, Any], cache: Mapping[str, Any]) -> str:
+    """The ``cost`` and ``cache`` blocks in one line for the tables."""
+    if not cost["requests_priced"]:
+        unpriced = cost["requests_unpriced"]
+        return (
+            f"cost: unknown ({plural(unpriced, 'request')} with usage but no price)"
+            if (unpriced)
+            else "cost: unknown (no request recorded its usage)"
+        )
+    words = [f"cost ${cost['total_usd']:,.4f} over {plural(cost['requests_priced'], 'request')}"]
+    if cost["subagents"]:
+        words.append(
+            f"${cost['total_with_subagents_usd']:,.4f} with "
+            f"{plural(cost['subagents'], 'sub-agent')}"
+        )
+    if cache["hit_ratio"] is not None:
+        words.append(f"cache hit ratio {cache['hit_ratio']:.1%}")
+    misses = cache["misses"]
+    if misses:
+        listed = ", ".join(f"{m['count']} {cause.replace('_', ' ')}" for cause, m in misses.items())
+        words.append(f"misses: {listed}")
+    return " · ".join(words)
+
+
+def whole_session_tokens(planned: Planned, whole: Session) -> Sequence[int]:
+    """Message sizes of ``whole`` for carry costs: the plan's own counts when it is the
+    planned session, else the plan estimator's (only proportions within a prompt matter)."""
+    if whole is planned.session:
+        counts = planned.engine.counts(planned.policy)
+    else:
+        counts = Engine(whole).counts(planned.policy.with_changes(tokenizer=ESTIMATOR))
+    assert counts is not None  # no stop check was given
+    return counts.message_tokens
+
+
+ESTIMATOR = "plan"
+
+
+def add_carry(report: dict[str, Any], blocks: CostBlocks, tokens: Sequence[int]) -> None:
+    """The report's ``carry`` block, and each of its ``tools[]`` its whole-session carry."""
+    carry = blocks.carry(tokens)
+    block = carry_json(blocks.session, carry)
+    report["carry"] = block
+    by_name = {t.name: t for t in carry.tools(blocks.session)}
+    for tool in report["tools"]:
+        found = by_name.get(tool["name"])
+        tool["carry_tokens"] = found.tokens if found else 0
+        tool["carry_usd"] = usd(found.cost) if found else 0.0
+
+
+def whatif_sentence(block: Mapping[str, Any]) -> str:
+    """Recorded against simulated in one line: dollars, cache hit ratio, compactions."""
+    rec, sim = block["recorded"], block["simulated"]
+
+    def ratio(value: float | None) -> str:
+        return "—" if value is None else f"{value:.1%}"
+
+    return (
+        f"what-if ({block['preset']}): simulated ${sim['cost_usd']:,.4f} against "
+        f"${rec['cost_usd']:,.4f} recorded · cache hit ratio {ratio(sim['cache_hit_ratio'])} "
+        f"against {ratio(rec['cache_hit_ratio'])} · {sim['compactions']} compactions "
+        f"against {rec['compactions']}"
+    )

@@ -1,0 +1,55 @@
+"""The session bar's retention note: what the agent's last recorded compaction lost.
+
+A thread worker reads the file again with its full history (the normal view starts after the
+agent's last compaction, so the messages it replaced are not on screen), audits the recorded
+summaries (``core.retention_audits``) and posts one line. Only the estimator counts: the note
+needs the facts, not exact tokens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.message import Message
+
+from ctxtui.core.engine import Engine
+from ctxtui.core.models import Session
+from ctxtui.core.policy import Policy
+from ctxtui.tui.jobs import Post
+
+NOTE_MAX_BYTES = 64 * 1024 * 1024
+"""A file larger than this gets no note: a second read of it would compete with the counting
+of the session on screen for the interpreter, for a courtesy line."""
+
+
+@dataclass
+class RetentionNoted(Message):
+    """The line for ``path`` (empty: nothing to say)."""
+
+    path: Path
+    note: str
+
+
+def note_retention(
+    post: Post, path: Path, format: str | None, shown: Session, policy: Policy
+) -> None:
+    """Post the last recorded compaction's "needed after and lost" line for ``path``."""
+    from ctxtui.core.retention import headline
+    from ctxtui.core.retention_audits import recorded_audits
+    from ctxtui.importers import load_session
+
+    if not shown.meta.recorded_compactions:
+        return
+    try:
+        if path.stat().st_size > NOTE_MAX_BYTES:
+            return
+        history = load_session(path, format, full_history=True)
+        estimator = policy.with_changes(tokenizer="plan")
+        engine = Engine(history)
+        counts = engine.counts(estimator)
+        assert counts is not None  # no stop check was given
+        audits = recorded_audits(history, estimator, counts, engine.tokenizer(estimator), False)
+    except Exception:  # the note is a courtesy: the bar stays as it is
+        return
+    post(RetentionNoted(path, headline(audits)))

@@ -1,0 +1,95 @@
+"""The retention audit of a compaction the agent recorded, opened from the timeline (`a`).
+
+The audit of the recorded compaction at the cursor (or the last one before it) is worked out
+in a thread worker from the replay's full history: the agent's summary against the messages
+it replaced, with ctxtui's stand-in for the same messages named beside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Label
+
+from ctxtui.core.replay import Replay
+from ctxtui.core.retention import Audit
+from ctxtui.tui.screens.dialog import Dialog
+from ctxtui.tui.widgets.retention import RetentionView
+
+
+def recorded_at(audits: tuple[Audit, ...], request: int) -> tuple[Audit, Audit | None] | None:
+    """The recorded audit at ``request`` or the last one before it (else the first), with the
+    stand-in's audit of the same segment; ``None`` when nothing was recorded."""
+    pairs = [
+        (a, next((b for b in audits if b.source == "stand-in" and b.segment is a.segment), None))
+        for a in audits
+        if a.source == "recorded"
+    ]
+    if not pairs:
+        return None
+    before = [p for p in pairs if p[0].request is not None and p[0].request <= request]
+    return before[-1] if before else pairs[0]
+
+
+class RecordedAuditScreen(Dialog[None]):
+    """What a recorded compaction's summary kept of the messages it replaced."""
+
+    DEFAULT_CSS = """
+    RecordedAuditScreen > #dialog {
+        max-width: 120;
+        height: 80%;
+    }
+    """
+    DIALOG_ID = "audit"
+    CANCEL_LABEL = "Close"
+    CANCEL_NAME = "close"
+
+    @dataclass
+    class Ready(Message):
+        """The audits are worked out (``None``: the session recorded no compaction)."""
+
+        found: tuple[Audit, Audit | None] | None
+
+    def __init__(self, replay: Replay, request: int) -> None:
+        super().__init__()
+        self.replay = replay
+        self.request = request
+        self.found: tuple[Audit, Audit | None] | None = None
+        self.done = False  # the worker has answered
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label("Recorded compaction · auditing…", id="title", markup=False)
+            yield RetentionView(id="retention", empty="Reading the replaced messages…")
+
+    def on_mount(self) -> None:
+        self._audit()
+
+    @work(thread=True, exclusive=True, group="recorded-audit", description="retention audit")
+    def _audit(self) -> None:
+        from ctxtui.core.retention_audits import recorded_audits
+
+        r = self.replay
+        audits = recorded_audits(r.session, r.policy, r.counts, r.tokenizer)
+        self.post_message(self.Ready(recorded_at(audits, self.request)))
+
+    @on(Ready)
+    def _ready(self, event: Ready) -> None:
+        self.found, self.done = event.found, True
+        title = self.query_one("#title", Label)
+        if event.found is None:
+            title.update("No compaction recorded in this session: nothing to audit.")
+            self.query_one(RetentionView).show_empty("")
+            return
+        recorded, stand_in = event.found
+        seg = recorded.segment
+        where = f"request {recorded.request + 1:,}" if recorded.request is not None else "the end"
+        title.update(
+            f"Recorded compaction at {where} · replaced #{seg.first:,}–#{seg.last:,} "
+            f"({seg.tokens:,} tok) with {recorded.summary_tokens:,} tok"
+        )
+        self.query_one(RetentionView).show(recorded, beside=stand_in)

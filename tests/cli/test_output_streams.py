@@ -1,0 +1,144 @@
+"""A closed, full or vanished standard output, and ``-o`` into an agent's store: real processes.
+
+A closed stdout (``>&-``) or a full one (``> /dev/full``) is the environment's state, not a
+bug: one line on stderr and exit 2, never a traceback or exit 3. A reader that goes away
+(``| head``) is a quiet exit 0, as by convention.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxtui.samples import samples_dir
+
+DEMO = str(samples_dir() / "demo.json")
+COMMANDS = [
+    ["formats"],
+    ["presets"],
+    ["sessions"],
+    ["sessions", "--json"],
+    ["report", DEMO],
+    ["report", "--json", DEMO],
+    ["compact", DEMO],
+    ["compact", DEMO, "-o", "-"],
+    ["replay", DEMO],
+    ["compare", DEMO],
+    ["--version"],
+    ["--help"],
+    ["report", "--help"],
+]
+
+
+def _ctxtui(argv: list[str], home: Path, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    return subprocess.run(  # type: ignore[call-overload, no-any-return]
+        [sys.executable, "-m", "ctxtui", *argv],
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        env=env,
+        **kwargs,
+    )
+
+
+def _one_line_exit_2(done: subprocess.CompletedProcess[str], words: str) -> None:
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert lines and words in lines[-1], done.stderr
+    if "-o" not in done.args:  # compact -o - tells its figures on stderr, then the error
+        assert len(lines) == 1, done.stderr
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=" ".join)
+def test_a_closed_stdout_is_one_line_and_exit_2(argv: list[str], tmp_path: Path) -> None:
+    done = _ctxtui(argv, tmp_path, preexec_fn=lambda: os.close(1))
+    _one_line_exit_2(done, "standard output is closed")
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=" ".join)
+def test_a_full_stdout_is_one_line_and_exit_2(argv: list[str], tmp_path: Path) -> None:
+    if argv[0] == "sessions" and len(argv) == 1:
+        pytest.skip("with no session found, 'sessions' writes only to stderr")
+    with open("/dev/full", "w") as full:
+        done = _ctxtui(argv, tmp_path, stdout=full)
+    _one_line_exit_2(done, "cannot write to standard output (No space left on device)")
+
+
+def test_a_reader_that_goes_away_is_a_quiet_exit(tmp_path: Path) -> None:
+    env = {**os.environ, "HOME": str(tmp_path)}
+    writer = subprocess.Popen(
+        [sys.executable, "-m", "ctxtui", "report", DEMO],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert writer.stdout is not None and writer.stderr is not None
+    writer.stdout.read(10)
+    writer.stdout.close()  # like `| head -c 10`
+    err = writer.stderr.read().decode()
+    assert writer.wait(timeout=60) == 0, err
+    assert err == ""
+
+
+@pytest.mark.parametrize(
+    "store",
+    [
+        ".claude/projects/-work-app",
+        ".codex/sessions/2026/01/01",
+        ".local/share/opencode/storage",
+        ".picoclaw/workspace/sessions",
+    ],
+)
+def test_compact_never_writes_into_an_agents_store_even_with_force(
+    store: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / store
+    folder.mkdir(parents=True)
+    other = folder / "another-session.jsonl"
+    other.write_text('{"the agent": "wrote this"}\n')
+    done = _ctxtui(["compact", DEMO, "-o", str(other), "--force"], tmp_path)
+    _one_line_exit_2(done, "session store")
+    assert other.read_text() == '{"the agent": "wrote this"}\n'
+    assert sorted(p.name for p in folder.iterdir()) == ["another-session.jsonl"]
+    # and by another name: a symlink into the store
+    (tmp_path / "link").symlink_to(folder)
+    done = _ctxtui(["compact", DEMO, "-o", str(tmp_path / "link" / "new.json")], tmp_path)
+    _one_line_exit_2(done, "session store")
+    assert not (folder / "new.json").exists()
+
+
+def test_report_o_never_writes_into_an_agents_store_either(tmp_path: Path) -> None:
+    folder = tmp_path / ".codex" / "sessions"
+    folder.mkdir(parents=True)
+    other = folder / "rollout-x.jsonl"
+    other.write_text("{}\n")
+    done = _ctxtui(["report", DEMO, "--json", "-o", str(other), "--force"], tmp_path)
+    _one_line_exit_2(done, "refusing to write inside Codex's session store")
+    assert other.read_text() == "{}\n"
+
+
+def test_a_closed_stderr_sends_nothing_to_stdout_and_no_file_takes_its_place(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxtui", "report", str(tmp_path / "missing.json")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: os.close(2),
+    )
+    assert done.returncode == 2 and done.stdout == ""  # the error line is not on stdout
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxtui", "compact", DEMO, "-o", str(out)],
+        stdout=subprocess.DEVNULL,
+        timeout=60,
+        preexec_fn=lambda: os.close(2),
+    )
+    assert done.returncode == 0 and out.read_bytes().startswith(b"{")

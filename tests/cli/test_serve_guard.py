@@ -1,0 +1,267 @@
+"""``ctxtui serve`` behind its door: a real server process, real HTTP and WebSocket clients.
+
+Each test starts ``ctxtui serve --port 0`` and reads the URL it prints (with the launch's token);
+the app processes it starts are counted in ``/proc`` (children of the server's pid).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import aiohttp
+import pytest
+
+from ctxtui.core.output import write_root_refusal
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+
+MARKED = ["sh", "-c", 'CTXTUI_TEST_SERVER=$$ exec "$@"', "sh"]
+"""Runs a command with its own pid in the environment, which every app it starts inherits."""
+URL = re.compile(r"serving on (http://\S+)")
+
+
+@dataclass
+class Served:
+    proc: subprocess.Popen[bytes]
+    url: str  # the printed URL, token included
+
+    @property
+    def base(self) -> str:
+        parts = urlsplit(self.url)
+        return f"{parts.scheme}://{parts.netloc}"
+
+    @property
+    def token(self) -> str:
+        return self.url.rsplit("token=", 1)[1]
+
+    def ws(self, token: str | None = None) -> str:
+        return "ws" + self.base[4:] + f"/ws/{self.token if token is None else token}"
+
+
+def children(pid: int) -> list[int]:
+    """The live processes started under server ``pid``: its children, and any process that
+    inherited its marker variable (an app orphaned by a killed shell still counts)."""
+    marker = f"CTXTUI_TEST_SERVER={pid}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == pid:
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            environ = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] != "Z" and (int(fields[1]) == pid or marker in environ):
+            found.append(int(entry))
+    return found
+
+
+def wait_until(check: object, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():  # type: ignore[operator]
+            return True
+        time.sleep(0.1)
+    return bool(check())  # type: ignore[operator]
+
+
+def start_serve(*extra: str, cwd: Path) -> Served:
+    env = {**os.environ, "HOME": str(cwd), "TEXTUAL_ANIMATIONS": "none"}
+    proc = subprocess.Popen(
+        [*MARKED, sys.executable, "-m", "ctxtui", "serve", "--port", "0", *extra],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=cwd,
+    )
+    assert proc.stderr is not None
+    line = proc.stderr.readline().decode()
+    match = URL.search(line)
+    if match is None:
+        proc.kill()
+        pytest.fail(f"serve printed no URL: {line!r}")
+    return Served(proc, match[1])
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    s = start_serve("--max-apps", "2", cwd=tmp_path)
+    try:
+        yield s
+    finally:
+        s.proc.terminate()
+        s.proc.wait(timeout=15)
+
+
+async def _status(url: str, **headers: str) -> int:
+    async with aiohttp.ClientSession() as http, http.get(url, headers=headers) as response:
+        return response.status
+
+
+async def _ws_status(url: str, origin: str | None, **query: str) -> int:
+    """The status of a WebSocket handshake (101 when accepted, then closed at once)."""
+    headers = {"Origin": origin} if origin else {}
+    async with aiohttp.ClientSession() as http:
+        try:
+            ws = await http.ws_connect(url, headers=headers, params=query)
+        except aiohttp.WSServerHandshakeError as err:
+            return err.status
+        await ws.close()
+        return 101
+
+
+def test_the_page_needs_the_printed_token(served: Served) -> None:
+    assert asyncio.run(_status(served.url)) == 200
+    assert asyncio.run(_status(served.base + "/")) == 403
+    assert asyncio.run(_status(served.base + "/?token=wrong")) == 403
+
+
+def test_a_cross_origin_or_tokenless_socket_is_refused_before_any_app(served: Served) -> None:
+    assert asyncio.run(_ws_status(served.ws(), "http://evil.example")) == 403
+    assert asyncio.run(_ws_status(served.ws(), None)) == 403
+    assert asyncio.run(_ws_status(served.ws("wrong"), served.base)) == 403
+    assert asyncio.run(_ws_status(served.base.replace("http", "ws") + "/ws", served.base)) in (
+        403,
+        404,
+    )
+    assert children(served.proc.pid) == []  # no app was started for any of them
+    assert asyncio.run(_ws_status(served.ws(), served.base)) == 101
+
+
+async def _hold(served: Served, count: int, width: int = 80, height: int = 24) -> list[object]:
+    """Open ``count`` app sockets, wait for each app's first screen, keep them open."""
+    http = aiohttp.ClientSession()
+    sockets = []
+    for _ in range(count):
+        ws = await http.ws_connect(
+            served.ws(),
+            headers={"Origin": served.base},
+            params={"width": str(width), "height": str(height)},
+            max_msg_size=0,
+        )
+        sockets.append(ws)
+    for ws in sockets:
+        got = 0
+        while got < 2000:
+            msg = await asyncio.wait_for(ws.receive(), 30)
+            assert msg.type == aiohttp.WSMsgType.BINARY, msg
+            got += len(msg.data)
+    return [http, *sockets]
+
+
+def test_apps_are_capped_and_one_more_gets_a_page(served: Served) -> None:
+    async def scenario() -> tuple[int, int, str, int]:
+        http, *sockets = await _hold(served, 2)
+        apps = children(served.proc.pid)
+        running = len(apps)
+        for pid in apps:  # each app is told it may write nowhere (no --export-dir given)
+            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            assert b"CTXTUI_WRITE_ROOT=" in environ and b"CTXTUI_NO_CACHE=1" in environ
+        refused = await _ws_status(served.ws(), served.base)
+        async with aiohttp.ClientSession() as other, other.get(served.url) as page:
+            text = await page.text()
+            status = page.status
+        for ws in sockets:
+            await ws.close()  # type: ignore[attr-defined]
+        await http.close()  # type: ignore[attr-defined]
+        return running, refused, text, status
+
+    running, refused, text, status = asyncio.run(scenario())
+    assert running == 2
+    assert refused == 503
+    assert status == 503 and "--max-apps 2" in text
+
+
+def test_every_app_ends_within_seconds_of_its_socket_closing(served: Served) -> None:
+    """A huge announced terminal, a client that reads nothing for seconds, then vanishes
+    without a close frame (the app, blocked writing its screen, used to live forever)."""
+
+    async def scenario() -> int:
+        http = aiohttp.ClientSession()
+        sockets = [
+            await http.ws_connect(
+                served.ws(),
+                headers={"Origin": served.base},
+                params={"width": "4000", "height": "2000"},
+            )
+            for _ in range(2)
+        ]
+        await asyncio.sleep(4)  # the apps start and write; nobody reads
+        alive = len(children(served.proc.pid))
+        for ws in sockets:
+            transport = ws._response.connection.transport  # type: ignore[union-attr]
+            assert transport is not None
+            transport.abort()  # the TCP connection drops, as when a laptop lid closes
+        await http.close()
+        return alive
+
+    assert asyncio.run(scenario()) == 2
+    assert wait_until(lambda: children(served.proc.pid) == [], 8), children(served.proc.pid)
+
+
+def _serve_fails(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ctxtui", "serve", *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=cwd,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--port", "70000"], "expected a port from 0 to 65535"),
+        (["--host", "999.1.1.1", "--port", "0"], "999.1.1.1': cannot bind there"),
+        (["--host", "no-such-host.invalid", "--port", "0"], "cannot bind there"),
+        (["--max-apps", "0"], "expected a number ≥ 1"),
+        (["--export-dir", "/no/such/dir", "--port", "0"], "expected a directory"),
+        (["--public-url", "http://[::1:80/", "--port", "0"], "expected an http(s) URL"),
+        (["--public-url", "ftp://example.org", "--port", "0"], "expected an http(s) URL"),
+    ],
+)
+def test_bad_serve_arguments_are_one_line_and_exit_2(
+    args: list[str], words: str, tmp_path: Path
+) -> None:
+    result = _serve_fails(*args, cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert words in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_a_port_in_use_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = _serve_fails("--port", str(port), cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert f"cannot serve on 127.0.0.1:{port}" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_a_served_app_writes_only_inside_the_named_directory(tmp_path: Path) -> None:
+    root = tmp_path / "exports"
+    root.mkdir()
+    outside = tmp_path / "victim.txt"
+    (root / "escape").symlink_to(tmp_path)
+    env = {"CTXTUI_WRITE_ROOT": str(root)}
+    assert write_root_refusal(root / "ok.json", env) is None
+    assert write_root_refusal(outside, env) is not None
+    assert write_root_refusal(root / ".." / "victim.txt", env) is not None
+    assert write_root_refusal(root / "escape" / "victim.txt", env) is not None
+    nowhere = write_root_refusal(root / "ok.json", {"CTXTUI_WRITE_ROOT": ""})
+    assert nowhere is not None and "writes no file" in nowhere
+    assert write_root_refusal(outside, {}) is None  # not served: the usual rules only

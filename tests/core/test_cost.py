@@ -1,0 +1,175 @@
+"""Per-request dollars and cache misses (``core.cost``, ``core.prices``): the price table's own
+figures, a null cost for a model it lacks, and each miss cause from its evidence only."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+import pytest
+
+from ctxtui.core.cost import MissCause, session_cost, token_usage
+from ctxtui.core.models import Message, RecordedCompaction, Session, SessionMeta, Usage
+from ctxtui.core.prices import PRICE_VERSION, NoPriceError, TokenUsage, exact_price, table_for
+from ctxtui.importers import load_session
+from ctxtui.samples import samples_dir
+
+SONNET = "claude-sonnet-4-5"
+START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("name", "provider"),
+    [("claude_code_replay.jsonl", "anthropic"), ("codex_replay.jsonl", "openai")],
+)
+def test_every_sample_request_costs_what_the_table_says(name: str, provider: str) -> None:
+    session = load_session(samples_dir() / name, full_history=True)
+    cost = session_cost(session)
+    assert cost.requests_unpriced == 0 and len(cost.priced) == len(cost.requests) > 200
+    total = Decimal(0)
+    for r in cost.requests:
+        assert r.usage is not None and r.priced is not None and r.model is not None
+        assert r.priced.total == exact_price(r.usage, r.model, provider, r.sent_at)
+        parts = r.priced.input + r.priced.cache_write + r.priced.cache_read + r.priced.output
+        assert parts == r.priced.total
+        total += r.priced.total
+    assert cost.total == total
+
+
+def test_sonnet_prices_the_one_hour_write_above_the_five_minute_one() -> None:
+    table = table_for(SONNET, "anthropic", START)
+    five = table.price(TokenUsage(prompt=10_000, cache_write_5m=10_000))
+    hour = table.price(TokenUsage(prompt=10_000, cache_write_1h=10_000))
+    read = table.price(TokenUsage(prompt=10_000, cache_read=10_000))
+    plain = table.price(TokenUsage(prompt=10_000))
+    assert read.total < plain.total < five.total < hour.total
+    assert five.cache_write == five.total and hour.input == 0
+
+
+def test_a_model_without_a_price_is_named_and_costs_null() -> None:
+    with pytest.raises(NoPriceError):
+        table_for("claude-nonexistent-9", "anthropic", START)
+    session = _session([_reply(1000, 0, model="claude-nonexistent-9")])
+    cost = session_cost(session)
+    assert cost.requests[0].cost is None and cost.requests_unpriced == 1
+    assert cost.total == 0
+    assert any("no price for model claude-nonexistent-9" in w for w in cost.warnings())
+
+
+def test_no_near_name_is_tried() -> None:
+    """A prefix of a real model id is not a model: nothing is fuzzy-matched."""
+    with pytest.raises(NoPriceError):
+        table_for("claude-sonnet", "anthropic", START)
+
+
+def test_usage_is_read_with_the_one_hour_part() -> None:
+    usage = token_usage(Usage(prompt_total=100, cached_read=40, cache_write=50, cache_write_1h=30))
+    assert usage == TokenUsage(prompt=100, cache_read=40, cache_write_5m=20, cache_write_1h=30)
+    assert usage.uncached == 10
+
+
+def test_price_source_names_the_package_and_version() -> None:
+    cost = session_cost(_session([_reply(1000, 0)]))
+    assert cost.price_source.startswith(f"genai-prices {PRICE_VERSION}")
+
+
+# --- miss causes: each from a session holding exactly that evidence ---------------------------
+
+
+def _reply(
+    prompt: int,
+    read: int,
+    *,
+    at: int = 0,
+    model: str = SONNET,
+    write_1h: bool = False,
+) -> Message:
+    write = prompt - read
+    return Message(
+        role="assistant",
+        content="ok",
+        model=model,
+        created_at=START + timedelta(seconds=at),
+        usage=Usage(
+            prompt_total=prompt,
+            cached_read=read,
+            cache_write=write,
+            cache_write_1h=write if write_1h else 0,
+            output=10,
+        ),
+    )
+
+
+def _session(
+    replies: list[Message], compaction_before: int | None = None, summary_before: int | None = None
+) -> Session:
+    messages: list[Message] = []
+    recorded = []
+    for k, reply in enumerate(replies):
+        if k == compaction_before:
+            recorded.append(RecordedCompaction(message_index=len(messages)))
+        summary = k == summary_before
+        at = reply.created_at
+        messages.append(Message(role="user", content=f"q{k}", created_at=at, is_summary=summary))
+        messages.append(reply)
+    meta = SessionMeta(format="claude-code", recorded_compactions=tuple(recorded))
+    return Session(messages=tuple(messages), meta=meta)
+
+
+def _causes(session: Session) -> list[MissCause | None]:
+    return [r.miss.cause if r.miss else None for r in session_cost(session).requests]
+
+
+def test_a_warm_session_has_no_miss() -> None:
+    replies = [_reply(10_000, 9_000, at=0), _reply(11_000, 10_000, at=30)]
+    assert _causes(_session(replies)) == [None, None]
+
+
+def test_first_request() -> None:
+    assert _causes(_session([_reply(10_000, 0)])) == [MissCause.FIRST_REQUEST]
+
+
+def test_ttl_expired_after_six_minutes() -> None:
+    replies = [_reply(10_000, 9_500, at=0), _reply(11_000, 2_000, at=6 * 60)]
+    assert _causes(_session(replies)) == [None, MissCause.TTL_EXPIRED]
+
+
+def test_a_one_hour_write_outlives_six_minutes_but_not_an_hour() -> None:
+    short = [_reply(10_000, 9_000, write_1h=True), _reply(11_000, 2_000, at=6 * 60)]
+    assert _causes(_session(short)) == [None, MissCause.UNKNOWN]
+    long = [_reply(10_000, 9_000, write_1h=True), _reply(11_000, 2_000, at=61 * 60)]
+    assert _causes(_session(long)) == [None, MissCause.TTL_EXPIRED]
+
+
+def test_model_changed() -> None:
+    replies = [_reply(10_000, 9_500), _reply(11_000, 0, at=30, model="claude-opus-4-5")]
+    assert _causes(_session(replies)) == [None, MissCause.MODEL_CHANGED]
+
+
+def test_compaction_recorded_by_the_agent() -> None:
+    replies = [_reply(10_000, 9_500), _reply(12_000, 3_000, at=30)]
+    assert _causes(_session(replies, compaction_before=1)) == [None, MissCause.COMPACTION]
+
+
+def test_compaction_seen_as_a_summary_in_the_history() -> None:
+    replies = [_reply(10_000, 9_500), _reply(12_000, 3_000, at=30)]
+    assert _causes(_session(replies, summary_before=1)) == [None, MissCause.COMPACTION]
+
+
+def test_prefix_changed_when_the_prompt_shrank_without_a_compaction() -> None:
+    replies = [_reply(10_000, 9_500), _reply(8_000, 3_000, at=30)]
+    assert _causes(_session(replies)) == [None, MissCause.PREFIX_CHANGED]
+
+
+def test_no_evidence_is_unknown_never_a_guess() -> None:
+    replies = [_reply(10_000, 9_500), _reply(11_000, 3_000, at=30)]
+    assert _causes(_session(replies)) == [None, MissCause.UNKNOWN]
+
+
+def test_a_miss_says_what_it_rewrote_and_what_that_cost() -> None:
+    replies = [_reply(10_000, 9_500), _reply(11_000, 3_000, at=6 * 60)]
+    miss = session_cost(_session(replies)).requests[1].miss
+    assert miss is not None and miss.tokens_rewritten == 7_000
+    table = table_for(SONNET, "anthropic", START)
+    rates = table.rates(11_000)
+    assert miss.extra_cost == 7_000 * (rates.cache_write_5m - rates.cache_read)

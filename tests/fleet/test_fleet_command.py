@@ -1,0 +1,302 @@
+"""``ctxtui fleet``: one row per session whose figures are report's and replay's, the totals
+their sum, the index re-reading only what changed, and bad files as rows."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ctxtui.fleet.job as job
+from ctxtui.cli import main
+from ctxtui.core.fleet import ROW_FIELDS, totals
+from tests.fleet.store import make_store
+
+PRESETS = ("plan", "codex", "claude-code")
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name, value in make_store(tmp_path).items():
+        if value:
+            monkeypatch.setenv(name, value)
+        else:
+            monkeypatch.delenv(name, raising=False)
+    return tmp_path
+
+
+@pytest.fixture
+def opens(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """How often each session file was read by the job (both loads of one session count)."""
+    seen: Counter[str] = Counter()
+    real = job._load
+
+    def counted(target: job.Target, spec: job.Spec, *, full_history: bool) -> Any:
+        seen[target.path] += 1
+        return real(target, spec, full_history=full_history)
+
+    monkeypatch.setattr(job, "_load", counted)
+    return seen
+
+
+def _json(capsys: pytest.CaptureFixture[str], *argv: str, code: int = 0) -> dict[str, Any]:
+    capsys.readouterr()
+    assert main(list(argv)) == code
+    doc: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return doc
+
+
+def _fleet(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    return _json(capsys, "fleet", "--json", "--workers", "1", *argv)
+
+
+def test_every_row_has_report_and_replay_figures(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = _fleet(capsys, "--compare", ",".join(PRESETS))
+    rows = doc["sessions"]
+    assert doc["schema"] == "ctxtui.fleet/1" and doc["preset"] == "plan"
+    assert {r["agent"] for r in rows} == {"claude-code", "codex", "opencode", "picoclaw"}
+    assert all(list(r) == list(ROW_FIELDS) for r in rows)
+    parents = {Path(r["path"]).name: r["parent"] for r in rows}
+    assert parents["agent-e5f6.jsonl"] is not None
+    assert parents["agent-e5f6.jsonl"].endswith("c3d4-replay.jsonl")
+    assert sum(p is not None for p in parents.values()) == 1
+    per_preset: dict[str, list[Any]] = {p: [0, 0, 0.0] for p in PRESETS}
+    for row in rows:
+        assert row["error"] is None, row
+        path = row["path"]
+        report = _json(capsys, "report", path, "--json")
+        assert row["messages"] == report["session"]["message_count"]
+        assert row["top_tool"] == (report["tools"][0]["name"] if report["tools"] else None)
+        priced = report["cost"]["requests_priced"]
+        assert row["cost_usd"] == (report["cost"]["total_usd"] if priced else None)
+        assert row["cache_hit_ratio"] == report["cache"]["hit_ratio"]
+        for preset in PRESETS:
+            replayed = _json(capsys, "replay", path, "--json", "--preset", preset)
+            simulated = [r["simulated_tokens"] for r in replayed["requests"]]
+            per_preset[preset][0] += len(replayed["compactions"])
+            per_preset[preset][1] = max(per_preset[preset][1], max(simulated, default=0))
+            per_preset[preset][2] += replayed["what_if"]["simulated"]["cost_usd"] or 0.0
+            if preset != "plan":
+                continue
+            reported = [r["reported_tokens"] for r in replayed["requests"]]
+            assert row["requests"] == len(replayed["requests"])
+            assert row["compactions_simulated"] == len(replayed["compactions"])
+            assert row["compactions_recorded"] == len(replayed["recorded_compactions"])
+            assert row["peak_simulated"] == max(simulated)
+            assert row["peak_reported"] == max((r for r in reported if r is not None), default=None)
+    assert [p["preset"] for p in doc["presets"]] == list(PRESETS)
+    for p in doc["presets"]:
+        compactions, peak, cost = per_preset[p["preset"]]
+        assert [p["compactions"], p["peak"]] == [compactions, peak]
+        assert p["cost_usd"] == pytest.approx(cost, abs=1e-6)  # the what-if priced run
+        assert p["cost_usd"] > 0
+    assert sum(r["compactions_recorded"] for r in rows) > 0  # the compacted samples count
+    assert sum(r["cost_usd"] is not None for r in rows) >= 4  # Claude Code and Codex are priced
+
+
+def test_totals_and_groups_are_the_sums_of_the_rows(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = _fleet(capsys)
+    rows = doc["sessions"]
+    assert doc["totals"] == totals(rows)
+    assert doc["totals"]["messages"] == sum(r["messages"] for r in rows)
+    for group in ("by_agent", "by_model", "by_project", "by_day"):
+        parts = doc[group].values()
+        assert sum(g["sessions"] for g in parts) == len(rows)
+        assert sum(g["messages"] for g in parts) == doc["totals"]["messages"]
+        assert sum(g["requests"] for g in parts) == doc["totals"]["requests"]
+        assert max(g["peak_simulated"] for g in parts) == doc["totals"]["peak_simulated"]
+
+
+def test_the_process_pool_gives_the_same_rows(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    inline = _fleet(capsys, "--no-cache")
+    pooled = _json(capsys, "fleet", "--json", "--no-cache", "--workers", "2")
+    assert pooled == inline
+
+
+def test_a_second_run_reads_only_the_changed_file(
+    store: Path, capsys: pytest.CaptureFixture[str], opens: Counter[str]
+) -> None:
+    first = _fleet(capsys)
+    assert set(opens) == {r["path"] for r in first["sessions"]}
+    opens.clear()
+    assert _fleet(capsys) == first
+    assert not opens
+    changed = next(r["path"] for r in first["sessions"] if r["agent"] == "picoclaw")
+    with open(changed, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"role": "user", "content": "one more"}) + "\n")
+    third = _fleet(capsys)
+    assert set(opens) == {changed}
+    row = next(r for r in third["sessions"] if r["path"] == changed)
+    assert (
+        row["messages"]
+        == next(r["messages"] for r in first["sessions"] if r["path"] == changed) + 1
+    )
+
+
+def test_a_new_preset_reads_again_but_keeps_what_it_had(
+    store: Path, capsys: pytest.CaptureFixture[str], opens: Counter[str]
+) -> None:
+    _fleet(capsys)
+    opens.clear()
+    _fleet(capsys, "--compare", "plan,codex")
+    assert opens  # codex was not stored yet
+    opens.clear()
+    _fleet(capsys, "--preset", "codex")
+    assert not opens
+
+
+def test_no_cache_reads_everything_and_leaves_the_index_alone(
+    store: Path, capsys: pytest.CaptureFixture[str], opens: Counter[str]
+) -> None:
+    doc = _fleet(capsys, "--no-cache")
+    assert set(opens) == {r["path"] for r in doc["sessions"]}
+    assert not (store / "cache" / "fleet.sqlite3").exists()
+
+
+def test_the_index_is_in_the_cache_dir_and_never_beside_the_sessions(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = sorted(p for p in (store / "home").rglob("*"))
+    _fleet(capsys)
+    assert sorted(p for p in (store / "home").rglob("*")) == before
+    assert (store / "cache" / "fleet.sqlite3").is_file()
+
+
+@pytest.mark.parametrize("content", ["garbage", "foreign"])
+def test_a_corrupt_or_foreign_index_is_set_aside_with_one_line(
+    store: Path, capsys: pytest.CaptureFixture[str], content: str
+) -> None:
+    index = store / "cache" / "fleet.sqlite3"
+    index.parent.mkdir(parents=True)
+    if content == "garbage":
+        index.write_bytes(b"this is not a database" * 100)
+    else:
+        con = sqlite3.connect(index)
+        con.execute("CREATE TABLE notes (text TEXT)")
+        con.commit()
+        con.close()
+    capsys.readouterr()
+    assert main(["fleet", "--json", "--workers", "1"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["sessions"]
+    lines = out.err.strip().splitlines()
+    assert len(lines) == 1 and "set aside as fleet.sqlite3.unusable-" in lines[0]
+    assert len(list(index.parent.glob("fleet.sqlite3.unusable-*"))) == 1
+    assert _fleet(capsys)["sessions"]  # the new index works
+
+
+def test_bad_files_are_rows_with_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CTXTUI_CACHE_DIR", str(tmp_path / "cache"))
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    (sessions / "broken.jsonl").write_text("{not json\n", encoding="utf-8")
+    (sessions / "empty.json").write_bytes(b"")
+    fifo = tmp_path / "fifo.jsonl"  # a directory's FIFOs are skipped; one given is a row
+    os.mkfifo(fifo)
+    (sessions / "good.json").write_text(
+        json.dumps(
+            {
+                "messages": [
+                    {"role": "user", "content": "hi"},
+                    {"role": "assistant", "content": "hello"},
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
+    for argv in (("--workers", "1"), ("--workers", "2", "--no-cache")):
+        capsys.readouterr()
+        assert main(["fleet", "--json", str(sessions), str(fifo), *argv]) == 0
+        rows = {Path(r["path"]).name: r for r in json.loads(capsys.readouterr().out)["sessions"]}
+        assert set(rows) == {"broken.jsonl", "empty.json", "fifo.jsonl", "good.json"}
+        assert rows["good.json"]["error"] is None and rows["good.json"]["messages"] == 2
+        for name in ("broken.jsonl", "empty.json", "fifo.jsonl"):
+            assert rows[name]["error"], name
+            assert rows[name]["messages"] is None
+
+
+def test_a_missing_path_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fleet", str(tmp_path / "nope.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no such file or directory" in err
+
+
+def test_a_bad_knob_or_preset_is_one_line(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fleet", "--compare", "plan,nope"]) == 2
+    assert "unknown preset 'nope'" in capsys.readouterr().err
+
+
+def test_cache_clear_removes_the_index(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _fleet(capsys)
+    assert main(["cache", "clear"]) == 0
+    assert "removed" in capsys.readouterr().out
+    assert not (store / "cache" / "fleet.sqlite3").exists()
+    assert main(["cache", "clear"]) == 0
+    assert "nothing to clear" in capsys.readouterr().out
+
+
+def test_no_simulate_reads_usage_only(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = _fleet(capsys, "--no-simulate")
+    assert doc["preset"] is None
+    for row in doc["sessions"]:
+        assert row["messages"] is not None and row["peak_simulated"] is None
+
+
+def test_the_table_names_every_session(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert main(["fleet", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "PEAK SIMULATED" in out and "picoclaw" in out and " sessions · " in out
+    assert "  └ sub-agent" in out
+
+
+def test_the_table_shows_escapes_literally(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CTXTUI_CACHE_DIR", str(tmp_path / "cache"))
+    name = tmp_path / "red\x1b[31m.json"
+    name.write_text(
+        json.dumps({"model": "m\x1b]0;title\x07", "messages": [{"role": "user", "content": "hi"}]}),
+        encoding="utf-8",
+    )
+    capsys.readouterr()
+    assert main(["fleet", "--workers", "1", str(name)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "red␛[31m.json" in out
+
+
+def test_no_sessions_is_said_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "PICOCLAW_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("CTXTUI_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["fleet"]) == 0
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.startswith("no sessions found in the Claude Code")
+    doc = _json(capsys, "fleet", "--json")
+    assert doc["sessions"] == [] and doc["totals"]["sessions"] == 0
+
+
+def test_knobs_replay_every_session_under_them(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = _fleet(capsys)["totals"]["compactions_simulated"]
+    tight = _fleet(capsys, "--context-window", "12000")["totals"]["compactions_simulated"]
+    assert tight > plain
+    assert main(["fleet", "--tail-min", "9000", "--tail-max", "100"]) == 2
+    assert "--tail-min" in capsys.readouterr().err

@@ -1,0 +1,212 @@
+"""The retention audit in the app: the compaction preview's Lost tab (the stand-in's audit, then
+the LLM's once its summary arrives from a real server on 127.0.0.1), shown literally."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Label, Static, TabbedContent
+
+from ctxtui.core.models import Message, Session
+from ctxtui.core.retention import audit
+from ctxtui.core.retention_audits import recorded_audits
+from ctxtui.tui.screens.compaction import CompactionPreviewScreen
+from ctxtui.tui.screens.retention import RecordedAuditScreen
+from ctxtui.tui.widgets.retention import RetentionView
+from tests.llm.server import SUMMARY, serve
+from tests.tui.main_fixtures import app_for
+from tests.tui.test_llm_summary import _app, _preview, _until
+
+SnapCompare = Callable[..., bool]
+
+
+@pytest.fixture(autouse=True)
+def _no_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def _headline(screen: CompactionPreviewScreen) -> str:
+    return str(screen.query_one("#retention-headline", Static).render())
+
+
+def _rows(audit_: Any) -> list[tuple[str, str, str, str]]:
+    return [
+        (r.fact.kind, f"#{r.fact.message_index:,} {r.fact.role}",
+         "yes" if r.needed_after else "", r.fact.text)
+        for r in audit_.dropped
+    ]  # fmt: skip
+
+
+async def _lost_tab(pilot: Pilot[Any]) -> CompactionPreviewScreen:
+    screen = await _preview(pilot)
+    screen.query_one(TabbedContent).active = "lost-tab"
+    await pilot.pause()
+    return screen
+
+
+async def test_the_lost_tab_lists_what_the_stand_in_dropped() -> None:
+    app = _app(None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _lost_tab(pilot)
+        expected = screen.audit
+        assert expected is not None and expected.source == "stand-in"
+        assert expected.segment.first == screen.result.replaced[0]  # type: ignore[index]
+        view = screen.query_one(RetentionView)
+        assert view.lost_rows == _rows(expected)
+        assert _headline(screen).startswith(
+            f"stand-in keeps {expected.kept:,} of {len(expected.retained):,} facts"
+        )
+
+
+async def test_the_llm_summary_updates_the_lost_tab() -> None:
+    with serve() as (url, _behaviour):
+        app = _app(url)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await _lost_tab(pilot)
+            stand_in = screen.audit
+            assert stand_in is not None
+            await pilot.press("s")
+            await _until(pilot, lambda: screen.llm_summary is not None, "the summary")
+            await pilot.pause()
+            llm = audit(stand_in.segment, SUMMARY.strip(), "llm", 0)
+            view = screen.query_one(RetentionView)
+            assert view.audit is not None and view.audit.source == "llm"
+            assert view.lost_rows == _rows(llm)
+            assert len(view.lost_rows) > len(_rows(stand_in))  # the test server's summary is short
+            assert _headline(screen).startswith(f"llm keeps {llm.kept:,} of")
+            assert f"(the stand-in kept {stand_in.kept:,}, lost" in _headline(screen)
+
+
+async def test_facts_are_shown_literally() -> None:
+    turns = [
+        m
+        for k in range(12)
+        for m in (
+            Message(
+                role="user",
+                content=f"Never touch [bold]mod_{k}[/bold] or \x1b[31mthe config\x1b[0m, please.",
+            ),
+            Message(role="assistant", content=f"Done with step {k}: parse_{k}() " + "x" * 3000),
+        )
+    ]
+    app = app_for(Session(messages=tuple(turns)), context_window=8192, max_tokens=1024)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _lost_tab(pilot)
+        rows = screen.query_one(RetentionView).lost_rows
+        assert rows and all("\x1b" not in cell for row in rows for cell in row)
+        assert any("[bold]mod_" in row[3] for row in rows)  # markup shown as typed
+
+
+def test_preview_lost_tab_retention(snap_compare: SnapCompare) -> None:
+    """The Lost tab once the LLM's summary has arrived (from the loopback test server).
+
+    The reader should see the headline "llm keeps N of M facts · lost K of the J used again
+    after (the stand-in kept …, lost …)", a muted line of kept/total per kind, and a table
+    (kind, from, needed after?, fact) of the facts the LLM's summary dropped, most salient
+    first, "yes" where the messages after the range used the fact again.
+    """
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        screen = await _lost_tab(pilot)
+        await pilot.press("s")
+        await _until(pilot, lambda: screen.llm_summary is not None, "the summary")
+        screen.query_one(TabbedContent).active = "lost-tab"
+        await pilot.pause()
+
+    with serve() as (url, _behaviour):
+        assert snap_compare(_app(url), terminal_size=(120, 40), run_before=run_before)
+
+
+# -- the timeline's recorded compaction marks ---------------------------------------------------
+
+
+async def _audit_from_timeline(pilot: Pilot[Any]) -> RecordedAuditScreen:
+    from tests.tui.test_timeline_view import _open
+
+    timeline = await _open(pilot)
+    assert timeline.replay is not None
+    await pilot.press("a")
+    screen = pilot.app.screen
+    assert isinstance(screen, RecordedAuditScreen)
+    await _until(pilot, lambda: screen.done, "the audit")
+    await pilot.pause()
+    return screen
+
+
+async def test_the_timeline_opens_the_recorded_compactions_audit() -> None:
+    from tests.tui.test_timeline_view import SMALL_WINDOW, sample
+
+    app = app_for(sample(), context_window=SMALL_WINDOW)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _audit_from_timeline(pilot)
+        r = screen.replay
+        audits = recorded_audits(r.session, r.policy, r.counts, r.tokenizer)
+        recorded = [a for a in audits if a.source == "recorded"]
+        assert len(recorded) == 3
+        shown, beside = screen.found  # type: ignore[misc]
+        # the cursor starts on the last request: the last recorded compaction
+        assert shown.segment.first == recorded[-1].segment.first
+        assert shown.source == "recorded" and beside is not None and beside.source == "stand-in"
+        view = screen.query_one(RetentionView)
+        assert view.lost_rows == _rows(recorded[-1])
+        title = str(screen.query_one("#title", Label).render())
+        assert title.startswith("Recorded compaction at request ")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, RecordedAuditScreen)
+
+
+async def test_a_session_without_recorded_compactions_says_so() -> None:
+    app = _app(None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _audit_from_timeline(pilot)
+        title = str(screen.query_one("#title", Label).render())
+        assert title == "No compaction recorded in this session: nothing to audit."
+
+
+def test_timeline_audit_retention(snap_compare: SnapCompare) -> None:
+    """The audit the timeline's `a` opens on the Claude Code replay sample.
+
+    The reader should see "Recorded compaction at request 225 · replaced #304–#450 …", the
+    headline "recorded keeps 0 of 22 facts · lost 14 of the 14 used again after (the stand-in
+    kept …)", "path 0/22", and the lost paths with "yes" where they were used again.
+    """
+    from tests.tui.test_timeline_view import SMALL_WINDOW, sample
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _audit_from_timeline(pilot)
+
+    app = app_for(sample(), context_window=SMALL_WINDOW)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+# -- the session bar ----------------------------------------------------------------------------
+
+
+async def test_the_session_bar_says_what_the_last_recorded_compaction_lost() -> None:
+    from ctxtui.tui.widgets.session_bar import SessionBar
+    from tests.tui.test_snapshots_main import settle
+    from tests.tui.test_timeline_view import sample
+
+    app = app_for(sample())
+    async with app.run_test(size=(200, 40)) as pilot:
+        bar = pilot.app.screen.query_one(SessionBar)
+        await _until(pilot, lambda: bool(bar._retention), "the note")
+        await settle(pilot)
+        text = str(bar.render())
+        # recorded compaction 3 of the sample: 14 facts used again after it, all lost
+        assert "last compaction lost 14 of 14 facts needed after it" in text
+
+
+async def test_no_note_without_a_recorded_compaction() -> None:
+    from ctxtui.tui.widgets.session_bar import SessionBar
+    from tests.tui.test_snapshots_main import settle
+
+    app = _app(None)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(pilot)
+        assert "last compaction" not in str(pilot.app.screen.query_one(SessionBar).render())
