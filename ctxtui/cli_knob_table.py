@@ -153,12 +153,12 @@ CLI_KNOBS: tuple[tuple[Knob, str], ...] = (
             high=None,
             low_open=False,
             high_open=False,
-            description="prune only once the prompt before pruning reaches N tokens (0: always; Claude Code 100,000, inferred from the default of the API's tool-result clearing)",
+            description="prune from a prompt of N tokens (Claude Code 100,000, inferred)",
             group="prune",
             flag="--prune-after",
             unit="tokens",
         ),
-        "prune only once the prompt before pruning reaches N tokens (0: always; Claude Code 100,000, inferred from the default of the API's tool-result clearing); ≥\xa00; default: 0 (plan), unused by picoclaw, unused by picoclaw-seahorse, unused by opencode, unused by codex, 100,000 (claude-code)",
+        "prune from a prompt of N tokens (Claude Code 100,000, inferred); ≥\xa00; default: 0 (plan), unused by picoclaw, unused by picoclaw-seahorse, unused by opencode, unused by codex, 100,000 (claude-code)",
     ),
 )
 """Each option's knob and its ``--help`` text, in ``--help`` order."""

@@ -163,6 +163,12 @@ def _prepare(
     return prepared
 
 
+def _unpruned(counts: SessionCounts, prepared: _Prepared) -> int:
+    """The prompt before pruning: system, tools, summary and the (truncated) history."""
+    fixed = counts.system_tokens + counts.tool_def_tokens + counts.summary_tokens
+    return fixed + prepared.prefix[len(prepared.tokens)]
+
+
 def prune_due(policy: Policy, unpruned_prompt: int) -> bool:
     """Whether pruning runs for a prompt of this size before pruning (``prune_trigger_tokens``).
 
@@ -389,8 +395,7 @@ def build_plan(
     budget = history_budget(policy, counts)
     bounds = prepared.bounds
     tail = _fresh_tail(session, list_prefix(prepared.prefix), budget, policy, bounds)
-    unpruned = counts.system_tokens + counts.tool_def_tokens + counts.summary_tokens
-    pruned = _prune(session, policy, prepared.outputs, tail.start, unpruned + prepared.prefix[n])
+    pruned = _prune(session, policy, prepared.outputs, tail.start, _unpruned(counts, prepared))
     effective = EffectiveTokens(prepared.tokens, prepared.prefix, pruned)
     assembly = _assemble(n, policy, tail, effective.prefix, budget, bounds)
     kept_start = assembly.kept_start

@@ -15,8 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ctxtui.core.model_windows import WindowSource, lookup, model_tokenizer, window_source
+from ctxtui.core.model_windows import WindowSource, window_source
 from ctxtui.core.models import Session
+from ctxtui.core.policy_fit import fit_reserve, session_values
 from ctxtui.core.policy_modes import (
     UNCAPPED,
     CompactionStyle,
@@ -121,16 +122,12 @@ class Policy(BaseModel):
         "the history budget also reserves the system prompt and tool definitions",
     )
     input_limit: bool = _knob(
-        False,
-        "window",
-        "the window is the model's input limit and the answer has room of its own (GPT-5: "
-        "272,000 of 400,000); set from the model registry",
+        False, "window", "the window is the model's input limit (GPT-5: 272,000 of 400,000)"
     )
     unconfigured_window_factor: int = _knob(
         0,
         "window",
-        "the agent with no window configured budgets N × its output reserve and never looks "
-        "the model up (PicoClaw 4: 131,072); shown beside the window used",
+        "with no window configured the agent budgets N × its reserve (PicoClaw 4)",
         ge=0,
     )
     output_from_model: bool = _knob(
@@ -172,37 +169,22 @@ class Policy(BaseModel):
         0, "trigger", "a further fixed buffer below the trigger (Claude Code 13,000)", ge=0
     )
     trigger_input_reserve_cap: int = _knob(
-        UNCAPPED,
-        "trigger",
-        "with an input limit the trigger reserves only min(N, the reserved output) (OpenCode "
-        "20,000)",
-        ge=0,
+        UNCAPPED, "trigger", "with an input limit, reserve only min(N, out) (OpenCode 20,000)", ge=0
     )
     auto_compact: bool = _knob(
         True, "trigger", "compact proactively at the trigger; off: only when asked"
     )
     auto_compact_needs_window: bool = _knob(
-        False,
-        "trigger",
-        "without a window from the user, the transcript or the registry there is no "
-        "auto-compaction (Codex has no window for a model it does not know)",
+        False, "trigger", "no auto-compaction when no window is known for the model (Codex)"
     )
     trigger_check: TriggerCheck = _knob(
-        TriggerCheck.REQUEST,
-        "trigger",
-        "when the trigger is checked: before every call, or once per turn before its first "
-        "call (PicoClaw)",
+        TriggerCheck.REQUEST, "trigger", "check before every call, or once a turn (PicoClaw)"
     )
     trigger_count: TriggerCount = _knob(
-        TriggerCount.LOCAL,
-        "trigger",
-        "what the trigger compares in a replay: the prompt counted here, or the previous "
-        "call's reported usage where the transcript has it (OpenCode, Codex)",
+        TriggerCount.LOCAL, "trigger", "replay compares the local count or reported usage"
     )
     compact_after_turn: bool = _knob(
-        False,
-        "trigger",
-        "after every turn one compaction runs whatever the trigger (seahorse's leaf pass)",
+        False, "trigger", "one compaction after every turn, whatever the trigger (seahorse)"
     )
     trigger_inclusive: bool = _knob(
         False,
@@ -250,11 +232,7 @@ class Policy(BaseModel):
         2, "prune", "turns and tokens modes: tool outputs in the newest N turns are kept", ge=0
     )
     prune_trigger_tokens: int = _knob(
-        0,
-        "prune",
-        "prune only once the prompt before pruning reaches N tokens (0: always; Claude Code "
-        "100,000, inferred from the default of the API's tool-result clearing)",
-        ge=0,
+        0, "prune", "prune from a prompt of N tokens (Claude Code 100,000, inferred)", ge=0
     )
     prune_threshold: int = _knob(
         1, "prune", "turns mode: prune only when at least this many outputs are stubbed", ge=0
@@ -266,9 +244,7 @@ class Policy(BaseModel):
         20_000, "prune", "tokens mode: prune only when more than N tokens are freed", ge=0
     )
     prune_size_output_text: bool = _knob(
-        False,
-        "prune",
-        "tokens mode: an output's size is its raw text's estimate, not its message's (OpenCode)",
+        False, "prune", "tokens mode: size an output by its text (OpenCode)"
     )
     prune_keep_results: int = _knob(
         3, "prune", "results mode: the newest N tool results are kept", ge=0
@@ -281,10 +257,7 @@ class Policy(BaseModel):
         51_200, "truncate", "tool outputs larger than this many bytes are truncated", ge=1
     )
     truncate_from_model: bool = _knob(
-        False,
-        "truncate",
-        "the model's own tool-output limit where the registry has one: Codex cuts gpt-5-codex "
-        "outputs to 10,000 tokens, 40,000 bytes at its 4 bytes a token",
+        False, "truncate", "the model's tool-output limit (Codex gpt-5-codex: 40,000 bytes)"
     )
     truncate_style: TruncateStyle = _knob(
         TruncateStyle.HEAD, "truncate", "keep the head of an output, or its head and tail"
@@ -307,13 +280,7 @@ class Policy(BaseModel):
         ge=0,
     )
 
-    reserve_lowered_from: int = Field(
-        default=0,
-        ge=0,
-        description="the preset's output reserve when it was lowered to fit the window (0: not "
-        "lowered); a record of how the reserve was chosen, not a knob",
-        json_schema_extra={"group": "window"},
-    )
+    reserve_lowered_from: int = Field(default=0, ge=0, description="the reserve fitting lowered")
 
     @model_validator(mode="after")
     def _check_relations(self) -> Policy:
@@ -458,65 +425,16 @@ def knob_names() -> tuple[str, ...]:
     return tuple(n for n in Policy.model_fields if n not in NOT_KNOBS)
 
 
-def fit_reserve(window: int, reserve: int) -> int:
-    """The output reserve to use for ``window``: the preset's, unless it is too big for it.
-
-    A reserve of half the window or more would leave the history less room than the model's
-    answer (a 32,768 reserve in a 32k window leaves none), so it drops to a quarter of the
-    window; 131,072 with 32,768 and larger windows keep the preset's figure untouched.
-    """
-    return reserve if reserve < window // 2 else window // 4
-
-
 def policy_for_session(
     preset_name: str, session: Session, overrides: Mapping[str, Any] | None = None
 ) -> Policy:
-    """The preset for one session: its model's window, output and tokenizer, unless given.
-
-    The window is, in order: the user's, the one the transcript recorded (Codex's
-    ``model_context_window``, read back to the whole window by its importer), the registry's
-    for the session's model (``core.model_windows``), the preset's; with none of the first
-    three and ``auto_compact_needs_window`` there is no auto-compaction. With
-    ``output_from_model`` the output reserve is the model's maximum output, at most the
-    preset's ``max_tokens``. The reserve is then fitted to the window (``fit_reserve``) unless
-    the user set ``max_tokens``, and ``reserve_lowered_from`` records it when that lowered it.
-    With ``tokenizer_from_model`` the model's own tokenizer counts.
-    """
+    """The preset for one session: its model's window, output and tokenizer, unless given
+    (the rules are ``core.policy_fit.session_values``)."""
     if preset_name not in PRESETS:
         preset(preset_name)  # raises the PolicyError naming the known presets
-    given = dict(overrides or {})
-    values: dict[str, Any] = {**PRESETS[preset_name], **given}
-    meta = session.meta
-    entry = lookup(meta.model)
-    if "context_window" not in given:
-        if meta.context_window is not None:
-            values["context_window"] = meta.context_window
-        elif entry is not None:
-            values["context_window"] = entry.window
-        elif values.get("auto_compact_needs_window") and "auto_compact" not in given:
-            values["auto_compact"] = False
-    if "input_limit" not in given and entry is not None:
-        values["input_limit"] = entry.input_limit
-    if "max_tokens" not in given:
-        window = int(values.get("context_window", Policy.model_fields["context_window"].default))
-        reserve = int(values.get("max_tokens", Policy.model_fields["max_tokens"].default))
-        if values.get("output_from_model") and entry is not None and entry.max_output:
-            reserve = min(reserve, entry.max_output)
-        values["max_tokens"] = fit_reserve(window, reserve)
-        if values["max_tokens"] < reserve:
-            values["reserve_lowered_from"] = reserve
-    limit = entry.tool_output_tokens if entry is not None else 0
-    if values.get("truncate_from_model") and limit and "truncate_max_bytes" not in given:
-        values["truncate_max_bytes"] = limit * APPROX_BYTES_PER_TOKEN
-    if "tokenizer" not in given and values.get("tokenizer_from_model"):
-        spec = model_tokenizer(meta.model)
-        if spec is not None:
-            values["tokenizer"] = spec
-    return make_policy(values)
-
-
-APPROX_BYTES_PER_TOKEN = 4
-"""Codex's ``approx_token_count`` divisor, which turns its token limits into bytes."""
+    fields = Policy.model_fields
+    defaults = (int(fields["context_window"].default), int(fields["max_tokens"].default))
+    return make_policy(session_values(PRESETS[preset_name], session, overrides or {}, defaults))
 
 
 def window_source_of(policy: Policy, session: Session) -> WindowSource:

@@ -26,7 +26,7 @@ from ctxtui.core._compat import StrEnum
 from ctxtui.core.counting import Progress, StopCheck, count_summary
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.live_context import LiveAccount, Segment, live_counts, live_session
-from ctxtui.core.models import Session, Usage
+from ctxtui.core.models import Message, Session, Usage
 from ctxtui.core.plan import Plan
 from ctxtui.core.planner import build_plan
 from ctxtui.core.policy import CompactionStyle, Policy, TriggerCheck, TriggerCount
@@ -207,6 +207,17 @@ def place_recorded(session: Session, points: Sequence[int]) -> tuple[RecordedAt,
     return tuple(out)
 
 
+def _with_leaf(segment: Segment, start: int, leaf: Message, tokens: int) -> Segment:
+    """Seahorse keeps every leaf summary: the new one joins the live context's summaries."""
+    old = segment.stand_in
+    assert old is not None
+    joined = old.model_copy(update={"content": f"{old.content}\n\n{leaf.content}"})
+    return Segment(
+        start, joined, segment.stand_in_tokens + tokens,
+        segment.meta_summary, segment.meta_summary_tokens,
+    )  # fmt: skip
+
+
 class _Walk:
     """The mutable state of one replay; ``run`` returns the immutable ``Replay``."""
 
@@ -289,14 +300,7 @@ class _Walk:
                 kept, kept_tokens = session.messages[0], counts.message_tokens[0]
             new = Segment(start, kept, kept_tokens, note, tokens)
         elif leaf and segment.stand_in is not None and result.stand_in is not None:
-            # Seahorse keeps every leaf summary: the live context's summaries accumulate.
-            joined = segment.stand_in.model_copy(
-                update={"content": f"{segment.stand_in.content}\n\n{result.stand_in.content}"}
-            )
-            new = Segment(
-                start, joined, segment.stand_in_tokens + result.summary_tokens,
-                segment.meta_summary, segment.meta_summary_tokens,
-            )  # fmt: skip
+            new = _with_leaf(segment, start, result.stand_in, result.summary_tokens)
         else:
             new = Segment(
                 start, result.stand_in, result.summary_tokens,
