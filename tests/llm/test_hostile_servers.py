@@ -23,21 +23,41 @@ TIMEOUT = 1.0
 MAX_RSS_KB = 300 * 1024
 
 
+PEAK_AT_EXIT = (
+    "import atexit, os, runpy, sys\n"
+    "def peak():\n"
+    "    with open('/proc/self/status') as status, open(os.environ['PEAK_FILE'], 'w') as out:\n"
+    "        out.write(next(l for l in status if l.startswith('VmHWM:')).split()[1])\n"
+    "atexit.register(peak)\n"
+    "sys.argv[0] = 'ctxtui'\n"
+    "runpy.run_module('ctxtui', run_name='__main__')\n"
+)
+"""Runs ctxtui and writes its own peak RSS (``VmHWM``, KB) as it exits. The kernel's ``wait4``
+figure will not do: Linux carries a process's high-water mark across ``execve``, so a child of
+a test worker that had grown to 700 MB reported 700 MB whatever ctxtui used."""
+
+
 def run_compact(url: str, *extra: str) -> tuple[int, str, str, int]:
-    """Exit code, stdout, stderr and peak RSS (KB, from the kernel) of one ``compact`` run."""
+    """Exit code, stdout, stderr and peak RSS (KB, ctxtui's own) of one ``compact`` run."""
     argv = [
-        sys.executable, "-m", "ctxtui", "compact", str(SESSION), *SMALL,
+        sys.executable, "-c", PEAK_AT_EXIT, "compact", str(SESSION), *SMALL,
         "--summarizer", "openai", "--llm-base-url", url, "--llm-model", "m",
         "--llm-timeout", str(TIMEOUT), *extra,
     ]  # fmt: skip
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(argv, stdout=out, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        peak_file = os.path.join(tmp, "peak")
+        env = {**os.environ, "PEAK_FILE": peak_file}
+        code = subprocess.run(argv, stdout=out, stderr=err, env=env, check=False).returncode
         out.seek(0)
         err.seek(0)
         texts = out.read().decode(), err.read().decode()
-    return proc.returncode, *texts, usage.ru_maxrss
+        with open(peak_file) as peak:
+            rss = int(peak.read())
+    return code, *texts, rss
 
 
 @pytest.mark.parametrize(
