@@ -25,7 +25,8 @@ def timeline_title(label: str, replay: Replay, preset: str, width: int) -> str:
     sim, rec = len(replay.compactions), len(replay.recorded)
     tail = [
         f"peak {replay.peak_tokens:,}",
-        f"preset {preset}, tokenizer {replay.counts.tokenizer.used}",
+        f"preset {preset}",
+        f"tokenizer {replay.counts.tokenizer.used}",
         f"window {replay.policy.context_window:,}",
     ]
     variants = (
