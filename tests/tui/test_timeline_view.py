@@ -60,8 +60,8 @@ def _status(screen: TimelineScreen) -> str:
 def test_timeline_120x40(snap_compare: SnapCompare) -> None:
     """The Claude Code sample in a 10,000-token window: the title names the file, model, 260
     requests, the compactions (`C 3 R 3`: three simulated, three recorded), the peak and
-    `preset plan · tokenizer plan`; under the legend, the gap line of the gauge, report and replay; the
-    braille chart shows the green simulated sawtooth (three
+    `preset plan · tokenizer plan`; under the legend, the gap line of the gauge, report and
+    replay; the braille chart shows the green simulated sawtooth (three
     drops), the reported prompts above the window line (the API counted ~15,800 tokens of
     system prompt and tools the transcript lacks), the red window and dashed yellow trigger
     lines with their gutter labels; the mark row has `C` at three requests and `R` at three;
