@@ -12,7 +12,6 @@ import argparse
 import json
 import re
 import sys
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from contextlib import AbstractContextManager
@@ -20,6 +19,7 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any, TextIO
 
+from ctxtui.commands import pipeline
 from ctxtui.commands.errors import CommandError
 from ctxtui.core.fleet import build_document, preset_totals
 from ctxtui.fleet.index import FleetIndex, default_path
@@ -40,30 +40,18 @@ PROGRESS_EVERY_SECONDS = 0.1
 
 class ProgressLine:
     """``fleet: 312 / 1,000 sessions · 85 read · 41/s · 17 s left`` on stderr, on a terminal
-    and only once the run is slow enough to need it."""
+    and only once the run is slow enough to need it (drawn by ``pipeline.Progress``)."""
 
     def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
-        self._enabled = stream.isatty()
-        self._started = time.monotonic()
-        self._last = 0.0
-        self._shown = False
+        self._line = pipeline.Progress(
+            stream, after=PROGRESS_AFTER_SECONDS, every=PROGRESS_EVERY_SECONDS
+        )
 
     def __call__(self, p: Progress) -> None:
-        now = time.monotonic()
-        if not self._enabled or now - self._started < PROGRESS_AFTER_SECONDS:
-            return
-        if now - self._last < PROGRESS_EVERY_SECONDS and p.done < p.total:
-            return
-        self._last = now
-        self._stream.write("\r\033[K" + p.words())
-        self._stream.flush()
-        self._shown = True
+        self._line.show(p.words(), final=p.done >= p.total)
 
     def close(self) -> None:
-        if self._shown:
-            self._stream.write("\r\033[K")
-            self._stream.flush()
+        self._line.close()
 
 
 def spec_from(args: argparse.Namespace) -> Spec:

@@ -82,18 +82,33 @@ def ignored_knobs(args: argparse.Namespace, policy: Policy, tokenizer_used: str)
 
 
 class Progress:
-    """A ``counting … n / total`` line on stderr, only on a terminal and only when slow."""
+    """A ``counting … n / total`` line on stderr, only on a terminal and only when slow.
 
-    def __init__(self, stream: TextIO) -> None:
+    ``show`` is the line itself, for any command's words: it waits ``after`` seconds before the
+    first one and then draws at most once per ``every`` seconds (always the ``final`` one).
+    """
+
+    def __init__(
+        self, stream: TextIO, *, after: float = PROGRESS_AFTER_SECONDS, every: float = 0.0
+    ) -> None:
         self._stream = stream
         self._enabled = stream.isatty()
         self._started = time.monotonic()
+        self._after, self._every = after, every
+        self._last = 0.0
         self._shown = False
 
     def __call__(self, done: int, total: int) -> None:
-        if not self._enabled or time.monotonic() - self._started < PROGRESS_AFTER_SECONDS:
+        self.show(f"counting tokens: {done:,} / {total:,} messages")
+
+    def show(self, words: str, *, final: bool = False) -> None:
+        now = time.monotonic()
+        if not self._enabled or now - self._started < self._after:
             return
-        self._stream.write(f"\rcounting tokens: {done:,} / {total:,} messages")
+        if now - self._last < self._every and not final:
+            return
+        self._last = now
+        self._stream.write("\r\033[K" + words)
         self._stream.flush()
         self._shown = True
 
