@@ -22,6 +22,7 @@ from typing import Any, TextIO
 from ctxtui.commands import pipeline
 from ctxtui.commands.errors import CommandError
 from ctxtui.core.fleet import build_document, preset_totals
+from ctxtui.core.wording import counted, plural
 from ctxtui.fleet.index import FleetIndex, default_path
 from ctxtui.fleet.job import Spec, Target
 from ctxtui.fleet.run import (
@@ -249,8 +250,9 @@ def render(doc: dict[str, Any]) -> list[str]:
     t = doc["totals"]
     lines += [
         "",
-        f"{t['sessions']:,} sessions · {_n(t['messages'])} messages · {_n(t['requests'])} "
-        f"requests · compactions {_n(t['compactions_recorded'])} recorded, "
+        f"{plural(t['sessions'], 'session')} · {counted(t['messages'], 'message')} · "
+        f"{counted(t['requests'], 'request')} · "
+        f"compactions {_n(t['compactions_recorded'])} recorded, "
         f"{_n(t['compactions_simulated'])} simulated · peak {_n(t['peak_reported'])} "
         f"reported, {_n(t['peak_simulated'])} simulated · cost ${_n(t['cost_usd'])}"
         + (f" ({doc['preset']})" if doc["preset"] else "")

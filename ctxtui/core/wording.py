@@ -26,6 +26,11 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n:,} {noun}"
 
 
+def counted(n: int | None, word: str) -> str:
+    """``plural``, or ``- messages`` for a count nobody knows."""
+    return plural(n, word) if n is not None else f"- {plural_of(word)}"
+
+
 def article(n: int) -> str:
     """``a`` or ``an`` before ``n`` as written with separators: an 8, an 11, an 18,000, a 180.
 

@@ -14,6 +14,7 @@ from typing import Any
 from ctxtui.core.fleet import totals
 from ctxtui.core.report import display_text
 from ctxtui.core.rows import visible
+from ctxtui.core.wording import counted, plural
 
 
 def _text(value: Any) -> str:
@@ -125,9 +126,9 @@ def summary(rows: Sequence[Mapping[str, Any]], preset: str) -> str:
     t = totals(rows)
     agents = sorted({r["agent"] for r in rows if r["agent"]})
     parts = [
-        f"{t['sessions']:,} sessions ({', '.join(agents) or 'none'})",
-        f"{_number(t['messages'])} messages",
-        f"{_number(t['requests'])} requests",
+        f"{plural(t['sessions'], 'session')} ({', '.join(agents) or 'none'})",
+        counted(t["messages"], "message"),
+        counted(t["requests"], "request"),
         f"compactions {_number(t['compactions_recorded'])} recorded · "
         f"{_number(t['compactions_simulated'])} under {preset}",
         f"peak {_number(t['peak_reported'])} reported · {_number(t['peak_simulated'])} simulated",

@@ -89,3 +89,11 @@ def test_the_min_turns_warning_counts_turns(turns: int, text: str) -> None:
     policy = preset("plan", tail_min_turns=turns, tail_min_tokens=0, tail_max_tokens=100)
     plan = build_plan(session, policy, counts, CharTokenizer())
     assert any(w.startswith(text + " the fresh tail") for w in plan.warnings), plan.warnings
+
+
+def test_a_count_nobody_knows_keeps_its_plural_noun() -> None:
+    from ctxtui.core.wording import counted
+
+    assert counted(1, "message") == "1 message"
+    assert counted(1_204, "request") == "1,204 requests"
+    assert counted(None, "message") == "- messages"
