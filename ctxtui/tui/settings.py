@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,6 +20,7 @@ from textual.app import App
 
 from ctxtui.core.policy import PresetName
 from ctxtui.importers._reader import decode_error_reason
+from ctxtui.importers._stream import NotRegularFileError, file_kind, open_regular
 
 CONFIG_FILE_NAME = "config.json"
 
@@ -112,39 +112,23 @@ MAX_CONFIG_BYTES = 256 * 1024
 """The most of a config file read: a real one is a few KB."""
 
 
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "a socket" if stat.S_ISSOCK(mode) else "a special file"
-
-
 def _read_bounded(path: Path, limit: int) -> bytes:
     """At most ``limit`` bytes of a regular file, opened without blocking (a FIFO at the path
     must not stop the app from starting); ``ValueError`` names anything else found there."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"expected a regular file, found {_kind(info.st_mode)}")
-        if info.st_size > limit:
+        file = open_regular(path)
+    except NotRegularFileError as err:
+        raise ValueError(f"expected a regular file, found {file_kind(err.mode)}") from None
+    with file:
+        size = os.fstat(file.fileno()).st_size
+        if size > limit:
             raise ValueError(
-                f"the file holds {info.st_size:,} bytes; a config is a few KB (at most "
-                f"{limit:,} are read)"
+                f"the file holds {size:,} bytes; a config is a few KB (at most {limit:,} are read)"
             )
-        parts: list[bytes] = []
-        size = 0
-        while size <= limit and (chunk := os.read(fd, min(65536, limit + 1 - size))):
-            parts.append(chunk)
-            size += len(chunk)
-    finally:
-        os.close(fd)
-    if size > limit:
+        data = file.read(limit + 1)
+    if len(data) > limit:
         raise ValueError(f"the file grew past {limit:,} bytes while it was read")
-    return b"".join(parts)
+    return data
 
 
 def _read_config(path: Path) -> dict[str, Any]:
