@@ -12,7 +12,6 @@ Modules are imported lazily, so opening one format never pays for the others.
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
 from pathlib import Path
@@ -20,9 +19,9 @@ from types import ModuleType
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.formats import FORMAT_NAMES, FORMATS, FormatInfo, format_info
-from ctxtui.core.images import priced_images
-from ctxtui.core.models import Session, SessionMeta
+from ctxtui.core.session.formats import FORMAT_NAMES, FORMATS, FormatInfo, format_info
+from ctxtui.core.session.images import priced_images
+from ctxtui.core.session.models import Session, SessionMeta
 from ctxtui.importers._jsonl import read_head
 from ctxtui.importers._parts import MAX_COUNT, counting_dropped, dropped_counts, quoted
 from ctxtui.importers._reader import (
@@ -35,10 +34,6 @@ from ctxtui.importers._reader import (
 from ctxtui.importers._stream import SQLITE_ERRORS, sqlite_problem
 
 
-def module_name(name: str) -> str:
-    return f"{__name__}.{name.replace('-', '_')}"
-
-
 def normalize_format(name: str) -> str:
     """A format name as typed (``OpenAI_Chat``, `` codex``) in its canonical spelling."""
     return name.strip().lower().replace("_", "-")
@@ -46,18 +41,48 @@ def normalize_format(name: str) -> str:
 
 def importer(name: str) -> ModuleType:
     """The importer module of a format, imported on first use."""
-    name = normalize_format(name)
-    if name not in FORMAT_NAMES:
-        known = ", ".join(FORMAT_NAMES)
-        raise SessionLoadError("--format", f"unknown format {name!r}; known formats: {known}")
-    try:
-        return importlib.import_module(module_name(name))
-    except ModuleNotFoundError as exc:
-        if exc.name != module_name(name):
-            raise
-        raise SessionLoadError(
-            "--format", f"the {name} importer is not available in this build"
-        ) from None
+    match normalize_format(name):
+        case "native":
+            from ctxtui.importers import native
+
+            return native
+        case "claude-code":
+            from ctxtui.importers import claude_code
+
+            return claude_code
+        case "codex":
+            from ctxtui.importers import codex
+
+            return codex
+        case "opencode":
+            from ctxtui.importers import opencode
+
+            return opencode
+        case "picoclaw":
+            from ctxtui.importers import picoclaw
+
+            return picoclaw
+        case "anthropic":
+            from ctxtui.importers import anthropic
+
+            return anthropic
+        case "openai-responses":
+            from ctxtui.importers import openai_responses
+
+            return openai_responses
+        case "sharegpt":
+            from ctxtui.importers import sharegpt
+
+            return sharegpt
+        case "openai-chat":
+            from ctxtui.importers import openai_chat
+
+            return openai_chat
+        case unknown:
+            known = ", ".join(FORMAT_NAMES)
+            raise SessionLoadError(
+                "--format", f"unknown format {unknown!r}; known formats: {known}"
+            )
 
 
 def _available(name: str) -> ModuleType | None:
@@ -240,7 +265,7 @@ def plausible_window(meta: SessionMeta) -> SessionMeta:
     window = meta.context_window
     if window is None:
         return meta
-    from ctxtui.core.policy import Policy  # here: listing the formats need not import it
+    from ctxtui.core.policies.policy import Policy  # here: listing the formats need not import it
 
     bounds = Policy.model_fields["context_window"].metadata
     low = next(m.ge for m in bounds if hasattr(m, "ge"))
@@ -297,7 +322,7 @@ SQLITE_SIDE_SUFFIXES = ("-journal", "-wal", "-shm")
 def source_protection(source: str | os.PathLike[str] | None) -> frozenset[Path]:
     """What a write must never touch for a session read from ``source`` (nothing without one).
 
-    Every shell that writes a session passes this to ``ctxtui.core.export``.
+    Every shell that writes a session passes this to ``ctxtui.system.export``.
     """
     return protected_paths(Path(source)) if source else frozenset()
 
@@ -305,7 +330,7 @@ def source_protection(source: str | os.PathLike[str] | None) -> frozenset[Path]:
 def protected_paths(path: Path | str) -> frozenset[Path]:
     """Every path a load of ``path`` reads or would read, plus the directory of a directory source.
 
-    Writes refuse these (``ctxtui.core.output``). The set is the union over all importers, so it
+    Writes refuse these (``ctxtui.system.output``). The set is the union over all importers, so it
     holds whatever format the source turns out to be: protecting a file no importer would read
     costs nothing, missing one that it does read loses the user's data. Importers that read more
     than the path itself expose ``protected_paths(path) -> set[Path]``.

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ctxtui.core.model_windows import codex_window
-from ctxtui.core.models import (
+from ctxtui.core.policies.windows import codex_window
+from ctxtui.core.session.formats import FormatInfo, format_info
+from ctxtui.core.session.models import (
     ContentPart,
     Message,
     PartKind,
@@ -18,7 +19,6 @@ from ctxtui.core.models import (
     ToolCall,
 )
 from ctxtui.core.wording import plural
-from ctxtui.importers import FormatInfo, format_info
 from ctxtui.importers._jsonl import Record, iter_records
 from ctxtui.importers._parts import (
     as_int,

@@ -1,0 +1,54 @@
+"""Codex's ingest truncation: a tool output reaches the model as its head and its tail.
+
+Codex keeps the whole output for the client and sends the model its head and tail within the
+model's truncation policy (``Bytes(10_000)``, or ``Tokens(10_000)`` for gpt-5-codex: 40,000
+bytes at its 4 bytes a token): each half held to half the byte budget (cut on a character
+boundary), a marker between; a line limit, when the policy has one, splits the lines the same
+way. The marker's wording is ctxtui's; its position and the byte figures are Codex's.
+"""
+
+from __future__ import annotations
+
+from ctxtui.core.planning.truncation import byte_size, count_lines
+
+_ENCODING = "utf-8"
+_ERRORS = "surrogatepass"
+
+
+def _head_bytes(text: str, limit: int) -> str:
+    raw = text.encode(_ENCODING, _ERRORS)
+    if len(raw) <= limit:
+        return text
+    end = limit
+    while end > 0 and (raw[end] & 0xC0) == 0x80:
+        end -= 1
+    return raw[:end].decode(_ENCODING, _ERRORS)
+
+
+def _tail_bytes(text: str, limit: int) -> str:
+    raw = text.encode(_ENCODING, _ERRORS)
+    if len(raw) <= limit:
+        return text
+    start = len(raw) - limit
+    while start < len(raw) and (raw[start] & 0xC0) == 0x80:
+        start += 1
+    return raw[start:].decode(_ENCODING, _ERRORS)
+
+
+def head_tail(output: str, max_lines: int, max_bytes: int) -> str | None:
+    """What the model sees of ``output``, or ``None`` when it is within both limits."""
+    lines, size = count_lines(output), byte_size(output)
+    if lines <= max_lines and size <= max_bytes:
+        return None
+    rows = output.splitlines()
+    half = max(1, max_lines // 2)
+    if len(rows) > 2 * half:
+        head_rows, tail_rows = rows[:half], rows[-half:]
+    else:
+        mid = (len(rows) + 1) // 2
+        head_rows, tail_rows = rows[:mid], rows[mid:]
+    omitted = max(0, len(rows) - len(head_rows) - len(tail_rows))
+    head = _head_bytes("\n".join(head_rows), max_bytes // 2)
+    tail = _tail_bytes("\n".join(tail_rows), max_bytes // 2)
+    marker = f"[... omitted {omitted:,} of {lines:,} lines ({size:,} bytes) ...]"
+    return f"{head}\n\n{marker}\n\n{tail}" if tail else f"{head}\n\n{marker}"

@@ -1,0 +1,74 @@
+"""Fitting a preset to a session: the window, reserve, tokenizer and limits its model implies.
+
+Kept apart from ``core.policies.policy``, which validates the values this module works out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ctxtui.core.policies.windows import lookup, model_tokenizer
+from ctxtui.core.session.models import Session
+
+APPROX_BYTES_PER_TOKEN = 4
+"""Codex's ``approx_token_count`` divisor, which turns its token limits into bytes."""
+
+
+def fit_reserve(window: int, reserve: int) -> int:
+    """The output reserve to use for ``window``: the preset's, unless it is too big for it.
+
+    A reserve of half the window or more would leave the history less room than the model's
+    answer (a 32,768 reserve in a 32k window leaves none), so it drops to a quarter of the
+    window; 131,072 with 32,768 and larger windows keep the preset's figure untouched.
+    """
+    return reserve if reserve < window // 2 else window // 4
+
+
+def session_values(
+    row: Mapping[str, Any],
+    session: Session,
+    given: Mapping[str, Any],
+    defaults: tuple[int, int],
+) -> dict[str, Any]:
+    """A preset's ``row`` with the user's ``given`` values, fitted to ``session``.
+
+    The window is, in order: the user's, the one the transcript recorded (Codex's
+    ``model_context_window``, read back to the whole window by its importer), the registry's
+    for the session's model (``core.policies.windows``), the preset's; with none of the first
+    three and ``auto_compact_needs_window`` there is no auto-compaction. With
+    ``output_from_model`` the output reserve is the model's maximum output, at most the
+    preset's ``max_tokens``. The reserve is then fitted to the window (``fit_reserve``) unless
+    the user set ``max_tokens``, and ``reserve_lowered_from`` records it when that lowered it.
+    With ``tokenizer_from_model`` the model's own tokenizer counts; with
+    ``truncate_from_model`` its tool-output limit. ``defaults`` are the policy's window and
+    reserve, for a row that does not set them.
+    """
+    values: dict[str, Any] = {**row, **given}
+    meta = session.meta
+    entry = lookup(meta.model)
+    if "context_window" not in given:
+        if meta.context_window is not None:
+            values["context_window"] = meta.context_window
+        elif entry is not None:
+            values["context_window"] = entry.window
+        elif values.get("auto_compact_needs_window") and "auto_compact" not in given:
+            values["auto_compact"] = False
+    if "input_limit" not in given and entry is not None:
+        values["input_limit"] = entry.input_limit
+    if "max_tokens" not in given:
+        window = int(values.get("context_window", defaults[0]))
+        reserve = int(values.get("max_tokens", defaults[1]))
+        if values.get("output_from_model") and entry is not None and entry.max_output:
+            reserve = min(reserve, entry.max_output)
+        values["max_tokens"] = fit_reserve(window, reserve)
+        if values["max_tokens"] < reserve:
+            values["reserve_lowered_from"] = reserve
+    limit = entry.tool_output_tokens if entry is not None else 0
+    if values.get("truncate_from_model") and limit and "truncate_max_bytes" not in given:
+        values["truncate_max_bytes"] = limit * APPROX_BYTES_PER_TOKEN
+    if "tokenizer" not in given and values.get("tokenizer_from_model"):
+        spec = model_tokenizer(meta.model)
+        if spec is not None:
+            values["tokenizer"] = spec
+    return values

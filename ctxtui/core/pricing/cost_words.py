@@ -1,0 +1,135 @@
+"""Dollar figures and cache misses in words, for the app's gauge, detail pane, tools view and
+timeline (the CLI's JSON keeps the raw figures)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from ctxtui.core.pricing.carry import Carry, ToolCarry, carry_costs
+from ctxtui.core.pricing.cost import CacheMiss, MissCause, RequestCost, SessionCost, session_cost
+from ctxtui.core.session.models import Session
+from ctxtui.core.wording import plural
+
+CAUSE_WORDS: dict[MissCause, str] = {
+    MissCause.FIRST_REQUEST: "first request",
+    MissCause.TTL_EXPIRED: "cache expired",
+    MissCause.MODEL_CHANGED: "model changed",
+    MissCause.COMPACTION: "compaction",
+    MissCause.PREFIX_CHANGED: "prefix changed",
+    MissCause.UNKNOWN: "cause unknown",
+}
+CAUSE_MARKS: dict[MissCause, str] = {
+    MissCause.FIRST_REQUEST: "F",
+    MissCause.TTL_EXPIRED: "T",
+    MissCause.MODEL_CHANGED: "M",
+    MissCause.COMPACTION: "C",
+    MissCause.PREFIX_CHANGED: "P",
+    MissCause.UNKNOWN: "?",
+}
+"""One letter per cause, for the timeline's row of cache-miss marks."""
+MARKS_LEGEND = "miss: F first  T expired  M model  C compaction  P prefix  ? unknown"
+
+
+def dollars(value: Decimal | float | None) -> str:
+    """``$0.0123``, ``$1.23``, ``$1,234``; ``—`` for an unknown price."""
+    if value is None:
+        return "—"
+    v = float(value)
+    if v >= 1_000:
+        return f"${v:,.0f}"
+    if v >= 1:
+        return f"${v:,.2f}"
+    return f"${v:.4f}"
+
+
+def miss_words(miss: CacheMiss) -> str:
+    """``cache miss: cache expired, 16,658 tok rewritten, +$0.0575``."""
+    extra = f", +{dollars(miss.extra_cost)}" if miss.extra_cost is not None else ""
+    return f"cache miss: {CAUSE_WORDS[miss.cause]}, {miss.tokens_rewritten:,} tok rewritten{extra}"
+
+
+def request_words(r: RequestCost, *, misses: bool = True) -> str:
+    """One request's dollars and cache figures in a clause (``misses``: and its cache miss)."""
+    if r.usage is None:
+        return "no usage recorded"
+    words = [dollars(r.cost) if r.cost is not None else f"no price for {r.model or 'its model'}"]
+    if r.hit_ratio is not None:
+        words.append(f"cache hit {r.hit_ratio:.0%}")
+    if misses and r.miss is not None:
+        words.append(miss_words(r.miss))
+    return " · ".join(words)
+
+
+def last_priced(cost: SessionCost) -> RequestCost | None:
+    """The last request with usage: the one the gauge's API line is about."""
+    return next((r for r in reversed(cost.requests) if r.usage is not None), None)
+
+
+@dataclass(frozen=True)
+class CostView:
+    """A session priced, with its messages' carry: everything the app shows in dollars."""
+
+    session: Session
+    cost: SessionCost
+    carry: Carry
+
+    def carry_words(self, index: int) -> str:
+        """``re-sent in 12 requests, $0.0431`` for message ``index``; empty when the session
+        has no priced request (nothing to say in dollars) or no such message."""
+        if not self.cost.priced or not 0 <= index < len(self.carry.requests):
+            return ""
+        n = self.carry.requests[index]
+        if not n:
+            return "not re-sent by any recorded request"
+        return f"re-sent in {plural(n, 'request')}, {dollars(self.carry.cost[index])}"
+
+    def tools(self) -> dict[str, ToolCarry]:
+        return {t.name: t for t in self.carry.tools(self.session)}
+
+
+def cost_view(session: Session, message_tokens: list[int] | tuple[int, ...]) -> CostView:
+    """Price ``session`` and work out its carry with these message sizes (slow: a worker's)."""
+    cost = session_cost(session)
+    return CostView(session, cost, carry_costs(session, cost, message_tokens))
+
+
+def cost_line(presets: Sequence[str], entries: Mapping[str, Mapping[str, Any]]) -> str:
+    """``replayed in dollars: recorded $0.54 · 1 plan $0.55 · 2 picoclaw $0.49 · …`` from
+    ``core.compare.replay_entry`` per preset; empty when nothing has a price."""
+    recorded = next((e["recorded_cost_usd"] for e in entries.values()), None)
+    if recorded is None:
+        return ""
+    words = [f"replayed in dollars: recorded {dollars(recorded)}"]
+    for n, name in enumerate(presets):
+        entry = entries.get(name)
+        value = entry["simulated_cost_usd"] if entry is not None else None
+        words.append(f"{n + 1} {name} {dollars(value)}")
+    return " · ".join(words)
+
+
+def timeline_words(
+    request: RequestCost, cost: SessionCost, simulated: Decimal, preset: str, width: int
+) -> str:
+    """The timeline's cost line: the request priced, then the session recorded and
+    simulated, in the longest wording that fits ``width``."""
+    k = request.index
+    recorded = dollars(cost.total)
+    variants = [
+        [
+            f"request {k + 1:,}: {request_words(request)}",
+            f"session {recorded} recorded, {dollars(simulated)} simulated ({preset})",
+        ],
+        [request_words(request), f"session {recorded} · sim {dollars(simulated)}"],
+        [request_words(request)],
+    ]
+    if not cost.priced:
+        variants = [[v[0]] for v in variants]
+    text = ""
+    for words in variants:
+        text = " · ".join(words)
+        if len(text) <= width:
+            break
+    return text

@@ -1,0 +1,189 @@
+"""Dollar prices of recorded token usage, from the offline table ``genai-prices`` ships.
+
+This is the only module that talks to the price package. No price is ever written here:
+every figure comes from the package's bundled data, looked up by the model id exactly as the
+transcript recorded it (the package's own matching rules apply; ctxtui adds none), at the
+price in force on the request's date. A model the table lacks raises ``NoPriceError``.
+
+The package's ``input_tokens`` *includes* cached tokens, so a prompt is given as its whole size
+with the cache reads and writes as parts of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from functools import lru_cache
+
+from genai_prices import Usage as PriceUsage
+from genai_prices import calc_price
+from genai_prices.types import ModelPrice, calc_unit_price
+
+from ctxtui.core.pricing.price_source import PRICE_SOURCE, PRICE_VERSION
+
+__all__ = ["PRICE_SOURCE", "PRICE_VERSION", "NoPriceError", "PriceTable", "TokenUsage"]
+
+PER_MTOK = 1_000_000
+
+PROVIDER_OF_FORMAT: dict[str, str] = {
+    "claude-code": "anthropic",
+    "anthropic": "anthropic",
+    "codex": "openai",
+    "openai-chat": "openai",
+    "openai-responses": "openai",
+}
+"""The API a transcript format's requests went to; other formats let the package find the
+provider from the model id."""
+
+
+class NoPriceError(LookupError):
+    """The price table has no price for this model (``args[0]`` names it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TokenUsage:
+    """One request's tokens as recorded: ``prompt`` is the whole prompt, cache reads and
+    writes included; ``uncached`` is what was neither read from nor written to the cache."""
+
+    prompt: int
+    cache_read: int = 0
+    cache_write_5m: int = 0
+    cache_write_1h: int = 0
+    output: int = 0
+    reasoning: int = 0
+
+    @property
+    def cache_write(self) -> int:
+        return self.cache_write_5m + self.cache_write_1h
+
+    @property
+    def uncached(self) -> int:
+        return max(0, self.prompt - self.cache_read - self.cache_write)
+
+    def as_price_usage(self) -> PriceUsage:
+        return PriceUsage(
+            input_tokens=self.prompt,
+            cache_read_tokens=self.cache_read,
+            cache_write_tokens=self.cache_write,
+            cache_write_1h_tokens=self.cache_write_1h,
+            output_tokens=self.output,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Priced:
+    """A request's price in USD, with its parts (they add up to ``total``)."""
+
+    total: Decimal
+    input: Decimal
+    cache_write: Decimal
+    cache_read: Decimal
+    output: Decimal
+    model_id: str  # the table's model the recorded id resolved to
+
+
+@dataclass(frozen=True, slots=True)
+class Rates:
+    """USD per token of each kind for one model on one date, at one prompt size's tier."""
+
+    input: Decimal
+    cache_read: Decimal
+    cache_write_5m: Decimal
+    cache_write_1h: Decimal
+    output: Decimal
+
+    def of(self, usage: TokenUsage) -> Decimal:
+        return (
+            self.input * usage.uncached
+            + self.cache_read * usage.cache_read
+            + self.cache_write_5m * usage.cache_write_5m
+            + self.cache_write_1h * usage.cache_write_1h
+            + self.output * usage.output
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PriceTable:
+    """The table's prices for one model on one date; ``price`` is the package's own sum."""
+
+    model_price: ModelPrice
+    model_id: str
+
+    def price(self, usage: TokenUsage) -> Priced:
+        """The request's price: each kind of token at its rate for this prompt's tier.
+
+        The package's own ``calc_price`` gives the same sum (the tests compare every request
+        of the samples and prompts across the tiers) at about thirty times the cost, and a
+        long session has tens of thousands of requests.
+        """
+        rates = self.rates(usage.prompt)
+        rest = rates.input * usage.uncached
+        read = rates.cache_read * usage.cache_read
+        write = (
+            rates.cache_write_5m * usage.cache_write_5m
+            + rates.cache_write_1h * usage.cache_write_1h
+        )
+        output = rates.output * usage.output
+        return Priced(rest + read + write + output, rest, write, read, output, self.model_id)
+
+    def rates(self, prompt: int) -> Rates:
+        """Per-token prices at the tier a prompt of ``prompt`` tokens falls in.
+
+        A kind the table has no price for is charged as plain input, as the package does.
+        """
+        mp = self.model_price
+
+        def rate(*keys: str) -> Decimal:
+            for key in keys:
+                price = getattr(mp, key, None)
+                if price is not None:
+                    return calc_unit_price(price, 1, prompt, PER_MTOK)
+            return Decimal(0)
+
+        return Rates(
+            input=rate("input_mtok"),
+            cache_read=rate("cache_read_mtok", "input_mtok"),
+            cache_write_5m=rate("cache_write_5m_mtok", "cache_write_mtok", "input_mtok"),
+            cache_write_1h=rate("cache_write_1h_mtok", "cache_write_mtok", "input_mtok"),
+            output=rate("output_mtok"),
+        )
+
+
+def table_for(model: str, provider: str | None, at: datetime | None) -> PriceTable:
+    """The prices of ``model`` on the date of ``at`` (today when unknown).
+
+    Raises ``NoPriceError`` when the table has no such model; nothing is guessed.
+    """
+    if at is None:
+        at = datetime.now(UTC)
+    day = (at.astimezone(UTC) if at.tzinfo is not None else at).date()
+    return _table(model, provider, day)
+
+
+@lru_cache(maxsize=512)
+def _table(model: str, provider: str | None, day: date) -> PriceTable:
+    when = datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
+    try:
+        calc = calc_price(
+            PriceUsage(input_tokens=0), model, provider_id=provider, genai_request_timestamp=when
+        )
+    except LookupError:
+        raise NoPriceError(model) from None
+    return PriceTable(calc.model_price, calc.model.id)
+
+
+def price(usage: TokenUsage, model: str, provider: str | None, at: datetime | None) -> Priced:
+    """The recorded ``usage`` of one request of ``model`` priced by the table."""
+    return table_for(model, provider, at).price(usage)
+
+
+def exact_price(
+    usage: TokenUsage, model: str, provider: str | None, at: datetime | None
+) -> Decimal:
+    """The package's ``calc_price`` total for this usage, called directly (tests compare)."""
+    when = at or datetime.now(UTC)
+    calc = calc_price(
+        usage.as_price_usage(), model, provider_id=provider, genai_request_timestamp=when
+    )
+    return Decimal(calc.total_price)

@@ -1,0 +1,438 @@
+"""The facts of a conversation segment: what a compaction summary should keep.
+
+Eight kinds (docs/retention.md has the rules and examples): file paths, shell commands the
+agent ran, errors its tools reported, test ids, identifiers people named, numbers with a unit
+or a name beside them, URLs, and the user's instructions. The rules are conservative: a string
+they are unsure of is left out rather than guessed, so every fact counted is one a reader would
+agree with. Each fact keeps the message it first came from, its role, how often the segment
+mentions it and whether a person typed it.
+
+Facts are matched by a normalised key (``fact_key``): case folded, quotes removed, whitespace
+collapsed, a leading ``./`` and trailing punctuation dropped. Each step works character by
+character, so a fact found in a text is always found again in that text's normalised form.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.summaries.text_rules import (
+    CODE_LINE,
+    ERROR_HINTS,
+    EXTENSIONS,
+    PATH,
+    SENTENCE_SPLIT,
+    clean_text,
+    error_lines,
+    is_diff,
+)
+
+KINDS: tuple[str, ...] = (
+    "path", "command", "error", "test", "identifier", "number", "url", "instruction",
+)  # fmt: skip
+"""Every kind of fact, in the order reports list them."""
+
+FACT_CHARS = 150
+"""A fact is shown and matched by at most this many characters (a long error line is cut)."""
+HEAD_CHARS = 32_768
+TAIL_CHARS = 32_768
+"""Of a longer text only the head and the tail are read: a 1 MB tool output costs what 64 KB
+does, and an error is at one end of a log or the other."""
+PER_MESSAGE = 12
+"""At most this many facts of one kind from one tool output: a directory listing or a web
+page names hundreds of paths and URLs that nobody worked with."""
+
+SHELL_TOOLS = frozenset(
+    {"bash", "shell", "exec", "exec_command", "local_shell", "shell_command",
+     "run_terminal_cmd", "run_command", "terminal", "execute_command"}
+)  # fmt: skip
+"""Tool names whose call is a shell command (case folded)."""
+CLOSING_LINES = 8
+"""Numbers of a tool output are read from its last lines only: elsewhere they are line
+numbers, source code and progress counters."""
+_NOISE = re.compile(r"^\s*\d+\s*(?:[\t→|:]|\s{2})|\[\s*\d+%\]|^\s*(?:[\w.]+\s*:\s*)?\w+\s*=")
+"""A numbered source line (``cat -n``), a progress bar, an assignment in code."""
+_COMMAND_KEYS = ("command", "cmd", "script")
+
+_QUOTES = str.maketrans("", "", "'\"`\u2018\u2019\u201c\u201d")
+_SPACE = re.compile(r"\s+")
+_TRAILING = ".,;:!?)]}>"
+_LEADING = "([{<"
+
+URL = re.compile(r"\bhttps?://[^\s<>\"'`()\[\]{}]+")
+TEST_ID = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.py::[\w.:\[\]-]*\w\]?)")
+EXCEPTION = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Exit|Interrupt))\b")
+IDENTIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("`", re.compile(r"`([A-Za-z_][\w.]*)(?:\(\))?`")),  # quoted as code
+    ("()", re.compile(r"(?<![\w./-])([A-Za-z_][\w.]*\w)\(\)")),  # called: name()
+    ("_", re.compile(r"(?<![\w./-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w/.(-])")),  # snake_case
+    ("", re.compile(r"(?<![\w./-])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)(?![\w/.-])")),  # CamelCase
+)
+"""Each way an identifier is written, with a substring every match holds (a text without it
+is not searched)."""
+NUMBER = re.compile(
+    r"(?<![\w.#/-])("
+    r"#\d{1,9}"  # an issue or pull request
+    r"|v?\d+\.\d+\.\d+(?:[-+][\w.]+)?"  # a version
+    r"|\d+(?:\.\d+)?\s?(?:%|ms|µs|ns|s|sec|seconds|min|minutes|h|hours|KB|MB|GB|KiB|MiB|GiB|"
+    r"B|bytes|tokens|tok|x|×|lines|files|tests|passed|failed|errors|req/s|rps|fps)"
+    r"|\d+\.\d+"  # a measured value
+    r")(?![\w%/-]|\.\w)"
+    r"|(?<![\w.])([A-Za-z_][\w-]*\s?[=:]\s?-?\d+(?:\.\d+)?)(?![\w.])"  # name=value
+)
+IMPERATIVE = re.compile(r"\b(please|do not|don't|must|never|only|always|avoid|make sure|"
+                        r"should not|shouldn't|no more than|at most|at least|without)\b",
+                        re.IGNORECASE)  # fmt: skip
+"""What an instruction sounds like: the stand-in's ``CONSTRAINT`` words plus "please"."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One fact of a segment; ``key`` is what a summary must contain to keep it."""
+
+    kind: str
+    text: str
+    key: str
+    message_index: int
+    role: str
+    mentions: int = 1
+    by_user: bool = False
+
+
+def normalise(text: str) -> str:
+    """Case folded, quotes removed, escapes and controls removed, whitespace collapsed."""
+    return " ".join(clean_text(text).translate(_QUOTES).casefold().split())
+
+
+def fact_key(text: str) -> str:
+    """The normalised form a summary is searched for: no ``./`` prefix, no trailing punctuation."""
+    key = normalise(text)
+    while key.startswith("./"):
+        key = key[2:]
+    return key.lstrip(_LEADING).rstrip(_TRAILING).strip()
+
+
+def bounded(text: str, limit: int = HEAD_CHARS + TAIL_CHARS) -> str:
+    """``text``, or its head and tail (half of ``limit`` each) when it is longer."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]}\n{text[-half:]}"
+
+
+def _shown(text: str) -> str:
+    """One line of at most ``FACT_CHARS`` characters, escapes removed (shown literally)."""
+    return _SPACE.sub(" ", clean_text(text)).strip()[:FACT_CHARS].rstrip()
+
+
+def _arguments(arguments: str) -> dict[str, object]:
+    """A call's arguments as a dict (``{}`` when not a JSON object). Short ones are cached: a
+    message's calls are read for their command and again for their text (never mutate the
+    result); a long one (a patch) is parsed again rather than held."""
+    if len(arguments) <= CACHED_ARGUMENTS:
+        return _cached_arguments(arguments)
+    return _parse_arguments(arguments)
+
+
+CACHED_ARGUMENTS = 4_096
+
+
+@lru_cache(maxsize=1024)
+def _cached_arguments(arguments: str) -> dict[str, object]:
+    return _parse_arguments(arguments)
+
+
+def _parse_arguments(arguments: str) -> dict[str, object]:
+    try:
+        parsed = json.loads(arguments) if arguments.strip() else {}
+    except (ValueError, RecursionError):
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _command(name: str, args: dict[str, object]) -> str:
+    """The shell command of a call, or ``""`` when the call is not one."""
+    shell = name.casefold() in SHELL_TOOLS
+    for key in _COMMAND_KEYS:
+        value = args.get(key)
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            # Codex's ["bash", "-lc", "pytest -x"]: the script is the last word
+            script = len(value) >= 3 and value[-2] in ("-c", "-lc")
+            value = value[-1] if script else " ".join(value)
+        usable = isinstance(value, str) and value.strip()
+        if usable and (shell or key in ("command", "cmd")):
+            return str(value).strip().splitlines()[0]
+    return ""
+
+
+def _strings(args: dict[str, object]) -> Iterator[str]:
+    for value in args.values():
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, list):
+            yield from (v for v in value if isinstance(v, str))
+
+
+def texts(m: Message, limit: int = HEAD_CHARS + TAIL_CHARS) -> list[str]:
+    """What facts are drawn from in a message: its content and its calls' string arguments,
+    each bounded and cleaned (``segment_text`` joins the same pieces)."""
+    pieces = [m.content]
+    for call in m.tool_calls:
+        args = _arguments(call.arguments)
+        pieces.extend(_strings(args) if args else [call.arguments])
+    return [clean_text(bounded(p, limit)) for p in pieces if p]
+
+
+def segment_text(session: Session, first: int, last: int) -> str:
+    """The whole text the facts of ``messages[first:last + 1]`` are drawn from."""
+    return "\n".join(t for m in session.messages[first : last + 1] for t in texts(m))
+
+
+def _typed(m: Message) -> bool:
+    return m.role == "user" and not m.injected and not m.is_summary
+
+
+def _outside(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    return all(end <= a or start >= b for a, b in spans)
+
+
+_DIGIT = re.compile(r"\d")
+_EXT_HINT = re.compile(rf"\.(?:{EXTENSIONS})\b")
+"""A dot and one of ``PATH``'s file extensions: a text without one (nor a slash) names no
+path, and the search for it runs at C speed from the literal dot."""
+_MEASURED = re.compile(r"\d\s?[^\W\d_]+$|%$|^v?\d+\.\d+\.\d+")
+"""What a tool output's number needs to count: a unit or a version. Bare values and
+``name=value`` pairs there are data (a CSV row, a JSON record), not a measurement."""
+_EXTENSION = re.compile(r"\.[A-Za-z][\w-]*$")
+
+
+def _is_path(text: str) -> bool:
+    """A file name with an extension, or a path rooted (``/``, ``./``, ``~/``) or two slashes
+    deep: ``and/or`` and ``read/write`` are words, not paths."""
+    return (
+        _EXTENSION.search(text) is not None
+        or text.startswith(("/", "./", "../", "~/"))
+        or text.count("/") >= 2
+    )
+
+
+def _prose_facts(text: str, m: Message) -> Iterator[tuple[str, str]]:
+    """Paths, tests, URLs, identifiers and numbers in what a person or the agent wrote."""
+    taken: list[tuple[int, int]] = []
+    for match in URL.finditer(text) if "://" in text else ():
+        taken.append(match.span())
+        yield "url", match.group(0).rstrip(_TRAILING)
+    for match in TEST_ID.finditer(text) if "::" in text else ():
+        if _outside(taken, *match.span()):
+            taken.append(match.span())
+            yield "test", match.group(1)
+    yield from _paths(text, taken)
+    if m.role in ("user", "assistant"):
+        named: list[tuple[int, int]] = []
+        for hint, pattern in IDENTIFIERS:
+            present = hint in text if hint else not text.islower()  # CamelCase: a capital
+            for match in pattern.finditer(text) if present else ():
+                if _outside(taken, *match.span()) and _outside(named, *match.span(1)):
+                    named.append(match.span(1))
+                    yield "identifier", match.group(1)
+    if _DIGIT.search(text) is not None:
+        for match in NUMBER.finditer(text):
+            if _outside(taken, *match.span()):
+                yield "number", next(g for g in match.groups() if g)
+
+
+def _paths(text: str, taken: list[tuple[int, int]]) -> Iterator[tuple[str, str]]:
+    """File paths outside what is ``taken`` (which they join); a diff's ``a/``/``b/`` dropped."""
+    diff: bool | None = None
+    for match in PATH.finditer(text) if "/" in text or _EXT_HINT.search(text) else ():
+        path = match.group(1)
+        if _outside(taken, *match.span(1)) and _is_path(path):
+            taken.append(match.span(1))
+            if path.startswith(("a/", "b/")):
+                diff = is_diff(text) if diff is None else diff
+                path = path[2:] if diff else path
+            yield "path", path
+
+
+def _output_facts(text: str) -> Iterator[tuple[str, str]]:
+    """Errors, failing tests and the paths and figures on error lines of a tool output."""
+    if any(hint in text for hint in ERROR_HINTS):
+        for line in error_lines(text):
+            if CODE_LINE.match(line.lstrip("> ")) or not line.strip():
+                continue
+            yield "error", line
+            yield from ((k, v) for k, v in _prose_facts(line, _TOOL) if k in ("path", "test"))
+            yield from (("error", e) for e in EXCEPTION.findall(line))
+    for match in URL.finditer(text) if "://" in text else ():
+        yield "url", match.group(0).rstrip(_TRAILING)
+    for line in _closing_lines(text):
+        for match in NUMBER.finditer(line):
+            value = next(g for g in match.groups() if g)
+            if _MEASURED.search(value):
+                yield "number", value
+
+
+def _closing_lines(text: str) -> list[str]:
+    """The last ``CLOSING_LINES`` lines of an output that are neither source code nor a
+    progress bar: where a run states its figures (``5 passed in 2.31s``)."""
+    lines = [
+        line
+        for line in text[-CLOSING_LINES * 400 :].splitlines()[-CLOSING_LINES * 2 :]
+        if line.strip() and not CODE_LINE.match(line) and not _NOISE.search(line)
+    ]
+    return lines[-CLOSING_LINES:]
+
+
+_TOOL = Message(role="tool")
+
+
+_IMPERATIVE_WORDS = frozenset(
+    {"please", "don't", "must", "never", "only", "always", "avoid", "shouldn't", "without"}
+)
+_PHRASE_WORDS = frozenset({"not", "sure", "more", "most", "least"})
+_HINTS = ("pleas", "don", "must", "never", "only", "alway", "avoid", "shouldn", "without",
+          "not", "sure", "most", "least")  # fmt: skip
+"""A piece of every word above: a text holding none is refused at C speed."""
+_IMPERATIVE_PHRASES = ("do not", "make sure", "should not", "no more than", "at most", "at least")
+_PUNCTUATION = str.maketrans(dict.fromkeys('.,;:!?()[]{}<>"`*_/|', " "))
+
+
+def _instructs(text: str) -> bool:
+    """Whether ``text`` may hold an instruction: one of ``IMPERATIVE``'s words, found by one
+    set of its words (the case-folding pattern reads a few MB/s, and users write a lot)."""
+    lower = text.lower()
+    if not any(hint in lower for hint in _HINTS):
+        return False
+    words = set(lower.translate(_PUNCTUATION).split())
+    if not _IMPERATIVE_WORDS.isdisjoint(words):
+        return True
+    return not _PHRASE_WORDS.isdisjoint(words) and any(p in lower for p in _IMPERATIVE_PHRASES)
+
+
+def _instructions(text: str) -> Iterator[tuple[str, str]]:
+    if not _instructs(text):
+        return
+    for sentence in SENTENCE_SPLIT.split(text):
+        if sentence and IMPERATIVE.search(sentence):
+            yield "instruction", sentence
+
+
+def message_facts(m: Message, limit: int = HEAD_CHARS + TAIL_CHARS) -> Iterator[tuple[str, str]]:
+    """``(kind, text)`` pairs of one message, in the order they occur (duplicates kept)."""
+    output = m.role == "tool" or m.is_error
+    for call in m.tool_calls:
+        command = _command(call.name, _arguments(call.arguments))
+        if command:
+            yield "command", command
+    for text in texts(m, limit):
+        if output:
+            counts: dict[str, int] = {}
+            for kind, value in _output_facts(text):
+                counts[kind] = counts.get(kind, 0) + 1
+                if counts[kind] <= PER_MESSAGE:
+                    yield kind, value
+            continue
+        yield from _prose_facts(text, m)
+        if _typed(m):
+            yield from _instructions(text)
+
+
+_SENTENCES = frozenset({"error", "instruction", "command"})
+"""Kinds shown as the whole line or sentence; the others lose a trailing full stop."""
+
+
+SEGMENT_CHARS = 262_144
+"""Of a longer segment only the newest this many characters are read for facts, as the
+stand-in summary reads them; the older messages give only the user's instructions."""
+
+
+def read_from(messages: Sequence[Message], first: int, last: int, budget: int) -> int:
+    """The oldest index of the newest messages of ``[first, last]`` within ``budget``."""
+    start, size = last + 1, 0
+    while start > first:
+        m = messages[start - 1]
+        size += min(len(m.content), HEAD_CHARS + TAIL_CHARS)
+        if m.tool_calls:
+            size += sum(len(c.arguments) for c in m.tool_calls)
+        if size > budget and start <= last:
+            break
+        start -= 1
+    return start
+
+
+def _facts_read(m: Message, whole: bool, limit: int) -> Iterator[tuple[str, str]]:
+    if whole:
+        return message_facts(m, limit)
+    if _typed(m) and _instructs(m.content[: HEAD_CHARS + TAIL_CHARS]):
+        return _instructions(clean_text(bounded(m.content)))
+    return iter(())
+
+
+def segment_facts(
+    session: Session,
+    first: int,
+    last: int,
+    budget: int = SEGMENT_CHARS,
+    instructions_before: bool = True,
+) -> tuple[Fact, ...]:
+    """The facts of ``messages[first:last + 1]``, one per kind and key, oldest mention first
+    (of the messages before the newest ``budget`` characters, only the user's instructions,
+    and those only with ``instructions_before``)."""
+    found: dict[tuple[str, str], Fact] = {}
+    start = read_from(session.messages, first, last, budget)
+    limit = min(budget, HEAD_CHARS + TAIL_CHARS)  # one huge message never costs more
+    users = session.index.turn_starts if instructions_before else ()
+    older = users[bisect_left(users, first) : bisect_left(users, start)]
+    for i in (*older, *range(start, last + 1)):
+        m = session.messages[i]
+        if m.is_summary:
+            continue  # an earlier summary's facts were counted where they came from
+        for kind, raw in _facts_read(m, i >= start, limit):
+            text = _shown(raw) if kind in _SENTENCES else _shown(raw).rstrip(_TRAILING)
+            key = fact_key(text)
+            if len(key) < 2:
+                continue
+            old = found.get((kind, key))
+            if old is None:
+                found[kind, key] = Fact(kind, text, key, i, m.role, 1, _typed(m))
+            else:
+                found[kind, key] = Fact(
+                    kind, old.text, key, old.message_index, old.role, old.mentions + 1,
+                    old.by_user or _typed(m),
+                )  # fmt: skip
+    return tuple(sorted(found.values(), key=lambda f: (f.message_index, KINDS.index(f.kind))))
+
+
+def used_text(messages: Sequence[Message], budget: int) -> str:
+    """The normalised text of ``messages``, read in order until ``budget`` characters."""
+    out: list[str] = []
+    spent = 0
+    for m in messages:
+        for text in texts(m):
+            if spent >= budget:
+                return "\n".join(out)
+            piece = text[: budget - spent]
+            spent += len(piece)
+            out.append(normalise(piece))
+    return "\n".join(out)
+
+
+_WORD_SPLIT = str.maketrans(dict.fromkeys(",;:()[]{}<>=|", " "))
+
+
+def words_of(normalised: str) -> frozenset[str]:
+    """The words of a normalised text, each without a leading ``./`` or trailing punctuation."""
+    out = set()
+    for word in set(normalised.translate(_WORD_SPLIT).split()):
+        word = word.rstrip(_TRAILING)
+        while word.startswith("./"):
+            word = word[2:]
+        if word:
+            out.add(word)
+    return frozenset(out)

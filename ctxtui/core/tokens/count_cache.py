@@ -1,0 +1,202 @@
+"""Per-message token counts kept across runs, so a big session re-opens without re-counting.
+
+Exact counts of a 100k-message session take a second or two with ``quicktok`` (ten with bare
+tiktoken); hashing the same text takes about a third of the former, and reading the counts
+back less. Each tokenizer (and backend) gets one file in
+``platformdirs.user_cache_dir("ctxtui")`` mapping a message's content hash (of everything a
+tokenizer reads from it) to its token count. The cache is keyed per message, not per session,
+so a transcript that grew by ten messages re-counts ten.
+
+Safety: files are written to a temporary name and moved into place with ``os.replace``, so a
+reader sees a whole old file or a whole new one, never a torn write; concurrent writers may
+lose each other's new entries (the loser just counts again next time). A missing, truncated,
+foreign or corrupt file reads as empty. Size is bounded by ``max_entries`` per tokenizer, the
+entries of the most recent session kept first. ``CTXTUI_NO_CACHE=1`` turns the cache off;
+``CTXTUI_CACHE_DIR`` points it elsewhere (tests use it).
+
+Only tokenizers slower than hashing are cached (the exact ones): the estimators count a
+message in less time than it takes to hash it, and small sessions count in a few milliseconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import struct
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from ctxtui import __version__
+from ctxtui.core.session.models import Message
+
+ENV_DISABLE = "CTXTUI_NO_CACHE"
+ENV_DIR = "CTXTUI_CACHE_DIR"
+
+DIGEST_SIZE = 16
+"""128-bit keys: a collision among a million cached messages has odds around 1e-27."""
+
+_RECORD = struct.Struct(f"<{DIGEST_SIZE}sI")
+_MAGIC = b"CTXTUI-COUNTS\n"
+_HEADER = _MAGIC + f"{__version__}\n".encode("ascii")
+"""The version is part of the header: a new release may count differently (framing constants),
+so its files simply read as empty and are rewritten."""
+
+MAX_ENTRIES = 500_000
+"""About 10 MB per tokenizer on disk; five 100k-message sessions' worth."""
+
+MIN_CHARS = 1_000_000
+"""Below about a megabyte of text exact counting takes ~10 ms (``quicktok``; 50 ms with
+tiktoken): not worth a file."""
+
+CACHED_PREFIXES = ("tiktoken:", "llama3", "qwen2")
+"""The exact tokenizers; the estimators are cheaper than hashing."""
+
+
+def message_key(message: Message) -> bytes:
+    """A hash of every field any tokenizer reads from ``message``.
+
+    Plain messages (role and content only, the vast majority) hash role and content; the
+    rest length-prefix every field so that no two different messages can feed the same text.
+    Either way it is one string, one encode and one hash call: per-field ``update`` calls cost
+    more than the hashing itself on the short fields.
+    """
+    if not (
+        message.tool_calls
+        or message.parts
+        or message.reasoning
+        or message.name
+        or message.tool_call_id
+        or message.tool_name
+    ):
+        data = f"p{message.role}\0{message.content}".encode("utf-8", "surrogatepass")
+        return hashlib.blake2b(data, digest_size=DIGEST_SIZE).digest()
+    fields: list[str] = [
+        message.role,
+        message.content,
+        message.reasoning,
+        message.name or "",
+        message.tool_call_id or "",
+        message.tool_name or "",
+    ]
+    for call in message.tool_calls:
+        fields.extend(("call", call.id, call.name, call.arguments, call.type))
+    for part in message.parts:
+        estimate = "" if part.token_estimate is None else str(part.token_estimate)
+        fields.extend(
+            ("part", part.kind.value, part.text, part.media_type or "", str(part.byte_size))
+        )
+        fields.extend((estimate, part.label))
+    text = "x" + "".join([f"{len(value)}:{value}" for value in fields])
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST_SIZE).digest()
+
+
+def tokenizer_key(
+    name: str, chars_per_token: float | None = None, backend: str | None = None
+) -> str:
+    """The cache's name for a tokenizer: its spec, plus the ratio or the library that counts.
+
+    The backend (``quicktok 0.4.0``, ``tiktoken 0.14.0``) is part of the key even though the
+    backends agree: counts made by one library are never served as another's, so a backend
+    that turns out to differ on some text, or a release that changes, starts a fresh file.
+    """
+    key = name if chars_per_token is None else f"{name}@{chars_per_token:g}"
+    return key if backend is None else f"{key}@{backend}"
+
+
+class CountCache:
+    """One directory of count files, one file per tokenizer key."""
+
+    def __init__(
+        self,
+        directory: Path | str,
+        *,
+        max_entries: int = MAX_ENTRIES,
+        min_chars: int = MIN_CHARS,
+        prefixes: Sequence[str] = CACHED_PREFIXES,
+    ) -> None:
+        self.directory = Path(directory)
+        self.max_entries = max_entries
+        self.min_chars = min_chars
+        self.prefixes = tuple(prefixes)
+
+    def wants(self, tokenizer: str, messages: Sequence[Message]) -> bool:
+        """Whether counting ``messages`` under ``tokenizer`` is slow enough to cache."""
+        if not tokenizer.startswith(self.prefixes):
+            return False
+        if self.min_chars <= 0:
+            return True
+        chars = 0
+        for message in messages:
+            chars += len(message.content)
+            if chars >= self.min_chars:
+                return True
+        return False
+
+    def path(self, tokenizer: str) -> Path:
+        """The file holding ``tokenizer``'s counts (its name made safe for any filesystem)."""
+        return self.directory / (re.sub(r"[^A-Za-z0-9_.@-]", "_", tokenizer) + ".counts")
+
+    def load(self, tokenizer: str) -> dict[bytes, int]:
+        """Every cached count for ``tokenizer``; empty when the file is missing or unreadable."""
+        try:
+            data = self.path(tokenizer).read_bytes()
+        except OSError:
+            return {}
+        if not data.startswith(_HEADER):
+            return {}
+        body = memoryview(data)[len(_HEADER) :]
+        if len(body) % _RECORD.size:
+            return {}
+        return dict(_RECORD.iter_unpack(body))
+
+    def store(
+        self,
+        tokenizer: str,
+        recent: Iterable[tuple[bytes, int]],
+        older: Mapping[bytes, int] | None = None,
+    ) -> bool:
+        """Write ``recent`` entries, then ``older`` ones up to ``max_entries``; ``True`` if written.
+
+        Failures (read-only home, full disk) are swallowed: the cache is an optimisation, and
+        the caller already has its counts.
+        """
+        merged: dict[bytes, int] = {}
+        for key, value in recent:
+            merged[key] = value
+        if older:
+            for key, value in older.items():
+                if len(merged) >= self.max_entries:
+                    break
+                merged.setdefault(key, value)
+        pack = _RECORD.pack
+        payload = b"".join(
+            [_HEADER, *(pack(k, v) for k, v in list(merged.items())[: self.max_entries])]
+        )
+        tmp: str | None = None
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".counts-", suffix=".tmp", dir=self.directory)
+            with os.fdopen(fd, "wb") as f:
+                f.write(payload)
+            Path(tmp).replace(self.path(tokenizer))
+        except OSError:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    Path(tmp).unlink()
+            return False
+        return True
+
+
+def default_cache() -> CountCache | None:
+    """The user's cache, honouring ``CTXTUI_NO_CACHE`` and ``CTXTUI_CACHE_DIR``; ``None`` if off."""
+    if os.environ.get(ENV_DISABLE, "").strip() not in ("", "0"):
+        return None
+    directory = os.environ.get(ENV_DIR)
+    if not directory:
+        import platformdirs
+
+        directory = str(Path(platformdirs.user_cache_dir("ctxtui")) / "counts")
+    return CountCache(directory)

@@ -1,0 +1,108 @@
+"""OpenCode's estimator: ``round(len / 4)`` over the serialised messages.
+
+OpenCode estimates ``Token.estimate(JSON.stringify(modelMessages))`` with
+``max(0, Math.round(s.length / 4))``: ``length`` counts UTF-16 code units (an emoji outside
+the BMP counts 2) and ``Math.round`` rounds .5 up, so ``floor(x + 0.5)`` and not Python's
+``round``. Messages are serialised as the AI SDK's model messages are (role, then content
+parts; tool calls and results as parts), with ``JSON.stringify``'s escaping — which is
+``json.dumps`` with ``ensure_ascii=False`` and no spaces. Media is charged as the base64 of
+its bytes would be. Each message is estimated on its own, so the per-message figures add up;
+OpenCode's one estimate of the whole array differs by the brackets and commas between them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ctxtui.core.session.models import Message, PartKind, ToolDefinition
+
+NAME = "opencode"
+
+
+def js_length(text: str) -> int:
+    """JavaScript's ``String.length``: UTF-16 code units."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def estimate(text: str) -> int:
+    """``max(0, Math.round(length / 4))`` with .5 rounded up."""
+    return max(0, (js_length(text) + 2) // 4)
+
+
+def stringify(value: Any) -> str:
+    """``JSON.stringify(value)`` for the JSON values ctxtui builds."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _base64_chars(size: int) -> int:
+    return 4 * ((size + 2) // 3)
+
+
+def model_message(message: Message) -> dict[str, Any]:
+    """The message as an AI SDK model message (what OpenCode stringifies)."""
+    parts: list[dict[str, Any]] = []
+    if message.role == "tool":
+        parts.append(
+            {
+                "type": "tool-result",
+                "toolCallId": message.tool_call_id or "",
+                "toolName": message.tool_name or "",
+                "output": {"type": "text", "value": message.content},
+            }
+        )
+        return {"role": "tool", "content": parts}
+    if message.reasoning:
+        parts.append({"type": "reasoning", "text": message.reasoning})
+    if message.content:
+        parts.append({"type": "text", "text": message.content})
+    for part in message.parts:
+        if part.kind in (PartKind.IMAGE, PartKind.OTHER):
+            parts.append(
+                {
+                    "type": "file",
+                    "mediaType": part.media_type or "",
+                    "data": "x" * _base64_chars(part.byte_size),
+                }
+            )
+    for call in message.tool_calls:
+        try:
+            arguments: Any = json.loads(call.arguments) if call.arguments.strip() else {}
+        except ValueError:
+            arguments = call.arguments
+        parts.append(
+            {"type": "tool-call", "toolCallId": call.id, "toolName": call.name, "input": arguments}
+        )
+    return {"role": message.role, "content": parts}
+
+
+class OpenCodeTokenizer:
+    """OpenCode's ``Token.estimate`` over each serialised message."""
+
+    @property
+    def name(self) -> str:
+        return NAME
+
+    def count_text(self, text: str) -> int:
+        return estimate(text)
+
+    def count_message(self, message: Message) -> int:
+        return estimate(stringify(model_message(message)))
+
+    def count_messages(self, messages: Sequence[Message]) -> list[int]:
+        return [self.count_message(m) for m in messages]
+
+    def count_tool_defs(self, tools: Sequence[ToolDefinition]) -> int:
+        if not tools:
+            return 0
+        defs = [
+            {"name": t.name, "description": t.description, "inputSchema": dict(t.parameters)}
+            for t in tools
+        ]
+        return estimate(stringify(defs))
+
+    def count_system(self, system_prompt: str) -> int:
+        if not system_prompt:
+            return 0
+        return estimate(stringify({"role": "system", "content": system_prompt}))
