@@ -33,7 +33,7 @@ from ctxtui.cli_args import (
     add_session_options,
 )
 from ctxtui.cli_help import APP_EPILOG_HEAD, DESCRIPTION, SESSION_HELP, HelpFormatter
-from ctxtui.echo import describe_bug
+from ctxtui.error_text import describe_bug
 from ctxtui.options import (
     EXIT_CODES_HELP,
     EXIT_INTERNAL,

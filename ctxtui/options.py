@@ -25,10 +25,10 @@ if TYPE_CHECKING:
 # The policy (and pydantic under it) is imported by the functions that need it, so that the
 # exit codes and ``clip`` cost the CLI nothing: ``ctxtui --version`` stays instant.
 
-from ctxtui.echo import ECHO_LIMIT as ECHO_LIMIT
-from ctxtui.echo import clip as clip
-from ctxtui.echo import clip_path as clip_path
-from ctxtui.echo import show_number as show_number
+from ctxtui.error_text import ECHO_LIMIT as ECHO_LIMIT
+from ctxtui.error_text import clip as clip
+from ctxtui.error_text import clip_path as clip_path
+from ctxtui.error_text import show_number as show_number
 
 # -- exit codes ------------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from ctxtui.core.session.models import Session
 from ctxtui.core.tokens.calibration import SessionFit
 from ctxtui.core.tokens.counting import Progress
 from ctxtui.core.tokens.tokenizers.encodings import EncodingUnavailableError
-from ctxtui.echo import describe_bug
+from ctxtui.error_text import describe_bug
 from ctxtui.options import debugging
 from ctxtui.tui.messages import (
     CompactionReady,
