@@ -7,9 +7,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class OverflowInfo:
-    """The fields of a ``ContextOverflowError``, defects X9–X12 fixed.
-
-    The error is the plan's (docs/plan.md, "The overflow error").
+    """The plan's context-overflow error (docs/plan.md), defects X9–X12 fixed.
 
     ``requested_tokens`` is the real estimate of the request — system prompt + tool definitions
     + history + output reserve — not the window (X9); ``reason`` says which check failed (X12).
@@ -26,30 +24,6 @@ class OverflowInfo:
             f"context window exceeded: model={self.model} window={self.context_window} "
             f"requested={self.requested_tokens} reason={self.reason}"
         )
-
-
-class ContextOverflowError(Exception):
-    """The request cannot fit the window even after compaction; raised, never just logged."""
-
-    def __init__(self, info: OverflowInfo) -> None:
-        super().__init__(info.message())
-        self.info = info
-
-    @property
-    def model(self) -> str:
-        return self.info.model
-
-    @property
-    def context_window(self) -> int:
-        return self.info.context_window
-
-    @property
-    def requested_tokens(self) -> int:
-        return self.info.requested_tokens
-
-    @property
-    def reason(self) -> str:
-        return self.info.reason
 
 
 class SessionLoadError(Exception):

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ctxtui.core.compacting.picoclaw_summary import legacy_summary_prompt, legacy_summary_text
-from ctxtui.core.errors import ContextOverflowError, OverflowInfo
+from ctxtui.core.errors import OverflowInfo
 from ctxtui.core.planning.compaction_need import compaction_cut
 from ctxtui.core.planning.overflow import UNKNOWN_MODEL, RequestParts, overflow_info
 from ctxtui.core.planning.picoclaw_legacy import emergency_note, force_compression_range
@@ -128,11 +128,6 @@ class CompactionResult:
             f"leaf-summary call 1 of {self.prompt_calls:,}: messages #{a:,}–#{b:,} "
             f"(one call per chunk of up to {LEAF_CHUNK_TOKENS:,} tokens)"
         )
-
-    def raise_if_overflow(self) -> None:
-        """Raise ``ContextOverflowError`` when the compacted request still cannot fit."""
-        if self.overflow is not None:
-            raise ContextOverflowError(self.overflow)
 
 
 def append_emergency_note(existing: str | None, dropped: int) -> str:

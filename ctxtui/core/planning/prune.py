@@ -39,29 +39,6 @@ def prunable_tool(tool_name: str | None, tools: str) -> bool:
     return True
 
 
-def prune_tool_outputs_as_sketched(
-    messages: Sequence[Message], protected_turns: int, prune_threshold: int
-) -> Sequence[Message]:
-    """The plan's ``PruneToolOutputs`` exactly as sketched, defects X24–X28 included.
-
-    The sketch is described in docs/plan.md, "Pruning old tool outputs".
-
-    Kept only to document those defects in tests; the planner never calls it.
-    """
-    if not messages or protected_turns <= 0:
-        return messages
-    out = list(messages)
-    protected_end = max(0, len(out) - protected_turns)  # messages, not turns (X24)
-    pruned = 0
-    for i in range(protected_end - 1, -1, -1):
-        if out[i].role == "tool":
-            out[i] = out[i].model_copy(update={"content": STUB})  # whatever its size (X25)
-            pruned += 1  # already-stubbed outputs count again (X27)
-    if pruned < prune_threshold:
-        return messages
-    return out
-
-
 class StubCost:
     """Tokens a tool result costs once its text is the stub, counted once per message shape.
 

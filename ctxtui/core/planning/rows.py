@@ -162,10 +162,6 @@ def pruned_tag(tokens_freed: int) -> str:
     return f"pruned {MINUS}{tokens_freed:,} tok"
 
 
-def truncated_tag(tokens_freed: int) -> str:
-    return f"truncated {MINUS}{tokens_freed:,} tok"
-
-
 def split_cells(values: Sequence[int], width: int) -> list[int]:
     """Share ``width`` cells between ``values`` in proportion (largest remainder).
 

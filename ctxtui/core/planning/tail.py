@@ -27,16 +27,13 @@ _YES = 1
 class Boundaries:
     """Where a cut before message ``b`` (``0 ≤ b ≤ n``) leaves a request providers accept.
 
-    ``pair[b]`` — no assistant tool call before ``b`` has a result at or after ``b`` (X4), and
+    ``pair[b]``: no assistant tool call before ``b`` has a result at or after ``b`` (X4), and
     message ``b`` is not a tool result (an orphan there would lead the request; PicoClaw's
-    sanitizer drops such messages). ``clean[b]`` — ``pair[b]``, and message ``b`` makes no tool
-    call either: PicoClaw's provider-safe start (docs/presets.md, "picoclaw-seahorse"). ``b = n``
-    (an empty suffix) is always allowed. Scans run in C over byte arrays, so even a boundary
-    that must travel far costs microseconds.
+    sanitizer drops such messages). ``b = n`` (an empty suffix) is always allowed. Scans run
+    in C over a byte array, so a boundary that must travel far costs microseconds.
     """
 
     pair: bytearray
-    clean: bytearray
 
     @classmethod
     def of(cls, session: Session) -> Boundaries:
@@ -59,36 +56,16 @@ class Boundaries:
         pair[lo:hi] = bytes(hi - lo)
         for i in index.tool_results:
             pair[i] = 0
-        clean = bytearray(pair)
-        for i in index.tool_callers:
-            clean[i] = 0
-        return cls(pair, clean)
-
-    @staticmethod
-    def _forward(marks: bytearray, start: int, stop: int) -> int:
-        found = marks.find(_YES, start, stop)
-        return stop if found < 0 else found
-
-    @staticmethod
-    def _backward(marks: bytearray, start: int) -> int:
-        return marks.rfind(_YES, 0, start + 1)
+        return cls(pair)
 
     def pair_forward(self, start: int, stop: int) -> int:
         """The first pair-safe cut in ``[start, stop)``, else ``stop`` (the tail shrinks)."""
-        return self._forward(self.pair, start, stop)
-
-    def clean_forward(self, start: int, stop: int) -> int:
-        """The first provider-safe cut in ``[start, stop)``, else ``stop``."""
-        return self._forward(self.clean, start, stop)
+        found = self.pair.find(_YES, start, stop)
+        return stop if found < 0 else found
 
     def pair_backward(self, start: int) -> int:
         """The last pair-safe cut at or before ``start``, else 0 (the tail grows)."""
-        return max(0, self._backward(self.pair, start))
-
-    def clean_backward(self, start: int) -> int:
-        """The last provider-safe cut at or before ``start``, else the last pair-safe one."""
-        found = self._backward(self.clean, start)
-        return found if found >= 0 else self.pair_backward(start)
+        return max(0, self.pair.rfind(_YES, 0, start + 1))
 
 
 def effective_budget(window: int, max_tokens: int) -> int:

@@ -122,10 +122,6 @@ class Message(_Frozen):
         return sum(p.byte_size for p in self.parts if p.kind is PartKind.OPAQUE)
 
     @property
-    def is_tool_result(self) -> bool:
-        return self.role == "tool"
-
-    @property
     def calls_tools(self) -> bool:
         return self.role == "assistant" and bool(self.tool_calls)
 
@@ -217,17 +213,6 @@ class Session(_Frozen):
     def turn_starts(self) -> tuple[int, ...]:
         """Indices of the user messages that start turns (a turn runs to the next one)."""
         return self.index.turn_starts
-
-    @cached_property
-    def turn_of(self) -> tuple[int, ...]:
-        """For each message, the number of the turn it belongs to; -1 before the first turn."""
-        out: list[int] = []
-        turn = -1
-        for m in self.messages:
-            if m.role == "user":
-                turn += 1
-            out.append(turn)
-        return tuple(out)
 
     @property
     def call_of_result(self) -> Mapping[int, int]:

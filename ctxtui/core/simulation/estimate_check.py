@@ -17,8 +17,7 @@ from ctxtui.core.policies.policy import PRESETS, Policy
 from ctxtui.core.tokens.counts import SessionCounts
 
 DRIFT_NUMERATOR, DRIFT_DENOMINATOR = 1, 10
-DRIFT_THRESHOLD = DRIFT_NUMERATOR / DRIFT_DENOMINATOR
-"""An estimate within 10 % of the exact count is close enough to leave unsaid."""
+"""An estimate within 1/10 of the exact count is close enough to leave unsaid."""
 
 _EXACT_PREFIX = "tiktoken:"
 _ESTIMATOR_NAMES = {"plan": "the plan estimator", "picoclaw": "PicoClaw's estimator"}

@@ -61,15 +61,6 @@ SUMMARY_TEMPLATE = (
 )
 """The plan's ``SummaryTemplate``, byte for byte (326 characters)."""
 
-SECTION_TITLES: tuple[str, ...] = (
-    "Goal",
-    "Constraints",
-    "Progress",
-    "Key Decisions",
-    "Next Steps",
-    "Critical Context",
-)
-
 MAX_ITEMS = 8  # per section: a summary that grows with the history would defeat compaction
 PLAN_LOOKBACK = 20
 """How many of the newest assistant messages may hold "the last stated plan": an older plan
