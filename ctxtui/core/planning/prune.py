@@ -1,8 +1,8 @@
 """Pruning old tool outputs to the plan's stub, by turns (the plan, fixed) or by tokens (OpenCode).
 
-The session is never modified: pruning yields ``PrunedOutput`` figures. Candidates are indexed
-once per session and tokenizer (``ToolOutputs``), and both rules prune a contiguous run of that
-index, so a re-plan finds the run and its freed tokens by binary search instead of a rescan.
+Pruning yields ``PrunedOutput`` figures, never a modified session. Both rules prune a
+contiguous run of an index built once per session and tokenizer (``ToolOutputs``), so a
+re-plan finds the run by binary search.
 """
 
 from __future__ import annotations
@@ -42,12 +42,9 @@ def prunable_tool(tool_name: str | None, tools: str) -> bool:
 class StubCost:
     """Tokens a tool result costs once its text is the stub, counted once per message shape.
 
-    A stubbed result differs from its original only in its text, so its cost depends only on
-    what else a tokenizer charges: role, name, reasoning, tool calls, media, and the
-    ``tool_call_id`` — which every ctxtui tokenizer charges by its UTF-8 length (the character
-    estimators) or not at all (tiktoken). Results of one shape (same tool, an id of the same
-    length, no media) share one count, so indexing 100k messages costs a handful of
-    ``count_message`` calls instead of a model copy and a count per result.
+    A stub's cost depends only on what else a tokenizer charges, and every ctxtui tokenizer
+    charges the ``tool_call_id`` by its length or not at all, so results of one shape (same
+    tool, id length, no media) share one count.
     """
 
     __slots__ = ("_count", "_known", "_stub")
@@ -140,10 +137,9 @@ def index_tool_outputs(
 ) -> ToolOutputs:
     """Index the tool results; ``stub_tokens(i)`` counts message ``i`` with the stub as content.
 
-    Results of tools ``tools`` (a ``Policy.prune_tools`` value) excludes are left out
-    altogether: they are neither pruned nor counted toward a protection. ``size(i)`` is what
-    the protection and the minimum measure (OpenCode: the raw output text); by default the
-    message's tokens.
+    Results of tools that ``tools`` (``Policy.prune_tools``) excludes are neither pruned nor
+    counted toward a protection. ``size(i)`` is what the protection measures (OpenCode: the
+    raw output text); by default the message's tokens.
     """
     messages = session.messages
     results = session.index.tool_results
@@ -278,14 +274,11 @@ def prune_by_turns(outputs: ToolOutputs, boundary: int, threshold: int) -> Prune
 def prune_by_tokens(
     outputs: ToolOutputs, boundary: int, protect_tokens: int, minimum_tokens: int
 ) -> PrunedRun:
-    """OpenCode's prune: keep the newest ``protect_tokens`` of output, stub the rest.
+    """OpenCode's prune (docs/presets.md, "opencode"): keep the newest ``protect_tokens`` of
+    output, stub the rest.
 
-    The figures are in docs/presets.md, "opencode".
-
-    Walking newest→oldest from ``boundary``, an output is pruned once the running total of
-    output tokens exceeds ``protect_tokens``; the walk stops at an earlier prune (a stub); the
-    prune applies only if the outputs past the protection measure more than
-    ``minimum_tokens`` (``pruned > PRUNE_MINIMUM``, summed over the same sizes).
+    Walking back from ``boundary`` and stopping at an earlier stub, outputs past the protection
+    are pruned only if they measure more than ``minimum_tokens`` (``PRUNE_MINIMUM``).
     """
     hi = bisect_left(outputs.indices, boundary)
     stubs = bisect_left(outputs.stubbed, boundary)
@@ -305,10 +298,8 @@ def prune_by_tokens(
 
 
 def prune_by_results(outputs: ToolOutputs, boundary: int, keep: int) -> PrunedRun:
-    """Claude Code's microcompact: every eligible result but the newest ``keep`` is stubbed.
-
-    Only results before ``boundary`` are touched, and already-stubbed ones stay as they are.
-    """
+    """Claude Code's microcompact: every eligible result before ``boundary`` but the newest
+    ``keep`` is stubbed."""
     indices = outputs.indices
     position = len(indices) - keep
     cut = indices[position] if 0 <= position < len(indices) else (0 if position < 0 else boundary)

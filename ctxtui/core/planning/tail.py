@@ -1,10 +1,8 @@
 """The fresh tail: the protected newest messages, by tokens (the plan) or by items (PicoClaw).
 
-Both rules work on prefix sums of the effective (post-truncation) token counts and find their
-boundary by binary search, so the cost of placing the boundary does not grow with the session.
-Where a boundary may sit with respect to tool calls is precomputed once per session
-(``Boundaries``): pairing is by id (``Session.call_of_result``), so the rules hold whatever
-order the results come in, interleaved with other messages or not.
+Both rules binary-search prefix sums of the effective token counts. Where a boundary may sit
+with respect to tool calls is precomputed per session (``Boundaries``), pairing by id, so the
+rules hold whatever order the results come in.
 """
 
 from __future__ import annotations
@@ -29,20 +27,15 @@ class Boundaries:
 
     ``pair[b]``: no assistant tool call before ``b`` has a result at or after ``b`` (X4), and
     message ``b`` is not a tool result (an orphan there would lead the request; PicoClaw's
-    sanitizer drops such messages). ``b = n`` (an empty suffix) is always allowed. Scans run
-    in C over a byte array, so a boundary that must travel far costs microseconds.
+    sanitizer drops such messages). ``b = n`` (an empty suffix) is always allowed.
     """
 
     pair: bytearray
 
     @classmethod
     def of(cls, session: Session) -> Boundaries:
-        """Mark every allowed cut from the session's index, in C-speed slice assignments.
-
-        A cut is not pair-safe inside ``[call + 1, result]`` of any pair; those spans are
-        merged (sorted by start) and cleared slice by slice, so the work is one sort of the
-        pairs plus ``n`` bytes, however far a result lies from its call.
-        """
+        """Mark every allowed cut: the spans ``[call + 1, result]`` of all pairs, merged, are
+        cleared slice by slice, so the cost does not grow with a pair's distance."""
         index = session.index
         n = len(session.messages)
         pair = bytearray(b"\x01") * (n + 1)
@@ -82,11 +75,8 @@ def calculate_fresh_tail_budget(budget: int, policy: Policy) -> int:
 
 
 def suffix_start_within(prefix: Prefix, lo: int, hi: int, limit: int) -> int:
-    """The smallest ``s`` in ``[lo, hi]`` with Σ tokens of ``messages[s:hi]`` ≤ ``limit``.
-
-    This is the newest→oldest walk that stops at the first message that does not fit (X1,
-    docs/presets.md), done by binary search: suffix sums only grow as ``s`` moves back.
-    """
+    """The smallest ``s`` in ``[lo, hi]`` with Σ tokens of ``messages[s:hi]`` ≤ ``limit``: the
+    newest→oldest walk that stops at the first message that does not fit (X1), by bisection."""
     total = prefix(hi)
     while lo < hi:
         mid = (lo + hi) // 2
@@ -98,10 +88,8 @@ def suffix_start_within(prefix: Prefix, lo: int, hi: int, limit: int) -> int:
 
 
 def max_turns_start(session: Session, turns: int) -> int:
-    """The earliest start a tail of at most ``turns`` turns may take (0: no limit).
-
-    OpenCode's ``select`` only considers the newest ``DEFAULT_TAIL_TURNS`` turns.
-    """
+    """The earliest start a tail of at most ``turns`` turns may take (0: no limit), as
+    OpenCode's ``select`` considers only the newest ``DEFAULT_TAIL_TURNS`` turns."""
     starts = session.turn_starts
     if turns <= 0 or len(starts) < turns:
         return 0
@@ -118,11 +106,8 @@ def active_turn_start(session: Session) -> int:
 
 
 def min_turns_start(session: Session, turns: int) -> int:
-    """The latest start that still holds the newest ``turns`` turns (all of them if fewer).
-
-    Turns, not messages (X24), and ``turns ≤ 0`` holds nothing (X28): the tail's minimum turns
-    and pruning's protected turns are both measured with it.
-    """
+    """The latest start that holds the newest ``turns`` turns (all if fewer); turns, not
+    messages (X24), and ``turns ≤ 0`` holds nothing (X28)."""
     starts = session.turn_starts
     if turns <= 0 or not starts:
         return len(session)
@@ -152,10 +137,8 @@ def _tail(
 
 
 def _floor(session: Session, policy: Policy, bounds: Boundaries) -> int:
-    """The latest start holding the active turn (if kept whole) and the minimum turns.
-
-    Grown back to a pair-safe cut; ``len(session)`` when the policy asks for neither.
-    """
+    """The latest pair-safe start holding the active turn (if kept whole) and the minimum
+    turns; ``len(session)`` when the policy asks for neither."""
     floor = min_turns_start(session, policy.tail_min_turns)
     if policy.tail_keep_active_turn:
         floor = min(floor, active_turn_start(session))
@@ -177,13 +160,9 @@ def fresh_tail_by_tokens(
     policy: Policy,
     bounds: Boundaries | None = None,
 ) -> FreshTail:
-    """The plan's token-aware tail with X1–X5 fixed.
-
-    Contiguous from the newest message back to the first one that does not fit (X1); never
-    starting inside a tool call and its results, nor on a tool result (X4); always holding the
-    whole active turn (X2) and at least ``tail_min_turns`` turns (X3), over budget if need be,
-    grown back to the call when one of its results lies inside those turns.
-    """
+    """The plan's token-aware tail with X1–X5 fixed: contiguous back to the first message that
+    does not fit (X1), never starting inside a tool pair or on a result (X4), always holding the
+    active turn (X2) and ``tail_min_turns`` turns (X3), over budget if need be."""
     n = len(session)
     min_turns = policy.tail_min_turns
     if n == 0:
@@ -239,11 +218,8 @@ def fresh_tail_by_items(
 
 
 def provider_safe_start(session: Session, start: int) -> int:
-    """``trimFreshTailToSafeBudget`` step 3: past leading tool results and tool calls.
-
-    Only the roles of the leading messages are looked at, as in ``main``: a user message
-    between a call and its result is a safe start, though it leaves the result unpaired.
-    """
+    """``trimFreshTailToSafeBudget`` step 3: past leading tool results and tool calls, by role
+    only as in ``main`` (a user message between a call and its result is a safe start)."""
     messages = session.messages
     while start < len(messages) and (messages[start].role == "tool" or messages[start].calls_tools):
         start += 1
@@ -262,11 +238,8 @@ def find_safe_boundary(session: Session, target: int) -> int:
 
 
 def fresh_tail_by_messages(session: Session, prefix: Prefix, budget: int, keep: int) -> FreshTail:
-    """PicoClaw legacy's kept history after a summary: ``findSafeBoundary(len − keep)``.
-
-    ``summarizeSession`` skips a history of ``keep`` messages or fewer, and gives up when the
-    cut snaps to 0; either way nothing is summarized and the whole history is the tail.
-    """
+    """PicoClaw legacy's kept history after a summary: ``findSafeBoundary(len − keep)``; the
+    whole history when it has ``keep`` messages or fewer or the cut snaps to 0."""
     n = len(session)
     if n == 0:
         return FreshTail(0, budget, 0, TailReason.EMPTY, 0, 0)
