@@ -50,7 +50,7 @@ from ctxtui.streams import StdoutError, flush_stdout, guard_stdout, quiet_stdout
 __all__ = ["COMMANDS", "Command", "add_policy_options", "add_session_options", "main"]
 
 # The policy, the importers and pydantic are imported inside the functions that need them:
-# `ctxtui --version` and a mistyped command should not pay ~100 ms for them.
+# `ctxtui --version` and a mistyped command should not pay for importing them.
 
 _LONG_WORD = re.compile(r"\S{121,}")
 """A word too long to echo: argparse repeats a bad choice or a stray argument in full."""
@@ -265,10 +265,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def entry() -> NoReturn:
     """The console script and ``python -m ctxtui``: ``main``, then leave without freeing the heap.
 
-    A report over 100k messages holds millions of objects, and the interpreter freed them one
-    by one on the way out: a second after the last byte was written, a fifth of the command's
-    time. Exit handlers still run (they remove temp files), and the output is flushed first.
-    Usage errors and ``--help`` leave through ``SystemExit`` as usual, before much is built.
+    A big report holds millions of objects, and freeing them one by one only delays the exit.
+    Exit handlers still run (they remove temp files), and the output is flushed first.
     """
     if stdout_closed():
         print("ctxtui: error: standard output is closed; nothing can be printed", file=sys.stderr)

@@ -1,9 +1,7 @@
 """``build_plan``: truncation, fresh tail, pruning, assembly, compaction need and overflow.
 
-Everything that depends only on the session, the counts and the truncation limits (the
-truncated previews, the tool-output index, prefix sums) is prepared once and cached by
-identity; a knob change then re-plans with binary searches over prefix sums, so re-planning
-100k messages costs about what re-planning 1k does.
+What depends only on the session, the counts and the truncation limits is prepared once and
+cached by identity, so a knob change re-plans by binary searches over prefix sums.
 """
 
 from __future__ import annotations
@@ -389,11 +387,8 @@ def build_plan(
 ) -> Plan:
     """The plan for ``session`` under ``policy``; the session is never modified.
 
-    ``truncated`` and ``outputs`` are the truncation and the tool-output index of these very
-    messages under this policy and tokenizer, when the caller already has them: a replay plans
-    windows of a session whose outputs the first plan has measured, and measuring them again
-    (line counts, a tokenization of each preview, a stub count per result shape) was a quarter
-    of the walk.
+    ``truncated`` and ``outputs`` are the truncation and tool-output index of these messages
+    under this policy and tokenizer, when the caller (a replay) already has them.
     """
     if len(counts) != len(session):
         raise ValueError(

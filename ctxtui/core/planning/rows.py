@@ -47,8 +47,7 @@ def _picture(code: int) -> str:
 
 
 _CONTROLS = [*range(0x20), 0x7F, *range(0x80, 0xA0), *map(ord, _BIDI)]
-# ``str.translate`` tables: a preview is made for every row drawn, and a per-character Python
-# loop over a 4 KB source was most of a row's cost.
+# ``str.translate`` tables: a preview is made for every row drawn.
 _ONE_LINE = {code: _picture(code) for code in _CONTROLS}
 _BLOCK = _ONE_LINE | {ord("\n"): "\n", ord("\t"): "\t"}
 

@@ -112,11 +112,7 @@ def result_tool_names(session: Session) -> dict[int, str]:
 
 def tool_costs(session: Session, plan: Plan) -> ToolCosts:
     """Per tool name: calls, outputs, their tokens, and what pruning and truncation free.
-
-    Sums go into plain dicts keyed by name, one pass per kind, and become ``ToolCost``
-    objects at the end: a 100k-message session has ~36k callers and ~64k results, and an
-    object lookup and four attribute updates per item were a tenth of a headless report.
-    """
+    Sums go into plain dicts, one pass per kind, and become ``ToolCost`` objects at the end."""
     names = _result_names(session)
     stored: Sequence[int] = plan.message_tokens
     messages = session.messages

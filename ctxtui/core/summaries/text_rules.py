@@ -89,7 +89,7 @@ pattern could match."""
 
 def states_decision(text: str) -> bool:
     """``DECISION.search(text)``, but a text with none of the words is refused without the
-    regular expression: it runs at a few MB/s, and a replay summarises ~100 MB of replies."""
+    slow regular expression."""
     lower = text.lower()
     if not any(fragment in lower for fragment in _DECISION_FRAGMENTS):
         return False
@@ -132,11 +132,8 @@ is a definition, not an error that happened, and would crowd the real ones out."
 
 
 def error_lines(text: str) -> Iterator[str]:
-    """The lines of ``text`` that hold an error marker, found in one scan of the whole text.
-
-    Searching line by line costs a regex call per line of every tool output (294k calls on a
-    10k-message session); scanning once and cutting out the matching lines costs one per hit.
-    """
+    """The lines of ``text`` that hold an error marker, found in one scan of the whole text
+    (a regex call per hit, not per line)."""
     end = -1
     for match in ERROR_LINE.finditer(text):
         if match.start() <= end:

@@ -1,21 +1,15 @@
 """Per-message token counts kept across runs, so a big session re-opens without re-counting.
 
-Exact counts of a 100k-message session take a second or two with ``quicktok`` (ten with bare
-tiktoken); hashing the same text takes about a third of the former, and reading the counts
-back less. Each tokenizer (and backend) gets one file in
-``platformdirs.user_cache_dir("ctxtui")`` mapping a message's content hash (of everything a
-tokenizer reads from it) to its token count. The cache is keyed per message, not per session,
-so a transcript that grew by ten messages re-counts ten.
+Each exact tokenizer (and backend) gets one file in ``platformdirs.user_cache_dir("ctxtui")``
+mapping a message's content hash (of everything a tokenizer reads from it) to its count. Keyed
+per message, not per session, so a transcript that grew by ten messages re-counts ten. The
+estimators count faster than hashing, so they are not cached.
 
-Safety: files are written to a temporary name and moved into place with ``os.replace``, so a
-reader sees a whole old file or a whole new one, never a torn write; concurrent writers may
-lose each other's new entries (the loser just counts again next time). A missing, truncated,
-foreign or corrupt file reads as empty. Size is bounded by ``max_entries`` per tokenizer, the
-entries of the most recent session kept first. ``CTXTUI_NO_CACHE=1`` turns the cache off;
-``CTXTUI_CACHE_DIR`` points it elsewhere (tests use it).
-
-Only tokenizers slower than hashing are cached (the exact ones): the estimators count a
-message in less time than it takes to hash it, and small sessions count in a few milliseconds.
+Files are written to a temporary name and moved into place, so a reader never sees a torn
+write; concurrent writers may lose each other's new entries (counted again next time). A
+missing, truncated, foreign or corrupt file reads as empty. Size is bounded by
+``max_entries`` per tokenizer, the most recent session's entries kept first.
+``CTXTUI_NO_CACHE=1`` turns the cache off; ``CTXTUI_CACHE_DIR`` points it elsewhere.
 """
 
 from __future__ import annotations
@@ -45,11 +39,10 @@ _HEADER = _MAGIC + f"{__version__}\n".encode("ascii")
 so its files simply read as empty and are rewritten."""
 
 MAX_ENTRIES = 500_000
-"""About 10 MB per tokenizer on disk; five 100k-message sessions' worth."""
+"""Entries per tokenizer: 20 bytes each on disk, a few large sessions' worth."""
 
 MIN_CHARS = 1_000_000
-"""Below about a megabyte of text exact counting takes ~10 ms (``quicktok``; 50 ms with
-tiktoken): not worth a file."""
+"""Sessions with less text than this count faster than a cache file is read and written."""
 
 CACHED_PREFIXES = ("tiktoken:", "llama3", "qwen2")
 """The exact tokenizers; the estimators are cheaper than hashing."""

@@ -1,10 +1,9 @@
 """Counting a whole session under one tokenizer, in chunks that report progress and can stop.
 
-Counting is the one slow step of the pipeline (exact counts of 100k messages), so it runs in a
-worker: it reports ``on_progress(done, total)`` after every chunk and gives up as soon as
-``should_stop()`` says so, returning ``None`` rather than a partial count. Counts of slow
-tokenizers are kept across runs by content hash (``count_cache``), so a second open of a big
-session only counts the messages it has not seen.
+Counting is the pipeline's one slow step, so it runs in a worker: it reports
+``on_progress(done, total)`` after every chunk and returns ``None`` rather than a partial count
+once ``should_stop()`` says so. Exact counts are kept across runs by content hash
+(``count_cache``), so a second open only counts the messages it has not seen.
 """
 
 from __future__ import annotations
@@ -30,8 +29,8 @@ Progress = Callable[[int, int], None]
 StopCheck = Callable[[], bool]
 
 DEFAULT_CHUNK = 2000
-"""Messages per chunk: small enough to stop within a few milliseconds, large enough that
-progress callbacks (which post messages to the app) stay rare."""
+"""Messages per chunk: small enough to stop soon, large enough that progress callbacks (which
+post messages to the app) stay rare."""
 
 DRIFT_TIKTOKEN = "tiktoken:cl100k_base"
 

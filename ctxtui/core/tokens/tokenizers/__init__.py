@@ -123,8 +123,8 @@ def resolve(
     which and why. Unknown specs and a ratio ≤ 0 raise ``ValueError``.
 
     ``fast=False`` takes tiktoken's bundled cl100k_base first (same counts): for a few texts,
-    where ``quicktok``'s load, which holds the GIL for a few hundred milliseconds, would cost
-    the app more than it saves. Families tiktoken cannot load offline still use ``quicktok``.
+    where ``quicktok``'s load, which holds the GIL, costs the app more than it saves. Families
+    tiktoken cannot load offline still use ``quicktok``.
     """
     validate_chars_per_token(chars_per_token)
     if spec == PLAN:

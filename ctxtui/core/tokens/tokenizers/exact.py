@@ -3,8 +3,7 @@
 Both count what tiktoken's ``encode_ordinary`` would return for the same ranks and regex:
 special-token text (``<|endoftext|>`` in a tool output) is text, lone surrogates become U+FFFD.
 
-``QuicktokCounter`` is the fast path (a C++ BPE, 5–10× tiktoken here). Three things keep it
-exact and cheap:
+``QuicktokCounter`` is the fast path (a C++ BPE). Three things keep it exact and cheap:
 
 * Non-ASCII text is handed over as UTF-8 ``bytes``. Given a ``str``, the binding asks Python
   for its UTF-8 form, which Python then keeps on the string for as long as the string lives:
@@ -34,7 +33,7 @@ if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
 PARALLEL_MIN_CHARS = 256_000
-"""Below about a quarter megabyte (a few milliseconds of counting) one core is as quick."""
+"""Below about a quarter megabyte of text one core is as quick as a thread pool."""
 
 
 def default_threads() -> int:

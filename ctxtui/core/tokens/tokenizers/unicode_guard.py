@@ -7,9 +7,8 @@ encoding every code point in several contexts with both; ``RANGES`` lists them, 
 widened to whole blocks where that kept the list short). A text holding one of them, or a lone
 surrogate (which ``quicktok`` cannot take and tiktoken replaces), is counted the reference way.
 
-The check runs only on non-ASCII text and looks at every character in vectorised passes over
-about a million characters each (numpy, which ``quicktok`` depends on): a few milliseconds per
-megabyte of text.
+The check runs only on non-ASCII text, in vectorised numpy passes (``quicktok`` depends on
+numpy).
 """
 
 from __future__ import annotations
@@ -61,7 +60,7 @@ def _flag_table() -> Any:
 
 
 GUARD_BATCH_CHARS = 1 << 20
-"""Characters checked per numpy pass: about 4 ms holding the GIL, and 5 MB of scratch."""
+"""Characters checked per numpy pass: bounds the GIL hold and the scratch memory."""
 
 
 def flagged(texts: Sequence[str]) -> set[int]:
