@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -118,18 +120,26 @@ class Progress:
             self._stream.flush()
 
 
+@contextmanager
+def counting() -> Iterator[Progress]:
+    """A progress line on stderr while the body counts; a tokenizer that cannot be had (a
+    ``ValueError``) becomes a ``--tokenizer`` error."""
+    progress = Progress(sys.stderr)
+    try:
+        yield progress
+    except ValueError as err:
+        raise CommandError(f"--tokenizer: {err}") from None
+    finally:
+        progress.close()
+
+
 def plan_session(args: argparse.Namespace) -> Planned:
     """Load, build the policy, count (showing progress when slow) and plan."""
     session = load(args)
     policy = build_policy(args, session)
     engine = Engine(session)
-    progress = Progress(sys.stderr)
-    try:
+    with counting() as progress:
         counts = engine.counts(policy, on_progress=progress)
-    except ValueError as err:
-        raise CommandError(f"--tokenizer: {err}") from None
-    finally:
-        progress.close()
     assert counts is not None  # no stop check was given
     plan = engine.plan(policy, counts)
     notes = ignored_knobs(args, policy, plan.tokenizer.used)

@@ -23,8 +23,7 @@ from ctxtui.commands.cost_blocks import (
     cost_sentence,
     whatif_sentence,
 )
-from ctxtui.commands.errors import CommandError
-from ctxtui.commands.pipeline import Progress, build_policy, ignored_knobs, load
+from ctxtui.commands.pipeline import build_policy, counting, ignored_knobs, load
 from ctxtui.commands.render_report import plural
 from ctxtui.commands.report import print_table
 from ctxtui.core.engine import Engine
@@ -78,8 +77,7 @@ def run(args: argparse.Namespace) -> int:
     session = load_history(args)
     policy = build_policy(args, session)
     engine = Engine(session)
-    progress = Progress(sys.stderr)
-    try:
+    with counting() as progress:
         counts = engine.counts(policy, on_progress=progress)
         assert counts is not None  # no stop check was given
         plan = engine.plan(policy, counts)
@@ -89,10 +87,6 @@ def run(args: argparse.Namespace) -> int:
             [r.message_index for r in result.requests],
             calibration_counts(engine, policy, counts),
         )
-    except ValueError as err:
-        raise CommandError(f"--tokenizer: {err}") from None
-    finally:
-        progress.close()
     fixed = counts.system_tokens + counts.tool_def_tokens + counts.summary_tokens
     gap = gap_of(
         session,

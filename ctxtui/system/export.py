@@ -58,9 +58,8 @@ def check_target(
     """The path to write, or ``ExportError`` saying why it cannot be written.
 
     ``protected`` is every path the session's source is read from
-    (``ctxtui.importers.source_protection``); the core does not know the importers, so the
-    caller asks them, and cannot forget to (no default). It is refused always, ``force`` or
-    not, through symlinks and hard links. See ``output.check_output`` for the rest.
+    (``ctxtui.importers.source_protection``), with no default so no caller forgets it; it is
+    refused always, ``force`` or not. See ``output.check_output`` for the rest.
     """
     source = session.meta.source_path
     return check_output(

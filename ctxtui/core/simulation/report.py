@@ -8,6 +8,7 @@ render it: ``ctxtui report`` prints it as JSON or as a table (``ctxtui.commands.
 from __future__ import annotations
 
 import re
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, overload
 
 from ctxtui.core.planning.as_sent import history_tokens
@@ -165,14 +166,7 @@ def _compaction(plan: Plan, result: CompactionResult | None) -> dict[str, Any]:
 
 def _overflow(plan: Plan, result: CompactionResult | None) -> dict[str, Any] | None:
     info = result.overflow if result is not None else plan.overflow
-    if info is None:
-        return None
-    return {
-        "model": info.model,
-        "context_window": info.context_window,
-        "requested_tokens": info.requested_tokens,
-        "reason": info.reason,
-    }
+    return None if info is None else asdict(info)
 
 
 def _estimate(drift: EstimateDrift | None) -> dict[str, Any] | None:
