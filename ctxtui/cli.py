@@ -1,11 +1,9 @@
 """The command line: opens the app, or runs the headless shell (report, compact, formats).
 
 Parsing only. Each sub-command is one row of ``ctxtui.cli_args.COMMANDS`` and one module
-``ctxtui.commands.<name>`` with a ``run(args) -> int``; the app lives in ``ctxtui.tui``. Both
-are imported lazily so that ``ctxtui --help`` never pays for Textual or tiktoken.
-
-Errors on the command line are one line on stderr and exit code 2, never a traceback; an
-unexpected exception is one line and exit code 3 (``CTXTUI_DEBUG=1`` shows its traceback).
+``ctxtui.commands.<name>`` with a ``run(args) -> int``; both it and the app are imported lazily,
+so ``ctxtui --help`` never pays for Textual or tiktoken. A usage error is one line and exit 2;
+an unexpected exception one line and exit 3 (``CTXTUI_DEBUG=1`` shows its traceback).
 """
 
 from __future__ import annotations
@@ -154,11 +152,8 @@ def _unknown_command(word: str) -> str | None:
 
 
 def _has_terminal() -> bool:
-    """Whether the app can run here: a terminal on stdin and stdout, or a web driver.
-
-    ``TEXTUAL_DRIVER`` names the driver that serves the app elsewhere (in a browser), where
-    neither stream is a terminal and the app must still start.
-    """
+    """Whether the app can run here: a terminal on stdin and stdout, or a web driver
+    (``TEXTUAL_DRIVER``, set when the app is served in a browser)."""
     if os.environ.get("TEXTUAL_DRIVER"):
         return True
     try:
@@ -227,11 +222,6 @@ def _run(args_list: list[str]) -> int:
     return _open_app(args_list)
 
 
-def internal_error(prog: str, err: BaseException) -> str:
-    """An unexpected exception as one line: what it was, and how to see the traceback."""
-    return f"{prog}: {describe_bug(err)}"
-
-
 def stdout_failed(prog: str, err: OSError) -> int:
     """Standard output failed: one line and exit 2, or quietly 0 when the reader went away."""
     quiet_stdout()
@@ -258,7 +248,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:
         if debugging():
             raise
-        print(internal_error(prog, err), file=sys.stderr)
+        print(f"{prog}: {describe_bug(err)}", file=sys.stderr)
         return EXIT_INTERNAL
 
 

@@ -1,8 +1,7 @@
 """The headless shell: one module per sub-command (report, compact, ...), each a ``run(args)``.
 
-A command is a module here named after it; ``ctxtui.cli_args.COMMANDS`` holds its options. Commands
-never import the CLI or the app: what they share with them (exit codes, the knobs' words, how a
-policy is built) lives in ``ctxtui.options``.
+``ctxtui.cli_args.COMMANDS`` holds each one's options. Commands never import the CLI or the
+app: what they share (exit codes, the knobs' words, building a policy) is ``ctxtui.options``.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The steps every session command shares: load, build the policy, count with progress, plan.
 
-Each step turns the core's own errors (``SessionLoadError``, ``PolicyError``) into a
-``CommandError``, so the user sees one line naming the file or the knob. The knobs' values were
-checked one by one at their flags (``ctxtui.cli``); what is left here are relations between
-knobs and the session.
+Each step turns the core's errors (``SessionLoadError``, ``PolicyError``) into a one-line
+``CommandError`` naming the file or the knob; single values were checked at their flags.
 """
 
 from __future__ import annotations
@@ -42,11 +40,8 @@ class Planned:
 
 
 def load(args: argparse.Namespace, *, full_history: bool = False) -> Session:
-    """Read SESSION with the importers (read-only), or fail with one line.
-
-    ``full_history`` keeps every message the file holds, before and after the agent's own
-    compactions (what ``replay`` walks).
-    """
+    """Read SESSION with the importers (read-only), or fail with one line; ``full_history``
+    keeps the messages before the agent's own compactions too (what ``replay`` walks)."""
     from ctxtui.importers import load_session
 
     try:
@@ -60,11 +55,8 @@ def load(args: argparse.Namespace, *, full_history: bool = False) -> Session:
 
 
 def build_policy(args: argparse.Namespace, session: Session) -> Policy:
-    """The preset fitted to the session (its window), with the knobs given on the command line.
-
-    A relation between knobs that fails (``--tail-min`` above ``--tail-max``) is named by the
-    options the user typed, with their values.
-    """
+    """The preset fitted to the session's window, with the command line's knobs; a failing
+    relation (``--tail-min`` above ``--tail-max``) is named by the options typed."""
     given = overrides_from(args)
     try:
         return options.build_policy(args.preset, given, session)

@@ -1,8 +1,7 @@
 """``ctxtui report`` as a table: the ``ctxtui.report/1`` document rendered with rich.
 
-For people, so free to change, unlike the document itself (``ctxtui.core.simulation.report``). Laid
-out for an 80-column terminal: each block is a two-column grid (a short label, then the value), so a
-long warning or path wraps under its value instead of back to column 0.
+For people, so free to change, unlike the document. Each block is a two-column grid (label,
+value), so a long warning or path wraps under its value on an 80-column terminal.
 """
 
 from __future__ import annotations

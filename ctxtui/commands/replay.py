@@ -1,9 +1,8 @@
 """``ctxtui replay``: every request of a session, simulated and reported, and the calibration.
 
-The session is read with its full history (through the agent's own compactions), replayed
-under the policy (``ctxtui.core.simulation.replay``) and calibrated against the usage the transcript
-recorded (``ctxtui.core.tokens.calibration``). This module only renders: a table for people, or
-the ``ctxtui.replay/2`` JSON document for scripts (``/1`` plus the dollar and cache keys).
+The session is read with its full history, replayed under the policy and calibrated against
+the usage it recorded; this module only renders: a table, or the ``ctxtui.replay/2`` JSON
+document.
 """
 
 from __future__ import annotations
@@ -55,10 +54,8 @@ def load_history(args: argparse.Namespace) -> Session:
 def calibration_counts(
     engine: Engine, policy: Policy, counts: SessionCounts
 ) -> dict[str, SessionCounts]:
-    """The policy's counts first, then the cheap estimators, then cl100k on small sessions.
-
-    A tokenizer already counted (the policy's) keeps its place and its own settings.
-    """
+    """The policy's counts first (with its own settings), then the cheap estimators, then
+    cl100k on small sessions."""
     out = {counts.tokenizer.used: counts}
     specs = list(CHEAP_TOKENIZERS)
     chars = sum(len(m.content) + len(m.reasoning) for m in engine.session.messages)
@@ -115,11 +112,8 @@ def build_document(
     gap: ReportedGap | None = None,
 ) -> dict[str, Any]:
     """The ``ctxtui.replay/2`` document: every key always present, ``null`` where unknown.
-
-    ``costs`` (the session priced over these requests) adds each request's dollars and cache
-    figures and the session's ``cost`` and ``cache`` blocks; ``gap`` is the one sentence that
-    explains the last request's difference to the API's count.
-    """
+    ``costs`` adds the dollar and cache figures; ``gap`` explains the last request's difference
+    to the API's count."""
     session, policy = result.session, result.policy
     if costs is None:
         costs = cost_blocks(session, result.points)

@@ -96,11 +96,8 @@ def write_stdout(data: bytes) -> None:
 
 
 def _estimate(planned: Planned) -> EstimateDrift | None:
-    """The estimator against the exact count, when the report counted exactly.
-
-    Only then: the estimate is cheap to add to an exact count, while an exact count added to
-    every default report would make it as slow as tiktoken.
-    """
+    """The estimator against the exact count, only when the report counted exactly: an exact
+    count added to every default report would make it slow."""
     counts = planned.engine.cached_counts(planned.policy)
     if counts is None or not is_exact(counts.tokenizer.used):
         return None

@@ -1,9 +1,8 @@
 """``ctxtui retention``: what each compaction summary of a session kept of what it replaced.
 
-The session is read with its full history; every compaction the agent recorded is audited
-beside ctxtui's stand-in for the same segment, and then the stand-in the preview would write
-now (``ctxtui.core.simulation.retention_audits``). This module only renders: a table for people, or
-the ``ctxtui.retention/1`` JSON document for scripts.
+Every compaction the agent recorded is audited beside ctxtui's stand-in for the same segment,
+then the stand-in a compaction would write now. This module only renders: a table, or the
+``ctxtui.retention/1`` JSON document.
 """
 
 from __future__ import annotations
