@@ -1,8 +1,7 @@
 """The report: a plan as the ``ctxtui.report/1`` document, data only.
 
-The JSON shape is a public contract: scripts and CI read it, so every key is
-always present and typed the same way, with ``null`` where a value does not apply. The shells
-render it: ``ctxtui report`` prints it as JSON or as a table (``ctxtui.commands.render_report``).
+The JSON shape is a public contract that scripts and CI read: every key always present and
+typed the same way, ``null`` where a value does not apply.
 """
 
 from __future__ import annotations
@@ -39,11 +38,8 @@ def display_text(text: str) -> str: ...
 @overload
 def display_text(text: None) -> None: ...
 def display_text(text: str | None) -> str | None:
-    """``text`` with lone surrogates as U+FFFD, so it can be printed and saved as UTF-8.
-
-    A file name that is not valid UTF-8 reaches Python with surrogate escapes; printed as is it
-    either crashes the output or writes bytes that make the JSON document invalid.
-    """
+    """``text`` with lone surrogates (a file name that is not UTF-8) as U+FFFD, so it can be
+    printed and saved as valid UTF-8."""
     return None if text is None else _SURROGATE.sub("\ufffd", text)
 
 
@@ -58,13 +54,8 @@ def _policy(session: Session, plan: Plan) -> dict[str, Any]:
 
 
 def context_categories(plan: Plan) -> list[dict[str, Any]]:
-    """The window as ``/context`` splits it: system, tools, messages, free, autocompact buffer.
-
-    The buffer is the room the policy's trigger keeps at the top of the window
-    (``Policy.headroom``); free is what neither the prompt nor the buffer takes
-    (``Totals.free_under``, the gauge's rule, so a buffer equal to the output reserve gives
-    the gauge's free to the token).
-    """
+    """The window as ``/context`` splits it: system, tools, messages, free, autocompact buffer
+    (``Policy.headroom``); free is the gauge's rule (``Totals.free_under``)."""
     t = plan.totals
     buffer = plan.policy.headroom if t.trigger else 0
     messages = t.summary + t.history
@@ -110,12 +101,8 @@ def _messages(session: Session, plan: Plan) -> list[dict[str, Any]]:
 
 
 def _parts(plan: Plan) -> dict[str, int]:
-    """The prompt split into what it is made of; they add up to ``tokens``.
-
-    ``history_tokens`` is the history the planned request sends (kept and fresh tail, the
-    rows' ``sent_tokens`` added up); ``dropped_tokens`` is what the dropped rows add while the
-    request stands uncompacted.
-    """
+    """The prompt's parts, adding up to ``tokens``: ``history_tokens`` is the rows' sent
+    tokens (kept and fresh tail), ``dropped_tokens`` what dropped rows add uncompacted."""
     t = plan.totals
     return {
         "system_tokens": t.system,
@@ -190,12 +177,8 @@ def build_report(
     estimate: EstimateDrift | None = None,
     fit: SessionFit | None = None,
 ) -> dict[str, Any]:
-    """The ``ctxtui.report/1`` document; ``compaction`` supplies the after-compaction figures.
-
-    Without a compaction result, ``tokens_after`` equals ``tokens_before`` (nothing was done)
-    and the overflow is the plan's own. ``fit`` is the transcript's calibration
-    (``calibration.history_fit`` when the session was read from its last compaction on).
-    """
+    """The ``ctxtui.report/1`` document; ``compaction`` supplies the after-compaction figures
+    (without it, ``tokens_after`` is ``tokens_before``); ``fit`` is the transcript's calibration."""
     totals = plan.totals
     return {
         "schema": SCHEMA,
@@ -270,12 +253,8 @@ def tokenizer_note(plan: Plan, session: Session) -> str:
 
 
 def reported_usage(session: Session, request: int | None = None) -> dict[str, Any] | None:
-    """The API's own figures for the last request the transcript has usage for, or ``None``.
-
-    ``request`` numbers the calls from 0 from the transcript's first, as ``replay`` does
-    (given by the caller, who knows the history); the prompt includes the system prompt and
-    tool definitions a transcript often lacks.
-    """
+    """The API's own figures for the last request with usage, or ``None``; ``request`` numbers
+    calls from the transcript's first, as ``replay`` does."""
     last = last_reported(session)
     if last is None:
         return None

@@ -13,7 +13,7 @@ Contract (the planner, the app and the report rely on it):
   network for longer than ``timeout`` seconds. ``available_tokenizers()`` lists the specs the
   app offers; ``tokenizer_for_model(model_id)`` the exact spec of a named model, if known.
 * The exact families count offline with ``quicktok`` (identical to tiktoken over the same
-  ranks, and faster); without it they fall back to tiktoken, then to cl100k_base.
+  ranks); without it they fall back to tiktoken, then to cl100k_base.
 """
 
 from __future__ import annotations
@@ -154,10 +154,8 @@ def resolve(
 
 
 def _exact(spec: str, timeout: float, fast: bool = True) -> ChatTokenizer:
-    """The exact tokenizer for ``spec``: ``quicktok`` for the families, else tiktoken.
-
-    Raises ``EncodingUnavailableError`` with every reason when neither can count it.
-    """
+    """The exact tokenizer for ``spec``: ``quicktok`` for the families, else tiktoken;
+    ``EncodingUnavailableError`` with every reason when neither can count it."""
     family = FAMILIES.get(spec)
     reasons: list[str] = []
     if family is not None and not fast and family.tiktoken in OFFLINE_ENCODINGS:

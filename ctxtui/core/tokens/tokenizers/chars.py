@@ -45,11 +45,8 @@ def message_chars(message: Message) -> int:
 
 
 def tool_calls_bytes(calls: Iterable[ToolCall]) -> int:
-    """UTF-8 bytes of the tool calls' ids, types, names and arguments, as PicoClaw charges.
-
-    ``str.isascii`` is O(1) in CPython, so the common all-ASCII call is measured without a
-    call to ``utf8_bytes`` per field.
-    """
+    """UTF-8 bytes of the tool calls' ids, types, names and arguments, as PicoClaw charges
+    (an all-ASCII field, ``str.isascii`` in O(1), is its length)."""
     total = 0
     for call in calls:
         i, t, n, a = call.id, call.type, call.name, call.arguments

@@ -114,12 +114,8 @@ class QuicktokCounter:
         return self._count(text.encode("utf-8"))
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
-        """Counts of ``texts``, on two cores when there is enough text to share.
-
-        The backend releases the GIL while it counts, so a helper thread counting the first
-        half while this one counts the second runs on both cores; the Python around each call
-        still takes turns, hence the threshold.
-        """
+        """Counts of ``texts``, on two cores when there is enough text to share: the backend
+        releases the GIL, but the Python around each call still takes turns."""
         if self.threads < 2 or len(texts) < 2:
             return self._count_serial(texts)
         ends = list(accumulate(len(text) for text in texts))
@@ -164,11 +160,8 @@ class QuicktokCounter:
 
 
 def _build_reference(family: Family, encoding: Any) -> Callable[[str], int]:
-    """The reference count for ``family``; the fast backend's when tiktoken is unusable.
-
-    Without tiktoken the fast backend counts these texts too: a token or two off on characters
-    few fonts can draw beats failing the count.
-    """
+    """The reference count for ``family``; the fast backend's when tiktoken is unusable (a
+    token or two off on rare characters beats failing the count)."""
     reference = reference_encoding(family, encoding)
     if reference is None:
         return lambda text: int(encoding.count(text.encode("utf-8")))
@@ -176,10 +169,8 @@ def _build_reference(family: Family, encoding: Any) -> Callable[[str], int]:
 
 
 def reference_encoding(family: Family, encoding: Any) -> Any:
-    """tiktoken with ``family``'s ranks (read back from ``quicktok``) and reference regex.
-
-    ``None`` when tiktoken is unusable. Text must be NFC-normalised first when ``family.nfc``.
-    """
+    """tiktoken with ``family``'s ranks (read back from ``quicktok``) and reference regex, or
+    ``None`` when tiktoken is unusable; text must be NFC-normalised first when ``family.nfc``."""
     try:
         tiktoken = importlib.import_module("tiktoken")
     except Exception:  # ImportError, or a broken install raising anything else
