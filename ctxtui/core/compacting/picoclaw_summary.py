@@ -1,4 +1,4 @@
-"""PicoClaw legacy's post-turn summary (``summarizeSession``; docs/presets.md, "picoclaw"), offline.
+"""PicoClaw legacy's post-turn summary (``summarizeSession``; docs/presets.md), offline.
 
 Without an LLM, ``main`` falls back to ``Conversation summary: role: <head of content>... | …``
 over the user and assistant messages being summarized, leaving out any message whose content

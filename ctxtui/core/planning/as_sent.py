@@ -1,10 +1,7 @@
 """What each message costs in the request, as sent: the figure a row shows and what it left out.
 
-The plan counts a message twice: as stored (``message_tokens``) and as the request carries it
-after truncation and pruning (``effective_tokens``). A row shows the second, so that the rows of
-a zone add up to that zone's part of the gauge (``Totals.kept``, ``Totals.tail``,
-``Totals.dropped``); the stored size and the tokens freed are the row's tag and detail. A
-dropped row's figure is what it would add to the request as it stands, before compaction.
+A row shows what the request carries after truncation and pruning (``effective_tokens``), so a
+zone's rows add up to its part of the gauge; the stored size and the tokens freed are its tag.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""PicoClaw ``main``'s legacy context manager: its triggers and its emergency cut.
-
-Its figures are in docs/presets.md, "picoclaw".
+"""PicoClaw ``main``'s legacy context manager (docs/presets.md, "picoclaw"): its triggers and
+its emergency cut.
 
 The legacy manager sends the whole history after ``meta.skip``. Once per turn, before its
 first call and before the turn's user message joins the history (``pipeline_setup.go``), a
