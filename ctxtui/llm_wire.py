@@ -38,11 +38,8 @@ class SummaryCancelledError(SummarizerError):
 
 
 class Stop:
-    """A stop button for a call running in another thread; also its ``should_stop`` check.
-
-    Pressing it does not wait for the next chunk: it shuts the call's socket down at once, so
-    a read blocked on a silent server, or a huge answer being read, ends now.
-    """
+    """A stop button for a call running in another thread, and its ``should_stop`` check:
+    pressing it shuts the call's socket at once, so even a blocked read ends now."""
 
     def __init__(self) -> None:
         self._pressed = threading.Event()
@@ -120,11 +117,8 @@ def _decoder(response: Any) -> Any:
 
 
 def capped_body(response: Any, limit: int, what: str = "answer") -> Iterator[bytes]:
-    """The decoded body in pieces, never more than ``limit`` bytes read or produced.
-
-    Decoding is done here, with ``max_length``, so a small gzip body that inflates to gigabytes
-    is stopped at the cap instead of being inflated whole.
-    """
+    """The decoded body in pieces, never more than ``limit`` bytes read or produced: decoding
+    here, with ``max_length``, stops a gzip bomb at the cap."""
     decoder = _decoder(response)
     raw = produced = 0
     for chunk in response.iter_raw():
@@ -193,12 +187,8 @@ def error_body(response: Any) -> bytes:
 
 
 class Watchdog:
-    """Ends one attempt at its deadline, or when the user stops it, by shutting its socket.
-
-    The socket is learnt from httpcore's ``trace`` extension as the connection is made (each
-    attempt opens its own: the client keeps no idle connection), so a read blocked on a
-    silent or dripping server returns at once, whatever phase the request is in.
-    """
+    """Ends one attempt at its deadline, or when the user stops it, by shutting its socket
+    (learnt from httpcore's ``trace`` extension), so a blocked read returns at once."""
 
     def __init__(self, seconds: float, stop: Callable[[], bool]) -> None:
         self.reason: str | None = None
