@@ -16,17 +16,11 @@ from ctxtui.core.planning.overflow import overflow_words
 from ctxtui.core.planning.plan import TailReason
 from ctxtui.core.planning.rows import visible
 from ctxtui.core.simulation.report import display_text
+from ctxtui.core.wording import plural
 
 FULL_TABLE_ROWS = 60  # longer sessions print the first and last rows around an ellipsis
 EDGE_ROWS = 20
 LABEL_WIDTH = 10  # "compaction", the longest label: every block's values line up
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
-
-
-plural = _plural
 
 
 def _grid() -> Table:
@@ -42,7 +36,7 @@ def _header(report: dict[str, Any]) -> Table:
     grid.add_row("session", Text(display_text(s["path"] or "(no file)"), style="bold"))
     grid.add_row(
         "",
-        f"{s['format']} · {_plural(s['message_count'], 'message')} · preset "
+        f"{s['format']} · {plural(s['message_count'], 'message')} · preset "
         f"{policy['preset']} · tokenizer {tok['used']}",
     )
     if tok["requested"] != tok["used"] or tok["note"]:
@@ -132,7 +126,7 @@ def _footer(report: dict[str, Any]) -> Table:
     grid = _grid()
     grid.add_row(
         "pruned",
-        f"{_plural(len(prune['pruned']), 'tool output')} · {prune['tokens_freed']:,} tok freed",
+        f"{plural(len(prune['pruned']), 'tool output')} · {prune['tokens_freed']:,} tok freed",
     )
     if comp["needed"]:
         first, last = comp["replaced"] or (None, None)

@@ -23,7 +23,6 @@ from ctxtui.commands.cost_blocks import (
     whatif_sentence,
 )
 from ctxtui.commands.pipeline import build_policy, counting, ignored_knobs, load
-from ctxtui.commands.render_report import plural
 from ctxtui.commands.report import print_table
 from ctxtui.core.engine import Engine
 from ctxtui.core.policies.policy import Policy
@@ -35,6 +34,7 @@ from ctxtui.core.simulation.report import display_text
 from ctxtui.core.simulation.reported import ReportedGap, gap_of
 from ctxtui.core.tokens.calibration import Calibration, calibrate, session_fit
 from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.wording import plural
 from ctxtui.options import EXIT_OK
 
 SCHEMA = "ctxtui.replay/2"

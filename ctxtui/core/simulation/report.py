@@ -10,6 +10,7 @@ import re
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, overload
 
+from ctxtui.core.compacting.notes import llm_calls
 from ctxtui.core.planning.as_sent import history_tokens
 from ctxtui.core.planning.plan import Plan, Zone
 from ctxtui.core.planning.tool_costs import tool_costs
@@ -20,13 +21,6 @@ if TYPE_CHECKING:
     from ctxtui.core.compacting.compaction import CompactionResult
     from ctxtui.core.simulation.estimate_check import EstimateDrift
     from ctxtui.core.tokens.calibration import SessionFit
-
-
-def llm_calls(result: CompactionResult) -> int:
-    """The leaf-summary calls of ``result`` (imported late: compaction imports the planner)."""
-    from ctxtui.core.compacting.notes import llm_calls as calls
-
-    return calls(result)
 
 
 SCHEMA = "ctxtui.report/1"
