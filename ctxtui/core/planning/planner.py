@@ -177,10 +177,8 @@ def _unpruned(counts: SessionCounts, prepared: _Prepared) -> int:
 
 
 def prune_due(policy: Policy, unpruned_prompt: int) -> bool:
-    """Whether pruning runs for a prompt of this size before pruning (``prune_trigger_tokens``).
-
-    Claude Code clears old tool results only past a threshold, not on every request.
-    """
+    """Whether pruning runs for a prompt of this size before pruning: Claude Code clears old
+    tool results only past ``prune_trigger_tokens``."""
     return unpruned_prompt >= policy.prune_trigger_tokens
 
 
@@ -239,12 +237,8 @@ def _assemble(
     budget: int,
     bounds: Boundaries,
 ) -> _Assembly:
-    """Fill the history before the tail newest-first, stopping at the first message that misses.
-
-    Seahorse (items mode) fills only what lay before its 32 items: items the trim took off
-    the tail stay out, so the history it sends can have a hole before the tail (``main``).
-    The plan's kept history starts at a pair-safe cut (X4).
-    """
+    """Fill the history before the tail newest-first, stopping at the first message that misses,
+    from a pair-safe cut (X4); seahorse's trimmed tail items stay out, leaving a hole."""
     if not policy.assembly_budget:
         return _Assembly(0, ((0, n),), range(0))
     remaining = max(0, budget - tail.tokens)
@@ -328,14 +322,9 @@ def history_budget(policy: Policy, counts: SessionCounts) -> int:
 
 
 def tail_budget(policy: Policy, history: int) -> int:
-    """The token tail's budget: ``clamp(ratio × base)``, capped at the history budget.
-
-    The base is ``window − reserve`` as in the plan (docs/plan.md, "A fresh tail measured in
-    tokens"), or the trigger's threshold with
-    ``tail_of_trigger`` (OpenCode's 25 % of the usable size). The cap is X5's check that the
-    tail fits what assembly has, which after X42's reserve is the history budget: a large
-    system prompt must shrink the tail, not overflow the request.
-    """
+    """The token tail's budget: ``clamp(ratio × base)``, capped at the history budget (X5, so a
+    large system prompt shrinks the tail). The base is ``window − reserve`` (docs/plan.md), or
+    the trigger's threshold with ``tail_of_trigger`` (OpenCode's 25 % of the usable size)."""
     base = (
         policy.trigger_threshold
         if policy.tail_of_trigger

@@ -49,13 +49,8 @@ CACHED_PREFIXES = ("tiktoken:", "llama3", "qwen2")
 
 
 def message_key(message: Message) -> bytes:
-    """A hash of every field any tokenizer reads from ``message``.
-
-    Plain messages (role and content only, the vast majority) hash role and content; the
-    rest length-prefix every field so that no two different messages can feed the same text.
-    Either way it is one string, one encode and one hash call: per-field ``update`` calls cost
-    more than the hashing itself on the short fields.
-    """
+    """A hash of every field any tokenizer reads from ``message``, length-prefixed so no two
+    messages feed the same text, in one string and one hash call."""
     if not (
         message.tool_calls
         or message.parts
@@ -89,12 +84,8 @@ def message_key(message: Message) -> bytes:
 def tokenizer_key(
     name: str, chars_per_token: float | None = None, backend: str | None = None
 ) -> str:
-    """The cache's name for a tokenizer: its spec, plus the ratio or the library that counts.
-
-    The backend (``quicktok 0.4.0``, ``tiktoken 0.14.0``) is part of the key even though the
-    backends agree: counts made by one library are never served as another's, so a backend
-    that turns out to differ on some text, or a release that changes, starts a fresh file.
-    """
+    """The cache's name for a tokenizer: its spec, plus the ratio or the counting library and
+    version, so a backend or release that differs starts a fresh file."""
     key = name if chars_per_token is None else f"{name}@{chars_per_token:g}"
     return key if backend is None else f"{key}@{backend}"
 
@@ -152,10 +143,7 @@ class CountCache:
         older: Mapping[bytes, int] | None = None,
     ) -> bool:
         """Write ``recent`` entries, then ``older`` ones up to ``max_entries``; ``True`` if written.
-
-        Failures (read-only home, full disk) are swallowed: the cache is an optimisation, and
-        the caller already has its counts.
-        """
+        Failures are swallowed: the cache is an optimisation."""
         merged: dict[bytes, int] = {}
         for key, value in recent:
             merged[key] = value

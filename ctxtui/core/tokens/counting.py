@@ -57,13 +57,8 @@ def count_session(
     chunk: int = DEFAULT_CHUNK,
     cache: CountCache | bool = True,
 ) -> SessionCounts | None:
-    """Every message's tokens plus system prompt, tool definitions and carried summary.
-
-    The out-of-band summary (PicoClaw's ``meta.summary``) is charged as the text it adds to
-    the system prompt, prefix and separator included, under the same tokenizer.
-    ``cache=True`` uses the user's count cache when the work is worth it, ``False`` never,
-    and a ``CountCache`` that cache.
-    """
+    """Every message's tokens plus system prompt, tool definitions and carried summary (as the
+    text it adds to the system prompt). ``cache``: the user's (``True``), none, or this one."""
     if chunk < 1:
         raise ValueError(f"chunk must be ≥ 1, got {chunk}")
     stop = should_stop or (lambda: False)
@@ -112,11 +107,8 @@ def _count_cached(
     stop: StopCheck,
     chunk: int,
 ) -> list[int] | None:
-    """The chunked pass, looking each message up by content hash and counting only misses.
-
-    New counts are written back once the pass completes (a stopped pass writes nothing, so
-    a quick tokenizer switch costs no disk write); a pass that was all hits writes nothing.
-    """
+    """The chunked pass, counting only cache misses; new counts are written back once a pass
+    completes (a stopped pass writes nothing)."""
     name = tokenizer_key(
         tokenizer.name,
         getattr(tokenizer, "chars_per_token", None),
@@ -149,12 +141,9 @@ def _count_cached(
 
 
 def count_message_everywhere(message: Message, chars_per_token: float) -> dict[str, int]:
-    """One message under the plan, PicoClaw and cl100k, for the detail pane's drift view.
-
-    A tokenizer that could not be had (tiktoken missing) is left out rather than shown under
-    a name it does not deserve. cl100k counts with ``quicktok`` only once that is loaded
-    anyway: for one message, tiktoken's bundled copy loads with a shorter hold on the GIL.
-    """
+    """One message under the plan, PicoClaw and cl100k, for the detail pane's drift view; a
+    tokenizer that could not be had is left out, and cl100k uses tiktoken's bundled copy
+    unless ``quicktok`` is loaded already (a shorter hold on the GIL)."""
     out: dict[str, int] = {}
     fast = quicktok_loaded(FAMILIES[DRIFT_TIKTOKEN].quicktok)
     for spec in (PLAN, PICOCLAW, DRIFT_TIKTOKEN):
