@@ -16,13 +16,9 @@ from ctxtui.core.session.models import Session
 
 
 def force_compression_range(session: Session) -> tuple[int, int] | None:
-    """What PicoClaw's legacy ``forceCompression`` drops from ``session`` (the history before
-    the current turn's user message), as an inclusive range; ``None``: nothing.
-
-    It keeps ``history[turns[len(turns) / 2]:]``; with one turn, the cut snaps with
-    ``findSafeBoundary(len / 2)``, and when that is 0 only the last user message stays — a
-    lone user message at 0, so everything after it goes (no user message: everything).
-    """
+    """What legacy ``forceCompression`` drops from the history before the current turn's user
+    message, inclusive (``None``: nothing). It keeps ``history[turns[len(turns) / 2]:]``; with
+    one turn, ``findSafeBoundary(len / 2)``, and at 0 only the last user message stays."""
     n = len(session)
     if n <= 2:
         return None

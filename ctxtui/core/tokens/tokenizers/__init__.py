@@ -115,17 +115,11 @@ def resolve(
     timeout: float = 3.0,
     fast: bool = True,
 ) -> tuple[Tokenizer, TokenizerInfo]:
-    """The tokenizer for ``spec`` and what was actually used, falling back rather than failing.
-
-    An exact family loads from ``quicktok`` (no network); without ``quicktok``, from tiktoken.
-    A tiktoken encoding that cannot be loaded within ``timeout`` seconds falls back to
-    cl100k_base; if no exact counter can be had at all, to the plan estimator. The note says
-    which and why. Unknown specs and a ratio ≤ 0 raise ``ValueError``.
-
-    ``fast=False`` takes tiktoken's bundled cl100k_base first (same counts): for a few texts,
-    where ``quicktok``'s load, which holds the GIL, costs the app more than it saves. Families
-    tiktoken cannot load offline still use ``quicktok``.
-    """
+    """The tokenizer for ``spec`` and what was actually used, falling back rather than failing:
+    ``quicktok``, else tiktoken (within ``timeout``), else cl100k_base, else the plan
+    estimator, the note saying why. Unknown specs and a ratio ≤ 0 raise ``ValueError``.
+    ``fast=False`` prefers tiktoken's bundled cl100k_base (same counts), whose load holds the
+    GIL for less: for a few texts."""
     validate_chars_per_token(chars_per_token)
     if spec == PLAN:
         return PlanTokenizer(chars_per_token), TokenizerInfo(spec, PLAN)
