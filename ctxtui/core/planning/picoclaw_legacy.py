@@ -42,13 +42,6 @@ def emergency_note(dropped: int) -> str:
     return f"[Emergency compression dropped {dropped} oldest messages due to context limit]"
 
 
-def is_over_context_budget(
-    prompt_tokens: int, max_tokens: int, window: int, trigger_ratio: float = 1.0
-) -> bool:
-    """PicoClaw's proactive check: prompt + reserve ``>`` the trigger, strictly."""
-    return prompt_tokens + max_tokens > int(trigger_ratio * window)
-
-
 def summarize_due(
     messages: int, history_tokens: int, window: int, threshold: int, percent: int
 ) -> bool:

@@ -13,11 +13,6 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from ctxtui.core.planning.compaction_need import compaction_need, forecast_overflow
-from ctxtui.core.planning.picoclaw_legacy import (
-    emergency_note,
-    force_compression_cut,
-    is_over_context_budget,
-)
 from ctxtui.core.planning.picoclaw_sanitize import (
     PairIndex,
     SanitizerRun,
@@ -46,7 +41,6 @@ from ctxtui.core.planning.tail import (
     Boundaries,
     calculate_fresh_tail_budget,
     effective_budget,
-    find_safe_boundary,
     fresh_tail_by_items,
     fresh_tail_by_messages,
     fresh_tail_by_tokens,
@@ -66,17 +60,7 @@ from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import Tokenizer
 from ctxtui.core.wording import plural
 
-__all__ = [
-    "build_plan",
-    "emergency_note",
-    "find_safe_boundary",
-    "force_compression_cut",
-    "history_budget",
-    "is_over_context_budget",
-    "prune_due",
-    "reserved_tokens",
-    "tail_budget",
-]
+__all__ = ["build_plan", "history_budget", "prune_due", "reserved_tokens", "tail_budget"]
 
 
 @dataclass(frozen=True, slots=True)
