@@ -24,7 +24,6 @@ from ctxtui import __version__
 from ctxtui.cli_args import (
     COMMANDS,
     SUBCOMMANDS,
-    Command,
     add_app_options,
     add_llm_options,
     add_policy_options,
@@ -44,8 +43,6 @@ from ctxtui.options import (
     overrides_from,
 )
 from ctxtui.streams import StdoutError, flush_stdout, guard_stdout, quiet_stdout, stdout_closed
-
-__all__ = ["COMMANDS", "Command", "add_policy_options", "add_session_options", "main"]
 
 # The policy, the importers and pydantic are imported inside the functions that need them:
 # `ctxtui --version` and a mistyped command should not pay for importing them.
