@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxtui.core.planning.plan import Plan, Zone
+from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.rows import MINUS
 from ctxtui.core.wording import plural
 
@@ -81,11 +81,3 @@ def row_figures(plan: Plan, index: int) -> RowFigures:
 def history_tokens(plan: Plan) -> int:
     """The history the planned request sends: the kept messages and the fresh tail."""
     return plan.totals.kept + plan.totals.tail
-
-
-def zone_sums(plan: Plan) -> dict[Zone, int]:
-    """Σ of the rows' sent figures per zone, added up row by row (a check on the totals)."""
-    sums = dict.fromkeys(Zone, 0)
-    for i, sent in enumerate(plan.effective_tokens):
-        sums[plan.zone(i)] += sent
-    return sums
