@@ -315,11 +315,8 @@ def _serve_options(serve: argparse.ArgumentParser) -> None:
 @dataclass(frozen=True, slots=True)
 class Command:
     """One sub-command of ``ctxtui``; its code is ``ctxtui.commands.<name>.run(args) -> int``.
-
-    A command that reads a session (``session`` "required" or "optional") takes SESSION,
-    ``--format`` and the policy knobs; its own options (``add_options``) come between those, so
-    ``--help`` reads input, command, policy.
-    """
+    One that reads a session takes SESSION, ``--format``, its own options, then the policy
+    knobs, so ``--help`` reads input, command, policy."""
 
     name: str
     synopsis: str  # after "ctxtui NAME" in the overview: "SESSION"

@@ -26,12 +26,9 @@ def clip_path(path: str, limit: int = 100) -> str:
 
 
 def show_number(value: float) -> str:
-    """A knob value as people read it: ``32,768``, ``0.25``, ``1.0000001``, ``1e-310``.
-
-    Floats keep every digit that tells them apart (``1.0000001`` is not ``1``) and use an
-    exponent when huge or tiny; whole values are grouped, and a whole number too long to read
-    is named by its number of digits.
-    """
+    """A knob value as people read it: ``32,768``, ``0.25``, ``1.0000001``, ``1e-310``; floats
+    keep every digit that tells them apart, and a whole number too long to read is named by
+    its number of digits."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return clip(str(value))
     if isinstance(value, int):

@@ -76,11 +76,8 @@ def ignored_knobs(args: argparse.Namespace, policy: Policy, tokenizer_used: str)
 
 
 class Progress:
-    """A ``counting … n / total`` line on stderr, only on a terminal and only when slow.
-
-    ``show`` is the line itself, for any command's words: it waits ``after`` seconds before the
-    first one and then draws at most once per ``every`` seconds (always the ``final`` one).
-    """
+    """A ``counting … n / total`` line on stderr, only on a terminal and only when slow:
+    ``show`` waits ``after`` seconds, then draws at most once per ``every`` (always ``final``)."""
 
     def __init__(
         self, stream: TextIO, *, after: float = PROGRESS_AFTER_SECONDS, every: float = 0.0

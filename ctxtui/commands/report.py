@@ -65,11 +65,9 @@ def _finite(value: object) -> bool:
 def encode_json(report: dict[str, Any]) -> bytes:
     """The document as UTF-8 JSON indented by two spaces, with a final newline.
 
-    Valid UTF-8 whatever the session held. orjson writes the same text as
-    ``json.dumps(indent=2, ensure_ascii=False)``, whose ``indent`` forces the slow pure-Python
-    encoder. What orjson refuses or would write differently goes the stdlib way: a lone
-    surrogate, an integer beyond 64 bits, NaN or infinity. The messages hold only integers,
-    strings, booleans and nulls, so only the rest is checked.
+    orjson writes what ``json.dumps(indent=2, ensure_ascii=False)`` would, without its slow
+    pure-Python encoder; what orjson refuses or writes differently (a lone surrogate, a huge
+    integer, NaN) goes the stdlib way. Messages hold no floats, so only the rest is checked.
     """
     import orjson
 

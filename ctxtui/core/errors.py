@@ -27,11 +27,8 @@ class OverflowInfo:
 
 
 class SessionLoadError(Exception):
-    """A session file could not be read; ``str()`` is the one line shown to the user.
-
-    Importers raise it with the file, the line (for JSONL), what was expected and what was
-    found. The CLI prints it and exits 2; the app shows it on an error screen.
-    """
+    """A session file could not be read; ``str()`` is the one line shown to the user: the file,
+    the line (for JSONL), what was expected and what was found."""
 
     def __init__(self, path: str, problem: str, line: int | None = None) -> None:
         where = f"{path}:{line}" if line is not None else path

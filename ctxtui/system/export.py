@@ -47,12 +47,8 @@ def check_target(
     protected: Iterable[Path],
     force: bool = False,
 ) -> Path:
-    """The path to write, or ``ExportError`` saying why it cannot be written.
-
-    ``protected`` is every path the session's source is read from
-    (``ctxtui.importers.source_protection``), with no default so no caller forgets it; it is
-    refused always, ``force`` or not. See ``output.check_output`` for the rest.
-    """
+    """The path to write, or ``ExportError`` saying why not (``output.check_output``);
+    ``protected`` (``importers.source_protection``) has no default, so no caller forgets it."""
     source = session.meta.source_path
     return check_output(
         path, protected=protected, force=force, source=Path(source) if source else None

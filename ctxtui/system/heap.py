@@ -19,11 +19,8 @@ FREEZE_FROM = 10_000
 
 
 def keep_out_of_collections(messages: int) -> None:
-    """File every object alive now as permanent when the session just opened is large.
-
-    Called by a shell once a session of ``messages`` messages is open; the shells own the
-    process, a library call would not.
-    """
+    """File every object alive now as permanent when the session just opened is large; called
+    by a shell, which owns the process, as a library would not."""
     refreeze = gc.get_freeze_count() > 0
     gc.unfreeze()
     if messages < FREEZE_FROM:

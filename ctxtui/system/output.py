@@ -295,11 +295,8 @@ def _existing_mode(target: Path) -> int | None:
 
 
 def atomic_write(target: Path, chunks: Iterable[bytes]) -> Path:
-    """Write ``chunks`` to ``target`` through a temporary file renamed into place.
-
-    ``target`` must have passed ``check_output``. A failure raises ``OutputError`` and leaves
-    the target as it was; an interruption re-raises after removing the temporary file.
-    """
+    """Write ``chunks`` to ``target`` (checked by ``check_output``) through a temporary file
+    renamed into place; a failure or interruption leaves the target as it was."""
     tmp = temp_name(target)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     flags |= getattr(os, "O_NOFOLLOW", 0)

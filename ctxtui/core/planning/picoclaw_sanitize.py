@@ -117,12 +117,9 @@ class PairIndex:
 def unpaired_sent(
     index: PairIndex, ranges: Sequence[tuple[int, int]], dropped: frozenset[int]
 ) -> dict[int, str]:
-    """Tool messages in the sent history whose partner is not sent, with why.
-
-    Only pairs within ``reach`` of a range's edges can be split by the ranges, and the
-    partners of what the sanitizer dropped by the others; only those and the session's own
-    unpaired results are examined.
-    """
+    """Tool messages in the sent history whose partner is not sent, with why; only pairs near
+    a range's edge, partners of dropped messages and unpaired results can be, so only those
+    are examined."""
 
     def sent(i: int) -> bool:
         return any(a <= i < b for a, b in ranges) and i not in dropped

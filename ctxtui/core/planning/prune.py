@@ -90,11 +90,8 @@ class StubCost:
 
 @dataclass(frozen=True, slots=True)
 class ToolOutputs:
-    """A session's tool results with their token figures, built once per session and tokenizer.
-
-    ``prunable`` holds the results whose stub is smaller (X25) and that are not stubs already
-    (X27); ``before``/``after`` and the cumulative ``freed`` run alongside it.
-    """
+    """A session's tool results with their token figures, built once per session and tokenizer;
+    ``prunable``: those whose stub is smaller (X25) and that are not stubs already (X27)."""
 
     indices: Sequence[int]  # every tool result, ascending
     cum_tokens: Sequence[int]  # prefix sums of their sizes (tokens, or the raw text's), + 1
@@ -273,12 +270,9 @@ def prune_by_turns(outputs: ToolOutputs, boundary: int, threshold: int) -> Prune
 def prune_by_tokens(
     outputs: ToolOutputs, boundary: int, protect_tokens: int, minimum_tokens: int
 ) -> PrunedRun:
-    """OpenCode's prune (docs/presets.md, "opencode"): keep the newest ``protect_tokens`` of
-    output, stub the rest.
-
-    Walking back from ``boundary`` and stopping at an earlier stub, outputs past the protection
-    are pruned only if they measure more than ``minimum_tokens`` (``PRUNE_MINIMUM``).
-    """
+    """OpenCode's prune (docs/presets.md): walking back from ``boundary`` to an earlier stub,
+    keep the newest ``protect_tokens`` of output and stub the rest, if it measures more than
+    ``minimum_tokens``."""
     hi = bisect_left(outputs.indices, boundary)
     stubs = bisect_left(outputs.stubbed, boundary)
     floor = outputs.stubbed[stubs - 1] + 1 if stubs else 0

@@ -51,11 +51,8 @@ _BLOCK = _ONE_LINE | {ord("\n"): "\n", ord("\t"): "\t"}
 
 
 def visible(text: str) -> str:
-    """``text`` on one line with every control character shown, never acted on.
-
-    Newlines become ``⏎``, tabs ``⇥``, ESC ``␛`` (so an ANSI escape reads ``␛[31m``), other C0
-    controls their Unicode control pictures, and C1/bidi controls ``�``.
-    """
+    """``text`` on one line with every control character shown, never acted on: ``⏎``, ``⇥``,
+    ``␛[31m``, other C0 controls as control pictures, C1 and bidi controls as ``�``."""
     if text.isprintable():
         return text
     return text.translate(_ONE_LINE)

@@ -191,11 +191,9 @@ def fresh_tail_by_items(
 ) -> FreshTail:
     """Seahorse's tail as ``main`` ships it: the last N items, ``trimFreshTailToSafeBudget``.
 
-    ``budget`` is the assembly budget. A tail that fits is left where the count put it, even on
-    a tool result whose call it leaves out (``main`` does not move it; its request sanitizer
-    deals with such a start). Over the budget: when the active turn alone is over, it is kept
-    whole (and flagged); otherwise the oldest items go until the rest fits, then the start moves
-    past leading tool results and tool calls — PicoClaw's provider-safe start.
+    A tail within ``budget`` stays where the count put it, even on an orphaned tool result (the
+    sanitizer deals with it). Over it, an active turn over on its own is kept whole (flagged);
+    else the oldest items go until the rest fits, and the start moves past tool messages.
     """
     n = len(session)
     min_turns = policy.tail_min_turns

@@ -38,13 +38,10 @@ class Item:
 
 
 def leaf_chunk(items: Sequence[Item], *, force: bool = False) -> tuple[int, int] | None:
-    """``compactLeaf``'s chunk: the oldest run of ≥ 8 messages outside the tail, or ``None``.
-
-    Nothing happens with fewer than 8 messages and under 20,000 message tokens in all. The run
-    grows until its sum reaches 20,000 (the crossing message included); a summary ends it, and
-    a run shorter than 8 messages then starts again after the summary. ``force`` ignores the
-    fresh tail (the emergency path).
-    """
+    """``compactLeaf``'s chunk: the oldest run of ≥ 8 messages outside the tail, or ``None``
+    (also with fewer than 8 messages under 20,000 tokens in all). The run grows until it
+    reaches 20,000, the crossing message included; a summary ends it, and a run under 8 starts
+    again after it. ``force`` ignores the fresh tail (the emergency path)."""
     messages = [it for it in items if not it.is_summary]
     if len(messages) < LEAF_MIN_FANOUT and sum(m.tokens for m in messages) < LEAF_CHUNK_TOKENS:
         return None

@@ -32,10 +32,8 @@ def utf8_bytes(text: str) -> int:
 
 
 def message_chars(message: Message) -> int:
-    """The characters PicoClaw's estimator charges a message, before the ratio and media.
-
-    Role, model, timestamps and opaque blobs are not charged: PicoClaw never counts them.
-    """
+    """The characters PicoClaw's estimator charges a message, before the ratio and media (not
+    role, model, timestamps or opaque blobs: PicoClaw never counts them)."""
     chars = len(message.content) + len(message.reasoning) + MESSAGE_OVERHEAD_CHARS
     if message.tool_calls:
         chars += tool_calls_bytes(message.tool_calls)
