@@ -1,10 +1,9 @@
 """The LLM client's wire: bounded reads of an untrusted HTTP answer, and a watchdog per attempt.
 
-Everything here treats the endpoint as hostile: at most ``MAX_ANSWER_BYTES`` are read, before and
-after decoding (a gzip body is inflated in ``max_length`` steps), a line is at most
-``MAX_LINE_BYTES``, an error body ``MAX_ERROR_BYTES``; text shown from it has its control
-characters made visible; a URL is shown without credentials. ``Watchdog`` ends an attempt at its
-deadline, or when a ``Stop`` is pressed, by shutting its socket, whatever the read is waiting for.
+The endpoint is hostile: at most ``MAX_ANSWER_BYTES`` are read, before and after decoding, a
+line ``MAX_LINE_BYTES``, an error body ``MAX_ERROR_BYTES``; shown text has its control
+characters made visible, a URL no credentials. ``Watchdog`` ends an attempt at its deadline
+or on ``Stop`` by shutting its socket.
 """
 
 from __future__ import annotations

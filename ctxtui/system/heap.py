@@ -4,10 +4,8 @@ A large session is millions of long-lived objects, and every full collection wal
 while holding the interpreter lock, so a worker's collection stalls the app's keys. Filing the
 open session as permanent (``gc.freeze``) takes it out of those walks.
 
-Nothing leaks: frozen objects are still freed by reference counting (a session holds no
-cycles). What an earlier open froze is unfrozen at the next, after one full collection so its
-garbage is not frozen too. A small session is not frozen: a collection per open would cost
-more than its short walks.
+Frozen objects are still freed by reference counting (a session holds no cycles). The next
+open unfreezes them and collects once before freezing again; a small session is not frozen.
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """PicoClaw ``main``'s legacy context manager (docs/presets.md, "picoclaw"): its triggers and
 its emergency cut.
 
-The legacy manager sends the whole history after ``meta.skip``. Once per turn, before its
-first call and before the turn's user message joins the history (``pipeline_setup.go``), a
-request over the window (``prompt + max_tokens > window``, no ratio) runs
-``forceCompression``: the oldest half of the turns go and a note is appended to the summary.
-After a turn, more than 20 messages or a history over 75 % of the window (the history alone)
-summarizes all but the newest ~4 messages into ``meta.summary``.
+It sends the whole history after ``meta.skip``. Once per turn, before the turn's user message
+joins the history, ``prompt + max_tokens > window`` runs ``forceCompression`` (the oldest half
+of the turns go, a note joins the summary). After a turn, more than 20 messages or a history
+over 75 % of the window summarizes all but the newest ~4 into ``meta.summary``.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """Dollar prices of recorded token usage, from the offline table ``genai-prices`` ships.
 
-This is the only module that talks to the price package. No price is ever written here:
-every figure comes from the package's bundled data, looked up by the model id exactly as the
-transcript recorded it (the package's own matching rules apply; ctxtui adds none), at the
-price in force on the request's date. A model the table lacks raises ``NoPriceError``.
-
-The package's ``input_tokens`` *includes* cached tokens, so a prompt is given as its whole size
-with the cache reads and writes as parts of it.
+The only module that talks to the price package, and no price is written here: the model id
+is looked up as recorded (the package's matching rules, none of ctxtui's), at the price of the
+request's date. Its ``input_tokens`` *includes* cached tokens, so a prompt is given whole.
 """
 
 from __future__ import annotations

@@ -2,18 +2,13 @@
 
 Contract (the planner, the app and the report rely on it):
 
-* ``Tokenizer.name`` is the spec it answers to (``plan``, ``picoclaw``, ``tiktoken:cl100k_base``,
-  ``tiktoken:o200k_base``, ``llama3``, ``qwen2``; ``families.py`` says which models use which).
-* ``count_message`` counts one message as that tokenizer's agent would, media by item, opaque
-  blobs not at all; ``count_text`` counts bare text (stubs, previews, summaries);
-  ``count_tool_defs`` counts the tool schemas sent with a request; ``count_system`` counts the
-  system prompt as the one system message of a request.
-* ``resolve(spec, chars_per_token=...)`` returns a tokenizer and a ``TokenizerInfo`` saying
-  which tokenizer was asked for, which one is used, and why they differ. It never blocks on the
-  network for longer than ``timeout`` seconds. ``available_tokenizers()`` lists the specs the
-  app offers; ``tokenizer_for_model(model_id)`` the exact spec of a named model, if known.
-* The exact families count offline with ``quicktok`` (identical to tiktoken over the same
-  ranks); without it they fall back to tiktoken, then to cl100k_base.
+* ``Tokenizer.name`` is its spec (``plan``, ``picoclaw``, ``tiktoken:cl100k_base``,
+  ``tiktoken:o200k_base``, ``llama3``, ``qwen2``).
+* ``count_message`` counts a message as that tokenizer's agent would (media by item, opaque
+  blobs not at all); ``count_text`` bare text; ``count_tool_defs`` a request's tool schemas;
+  ``count_system`` the system prompt as a request's one system message.
+* ``resolve(spec, ...)`` returns a tokenizer and a ``TokenizerInfo`` (asked for, used, why
+  they differ), never blocking on the network past ``timeout``.
 """
 
 from __future__ import annotations

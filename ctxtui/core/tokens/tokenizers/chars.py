@@ -1,9 +1,7 @@
 """Character measures shared by the character-ratio estimators (PicoClaw's and the plan's).
 
-PicoClaw measures a message in two units: text the model reads (content, reasoning) in runes,
-and tool-call plumbing (ids, types, names, arguments, ``tool_call_id``) in UTF-8 bytes. A CJK
-character therefore weighs 1 in content and 3 in arguments; the plan's estimator keeps that
-structure and changes only the ratio, so both share this module.
+PicoClaw measures text the model reads (content, reasoning) in runes and tool-call plumbing
+(ids, types, names, arguments) in UTF-8 bytes; the plan's estimator changes only the ratio.
 """
 
 from __future__ import annotations

@@ -3,15 +3,9 @@
 Both count what tiktoken's ``encode_ordinary`` would return for the same ranks and regex:
 special-token text (``<|endoftext|>`` in a tool output) is text, lone surrogates become U+FFFD.
 
-``QuicktokCounter`` is the fast path (a C++ BPE). Three things keep it exact and cheap:
-
-* Non-ASCII text is handed over as UTF-8 ``bytes``. Given a ``str``, the binding asks Python
-  for its UTF-8 form, which Python then keeps on the string for as long as the string lives:
-  a session's non-ASCII text would stay in memory twice.
-* The few texts whose characters the backend classifies by a newer Unicode than the reference
-  (``unicode_guard``) are counted by tiktoken built from the same ranks and regex.
-* ``count`` releases the GIL while it works, so the app's event loop keeps running while a
-  worker counts.
+``QuicktokCounter`` (a C++ BPE, the fast path) takes non-ASCII text as UTF-8 ``bytes`` (given a
+``str``, Python would keep its UTF-8 copy for the string's life), leaves the texts
+``unicode_guard`` flags to tiktoken, and releases the GIL while it counts.
 """
 
 from __future__ import annotations
