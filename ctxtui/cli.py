@@ -250,11 +250,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry() -> NoReturn:
-    """The console script and ``python -m ctxtui``: ``main``, then leave without freeing the heap.
-
-    A big report holds millions of objects, and freeing them one by one only delays the exit.
-    Exit handlers still run (they remove temp files), and the output is flushed first.
-    """
+    """The console script and ``python -m ctxtui``: ``main``, then leave without freeing the heap
+    object by object (exit handlers still run and the output is flushed first)."""
     if stdout_closed():
         print("ctxtui: error: standard output is closed; nothing can be printed", file=sys.stderr)
         os._exit(EXIT_USAGE)

@@ -7,11 +7,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class OverflowInfo:
-    """The plan's context-overflow error (docs/plan.md), defects X9–X12 fixed.
-
-    ``requested_tokens`` is the real estimate of the request — system prompt + tool definitions
-    + history + output reserve — not the window (X9); ``reason`` says which check failed (X12).
-    """
+    """The plan's context-overflow error (docs/plan.md): ``requested_tokens`` is the request's
+    real estimate, not the window (X9); ``reason`` says which check failed (X12)."""
 
     model: str
     context_window: int

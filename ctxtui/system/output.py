@@ -79,13 +79,9 @@ def _real(path: Path) -> Path:
 
 
 def protected_clash(target: Path, protected: Iterable[Path]) -> Path | None:
-    """The protected path that writing ``target`` would touch, or ``None``.
-
-    ``target`` clashes with a protected file when both resolve to the same path (whether or not
-    it exists yet: a missing ``.meta.json`` or ``-wal`` beside the source is still the source's)
-    or share ``(st_dev, st_ino)``; with a protected directory when it lies anywhere below it,
-    by resolved path or by the identity of one of its ancestors.
-    """
+    """The protected path that writing ``target`` would touch, or ``None``: the same resolved
+    path (existing or not: a missing ``-wal`` is still the source's) or ``(st_dev, st_ino)``,
+    or anywhere below a protected directory, by path or by an ancestor's identity."""
     real = _real(target)
     own = _identity(real)
     ancestors: set[tuple[int, int]] | None = None

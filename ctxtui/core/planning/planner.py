@@ -358,11 +358,8 @@ def build_plan(
     truncated: Mapping[int, TruncatedOutput] | None = None,
     outputs: ToolOutputs | None = None,
 ) -> Plan:
-    """The plan for ``session`` under ``policy``; the session is never modified.
-
-    ``truncated`` and ``outputs`` are the truncation and tool-output index of these messages
-    under this policy and tokenizer, when the caller (a replay) already has them.
-    """
+    """The plan for ``session`` under ``policy``; the session is never modified. A replay
+    passes the ``truncated`` outputs and ``outputs`` index it already has for these messages."""
     if len(counts) != len(session):
         raise ValueError(
             f"counts cover {len(counts):,} messages but the session has {len(session):,}"

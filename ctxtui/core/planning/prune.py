@@ -40,12 +40,8 @@ def prunable_tool(tool_name: str | None, tools: str) -> bool:
 
 
 class StubCost:
-    """Tokens a tool result costs once its text is the stub, counted once per message shape.
-
-    A stub's cost depends only on what else a tokenizer charges, and every ctxtui tokenizer
-    charges the ``tool_call_id`` by its length or not at all, so results of one shape (same
-    tool, id length, no media) share one count.
-    """
+    """Tokens a tool result costs once its text is the stub, counted once per shape (tool, id
+    length, no media): every tokenizer charges the id by its length or not at all."""
 
     __slots__ = ("_count", "_known", "_stub")
 
@@ -133,11 +129,8 @@ def index_tool_outputs(
     size: Callable[[int], int] | None = None,
 ) -> ToolOutputs:
     """Index the tool results; ``stub_tokens(i)`` counts message ``i`` with the stub as content.
-
-    Results of tools that ``tools`` (``Policy.prune_tools``) excludes are neither pruned nor
-    counted toward a protection. ``size(i)`` is what the protection measures (OpenCode: the
-    raw output text); by default the message's tokens.
-    """
+    Tools ``tools`` excludes are neither pruned nor protected; ``size(i)`` is what the
+    protection measures (OpenCode: the raw text), by default the message's tokens."""
     messages = session.messages
     results = session.index.tool_results
     indices = (

@@ -23,12 +23,9 @@ _YES = 1
 
 @dataclass(frozen=True, slots=True)
 class Boundaries:
-    """Where a cut before message ``b`` (``0 ≤ b ≤ n``) leaves a request providers accept.
-
-    ``pair[b]``: no assistant tool call before ``b`` has a result at or after ``b`` (X4), and
-    message ``b`` is not a tool result (an orphan there would lead the request; PicoClaw's
-    sanitizer drops such messages). ``b = n`` (an empty suffix) is always allowed.
-    """
+    """Where a cut before message ``b`` (``0 ≤ b ≤ n``) leaves a request providers accept:
+    ``pair[b]`` when no call before ``b`` has a result from ``b`` on (X4) and ``b`` is not a
+    tool result (an orphan would lead the request); ``b = n`` always."""
 
     pair: bytearray
 
