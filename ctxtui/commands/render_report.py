@@ -23,16 +23,17 @@ EDGE_ROWS = 20
 LABEL_WIDTH = 10  # "compaction", the longest label: every block's values line up
 
 
-def _grid() -> Table:
+def label_grid(label_style: str = "bold", value_style: str = "") -> Table:
+    """A block of the report: a short label, then its value, folded under itself."""
     grid = Table.grid(padding=(0, 1))
-    grid.add_column(style="bold", no_wrap=True, min_width=LABEL_WIDTH)
-    grid.add_column(overflow="fold")
+    grid.add_column(style=label_style, no_wrap=True, min_width=LABEL_WIDTH)
+    grid.add_column(overflow="fold", style=value_style)
     return grid
 
 
 def _header(report: dict[str, Any]) -> Table:
     s, tok, policy = report["session"], report["tokenizer"], report["policy"]
-    grid = _grid()
+    grid = label_grid()
     grid.add_row("session", Text(display_text(s["path"] or "(no file)"), style="bold"))
     grid.add_row(
         "",
@@ -57,7 +58,7 @@ def _header(report: dict[str, Any]) -> Table:
 def _totals(report: dict[str, Any], messages: list[dict[str, Any]]) -> Table:
     t, tail = report["totals"], report["fresh_tail"]
     ratio = t["used_ratio"]
-    grid = _grid()
+    grid = label_grid()
     # the headline is the prompt sent, as in the gauge; the request adds the output reserve
     grid.add_row("prompt", Text(f"{t['tokens']:,} tok sent", style="bold"))
     request = Text(f"{t['requested']:,} of {t['window']:,} tok ")
@@ -123,7 +124,7 @@ def _zones(messages: list[dict[str, Any]]) -> str:
 
 def _footer(report: dict[str, Any]) -> Table:
     prune, comp, over = report["prune"], report["compaction"], report["overflow"]
-    grid = _grid()
+    grid = label_grid()
     grid.add_row(
         "pruned",
         f"{plural(len(prune['pruned']), 'tool output')} · {prune['tokens_freed']:,} tok freed",
