@@ -171,13 +171,18 @@ class CountCache:
         return True
 
 
+def cache_dir() -> Path:
+    """Where the counts live: ``CTXTUI_CACHE_DIR``, else ``counts`` in the user's cache dir."""
+    directory = os.environ.get(ENV_DIR)
+    if directory:
+        return Path(directory)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("ctxtui")) / "counts"
+
+
 def default_cache() -> CountCache | None:
     """The user's cache, honouring ``CTXTUI_NO_CACHE`` and ``CTXTUI_CACHE_DIR``; ``None`` if off."""
     if os.environ.get(ENV_DISABLE, "").strip() not in ("", "0"):
         return None
-    directory = os.environ.get(ENV_DIR)
-    if not directory:
-        import platformdirs
-
-        directory = str(Path(platformdirs.user_cache_dir("ctxtui")) / "counts")
-    return CountCache(directory)
+    return CountCache(cache_dir())

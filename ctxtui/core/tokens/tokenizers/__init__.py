@@ -35,10 +35,7 @@ from ctxtui.core.tokens.tokenizers.exact import QuicktokCounter, TiktokenCounter
 from ctxtui.core.tokens.tokenizers.families import (
     CL100K,
     FAMILIES,
-    LLAMA3,
-    O200K,
     OPENAI_FRAMING,
-    QWEN2,
     tokenizer_for_model,
 )
 from ctxtui.core.tokens.tokenizers.opencode import OpenCodeTokenizer
@@ -179,12 +176,9 @@ def _exact(spec: str, timeout: float, fast: bool = True) -> ChatTokenizer:
 __all__ = [
     "CL100K",
     "CONTEXT_SUMMARY_PREFIX",
-    "LLAMA3",
-    "O200K",
     "OPENCODE",
     "PICOCLAW",
     "PLAN",
-    "QWEN2",
     "TIKTOKEN_PREFIX",
     "BatchTokenizer",
     "ChatTokenizer",
