@@ -7,6 +7,8 @@ import argparse
 import re
 import textwrap
 
+from ctxtui.core.policy_modes import TOKENIZERS, TokenizerSpec
+from ctxtui.core.presets import DEFAULT_PRESET, PRESETS
 from ctxtui.core.price_source import PRICE_NOTE
 
 DESCRIPTION = """\
@@ -25,12 +27,22 @@ SESSION_HELP = (
     "storage and PicoClaw sessions. The format is detected (see 'ctxtui formats')"
 )
 
+
+def _listed(specs: list[TokenizerSpec]) -> str:
+    return ", ".join(f"'{t.spec}' ({t.what})" for t in specs)
+
+
+def _or(words: list[str]) -> str:
+    return f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+_ESTIMATES = [t for t in TOKENIZERS if not t.exact]
+_EXACT = [t for t in TOKENIZERS if t.exact]
+_HOW_MANY = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
 TOKENIZER_HELP = (
-    "how tokens are counted: 'plan' (characters / --chars-per-token, rounded up), 'picoclaw' "
-    "(PicoClaw's shipped estimator), 'opencode' (round(length / 4)), or exactly: "
-    "'tiktoken:cl100k_base' (GPT-4), "
-    "'tiktoken:o200k_base' (GPT-4o/4.1/5, o-series, Codex), 'llama3' (Llama 3.x), 'qwen2' "
-    "(Qwen2, 2.5, 3). tiktoken:cl100k_base works offline, and so do the other three; other "
+    f"how tokens are counted: {_listed(_ESTIMATES)}, or exactly: {_listed(_EXACT)}. "
+    f"{_EXACT[0].spec} works offline, and so do the other {_HOW_MANY[len(_EXACT) - 1]}; other "
     "tiktoken:ENCODING names need a download, and without one the count falls back to "
     "cl100k_base and the report says so; default: the preset's own (plan: plan; picoclaw: "
     "picoclaw; opencode: opencode; codex and claude-code: the transcript's model's, else "
@@ -38,9 +50,9 @@ TOKENIZER_HELP = (
 )
 
 PRESET_HELP = (
-    "the knobs' starting values: plan (the context-window plan for PicoClaw, as designed), "
-    "picoclaw (PicoClaw main's legacy manager), picoclaw-seahorse, opencode, codex or "
-    "claude-code; 'ctxtui presets' says what each does; default: plan"
+    "the knobs' starting values: "
+    + _or([f"{p.name} ({p.note})" if p.note else p.name for p in PRESETS.values()])
+    + f"; 'ctxtui presets' says what each does; default: {DEFAULT_PRESET}"
 )
 
 APP_EPILOG_HEAD = "  ctxtui [SESSION]          open the app (no SESSION: the bundled demo session)"

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from ctxtui.core.policy import PRESET_LINES, PRESETS
+from ctxtui.core.presets import PRESETS
 from ctxtui.options import EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:
     width = max(len(n) for n in PRESETS)
-    for name in PRESETS:
-        print(f"{name:<{width}}  {PRESET_LINES[name]}")
+    for name, row in PRESETS.items():
+        print(f"{name:<{width}}  {row.line}")
     return EXIT_OK

@@ -33,7 +33,7 @@ from ctxtui.core.cost import RequestCost, request_json
 from ctxtui.core.counts import SessionCounts
 from ctxtui.core.engine import Engine
 from ctxtui.core.models import Session
-from ctxtui.core.policy import Policy
+from ctxtui.core.policy import KNOBS, Policy
 from ctxtui.core.replay import Replay, Request, replay
 from ctxtui.core.report import display_text
 from ctxtui.core.reported import ReportedGap, gap_of
@@ -65,7 +65,7 @@ def calibration_counts(
     chars = sum(len(m.content) + len(m.reasoning) for m in engine.session.messages)
     if chars <= EXACT_CALIBRATION_CHARS:
         specs.append(EXACT_TOKENIZER)
-    default_ratio = Policy.model_fields["chars_per_token"].default
+    default_ratio = KNOBS["chars_per_token"].default
     for spec in specs:
         # the plan estimator at its own default ratio, not the preset's (picoclaw sets 2.5)
         other = engine.counts(policy.with_changes(tokenizer=spec, chars_per_token=default_ratio))
@@ -141,7 +141,7 @@ def build_document(
             "message_count": len(session.messages),
             "warnings": [*session.meta.warnings, *costs.warnings],
         },
-        "policy": policy.model_dump(mode="json"),
+        "policy": policy.as_json(),
         "tokenizer": result.counts.tokenizer.used,
         "window": policy.context_window,
         "trigger_tokens": result.trigger_tokens,

@@ -6,10 +6,12 @@ Kept apart from ``core.policy``, which validates the values this module works ou
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxtui.core.model_windows import lookup, model_tokenizer
-from ctxtui.core.models import Session
+
+if TYPE_CHECKING:
+    from ctxtui.core.models import Session
 
 APPROX_BYTES_PER_TOKEN = 4
 """Codex's ``approx_token_count`` divisor, which turns its token limits into bytes."""

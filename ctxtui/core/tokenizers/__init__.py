@@ -23,6 +23,7 @@ from typing import Protocol, runtime_checkable
 
 from ctxtui.core.models import Message, ToolDefinition
 from ctxtui.core.plan import TokenizerInfo
+from ctxtui.core.policy_modes import TIKTOKEN_PREFIX, TOKENIZERS
 from ctxtui.core.tokenizers.chat import ChatTokenizer
 from ctxtui.core.tokenizers.encodings import (
     OFFLINE_ENCODINGS,
@@ -80,14 +81,14 @@ class BatchTokenizer(Tokenizer, Protocol):
 PLAN = "plan"
 PICOCLAW = "picoclaw"
 OPENCODE = "opencode"
-TIKTOKEN_PREFIX = "tiktoken:"
 FALLBACK_ENCODING = "cl100k_base"
 """The encoding every fallback counts with: bundled twice over, so it needs no network."""
 
 
 def available_tokenizers() -> tuple[str, ...]:
-    """The specs the app's selector offers; any other ``tiktoken:ENCODING`` also resolves."""
-    return (PLAN, PICOCLAW, OPENCODE, *FAMILIES)
+    """The specs the app's selector offers (``policy_modes.TOKENIZERS``); any other
+    ``tiktoken:ENCODING`` also resolves."""
+    return tuple(t.spec for t in TOKENIZERS)
 
 
 def _unknown_spec(spec: str) -> ValueError:

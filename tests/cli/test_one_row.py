@@ -1,0 +1,75 @@
+"""A knob or a preset is one row: every shell reads the tables in ``core.policy`` and
+``core.presets``, so nothing else has to list it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from ctxtui.cli import main
+from ctxtui.core.policy import KNOBS
+from ctxtui.options import knob_help, range_words
+from ctxtui.samples import demo_session_path
+
+
+@pytest.mark.parametrize("knob", [k for k in KNOBS.values() if k.flag], ids=lambda k: k.name)
+def test_every_row_with_a_flag_is_an_option_with_its_rows_words(
+    knob: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ctxtui.core.policy import Knob
+
+    assert isinstance(knob, Knob) and knob.flag is not None
+    with pytest.raises(SystemExit):
+        main(["report", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    entry = text.split(f" {knob.flag} ", 1)[1]
+    if knob.numeric:
+        metavar = "N" if knob.kind is int else "F"
+        assert entry.startswith(" ".join(f"{metavar} {knob_help(knob)}".split()))
+        assert " ".join(range_words(knob).split()) in entry
+    elif knob.kind is not str:
+        assert entry.startswith(f"MODE {knob.help}: {', '.join(knob.choices)}")
+
+
+def test_the_options_are_exactly_the_rows_with_a_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["report", "--help"])
+    policy_group = capsys.readouterr().out.split("\npolicy:\n", 1)[1]
+    flags = [w for w in policy_group.split() if w.startswith("--") and w[2:3].isalpha()]
+    listed = list(dict.fromkeys(f for f in flags if f in {k.flag for k in KNOBS.values()}))
+    assert listed == [k.flag for k in KNOBS.values() if k.flag]
+
+
+NEW_PRESET = """
+import sys
+from ctxtui.core.presets import PRESETS, Preset
+PRESETS["tiny"] = Preset("tiny", "a tiny window for tests", knobs={"context_window": 4_096,
+    "max_tokens": 512, "tail_ratio": 0.5}, note="one row in a test")
+from ctxtui.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _run(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", NEW_PRESET, *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "PYTHONPATH": ":".join(sys.path)},
+    )
+
+
+def test_a_preset_row_reaches_the_listing_the_help_and_the_policy() -> None:
+    listing = _run("presets")
+    assert "tiny" in listing.stdout and "a tiny window for tests" in listing.stdout
+    helped = " ".join(_run("report", "--help").stdout.split())
+    assert "tiny (one row in a test)" in helped and "4,096 (tiny)" in helped
+    report = _run("report", str(demo_session_path()), "--preset", "tiny", "--json")
+    assert report.returncode == 0, report.stderr
+    policy = json.loads(report.stdout)["policy"]
+    assert (policy["preset"], policy["tail_ratio"]) == ("tiny", 0.5)
