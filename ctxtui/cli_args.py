@@ -22,11 +22,11 @@ from ctxtui.cli_help import (
     RETENTION_EPILOG,
     TOKENIZER_HELP,
 )
-from ctxtui.core.presets import COMPARED, DEFAULT_PRESET, PRESETS
+from ctxtui.core.policies.presets import COMPARED, DEFAULT_PRESET, PRESETS
 from ctxtui.options import clip, dest, knob_help, knob_problem, tokenizer_problem
 
 if TYPE_CHECKING:
-    from ctxtui.core.policy import Knob
+    from ctxtui.core.policies.policy import Knob
 
 # -- option values: checked at the flag, so a bad one never reaches the app or a count --------
 
@@ -121,7 +121,7 @@ def add_app_options(p: argparse.ArgumentParser) -> None:
 
 def add_session_options(p: argparse.ArgumentParser) -> None:
     """Options shared by every command that reads a session."""
-    from ctxtui.core.formats import FORMAT_NAMES  # not the importers: --help stays light
+    from ctxtui.core.session.formats import FORMAT_NAMES  # not the importers: --help stays light
 
     p.add_argument(
         "--format",
@@ -133,7 +133,7 @@ def add_session_options(p: argparse.ArgumentParser) -> None:
 def add_policy_options(p: argparse.ArgumentParser) -> None:
     """The policy knobs, shared by the app, ``report`` and ``compact``: every row of the knob
     table with a flag, in the table's order, its range and help read from the row."""
-    from ctxtui.core.policy import KNOBS
+    from ctxtui.core.policies.policy import KNOBS
 
     g = p.add_argument_group(
         "policy",

@@ -7,9 +7,9 @@ import argparse
 import re
 import textwrap
 
-from ctxtui.core.policy_modes import TOKENIZERS, TokenizerSpec
-from ctxtui.core.presets import DEFAULT_PRESET, PRESETS
-from ctxtui.core.price_source import PRICE_NOTE
+from ctxtui.core.policies.modes import TOKENIZERS, TokenizerSpec
+from ctxtui.core.policies.presets import DEFAULT_PRESET, PRESETS
+from ctxtui.core.pricing.price_source import PRICE_NOTE
 
 DESCRIPTION = """\
 See where an LLM agent's context window goes.

@@ -4,7 +4,7 @@ and "preset + overrides → Policy".
 The CLI, the headless commands and the app all read this module, so the words for a knob's
 range, for a refused value and the way a preset becomes a policy are written once. It sits
 between the shells and the core: it imports the core only, and never argparse's or Textual's
-machinery. Every fact about a knob is a row of ``ctxtui.core.policy.KNOBS``; this module only
+machinery. Every fact about a knob is a row of ``ctxtui.core.policies.policy.KNOBS``; this module only
 words them (``range_words`` for ``--help`` and errors, ``range_sentence`` for the settings
 panel, ``explain_policy_error`` for a ``PolicyError``'s problems).
 """
@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ctxtui.core.models import Session
-    from ctxtui.core.policy import Knob, Policy, PolicyError
+    from ctxtui.core.session.models import Session
+    from ctxtui.core.policies.policy import Knob, Policy, PolicyError
 
 # The policy is imported by the functions that need it, so that the exit codes and ``clip``
 # cost the CLI nothing: ``ctxtui --version`` stays instant.
@@ -48,7 +48,7 @@ def debugging() -> bool:
     return os.environ.get("CTXTUI_DEBUG", "").strip() not in ("", "0")
 
 
-# -- the knobs: worded from the table in ``core.policy`` -----------------------------------
+# -- the knobs: worded from the table in ``core.policies.policy`` -----------------------------------
 
 _NBSP = "\u00a0"  # keeps "≥ 0" on one line of --help
 
@@ -109,7 +109,7 @@ def dest(knob: Knob) -> str:
 
 def flag_of(field: str) -> str:
     """The option that sets a ``Policy`` field (the field name itself when there is none)."""
-    from ctxtui.core.policy import KNOBS
+    from ctxtui.core.policies.policy import KNOBS
 
     row = KNOBS.get(field)
     return (row.flag if row else None) or field
@@ -117,7 +117,7 @@ def flag_of(field: str) -> str:
 
 def _value(values: Mapping[str, Any], field: str) -> Any:
     """``values[field]``, else the knob's default: a preset lists only what it changes."""
-    from ctxtui.core.policy import KNOBS
+    from ctxtui.core.policies.policy import KNOBS
 
     value = values.get(field, KNOBS[field].default)
     return getattr(value, "value", value)
@@ -131,7 +131,7 @@ def unused_reason(field: str, values: Mapping[str, Any]) -> str | None:
     option that changes nothing, the settings panel disables the knob, ``--help`` says
     "unused by" the presets it returns a reason for.
     """
-    from ctxtui.core.policy import KNOBS
+    from ctxtui.core.policies.policy import KNOBS
 
     row = KNOBS.get(field)
     if row is None or row.applies is None:
@@ -166,7 +166,7 @@ def unused_reason(field: str, values: Mapping[str, Any]) -> str | None:
 
 def _defaults(knob: Knob) -> str:
     """Each preset's default for a knob: ``4 (plan), unused by picoclaw``, or one value."""
-    from ctxtui.core.policy import PRESETS
+    from ctxtui.core.policies.policy import PRESETS
 
     shown: dict[str, str] = {}
     for name, row in PRESETS.items():
@@ -189,7 +189,7 @@ def knob_help(knob: Knob) -> str:
 
 def tokenizer_expected() -> str:
     """``expected plan, picoclaw, …, llama3 or qwen2``: what ``--tokenizer`` takes."""
-    from ctxtui.core.policy_modes import tokenizer_names
+    from ctxtui.core.policies.modes import tokenizer_names
 
     *names, last = tokenizer_names()
     return f"expected {', '.join(names)} or {last}"
@@ -203,7 +203,7 @@ def tokenizer_problem(spec: str) -> str | None:
     be *loaded* (no network), which is right for a real encoding; for a typo it would quietly
     count with another one.
     """
-    from ctxtui.core.policy_modes import TIKTOKEN_PREFIX, TOKENIZER_PATTERN
+    from ctxtui.core.policies.modes import TIKTOKEN_PREFIX, TOKENIZER_PATTERN
 
     if not TOKENIZER_PATTERN.match(spec):
         return tokenizer_expected()
@@ -226,7 +226,7 @@ def explain_policy_error(err: PolicyError) -> str:
     ``--tail-ratio: expected 0 to 1, got 1.5``; a relation between knobs names both flags:
     ``--tail-min (9,000) must not exceed --tail-max (8,000)``.
     """
-    from ctxtui.core.policy import KNOBS
+    from ctxtui.core.policies.policy import KNOBS
 
     parts: list[str] = []
     for p in err.problems:
@@ -253,7 +253,7 @@ def explain_policy_error(err: PolicyError) -> str:
 def overrides_from(namespace: object) -> dict[str, Any]:
     """The knobs given on a command line (``None`` = not given), keyed by ``Policy`` field."""
     out: dict[str, Any] = {}
-    from ctxtui.core.policy import KNOBS
+    from ctxtui.core.policies.policy import KNOBS
 
     for knob in KNOBS.values():
         value = getattr(namespace, dest(knob), None) if knob.flag else None
@@ -274,7 +274,7 @@ def build_policy(
     here. Raises ``PolicyError`` with its problems (``explain_policy_error`` words them for the
     command line).
     """
-    from ctxtui.core.policy import policy_for_session, preset
+    from ctxtui.core.policies.policy import policy_for_session, preset
 
     if session is None:
         return preset(preset_name, **dict(overrides or {}))

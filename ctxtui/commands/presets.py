@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ctxtui.core.presets import PRESETS
+from ctxtui.core.policies.presets import PRESETS
 from ctxtui.options import EXIT_OK
 
 

@@ -22,8 +22,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, get_type_hints
 
-from ctxtui.core.policy_fit import fit_reserve, session_values
-from ctxtui.core.policy_modes import (
+from ctxtui.core.policies.fit import fit_reserve, session_values
+from ctxtui.core.policies.modes import (
     TOKENIZER_PATTERN,
     UNCAPPED,
     CompactionStyle,
@@ -37,11 +37,11 @@ from ctxtui.core.policy_modes import (
     TruncateStyle,
     tokenizer_names,
 )
-from ctxtui.core.presets import DEFAULT_PRESET, PRESETS, Preset
+from ctxtui.core.policies.presets import DEFAULT_PRESET, PRESETS, Preset
 
 if TYPE_CHECKING:
-    from ctxtui.core.model_windows import WindowSource
-    from ctxtui.core.models import Session
+    from ctxtui.core.policies.windows import WindowSource
+    from ctxtui.core.session.models import Session
 
 __all__ = [
     "KNOBS",
@@ -692,7 +692,7 @@ def policy_for_session(
     preset_name: str, session: Session, overrides: Mapping[str, Any] | None = None
 ) -> Policy:
     """The preset for one session: its model's window, output and tokenizer, unless given
-    (the rules are ``core.policy_fit.session_values``)."""
+    (the rules are ``core.policies.fit.session_values``)."""
     row = _preset(preset_name)
     defaults = (KNOBS["context_window"].default, KNOBS["max_tokens"].default)
     return make_policy(session_values(row.values, session, overrides or {}, defaults))
@@ -700,7 +700,7 @@ def policy_for_session(
 
 def window_source_of(policy: Policy, session: Session) -> WindowSource:
     """Where ``policy``'s window came from for ``session`` (``model_windows.window_source``)."""
-    from ctxtui.core.model_windows import window_source
+    from ctxtui.core.policies.windows import window_source
 
     row = PRESETS.get(policy.preset)
     base = (row.knobs if row else {}).get("context_window", KNOBS["context_window"].default)

@@ -38,7 +38,7 @@ class PruneStub(StrEnum):
 
 
 class PruneTools(StrEnum):
-    """Which tools' outputs pruning may touch (the lists live in ``core.prune``)."""
+    """Which tools' outputs pruning may touch (the lists live in ``core.planning.prune``)."""
 
     ALL = "all"
     ALL_BUT_SKILL = "all_but_skill"  # OpenCode's PRUNE_PROTECTED_TOOLS = ["skill"]
@@ -77,7 +77,7 @@ class CompactionStyle(StrEnum):
 
 
 class SummaryTemplate(StrEnum):
-    """Whose summary a compaction writes (the templates live in ``core.summary``)."""
+    """Whose summary a compaction writes (the templates live in ``core.summaries.summary``)."""
 
     PLAN = "plan"  # the plan's six sections
     OPENCODE = "opencode"  # Objective / Important Details / Work State / Next Move / Files
@@ -110,7 +110,7 @@ TOKENIZERS: tuple[TokenizerSpec, ...] = (
 )
 """Every tokenizer spec the app offers, in its selector's order; any other
 ``tiktoken:ENCODING`` is accepted too (and downloaded). The policy's check, ``--tokenizer``'s
-help and error, and ``core.tokenizers.available_tokenizers`` are read from this list."""
+help and error, and ``core.tokens.tokenizers.available_tokenizers`` are read from this list."""
 
 TIKTOKEN_PREFIX = "tiktoken:"
 

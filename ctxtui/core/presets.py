@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ctxtui.core.policy_modes import (
+from ctxtui.core.policies.modes import (
     UNCAPPED,
     CompactionStyle,
     PruneMode,

@@ -18,7 +18,7 @@ from pydantic_settings import (
 )
 from textual.app import App
 
-from ctxtui.core.presets import DEFAULT_PRESET, PRESETS
+from ctxtui.core.policies.presets import DEFAULT_PRESET, PRESETS
 from ctxtui.importers._reader import decode_error_reason
 from ctxtui.importers._stream import NotRegularFileError, file_kind, open_regular
 

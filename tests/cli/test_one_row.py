@@ -1,5 +1,5 @@
-"""A knob or a preset is one row: every shell reads the tables in ``core.policy`` and
-``core.presets``, so nothing else has to list it."""
+"""A knob or a preset is one row: every shell reads the tables in ``core.policies.policy`` and
+``core.policies.presets``, so nothing else has to list it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from ctxtui.cli import main
-from ctxtui.core.policy import KNOBS
+from ctxtui.core.policies.policy import KNOBS
 from ctxtui.options import knob_help, range_words
 from ctxtui.samples import demo_session_path
 
@@ -19,7 +19,7 @@ from ctxtui.samples import demo_session_path
 def test_every_row_with_a_flag_is_an_option_with_its_rows_words(
     knob: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from ctxtui.core.policy import Knob
+    from ctxtui.core.policies.policy import Knob
 
     assert isinstance(knob, Knob) and knob.flag is not None
     with pytest.raises(SystemExit):
@@ -45,7 +45,7 @@ def test_the_options_are_exactly_the_rows_with_a_flag(capsys: pytest.CaptureFixt
 
 NEW_PRESET = """
 import sys
-from ctxtui.core.presets import PRESETS, Preset
+from ctxtui.core.policies.presets import PRESETS, Preset
 PRESETS["tiny"] = Preset("tiny", "a tiny window for tests", knobs={"context_window": 4_096,
     "max_tokens": 512, "tail_ratio": 0.5}, note="one row in a test")
 from ctxtui.cli import main

@@ -16,7 +16,7 @@ import pytest
 
 from ctxtui import cli
 from ctxtui.cli import main
-from ctxtui.core.policy import KNOBS
+from ctxtui.core.policies.policy import KNOBS
 from ctxtui.options import EXIT_INTERNAL, EXIT_USAGE
 from tests.cli.chats import agent_chat
 

@@ -1,6 +1,6 @@
 """The settings panel: the preset, the tokenizer and every policy knob as a validated control.
 
-The knobs are not listed here: each is a row of ``ctxtui.core.policy.KNOBS`` (type, bounds,
+The knobs are not listed here: each is a row of ``ctxtui.core.policies.policy.KNOBS`` (type, bounds,
 group, unit, help), so a knob added to the table appears in the panel by itself. A value is
 applied only when both the input's validator and the policy itself accept it; anything else is
 marked ``-invalid`` and the plan on screen stays as it was (Harlequin's run-query bar does the
@@ -23,7 +23,7 @@ from textual.validation import Integer, Number, Validator
 from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static, Switch
 
-from ctxtui.core.policy import KNOBS, PRESETS, Knob, Policy, PolicyError, Problem
+from ctxtui.core.policies.policy import KNOBS, PRESETS, Knob, Policy, PolicyError, Problem
 from ctxtui.options import knob_label, range_sentence, range_words, show_number, unused_reason
 
 PANEL_KNOBS = tuple(k for k in KNOBS.values() if k.name != "tokenizer")
