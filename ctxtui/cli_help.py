@@ -7,9 +7,9 @@ import argparse
 import re
 import textwrap
 
-from ctxtui.core.policies.modes import TOKENIZERS, TokenizerSpec
 from ctxtui.core.policies.presets import DEFAULT_PRESET, PRESETS
 from ctxtui.core.pricing.price_source import PRICE_NOTE
+from ctxtui.core.tokens.specs import TOKENIZERS, TokenizerSpec
 
 DESCRIPTION = """\
 See where an LLM agent's context window goes.

@@ -4,7 +4,7 @@ and "preset + overrides → Policy".
 The CLI, the headless commands and the app all read this module, so the words for a knob's
 range, for a refused value and the way a preset becomes a policy are written once. It sits
 between the shells and the core: it imports the core only, and never argparse's or Textual's
-machinery. Every fact about a knob is a row of ``ctxtui.core.policies.policy.KNOBS``; this module only
+machinery. Every fact about a knob is a row of ``core.policies.policy.KNOBS``; this module only
 words them (``range_words`` for ``--help`` and errors, ``range_sentence`` for the settings
 panel, ``explain_policy_error`` for a ``PolicyError``'s problems).
 """
@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ctxtui.core.session.models import Session
     from ctxtui.core.policies.policy import Knob, Policy, PolicyError
+    from ctxtui.core.session.models import Session
 
 # The policy is imported by the functions that need it, so that the exit codes and ``clip``
 # cost the CLI nothing: ``ctxtui --version`` stays instant.
@@ -48,7 +48,7 @@ def debugging() -> bool:
     return os.environ.get("CTXTUI_DEBUG", "").strip() not in ("", "0")
 
 
-# -- the knobs: worded from the table in ``core.policies.policy`` -----------------------------------
+# -- the knobs: worded from the table in ``core.policies.policy`` ----------------------------
 
 _NBSP = "\u00a0"  # keeps "≥ 0" on one line of --help
 
@@ -189,7 +189,7 @@ def knob_help(knob: Knob) -> str:
 
 def tokenizer_expected() -> str:
     """``expected plan, picoclaw, …, llama3 or qwen2``: what ``--tokenizer`` takes."""
-    from ctxtui.core.policies.modes import tokenizer_names
+    from ctxtui.core.tokens.specs import tokenizer_names
 
     *names, last = tokenizer_names()
     return f"expected {', '.join(names)} or {last}"
@@ -203,7 +203,7 @@ def tokenizer_problem(spec: str) -> str | None:
     be *loaded* (no network), which is right for a real encoding; for a typo it would quietly
     count with another one.
     """
-    from ctxtui.core.policies.modes import TIKTOKEN_PREFIX, TOKENIZER_PATTERN
+    from ctxtui.core.tokens.specs import TIKTOKEN_PREFIX, TOKENIZER_PATTERN
 
     if not TOKENIZER_PATTERN.match(spec):
         return tokenizer_expected()
