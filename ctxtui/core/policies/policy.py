@@ -187,8 +187,8 @@ class PolicyError(ValueError):
 def window_share(ratio: float, window: int) -> int:
     """``floor(window × ratio)`` with the ratio taken as written: ``0.9`` is nine tenths.
 
-    Exact through ``Fraction``, which costs ~40 µs a call, and the trigger is read at every
-    plan and at every request of a replay; a policy's ratio and window rarely change.
+    Exact through ``Fraction``, and cached: the trigger is read at every plan and at every
+    request of a replay, while a policy's ratio and window rarely change.
     """
     return int(Fraction(str(ratio)) * window)
 
@@ -204,53 +204,35 @@ class Policy:
     """Every knob of the simulated context manager: the table of knobs, one row each."""
 
     preset: str = DEFAULT_PRESET  # the preset these values started from: a label, not a knob
+    # The table, one row per knob, kept dense.
+    # fmt: off
     tokenizer: str = knob(
-        "plan", "general", TOKENIZER_HELP, pattern=TOKENIZER_PATTERN, flag="--tokenizer"
+        "plan", "general", TOKENIZER_HELP,
+        pattern=TOKENIZER_PATTERN, flag="--tokenizer"
     )
     chars_per_token: float = knob(
-        4.0,
-        "general",
-        "the plan estimator's characters per token",
-        low=0.1,
-        high=100,
-        unit="characters per token",
-        flag="--chars-per-token",
-        applies=("tokenizer", ("plan",)),
+        4.0, "general", "the plan estimator's characters per token",
+        low=0.1, high=100, unit="characters per token", flag="--chars-per-token",
+        applies=("tokenizer", ("plan",))
     )
     tokenizer_from_model: bool = knob(
-        False,
-        "general",
-        "count with the tokenizer of the session's model when it is known (the agent counts "
-        "with the provider's usage)",
+        False, "general",
+        "count with the tokenizer of the session's model when it is known (the agent counts with "
+        "the provider's usage)"
     )
     context_window: int = knob(
-        131_072,
-        "window",
-        "the model's context window, in tokens",
-        low=256,
-        high=100_000_000,
-        unit="tokens",
-        flag="--context-window",
-        note=" or the window the session declares",
+        131_072, "window", "the model's context window, in tokens",
+        low=256, high=100_000_000, unit="tokens", flag="--context-window",
+        note=" or the window the session declares"
     )
     max_tokens: int = knob(
-        32_768,
-        "window",
-        "output reserve: the tokens each request keeps for the answer",
-        low=0,
-        high=100_000_000,
-        unit="tokens",
-        flag="--max-tokens",
-        note=", lowered to a quarter of a window it would take half of",
+        32_768, "window", "output reserve: the tokens each request keeps for the answer",
+        low=0, high=100_000_000, unit="tokens", flag="--max-tokens",
+        note=", lowered to a quarter of a window it would take half of"
     )
     compact_trigger_ratio: float = knob(
-        1.0,
-        "window",
-        "compact proactively from this share of the window (Codex: 0.9)",
-        low=0,
-        low_open=True,
-        high=1.0,
-        unit="share of the window",
+        1.0, "window", "compact proactively from this share of the window (Codex: 0.9)",
+        low=0, low_open=True, high=1.0, unit="share of the window"
     )
     reserve_system_and_tools: bool = knob(
         True, "window", "the history budget also reserves the system prompt and tool definitions"
@@ -259,63 +241,44 @@ class Policy:
         False, "window", "the window is the model's input limit (GPT-5: 272,000 of 400,000)"
     )
     unconfigured_window_factor: int = knob(
-        0,
-        "window",
-        "with no window configured the agent budgets N × its reserve (PicoClaw 4)",
-        low=0,
-        unit="× the output reserve",
+        0, "window", "with no window configured the agent budgets N × its reserve (PicoClaw 4)",
+        low=0, unit="× the output reserve"
     )
     output_from_model: bool = knob(
-        False,
-        "window",
-        "the output reserve is the model's maximum output, at most the preset's reserve",
+        False, "window",
+        "the output reserve is the model's maximum output, at most the preset's reserve"
     )
     assembly_budget: bool = knob(
-        True,
-        "window",
-        "history that does not fit the budget is left out of the request; off: the whole "
-        "history is sent until a compaction (PicoClaw legacy, OpenCode, Codex, Claude Code)",
+        True, "window",
+        "history that does not fit the budget is left out of the request; off: the whole history "
+        "is sent until a compaction (PicoClaw legacy, OpenCode, Codex, Claude Code)"
     )
     sanitize_history: bool = knob(
-        False,
-        "window",
-        "PicoClaw's request builder drops leading and unmatched tool messages before sending",
+        False, "window",
+        "PicoClaw's request builder drops leading and unmatched tool messages before sending"
     )
     context_left_baseline: int = knob(
-        0,
-        "window",
+        0, "window",
         "'context left' discounts this many tokens of prompts and tools (Codex 12,000)",
-        low=0,
-        unit="tokens",
+        low=0, unit="tokens"
     )
     trigger_output_cap: int = knob(
-        UNCAPPED,
-        "trigger",
+        UNCAPPED, "trigger",
         "the trigger reserves the output reserve up to this many tokens (Claude Code 20,000, "
         "OpenCode 32,000, Codex 0)",
-        low=0,
-        unit="tokens",
+        low=0, unit="tokens"
     )
     trigger_buffer_output_cap: int = knob(
-        0,
-        "trigger",
-        "a further buffer of min(N, the reserved output) (OpenCode 20,000)",
-        low=0,
-        unit="tokens",
+        0, "trigger", "a further buffer of min(N, the reserved output) (OpenCode 20,000)",
+        low=0, unit="tokens"
     )
     trigger_buffer: int = knob(
-        0,
-        "trigger",
-        "a further fixed buffer below the trigger (Claude Code 13,000)",
-        low=0,
-        unit="tokens",
+        0, "trigger", "a further fixed buffer below the trigger (Claude Code 13,000)",
+        low=0, unit="tokens"
     )
     trigger_input_reserve_cap: int = knob(
-        UNCAPPED,
-        "trigger",
-        "with an input limit, reserve only min(N, out) (OpenCode 20,000)",
-        low=0,
-        unit="tokens",
+        UNCAPPED, "trigger", "with an input limit, reserve only min(N, out) (OpenCode 20,000)",
+        low=0, unit="tokens"
     )
     auto_compact: bool = knob(
         True, "trigger", "compact proactively at the trigger; off: only when asked"
@@ -333,188 +296,108 @@ class Policy:
         False, "trigger", "one compaction after every turn, whatever the trigger (seahorse)"
     )
     trigger_inclusive: bool = knob(
-        False,
-        "trigger",
-        "compact when the prompt reaches the trigger; off: only when it exceeds it",
+        False, "trigger",
+        "compact when the prompt reaches the trigger; off: only when it exceeds it"
     )
     summarize_message_threshold: int = knob(
-        0,
-        "trigger",
+        0, "trigger",
         "PicoClaw legacy: summarize after a turn when the history has more messages (0: never)",
-        low=0,
-        unit="messages",
+        low=0, unit="messages"
     )
     summarize_token_percent: int = knob(
-        75,
-        "trigger",
-        "PicoClaw legacy: or when the history exceeds this percentage of the window",
-        low=1,
-        high=100,
-        unit="% of the window",
+        75, "trigger", "PicoClaw legacy: or when the history exceeds this percentage of the window",
+        low=1, high=100, unit="% of the window"
     )
     tail_mode: TailMode = knob(TailMode.TOKENS, "fresh tail", "tail measured in tokens or items")
     tail_ratio: float = knob(
-        0.25,
-        "fresh tail",
-        "share of the budget (window − output reserve) for the tail",
-        low=0,
-        high=1,
-        unit="share of the budget",
-        flag="--tail-ratio",
-        applies=("tail_mode", ("tokens",)),
+        0.25, "fresh tail", "share of the budget (window − output reserve) for the tail",
+        low=0, high=1, unit="share of the budget", flag="--tail-ratio",
+        applies=("tail_mode", ("tokens",))
     )
     tail_min_tokens: int = knob(
-        2_000,
-        "fresh tail",
-        "never protect fewer tokens",
-        low=0,
-        unit="tokens",
-        flag="--tail-min",
-        applies=("tail_mode", ("tokens",)),
+        2_000, "fresh tail", "never protect fewer tokens",
+        low=0, unit="tokens", flag="--tail-min", applies=("tail_mode", ("tokens",))
     )
     tail_max_tokens: int = knob(
-        8_000,
-        "fresh tail",
-        "never protect more tokens",
-        low=0,
-        unit="tokens",
-        flag="--tail-max",
-        applies=("tail_mode", ("tokens",)),
+        8_000, "fresh tail", "never protect more tokens",
+        low=0, unit="tokens", flag="--tail-max", applies=("tail_mode", ("tokens",))
     )
     tail_min_turns: int = knob(
-        2,
-        "fresh tail",
-        "always protect at least this many turns",
-        low=0,
-        unit="turns",
-        flag="--tail-turns",
-        applies=("tail_mode", ("tokens",)),
+        2, "fresh tail", "always protect at least this many turns",
+        low=0, unit="turns", flag="--tail-turns", applies=("tail_mode", ("tokens",))
     )
     tail_max_turns: int = knob(
-        0,
-        "fresh tail",
-        "the tail holds at most this many turns (0: no limit; OpenCode 2)",
-        low=0,
-        unit="turns",
-        applies=("tail_mode", ("tokens",)),
+        0, "fresh tail", "the tail holds at most this many turns (0: no limit; OpenCode 2)",
+        low=0, unit="turns", applies=("tail_mode", ("tokens",))
     )
     tail_keep_active_turn: bool = knob(
         True, "fresh tail", "the tail holds the whole active turn, over its budget if need be"
     )
     tail_of_trigger: bool = knob(
-        False,
-        "fresh tail",
-        "the tail's share is of the trigger (OpenCode's usable size), not of the budget",
+        False, "fresh tail",
+        "the tail's share is of the trigger (OpenCode's usable size), not of the budget"
     )
     tail_items: int = knob(
-        32,
-        "fresh tail",
-        "items/messages mode: protect the last N items or messages",
-        low=1,
-        unit="items",
-        flag="--tail-items",
-        applies=("tail_mode", ("items", "messages")),
+        32, "fresh tail", "items/messages mode: protect the last N items or messages",
+        low=1, unit="items", flag="--tail-items", applies=("tail_mode", ("items", "messages"))
     )
     prune_mode: PruneMode = knob(
-        PruneMode.TURNS,
-        "prune",
-        "how old tool outputs are pruned",
+        PruneMode.TURNS, "prune", "how old tool outputs are pruned",
         flag="--prune-mode",
-        note="; OpenCode's prune is opt-in (--preset opencode --prune-mode tokens)",
+        note="; OpenCode's prune is opt-in (--preset opencode --prune-mode tokens)"
     )
     prune_stub: PruneStub = knob(
-        PruneStub.PLAN,
-        "prune",
-        "the text a pruned output becomes",
-        applies=("prune_mode", ("turns", "tokens", "results")),
+        PruneStub.PLAN, "prune", "the text a pruned output becomes",
+        applies=("prune_mode", ("turns", "tokens", "results"))
     )
     prune_tools: PruneTools = knob(
-        PruneTools.ALL,
-        "prune",
-        "whose outputs may be pruned",
-        applies=("prune_mode", ("turns", "tokens", "results")),
+        PruneTools.ALL, "prune", "whose outputs may be pruned",
+        applies=("prune_mode", ("turns", "tokens", "results"))
     )
     prune_protected_turns: int = knob(
-        2,
-        "prune",
-        "turns and tokens modes: tool outputs in the newest N turns are kept",
-        low=0,
-        unit="turns",
-        applies=("prune_mode", ("turns", "tokens")),
+        2, "prune", "turns and tokens modes: tool outputs in the newest N turns are kept",
+        low=0, unit="turns", applies=("prune_mode", ("turns", "tokens"))
     )
     prune_trigger_tokens: int = knob(
-        0,
-        "prune",
-        "prune from a prompt of N tokens (Claude Code 100,000, inferred)",
-        low=0,
-        unit="tokens",
-        flag="--prune-after",
-        applies=("prune_mode", ("turns", "tokens", "results")),
+        0, "prune", "prune from a prompt of N tokens (Claude Code 100,000, inferred)",
+        low=0, unit="tokens", flag="--prune-after",
+        applies=("prune_mode", ("turns", "tokens", "results"))
     )
     prune_threshold: int = knob(
-        1,
-        "prune",
-        "turns mode: prune only when at least this many outputs are stubbed",
-        low=0,
-        unit="tool outputs",
-        applies=("prune_mode", ("turns",)),
+        1, "prune", "turns mode: prune only when at least this many outputs are stubbed",
+        low=0, unit="tool outputs", applies=("prune_mode", ("turns",))
     )
     prune_protect_tokens: int = knob(
-        40_000,
-        "prune",
-        "tokens mode: the newest N tokens of tool output are kept",
-        low=0,
-        unit="tokens",
-        applies=("prune_mode", ("tokens",)),
+        40_000, "prune", "tokens mode: the newest N tokens of tool output are kept",
+        low=0, unit="tokens", applies=("prune_mode", ("tokens",))
     )
     prune_minimum_tokens: int = knob(
-        20_000,
-        "prune",
-        "tokens mode: prune only when more than N tokens are freed",
-        low=0,
-        unit="tokens",
-        applies=("prune_mode", ("tokens",)),
+        20_000, "prune", "tokens mode: prune only when more than N tokens are freed",
+        low=0, unit="tokens", applies=("prune_mode", ("tokens",))
     )
     prune_size_output_text: bool = knob(
-        False,
-        "prune",
-        "tokens mode: size an output by its text (OpenCode)",
-        applies=("prune_mode", ("tokens",)),
+        False, "prune", "tokens mode: size an output by its text (OpenCode)",
+        applies=("prune_mode", ("tokens",))
     )
     prune_keep_results: int = knob(
-        3,
-        "prune",
-        "results mode: the newest N tool results are kept",
-        low=0,
-        unit="tool results",
-        flag="--prune-keep",
-        applies=("prune_mode", ("results",)),
+        3, "prune", "results mode: the newest N tool results are kept",
+        low=0, unit="tool results", flag="--prune-keep", applies=("prune_mode", ("results",))
     )
     truncate_enabled: bool = knob(True, "truncate", "truncate huge tool outputs")
     truncate_max_lines: int = knob(
-        2_000,
-        "truncate",
-        "tool outputs longer than this many lines are truncated",
-        low=1,
-        unit="lines",
-        applies=("truncate_enabled", (True,)),
+        2_000, "truncate", "tool outputs longer than this many lines are truncated",
+        low=1, unit="lines", applies=("truncate_enabled", (True,))
     )
     truncate_max_bytes: int = knob(
-        51_200,
-        "truncate",
-        "tool outputs larger than this many bytes are truncated",
-        low=1,
-        unit="bytes",
-        applies=("truncate_enabled", (True,)),
+        51_200, "truncate", "tool outputs larger than this many bytes are truncated",
+        low=1, unit="bytes", applies=("truncate_enabled", (True,))
     )
     truncate_from_model: bool = knob(
         False, "truncate", "the model's tool-output limit (Codex gpt-5-codex: 40,000 bytes)"
     )
     truncate_style: TruncateStyle = knob(
-        TruncateStyle.HEAD,
-        "truncate",
-        "keep the head of an output, or its head and tail",
-        applies=("truncate_enabled", (True,)),
+        TruncateStyle.HEAD, "truncate", "keep the head of an output, or its head and tail",
+        applies=("truncate_enabled", (True,))
     )
     structured_summaries: bool = knob(
         True, "compaction", "summaries fill the template's sections (off: free text)"
@@ -523,18 +406,14 @@ class Policy:
         SummaryTemplate.PLAN, "compaction", "whose summary template a compaction uses"
     )
     compaction_style: CompactionStyle = knob(
-        CompactionStyle.SUMMARIZE,
-        "compaction",
-        "summarize the history before the tail, drop half, keep user messages, or a leaf",
+        CompactionStyle.SUMMARIZE, "compaction",
+        "summarize the history before the tail, drop half, keep user messages, or a leaf"
     )
     compact_user_message_tokens: int = knob(
-        20_000,
-        "compaction",
-        "Codex's compaction: the recent user messages it keeps, in tokens",
-        low=0,
-        unit="tokens",
-        applies=("compaction_style", ("user_messages",)),
+        20_000, "compaction", "Codex's compaction: the recent user messages it keeps, in tokens",
+        low=0, unit="tokens", applies=("compaction_style", ("user_messages",))
     )
+    # fmt: on
 
     reserve_lowered_from: int = 0  # the reserve fitting lowered, when it did: a record
 
