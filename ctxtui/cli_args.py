@@ -11,7 +11,7 @@ import argparse
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ctxtui.cli_fleet import cache_options, fleet_options
 from ctxtui.cli_help import (
@@ -147,22 +147,15 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
         if knob.flag is None:
             continue
         if knob.kind is str:  # the tokenizer: a spec, worded by the tokenizer list
-            g.add_argument(knob.flag, type=_tokenizer, metavar="SPEC", help=TOKENIZER_HELP)
+            kind: dict[str, Any] = {"type": _tokenizer, "metavar": "SPEC", "help": TOKENIZER_HELP}
         elif knob.choices:
-            g.add_argument(
-                knob.flag,
-                choices=knob.choices,
-                metavar="MODE",
-                help=f"{knob.help}: {', '.join(knob.choices)}{knob.note}; default: the preset's",
-            )
+            choices = ", ".join(knob.choices)
+            kind = {"choices": knob.choices, "metavar": "MODE"}
+            kind["help"] = f"{knob.help}: {choices}{knob.note}; default: the preset's"
         else:
-            g.add_argument(
-                knob.flag,
-                dest=dest(knob),
-                type=_knob_value(knob),
-                metavar="N" if knob.kind is int else "F",
-                help=knob_help(knob).replace("%", "%%"),  # argparse formats help with %
-            )
+            kind = {"type": _knob_value(knob), "metavar": "N" if knob.kind is int else "F"}
+            kind["help"] = knob_help(knob).replace("%", "%%")  # argparse formats help with %
+        g.add_argument(knob.flag, dest=dest(knob), **kind)
 
 
 # -- the sub-commands ------------------------------------------------------------------------
@@ -279,6 +272,12 @@ def _compare_options(compare: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also replay every request under each preset: its simulated compactions and "
         "peak prompt over the session",
+    )
+
+
+def _presets_options(presets: argparse.ArgumentParser) -> None:
+    presets.add_argument(
+        "--knobs", action="store_true", help="list the knobs and each preset's value instead"
     )
 
 
@@ -405,7 +404,9 @@ COMMANDS: tuple[Command, ...] = (
         "list the policy presets, one line each",
         "list the policy presets",
         "List the policy presets, one line each: what each agent's context manager does "
-        "(docs/presets.md has the figures).",
+        "(docs/presets.md has the figures). --knobs lists every knob instead: its range, its "
+        "option and each preset's value.",
+        add_options=_presets_options,
         session="none",
     ),
     Command(

@@ -73,12 +73,10 @@ def range_sentence(knob: Knob) -> str:
         if knob.low_open:
             return f"{kind} above {show_number(low)} and at most {show_number(high)}"
         return f"{kind} from {show_number(low)} to {show_number(high)}"
+    if low is not None and knob.low_open:
+        return f"{kind} above {show_number(low)}"
     if low is not None:
-        return (
-            f"{kind} above {show_number(low)}"
-            if knob.low_open
-            else (f"{kind}, {show_number(low)} or more")
-        )
+        return f"{kind}, {show_number(low)} or more"
     if high is not None:
         return f"{kind}, at most {show_number(high)}"
     return kind
@@ -164,16 +162,21 @@ def unused_reason(field: str, values: Mapping[str, Any]) -> str | None:
     return f"only the {' and '.join(sorted(read_under))} {knob_label(other)}s read it, not {actual}"
 
 
-def _defaults(knob: Knob) -> str:
+def preset_defaults(knob: Knob) -> str:
     """Each preset's default for a knob: ``4 (plan), unused by picoclaw``, or one value."""
     from ctxtui.core.policies.policy import PRESETS
 
     shown: dict[str, str] = {}
     for name, row in PRESETS.items():
+        value = row.knobs.get(knob.name, knob.default)
         if unused_reason(knob.name, row.values) is not None:
             shown[name] = f"unused by {name}"
+        elif isinstance(value, bool):
+            shown[name] = "on" if value else "off"
         else:
-            shown[name] = show_number(row.knobs.get(knob.name, knob.default))
+            shown[name] = (
+                show_number(value) if knob.numeric else str(getattr(value, "value", value))
+            )
     if len(set(shown.values())) == 1 and not next(iter(shown.values())).startswith("unused"):
         return next(iter(shown.values()))
     return ", ".join(v if v.startswith("unused") else f"{v} ({n})" for n, v in shown.items())
@@ -184,7 +187,7 @@ def knob_help(knob: Knob) -> str:
     text = knob.help
     if knob.group == "fresh tail" and "tail" not in text:
         text = f"fresh tail: {text}"
-    return f"{text}; {range_words(knob)}; default: {_defaults(knob)}{knob.note}"
+    return f"{text}; {range_words(knob)}; default: {preset_defaults(knob)}{knob.note}"
 
 
 def tokenizer_expected() -> str:

@@ -69,7 +69,43 @@ def test_a_preset_row_reaches_the_listing_the_help_and_the_policy() -> None:
     assert "tiny" in listing.stdout and "a tiny window for tests" in listing.stdout
     helped = " ".join(_run("report", "--help").stdout.split())
     assert "tiny (one row in a test)" in helped and "4,096 (tiny)" in helped
+    knobs = " ".join(_run("presets", "--knobs").stdout.split())
+    assert "4,096 (tiny)" in knobs and "unused by tiny" not in knobs.split("tail_ratio")[1][:300]
     report = _run("report", str(demo_session_path()), "--preset", "tiny", "--json")
     assert report.returncode == 0, report.stderr
     policy = json.loads(report.stdout)["policy"]
     assert (policy["preset"], policy["tail_ratio"]) == ("tiny", 0.5)
+
+
+def test_the_knob_listing_is_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    """``ctxtui presets --knobs`` (docs/presets.md points to it) names every row, with its
+    group, range, flag and help."""
+    assert main(["presets", "--knobs"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for knob in KNOBS.values():
+        assert f"{knob.group}: " in text and f" {knob.name} " in text
+        assert " ".join(knob.help.split()) in text
+        if knob.flag:
+            assert knob.flag in text.split(f" {knob.name} ", 1)[1][:120]
+
+
+def test_the_tokenizer_specs_are_one_list(capsys: pytest.CaptureFixture[str]) -> None:
+    """The selector, the policy's check, the cache's exact prefixes and ``--tokenizer``'s help
+    and error all read ``tokens.specs.TOKENIZERS``; every spec there is one a counter knows."""
+    from ctxtui.core.policies.policy import preset
+    from ctxtui.core.tokens.count_cache import CACHED_PREFIXES
+    from ctxtui.core.tokens.specs import TOKENIZERS
+    from ctxtui.core.tokens.tokenizers import FAMILIES, available_tokenizers
+    from ctxtui.options import tokenizer_problem
+
+    specs = [t.spec for t in TOKENIZERS]
+    assert list(available_tokenizers()) == specs
+    assert [t.spec for t in TOKENIZERS if t.exact] == list(FAMILIES)
+    assert all(t.spec.startswith(CACHED_PREFIXES) == t.exact for t in TOKENIZERS)
+    with pytest.raises(SystemExit):
+        main(["report", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for t in TOKENIZERS:
+        assert preset("plan", tokenizer=t.spec).tokenizer == t.spec
+        assert tokenizer_problem(t.spec) is None
+        assert f"'{t.spec}' ({' '.join(t.what.split())})" in text
