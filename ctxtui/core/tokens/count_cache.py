@@ -31,6 +31,7 @@ from pathlib import Path
 
 from ctxtui import __version__
 from ctxtui.core.session.models import Message
+from ctxtui.core.tokens.specs import EXACT_PREFIXES
 
 ENV_DISABLE = "CTXTUI_NO_CACHE"
 ENV_DIR = "CTXTUI_CACHE_DIR"
@@ -51,7 +52,7 @@ MIN_CHARS = 1_000_000
 """Below about a megabyte of text exact counting takes ~10 ms (``quicktok``; 50 ms with
 tiktoken): not worth a file."""
 
-CACHED_PREFIXES = ("tiktoken:", "llama3", "qwen2")
+CACHED_PREFIXES = EXACT_PREFIXES
 """The exact tokenizers; the estimators are cheaper than hashing."""
 
 

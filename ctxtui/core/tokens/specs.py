@@ -49,3 +49,13 @@ def tokenizer_names(exact: bool | None = None) -> list[str]:
         if name not in names:
             names.append(name)
     return names
+
+
+EXACT_PREFIXES: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        TIKTOKEN_PREFIX if t.spec.startswith(TIKTOKEN_PREFIX) else t.spec
+        for t in TOKENIZERS
+        if t.exact
+    )
+)
+"""What an exact tokenizer's spec starts with: ``tiktoken:``, or a family's name."""
