@@ -6,6 +6,8 @@ from __future__ import annotations
 import importlib
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxtui.cli import main
 from ctxtui.cli_args import COMMANDS, Command
@@ -208,3 +210,25 @@ def test_every_help_fits_80_columns(
         main([*argv, "--help"])
     lines = capsys.readouterr().out.splitlines()
     assert lines and max(len(line) for line in lines) <= 80
+
+
+@given(data=st.data())
+@settings(max_examples=200, deadline=None)
+def test_the_policy_accepts_a_value_exactly_when_its_row_does(data: st.DataObject) -> None:
+    """Any value of a numeric knob, in range or not: the policy takes it iff the row's range
+    does, and a refusal is one problem naming that knob, its value and ``range``."""
+    knob = data.draw(st.sampled_from([k for k in KNOBS.values() if k.numeric]))
+    if knob.kind is int:
+        value: float = data.draw(st.integers(min_value=-(10**12), max_value=10**12))
+    else:
+        value = data.draw(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False))
+    try:
+        make_policy({**UNRELATED, knob.name: value})
+    except PolicyError as err:
+        if err.problems[0].bound != "relation":
+            assert [(p.field, p.value, p.bound) for p in err.problems] == [
+                (knob.name, value, "range")
+            ]
+            assert not knob.accepts(value)
+    else:
+        assert knob.accepts(value)

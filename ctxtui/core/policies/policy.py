@@ -13,6 +13,7 @@ module imports no pydantic: ``ctxtui --help`` reads the table.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import operator
 from collections.abc import Callable, Mapping
@@ -104,21 +105,30 @@ class Knob:
     def check(self, value: Any) -> tuple[Any, Problem | None]:
         """``value`` as the knob's type, or the problem with it."""
         kind = self.kind
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value) if abs(value) < 2**1023 else math.inf
-        elif kind is int and isinstance(value, float) and value.is_integer():
-            value = int(value)
-        elif issubclass(kind, Enum) and isinstance(value, str) and not isinstance(value, kind):
-            if value not in self.choices:
-                return value, Problem(self.name, value, "choice")
-            value = kind(value)
-        if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-            return value, Problem(self.name, value, "type")
-        if isinstance(value, (int, float)) and not self.accepts(value):
-            return value, Problem(self.name, value, "range")
-        if self.pattern is not None and not self.pattern.match(value):
+        if type(value) is not kind:
+            value = _as_kind(kind, value)
+            if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+                bound = "choice" if isinstance(value, str) and self.choices else "type"
+                return value, Problem(self.name, value, bound)
+        if isinstance(value, (int, float)):
+            if not self.accepts(value):
+                return value, Problem(self.name, value, "range")
+        elif self.pattern is not None and not self.pattern.match(value):
             return value, Problem(self.name, value, "choice")
         return value, None
+
+
+def _as_kind(kind: type, value: Any) -> Any:
+    """``value`` converted as the policy converts it: whole floats to int, ints to float, a
+    choice's value to its member; anything else is returned as it is, to be refused."""
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value) if abs(value) < 2**1023 else math.inf
+    if kind is int and isinstance(value, float) and value.is_integer():
+        return int(value)
+    if issubclass(kind, Enum) and isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            return kind(value)
+    return value
 
 
 def knob(default: Any, group: str, help: str, **row: Any) -> Any:
