@@ -232,3 +232,15 @@ def test_the_policy_accepts_a_value_exactly_when_its_row_does(data: st.DataObjec
             assert not knob.accepts(value)
     else:
         assert knob.accepts(value)
+
+
+def test_compare_words_a_refused_knob_as_report_does(capsys: pytest.CaptureFixture[str]) -> None:
+    from ctxtui.samples import demo_session_path
+
+    demo = str(demo_session_path())
+    assert main(["compare", demo, "--context-window", "100"]) == EXIT_USAGE
+    assert "--context-window: expected 256 to 100,000,000, got 100" in capsys.readouterr().err
+    assert main(["compare", demo, "--context-window", "1000", "--max-tokens", "2000"]) == EXIT_USAGE
+    assert "--max-tokens (2,000) must be smaller than --context-window (1,000)" in (
+        capsys.readouterr().err
+    )

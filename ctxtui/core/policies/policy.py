@@ -162,8 +162,8 @@ class Problem:
             return f"preset: unknown preset {self.value!r} (known: {', '.join(PRESETS)})"
         row = KNOBS.get(self.field)
         if self.bound == "range" and row is not None:
-            lo = "" if row.low is None else f"{'>' if row.low_open else '≥'} {row.low:g}"
-            hi = "" if row.high is None else f"≤ {row.high:g}"
+            lo = "" if row.low is None else f"{'>' if row.low_open else '≥'} {_n(row.low)}"
+            hi = "" if row.high is None else f"≤ {_n(row.high)}"
             bounds = " and ".join(w for w in (lo, hi) if w)
             return f"{self.field}: expected {bounds}, got {self.value!r}"
         expected = (
