@@ -69,6 +69,7 @@ def test_a_preset_row_reaches_the_listing_the_help_and_the_policy() -> None:
     assert "tiny" in listing.stdout and "a tiny window for tests" in listing.stdout
     helped = " ".join(_run("report", "--help").stdout.split())
     assert "tiny (one row in a test)" in helped and "4,096 (tiny)" in helped
+    assert "picoclaw-seahorse: picoclaw; opencode: opencode; tiny: plan;" in helped
     knobs = " ".join(_run("presets", "--knobs").stdout.split())
     assert "4,096 (tiny)" in knobs and "unused by tiny" not in knobs.split("tail_ratio")[1][:300]
     report = _run("report", str(demo_session_path()), "--preset", "tiny", "--json")
