@@ -110,3 +110,20 @@ def test_the_tokenizer_specs_are_one_list(capsys: pytest.CaptureFixture[str]) ->
         assert preset("plan", tokenizer=t.spec).tokenizer == t.spec
         assert tokenizer_problem(t.spec) is None
         assert f"'{t.spec}' ({' '.join(t.what.split())})" in text
+
+
+def test_help_reads_the_tables_without_pydantic_or_textual() -> None:
+    """``--help`` and the parsers are built from the knob table at run time, so the table's
+    module must stay light: no pydantic (the session model), no Textual."""
+    child = (
+        "import sys\n"
+        "from ctxtui.cli import build_app_parser, build_command_parsers\n"
+        "build_app_parser().format_help()\n"
+        "build_command_parsers()\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'textual')"
+        " or m in ('ctxtui.core.session.models', 'ctxtui.importers')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", child], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "[]"

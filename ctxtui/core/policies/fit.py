@@ -8,8 +8,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ctxtui.core.policies.windows import lookup, model_tokenizer
-
 if TYPE_CHECKING:
     from ctxtui.core.session.models import Session
 
@@ -46,6 +44,10 @@ def session_values(
     ``truncate_from_model`` its tool-output limit. ``defaults`` are the policy's window and
     reserve, for a row that does not set them.
     """
+    # Here, not at the top: the registry loads the tokenizers, and the knob table (--help) imports
+    # this module.
+    from ctxtui.core.policies.windows import lookup, model_tokenizer
+
     values: dict[str, Any] = {**row, **given}
     meta = session.meta
     entry = lookup(meta.model)
