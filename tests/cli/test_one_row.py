@@ -127,3 +127,56 @@ def test_help_reads_the_tables_without_pydantic_or_textual() -> None:
         [sys.executable, "-c", child], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.strip() == "[]"
+
+
+NEW_KNOB = """
+import importlib.util, sys
+from pathlib import Path
+import ctxtui.core.policies.presets  # noqa: F401 -- the policy module's own imports, loaded
+path = Path(sys.argv[1])
+row = ('    tail_extra: int = knob(5, "fresh tail", "an extra knob for a test", low=0, '
+       'unit="tokens", flag="--tail-extra")\\n')
+source = path.read_text(encoding="utf-8").replace("    # fmt: on\\n", row + "    # fmt: on\\n", 1)
+spec = importlib.util.spec_from_loader("ctxtui.core.policies.policy", loader=None)
+module = importlib.util.module_from_spec(spec)
+module.__file__ = str(path)
+sys.modules[spec.name] = module
+exec(compile(source, str(path), "exec"), module.__dict__)
+if sys.argv[2] == "panel":
+    from ctxtui.tui.widgets.settings_panel import PANEL_KNOBS, knob_heading
+    print([k.name for k in PANEL_KNOBS if k.name == "tail_extra"], knob_heading("tail_extra"))
+    sys.exit(0)
+from ctxtui.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def _with_a_new_knob(*argv: str) -> subprocess.CompletedProcess[str]:
+    import ctxtui.core.policies.policy as policy
+
+    return subprocess.run(
+        [sys.executable, "-c", NEW_KNOB, str(policy.__file__), *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "PYTHONPATH": ":".join(sys.path)},
+    )
+
+
+def test_a_knob_row_is_all_it_takes() -> None:
+    """One line added to ``Policy``'s table reaches the validation, the option, ``--help``,
+    the knob listing, the JSON report and the settings panel, with nothing else edited."""
+    helped = " ".join(_with_a_new_knob("report", "--help").stdout.split())
+    assert "--tail-extra N fresh tail: an extra knob for a test; ≥ 0; default: 5" in helped
+    listing = _with_a_new_knob("presets", "--knobs").stdout
+    assert "  tail_extra (tokens, ≥\u00a00, --tail-extra)" in listing
+    demo = str(demo_session_path())
+    report = _with_a_new_knob("report", demo, "--tail-extra", "3", "--json")
+    assert report.returncode == 0, report.stderr
+    assert json.loads(report.stdout)["policy"]["tail_extra"] == 3
+    refused = _with_a_new_knob("report", demo, "--tail-extra", "-1")
+    said = refused.stderr.replace("\u00a0", " ")
+    assert refused.returncode == 2 and "--tail-extra: expected ≥ 0, got -1" in said
+    panel = _with_a_new_knob("panel")
+    assert panel.stdout.startswith("['tail_extra'] tail extra (tokens, ≥\u00a00)"), panel.stderr
