@@ -420,8 +420,9 @@ def replan_times(sizes: tuple[int, ...], repeats: int) -> list[Result]:
         tokenizer, info = resolve(policy.tokenizer, chars_per_token=policy.chars_per_token)
         counts = count_session(session, tokenizer, info, cache=False)
         assert counts is not None
-        variants = [
-            policy.model_copy(update={"context_window": w}) for w in (32_768, 65_536, 131_072)
+        variants = [  # as --context-window W would have it: a reserve that fits the window
+            policy_for_session("plan", session, {"context_window": w})
+            for w in (32_768, 65_536, 131_072)
         ]
         runs: list[float] = []
         for i in range(max(25, repeats * 25)):  # sub-millisecond: many samples, a steady median
@@ -466,7 +467,7 @@ def replan_profile(size: int) -> str:
     tokenizer, info = resolve(policy.tokenizer)
     counts = count_session(session, tokenizer, info, cache=False)
     assert counts is not None
-    changed = policy.model_copy(update={"context_window": 65_536})
+    changed = policy_for_session("plan", session, {"context_window": 65_536})
     prof = cProfile.Profile()
     prof.runcall(build_plan, session, changed, counts, tokenizer)
     buf = io.StringIO()

@@ -17,7 +17,7 @@ from ctxtui.core.policies.policy import PRESETS, PolicyError, preset
 from ctxtui.core.pricing.cost_words import dollars
 from ctxtui.core.simulation.report import display_text
 from ctxtui.core.wording import plural
-from ctxtui.options import EXIT_OK, overrides_from
+from ctxtui.options import EXIT_OK, explain_policy_error, overrides_from
 
 
 def _presets(text: str) -> list[str]:
@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         doc = compare(engine, names, overrides_from(args), history)
     except PolicyError as err:
-        raise CommandError(str(err)) from None
+        raise CommandError(explain_policy_error(err)) from None
     if args.json:
         sys.stdout.write(display_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
     else:

@@ -61,12 +61,12 @@ def build_policy(args: argparse.Namespace, session: Session) -> Policy:
     try:
         return options.build_policy(args.preset, given, session)
     except PolicyError as err:
-        raise CommandError(explain_policy_error(str(err), given)) from None
+        raise CommandError(explain_policy_error(err)) from None
 
 
 def ignored_knobs(args: argparse.Namespace, policy: Policy, tokenizer_used: str) -> list[str]:
     """Notes for the knobs the user gave that change nothing under this policy."""
-    values = {**policy.model_dump(), "tokenizer": tokenizer_used}
+    values = {**policy.as_dict(), "tokenizer": tokenizer_used}
     notes: list[str] = []
     for field in overrides_from(args):
         reason = unused_reason(field, values)

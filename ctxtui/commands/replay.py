@@ -25,7 +25,7 @@ from ctxtui.commands.cost_blocks import (
 from ctxtui.commands.pipeline import build_policy, counting, ignored_knobs, load
 from ctxtui.commands.report import print_table
 from ctxtui.core.engine import Engine
-from ctxtui.core.policies.policy import Policy
+from ctxtui.core.policies.policy import KNOBS, Policy
 from ctxtui.core.pricing.cache_model import simulated_json, token_scale, what_if, whatif_json
 from ctxtui.core.pricing.cost import RequestCost, request_json
 from ctxtui.core.session.models import Session
@@ -61,7 +61,7 @@ def calibration_counts(
     chars = sum(len(m.content) + len(m.reasoning) for m in engine.session.messages)
     if chars <= EXACT_CALIBRATION_CHARS:
         specs.append(EXACT_TOKENIZER)
-    default_ratio = Policy.model_fields["chars_per_token"].default
+    default_ratio = KNOBS["chars_per_token"].default
     for spec in specs:
         # the plan estimator at its own default ratio, not the preset's (picoclaw sets 2.5)
         other = engine.counts(policy.with_changes(tokenizer=spec, chars_per_token=default_ratio))
@@ -129,7 +129,7 @@ def build_document(
             "message_count": len(session.messages),
             "warnings": [*session.meta.warnings, *costs.warnings],
         },
-        "policy": policy.model_dump(mode="json"),
+        "policy": policy.as_json(),
         "tokenizer": result.counts.tokenizer.used,
         "window": policy.context_window,
         "trigger_tokens": result.trigger_tokens,

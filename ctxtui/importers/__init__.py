@@ -265,16 +265,14 @@ def plausible_window(meta: SessionMeta) -> SessionMeta:
     window = meta.context_window
     if window is None:
         return meta
-    from ctxtui.core.policies.policy import Policy  # here: listing the formats need not import it
+    from ctxtui.core.policies.policy import KNOBS  # here: listing the formats need not import it
 
-    bounds = Policy.model_fields["context_window"].metadata
-    low = next(m.ge for m in bounds if hasattr(m, "ge"))
-    high = next(m.le for m in bounds if hasattr(m, "le"))
-    if low <= window <= high:
+    row = KNOBS["context_window"]
+    if row.accepts(window):
         return meta
     warning = (
-        f"the file's context window ({quoted(window)} tokens) is outside {low:,} to "
-        f"{high:,}; ignored"
+        f"the file's context window ({quoted(window)} tokens) is outside {row.low:,.0f} to "
+        f"{row.high:,.0f}; ignored"
     )
     return meta.model_copy(update={"context_window": None, "warnings": (*meta.warnings, warning)})
 

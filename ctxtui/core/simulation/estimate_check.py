@@ -27,7 +27,8 @@ def is_exact(spec: str) -> bool:
 
 def estimator_for(policy: Policy) -> str:
     """The estimator to judge: the preset's own tokenizer, or the plan's if that is exact."""
-    spec = str(PRESETS.get(policy.preset, {}).get("tokenizer", "plan"))
+    row = PRESETS.get(policy.preset)
+    spec = str(row.knobs.get("tokenizer", "plan") if row else "plan")
     return "plan" if is_exact(spec) else spec
 
 

@@ -41,7 +41,7 @@ def _policy(session: Session, plan: Plan) -> dict[str, Any]:
     from ctxtui.core.policies.policy import window_source_of
 
     return {
-        **plan.policy.model_dump(mode="json"),
+        **plan.policy.as_json(),
         "window_source": window_source_of(plan.policy, session).value,
         "window_unconfigured": plan.policy.unconfigured_window,  # PicoClaw's max_tokens · 4
     }

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ctxtui import __version__
 from ctxtui.core.session.models import Message
+from ctxtui.core.tokens.specs import EXACT_PREFIXES
 
 ENV_DISABLE = "CTXTUI_NO_CACHE"
 ENV_DIR = "CTXTUI_CACHE_DIR"
@@ -44,7 +45,7 @@ MAX_ENTRIES = 500_000
 MIN_CHARS = 1_000_000
 """Sessions with less text than this count faster than a cache file is read and written."""
 
-CACHED_PREFIXES = ("tiktoken:", "llama3", "qwen2")
+CACHED_PREFIXES = EXACT_PREFIXES
 """The exact tokenizers; the estimators are cheaper than hashing."""
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ctxtui.core.session.models import Message, ToolDefinition
+from ctxtui.core.tokens.specs import TIKTOKEN_PREFIX, TOKENIZERS
 from ctxtui.core.tokens.tokenizers.chat import ChatTokenizer
 from ctxtui.core.tokens.tokenizers.encodings import (
     OFFLINE_ENCODINGS,
@@ -85,14 +86,14 @@ class BatchTokenizer(Tokenizer, Protocol):
 PLAN = "plan"
 PICOCLAW = "picoclaw"
 OPENCODE = "opencode"
-TIKTOKEN_PREFIX = "tiktoken:"
 FALLBACK_ENCODING = "cl100k_base"
 """The encoding every fallback counts with: bundled twice over, so it needs no network."""
 
 
 def available_tokenizers() -> tuple[str, ...]:
-    """The specs the app's selector offers; any other ``tiktoken:ENCODING`` also resolves."""
-    return (PLAN, PICOCLAW, OPENCODE, *FAMILIES)
+    """The specs the app's selector offers (``tokens.specs.TOKENIZERS``); any other
+    ``tiktoken:ENCODING`` also resolves."""
+    return tuple(t.spec for t in TOKENIZERS)
 
 
 def _unknown_spec(spec: str) -> ValueError:
