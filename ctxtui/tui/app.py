@@ -182,13 +182,13 @@ class CtxtuiApp(App[int]):
     def open_view(self, row: Action) -> None:
         """Push the screen of a ``view`` row, built with the main screen's state.
 
-        What the view dismisses with goes to the main screen (``SessionScreen.take``): a
+        What the view dismisses with goes to the main screen (``MainScreen.open_or_select``): a
         sessions picker dismissing with a path opens that file.
         """
         assert row.view is not None
         module_name, _, class_name = row.view.partition(":")
         view = getattr(import_module(module_name), class_name)
-        self.push_screen(view(self.main.state), self.main.take)
+        self.push_screen(view(self.main.state), self.main.open_or_select)
 
 
 def _unwritable(directory: Path) -> str | None:
