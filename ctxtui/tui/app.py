@@ -31,9 +31,9 @@ def settings_notice(problems: list[str]) -> str:
 
 
 def _commands() -> Any:
-    from ctxtui.tui.commands import CtxtuiCommands
+    from ctxtui.tui.command_palette import ActionsProvider
 
-    return CtxtuiCommands
+    return ActionsProvider
 
 
 KEYS_SWITCH_INTERVAL = 0.001

@@ -243,14 +243,14 @@ async def test_tokenizer_change_counts_in_a_worker_then_replans() -> None:
 
 async def test_palette_actions_reach_the_main_screen() -> None:
     """Palette entries run on the main screen even over a dialog: no forwarder on the app."""
-    from ctxtui.tui.commands import CtxtuiCommands
+    from ctxtui.tui.command_palette import ActionsProvider
     from ctxtui.tui.screens.help import HelpScreen
 
     app = app_for(demo_session(turns=20))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         main = main_of(app)
-        hits = {hit.text: hit async for hit in CtxtuiCommands(app.screen).discover()}
+        hits = {hit.text: hit async for hit in ActionsProvider(app.screen).discover()}
         await hits["Jump to fresh tail"].command()
         assert main.plan is not None
         assert app.screen.query_one(MessageList).cursor == main.plan.tail.start

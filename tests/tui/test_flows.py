@@ -490,12 +490,13 @@ async def test_keys_keep_working_while_a_session_loads(
 async def test_every_palette_entry_runs_on_the_real_app() -> None:
     """Each entry's action, run as the palette runs it, on the real screen: nothing raises,
     and whatever dialog it opens closes with Escape."""
-    from ctxtui.tui.commands import palette_commands, target
+    from ctxtui.tui.actions import palette_entries
+    from ctxtui.tui.command_palette import target
 
     app = app_for(demo_session())
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        for command in palette_commands():
+        for command in palette_entries():
             await app.run_action(command.action, target(app, command.scope))
             await pilot.pause()
             await settle(pilot)

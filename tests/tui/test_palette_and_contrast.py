@@ -31,20 +31,21 @@ async def test_one_theme_entry_and_no_second_keys_panel() -> None:
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert "Theme" not in titles and "Keys" not in titles
         assert "Screenshot" in titles and "Quit" in titles
-        from ctxtui.tui.commands import palette_commands
+        from ctxtui.tui.actions import palette_entries
 
-        ours = [e.title for e in palette_commands()]
+        ours = [e.title for e in palette_entries()]
         assert sum("theme" in t.lower() for t in ours + titles) == 1
         assert "Help" in ours
 
 
 async def test_palette_undo_says_there_is_nothing_to_undo() -> None:
-    from ctxtui.tui.commands import NOTHING_TO_UNDO, palette_commands, run_entry
+    from ctxtui.tui.actions import palette_entries
+    from ctxtui.tui.command_palette import NOTHING_TO_UNDO, run_entry
 
     app = app_for(demo_session())
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        undo = next(e for e in palette_commands() if e.title == "Undo compaction")
+        undo = next(e for e in palette_entries() if e.title == "Undo compaction")
         await run_entry(app, undo)
         await settle(pilot)
         assert NOTHING_TO_UNDO in notes(app)

@@ -23,7 +23,8 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.policy import preset
 from ctxtui.core.reasons import CompactReason
 from ctxtui.importers import load_session
-from ctxtui.tui.commands import CtxtuiCommands, palette_commands
+from ctxtui.tui.actions import palette_entries
+from ctxtui.tui.command_palette import ActionsProvider
 from ctxtui.tui.screens.compaction import (
     PROMPT_PREVIEW_CHARS,
     CompactionPreviewScreen,
@@ -356,7 +357,7 @@ async def test_help_closes_on_escape() -> None:
 
 
 def test_palette_covers_every_agreed_action() -> None:
-    actions = {c.action for c in palette_commands()}
+    actions = {c.action for c in palette_entries()}
     assert {
         "compact",
         "undo",
@@ -371,7 +372,7 @@ def test_palette_covers_every_agreed_action() -> None:
         "tokenizer('plan')",
         "change_theme",
     } <= actions
-    assert all(c.help for c in palette_commands())
+    assert all(c.help for c in palette_entries())
 
 
 @pytest.mark.parametrize(
@@ -381,16 +382,16 @@ def test_palette_covers_every_agreed_action() -> None:
 async def test_provider_yields_hits(query: str, title: str) -> None:
     app = HostApp()
     async with app.run_test(size=SIZE):
-        provider = CtxtuiCommands(app.screen)
+        provider = ActionsProvider(app.screen)
         hits = [hit async for hit in provider.search(query)]
         assert title in [hit.text for hit in hits]
         discovered = [hit async for hit in provider.discover()]
-        assert len(discovered) == len(palette_commands())
+        assert len(discovered) == len(palette_entries())
 
 
 async def test_palette_hit_runs_the_action() -> None:
     app = HostApp()
-    app.COMMANDS = {CtxtuiCommands}
+    app.COMMANDS = {ActionsProvider}
     async with app.run_test(size=SIZE) as pilot:
         app.action_command_palette()
         await pilot.pause()

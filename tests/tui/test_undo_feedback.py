@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ctxtui.tui.commands import NOTHING_TO_UNDO
+from ctxtui.tui.command_palette import NOTHING_TO_UNDO
 from tests.tui.main_fixtures import app_for, apply_compaction, demo_session
 from tests.tui.test_snapshots_main import record_toasts, settle
 

@@ -34,10 +34,9 @@ from ctxtui.options import debugging
 from ctxtui.tui import jobs
 from ctxtui.tui.actions import Scope, bindings
 from ctxtui.tui.cells import format_bytes, scale_label
-from ctxtui.tui.commands import NOTHING_TO_UNDO
+from ctxtui.tui.command_palette import NOTHING_TO_UNDO
 from ctxtui.tui.cost_jobs import CostReady, price_session
-from ctxtui.tui.jobs import bug_line
-from ctxtui.tui.messages import (
+from ctxtui.tui.jobs import (
     CompactionReady,
     CountingProgress,
     CountsReady,
@@ -48,6 +47,7 @@ from ctxtui.tui.messages import (
     SessionLoadFailed,
     WatchProblem,
     WorkFailed,
+    bug_line,
 )
 from ctxtui.tui.retention_job import RetentionNoted, note_retention
 from ctxtui.tui.settings import LLMSettings
