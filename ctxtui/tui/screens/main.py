@@ -19,18 +19,18 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 
-from ctxtui.core.pricing.cost_words import last_priced, request_words
 from ctxtui.core.engine import Engine
-from ctxtui.system.heap import keep_out_of_collections
-from ctxtui.core.session.import_notes import shrink_note
-from ctxtui.core.session.models import Session
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.policies.policy import Policy, PolicyError
 from ctxtui.core.policies.reason_effects import reason_choices
 from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.pricing.cost_words import last_priced, request_words
+from ctxtui.core.session.import_notes import shrink_note
+from ctxtui.core.session.models import Session
 from ctxtui.core.tokens.tokenizers import available_tokenizers
 from ctxtui.core.wording import plural
 from ctxtui.options import debugging
+from ctxtui.system.heap import keep_out_of_collections
 from ctxtui.tui import jobs
 from ctxtui.tui.actions import Scope, bindings
 from ctxtui.tui.cells import format_bytes, scale_label
@@ -258,7 +258,7 @@ class MainScreen(Screen[None]):
     @on(SessionLoaded)
     def _loaded(self, event: SessionLoaded) -> None:
         self.state, problem = self.state.opened(event.session, event.path, event.fit)
-        keep_out_of_collections(len(event.session))  # full GC walks froze keys (ctxtui.system.heap)
+        keep_out_of_collections(len(event.session))  # full GC walks froze keys (system.heap)
         if problem:
             self._show_error(problem, "Ignored the policy options")
         self._session_changed(opened=True)
