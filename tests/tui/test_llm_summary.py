@@ -26,8 +26,7 @@ from ctxtui.tui.settings import (
 from ctxtui.tui.widgets.llm_summary import LLMSummaryView
 from tests.llm.hostile import hostile
 from tests.llm.server import SUMMARY, Behaviour, serve
-from tests.tui.main_fixtures import RESERVE, WINDOW, demo_session
-from tests.tui.test_snapshots_main import settle
+from tests.tui.main_fixtures import RESERVE, WINDOW, demo_session, settle
 
 
 @pytest.fixture(autouse=True)

@@ -3,7 +3,6 @@ the LLM's once its summary arrives from a real server on 127.0.0.1), shown liter
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,10 +16,8 @@ from ctxtui.tui.screens.compaction import CompactionPreviewScreen
 from ctxtui.tui.screens.retention import RecordedAuditScreen
 from ctxtui.tui.widgets.retention import RetentionView
 from tests.llm.server import SUMMARY, serve
-from tests.tui.main_fixtures import app_for
+from tests.tui.main_fixtures import SnapCompare, app_for
 from tests.tui.test_llm_summary import _app, _preview, _until
-
-SnapCompare = Callable[..., bool]
 
 
 @pytest.fixture(autouse=True)
@@ -121,9 +118,6 @@ def test_preview_lost_tab_retention(snap_compare: SnapCompare) -> None:
         assert snap_compare(_app(url), terminal_size=(120, 40), run_before=run_before)
 
 
-# -- the timeline's recorded compaction marks ---------------------------------------------------
-
-
 async def _audit_from_timeline(pilot: Pilot[Any]) -> RecordedAuditScreen:
     from tests.tui.test_timeline_view import _open
 
@@ -182,31 +176,3 @@ def test_timeline_audit_retention(snap_compare: SnapCompare) -> None:
 
     app = app_for(sample(), context_window=SMALL_WINDOW)
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
-
-
-# -- the session bar ----------------------------------------------------------------------------
-
-
-async def test_the_session_bar_says_what_the_last_recorded_compaction_lost() -> None:
-    from ctxtui.tui.widgets.session_bar import SessionBar
-    from tests.tui.test_snapshots_main import settle
-    from tests.tui.test_timeline_view import sample
-
-    app = app_for(sample())
-    async with app.run_test(size=(200, 40)) as pilot:
-        bar = pilot.app.screen.query_one(SessionBar)
-        await _until(pilot, lambda: bool(bar._retention), "the note")
-        await settle(pilot)
-        text = str(bar.render())
-        # recorded compaction 3 of the sample: 14 facts used again after it, all lost
-        assert "last compaction lost 14 of 14 facts needed after it" in text
-
-
-async def test_no_note_without_a_recorded_compaction() -> None:
-    from ctxtui.tui.widgets.session_bar import SessionBar
-    from tests.tui.test_snapshots_main import settle
-
-    app = _app(None)
-    async with app.run_test(size=(200, 40)) as pilot:
-        await settle(pilot)
-        assert "last compaction" not in str(pilot.app.screen.query_one(SessionBar).render())

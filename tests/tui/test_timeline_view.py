@@ -1,21 +1,27 @@
-"""The timeline view (`l`): every request replayed, a chart over time, the context at each."""
+"""The timeline view (`l`): every request replayed, a chart over time in a colour per series,
+the context at each, at every terminal size."""
 
 from __future__ import annotations
 
 import time
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 from textual.app import App, ComposeResult
+from textual.content import Content
 from textual.pilot import Pilot
+from textual.style import Style as VisualStyle
 from textual.widgets import OptionList, Static
 
 from ctxtui.core.simulation.replay import EventKind
+from ctxtui.palette import SERIES_COLOURS
 from ctxtui.samples import samples_dir
-from ctxtui.tui.screens.timeline import TimelineScreen
+from ctxtui.tui.screens.timeline import LEGEND_SERIES, TimelineScreen
 from ctxtui.tui.widgets.message_list import MessageList
 from ctxtui.tui.widgets.timeline_chart import (
     GUTTER,
+    SERIES,
     ChartFigures,
     TimelineChart,
     axis_line,
@@ -23,8 +29,18 @@ from ctxtui.tui.widgets.timeline_chart import (
     short_tokens,
     spans,
 )
-from tests.tui.main_fixtures import app_for, apply_compaction, big_session, demo_session
-from tests.tui.test_snapshots_main import SnapCompare, press, settle, then
+from tests.tui.colour_fixtures import contrast, distance, rgb, terminal_for, themes
+from tests.tui.main_fixtures import (
+    SnapCompare,
+    _footer,
+    app_for,
+    apply_compaction,
+    big_session,
+    demo_session,
+    press,
+    settle,
+    then,
+)
 
 SMALL_WINDOW = 10_000
 """Under the plan preset the Claude Code sample compacts three times in this window."""
@@ -55,6 +71,14 @@ async def _settled(pilot: Pilot[Any]) -> TimelineScreen:
 
 def _status(screen: TimelineScreen) -> str:
     return str(screen.query_one("#timeline-status", Static).render())
+
+
+MIN_APART = 60
+"""Two series closer than this in RGB (0–441) read as one line of dots."""
+
+
+MIN_ON_SURFACE = 4.0
+"""Braille dots are thin: a series must stand well clear of the chart's background."""
 
 
 def test_timeline_120x40(snap_compare: SnapCompare) -> None:
@@ -369,3 +393,75 @@ async def test_timeline_of_a_session_without_requests_says_so() -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert not isinstance(pilot.app.screen, TimelineScreen)
+
+
+async def test_every_series_has_its_own_colour_in_every_theme() -> None:
+    app = app_for(sample(), context_window=SMALL_WINDOW)
+    failures: list[str] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open(pilot)
+        chart = screen.chart
+        for name in themes():
+            app.theme = name
+            await pilot.pause()
+            await pilot.pause()
+            terminal = terminal_for(app)
+            chart.notify_style_update()
+            background = rgb(chart.rich_style.bgcolor, terminal, foreground=False)
+            colours = {s: rgb(chart._style(s).color, terminal, foreground=True) for s in SERIES}
+            for a, b in combinations(SERIES, 2):
+                if distance(colours[a], colours[b]) < MIN_APART:
+                    failures.append(f"{name}: {a} and {b} are one colour")
+            for s, colour in colours.items():
+                if contrast(colour, background) < MIN_ON_SURFACE:
+                    failures.append(f"{name}: {s} {contrast(colour, background):.1f}:1")
+            legend = screen.query_one("#timeline-legend", Static).render()
+            text = str(legend)
+            for s in SERIES:
+                assert s in text, (name, s)
+    assert failures == [], "\n".join(failures)
+    assert set(LEGEND_SERIES) == set(SERIES) <= set(SERIES_COLOURS) | set(SERIES)
+
+
+async def test_the_legend_swatch_is_the_series_colour() -> None:
+    app = app_for(sample(), context_window=SMALL_WINDOW)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open(pilot)
+        legend = screen.query_one("#timeline-legend", Static).render()
+        assert isinstance(legend, Content)
+        text = legend.plain
+        swatches = [
+            (text[span.end :].split()[0], span.style)
+            for span in legend.spans
+            if text[span.start : span.end] == "⣿ "
+        ]
+        assert [name for name, _ in swatches] == list(SERIES)
+        for name, style in swatches:
+            assert isinstance(style, VisualStyle)
+            assert style.rich_style.color == screen.chart.series_style(name).color, name
+
+
+async def test_the_timeline_at_80x24_and_60x20() -> None:
+    app = app_for(sample(), context_window=SMALL_WINDOW)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open(pilot)
+        title = str(screen.query_one("#timeline-title", Static).render())
+        assert "260 req" in title and "preset plan" in title, title
+        assert "claude_co….jsonl" in title, "the name gives way in its middle, not the preset"
+        assert not title.rstrip().endswith("·")
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        await pilot.pause()
+        footer = _footer(app)
+        assert "? Help" in footer and "q Quit" in footer, footer
+        assert "esc Back" in footer and "[ ] Events" in footer, footer
+
+
+async def test_the_chart_grows_with_the_terminal() -> None:
+    app = app_for(sample(), context_window=SMALL_WINDOW)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open(pilot)
+        await pilot.resize_terminal(200, 50)
+        await pilot.pause()
+        await pilot.pause()
+        assert screen.chart.size.height >= 20
