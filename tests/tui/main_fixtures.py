@@ -32,12 +32,15 @@ from ctxtui.core.session.models import (
 from ctxtui.samples import samples_dir
 from ctxtui.system.export import native_bytes
 from ctxtui.tui.app import CtxtuiApp, make_app
-from ctxtui.tui.settings import deterministic_settings
+from ctxtui.tui.screens.compaction import CompactionPreviewScreen
+from ctxtui.tui.screens.timeline import TimelineScreen
+from ctxtui.tui.settings import (
+    deterministic_settings,
+)
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.message_list import MessageList
 
 WINDOW = 16_384
-
 
 RESERVE = 2_048
 
@@ -280,7 +283,6 @@ def write_native(path: Path, session: Session) -> Path:
 
 STORY = samples_dir() / "claude_code_cache_story.jsonl"
 
-
 SIZES = [(80, 24), (60, 20)]
 
 
@@ -311,3 +313,57 @@ def _footer(app: object) -> str:
 
 def notes(app: Any) -> list[str]:
     return [str(n.message) for n in app._notifications]
+
+
+def llm_app(url: str | None, **llm: Any) -> CtxtuiApp:
+    if url is not None:
+        llm = {"summarizer": "openai", "base_url": url, "model": "m", **llm}
+    return make_app(
+        demo_session(turns=20),
+        overrides={"context_window": WINDOW, "max_tokens": RESERVE},
+        settings=deterministic_settings(llm=llm),
+    )
+
+
+async def open_preview(pilot: Pilot[Any]) -> CompactionPreviewScreen:
+    await settle(pilot)
+    await pilot.press("c")  # the plan preset's reasons only label: the preview opens at once
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, CompactionPreviewScreen)
+    return screen
+
+
+async def until(pilot: Pilot[Any], done: Callable[[], bool], what: str) -> None:
+    for _ in range(300):
+        if done():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+SMALL_WINDOW = 10_000
+"""Under the plan preset the Claude Code sample compacts three times in this window."""
+
+
+def replay_sample() -> Path:
+    """A long Claude Code run with usage on every request and three compactions of its own."""
+    return samples_dir() / "claude_code_replay.jsonl"
+
+
+async def settled_timeline(pilot: Pilot[Any]) -> TimelineScreen:
+    """Wait through the chain history → replay → context (each worker starts the next)."""
+    screen = pilot.app.screen
+    assert isinstance(screen, TimelineScreen)
+    for _ in range(20):
+        await settle(pilot)
+        done = screen.replay is not None and screen.context is not None
+        if done and screen.context_list.message_count and not screen._context_busy:
+            break
+    return screen
+
+
+async def open_timeline(pilot: Pilot[Any]) -> TimelineScreen:
+    await settle(pilot)
+    await pilot.press("l")
+    return await settled_timeline(pilot)

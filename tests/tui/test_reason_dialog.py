@@ -29,7 +29,6 @@ from tests.tui.main_fixtures import SnapCompare, app_for, demo_session, press, s
 
 DEFECT = re.compile(r"\bX\d+\b")
 
-
 PACKAGE = Path(ctxtui.__file__).parent
 
 

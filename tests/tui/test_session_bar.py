@@ -22,11 +22,12 @@ from tests.tui.main_fixtures import (
     app_for,
     apply_compaction,
     demo_session,
+    llm_app,
+    replay_sample,
     settle,
     then,
+    until,
 )
-from tests.tui.test_llm_summary import _app, _until
-from tests.tui.test_timeline_view import sample
 
 
 def bar_text(app: App[Any]) -> str:
@@ -186,10 +187,10 @@ async def test_the_session_bar_says_what_the_last_recorded_compaction_lost() -> 
     from ctxtui.tui.widgets.session_bar import SessionBar
     from tests.tui.main_fixtures import settle
 
-    app = app_for(sample())
+    app = app_for(replay_sample())
     async with app.run_test(size=(200, 40)) as pilot:
         bar = pilot.app.screen.query_one(SessionBar)
-        await _until(pilot, lambda: bool(bar._retention), "the note")
+        await until(pilot, lambda: bool(bar._retention), "the note")
         await settle(pilot)
         text = str(bar.render())
         # recorded compaction 3 of the sample: 14 facts used again after it, all lost
@@ -200,7 +201,7 @@ async def test_no_note_without_a_recorded_compaction() -> None:
     from ctxtui.tui.widgets.session_bar import SessionBar
     from tests.tui.main_fixtures import settle
 
-    app = _app(None)
+    app = llm_app(None)
     async with app.run_test(size=(200, 40)) as pilot:
         await settle(pilot)
         assert "last compaction" not in str(pilot.app.screen.query_one(SessionBar).render())
