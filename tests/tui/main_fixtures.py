@@ -335,6 +335,8 @@ async def open_preview(pilot: Pilot[Any]) -> CompactionPreviewScreen:
 
 
 async def until(pilot: Pilot[Any], done: Callable[[], bool], what: str) -> None:
+    """Wait for ``done``, where waiting for the workers would not do (a watch or an LLM call
+    that never completes)."""
     for _ in range(300):
         if done():
             return

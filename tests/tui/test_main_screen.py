@@ -10,12 +10,9 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
-from textual.pilot import Pilot
 from textual.widgets import Input, Label
 
 from ctxtui.core.session.models import Message, Session, SessionMeta
@@ -50,6 +47,7 @@ from tests.tui.main_fixtures import (
     record_toasts,
     settle,
     then,
+    until,
     write_native,
 )
 
@@ -77,24 +75,11 @@ def _line(role: str, text: str) -> str:
     return json.dumps({"role": role, "content": text}) + "\n"
 
 
-def _main(app: CtxtuiApp) -> MainScreen:
-    return app.main
-
-
 def _rows(app: CtxtuiApp) -> int:
-    plan, session = _main(app).plan, _main(app).session
+    plan, session = app.main.plan, app.main.session
     if plan is None or session is None or len(plan.message_tokens) != len(session):
         return -1  # the new session is not planned yet
-    return _main(app).query_one(MessageList).message_count
-
-
-async def _until(pilot: Pilot[Any], done: Callable[[], bool], what: str) -> None:
-    """Wait for ``done`` (the watch worker never completes, so waiting for workers would hang)."""
-    for _ in range(200):
-        if done():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    return app.main.query_one(MessageList).message_count
 
 
 async def test_app_starts_and_shows_the_plan() -> None:
@@ -473,22 +458,22 @@ async def test_appended_records_appear_and_the_list_keeps_its_place(tmp_path: Pa
     path = _chat(tmp_path / "live.jsonl", 3)
     app = make_app(path, watch=True, settings=deterministic_settings())
     async with app.run_test(size=(120, 40)) as pilot:
-        await _until(pilot, lambda: _rows(app) == 6, "the first read")
-        gauge_before = str(_main(app).query_one(BudgetGauge).render())
-        messages = _main(app).query_one(MessageList)
+        await until(pilot, lambda: _rows(app) == 6, "the first read")
+        gauge_before = str(app.main.query_one(BudgetGauge).render())
+        messages = app.main.query_one(MessageList)
         messages.select(2)
         _append(path, _line("user", "question 3 " + "x" * 4000) + _line("assistant", "answer 3"))
-        await _until(pilot, lambda: _rows(app) == 8, "the appended records")
+        await until(pilot, lambda: _rows(app) == 8, "the appended records")
         assert messages.cursor == 2, "not at the end: the cursor stays where it was"
-        assert "watching the file for new records" in str(_main(app).query_one(SessionBar).render())
-        assert str(_main(app).query_one(BudgetGauge).render()) != gauge_before
+        assert "watching the file for new records" in str(app.main.query_one(SessionBar).render())
+        assert str(app.main.query_one(BudgetGauge).render()) != gauge_before
 
         await pilot.press("end")
         assert messages.cursor == 7
         _append(path, _line("user", "question 4") + _line("assistant", "answer 4"))
-        await _until(pilot, lambda: _rows(app) == 10, "the next records")
+        await until(pilot, lambda: _rows(app) == 10, "the next records")
         assert messages.cursor == 9, "at the end: the cursor follows the new messages"
-        session = _main(app).session
+        session = app.main.session
         assert session is not None and session.messages[-1].content == "answer 4"
 
 
@@ -496,15 +481,15 @@ async def test_a_half_written_last_line_waits_for_its_end(tmp_path: Path) -> Non
     path = _chat(tmp_path / "live.jsonl", 1)
     app = make_app(path, watch=True, settings=deterministic_settings())
     async with app.run_test(size=(120, 40)) as pilot:
-        await _until(pilot, lambda: _rows(app) == 2, "the first read")
+        await until(pilot, lambda: _rows(app) == 2, "the first read")
         whole = _line("user", "question 1")
         half = _line("assistant", "answer 1")
         _append(path, whole + half[:12])
-        await _until(pilot, lambda: _rows(app) == 3, "the whole record")
+        await until(pilot, lambda: _rows(app) == 3, "the whole record")
         assert isinstance(app.screen, MainScreen), "a cut-off line is no error"
         _append(path, half[12:])
-        await _until(pilot, lambda: _rows(app) == 4, "the finished line")
-        session = _main(app).session
+        await until(pilot, lambda: _rows(app) == 4, "the finished line")
+        session = app.main.session
         assert session is not None and session.messages[-1].content == "answer 1"
 
 
@@ -513,13 +498,13 @@ async def test_opening_another_file_stops_watching(tmp_path: Path) -> None:
     other = _chat(tmp_path / "other.jsonl", 3)
     app = make_app(path, watch=True, settings=deterministic_settings())
     async with app.run_test(size=(120, 40)) as pilot:
-        await _until(pilot, lambda: _rows(app) == 2, "the first read")
-        _main(app).load(other)
-        await _until(pilot, lambda: _rows(app) == 6, "the other file")
+        await until(pilot, lambda: _rows(app) == 2, "the first read")
+        app.main.load(other)
+        await until(pilot, lambda: _rows(app) == 6, "the other file")
         _append(path, _line("user", "question 1"))
         await pilot.pause(1)  # four polls' time: the old file must not come back
-        assert _rows(app) == 6 and _main(app).state.path == other
-        assert "watching" not in str(_main(app).query_one(SessionBar).render())
+        assert _rows(app) == 6 and app.main.state.path == other
+        assert "watching" not in str(app.main.query_one(SessionBar).render())
 
 
 async def test_a_recorded_compaction_that_shrinks_the_list_says_so(tmp_path: Path) -> None:
@@ -533,19 +518,19 @@ async def test_a_recorded_compaction_that_shrinks_the_list_says_so(tmp_path: Pat
     path.write_text("".join(lines[:boundary]))
     app = make_app(path, watch=True, settings=deterministic_settings())
     async with app.run_test(size=(120, 40)) as pilot:
-        await _until(pilot, lambda: _rows(app) > 0, "the first read")
+        await until(pilot, lambda: _rows(app) > 0, "the first read")
         before = _rows(app)
         _append(path, "".join(lines[boundary:]))
-        await _until(pilot, lambda: 0 < _rows(app) < before, "the compacted read")
+        await until(pilot, lambda: 0 < _rows(app) < before, "the compacted read")
         notes = [n.message for n in app._notifications]
         assert any(
             note.startswith(f"the agent compacted (manual) at line {boundary + 1}")
             and f"from {before:,} →" in note
             for note in notes
         ), notes
-        await _until(
+        await until(
             pilot,
-            lambda: "compact boundary at line" in str(_main(app).query_one(SessionBar).render()),
+            lambda: "compact boundary at line" in str(app.main.query_one(SessionBar).render()),
             "the boundary's note in the session bar",
         )
 
@@ -554,7 +539,7 @@ async def test_a_file_swapped_for_a_fifo_is_said_and_q_still_quits(tmp_path: Pat
     path = _chat(tmp_path / "live.jsonl", 1)
     app = make_app(path, watch=True, settings=deterministic_settings())
     async with app.run_test(size=(120, 40)) as pilot:
-        await _until(pilot, lambda: _rows(app) == 2, "the first read")
+        await until(pilot, lambda: _rows(app) == 2, "the first read")
         path.unlink()
         os.mkfifo(path)
         notices = app._notifications  # what the user sees as toasts
@@ -562,10 +547,10 @@ async def test_a_file_swapped_for_a_fifo_is_said_and_q_still_quits(tmp_path: Pat
         def said() -> bool:
             return any("now a FIFO" in str(n.message) for n in notices)
 
-        await _until(pilot, said, "the notice that the file is now a FIFO")
+        await until(pilot, said, "the notice that the file is now a FIFO")
         assert _rows(app) == 2, "the last good read stays on screen"
         await pilot.press("q")
-        await _until(pilot, lambda: not app.is_running, "q to quit")
+        await until(pilot, lambda: not app.is_running, "q to quit")
 
 
 async def test_80x24_shows_14_rows_and_the_footer_keeps_help_and_quit() -> None:
