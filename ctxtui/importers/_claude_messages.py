@@ -17,6 +17,7 @@ from ctxtui.importers._parts import (
     text_part,
     usage_anthropic,
 )
+from ctxtui.importers._stream import Dropped
 from ctxtui.importers._timestamps import parse_timestamp
 
 SYNTHETIC_MODEL = "<synthetic>"
@@ -38,6 +39,7 @@ def convert(
     chain: list[Record],
     tool_names: Mapping[str, str],
     warnings: list[str],
+    dropped: Dropped,
     compactions: list[RecordedCompaction] | None = None,
 ) -> list[Message]:
     """Chained entries → messages: merge split responses, split out tool results.
@@ -54,7 +56,7 @@ def convert(
         if compactions is not None and is_boundary(value):
             compactions.append(_recorded(record, len(out)))
         elif kind == "assistant":
-            message = _assistant(record)
+            message = _assistant(record, dropped)
             if message.model == SYNTHETIC_MODEL:
                 synthetic += 1
             msg_id = _message_id(value)
@@ -111,7 +113,7 @@ def _merge(first: Message, later: Message) -> Message:
     )
 
 
-def _assistant(record: Record) -> Message:
+def _assistant(record: Record, dropped: Dropped) -> Message:
     value = record.value
     message = value.get("message") if isinstance(value.get("message"), dict) else {}
     texts: list[str] = []
@@ -151,7 +153,7 @@ def _assistant(record: Record) -> Message:
         reasoning="\n".join(reasoning),
         created_at=parse_timestamp(value.get("timestamp")),
         model=model if isinstance(model, str) else None,
-        usage=None if synthetic or not isinstance(usage, dict) else usage_anthropic(usage),
+        usage=None if synthetic or not isinstance(usage, dict) else usage_anthropic(usage, dropped),
         injected=synthetic,
         is_error=value.get("isApiErrorMessage") is True,
         source_line=record.line,

@@ -2,7 +2,7 @@
 
 Lines are read bounded (``_stream.numbered_lines``), parsed by pydantic-core when they hold
 one clean value and by the stdlib otherwise (which alone words warnings), so both give the
-same records. Detection reads a bounded head of the file through ``read_head``.
+same records. Detection reads a bounded head of the source through ``read_head``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from ctxtui.importers._reader import (
     read_json,
     snippet,
 )
-from ctxtui.importers._stream import check_file, numbered_lines, open_bytes
+from ctxtui.importers._stream import Source, numbered_lines
 
 MAX_LINE_WARNINGS = 20
 """Corrupt-line warnings kept one by one; past this they are only counted."""
@@ -149,7 +149,7 @@ def _raw_lines(fh: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None, b
         yield number, raw, complete
 
 
-def iter_records(path: Path, warnings: list[str], *, capped: bool = True) -> Iterator[Record]:
+def iter_records(source: Source, warnings: list[str], *, capped: bool = True) -> Iterator[Record]:
     """Stream the JSON values of a JSONL file, one line at a time (docs/formats.md, "The formats").
 
     A corrupt line in the middle is skipped with a ``line N: ...`` warning; a cut-off last
@@ -165,7 +165,8 @@ def iter_records(path: Path, warnings: list[str], *, capped: bool = True) -> Ite
     tally = _LineWarnings(warnings)
     fast = _reader._fast_json()  # looked up here, so tests can swap it
     left = MAX_RECORDS if capped else -1  # values still allowed; -1 never reaches 0
-    with open_bytes(path) as fh:
+    path = source.path
+    with source.stream() as fh:
         for number, raw, complete in _raw_lines(fh, _stream.MAX_LINE_BYTES):
             if raw is None:
                 tally.add(
@@ -221,7 +222,7 @@ def _is_record(values: list[Any], error: str | None) -> bool:
     return bool(values) and (error is None or isinstance(values[0], (dict, list)))
 
 
-def _not_a_document(path: Path, number: int, line: str | None) -> SessionLoadError | None:
+def _not_a_document(source: Source, number: int, line: str | None) -> SessionLoadError | None:
     """The refusal of a file whose first line cannot start a JSON document, else ``None``.
 
     A document that is not a value on its first line opens a container there; anything else
@@ -230,16 +231,16 @@ def _not_a_document(path: Path, number: int, line: str | None) -> SessionLoadErr
     read again, bounded.
     """
     if line is None:
-        with open_bytes(path) as fh:
+        with source.stream() as fh:
             line = fh.read(4096).removeprefix(_BOM).decode("utf-8", errors="replace")
     start = len(line) - len(line.lstrip(_WHITESPACE))
     if line[start : start + 1] in ("[", "{"):
         return None
     found = f"expected JSON, found plain text {snippet(line, start)}"
-    return SessionLoadError(str(path), found, number)
+    return source.problem(found, number)
 
 
-def read_head(path: Path, max_lines: int = 20) -> Any:
+def read_head(source: Source, max_lines: int = 20) -> Any:
     """The first JSON value of a file, for format detection, from a bounded head.
 
     A JSONL file gives its first record; a pretty-printed document, whose first line is not a
@@ -249,11 +250,10 @@ def read_head(path: Path, max_lines: int = 20) -> Any:
     values (impossible inside one valid or truncated document); otherwise the document's
     one-line error is raised.
     """
-    check_file(path)
     document_error: SessionLoadError | None = None
     previous_clean: Any = None
     seen = 0
-    with open_bytes(path) as fh:
+    with source.stream() as fh:
         for number, raw, _complete in _raw_lines(fh, HEAD_LINE_BYTES):
             text = "" if raw is None else raw.decode("utf-8", errors="replace")
             if raw is not None and not text.strip():
@@ -263,11 +263,11 @@ def read_head(path: Path, max_lines: int = 20) -> Any:
             if seen == 1:
                 if _is_record(values, error):
                     return values[0]
-                document_error = _not_a_document(path, number, text if raw is not None else None)
+                document_error = _not_a_document(source, number, text if raw is not None else None)
                 if document_error is not None:
                     continue
                 try:
-                    return read_json(path)
+                    return read_json(source)
                 except SessionLoadError as exc:
                     document_error = exc
                     continue
@@ -281,12 +281,12 @@ def read_head(path: Path, max_lines: int = 20) -> Any:
                 break
     if document_error is not None:
         raise document_error
-    return read_json(path)
+    return read_json(source)
 
 
-def _first_line_is_value(path: Path) -> bool:
+def _first_line_is_value(source: Source) -> bool:
     """True when the first non-blank line holds complete JSON values (JSONL, or a one-line doc)."""
-    with open_bytes(path) as fh:
+    with source.stream() as fh:
         for _number, raw, _complete in _raw_lines(fh, _stream.MAX_LINE_BYTES):
             if raw is None:
                 return True  # a line too long to read is a JSONL line to skip, not a document
@@ -297,14 +297,13 @@ def _first_line_is_value(path: Path) -> bool:
     return False
 
 
-def iter_values(path: Path, warnings: list[str], *, capped: bool = True) -> Iterator[Record]:
+def iter_values(source: Source, warnings: list[str], *, capped: bool = True) -> Iterator[Record]:
     """Records of a file that may be one JSON document or JSONL (OpenAI Chat, ShareGPT).
 
     A pretty-printed document (its first line is not a value by itself) is yielded as one
     record on line 1; otherwise the file is streamed as JSONL with ``iter_records``.
     """
-    check_file(path)
-    if _first_line_is_value(path):
-        yield from iter_records(path, warnings, capped=capped)
+    if _first_line_is_value(source):
+        yield from iter_records(source, warnings, capped=capped)
     else:
-        yield Record(1, read_json(path))
+        yield Record(1, read_json(source))

@@ -14,6 +14,7 @@ from ctxtui.importers._claude_messages import SYNTHETIC_MODEL, blocks, convert, 
 from ctxtui.importers._claude_sidechains import AGENT_PREFIX, sidechain_ids
 from ctxtui.importers._jsonl import Record, iter_records
 from ctxtui.importers._parts import as_label, as_text, tag
+from ctxtui.importers._stream import Dropped, Source
 
 FORMAT: FormatInfo = format_info("claude-code")
 
@@ -44,28 +45,31 @@ def sniff(path: Path, head: Any) -> int:
     return score
 
 
-def load(path: Path) -> Session:
+def load(source: Source) -> Session:
     """Read a Claude Code transcript as the context the model sees now (after any compaction)."""
     warnings: list[str] = []
-    records = list(iter_records(path, warnings))
-    return build_session(records, warnings, source_path=str(path))
+    records = list(iter_records(source, warnings))
+    return build_session(records, warnings, source.dropped, source_path=source.name)
 
 
-def load_history(path: Path) -> Session:
+def load_history(source: Source) -> Session:
     """Read every message the file holds, through each ``compact_boundary`` (for replay)."""
     warnings: list[str] = []
-    records = list(iter_records(path, warnings))
-    return build_session(records, warnings, source_path=str(path), full_history=True)
+    records = list(iter_records(source, warnings))
+    return build_session(
+        records, warnings, source.dropped, source_path=source.name, full_history=True
+    )
 
 
-def load_sidechain(path: Path, chain_id: str, *, full_history: bool = False) -> Session:
+def load_sidechain(source: Source, chain_id: str, *, full_history: bool = False) -> Session:
     """Read one sub-agent's chain written inline in a parent transcript, as its own session.
 
     ``chain_id`` is what ``sidechain_ids`` names it (``agent-<agentId>``, or the uuid of its
     first entry when the CLI wrote no agent id); a bare agent id is accepted too.
     """
+    path = source.path
     warnings: list[str] = []
-    entries = _collect(iter_records(path, warnings))
+    entries = _collect(iter_records(source, warnings))
     chains = _sidechains(entries)
     found = next((c for c in (chain_id, f"{AGENT_PREFIX}{chain_id}") if c in chains), None)
     if found is None:
@@ -80,7 +84,7 @@ def load_sidechain(path: Path, chain_id: str, *, full_history: bool = False) -> 
         side.by_uuid.setdefault(record.value["uuid"], record)
         _note_model_and_tools(side, record.value)
     outside = entries.by_uuid.keys() | entries.side_uuids.keys()
-    return _session(side, warnings, str(path), full_history, outside)
+    return _session(side, warnings, source.dropped, str(path), full_history, outside)
 
 
 @dataclass
@@ -212,6 +216,7 @@ def _walk(
 def build_session(
     records: Iterable[Record],
     warnings: list[str],
+    dropped: Dropped,
     *,
     source_path: str | None = None,
     full_history: bool = False,
@@ -227,12 +232,13 @@ def build_session(
         warnings.append(_sidechain_note(entries, source_path))
     if entries.duplicates:
         warnings.append(f"{entries.duplicates:,} repeated uuids ignored (copied by a fork)")
-    return _session(entries, warnings, source_path, full_history)
+    return _session(entries, warnings, dropped, source_path, full_history)
 
 
 def _session(
     entries: _Entries,
     warnings: list[str],
+    dropped: Dropped,
     source_path: str | None,
     full_history: bool,
     outside: Collection[str] = (),
@@ -241,9 +247,9 @@ def _session(
     leaf = _newest_leaf(entries)
     chain = _walk(entries, leaf.value["uuid"], warnings, full_history, outside) if leaf else []
     compactions: list[RecordedCompaction] = []
-    messages = convert(chain, entries.tool_names, warnings, compactions)
+    messages = convert(chain, entries.tool_names, warnings, dropped, compactions)
     if chain and is_boundary(chain[0].value) and not full_history:
-        warnings.append(_boundary_note(entries, chain[0], warnings, outside))
+        warnings.append(_boundary_note(entries, chain[0], dropped, outside))
     model = next((m.model for m in reversed(messages) if m.model and not m.injected), None)
     model = model or entries.model  # a fresh compaction may leave no assistant in view
     meta = SessionMeta(
@@ -259,7 +265,7 @@ def _session(
 
 
 def _boundary_note(
-    entries: _Entries, boundary: Record, warnings: list[str], outside: Collection[str] = ()
+    entries: _Entries, boundary: Record, dropped: Dropped, outside: Collection[str] = ()
 ) -> str:
     """Say what the compaction hid, so the pre-boundary size is not lost from view."""
     logical = boundary.value.get("logicalParentUuid")
@@ -267,7 +273,7 @@ def _boundary_note(
     if isinstance(logical, str):
         scratch: list[str] = []
         walked = _walk(entries, logical, scratch, True, outside)
-        hidden = convert(walked, entries.tool_names, scratch)
+        hidden = convert(walked, entries.tool_names, scratch, dropped)
     metadata = boundary.value.get("compactMetadata")
     pre = metadata.get("preTokens") if isinstance(metadata, dict) else None
     note = f"compact boundary at line {boundary.line:,}: {len(hidden):,} earlier messages hidden"

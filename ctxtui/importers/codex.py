@@ -35,6 +35,7 @@ from ctxtui.importers._parts import (
     usage_codex,
 )
 from ctxtui.importers._reader import loads_field
+from ctxtui.importers._stream import Dropped, Source
 from ctxtui.importers._timestamps import parse_timestamp
 
 FORMAT: FormatInfo = format_info("codex")
@@ -69,17 +70,19 @@ def sniff(path: Path, head: Any) -> int:
     return 0
 
 
-def load(path: Path) -> Session:
+def load(source: Source) -> Session:
     """Read a rollout as the history Codex would replay now (compactions and rollbacks applied)."""
     warnings: list[str] = []
-    return build_session(iter_records(path, warnings), warnings, source_path=str(path))
+    records = iter_records(source, warnings)
+    return build_session(records, warnings, source.dropped, source_path=source.name)
 
 
-def load_history(path: Path) -> Session:
+def load_history(source: Source) -> Session:
     """Read every message of a rollout, keeping what each ``compacted`` replaced (for replay)."""
     warnings: list[str] = []
+    records = iter_records(source, warnings)
     return build_session(
-        iter_records(path, warnings), warnings, source_path=str(path), full_history=True
+        records, warnings, source.dropped, source_path=source.name, full_history=True
     )
 
 
@@ -88,6 +91,7 @@ class _Replay:
     """The history as Codex rebuilds it, one rollout record at a time."""
 
     warnings: list[str]
+    dropped: Dropped
     messages: list[Message] = field(default_factory=list)
     open_assistant: bool = False  # the last message may still take reasoning/text/calls
     system_prompt: str | None = None
@@ -128,6 +132,7 @@ class _Replay:
 def build_session(
     records: Iterable[Record],
     warnings: list[str],
+    dropped: Dropped,
     *,
     source_path: str | None = None,
     full_history: bool = False,
@@ -137,7 +142,7 @@ def build_session(
     With ``full_history`` nothing is replaced: each ``compacted`` adds its summary after the
     history it summarised, and is listed in ``meta.recorded_compactions``.
     """
-    replay = _Replay(warnings, full_history=full_history)
+    replay = _Replay(warnings, dropped, full_history=full_history)
     for record in records:
         value = record.value
         if not isinstance(value, dict) or value.get("record_type") == "state":
@@ -344,7 +349,9 @@ def _compacted(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> N
         role="user", content=summary, is_summary=True, source_line=record.line
     )
     if isinstance(history, list):
-        fresh = _Replay(replay.warnings, model=replay.model, tool_names=replay.tool_names)
+        fresh = _Replay(
+            replay.warnings, replay.dropped, model=replay.model, tool_names=replay.tool_names
+        )
         for item in _dicts(history):
             _item(fresh, record, item, None)
         replacement = [
@@ -396,16 +403,17 @@ def _event(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> None:
         info = payload.get("info")
         if not isinstance(info, dict):
             return  # rate limits only
-        window = as_int(info.get("model_context_window"))
+        window = as_int(info.get("model_context_window"), replay.dropped)
         if window:
             replay.context_window = window
         last = info.get("last_token_usage")
         target = replay.usage_target
         if isinstance(last, dict) and target is not None and target < len(replay.messages):
             message = replay.messages[target]
-            replay.messages[target] = message.model_copy(update={"usage": usage_codex(last)})
+            usage = usage_codex(last, replay.dropped)
+            replay.messages[target] = message.model_copy(update={"usage": usage})
     elif kind == "thread_rolled_back":
-        _roll_back(replay, record, as_int(payload.get("num_turns")) or 0)
+        _roll_back(replay, record, as_int(payload.get("num_turns"), replay.dropped) or 0)
 
 
 def _roll_back(replay: _Replay, record: Record, turns: int) -> None:
