@@ -1,6 +1,10 @@
 """Bench sections ``watch`` and ``listing`` (issue #25, items 12 and 14).
 
-``watch``: a child process watches a JSONL file as ``--watch`` does (a poll every 0.25 s)
+``watch``: first, in this process, Claude Code transcripts of 4, 16 and 64 MB are watched
+(``SessionWatcher``) and grown by 100 records (~100 KB) at a time: the read of an append is
+timed against ``json.loads`` of the same lines (the cheapest way to read them at all, timed in
+the same run), and the 64 MB file's append against the 4 MB file's (flat: target 1.5 for 16x
+the file). Then a child process watches a JSONL file as ``--watch`` does (a poll every 0.25 s)
 while this process appends records to it at a steady rate; the child's CPU seconds and peak
 RSS are read when the appends have stopped and the last read is done. Two appends, one 5x
 the other: the CPU time grows with the bytes appended (ratio target 6 for 5x), and stays a
@@ -44,7 +48,90 @@ _RATE = 20 * 1024 * 1024
 
 
 def _record(i: int) -> str:
-    return json.dumps({"role": "user" if i % 2 else "assistant", "content": "x" * 1000}) + "\n"
+    """One Claude Code record of about 1 KB, chained to the one before."""
+    role = "assistant" if i % 2 else "user"
+    message: dict[str, object] = {"role": role, "content": f"message {i} " + "x" * 800}
+    if role == "assistant":
+        message |= {"id": f"msg_{i}", "model": "claude-sonnet-4", "usage": {"input_tokens": i}}
+    value = {
+        "type": role,
+        "uuid": f"u{i}",
+        "parentUuid": f"u{i - 1}" if i else None,
+        "sessionId": "bench",
+        "timestamp": f"2025-01-01T{i // 3_600_000 % 24:02d}:{i // 60_000 % 60:02d}:"
+        f"{i // 1000 % 60:02d}.{i % 1000:03d}Z",
+        "message": message,
+    }
+    return json.dumps(value) + "\n"
+
+
+def _append_read(megabytes: int, appends: int, per_append: int) -> tuple[float, float, int]:
+    """Median seconds of a watcher's read of one append of ``per_append`` records to a
+    ``megabytes`` transcript, and of ``json.loads`` of the same lines; the file's size."""
+    import gc
+    import os
+    import statistics
+
+    from ctxtui.importers.watch import SessionWatcher
+
+    with tempfile.TemporaryDirectory(prefix="ctxtui-bench-watch-") as tmp:
+        path = Path(tmp) / "live.jsonl"
+        count = 0
+        with path.open("w", encoding="utf-8") as fh:
+            while fh.tell() < megabytes * 2**20:
+                fh.write(_record(count))
+                count += 1
+        watcher = SessionWatcher(path, clock=lambda: 0.0)
+        if watcher.poll() is None:
+            raise RuntimeError(f"the watcher read nothing: {watcher.error}")
+        gc.collect()
+        gc.freeze()  # as a shell does with an open session (core.heap)
+        reads, loads = [], []
+        session = None
+        try:
+            for _ in range(appends):
+                lines = [_record(i) for i in range(count, count + per_append)]
+                count += per_append
+                with path.open("a", encoding="utf-8") as fh:
+                    fh.write("".join(lines))
+                st = path.stat()  # a write within one clock tick must still look like a change
+                os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+                start = time.perf_counter()
+                read = watcher.poll()
+                reads.append(time.perf_counter() - start)
+                session = read  # the last session is let go after the clock stopped
+                if session is None or len(session.messages) != count:
+                    raise RuntimeError("the append was not read")
+                start = time.perf_counter()
+                for line in lines:
+                    json.loads(line)
+                loads.append(time.perf_counter() - start)
+        finally:
+            gc.unfreeze()
+        return statistics.median(reads), statistics.median(loads), path.stat().st_size
+
+
+def watch_flat(sizes: tuple[int, ...] = (4, 16, 64), appends: int = 15) -> list[Result]:
+    """The read of an append against ``json.loads`` of its lines, and across file sizes."""
+    per_append = 100
+    measured = {mb: _append_read(mb, appends, per_append) for mb in sizes}
+    results = [
+        Result(
+            "watch", f"{mb} MB file", f"read of a {per_append}-record append", read,
+            "json.loads of its lines", loads, "s", None,
+            f"median of {appends}; {size / 2**20:.0f} MB of ~1 KB Claude Code records",
+        )
+        for mb, (read, loads, size) in measured.items()
+    ]  # fmt: skip
+    small, big = min(sizes), max(sizes)
+    results.append(
+        Result(
+            "watch", f"{big} MB / {small} MB file", f"append read at {big} MB",
+            measured[big][0], f"at {small} MB", measured[small][0], "s", 1.5,
+            f"flat: the file {big // small}x larger, the same {per_append} records appended",
+        )
+    )  # fmt: skip
+    return results
 
 
 def _watch_once(megabytes: int, one_line: bool = False) -> tuple[float, float, int, float]:

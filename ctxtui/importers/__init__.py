@@ -193,7 +193,7 @@ def load_session(
             session = _load_one_session(source, name, session_id, full_history)
         else:
             session = _load_whole(source, name, forced=format is not None, full=full_history)
-        return finish(session, source, name)
+        return finish(session, source.path, name, source.dropped.count)
 
 
 def _load_whole(source: Source, name: str, *, forced: bool, full: bool) -> Session:
@@ -210,12 +210,18 @@ def _load_whole(source: Source, name: str, *, forced: bool, full: bool) -> Sessi
     return session
 
 
-def finish(session: Session, source: Source, name: str) -> Session:
+def finish(session: Session, path: Path, name: str, dropped: int) -> Session:
     """What every load adds to an importer's session: where it came from, its format, the
-    window check and the dropped-count warning, priced images and the system prompt hoisted."""
-    meta = session.meta.model_copy(update={"source_path": str(source.path), "format": name})
-    meta = plausible_window(meta, source.dropped.count)
+    window check and the warning for ``dropped`` token counts, priced images and the system
+    prompt hoisted."""
+    meta = finished_meta(session, path, name, dropped)
     return priced_images(hoist_system_prompt(session.model_copy(update={"meta": meta})))
+
+
+def finished_meta(session: Session, path: Path, name: str, dropped: int) -> SessionMeta:
+    """``finish``'s meta: the source, the format, the window check and the dropped counts."""
+    meta = session.meta.model_copy(update={"source_path": str(path), "format": name})
+    return plausible_window(meta, dropped)
 
 
 def plausible_window(meta: SessionMeta, dropped: int = 0) -> SessionMeta:

@@ -281,6 +281,20 @@ class _Window(io.RawIOBase):
         self._pos += n
         return n
 
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_CUR:
+            offset += self._pos
+        elif whence != io.SEEK_SET:
+            raise io.UnsupportedOperation("a window seeks from its start or where it is")
+        self._pos = offset
+        return offset
+
+    def tell(self) -> int:
+        return self._pos
+
 
 class Source:
     """A transcript checked and opened once: what format detection and the importer read.
@@ -298,6 +312,7 @@ class Source:
         self.path = path
         self.size = st.st_size
         self.is_dir = stat.S_ISDIR(st.st_mode)
+        self.inode = st.st_ino
         self.document: Any = None
         self.dropped = Dropped()
         self._fd = fd
@@ -326,9 +341,10 @@ class Source:
         directory."""
         if self.is_dir:
             return b""
-        return self._pread(size, 0)
+        return self.read_at(size, 0)
 
-    def _pread(self, size: int, offset: int) -> bytes:
+    def read_at(self, size: int, offset: int) -> bytes:
+        """Up to ``size`` stored bytes from ``offset`` (not decompressed)."""
         try:
             return os.pread(self._fd, size, offset)
         except OSError as exc:
@@ -397,7 +413,7 @@ class Source:
                     raise self.problem(f"cannot read the file ({exc.strerror})") from None
         parts: list[bytes] = []
         offset = 0
-        while piece := self._pread(max(self.size - offset, _OUT_CHUNK), offset):
+        while piece := self.read_at(max(self.size - offset, _OUT_CHUNK), offset):
             parts.append(piece)
             offset += len(piece)
         return parts[0] if len(parts) == 1 else b"".join(parts)
@@ -444,7 +460,7 @@ def open_file(path: Path) -> Source:
 
 
 def numbered_lines(
-    fh: IO[bytes], limit: int = MAX_LINE_BYTES
+    fh: IO[bytes], limit: int = MAX_LINE_BYTES, first: int = 0
 ) -> Iterator[tuple[int, bytes | None, bool]]:
     """Numbered raw lines without their terminator, each with whether it ended in a newline.
 
@@ -453,10 +469,10 @@ def numbered_lines(
     for any reader and are not yielded, and after two in a row the rest of the run is skipped
     a buffer at a time. A file of newlines alone (a gzip of 2 GB of them is 2 MB) used to cost
     a Python loop per line, 3.6 minutes to reach the inflate cap; the numbers still count
-    every line.
+    every line, from ``first`` (the lines before where ``fh`` starts).
     """
     peek = getattr(fh, "peek", None)
-    number = 0
+    number = first
     blanks = 0  # blank lines in a row: a peek copies the whole buffer, so only runs pay it
     while True:
         raw = fh.readline(limit + 1)
