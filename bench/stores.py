@@ -98,7 +98,7 @@ def _append_reads(
         if any(session is None for session in sessions.values()):
             raise RuntimeError("a watcher read nothing")
         gc.collect()
-        gc.freeze()  # as a shell does with an open session (core.heap)
+        gc.freeze()  # as a shell does with an open session (ctxtui.system.heap)
         reads: dict[int, list[float]] = {mb: [] for mb in sizes}
         loads: dict[int, list[float]] = {mb: [] for mb in sizes}
         try:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolCall
+from ctxtui.core.session.models import ContentPart, Message, Session, SessionMeta, ToolCall
 from ctxtui.importers import format_info
 from ctxtui.importers._parts import (
     anthropic_part,

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.images import priced_images
-from ctxtui.core.models import Message, Session
+from ctxtui.core.session.images import priced_images
+from ctxtui.core.session.models import Message, Session
 from ctxtui.importers._jsonl import Cursor, iter_records
 from ctxtui.importers._stream import Source, file_kind, open_file, open_regular
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ctxtui.core.models import PartKind, Session
+from ctxtui.core.session.models import PartKind, Session
 from ctxtui.importers import codex
 from ctxtui.importers._jsonl import iter_records
 from ctxtui.importers._stream import Dropped, open_file

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.models import PartKind, Session
+from ctxtui.core.session.models import PartKind, Session
 from ctxtui.importers import load_session, picoclaw
 from ctxtui.importers._stream import open_source
 
