@@ -100,8 +100,8 @@ def _what_if_cost(walked: Replay, recorded: SessionCost) -> float | None:
     """What the simulated run would have cost (``core.pricing.cache_model``), as ``replay --json``'s
     ``what_if.simulated.cost_usd``; ``None`` when no request could be priced."""
     from ctxtui.core.pricing.cache_model import token_scale, what_if
-    from ctxtui.core.tokens.calibration import calibrate
     from ctxtui.core.pricing.cost import usd
+    from ctxtui.core.tokens.calibration import calibrate
 
     fit = calibrate(walked.session, walked.points, {}).fit  # characters only: no tokenizer
     priced = what_if(walked, recorded, token_scale(walked.session, walked.counts, fit))
@@ -174,8 +174,8 @@ def _simulate(
 ) -> Simulated:
     """``preset`` over the session as ``report`` and ``replay`` would run it."""
     from ctxtui.core.engine import Engine
-    from ctxtui.core.simulation.replay import replay
     from ctxtui.core.planning.tool_costs import tool_costs
+    from ctxtui.core.simulation.replay import replay
     from ctxtui.options import build_policy
 
     overrides = dict(spec.overrides)

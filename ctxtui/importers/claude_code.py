@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.session.formats import FormatInfo, format_info
 from ctxtui.core.session.models import Message, RecordedCompaction, Session, SessionMeta
-from ctxtui.importers import FormatInfo, format_info
 from ctxtui.importers._claude_messages import (
     SYNTHETIC_MODEL,
     Converter,
