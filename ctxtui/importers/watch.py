@@ -97,6 +97,10 @@ class SessionWatcher:
             self.error = str(err)
             self._follower = None
             return None
+        except OSError as err:  # a read that failed mid-way (an I/O error, a file cut short)
+            self.error = f"{self.path}: cannot read the file ({err.strerror or err})"
+            self._follower = None
+            return None
         finally:
             ended = self._clock()
             self._not_before = ended + PACE * (ended - started)
