@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import heapq
+import bisect
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -271,7 +271,9 @@ class Live:
         """The reader's warnings, in file order (``iter_records`` appends to them)."""
         self.entries = _Entries()
         self._parents: set[str] = set()
-        self._leaves: list[_Newest] = []
+        self._leaves: list[tuple[str, int, int, str]] = []
+        """Every main entry as ``(timestamp, line, -order, uuid)``, sorted: the newest leaf is
+        the last that is no one's parent (ties go to the first added, as ``max`` does)."""
         self._chain: _Chain | None = None
         self._rebuilt = True
 
@@ -282,8 +284,9 @@ class Live:
                 parent = tag(value, "parentUuid")
                 if parent:
                     self._parents.add(parent)
-                key = (as_label(value.get("timestamp")), record.line)
-                heapq.heappush(self._leaves, _Newest(key, len(self.entries.by_uuid), value["uuid"]))
+                order = len(self.entries.by_uuid)
+                stamp = as_label(value.get("timestamp"))
+                bisect.insort(self._leaves, (stamp, record.line, -order, value["uuid"]))
 
     @property
     def dropped(self) -> int:
@@ -320,24 +323,12 @@ class Live:
         return low
 
     def _newest_leaf(self) -> Record | None:
-        """``_newest_leaf`` of the entries, from the heap: an entry that became a parent
-        never becomes a leaf again, so it is dropped for good."""
-        while self._leaves and self._leaves[0].uuid in self._parents:
-            heapq.heappop(self._leaves)
-        return self.entries.by_uuid[self._leaves[0].uuid] if self._leaves else None
-
-
-@dataclass(slots=True)
-class _Newest:
-    """A leaf candidate, first in the heap when newest: by timestamp, then line, then the
-    first added (what ``max`` over the entries in order picks)."""
-
-    key: tuple[str, int]
-    order: int
-    uuid: str
-
-    def __lt__(self, other: _Newest) -> bool:
-        return (self.key, -self.order) > (other.key, -other.order)
+        """``_newest_leaf`` of the entries, from the sorted list: an entry that became a
+        parent never becomes a leaf again, so it is dropped for good."""
+        leaves = self._leaves
+        while leaves and leaves[-1][3] in self._parents:
+            leaves.pop()
+        return self.entries.by_uuid[leaves[-1][3]] if leaves else None
 
 
 @dataclass
