@@ -152,3 +152,38 @@ def test_a_followed_file_rewritten_in_place_is_read_from_the_start(tmp_path: Pat
     assert session is not None
     assert [m.content[:9] for m in session.messages] == ["MESSAGE 0", "MESSAGE 1", "MESSAGE 2"]
     assert session.model_dump() == load_session(path).model_dump()
+
+
+def _touched(path: Path) -> None:
+    st_ = path.stat()  # a write within one clock tick must still look like a change
+    os.utime(path, ns=(st_.st_atime_ns, st_.st_mtime_ns + 1_000_000))
+
+
+def test_a_followed_file_that_shrank_or_became_a_fifo_is_read_whole_again(tmp_path: Path) -> None:
+    path = tmp_path / "session.jsonl"
+    lines = [_claude_line(i, f"u{i - 1}" if i else None) for i in range(4)]
+    path.write_text("".join(lines))
+    watcher = SessionWatcher(path, clock=lambda: 0.0)
+    assert watcher.poll() is not None and watcher._follower is not None
+    path.write_text("".join(lines[:2]))  # truncated in place: the inode stays
+    _touched(path)
+    session = watcher.poll()
+    assert session is not None and len(session.messages) == 2
+    path.unlink()
+    os.mkfifo(path)  # no writer will ever come: an open that waits for one never returns
+    assert watcher.poll() is None and "now a FIFO" in (watcher.error or "")
+    path.unlink()
+    path.write_text("".join(lines))
+    session = watcher.poll()
+    assert session is not None and len(session.messages) == 4 and watcher.error is None
+    with path.open("a") as fh:
+        fh.write(_claude_line(4, "u3") + _claude_line(5, "u4")[:40])  # a line half written
+    _touched(path)
+    session = watcher.poll()
+    assert session is not None and len(session.messages) == 5
+    assert session.meta.warnings[-1].startswith("line 6: incomplete last line ignored")
+    with path.open("a") as fh:
+        fh.write(_claude_line(5, "u4")[40:])
+    _touched(path)
+    session = watcher.poll()
+    assert session is not None and session.model_dump() == load_session(path).model_dump()
