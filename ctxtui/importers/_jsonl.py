@@ -340,7 +340,7 @@ def read_head(source: Source, max_lines: int = 20) -> Any:
     return read_json(source)
 
 
-def _first_line_is_value(source: Source) -> bool:
+def first_line_is_value(source: Source) -> bool:
     """True when the first non-blank line holds complete JSON values (JSONL, or a one-line doc)."""
     with source.stream() as fh:
         for _number, raw, _complete in _raw_lines(fh, _stream.MAX_LINE_BYTES):
@@ -359,7 +359,7 @@ def iter_values(source: Source, warnings: list[str], *, capped: bool = True) -> 
     A pretty-printed document (its first line is not a value by itself) is yielded as one
     record on line 1; otherwise the file is streamed as JSONL with ``iter_records``.
     """
-    if _first_line_is_value(source):
+    if first_line_is_value(source):
         yield from iter_records(source, warnings, capped=capped)
     else:
         yield Record(1, read_json(source))

@@ -22,7 +22,7 @@ from ctxtui.core.session.models import (
     Session,
     SessionMeta,
 )
-from ctxtui.importers._jsonl import Record, iter_values
+from ctxtui.importers._jsonl import Record, first_line_is_value, iter_records, iter_values
 from ctxtui.importers._parts import (
     as_label,
     as_text,
@@ -460,3 +460,61 @@ def _load(source: Source) -> Session:
         warnings=tuple(warnings),
     )
     return Session(messages=tuple(messages), tools=tools, meta=meta)
+
+
+class Live:
+    """A JSONL file of Chat messages read as it grows (``--watch``): each line's message is
+    made from it and from what the earlier lines left (calls waiting for their results), so
+    lines appended later are read alone. A document, or a file of conversations, is read
+    whole (``follows``)."""
+
+    def __init__(self, *, full_history: bool = False) -> None:
+        self.warnings: list[str] = []
+        """The reader's warnings, in file order (``iter_records`` appends to them)."""
+        self._notes: list[str] = []
+        self._pairing = _Pairing()
+        self._out: list[Message] = []
+        self._count = 0
+        self._low = 0
+        self._dropped = Dropped()
+
+    @staticmethod
+    def follows(source: Source) -> bool:
+        """Whether ``source`` is JSONL whose first value is a message (what ``load`` then
+        reads one line at a time too)."""
+        if not first_line_is_value(source):
+            return False
+        first = next(iter_records(source, []), None)  # the stream closes with the generator
+        return first is not None and _is_message(first.value)
+
+    @property
+    def dropped(self) -> int:
+        return self._dropped.count
+
+    def add(self, records: Iterable[Record]) -> None:
+        for record in records:
+            index, raw = self._count, record.value
+            self._count += 1
+            if not _is_mapping(raw):
+                self._notes.append(f"message {index}: expected an object, found {json_kind(raw)}")
+                continue
+            message = chat_message(
+                raw, index, self._pairing, self._notes, self._dropped, record.line
+            )
+            if message is not None:
+                self._out.append(message)
+
+    def changed_from(self) -> int:
+        """The first message added since the last call (earlier ones never change)."""
+        low, self._low = self._low, len(self._out)
+        return low
+
+    def session(self, source_path: str | None, end_warnings: Iterable[str] = ()) -> Session:
+        """The session of the lines read so far; ``end_warnings`` follow the reader's."""
+        if not self._count:
+            raise SessionLoadError(
+                source_path or "", "expected OpenAI Chat messages, found no JSON values"
+            )
+        warnings = (*self.warnings, *end_warnings, *self._notes)
+        meta = SessionMeta(format=FORMAT.name, warnings=warnings)
+        return Session(meta=meta).model_copy(update={"messages": tuple(self._out)})

@@ -187,3 +187,48 @@ def test_a_followed_file_that_shrank_or_became_a_fifo_is_read_whole_again(tmp_pa
     _touched(path)
     session = watcher.poll()
     assert session is not None and session.model_dump() == load_session(path).model_dump()
+
+
+def _chat_lines() -> bytes:
+    """A JSONL file of Chat messages: calls, their results (current and legacy), usage, a
+    line that is not an object and a corrupt one."""
+    rows: list[object] = [{"role": "system", "content": "be brief"}]
+    for i in range(6):
+        rows.append({"role": "user", "content": f"question {i}"})
+        call = {"id": f"c{i}", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+        rows.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        rows.append({"role": "tool", "tool_call_id": f"c{i}", "content": f"files {i}"})
+        rows.append({"role": "assistant", "function_call": {"name": "cat", "arguments": "{}"}})
+        rows.append({"role": "function", "name": "cat", "content": "text"})
+        usage = {"prompt_tokens": 10 * i, "completion_tokens": 1e400 if i == 3 else 2}
+        rows.append({"role": "assistant", "content": f"answer {i}", "usage": usage})
+    text = "\n".join(json.dumps(r) for r in rows).replace("1e+400", "1e400")
+    lines = text.split("\n")
+    lines.insert(9, "[1, 2]")
+    lines.insert(12, '{"role": "user", "content": ')
+    return ("\n".join(lines) + "\n").encode()
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_openai_chat_jsonl_read_in_pieces_gives_the_whole_read(
+    tmp_path: Path, data: st.DataObject
+) -> None:
+    raw = _chat_lines()
+    cuts = data.draw(st.lists(st.integers(1, len(raw) - 1), max_size=4), label="cuts")
+    target = tmp_path / f"chat-{len(cuts)}-{sum(cuts)}.jsonl"
+    target.write_bytes(b"")
+    watcher = SessionWatcher(target, format="openai-chat", clock=lambda: 0.0)
+    seen, start = None, 0
+    for cut in [*sorted(set(cuts)), len(raw)]:
+        with target.open("ab") as fh:
+            fh.write(raw[start:cut])
+        start = cut
+        _touched(target)
+        seen = watcher.poll() or seen
+    whole = load_session(target, "openai-chat")
+    assert seen is not None and watcher._follower is not None
+    assert seen.model_dump() == whole.model_dump()
+    assert any("token counts ignored" in w for w in whole.meta.warnings)
