@@ -191,6 +191,7 @@ class Watchdog:
 
     def __init__(self, seconds: float, stop: Callable[[], bool]) -> None:
         self.reason: str | None = None
+        self.fired = threading.Event()
         self._lock = threading.Lock()
         self._sockets: list[socket.socket] = []
         self._timer = threading.Timer(seconds, self.fire, ("timeout",))
@@ -227,6 +228,7 @@ class Watchdog:
                 return
             self.reason = reason
             sockets = list(self._sockets)
+        self.fired.set()
         for sock in sockets:
             _shut(sock)
 
