@@ -9,7 +9,6 @@ from typing import Any
 
 from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import load
-from ctxtui.commands.render_report import plural
 from ctxtui.commands.replay import load_history
 from ctxtui.commands.report import print_table
 from ctxtui.core.compare import compare
@@ -17,7 +16,8 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.policies.policy import PRESETS, PolicyError, preset
 from ctxtui.core.pricing.cost_words import dollars
 from ctxtui.core.simulation.report import display_text
-from ctxtui.options import EXIT_OK, overrides_from
+from ctxtui.core.wording import plural
+from ctxtui.options import EXIT_OK, explain_policy_error, overrides_from
 
 
 def _presets(text: str) -> list[str]:
@@ -41,13 +41,9 @@ def _tail(start: int, tail: dict[str, int]) -> str:
 
 
 def _now(p: dict[str, Any]) -> str:
-    """What the preset does with the session as it ends, against its trigger.
-
-    The plan is of the whole transcript, so "over the trigger" is about the *next* request,
-    one the transcript does not hold; ``--replay`` walks only the requests it holds. PicoClaw
-    legacy's after-turn summary is a second trigger that replay does not simulate (it is
-    not a check before a request), so the sentence names it for what it is.
-    """
+    """What the preset does with the session as it ends, against its trigger: "over the
+    trigger" is about the *next* request, which the transcript does not hold. PicoClaw legacy's
+    after-turn summary, which replay does not simulate, is named for what it is."""
     if p["trigger"] is None:
         return f"never by itself (no window known for the model) · prompt now {p['tokens']:,} tok"
     head = f"at {p['trigger']:,} tok · prompt now {p['tokens']:,} tok"
@@ -59,10 +55,8 @@ def _now(p: dict[str, Any]) -> str:
 
 
 def _replay_row(r: dict[str, Any], after_turn: bool) -> str:
-    """``260 requests · 3 simulated compactions (3 proactive) · peak 7,869 tok at request 91``.
-
-    ``after_turn``: the preset also summarises after a turn, which replay does not simulate.
-    """
+    """``260 requests · 3 simulated compactions (3 proactive) · peak 7,869 tok at request 91``;
+    ``after_turn``: the preset also summarises after a turn, which replay does not simulate."""
     reasons = ", ".join(f"{n:,} {reason}" for reason, n in r["compaction_reasons"].items())
     text = (
         f"{plural(r['requests'], 'request')} · {plural(r['compactions'], 'simulated compaction')}"
@@ -137,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         doc = compare(engine, names, overrides_from(args), history)
     except PolicyError as err:
-        raise CommandError(str(err)) from None
+        raise CommandError(explain_policy_error(err)) from None
     if args.json:
         sys.stdout.write(display_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
     else:
