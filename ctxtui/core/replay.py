@@ -142,6 +142,9 @@ class Replay:
     compactions: tuple[SimulatedCompaction, ...]
     recorded: tuple[RecordedAt, ...]
     segments: tuple[Segment, ...] = field(repr=False)
+    account: LiveAccount | None = field(default=None, repr=False, compare=False)
+    """The walk's prefix sums and tool-output index (``None`` for an exact walk): a context
+    is planned with the truncation and tool outputs it already measured."""
 
     def __len__(self) -> int:
         return len(self.requests)
@@ -174,7 +177,15 @@ class Replay:
         stop = request.message_index
         session = live_session(self.session, segment, stop)
         counts = live_counts(self.counts, segment, stop)
-        plan = build_plan(session, self.policy, counts, self.tokenizer)
+        account = self.account
+        if account is None:
+            plan = build_plan(session, self.policy, counts, self.tokenizer)
+        else:
+            plan = build_plan(
+                session, self.policy, counts, self.tokenizer,
+                truncated=account.live_truncated(segment, stop),
+                outputs=account.live_outputs(segment, stop),
+            )  # fmt: skip
         return ContextAt(session, plan, segment.start, segment.stand_in is not None)
 
 
@@ -414,6 +425,7 @@ class _Walk:
         return Replay(
             self.session, policy, self.counts, self.tokenizer, tuple(requests),
             tuple(self.compactions), recorded, tuple(self.segments),
+            None if self.exact else self.account,
         )  # fmt: skip
 
 

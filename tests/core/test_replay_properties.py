@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 
 from ctxtui.core.compaction import compact
 from ctxtui.core.counts import SessionCounts
+from ctxtui.core.live_context import live_counts
 from ctxtui.core.models import Session
+from ctxtui.core.planner import build_plan
 from ctxtui.core.policy import Policy, TriggerCheck, TriggerCount
 from ctxtui.core.reasons import CompactReason
 from ctxtui.core.replay import EventKind, Replay, replay, request_points
@@ -81,6 +83,37 @@ def test_context_at_a_request_is_the_context_that_was_counted(
     history = [i for i in shown if i is not None]
     assert history == list(range(context.start, request.message_index))
     assert (shown[:1] == [None]) == context.stand_in
+
+
+@SETTINGS
+@given(sessions(), policies(), st.data())
+def test_context_at_plans_as_a_plan_of_the_context_alone(
+    case: tuple[Session, SessionCounts], policy: Policy, data: st.DataObject
+) -> None:
+    """``context_at`` reuses the walk's truncation and tool-output index; the plan is the
+    one ``build_plan`` makes of that context from nothing."""
+    result = _replay(case, policy)
+    if not result.requests:
+        return
+    k = data.draw(st.integers(0, len(result.requests) - 1))
+    context = result.context_at(k)
+    counts = live_counts(
+        result.counts, result.segments[result.requests[k].segment], k_stop(result, k)
+    )
+    alone = build_plan(context.session, policy, counts, TOKENIZER)
+    plan = context.plan
+    assert (plan.kept_start, plan.excluded, plan.totals) == (
+        alone.kept_start,
+        alone.excluded,
+        alone.totals,
+    )
+    assert dict(plan.pruned) == dict(alone.pruned)
+    assert dict(plan.truncated) == dict(alone.truncated)
+    assert list(plan.effective_tokens) == list(alone.effective_tokens)
+
+
+def k_stop(result: Replay, k: int) -> int:
+    return result.requests[k].message_index
 
 
 @SETTINGS
