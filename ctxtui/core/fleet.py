@@ -99,7 +99,6 @@ def hit_ratio(rows: Iterable[Mapping[str, Any]]) -> float | None:
     return round(read / prompt, 6) if prompt else None
 
 
-
 def day_of(row: Mapping[str, Any]) -> str:
     """The UTC day a session started (``started`` is ISO 8601), or ``UNKNOWN``."""
     started = row.get("started")
