@@ -116,13 +116,37 @@ def path_targets(paths: Sequence[str]) -> list[Target]:
         if not base.exists():
             raise FileNotFoundError(given)
         whole_dir = session_id is None and base.is_dir() and not _looks_like_one_session(base)
-        files = list(_walk(base)) if whole_dir else [Path(given)]
-        for file in files:
-            key = str(file)
-            if key not in seen:
-                seen.add(key)
-                out.append(Target(key, parent=_parent_of(file)))
+        if not whole_dir:
+            found = [Target(given)]
+        else:
+            found = [t for file in _walk(base) for t in _file_targets(file)]
+        for target in found:
+            if target.path not in seen:
+                seen.add(target.path)
+                out.append(target)
     return out
+
+
+def _file_targets(file: Path) -> list[Target]:
+    """The sessions in one file found in a directory: an OpenCode database holds many, each
+    a row of its own (``PATH#ID``, as ``ctxtui sessions`` lists them); any other file is one.
+    """
+    if file.suffix == ".db":
+        from ctxtui.stores import _opencode_db_sessions
+
+        listed = [f for f in _opencode_db_sessions(file) if f.error is None and f.session_id]
+        if listed:
+            return [
+                Target(
+                    f.open_target,
+                    agent=f.agent,
+                    project=f.project,
+                    model=f.model,
+                    started=_iso(f.started),
+                )
+                for f in listed
+            ]
+    return [Target(str(file), parent=_parent_of(file))]
 
 
 def _looks_like_one_session(directory: Path) -> bool:
