@@ -76,7 +76,7 @@ def run(
         for r in found:
             emit(r.line())
         results.extend(found)
-        # A section that ran the app leaves its session frozen (ctxtui.core.heap); the next
+        # A section that ran the app leaves its session frozen (ctxtui.system.heap); the next
         # starts as a fresh process would. Left frozen, it made every later collection
         # cheaper and the replan section's 1k plans three times faster than alone.
         gc.unfreeze()

@@ -16,14 +16,14 @@ from pathlib import Path
 
 def _imports() -> None:
     import ctxtui.core.engine
-    import ctxtui.core.policy
+    import ctxtui.core.policies.policy
     import ctxtui.importers  # noqa: F401
 
 
 def open_session(path: Path) -> object:
     """What the app needs to be interactive: the session, its estimator counts and a plan."""
     from ctxtui.core.engine import Engine
-    from ctxtui.core.policy import policy_for_session
+    from ctxtui.core.policies.policy import policy_for_session
     from ctxtui.importers import load_session
 
     session = load_session(path)

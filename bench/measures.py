@@ -77,7 +77,7 @@ def open_breakdown(size: int, repeats: int = 3) -> str:
     difference.
     """
     from ctxtui.core.engine import Engine
-    from ctxtui.core.policy import policy_for_session
+    from ctxtui.core.policies.policy import policy_for_session
     from ctxtui.importers import load_session
     from ctxtui.importers._reader import forget_cached, read_json
 
@@ -190,9 +190,9 @@ def exact_ratio(size: int, repeats: int) -> list[Result]:
     """
     import tiktoken
 
-    from ctxtui.core.count_cache import CountCache
-    from ctxtui.core.counting import count_session
-    from ctxtui.core.tokenizers import resolve
+    from ctxtui.core.tokens.count_cache import CountCache
+    from ctxtui.core.tokens.counting import count_session
+    from ctxtui.core.tokens.tokenizers import resolve
     from ctxtui.importers import load_session
 
     session = load_session(session_file(size))
@@ -407,10 +407,10 @@ def input_latency(size: int) -> list[Result]:
 
 def replan_times(sizes: tuple[int, ...], repeats: int) -> list[Result]:
     """``build_plan`` with existing counts after a knob change; 100k absolute and over 1k."""
-    from ctxtui.core.counting import count_session
-    from ctxtui.core.planner import build_plan
-    from ctxtui.core.policy import policy_for_session
-    from ctxtui.core.tokenizers import resolve
+    from ctxtui.core.tokens.counting import count_session
+    from ctxtui.core.planning.planner import build_plan
+    from ctxtui.core.policies.policy import policy_for_session
+    from ctxtui.core.tokens.tokenizers import resolve
     from ctxtui.importers import load_session
 
     per_size: dict[int, float] = {}
@@ -455,10 +455,10 @@ def replan_profile(size: int) -> str:
     import io
     import pstats
 
-    from ctxtui.core.counting import count_session
-    from ctxtui.core.planner import build_plan
-    from ctxtui.core.policy import policy_for_session
-    from ctxtui.core.tokenizers import resolve
+    from ctxtui.core.tokens.counting import count_session
+    from ctxtui.core.planning.planner import build_plan
+    from ctxtui.core.policies.policy import policy_for_session
+    from ctxtui.core.tokens.tokenizers import resolve
     from ctxtui.importers import load_session
 
     session = load_session(session_file(size))
@@ -479,11 +479,11 @@ def replan_profile(size: int) -> str:
 
 def _synthetic(rows: int) -> tuple[Any, Any]:
     """A session of ``rows`` short messages and its plan, built as cheaply as pydantic allows."""
-    from ctxtui.core.counting import count_session
-    from ctxtui.core.models import Message, Session
-    from ctxtui.core.planner import build_plan
-    from ctxtui.core.policy import policy_for_session
-    from ctxtui.core.tokenizers import resolve
+    from ctxtui.core.tokens.counting import count_session
+    from ctxtui.core.session.models import Message, Session
+    from ctxtui.core.planning.planner import build_plan
+    from ctxtui.core.policies.policy import policy_for_session
+    from ctxtui.core.tokens.tokenizers import resolve
 
     roles = ("user", "assistant")
     texts = [f"message {i} about the context window budget" for i in range(64)]
@@ -743,9 +743,9 @@ def replay_ratio(size: int, repeats: int) -> list[Result]:
     """
     from bench.child import open_session
     from ctxtui.core.engine import Engine
-    from ctxtui.core.heap import keep_out_of_collections
-    from ctxtui.core.policy import policy_for_session
-    from ctxtui.core.replay import replay
+    from ctxtui.system.heap import keep_out_of_collections
+    from ctxtui.core.policies.policy import policy_for_session
+    from ctxtui.core.simulation.replay import replay
     from ctxtui.importers import load_session
 
     path = session_file(size)
@@ -757,7 +757,7 @@ def replay_ratio(size: int, repeats: int) -> list[Result]:
     plan = engine.plan(policy, counts)
     tokenizer = engine.tokenizer(policy)
     keep_out_of_collections(len(session))  # as both shells do once a session is open
-    import ctxtui.core.replay as replay_module
+    import ctxtui.core.simulation.replay as replay_module
 
     walked: list[Any] = []
     in_compactions: list[float] = []
@@ -846,7 +846,7 @@ REPLAY_PRESET_HUGE_WINDOW = 50_000_000
 
 
 def _walk_into(done: dict[int, Any], key: int, *args: Any) -> None:
-    from ctxtui.core.replay import replay
+    from ctxtui.core.simulation.replay import replay
 
     done[key] = replay(*args)
 
@@ -857,7 +857,7 @@ def replay_presets(repeats: int, sizes: tuple[int, int] = REPLAY_PRESET_SIZES) -
     The walk alone, on sessions opened and counted once; both sizes timed alternately.
     """
     from ctxtui.core.engine import Engine
-    from ctxtui.core.policy import PRESETS, policy_for_session
+    from ctxtui.core.policies.policy import PRESETS, policy_for_session
     from ctxtui.importers import load_session
 
     small, big = sizes

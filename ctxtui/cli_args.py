@@ -117,7 +117,7 @@ def add_app_options(p: argparse.ArgumentParser) -> None:
 
 def add_session_options(p: argparse.ArgumentParser) -> None:
     """Options shared by every command that reads a session."""
-    from ctxtui.core.formats import FORMAT_NAMES  # not the importers: --help stays light
+    from ctxtui.core.session.formats import FORMAT_NAMES  # not the importers: --help stays light
 
     p.add_argument(
         "--format",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from ctxtui.core.formats import FORMAT_NAMES
+from ctxtui.core.session.formats import FORMAT_NAMES
 
 
 def fleet_options(

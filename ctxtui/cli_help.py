@@ -7,7 +7,7 @@ import argparse
 import re
 import textwrap
 
-from ctxtui.core.price_source import PRICE_NOTE
+from ctxtui.core.pricing.price_source import PRICE_NOTE
 
 DESCRIPTION = """\
 See where an LLM agent's context window goes.

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
-from ctxtui.core.rows import visible
+from ctxtui.core.planning.rows import visible
 from ctxtui.llm_wire import (
     MAX_ANSWER_BYTES,
     Stop,

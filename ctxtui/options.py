@@ -4,7 +4,7 @@
 The CLI, the headless commands and the app all read this module, so a knob's range, the words
 that describe it and the way a preset becomes a policy are written once. It sits between the
 shells and the core: it imports the core only, and never argparse's or Textual's machinery.
-Everything about a knob is read from ``ctxtui.core.policy`` (each field's description, bounds
+Everything about a knob is read from ``ctxtui.core.policies.policy`` (each field's description, bounds
 and the presets' values), so ``--help``, the range named in an error and the policy itself
 cannot drift apart; the app's settings panel finds its words here too (``knobs()``, with
 ``Knob.label`` and ``Knob.range_sentence``).
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ctxtui.core.models import Session
-    from ctxtui.core.policy import Policy
+    from ctxtui.core.session.models import Session
+    from ctxtui.core.policies.policy import Policy
 
 # The policy (and pydantic under it) is imported by the functions that need it, so that the
 # exit codes and ``clip`` cost the CLI nothing: ``ctxtui --version`` stays instant.
@@ -74,7 +74,7 @@ and Claude Code's inferred clearing knobs (``--prune-keep``, ``--prune-after``).
 @functools.cache
 def tokenizer_spec() -> re.Pattern[str]:
     """What ``--tokenizer`` accepts, as the policy validates it."""
-    from ctxtui.core.policy import Policy
+    from ctxtui.core.policies.policy import Policy
 
     info = Policy.model_fields["tokenizer"]
     return re.compile(next(str(m.pattern) for m in info.metadata if hasattr(m, "pattern")))
@@ -86,7 +86,7 @@ CHOICE_FLAGS = {"tokenizer": "--tokenizer", "prune_mode": "--prune-mode"}
 
 def prune_modes() -> tuple[str, ...]:
     """What ``--prune-mode`` accepts: OpenCode's prune is opt-in, so a user switches it on."""
-    from ctxtui.core.policy_modes import PruneMode
+    from ctxtui.core.policies.modes import PruneMode
 
     return tuple(m.value for m in PruneMode)
 
@@ -211,7 +211,7 @@ class Knob:
 
 
 def _knob(field: str) -> Knob:
-    from ctxtui.core.policy import Policy
+    from ctxtui.core.policies.policy import Policy
 
     info = Policy.model_fields[field]
     low = high = None
@@ -242,7 +242,7 @@ def _knob(field: str) -> Knob:
 def knobs() -> dict[str, Knob]:
     """Every numeric knob of the policy, in the policy's order: the one table of ranges and
     words. The settings panel reads ``knobs()[name]``; the command line reads ``cli_knobs()``."""
-    from ctxtui.core.policy import NOT_KNOBS, Policy
+    from ctxtui.core.policies.policy import NOT_KNOBS, Policy
 
     return {
         name: _knob(name)
@@ -279,7 +279,7 @@ TRUNCATE_FIELDS = frozenset({"truncate_max_lines", "truncate_max_bytes", "trunca
 
 def _value(values: Mapping[str, Any], field: str) -> Any:
     """``values[field]``, else the policy's default: a preset lists only what it changes."""
-    from ctxtui.core.policy import Policy
+    from ctxtui.core.policies.policy import Policy
 
     value = values.get(field, Policy.model_fields[field].default)
     return getattr(value, "value", value)
@@ -291,7 +291,7 @@ def unused_reason(field: str, values: Mapping[str, Any]) -> str | None:
     ``values`` is a preset's entries or a whole policy's ``model_dump()``; the CLI warns with
     this about an option that changes nothing, and the settings panel disables the knob.
     """
-    from ctxtui.core.policy import TailMode
+    from ctxtui.core.policies.policy import TailMode
 
     tail_mode = TailMode(values.get("tail_mode", TailMode.TOKENS))
     preset_name = values.get("preset", "this")
@@ -320,7 +320,7 @@ def unused_reason(field: str, values: Mapping[str, Any]) -> str | None:
 
 def _defaults(field: str) -> str:
     """Each preset's default for a knob: ``4 (plan), unused by picoclaw``, or one value."""
-    from ctxtui.core.policy import PRESETS, Policy
+    from ctxtui.core.policies.policy import PRESETS, Policy
 
     shown: dict[str, str] = {}
     for name, values in PRESETS.items():
@@ -383,7 +383,7 @@ def explain_policy_error(message: str, given: Mapping[str, Any]) -> str:
     ``tail_ratio: Input should be less than or equal to 1`` becomes
     ``--tail-ratio: expected 0 to 1, got 1.5``; relations between knobs name both flags.
     """
-    from ctxtui.core.policy import Policy
+    from ctxtui.core.policies.policy import Policy
 
     table = knobs()
     parts: list[str] = []
@@ -439,7 +439,7 @@ def build_policy(
     here. Raises ``PolicyError`` naming the knob at fault (``explain_policy_error`` turns it
     into the command line's words).
     """
-    from ctxtui.core.policy import policy_for_session, preset
+    from ctxtui.core.policies.policy import policy_for_session, preset
 
     if session is None:
         return preset(preset_name, **dict(overrides or {}))

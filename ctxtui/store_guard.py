@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ctxtui.core.output import protected_clash
+from ctxtui.system.output import protected_clash
 from ctxtui.stores import claude_roots, codex_root, opencode_root, picoclaw_sessions_dir
 
 
@@ -30,7 +30,7 @@ def store_refusal(
 ) -> str | None:
     """Why ``target`` may not be written (it lies in an agent's store), or ``None``.
 
-    Compared as ``core.output`` compares protected paths: resolved, and by identity, so a
+    Compared as ``ctxtui.system.output`` compares protected paths: resolved, and by identity, so a
     symlink or ``..`` does not lead in by another name. ``--force`` does not lift it.
     """
     path = Path(target)

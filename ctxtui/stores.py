@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ctxtui.core.rows import visible
+from ctxtui.core.planning.rows import visible
 from ctxtui.importers._store_files import HEAD_BYTES as HEAD_BYTES
 from ctxtui.importers._store_files import SCAN_BYTES as SCAN_BYTES
 from ctxtui.importers._store_files import Skipped as Skipped
@@ -109,7 +109,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def shown(text: str) -> str:
     """``text`` (a file name, a ``cwd``, a model) safe to print on one line: controls shown as
-    pictures (``␛``, ``⏎``; ``core.rows.visible``) and a name's undecodable bytes as ``\\xNN``,
+    pictures (``␛``, ``⏎``; ``core.planning.rows.visible``) and a name's undecodable bytes as ``\\xNN``,
     so a hostile name can neither drive the terminal nor break a row."""
     text = visible(text)
     if _SURROGATE.search(text) is None:

@@ -3,7 +3,7 @@ cache miss it was written to show is the one ctxtui names, in order."""
 
 from __future__ import annotations
 
-from ctxtui.core.cost import MissCause, session_cost
+from ctxtui.core.pricing.cost import MissCause, session_cost
 from ctxtui.importers import load_session
 from ctxtui.samples import samples_dir
 from tests.tools_loader import REPO, load_tool

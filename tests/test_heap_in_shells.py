@@ -1,4 +1,4 @@
-"""Both shells file an opened session out of the collector's walks (``core.heap``).
+"""Both shells file an opened session out of the collector's walks (``ctxtui.system.heap``).
 
 Without it a full collection walked the whole session mid-replay and froze the app's keys for a
 third of a second; these fail when a shell stops calling ``keep_out_of_collections``.
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ctxtui.cli import main
-from ctxtui.core import heap
+from ctxtui.system import heap
 from tests.cli.chats import agent_chat
 from tests.tui.main_fixtures import app_for, demo_session, settle
 

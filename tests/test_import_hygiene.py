@@ -9,10 +9,10 @@ import pytest
 
 CORE_MODULES = [
     "ctxtui.core",
-    "ctxtui.core.models",
-    "ctxtui.core.policy",
-    "ctxtui.core.plan",
-    "ctxtui.core.tokenizers",
+    "ctxtui.core.session.models",
+    "ctxtui.core.policies.policy",
+    "ctxtui.core.planning.plan",
+    "ctxtui.core.tokens.tokenizers",
     "ctxtui.importers",
     "ctxtui.options",
     "ctxtui.commands",
@@ -38,10 +38,10 @@ def test_core_does_not_import_textual(module: str) -> None:
 
 
 def test_the_report_document_is_built_without_rich() -> None:
-    """``core/report.py`` returns data; the table is rendered by ``commands/render_report.py``."""
+    """``core/simulation/report.py`` returns data; the table is rendered by ``commands/render_report.py``."""
     code = (
         "import sys\n"
-        "import ctxtui.core.report, ctxtui.core.compaction, ctxtui.commands.report\n"
+        "import ctxtui.core.simulation.report, ctxtui.core.compacting.compaction, ctxtui.commands.report\n"
         "print(','.join(sorted(n for n in sys.modules if n.split('.')[0] == 'rich')))\n"
         "import ctxtui.commands.render_report\n"
         "print('rich' in sys.modules)\n"

@@ -20,7 +20,7 @@ def test_the_table_says_what_the_model_says() -> None:
 
 def test_the_table_matches_the_options_knob_for_knob() -> None:
     from ctxtui.cli_knob_table import CLI_KNOBS, PRESET_NAMES
-    from ctxtui.core.policy import PRESETS
+    from ctxtui.core.policies.policy import PRESETS
     from ctxtui.options import cli_knobs, knob_help
 
     assert [knob for knob, _help in CLI_KNOBS] == list(cli_knobs())
@@ -35,7 +35,7 @@ def test_help_and_the_command_parsers_never_import_the_model() -> None:
         "build_app_parser().format_help()\n"
         "build_command_parsers()\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'textual')"
-        " or m in ('ctxtui.core.policy', 'ctxtui.core.models', 'ctxtui.importers'))\n"
+        " or m in ('ctxtui.core.policies.policy', 'ctxtui.core.session.models', 'ctxtui.importers'))\n"
         "print(heavy)\n"
     )
     done = subprocess.run(

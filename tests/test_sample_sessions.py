@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from ctxtui import samples
-from ctxtui.core.models import Session
+from ctxtui.core.session.models import Session
 from ctxtui.samples import demo_session_path, samples_dir
 
 SAMPLES = samples_dir()

@@ -34,7 +34,7 @@ from ctxtui.options import Knob
 
 def render() -> str:
     """The table's source, as the model says it should read."""
-    from ctxtui.core.policy import PRESETS
+    from ctxtui.core.policies.policy import PRESETS
     from ctxtui.options import cli_knobs, knob_help
 
     lines = [HEADER, "CLI_KNOBS: tuple[tuple[Knob, str], ...] = ("]

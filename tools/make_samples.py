@@ -9,7 +9,7 @@ session model produces a small, reviewable diff and never a reformatted file:
 * ``make_samples.py`` (or ``--check``) says which files are not in their layout, exit 1 if any;
 * ``make_samples.py --write`` rewrites those files in place (atomically).
 
-Either way the native demo is validated by ``ctxtui.core.models``, so a model change that
+Either way the native demo is validated by ``ctxtui.core.session.models``, so a model change that
 breaks it (a renamed or removed field) fails here, not in the app.
 
 Every name, path and host in the samples is invented.
@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ctxtui.core.models import Session
+from ctxtui.core.session.models import Session
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "sample_sessions"

@@ -1,6 +1,6 @@
 """Re-derive the code points ``quicktok`` splits differently from tiktoken: a check for upgrades.
 
-``ctxtui/core/tokenizers/unicode_guard.py`` lists the characters Unicode 17 added, which
+``ctxtui/core/tokens/tokenizers/unicode_guard.py`` lists the characters Unicode 17 added, which
 ``quicktok`` (Unicode 17 tables) and tiktoken's regex engine (Unicode 16) classify differently.
 After upgrading either package, run
 
@@ -17,10 +17,10 @@ from __future__ import annotations
 import sys
 import unicodedata
 
-from ctxtui.core.tokenizers.encodings import load_quicktok
-from ctxtui.core.tokenizers.exact import reference_encoding
-from ctxtui.core.tokenizers.families import FAMILIES
-from ctxtui.core.tokenizers.unicode_guard import RANGES, SURROGATES
+from ctxtui.core.tokens.tokenizers.encodings import load_quicktok
+from ctxtui.core.tokens.tokenizers.exact import reference_encoding
+from ctxtui.core.tokens.tokenizers.families import FAMILIES
+from ctxtui.core.tokens.tokenizers.unicode_guard import RANGES, SURROGATES
 
 CONTEXTS = ("aCb", " C1", "C.s", ".C", "ACa", "C's", "1C2", "aCA")
 

@@ -13,7 +13,7 @@ from ctxtui.options import EXIT_OK
 
 
 def _counts_dir() -> Path:
-    from ctxtui.core.count_cache import ENV_DIR
+    from ctxtui.core.tokens.count_cache import ENV_DIR
 
     directory = os.environ.get(ENV_DIR)
     if directory:

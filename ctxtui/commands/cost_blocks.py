@@ -1,7 +1,7 @@
 """The ``cost`` and ``cache`` blocks ``report --json`` and ``replay --json`` share.
 
 The session is priced over every request it recorded (read with its full history), and its
-sub-agents' files are priced too for ``total_with_subagents_usd``; ``core.cost`` does the
+sub-agents' files are priced too for ``total_with_subagents_usd``; ``core.pricing.cost`` does the
 pricing, this module only finds and reads the files.
 """
 
@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxtui.commands.pipeline import Planned, load
-from ctxtui.core.carry import Carry, carry_costs, carry_json
-from ctxtui.core.cost import SessionCost, cache_json, cost_json, session_cost, usd
+from ctxtui.core.pricing.carry import Carry, carry_costs, carry_json
+from ctxtui.core.pricing.cost import SessionCost, cache_json, cost_json, session_cost, usd
 from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.models import Session
+from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
 from ctxtui.importers import load_session
 from ctxtui.importers.subagents import subagent_paths

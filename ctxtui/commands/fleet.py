@@ -61,7 +61,7 @@ def spec_from(args: argparse.Namespace) -> Spec:
     Every preset and the knobs are checked here, before a file is read: a bad knob is one
     line, not one error row per session.
     """
-    from ctxtui.core.presets import PRESETS
+    from ctxtui.core.policies.presets import PRESETS
 
     compare = _compare_names(args.compare) if args.compare else ()
     for name in compare:
@@ -72,8 +72,8 @@ def spec_from(args: argparse.Namespace) -> Spec:
     presets = tuple(dict.fromkeys((args.preset, *compare)))
     given = overrides_from(args) if _knobs_given(args) else {}
     if given:  # a preset alone is valid; knobs may clash with one, or with each other
-        from ctxtui.core.models import Session
-        from ctxtui.core.policy import PolicyError
+        from ctxtui.core.session.models import Session
+        from ctxtui.core.policies.policy import PolicyError
         from ctxtui.options import build_policy
 
         for name in presets:
@@ -292,8 +292,8 @@ _COLUMNS = (
 
 def _shown(text: str) -> str:
     """A value from a session, printed literally: escapes and controls shown, never acted on."""
-    from ctxtui.core.report import display_text
-    from ctxtui.core.rows import visible
+    from ctxtui.core.simulation.report import display_text
+    from ctxtui.core.planning.rows import visible
 
     return visible(display_text(text))
 

@@ -18,10 +18,10 @@ from ctxtui import options
 from ctxtui.commands.errors import CommandError
 from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.heap import keep_out_of_collections
-from ctxtui.core.models import Session
-from ctxtui.core.plan import Plan
-from ctxtui.core.policy import Policy, PolicyError
+from ctxtui.system.heap import keep_out_of_collections
+from ctxtui.core.session.models import Session
+from ctxtui.core.planning.plan import Plan
+from ctxtui.core.policies.policy import Policy, PolicyError
 from ctxtui.options import explain_policy_error, flag_of, overrides_from, unused_reason
 
 PROGRESS_AFTER_SECONDS = 0.5  # quick counts never flash a progress line

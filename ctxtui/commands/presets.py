@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ctxtui.core.policy import PRESET_LINES, PRESETS
+from ctxtui.core.policies.policy import PRESET_LINES, PRESETS
 from ctxtui.options import EXIT_OK
 
 

@@ -1,8 +1,8 @@
 """``ctxtui replay``: every request of a session, simulated and reported, and the calibration.
 
 The session is read with its full history (through the agent's own compactions), replayed
-under the policy (``ctxtui.core.replay``) and calibrated against the usage the transcript
-recorded (``ctxtui.core.calibration``). This module only renders: a table for people, or
+under the policy (``ctxtui.core.simulation.replay``) and calibrated against the usage the transcript
+recorded (``ctxtui.core.tokens.calibration``). This module only renders: a table for people, or
 the ``ctxtui.replay/2`` JSON document for scripts (``/1`` plus the dollar and cache keys).
 """
 
@@ -27,16 +27,16 @@ from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import Progress, build_policy, ignored_knobs, load
 from ctxtui.commands.render_report import plural
 from ctxtui.commands.report import print_table
-from ctxtui.core.cache_model import simulated_json, token_scale, what_if, whatif_json
-from ctxtui.core.calibration import Calibration, calibrate, session_fit
-from ctxtui.core.cost import RequestCost, request_json
-from ctxtui.core.counts import SessionCounts
+from ctxtui.core.pricing.cache_model import simulated_json, token_scale, what_if, whatif_json
+from ctxtui.core.tokens.calibration import Calibration, calibrate, session_fit
+from ctxtui.core.pricing.cost import RequestCost, request_json
+from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.engine import Engine
-from ctxtui.core.models import Session
-from ctxtui.core.policy import Policy
-from ctxtui.core.replay import Replay, Request, replay
-from ctxtui.core.report import display_text
-from ctxtui.core.reported import ReportedGap, gap_of
+from ctxtui.core.session.models import Session
+from ctxtui.core.policies.policy import Policy
+from ctxtui.core.simulation.replay import Replay, Request, replay
+from ctxtui.core.simulation.report import display_text
+from ctxtui.core.simulation.reported import ReportedGap, gap_of
 from ctxtui.options import EXIT_OK
 
 SCHEMA = "ctxtui.replay/2"
@@ -179,7 +179,7 @@ def build_document(
             "reason": calibration.problem or None,
             "sentence": calibration.sentence(),
         },
-        # the last reported request against ctxtui's count, the gap split (core.reported)
+        # the last reported request against ctxtui's count, the gap split (core.simulation.reported)
         "gap": gap.as_json() if gap is not None else None,
     }
 
@@ -187,7 +187,7 @@ def build_document(
 def add_retention(document: dict[str, Any], result: Replay) -> None:
     """Each simulated and recorded compaction gains its ``retention`` block
     (``ctxtui.retention/1``'s), ``null`` where a recorded one has nothing before it."""
-    from ctxtui.core.retention_audits import recorded_audits, simulated_audits
+    from ctxtui.core.simulation.retention_audits import recorded_audits, simulated_audits
 
     for row, audit in zip(document["compactions"], simulated_audits(result), strict=True):
         row["retention"] = audit.block()

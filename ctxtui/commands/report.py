@@ -18,10 +18,10 @@ from ctxtui.commands.cost_blocks import (
 )
 from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import Planned, plan_session
-from ctxtui.core.compaction import compact
-from ctxtui.core.estimate_check import EstimateDrift, estimate_drift, estimator_for, is_exact
-from ctxtui.core.output import OutputError, atomic_write, check_output, check_stream
-from ctxtui.core.report import build_report, display_text
+from ctxtui.core.compacting.compaction import compact
+from ctxtui.core.simulation.estimate_check import EstimateDrift, estimate_drift, estimator_for, is_exact
+from ctxtui.system.output import OutputError, atomic_write, check_output, check_stream
+from ctxtui.core.simulation.report import build_report, display_text
 from ctxtui.importers import source_protection
 from ctxtui.importers._reader import gc_paused
 from ctxtui.options import EXIT_OK, EXIT_OVER
@@ -30,7 +30,7 @@ from ctxtui.store_guard import store_refusal
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from ctxtui.core.calibration import SessionFit
+    from ctxtui.core.tokens.calibration import SessionFit
 
 
 def print_table(renderable: RenderableType) -> None:
@@ -115,14 +115,14 @@ def _fit(args: argparse.Namespace, planned: Planned) -> SessionFit | None:
     if not any(m.usage is not None for m in session.messages):
         return None
     from ctxtui.commands.pipeline import load
-    from ctxtui.core.calibration import history_fit
+    from ctxtui.core.tokens.calibration import history_fit
 
     return history_fit(load(args, full_history=True), session)
 
 
 def _write(args: argparse.Namespace, planned: Planned, report: dict[str, Any]) -> None:
     """The HTML page (or with ``--json``, the document) to ``-o``'s file, atomically and with
-    every write's checks (``core.output``), or to standard output."""
+    every write's checks (``ctxtui.system.output``), or to standard output."""
     if args.html:
         from ctxtui.commands.report_html import render_html, timeline_figures
 

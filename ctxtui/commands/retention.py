@@ -2,7 +2,7 @@
 
 The session is read with its full history; every compaction the agent recorded is audited
 beside ctxtui's stand-in for the same segment, and then the stand-in the preview would write
-now (``ctxtui.core.retention_audits``). This module only renders: a table for people, or the
+now (``ctxtui.core.simulation.retention_audits``). This module only renders: a table for people, or the
 ``ctxtui.retention/1`` JSON document for scripts.
 """
 
@@ -23,12 +23,12 @@ from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import Progress, build_policy, load
 from ctxtui.commands.report import print_table
 from ctxtui.core.engine import Engine
-from ctxtui.core.reasons import CompactReason
-from ctxtui.core.replay import shown_offset
-from ctxtui.core.report import display_text
-from ctxtui.core.retention import Audit
-from ctxtui.core.retention_audits import preview_audit, recorded_audits
-from ctxtui.core.retention_facts import KINDS
+from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.simulation.replay import shown_offset
+from ctxtui.core.simulation.report import display_text
+from ctxtui.core.summaries.retention import Audit
+from ctxtui.core.simulation.retention_audits import preview_audit, recorded_audits
+from ctxtui.core.summaries.segment_facts import KINDS
 from ctxtui.options import EXIT_OK
 
 SCHEMA = "ctxtui.retention/1"

@@ -26,12 +26,12 @@ from decimal import Decimal
 from functools import cached_property
 from itertools import pairwise
 
-from ctxtui.core.calibration import Fit, calibrate, content_chars, live_starts
-from ctxtui.core.cost import TTL_1H, TTL_5M, RequestCost, SessionCost, session_cost, usd
-from ctxtui.core.counts import SessionCounts
-from ctxtui.core.models import Session
-from ctxtui.core.prices import TokenUsage
-from ctxtui.core.replay import ContextAt, Replay
+from ctxtui.core.tokens.calibration import Fit, calibrate, content_chars, live_starts
+from ctxtui.core.pricing.cost import TTL_1H, TTL_5M, RequestCost, SessionCost, session_cost, usd
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.session.models import Session
+from ctxtui.core.pricing.prices import TokenUsage
+from ctxtui.core.simulation.replay import ContextAt, Replay
 
 AGREEMENT_TOLERANCE = 0.05
 """A simulated cache read within this share of the recorded prompt agrees with the record."""
@@ -110,7 +110,7 @@ def token_scale(session: Session, counts: SessionCounts, fit: Fit) -> float:
 
 def what_if(replay: Replay, recorded: SessionCost, scale: float = 1.0) -> WhatIf:
     """Price ``replay``'s simulated requests; ``recorded`` is the same session priced as
-    recorded (``core.cost.session_cost`` over ``replay.points``); ``scale`` is API tokens
+    recorded (``core.pricing.cost.session_cost`` over ``replay.points``); ``scale`` is API tokens
     per replay token (``token_scale``)."""
     counts = replay.counts
     fixed = counts.system_tokens + counts.tool_def_tokens + counts.summary_tokens

@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
-from ctxtui.core.counts import SessionCounts
-from ctxtui.core.models import Message, Session
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.session.models import Message, Session
 
 MIN_FIT_SAMPLES = 5
 """Fewer reported requests than this fit a line through noise: no figure is claimed."""

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from itertools import accumulate
 
-from ctxtui.core.calibration import live_starts
-from ctxtui.core.cost import COVERAGE, RequestCost, SessionCost, usd
-from ctxtui.core.models import Session
-from ctxtui.core.tool_costs import UNKNOWN_TOOL, call_shares, result_tool_names
+from ctxtui.core.tokens.calibration import live_starts
+from ctxtui.core.pricing.cost import COVERAGE, RequestCost, SessionCost, usd
+from ctxtui.core.session.models import Session
+from ctxtui.core.planning.tool_costs import UNKNOWN_TOOL, call_shares, result_tool_names
 
 
 @dataclass(frozen=True)

@@ -19,28 +19,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ctxtui.core.counting import count_summary
-from ctxtui.core.counts import SessionCounts
+from ctxtui.core.tokens.counting import count_summary
+from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.errors import ContextOverflowError, OverflowInfo
-from ctxtui.core.legacy import emergency_note, force_compression_range
-from ctxtui.core.legacy_summary import legacy_summary_prompt, legacy_summary_text
-from ctxtui.core.models import Message, Session, SessionMeta
-from ctxtui.core.need import compaction_cut
-from ctxtui.core.overflow import UNKNOWN_MODEL, RequestParts, overflow_info
-from ctxtui.core.plan import Plan
-from ctxtui.core.planner import build_plan
-from ctxtui.core.policy import CompactionStyle, SummaryTemplate
-from ctxtui.core.reasons import CompactReason
-from ctxtui.core.seahorse import LEAF_CHUNK_TOKENS
-from ctxtui.core.summary import SUMMARY_TEMPLATE, StructuredSummary, build_structured_summary
-from ctxtui.core.summary_prompt import build_llm_prompt, leaf_target_tokens, legacy_fallback_text
-from ctxtui.core.summary_templates import (
+from ctxtui.core.planning.picoclaw_legacy import emergency_note, force_compression_range
+from ctxtui.core.compacting.picoclaw_summary import legacy_summary_prompt, legacy_summary_text
+from ctxtui.core.session.models import Message, Session, SessionMeta
+from ctxtui.core.planning.compaction_need import compaction_cut
+from ctxtui.core.planning.overflow import UNKNOWN_MODEL, RequestParts, overflow_info
+from ctxtui.core.planning.plan import Plan
+from ctxtui.core.planning.planner import build_plan
+from ctxtui.core.policies.policy import CompactionStyle, SummaryTemplate
+from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.summaries.seahorse import LEAF_CHUNK_TOKENS
+from ctxtui.core.summaries.summary import SUMMARY_TEMPLATE, StructuredSummary, build_structured_summary
+from ctxtui.core.summaries.leaf_prompt import build_llm_prompt, leaf_target_tokens, legacy_fallback_text
+from ctxtui.core.summaries.templates import (
     CLAUDE_CODE_CONTINUATION,
     codex_summary_message,
     render_for,
     template_prompt,
 )
-from ctxtui.core.tokenizers import Tokenizer
+from ctxtui.core.tokens.tokenizers import Tokenizer
 
 __all__ = [
     "LEAF_CHUNK_TOKENS",

@@ -7,7 +7,7 @@ stand-in rather than what a model would write: both shells print these words as 
 
 from __future__ import annotations
 
-from ctxtui.core.compaction import LEAF_CHUNK_TOKENS, CompactionResult
+from ctxtui.core.compacting.compaction import LEAF_CHUNK_TOKENS, CompactionResult
 from ctxtui.core.wording import plural
 
 

@@ -1,7 +1,7 @@
 """What each recorded request cost in dollars, and why a request missed the prompt cache.
 
 ``session_cost(session)`` is the whole API: every request the transcript recorded usage for
-is priced with the offline table (``core.prices``), its cache hit ratio worked out, and a
+is priced with the offline table (``core.pricing.prices``), its cache hit ratio worked out, and a
 request whose cache read falls below ``MISS_RATIO`` of the previous request's prompt gets a
 ``CacheMiss`` whose cause comes only from evidence in the transcript (docs/cost.md):
 
@@ -27,8 +27,8 @@ from decimal import Decimal
 from functools import cached_property
 
 from ctxtui.core._compat import StrEnum
-from ctxtui.core.models import Message, Session, Usage
-from ctxtui.core.prices import (
+from ctxtui.core.session.models import Message, Session, Usage
+from ctxtui.core.pricing.prices import (
     PRICE_SOURCE,
     PROVIDER_OF_FORMAT,
     NoPriceError,
@@ -84,7 +84,7 @@ class CacheMiss:
 class RequestCost:
     """One request as recorded, priced."""
 
-    index: int  # the request's number in the session (``core.replay`` numbering)
+    index: int  # the request's number in the session (``core.simulation.replay`` numbering)
     message_index: int
     model: str | None
     sent_at: datetime | None
@@ -254,7 +254,7 @@ def _compaction_marks(session: Session, points: Sequence[int]) -> set[int]:
 def session_cost(session: Session, points: Sequence[int] | None = None) -> SessionCost:
     """Price every request of ``session`` with recorded usage and explain its cache misses.
 
-    ``points`` are the requests' message indices (``core.replay.request_points``, the
+    ``points`` are the requests' message indices (``core.simulation.replay.request_points``, the
     default). A request without usage is listed, unpriced; a model without a price is named
     in ``SessionCost.warnings`` and its requests cost ``None``.
     """

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from ctxtui.core.carry import Carry, ToolCarry, carry_costs
-from ctxtui.core.cost import CacheMiss, MissCause, RequestCost, SessionCost, session_cost
-from ctxtui.core.models import Session
+from ctxtui.core.pricing.carry import Carry, ToolCarry, carry_costs
+from ctxtui.core.pricing.cost import CacheMiss, MissCause, RequestCost, SessionCost, session_cost
+from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
 
 CAUSE_WORDS: dict[MissCause, str] = {

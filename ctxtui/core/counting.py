@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ctxtui.core.count_cache import CountCache, default_cache, message_key, tokenizer_key
-from ctxtui.core.counts import SessionCounts
-from ctxtui.core.models import Message, Session
-from ctxtui.core.plan import TokenizerInfo
-from ctxtui.core.tokenizers import PICOCLAW, PLAN, BatchTokenizer, Tokenizer, resolve
-from ctxtui.core.tokenizers.encodings import quicktok_loaded
-from ctxtui.core.tokenizers.families import FAMILIES
-from ctxtui.core.tokenizers.picoclaw import summary_section
+from ctxtui.core.tokens.count_cache import CountCache, default_cache, message_key, tokenizer_key
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.planning.plan import TokenizerInfo
+from ctxtui.core.tokens.tokenizers import PICOCLAW, PLAN, BatchTokenizer, Tokenizer, resolve
+from ctxtui.core.tokens.tokenizers.encodings import quicktok_loaded
+from ctxtui.core.tokens.tokenizers.families import FAMILIES
+from ctxtui.core.tokens.tokenizers.picoclaw import summary_section
 
 Progress = Callable[[int, int], None]
 StopCheck = Callable[[], bool]

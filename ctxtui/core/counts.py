@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from ctxtui.core.plan import TokenizerInfo
+from ctxtui.core.planning.plan import TokenizerInfo
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import threading
 
-from ctxtui.core.compaction import CompactionResult, compact
-from ctxtui.core.counting import Progress, StopCheck, count_session
-from ctxtui.core.counts import SessionCounts
-from ctxtui.core.models import Session
-from ctxtui.core.plan import Plan
-from ctxtui.core.planner import build_plan
-from ctxtui.core.policy import Policy
-from ctxtui.core.reasons import CompactReason
-from ctxtui.core.tokenizers import Tokenizer, resolve
+from ctxtui.core.compacting.compaction import CompactionResult, compact
+from ctxtui.core.tokens.counting import Progress, StopCheck, count_session
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.session.models import Session
+from ctxtui.core.planning.plan import Plan
+from ctxtui.core.planning.planner import build_plan
+from ctxtui.core.policies.policy import Policy
+from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.tokens.tokenizers import Tokenizer, resolve
 
 
 class Engine:

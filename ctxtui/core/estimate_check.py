@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxtui.core.counts import SessionCounts
-from ctxtui.core.policy import PRESETS, Policy
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.policies.policy import PRESETS, Policy
 
 DRIFT_NUMERATOR, DRIFT_DENOMINATOR = 1, 10
 DRIFT_THRESHOLD = DRIFT_NUMERATOR / DRIFT_DENOMINATOR

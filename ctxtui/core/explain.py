@@ -8,10 +8,10 @@ compaction are appended as clauses of the same sentence.
 
 from __future__ import annotations
 
-from ctxtui.core.models import Session
-from ctxtui.core.plan import Plan, TailReason, Zone
-from ctxtui.core.policy import CompactionStyle, PruneStub, TailMode
-from ctxtui.core.prune import EffectiveTokens
+from ctxtui.core.session.models import Session
+from ctxtui.core.planning.plan import Plan, TailReason, Zone
+from ctxtui.core.policies.policy import CompactionStyle, PruneStub, TailMode
+from ctxtui.core.planning.prune import EffectiveTokens
 from ctxtui.core.wording import a, plural
 
 _TAIL_RULES: dict[TailReason, str] = {

@@ -6,7 +6,7 @@ lose its system prompt, tools and metadata on the way back in.
 
 The rules of the write itself (protected paths, no symlink or special file replaced, umask
 permissions, temporary file renamed into place and never left over) live in
-``ctxtui.core.output``. What is protected is the importers' knowledge: every file a load of the
+``ctxtui.system.output``. What is protected is the importers' knowledge: every file a load of the
 session's source reads (a PicoClaw transcript *and* its ``.meta.json``, a SQLite database and
 its ``-wal``/``-shm``/``-journal``, a whole OpenCode storage tree). ``check_target`` runs the
 same checks up front, so a command can refuse a bad ``-o`` before it spends time compacting.
@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ctxtui.core.models import Session
-from ctxtui.core.output import OutputError, atomic_write, check_output
+from ctxtui.core.session.models import Session
+from ctxtui.system.output import OutputError, atomic_write, check_output
 
 NATIVE_SCHEMA = "ctxtui.session/1"
 """The schema tag of the native envelope; the ``native`` importer refuses any other."""

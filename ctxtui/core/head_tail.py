@@ -9,7 +9,7 @@ way. The marker's wording is ctxtui's; its position and the byte figures are Cod
 
 from __future__ import annotations
 
-from ctxtui.core.truncate import byte_size, count_lines
+from ctxtui.core.planning.truncation import byte_size, count_lines
 
 _ENCODING = "utf-8"
 _ERRORS = "surrogatepass"

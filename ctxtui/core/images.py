@@ -18,7 +18,7 @@ import struct
 from dataclasses import dataclass
 
 from ctxtui.core._compat import StrEnum
-from ctxtui.core.models import ContentPart, Message, PartKind, Session
+from ctxtui.core.session.models import ContentPart, Message, PartKind, Session
 
 HEADER_BYTES = 64 * 1024
 """Bytes of a payload read for its size: a JPEG's frame header follows its metadata (EXIF,

@@ -8,7 +8,7 @@ line, and says what a watched file's new read changed when the agent compacted m
 
 from __future__ import annotations
 
-from ctxtui.core.models import Session
+from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
 
 

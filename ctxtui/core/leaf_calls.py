@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxtui.core.compaction import CompactionResult, leaf_chunks
-from ctxtui.core.models import Session
-from ctxtui.core.plan import Plan
-from ctxtui.core.summary import SUMMARY_TEMPLATE
-from ctxtui.core.summary_prompt import build_llm_prompt, leaf_target_tokens
-from ctxtui.core.tokenizers import Tokenizer
+from ctxtui.core.compacting.compaction import CompactionResult, leaf_chunks
+from ctxtui.core.session.models import Session
+from ctxtui.core.planning.plan import Plan
+from ctxtui.core.summaries.summary import SUMMARY_TEMPLATE
+from ctxtui.core.summaries.leaf_prompt import build_llm_prompt, leaf_target_tokens
+from ctxtui.core.tokens.tokenizers import Tokenizer
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +82,7 @@ def with_llm_summary(result: CompactionResult, text: str, tokenizer: Tokenizer) 
     """
     from dataclasses import replace
 
-    from ctxtui.core.counting import count_summary
+    from ctxtui.core.tokens.counting import count_summary
 
     session = with_summary_text(result, text)
     if session is result.session:

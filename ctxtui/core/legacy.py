@@ -12,8 +12,8 @@ summarizes all but the newest ~4 messages into ``meta.summary``.
 
 from __future__ import annotations
 
-from ctxtui.core.models import Session
-from ctxtui.core.tail import find_safe_boundary
+from ctxtui.core.session.models import Session
+from ctxtui.core.planning.tail import find_safe_boundary
 
 
 def force_compression_range(session: Session) -> tuple[int, int] | None:

@@ -8,7 +8,7 @@ is larger than the window (``bytes / 2 > window / 2``) and saying so. The prompt
 
 from __future__ import annotations
 
-from ctxtui.core.models import Session
+from ctxtui.core.session.models import Session
 
 OMITTED_NOTE = "\n[Note: Some oversized messages were omitted from this summary for efficiency.]"
 PROMPT_HEAD = (

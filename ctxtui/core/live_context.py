@@ -17,14 +17,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import accumulate
 
-from ctxtui.core.counts import SessionCounts
-from ctxtui.core.models import Message, Session
-from ctxtui.core.plan import TokenizerInfo, TruncatedOutput
-from ctxtui.core.planner import history_budget, tail_budget
-from ctxtui.core.policy import Policy, PruneMode, TailMode
-from ctxtui.core.prune import StubCost, ToolOutputs, index_tool_outputs, output_size
-from ctxtui.core.tail import Boundaries
-from ctxtui.core.tokenizers import Tokenizer
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.planning.plan import TokenizerInfo, TruncatedOutput
+from ctxtui.core.planning.planner import history_budget, tail_budget
+from ctxtui.core.policies.policy import Policy, PruneMode, TailMode
+from ctxtui.core.planning.prune import StubCost, ToolOutputs, index_tool_outputs, output_size
+from ctxtui.core.planning.tail import Boundaries
+from ctxtui.core.tokens.tokenizers import Tokenizer
 
 
 @dataclass(frozen=True, slots=True)

@@ -172,14 +172,14 @@ _FALLBACK_TOKENIZERS: tuple[tuple[str, str], ...] = (
 def model_tokenizer(model_id: str | None) -> str | None:
     """The tokenizer spec of ``model_id``'s family, or ``None`` when it is not known.
 
-    ``ctxtui.core.tokenizers.tokenizer_for_model`` answers when it exists; until then a small
+    ``ctxtui.core.tokens.tokenizers.tokenizer_for_model`` answers when it exists; until then a small
     table covers the OpenAI families.
     """
     if not model_id:
         return None
     import importlib
 
-    module = importlib.import_module("ctxtui.core.tokenizers")
+    module = importlib.import_module("ctxtui.core.tokens.tokenizers")
     for_model = getattr(module, "tokenizer_for_model", None)
     if callable(for_model):
         answer = for_model(model_id)

@@ -2,7 +2,7 @@
 
 The proactive trigger is the policy's (``Policy.trigger``); PicoClaw legacy adds its post-turn
 summarize trigger. What a compaction would leave is estimated here for the overflow forecast;
-``core.compaction`` carries it out and recounts.
+``core.compacting.compaction`` carries it out and recounts.
 """
 
 from __future__ import annotations
@@ -10,16 +10,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ctxtui.core.errors import OverflowInfo
-from ctxtui.core.legacy import emergency_note, force_compression_range, summarize_due
-from ctxtui.core.models import Session
-from ctxtui.core.overflow import RequestParts, overflow_info
-from ctxtui.core.plan import CompactionNeed, FreshTail, Totals
-from ctxtui.core.policy import CompactionStyle, Policy
-from ctxtui.core.prune import EffectiveTokens
-from ctxtui.core.reasons import CompactReason
-from ctxtui.core.seahorse import Item, leaf_chunk
-from ctxtui.core.summary_templates import summary_estimate
-from ctxtui.core.tokenizers import Tokenizer
+from ctxtui.core.planning.picoclaw_legacy import emergency_note, force_compression_range, summarize_due
+from ctxtui.core.session.models import Session
+from ctxtui.core.planning.overflow import RequestParts, overflow_info
+from ctxtui.core.planning.plan import CompactionNeed, FreshTail, Totals
+from ctxtui.core.policies.policy import CompactionStyle, Policy
+from ctxtui.core.planning.prune import EffectiveTokens
+from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.summaries.seahorse import Item, leaf_chunk
+from ctxtui.core.summaries.templates import summary_estimate
+from ctxtui.core.tokens.tokenizers import Tokenizer
 
 
 def leaf_range(session: Session, tokens: Sequence[int]) -> tuple[int, int] | None:

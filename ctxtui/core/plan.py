@@ -1,6 +1,6 @@
 """The ``Plan``: everything the budget engine decided about one session under one policy.
 
-The planner (``ctxtui.core.planner``) builds it; the app, the report and the compactor only
+The planner (``ctxtui.core.planning.planner``) builds it; the app, the report and the compactor only
 read it. Zones are contiguous by construction — dropped prefix, kept middle, fresh-tail
 suffix — so a plan stores two boundaries instead of a zone per message, and asking for the
 zone of row 90,000 is O(1). The one exception is a small set of ``excluded`` messages inside
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from ctxtui.core._compat import StrEnum
 from ctxtui.core.errors import OverflowInfo
-from ctxtui.core.policy import Policy
-from ctxtui.core.reasons import CompactReason
+from ctxtui.core.policies.policy import Policy
+from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.wording import plural
 
 

@@ -14,23 +14,23 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
-from ctxtui.core.counts import SessionCounts
-from ctxtui.core.legacy import emergency_note, force_compression_cut, is_over_context_budget
-from ctxtui.core.models import Session
-from ctxtui.core.need import compaction_need, forecast_overflow
-from ctxtui.core.plan import (
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.planning.picoclaw_legacy import emergency_note, force_compression_cut, is_over_context_budget
+from ctxtui.core.session.models import Session
+from ctxtui.core.planning.compaction_need import compaction_need, forecast_overflow
+from ctxtui.core.planning.plan import (
     FreshTail,
     Plan,
     TailReason,
     Totals,
     TruncatedOutput,
 )
-from ctxtui.core.policy import (
+from ctxtui.core.policies.policy import (
     Policy,
     PruneMode,
     TailMode,
 )
-from ctxtui.core.prune import (
+from ctxtui.core.planning.prune import (
     EffectiveTokens,
     PrunedRun,
     StubCost,
@@ -41,8 +41,8 @@ from ctxtui.core.prune import (
     prune_by_tokens,
     prune_by_turns,
 )
-from ctxtui.core.sanitize import PairIndex, SanitizerRun, sanitize_ranges, unpaired_sent
-from ctxtui.core.tail import (
+from ctxtui.core.planning.picoclaw_sanitize import PairIndex, SanitizerRun, sanitize_ranges, unpaired_sent
+from ctxtui.core.planning.tail import (
     Boundaries,
     calculate_fresh_tail_budget,
     effective_budget,
@@ -55,8 +55,8 @@ from ctxtui.core.tail import (
     no_fresh_tail,
     suffix_start_within,
 )
-from ctxtui.core.tokenizers import Tokenizer
-from ctxtui.core.truncated import truncated_outputs
+from ctxtui.core.tokens.tokenizers import Tokenizer
+from ctxtui.core.planning.truncated_previews import truncated_outputs
 from ctxtui.core.wording import plural
 
 __all__ = [

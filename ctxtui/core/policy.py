@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ctxtui.core.model_windows import WindowSource, window_source
-from ctxtui.core.models import Session
-from ctxtui.core.policy_fit import fit_reserve, session_values
-from ctxtui.core.policy_modes import (
+from ctxtui.core.policies.windows import WindowSource, window_source
+from ctxtui.core.session.models import Session
+from ctxtui.core.policies.fit import fit_reserve, session_values
+from ctxtui.core.policies.modes import (
     UNCAPPED,
     CompactionStyle,
     PruneMode,
@@ -30,7 +30,7 @@ from ctxtui.core.policy_modes import (
     TriggerCount,
     TruncateStyle,
 )
-from ctxtui.core.presets import PRESET_LINES, PRESETS, PresetName
+from ctxtui.core.policies.presets import PRESET_LINES, PRESETS, PresetName
 
 __all__ = [
     "NOT_KNOBS",
@@ -429,7 +429,7 @@ def policy_for_session(
     preset_name: str, session: Session, overrides: Mapping[str, Any] | None = None
 ) -> Policy:
     """The preset for one session: its model's window, output and tokenizer, unless given
-    (the rules are ``core.policy_fit.session_values``)."""
+    (the rules are ``core.policies.fit.session_values``)."""
     if preset_name not in PRESETS:
         preset(preset_name)  # raises the PolicyError naming the known presets
     fields = Policy.model_fields

@@ -1,6 +1,6 @@
 """Fitting a preset to a session: the window, reserve, tokenizer and limits its model implies.
 
-Kept apart from ``core.policy``, which validates the values this module works out.
+Kept apart from ``core.policies.policy``, which validates the values this module works out.
 """
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ctxtui.core.model_windows import lookup, model_tokenizer
-from ctxtui.core.models import Session
+from ctxtui.core.policies.windows import lookup, model_tokenizer
+from ctxtui.core.session.models import Session
 
 APPROX_BYTES_PER_TOKEN = 4
 """Codex's ``approx_token_count`` divisor, which turns its token limits into bytes."""
@@ -35,7 +35,7 @@ def session_values(
 
     The window is, in order: the user's, the one the transcript recorded (Codex's
     ``model_context_window``, read back to the whole window by its importer), the registry's
-    for the session's model (``core.model_windows``), the preset's; with none of the first
+    for the session's model (``core.policies.windows``), the preset's; with none of the first
     three and ``auto_compact_needs_window`` there is no auto-compaction. With
     ``output_from_model`` the output reserve is the model's maximum output, at most the
     preset's ``max_tokens``. The reserve is then fitted to the window (``fit_reserve``) unless

@@ -34,7 +34,7 @@ class PruneStub(StrEnum):
 
 
 class PruneTools(StrEnum):
-    """Which tools' outputs pruning may touch (the lists live in ``core.prune``)."""
+    """Which tools' outputs pruning may touch (the lists live in ``core.planning.prune``)."""
 
     ALL = "all"
     ALL_BUT_SKILL = "all_but_skill"  # OpenCode's PRUNE_PROTECTED_TOOLS = ["skill"]
@@ -73,7 +73,7 @@ class CompactionStyle(StrEnum):
 
 
 class SummaryTemplate(StrEnum):
-    """Whose summary a compaction writes (the templates live in ``core.summary``)."""
+    """Whose summary a compaction writes (the templates live in ``core.summaries.summary``)."""
 
     PLAN = "plan"  # the plan's six sections
     OPENCODE = "opencode"  # Objective / Important Details / Work State / Next Move / Files

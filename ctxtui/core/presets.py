@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ctxtui.core.policy_modes import (
+from ctxtui.core.policies.modes import (
     UNCAPPED,
     CompactionStyle,
     PruneMode,

@@ -14,10 +14,10 @@ from itertools import accumulate
 from operator import sub
 from typing import overload
 
-from ctxtui.core.models import Message, PartKind, Session
-from ctxtui.core.plan import PrunedOutput
-from ctxtui.core.policy import Policy
-from ctxtui.core.tokenizers import Tokenizer
+from ctxtui.core.session.models import Message, PartKind, Session
+from ctxtui.core.planning.plan import PrunedOutput
+from ctxtui.core.policies.policy import Policy
+from ctxtui.core.tokens.tokenizers import Tokenizer
 
 STUB = "[Tool output pruned — use expand for details]"
 """The plan's stub text, byte for byte (em dash). Seahorse cannot expand it back (X26)."""

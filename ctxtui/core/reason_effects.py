@@ -4,7 +4,7 @@ The reasons (``proactive``, ``retry``, ``overflow``) name *when* an agent compac
 presets ctxtui models, most of them change nothing about *what* is compacted: the same history
 is replaced the same way, and the reason is only recorded. Saying so plainly, per preset, stops
 the reason dialog from looking broken ("I picked retry and nothing changed"). The sentences
-describe ctxtui's own compaction (``core.compaction``); a test compacts under every reason and
+describe ctxtui's own compaction (``core.compacting.compaction``); a test compacts under every reason and
 fails if one of them claims "only labels" while changing the outcome.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxtui.core.policy import Policy
-from ctxtui.core.reasons import CompactReason
+from ctxtui.core.policies.policy import Policy
+from ctxtui.core.policies.reasons import CompactReason
 
 WHEN: dict[str, str] = {
     "proactive": "Before the LLM call: the next request would not fit the budget.",
@@ -43,7 +43,7 @@ def _summarises_after_turn(policy: Policy, post_turn: bool) -> bool:
     """Whether the plan is past PicoClaw legacy's after-turn limit under a policy that has one.
 
     Then a proactive compaction summarises all but the fresh tail into the session's summary
-    (``core.compaction``'s legacy path) and the other reasons still run the emergency drop.
+    (``core.compacting.compaction``'s legacy path) and the other reasons still run the emergency drop.
     """
     return post_turn and policy.summarize_message_threshold > 0
 

@@ -23,17 +23,17 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from ctxtui.core._compat import StrEnum
-from ctxtui.core.counting import Progress, StopCheck, count_summary
-from ctxtui.core.counts import SessionCounts
-from ctxtui.core.live_context import LiveAccount, Segment, live_counts, live_session
-from ctxtui.core.models import Message, Session, Usage
-from ctxtui.core.plan import Plan
-from ctxtui.core.planner import build_plan
-from ctxtui.core.policy import CompactionStyle, Policy, TriggerCheck, TriggerCount
-from ctxtui.core.reasons import CompactReason
-from ctxtui.core.replay_compaction import compact_live
-from ctxtui.core.seahorse import FRESH_TAIL_COUNT, LEAF_CHUNK_TOKENS, LEAF_MIN_FANOUT
-from ctxtui.core.tokenizers import Tokenizer
+from ctxtui.core.tokens.counting import Progress, StopCheck, count_summary
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.simulation.live_context import LiveAccount, Segment, live_counts, live_session
+from ctxtui.core.session.models import Message, Session, Usage
+from ctxtui.core.planning.plan import Plan
+from ctxtui.core.planning.planner import build_plan
+from ctxtui.core.policies.policy import CompactionStyle, Policy, TriggerCheck, TriggerCount
+from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.compacting.simulated import compact_live
+from ctxtui.core.summaries.seahorse import FRESH_TAIL_COUNT, LEAF_CHUNK_TOKENS, LEAF_MIN_FANOUT
+from ctxtui.core.tokens.tokenizers import Tokenizer
 
 CHECK_EVERY = 256
 """Requests between two progress reports and stop checks."""

@@ -1,6 +1,6 @@
 """A simulated compaction as replay needs it: what goes, and what stands in for it.
 
-``core.compaction.compact`` also writes the summariser's LLM prompt and plans the compacted
+``core.compacting.compaction.compact`` also writes the summariser's LLM prompt and plans the compacted
 session, and replay reads neither: it only needs the replaced range and the stand-in (or the
 out-of-band note) with its tokens. For the summarising style that stand-in is built here
 without the rest; every other case (the other styles, PicoClaw legacy's after-turn summary)
@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxtui.core.compaction import _legacy_summarize, _replaced_range, compact
-from ctxtui.core.models import Message, Session
-from ctxtui.core.plan import Plan
-from ctxtui.core.policy import CompactionStyle, Policy, SummaryTemplate
-from ctxtui.core.reasons import CompactReason
-from ctxtui.core.summary import build_structured_summary
-from ctxtui.core.summary_prompt import legacy_fallback_text
-from ctxtui.core.summary_templates import CLAUDE_CODE_CONTINUATION, render_for
-from ctxtui.core.tokenizers import Tokenizer
+from ctxtui.core.compacting.compaction import _legacy_summarize, _replaced_range, compact
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.planning.plan import Plan
+from ctxtui.core.policies.policy import CompactionStyle, Policy, SummaryTemplate
+from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.summaries.summary import build_structured_summary
+from ctxtui.core.summaries.leaf_prompt import legacy_fallback_text
+from ctxtui.core.summaries.templates import CLAUDE_CODE_CONTINUATION, render_for
+from ctxtui.core.tokens.tokenizers import Tokenizer
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,21 +10,21 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, overload
 
-from ctxtui.core.models import Session
-from ctxtui.core.plan import Plan, Zone
-from ctxtui.core.reported import foreign_tokenizer, last_reported
-from ctxtui.core.sent import history_tokens
-from ctxtui.core.tool_costs import tool_costs
+from ctxtui.core.session.models import Session
+from ctxtui.core.planning.plan import Plan, Zone
+from ctxtui.core.simulation.reported import foreign_tokenizer, last_reported
+from ctxtui.core.planning.as_sent import history_tokens
+from ctxtui.core.planning.tool_costs import tool_costs
 
 if TYPE_CHECKING:
-    from ctxtui.core.calibration import SessionFit
-    from ctxtui.core.compaction import CompactionResult
-    from ctxtui.core.estimate_check import EstimateDrift
+    from ctxtui.core.tokens.calibration import SessionFit
+    from ctxtui.core.compacting.compaction import CompactionResult
+    from ctxtui.core.simulation.estimate_check import EstimateDrift
 
 
 def llm_calls(result: CompactionResult) -> int:
     """The leaf-summary calls of ``result`` (imported late: compaction imports the planner)."""
-    from ctxtui.core.compaction_notes import llm_calls as calls
+    from ctxtui.core.compacting.notes import llm_calls as calls
 
     return calls(result)
 
@@ -47,7 +47,7 @@ def display_text(text: str | None) -> str | None:
 
 
 def _policy(session: Session, plan: Plan) -> dict[str, Any]:
-    from ctxtui.core.policy import window_source_of
+    from ctxtui.core.policies.policy import window_source_of
 
     return {
         **plan.policy.model_dump(mode="json"),
@@ -127,7 +127,7 @@ def _parts(plan: Plan) -> dict[str, int]:
 
 
 def _tools(session: Session, plan: Plan) -> list[dict[str, Any]]:
-    """Per tool, the most expensive first: ``ctxtui.core.tool_costs`` as plain figures."""
+    """Per tool, the most expensive first: ``ctxtui.core.planning.tool_costs`` as plain figures."""
     costs = tool_costs(session, plan)
     return [
         {
@@ -254,9 +254,9 @@ def build_report(
 
 def _reported_blocks(session: Session, plan: Plan, fit: SessionFit | None) -> dict[str, Any]:
     """``reported``, ``gap`` (the reported request against ctxtui's count, the gap split in
-    two: ``core.reported``) and ``calibration`` (the fit over every reported request)."""
-    from ctxtui.core.calibration import session_fit
-    from ctxtui.core.reported import reported_gap
+    two: ``core.simulation.reported``) and ``calibration`` (the fit over every reported request)."""
+    from ctxtui.core.tokens.calibration import session_fit
+    from ctxtui.core.simulation.reported import reported_gap
 
     fit = fit if fit is not None else session_fit(session)
     gap = reported_gap(session, plan, fit)

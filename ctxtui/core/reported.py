@@ -5,7 +5,7 @@ That figure includes what the transcript often lacks (Claude Code and Codex writ
 system prompt nor the tool definitions), so a tokenizer's count of the same request is lower
 even when the tokenizer is exact. ``ReportedGap`` puts the two side by side for the last
 request with usage and, from the line fitted over every reported request
-(``core.calibration.SessionFit``), splits the gap into what the transcript lacks (the fitted
+(``core.tokens.calibration.SessionFit``), splits the gap into what the transcript lacks (the fitted
 offset, less what ctxtui counted outside the messages) and the estimator's error (the rest).
 A fit that is not to be believed says why instead. ``ReportedGap.lines`` words it, longest
 first: the gauge, ``report``, ``replay`` and the timeline all show one of these lines.
@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ctxtui.core.calibration import SessionFit, live_starts, session_fit
-from ctxtui.core.models import Session, Usage
-from ctxtui.core.plan import Plan
+from ctxtui.core.tokens.calibration import SessionFit, live_starts, session_fit
+from ctxtui.core.session.models import Session, Usage
+from ctxtui.core.planning.plan import Plan
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +34,7 @@ class LastReported:
 
 def last_reported(session: Session) -> LastReported | None:
     """The last request whose assistant message carries a prompt total, or ``None``."""
-    from ctxtui.core.replay import request_points
+    from ctxtui.core.simulation.replay import request_points
 
     points = request_points(session)
     for k in range(len(points) - 1, -1, -1):

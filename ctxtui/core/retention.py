@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
-from ctxtui.core.models import Message, Session
-from ctxtui.core.retention_facts import (
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.summaries.segment_facts import (
     FACT_CHARS,
     KINDS,
     SEGMENT_CHARS,

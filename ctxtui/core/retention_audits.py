@@ -1,4 +1,4 @@
-"""Every summary a session holds or ctxtui writes, audited (``core.retention``).
+"""Every summary a session holds or ctxtui writes, audited (``core.summaries.retention``).
 
 Recorded compactions are read from a session with its full history: the summary the agent
 wrote against the messages since its previous compaction, beside ctxtui's stand-in for the same
@@ -11,15 +11,15 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 
-from ctxtui.core.compaction import CompactionResult
-from ctxtui.core.counts import SessionCounts
-from ctxtui.core.models import Message, Session
-from ctxtui.core.policy import Policy
-from ctxtui.core.replay import Replay
-from ctxtui.core.replay_compaction import summary_message
-from ctxtui.core.retention import Audit, Source, audit
-from ctxtui.core.retention import Segment as Replaced
-from ctxtui.core.tokenizers import Tokenizer
+from ctxtui.core.compacting.compaction import CompactionResult
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.policies.policy import Policy
+from ctxtui.core.simulation.replay import Replay
+from ctxtui.core.compacting.simulated import summary_message
+from ctxtui.core.summaries.retention import Audit, Source, audit
+from ctxtui.core.summaries.retention import Segment as Replaced
+from ctxtui.core.tokens.tokenizers import Tokenizer
 
 WHOLE_CHARS = 8_388_608
 """A recorded compaction's or a preview's segment is read for facts up to this many of its

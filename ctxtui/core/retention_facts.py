@@ -21,8 +21,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ctxtui.core.models import Message, Session
-from ctxtui.core.summary_text import (
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.summaries.text_rules import (
     CODE_LINE,
     ERROR_HINTS,
     EXTENSIONS,

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ctxtui.core.models import Message, PartKind
-from ctxtui.core.plan import FreshTail
+from ctxtui.core.session.models import Message, PartKind
+from ctxtui.core.planning.plan import FreshTail
 
 MINUS = "−"  # U+2212: a real minus sign reads better than a hyphen in "−1,234 tok"
 

@@ -21,7 +21,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ctxtui.core.models import Message, Session
+from ctxtui.core.session.models import Message, Session
 
 EMPTY, USER, TOOL, CALLS, PLAIN, OTHER = range(6)
 """The kind of the last message the sanitizer kept (``EMPTY``: none yet)."""

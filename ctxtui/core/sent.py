@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxtui.core.plan import Plan, Zone
-from ctxtui.core.rows import MINUS
+from ctxtui.core.planning.plan import Plan, Zone
+from ctxtui.core.planning.rows import MINUS
 from ctxtui.core.wording import plural
 
 

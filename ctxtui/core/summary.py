@@ -16,9 +16,9 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from ctxtui.core.models import Message, Session
-from ctxtui.core.summary_facts import FactLine, fact_lines, held, room
-from ctxtui.core.summary_text import (
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.summaries.fact_lines import FactLine, fact_lines, held, room
+from ctxtui.core.summaries.text_rules import (
     CODE_LINE,
     CONSTRAINT,
     ERROR_HINTS,

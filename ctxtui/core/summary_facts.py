@@ -4,7 +4,7 @@ The six sections keep the newest bullets of each kind; the facts a reader needs 
 (files, failing tests, commands, errors, names, links, figures) are often older, or cut from a
 gist. One line per kind lists the segment's facts that the sections do not already name, the
 most salient first (typed by the user, then mentioned most, then newest), to at most
-``LINE_CHARS`` characters. The rules of what a fact is are ``core.retention_facts``.
+``LINE_CHARS`` characters. The rules of what a fact is are ``core.summaries.segment_facts``.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ctxtui.core.models import Message, Session
-from ctxtui.core.retention_facts import Fact, normalise, segment_facts
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.summaries.segment_facts import Fact, normalise, segment_facts
 
 LINE_CHARS = 240
 """A fact line's list is cut at this many characters (about 60 tokens): seven lines cost at

@@ -1,7 +1,7 @@
 """The leaf-summary prompt an LLM would be sent for a span of messages, and seahorse's
 deterministic fallback when no summary can be had.
 
-Kept apart from ``core.summary`` (the offline stand-in that gathers cited items) because the
+Kept apart from ``core.summaries.summary`` (the offline stand-in that gathers cited items) because the
 two answer different questions: what ctxtui writes itself, and what it would ask a model for.
 The wording follows seahorse's leaf prompt (docs/presets.md, "picoclaw-seahorse"), with the
 structured template appended when the policy asks for one.
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from ctxtui.core.models import Message, Session
-from ctxtui.core.seahorse import L3_BYTES, leaf_target
-from ctxtui.core.summary import SUMMARY_TEMPLATE
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.summaries.seahorse import L3_BYTES, leaf_target
+from ctxtui.core.summaries.summary import SUMMARY_TEMPLATE
 
 _LEAF_HEAD = """\
 You summarize a SEGMENT of a conversation for future model turns.

@@ -1,6 +1,6 @@
 """Each agent's summary: its sections, the prompt its summariser is sent, and its size.
 
-The offline summariser (``core.summary``) gathers cited bullets under the plan's six headings;
+The offline summariser (``core.summaries.summary``) gathers cited bullets under the plan's six headings;
 here those bullets are laid out under another agent's headings, and the prompt that agent
 would send its model is rendered. Section lists and fixed phrases are data, one block per
 agent; docs/presets.md says where each comes from. Where only an opening sentence of an
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ctxtui.core.models import Message, Session
-from ctxtui.core.seahorse import SUMMARY_SHARE, leaf_target
-from ctxtui.core.summary import StructuredSummary, SummaryItem
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.summaries.seahorse import SUMMARY_SHARE, leaf_target
+from ctxtui.core.summaries.summary import StructuredSummary, SummaryItem
 
 # -- OpenCode --------------------------------------------------------------------------------
 

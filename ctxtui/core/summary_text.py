@@ -1,5 +1,5 @@
 """The text rules of the stand-in summary: what it may quote, which paths it names, what a
-decision sounds like. Pure string functions, so ``core.summary`` only gathers and arranges.
+decision sounds like. Pure string functions, so ``core.summaries.summary`` only gathers and arranges.
 
 Everything the summary quotes comes from the transcript, which is untrusted: a tool's coloured
 ``ESC[31m`` error line must not reach the summary (nor, through it, the next LLM prompt's

@@ -13,9 +13,9 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ctxtui.core.models import Session
-from ctxtui.core.plan import FreshTail, TailReason
-from ctxtui.core.policy import Policy
+from ctxtui.core.session.models import Session
+from ctxtui.core.planning.plan import FreshTail, TailReason
+from ctxtui.core.policies.policy import Policy
 
 Prefix = Callable[[int], int]
 """``prefix(k)`` is Σ tokens of ``messages[:k]``."""

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ctxtui.core.models import Message, Session
-from ctxtui.core.plan import Plan, PrunedOutput
-from ctxtui.core.prune import PrunedRun
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.planning.plan import Plan, PrunedOutput
+from ctxtui.core.planning.prune import PrunedRun
 
 UNKNOWN_TOOL = "(unknown tool)"
 """The name for a result whose call is not in the session and which names no tool itself."""

@@ -7,13 +7,13 @@ plan's answer for each window instead of measuring again.
 
 from __future__ import annotations
 
-from ctxtui.core.counts import SessionCounts
-from ctxtui.core.head_tail import head_tail
-from ctxtui.core.models import Message, PartKind, Session
-from ctxtui.core.plan import TruncatedOutput
-from ctxtui.core.policy import Policy, TruncateStyle
-from ctxtui.core.tokenizers import Tokenizer
-from ctxtui.core.truncate import byte_size, count_lines, planned_path, render_measured
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.planning.head_tail import head_tail
+from ctxtui.core.session.models import Message, PartKind, Session
+from ctxtui.core.planning.plan import TruncatedOutput
+from ctxtui.core.policies.policy import Policy, TruncateStyle
+from ctxtui.core.tokens.tokenizers import Tokenizer
+from ctxtui.core.planning.truncation import byte_size, count_lines, planned_path, render_measured
 
 
 def with_content(message: Message, content: str) -> Message:

@@ -21,9 +21,9 @@ from ctxtui import __version__
 from ctxtui.core.fleet import Row, empty_row
 
 if TYPE_CHECKING:  # a warm run reads rows from the index and never needs the models
-    from ctxtui.core.cost import SessionCost
-    from ctxtui.core.models import Session
-    from ctxtui.core.replay import Replay
+    from ctxtui.core.pricing.cost import SessionCost
+    from ctxtui.core.session.models import Session
+    from ctxtui.core.simulation.replay import Replay
 
 INDEX_VERSION = 4
 """Bumped when a row's meaning changes: every stored row then reads as stale."""
@@ -85,14 +85,14 @@ class Outcome:
 
 
 def session_cost(recorded: SessionCost) -> dict[str, Any]:
-    """The row's ``cost_usd`` and ``cache_hit_ratio`` (``core.cost``, over every request of
+    """The row's ``cost_usd`` and ``cache_hit_ratio`` (``core.pricing.cost``, over every request of
     the full history, as ``report --json``'s ``cost`` and ``cache`` blocks) and the prompt and
     cache-read tokens the fleet's totals weigh that ratio by.
 
     ``None`` when no request could be priced (no usage, or no price for its model): unknown,
     not free. A sub-agent is a row of its own, so its cost is not added to its parent's.
     """
-    from ctxtui.core.cost import usd
+    from ctxtui.core.pricing.cost import usd
 
     used = [r.usage for r in recorded.requests if r.usage is not None]
     return {
@@ -104,11 +104,11 @@ def session_cost(recorded: SessionCost) -> dict[str, Any]:
 
 
 def _what_if_cost(walked: Replay, recorded: SessionCost) -> float | None:
-    """What the simulated run would have cost (``core.cache_model``), as ``replay --json``'s
+    """What the simulated run would have cost (``core.pricing.cache_model``), as ``replay --json``'s
     ``what_if.simulated.cost_usd``; ``None`` when no request could be priced."""
-    from ctxtui.core.cache_model import token_scale, what_if
-    from ctxtui.core.calibration import calibrate
-    from ctxtui.core.cost import usd
+    from ctxtui.core.pricing.cache_model import token_scale, what_if
+    from ctxtui.core.tokens.calibration import calibrate
+    from ctxtui.core.pricing.cost import usd
 
     fit = calibrate(walked.session, walked.points, {}).fit  # characters only: no tokenizer
     priced = what_if(walked, recorded, token_scale(walked.session, walked.counts, fit))
@@ -140,7 +140,7 @@ def _opened(history: Session) -> Session | None:
     agent's last own compaction on (``None`` when the history does not say where that is).
 
     A transcript read in full holds its normal read as its last messages
-    (``core.replay.shown_offset``), starting where the last recorded compaction put its
+    (``core.simulation.replay.shown_offset``), starting where the last recorded compaction put its
     summary; cutting it there spares a second read of the file.
     """
     recorded = history.meta.recorded_compactions
@@ -181,8 +181,8 @@ def _simulate(
 ) -> Simulated:
     """``preset`` over the session as ``report`` and ``replay`` would run it."""
     from ctxtui.core.engine import Engine
-    from ctxtui.core.replay import replay
-    from ctxtui.core.tool_costs import tool_costs
+    from ctxtui.core.simulation.replay import replay
+    from ctxtui.core.planning.tool_costs import tool_costs
     from ctxtui.options import build_policy
 
     overrides = dict(spec.overrides)
@@ -220,7 +220,7 @@ def _simulate(
 def session_row(target: Target, spec: Spec, presets: tuple[str, ...] | None = None) -> Outcome:
     """Read ``target`` and return its row, replayed under each of ``presets`` (default: all of
     the spec's). Never raises for what the file holds."""
-    from ctxtui.core.heap import keep_out_of_collections
+    from ctxtui.system.heap import keep_out_of_collections
 
     asked = spec.presets if presets is None else presets
     known = {
@@ -243,7 +243,7 @@ def session_row(target: Target, spec: Spec, presets: tuple[str, ...] | None = No
     base["started"] = base["started"] or _started(session)
     base["messages"] = len(session.messages)
     base.update(_usage_figures(history))
-    from ctxtui.core.cost import session_cost as priced
+    from ctxtui.core.pricing.cost import session_cost as priced
 
     recorded = priced(history)
     base.update(session_cost(recorded))

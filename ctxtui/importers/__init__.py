@@ -20,9 +20,9 @@ from types import ModuleType
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.formats import FORMAT_NAMES, FORMATS, FormatInfo, format_info
-from ctxtui.core.images import priced_images
-from ctxtui.core.models import Session, SessionMeta
+from ctxtui.core.session.formats import FORMAT_NAMES, FORMATS, FormatInfo, format_info
+from ctxtui.core.session.images import priced_images
+from ctxtui.core.session.models import Session, SessionMeta
 from ctxtui.importers._jsonl import read_head
 from ctxtui.importers._parts import MAX_COUNT, counting_dropped, dropped_counts, quoted
 from ctxtui.importers._reader import (
@@ -240,7 +240,7 @@ def plausible_window(meta: SessionMeta) -> SessionMeta:
     window = meta.context_window
     if window is None:
         return meta
-    from ctxtui.core.policy import Policy  # here: listing the formats need not import it
+    from ctxtui.core.policies.policy import Policy  # here: listing the formats need not import it
 
     bounds = Policy.model_fields["context_window"].metadata
     low = next(m.ge for m in bounds if hasattr(m, "ge"))
@@ -297,7 +297,7 @@ SQLITE_SIDE_SUFFIXES = ("-journal", "-wal", "-shm")
 def source_protection(source: str | os.PathLike[str] | None) -> frozenset[Path]:
     """What a write must never touch for a session read from ``source`` (nothing without one).
 
-    Every shell that writes a session passes this to ``ctxtui.core.export``.
+    Every shell that writes a session passes this to ``ctxtui.system.export``.
     """
     return protected_paths(Path(source)) if source else frozenset()
 
@@ -305,7 +305,7 @@ def source_protection(source: str | os.PathLike[str] | None) -> frozenset[Path]:
 def protected_paths(path: Path | str) -> frozenset[Path]:
     """Every path a load of ``path`` reads or would read, plus the directory of a directory source.
 
-    Writes refuse these (``ctxtui.core.output``). The set is the union over all importers, so it
+    Writes refuse these (``ctxtui.system.output``). The set is the union over all importers, so it
     holds whatever format the source turns out to be: protecting a file no importer would read
     costs nothing, missing one that it does read loses the user's data. Importers that read more
     than the path itself expose ``protected_paths(path) -> set[Path]``.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ctxtui.core.models import ContentPart, Message, RecordedCompaction, ToolCall
+from ctxtui.core.session.models import ContentPart, Message, RecordedCompaction, ToolCall
 from ctxtui.importers._jsonl import Record
 from ctxtui.importers._parts import (
     anthropic_part,

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.models import Session
+from ctxtui.core.session.models import Session
 from ctxtui.importers._opencode_messages import StoredMessage, build_session, parts_in_order
 from ctxtui.importers._parts import as_text
 from ctxtui.importers._reader import loads_field

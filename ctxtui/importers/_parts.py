@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from ctxtui.core.images import sized
-from ctxtui.core.models import ContentPart, Message, PartKind, ToolDefinition, Usage
+from ctxtui.core.session.images import sized
+from ctxtui.core.session.models import ContentPart, Message, PartKind, ToolDefinition, Usage
 from ctxtui.importers._deep import deep_call
 from ctxtui.importers._reader import depth_exceeds, loads_field
 

@@ -6,7 +6,7 @@ The JSONL/JSON reader (``picoclaw.py``) and the seahorse database reader
 
 from __future__ import annotations
 
-from ctxtui.core.models import ContentPart, PartKind
+from ctxtui.core.session.models import ContentPart, PartKind
 
 MEDIA_TOKEN_ESTIMATE = 256
 """PicoClaw's own estimator counts every media item as 256 tokens (docs/presets.md, "picoclaw")."""

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolCall
+from ctxtui.core.session.models import ContentPart, Message, Session, SessionMeta, ToolCall
 from ctxtui.importers._parts import as_int, as_text, quoted, text_part
 from ctxtui.importers._picoclaw_items import ROLES, media_part
 from ctxtui.importers._sqlite import noted, read_database

@@ -273,7 +273,7 @@ def gc_paused() -> Iterator[None]:
     (``gc.freeze`` then ``gc.unfreeze``, which moves lists, not objects) instead of being
     walked by the very next young collection and twice more on its way to the old
     generation: that first walk alone was ~0.09 s after a 100k-message parse. When something
-    else froze objects (a shell keeps its open session frozen, ``core.heap``), that freeze
+    else froze objects (a shell keeps its open session frozen, ``ctxtui.system.heap``), that freeze
     must stand, so the new objects join the frozen ones instead: left young, millions of them
     made each young collection take 0.1–0.2 s until the shell froze them too.
     """

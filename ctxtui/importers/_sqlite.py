@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import BinaryIO, TypeVar
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.models import Session
+from ctxtui.core.session.models import Session
 from ctxtui.importers._stream import NotRegularFileError, open_regular
 
 T = TypeVar("T")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.models import ContentPart, Message, Session, SessionMeta, ToolCall
+from ctxtui.core.session.models import ContentPart, Message, Session, SessionMeta, ToolCall
 from ctxtui.importers import format_info
 from ctxtui.importers._parts import (
     anthropic_part,

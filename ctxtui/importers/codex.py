@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ctxtui.core.model_windows import codex_window
-from ctxtui.core.models import (
+from ctxtui.core.policies.windows import codex_window
+from ctxtui.core.session.models import (
     ContentPart,
     Message,
     PartKind,

@@ -12,15 +12,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.export import NATIVE_SCHEMA, native_document
-from ctxtui.core.models import Session
+from ctxtui.system.export import NATIVE_SCHEMA, native_document
+from ctxtui.core.session.models import Session
 from ctxtui.importers import format_info
 from ctxtui.importers._parts import SCHEMA_MAX_DEPTH, quoted, schema_too_deep, short_text
 from ctxtui.importers._reader import json_kind, read_json
 
 FORMAT = format_info("native")
 SCHEMA = NATIVE_SCHEMA
-"""Defined beside the writer (``ctxtui.core.export``) so the two can never disagree."""
+"""Defined beside the writer (``ctxtui.system.export``) so the two can never disagree."""
 
 
 def to_document(session: Session) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.models import (
+from ctxtui.core.session.models import (
     ContentPart,
     Message,
     RecordedCompaction,

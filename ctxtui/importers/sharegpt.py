@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.models import ContentPart, Message, PartKind, Role, Session, SessionMeta, ToolCall
+from ctxtui.core.session.models import ContentPart, Message, PartKind, Role, Session, SessionMeta, ToolCall
 from ctxtui.importers import format_info
 from ctxtui.importers._jsonl import Record, iter_values
 from ctxtui.importers._parts import as_text, compact_json, quoted, text_part, tool_definitions

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.models import Session
+from ctxtui.core.session.models import Session
 from ctxtui.importers._stream import file_kind, open_regular
 
 

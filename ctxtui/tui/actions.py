@@ -14,7 +14,7 @@ from enum import Enum
 
 from textual.binding import Binding, BindingType
 
-from ctxtui.core.policy import PRESETS
+from ctxtui.core.policies.policy import PRESETS
 
 
 class Scope(Enum):
@@ -29,7 +29,7 @@ def _presets() -> Iterable[str]:
 
 
 def _tokenizers() -> Iterable[str]:
-    from ctxtui.core.tokenizers import available_tokenizers
+    from ctxtui.core.tokens.tokenizers import available_tokenizers
 
     return available_tokenizers()
 

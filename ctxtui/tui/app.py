@@ -15,7 +15,7 @@ from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
 
-from ctxtui.core.models import Session
+from ctxtui.core.session.models import Session
 from ctxtui.options import EXIT_INTERNAL, debugging
 from ctxtui.tui.actions import ACTIONS, Action, Scope, bindings, remap
 from ctxtui.tui.screens.main import MainScreen

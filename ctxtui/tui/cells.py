@@ -2,7 +2,7 @@
 
 The message list paints 100,000 rows, so everything that decides how a row *fits* lives here,
 as plain functions over strings and numbers that the tests pin down cell by cell; what a row
-*says* comes from ``ctxtui.core.rows``, and the widget only chooses colours. Widths are
+*says* comes from ``ctxtui.core.planning.rows``, and the widget only chooses colours. Widths are
 terminal cells (``rich.cells``, the table Textual itself uses), so CJK text and box-drawing
 characters line up.
 """
@@ -17,9 +17,9 @@ from rich.cells import cell_len, set_cell_size
 from rich.console import Console
 from rich.text import Text
 
-from ctxtui.core.models import Message
-from ctxtui.core.plan import FreshTail
-from ctxtui.core.rows import (
+from ctxtui.core.session.models import Message
+from ctxtui.core.planning.plan import FreshTail
+from ctxtui.core.planning.rows import (
     ROLE_SHORT,
     boundary_labels,
     find_spans,

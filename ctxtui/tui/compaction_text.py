@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from ctxtui.core.compaction import CompactionResult
-from ctxtui.core.compaction_notes import llm_calls_sentence
+from ctxtui.core.compacting.compaction import CompactionResult
+from ctxtui.core.compacting.notes import llm_calls_sentence
 from ctxtui.core.errors import OverflowInfo
-from ctxtui.core.overflow import overflow_words
-from ctxtui.core.rows import cap_text
+from ctxtui.core.planning.overflow import overflow_words
+from ctxtui.core.planning.rows import cap_text
 from ctxtui.core.wording import plural
 
 PROMPT_PREVIEW_CHARS = 200_000

@@ -12,14 +12,14 @@ from typing import Any
 
 from textual.message import Message
 
-from ctxtui.core.cache_model import WhatIf
-from ctxtui.core.cache_model import price_replay as priced_replay
+from ctxtui.core.pricing.cache_model import WhatIf
+from ctxtui.core.pricing.cache_model import price_replay as priced_replay
 from ctxtui.core.compare import replay_entry
-from ctxtui.core.cost import SessionCost
-from ctxtui.core.cost_words import CostView, cost_view
+from ctxtui.core.pricing.cost import SessionCost
+from ctxtui.core.pricing.cost_words import CostView, cost_view
 from ctxtui.core.engine import Engine
-from ctxtui.core.models import Session
-from ctxtui.core.replay import Replay
+from ctxtui.core.session.models import Session
+from ctxtui.core.simulation.replay import Replay
 
 Post = Callable[[Message], object]
 

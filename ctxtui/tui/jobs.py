@@ -15,14 +15,14 @@ from pathlib import Path
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from ctxtui.core.calibration import SessionFit
-from ctxtui.core.counting import Progress
+from ctxtui.core.tokens.calibration import SessionFit
+from ctxtui.core.tokens.counting import Progress
 from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.models import Session
-from ctxtui.core.policy import Policy
-from ctxtui.core.reasons import CompactReason
-from ctxtui.core.tokenizers.encodings import EncodingUnavailableError
+from ctxtui.core.session.models import Session
+from ctxtui.core.policies.policy import Policy
+from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.tokens.tokenizers.encodings import EncodingUnavailableError
 from ctxtui.echo import describe_bug
 from ctxtui.options import debugging
 from ctxtui.tui.messages import (
@@ -75,7 +75,7 @@ def transcript_fit(path: Path, format: str | None, session: Session) -> SessionF
         return None
     if not any(m.usage is not None for m in session.messages):
         return None
-    from ctxtui.core.calibration import history_fit
+    from ctxtui.core.tokens.calibration import history_fit
     from ctxtui.importers import load_session
 
     try:
@@ -155,8 +155,8 @@ def _count(post: Post, engine: Engine, policy: Policy, progress: Progress | None
 
 def compact(post: Post, engine: Engine, policy: Policy, reason: CompactReason) -> None:
     """Compact, and work out the LLM calls that would write the summary (the plan is cheap)."""
-    from ctxtui.core.leaf_calls import leaf_calls
-    from ctxtui.core.retention_audits import preview_audit
+    from ctxtui.core.compacting.leaf_calls import leaf_calls
+    from ctxtui.core.simulation.retention_audits import preview_audit
 
     try:
         result = engine.compact(policy, reason)
@@ -174,8 +174,8 @@ def write(post: Post, session: Session, path: Path) -> None:
 
     100,000 messages are 260 MB of JSON: seconds of work that must not freeze the keys.
     """
-    from ctxtui.core.export import ExportError, write_session
-    from ctxtui.core.output import write_root_refusal
+    from ctxtui.system.export import ExportError, write_session
+    from ctxtui.system.output import write_root_refusal
     from ctxtui.importers import source_protection
     from ctxtui.store_guard import store_refusal
 

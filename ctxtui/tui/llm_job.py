@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from ctxtui.core.leaf_calls import LeafCalls
-from ctxtui.core.summary import SUMMARY_TEMPLATE
+from ctxtui.core.compacting.leaf_calls import LeafCalls
+from ctxtui.core.summaries.summary import SUMMARY_TEMPLATE
 from ctxtui.llm import (
     Endpoint,
     LLMSummary,

@@ -18,7 +18,7 @@ from pydantic_settings import (
 )
 from textual.app import App
 
-from ctxtui.core.policy import PresetName
+from ctxtui.core.policies.policy import PresetName
 from ctxtui.importers._reader import decode_error_reason
 from ctxtui.importers._stream import NotRegularFileError, file_kind, open_regular
 

@@ -14,14 +14,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ctxtui.core.calibration import SessionFit, session_fit
-from ctxtui.core.counts import SessionCounts
+from ctxtui.core.tokens.calibration import SessionFit, session_fit
+from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.engine import Engine
-from ctxtui.core.estimate_check import drift_notice, estimator_for, is_exact
-from ctxtui.core.models import Session
-from ctxtui.core.plan import Plan
-from ctxtui.core.policy import Policy, PolicyError, fit_reserve, policy_for_session, preset
-from ctxtui.core.reported import ReportedGap, reported_gap
+from ctxtui.core.simulation.estimate_check import drift_notice, estimator_for, is_exact
+from ctxtui.core.session.models import Session
+from ctxtui.core.planning.plan import Plan
+from ctxtui.core.policies.policy import Policy, PolicyError, fit_reserve, policy_for_session, preset
+from ctxtui.core.simulation.reported import ReportedGap, reported_gap
 from ctxtui.tui.actions import needs_session
 
 EXACT_TOKENIZERS = ("tiktoken:cl100k_base", "tiktoken:o200k_base")
@@ -50,7 +50,7 @@ class MainState:
     undo: tuple[Session, ...] = ()
     selection: int = 0
     tokenizer_choice: str | None = None  # a tokenizer the user chose: presets do not reset it
-    fit: SessionFit | None = None  # the transcript's calibration (core.calibration), on open
+    fit: SessionFit | None = None  # the transcript's calibration (core.tokens.calibration), on open
 
     # -- starting and opening --------------------------------------------------------------
 
@@ -185,7 +185,7 @@ class MainState:
     @property
     def estimate_note(self) -> str:
         """How far the estimator is from the exact count, when both are known and it is off
-        by more than 10 % (``core/estimate_check.py``); empty otherwise."""
+        by more than 10 % (``core/simulation/estimate_check.py``); empty otherwise."""
         exact = self._exact_counts()
         if exact is None or self.engine is None:
             return ""

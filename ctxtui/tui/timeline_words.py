@@ -6,7 +6,7 @@ without a terminal.
 
 from __future__ import annotations
 
-from ctxtui.core.replay import Replay, Request
+from ctxtui.core.simulation.replay import Replay, Request
 from ctxtui.core.wording import plural
 
 

@@ -13,7 +13,7 @@ import pytest
 from ctxtui.cli import main
 from tests.cli.chats import agent_chat
 
-pytest.importorskip("ctxtui.core.planner")
+pytest.importorskip("ctxtui.core.planning.planner")
 
 
 def _chat(turns: int, tool_chars: int = 4_000) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from ctxtui.commands.pipeline import plan_session
-from ctxtui.core.reasons import CompactReason
+from ctxtui.core.policies.reasons import CompactReason
 from tests.cli.chats import agent_chat
 
 KNOBS = ["--context-window", "8000", "--max-tokens", "1000"]

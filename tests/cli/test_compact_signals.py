@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxtui.core.output import TEMP_MARKER
+from ctxtui.system.output import TEMP_MARKER
 from tests.cli.chats import agent_chat
 
 _SLOW_COMPACT = """

@@ -12,11 +12,11 @@ import pytest
 from ctxtui.cli import main
 from ctxtui.commands.compact import describe
 from ctxtui.commands.pipeline import load
-from ctxtui.core.compaction import CompactionResult
-from ctxtui.core.compaction_notes import STAND_IN_NOTICE, llm_calls, llm_calls_sentence
+from ctxtui.core.compacting.compaction import CompactionResult
+from ctxtui.core.compacting.notes import STAND_IN_NOTICE, llm_calls, llm_calls_sentence
 from ctxtui.core.engine import Engine
-from ctxtui.core.policy import policy_for_session
-from ctxtui.core.reasons import CompactReason
+from ctxtui.core.policies.policy import policy_for_session
+from ctxtui.core.policies.reasons import CompactReason
 from tests.cli.chats import agent_chat
 
 

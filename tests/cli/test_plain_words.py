@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from ctxtui.cli import main
-from ctxtui.core.policy import PRESETS
-from ctxtui.core.reasons import CompactReason
+from ctxtui.core.policies.policy import PRESETS
+from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.samples import samples_dir
 
 SNAKE = re.compile(r"(?<![\w./:#-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/-]|\.\w)")

@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 from ctxtui.commands.render_report import render_report
-from ctxtui.core.report import build_report
+from ctxtui.core.simulation.report import build_report
 from tests.core.plans import hand_plan, small_session
 
 

@@ -12,7 +12,7 @@ import pytest
 import ctxtui.commands.report as report_command
 from ctxtui.cli import main
 from ctxtui.commands.report import encode_json
-from ctxtui.core.report import build_report, display_text
+from ctxtui.core.simulation.report import build_report, display_text
 from tests.core.plans import hand_plan, small_session
 
 REPO = Path(__file__).resolve().parents[2]
@@ -88,7 +88,7 @@ def test_the_window_split_matches_the_plan_the_gauge_draws(
     trigger's headroom. Under the plan preset the headroom is the output reserve, so the
     JSON's free and buffer are the gauge's free and reserve to the token."""
     from ctxtui.core.engine import Engine
-    from ctxtui.core.policy import policy_for_session
+    from ctxtui.core.policies.policy import policy_for_session
     from ctxtui.importers import load_session
 
     capsysbinary.readouterr()

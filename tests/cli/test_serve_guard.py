@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import pytest
 
-from ctxtui.core.output import write_root_refusal
+from ctxtui.system.output import write_root_refusal
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 

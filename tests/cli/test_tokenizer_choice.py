@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ctxtui.cli import main
-from ctxtui.core.tokenizers import resolve
+from ctxtui.core.tokens.tokenizers import resolve
 
 
 @pytest.fixture

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from ctxtui.cli import main
-from ctxtui.core.policy import PRESETS, Policy
+from ctxtui.core.policies.policy import PRESETS, Policy
 from ctxtui.importers import FORMAT_NAMES
 from tests.cli.chats import agent_chat
 
-pytest.importorskip("ctxtui.core.planner")
+pytest.importorskip("ctxtui.core.planning.planner")
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = sorted(p for p in (REPO / "sample_sessions").iterdir() if p.suffix in (".json", ".jsonl"))

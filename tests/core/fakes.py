@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ctxtui.core.models import Message, ToolDefinition
+from ctxtui.core.session.models import Message, ToolDefinition
 
 
 class CharTokenizer:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ctxtui.core.errors import OverflowInfo
-from ctxtui.core.models import Message, Session, SessionMeta, ToolCall
-from ctxtui.core.plan import (
+from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall
+from ctxtui.core.planning.plan import (
     CompactionNeed,
     FreshTail,
     Plan,
@@ -13,8 +13,8 @@ from ctxtui.core.plan import (
     TokenizerInfo,
     Totals,
 )
-from ctxtui.core.policy import preset
-from ctxtui.core.reasons import CompactReason
+from ctxtui.core.policies.policy import preset
+from ctxtui.core.policies.reasons import CompactReason
 
 
 def small_session() -> Session:

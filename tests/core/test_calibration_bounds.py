@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxtui.core.calibration import (
+from ctxtui.core.tokens.calibration import (
     MIN_FIT_SAMPLES,
     PLAUSIBLE_CHARS_PER_TOKEN,
     Fit,
@@ -12,7 +12,7 @@ from ctxtui.core.calibration import (
     fit_problem,
     session_fit,
 )
-from ctxtui.core.models import ContentPart, Message, PartKind
+from ctxtui.core.session.models import ContentPart, Message, PartKind
 from ctxtui.importers import load_session
 from ctxtui.samples import samples_dir
 
@@ -62,7 +62,7 @@ def test_images_and_encrypted_reasoning_are_not_characters() -> None:
 def test_claude_codes_bash_cap_bounds_an_output_in_the_fit() -> None:
     """Claude Code sends at most 30,000 characters of a Bash output: a 200,000-character one
     in the transcript counts 30,000 in a Claude Code session, all of it elsewhere."""
-    from ctxtui.core.calibration import output_cap
+    from ctxtui.core.tokens.calibration import output_cap
 
     huge = Message(role="tool", content="x" * 200_000, tool_name="Bash", tool_call_id="t")
     other = huge.model_copy(update={"tool_name": "Read"})

@@ -6,23 +6,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("ctxtui.core.planner")
+pytest.importorskip("ctxtui.core.planning.planner")
 
-from ctxtui.core.compaction import (
+from ctxtui.core.compacting.compaction import (
     CompactionResult,
     append_emergency_note,
     compact,
     force_compression_range,
 )
-from ctxtui.core.counting import count_session
-from ctxtui.core.counts import SessionCounts
+from ctxtui.core.tokens.counting import count_session
+from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.errors import ContextOverflowError
-from ctxtui.core.models import Message, Session, SessionMeta, ToolCall
-from ctxtui.core.plan import Plan
-from ctxtui.core.planner import build_plan
-from ctxtui.core.policy import Policy, preset
-from ctxtui.core.reasons import CompactReason
-from ctxtui.core.tokenizers import Tokenizer, resolve
+from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall
+from ctxtui.core.planning.plan import Plan
+from ctxtui.core.planning.planner import build_plan
+from ctxtui.core.policies.policy import Policy, preset
+from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.tokens.tokenizers import Tokenizer, resolve
 
 
 def _turns(n: int, size: int = 2_000, summary: str | None = None) -> Session:
@@ -188,7 +188,7 @@ def test_conservation_property(n: int, size: int, window: int, style: str) -> No
 
 def test_leaf_chunks_close_when_the_crossing_message_is_added() -> None:
     """Seahorse's rule: a chunk grows until it reaches 20,000 tokens, the crossing one included."""
-    from ctxtui.core.compaction import leaf_chunks
+    from ctxtui.core.compacting.compaction import leaf_chunks
 
     tokens = [9_000, 9_000, 9_000, 1, 25_000, 5]
     assert leaf_chunks(tokens, 0, 5) == [(0, 2), (3, 4), (5, 5)]
@@ -198,9 +198,9 @@ def test_leaf_chunks_close_when_the_crossing_message_is_added() -> None:
 def test_saved_share_and_tail_messages_come_with_the_result() -> None:
     from dataclasses import replace
 
-    from ctxtui.core.compaction import CompactionResult
-    from ctxtui.core.models import Message, Session
-    from ctxtui.core.reasons import CompactReason
+    from ctxtui.core.compacting.compaction import CompactionResult
+    from ctxtui.core.session.models import Message, Session
+    from ctxtui.core.policies.reasons import CompactReason
 
     session = Session(messages=tuple(Message(role="user", content=str(i)) for i in range(5)))
     result = CompactionResult(

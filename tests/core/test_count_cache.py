@@ -9,12 +9,14 @@ from pathlib import Path
 import pytest
 import tiktoken
 
-from ctxtui.core import count_cache, counting
-from ctxtui.core.count_cache import CountCache, default_cache, message_key
-from ctxtui.core.counting import count_session
-from ctxtui.core.models import ContentPart, Message, PartKind, Session, ToolCall
-from ctxtui.core.tokenizers import ChatTokenizer, Tokenizer, resolve
-from ctxtui.core.tokenizers.exact import TiktokenCounter
+from ctxtui.core.tokens import count_cache
+
+from ctxtui.core.tokens import counting
+from ctxtui.core.tokens.count_cache import CountCache, default_cache, message_key
+from ctxtui.core.tokens.counting import count_session
+from ctxtui.core.session.models import ContentPart, Message, PartKind, Session, ToolCall
+from ctxtui.core.tokens.tokenizers import ChatTokenizer, Tokenizer, resolve
+from ctxtui.core.tokens.tokenizers.exact import TiktokenCounter
 
 TIKTOKEN = "tiktoken:cl100k_base"
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxtui.core.counting import count_message_everywhere, count_session
-from ctxtui.core.models import (
+from ctxtui.core.tokens.counting import count_message_everywhere, count_session
+from ctxtui.core.session.models import (
     ContentPart,
     Message,
     PartKind,
@@ -20,9 +20,9 @@ from ctxtui.core.models import (
     ToolCall,
     ToolDefinition,
 )
-from ctxtui.core.plan import TokenizerInfo
-from ctxtui.core.tokenizers import Tokenizer, encodings, resolve
-from ctxtui.core.tokenizers.picoclaw import CONTEXT_SUMMARY_PREFIX
+from ctxtui.core.planning.plan import TokenizerInfo
+from ctxtui.core.tokens.tokenizers import Tokenizer, encodings, resolve
+from ctxtui.core.tokens.tokenizers.picoclaw import CONTEXT_SUMMARY_PREFIX
 
 SPECS = ("plan", "picoclaw", "tiktoken:cl100k_base")
 

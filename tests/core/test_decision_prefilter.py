@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxtui.core.summary_text import DECISION, states_decision
+from ctxtui.core.summaries.text_rules import DECISION, states_decision
 
 WORDS = [
     "decided", "decide to", "instead", "because", "will use", "i'll use", "we'll use",

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from ctxtui.core.export import NATIVE_SCHEMA, ExportError, check_target, write_session
-from ctxtui.core.models import Message, Session, SessionMeta
+from ctxtui.system.export import NATIVE_SCHEMA, ExportError, check_target, write_session
+from ctxtui.core.session.models import Message, Session, SessionMeta
 from ctxtui.importers import load_session, source_protection
 
 

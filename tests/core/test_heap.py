@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from ctxtui.core.heap import FREEZE_FROM, keep_out_of_collections
+from ctxtui.system.heap import FREEZE_FROM, keep_out_of_collections
 
 
 class _Node:

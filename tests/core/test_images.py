@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from ctxtui.core.images import (
+from ctxtui.core.session.images import (
     Provider,
     anthropic_tokens,
     image_size,
     image_tokens,
     provider_of,
 )
-from ctxtui.core.models import PartKind
-from ctxtui.core.tokenizers import resolve
+from ctxtui.core.session.models import PartKind
+from ctxtui.core.tokens.tokenizers import resolve
 from ctxtui.importers import load_session
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ctxtui.core.import_notes import shrink_note, warnings_line
-from ctxtui.core.models import Message, RecordedCompaction, Session, SessionMeta
+from ctxtui.core.session.import_notes import shrink_note, warnings_line
+from ctxtui.core.session.models import Message, RecordedCompaction, Session, SessionMeta
 
 
 def _session(n: int, *lines: int) -> Session:

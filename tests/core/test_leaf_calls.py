@@ -5,10 +5,10 @@ from __future__ import annotations
 from itertools import pairwise
 
 from ctxtui.core.engine import Engine
-from ctxtui.core.leaf_calls import leaf_calls
-from ctxtui.core.models import Message, Session
-from ctxtui.core.policy import preset
-from ctxtui.core.reasons import CompactReason
+from ctxtui.core.compacting.leaf_calls import leaf_calls
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.policies.policy import preset
+from ctxtui.core.policies.reasons import CompactReason
 
 
 def _long_session(n: int = 120, size: int = 2_000) -> Session:

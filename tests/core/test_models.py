@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ctxtui.core.models import Message, Session, ToolCall
+from ctxtui.core.session.models import Message, Session, ToolCall
 
 
 def _session() -> Session:
@@ -37,7 +37,7 @@ def test_model_copy_recomputes_derived_indices() -> None:
 
 
 def test_totals_free_and_over_by() -> None:
-    from ctxtui.core.plan import Totals
+    from ctxtui.core.planning.plan import Totals
 
     fits = Totals(1_000, 200, 100, 50, 0, 400, 300, 100, 0)
     assert (fits.requested, fits.free, fits.over_by) == (750, 250, 0)

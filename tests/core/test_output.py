@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from ctxtui.core.export import ExportError, write_session
-from ctxtui.core.models import Message, Session, SessionMeta
-from ctxtui.core.output import TEMP_MARKER, OutputError, atomic_write, protected_clash
+from ctxtui.system.export import ExportError, write_session
+from ctxtui.core.session.models import Message, Session, SessionMeta
+from ctxtui.system.output import TEMP_MARKER, OutputError, atomic_write, protected_clash
 
 
 def _session(source: Path | None = None) -> Session:
@@ -117,7 +117,7 @@ def test_a_target_swapped_for_a_symlink_after_the_check_is_not_replaced(
     out.write_text("old")
     real = tmp_path / "real.json"
     real.write_text("keep")
-    from ctxtui.core import output
+    from ctxtui.system import output
 
     def swap(fd: int) -> None:
         out.unlink()
@@ -200,8 +200,8 @@ def test_a_very_long_name_still_gets_a_valid_temp_name(tmp_path: Path) -> None:
 _SLOW_WRITER = """
 import os, sys, time
 from pathlib import Path
-from ctxtui.core.export import write_session
-from ctxtui.core.models import Message, Session
+from ctxtui.system.export import write_session
+from ctxtui.core.session.models import Message, Session
 
 def stall(fd):
     print("writing", flush=True)
@@ -236,8 +236,8 @@ def test_a_signal_during_the_write_removes_the_temp_file(tmp_path: Path, signum:
 _THREAD_WRITER = """
 import os, sys, threading, time
 from pathlib import Path
-from ctxtui.core.export import write_session
-from ctxtui.core.models import Message, Session
+from ctxtui.system.export import write_session
+from ctxtui.core.session.models import Message, Session
 
 started = threading.Event()
 

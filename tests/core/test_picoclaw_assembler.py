@@ -6,17 +6,17 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from ctxtui.core.counts import SessionCounts
-from ctxtui.core.models import Message, Session, ToolCall, ToolDefinition
-from ctxtui.core.plan import Plan, TailReason, TokenizerInfo
-from ctxtui.core.planner import (
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.session.models import Message, Session, ToolCall, ToolDefinition
+from ctxtui.core.planning.plan import Plan, TailReason, TokenizerInfo
+from ctxtui.core.planning.planner import (
     build_plan,
     find_safe_boundary,
     force_compression_cut,
     is_over_context_budget,
 )
-from ctxtui.core.policy import preset
-from ctxtui.core.tail import effective_budget
+from ctxtui.core.policies.policy import preset
+from ctxtui.core.planning.tail import effective_budget
 
 
 class PicoEstimator:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctxtui.core.models import ContentPart, Message, PartKind, ToolCall
-from ctxtui.core.tokenizers.picoclaw import (
+from ctxtui.core.session.models import ContentPart, Message, PartKind, ToolCall
+from ctxtui.core.tokens.tokenizers.picoclaw import (
     CONTEXT_SUMMARY_PREFIX,
     PicoClawTokenizer,
     summary_system_tokens,

@@ -14,13 +14,13 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxtui.core.compaction import compact
-from ctxtui.core.counting import count_session
-from ctxtui.core.counts import SessionCounts
-from ctxtui.core.models import Message, Session, ToolCall, ToolDefinition
-from ctxtui.core.plan import Plan, TailReason, TokenizerInfo
-from ctxtui.core.planner import build_plan, history_budget
-from ctxtui.core.policy import (
+from ctxtui.core.compacting.compaction import compact
+from ctxtui.core.tokens.counting import count_session
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.session.models import Message, Session, ToolCall, ToolDefinition
+from ctxtui.core.planning.plan import Plan, TailReason, TokenizerInfo
+from ctxtui.core.planning.planner import build_plan, history_budget
+from ctxtui.core.policies.policy import (
     CompactionStyle,
     Policy,
     PruneMode,
@@ -31,7 +31,7 @@ from ctxtui.core.policy import (
     TriggerCount,
     make_policy,
 )
-from ctxtui.core.reasons import CompactReason
+from ctxtui.core.policies.reasons import CompactReason
 
 
 class QuarterTokenizer:

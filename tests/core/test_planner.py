@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ctxtui.core.counts import SessionCounts
-from ctxtui.core.models import Message, Session, SessionMeta, ToolCall
-from ctxtui.core.plan import Plan, TokenizerInfo
-from ctxtui.core.planner import build_plan, force_compression_cut
-from ctxtui.core.policy import CompactionStyle, Policy, preset
-from ctxtui.core.reasons import CompactReason
-from ctxtui.core.truncate import planned_path, preview_of, render
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall
+from ctxtui.core.planning.plan import Plan, TokenizerInfo
+from ctxtui.core.planning.planner import build_plan, force_compression_cut
+from ctxtui.core.policies.policy import CompactionStyle, Policy, preset
+from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.planning.truncation import planned_path, preview_of, render
 from tests.core.fakes import CharTokenizer
 
 TOKENIZER = CharTokenizer()

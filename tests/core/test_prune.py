@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxtui.core.counts import SessionCounts
-from ctxtui.core.models import ContentPart, Message, PartKind, Session, ToolCall
-from ctxtui.core.plan import TokenizerInfo
-from ctxtui.core.planner import build_plan
-from ctxtui.core.policy import preset
-from ctxtui.core.prune import (
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.session.models import ContentPart, Message, PartKind, Session, ToolCall
+from ctxtui.core.planning.plan import TokenizerInfo
+from ctxtui.core.planning.planner import build_plan
+from ctxtui.core.policies.policy import preset
+from ctxtui.core.planning.prune import (
     STUB,
     StubCost,
     ToolOutputs,
@@ -20,8 +20,8 @@ from ctxtui.core.prune import (
     prune_by_turns,
     prune_tool_outputs_as_sketched,
 )
-from ctxtui.core.tail import min_turns_start
-from ctxtui.core.tokenizers import resolve
+from ctxtui.core.planning.tail import min_turns_start
+from ctxtui.core.tokens.tokenizers import resolve
 from tests.core.fakes import CharTokenizer
 
 

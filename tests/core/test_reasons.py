@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxtui.core.reasons import CompactReason
+from ctxtui.core.policies.reasons import CompactReason
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from ctxtui.core.calibration import (
+from ctxtui.core.tokens.calibration import (
     Calibration,
     Fit,
     TokenizerError,
@@ -22,13 +22,13 @@ from ctxtui.core.calibration import (
     fit_line,
     live_starts,
 )
-from ctxtui.core.counting import count_session
-from ctxtui.core.counts import SessionCounts
+from ctxtui.core.tokens.counting import count_session
+from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.engine import Engine
-from ctxtui.core.models import Message, RecordedCompaction, Session, SessionMeta, ToolCall, Usage
-from ctxtui.core.policy import Policy, policy_for_session
-from ctxtui.core.replay import EventKind, Replay, ReplayStoppedError, replay, request_points
-from ctxtui.core.tokenizers import resolve
+from ctxtui.core.session.models import Message, RecordedCompaction, Session, SessionMeta, ToolCall, Usage
+from ctxtui.core.policies.policy import Policy, policy_for_session
+from ctxtui.core.simulation.replay import EventKind, Replay, ReplayStoppedError, replay, request_points
+from ctxtui.core.tokens.tokenizers import resolve
 from ctxtui.importers import load_session
 from ctxtui.samples import samples_dir
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ctxtui.core.policy import knob_names
-from ctxtui.core.report import build_report
+from ctxtui.core.policies.policy import knob_names
+from ctxtui.core.simulation.report import build_report
 from tests.core.plans import hand_plan, small_session
 
 TOP_KEYS = {

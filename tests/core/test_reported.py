@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ctxtui.core.engine import Engine
-from ctxtui.core.models import Message, Session, SessionMeta, ToolDefinition, Usage
-from ctxtui.core.policy import preset
-from ctxtui.core.reported import ReportedGap, last_reported, reported_gap
+from ctxtui.core.session.models import Message, Session, SessionMeta, ToolDefinition, Usage
+from ctxtui.core.policies.policy import preset
+from ctxtui.core.simulation.reported import ReportedGap, last_reported, reported_gap
 
 
 def _session(*, system: str | None, tools: bool, model: str = "claude-sonnet-4-5") -> Session:

@@ -7,9 +7,9 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxtui.core.models import Message, Session, ToolCall
-from ctxtui.core.retention import Segment, audit, duplicated_lines
-from ctxtui.core.retention_facts import KINDS, fact_key, segment_facts, segment_text
+from ctxtui.core.session.models import Message, Session, ToolCall
+from ctxtui.core.summaries.retention import Segment, audit, duplicated_lines
+from ctxtui.core.summaries.segment_facts import KINDS, fact_key, segment_facts, segment_text
 
 PLANTED = Session(
     system_prompt="You are a careful coding agent working in a repository.",

@@ -8,8 +8,8 @@ import sys
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxtui.core.models import Message, ToolCall
-from ctxtui.core.rows import (
+from ctxtui.core.session.models import Message, ToolCall
+from ctxtui.core.planning.rows import (
     cap_text,
     find_spans,
     literal_block,
@@ -77,6 +77,6 @@ def test_a_tool_name_holding_a_newline_is_labelled_on_one_line() -> None:
 
 def test_the_row_content_needs_no_terminal_library() -> None:
     """The core decides what a row says; fitting it to cells (rich) is the shell's job."""
-    code = "import sys, ctxtui.core.rows; print('rich' in sys.modules)"
+    code = "import sys, ctxtui.core.planning.rows; print('rich' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

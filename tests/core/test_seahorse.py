@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ctxtui.core import seahorse as sh
-from ctxtui.core.seahorse import Item, SummaryNode
+from ctxtui.core.summaries import seahorse as sh
+from ctxtui.core.summaries.seahorse import Item, SummaryNode
 
 
 def test_constants_are_mains() -> None:

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxtui.core.models import Message, Session, SessionMeta, ToolCall
-from ctxtui.core.summary import SECTION_TITLES, SUMMARY_TEMPLATE, build_structured_summary
-from ctxtui.core.summary_prompt import (
+from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall
+from ctxtui.core.summaries.summary import SECTION_TITLES, SUMMARY_TEMPLATE, build_structured_summary
+from ctxtui.core.summaries.leaf_prompt import (
     build_llm_prompt,
     leaf_target_tokens,
     legacy_fallback_text,
@@ -268,7 +268,7 @@ def test_critical_context_ignores_paths_in_plain_tool_output() -> None:
 
 def test_next_steps_come_from_a_recent_reply_only() -> None:
     """A plan stated long ago is history: only the newest replies are searched for one."""
-    from ctxtui.core.summary import PLAN_LOOKBACK
+    from ctxtui.core.summaries.summary import PLAN_LOOKBACK
 
     old_plan = Message(role="assistant", content="Next I will rewrite the parser.")
     chatter = [Message(role="assistant", content="Done.")] * PLAN_LOOKBACK
@@ -283,7 +283,7 @@ def test_only_the_newest_text_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
     """A range with more than SCAN_CHARS of text: the sections read the newest messages only
     (bounded work on a 100k-message range), the goal still opens with the first request, and
     the summary says which messages were not read."""
-    import ctxtui.core.summary as summary
+    import ctxtui.core.summaries.summary as summary
 
     monkeypatch.setattr(summary, "SCAN_CHARS", 100)
     msgs = tuple(
@@ -304,7 +304,7 @@ def test_only_the_newest_text_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_one_message_is_read_however_long(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ctxtui.core.summary as summary
+    import ctxtui.core.summaries.summary as summary
 
     monkeypatch.setattr(summary, "SCAN_CHARS", 10)
     msgs = (
@@ -321,7 +321,7 @@ def test_one_message_is_read_however_long(monkeypatch: pytest.MonkeyPatch) -> No
 @given(st.text(alphabet="ab1é_-./ \npyc+", max_size=40))
 def test_file_paths_finds_what_the_path_pattern_finds(text: str) -> None:
     """The slash-or-dot shortcut never hides a path, and a diff's sides are read as the file."""
-    from ctxtui.core.summary_text import PATH, file_paths, is_diff
+    from ctxtui.core.summaries.text_rules import PATH, file_paths, is_diff
 
     expected = [m.group(1) for m in PATH.finditer(text)]
     if is_diff(text):

@@ -8,13 +8,13 @@ import re
 
 import pytest
 
-from ctxtui.core.compaction_notes import STAND_IN_NOTICE, stand_in_notice
+from ctxtui.core.compacting.notes import STAND_IN_NOTICE, stand_in_notice
 from ctxtui.core.engine import Engine
-from ctxtui.core.models import Message, Session, ToolCall
-from ctxtui.core.policy import policy_for_session
-from ctxtui.core.reasons import CompactReason
-from ctxtui.core.summary import MAX_ITEMS, build_structured_summary
-from ctxtui.core.summary_text import clean_text, decision_sentences, patch_target
+from ctxtui.core.session.models import Message, Session, ToolCall
+from ctxtui.core.policies.policy import policy_for_session
+from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.summaries.summary import MAX_ITEMS, build_structured_summary
+from ctxtui.core.summaries.text_rules import clean_text, decision_sentences, patch_target
 from ctxtui.importers import load_session
 from ctxtui.samples import demo_session_path
 

@@ -6,10 +6,10 @@ from itertools import accumulate
 
 import pytest
 
-from ctxtui.core.models import Message, Session, ToolCall
-from ctxtui.core.plan import FreshTail, TailReason
-from ctxtui.core.policy import Policy, preset
-from ctxtui.core.tail import (
+from ctxtui.core.session.models import Message, Session, ToolCall
+from ctxtui.core.planning.plan import FreshTail, TailReason
+from ctxtui.core.policies.policy import Policy, preset
+from ctxtui.core.planning.tail import (
     Boundaries,
     calculate_fresh_tail_budget,
     effective_budget,

@@ -28,15 +28,15 @@ import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxtui.core.models import Message, Session
-from ctxtui.core.tokenizers import exact as exact_module
-from ctxtui.core.tokenizers import resolve
-from ctxtui.core.tokenizers.chat import ChatTokenizer
-from ctxtui.core.tokenizers.encodings import load_quicktok
-from ctxtui.core.tokenizers.exact import QuicktokCounter, TiktokenCounter
-from ctxtui.core.tokenizers.families import FAMILIES, Family
-from ctxtui.core.tokenizers.gojson import go_json
-from ctxtui.core.tokenizers.unicode_guard import RANGES
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.tokens.tokenizers import exact as exact_module
+from ctxtui.core.tokens.tokenizers import resolve
+from ctxtui.core.tokens.tokenizers.chat import ChatTokenizer
+from ctxtui.core.tokens.tokenizers.encodings import load_quicktok
+from ctxtui.core.tokens.tokenizers.exact import QuicktokCounter, TiktokenCounter
+from ctxtui.core.tokens.tokenizers.families import FAMILIES, Family
+from ctxtui.core.tokens.tokenizers.gojson import go_json
+from ctxtui.core.tokens.tokenizers.unicode_guard import RANGES
 from ctxtui.importers import load_session
 from ctxtui.samples import samples_dir
 

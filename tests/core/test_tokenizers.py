@@ -16,8 +16,8 @@ import tiktoken
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxtui.core.models import ContentPart, Message, PartKind, ToolCall, ToolDefinition
-from ctxtui.core.tokenizers import (
+from ctxtui.core.session.models import ContentPart, Message, PartKind, ToolCall, ToolDefinition
+from ctxtui.core.tokens.tokenizers import (
     BatchTokenizer,
     Tokenizer,
     available_tokenizers,
@@ -25,12 +25,12 @@ from ctxtui.core.tokenizers import (
     resolve,
     tokenizer_for_model,
 )
-from ctxtui.core.tokenizers.chat import IMAGE_TOKENS, ChatTokenizer
-from ctxtui.core.tokenizers.estimator import PlanTokenizer
-from ctxtui.core.tokenizers.exact import QuicktokCounter, TiktokenCounter
-from ctxtui.core.tokenizers.families import OPENAI_FRAMING
-from ctxtui.core.tokenizers.gojson import go_float, go_json
-from ctxtui.core.tokenizers.picoclaw import PicoClawTokenizer
+from ctxtui.core.tokens.tokenizers.chat import IMAGE_TOKENS, ChatTokenizer
+from ctxtui.core.tokens.tokenizers.estimator import PlanTokenizer
+from ctxtui.core.tokens.tokenizers.exact import QuicktokCounter, TiktokenCounter
+from ctxtui.core.tokens.tokenizers.families import OPENAI_FRAMING
+from ctxtui.core.tokens.tokenizers.gojson import go_float, go_json
+from ctxtui.core.tokens.tokenizers.picoclaw import PicoClawTokenizer
 
 TOKENS_PER_MESSAGE = OPENAI_FRAMING.per_message
 TOKENS_PER_NAME = OPENAI_FRAMING.per_name

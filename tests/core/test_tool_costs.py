@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.console import Console
 
 from ctxtui.commands.report_blocks import render_tools
-from ctxtui.core.models import Message, Session, ToolCall
-from ctxtui.core.plan import (
+from ctxtui.core.session.models import Message, Session, ToolCall
+from ctxtui.core.planning.plan import (
     CompactionNeed,
     FreshTail,
     Plan,
@@ -16,9 +16,9 @@ from ctxtui.core.plan import (
     Totals,
     TruncatedOutput,
 )
-from ctxtui.core.policy import preset
-from ctxtui.core.report import build_report
-from ctxtui.core.tool_costs import UNKNOWN_TOOL, call_shares, tool_costs
+from ctxtui.core.policies.policy import preset
+from ctxtui.core.simulation.report import build_report
+from ctxtui.core.planning.tool_costs import UNKNOWN_TOOL, call_shares, tool_costs
 
 READ_A = ToolCall(id="r1", name="read_file", arguments='{"path":"a"}')  # 9 + 12 = 21 chars
 BASH = ToolCall(id="b1", name="bash", arguments="ls")  # 4 + 2 = 6 chars
@@ -127,7 +127,7 @@ def test_report_lists_tools_and_the_table_shows_what_pruning_freed() -> None:
 
 
 def test_the_largest_output_of_a_tool_or_its_first_call() -> None:
-    from ctxtui.core.tool_costs import largest_output
+    from ctxtui.core.planning.tool_costs import largest_output
 
     session, plan = _session(), _plan()
     assert largest_output(session, plan, "read_file") == 2  # 400 stored beats 300

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxtui.core import truncate
-from ctxtui.core.truncate import (
+from ctxtui.core.planning import truncation as truncate
+from ctxtui.core.planning.truncation import (
     KEEP_SECONDS,
     MARKER_NAME,
     MARKER_TEXT,
@@ -252,7 +252,7 @@ def test_truncation_loses_no_byte(output: str, max_lines: int, max_bytes: int) -
 
 def test_planned_path_is_the_same_for_every_user(monkeypatch: pytest.MonkeyPatch) -> None:
     """Plans count the hint with a fixed path, so figures do not depend on who runs ctxtui."""
-    from ctxtui.core.truncate import planned_path
+    from ctxtui.core.planning.truncation import planned_path
 
     first = planned_path("bash")
     monkeypatch.setenv("HOME", "/home/somebody-with-a-much-longer-name")

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxtui.core.tokenizers import unicode_guard
-from ctxtui.core.tokenizers.unicode_guard import (
+from ctxtui.core.tokens.tokenizers import unicode_guard
+from ctxtui.core.tokens.tokenizers.unicode_guard import (
     RANGES,
     flagged,
     is_flagged,

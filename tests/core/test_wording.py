@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from ctxtui.core.counts import SessionCounts
-from ctxtui.core.models import Message, Session
-from ctxtui.core.plan import FreshTail, TailReason, TokenizerInfo
-from ctxtui.core.planner import build_plan
-from ctxtui.core.policy import preset
-from ctxtui.core.truncate import shown_marker
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.planning.plan import FreshTail, TailReason, TokenizerInfo
+from ctxtui.core.planning.planner import build_plan
+from ctxtui.core.policies.policy import preset
+from ctxtui.core.planning.truncation import shown_marker
 from ctxtui.core.wording import a, article, plural
 from tests.core.fakes import CharTokenizer
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ctxtui.core.models import PartKind
+from ctxtui.core.session.models import PartKind
 from ctxtui.importers import codex
 from ctxtui.importers._jsonl import iter_records
 

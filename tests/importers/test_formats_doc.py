@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from ctxtui.core.models import Session
+from ctxtui.core.session.models import Session
 from ctxtui.importers import FORMATS
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "formats.md"

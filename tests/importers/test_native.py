@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.models import (
+from ctxtui.core.session.models import (
     ContentPart,
     Message,
     PartKind,

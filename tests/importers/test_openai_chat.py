@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ctxtui.core.models import Message, PartKind, ToolCall, Usage
+from ctxtui.core.session.models import Message, PartKind, ToolCall, Usage
 from ctxtui.importers import load_session
 
 EXAMPLES = Path("/work/shared/reference/examples")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ctxtui.core.models import PartKind
+from ctxtui.core.session.models import PartKind
 from ctxtui.importers import load_session
 
 EXAMPLES = Path("/work/shared/reference/examples")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ctxtui.core.models import PartKind, Session
+from ctxtui.core.session.models import PartKind, Session
 from ctxtui.importers import opencode
 from ctxtui.importers.opencode import StoredMessage
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.models import PartKind
+from ctxtui.core.session.models import PartKind
 from ctxtui.importers import load_session, picoclaw
 
 EXAMPLES = Path("/work/shared/reference/examples")

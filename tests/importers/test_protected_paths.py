@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from ctxtui.cli import main
-from ctxtui.core.export import ExportError, write_session
-from ctxtui.core.models import Session
+from ctxtui.system.export import ExportError, write_session
+from ctxtui.core.session.models import Session
 from ctxtui.importers import load_session, protected_paths, source_protection
 
 

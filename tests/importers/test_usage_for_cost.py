@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ctxtui.core.cost import session_cost
+from ctxtui.core.pricing.cost import session_cost
 from ctxtui.importers import load_session
 
 USAGE = {

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.models import Session
+from ctxtui.core.session.models import Session
 from ctxtui.importers import load_session
 
 

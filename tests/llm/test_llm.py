@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from ctxtui.core.summary import SUMMARY_TEMPLATE
+from ctxtui.core.summaries.summary import SUMMARY_TEMPLATE
 from ctxtui.llm import (
     Endpoint,
     SummarizerError,

@@ -11,11 +11,11 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ctxtui.core.compaction import CompactionResult
+from ctxtui.core.compacting.compaction import CompactionResult
 from ctxtui.core.errors import OverflowInfo
-from ctxtui.core.models import Message, Session
-from ctxtui.core.reasons import CompactReason
-from ctxtui.core.summary import StructuredSummary, SummaryItem, SummarySection
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.summaries.summary import StructuredSummary, SummaryItem, SummarySection
 
 PROMPT = (
     "You summarize a SEGMENT of a conversation for future model turns.\n"

@@ -177,7 +177,7 @@ async def test_open_a_bad_file_keeps_the_current_session(tmp_path: Path) -> None
 async def test_options_refused_for_a_session_still_leave_its_own_window() -> None:
     """A reserve too big for *this* session's window is refused, and the plan falls back to
     the preset fitted to the session (its 8,000-token window), not the preset's 131,072."""
-    from ctxtui.core.models import SessionMeta
+    from ctxtui.core.session.models import SessionMeta
     from ctxtui.tui.screens.error import ErrorScreen
 
     session = demo_session().model_copy(
@@ -262,8 +262,8 @@ async def test_palette_actions_reach_the_main_screen() -> None:
 
 
 def test_detail_caps_a_megabyte_message_and_says_how_much_is_left() -> None:
-    from ctxtui.core.models import Message
-    from ctxtui.core.plan import Zone
+    from ctxtui.core.session.models import Message
+    from ctxtui.core.planning.plan import Zone
     from ctxtui.tui.widgets.detail import MAX_CHARS, DetailInfo, describe
 
     content = "[bold]x\x1b[0m" + "y" * 1_000_000
@@ -303,7 +303,7 @@ async def test_an_unknown_key_id_in_the_settings_is_named_and_the_rest_applies()
 async def test_a_view_is_one_row_and_one_module(tmp_path: Path) -> None:
     """A row naming a screen class is all a view needs: the app opens it with the main
     screen's state, and a path it dismisses with is opened like any session file."""
-    from ctxtui.core.export import native_bytes
+    from ctxtui.system.export import native_bytes
     from ctxtui.tui.actions import Action, Scope
 
     picked = tmp_path / "picked.json"

@@ -118,7 +118,7 @@ def test_a_gauge_line_says_when_its_preset_compacts_as_the_cli_does() -> None:
     after this turn. "compacts now" left replay's zero compactions unexplained."""
     from ctxtui.core.compare import plan_presets
     from ctxtui.core.engine import Engine
-    from ctxtui.core.presets import PRESETS
+    from ctxtui.core.policies.presets import PRESETS
     from ctxtui.tui.screens.compare import gauge_line
 
     session = demo_session(turns=20)

@@ -3,8 +3,8 @@ it the cache held; the detail pane what a message cost while it stayed in the co
 
 from __future__ import annotations
 
-from ctxtui.core.cost import session_cost
-from ctxtui.core.cost_words import cost_view, dollars, last_priced
+from ctxtui.core.pricing.cost import session_cost
+from ctxtui.core.pricing.cost_words import cost_view, dollars, last_priced
 from ctxtui.importers import load_session
 from ctxtui.samples import samples_dir
 from ctxtui.tui.widgets.detail import DetailPane

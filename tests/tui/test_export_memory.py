@@ -8,7 +8,7 @@ from pathlib import Path
 from screen_fixtures import compaction_result
 from textual.widgets import Input
 
-from ctxtui.core.compaction_notes import llm_calls_sentence
+from ctxtui.core.compacting.notes import llm_calls_sentence
 from ctxtui.tui.screens.compaction import figure_rows
 from ctxtui.tui.screens.export import ExportScreen
 from tests.tui.main_fixtures import app_for, demo_session

@@ -14,8 +14,8 @@ import pytest
 from textual.widgets import Input, Label, Select
 from textual.widgets._footer import FooterKey
 
-from ctxtui.core.export import native_bytes
-from ctxtui.core.models import Session
+from ctxtui.system.export import native_bytes
+from ctxtui.core.session.models import Session
 from ctxtui.importers import load_session
 from ctxtui.tui.app import CtxtuiApp
 from ctxtui.tui.screens.compaction import CompactionPreviewScreen
@@ -119,7 +119,7 @@ async def test_export_writes_off_the_ui_thread_and_reports_a_refusal(
 ) -> None:
     """Writing 100,000 messages takes seconds, so it runs in a worker with the busy row up;
     what the core refuses (here a device, even after 'overwrite' is confirmed) is shown."""
-    import ctxtui.core.export as export
+    import ctxtui.system.export as export
 
     threads: list[bool] = []
     real = export.write_session
@@ -544,7 +544,7 @@ async def test_the_detail_pane_never_counts_on_the_ui_thread(
 ) -> None:
     """Counts under every tokenizer come from the pane's worker, for the selected message
     first and then its neighbours, so moving the cursor finds them ready."""
-    import ctxtui.core.counting as counting
+    import ctxtui.core.tokens.counting as counting
 
     threads: list[bool] = []
     real = counting.count_message_everywhere

@@ -96,11 +96,11 @@ class _OneCall:
 
 def _failing_jobs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[Any]:
     """Each background job, with what it calls made to raise a bug, and the message it posts."""
-    import ctxtui.core.export
+    import ctxtui.system.export
     import ctxtui.importers
     from ctxtui.core.engine import Engine
-    from ctxtui.core.policy import preset
-    from ctxtui.core.reasons import CompactReason
+    from ctxtui.core.policies.policy import preset
+    from ctxtui.core.policies.reasons import CompactReason
     from ctxtui.importers import load_session
     from ctxtui.tui import jobs, llm_job, timeline_jobs
 
@@ -113,7 +113,7 @@ def _failing_jobs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[Any]:
     monkeypatch.setattr(Engine, "compact", boom)
     monkeypatch.setattr(Engine, "counts", boom)
     monkeypatch.setattr(jobs, "get_current_worker", lambda: SimpleNamespace(is_cancelled=False))
-    monkeypatch.setattr(ctxtui.core.export, "write_session", boom)
+    monkeypatch.setattr(ctxtui.system.export, "write_session", boom)
     monkeypatch.setattr(timeline_jobs, "replay", boom)
     monkeypatch.setattr(llm_job, "summarize", boom)
     monkeypatch.setattr(llm_job, "get_current_worker", lambda: SimpleNamespace(is_cancelled=False))

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 from textual.app import App, ComposeResult
 
-from ctxtui.core.models import Session
-from ctxtui.core.plan import (
+from ctxtui.core.session.models import Session
+from ctxtui.core.planning.plan import (
     CompactionNeed,
     FreshTail,
     Plan,
@@ -16,7 +16,7 @@ from ctxtui.core.plan import (
     TokenizerInfo,
     Totals,
 )
-from ctxtui.core.policy import preset
+from ctxtui.core.policies.policy import preset
 from ctxtui.tui.widgets.message_list import BOUNDARY, MessageList
 from tests.tui.main_fixtures import big_session, markup_session
 
@@ -144,7 +144,7 @@ async def test_rows_fill_the_width_exactly() -> None:
 
 async def test_a_tool_name_holding_a_newline_is_drawn_on_its_own_row() -> None:
     """A transcript's tool name with a newline used to break the row in two (issue 9)."""
-    from ctxtui.core.models import Message
+    from ctxtui.core.session.models import Message
 
     session = Session(
         messages=(

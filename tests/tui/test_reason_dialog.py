@@ -17,9 +17,9 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList
 
 import ctxtui
-from ctxtui.core.policy import preset
-from ctxtui.core.reason_effects import reason_effect
-from ctxtui.core.reasons import CompactReason
+from ctxtui.core.policies.policy import preset
+from ctxtui.core.policies.reason_effects import reason_effect
+from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.tui.screens.compaction import CompactionPreviewScreen
 from ctxtui.tui.screens.reason import ReasonScreen
 from tests.tui.main_fixtures import app_for, demo_session
@@ -113,7 +113,7 @@ async def test_each_reason_says_its_effect_in_the_sessions_preset(name: str) -> 
 
 
 def test_a_reason_that_changes_the_compaction_is_not_tagged_as_a_label() -> None:
-    from ctxtui.core.reason_effects import ReasonChoice
+    from ctxtui.core.policies.reason_effects import ReasonChoice
     from ctxtui.tui.screens.reason import effect_tag
 
     changes = ReasonChoice(CompactReason.RETRY, "", "Changes the compaction: ...", "")

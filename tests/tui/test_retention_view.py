@@ -10,9 +10,9 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Label, Static, TabbedContent
 
-from ctxtui.core.models import Message, Session
-from ctxtui.core.retention import audit
-from ctxtui.core.retention_audits import recorded_audits
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.summaries.retention import audit
+from ctxtui.core.simulation.retention_audits import recorded_audits
 from ctxtui.tui.screens.compaction import CompactionPreviewScreen
 from ctxtui.tui.screens.retention import RecordedAuditScreen
 from ctxtui.tui.widgets.retention import RetentionView

@@ -20,8 +20,8 @@ from textual.widgets import (
 )
 
 from ctxtui.core.engine import Engine
-from ctxtui.core.policy import preset
-from ctxtui.core.reasons import CompactReason
+from ctxtui.core.policies.policy import preset
+from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.importers import load_session
 from ctxtui.tui.commands import CtxtuiCommands, palette_commands
 from ctxtui.tui.screens.compaction import (

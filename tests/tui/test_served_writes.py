@@ -10,7 +10,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
-from ctxtui.core.output import WRITE_ROOT_ENV
+from ctxtui.system.output import WRITE_ROOT_ENV
 from ctxtui.tui.app import CtxtuiApp
 from ctxtui.tui.screens.export import ExportScreen
 from ctxtui.tui.screens.main import MainScreen

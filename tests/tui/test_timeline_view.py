@@ -10,7 +10,7 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
-from ctxtui.core.replay import EventKind
+from ctxtui.core.simulation.replay import EventKind
 from ctxtui.samples import samples_dir
 from ctxtui.tui.screens.timeline import TimelineScreen
 from ctxtui.tui.widgets.message_list import MessageList
@@ -319,7 +319,7 @@ def test_the_axis_leaves_out_a_fixed_number_the_cursor_would_touch() -> None:
 
 
 def test_the_session_as_read_is_the_tail_of_its_full_history() -> None:
-    from ctxtui.core.replay import shown_offset
+    from ctxtui.core.simulation.replay import shown_offset
     from ctxtui.importers import load_session
 
     for name, offset in (("claude_code_replay.jsonl", 451), ("codex_replay.jsonl", 409)):
@@ -349,7 +349,7 @@ async def test_timeline_after_an_applied_compaction_replays_the_session_on_scree
 
 
 async def test_timeline_of_a_session_without_requests_says_so() -> None:
-    from ctxtui.core.models import Message, Session, SessionMeta
+    from ctxtui.core.session.models import Message, Session, SessionMeta
 
     session = Session(
         messages=(Message(role="user", content="hello"), Message(role="user", content="anyone?")),

@@ -7,9 +7,9 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
-from ctxtui.core.cost_words import cost_view, dollars
-from ctxtui.core.models import Session
-from ctxtui.core.tool_costs import tool_costs
+from ctxtui.core.pricing.cost_words import cost_view, dollars
+from ctxtui.core.session.models import Session
+from ctxtui.core.planning.tool_costs import tool_costs
 from ctxtui.tui.screens.tools import ToolsScreen
 from tests.tui.main_fixtures import app_for, demo_session
 from tests.tui.test_snapshots_main import SnapCompare, press, settle, then
@@ -127,7 +127,7 @@ async def test_enter_on_a_tool_returns_to_its_largest_output() -> None:
 async def test_a_tool_name_with_escapes_is_shown_not_obeyed() -> None:
     """A transcript's tool name may hold ANSI and OSC sequences (clear screen, set the title):
     the view shows them as ``␛`` text, as the message list does, and sends none to the terminal."""
-    from ctxtui.core.models import Message, ToolCall
+    from ctxtui.core.session.models import Message, ToolCall
 
     evil = "\x1b[2J\x1b[H\x1b]0;PWNED\x07[red]x[/red]"
     session = Session(

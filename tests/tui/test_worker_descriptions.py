@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from ctxtui.core.models import Session
-from ctxtui.core.replay import Replay
+from ctxtui.core.session.models import Session
+from ctxtui.core.simulation.replay import Replay
 from tests.tui.main_fixtures import app_for, demo_session
 from tests.tui.test_snapshots_main import settle
 

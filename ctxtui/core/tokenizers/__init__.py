@@ -21,23 +21,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from ctxtui.core.models import Message, ToolDefinition
-from ctxtui.core.plan import TokenizerInfo
-from ctxtui.core.tokenizers.chat import ChatTokenizer
-from ctxtui.core.tokenizers.encodings import (
+from ctxtui.core.session.models import Message, ToolDefinition
+from ctxtui.core.planning.plan import TokenizerInfo
+from ctxtui.core.tokens.tokenizers.chat import ChatTokenizer
+from ctxtui.core.tokens.tokenizers.encodings import (
     OFFLINE_ENCODINGS,
     EncodingUnavailableError,
     load_encoding,
     load_quicktok,
     tiktoken_is_unusable,
 )
-from ctxtui.core.tokenizers.estimator import (
+from ctxtui.core.tokens.tokenizers.estimator import (
     DEFAULT_CHARS_PER_TOKEN,
     PlanTokenizer,
     validate_chars_per_token,
 )
-from ctxtui.core.tokenizers.exact import QuicktokCounter, TiktokenCounter
-from ctxtui.core.tokenizers.families import (
+from ctxtui.core.tokens.tokenizers.exact import QuicktokCounter, TiktokenCounter
+from ctxtui.core.tokens.tokenizers.families import (
     CL100K,
     FAMILIES,
     LLAMA3,
@@ -46,8 +46,8 @@ from ctxtui.core.tokenizers.families import (
     QWEN2,
     tokenizer_for_model,
 )
-from ctxtui.core.tokenizers.opencode import OpenCodeTokenizer
-from ctxtui.core.tokenizers.picoclaw import (
+from ctxtui.core.tokens.tokenizers.opencode import OpenCodeTokenizer
+from ctxtui.core.tokens.tokenizers.picoclaw import (
     CONTEXT_SUMMARY_PREFIX,
     PicoClawTokenizer,
     summary_section,

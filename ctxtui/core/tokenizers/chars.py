@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ctxtui.core.models import Message, ToolCall
+from ctxtui.core.session.models import Message, ToolCall
 
 MESSAGE_OVERHEAD_CHARS = 12
 """Characters PicoClaw adds per message for role and framing (``EstimateMessageTokens``)."""

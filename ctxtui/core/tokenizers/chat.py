@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ctxtui.core.models import ROLES, Message, ToolDefinition
-from ctxtui.core.tokenizers.exact import TextCounter
-from ctxtui.core.tokenizers.families import OPENAI_FRAMING, Framing
-from ctxtui.core.tokenizers.gojson import go_json
+from ctxtui.core.session.models import ROLES, Message, ToolDefinition
+from ctxtui.core.tokens.tokenizers.exact import TextCounter
+from ctxtui.core.tokens.tokenizers.families import OPENAI_FRAMING, Framing
+from ctxtui.core.tokens.tokenizers.gojson import go_json
 
 IMAGE_TOKENS = 765
 """An image with no estimate of its own: a 1024×1024 image at ``detail: high`` on 4o-class

@@ -11,15 +11,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ctxtui.core.models import ContentPart, Message, PartKind, ToolDefinition
-from ctxtui.core.tokenizers.chars import (
+from ctxtui.core.session.models import ContentPart, Message, PartKind, ToolDefinition
+from ctxtui.core.tokens.tokenizers.chars import (
     MESSAGE_OVERHEAD_CHARS,
     message_chars,
     runes,
     tool_calls_bytes,
     utf8_bytes,
 )
-from ctxtui.core.tokenizers.picoclaw import MEDIA_ITEM_TOKENS, tool_def_chars
+from ctxtui.core.tokens.tokenizers.picoclaw import MEDIA_ITEM_TOKENS, tool_def_chars
 
 NAME = "plan"
 DEFAULT_CHARS_PER_TOKEN = 4.0

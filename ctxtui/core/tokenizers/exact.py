@@ -27,8 +27,8 @@ from functools import cache
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ctxtui.core.tokenizers.families import Family
-from ctxtui.core.tokenizers.unicode_guard import flagged, is_flagged, without_surrogates
+from ctxtui.core.tokens.tokenizers.families import Family
+from ctxtui.core.tokens.tokenizers.unicode_guard import flagged, is_flagged, without_surrogates
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor

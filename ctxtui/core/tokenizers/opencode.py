@@ -16,7 +16,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ctxtui.core.models import Message, PartKind, ToolDefinition
+from ctxtui.core.session.models import Message, PartKind, ToolDefinition
 
 NAME = "opencode"
 

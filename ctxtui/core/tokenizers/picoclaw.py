@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ctxtui.core.models import Message, ToolDefinition
-from ctxtui.core.tokenizers.chars import (
+from ctxtui.core.session.models import Message, ToolDefinition
+from ctxtui.core.tokens.tokenizers.chars import (
     TOOL_DEF_OVERHEAD_CHARS,
     message_chars,
     runes,
     utf8_bytes,
 )
-from ctxtui.core.tokenizers.gojson import go_json
+from ctxtui.core.tokens.tokenizers.gojson import go_json
 
 NAME = "picoclaw"
 

@@ -19,12 +19,12 @@ from textual.containers import Grid, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Label, Markdown, Static, TabbedContent, TabPane, TextArea
 
-from ctxtui.core.compaction import CompactionResult
-from ctxtui.core.leaf_calls import LeafCalls, with_llm_summary, with_summary_text
-from ctxtui.core.models import Session
-from ctxtui.core.retention import Audit
-from ctxtui.core.retention import audit as audit_summary
-from ctxtui.core.tokenizers import Tokenizer
+from ctxtui.core.compacting.compaction import CompactionResult
+from ctxtui.core.compacting.leaf_calls import LeafCalls, with_llm_summary, with_summary_text
+from ctxtui.core.session.models import Session
+from ctxtui.core.summaries.retention import Audit
+from ctxtui.core.summaries.retention import audit as audit_summary
+from ctxtui.core.tokens.tokenizers import Tokenizer
 from ctxtui.core.wording import plural
 from ctxtui.llm import LLMSummary, SummarizerError
 from ctxtui.tui.compaction_text import (

@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from ctxtui.core.fleet import Row
-from ctxtui.core.policy import PRESETS
+from ctxtui.core.policies.policy import PRESETS
 from ctxtui.options import debugging
 from ctxtui.tui import fleet_job
 from ctxtui.tui.fleet_rows import (

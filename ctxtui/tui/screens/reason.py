@@ -4,7 +4,7 @@ The reasons (proactive, retry, overflow) name *when* an agent compacts. In most 
 reason changes nothing about *what* is compacted, and a picker that does not say so looks
 broken ("I picked retry and nothing changed"). Each option says in a word whether it changes
 the outcome under the session's preset, and the line under the list says it in full for the
-highlighted reason (``core/reason_effects.py``, which a test holds to the compaction itself).
+highlighted reason (``core/policies/reason_effects.py``, which a test holds to the compaction itself).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from textual.content import Content
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ctxtui.core.plan import Plan
-from ctxtui.core.policy import Policy, preset
-from ctxtui.core.reason_effects import ReasonChoice, reason_choices
-from ctxtui.core.reasons import CompactReason
+from ctxtui.core.planning.plan import Plan
+from ctxtui.core.policies.policy import Policy, preset
+from ctxtui.core.policies.reason_effects import ReasonChoice, reason_choices
+from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.tui.screens.dialog import Dialog
 
 

@@ -15,8 +15,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Label
 
-from ctxtui.core.replay import Replay
-from ctxtui.core.retention import Audit
+from ctxtui.core.simulation.replay import Replay
+from ctxtui.core.summaries.retention import Audit
 from ctxtui.tui.screens.dialog import Dialog
 from ctxtui.tui.widgets.retention import RetentionView
 
@@ -71,7 +71,7 @@ class RecordedAuditScreen(Dialog[None]):
 
     @work(thread=True, exclusive=True, group="recorded-audit", description="retention audit")
     def _audit(self) -> None:
-        from ctxtui.core.retention_audits import recorded_audits
+        from ctxtui.core.simulation.retention_audits import recorded_audits
 
         r = self.replay
         audits = recorded_audits(r.session, r.policy, r.counts, r.tokenizer)

@@ -18,10 +18,10 @@ from textual import on
 from textual.screen import Screen
 
 from ctxtui.core.engine import Engine
-from ctxtui.core.heap import keep_out_of_collections
-from ctxtui.core.models import Session
-from ctxtui.core.plan import Plan
-from ctxtui.core.policy import Policy
+from ctxtui.system.heap import keep_out_of_collections
+from ctxtui.core.session.models import Session
+from ctxtui.core.planning.plan import Plan
+from ctxtui.core.policies.policy import Policy
 from ctxtui.core.wording import plural
 from ctxtui.options import debugging
 from ctxtui.tui import jobs
@@ -183,7 +183,7 @@ class SessionScreen(Screen[None]):
     @on(SessionLoaded)
     def _loaded(self, event: SessionLoaded) -> None:
         self.state, problem = self.state.opened(event.session, event.path, event.fit)
-        keep_out_of_collections(len(event.session))  # full GC walks froze keys (core.heap)
+        keep_out_of_collections(len(event.session))  # full GC walks froze keys (ctxtui.system.heap)
         if problem:
             self._show_error(problem, "Ignored the policy options")
         self.session_changed(opened=True)

@@ -1,7 +1,7 @@
 """The timeline view: the session over time, one request at a time (docs/replay.md).
 
 The main view shows one moment, the whole transcript as the next request. This view replays
-every request the agent sent under the policy (``ctxtui.core.replay``): a chart of the
+every request the agent sent under the policy (``ctxtui.core.simulation.replay``): a chart of the
 simulated prompt against the one the API reported, the trigger and the window, with the
 compactions on the way; a cursor per request; and below, the context as the model saw it at
 that request, the simulated summary standing in for what it replaced. The transcript's full
@@ -22,9 +22,9 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Static
 
-from ctxtui.core.policy import policy_for_session
-from ctxtui.core.replay import ContextAt, Replay
-from ctxtui.core.reported import ReportedGap
+from ctxtui.core.policies.policy import policy_for_session
+from ctxtui.core.simulation.replay import ContextAt, Replay
+from ctxtui.core.simulation.reported import ReportedGap
 from ctxtui.core.wording import plural
 from ctxtui.options import debugging
 from ctxtui.tui.cells import NAME_CELLS, flow, shorten_name, whole_words

@@ -1,7 +1,7 @@
 """The tools view: what each tool costs the prompt, and what pruning and truncation free.
 
 Tool outputs are usually most of an agent's context, and the list shows them one message at
-a time; this view adds them up per tool name (``core/tool_costs.py``, read off the plan on
+a time; this view adds them up per tool name (``core/planning/tool_costs.py``, read off the plan on
 screen, never recounted): calls, the tokens of its calls and of its outputs as stored, the
 tokens pruning and truncation take off them, what is sent, and the share of the prompt (the
 request without the output reserve the gauge adds).
@@ -22,9 +22,9 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from ctxtui.core.cost_words import CostView, dollars
-from ctxtui.core.rows import visible
-from ctxtui.core.tool_costs import ToolCost, ToolCosts, largest_output, tool_costs
+from ctxtui.core.pricing.cost_words import CostView, dollars
+from ctxtui.core.planning.rows import visible
+from ctxtui.core.planning.tool_costs import ToolCost, ToolCosts, largest_output, tool_costs
 from ctxtui.core.wording import plural
 from ctxtui.tui.cost_jobs import CostReady, price_session
 from ctxtui.tui.state import MainState

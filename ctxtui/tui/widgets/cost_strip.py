@@ -23,9 +23,9 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ctxtui.core.cost import SessionCost
-from ctxtui.core.cost_words import CAUSE_MARKS, timeline_words
-from ctxtui.core.replay import Replay
+from ctxtui.core.pricing.cost import SessionCost
+from ctxtui.core.pricing.cost_words import CAUSE_MARKS, timeline_words
+from ctxtui.core.simulation.replay import Replay
 from ctxtui.tui.cost_jobs import ReplayCostReady
 from ctxtui.tui.widgets.theme_style import component_style
 from ctxtui.tui.widgets.timeline_chart import GUTTER, column_of

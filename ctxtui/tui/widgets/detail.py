@@ -20,12 +20,12 @@ from textual.message import Message as TextualMessage
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from ctxtui.core.cost_words import CostView
-from ctxtui.core.explain import why
-from ctxtui.core.models import ContentPart, Message, Session
-from ctxtui.core.plan import Plan, Zone
-from ctxtui.core.rows import cap_text, find_spans, literal_block, visible
-from ctxtui.core.sent import row_figures
+from ctxtui.core.pricing.cost_words import CostView
+from ctxtui.core.planning.explain import why
+from ctxtui.core.session.models import ContentPart, Message, Session
+from ctxtui.core.planning.plan import Plan, Zone
+from ctxtui.core.planning.rows import cap_text, find_spans, literal_block, visible
+from ctxtui.core.planning.as_sent import row_figures
 from ctxtui.core.wording import plural
 from ctxtui.tui.widgets.theme_style import component_style
 
@@ -298,7 +298,7 @@ class DetailPane(VerticalScroll, can_focus=True):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail", description="detail")
     def _count(self, session: Session, chars_per_token: float, wanted: list[int]) -> None:
-        from ctxtui.core.counting import count_message_everywhere
+        from ctxtui.core.tokens.counting import count_message_everywhere
 
         worker = get_current_worker()
         batch: dict[int, dict[str, int]] = {}

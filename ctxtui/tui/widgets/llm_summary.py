@@ -18,8 +18,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Label, Static
 
-from ctxtui.core.leaf_calls import LeafCalls
-from ctxtui.core.rows import literal_block, visible
+from ctxtui.core.compacting.leaf_calls import LeafCalls
+from ctxtui.core.planning.rows import literal_block, visible
 from ctxtui.llm import Endpoint, LLMSummary, Stop
 from ctxtui.options import debugging
 from ctxtui.tui.llm_job import (

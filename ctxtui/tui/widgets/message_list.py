@@ -4,10 +4,10 @@ Like Toolong's ``LogLines``, the widget only renders the rows on screen: ``rende
 one row from the session and the plan, caches the strip in an LRU keyed by what changes its
 look, and ``virtual_size`` tells the scrollbars how tall the whole list is. The cost of a frame
 depends on the terminal's height, never on the number of messages. What a row *says* comes
-from ``ctxtui.core.rows`` and is fitted to the width by ``ctxtui.tui.cells``; this widget
+from ``ctxtui.core.planning.rows`` and is fitted to the width by ``ctxtui.tui.cells``; this widget
 only picks colours from its component classes.
 A search query, when set, is marked in every row that shows it (``message-list--search-match``).
-A row's figure and bar are the tokens the request sends for its message (``core/sent.py``), so
+A row's figure and bar are the tokens the request sends for its message (``core/planning/as_sent.py``), so
 the rows of a zone add up to the gauge's segment; the stored size and the tokens freed are its
 tag.
 """
@@ -28,10 +28,10 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ctxtui.core.models import Session
-from ctxtui.core.plan import Plan
-from ctxtui.core.rows import tool_label
-from ctxtui.core.sent import row_figures
+from ctxtui.core.session.models import Session
+from ctxtui.core.planning.plan import Plan
+from ctxtui.core.planning.rows import tool_label
+from ctxtui.core.planning.as_sent import row_figures
 from ctxtui.tui.cells import RowLayout, bar_scale, boundary_rule, layout_columns, row_cells
 from ctxtui.tui.widgets.row_keys import row_bindings
 from ctxtui.tui.widgets.theme_style import component_style, readable_on

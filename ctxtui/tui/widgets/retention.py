@@ -1,6 +1,6 @@
 """The retention audit of one summary as a pane: a headline, then the facts it lost.
 
-It renders a ``core.retention.Audit`` and holds no rule of its own. The compaction preview
+It renders a ``core.summaries.retention.Audit`` and holds no rule of its own. The compaction preview
 shows the stand-in's audit in its Lost tab and swaps in the LLM's when that summary arrives,
 with the stand-in's figures beside it. The timeline shows a recorded compaction's audit.
 Every fact is shown literally (``Text``, never markup); the core has already removed escapes
@@ -14,8 +14,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from ctxtui.core.retention import Audit
-from ctxtui.core.retention_facts import KINDS
+from ctxtui.core.summaries.retention import Audit
+from ctxtui.core.summaries.segment_facts import KINDS
 
 FACT_WIDTH = 60
 """The fact column's width in cells; a longer fact is cut with an ellipsis (the row is one

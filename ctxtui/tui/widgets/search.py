@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.widgets import Input, Label
 from textual.worker import get_current_worker
 
-from ctxtui.core.models import Session
+from ctxtui.core.session.models import Session
 from ctxtui.tui.state import SearchState
 
 

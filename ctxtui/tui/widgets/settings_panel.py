@@ -25,7 +25,7 @@ from textual.validation import Integer, Number, Validator
 from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static, Switch
 
-from ctxtui.core.policy import PRESETS, Policy, PolicyError
+from ctxtui.core.policies.policy import PRESETS, Policy, PolicyError
 from ctxtui.options import knobs, unused_reason
 
 # Shown above the knobs with their own controls.

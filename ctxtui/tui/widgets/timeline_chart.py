@@ -29,7 +29,7 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ctxtui.core.replay import EventKind, Replay
+from ctxtui.core.simulation.replay import EventKind, Replay
 from ctxtui.palette import SERIES_COLOURS
 from ctxtui.tui.widgets.theme_style import component_style
 
