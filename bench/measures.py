@@ -407,9 +407,9 @@ def input_latency(size: int) -> list[Result]:
 
 def replan_times(sizes: tuple[int, ...], repeats: int) -> list[Result]:
     """``build_plan`` with existing counts after a knob change; 100k absolute and over 1k."""
-    from ctxtui.core.tokens.counting import count_session
     from ctxtui.core.planning.planner import build_plan
     from ctxtui.core.policies.policy import policy_for_session
+    from ctxtui.core.tokens.counting import count_session
     from ctxtui.core.tokens.tokenizers import resolve
     from ctxtui.importers import load_session
 
@@ -455,9 +455,9 @@ def replan_profile(size: int) -> str:
     import io
     import pstats
 
-    from ctxtui.core.tokens.counting import count_session
     from ctxtui.core.planning.planner import build_plan
     from ctxtui.core.policies.policy import policy_for_session
+    from ctxtui.core.tokens.counting import count_session
     from ctxtui.core.tokens.tokenizers import resolve
     from ctxtui.importers import load_session
 
@@ -479,10 +479,10 @@ def replan_profile(size: int) -> str:
 
 def _synthetic(rows: int) -> tuple[Any, Any]:
     """A session of ``rows`` short messages and its plan, built as cheaply as pydantic allows."""
-    from ctxtui.core.tokens.counting import count_session
-    from ctxtui.core.session.models import Message, Session
     from ctxtui.core.planning.planner import build_plan
     from ctxtui.core.policies.policy import policy_for_session
+    from ctxtui.core.session.models import Message, Session
+    from ctxtui.core.tokens.counting import count_session
     from ctxtui.core.tokens.tokenizers import resolve
 
     roles = ("user", "assistant")
@@ -743,10 +743,10 @@ def replay_ratio(size: int, repeats: int) -> list[Result]:
     """
     from bench.child import open_session
     from ctxtui.core.engine import Engine
-    from ctxtui.system.heap import keep_out_of_collections
     from ctxtui.core.policies.policy import policy_for_session
     from ctxtui.core.simulation.replay import replay
     from ctxtui.importers import load_session
+    from ctxtui.system.heap import keep_out_of_collections
 
     path = session_file(size)
     session = load_session(path)

@@ -19,11 +19,11 @@ def retention_ratio(size: int, repeats: int) -> list[Result]:
     stand-in's retention, the messages after it), the baseline the walk alone.
     """
     from ctxtui.core.engine import Engine
-    from ctxtui.system.heap import keep_out_of_collections
     from ctxtui.core.policies.policy import policy_for_session
     from ctxtui.core.simulation.replay import replay
     from ctxtui.core.simulation.retention_audits import simulated_audits
     from ctxtui.importers import load_session
+    from ctxtui.system.heap import keep_out_of_collections
 
     session = load_session(session_file(size))
     policy = policy_for_session("plan", session)

@@ -4,8 +4,8 @@
 The CLI, the headless commands and the app all read this module, so a knob's range, the words
 that describe it and the way a preset becomes a policy are written once. It sits between the
 shells and the core: it imports the core only, and never argparse's or Textual's machinery.
-Everything about a knob is read from ``ctxtui.core.policies.policy`` (each field's description, bounds
-and the presets' values), so ``--help``, the range named in an error and the policy itself
+Everything about a knob is read from ``ctxtui.core.policies.policy`` (each field's description,
+bounds and the presets' values), so ``--help``, the range named in an error and the policy itself
 cannot drift apart; the app's settings panel finds its words here too (``knobs()``, with
 ``Knob.label`` and ``Knob.range_sentence``).
 """
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ctxtui.core.session.models import Session
     from ctxtui.core.policies.policy import Policy
+    from ctxtui.core.session.models import Session
 
 # The policy (and pydantic under it) is imported by the functions that need it, so that the
 # exit codes and ``clip`` cost the CLI nothing: ``ctxtui --version`` stays instant.

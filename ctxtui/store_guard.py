@@ -11,8 +11,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ctxtui.system.output import protected_clash
 from ctxtui.stores import claude_roots, codex_root, opencode_root, picoclaw_sessions_dir
+from ctxtui.system.output import protected_clash
 
 
 def agent_stores(env: Mapping[str, str]) -> list[tuple[str, Path]]:

@@ -109,8 +109,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def shown(text: str) -> str:
     """``text`` (a file name, a ``cwd``, a model) safe to print on one line: controls shown as
-    pictures (``␛``, ``⏎``; ``core.planning.rows.visible``) and a name's undecodable bytes as ``\\xNN``,
-    so a hostile name can neither drive the terminal nor break a row."""
+    pictures (``␛``, ``⏎``; ``core.planning.rows.visible``) and a name's undecodable bytes as
+    ``\\xNN``, so a hostile name can neither drive the terminal nor break a row."""
     text = visible(text)
     if _SURROGATE.search(text) is None:
         return text

@@ -8,6 +8,7 @@ every module of the graph grimp builds (the graph import-linter itself reads), l
 
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
@@ -58,3 +59,55 @@ def test_a_cycle_through_a_package_init_is_found(
     assert cycles(grimp.build_graph("cyclepkg", cache_dir=None)) == {
         frozenset({"cyclepkg.sub", "cyclepkg.sub.leaf"})
     }
+
+
+_DYNAMIC = {"import_module", "__import__", "spec_from_file_location"}
+
+
+def dynamic_imports(source: str) -> list[str]:
+    """Calls that import a module by a computed or ``ctxtui`` name, which the graph cannot see.
+
+    A name given as a plain string of a third-party package (``importlib.import_module(
+    "tiktoken")``: optional at run time) is fine; anything else hides an edge of the graph.
+    """
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name not in _DYNAMIC or not node.args:
+            continue
+        first = node.args[0]
+        literal = isinstance(first, ast.Constant) and isinstance(first.value, str)
+        if not literal or str(first.value).split(".")[0] == "ctxtui":  # type: ignore[union-attr]
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_no_ctxtui_module_is_imported_by_name() -> None:
+    """A lazy import is a plain ``import`` inside a function, never ``importlib`` by name."""
+    root = Path(__file__).resolve().parents[1] / "ctxtui"
+    hidden = {
+        str(path.relative_to(root)): calls
+        for path in sorted(root.rglob("*.py"))
+        if (calls := dynamic_imports(path.read_text("utf-8")))
+    }
+    assert not hidden, hidden
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'importlib.import_module(f"ctxtui.commands.{name}")',
+        'import_module("ctxtui.core.tokens")',
+        "importlib.import_module(module_name(name))",
+        '__import__("ctxtui.tui")',
+    ],
+)
+def test_a_dynamic_import_of_ctxtui_is_found(source: str) -> None:
+    assert dynamic_imports(source)
+
+
+def test_a_third_party_module_by_name_is_allowed() -> None:
+    assert not dynamic_imports('importlib.import_module("tiktoken")')

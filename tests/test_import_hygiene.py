@@ -38,10 +38,12 @@ def test_core_does_not_import_textual(module: str) -> None:
 
 
 def test_the_report_document_is_built_without_rich() -> None:
-    """``core/simulation/report.py`` returns data; the table is rendered by ``commands/render_report.py``."""
+    """``core/simulation/report.py`` returns data; the table is rendered by
+    ``commands/render_report.py``."""
     code = (
         "import sys\n"
-        "import ctxtui.core.simulation.report, ctxtui.core.compacting.compaction, ctxtui.commands.report\n"
+        "import ctxtui.core.simulation.report, ctxtui.core.compacting.compaction\n"
+        "import ctxtui.commands.report\n"
         "print(','.join(sorted(n for n in sys.modules if n.split('.')[0] == 'rich')))\n"
         "import ctxtui.commands.render_report\n"
         "print('rich' in sys.modules)\n"

@@ -35,7 +35,8 @@ def test_help_and_the_command_parsers_never_import_the_model() -> None:
         "build_app_parser().format_help()\n"
         "build_command_parsers()\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'textual')"
-        " or m in ('ctxtui.core.policies.policy', 'ctxtui.core.session.models', 'ctxtui.importers'))\n"
+        " or m in ('ctxtui.core.policies.policy', 'ctxtui.core.session.models',"
+        " 'ctxtui.importers'))\n"
         "print(heavy)\n"
     )
     done = subprocess.run(

@@ -38,7 +38,8 @@ def outputs() -> dict[str, bytes]:
     for sample in samples():
         for name, argv in COMMANDS.items():
             done = subprocess.run(
-                [sys.executable, "-m", "ctxtui", *argv, str(sample)],
+                [sys.executable, "-m", "ctxtui", *argv, f"{SAMPLES.name}/{sample.name}"],
+                cwd=SAMPLES.parent,  # this checkout's code, and paths that read the same anywhere
                 capture_output=True,
                 check=False,
                 env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "LC_ALL": "C.UTF-8"},

@@ -8,17 +8,69 @@ policy is built) lives in ``ctxtui.options``.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
+from types import ModuleType
 
 from ctxtui.commands.errors import CommandError
 from ctxtui.options import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 
 
+def command_module(name: str) -> ModuleType:
+    """The module that runs sub-command ``name``, imported on first use (``ctxtui --help``
+    and the app never pay for the commands' imports)."""
+    match name:
+        case "cache":
+            from ctxtui.commands import cache
+
+            return cache
+        case "compact":
+            from ctxtui.commands import compact
+
+            return compact
+        case "compare":
+            from ctxtui.commands import compare
+
+            return compare
+        case "fleet":
+            from ctxtui.commands import fleet
+
+            return fleet
+        case "formats":
+            from ctxtui.commands import formats
+
+            return formats
+        case "presets":
+            from ctxtui.commands import presets
+
+            return presets
+        case "replay":
+            from ctxtui.commands import replay
+
+            return replay
+        case "report":
+            from ctxtui.commands import report
+
+            return report
+        case "retention":
+            from ctxtui.commands import retention
+
+            return retention
+        case "serve":
+            from ctxtui.commands import serve
+
+            return serve
+        case "sessions":
+            from ctxtui.commands import sessions
+
+            return sessions
+        case _:
+            raise ValueError(f"no such command: {name}")
+
+
 def run(args: argparse.Namespace) -> int:
     """Dispatch a parsed sub-command to its module; a ``CommandError`` is one line, exit 2."""
-    module = importlib.import_module(f"ctxtui.commands.{args.command}")
+    module = command_module(args.command)
     try:
         result: int = module.run(args)
     except CommandError as err:

@@ -13,25 +13,25 @@ from typing import TYPE_CHECKING
 from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import Planned, plan_session
 from ctxtui.core.compacting.compaction import CompactionResult
+from ctxtui.core.compacting.leaf_calls import leaf_calls, with_llm_summary
 from ctxtui.core.compacting.notes import llm_calls_sentence, stand_in_notice
+from ctxtui.core.planning.overflow import overflow_words
+from ctxtui.core.planning.rows import literal_block
+from ctxtui.core.policies.policy import Policy
+from ctxtui.core.policies.reason_effects import reason_effect
+from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.session.models import Session
+from ctxtui.core.summaries.summary import SUMMARY_TEMPLATE
+from ctxtui.core.wording import a, plural
+from ctxtui.importers import source_protection
+from ctxtui.store_guard import store_refusal
 from ctxtui.system.export import (
     ExportError,
     check_target,
     native_bytes,
     write_session,
 )
-from ctxtui.core.compacting.leaf_calls import leaf_calls, with_llm_summary
-from ctxtui.core.session.models import Session
 from ctxtui.system.output import check_stream
-from ctxtui.core.planning.overflow import overflow_words
-from ctxtui.core.policies.policy import Policy
-from ctxtui.core.policies.reason_effects import reason_effect
-from ctxtui.core.policies.reasons import CompactReason
-from ctxtui.core.planning.rows import literal_block
-from ctxtui.core.summaries.summary import SUMMARY_TEMPLATE
-from ctxtui.core.wording import a, plural
-from ctxtui.importers import source_protection
-from ctxtui.store_guard import store_refusal
 
 if TYPE_CHECKING:
     from ctxtui.llm import Endpoint

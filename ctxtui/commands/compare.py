@@ -13,9 +13,9 @@ from ctxtui.commands.render_report import plural
 from ctxtui.commands.replay import load_history
 from ctxtui.commands.report import print_table
 from ctxtui.core.compare import compare
-from ctxtui.core.pricing.cost_words import dollars
 from ctxtui.core.engine import Engine
 from ctxtui.core.policies.policy import PRESETS, PolicyError, preset
+from ctxtui.core.pricing.cost_words import dollars
 from ctxtui.core.simulation.report import display_text
 from ctxtui.options import EXIT_OK, overrides_from
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxtui.commands.pipeline import Planned, load
-from ctxtui.core.pricing.carry import Carry, carry_costs, carry_json
-from ctxtui.core.pricing.cost import SessionCost, cache_json, cost_json, session_cost, usd
 from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.pricing.carry import Carry, carry_costs, carry_json
+from ctxtui.core.pricing.cost import SessionCost, cache_json, cost_json, session_cost, usd
 from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
 from ctxtui.importers import load_session

@@ -72,8 +72,8 @@ def spec_from(args: argparse.Namespace) -> Spec:
     presets = tuple(dict.fromkeys((args.preset, *compare)))
     given = overrides_from(args) if _knobs_given(args) else {}
     if given:  # a preset alone is valid; knobs may clash with one, or with each other
-        from ctxtui.core.session.models import Session
         from ctxtui.core.policies.policy import PolicyError
+        from ctxtui.core.session.models import Session
         from ctxtui.options import build_policy
 
         for name in presets:
@@ -292,8 +292,8 @@ _COLUMNS = (
 
 def _shown(text: str) -> str:
     """A value from a session, printed literally: escapes and controls shown, never acted on."""
-    from ctxtui.core.simulation.report import display_text
     from ctxtui.core.planning.rows import visible
+    from ctxtui.core.simulation.report import display_text
 
     return visible(display_text(text))
 

@@ -18,11 +18,11 @@ from ctxtui import options
 from ctxtui.commands.errors import CommandError
 from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.system.heap import keep_out_of_collections
-from ctxtui.core.session.models import Session
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.policies.policy import Policy, PolicyError
+from ctxtui.core.session.models import Session
 from ctxtui.options import explain_policy_error, flag_of, overrides_from, unused_reason
+from ctxtui.system.heap import keep_out_of_collections
 
 PROGRESS_AFTER_SECONDS = 0.5  # quick counts never flash a progress line
 

@@ -1,7 +1,7 @@
 """``ctxtui report`` as a table: the ``ctxtui.report/1`` document rendered with rich.
 
-For people, so free to change, unlike the document itself (``ctxtui.core.simulation.report``). Laid out
-for an 80-column terminal: each block is a two-column grid (a short label, then the value), so a
+For people, so free to change, unlike the document itself (``ctxtui.core.simulation.report``). Laid
+out for an 80-column terminal: each block is a two-column grid (a short label, then the value), so a
 long warning or path wraps under its value instead of back to column 0.
 """
 
@@ -15,8 +15,8 @@ from rich.text import Text
 
 from ctxtui.core.planning.overflow import overflow_words
 from ctxtui.core.planning.plan import TailReason
-from ctxtui.core.simulation.report import display_text
 from ctxtui.core.planning.rows import visible
+from ctxtui.core.simulation.report import display_text
 
 FULL_TABLE_ROWS = 60  # longer sessions print the first and last rows around an ellipsis
 EDGE_ROWS = 20

@@ -27,16 +27,16 @@ from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import Progress, build_policy, ignored_knobs, load
 from ctxtui.commands.render_report import plural
 from ctxtui.commands.report import print_table
-from ctxtui.core.pricing.cache_model import simulated_json, token_scale, what_if, whatif_json
-from ctxtui.core.tokens.calibration import Calibration, calibrate, session_fit
-from ctxtui.core.pricing.cost import RequestCost, request_json
-from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.engine import Engine
-from ctxtui.core.session.models import Session
 from ctxtui.core.policies.policy import Policy
+from ctxtui.core.pricing.cache_model import simulated_json, token_scale, what_if, whatif_json
+from ctxtui.core.pricing.cost import RequestCost, request_json
+from ctxtui.core.session.models import Session
 from ctxtui.core.simulation.replay import Replay, Request, replay
 from ctxtui.core.simulation.report import display_text
 from ctxtui.core.simulation.reported import ReportedGap, gap_of
+from ctxtui.core.tokens.calibration import Calibration, calibrate, session_fit
+from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.options import EXIT_OK
 
 SCHEMA = "ctxtui.replay/2"

@@ -19,13 +19,18 @@ from ctxtui.commands.cost_blocks import (
 from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import Planned, plan_session
 from ctxtui.core.compacting.compaction import compact
-from ctxtui.core.simulation.estimate_check import EstimateDrift, estimate_drift, estimator_for, is_exact
-from ctxtui.system.output import OutputError, atomic_write, check_output, check_stream
+from ctxtui.core.simulation.estimate_check import (
+    EstimateDrift,
+    estimate_drift,
+    estimator_for,
+    is_exact,
+)
 from ctxtui.core.simulation.report import build_report, display_text
 from ctxtui.importers import source_protection
 from ctxtui.importers._reader import gc_paused
 from ctxtui.options import EXIT_OK, EXIT_OVER
 from ctxtui.store_guard import store_refusal
+from ctxtui.system.output import OutputError, atomic_write, check_output, check_stream
 
 if TYPE_CHECKING:
     from rich.console import RenderableType

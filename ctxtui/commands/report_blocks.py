@@ -8,8 +8,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ctxtui.core.simulation.report import display_text
 from ctxtui.core.planning.rows import visible
+from ctxtui.core.simulation.report import display_text
 
 LABEL_WIDTH = 10  # as the report's other blocks: values line up
 MAX_TOOLS = 12

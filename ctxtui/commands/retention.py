@@ -2,8 +2,8 @@
 
 The session is read with its full history; every compaction the agent recorded is audited
 beside ctxtui's stand-in for the same segment, and then the stand-in the preview would write
-now (``ctxtui.core.simulation.retention_audits``). This module only renders: a table for people, or the
-``ctxtui.retention/1`` JSON document for scripts.
+now (``ctxtui.core.simulation.retention_audits``). This module only renders: a table for people, or
+the ``ctxtui.retention/1`` JSON document for scripts.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.simulation.replay import shown_offset
 from ctxtui.core.simulation.report import display_text
-from ctxtui.core.summaries.retention import Audit
 from ctxtui.core.simulation.retention_audits import preview_audit, recorded_audits
+from ctxtui.core.summaries.retention import Audit
 from ctxtui.core.summaries.segment_facts import KINDS
 from ctxtui.options import EXIT_OK
 

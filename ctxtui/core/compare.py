@@ -11,12 +11,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ctxtui.core.pricing.cache_model import price_replay
-from ctxtui.core.pricing.cost import usd
 from ctxtui.core.engine import Engine
 from ctxtui.core.planning.plan import Plan, Zone
 from ctxtui.core.policies.policy import Policy, policy_for_session, window_source_of
 from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.pricing.cache_model import price_replay
+from ctxtui.core.pricing.cost import usd
 from ctxtui.core.simulation.replay import EventKind, Replay, replay
 
 SCHEMA = "ctxtui.compare/1"
@@ -128,7 +128,8 @@ def replay_entry(engine: Engine, name: str, overrides: Mapping[str, Any]) -> dic
 
 
 def _dollars(result: Replay) -> dict[str, Any]:
-    """The replayed session's recorded dollars and the simulated run's (``core.pricing.cache_model``)."""
+    """The replayed session's recorded dollars and the simulated run's
+    (``core.pricing.cache_model``)."""
     whatif = price_replay(result)
     return {
         "recorded_cost_usd": usd(whatif.recorded.total) if whatif.recorded.priced else None,

@@ -11,13 +11,13 @@ from __future__ import annotations
 import threading
 
 from ctxtui.core.compacting.compaction import CompactionResult, compact
-from ctxtui.core.tokens.counting import Progress, StopCheck, count_session
-from ctxtui.core.tokens.counts import SessionCounts
-from ctxtui.core.session.models import Session
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import build_plan
 from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.session.models import Session
+from ctxtui.core.tokens.counting import Progress, StopCheck, count_session
+from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import Tokenizer, resolve
 
 

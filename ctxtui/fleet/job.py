@@ -85,9 +85,9 @@ class Outcome:
 
 
 def session_cost(recorded: SessionCost) -> dict[str, Any]:
-    """The row's ``cost_usd`` and ``cache_hit_ratio`` (``core.pricing.cost``, over every request of
-    the full history, as ``report --json``'s ``cost`` and ``cache`` blocks) and the prompt and
-    cache-read tokens the fleet's totals weigh that ratio by.
+    """The row's ``cost_usd`` and ``cache_hit_ratio`` (``core.pricing.cost``, over every request
+    of the full history, as ``report --json``'s ``cost`` and ``cache`` blocks) and the prompt
+    and cache-read tokens the fleet's totals weigh that ratio by.
 
     ``None`` when no request could be priced (no usage, or no price for its model): unknown,
     not free. A sub-agent is a row of its own, so its cost is not added to its parent's.
@@ -107,8 +107,8 @@ def _what_if_cost(walked: Replay, recorded: SessionCost) -> float | None:
     """What the simulated run would have cost (``core.pricing.cache_model``), as ``replay --json``'s
     ``what_if.simulated.cost_usd``; ``None`` when no request could be priced."""
     from ctxtui.core.pricing.cache_model import token_scale, what_if
-    from ctxtui.core.tokens.calibration import calibrate
     from ctxtui.core.pricing.cost import usd
+    from ctxtui.core.tokens.calibration import calibrate
 
     fit = calibrate(walked.session, walked.points, {}).fit  # characters only: no tokenizer
     priced = what_if(walked, recorded, token_scale(walked.session, walked.counts, fit))
@@ -181,8 +181,8 @@ def _simulate(
 ) -> Simulated:
     """``preset`` over the session as ``report`` and ``replay`` would run it."""
     from ctxtui.core.engine import Engine
-    from ctxtui.core.simulation.replay import replay
     from ctxtui.core.planning.tool_costs import tool_costs
+    from ctxtui.core.simulation.replay import replay
     from ctxtui.options import build_policy
 
     overrides = dict(spec.overrides)

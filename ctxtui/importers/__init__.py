@@ -12,7 +12,6 @@ Modules are imported lazily, so opening one format never pays for the others.
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
 from pathlib import Path
@@ -35,10 +34,6 @@ from ctxtui.importers._reader import (
 from ctxtui.importers._stream import SQLITE_ERRORS, sqlite_problem
 
 
-def module_name(name: str) -> str:
-    return f"{__name__}.{name.replace('-', '_')}"
-
-
 def normalize_format(name: str) -> str:
     """A format name as typed (``OpenAI_Chat``, `` codex``) in its canonical spelling."""
     return name.strip().lower().replace("_", "-")
@@ -46,18 +41,48 @@ def normalize_format(name: str) -> str:
 
 def importer(name: str) -> ModuleType:
     """The importer module of a format, imported on first use."""
-    name = normalize_format(name)
-    if name not in FORMAT_NAMES:
-        known = ", ".join(FORMAT_NAMES)
-        raise SessionLoadError("--format", f"unknown format {name!r}; known formats: {known}")
-    try:
-        return importlib.import_module(module_name(name))
-    except ModuleNotFoundError as exc:
-        if exc.name != module_name(name):
-            raise
-        raise SessionLoadError(
-            "--format", f"the {name} importer is not available in this build"
-        ) from None
+    match normalize_format(name):
+        case "native":
+            from ctxtui.importers import native
+
+            return native
+        case "claude-code":
+            from ctxtui.importers import claude_code
+
+            return claude_code
+        case "codex":
+            from ctxtui.importers import codex
+
+            return codex
+        case "opencode":
+            from ctxtui.importers import opencode
+
+            return opencode
+        case "picoclaw":
+            from ctxtui.importers import picoclaw
+
+            return picoclaw
+        case "anthropic":
+            from ctxtui.importers import anthropic
+
+            return anthropic
+        case "openai-responses":
+            from ctxtui.importers import openai_responses
+
+            return openai_responses
+        case "sharegpt":
+            from ctxtui.importers import sharegpt
+
+            return sharegpt
+        case "openai-chat":
+            from ctxtui.importers import openai_chat
+
+            return openai_chat
+        case unknown:
+            known = ", ".join(FORMAT_NAMES)
+            raise SessionLoadError(
+                "--format", f"unknown format {unknown!r}; known formats: {known}"
+            )
 
 
 def _available(name: str) -> ModuleType | None:

@@ -12,7 +12,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxtui.core.session.models import ContentPart, Message, PartKind, Session, SessionMeta, ToolCall
+from ctxtui.core.session.models import (
+    ContentPart,
+    Message,
+    PartKind,
+    Session,
+    SessionMeta,
+    ToolCall,
+)
 from ctxtui.importers._parts import as_text, compact_json, media_from_url, text_part, usage_opencode
 from ctxtui.importers._timestamps import from_epoch_ms
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.session.formats import format_info
 from ctxtui.core.session.models import ContentPart, Message, Session, SessionMeta, ToolCall
-from ctxtui.importers import format_info
 from ctxtui.importers._parts import (
     anthropic_part,
     as_label,

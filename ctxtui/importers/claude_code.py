@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.session.formats import FormatInfo, format_info
 from ctxtui.core.session.models import Message, RecordedCompaction, Session, SessionMeta
-from ctxtui.importers import FormatInfo, format_info
 from ctxtui.importers._claude_messages import SYNTHETIC_MODEL, blocks, convert, is_boundary
 from ctxtui.importers._claude_sidechains import AGENT_PREFIX, sidechain_ids
 from ctxtui.importers._jsonl import Record, iter_records

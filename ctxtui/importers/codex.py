@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.policies.windows import codex_window
+from ctxtui.core.session.formats import FormatInfo, format_info
 from ctxtui.core.session.models import (
     ContentPart,
     Message,
@@ -18,7 +19,6 @@ from ctxtui.core.session.models import (
     ToolCall,
 )
 from ctxtui.core.wording import plural
-from ctxtui.importers import FormatInfo, format_info
 from ctxtui.importers._jsonl import Record, iter_records
 from ctxtui.importers._parts import (
     as_int,

@@ -12,11 +12,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.system.export import NATIVE_SCHEMA, native_document
+from ctxtui.core.session.formats import format_info
 from ctxtui.core.session.models import Session
-from ctxtui.importers import format_info
 from ctxtui.importers._parts import SCHEMA_MAX_DEPTH, quoted, schema_too_deep, short_text
 from ctxtui.importers._reader import json_kind, read_json
+from ctxtui.system.export import NATIVE_SCHEMA, native_document
 
 FORMAT = format_info("native")
 SCHEMA = NATIVE_SCHEMA

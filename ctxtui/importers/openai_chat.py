@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.session.formats import format_info
 from ctxtui.core.session.models import (
     ROLES,
     ContentPart,
@@ -21,7 +22,6 @@ from ctxtui.core.session.models import (
     Session,
     SessionMeta,
 )
-from ctxtui.importers import format_info
 from ctxtui.importers._jsonl import Record, iter_values
 from ctxtui.importers._parts import (
     as_label,

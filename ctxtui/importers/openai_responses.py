@@ -13,8 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.session.models import ContentPart, Message, PartKind, Session, SessionMeta, ToolCall
-from ctxtui.importers import format_info
+from ctxtui.core.session.formats import format_info
+from ctxtui.core.session.models import (
+    ContentPart,
+    Message,
+    PartKind,
+    Session,
+    SessionMeta,
+    ToolCall,
+)
 from ctxtui.importers._parts import (
     as_label,
     as_text,

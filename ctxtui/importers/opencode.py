@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.session.formats import FormatInfo, format_info
 from ctxtui.core.session.models import Session
-from ctxtui.importers import FormatInfo, format_info
 from ctxtui.importers._opencode_messages import (
     CLEARED_OUTPUT,
     COMPACTION_PROMPT,

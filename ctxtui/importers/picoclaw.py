@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.session.formats import FormatInfo, format_info
 from ctxtui.core.session.models import (
     ContentPart,
     Message,
@@ -15,7 +16,6 @@ from ctxtui.core.session.models import (
     SessionMeta,
     ToolCall,
 )
-from ctxtui.importers import FormatInfo, format_info
 from ctxtui.importers._jsonl import Record, iter_records
 from ctxtui.importers._parts import as_text, opaque_part, tag, text_part
 from ctxtui.importers._picoclaw_items import MEDIA_TOKEN_ESTIMATE, ROLES, media_part

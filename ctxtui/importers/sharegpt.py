@@ -12,8 +12,16 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.session.models import ContentPart, Message, PartKind, Role, Session, SessionMeta, ToolCall
-from ctxtui.importers import format_info
+from ctxtui.core.session.formats import format_info
+from ctxtui.core.session.models import (
+    ContentPart,
+    Message,
+    PartKind,
+    Role,
+    Session,
+    SessionMeta,
+    ToolCall,
+)
 from ctxtui.importers._jsonl import Record, iter_values
 from ctxtui.importers._parts import as_text, compact_json, quoted, text_part, tool_definitions
 from ctxtui.importers._reader import json_kind, loads_field

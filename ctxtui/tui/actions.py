@@ -41,9 +41,9 @@ class Action:
     ``id`` is the action's name (``action_<id>``) and its binding id, the name a user's config
     remaps it by. ``footer_rank`` orders the footer (0 matters most; ``None``: not in the
     footer); when the width runs short the highest ranks are left out first. ``choices``
-    makes one palette entry per choice, run as ``id('choice')``. ``view`` is a screen class
-    (``module:Class``, imported when first opened) that the app pushes, built with the main
-    screen's state, so a new view needs no handler: its row and its module.
+    makes one palette entry per choice, run as ``id('choice')``. A ``view`` row opens the screen
+    of the same name (``CtxtuiApp.view_screen``), built with the main screen's state, so a new
+    view needs no handler: its row, its module and a line in ``view_screen``.
     """
 
     id: str
@@ -58,7 +58,7 @@ class Action:
     priority: bool = False
     key_display: str | None = None
     choices: Callable[[], Iterable[str]] | None = None
-    view: str | None = None
+    view: bool = False
     footer_group: str | None = None
 
     @property
@@ -88,6 +88,7 @@ class Action:
 
 VIEWS = "Views"
 """The footer's one entry for the keys that open a view (compare, tools, timeline)."""
+
 
 ACTIONS: tuple[Action, ...] = (
     # The main screen's keys, in the order the footer and help list them.
@@ -175,7 +176,7 @@ ACTIONS: tuple[Action, ...] = (
         "Keys and legend",
         scope=Scope.APP,
         footer_rank=1,
-        view="ctxtui.tui.screens.help:HelpScreen",
+        view=True,
     ),
     Action(
         "compare",
@@ -186,7 +187,7 @@ ACTIONS: tuple[Action, ...] = (
         title="Compare presets",
         footer_rank=6,
         footer_group=VIEWS,
-        view="ctxtui.tui.screens.compare:CompareScreen",
+        view=True,
     ),
     Action(
         "tools",
@@ -197,7 +198,7 @@ ACTIONS: tuple[Action, ...] = (
         title="Tool costs",
         footer_rank=6,
         footer_group=VIEWS,
-        view="ctxtui.tui.screens.tools:ToolsScreen",
+        view=True,
     ),
     Action(
         "timeline",
@@ -208,7 +209,7 @@ ACTIONS: tuple[Action, ...] = (
         title="Timeline of requests",
         footer_rank=6,
         footer_group=VIEWS,
-        view="ctxtui.tui.screens.timeline:TimelineScreen",
+        view=True,
     ),
     Action(
         "fleet",
@@ -217,7 +218,7 @@ ACTIONS: tuple[Action, ...] = (
         "Every session your agents wrote, one row each with the totals; Enter opens one",
         scope=Scope.APP,
         title="Fleet of sessions",
-        view="ctxtui.tui.screens.fleet:FleetScreen",
+        view=True,
     ),
     Action("quit", "q", "Quit", "Leave ctxtui", scope=Scope.APP, footer_rank=2, in_palette=False),
     # Textual adds this binding itself when none exists; declaring it gives it an id (so it

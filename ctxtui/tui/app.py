@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable
-from importlib import import_module
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -185,10 +184,40 @@ class CtxtuiApp(App[int]):
         What the view dismisses with goes to the main screen (``SessionScreen.take``): a
         sessions picker dismissing with a path opens that file.
         """
-        assert row.view is not None
-        module_name, _, class_name = row.view.partition(":")
-        view = getattr(import_module(module_name), class_name)
+        assert row.view
+        self.push_view(view_screen(row.id))
+
+    def push_view(self, view: Callable[..., Screen[Any]]) -> None:
+        """Push ``view`` built with the main screen's state; what it dismisses with goes to the
+        main screen."""
         self.push_screen(view(self.main.state), self.main.take)
+
+
+def view_screen(name: str) -> Callable[..., Screen[Any]]:
+    """The screen class of view ``name``, imported when first opened."""
+    match name:
+        case "help":
+            from ctxtui.tui.screens.help import HelpScreen
+
+            return HelpScreen
+        case "compare":
+            from ctxtui.tui.screens.compare import CompareScreen
+
+            return CompareScreen
+        case "tools":
+            from ctxtui.tui.screens.tools import ToolsScreen
+
+            return ToolsScreen
+        case "timeline":
+            from ctxtui.tui.screens.timeline import TimelineScreen
+
+            return TimelineScreen
+        case "fleet":
+            from ctxtui.tui.screens.fleet import FleetScreen
+
+            return FleetScreen
+        case _:
+            raise ValueError(f"no view named {name!r}")
 
 
 def _unwritable(directory: Path) -> str | None:
@@ -210,7 +239,7 @@ def _view_opener(row: Action) -> Callable[[CtxtuiApp], None]:
 
 # A view row needs no handler of its own: ``action_<id>`` opens its screen.
 for _row in ACTIONS:
-    if _row.view is not None:
+    if _row.view:
         setattr(CtxtuiApp, f"action_{_row.id}", _view_opener(_row))
 
 

@@ -17,7 +17,6 @@ from rich.cells import cell_len, set_cell_size
 from rich.console import Console
 from rich.text import Text
 
-from ctxtui.core.session.models import Message
 from ctxtui.core.planning.plan import FreshTail
 from ctxtui.core.planning.rows import (
     ROLE_SHORT,
@@ -27,6 +26,7 @@ from ctxtui.core.planning.rows import (
     tool_label,
     visible,
 )
+from ctxtui.core.session.models import Message
 from ctxtui.core.wording import file_size
 
 EIGHTHS = "▏▎▍▌▋▊▉█"

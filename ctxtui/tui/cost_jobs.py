@@ -12,12 +12,12 @@ from typing import Any
 
 from textual.message import Message
 
+from ctxtui.core.compare import replay_entry
+from ctxtui.core.engine import Engine
 from ctxtui.core.pricing.cache_model import WhatIf
 from ctxtui.core.pricing.cache_model import price_replay as priced_replay
-from ctxtui.core.compare import replay_entry
 from ctxtui.core.pricing.cost import SessionCost
 from ctxtui.core.pricing.cost_words import CostView, cost_view
-from ctxtui.core.engine import Engine
 from ctxtui.core.session.models import Session
 from ctxtui.core.simulation.replay import Replay
 

@@ -15,13 +15,13 @@ from pathlib import Path
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from ctxtui.core.tokens.calibration import SessionFit
-from ctxtui.core.tokens.counting import Progress
 from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.session.models import Session
 from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.session.models import Session
+from ctxtui.core.tokens.calibration import SessionFit
+from ctxtui.core.tokens.counting import Progress
 from ctxtui.core.tokens.tokenizers.encodings import EncodingUnavailableError
 from ctxtui.echo import describe_bug
 from ctxtui.options import debugging
@@ -174,10 +174,10 @@ def write(post: Post, session: Session, path: Path) -> None:
 
     100,000 messages are 260 MB of JSON: seconds of work that must not freeze the keys.
     """
-    from ctxtui.system.export import ExportError, write_session
-    from ctxtui.system.output import write_root_refusal
     from ctxtui.importers import source_protection
     from ctxtui.store_guard import store_refusal
+    from ctxtui.system.export import ExportError, write_session
+    from ctxtui.system.output import write_root_refusal
 
     refusal = write_root_refusal(path) or store_refusal(path)
     if refusal is not None:

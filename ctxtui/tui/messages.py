@@ -7,13 +7,13 @@ from pathlib import Path
 
 from textual.message import Message
 
-from ctxtui.core.tokens.calibration import SessionFit
 from ctxtui.core.compacting.compaction import CompactionResult
-from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.compacting.leaf_calls import LeafCalls
-from ctxtui.core.session.models import Session
 from ctxtui.core.policies.policy import Policy
+from ctxtui.core.session.models import Session
 from ctxtui.core.summaries.retention import Audit
+from ctxtui.core.tokens.calibration import SessionFit
+from ctxtui.core.tokens.counts import SessionCounts
 
 
 @dataclass

@@ -2,8 +2,8 @@
 
 A thread worker reads the file again with its full history (the normal view starts after the
 agent's last compaction, so the messages it replaced are not on screen), audits the recorded
-summaries (``core.simulation.retention_audits``) and posts one line. Only the estimator counts: the note
-needs the facts, not exact tokens.
+summaries (``core.simulation.retention_audits``) and posts one line. Only the estimator counts: the
+note needs the facts, not exact tokens.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 from textual.message import Message
 
 from ctxtui.core.engine import Engine
-from ctxtui.core.session.models import Session
 from ctxtui.core.policies.policy import Policy
+from ctxtui.core.session.models import Session
 from ctxtui.tui.jobs import Post
 
 NOTE_MAX_BYTES = 64 * 1024 * 1024
@@ -35,8 +35,8 @@ def note_retention(
     post: Post, path: Path, format: str | None, shown: Session, policy: Policy
 ) -> None:
     """Post the last recorded compaction's "needed after and lost" line for ``path``."""
-    from ctxtui.core.summaries.retention import headline
     from ctxtui.core.simulation.retention_audits import recorded_audits
+    from ctxtui.core.summaries.retention import headline
     from ctxtui.importers import load_session
 
     if not shown.meta.recorded_compactions:

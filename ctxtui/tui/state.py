@@ -14,14 +14,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ctxtui.core.tokens.calibration import SessionFit, session_fit
-from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.engine import Engine
-from ctxtui.core.simulation.estimate_check import drift_notice, estimator_for, is_exact
-from ctxtui.core.session.models import Session
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.policies.policy import Policy, PolicyError, fit_reserve, policy_for_session, preset
+from ctxtui.core.session.models import Session
+from ctxtui.core.simulation.estimate_check import drift_notice, estimator_for, is_exact
 from ctxtui.core.simulation.reported import ReportedGap, reported_gap
+from ctxtui.core.tokens.calibration import SessionFit, session_fit
+from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.tui.actions import needs_session
 
 EXACT_TOKENIZERS = ("tiktoken:cl100k_base", "tiktoken:o200k_base")

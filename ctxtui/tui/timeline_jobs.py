@@ -16,12 +16,18 @@ from pathlib import Path
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from ctxtui.core.tokens.calibration import SessionFit
 from ctxtui.core.engine import Engine
-from ctxtui.core.session.models import Session
 from ctxtui.core.policies.policy import Policy
-from ctxtui.core.simulation.replay import ContextAt, Replay, ReplayStoppedError, replay, shown_offset
+from ctxtui.core.session.models import Session
+from ctxtui.core.simulation.replay import (
+    ContextAt,
+    Replay,
+    ReplayStoppedError,
+    replay,
+    shown_offset,
+)
 from ctxtui.core.simulation.reported import ReportedGap, gap_of
+from ctxtui.core.tokens.calibration import SessionFit
 from ctxtui.tui.jobs import bug_line
 
 Post = Callable[[Message], object]

@@ -9,8 +9,8 @@ import pytest
 
 from ctxtui.cli import main
 from ctxtui.cli_args import COMMANDS, Command
-from ctxtui.core.session.models import Message, Session, SessionMeta
 from ctxtui.core.policies.policy import NOT_KNOBS, PRESETS, Policy, PolicyError
+from ctxtui.core.session.models import Message, Session, SessionMeta
 from ctxtui.options import (
     EXIT_INTERNAL,
     EXIT_USAGE,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ctxtui.core.errors import OverflowInfo
-from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall
 from ctxtui.core.planning.plan import (
     CompactionNeed,
     FreshTail,
@@ -15,6 +14,7 @@ from ctxtui.core.planning.plan import (
 )
 from ctxtui.core.policies.policy import preset
 from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall
 
 
 def small_session() -> Session:

@@ -1,5 +1,5 @@
-"""What-if pricing (``core.pricing.cache_model``): the simulated run priced with a prefix-cache model,
-checked against the recorded cache reads of the bundled samples under their own agents'
+"""What-if pricing (``core.pricing.cache_model``): the simulated run priced with a prefix-cache
+model, checked against the recorded cache reads of the bundled samples under their own agents'
 presets (the figures docs/cost.md states)."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxtui.core.pricing.cache_model import WhatIf, token_scale, what_if
-from ctxtui.core.tokens.calibration import calibrate
-from ctxtui.core.pricing.cost import session_cost
 from ctxtui.core.engine import Engine
-from ctxtui.core.session.models import Message, Session, SessionMeta, Usage
 from ctxtui.core.policies.policy import Policy
+from ctxtui.core.pricing.cache_model import WhatIf, token_scale, what_if
+from ctxtui.core.pricing.cost import session_cost
+from ctxtui.core.session.models import Message, Session, SessionMeta, Usage
 from ctxtui.core.simulation.replay import replay
+from ctxtui.core.tokens.calibration import calibrate
 from ctxtui.importers import load_session
 from ctxtui.options import build_policy
 from ctxtui.samples import samples_dir

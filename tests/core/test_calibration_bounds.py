@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from ctxtui.core.session.models import ContentPart, Message, PartKind
 from ctxtui.core.tokens.calibration import (
     MIN_FIT_SAMPLES,
     PLAUSIBLE_CHARS_PER_TOKEN,
@@ -12,7 +13,6 @@ from ctxtui.core.tokens.calibration import (
     fit_problem,
     session_fit,
 )
-from ctxtui.core.session.models import ContentPart, Message, PartKind
 from ctxtui.importers import load_session
 from ctxtui.samples import samples_dir
 

@@ -8,10 +8,10 @@ from decimal import Decimal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxtui.core.tokens.calibration import live_starts
 from ctxtui.core.pricing.carry import carry_costs
 from ctxtui.core.pricing.cost import session_cost
 from ctxtui.core.session.models import Message, RecordedCompaction, Session, SessionMeta, Usage
+from ctxtui.core.tokens.calibration import live_starts
 from ctxtui.importers import load_session
 from ctxtui.samples import samples_dir
 

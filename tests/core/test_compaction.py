@@ -14,14 +14,14 @@ from ctxtui.core.compacting.compaction import (
     compact,
     force_compression_range,
 )
-from ctxtui.core.tokens.counting import count_session
-from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.errors import ContextOverflowError
-from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import build_plan
 from ctxtui.core.policies.policy import Policy, preset
 from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall
+from ctxtui.core.tokens.counting import count_session
+from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import Tokenizer, resolve
 
 
@@ -199,8 +199,8 @@ def test_saved_share_and_tail_messages_come_with_the_result() -> None:
     from dataclasses import replace
 
     from ctxtui.core.compacting.compaction import CompactionResult
-    from ctxtui.core.session.models import Message, Session
     from ctxtui.core.policies.reasons import CompactReason
+    from ctxtui.core.session.models import Message, Session
 
     session = Session(messages=tuple(Message(role="user", content=str(i)) for i in range(5)))
     result = CompactionResult(

@@ -1,5 +1,6 @@
-"""Per-request dollars and cache misses (``core.pricing.cost``, ``core.pricing.prices``): the price table's own
-figures, a null cost for a model it lacks, and each miss cause from its evidence only."""
+"""Per-request dollars and cache misses (``core.pricing.cost``, ``core.pricing.prices``): the price
+table's own figures, a null cost for a model it lacks, and each miss cause from its evidence
+only."""
 
 from __future__ import annotations
 
@@ -12,8 +13,14 @@ from hypothesis import strategies as st
 
 from ctxtui.core.pricing import prices
 from ctxtui.core.pricing.cost import MissCause, session_cost, token_usage
+from ctxtui.core.pricing.prices import (
+    PRICE_VERSION,
+    NoPriceError,
+    TokenUsage,
+    exact_price,
+    table_for,
+)
 from ctxtui.core.session.models import Message, RecordedCompaction, Session, SessionMeta, Usage
-from ctxtui.core.pricing.prices import PRICE_VERSION, NoPriceError, TokenUsage, exact_price, table_for
 from ctxtui.importers import load_session
 from ctxtui.samples import samples_dir
 

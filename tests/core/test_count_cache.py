@@ -9,12 +9,10 @@ from pathlib import Path
 import pytest
 import tiktoken
 
-from ctxtui.core.tokens import count_cache
-
-from ctxtui.core.tokens import counting
+from ctxtui.core.session.models import ContentPart, Message, PartKind, Session, ToolCall
+from ctxtui.core.tokens import count_cache, counting
 from ctxtui.core.tokens.count_cache import CountCache, default_cache, message_key
 from ctxtui.core.tokens.counting import count_session
-from ctxtui.core.session.models import ContentPart, Message, PartKind, Session, ToolCall
 from ctxtui.core.tokens.tokenizers import ChatTokenizer, Tokenizer, resolve
 from ctxtui.core.tokens.tokenizers.exact import TiktokenCounter
 

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxtui.core.tokens.counting import count_message_everywhere, count_session
 from ctxtui.core.session.models import (
     ContentPart,
     Message,
@@ -20,8 +19,8 @@ from ctxtui.core.session.models import (
     ToolCall,
     ToolDefinition,
 )
-from ctxtui.core.planning.plan import TokenizerInfo
-from ctxtui.core.tokens.tokenizers import Tokenizer, encodings, resolve
+from ctxtui.core.tokens.counting import count_message_everywhere, count_session
+from ctxtui.core.tokens.tokenizers import Tokenizer, TokenizerInfo, encodings, resolve
 from ctxtui.core.tokens.tokenizers.picoclaw import CONTEXT_SUMMARY_PREFIX
 
 SPECS = ("plan", "picoclaw", "tiktoken:cl100k_base")

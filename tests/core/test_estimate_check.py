@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from ctxtui.cli import main
-from ctxtui.core.tokens.counts import SessionCounts
-from ctxtui.core.simulation.estimate_check import drift_notice, estimate_drift, estimator_for
-from ctxtui.core.planning.plan import TokenizerInfo
 from ctxtui.core.policies.policy import preset
+from ctxtui.core.simulation.estimate_check import drift_notice, estimate_drift, estimator_for
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.tokens.tokenizers import TokenizerInfo
 
 
 def _counts(used: str, messages: list[int], system: int = 0, tools: int = 0) -> SessionCounts:

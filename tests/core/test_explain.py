@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.planning.explain import why
-from ctxtui.core.session.models import Message, Session, ToolCall
-from ctxtui.core.planning.plan import Plan, TailReason, TokenizerInfo, Zone
+from ctxtui.core.planning.plan import Plan, TailReason, Zone
 from ctxtui.core.planning.planner import build_plan, history_budget
 from ctxtui.core.policies.policy import Policy, preset
+from ctxtui.core.session.models import Message, Session, ToolCall
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.tokens.tokenizers import TokenizerInfo
 from ctxtui.core.wording import plural
 from tests.core.fakes import CharTokenizer
 from tests.core.test_plan_properties import QuarterTokenizer, policies, sessions

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from ctxtui.system.export import NATIVE_SCHEMA, ExportError, check_target, write_session
 from ctxtui.core.session.models import Message, Session, SessionMeta
 from ctxtui.importers import load_session, source_protection
+from ctxtui.system.export import NATIVE_SCHEMA, ExportError, check_target, write_session
 
 
 def _write(session: Session, path: Path | str, **kw: Any) -> Path:

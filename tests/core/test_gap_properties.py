@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxtui.core.tokens.calibration import session_fit
 from ctxtui.core.session.models import Message, Session, SessionMeta, Usage
 from ctxtui.core.simulation.reported import gap_of
+from ctxtui.core.tokens.calibration import session_fit
 
 
 @st.composite

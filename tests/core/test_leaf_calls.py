@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from ctxtui.core.engine import Engine
 from ctxtui.core.compacting.leaf_calls import leaf_calls
-from ctxtui.core.session.models import Message, Session
+from ctxtui.core.engine import Engine
 from ctxtui.core.policies.policy import preset
 from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.session.models import Message, Session
 
 
 def _long_session(n: int = 120, size: int = 2_000) -> Session:

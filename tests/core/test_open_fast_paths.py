@@ -7,8 +7,8 @@ from itertools import accumulate
 
 import pytest
 
-from ctxtui.core.session.models import ContentPart, Message, PartKind, Session, ToolCall
 from ctxtui.core.planning.tail import Boundaries
+from ctxtui.core.session.models import ContentPart, Message, PartKind, Session, ToolCall
 from ctxtui.core.tokens.tokenizers.estimator import PlanTokenizer
 
 _TEXT = "ab é中\ud800x \n"

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxtui.system.export import ExportError, write_session
 from ctxtui.core.session.models import Message, Session, SessionMeta
+from ctxtui.system.export import ExportError, write_session
 from ctxtui.system.output import TEMP_MARKER, OutputError, atomic_write, protected_clash
 
 

@@ -6,17 +6,18 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from ctxtui.core.tokens.counts import SessionCounts
-from ctxtui.core.session.models import Message, Session, ToolCall, ToolDefinition
-from ctxtui.core.planning.plan import Plan, TailReason, TokenizerInfo
+from ctxtui.core.planning.plan import Plan, TailReason
 from ctxtui.core.planning.planner import (
     build_plan,
     find_safe_boundary,
     force_compression_cut,
     is_over_context_budget,
 )
-from ctxtui.core.policies.policy import preset
 from ctxtui.core.planning.tail import effective_budget
+from ctxtui.core.policies.policy import preset
+from ctxtui.core.session.models import Message, Session, ToolCall, ToolDefinition
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.tokens.tokenizers import TokenizerInfo
 
 
 class PicoEstimator:

@@ -15,10 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxtui.core.compacting.compaction import compact
-from ctxtui.core.tokens.counting import count_session
-from ctxtui.core.tokens.counts import SessionCounts
-from ctxtui.core.session.models import Message, Session, ToolCall, ToolDefinition
-from ctxtui.core.planning.plan import Plan, TailReason, TokenizerInfo
+from ctxtui.core.planning.plan import Plan, TailReason
 from ctxtui.core.planning.planner import build_plan, history_budget
 from ctxtui.core.policies.policy import (
     CompactionStyle,
@@ -32,6 +29,10 @@ from ctxtui.core.policies.policy import (
     make_policy,
 )
 from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.session.models import Message, Session, ToolCall, ToolDefinition
+from ctxtui.core.tokens.counting import count_session
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.tokens.tokenizers import TokenizerInfo
 
 
 class QuarterTokenizer:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ctxtui.core.tokens.counts import SessionCounts
-from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall
-from ctxtui.core.planning.plan import Plan, TokenizerInfo
+from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import build_plan, force_compression_cut
+from ctxtui.core.planning.truncation import planned_path, preview_of, render
 from ctxtui.core.policies.policy import CompactionStyle, Policy, preset
 from ctxtui.core.policies.reasons import CompactReason
-from ctxtui.core.planning.truncation import planned_path, preview_of, render
+from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.tokens.tokenizers import TokenizerInfo
 from tests.core.fakes import CharTokenizer
 
 TOKENIZER = CharTokenizer()

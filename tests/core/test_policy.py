@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from ctxtui.core.policies.policy import (
+    PRESETS,
+    PolicyError,
+    fit_reserve,
+    policy_for_session,
+    preset,
+)
 from ctxtui.core.session.models import Session, SessionMeta
-from ctxtui.core.policies.policy import PRESETS, PolicyError, fit_reserve, policy_for_session, preset
 
 
 def _session(window: int | None) -> Session:

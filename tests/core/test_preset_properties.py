@@ -8,15 +8,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxtui.core.compacting.compaction import compact
-from ctxtui.core.tokens.counting import count_session
-from ctxtui.core.session.models import Session
+from ctxtui.core.planning.picoclaw_sanitize import (
+    PairIndex,
+    SanitizerRun,
+    sanitize_ranges,
+    step,
+    unpaired_sent,
+)
 from ctxtui.core.planning.plan import Plan, TailReason, Zone
 from ctxtui.core.planning.planner import build_plan
 from ctxtui.core.policies.policy import Policy, preset
 from ctxtui.core.policies.reasons import CompactReason
-from ctxtui.core.planning.picoclaw_sanitize import PairIndex, SanitizerRun, sanitize_ranges, step, unpaired_sent
+from ctxtui.core.session.models import Session
 from ctxtui.core.summaries.seahorse import FRESH_TAIL_COUNT
 from ctxtui.core.summaries.templates import CODEX_SUMMARY_PREFIX
+from ctxtui.core.tokens.counting import count_session
 from tests.core.test_plan_properties import INFO, TOKENIZER, transcripts
 
 

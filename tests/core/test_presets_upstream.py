@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 
 from ctxtui.core.compacting.compaction import approx_token_count, compact
-from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.planning.picoclaw_legacy import force_compression_range
-from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall, Usage
-from ctxtui.core.planning.plan import TokenizerInfo
 from ctxtui.core.planning.planner import build_plan
 from ctxtui.core.policies.policy import Policy, TriggerCount, policy_for_session, preset
 from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall, Usage
 from ctxtui.core.simulation.replay import Replay, replay
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.tokens.tokenizers import TokenizerInfo
 from ctxtui.importers import load_session
 from ctxtui.samples import samples_dir
 from tests.core.fakes import CharTokenizer

@@ -6,11 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxtui.core.tokens.counts import SessionCounts
-from ctxtui.core.session.models import ContentPart, Message, PartKind, Session, ToolCall
-from ctxtui.core.planning.plan import TokenizerInfo
 from ctxtui.core.planning.planner import build_plan
-from ctxtui.core.policies.policy import preset
 from ctxtui.core.planning.prune import (
     STUB,
     StubCost,
@@ -21,7 +17,10 @@ from ctxtui.core.planning.prune import (
     prune_tool_outputs_as_sketched,
 )
 from ctxtui.core.planning.tail import min_turns_start
-from ctxtui.core.tokens.tokenizers import resolve
+from ctxtui.core.policies.policy import preset
+from ctxtui.core.session.models import ContentPart, Message, PartKind, Session, ToolCall
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.tokens.tokenizers import TokenizerInfo, resolve
 from tests.core.fakes import CharTokenizer
 
 

@@ -7,10 +7,10 @@ import re
 import pytest
 
 from ctxtui.core.engine import Engine
-from ctxtui.core.session.models import Message, Session
 from ctxtui.core.policies.policy import PRESETS, preset
 from ctxtui.core.policies.reason_effects import reason_choices, reason_effect
 from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.session.models import Message, Session
 
 
 def _session() -> Session:

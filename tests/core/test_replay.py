@@ -13,6 +13,23 @@ from typing import Any
 
 import pytest
 
+from ctxtui.core.engine import Engine
+from ctxtui.core.policies.policy import Policy, policy_for_session
+from ctxtui.core.session.models import (
+    Message,
+    RecordedCompaction,
+    Session,
+    SessionMeta,
+    ToolCall,
+    Usage,
+)
+from ctxtui.core.simulation.replay import (
+    EventKind,
+    Replay,
+    ReplayStoppedError,
+    replay,
+    request_points,
+)
 from ctxtui.core.tokens.calibration import (
     Calibration,
     Fit,
@@ -24,10 +41,6 @@ from ctxtui.core.tokens.calibration import (
 )
 from ctxtui.core.tokens.counting import count_session
 from ctxtui.core.tokens.counts import SessionCounts
-from ctxtui.core.engine import Engine
-from ctxtui.core.session.models import Message, RecordedCompaction, Session, SessionMeta, ToolCall, Usage
-from ctxtui.core.policies.policy import Policy, policy_for_session
-from ctxtui.core.simulation.replay import EventKind, Replay, ReplayStoppedError, replay, request_points
 from ctxtui.core.tokens.tokenizers import resolve
 from ctxtui.importers import load_session
 from ctxtui.samples import samples_dir

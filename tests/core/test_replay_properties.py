@@ -10,13 +10,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxtui.core.compacting.compaction import compact
-from ctxtui.core.tokens.counts import SessionCounts
-from ctxtui.core.simulation.live_context import live_counts
-from ctxtui.core.session.models import Session
 from ctxtui.core.planning.planner import build_plan
 from ctxtui.core.policies.policy import Policy, TriggerCheck, TriggerCount
 from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.session.models import Session
+from ctxtui.core.simulation.live_context import live_counts
 from ctxtui.core.simulation.replay import EventKind, Replay, replay, request_points
+from ctxtui.core.tokens.counts import SessionCounts
 from tests.core.test_plan_properties import TOKENIZER, policies, sessions
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

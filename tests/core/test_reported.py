@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ctxtui.core.engine import Engine
-from ctxtui.core.session.models import Message, Session, SessionMeta, ToolDefinition, Usage
 from ctxtui.core.policies.policy import preset
+from ctxtui.core.session.models import Message, Session, SessionMeta, ToolDefinition, Usage
 from ctxtui.core.simulation.reported import ReportedGap, last_reported, reported_gap
 
 

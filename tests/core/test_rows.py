@@ -8,7 +8,6 @@ import sys
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxtui.core.session.models import Message, ToolCall
 from ctxtui.core.planning.rows import (
     cap_text,
     find_spans,
@@ -17,6 +16,7 @@ from ctxtui.core.planning.rows import (
     tool_label,
     visible,
 )
+from ctxtui.core.session.models import Message, ToolCall
 
 
 def test_visible_shows_controls_instead_of_acting_on_them() -> None:

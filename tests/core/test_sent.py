@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
-from ctxtui.core.tokens.counts import SessionCounts
-from ctxtui.core.session.models import Session
+from ctxtui.core.planning.as_sent import history_tokens, row_figures, zone_sums
 from ctxtui.core.planning.plan import Zone
 from ctxtui.core.planning.planner import build_plan
 from ctxtui.core.policies.policy import Policy
+from ctxtui.core.session.models import Session
 from ctxtui.core.simulation.report import build_report
-from ctxtui.core.planning.as_sent import history_tokens, row_figures, zone_sums
+from ctxtui.core.tokens.counts import SessionCounts
 from tests.core.plans import hand_plan, small_session
 from tests.core.test_plan_properties import QuarterTokenizer, policies, sessions
 

@@ -10,13 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall
-from ctxtui.core.summaries.summary import SECTION_TITLES, SUMMARY_TEMPLATE, build_structured_summary
 from ctxtui.core.summaries.leaf_prompt import (
     build_llm_prompt,
     leaf_target_tokens,
     legacy_fallback_text,
     render_segment,
 )
+from ctxtui.core.summaries.summary import SECTION_TITLES, SUMMARY_TEMPLATE, build_structured_summary
 
 
 def _session() -> Session:

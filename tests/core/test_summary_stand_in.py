@@ -10,9 +10,9 @@ import pytest
 
 from ctxtui.core.compacting.notes import STAND_IN_NOTICE, stand_in_notice
 from ctxtui.core.engine import Engine
-from ctxtui.core.session.models import Message, Session, ToolCall
 from ctxtui.core.policies.policy import policy_for_session
 from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.session.models import Message, Session, ToolCall
 from ctxtui.core.summaries.summary import MAX_ITEMS, build_structured_summary
 from ctxtui.core.summaries.text_rules import clean_text, decision_sentences, patch_target
 from ctxtui.importers import load_session

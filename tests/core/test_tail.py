@@ -6,9 +6,7 @@ from itertools import accumulate
 
 import pytest
 
-from ctxtui.core.session.models import Message, Session, ToolCall
 from ctxtui.core.planning.plan import FreshTail, TailReason
-from ctxtui.core.policies.policy import Policy, preset
 from ctxtui.core.planning.tail import (
     Boundaries,
     calculate_fresh_tail_budget,
@@ -16,6 +14,8 @@ from ctxtui.core.planning.tail import (
     fresh_tail_by_tokens,
     list_prefix,
 )
+from ctxtui.core.policies.policy import Policy, preset
+from ctxtui.core.session.models import Message, Session, ToolCall
 
 
 def _session(roles: list[str]) -> Session:

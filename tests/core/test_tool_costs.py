@@ -5,7 +5,6 @@ from __future__ import annotations
 from rich.console import Console
 
 from ctxtui.commands.report_blocks import render_tools
-from ctxtui.core.session.models import Message, Session, ToolCall
 from ctxtui.core.planning.plan import (
     CompactionNeed,
     FreshTail,
@@ -16,9 +15,10 @@ from ctxtui.core.planning.plan import (
     Totals,
     TruncatedOutput,
 )
-from ctxtui.core.policies.policy import preset
-from ctxtui.core.simulation.report import build_report
 from ctxtui.core.planning.tool_costs import UNKNOWN_TOOL, call_shares, tool_costs
+from ctxtui.core.policies.policy import preset
+from ctxtui.core.session.models import Message, Session, ToolCall
+from ctxtui.core.simulation.report import build_report
 
 READ_A = ToolCall(id="r1", name="read_file", arguments='{"path":"a"}')  # 9 + 12 = 21 chars
 BASH = ToolCall(id="b1", name="bash", arguments="ls")  # 4 + 2 = 6 chars

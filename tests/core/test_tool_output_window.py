@@ -9,9 +9,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxtui.core.tokens.counts import SessionCounts
-from ctxtui.core.session.models import Message, Session
 from ctxtui.core.planning.prune import StubCost, index_tool_outputs
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.tokens.counts import SessionCounts
 from tests.core.test_plan_properties import TOKENIZER, sessions
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from ctxtui.core.tokens.counts import SessionCounts
-from ctxtui.core.session.models import Message, Session
-from ctxtui.core.planning.plan import FreshTail, TailReason, TokenizerInfo
+from ctxtui.core.planning.plan import FreshTail, TailReason
 from ctxtui.core.planning.planner import build_plan
-from ctxtui.core.policies.policy import preset
 from ctxtui.core.planning.truncation import shown_marker
+from ctxtui.core.policies.policy import preset
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.tokens.tokenizers import TokenizerInfo
 from ctxtui.core.wording import a, article, plural
 from tests.core.fakes import CharTokenizer
 

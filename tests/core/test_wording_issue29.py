@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from ctxtui.cli import main
-from ctxtui.core.tokens.calibration import Calibration, Fit, TokenizerError
 from ctxtui.core.engine import Engine
 from ctxtui.core.policies.policy import policy_for_session
 from ctxtui.core.simulation.reported import ReportedGap
+from ctxtui.core.tokens.calibration import Calibration, Fit, TokenizerError
 from ctxtui.importers import load_session
 from ctxtui.samples import samples_dir
 

@@ -147,18 +147,6 @@ def test_unknown_format_name_lists_the_known_ones(tmp_path: Path) -> None:
     assert "openai-chat" in str(info.value) and "sharegpt" in str(info.value)
 
 
-def test_missing_importer_module_is_a_clear_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import sys
-
-    path = tmp_path / "s.json"
-    path.write_text('{"messages": []}')
-    monkeypatch.setitem(sys.modules, "ctxtui.importers.sharegpt", None)
-    with pytest.raises(SessionLoadError, match="sharegpt importer is not available"):
-        load_session(path, "sharegpt")
-
-
 def test_wrong_format_forced_is_refused_not_crashed(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
     path.write_text('{"conversations": []}')

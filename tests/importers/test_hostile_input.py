@@ -488,8 +488,8 @@ def test_a_declared_window_out_of_range_is_ignored_with_a_warning(
     tmp_path: Path, window: int
 ) -> None:
     """It used to be refused as if typed as ``--context-window``, naming a flag never given."""
-    from ctxtui.system.export import native_document
     from ctxtui.core.session.models import Message, Session, SessionMeta
+    from ctxtui.system.export import native_document
 
     session = Session(
         messages=(Message(role="user", content="hi"),), meta=SessionMeta(context_window=300)

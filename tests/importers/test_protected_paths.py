@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from ctxtui.cli import main
-from ctxtui.system.export import ExportError, write_session
 from ctxtui.core.session.models import Session
 from ctxtui.importers import load_session, protected_paths, source_protection
+from ctxtui.system.export import ExportError, write_session
 
 
 def _write(session: Session, target: Path, **kw: Any) -> Path:

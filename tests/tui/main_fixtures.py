@@ -16,7 +16,14 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.worker import WorkerCancelled
 
-from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall, ToolDefinition, Usage
+from ctxtui.core.session.models import (
+    Message,
+    Session,
+    SessionMeta,
+    ToolCall,
+    ToolDefinition,
+    Usage,
+)
 from ctxtui.tui.app import CtxtuiApp, make_app
 from ctxtui.tui.settings import deterministic_settings
 from ctxtui.tui.state import MainState

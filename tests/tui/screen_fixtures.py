@@ -13,8 +13,8 @@ from textual.widgets import Footer, Static
 
 from ctxtui.core.compacting.compaction import CompactionResult
 from ctxtui.core.errors import OverflowInfo
-from ctxtui.core.session.models import Message, Session
 from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.session.models import Message, Session
 from ctxtui.core.summaries.summary import StructuredSummary, SummaryItem, SummarySection
 
 PROMPT = (

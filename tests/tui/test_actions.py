@@ -99,3 +99,14 @@ def test_remap_passes_known_ids_and_names_the_unknown() -> None:
     assert keymap == {"compact": "k", "export.cancel": "ctrl+c"}
     assert len(notices) == 1 and "'compakt'" in notices[0] and "compact" in notices[0]
     assert remap({}) == ({}, [])
+
+
+def test_every_view_row_has_its_screen() -> None:
+    """A ``view`` row is opened by ``view_screen``; a row without a screen there fails here."""
+    from textual.screen import Screen
+
+    from ctxtui.tui.app import view_screen
+
+    for row in ACTIONS:
+        if row.view:
+            assert issubclass(view_screen(row.id), Screen), row.id  # type: ignore[arg-type]

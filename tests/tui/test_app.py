@@ -262,8 +262,8 @@ async def test_palette_actions_reach_the_main_screen() -> None:
 
 
 def test_detail_caps_a_megabyte_message_and_says_how_much_is_left() -> None:
-    from ctxtui.core.session.models import Message
     from ctxtui.core.planning.plan import Zone
+    from ctxtui.core.session.models import Message
     from ctxtui.tui.widgets.detail import MAX_CHARS, DetailInfo, describe
 
     content = "[bold]x\x1b[0m" + "y" * 1_000_000
@@ -304,18 +304,14 @@ async def test_a_view_is_one_row_and_one_module(tmp_path: Path) -> None:
     """A row naming a screen class is all a view needs: the app opens it with the main
     screen's state, and a path it dismisses with is opened like any session file."""
     from ctxtui.system.export import native_bytes
-    from ctxtui.tui.actions import Action, Scope
 
     picked = tmp_path / "picked.json"
     picked.write_bytes(native_bytes(cjk_session()))
     PickScreen.target = picked
-    row = Action(
-        "pick", None, "Pick", "", scope=Scope.APP, view=f"{PickScreen.__module__}:PickScreen"
-    )
     app = app_for(demo_session())
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        app.open_view(row)
+        app.push_view(PickScreen)
         await settle(pilot)
         assert app.main.session is not None and len(app.main.session) == 5
         assert app.main.state.path == picked

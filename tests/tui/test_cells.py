@@ -6,9 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len, set_cell_size
 
-from ctxtui.core.session.models import Message, ToolCall
 from ctxtui.core.planning.plan import FreshTail, TailReason
 from ctxtui.core.planning.rows import pruned_tag
+from ctxtui.core.session.models import Message, ToolCall
 from ctxtui.tui.cells import (
     BAR_FLOOR,
     ELLIPSIS,

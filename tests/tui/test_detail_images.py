@@ -6,8 +6,8 @@ from ctxtui.core.session.models import PartKind
 
 
 def test_the_detail_pane_names_an_images_pixels_and_tokens() -> None:
-    from ctxtui.core.session.models import ContentPart, Message
     from ctxtui.core.planning.plan import Zone
+    from ctxtui.core.session.models import ContentPart, Message
     from ctxtui.tui.widgets.detail import DetailInfo, describe
 
     image = ContentPart(

@@ -14,9 +14,9 @@ import pytest
 from textual.widgets import Input, Label, Select
 from textual.widgets._footer import FooterKey
 
-from ctxtui.system.export import native_bytes
 from ctxtui.core.session.models import Session
 from ctxtui.importers import load_session
+from ctxtui.system.export import native_bytes
 from ctxtui.tui.app import CtxtuiApp
 from ctxtui.tui.screens.compaction import CompactionPreviewScreen
 from ctxtui.tui.screens.error import ErrorScreen

@@ -96,8 +96,8 @@ class _OneCall:
 
 def _failing_jobs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[Any]:
     """Each background job, with what it calls made to raise a bug, and the message it posts."""
-    import ctxtui.system.export
     import ctxtui.importers
+    import ctxtui.system.export
     from ctxtui.core.engine import Engine
     from ctxtui.core.policies.policy import preset
     from ctxtui.core.policies.reasons import CompactReason

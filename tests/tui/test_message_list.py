@@ -6,7 +6,6 @@ from collections.abc import Sequence
 
 from textual.app import App, ComposeResult
 
-from ctxtui.core.session.models import Session
 from ctxtui.core.planning.plan import (
     CompactionNeed,
     FreshTail,
@@ -17,6 +16,7 @@ from ctxtui.core.planning.plan import (
     Totals,
 )
 from ctxtui.core.policies.policy import preset
+from ctxtui.core.session.models import Session
 from ctxtui.tui.widgets.message_list import BOUNDARY, MessageList
 from tests.tui.main_fixtures import big_session, markup_session
 

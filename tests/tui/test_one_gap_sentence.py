@@ -3,7 +3,8 @@
 For the same session and policy, each shell shows the API's count of the last reported
 request beside ctxtui's, numbered from the transcript's first request, with the gap split
 into what the transcript lacks and the estimator's error (or why it is not split), in the
-words ``core.simulation.reported.ReportedGap.lines`` gives. A wide terminal shows the longest of them.
+words ``core.simulation.reported.ReportedGap.lines`` gives. A wide terminal shows the longest of
+them.
 """
 
 from __future__ import annotations

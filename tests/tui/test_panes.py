@@ -16,8 +16,8 @@ from textual.color import Color
 from textual.widgets import Select, Static
 from textual.widgets._footer import FooterKey  # not re-exported; Textual is pinned exactly
 
-from ctxtui.core.session.models import Message, Session, SessionMeta
 from ctxtui.core.planning.plan import Zone
+from ctxtui.core.session.models import Message, Session, SessionMeta
 from ctxtui.options import knob_help, knobs
 from ctxtui.tui.cells import BAR_FLOOR
 from ctxtui.tui.widgets.busy import BusyRow

@@ -11,8 +11,8 @@ from textual.pilot import Pilot
 from textual.widgets import Label, Static, TabbedContent
 
 from ctxtui.core.session.models import Message, Session
-from ctxtui.core.summaries.retention import audit
 from ctxtui.core.simulation.retention_audits import recorded_audits
+from ctxtui.core.summaries.retention import audit
 from ctxtui.tui.screens.compaction import CompactionPreviewScreen
 from ctxtui.tui.screens.retention import RecordedAuditScreen
 from ctxtui.tui.widgets.retention import RetentionView

@@ -9,9 +9,9 @@ from typing import Any
 from textual.app import App
 
 from ctxtui.core.engine import Engine
-from ctxtui.core.simulation.estimate_check import drift_notice
-from ctxtui.core.session.models import Message, Session, SessionMeta
 from ctxtui.core.policies.policy import preset
+from ctxtui.core.session.models import Message, Session, SessionMeta
+from ctxtui.core.simulation.estimate_check import drift_notice
 from ctxtui.tui.widgets.session_bar import SessionBar
 from tests.tui.main_fixtures import app_for, demo_session
 from tests.tui.test_snapshots_main import SnapCompare, settle, then

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxtui.core.session.models import Message, Session, SessionMeta
 from ctxtui.core.policies.policy import PolicyError
+from ctxtui.core.session.models import Message, Session, SessionMeta
 from ctxtui.tui.state import MainState, SearchState
 from tests.tui.main_fixtures import demo_session
 

@@ -7,9 +7,9 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
+from ctxtui.core.planning.tool_costs import tool_costs
 from ctxtui.core.pricing.cost_words import cost_view, dollars
 from ctxtui.core.session.models import Session
-from ctxtui.core.planning.tool_costs import tool_costs
 from ctxtui.tui.screens.tools import ToolsScreen
 from tests.tui.main_fixtures import app_for, demo_session
 from tests.tui.test_snapshots_main import SnapCompare, press, settle, then

@@ -23,10 +23,10 @@ from textual.widgets import Button, SelectionList, Static
 from textual.worker import get_current_worker
 
 from ctxtui.core.compare import PresetPlan, plan_presets
-from ctxtui.core.pricing.cost_words import cost_line
 from ctxtui.core.engine import Engine
 from ctxtui.core.planning.plan import Pressure
 from ctxtui.core.policies.policy import PRESETS
+from ctxtui.core.pricing.cost_words import cost_line
 from ctxtui.core.wording import plural
 from ctxtui.tui.cost_jobs import PresetCostsReady, price_presets
 from ctxtui.tui.screens.dialog import Dialog, button_row

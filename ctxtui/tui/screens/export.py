@@ -12,8 +12,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Button, Input, Label, Static
 
-from ctxtui.system.output import WRITE_ROOT_ENV, protected_clash, write_root_refusal
 from ctxtui.importers import source_protection
+from ctxtui.system.output import WRITE_ROOT_ENV, protected_clash, write_root_refusal
 from ctxtui.tui.screens.dialog import Dialog, button_row
 from ctxtui.tui.screens.open import resolve_input
 

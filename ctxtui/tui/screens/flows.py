@@ -13,9 +13,9 @@ from pathlib import Path
 from textual import events, on
 
 from ctxtui.core.compacting.compaction import CompactionResult
-from ctxtui.core.session.models import Session
 from ctxtui.core.policies.reason_effects import reason_choices
 from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
 from ctxtui.tui import jobs
 from ctxtui.tui.commands import NOTHING_TO_UNDO

@@ -17,11 +17,11 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 
+from ctxtui.core.planning.plan import Plan
+from ctxtui.core.policies.policy import PolicyError
 from ctxtui.core.pricing.cost_words import last_priced, request_words
 from ctxtui.core.session.import_notes import shrink_note
 from ctxtui.core.session.models import Session
-from ctxtui.core.planning.plan import Plan
-from ctxtui.core.policies.policy import PolicyError
 from ctxtui.core.tokens.tokenizers import available_tokenizers
 from ctxtui.tui.actions import Scope, bindings
 from ctxtui.tui.cells import scale_label

@@ -4,7 +4,8 @@ The reasons (proactive, retry, overflow) name *when* an agent compacts. In most 
 reason changes nothing about *what* is compacted, and a picker that does not say so looks
 broken ("I picked retry and nothing changed"). Each option says in a word whether it changes
 the outcome under the session's preset, and the line under the list says it in full for the
-highlighted reason (``core/policies/reason_effects.py``, which a test holds to the compaction itself).
+highlighted reason (``core/policies/reason_effects.py``, which a test holds to the compaction
+itself).
 """
 
 from __future__ import annotations

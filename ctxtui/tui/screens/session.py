@@ -18,12 +18,12 @@ from textual import on
 from textual.screen import Screen
 
 from ctxtui.core.engine import Engine
-from ctxtui.system.heap import keep_out_of_collections
-from ctxtui.core.session.models import Session
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.policies.policy import Policy
+from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
 from ctxtui.options import debugging
+from ctxtui.system.heap import keep_out_of_collections
 from ctxtui.tui import jobs
 from ctxtui.tui.cells import format_bytes
 from ctxtui.tui.jobs import bug_line

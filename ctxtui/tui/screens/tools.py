@@ -22,9 +22,9 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from ctxtui.core.pricing.cost_words import CostView, dollars
 from ctxtui.core.planning.rows import visible
 from ctxtui.core.planning.tool_costs import ToolCost, ToolCosts, largest_output, tool_costs
+from ctxtui.core.pricing.cost_words import CostView, dollars
 from ctxtui.core.wording import plural
 from ctxtui.tui.cost_jobs import CostReady, price_session
 from ctxtui.tui.state import MainState

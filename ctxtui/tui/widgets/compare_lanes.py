@@ -25,9 +25,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ctxtui.core.compare import PresetPlan
-from ctxtui.core.session.models import Session
 from ctxtui.core.planning.plan import Plan, Zone
 from ctxtui.core.planning.rows import ROLE_SHORT
+from ctxtui.core.session.models import Session
 from ctxtui.tui.cells import clip, preview
 from ctxtui.tui.widgets.row_keys import row_bindings
 from ctxtui.tui.widgets.theme_style import component_style, readable_on

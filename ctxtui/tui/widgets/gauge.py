@@ -10,8 +10,8 @@ from rich.text import Text
 from textual.widget import Widget
 
 from ctxtui.core.planning.plan import Plan, Pressure
-from ctxtui.core.simulation.reported import ReportedGap
 from ctxtui.core.planning.rows import split_cells
+from ctxtui.core.simulation.reported import ReportedGap
 from ctxtui.tui.widgets.theme_style import component_style
 
 # (name, bar character): the name is both the component class (``gauge--<name>``) and the

@@ -7,9 +7,9 @@ depends on the terminal's height, never on the number of messages. What a row *s
 from ``ctxtui.core.planning.rows`` and is fitted to the width by ``ctxtui.tui.cells``; this widget
 only picks colours from its component classes.
 A search query, when set, is marked in every row that shows it (``message-list--search-match``).
-A row's figure and bar are the tokens the request sends for its message (``core/planning/as_sent.py``), so
-the rows of a zone add up to the gauge's segment; the stored size and the tokens freed are its
-tag.
+A row's figure and bar are the tokens the request sends for its message
+(``core/planning/as_sent.py``), so the rows of a zone add up to the gauge's segment; the stored
+size and the tokens freed are its tag.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ctxtui.core.session.models import Session
+from ctxtui.core.planning.as_sent import row_figures
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.rows import tool_label
-from ctxtui.core.planning.as_sent import row_figures
+from ctxtui.core.session.models import Session
 from ctxtui.tui.cells import RowLayout, bar_scale, boundary_rule, layout_columns, row_cells
 from ctxtui.tui.widgets.row_keys import row_bindings
 from ctxtui.tui.widgets.theme_style import component_style, readable_on

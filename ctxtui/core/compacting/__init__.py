@@ -1,0 +1,1 @@
+"""Carrying out a compaction, for real or simulated inside a replay."""

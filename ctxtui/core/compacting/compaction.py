@@ -1,0 +1,388 @@
+"""Carrying out a compaction: the new session, the summary, and the tokens it saved or not.
+
+A compaction never edits the session it is given: it returns a new ``Session`` in which the
+plan's replaced range is one summary message (styles ``summarize`` and ``leaf``, under the
+policy's summary template), the recent user messages plus one summary user message (Codex's
+``user_messages``), or gone, with PicoClaw's emergency note appended to ``meta.summary``
+(``drop_oldest_half``, legacy ``forceCompression``) or legacy's summary set there (the
+post-turn ``summarize`` reason). The result carries the request size before and after, counted
+with the same tokenizer, and says so plainly when even the compacted request cannot fit the
+window.
+
+"Request size" means what would be sent: the plan's figure, after pruning and truncation, on
+both sides. Raw counts would credit the compaction with tokens pruning had already removed,
+and ``ctxtui report`` and ``ctxtui compact`` would give two request sizes for one session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ctxtui.core.compacting.picoclaw_summary import legacy_summary_prompt, legacy_summary_text
+from ctxtui.core.errors import ContextOverflowError, OverflowInfo
+from ctxtui.core.planning.compaction_need import compaction_cut
+from ctxtui.core.planning.overflow import UNKNOWN_MODEL, RequestParts, overflow_info
+from ctxtui.core.planning.picoclaw_legacy import emergency_note, force_compression_range
+from ctxtui.core.planning.plan import Plan
+from ctxtui.core.planning.planner import build_plan
+from ctxtui.core.policies.policy import CompactionStyle, SummaryTemplate
+from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.session.models import Message, Session, SessionMeta
+from ctxtui.core.summaries.leaf_prompt import (
+    build_llm_prompt,
+    leaf_target_tokens,
+    legacy_fallback_text,
+)
+from ctxtui.core.summaries.seahorse import LEAF_CHUNK_TOKENS
+from ctxtui.core.summaries.summary import (
+    SUMMARY_TEMPLATE,
+    StructuredSummary,
+    build_structured_summary,
+)
+from ctxtui.core.summaries.templates import (
+    CLAUDE_CODE_CONTINUATION,
+    codex_summary_message,
+    render_for,
+    template_prompt,
+)
+from ctxtui.core.tokens.counting import count_summary
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.tokens.tokenizers import Tokenizer
+
+__all__ = [
+    "LEAF_CHUNK_TOKENS",
+    "UNKNOWN_MODEL",
+    "CompactionResult",
+    "append_emergency_note",
+    "compact",
+    "force_compression_range",
+    "leaf_chunks",
+    "overflow_of",
+]
+
+
+def leaf_chunks(tokens: Sequence[int], first: int, last: int) -> list[tuple[int, int]]:
+    """``[first, last]`` cut into seahorse leaf chunks, oldest first.
+
+    The rule is seahorse's (docs/presets.md, "picoclaw-seahorse").
+
+    A chunk grows until its tokens reach ``LEAF_CHUNK_TOKENS``; the message that crosses the
+    limit is included. A summariser sends one LLM call per chunk, so a huge compaction is many
+    calls, never one prompt of the whole history.
+    """
+    chunks: list[tuple[int, int]] = []
+    start, total = first, 0
+    for i in range(first, last + 1):
+        total += tokens[i]
+        if total >= LEAF_CHUNK_TOKENS:
+            chunks.append((start, i))
+            start, total = i + 1, 0
+    if start <= last:
+        chunks.append((start, last))
+    return chunks
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionResult:
+    """What a compaction did; ``replaced`` is ``None`` when there was nothing to replace."""
+
+    session: Session
+    summary: StructuredSummary | None
+    summary_text: str
+    prompt: str
+    reason: CompactReason
+    replaced: tuple[int, int] | None
+    messages_replaced: int
+    tokens_before: int  # the request as sent now (plan.totals.requested)
+    tokens_after: int  # the compacted session's request as it would be sent
+    tail_kept: int
+    overflow: OverflowInfo | None
+    replaced_tokens: int = 0  # Σ tokens the request carried for the replaced messages
+    summary_tokens: int = 0  # tokens it adds: the inserted messages and meta.summary's growth
+    note: str = ""
+    prompt_range: tuple[int, int] | None = None  # the messages the shown prompt carries
+    prompt_calls: int = 0  # leaf-summary calls an LLM summariser would make in all
+
+    @property
+    def tokens_saved(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+    @property
+    def saved_share(self) -> float:
+        """The share of the request the compaction saves (negative when it grows it)."""
+        return self.tokens_saved / self.tokens_before if self.tokens_before else 0.0
+
+    @property
+    def tail_messages(self) -> int:
+        """How many messages stay verbatim after the summary (the fresh tail)."""
+        return max(len(self.session.messages) - self.tail_kept, 0)
+
+    @property
+    def prompt_caption(self) -> str:
+        """Which leaf call the prompt is, when a summariser would need more than one."""
+        if self.prompt_range is None or self.prompt_calls <= 1:
+            return ""
+        a, b = self.prompt_range
+        return (
+            f"leaf-summary call 1 of {self.prompt_calls:,}: messages #{a:,}–#{b:,} "
+            f"(one call per chunk of up to {LEAF_CHUNK_TOKENS:,} tokens)"
+        )
+
+    def raise_if_overflow(self) -> None:
+        """Raise ``ContextOverflowError`` when the compacted request still cannot fit."""
+        if self.overflow is not None:
+            raise ContextOverflowError(self.overflow)
+
+
+def append_emergency_note(existing: str | None, dropped: int) -> str:
+    """``existing + "\\n\\n" + note``, or the note alone when there was no summary."""
+    note = emergency_note(dropped)
+    return f"{existing}\n\n{note}" if existing else note
+
+
+def _replaced_range(session: Session, plan: Plan, reason: CompactReason) -> tuple[int, int] | None:
+    """The plan's range, unless it is legacy's after-turn cut and this is not that compaction."""
+    need = plan.compaction
+    if need.replaced is not None and (not need.post_turn or _legacy_summarize(plan, reason)):
+        return need.replaced
+    return compaction_cut(session, plan.policy, plan.tail.start, plan.effective_tokens)
+
+
+def _legacy_summarize(plan: Plan, reason: CompactReason) -> bool:
+    """PicoClaw legacy's post-turn path: the summary goes to meta.summary, no message stays.
+
+    Taken when the plan's after-turn trigger fired and the compaction is the proactive one
+    it implies; a retry still runs ``forceCompression``.
+    """
+    return plan.compaction.post_turn and reason is CompactReason.PROACTIVE
+
+
+def _with_messages(session: Session, messages: tuple[Message, ...], meta: SessionMeta) -> Session:
+    """A new session with other messages, built fresh.
+
+    Not ``model_copy``: that would carry over the cached turn and tool-pair indices of the
+    old messages.
+    """
+    return Session(
+        messages=messages, system_prompt=session.system_prompt, tools=session.tools, meta=meta
+    )
+
+
+def overflow_of(plan: Plan, model: str | None) -> OverflowInfo | None:
+    """The overflow a plan implies, with the real requested estimate (X9) and why (X12)."""
+    t = plan.totals
+    parts = RequestParts(t.system, t.tool_defs, t.output_reserve, t.summary, t.history)
+    return overflow_info(parts, t.window, model)
+
+
+@dataclass(frozen=True, slots=True)
+class _Rewrite:
+    """What one compaction style put in place of the replaced range."""
+
+    inserted: tuple[Message, ...]
+    meta: SessionMeta
+    summary: StructuredSummary | None = None
+    summary_text: str = ""
+    prompt: str = ""
+    prompt_range: tuple[int, int] | None = None
+    prompt_calls: int = 0
+
+
+def _summarize(
+    session: Session, plan: Plan, first: int, last: int, tokenizer: Tokenizer
+) -> _Rewrite:
+    """One summary message under the policy's template (plan, OpenCode, Claude Code, leaf)."""
+    policy = plan.policy
+    template = policy.summary_template.value
+    structured = policy.structured_summaries
+    old = session.messages
+    summary: StructuredSummary | None = None
+    if structured:
+        summary = build_structured_summary(session, first, last)
+        text = render_for(template, summary)
+    else:
+        text = legacy_fallback_text(session, first, last)
+    prompt = template_prompt(template, session, first, last)
+    prompt_range: tuple[int, int] = (first, last)
+    calls = 1
+    if prompt is None:  # the plan's and seahorse's leaf prompt, one call per chunk
+        floor = tokenizer.count_text(SUMMARY_TEMPLATE) if structured else 0
+        chunks = leaf_chunks(plan.message_tokens, first, last)
+        calls, prompt_range = len(chunks), chunks[0]
+        a, b = prompt_range
+        target = leaf_target_tokens(sum(plan.message_tokens[a : b + 1]), floor)
+        prompt = build_llm_prompt(session, a, b, structured, target)
+    content = text
+    if policy.summary_template is SummaryTemplate.CLAUDE_CODE:
+        content = f"{CLAUDE_CODE_CONTINUATION}\n\n{text}"
+    stand_in = Message(
+        role="user", content=content, is_summary=True, created_at=old[last].created_at
+    )
+    return _Rewrite((stand_in,), session.meta, summary, text, prompt, prompt_range, calls)
+
+
+APPROX_BYTES_PER_TOKEN = 4
+"""Codex's ``approx_token_count``: UTF-8 bytes / 4, rounded up (``codex-rs/core``)."""
+
+
+def approx_token_count(text: str) -> int:
+    """Codex's estimate of a text's tokens: its UTF-8 bytes / 4, rounded up."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    return (size + APPROX_BYTES_PER_TOKEN - 1) // APPROX_BYTES_PER_TOKEN
+
+
+def _recent_user_messages(session: Session, plan: Plan, first: int, last: int) -> list[Message]:
+    """Codex: user messages newest→oldest while under the cap; the one that crosses is cut.
+
+    Codex sizes them with ``approx_token_count`` (bytes / 4), not with a tokenizer, and cuts
+    the crossing one to the bytes its remaining tokens stand for (``compact.rs``).
+    """
+    cap = plan.policy.compact_user_message_tokens
+    kept: list[Message] = []
+    remaining = cap
+    for i in range(last, first - 1, -1):
+        m = session.messages[i]
+        if m.role != "user" or m.is_summary or m.injected:
+            continue
+        tokens = approx_token_count(m.content)
+        if tokens <= remaining:
+            kept.append(m)
+            remaining -= tokens
+            continue
+        if remaining > 0:
+            text = _head_bytes(m.content, remaining * APPROX_BYTES_PER_TOKEN)
+            kept.append(m.model_copy(update={"content": text}))
+        break
+    kept.reverse()
+    return kept
+
+
+def _head_bytes(text: str, limit: int) -> str:
+    """The longest prefix of ``text`` within ``limit`` UTF-8 bytes, cut between characters."""
+    raw = text.encode("utf-8", "surrogatepass")
+    end = min(limit, len(raw))
+    while 0 < end < len(raw) and (raw[end] & 0xC0) == 0x80:
+        end -= 1
+    return raw[:end].decode("utf-8", "surrogatepass")
+
+
+def _codex(session: Session, plan: Plan, first: int, last: int, tokenizer: Tokenizer) -> _Rewrite:
+    """Codex's rebuilt history: recent user messages, then one summary user message."""
+    summary = build_structured_summary(session, first, last)
+    text = render_for(plan.policy.summary_template.value, summary)
+    prompt = template_prompt(plan.policy.summary_template.value, session, first, last) or ""
+    users = _recent_user_messages(session, plan, first, last)
+    message = Message(
+        role="user",
+        content=codex_summary_message(text),
+        is_summary=True,
+        created_at=session.messages[last].created_at,
+    )
+    return _Rewrite((*users, message), session.meta, summary, text, prompt, (first, last), 1)
+
+
+def _drop_half(session: Session, first: int, last: int) -> _Rewrite:
+    note = emergency_note(last - first + 1)
+    meta = session.meta.model_copy(
+        update={"summary": append_emergency_note(session.meta.summary, last - first + 1)}
+    )
+    return _Rewrite((), meta, None, note)
+
+
+def _legacy(session: Session, plan: Plan, first: int, last: int) -> _Rewrite:
+    """Legacy ``summarizeSession``: the summary replaces meta.summary; the messages go."""
+    window = plan.policy.context_window
+    text = legacy_summary_text(session, first, last, window)
+    meta = session.meta.model_copy(update={"summary": text})
+    prompt = legacy_summary_prompt(session, first, last)
+    return _Rewrite((), meta, None, text, prompt, (first, last), 1)
+
+
+def _rewrite(
+    session: Session, plan: Plan, reason: CompactReason, span: tuple[int, int], tokenizer: Tokenizer
+) -> _Rewrite:
+    first, last = span
+    if _legacy_summarize(plan, reason):
+        return _legacy(session, plan, first, last)
+    style = plan.policy.compaction_style
+    if style is CompactionStyle.DROP_OLDEST_HALF:
+        return _drop_half(session, first, last)
+    if style is CompactionStyle.USER_MESSAGES:
+        return _codex(session, plan, first, last, tokenizer)
+    return _summarize(session, plan, first, last, tokenizer)
+
+
+def _nothing_to_compact(session: Session, plan: Plan, reason: CompactReason) -> CompactionResult:
+    """Every message is in the fresh tail: the result is the session as it was, and says so."""
+    tokens = plan.totals.requested
+    return CompactionResult(
+        session=session,
+        summary=None,
+        summary_text="",
+        prompt="",
+        reason=reason,
+        replaced=None,
+        messages_replaced=0,
+        tokens_before=tokens,
+        tokens_after=tokens,
+        tail_kept=plan.tail.start,
+        overflow=overflow_of(plan, session.meta.model),
+        note="nothing to compact: every message is in the fresh tail",
+    )
+
+
+def compact(
+    session: Session, plan: Plan, reason: CompactReason, tokenizer: Tokenizer
+) -> CompactionResult:
+    """Compact ``session`` as ``plan`` says; ``session`` itself is never changed.
+
+    The proactive and retry reasons run the same compaction (as in PicoClaw and the plan),
+    except under PicoClaw legacy when its after-turn trigger fired: its summary then goes to
+    ``meta.summary`` instead of half the turns being dropped.
+    """
+    tokens_before = plan.totals.requested
+    model = session.meta.model
+    span = _replaced_range(session, plan, reason)
+    if span is None:
+        return _nothing_to_compact(session, plan, reason)
+    first, last = span
+    old = session.messages
+    done = _rewrite(session, plan, reason, span, tokenizer)
+    new_session = _with_messages(
+        session, (*old[:first], *done.inserted, *old[last + 1 :]), done.meta
+    )
+    inserted = [tokenizer.count_message(m) for m in done.inserted]
+    after_summary = (
+        count_summary(tokenizer, done.meta.summary)
+        if done.meta.summary != session.meta.summary
+        else plan.totals.summary
+    )
+    after_counts = SessionCounts(
+        tokenizer=plan.tokenizer,
+        message_tokens=[*plan.message_tokens[:first], *inserted, *plan.message_tokens[last + 1 :]],
+        system_tokens=plan.totals.system,
+        tool_def_tokens=plan.totals.tool_defs,
+        summary_tokens=after_summary,
+    )
+    removed = last - first + 1
+    start = plan.tail.start
+    tail_kept = start - removed + len(inserted) if start > last else first + len(inserted)
+    plan_after = build_plan(new_session, plan.policy, after_counts, tokenizer)
+    return CompactionResult(
+        session=new_session,
+        summary=done.summary,
+        summary_text=done.summary_text,
+        prompt=done.prompt,
+        reason=reason,
+        replaced=(first, last),
+        messages_replaced=removed,
+        tokens_before=tokens_before,
+        tokens_after=plan_after.totals.requested,
+        tail_kept=tail_kept,
+        overflow=overflow_of(plan_after, model),
+        replaced_tokens=sum(plan.effective_tokens[first : last + 1]),
+        summary_tokens=sum(inserted) + after_summary - plan.totals.summary,
+        prompt_range=done.prompt_range,
+        prompt_calls=done.prompt_calls,
+    )

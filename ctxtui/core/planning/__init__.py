@@ -1,0 +1,1 @@
+"""The plan: truncation, fresh tail, pruning, compaction need, overflow and rows."""

@@ -1,0 +1,64 @@
+"""PicoClaw ``main``'s legacy context manager: its triggers and its emergency cut.
+
+Its figures are in docs/presets.md, "picoclaw".
+
+The legacy manager sends the whole history after ``meta.skip``. Once per turn, before its
+first call and before the turn's user message joins the history (``pipeline_setup.go``), a
+request over the window (``prompt + max_tokens > window``, no ratio) runs
+``forceCompression``: the oldest half of the turns go and a note is appended to the summary.
+After a turn, more than 20 messages or a history over 75 % of the window (the history alone)
+summarizes all but the newest ~4 messages into ``meta.summary``.
+"""
+
+from __future__ import annotations
+
+from ctxtui.core.planning.tail import find_safe_boundary
+from ctxtui.core.session.models import Session
+
+
+def force_compression_range(session: Session) -> tuple[int, int] | None:
+    """What PicoClaw's legacy ``forceCompression`` drops from ``session`` (the history before
+    the current turn's user message), as an inclusive range; ``None``: nothing.
+
+    It keeps ``history[turns[len(turns) / 2]:]``; with one turn, the cut snaps with
+    ``findSafeBoundary(len / 2)``, and when that is 0 only the last user message stays — a
+    lone user message at 0, so everything after it goes (no user message: everything).
+    """
+    n = len(session)
+    if n <= 2:
+        return None
+    starts = session.turn_starts
+    mid = starts[len(starts) // 2] if len(starts) >= 2 else find_safe_boundary(session, n // 2)
+    if mid > 0:
+        return (0, mid - 1)
+    if not starts:
+        return (0, n - 1)
+    return (starts[-1] + 1, n - 1) if starts[-1] + 1 < n else None
+
+
+def force_compression_cut(session: Session) -> int:
+    """The first message ``forceCompression`` keeps, when what it drops is a prefix (else 0)."""
+    span = force_compression_range(session)
+    return span[1] + 1 if span is not None and span[0] == 0 else 0
+
+
+def emergency_note(dropped: int) -> str:
+    """The note PicoClaw's ``forceCompression`` appends to the summary, byte for byte."""
+    return f"[Emergency compression dropped {dropped} oldest messages due to context limit]"
+
+
+def is_over_context_budget(
+    prompt_tokens: int, max_tokens: int, window: int, trigger_ratio: float = 1.0
+) -> bool:
+    """PicoClaw's proactive check: prompt + reserve ``>`` the trigger, strictly."""
+    return prompt_tokens + max_tokens > int(trigger_ratio * window)
+
+
+def summarize_due(
+    messages: int, history_tokens: int, window: int, threshold: int, percent: int
+) -> bool:
+    """``maybeSummarize``'s trigger: more than ``threshold`` messages, or the history over
+    ``percent`` % of the window (``threshold`` 0: never)."""
+    if threshold <= 0:
+        return False
+    return messages > threshold or history_tokens > window * percent // 100

@@ -1,0 +1,440 @@
+"""``build_plan``: truncation, fresh tail, pruning, assembly, compaction need and overflow.
+
+Everything that depends only on the session, the counts and the truncation limits (the
+truncated previews, the tool-output index, prefix sums) is prepared once and cached by
+identity; a knob change then re-plans with binary searches over prefix sums, so re-planning
+100k messages costs about what re-planning 1k does.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+
+from ctxtui.core.planning.compaction_need import compaction_need, forecast_overflow
+from ctxtui.core.planning.picoclaw_legacy import (
+    emergency_note,
+    force_compression_cut,
+    is_over_context_budget,
+)
+from ctxtui.core.planning.picoclaw_sanitize import (
+    PairIndex,
+    SanitizerRun,
+    sanitize_ranges,
+    unpaired_sent,
+)
+from ctxtui.core.planning.plan import (
+    FreshTail,
+    Plan,
+    TailReason,
+    Totals,
+    TruncatedOutput,
+)
+from ctxtui.core.planning.prune import (
+    EffectiveTokens,
+    PrunedRun,
+    StubCost,
+    ToolOutputs,
+    index_tool_outputs,
+    output_size,
+    prune_by_results,
+    prune_by_tokens,
+    prune_by_turns,
+)
+from ctxtui.core.planning.tail import (
+    Boundaries,
+    calculate_fresh_tail_budget,
+    effective_budget,
+    find_safe_boundary,
+    fresh_tail_by_items,
+    fresh_tail_by_messages,
+    fresh_tail_by_tokens,
+    list_prefix,
+    min_turns_start,
+    no_fresh_tail,
+    suffix_start_within,
+)
+from ctxtui.core.planning.truncated_previews import truncated_outputs
+from ctxtui.core.policies.policy import (
+    Policy,
+    PruneMode,
+    TailMode,
+)
+from ctxtui.core.session.models import Session
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.tokens.tokenizers import Tokenizer
+from ctxtui.core.wording import plural
+
+__all__ = [
+    "build_plan",
+    "emergency_note",
+    "find_safe_boundary",
+    "force_compression_cut",
+    "history_budget",
+    "is_over_context_budget",
+    "prune_due",
+    "reserved_tokens",
+    "tail_budget",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """What no knob but the truncation and stub settings can change, kept between re-plans."""
+
+    session: Session
+    counts: SessionCounts
+    tokenizer: Tokenizer
+    truncated: Mapping[int, TruncatedOutput]
+    tokens: Sequence[int]  # per message, after truncation
+    prefix: Sequence[int]
+    outputs: ToolOutputs
+    bounds: Boundaries
+    lazy: dict[str, object]  # per-session indices only some policies need, built on first use
+
+    def sanitizer(self) -> SanitizerRun:
+        run = self.lazy.get("sanitizer")
+        if not isinstance(run, SanitizerRun):
+            run = self.lazy["sanitizer"] = SanitizerRun.of(self.session)
+        return run
+
+    def pairs(self) -> PairIndex:
+        index = self.lazy.get("pairs")
+        if not isinstance(index, PairIndex):
+            index = self.lazy["pairs"] = PairIndex.of(self.session)
+        return index
+
+
+_Key = tuple[object, ...]
+_CACHE: OrderedDict[_Key, _Prepared] = OrderedDict()
+_CACHE_SIZE = 8
+_LOCK = threading.Lock()
+
+
+def _prepare(
+    session: Session,
+    counts: SessionCounts,
+    tokenizer: Tokenizer,
+    policy: Policy,
+    truncated_hint: Mapping[int, TruncatedOutput] | None = None,
+    outputs_hint: ToolOutputs | None = None,
+) -> _Prepared:
+    limits = (
+        (policy.truncate_max_lines, policy.truncate_max_bytes, policy.truncate_style.value)
+        if policy.truncate_enabled
+        else (0, 0, "")
+    )
+    stub = policy.prune_stub.value
+    tools = policy.prune_tools.value
+    raw = policy.prune_size_output_text
+    key = (id(session), id(counts), id(tokenizer), *limits, stub, tools, raw)
+    with _LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None and hit.session is session and hit.counts is counts:
+            _CACHE.move_to_end(key)
+            return hit
+    if not policy.truncate_enabled:
+        truncated: Mapping[int, TruncatedOutput] = {}
+    elif truncated_hint is not None:
+        truncated = truncated_hint
+    else:
+        truncated = truncated_outputs(session, counts, tokenizer, policy)
+    tokens: Sequence[int] = counts.message_tokens
+    prefix: Sequence[int] = counts.prefix
+    if truncated:
+        adjusted = list(tokens)
+        for i, t in truncated.items():
+            adjusted[i] = t.tokens_after
+        tokens, prefix = adjusted, [0, *accumulate(adjusted)]
+    messages = session.messages
+    stub_cost = StubCost(tokenizer.count_message, stub)
+    outputs = (
+        outputs_hint
+        if outputs_hint is not None
+        else index_tool_outputs(
+            session,
+            tokens,
+            lambda i: stub_cost(messages[i]),
+            stub,
+            tools,
+            output_size(policy, tokenizer, messages, tokens, truncated),
+        )
+    )
+    bounds = Boundaries.of(session)
+    prepared = _Prepared(session, counts, tokenizer, truncated, tokens, prefix, outputs, bounds, {})
+    with _LOCK:
+        _CACHE[key] = prepared
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return prepared
+
+
+def _unpruned(counts: SessionCounts, prepared: _Prepared) -> int:
+    """The prompt before pruning: system, tools, summary and the (truncated) history."""
+    fixed = counts.system_tokens + counts.tool_def_tokens + counts.summary_tokens
+    return fixed + prepared.prefix[len(prepared.tokens)]
+
+
+def prune_due(policy: Policy, unpruned_prompt: int) -> bool:
+    """Whether pruning runs for a prompt of this size before pruning (``prune_trigger_tokens``).
+
+    Claude Code clears old tool results only past a threshold, not on every request.
+    """
+    return unpruned_prompt >= policy.prune_trigger_tokens
+
+
+def _prune(
+    session: Session, policy: Policy, outputs: ToolOutputs, tail_start: int, unpruned: int
+) -> PrunedRun:
+    """Prune by the policy's rule, never inside the fresh tail, once the prompt is past
+    ``prune_trigger_tokens``."""
+    mode = policy.prune_mode
+    if not prune_due(policy, unpruned):
+        return PrunedRun(outputs)
+    if mode is PruneMode.TURNS:
+        protected = min_turns_start(session, policy.prune_protected_turns)
+        return prune_by_turns(outputs, min(tail_start, protected), policy.prune_threshold)
+    if mode is PruneMode.TOKENS:
+        protected = min_turns_start(session, policy.prune_protected_turns)
+        return prune_by_tokens(
+            outputs,
+            min(tail_start, protected),
+            policy.prune_protect_tokens,
+            policy.prune_minimum_tokens,
+        )
+    if mode is PruneMode.RESULTS:
+        return prune_by_results(outputs, tail_start, policy.prune_keep_results)
+    return PrunedRun(outputs)
+
+
+def _fresh_tail(
+    session: Session, prefix: Callable[[int], int], budget: int, policy: Policy, bounds: Boundaries
+) -> FreshTail:
+    """The tail by the policy's mode."""
+    mode = policy.tail_mode
+    if mode is TailMode.ITEMS:
+        return fresh_tail_by_items(session, prefix, budget, policy, bounds)
+    if mode is TailMode.MESSAGES:
+        return fresh_tail_by_messages(session, prefix, budget, policy.tail_items)
+    if mode is TailMode.NONE:
+        return no_fresh_tail(session, prefix, budget)
+    return fresh_tail_by_tokens(session, prefix, tail_budget(policy, budget), policy, bounds)
+
+
+@dataclass(frozen=True, slots=True)
+class _Assembly:
+    """What the request carries: ``messages[kept_start:]`` less ``excluded``."""
+
+    kept_start: int
+    ranges: tuple[tuple[int, int], ...]  # the runs sent one after another
+    hole: range  # seahorse: trimmed tail items between the kept history and the tail
+
+
+def _assemble(
+    n: int,
+    policy: Policy,
+    tail: FreshTail,
+    prefix: Callable[[int], int],
+    budget: int,
+    bounds: Boundaries,
+) -> _Assembly:
+    """Fill the history before the tail newest-first, stopping at the first message that misses.
+
+    Seahorse (items mode) fills only what lay before its 32 items: items the trim took off
+    the tail stay out, so the history it sends can have a hole before the tail (``main``).
+    The plan's kept history starts at a pair-safe cut (X4).
+    """
+    if not policy.assembly_budget:
+        return _Assembly(0, ((0, n),), range(0))
+    remaining = max(0, budget - tail.tokens)
+    if policy.tail_mode is TailMode.ITEMS:
+        evict_end = min(max(0, n - policy.tail_items), tail.start)
+        kept = suffix_start_within(prefix, 0, evict_end, remaining)
+        if kept < evict_end < tail.start:
+            return _Assembly(
+                kept, ((kept, evict_end), (tail.start, n)), range(evict_end, tail.start)
+            )
+        kept = kept if kept < evict_end else tail.start
+        return _Assembly(kept, ((kept, n),), range(0))
+    kept = suffix_start_within(prefix, 0, tail.start, remaining)
+    kept = bounds.pair_forward(kept, tail.start)
+    return _Assembly(kept, ((kept, n),), range(0))
+
+
+def _warnings(
+    session: Session,
+    policy: Policy,
+    tail: FreshTail,
+    reserved: int,
+    history: int,
+    unpaired: Mapping[int, str],
+) -> tuple[str, ...]:
+    """Facts worth a line in the app: over-budget tails, orphans, budgets that do not add up."""
+    out: list[str] = []
+    if tail.over_budget:
+        if tail.reason is TailReason.ACTIVE_TURN:
+            out.append(
+                f"the fresh tail holds the whole active turn, {tail.tokens:,} tokens, over its "
+                f"{tail.budget:,}-token budget"
+            )
+        else:
+            out.append(
+                f"the last {plural(tail.min_turns, 'turn')} "
+                f"{'takes' if tail.min_turns == 1 else 'take'} the fresh tail to "
+                f"{tail.tokens:,} tokens, over its {tail.budget:,}-token budget"
+            )
+    orphans = len(session.orphan_results)
+    if orphans:
+        noun = "result has" if orphans == 1 else "results have"
+        out.append(f"{orphans:,} tool {noun} no matching call (orphans)")
+    if unpaired:
+        shown = ", ".join(f"#{i:,}" for i in sorted(unpaired)[:5])
+        more = "…" if len(unpaired) > 5 else ""
+        out.append(
+            f"PicoClaw main would send {len(unpaired):,} tool message(s) without their "
+            f"partner ({shown}{more}); providers reject such a request"
+        )
+    budget = effective_budget(policy.context_window, policy.max_tokens)
+    if policy.tail_mode is TailMode.TOKENS and policy.tail_min_tokens > history:
+        out.append(
+            f"the fresh tail's minimum ({policy.tail_min_tokens:,} tokens) exceeds the history "
+            f"budget ({history:,}); the fresh tail is capped at it"
+        )
+    if reserved and reserved >= budget:
+        out.append(
+            f"system prompt, tool definitions and summary ({reserved:,} tokens) leave no room "
+            "for history"
+        )
+    base = policy.reserve_lowered_from
+    if base:
+        out.append(
+            f"output reserve lowered from {base:,} to {policy.max_tokens:,}: the preset's "
+            f"reserve would take half or more of the {policy.context_window:,}-token window"
+        )
+    return tuple(out)
+
+
+def reserved_tokens(policy: Policy, counts: SessionCounts) -> int:
+    """System prompt, tool definitions and summary, if the policy reserves room for them (X42)."""
+    if not policy.reserve_system_and_tools:
+        return 0
+    return counts.system_tokens + counts.tool_def_tokens + counts.summary_tokens
+
+
+def history_budget(policy: Policy, counts: SessionCounts) -> int:
+    """Tokens left for messages: window − reserve − (system + tools + summary, if reserved, X42)."""
+    return max(0, policy.context_window - policy.max_tokens - reserved_tokens(policy, counts))
+
+
+def tail_budget(policy: Policy, history: int) -> int:
+    """The token tail's budget: ``clamp(ratio × base)``, capped at the history budget.
+
+    The base is ``window − reserve`` as in the plan (docs/plan.md, "A fresh tail measured in
+    tokens"), or the trigger's threshold with
+    ``tail_of_trigger`` (OpenCode's 25 % of the usable size). The cap is X5's check that the
+    tail fits what assembly has, which after X42's reserve is the history budget: a large
+    system prompt must shrink the tail, not overflow the request.
+    """
+    base = (
+        policy.trigger_threshold
+        if policy.tail_of_trigger
+        else effective_budget(policy.context_window, policy.max_tokens)
+    )
+    return min(calculate_fresh_tail_budget(base, policy), history)
+
+
+def _excluded_tokens(effective: EffectiveTokens, excluded: frozenset[int], lo: int, hi: int) -> int:
+    return sum(effective[i] for i in excluded if lo <= i < hi)
+
+
+def _totals(
+    policy: Policy,
+    counts: SessionCounts,
+    effective: EffectiveTokens,
+    tail: FreshTail,
+    kept_start: int,
+    excluded: frozenset[int],
+) -> Totals:
+    """The request's parts in tokens: messages left out of a sent range (a hole, a sanitised
+    pair) count as dropped, not as kept or tail."""
+    prefix = effective.prefix
+    n = len(counts)
+    out_of_tail = _excluded_tokens(effective, excluded, tail.start, n)
+    out_of_kept = _excluded_tokens(effective, excluded, kept_start, tail.start)
+    return Totals(
+        window=policy.context_window,
+        output_reserve=policy.max_tokens,
+        system=counts.system_tokens,
+        tool_defs=counts.tool_def_tokens,
+        summary=counts.summary_tokens,
+        history=prefix(n),
+        kept=prefix(tail.start) - prefix(kept_start) - out_of_kept,
+        tail=tail.tokens - out_of_tail,
+        dropped=prefix(kept_start) + out_of_kept + out_of_tail,
+        trigger=policy.trigger,
+    )
+
+
+def build_plan(
+    session: Session,
+    policy: Policy,
+    counts: SessionCounts,
+    tokenizer: Tokenizer,
+    *,
+    truncated: Mapping[int, TruncatedOutput] | None = None,
+    outputs: ToolOutputs | None = None,
+) -> Plan:
+    """The plan for ``session`` under ``policy``; the session is never modified.
+
+    ``truncated`` and ``outputs`` are the truncation and the tool-output index of these very
+    messages under this policy and tokenizer, when the caller already has them: a replay plans
+    windows of a session whose outputs the first plan has measured, and measuring them again
+    (line counts, a tokenization of each preview, a stub count per result shape) was a quarter
+    of the walk.
+    """
+    if len(counts) != len(session):
+        raise ValueError(
+            f"counts cover {len(counts):,} messages but the session has {len(session):,}"
+        )
+    prepared = _prepare(session, counts, tokenizer, policy, truncated, outputs)
+    n = len(session)
+    budget = history_budget(policy, counts)
+    bounds = prepared.bounds
+    tail = _fresh_tail(session, list_prefix(prepared.prefix), budget, policy, bounds)
+    pruned = _prune(session, policy, prepared.outputs, tail.start, _unpruned(counts, prepared))
+    effective = EffectiveTokens(prepared.tokens, prepared.prefix, pruned)
+    assembly = _assemble(n, policy, tail, effective.prefix, budget, bounds)
+    kept_start = assembly.kept_start
+    unpaired: dict[int, str] = {}
+    excluded = frozenset(assembly.hole)
+    if policy.sanitize_history and n:
+        excluded |= frozenset(sanitize_ranges(session, prepared.sanitizer(), assembly.ranges))
+        unpaired = unpaired_sent(prepared.pairs(), assembly.ranges, excluded)
+    totals = _totals(policy, counts, effective, tail, kept_start, excluded)
+    need = compaction_need(session, policy, totals, tail, effective)
+    overflow = (
+        forecast_overflow(session, policy, totals, need, effective, tokenizer)
+        if need.needed
+        else None
+    )
+    return Plan(
+        policy=policy,
+        tokenizer=counts.tokenizer,
+        message_tokens=counts.message_tokens,
+        effective_tokens=effective,
+        kept_start=kept_start,
+        tail=tail,
+        totals=totals,
+        compaction=need,
+        overflow=overflow,
+        pruned=pruned,
+        truncated=prepared.truncated,
+        warnings=_warnings(
+            session, policy, tail, reserved_tokens(policy, counts), budget, unpaired
+        ),
+        excluded=excluded,
+        unpaired=unpaired,
+    )

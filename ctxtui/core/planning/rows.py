@@ -1,0 +1,194 @@
+"""What a message-list row says, as plain data: literal text, labels, tags and match spans.
+
+Everything here decides *content* and is pure Python over strings and numbers: control
+characters made visible, the tool a row is about, the mark pruning or truncation leaves, the
+fresh-tail rule's labels, where a search query occurs, how a gauge's cells are shared. Fitting
+that content to terminal cells (widths, clipping, bars) is the shell's job
+(``ctxtui.tui.cells``), so the core does not depend on a terminal library.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ctxtui.core.planning.plan import FreshTail
+from ctxtui.core.session.models import Message, PartKind
+
+MINUS = "−"  # U+2212: a real minus sign reads better than a hyphen in "−1,234 tok"
+
+_NEWLINE = "⏎"
+_TAB = "⇥"
+_CARRIAGE = "␍"
+_ESCAPE = "␛"
+_DELETE = "␡"
+_UNKNOWN = "�"
+# Invisible characters that reorder or hide text: a preview must never let them act.
+_BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _picture(code: int) -> str:
+    """What control character ``code`` is shown as (itself when it is not a control)."""
+    ch = chr(code)
+    if ch == "\n":
+        return _NEWLINE
+    if ch == "\t":
+        return _TAB
+    if ch == "\r":
+        return _CARRIAGE
+    if ch == "\x1b":
+        return _ESCAPE
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Unicode control pictures: ␀ ␁ … ␟
+    if code == 0x7F:
+        return _DELETE
+    if 0x80 <= code < 0xA0 or ch in _BIDI:
+        return _UNKNOWN
+    return ch
+
+
+_CONTROLS = [*range(0x20), 0x7F, *range(0x80, 0xA0), *map(ord, _BIDI)]
+# ``str.translate`` tables: a preview is made for every row drawn, and a per-character Python
+# loop over a 4 KB source was most of a row's cost.
+_ONE_LINE = {code: _picture(code) for code in _CONTROLS}
+_BLOCK = _ONE_LINE | {ord("\n"): "\n", ord("\t"): "\t"}
+
+
+def visible(text: str) -> str:
+    """``text`` on one line with every control character shown, never acted on.
+
+    Newlines become ``⏎``, tabs ``⇥``, ESC ``␛`` (so an ANSI escape reads ``␛[31m``), other C0
+    controls their Unicode control pictures, and C1/bidi controls ``�``.
+    """
+    if text.isprintable():
+        return text
+    return text.translate(_ONE_LINE)
+
+
+def literal_block(text: str) -> str:
+    """Like ``visible`` but keeps line breaks and tabs, for the multi-line detail pane."""
+    if text.isprintable():
+        return text
+    return text.translate(_BLOCK)
+
+
+def cap_text(text: str, max_chars: int) -> tuple[str, int]:
+    """The first ``max_chars`` characters of ``text`` and how many UTF-8 bytes were left off.
+
+    The detail pane renders at most this much of a message, so a 1 MB tool output never stalls
+    the screen; the caller shows the second value as "… N more bytes".
+    """
+    if len(text) <= max_chars:
+        return text, 0
+    return text[:max_chars], len(text[max_chars:].encode("utf-8", "surrogatepass"))
+
+
+def tool_label(message: Message) -> str:
+    """The tool a row is about: a result's tool, or a call's (``read_file +2`` for several).
+
+    Shown literally on one line (``visible``): a tool name is the transcript's, and one
+    holding a newline or an escape must not break the row it labels.
+    """
+    if message.role == "tool":
+        return visible(message.tool_name or "")
+    if message.tool_calls:
+        first = visible(message.tool_calls[0].name)
+        more = len(message.tool_calls) - 1
+        return f"{first} +{more}" if more else first
+    return ""
+
+
+def find_spans(text: str, query: str) -> tuple[tuple[int, int], ...]:
+    """Where ``query`` occurs in ``text``, case-insensitively, as ``(start, end)`` offsets.
+
+    The search itself matches case-folded contents; this marks what a row or the detail pane
+    *shows*, so ``text`` is the displayed string. When lower-casing changes a string's length
+    (a handful of characters such as ``İ`` do) offsets would be wrong, so nothing is marked.
+    """
+    if not query:
+        return ()
+    haystack, needle = text.lower(), query.lower()
+    if len(haystack) != len(text) or not needle:
+        return ()
+    spans: list[tuple[int, int]] = []
+    start = haystack.find(needle)
+    while start >= 0:
+        spans.append((start, start + len(needle)))
+        start = haystack.find(needle, start + len(needle))
+    return tuple(spans)
+
+
+def preview_source(message: Message) -> str:
+    """The text a row previews: the content, else the tool calls, else what else it carries."""
+    if message.content:
+        return message.content
+    if message.tool_calls:
+        return " ".join(f"{c.name}({c.arguments})" for c in message.tool_calls)
+    if message.reasoning:
+        return f"(reasoning) {message.reasoning}"
+    labels = [p.label or p.media_type or p.kind.value for p in message.parts]
+    if labels:
+        return " ".join(f"<{label}>" for label in labels)
+    if any(p.kind is PartKind.OPAQUE for p in message.parts):
+        return "<opaque>"
+    return ""
+
+
+ROLE_SHORT = {
+    "system": "sys",
+    "developer": "dev",
+    "user": "user",
+    "assistant": "asst",
+    "tool": "tool",
+}
+
+
+def boundary_labels(tail: FreshTail) -> tuple[str, ...]:
+    """The fresh-tail rule's label, longest first: the core's own, then shorter forms.
+
+    Each shorter form keeps what matters most on a narrow list: the tail's use against its
+    budget, and why it is over budget when it is (``min turns`` must not be cut to ``min turn…``).
+    """
+    figures = f"{tail.tokens:,} / {tail.budget:,}"
+    over = f" · over budget ({tail.reason.value.replace('_', ' ')})" if tail.over_budget else ""
+    return (
+        tail.label(),
+        f"fresh tail · {figures} tok{over}",
+        f"tail {figures}{over}",
+        f"tail {figures}",
+    )
+
+
+def pruned_tag(tokens_freed: int) -> str:
+    return f"pruned {MINUS}{tokens_freed:,} tok"
+
+
+def truncated_tag(tokens_freed: int) -> str:
+    return f"truncated {MINUS}{tokens_freed:,} tok"
+
+
+def split_cells(values: Sequence[int], width: int) -> list[int]:
+    """Share ``width`` cells between ``values`` in proportion (largest remainder).
+
+    Every non-zero value gets at least one cell when there is room, so a 200-token system
+    prompt is visible on a gauge whose window is 200,000 tokens.
+    """
+    total = sum(v for v in values if v > 0)
+    if width <= 0 or total <= 0:
+        return [0 for _ in values]
+    exact = [max(v, 0) * width / total for v in values]
+    cells = [int(x) for x in exact]
+    for i, v in enumerate(values):
+        if v > 0 and cells[i] == 0:
+            cells[i] = 1
+    # Hand out (or take back) cells by remainder until the sum is exactly width.
+    order = sorted(range(len(values)), key=lambda i: exact[i] - int(exact[i]), reverse=True)
+    while sum(cells) < width:
+        for i in order:
+            if sum(cells) >= width:
+                break
+            if values[i] > 0:
+                cells[i] += 1
+    while sum(cells) > width:
+        i = max(range(len(cells)), key=lambda k: cells[k])
+        cells[i] -= 1
+    return cells

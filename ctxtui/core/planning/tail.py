@@ -1,0 +1,310 @@
+"""The fresh tail: the protected newest messages, by tokens (the plan) or by items (PicoClaw).
+
+Both rules work on prefix sums of the effective (post-truncation) token counts and find their
+boundary by binary search, so the cost of placing the boundary does not grow with the session.
+Where a boundary may sit with respect to tool calls is precomputed once per session
+(``Boundaries``): pairing is by id (``Session.call_of_result``), so the rules hold whatever
+order the results come in, interleaved with other messages or not.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ctxtui.core.planning.plan import FreshTail, TailReason
+from ctxtui.core.policies.policy import Policy
+from ctxtui.core.session.models import Session
+
+Prefix = Callable[[int], int]
+"""``prefix(k)`` is Σ tokens of ``messages[:k]``."""
+
+_YES = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Boundaries:
+    """Where a cut before message ``b`` (``0 ≤ b ≤ n``) leaves a request providers accept.
+
+    ``pair[b]`` — no assistant tool call before ``b`` has a result at or after ``b`` (X4), and
+    message ``b`` is not a tool result (an orphan there would lead the request; PicoClaw's
+    sanitizer drops such messages). ``clean[b]`` — ``pair[b]``, and message ``b`` makes no tool
+    call either: PicoClaw's provider-safe start (docs/presets.md, "picoclaw-seahorse"). ``b = n``
+    (an empty suffix) is always allowed. Scans run in C over byte arrays, so even a boundary
+    that must travel far costs microseconds.
+    """
+
+    pair: bytearray
+    clean: bytearray
+
+    @classmethod
+    def of(cls, session: Session) -> Boundaries:
+        """Mark every allowed cut from the session's index, in C-speed slice assignments.
+
+        A cut is not pair-safe inside ``[call + 1, result]`` of any pair; those spans are
+        merged (sorted by start) and cleared slice by slice, so the work is one sort of the
+        pairs plus ``n`` bytes, however far a result lies from its call.
+        """
+        index = session.index
+        n = len(session.messages)
+        pair = bytearray(b"\x01") * (n + 1)
+        spans = sorted((call + 1, result + 1) for result, call in index.call_of_result.items())
+        lo = hi = 0
+        for start, stop in spans:
+            if start > hi:
+                pair[lo:hi] = bytes(hi - lo)
+                lo = start
+            hi = max(hi, stop)
+        pair[lo:hi] = bytes(hi - lo)
+        for i in index.tool_results:
+            pair[i] = 0
+        clean = bytearray(pair)
+        for i in index.tool_callers:
+            clean[i] = 0
+        return cls(pair, clean)
+
+    @staticmethod
+    def _forward(marks: bytearray, start: int, stop: int) -> int:
+        found = marks.find(_YES, start, stop)
+        return stop if found < 0 else found
+
+    @staticmethod
+    def _backward(marks: bytearray, start: int) -> int:
+        return marks.rfind(_YES, 0, start + 1)
+
+    def pair_forward(self, start: int, stop: int) -> int:
+        """The first pair-safe cut in ``[start, stop)``, else ``stop`` (the tail shrinks)."""
+        return self._forward(self.pair, start, stop)
+
+    def clean_forward(self, start: int, stop: int) -> int:
+        """The first provider-safe cut in ``[start, stop)``, else ``stop``."""
+        return self._forward(self.clean, start, stop)
+
+    def pair_backward(self, start: int) -> int:
+        """The last pair-safe cut at or before ``start``, else 0 (the tail grows)."""
+        return max(0, self._backward(self.pair, start))
+
+    def clean_backward(self, start: int) -> int:
+        """The last provider-safe cut at or before ``start``, else the last pair-safe one."""
+        found = self._backward(self.clean, start)
+        return found if found >= 0 else self.pair_backward(start)
+
+
+def effective_budget(window: int, max_tokens: int) -> int:
+    """The seahorse adapter's budget: window less the output reserve, or half the window."""
+    budget = window - max_tokens
+    return budget if budget > 0 else window // 2
+
+
+def calculate_fresh_tail_budget(budget: int, policy: Policy) -> int:
+    """``clamp(int(budget × ratio), min, max)``, capped at the budget itself (X5)."""
+    raw = int(budget * policy.tail_ratio)
+    clamped = max(policy.tail_min_tokens, min(raw, policy.tail_max_tokens))
+    return max(0, min(clamped, budget))
+
+
+def suffix_start_within(prefix: Prefix, lo: int, hi: int, limit: int) -> int:
+    """The smallest ``s`` in ``[lo, hi]`` with Σ tokens of ``messages[s:hi]`` ≤ ``limit``.
+
+    This is the newest→oldest walk that stops at the first message that does not fit (X1,
+    docs/presets.md), done by binary search: suffix sums only grow as ``s`` moves back.
+    """
+    total = prefix(hi)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if total - prefix(mid) <= limit:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def max_turns_start(session: Session, turns: int) -> int:
+    """The earliest start a tail of at most ``turns`` turns may take (0: no limit).
+
+    OpenCode's ``select`` only considers the newest ``DEFAULT_TAIL_TURNS`` turns.
+    """
+    starts = session.turn_starts
+    if turns <= 0 or len(starts) < turns:
+        return 0
+    return starts[-turns]
+
+
+def active_turn_start(session: Session) -> int:
+    """Where the active turn begins: the last user message, else the newest call/result unit."""
+    starts = session.turn_starts
+    if starts:
+        return starts[-1]
+    last = len(session) - 1
+    return session.call_of_result.get(last, last) if last >= 0 else 0
+
+
+def min_turns_start(session: Session, turns: int) -> int:
+    """The latest start that still holds the newest ``turns`` turns (all of them if fewer).
+
+    Turns, not messages (X24), and ``turns ≤ 0`` holds nothing (X28): the tail's minimum turns
+    and pruning's protected turns are both measured with it.
+    """
+    starts = session.turn_starts
+    if turns <= 0 or not starts:
+        return len(session)
+    return starts[max(0, len(starts) - turns)]
+
+
+def turns_from(session: Session, start: int) -> int:
+    """How many turns begin at or after ``start``."""
+    starts = session.turn_starts
+    return len(starts) - bisect_left(starts, start)
+
+
+def _tail(
+    session: Session, prefix: Prefix, start: int, budget: int, reason: TailReason, turns: int
+) -> FreshTail:
+    n = len(session)
+    tokens = prefix(n) - prefix(start)
+    return FreshTail(
+        start=start,
+        budget=budget,
+        tokens=tokens,
+        reason=reason,
+        turns=turns_from(session, start),
+        min_turns=turns,
+        over_budget=tokens > budget,
+    )
+
+
+def _floor(session: Session, policy: Policy, bounds: Boundaries) -> int:
+    """The latest start holding the active turn (if kept whole) and the minimum turns.
+
+    Grown back to a pair-safe cut; ``len(session)`` when the policy asks for neither.
+    """
+    floor = min_turns_start(session, policy.tail_min_turns)
+    if policy.tail_keep_active_turn:
+        floor = min(floor, active_turn_start(session))
+    return bounds.pair_backward(floor) if floor < len(session) else floor
+
+
+def _floor_reason(session: Session, min_turns: int) -> TailReason:
+    """Which floor rule reaches further back: the minimum turns or the active turn."""
+    active = active_turn_start(session)
+    if min_turns_start(session, min_turns) < active:
+        return TailReason.MIN_TURNS
+    return TailReason.ACTIVE_TURN
+
+
+def fresh_tail_by_tokens(
+    session: Session,
+    prefix: Prefix,
+    tail_budget: int,
+    policy: Policy,
+    bounds: Boundaries | None = None,
+) -> FreshTail:
+    """The plan's token-aware tail with X1–X5 fixed.
+
+    Contiguous from the newest message back to the first one that does not fit (X1); never
+    starting inside a tool call and its results, nor on a tool result (X4); always holding the
+    whole active turn (X2) and at least ``tail_min_turns`` turns (X3), over budget if need be,
+    grown back to the call when one of its results lies inside those turns.
+    """
+    n = len(session)
+    min_turns = policy.tail_min_turns
+    if n == 0:
+        return FreshTail(0, tail_budget, 0, TailReason.EMPTY, 0, min_turns)
+    bounds = bounds or Boundaries.of(session)
+    lo = max_turns_start(session, policy.tail_max_turns)
+    start = suffix_start_within(prefix, lo, n, tail_budget)
+    reason = TailReason.WHOLE_SESSION if start == 0 else TailReason.BUDGET
+    if start == lo > 0 and prefix(n) - prefix(start - 1) <= tail_budget:
+        reason = TailReason.MAX_TURNS
+    safe = bounds.pair_forward(start, n)
+    if safe != start:
+        start, reason = safe, TailReason.TOOL_PAIR
+    floor = _floor(session, policy, bounds)
+    if start > floor:
+        start, reason = floor, _floor_reason(session, min_turns)
+    return _tail(session, prefix, start, tail_budget, reason, min_turns)
+
+
+def fresh_tail_by_items(
+    session: Session,
+    prefix: Prefix,
+    budget: int,
+    policy: Policy,
+    bounds: Boundaries | None = None,
+) -> FreshTail:
+    """Seahorse's tail as ``main`` ships it: the last N items, ``trimFreshTailToSafeBudget``.
+
+    ``budget`` is the assembly budget. A tail that fits is left where the count put it, even on
+    a tool result whose call it leaves out (``main`` does not move it; its request sanitizer
+    deals with such a start). Over the budget: when the active turn alone is over, it is kept
+    whole (and flagged); otherwise the oldest items go until the rest fits, then the start moves
+    past leading tool results and tool calls — PicoClaw's provider-safe start.
+    """
+    n = len(session)
+    min_turns = policy.tail_min_turns
+    if n == 0:
+        return FreshTail(0, budget, 0, TailReason.EMPTY, 0, min_turns)
+    bounds = bounds or Boundaries.of(session)
+    start = max(0, n - policy.tail_items)
+    reason = TailReason.WHOLE_SESSION if start == 0 else TailReason.ITEMS
+    if prefix(n) - prefix(start) > budget:
+        starts = session.turn_starts
+        last_user = starts[-1] if starts and starts[-1] >= start else None
+        if last_user is not None and prefix(n) - prefix(last_user) > budget:
+            start, reason = last_user, TailReason.ACTIVE_TURN
+        else:
+            start = suffix_start_within(prefix, start, n, budget)
+            safe = provider_safe_start(session, start)
+            reason = TailReason.BUDGET if safe == start else TailReason.TOOL_PAIR
+            start = safe
+    return _tail(session, prefix, start, budget, reason, min_turns)
+
+
+def provider_safe_start(session: Session, start: int) -> int:
+    """``trimFreshTailToSafeBudget`` step 3: past leading tool results and tool calls.
+
+    Only the roles of the leading messages are looked at, as in ``main``: a user message
+    between a call and its result is a safe start, though it leaves the result unpaired.
+    """
+    messages = session.messages
+    while start < len(messages) and (messages[start].role == "tool" or messages[start].calls_tools):
+        start += 1
+    return start
+
+
+def find_safe_boundary(session: Session, target: int) -> int:
+    """PicoClaw's ``findSafeBoundary``: last turn start ≤ target if > 0, else the next."""
+    starts = session.turn_starts
+    i = bisect_right(starts, target)
+    if i > 0 and starts[i - 1] > 0:
+        return starts[i - 1]
+    if i < len(starts):
+        return starts[i]
+    return 0
+
+
+def fresh_tail_by_messages(session: Session, prefix: Prefix, budget: int, keep: int) -> FreshTail:
+    """PicoClaw legacy's kept history after a summary: ``findSafeBoundary(len − keep)``.
+
+    ``summarizeSession`` skips a history of ``keep`` messages or fewer, and gives up when the
+    cut snaps to 0; either way nothing is summarized and the whole history is the tail.
+    """
+    n = len(session)
+    if n == 0:
+        return FreshTail(0, budget, 0, TailReason.EMPTY, 0, 0)
+    cut = find_safe_boundary(session, n - keep) if n > keep else 0
+    reason = TailReason.WHOLE_SESSION if cut == 0 else TailReason.TURN_START
+    return _tail(session, prefix, cut, budget, reason, 0)
+
+
+def no_fresh_tail(session: Session, prefix: Prefix, budget: int) -> FreshTail:
+    """A policy whose compaction keeps nothing verbatim: the tail is empty, at the end."""
+    n = len(session)
+    reason = TailReason.EMPTY if n == 0 else TailReason.NO_TAIL
+    return _tail(session, prefix, n, budget, reason, 0)
+
+
+def list_prefix(prefix_sums: Sequence[int]) -> Prefix:
+    """A ``Prefix`` over a materialised list of prefix sums."""
+    return prefix_sums.__getitem__

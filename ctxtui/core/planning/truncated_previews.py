@@ -1,0 +1,63 @@
+"""The tool outputs a plan shows truncated, each counted as the preview the model would see.
+
+Kept apart from the planner because it is the one step that reads every long output's text
+(line and byte counts, a tokenization of each preview): a replay hands the planner the first
+plan's answer for each window instead of measuring again.
+"""
+
+from __future__ import annotations
+
+from ctxtui.core.planning.head_tail import head_tail
+from ctxtui.core.planning.plan import TruncatedOutput
+from ctxtui.core.planning.truncation import byte_size, count_lines, planned_path, render_measured
+from ctxtui.core.policies.policy import Policy, TruncateStyle
+from ctxtui.core.session.models import Message, PartKind, Session
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.tokens.tokenizers import Tokenizer
+
+
+def with_content(message: Message, content: str) -> Message:
+    """``message`` as the model would see it with ``content`` instead of its text parts."""
+    parts = tuple(p for p in message.parts if p.kind is not PartKind.TEXT)
+    return message.model_copy(update={"content": content, "parts": parts})
+
+
+def truncated_outputs(
+    session: Session, counts: SessionCounts, tokenizer: Tokenizer, policy: Policy
+) -> dict[int, TruncatedOutput]:
+    """Every tool result over the limits, counted as the text the model would see instead.
+
+    A text of at most ``max_lines`` characters cannot have more lines, and one of at most
+    ``max_bytes / 4`` characters cannot have more UTF-8 bytes, so most results are passed
+    over without counting either; the others are measured once, for the test and the figures.
+    """
+    out: dict[int, TruncatedOutput] = {}
+    max_lines, max_bytes = policy.truncate_max_lines, policy.truncate_max_bytes
+    short = min(max_lines, max_bytes // 4)
+    head_tail_style = policy.truncate_style is TruncateStyle.HEAD_TAIL
+    messages = session.messages
+    for i in session.index.tool_results:
+        message = messages[i]
+        text = message.content
+        if len(text) <= short:
+            continue
+        if head_tail_style:
+            shown = head_tail(text, max_lines, max_bytes)
+            if shown is None:
+                continue
+            lines, size = count_lines(text), byte_size(text)
+        else:
+            lines, size = count_lines(text), byte_size(text)
+            if lines <= max_lines and size <= max_bytes:
+                continue
+            path = planned_path(message.tool_name or "tool")
+            shown = render_measured(text, lines, size, max_lines, max_bytes, path).text
+        after = tokenizer.count_message(with_content(message, shown))
+        out[i] = TruncatedOutput(
+            index=i,
+            tokens_before=counts.message_tokens[i],
+            tokens_after=after,
+            lines=lines,
+            bytes=size,
+        )
+    return out

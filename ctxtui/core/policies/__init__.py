@@ -1,0 +1,1 @@
+"""The policy: its knobs, the presets, model windows and compaction reasons."""

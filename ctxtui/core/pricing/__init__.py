@@ -1,0 +1,1 @@
+"""Dollars: prices of recorded usage, cache misses, carry cost, what-if pricing."""

@@ -1,0 +1,213 @@
+"""What each message cost while it stayed in the context: its *carry cost*.
+
+A message is sent again with every later request until the agent compacts it away, so its
+real price is a cache write, then a cache read (or full input after a miss) per request.
+Each recorded request's input cost is laid out along its prompt as the API bills it — cache
+reads first (the cached prefix), then 1-hour writes, 5-minute writes, then uncached input —
+over the prompt's order: what no message holds (system prompt, tool definitions, anything the
+transcript does not show) first, then the live messages oldest first. A message's carry is
+what its span of every prompt cost; the spans of all messages plus the part no message holds
+add up to the recorded input cost of the priced requests (output is priced apart).
+
+The live messages of a request run from the last compaction the agent recorded before it to
+the request; message sizes come from a tokenizer's counts, and when they add up to more than
+the reported prompt they are scaled down to it, so the recorded figure is never exceeded.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from itertools import accumulate
+
+from ctxtui.core.planning.tool_costs import UNKNOWN_TOOL, call_shares, result_tool_names
+from ctxtui.core.pricing.cost import COVERAGE, RequestCost, SessionCost, usd
+from ctxtui.core.session.models import Session
+from ctxtui.core.tokens.calibration import live_starts
+
+
+@dataclass(frozen=True)
+class Carry:
+    """Per message: requests that re-sent it, tokens re-sent, dollars (0 when unpriced)."""
+
+    requests: tuple[int, ...]
+    tokens: tuple[int, ...]
+    cost: tuple[Decimal, ...]
+    unattributed: Decimal  # what no message holds: system prompt, tools, the unseen
+    input_cost: Decimal  # the priced requests' recorded input cost (reads, writes, uncached)
+
+    def tools(self, session: Session) -> list[ToolCarry]:
+        """Per tool, the carry of its outputs and its calls' share of the messages that
+        made them (shared by characters, as the tools view shares tokens), costliest first."""
+        outputs: dict[str, int] = {}
+        tokens: dict[str, Decimal] = {}
+        cost: dict[str, Decimal] = {}
+
+        def add(name: str, share: Decimal, i: int) -> None:
+            tokens[name] = tokens.get(name, Decimal(0)) + share * self.tokens[i]
+            cost[name] = cost.get(name, Decimal(0)) + share * self.cost[i]
+
+        for i, name in result_tool_names(session).items():
+            outputs[name] = outputs.get(name, 0) + 1
+            add(name, Decimal(1), i)
+        for i in session.index.tool_callers:
+            message = session.messages[i]
+            weights = call_shares(message, CALL_WEIGHT_SCALE)
+            for call, weight in zip(message.tool_calls, weights, strict=True):
+                add(call.name or UNKNOWN_TOOL, Decimal(weight) / CALL_WEIGHT_SCALE, i)
+        out = [
+            ToolCarry(name, outputs.get(name, 0), int(tokens[name]), cost[name]) for name in tokens
+        ]
+        return sorted(out, key=lambda t: (-t.cost, -t.tokens, t.name))
+
+
+CALL_WEIGHT_SCALE = 1_000_000
+"""A call's share of its message, in millionths (``call_shares`` deals in whole units)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCarry:
+    name: str
+    outputs: int
+    tokens: int  # tokens of its outputs and calls re-sent, over every request
+    cost: Decimal
+
+
+def carry_costs(session: Session, cost: SessionCost, message_tokens: Sequence[int]) -> Carry:
+    """The carry of every message of ``session`` over the requests ``cost`` priced.
+
+    ``message_tokens`` are the messages' sizes (any tokenizer: only their proportions in a
+    prompt matter). Requests without usage re-send nothing here; unpriced ones count in
+    ``requests`` and ``tokens`` but add no dollars.
+    """
+    n = len(session.messages)
+    prefix = [0, *accumulate(message_tokens)]
+    points = [r.message_index for r in cost.requests]
+    starts = live_starts(session, points)
+    sent = [0] * (n + 1)
+    per_token = [Decimal(0)] * (n + 1)  # a rate added over a range of whole messages
+    direct = [Decimal(0)] * n  # partial messages at a stretch's edges
+    unattributed = Decimal(0)
+    input_cost = Decimal(0)
+    for r, start in zip(cost.requests, starts, strict=True):
+        if r.usage is None:
+            continue
+        stop = r.message_index
+        sent[start] += 1
+        sent[stop] -= 1
+        if r.priced is None:
+            continue
+        input_cost += r.priced.input + r.priced.cache_write + r.priced.cache_read
+        base = prefix[start]
+        held = prefix[stop] - base
+        prompt = r.usage.prompt
+        if prompt == 0:
+            continue
+        if held <= prompt:
+            overhead, scale = prompt - held, Decimal(1)
+        else:
+            overhead, scale = 0, Decimal(held) / Decimal(prompt)
+        for a, b, rate in _stretches(r):
+            if b <= a:
+                continue
+            lead = min(b, overhead) - a
+            if lead > 0:
+                unattributed += rate * lead
+            if b <= overhead:
+                continue
+            x0 = base + max(Decimal(0), (a - overhead) * scale)
+            x1 = base + min(Decimal(held), (b - overhead) * scale)
+            _spread(prefix, x0, x1, rate / scale, start, stop, per_token, direct)
+    running = Decimal(0)
+    counts = list(accumulate(sent[:n]))
+    carry: list[Decimal] = []
+    for i in range(n):
+        running += per_token[i]
+        # a scaled rate added and taken off again can leave a rounding residue of ~1e-30
+        carry.append(max(Decimal(0), direct[i] + running * message_tokens[i]))
+    tokens = tuple(c * t for c, t in zip(counts, message_tokens, strict=True))
+    return Carry(tuple(counts), tokens, tuple(carry), unattributed, input_cost)
+
+
+def _stretches(r: RequestCost) -> list[tuple[int, int, Decimal]]:
+    usage, priced = r.usage, r.priced
+    assert usage is not None and priced is not None
+    rates = r.rates
+    assert rates is not None
+    read = usage.cache_read
+    w1 = read + usage.cache_write_1h
+    w5 = w1 + usage.cache_write_5m
+    return [
+        (0, read, rates.cache_read),
+        (read, w1, rates.cache_write_1h),
+        (w1, w5, rates.cache_write_5m),
+        (w5, usage.prompt, rates.input),
+    ]
+
+
+def _spread(
+    prefix: Sequence[int],
+    x0: Decimal,
+    x1: Decimal,
+    rate: Decimal,
+    start: int,
+    stop: int,
+    per_token: list[Decimal],
+    direct: list[Decimal],
+) -> None:
+    """Add ``rate`` per token over message-token positions [x0, x1) of messages
+    ``start..stop-1``: whole messages through ``per_token`` (a difference array), the cut
+    ones at the edges through ``direct``."""
+    if x1 <= x0:
+        return
+    # first message whose end is past x0, last whose start is before x1
+    first = max(start, bisect_right(prefix, x0) - 1)
+    last = min(stop - 1, bisect_left(prefix, x1) - 1)
+    for i in {first, last}:
+        lo, hi = max(x0, Decimal(prefix[i])), min(x1, Decimal(prefix[i + 1]))
+        if hi > lo and not (lo == prefix[i] and hi == prefix[i + 1]):
+            direct[i] += rate * (hi - lo)
+    whole_from = first if x0 <= prefix[first] else first + 1
+    whole_to = last if x1 >= prefix[last + 1] else last - 1
+    if whole_to >= whole_from:
+        per_token[whole_from] += rate
+        per_token[whole_to + 1] -= rate
+
+
+CARRY_TOP = 10
+"""Messages listed by name in the ``carry`` block: the most expensive ones."""
+
+
+def carry_json(session: Session, carry: Carry) -> dict[str, object]:
+    """The ``carry`` block: per tool and for the costliest messages, tokens re-sent and
+    dollars, over every priced request; what no message holds beside them."""
+    top = sorted(range(len(carry.cost)), key=lambda i: (-carry.cost[i], i))[:CARRY_TOP]
+    return {
+        "input_cost_usd": usd(carry.input_cost),
+        "messages_usd": usd(sum(carry.cost, Decimal(0))),
+        "unattributed_usd": usd(carry.unattributed),
+        "tools": [
+            {
+                "name": t.name,
+                "outputs": t.outputs,
+                "tokens_resent": t.tokens,
+                "cost_usd": usd(t.cost),
+            }
+            for t in carry.tools(session)
+        ],
+        "messages": [
+            {
+                "index": i,
+                "role": session.messages[i].role,
+                "tool_name": session.messages[i].tool_name,
+                "requests": carry.requests[i],
+                "tokens_resent": carry.tokens[i],
+                "cost_usd": usd(carry.cost[i]),
+            }
+            for i in top
+            if carry.cost[i] > 0
+        ],
+        "covers": COVERAGE,
+    }

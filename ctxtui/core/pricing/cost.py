@@ -1,0 +1,393 @@
+"""What each recorded request cost in dollars, and why a request missed the prompt cache.
+
+``session_cost(session)`` is the whole API: every request the transcript recorded usage for
+is priced with the offline table (``core.pricing.prices``), its cache hit ratio worked out, and a
+request whose cache read falls below ``MISS_RATIO`` of the previous request's prompt gets a
+``CacheMiss`` whose cause comes only from evidence in the transcript (docs/cost.md):
+
+* ``first_request`` — no earlier request in this file;
+* ``compaction`` — the agent recorded a compaction, or a summary entered the history, since;
+* ``model_changed`` — the recorded model differs from the previous request's;
+* ``ttl_expired`` — the gap since the previous request outlived the cache lifetime (5 minutes,
+  or 1 hour when the last cache write used the 1-hour lifetime);
+* ``prefix_changed`` — the prompt shrank with no compaction: an earlier message, the system
+  prompt or the tools changed (a history that is only appended to never shrinks);
+* ``unknown`` — none of these.
+
+Pass a session read with its full history for whole-session figures.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from decimal import Decimal
+from functools import cached_property
+
+from ctxtui.core._compat import StrEnum
+from ctxtui.core.pricing.prices import (
+    PRICE_SOURCE,
+    PROVIDER_OF_FORMAT,
+    NoPriceError,
+    Priced,
+    PriceTable,
+    Rates,
+    TokenUsage,
+    table_for,
+)
+from ctxtui.core.session.models import Message, Session, Usage
+
+MISS_RATIO = 0.9
+"""A request reading less than this share of the previous request's prompt missed the cache."""
+TTL_5M = timedelta(minutes=5)
+TTL_1H = timedelta(hours=1)
+PARTS = ("input", "cache_write", "cache_read", "output")
+"""A request's cost parts: uncached input, cache writes, cache reads, output."""
+
+
+class MissCause(StrEnum):
+    FIRST_REQUEST = "first_request"
+    TTL_EXPIRED = "ttl_expired"
+    MODEL_CHANGED = "model_changed"
+    COMPACTION = "compaction"
+    PREFIX_CHANGED = "prefix_changed"
+    UNKNOWN = "unknown"
+
+
+def token_usage(usage: Usage | None) -> TokenUsage | None:
+    """A recorded ``Usage`` as the tokens a price applies to; ``None`` without a prompt size."""
+    if usage is None or usage.prompt_total is None:
+        return None
+    read = min(usage.cached_read or 0, usage.prompt_total)
+    write = min(usage.cache_write or 0, usage.prompt_total - read)
+    write_1h = min(write, usage.cache_write_1h or 0)
+    return TokenUsage(
+        prompt=usage.prompt_total,
+        cache_read=read,
+        cache_write_5m=write - write_1h,
+        cache_write_1h=write_1h,
+        output=usage.output or 0,
+        reasoning=usage.reasoning or 0,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CacheMiss:
+    cause: MissCause
+    tokens_rewritten: int  # prompt tokens sent again that a hit would have read from the cache
+    extra_cost: Decimal | None  # what the miss cost over that hit; None when unpriced
+
+
+@dataclass(frozen=True, slots=True)
+class RequestCost:
+    """One request as recorded, priced."""
+
+    index: int  # the request's number in the session (``core.simulation.replay`` numbering)
+    message_index: int
+    model: str | None
+    sent_at: datetime | None
+    usage: TokenUsage | None
+    priced: Priced | None  # None without usage, model or price
+    miss: CacheMiss | None = None
+    rates: Rates | None = None  # USD per token of each kind for this request, when priced
+
+    @property
+    def cost(self) -> Decimal | None:
+        return self.priced.total if self.priced is not None else None
+
+    @property
+    def hit_ratio(self) -> float | None:
+        if self.usage is None or self.usage.prompt == 0:
+            return None
+        return self.usage.cache_read / self.usage.prompt
+
+
+@dataclass(frozen=True)
+class SessionCost:
+    """Every recorded request of a session, priced; the figures ``cost`` and ``cache`` give."""
+
+    requests: tuple[RequestCost, ...]
+    provider: str | None
+    unpriced_models: tuple[str, ...]  # models the table has no price for, in first-seen order
+    price_source: str = PRICE_SOURCE
+
+    @cached_property
+    def priced(self) -> tuple[RequestCost, ...]:
+        return tuple(r for r in self.requests if r.priced is not None)
+
+    @property
+    def total(self) -> Decimal:
+        return sum((r.priced.total for r in self.priced if r.priced), Decimal(0))
+
+    @property
+    def requests_with_usage(self) -> int:
+        return sum(1 for r in self.requests if r.usage is not None)
+
+    @property
+    def requests_unpriced(self) -> int:
+        """Requests with usage that could not be priced (no model recorded, or no price)."""
+        return self.requests_with_usage - len(self.priced)
+
+    def by_part(self) -> dict[str, Decimal]:
+        out = dict.fromkeys(PARTS, Decimal(0))
+        for r in self.priced:
+            assert r.priced is not None
+            for part in PARTS:
+                out[part] += getattr(r.priced, part)
+        return out
+
+    def by_model(self) -> dict[str, Decimal]:
+        out: dict[str, Decimal] = {}
+        for r in self.priced:
+            assert r.priced is not None and r.model is not None
+            out[r.model] = out.get(r.model, Decimal(0)) + r.priced.total
+        return out
+
+    @property
+    def hit_ratio(self) -> float | None:
+        used = [r.usage for r in self.requests if r.usage is not None]
+        prompt = sum(u.prompt for u in used)
+        return sum(u.cache_read for u in used) / prompt if prompt else None
+
+    def misses(self) -> dict[MissCause, tuple[int, Decimal]]:
+        """Per cause: how many misses, and their extra cost (priced ones only)."""
+        out: dict[MissCause, tuple[int, Decimal]] = {}
+        for r in self.requests:
+            if r.miss is None:
+                continue
+            count, extra = out.get(r.miss.cause, (0, Decimal(0)))
+            out[r.miss.cause] = (count + 1, extra + (r.miss.extra_cost or Decimal(0)))
+        return out
+
+    def warnings(self) -> list[str]:
+        out = [
+            f"no price for model {model}: its requests' cost is null ({self.price_source})"
+            for model in self.unpriced_models
+        ]
+        nameless = sum(1 for r in self.requests if r.usage is not None and r.model is None)
+        if nameless:
+            out.append(f"{nameless:,} requests with usage record no model: their cost is null")
+        return out
+
+
+def sent_times(messages: Sequence[Message], points: Sequence[int]) -> list[datetime | None]:
+    """When each request was sent: the newest timestamp before its reply since the previous
+    request (the prompt's last message), else the reply's own."""
+    out: list[datetime | None] = []
+    previous = -1
+    for stop in points:
+        when = None
+        for i in range(stop - 1, previous, -1):
+            if messages[i].created_at is not None:
+                when = messages[i].created_at
+                break
+        out.append(when if when is not None else messages[stop].created_at)
+        previous = stop
+    return out
+
+
+def _moved_to_read(usage: TokenUsage, tokens: int) -> TokenUsage:
+    """``usage`` had ``tokens`` more been read from the cache (taken from the writes first)."""
+    w5 = min(usage.cache_write_5m, tokens)
+    w1 = min(usage.cache_write_1h, tokens - w5)
+    return TokenUsage(
+        prompt=usage.prompt,
+        cache_read=usage.cache_read + tokens,
+        cache_write_5m=usage.cache_write_5m - w5,
+        cache_write_1h=usage.cache_write_1h - w1,
+        output=usage.output,
+        reasoning=usage.reasoning,
+    )
+
+
+class _Pricer:
+    """Looks up each (model, day) once and remembers which models have no price."""
+
+    def __init__(self, provider: str | None) -> None:
+        self.provider = provider
+        self.missing: dict[str, None] = {}
+
+    def table(self, model: str | None, at: datetime | None) -> PriceTable | None:
+        if model is None:
+            return None
+        try:
+            return table_for(model, self.provider, at)
+        except NoPriceError:
+            self.missing.setdefault(model)
+            return None
+
+
+def _cause(
+    prev: RequestCost,
+    now: RequestCost,
+    compacted: bool,
+    ttl: timedelta,
+) -> MissCause:
+    assert prev.usage is not None and now.usage is not None
+    if compacted:
+        return MissCause.COMPACTION
+    if prev.model is not None and now.model is not None and prev.model != now.model:
+        return MissCause.MODEL_CHANGED
+    if prev.sent_at is not None and now.sent_at is not None:
+        try:
+            if now.sent_at - prev.sent_at > ttl:
+                return MissCause.TTL_EXPIRED
+        except TypeError:  # one naive, one aware: no evidence either way
+            pass
+    if now.usage.prompt < prev.usage.prompt:
+        return MissCause.PREFIX_CHANGED
+    return MissCause.UNKNOWN
+
+
+def _compaction_marks(session: Session, points: Sequence[int]) -> set[int]:
+    """Requests at which the agent's own compaction took effect, by recorded compaction."""
+    marks = set()
+    for rc in session.meta.recorded_compactions:
+        k = bisect_left(points, rc.message_index)
+        if k < len(points):
+            marks.add(k)
+    return marks
+
+
+def session_cost(session: Session, points: Sequence[int] | None = None) -> SessionCost:
+    """Price every request of ``session`` with recorded usage and explain its cache misses.
+
+    ``points`` are the requests' message indices (``core.simulation.replay.request_points``, the
+    default). A request without usage is listed, unpriced; a model without a price is named
+    in ``SessionCost.warnings`` and its requests cost ``None``.
+    """
+    if points is None:
+        points = session.index.requests
+    messages = session.messages
+    pricer = _Pricer(PROVIDER_OF_FORMAT.get(session.meta.format))
+    marks = _compaction_marks(session, points)
+    times = sent_times(messages, points)
+    out: list[RequestCost] = []
+    prev: RequestCost | None = None
+    ttl = TTL_5M
+    compacted = False
+    for k, stop in enumerate(points):
+        message = messages[stop]
+        model = message.model or session.meta.model
+        usage = token_usage(message.usage)
+        compacted = compacted or k in marks or _summary_between(messages, prev, stop)
+        if usage is None:
+            out.append(RequestCost(k, stop, model, times[k], None, None))
+            continue
+        table = pricer.table(model, times[k])
+        priced = table.price(usage) if table is not None else None
+        rates = table.rates(usage.prompt) if table is not None else None
+        now = RequestCost(k, stop, model, times[k], usage, priced, None, rates)
+        miss = _miss(prev, now, table, compacted, ttl, first=k == 0)
+        if miss is not None:
+            now = replace(now, miss=miss)
+        out.append(now)
+        if usage.cache_write:
+            ttl = TTL_1H if usage.cache_write_1h else TTL_5M
+        prev, compacted = now, False
+    return SessionCost(tuple(out), pricer.provider, tuple(pricer.missing))
+
+
+def _summary_between(messages: Sequence[Message], prev: RequestCost | None, stop: int) -> bool:
+    start = prev.message_index if prev is not None else 0
+    return any(messages[i].is_summary for i in range(start, stop))
+
+
+def _miss(
+    prev: RequestCost | None,
+    now: RequestCost,
+    table: PriceTable | None,
+    compacted: bool,
+    ttl: timedelta,
+    *,
+    first: bool,
+) -> CacheMiss | None:
+    usage = now.usage
+    assert usage is not None
+    if prev is None or prev.usage is None:
+        if usage.cache_read >= MISS_RATIO * usage.prompt:
+            return None
+        cause = MissCause.FIRST_REQUEST if first else MissCause.UNKNOWN
+        rewritten = usage.prompt - usage.cache_read
+    else:
+        if usage.cache_read >= MISS_RATIO * prev.usage.prompt:
+            return None
+        cause = _cause(prev, now, compacted, ttl)
+        rewritten = max(0, min(usage.prompt, prev.usage.prompt) - usage.cache_read)
+    extra = None
+    if table is not None and now.priced is not None:
+        extra = now.priced.total - table.price(_moved_to_read(usage, rewritten)).total
+    return CacheMiss(cause, rewritten, extra)
+
+
+def usd(value: Decimal | None) -> float | None:
+    """A dollar figure for JSON: unrounded (as a float), ``None`` stays ``null``."""
+    return float(value) if value is not None else None
+
+
+def request_json(r: RequestCost) -> dict[str, object]:
+    """The per-request keys ``replay --json`` adds (``ctxtui.replay/2``)."""
+    u = r.usage
+    p = r.priced
+    return {
+        "model": r.model,
+        "usage": None
+        if u is None
+        else {
+            "input": u.uncached,
+            "cache_write_5m": u.cache_write_5m,
+            "cache_write_1h": u.cache_write_1h,
+            "cache_read": u.cache_read,
+            "output": u.output,
+            "reasoning": u.reasoning,
+            "prompt": u.prompt,
+        },
+        "cost_usd": usd(r.cost),
+        "cost_parts_usd": None if p is None else {part: usd(getattr(p, part)) for part in PARTS},
+        "cache_hit_ratio": r.hit_ratio,
+        "cache_miss": None
+        if r.miss is None
+        else {
+            "cause": r.miss.cause.value,
+            "tokens_rewritten": r.miss.tokens_rewritten,
+            "extra_cost_usd": usd(r.miss.extra_cost),
+        },
+    }
+
+
+COVERAGE = "every recorded request of the session, before and after the agent's own compactions"
+
+
+def cost_json(cost: SessionCost, subagents: Iterable[SessionCost] = ()) -> dict[str, object]:
+    """The session's ``cost`` block: totals unrounded, ``covers`` says what was counted."""
+    subs = list(subagents)
+    with_subs = cost.total + sum((s.total for s in subs), Decimal(0))
+    return {
+        "total_usd": usd(cost.total),
+        "total_with_subagents_usd": usd(with_subs),
+        "subagents": len(subs),
+        "by_part_usd": {k: usd(v) for k, v in cost.by_part().items()},
+        "by_model_usd": {k: usd(v) for k, v in cost.by_model().items()},
+        "requests": len(cost.requests),
+        "requests_priced": len(cost.priced),
+        "requests_unpriced": cost.requests_unpriced,
+        "requests_without_usage": len(cost.requests) - cost.requests_with_usage,
+        "unpriced_models": list(cost.unpriced_models),
+        "price_source": cost.price_source,
+        "covers": COVERAGE,
+    }
+
+
+def cache_json(cost: SessionCost) -> dict[str, object]:
+    """The session's ``cache`` block: overall hit ratio and the misses by cause."""
+    return {
+        "hit_ratio": cost.hit_ratio,
+        "misses": {
+            cause.value: {"count": n, "extra_cost_usd": usd(extra)}
+            for cause, (n, extra) in sorted(cost.misses().items())
+        },
+        "miss_threshold": MISS_RATIO,
+        "covers": COVERAGE,
+    }

@@ -1,0 +1,1 @@
+"""Replay, the live context, the report and the gap to what the API counted."""

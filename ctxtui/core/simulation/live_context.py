@@ -1,0 +1,342 @@
+"""The live context of a replay: the prompt at each request, advanced by prefix sums.
+
+Between two simulated compactions the live context is one ``Segment``: optionally a stand-in
+summary message, then ``history[start:stop]`` where ``stop`` is the request's message index.
+Its prompt is what ``build_plan`` would give for that context (system + tools + summary +
+history after truncation and pruning), but computed from the whole history's prefix sums,
+tool-output index and cut marks, prepared once: each request costs a few binary searches
+instead of a plan. ``live_session`` builds the context as a real ``Session`` for the cases
+that need one (a compaction, a cursor asking what the model saw); the tests check that both
+agree.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from itertools import accumulate
+
+from ctxtui.core.planning.plan import TruncatedOutput
+from ctxtui.core.planning.planner import history_budget, tail_budget
+from ctxtui.core.planning.prune import StubCost, ToolOutputs, index_tool_outputs, output_size
+from ctxtui.core.planning.tail import Boundaries
+from ctxtui.core.policies.policy import Policy, PruneMode, TailMode
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.tokens.tokenizers import Tokenizer, TokenizerInfo
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """What stands before ``history[start:]`` in the live context after a compaction."""
+
+    start: int  # first history message still in the live context
+    stand_in: Message | None = None  # the simulated summary message (style summarize)
+    stand_in_tokens: int = 0
+    meta_summary: str | None = None  # the out-of-band summary (style drop_oldest_half)
+    meta_summary_tokens: int = 0
+
+    @property
+    def lead(self) -> int:
+        """Messages before ``history[start:]`` in the live context: 1 with a stand-in, else 0."""
+        return 1 if self.stand_in is not None else 0
+
+
+def live_session(session: Session, segment: Segment, stop: int) -> Session:
+    """The live context before message ``stop`` as a ``Session`` (the original is untouched)."""
+    head = (segment.stand_in,) if segment.stand_in is not None else ()
+    meta = session.meta.model_copy(update={"summary": segment.meta_summary})
+    return Session(
+        messages=(*head, *session.messages[segment.start : stop]),
+        system_prompt=session.system_prompt,
+        tools=session.tools,
+        meta=meta,
+    )
+
+
+def live_counts(counts: SessionCounts, segment: Segment, stop: int) -> SessionCounts:
+    """The counts of ``live_session``: nothing is counted again."""
+    head = [segment.stand_in_tokens] if segment.stand_in is not None else []
+    return SessionCounts(
+        tokenizer=counts.tokenizer,
+        message_tokens=[*head, *counts.message_tokens[segment.start : stop]],
+        system_tokens=counts.system_tokens,
+        tool_def_tokens=counts.tool_def_tokens,
+        summary_tokens=segment.meta_summary_tokens,
+    )
+
+
+_BUDGET_ONLY = TokenizerInfo("plan", "plan")
+"""Counts that only carry the fixed parts ``history_budget`` reads; no message is counted."""
+
+
+class LiveAccount:
+    """Prompt tokens of any live context of one session under one policy, without a plan.
+
+    A context costs a few binary searches and, for the tool-pair cut, a byte scan in C.
+
+    It mirrors the planner's token-measured fresh tail (budget, turn cap, tool-pair cut, active
+    turn and minimum turns) or its empty one, and the three pruning rules with the prune
+    threshold on a window of the history. Items- and messages-mode tails with pruning are not
+    mirrored (``supported`` is false): the caller plans those contexts.
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        policy: Policy,
+        counts: SessionCounts,
+        tokenizer: Tokenizer,
+        truncated: Mapping[int, TruncatedOutput],
+    ) -> None:
+        self.policy = policy
+        self.truncated = truncated
+        self.truncated_at = sorted(truncated)
+        tokens = list(counts.message_tokens)
+        for i, t in truncated.items():
+            tokens[i] = t.tokens_after
+        self.prefix: Sequence[int] = [0, *accumulate(tokens)]
+        self.fixed = counts.system_tokens + counts.tool_def_tokens
+        self.turns = session.turn_starts
+        self.call_of_result = session.call_of_result
+        self.pruning = policy.prune_mode is not PruneMode.OFF
+        self._tail_budgets: dict[int, int] = {}
+        self.supported = _mirrored(policy)
+        self.tails = policy.tail_mode is TailMode.TOKENS
+        if self.tails or self.pruning:
+            self.bounds = Boundaries.of(session)
+            self.reach = _result_reach(session)
+        if self.pruning and self.supported:
+            messages = session.messages
+            text = policy.prune_stub.value
+            stub = StubCost(tokenizer.count_message, text)
+            self.outputs = index_tool_outputs(
+                session,
+                tokens,
+                lambda i: stub(messages[i]),
+                text,
+                policy.prune_tools.value,
+                output_size(policy, tokenizer, messages, tokens, truncated),
+            )
+
+    def live_outputs(self, segment: Segment, stop: int) -> ToolOutputs | None:
+        """The tool-output index of the live context, when this account holds the one the
+        planner would build (pruning on, a mirrored policy); else ``None``."""
+        if not (self.pruning and self.supported):
+            return None
+        return self.outputs.window(segment.start, stop, segment.lead - segment.start)
+
+    def live_truncated(self, segment: Segment, stop: int) -> dict[int, TruncatedOutput]:
+        """The whole history's truncated outputs inside the live context, in its indices.
+
+        Truncation reads one message, so a window of the history truncates as the whole did;
+        the exact walk measures every window again, and the property tests compare the two.
+        """
+        shift = segment.lead - segment.start
+        at = self.truncated_at
+        window = at[bisect_left(at, segment.start) : bisect_left(at, stop)]
+        return {i + shift: replace(self.truncated[i], index=i + shift) for i in window}
+
+    def covers(self, segment: Segment, stop: int) -> bool:
+        """Whether ``prompt`` is exact for this context (else the caller plans it).
+
+        The cut marks are the whole history's. They hold for a window unless a tool call
+        inside it has its result at or after ``stop`` (not yet in the live context), or a call
+        before ``segment.start`` has its result inside it: real agents answer a call before
+        their next request, and a compaction cuts between pairs, so this is rare.
+        """
+        if not self.supported:
+            return False
+        if not self.pruning:
+            return True
+        return self._marks_hold(segment, stop)
+
+    def tail_starts_after_head(self, segment: Segment, stop: int) -> bool | None:
+        """Whether the fresh tail leaves any history message to summarise; ``None`` if unknown.
+
+        A summarising compaction replaces what precedes the tail; when that is at most the
+        stand-in, trying would only summarise the summary again, so the walk skips the try.
+        """
+        if not self.tails or not self._marks_hold(segment, stop):
+            return None
+        s = segment.lead
+        return self._tail_start(segment, stop, s, self._starts(segment.start, stop)) > s
+
+    def _marks_hold(self, segment: Segment, stop: int) -> bool:
+        c = segment.start
+        return bool(self.bounds.pair[stop]) and self.reach[c] < c
+
+    def prompt(self, segment: Segment, stop: int) -> int:
+        """Prompt tokens of the live context before ``stop``, as ``build_plan`` counts them."""
+        start = segment.start
+        history = segment.stand_in_tokens + self.prefix[stop] - self.prefix[start]
+        unpruned = self.fixed + segment.meta_summary_tokens + history
+        if self.pruning and stop > start and unpruned >= self.policy.prune_trigger_tokens:
+            return unpruned - self._freed(segment, stop)
+        return unpruned
+
+    # --- the live window in its own coordinates: 0 is the stand-in when there is one -------
+
+    def _freed(self, seg: Segment, stop: int) -> int:
+        s = seg.lead
+        c = seg.start
+        starts = self._starts(c, stop)  # once per request: three rules read them
+        # Without a fresh tail it starts at the end.
+        tail = self._tail_start(seg, stop, s, starts) if self.tails else stop - c + s
+        if self.policy.prune_mode is PruneMode.RESULTS:
+            return self._prune_results(c, stop, max(c, c + tail - s))
+        protected = self._min_turns_start(c, stop, s, self.policy.prune_protected_turns, starts)
+        boundary = max(c, c + min(tail, protected) - s)
+        if self.policy.prune_mode is PruneMode.TURNS:
+            return self._prune_turns(c, boundary)
+        return self._prune_tokens(c, boundary)
+
+    def _starts(self, c: int, stop: int) -> tuple[int, int]:
+        """The history turn starts inside ``[c, stop)`` as a range of ``self.turns``."""
+        return bisect_left(self.turns, c), bisect_left(self.turns, stop)
+
+    def _min_turns_start(
+        self, c: int, stop: int, s: int, turns: int, starts: tuple[int, int]
+    ) -> int:
+        """``min_turns_start`` of the live session, in live coordinates."""
+        lo, hi = starts
+        count = hi - lo + s
+        if turns <= 0 or count == 0:
+            return stop - c + s
+        k = max(0, count - turns)  # index among live starts; live start 0 is the stand-in
+        if s and k == 0:
+            return 0
+        return self.turns[lo + k - s] - c + s
+
+    def _active_turn_start(self, c: int, stop: int, s: int, starts: tuple[int, int]) -> int:
+        lo, hi = starts
+        if hi > lo:
+            return self.turns[hi - 1] - c + s
+        if s:
+            return 0
+        last = stop - 1
+        call = self.call_of_result.get(last, last)
+        return (call if call >= c else last) - c
+
+    def _pair_forward(self, c: int, s: int, start: int, n: int) -> int:
+        if start < s:
+            return start
+        found = self.bounds.pair.find(1, c + start - s, c + n - s)
+        return n if found < 0 else found - c + s
+
+    def _pair_backward(self, c: int, s: int, start: int) -> int:
+        if start >= s:
+            found = self.bounds.pair.rfind(1, c, c + start - s + 1)
+            if found >= 0:
+                return found - c + s
+        return 0
+
+    def _tail_start(self, seg: Segment, stop: int, s: int, starts: tuple[int, int]) -> int:
+        """``fresh_tail_by_tokens`` on the live window (the budget rule, then the floors)."""
+        c = seg.start
+        n = stop - c + s
+        limit = self._tail_budget(seg)
+        prefix = self.prefix
+        lo = self._max_turns_start(c, s, starts)
+        if lo == 0 and s and seg.stand_in_tokens + prefix[stop] - prefix[c] <= limit:
+            start = 0  # the whole live context, stand-in included, fits
+        else:  # the budget walk of ``suffix_start_within``, as a bisection of the prefix sums
+            first = c + max(0, lo - s)
+            start = bisect_left(prefix, prefix[stop] - limit, first, stop) - c + s
+        start = self._pair_forward(c, s, start, n)
+        floor = self._min_turns_start(c, stop, s, self.policy.tail_min_turns, starts)
+        if self.policy.tail_keep_active_turn:
+            floor = min(floor, self._active_turn_start(c, stop, s, starts))
+        if floor >= n:
+            return start
+        return min(start, self._pair_backward(c, s, floor))
+
+    def _max_turns_start(self, c: int, s: int, starts: tuple[int, int]) -> int:
+        """``max_turns_start`` of the live session, in live coordinates."""
+        turns = self.policy.tail_max_turns
+        lo, hi = starts
+        if turns <= 0 or hi - lo + s < turns:
+            return 0
+        k = hi - lo + s - turns  # index among live starts; live start 0 is the stand-in
+        if s and k == 0:
+            return 0
+        return self.turns[lo + k - s] - c + s
+
+    def _tail_budget(self, seg: Segment) -> int:
+        """The tail budget, which depends on the segment only through its out-of-band summary."""
+        key = seg.meta_summary_tokens
+        budget = self._tail_budgets.get(key)
+        if budget is None:
+            counts = SessionCounts(
+                tokenizer=_BUDGET_ONLY,
+                message_tokens=(),
+                system_tokens=self.fixed,
+                summary_tokens=key,
+            )
+            budget = tail_budget(self.policy, history_budget(self.policy, counts))
+            self._tail_budgets[key] = budget
+        return budget
+
+    def _prune_turns(self, c: int, boundary: int) -> int:
+        o = self.outputs
+        lo = bisect_left(o.prunable, c)
+        hi = max(lo, bisect_left(o.prunable, boundary))
+        count = hi - lo
+        if count == 0 or count < self.policy.prune_threshold:
+            return 0
+        return o.cum_freed[hi] - o.cum_freed[lo]
+
+    def _prune_results(self, c: int, stop: int, boundary: int) -> int:
+        """``prune_by_results`` on the live context ``[c, stop)``: all but its newest
+        ``prune_keep_results`` results are stubbed, those before ``boundary`` only."""
+        o = self.outputs
+        lo = bisect_left(o.indices, c)
+        count = bisect_left(o.indices, stop) - lo
+        position = count - self.policy.prune_keep_results
+        if position < 0:
+            return 0
+        cut = o.indices[lo + position] if position < count else boundary
+        first = bisect_left(o.prunable, c)
+        last = max(first, bisect_left(o.prunable, min(cut, boundary)))
+        return o.cum_freed[last] - o.cum_freed[first]
+
+    def _prune_tokens(self, c: int, boundary: int) -> int:
+        """``prune_by_tokens`` restricted to outputs at or after ``c``."""
+        o = self.outputs
+        hi = bisect_left(o.indices, boundary)
+        stubs = bisect_left(o.stubbed, boundary)
+        floor = max(c, o.stubbed[stubs - 1] + 1 if stubs else 0)
+        lo = bisect_left(o.indices, floor, 0, hi)
+        cum = o.cum_tokens
+        q = bisect_left(cum, cum[hi] - self.policy.prune_protect_tokens, lo, hi + 1)
+        if q <= lo:
+            return 0
+        first = bisect_left(o.prunable, o.indices[lo])
+        last = bisect_right(o.prunable, o.indices[q - 1])
+        if last <= first or cum[q] - cum[lo] <= self.policy.prune_minimum_tokens:
+            return 0
+        return o.cum_freed[last] - o.cum_freed[first]
+
+
+def _mirrored(policy: Policy) -> bool:
+    """Whether ``LiveAccount`` mirrors the planner under ``policy`` (else contexts are planned).
+
+    Without pruning the prompt is the whole history whatever the tail (assembly and the
+    request sanitizer change what is sent, not the prompt a plan reports). With it, the
+    token-measured tail or none, with any stub and tool list, are mirrored.
+    """
+    if policy.prune_mode is PruneMode.OFF:
+        return True
+    return policy.tail_mode in (TailMode.TOKENS, TailMode.NONE)
+
+
+def _result_reach(session: Session) -> list[int]:
+    """``reach[c]``: the latest tool result whose call comes before message ``c`` (−1 if none)."""
+    n = len(session)
+    latest = [-1] * (n + 1)
+    for result, call in session.call_of_result.items():
+        latest[call + 1] = max(latest[call + 1], result)
+    for i in range(1, n + 1):
+        latest[i] = max(latest[i], latest[i - 1])
+    return latest

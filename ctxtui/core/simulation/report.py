@@ -1,0 +1,294 @@
+"""The report: a plan as the ``ctxtui.report/1`` document, data only.
+
+The JSON shape is a public contract: scripts and CI read it, so every key is
+always present and typed the same way, with ``null`` where a value does not apply. The shells
+render it: ``ctxtui report`` prints it as JSON or as a table (``ctxtui.commands.render_report``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, overload
+
+from ctxtui.core.planning.as_sent import history_tokens
+from ctxtui.core.planning.plan import Plan, Zone
+from ctxtui.core.planning.tool_costs import tool_costs
+from ctxtui.core.session.models import Session
+from ctxtui.core.simulation.reported import foreign_tokenizer, last_reported
+
+if TYPE_CHECKING:
+    from ctxtui.core.compacting.compaction import CompactionResult
+    from ctxtui.core.simulation.estimate_check import EstimateDrift
+    from ctxtui.core.tokens.calibration import SessionFit
+
+
+def llm_calls(result: CompactionResult) -> int:
+    """The leaf-summary calls of ``result`` (imported late: compaction imports the planner)."""
+    from ctxtui.core.compacting.notes import llm_calls as calls
+
+    return calls(result)
+
+
+SCHEMA = "ctxtui.report/1"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@overload
+def display_text(text: str) -> str: ...
+@overload
+def display_text(text: None) -> None: ...
+def display_text(text: str | None) -> str | None:
+    """``text`` with lone surrogates as U+FFFD, so it can be printed and saved as UTF-8.
+
+    A file name that is not valid UTF-8 reaches Python with surrogate escapes; printed as is it
+    either crashes the output or writes bytes that make the JSON document invalid.
+    """
+    return None if text is None else _SURROGATE.sub("\ufffd", text)
+
+
+def _policy(session: Session, plan: Plan) -> dict[str, Any]:
+    from ctxtui.core.policies.policy import window_source_of
+
+    return {
+        **plan.policy.model_dump(mode="json"),
+        "window_source": window_source_of(plan.policy, session).value,
+        "window_unconfigured": plan.policy.unconfigured_window,  # PicoClaw's max_tokens · 4
+    }
+
+
+def context_categories(plan: Plan) -> list[dict[str, Any]]:
+    """The window as ``/context`` splits it: system, tools, messages, free, autocompact buffer.
+
+    The buffer is the room the policy's trigger keeps at the top of the window
+    (``Policy.headroom``); free is what neither the prompt nor the buffer takes
+    (``Totals.free_under``, the gauge's rule, so a buffer equal to the output reserve gives
+    the gauge's free to the token).
+    """
+    t = plan.totals
+    buffer = plan.policy.headroom if t.trigger else 0
+    messages = t.summary + t.history
+    free = t.free_under(buffer)
+    return [
+        {"name": "system prompt", "tokens": t.system},
+        {"name": "tool definitions", "tokens": t.tool_defs},
+        {"name": "messages", "tokens": messages},
+        {"name": "free", "tokens": free},
+        {"name": "autocompact buffer", "tokens": buffer},
+    ]
+
+
+def _messages(session: Session, plan: Plan) -> list[dict[str, Any]]:
+    """One row per message. The plan's per-message views are read once each, in order: looked
+    up one index at a time (a bisect per pruned check) they cost a second at 100k messages."""
+    pruned = set(plan.pruned)
+    truncated = set(plan.truncated)
+    kept, tail, excluded = plan.kept_start, plan.tail.start, plan.excluded
+    tail_zone, kept_zone, dropped_zone = Zone.TAIL.value, Zone.KEPT.value, Zone.DROPPED.value
+    return [
+        {
+            "index": i,
+            "role": m.role,
+            "tokens": tokens,
+            "sent_tokens": sent,
+            # Plan.zone inlined (a method call per row costs at 100k rows), excluded included
+            "zone": dropped_zone
+            if i in excluded
+            else tail_zone
+            if i >= tail
+            else kept_zone
+            if i >= kept
+            else dropped_zone,
+            "pruned": i in pruned,
+            "truncated": i in truncated,
+            "tool_call_ids": [c.id for c in m.tool_calls] if m.tool_calls else [],
+            "tool_call_id": m.tool_call_id,
+        }
+        for i, (m, tokens, sent) in enumerate(
+            zip(session.messages, plan.message_tokens, plan.effective_tokens, strict=True)
+        )
+    ]
+
+
+def _parts(plan: Plan) -> dict[str, int]:
+    """The prompt split into what it is made of; they add up to ``tokens``.
+
+    ``history_tokens`` is the history the planned request sends (kept and fresh tail, the
+    rows' ``sent_tokens`` added up); ``dropped_tokens`` is what the dropped rows add while the
+    request stands uncompacted.
+    """
+    t = plan.totals
+    return {
+        "system_tokens": t.system,
+        "tool_defs_tokens": t.tool_defs,
+        "summary_tokens": t.summary,
+        "history_tokens": history_tokens(plan),
+        "dropped_tokens": t.dropped,
+    }
+
+
+def _tools(session: Session, plan: Plan) -> list[dict[str, Any]]:
+    """Per tool, the most expensive first: ``ctxtui.core.planning.tool_costs`` as plain figures."""
+    costs = tool_costs(session, plan)
+    return [
+        {
+            "name": display_text(t.name),
+            "calls": t.calls,
+            "call_tokens": t.call_tokens,
+            "output_tokens": t.output_tokens,
+            "pruned_tokens": t.pruned_tokens,
+            "truncated_tokens": t.truncated_tokens,
+            "outputs": t.outputs,
+            "sent_tokens": t.sent_tokens,
+            "share": round(costs.share(t), 6),
+        }
+        for t in costs.tools
+    ]
+
+
+def _compaction(plan: Plan, result: CompactionResult | None) -> dict[str, Any]:
+    need = plan.compaction
+    if result is not None:
+        replaced = result.replaced
+        before, after = result.tokens_before, result.tokens_after
+    else:
+        replaced = need.replaced
+        before = after = plan.totals.requested
+    return {
+        "needed": need.needed,
+        "reason": need.reason.value if need.reason is not None else None,
+        "replaced": list(replaced) if replaced is not None else None,
+        "tokens_before": before,
+        "tokens_after": after,
+        # leaf-summary calls an LLM summariser would make; null when nothing was simulated
+        "llm_calls": llm_calls(result) if result is not None else None,
+    }
+
+
+def _overflow(plan: Plan, result: CompactionResult | None) -> dict[str, Any] | None:
+    info = result.overflow if result is not None else plan.overflow
+    if info is None:
+        return None
+    return {
+        "model": info.model,
+        "context_window": info.context_window,
+        "requested_tokens": info.requested_tokens,
+        "reason": info.reason,
+    }
+
+
+def _estimate(drift: EstimateDrift | None) -> dict[str, Any] | None:
+    if drift is None:
+        return None
+    return {
+        "estimator": drift.estimator,
+        "exact": drift.exact,
+        "estimated_tokens": drift.estimated_tokens,
+        "exact_tokens": drift.exact_tokens,
+        "error": round(drift.error, 6),
+        "differs": drift.differs,
+        "sentence": drift.sentence(),
+    }
+
+
+def build_report(
+    session: Session,
+    plan: Plan,
+    compaction: CompactionResult | None,
+    estimate: EstimateDrift | None = None,
+    fit: SessionFit | None = None,
+) -> dict[str, Any]:
+    """The ``ctxtui.report/1`` document; ``compaction`` supplies the after-compaction figures.
+
+    Without a compaction result, ``tokens_after`` equals ``tokens_before`` (nothing was done)
+    and the overflow is the plan's own. ``fit`` is the transcript's calibration
+    (``calibration.history_fit`` when the session was read from its last compaction on).
+    """
+    totals = plan.totals
+    return {
+        "schema": SCHEMA,
+        "session": {
+            "path": display_text(session.meta.source_path),
+            "format": session.meta.format,
+            "message_count": len(session.messages),
+            "warnings": [*session.meta.warnings, *plan.warnings],
+        },
+        "policy": _policy(session, plan),
+        "tokenizer": {
+            "requested": plan.tokenizer.requested,
+            "used": plan.tokenizer.used,
+            "note": tokenizer_note(plan, session),
+        },
+        "totals": {
+            "tokens": totals.tokens,
+            "window": totals.window,
+            "budget": totals.budget,
+            "used_ratio": round(totals.used_ratio, 6),
+            # Beyond the issue's four keys, so used_ratio can be checked by hand:
+            # used_ratio = requested / window, requested = tokens + output_reserve.
+            "output_reserve": totals.output_reserve,
+            "requested": totals.requested,
+            "trigger": totals.trigger,  # the smallest prompt (tokens) this policy compacts at
+            "context_left": round(plan.policy.context_left(totals.tokens), 1),
+            "categories": context_categories(plan),
+            **_parts(plan),
+        },
+        "fresh_tail": {
+            "start": plan.tail.start,
+            "budget": plan.tail.budget,
+            "tokens": plan.tail.tokens,
+            "reason": plan.tail.reason.value,
+        },
+        "messages": _messages(session, plan),
+        "prune": {
+            "pruned": sorted(plan.pruned),
+            "tokens_freed": plan.tokens_freed_by_pruning,
+        },
+        "tools": _tools(session, plan),
+        "compaction": _compaction(plan, compaction),
+        "overflow": _overflow(plan, compaction),
+        **_reported_blocks(session, plan, fit),
+        # the estimator against an exact count; null unless both were counted
+        "estimate": _estimate(estimate),
+    }
+
+
+def _reported_blocks(session: Session, plan: Plan, fit: SessionFit | None) -> dict[str, Any]:
+    """``reported``, ``gap`` (the reported request against ctxtui's count, the gap split in
+    two: ``core.simulation.reported``) and ``calibration`` (the fit over every reported request)."""
+    from ctxtui.core.simulation.reported import reported_gap
+    from ctxtui.core.tokens.calibration import session_fit
+
+    fit = fit if fit is not None else session_fit(session)
+    gap = reported_gap(session, plan, fit)
+    return {
+        "reported": reported_usage(session, gap.request if gap is not None else None),
+        "gap": gap.as_json() if gap is not None else None,
+        "calibration": fit.as_json() if gap is not None else None,
+    }
+
+
+def tokenizer_note(plan: Plan, session: Session) -> str:
+    """The plan's tokenizer note, plus a warning when an OpenAI encoding counts a Claude session."""
+    note = plan.tokenizer.note
+    if foreign_tokenizer(plan.tokenizer.used, session.meta.model):
+        extra = f"{plan.tokenizer.used} is OpenAI's tokenizer, not Claude's: an approximation"
+        note = f"{note}; {extra}" if note else extra
+    return note
+
+
+def reported_usage(session: Session, request: int | None = None) -> dict[str, Any] | None:
+    """The API's own figures for the last request the transcript has usage for, or ``None``.
+
+    ``request`` numbers the calls from 0 from the transcript's first, as ``replay`` does
+    (given by the caller, who knows the history); the prompt includes the system prompt and
+    tool definitions a transcript often lacks.
+    """
+    last = last_reported(session)
+    if last is None:
+        return None
+    return {
+        "prompt_tokens": last.prompt_tokens,
+        "output_tokens": last.usage.output,
+        "request": last.request if request is None else request,
+        "source": last.usage.source,
+    }

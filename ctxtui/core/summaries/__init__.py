@@ -1,0 +1,1 @@
+"""Compaction summaries: their text rules, templates, prompts and the facts they keep."""

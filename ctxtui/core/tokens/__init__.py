@@ -1,0 +1,1 @@
+"""Counting: tokenizers, a session's counts, the count cache and calibration."""

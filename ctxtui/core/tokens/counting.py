@@ -1,0 +1,165 @@
+"""Counting a whole session under one tokenizer, in chunks that report progress and can stop.
+
+Counting is the one slow step of the pipeline (exact counts of 100k messages), so it runs in a
+worker: it reports ``on_progress(done, total)`` after every chunk and gives up as soon as
+``should_stop()`` says so, returning ``None`` rather than a partial count. Counts of slow
+tokenizers are kept across runs by content hash (``count_cache``), so a second open of a big
+session only counts the messages it has not seen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ctxtui.core.session.models import Message, Session
+from ctxtui.core.tokens.count_cache import CountCache, default_cache, message_key, tokenizer_key
+from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.tokens.tokenizers import (
+    PICOCLAW,
+    PLAN,
+    BatchTokenizer,
+    Tokenizer,
+    TokenizerInfo,
+    resolve,
+)
+from ctxtui.core.tokens.tokenizers.encodings import quicktok_loaded
+from ctxtui.core.tokens.tokenizers.families import FAMILIES
+from ctxtui.core.tokens.tokenizers.picoclaw import summary_section
+
+Progress = Callable[[int, int], None]
+StopCheck = Callable[[], bool]
+
+DEFAULT_CHUNK = 2000
+"""Messages per chunk: small enough to stop within a few milliseconds, large enough that
+progress callbacks (which post messages to the app) stay rare."""
+
+DRIFT_TIKTOKEN = "tiktoken:cl100k_base"
+
+
+def _counter(tokenizer: Tokenizer) -> Callable[[Sequence[Message]], list[int]]:
+    if isinstance(tokenizer, BatchTokenizer):
+        return tokenizer.count_messages
+    count = tokenizer.count_message
+    return lambda messages: [count(m) for m in messages]
+
+
+def count_summary(tokenizer: Tokenizer, summary: str | None) -> int:
+    """What an out-of-band summary adds to the request: its system-prompt section, if any."""
+    return tokenizer.count_text(summary_section(summary)) if summary else 0
+
+
+def count_session(
+    session: Session,
+    tokenizer: Tokenizer,
+    info: TokenizerInfo,
+    *,
+    on_progress: Progress | None = None,
+    should_stop: StopCheck | None = None,
+    chunk: int = DEFAULT_CHUNK,
+    cache: CountCache | bool = True,
+) -> SessionCounts | None:
+    """Every message's tokens plus system prompt, tool definitions and carried summary.
+
+    The out-of-band summary (PicoClaw's ``meta.summary``) is charged as the text it adds to
+    the system prompt, prefix and separator included, under the same tokenizer.
+    ``cache=True`` uses the user's count cache when the work is worth it, ``False`` never,
+    and a ``CountCache`` that cache.
+    """
+    if chunk < 1:
+        raise ValueError(f"chunk must be ≥ 1, got {chunk}")
+    stop = should_stop or (lambda: False)
+    if stop():
+        return None
+    system_tokens = tokenizer.count_system(session.system_prompt or "")
+    tool_def_tokens = tokenizer.count_tool_defs(session.tools)
+    summary_tokens = count_summary(tokenizer, session.meta.summary)
+
+    messages = session.messages
+    total = len(messages)
+    count_many = _counter(tokenizer)
+    store = default_cache() if cache is True else (cache or None)
+    if store is not None and not store.wants(tokenizer.name, messages):
+        store = None
+    message_tokens: list[int] = []
+    if store is None:
+        for start in range(0, total, chunk):
+            if stop():
+                return None
+            message_tokens.extend(count_many(messages[start : start + chunk]))
+            if on_progress is not None:
+                on_progress(len(message_tokens), total)
+    else:
+        result = _count_cached(messages, tokenizer, store, count_many, on_progress, stop, chunk)
+        if result is None:
+            return None
+        message_tokens = result
+    if stop():
+        return None
+    return SessionCounts(
+        tokenizer=info,
+        message_tokens=tuple(message_tokens),
+        system_tokens=system_tokens,
+        tool_def_tokens=tool_def_tokens,
+        summary_tokens=summary_tokens,
+    )
+
+
+def _count_cached(
+    messages: Sequence[Message],
+    tokenizer: Tokenizer,
+    store: CountCache,
+    count_many: Callable[[Sequence[Message]], list[int]],
+    on_progress: Progress | None,
+    stop: StopCheck,
+    chunk: int,
+) -> list[int] | None:
+    """The chunked pass, looking each message up by content hash and counting only misses.
+
+    New counts are written back once the pass completes (a stopped pass writes nothing, so
+    a quick tokenizer switch costs no disk write); a pass that was all hits writes nothing.
+    """
+    name = tokenizer_key(
+        tokenizer.name,
+        getattr(tokenizer, "chars_per_token", None),
+        getattr(tokenizer, "backend", None),
+    )
+    known = store.load(name)
+    total = len(messages)
+    keys: list[bytes] = []
+    out: list[int] = []
+    missed = 0
+    for start in range(0, total, chunk):
+        if stop():
+            return None
+        part = messages[start : start + chunk]
+        part_keys = [message_key(m) for m in part]
+        found = [known.get(k) for k in part_keys]
+        misses = [i for i, hit in enumerate(found) if hit is None]
+        if misses:
+            missed += len(misses)
+            fresh = count_many([part[i] for i in misses])
+            for i, n in zip(misses, fresh, strict=True):
+                found[i] = n
+        keys.extend(part_keys)
+        out.extend(n for n in found if n is not None)
+        if on_progress is not None:
+            on_progress(len(out), total)
+    if missed and not stop():
+        store.store(name, zip(keys, out, strict=True), known)
+    return out
+
+
+def count_message_everywhere(message: Message, chars_per_token: float) -> dict[str, int]:
+    """One message under the plan, PicoClaw and cl100k, for the detail pane's drift view.
+
+    A tokenizer that could not be had (tiktoken missing) is left out rather than shown under
+    a name it does not deserve. cl100k counts with ``quicktok`` only once that is loaded
+    anyway: for one message, tiktoken's bundled copy loads with a shorter hold on the GIL.
+    """
+    out: dict[str, int] = {}
+    fast = quicktok_loaded(FAMILIES[DRIFT_TIKTOKEN].quicktok)
+    for spec in (PLAN, PICOCLAW, DRIFT_TIKTOKEN):
+        tokenizer, info = resolve(spec, chars_per_token=chars_per_token, fast=fast)
+        if not info.fell_back:
+            out[spec] = tokenizer.count_message(message)
+    return out

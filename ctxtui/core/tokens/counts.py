@@ -1,0 +1,41 @@
+"""``SessionCounts``: the token figures of one session under one tokenizer.
+
+Counting is the slow step (tiktoken over 100k messages); planning is the fast one. Keeping the
+counts in their own immutable object lets the planner re-plan on every knob change without
+counting again, and lets the app show estimator figures while exact counts are computed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import accumulate
+
+from ctxtui.core.tokens.tokenizers import TokenizerInfo
+
+
+@dataclass(frozen=True, slots=True)
+class SessionCounts:
+    """Per-message token counts plus the parts of a request that are not messages."""
+
+    tokenizer: TokenizerInfo
+    message_tokens: Sequence[int]
+    system_tokens: int = 0
+    tool_def_tokens: int = 0
+    summary_tokens: int = 0  # the source's out-of-band summary (PicoClaw meta.summary)
+    prefix: Sequence[int] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.prefix or len(self.prefix) != len(self.message_tokens) + 1:
+            object.__setattr__(self, "prefix", (0, *accumulate(self.message_tokens)))
+
+    def __len__(self) -> int:
+        return len(self.message_tokens)
+
+    def range_tokens(self, start: int, stop: int) -> int:
+        """Σ tokens of ``messages[start:stop]`` in O(1)."""
+        return self.prefix[stop] - self.prefix[start]
+
+    @property
+    def history_tokens(self) -> int:
+        return self.prefix[-1]

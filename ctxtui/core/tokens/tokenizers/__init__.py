@@ -1,0 +1,214 @@
+"""Token counters behind one interface: the plan's estimator, PicoClaw's, and exact BPE counts.
+
+Contract (the planner, the app and the report rely on it):
+
+* ``Tokenizer.name`` is the spec it answers to (``plan``, ``picoclaw``, ``tiktoken:cl100k_base``,
+  ``tiktoken:o200k_base``, ``llama3``, ``qwen2``; ``families.py`` says which models use which).
+* ``count_message`` counts one message as that tokenizer's agent would, media by item, opaque
+  blobs not at all; ``count_text`` counts bare text (stubs, previews, summaries);
+  ``count_tool_defs`` counts the tool schemas sent with a request; ``count_system`` counts the
+  system prompt as the one system message of a request.
+* ``resolve(spec, chars_per_token=...)`` returns a tokenizer and a ``TokenizerInfo`` saying
+  which tokenizer was asked for, which one is used, and why they differ. It never blocks on the
+  network for longer than ``timeout`` seconds. ``available_tokenizers()`` lists the specs the
+  app offers; ``tokenizer_for_model(model_id)`` the exact spec of a named model, if known.
+* The exact families count offline with ``quicktok`` (identical to tiktoken over the same
+  ranks, and faster); without it they fall back to tiktoken, then to cl100k_base.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from ctxtui.core.session.models import Message, ToolDefinition
+from ctxtui.core.tokens.tokenizers.chat import ChatTokenizer
+from ctxtui.core.tokens.tokenizers.encodings import (
+    OFFLINE_ENCODINGS,
+    EncodingUnavailableError,
+    load_encoding,
+    load_quicktok,
+    tiktoken_is_unusable,
+)
+from ctxtui.core.tokens.tokenizers.estimator import (
+    DEFAULT_CHARS_PER_TOKEN,
+    PlanTokenizer,
+    validate_chars_per_token,
+)
+from ctxtui.core.tokens.tokenizers.exact import QuicktokCounter, TiktokenCounter
+from ctxtui.core.tokens.tokenizers.families import (
+    CL100K,
+    FAMILIES,
+    LLAMA3,
+    O200K,
+    OPENAI_FRAMING,
+    QWEN2,
+    tokenizer_for_model,
+)
+from ctxtui.core.tokens.tokenizers.opencode import OpenCodeTokenizer
+from ctxtui.core.tokens.tokenizers.picoclaw import (
+    CONTEXT_SUMMARY_PREFIX,
+    PicoClawTokenizer,
+    summary_section,
+    summary_system_tokens,
+)
+
+
+class Tokenizer(Protocol):
+    """What every token counter offers."""
+
+    @property
+    def name(self) -> str: ...
+
+    def count_text(self, text: str) -> int: ...
+
+    def count_message(self, message: Message) -> int: ...
+
+    def count_tool_defs(self, tools: Sequence[ToolDefinition]) -> int: ...
+
+    def count_system(self, system_prompt: str) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TokenizerInfo:
+    """Which tokenizer was asked for, which one counted, and why they differ."""
+
+    requested: str
+    used: str
+    note: str = ""
+
+    @property
+    def fell_back(self) -> bool:
+        return self.requested != self.used
+
+
+@runtime_checkable
+class BatchTokenizer(Tokenizer, Protocol):
+    """A tokenizer that also counts many messages in one call, for the counting pass."""
+
+    def count_messages(self, messages: Sequence[Message]) -> list[int]: ...
+
+
+PLAN = "plan"
+PICOCLAW = "picoclaw"
+OPENCODE = "opencode"
+TIKTOKEN_PREFIX = "tiktoken:"
+FALLBACK_ENCODING = "cl100k_base"
+"""The encoding every fallback counts with: bundled twice over, so it needs no network."""
+
+
+def available_tokenizers() -> tuple[str, ...]:
+    """The specs the app's selector offers; any other ``tiktoken:ENCODING`` also resolves."""
+    return (PLAN, PICOCLAW, OPENCODE, *FAMILIES)
+
+
+def _unknown_spec(spec: str) -> ValueError:
+    valid = ", ".join(available_tokenizers())
+    return ValueError(f"unknown tokenizer {spec!r}; valid: {valid} (or tiktoken:ENCODING)")
+
+
+def resolve(
+    spec: str,
+    *,
+    chars_per_token: float = DEFAULT_CHARS_PER_TOKEN,
+    timeout: float = 3.0,
+    fast: bool = True,
+) -> tuple[Tokenizer, TokenizerInfo]:
+    """The tokenizer for ``spec`` and what was actually used, falling back rather than failing.
+
+    An exact family loads from ``quicktok`` (no network); without ``quicktok``, from tiktoken.
+    A tiktoken encoding that cannot be loaded within ``timeout`` seconds falls back to
+    cl100k_base; if no exact counter can be had at all, to the plan estimator. The note says
+    which and why. Unknown specs and a ratio ≤ 0 raise ``ValueError``.
+
+    ``fast=False`` takes tiktoken's bundled cl100k_base first (same counts): for a few texts,
+    where ``quicktok``'s load, which holds the GIL for a few hundred milliseconds, would cost
+    the app more than it saves. Families tiktoken cannot load offline still use ``quicktok``.
+    """
+    validate_chars_per_token(chars_per_token)
+    if spec == PLAN:
+        return PlanTokenizer(chars_per_token), TokenizerInfo(spec, PLAN)
+    if spec == PICOCLAW:
+        return PicoClawTokenizer(), TokenizerInfo(spec, PICOCLAW)
+    if spec == OPENCODE:
+        return OpenCodeTokenizer(), TokenizerInfo(spec, OPENCODE)
+    if spec not in FAMILIES and (
+        not spec.startswith(TIKTOKEN_PREFIX) or not spec.removeprefix(TIKTOKEN_PREFIX)
+    ):
+        raise _unknown_spec(spec)
+    try:
+        return _exact(spec, timeout, fast), TokenizerInfo(spec, spec)
+    except EncodingUnavailableError as exc:
+        reason = str(exc)
+    if spec != CL100K and not tiktoken_is_unusable(reason):
+        try:
+            used = _exact(CL100K, timeout, fast)
+        except EncodingUnavailableError as exc:
+            reason = f"{reason}; {exc}"
+        else:
+            note = f"{reason}; counting with {FALLBACK_ENCODING} instead"
+            return used, TokenizerInfo(spec, used.name, note)
+    note = f"{reason}; counting with the plan estimator ({chars_per_token:g} chars/token) instead"
+    return PlanTokenizer(chars_per_token), TokenizerInfo(spec, PLAN, note)
+
+
+def _exact(spec: str, timeout: float, fast: bool = True) -> ChatTokenizer:
+    """The exact tokenizer for ``spec``: ``quicktok`` for the families, else tiktoken.
+
+    Raises ``EncodingUnavailableError`` with every reason when neither can count it.
+    """
+    family = FAMILIES.get(spec)
+    reasons: list[str] = []
+    if family is not None and not fast and family.tiktoken in OFFLINE_ENCODINGS:
+        try:
+            encoding = load_encoding(family.tiktoken, None)
+        except EncodingUnavailableError as exc:
+            reasons.append(str(exc))
+        else:
+            return ChatTokenizer(TiktokenCounter(encoding), spec, family.framing)
+    if family is not None:
+        try:
+            counter = QuicktokCounter(family, load_quicktok(family.quicktok))
+        except EncodingUnavailableError as exc:
+            reasons.append(str(exc))
+        else:
+            return ChatTokenizer(counter, spec, family.framing)
+        if family.tiktoken is None:
+            raise EncodingUnavailableError("; ".join(reasons))
+        encoding_name = family.tiktoken
+    else:
+        encoding_name = spec.removeprefix(TIKTOKEN_PREFIX)
+    # The bundled copies load from disk; only downloads get the deadline.
+    wait = None if encoding_name in OFFLINE_ENCODINGS else timeout
+    try:
+        encoding = load_encoding(encoding_name, wait)
+    except EncodingUnavailableError as exc:
+        raise EncodingUnavailableError("; ".join([*reasons, str(exc)])) from None
+    framing = family.framing if family is not None else OPENAI_FRAMING
+    return ChatTokenizer(TiktokenCounter(encoding), spec, framing)
+
+
+__all__ = [
+    "CL100K",
+    "CONTEXT_SUMMARY_PREFIX",
+    "LLAMA3",
+    "O200K",
+    "OPENCODE",
+    "PICOCLAW",
+    "PLAN",
+    "QWEN2",
+    "TIKTOKEN_PREFIX",
+    "BatchTokenizer",
+    "ChatTokenizer",
+    "OpenCodeTokenizer",
+    "PicoClawTokenizer",
+    "PlanTokenizer",
+    "Tokenizer",
+    "TokenizerInfo",
+    "available_tokenizers",
+    "resolve",
+    "summary_section",
+    "summary_system_tokens",
+    "tokenizer_for_model",
+]

@@ -1,0 +1,1 @@
+"""What touches the machine: safe output files, the native export, the heap."""
