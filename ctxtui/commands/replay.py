@@ -9,7 +9,6 @@ the ``ctxtui.replay/2`` JSON document for scripts (``/1`` plus the dollar and ca
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -24,6 +23,7 @@ from ctxtui.commands.cost_blocks import (
     whatif_sentence,
 )
 from ctxtui.commands.errors import CommandError
+from ctxtui.commands.json_out import print_json
 from ctxtui.commands.pipeline import Progress, build_policy, ignored_knobs, load
 from ctxtui.commands.render_report import plural
 from ctxtui.commands.report import print_table
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     add_retention(document, result)
     document["session"]["warnings"].extend(ignored_knobs(args, policy, plan.tokenizer.used))
     if args.json:
-        sys.stdout.write(display_text(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
+        print_json(document)  # the stdlib's text, written by orjson
     else:
         print_table(render(document))
     return EXIT_OK

@@ -9,7 +9,6 @@ the ``ctxtui.retention/1`` JSON document for scripts.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -20,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ctxtui.commands.errors import CommandError
+from ctxtui.commands.json_out import print_json
 from ctxtui.commands.pipeline import Progress, build_policy, load
 from ctxtui.commands.report import print_table
 from ctxtui.core.engine import Engine
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     head, audits = audits_of(args)
     document = build_document(head, audits)
     if args.json:
-        sys.stdout.write(display_text(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
+        print_json(document)  # the stdlib's text, written by orjson
     else:
         print_table(render(document))
     return EXIT_OK
