@@ -121,6 +121,7 @@ def _prepare(
     policy: Policy,
     truncated_hint: Mapping[int, TruncatedOutput] | None = None,
     outputs_hint: ToolOutputs | None = None,
+    bounds_hint: Boundaries | None = None,
 ) -> _Prepared:
     limits = (
         (policy.truncate_max_lines, policy.truncate_max_bytes, policy.truncate_style.value)
@@ -163,7 +164,7 @@ def _prepare(
             output_size(policy, tokenizer, messages, tokens, truncated),
         )
     )
-    bounds = Boundaries.of(session)
+    bounds = bounds_hint if bounds_hint is not None else Boundaries.of(session)
     prepared = _Prepared(session, counts, tokenizer, truncated, tokens, prefix, outputs, bounds, {})
     with _LOCK:
         _CACHE[key] = prepared
@@ -386,6 +387,7 @@ def build_plan(
     *,
     truncated: Mapping[int, TruncatedOutput] | None = None,
     outputs: ToolOutputs | None = None,
+    bounds: Boundaries | None = None,
 ) -> Plan:
     """The plan for ``session`` under ``policy``; the session is never modified.
 
@@ -393,13 +395,13 @@ def build_plan(
     messages under this policy and tokenizer, when the caller already has them: a replay plans
     windows of a session whose outputs the first plan has measured, and measuring them again
     (line counts, a tokenization of each preview, a stub count per result shape) was a quarter
-    of the walk.
+    of the walk. ``bounds`` likewise: the cut marks of these messages, cut from the history's.
     """
     if len(counts) != len(session):
         raise ValueError(
             f"counts cover {len(counts):,} messages but the session has {len(session):,}"
         )
-    prepared = _prepare(session, counts, tokenizer, policy, truncated, outputs)
+    prepared = _prepare(session, counts, tokenizer, policy, truncated, outputs, bounds)
     n = len(session)
     budget = history_budget(policy, counts)
     bounds = prepared.bounds
