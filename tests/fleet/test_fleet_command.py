@@ -16,7 +16,7 @@ import pytest
 import ctxtui.fleet.job as job
 from ctxtui.cli import main
 from ctxtui.core.fleet import ROW_FIELDS, totals
-from tests.fleet.store import EXAMPLES, make_store
+from tests.fleet.store import EXAMPLES, SAMPLES, make_store
 
 PRESETS = ("plan", "codex", "claude-code")
 
@@ -349,3 +349,57 @@ def test_a_directory_splits_an_opencode_database_into_its_sessions(
     assert {r["path"] for r in whole["sessions"] if r["agent"] == "opencode"} == {
         s["open"] for s in store_db
     }
+
+
+def _with_inline_agent(path: Path) -> None:
+    """The Claude Code sample with a sub-agent an older CLI wrote into the file itself."""
+    shutil.copy(SAMPLES / "claude_code_replay.jsonl", path)
+    agent = {"sessionId": "s1", "cwd": "/home/me/proj", "isSidechain": True, "agentId": "ag"}
+    side = [
+        {**agent, "type": "user", "uuid": "g1", "parentUuid": None,
+         "timestamp": "2026-11-01T09:00:05Z", "message": {"role": "user", "content": "look"}},
+        {**agent, "type": "assistant", "uuid": "g2", "parentUuid": "g1",
+         "timestamp": "2026-11-01T09:00:06Z",
+         "message": {"role": "assistant", "model": "claude-sonnet-4-5", "content": "seen"}},
+    ]  # fmt: skip
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write("".join(json.dumps(r) + "\n" for r in side))
+
+
+def test_a_directory_splits_inline_sub_agents_into_rows_of_their_own(
+    store: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Claude Code transcript holding a sub-agent inline is two rows: itself, then the
+    sub-agent keyed ``PATH#ID`` with the transcript as its ``parent``, as ``ctxtui sessions``
+    lists them; a second run over the unchanged file takes the split from the index."""
+    import ctxtui.importers._claude_sidechains as sidechains
+
+    folder = store / "given"
+    folder.mkdir()
+    transcript = folder / "abc.jsonl"
+    _with_inline_agent(transcript)
+    searched: list[Path] = []
+    real = sidechains.inline_chains
+
+    def counted(path: Path) -> Any:
+        searched.append(path)
+        return real(path)
+
+    monkeypatch.setattr(sidechains, "inline_chains", counted)
+    doc = _fleet(capsys, str(folder))
+    rows = doc["sessions"]
+    assert [(r["path"], r["parent"]) for r in rows] == [
+        (str(transcript), None),
+        (f"{transcript}#agent-ag", str(transcript)),
+    ]
+    sub = rows[1]
+    assert sub["error"] is None and sub["messages"] == 2
+    report = _json(capsys, "report", sub["path"], "--json")
+    assert sub["messages"] == report["session"]["message_count"]
+    assert searched == [transcript]
+    assert _fleet(capsys, str(folder)) == doc
+    assert searched == [transcript]  # the index knew the file had not changed
+    with transcript.open("a", encoding="utf-8") as fh:
+        fh.write("\n")
+    _fleet(capsys, str(folder))
+    assert searched == [transcript, transcript]
