@@ -130,6 +130,7 @@ def run(
         for size in sizes:
             add(retention_ratio(size, args.repeats))
     if "watch" in only:
+        add(stores.watch_flat())
         add(stores.watch_append())
     if "listing" in only:
         add(stores.listing())

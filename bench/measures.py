@@ -72,23 +72,22 @@ def open_ratio(size: int, repeats: int) -> list[Result]:
 def open_breakdown(size: int, repeats: int = 3) -> str:
     """Where an open's time goes: medians of ``repeats`` runs of each step.
 
-    ``read_json`` alone (the file's bytes to Python values, what detection pays) is timed
+    ``read_json_file`` alone (the file's bytes to Python values, what detection pays) is timed
     apart from the whole ``load_session`` that includes it, so the importer's share is the
     difference.
     """
     from ctxtui.core.engine import Engine
     from ctxtui.core.policies.policy import policy_for_session
     from ctxtui.importers import load_session
-    from ctxtui.importers._reader import forget_cached, read_json
+    from ctxtui.importers._reader import read_json_file
 
     path = session_file(size)
     steps: dict[str, list[float]] = {"parse": [], "load": [], "counts": [], "plan": []}
     for _ in range(max(1, repeats)):
         gc.collect()
         t0 = time.perf_counter()
-        read_json(path)
+        read_json_file(path)
         t1 = time.perf_counter()
-        forget_cached()
         gc.collect()
         t2 = time.perf_counter()
         session = load_session(path)
@@ -420,8 +419,9 @@ def replan_times(sizes: tuple[int, ...], repeats: int) -> list[Result]:
         tokenizer, info = resolve(policy.tokenizer, chars_per_token=policy.chars_per_token)
         counts = count_session(session, tokenizer, info, cache=False)
         assert counts is not None
-        variants = [
-            policy.model_copy(update={"context_window": w}) for w in (32_768, 65_536, 131_072)
+        variants = [  # as --context-window W would have it: a reserve that fits the window
+            policy_for_session("plan", session, {"context_window": w})
+            for w in (32_768, 65_536, 131_072)
         ]
         runs: list[float] = []
         for i in range(max(25, repeats * 25)):  # sub-millisecond: many samples, a steady median
@@ -466,7 +466,7 @@ def replan_profile(size: int) -> str:
     tokenizer, info = resolve(policy.tokenizer)
     counts = count_session(session, tokenizer, info, cache=False)
     assert counts is not None
-    changed = policy.model_copy(update={"context_window": 65_536})
+    changed = policy_for_session("plan", session, {"context_window": 65_536})
     prof = cProfile.Profile()
     prof.runcall(build_plan, session, changed, counts, tokenizer)
     buf = io.StringIO()

@@ -1,6 +1,10 @@
 """Bench sections ``watch`` and ``listing`` (issue #25, items 12 and 14).
 
-``watch``: a child process watches a JSONL file as ``--watch`` does (a poll every 0.25 s)
+``watch``: first, in this process, Claude Code transcripts of 4, 16 and 64 MB are watched
+(``SessionWatcher``) and grown by 100 records (~100 KB) at a time: the read of an append is
+timed against ``json.loads`` of the same lines (the cheapest way to read them at all, timed in
+the same run), and the 64 MB file's append against the 4 MB file's (flat: target 1.5 for 16x
+the file). Then a child process watches a JSONL file as ``--watch`` does (a poll every 0.25 s)
 while this process appends records to it at a steady rate; the child's CPU seconds and peak
 RSS are read when the appends have stopped and the last read is done. Two appends, one 5x
 the other: the CPU time grows with the bytes appended (ratio target 6 for 5x), and stays a
@@ -44,7 +48,108 @@ _RATE = 20 * 1024 * 1024
 
 
 def _record(i: int) -> str:
-    return json.dumps({"role": "user" if i % 2 else "assistant", "content": "x" * 1000}) + "\n"
+    """One Claude Code record of about 1 KB, chained to the one before."""
+    role = "assistant" if i % 2 else "user"
+    message: dict[str, object] = {"role": role, "content": f"message {i} " + "x" * 800}
+    if role == "assistant":
+        message |= {"id": f"msg_{i}", "model": "claude-sonnet-4", "usage": {"input_tokens": i}}
+    value = {
+        "type": role,
+        "uuid": f"u{i}",
+        "parentUuid": f"u{i - 1}" if i else None,
+        "sessionId": "bench",
+        "timestamp": f"2025-01-01T{i // 3_600_000 % 24:02d}:{i // 60_000 % 60:02d}:"
+        f"{i // 1000 % 60:02d}.{i % 1000:03d}Z",
+        "message": message,
+    }
+    return json.dumps(value) + "\n"
+
+
+def _write_transcript(path: Path, megabytes: int) -> int:
+    """A Claude Code transcript of about ``megabytes``; the number of records written."""
+    count = 0
+    with path.open("w", encoding="utf-8") as fh:
+        while fh.tell() < megabytes * 2**20:
+            fh.write(_record(count))
+            count += 1
+    return count
+
+
+def _append_reads(
+    sizes: tuple[int, ...], rounds: int, per_append: int
+) -> dict[int, tuple[float, float, int]]:
+    """Per file size: median seconds of a watcher's read of an append of ``per_append``
+    records, of ``json.loads`` of the same lines, and the file's final size.
+
+    The files are watched side by side and appended to in turn, round after round, so a
+    busy moment of the machine falls on every size alike.
+    """
+    import gc
+    import os
+    import statistics
+
+    from ctxtui.importers.watch import SessionWatcher
+
+    with tempfile.TemporaryDirectory(prefix="ctxtui-bench-watch-") as tmp:
+        files = {mb: Path(tmp) / f"live-{mb}.jsonl" for mb in sizes}
+        counts = {mb: _write_transcript(path, mb) for mb, path in files.items()}
+        watchers = {mb: SessionWatcher(path, clock=lambda: 0.0) for mb, path in files.items()}
+        sessions = {mb: watcher.poll() for mb, watcher in watchers.items()}
+        if any(session is None for session in sessions.values()):
+            raise RuntimeError("a watcher read nothing")
+        gc.collect()
+        gc.freeze()  # as a shell does with an open session (ctxtui.system.heap)
+        reads: dict[int, list[float]] = {mb: [] for mb in sizes}
+        loads: dict[int, list[float]] = {mb: [] for mb in sizes}
+        try:
+            for _ in range(rounds):
+                for mb, path in files.items():
+                    first = counts[mb]
+                    lines = [_record(i) for i in range(first, first + per_append)]
+                    counts[mb] += per_append
+                    with path.open("a", encoding="utf-8") as fh:
+                        fh.write("".join(lines))
+                    st = path.stat()  # a write in the same clock tick must look like a change
+                    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+                    start = time.perf_counter()
+                    read = watchers[mb].poll()
+                    reads[mb].append(time.perf_counter() - start)
+                    sessions[mb] = read  # the last session is let go after the clock stopped
+                    if read is None or len(read.messages) != counts[mb]:
+                        raise RuntimeError("the append was not read")
+                    start = time.perf_counter()
+                    for line in lines:
+                        json.loads(line)
+                    loads[mb].append(time.perf_counter() - start)
+        finally:
+            gc.unfreeze()
+        return {
+            mb: (statistics.median(reads[mb]), statistics.median(loads[mb]), path.stat().st_size)
+            for mb, path in files.items()
+        }
+
+
+def watch_flat(sizes: tuple[int, ...] = (4, 16, 64), rounds: int = 15) -> list[Result]:
+    """The read of an append against ``json.loads`` of its lines, and across file sizes."""
+    per_append = 200
+    measured = _append_reads(sizes, rounds, per_append)
+    results = [
+        Result(
+            "watch", f"{mb} MB file", f"read of a {per_append}-record append", read,
+            "json.loads of its lines", loads, "s", None,
+            f"median of {rounds}; {size / 2**20:.0f} MB of ~1 KB Claude Code records",
+        )
+        for mb, (read, loads, size) in measured.items()
+    ]  # fmt: skip
+    small, big = min(sizes), max(sizes)
+    results.append(
+        Result(
+            "watch", f"{big} MB / {small} MB file", f"append read at {big} MB",
+            measured[big][0], f"at {small} MB", measured[small][0], "s", 1.5,
+            f"flat: the file {big // small}x larger, the same {per_append} records appended",
+        )
+    )  # fmt: skip
+    return results
 
 
 def _watch_once(megabytes: int, one_line: bool = False) -> tuple[float, float, int, float]:
@@ -76,21 +181,23 @@ def _watch_once(megabytes: int, one_line: bool = False) -> tuple[float, float, i
                 cwd=Path(__file__).resolve().parent.parent,
             )
             time.sleep(1.0)  # the first read
-            block = "".join(_record(i) for i in range(1000)).encode()
-            if one_line:
-                block = b"x" * len(block)
+            blocks: list[bytes] = []  # each record its own (a repeated uuid is ignored)
+            while sum(map(len, blocks)) < megabytes * 2**20:
+                first = 1 + 1000 * len(blocks)
+                block = "".join(_record(i) for i in range(first, first + 1000)).encode()
+                blocks.append(b"x" * len(block) if one_line else block)
             start = time.perf_counter()
             with path.open("ab") as fh:
                 if one_line:
-                    fh.write(b'{"role": "user", "content": "')
+                    fh.write(b'{"type": "user", "message": {"role": "user", "content": "')
                 written = 0
-                while written < megabytes * 2**20:
+                for block in blocks:
                     fh.write(block)
                     fh.flush()
                     written += len(block)
                     time.sleep(max(0.0, start + written / _RATE - time.perf_counter()))
                 if one_line:
-                    fh.write(b'"}\n')
+                    fh.write(b'"}}\n')
             appending = time.perf_counter() - start
             stop.touch()
             child.wait(timeout=600)

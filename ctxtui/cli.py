@@ -1,11 +1,9 @@
 """The command line: opens the app, or runs the headless shell (report, compact, formats).
 
 Parsing only. Each sub-command is one row of ``ctxtui.cli_args.COMMANDS`` and one module
-``ctxtui.commands.<name>`` with a ``run(args) -> int``; the app lives in ``ctxtui.tui``. Both
-are imported lazily so that ``ctxtui --help`` never pays for Textual or tiktoken.
-
-Errors on the command line are one line on stderr and exit code 2, never a traceback; an
-unexpected exception is one line and exit code 3 (``CTXTUI_DEBUG=1`` shows its traceback).
+``ctxtui.commands.<name>`` with a ``run(args) -> int``; both it and the app are imported lazily,
+so ``ctxtui --help`` never pays for Textual or tiktoken. A usage error is one line and exit 2;
+an unexpected exception one line and exit 3 (``CTXTUI_DEBUG=1`` shows its traceback).
 """
 
 from __future__ import annotations
@@ -26,14 +24,13 @@ from ctxtui import __version__
 from ctxtui.cli_args import (
     COMMANDS,
     SUBCOMMANDS,
-    Command,
     add_app_options,
     add_llm_options,
     add_policy_options,
     add_session_options,
 )
 from ctxtui.cli_help import APP_EPILOG_HEAD, DESCRIPTION, SESSION_HELP, HelpFormatter
-from ctxtui.echo import describe_bug
+from ctxtui.error_text import describe_bug
 from ctxtui.options import (
     EXIT_CODES_HELP,
     EXIT_INTERNAL,
@@ -47,10 +44,8 @@ from ctxtui.options import (
 )
 from ctxtui.streams import StdoutError, flush_stdout, guard_stdout, quiet_stdout, stdout_closed
 
-__all__ = ["COMMANDS", "Command", "add_policy_options", "add_session_options", "main"]
-
 # The policy, the importers and pydantic are imported inside the functions that need them:
-# `ctxtui --version` and a mistyped command should not pay ~100 ms for them.
+# `ctxtui --version` and a mistyped command should not pay for importing them.
 
 _LONG_WORD = re.compile(r"\S{121,}")
 """A word too long to echo: argparse repeats a bad choice or a stray argument in full."""
@@ -154,11 +149,8 @@ def _unknown_command(word: str) -> str | None:
 
 
 def _has_terminal() -> bool:
-    """Whether the app can run here: a terminal on stdin and stdout, or a web driver.
-
-    ``TEXTUAL_DRIVER`` names the driver that serves the app elsewhere (in a browser), where
-    neither stream is a terminal and the app must still start.
-    """
+    """Whether the app can run here: a terminal on stdin and stdout, or a web driver
+    (``TEXTUAL_DRIVER``, set when the app is served in a browser)."""
     if os.environ.get("TEXTUAL_DRIVER"):
         return True
     try:
@@ -227,11 +219,6 @@ def _run(args_list: list[str]) -> int:
     return _open_app(args_list)
 
 
-def internal_error(prog: str, err: BaseException) -> str:
-    """An unexpected exception as one line: what it was, and how to see the traceback."""
-    return f"{prog}: {describe_bug(err)}"
-
-
 def stdout_failed(prog: str, err: OSError) -> int:
     """Standard output failed: one line and exit 2, or quietly 0 when the reader went away."""
     quiet_stdout()
@@ -258,18 +245,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:
         if debugging():
             raise
-        print(internal_error(prog, err), file=sys.stderr)
+        print(f"{prog}: {describe_bug(err)}", file=sys.stderr)
         return EXIT_INTERNAL
 
 
 def entry() -> NoReturn:
-    """The console script and ``python -m ctxtui``: ``main``, then leave without freeing the heap.
-
-    A report over 100k messages holds millions of objects, and the interpreter freed them one
-    by one on the way out: a second after the last byte was written, a fifth of the command's
-    time. Exit handlers still run (they remove temp files), and the output is flushed first.
-    Usage errors and ``--help`` leave through ``SystemExit`` as usual, before much is built.
-    """
+    """The console script and ``python -m ctxtui``: ``main``, then leave without freeing the heap
+    object by object (exit handlers still run and the output is flushed first)."""
     if stdout_closed():
         print("ctxtui: error: standard output is closed; nothing can be printed", file=sys.stderr)
         os._exit(EXIT_USAGE)

@@ -11,7 +11,7 @@ import argparse
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ctxtui.cli_fleet import cache_options, fleet_options
 from ctxtui.cli_help import (
@@ -22,7 +22,11 @@ from ctxtui.cli_help import (
     RETENTION_EPILOG,
     TOKENIZER_HELP,
 )
-from ctxtui.options import Knob, clip, prune_modes, tokenizer_problem
+from ctxtui.core.policies.presets import COMPARED, DEFAULT_PRESET, PRESETS
+from ctxtui.options import clip, dest, knob_help, knob_problem, tokenizer_problem
+
+if TYPE_CHECKING:
+    from ctxtui.core.policies.policy import Knob
 
 # -- option values: checked at the flag, so a bad one never reaches the app or a count --------
 
@@ -75,12 +79,12 @@ def _knob_value(knob: Knob) -> Callable[[str], float]:
 
     def parse(text: str) -> float:
         value = _whole(text) if knob.kind is int else _finite(text)
-        problem = knob.problem(value, text.strip())
+        problem = knob_problem(knob, value, text.strip())
         if problem is not None:
             raise argparse.ArgumentTypeError(problem)
         return value
 
-    parse.__name__ = knob.dest  # argparse names the type in a few of its own messages
+    parse.__name__ = dest(knob)  # argparse names the type in a few of its own messages
     return parse
 
 
@@ -127,12 +131,9 @@ def add_session_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_policy_options(p: argparse.ArgumentParser) -> None:
-    """The policy knobs, shared by the app, ``report`` and ``compact``.
-
-    Their names, ranges and help come from ``cli_knob_table``, the ``Policy`` model written
-    out: building the parser (``--help`` above all) must not import pydantic and the model.
-    """
-    from ctxtui.cli_knob_table import CLI_KNOBS, PRESET_NAMES
+    """The policy knobs, shared by the app, ``report`` and ``compact``: every row of the knob
+    table with a flag, in the table's order, its range and help read from the row."""
+    from ctxtui.core.policies.policy import KNOBS
 
     g = p.add_argument_group(
         "policy",
@@ -140,24 +141,21 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
         "'unused by X' means preset X ignores it.",
     )
     g.add_argument(
-        "--preset", choices=PRESET_NAMES, default="plan", metavar="NAME", help=PRESET_HELP
+        "--preset", choices=tuple(PRESETS), default=DEFAULT_PRESET, metavar="NAME", help=PRESET_HELP
     )
-    g.add_argument("--tokenizer", type=_tokenizer, metavar="SPEC", help=TOKENIZER_HELP)
-    g.add_argument(
-        "--prune-mode",
-        choices=prune_modes(),
-        metavar="MODE",
-        help="how old tool outputs are pruned: " + ", ".join(prune_modes()) + "; OpenCode's "
-        "prune is opt-in (--preset opencode --prune-mode tokens); default: the preset's",
-    )
-    for knob, text in CLI_KNOBS:
-        g.add_argument(
-            knob.flag or knob.field,
-            dest=knob.dest,
-            type=_knob_value(knob),
-            metavar=knob.metavar,
-            help=text.replace("%", "%%"),  # argparse formats help with %
-        )
+    for knob in KNOBS.values():
+        if knob.flag is None:
+            continue
+        if knob.kind is str:  # the tokenizer: a spec, worded by the tokenizer list
+            kind: dict[str, Any] = {"type": _tokenizer, "metavar": "SPEC", "help": TOKENIZER_HELP}
+        elif knob.choices:
+            choices = ", ".join(knob.choices)
+            kind = {"choices": knob.choices, "metavar": "MODE"}
+            kind["help"] = f"{knob.help}: {choices}{knob.note}; default: the preset's"
+        else:
+            kind = {"type": _knob_value(knob), "metavar": "N" if knob.kind is int else "F"}
+            kind["help"] = knob_help(knob).replace("%", "%%")  # argparse formats help with %
+        g.add_argument(knob.flag, dest=dest(knob), **kind)
 
 
 # -- the sub-commands ------------------------------------------------------------------------
@@ -262,10 +260,9 @@ def _retention_options(retention: argparse.ArgumentParser) -> None:
 def _compare_options(compare: argparse.ArgumentParser) -> None:
     compare.add_argument(
         "--presets",
-        default="plan,picoclaw,opencode,codex,claude-code",
+        default=",".join(COMPARED),
         metavar="A,B,...",
-        help="the presets to compare, comma-separated; default: plan,picoclaw,opencode,codex,"
-        "claude-code",
+        help=f"the presets to compare, comma-separated; default: {','.join(COMPARED)}",
     )
     compare.add_argument("--json", action="store_true", help="print one JSON document")
     compare.add_argument("--context-window", type=_count, metavar="N", help="for every preset")
@@ -275,6 +272,12 @@ def _compare_options(compare: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also replay every request under each preset: its simulated compactions and "
         "peak prompt over the session",
+    )
+
+
+def _presets_options(presets: argparse.ArgumentParser) -> None:
+    presets.add_argument(
+        "--knobs", action="store_true", help="list the knobs and each preset's value instead"
     )
 
 
@@ -315,11 +318,8 @@ def _serve_options(serve: argparse.ArgumentParser) -> None:
 @dataclass(frozen=True, slots=True)
 class Command:
     """One sub-command of ``ctxtui``; its code is ``ctxtui.commands.<name>.run(args) -> int``.
-
-    A command that reads a session (``session`` "required" or "optional") takes SESSION,
-    ``--format`` and the policy knobs; its own options (``add_options``) come between those, so
-    ``--help`` reads input, command, policy.
-    """
+    One that reads a session takes SESSION, ``--format``, its own options, then the policy
+    knobs, so ``--help`` reads input, command, policy."""
 
     name: str
     synopsis: str  # after "ctxtui NAME" in the overview: "SESSION"
@@ -401,7 +401,9 @@ COMMANDS: tuple[Command, ...] = (
         "list the policy presets, one line each",
         "list the policy presets",
         "List the policy presets, one line each: what each agent's context manager does "
-        "(docs/presets.md has the figures).",
+        "(docs/presets.md has the figures). --knobs lists every knob instead: its range, its "
+        "option and each preset's value.",
+        add_options=_presets_options,
         session="none",
     ),
     Command(

@@ -7,7 +7,10 @@ import argparse
 import re
 import textwrap
 
+from ctxtui.core.policies.policy import KNOBS
+from ctxtui.core.policies.presets import DEFAULT_PRESET, PRESETS
 from ctxtui.core.pricing.price_source import PRICE_NOTE
+from ctxtui.core.tokens.specs import TOKENIZERS, TokenizerSpec
 
 DESCRIPTION = """\
 See where an LLM agent's context window goes.
@@ -25,22 +28,44 @@ SESSION_HELP = (
     "storage and PicoClaw sessions. The format is detected (see 'ctxtui formats')"
 )
 
+
+def _listed(specs: list[TokenizerSpec]) -> str:
+    return ", ".join(f"'{t.spec}' ({t.what})" for t in specs)
+
+
+def _or(words: list[str], last: str = "or") -> str:
+    return f"{', '.join(words[:-1])} {last} {words[-1]}" if len(words) > 1 else "".join(words)
+
+
+def _preset_tokenizers() -> str:
+    """Each preset's tokenizer: ``plan: plan; …; codex and claude-code: the transcript's
+    model's, else o200k_base and cl100k_base``."""
+    own = [p for p in PRESETS.values() if not p.knobs.get("tokenizer_from_model")]
+    model = [p for p in PRESETS.values() if p.knobs.get("tokenizer_from_model")]
+    default = KNOBS["tokenizer"].default
+    named = [f"{p.name}: {p.knobs.get('tokenizer', default)}" for p in own]
+    if model:
+        specs = [str(p.knobs.get("tokenizer", default)).removeprefix("tiktoken:") for p in model]
+        names = _or([p.name for p in model], "and")
+        named.append(f"{names}: the transcript's model's, else {_or(specs, 'and')}")
+    return "; ".join(named)
+
+
+_ESTIMATES = [t for t in TOKENIZERS if not t.exact]
+_EXACT = [t for t in TOKENIZERS if t.exact]
+_HOW_MANY = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
 TOKENIZER_HELP = (
-    "how tokens are counted: 'plan' (characters / --chars-per-token, rounded up), 'picoclaw' "
-    "(PicoClaw's shipped estimator), 'opencode' (round(length / 4)), or exactly: "
-    "'tiktoken:cl100k_base' (GPT-4), "
-    "'tiktoken:o200k_base' (GPT-4o/4.1/5, o-series, Codex), 'llama3' (Llama 3.x), 'qwen2' "
-    "(Qwen2, 2.5, 3). tiktoken:cl100k_base works offline, and so do the other three; other "
+    f"how tokens are counted: {_listed(_ESTIMATES)}, or exactly: {_listed(_EXACT)}. "
+    f"{_EXACT[0].spec} works offline, and so do the other {_HOW_MANY[len(_EXACT) - 1]}; other "
     "tiktoken:ENCODING names need a download, and without one the count falls back to "
-    "cl100k_base and the report says so; default: the preset's own (plan: plan; picoclaw: "
-    "picoclaw; opencode: opencode; codex and claude-code: the transcript's model's, else "
-    "o200k_base and cl100k_base)"
+    f"cl100k_base and the report says so; default: the preset's own ({_preset_tokenizers()})"
 )
 
 PRESET_HELP = (
-    "the knobs' starting values: plan (the context-window plan for PicoClaw, as designed), "
-    "picoclaw (PicoClaw main's legacy manager), picoclaw-seahorse, opencode, codex or "
-    "claude-code; 'ctxtui presets' says what each does; default: plan"
+    "the knobs' starting values: "
+    + _or([f"{p.name} ({p.note})" if p.note else p.name for p in PRESETS.values()])
+    + f"; 'ctxtui presets' says what each does; default: {DEFAULT_PRESET}"
 )
 
 APP_EPILOG_HEAD = "  ctxtui [SESSION]          open the app (no SESSION: the bundled demo session)"

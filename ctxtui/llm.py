@@ -6,20 +6,21 @@ server, LM Studio) and streams the answer back. It lives outside ``ctxtui.core``
 network I/O; both shells call it from a worker thread.
 
 Rules that make it safe to leave on: one request at a time; ``timeout`` bounds each attempt as a
-whole (a watchdog shuts the socket at the deadline, so a server dripping a byte at a time cannot
-stretch it), and a call with its one retry ends within twice the timeout; the retry happens only
-before any text arrived (so it never duplicates streamed text); at most ``MAX_ANSWER_BYTES`` are
-read, before and after decoding (a summary is a few KB; a gzip bomb or an endless body is
-refused); a ``Stop`` pressed in another thread shuts the socket at once; a key never travels in
-clear text to another machine unless asked; every failure is a ``SummarizerError`` whose text is
-one line, with control characters shown, never acted on, and no URL credentials. A summary that
-needs several leaf calls runs them in order, each given the previous call's summary as its
-previous context, so the last answer covers the whole range.
+whole, name lookup included (a watchdog shuts the socket at the deadline, so a server dripping a
+byte at a time cannot stretch it), and a call with its one retry ends within twice the timeout;
+the retry happens only before any text arrived (so it never duplicates streamed text); at most
+``MAX_ANSWER_BYTES`` are read, before and after decoding (a summary is a few KB; a gzip bomb or
+an endless body is refused); a ``Stop`` pressed in another thread shuts the socket at once; a
+key never travels in clear text to another machine unless asked; every failure is a
+``SummarizerError`` whose text is one line, with control characters shown, never acted on, and
+no URL credentials. A summary that needs several leaf calls runs them in order, each given the
+previous call's summary as its previous context, so the last answer covers the whole range.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -306,47 +307,91 @@ def _call_once(
     should_stop: StopCheck,
     seconds: float,
 ) -> _Answer:
+    """One attempt, ended by its watchdog whatever it waits for.
+
+    The request runs in a thread of its own, because one wait is out of the watchdog's reach:
+    the host name's lookup (``getaddrinfo``) blocks before there is a socket to shut. When the
+    watchdog fires, the attempt is over for the caller; a lookup still hanging is left to end
+    in its daemon thread, and its socket is shut as soon as it connects.
+    """
+    answer = _Answer(model=endpoint.model)
+    timed_out = _RetryableError(f"no answer from {endpoint.shown} within {endpoint.timeout:g} s")
+    failure: list[BaseException] = []
+    done = threading.Event()
+
+    def attempt() -> None:
+        try:
+            _request(client, endpoint, prompt, on_delta, should_stop, watchdog, answer, timed_out)
+        except BaseException as exc:  # raised again in the caller's thread
+            failure.append(exc)
+        finally:
+            done.set()
+
+    with Watchdog(seconds, should_stop) as watchdog:
+        threading.Thread(target=attempt, name="ctxtui-llm-attempt", daemon=True).start()
+        while not done.wait(POLL_SECONDS):
+            if watchdog.fired.is_set():
+                done.wait(SHUT_GRACE)  # a shut socket's read returns at once
+                break
+    if not done.is_set():
+        _raise_if_fired(watchdog, answer, timed_out)
+    if failure:
+        raise failure[0]
+    return answer
+
+
+POLL_SECONDS = 0.05
+SHUT_GRACE = 0.2
+"""Seconds an attempt whose socket was shut gets to return before the caller moves on."""
+
+
+def _request(
+    client: Any,
+    endpoint: Endpoint,
+    prompt: str,
+    on_delta: Delta,
+    should_stop: StopCheck,
+    watchdog: Watchdog,
+    answer: _Answer,
+    timed_out: _RetryableError,
+) -> None:
     import httpx
 
     headers = {"Accept": "text/event-stream", "Accept-Encoding": "gzip, identity"}
     if endpoint.api_key:
         headers["Authorization"] = f"Bearer {endpoint.api_key}"
-    answer = _Answer(model=endpoint.model)
     where = endpoint.shown
-    timed_out = _RetryableError(f"no answer from {where} within {endpoint.timeout:g} s")
-    with Watchdog(seconds, should_stop) as watchdog:
-        try:
-            with client.stream(
-                "POST",
-                endpoint.url,
-                json=_request_body(endpoint, prompt),
-                headers=headers,
-                extensions={"trace": watchdog.trace},
-            ) as response:
-                if response.status_code >= 400:
-                    body = error_body(response)
-                    if endpoint.api_key:  # a server that echoes the key must not get it shown
-                        body = body.replace(endpoint.api_key.encode(), b"[the key]")
-                    detail = _error_detail(body)
-                    message = f"the endpoint refused the request: HTTP {response.status_code}"
-                    message += f" ({detail})" if detail else ""
-                    retry = response.status_code == 429 or response.status_code >= 500
-                    raise (_RetryableError if retry else SummarizerError)(message)
-                _read_answer(response, answer, on_delta, should_stop)
-        except httpx.TimeoutException:
-            raise timed_out from None
-        except (httpx.InvalidURL, httpx.UnsupportedProtocol) as err:
-            raise SummarizerError(f"cannot call {where}: {one_line(str(err), 80)}") from None
-        except httpx.TransportError as err:
-            _raise_if_fired(watchdog, answer, timed_out)
-            if answer.text:
-                raise SummarizerError(f"the stream broke off: {one_line(str(err), 80)}") from None
-            reason = one_line(str(err), 80)
-            raise _RetryableError(f"cannot reach {where}: {reason}") from None
-        # A shut socket can also read as the end of a body that runs until the connection
-        # closes (a server-sent-events stream): an answer cut short is still a timeout.
+    try:
+        with client.stream(
+            "POST",
+            endpoint.url,
+            json=_request_body(endpoint, prompt),
+            headers=headers,
+            extensions={"trace": watchdog.trace},
+        ) as response:
+            if response.status_code >= 400:
+                body = error_body(response)
+                if endpoint.api_key:  # a server that echoes the key must not get it shown
+                    body = body.replace(endpoint.api_key.encode(), b"[the key]")
+                detail = _error_detail(body)
+                message = f"the endpoint refused the request: HTTP {response.status_code}"
+                message += f" ({detail})" if detail else ""
+                retry = response.status_code == 429 or response.status_code >= 500
+                raise (_RetryableError if retry else SummarizerError)(message)
+            _read_answer(response, answer, on_delta, should_stop)
+    except httpx.TimeoutException:
+        raise timed_out from None
+    except (httpx.InvalidURL, httpx.UnsupportedProtocol) as err:
+        raise SummarizerError(f"cannot call {where}: {one_line(str(err), 80)}") from None
+    except httpx.TransportError as err:
         _raise_if_fired(watchdog, answer, timed_out)
-    return answer
+        if answer.text:
+            raise SummarizerError(f"the stream broke off: {one_line(str(err), 80)}") from None
+        reason = one_line(str(err), 80)
+        raise _RetryableError(f"cannot reach {where}: {reason}") from None
+    # A shut socket can also read as the end of a body that runs until the connection
+    # closes (a server-sent-events stream): an answer cut short is still a timeout.
+    _raise_if_fired(watchdog, answer, timed_out)
 
 
 def _raise_if_fired(watchdog: Watchdog, answer: _Answer, timed_out: _RetryableError) -> None:

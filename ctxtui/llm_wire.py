@@ -1,10 +1,9 @@
 """The LLM client's wire: bounded reads of an untrusted HTTP answer, and a watchdog per attempt.
 
-Everything here treats the endpoint as hostile: at most ``MAX_ANSWER_BYTES`` are read, before and
-after decoding (a gzip body is inflated in ``max_length`` steps), a line is at most
-``MAX_LINE_BYTES``, an error body ``MAX_ERROR_BYTES``; text shown from it has its control
-characters made visible; a URL is shown without credentials. ``Watchdog`` ends an attempt at its
-deadline, or when a ``Stop`` is pressed, by shutting its socket, whatever the read is waiting for.
+The endpoint is hostile: at most ``MAX_ANSWER_BYTES`` are read, before and after decoding, a
+line ``MAX_LINE_BYTES``, an error body ``MAX_ERROR_BYTES``; shown text has its control
+characters made visible, a URL no credentials. ``Watchdog`` ends an attempt at its deadline
+or on ``Stop`` by shutting its socket.
 """
 
 from __future__ import annotations
@@ -38,11 +37,8 @@ class SummaryCancelledError(SummarizerError):
 
 
 class Stop:
-    """A stop button for a call running in another thread; also its ``should_stop`` check.
-
-    Pressing it does not wait for the next chunk: it shuts the call's socket down at once, so
-    a read blocked on a silent server, or a huge answer being read, ends now.
-    """
+    """A stop button for a call running in another thread, and its ``should_stop`` check:
+    pressing it shuts the call's socket at once, so even a blocked read ends now."""
 
     def __init__(self) -> None:
         self._pressed = threading.Event()
@@ -120,11 +116,8 @@ def _decoder(response: Any) -> Any:
 
 
 def capped_body(response: Any, limit: int, what: str = "answer") -> Iterator[bytes]:
-    """The decoded body in pieces, never more than ``limit`` bytes read or produced.
-
-    Decoding is done here, with ``max_length``, so a small gzip body that inflates to gigabytes
-    is stopped at the cap instead of being inflated whole.
-    """
+    """The decoded body in pieces, never more than ``limit`` bytes read or produced: decoding
+    here, with ``max_length``, stops a gzip bomb at the cap."""
     decoder = _decoder(response)
     raw = produced = 0
     for chunk in response.iter_raw():
@@ -193,15 +186,12 @@ def error_body(response: Any) -> bytes:
 
 
 class Watchdog:
-    """Ends one attempt at its deadline, or when the user stops it, by shutting its socket.
-
-    The socket is learnt from httpcore's ``trace`` extension as the connection is made (each
-    attempt opens its own: the client keeps no idle connection), so a read blocked on a
-    silent or dripping server returns at once, whatever phase the request is in.
-    """
+    """Ends one attempt at its deadline, or when the user stops it, by shutting its socket
+    (learnt from httpcore's ``trace`` extension), so a blocked read returns at once."""
 
     def __init__(self, seconds: float, stop: Callable[[], bool]) -> None:
         self.reason: str | None = None
+        self.fired = threading.Event()
         self._lock = threading.Lock()
         self._sockets: list[socket.socket] = []
         self._timer = threading.Timer(seconds, self.fire, ("timeout",))
@@ -238,6 +228,7 @@ class Watchdog:
                 return
             self.reason = reason
             sockets = list(self._sockets)
+        self.fired.set()
         for sock in sockets:
             _shut(sock)
 

@@ -13,5 +13,5 @@ SERIES_COLOURS: Mapping[str, Mapping[str, str]] = {
 """The timeline's series, one colour each on a dark and on a light background, shared by the
 app's chart and the HTML report's. From the Okabe-Ito palette (told apart with colour-blind
 eyes too), adjusted to read at 4:1 or better on every bundled theme's surface
-(tests/tui/test_timeline_colours.py); theme colours could not be used: several themes give
+(tests/tui/test_timeline_view.py); theme colours could not be used: several themes give
 two of them one colour (textual-dark's accent is its warning)."""

@@ -1,8 +1,7 @@
 """Where the bundled sample sessions live, in a checkout and in an installed wheel.
 
-The wheel ships ``sample_sessions/`` inside the package (pyproject's hatch ``force-include``
-maps it to ``ctxtui/sample_sessions``); an editable install or a plain checkout has it at the
-repository root. ``ctxtui`` with no argument opens ``demo.json`` from whichever exists.
+The wheel ships them as ``ctxtui/sample_sessions`` (hatch ``force-include``); a checkout has
+them at the repository root.
 """
 
 from __future__ import annotations
@@ -20,11 +19,8 @@ def _candidates() -> tuple[Path, ...]:
 
 
 def samples_dir() -> Path:
-    """The directory holding the sample sessions.
-
-    Raises ``FileNotFoundError`` naming every place looked in, so a broken install says
-    what is missing instead of failing later on a bare path.
-    """
+    """The directory holding the sample sessions; ``FileNotFoundError`` naming every place
+    looked in, so a broken install says what is missing."""
     for path in _candidates():
         if path.is_dir():
             return path

@@ -3,9 +3,10 @@
 Any web page a user visits can open a WebSocket to ``127.0.0.1``; without a door, such a page
 could drive the app (read the session, press ``e`` to export over a file). So, as Jupyter does:
 
-* **A secret per launch.** The page and its WebSocket are served only under a random token,
-  printed in the URL ``serve`` shows (``/?token=...``); anything else is refused with 403
-  before an app process starts.
+* **A secret per launch.** The page, its WebSocket and the files an app delivers (a
+  screenshot: ``/download/<token>/<key>``) are served only under a random token, printed in the
+  URL ``serve`` shows (``/?token=...``); anything else is refused with 403 before an app
+  process starts or a file is sent.
 * **Same origin only.** A WebSocket whose ``Origin`` is not the served address (or a loopback
   name for it, or ``--public-url``) is refused with 403, token or not.
 * **A cap on apps.** At most ``max_apps`` processes run at once; one more visitor gets a page
@@ -147,7 +148,8 @@ class GuardedServer:
             [
                 web.get("/", self.handle_index, name="index"),
                 web.get("/ws/{token}", self.handle_websocket, name="websocket"),
-                web.get("/download/{key}", inner.handle_download, name="download"),
+                web.get("/download/{token}/{key}", self.handle_download, name="download"),
+                web.get("/download/{key}", self.handle_download),
                 web.static("/static", inner.statics_path, name="static"),
             ]
         )
@@ -226,6 +228,28 @@ class GuardedServer:
             return "a cross-origin request"
         return None
 
+    async def handle_download(self, request: Any) -> Any:
+        """A file an app delivered, only under the launch's token (the key alone is refused)."""
+        from aiohttp import web
+
+        if not self._token_ok(request.match_info.get("token")):
+            return web.Response(status=403, text="Forbidden: a wrong or missing token\n")
+        return await self._inner.handle_download(request)
+
+    def _delivery_under_token(self, text: str) -> str:
+        """An app's text message to the browser, a file delivery's key put under the token.
+
+        The browser opens ``/download/<what it was sent>``, so sending ``<token>/<key>`` makes
+        it ask for the guarded route.
+        """
+        if not text.startswith('["deliver_file_start"'):
+            return text
+        try:
+            kind, key = json.loads(text)
+        except (ValueError, TypeError):
+            return text
+        return json.dumps([kind, f"{self.token}/{key}"])
+
     async def handle_websocket(self, request: Any) -> Any:
         from aiohttp import web
         from textual_serve.app_service import AppService
@@ -241,7 +265,7 @@ class GuardedServer:
         service = AppService(
             self.command,
             write_bytes=websocket.send_bytes,
-            write_str=websocket.send_str,
+            write_str=lambda text: websocket.send_str(self._delivery_under_token(text)),
             close=websocket.close,  # type: ignore[arg-type]  # returns a bool, unread
             download_manager=self._inner.download_manager,
         )

@@ -1,8 +1,7 @@
 """Never write into an agent's own session store: the agent reads every file there as its own.
 
-``compact -o ~/.claude/projects/x/other.jsonl --force`` would replace another session of the
-agent's with ctxtui's JSON; an export there would show up in the agent's history. The stores
-are the ones ``ctxtui sessions`` lists (``ctxtui.stores``, with each agent's variable).
+An export there would replace or join the agent's own sessions. The stores are those
+``ctxtui sessions`` lists (``ctxtui.stores``).
 """
 
 from __future__ import annotations
@@ -28,11 +27,8 @@ def agent_stores(env: Mapping[str, str]) -> list[tuple[str, Path]]:
 def store_refusal(
     target: str | os.PathLike[str], env: Mapping[str, str] = os.environ
 ) -> str | None:
-    """Why ``target`` may not be written (it lies in an agent's store), or ``None``.
-
-    Compared as ``ctxtui.system.output`` compares protected paths: resolved, and by identity, so a
-    symlink or ``..`` does not lead in by another name. ``--force`` does not lift it.
-    """
+    """Why ``target`` may not be written (it lies in an agent's store), or ``None``; compared
+    resolved and by identity, as protected paths are, and ``--force`` does not lift it."""
     path = Path(target)
     for agent, root in agent_stores(env):
         if protected_clash(path, [root]) is not None:

@@ -1,9 +1,7 @@
 """Standard output as the environment's state: closed, full, or gone, never a bug of ours.
 
-``ctxtui formats >&-`` (no standard output at all) and ``ctxtui report s.json > /dev/full`` (a
-disk that is full, an I/O error) are the user's environment, not a crash: one line on stderr
-and exit code 2. A reader that went away (``| head``) stays a quiet exit, as it is by
-convention. ``guard_stdout`` runs once at process start, in the console script only.
+``>&-`` or ``> /dev/full`` is the user's environment, not a crash: one line on stderr and exit
+2; a reader that went away (``| head``) is a quiet exit, by convention.
 """
 
 from __future__ import annotations
@@ -33,12 +31,8 @@ class _GuardedRaw(io.FileIO):
 
 
 def stdout_closed() -> bool:
-    """Whether file descriptor 1 was closed at start (``>&-``).
-
-    Every standard descriptor found closed (0, 1 or 2) gets ``/dev/null`` parked on it, so that
-    the next file ctxtui opens cannot take its number and receive what is meant for the stream;
-    a closed stderr leaves messages unsaid rather than sent to stdout.
-    """
+    """Whether file descriptor 1 was closed at start (``>&-``). A closed standard descriptor
+    gets ``/dev/null`` parked on it, so no file ctxtui opens takes its number."""
     closed = set()
     for fd in (0, 1, 2):
         try:

@@ -5,27 +5,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 from pathlib import Path
 
 from ctxtui.fleet.index import clear, default_path
 from ctxtui.options import EXIT_OK
 
 
-def _counts_dir() -> Path:
-    from ctxtui.core.tokens.count_cache import ENV_DIR
-
-    directory = os.environ.get(ENV_DIR)
-    if directory:
-        return Path(directory)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("ctxtui")) / "counts"
-
-
 def _clear_counts() -> list[Path]:
     """The count cache's own files (``*.counts``), nothing else in its directory."""
-    directory = _counts_dir()
+    from ctxtui.core.tokens.count_cache import cache_dir
+
+    directory = cache_dir()
     removed = []
     with contextlib.suppress(OSError):
         for path in sorted(directory.iterdir()):

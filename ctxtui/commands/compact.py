@@ -40,11 +40,8 @@ if TYPE_CHECKING:
 def describe(
     result: CompactionResult, policy: Policy | None = None, post_turn: bool = False
 ) -> str:
-    """The outcome in a few lines: what was replaced, the tokens, the overflow if any.
-
-    With the ``policy``, the reason is followed by what it changes under that policy (and
-    ``post_turn``, the plan's: past PicoClaw legacy's after-turn limit).
-    """
+    """The outcome in a few lines: what was replaced, the tokens, the overflow if any; with
+    ``policy``, what the reason changes under it (``post_turn``: past legacy's after-turn limit)."""
     lines = [f"reason: {result.reason.label}"]
     if policy is not None:
         effect = reason_effect(policy, result.reason, post_turn)
@@ -76,11 +73,8 @@ def describe(
 
 
 def say(text: str = "", *, end: str = "\n", flush: bool = False) -> None:
-    """Print ``text`` with its control characters shown, never acted on (``␛[31m``).
-
-    The summary and the prompt quote tool outputs, whose ANSI and OSC escapes would otherwise
-    recolour or retitle the user's terminal; the prompt sent to an LLM keeps them as data.
-    """
+    """Print ``text`` with its control characters shown, never acted on (``␛[31m``): summaries
+    and prompts quote tool outputs, whose escapes would otherwise drive the terminal."""
     print(literal_block(text), end=end, flush=flush)
 
 
@@ -133,9 +127,7 @@ def _tell(
     endpoint: Endpoint | None,
 ) -> Session:
     """Print the outcome (and the preview, or the LLM's streamed summary); the session to write.
-
-    A failed LLM call is a ``CommandError`` after the stand-in has been shown.
-    """
+    A failed LLM call is a ``CommandError`` after the stand-in has been shown."""
     for note in planned.notes:
         say(f"note: {note}")
     say(describe(result, planned.policy, planned.plan.compaction.post_turn))
@@ -185,11 +177,8 @@ def _endpoint(args: argparse.Namespace) -> Endpoint | None:
 def _llm_summary(
     endpoint: Endpoint, planned: Planned, result: CompactionResult
 ) -> tuple[Session, str | None]:
-    """Send the compaction's leaf calls to the endpoint, streaming the answer to stdout.
-
-    Returns the session to write (with the model's summary in place of the stand-in) and the
-    failure, if any; on a failure the stand-in is printed instead, so nothing is lost.
-    """
+    """Send the compaction's leaf calls to the endpoint, streaming the answer to stdout; the
+    session to write and the failure, if any (then the stand-in is printed instead)."""
     from ctxtui.llm import SummarizerError, summarize, template_headings
 
     calls = leaf_calls(

@@ -8,14 +8,14 @@ from typing import Any
 from ctxtui.commands.errors import CommandError
 from ctxtui.commands.json_out import print_json
 from ctxtui.commands.pipeline import load
-from ctxtui.commands.render_report import plural
 from ctxtui.commands.replay import load_history
 from ctxtui.commands.report import print_table
 from ctxtui.core.compare import compare
 from ctxtui.core.engine import Engine
 from ctxtui.core.policies.policy import PRESETS, PolicyError, preset
 from ctxtui.core.pricing.cost_words import dollars
-from ctxtui.options import EXIT_OK, overrides_from
+from ctxtui.core.wording import plural
+from ctxtui.options import EXIT_OK, explain_policy_error, overrides_from
 
 
 def _presets(text: str) -> list[str]:
@@ -39,13 +39,9 @@ def _tail(start: int, tail: dict[str, int]) -> str:
 
 
 def _now(p: dict[str, Any]) -> str:
-    """What the preset does with the session as it ends, against its trigger.
-
-    The plan is of the whole transcript, so "over the trigger" is about the *next* request,
-    one the transcript does not hold; ``--replay`` walks only the requests it holds. PicoClaw
-    legacy's after-turn summary is a second trigger that replay does not simulate (it is
-    not a check before a request), so the sentence names it for what it is.
-    """
+    """What the preset does with the session as it ends, against its trigger: "over the
+    trigger" is about the *next* request, which the transcript does not hold. PicoClaw legacy's
+    after-turn summary, which replay does not simulate, is named for what it is."""
     if p["trigger"] is None:
         return f"never by itself (no window known for the model) · prompt now {p['tokens']:,} tok"
     head = f"at {p['trigger']:,} tok · prompt now {p['tokens']:,} tok"
@@ -57,10 +53,8 @@ def _now(p: dict[str, Any]) -> str:
 
 
 def _replay_row(r: dict[str, Any], after_turn: bool) -> str:
-    """``260 requests · 3 simulated compactions (3 proactive) · peak 7,869 tok at request 91``.
-
-    ``after_turn``: the preset also summarises after a turn, which replay does not simulate.
-    """
+    """``260 requests · 3 simulated compactions (3 proactive) · peak 7,869 tok at request 91``;
+    ``after_turn``: the preset also summarises after a turn, which replay does not simulate."""
     reasons = ", ".join(f"{n:,} {reason}" for reason, n in r["compaction_reasons"].items())
     text = (
         f"{plural(r['requests'], 'request')} · {plural(r['compactions'], 'simulated compaction')}"
@@ -135,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         doc = compare(engine, names, overrides_from(args), history)
     except PolicyError as err:
-        raise CommandError(str(err)) from None
+        raise CommandError(explain_policy_error(err)) from None
     if args.json:
         print_json(doc)  # the stdlib's text, written by orjson
     else:

@@ -1,8 +1,7 @@
 """The ``cost`` and ``cache`` blocks ``report --json`` and ``replay --json`` share.
 
-The session is priced over every request it recorded (read with its full history), and its
-sub-agents' files are priced too for ``total_with_subagents_usd``; ``core.pricing.cost`` does the
-pricing, this module only finds and reads the files.
+The session is priced over every request it recorded, its sub-agents' files too for
+``total_with_subagents_usd``; ``core.pricing.cost`` prices, this module finds and reads files.
 """
 
 from __future__ import annotations

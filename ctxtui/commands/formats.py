@@ -1,8 +1,7 @@
 """``ctxtui formats``: the transcript formats the importers read.
 
-One entry per format, in detection order: the name ``--format`` takes, then what it is and
-the file names it comes in, wrapped to the terminal (at most 100 columns) under a hanging indent, so
-the list stays readable at 80 columns and the names can still be picked out with ``cut``.
+One entry per format, in detection order: the name ``--format`` takes, then what it is and its
+file names under a hanging indent, wrapped to the terminal (at most 100 columns).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The steps every session command shares: load, build the policy, count with progress, plan.
 
-Each step turns the core's own errors (``SessionLoadError``, ``PolicyError``) into a
-``CommandError``, so the user sees one line naming the file or the knob. The knobs' values were
-checked one by one at their flags (``ctxtui.cli``); what is left here are relations between
-knobs and the session.
+Each step turns the core's errors (``SessionLoadError``, ``PolicyError``) into a one-line
+``CommandError`` naming the file or the knob; single values were checked at their flags.
 """
 
 from __future__ import annotations
@@ -11,6 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -40,11 +40,8 @@ class Planned:
 
 
 def load(args: argparse.Namespace, *, full_history: bool = False) -> Session:
-    """Read SESSION with the importers (read-only), or fail with one line.
-
-    ``full_history`` keeps every message the file holds, before and after the agent's own
-    compactions (what ``replay`` walks).
-    """
+    """Read SESSION with the importers (read-only), or fail with one line; ``full_history``
+    keeps the messages before the agent's own compactions too (what ``replay`` walks)."""
     from ctxtui.importers import load_session
 
     try:
@@ -58,21 +55,18 @@ def load(args: argparse.Namespace, *, full_history: bool = False) -> Session:
 
 
 def build_policy(args: argparse.Namespace, session: Session) -> Policy:
-    """The preset fitted to the session (its window), with the knobs given on the command line.
-
-    A relation between knobs that fails (``--tail-min`` above ``--tail-max``) is named by the
-    options the user typed, with their values.
-    """
+    """The preset fitted to the session's window, with the command line's knobs; a failing
+    relation (``--tail-min`` above ``--tail-max``) is named by the options typed."""
     given = overrides_from(args)
     try:
         return options.build_policy(args.preset, given, session)
     except PolicyError as err:
-        raise CommandError(explain_policy_error(str(err), given)) from None
+        raise CommandError(explain_policy_error(err)) from None
 
 
 def ignored_knobs(args: argparse.Namespace, policy: Policy, tokenizer_used: str) -> list[str]:
     """Notes for the knobs the user gave that change nothing under this policy."""
-    values = {**policy.model_dump(), "tokenizer": tokenizer_used}
+    values = {**policy.as_dict(), "tokenizer": tokenizer_used}
     notes: list[str] = []
     for field in overrides_from(args):
         reason = unused_reason(field, values)
@@ -82,11 +76,8 @@ def ignored_knobs(args: argparse.Namespace, policy: Policy, tokenizer_used: str)
 
 
 class Progress:
-    """A ``counting … n / total`` line on stderr, only on a terminal and only when slow.
-
-    ``show`` is the line itself, for any command's words: it waits ``after`` seconds before the
-    first one and then draws at most once per ``every`` seconds (always the ``final`` one).
-    """
+    """A ``counting … n / total`` line on stderr, only on a terminal and only when slow:
+    ``show`` waits ``after`` seconds, then draws at most once per ``every`` (always ``final``)."""
 
     def __init__(
         self, stream: TextIO, *, after: float = PROGRESS_AFTER_SECONDS, every: float = 0.0
@@ -118,18 +109,26 @@ class Progress:
             self._stream.flush()
 
 
+@contextmanager
+def counting() -> Iterator[Progress]:
+    """A progress line on stderr while the body counts; a tokenizer that cannot be had (a
+    ``ValueError``) becomes a ``--tokenizer`` error."""
+    progress = Progress(sys.stderr)
+    try:
+        yield progress
+    except ValueError as err:
+        raise CommandError(f"--tokenizer: {err}") from None
+    finally:
+        progress.close()
+
+
 def plan_session(args: argparse.Namespace) -> Planned:
     """Load, build the policy, count (showing progress when slow) and plan."""
     session = load(args)
     policy = build_policy(args, session)
     engine = Engine(session)
-    progress = Progress(sys.stderr)
-    try:
+    with counting() as progress:
         counts = engine.counts(policy, on_progress=progress)
-    except ValueError as err:
-        raise CommandError(f"--tokenizer: {err}") from None
-    finally:
-        progress.close()
     assert counts is not None  # no stop check was given
     plan = engine.plan(policy, counts)
     notes = ignored_knobs(args, policy, plan.tokenizer.used)

@@ -1,8 +1,7 @@
 """``ctxtui report`` as a table: the ``ctxtui.report/1`` document rendered with rich.
 
-For people, so free to change, unlike the document itself (``ctxtui.core.simulation.report``). Laid
-out for an 80-column terminal: each block is a two-column grid (a short label, then the value), so a
-long warning or path wraps under its value instead of back to column 0.
+For people, so free to change, unlike the document. Each block is a two-column grid (label,
+value), so a long warning or path wraps under its value on an 80-column terminal.
 """
 
 from __future__ import annotations
@@ -17,33 +16,28 @@ from ctxtui.core.planning.overflow import overflow_words
 from ctxtui.core.planning.plan import TailReason
 from ctxtui.core.planning.rows import visible
 from ctxtui.core.simulation.report import display_text
+from ctxtui.core.wording import plural
 
 FULL_TABLE_ROWS = 60  # longer sessions print the first and last rows around an ellipsis
 EDGE_ROWS = 20
 LABEL_WIDTH = 10  # "compaction", the longest label: every block's values line up
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
-
-
-plural = _plural
-
-
-def _grid() -> Table:
+def label_grid(label_style: str = "bold", value_style: str = "") -> Table:
+    """A block of the report: a short label, then its value, folded under itself."""
     grid = Table.grid(padding=(0, 1))
-    grid.add_column(style="bold", no_wrap=True, min_width=LABEL_WIDTH)
-    grid.add_column(overflow="fold")
+    grid.add_column(style=label_style, no_wrap=True, min_width=LABEL_WIDTH)
+    grid.add_column(overflow="fold", style=value_style)
     return grid
 
 
 def _header(report: dict[str, Any]) -> Table:
     s, tok, policy = report["session"], report["tokenizer"], report["policy"]
-    grid = _grid()
+    grid = label_grid()
     grid.add_row("session", Text(display_text(s["path"] or "(no file)"), style="bold"))
     grid.add_row(
         "",
-        f"{s['format']} · {_plural(s['message_count'], 'message')} · preset "
+        f"{s['format']} · {plural(s['message_count'], 'message')} · preset "
         f"{policy['preset']} · tokenizer {tok['used']}",
     )
     if tok["requested"] != tok["used"] or tok["note"]:
@@ -64,7 +58,7 @@ def _header(report: dict[str, Any]) -> Table:
 def _totals(report: dict[str, Any], messages: list[dict[str, Any]]) -> Table:
     t, tail = report["totals"], report["fresh_tail"]
     ratio = t["used_ratio"]
-    grid = _grid()
+    grid = label_grid()
     # the headline is the prompt sent, as in the gauge; the request adds the output reserve
     grid.add_row("prompt", Text(f"{t['tokens']:,} tok sent", style="bold"))
     request = Text(f"{t['requested']:,} of {t['window']:,} tok ")
@@ -130,10 +124,10 @@ def _zones(messages: list[dict[str, Any]]) -> str:
 
 def _footer(report: dict[str, Any]) -> Table:
     prune, comp, over = report["prune"], report["compaction"], report["overflow"]
-    grid = _grid()
+    grid = label_grid()
     grid.add_row(
         "pruned",
-        f"{_plural(len(prune['pruned']), 'tool output')} · {prune['tokens_freed']:,} tok freed",
+        f"{plural(len(prune['pruned']), 'tool output')} · {prune['tokens_freed']:,} tok freed",
     )
     if comp["needed"]:
         first, last = comp["replaced"] or (None, None)

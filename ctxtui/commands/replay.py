@@ -1,15 +1,13 @@
 """``ctxtui replay``: every request of a session, simulated and reported, and the calibration.
 
-The session is read with its full history (through the agent's own compactions), replayed
-under the policy (``ctxtui.core.simulation.replay``) and calibrated against the usage the transcript
-recorded (``ctxtui.core.tokens.calibration``). This module only renders: a table for people, or
-the ``ctxtui.replay/2`` JSON document for scripts (``/1`` plus the dollar and cache keys).
+The session is read with its full history, replayed under the policy and calibrated against
+the usage it recorded; this module only renders: a table, or the ``ctxtui.replay/2`` JSON
+document.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -22,13 +20,11 @@ from ctxtui.commands.cost_blocks import (
     cost_sentence,
     whatif_sentence,
 )
-from ctxtui.commands.errors import CommandError
 from ctxtui.commands.json_out import print_json
-from ctxtui.commands.pipeline import Progress, build_policy, ignored_knobs, load
-from ctxtui.commands.render_report import plural
+from ctxtui.commands.pipeline import build_policy, counting, ignored_knobs, load
 from ctxtui.commands.report import print_table
 from ctxtui.core.engine import Engine
-from ctxtui.core.policies.policy import Policy
+from ctxtui.core.policies.policy import KNOBS, Policy
 from ctxtui.core.pricing.cache_model import simulated_json, token_scale, what_if, whatif_json
 from ctxtui.core.pricing.cost import RequestCost, request_json
 from ctxtui.core.session.models import Session
@@ -37,6 +33,7 @@ from ctxtui.core.simulation.report import display_text
 from ctxtui.core.simulation.reported import ReportedGap, gap_of
 from ctxtui.core.tokens.calibration import Calibration, calibrate, session_fit
 from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.wording import plural
 from ctxtui.options import EXIT_OK
 
 SCHEMA = "ctxtui.replay/2"
@@ -56,16 +53,14 @@ def load_history(args: argparse.Namespace) -> Session:
 def calibration_counts(
     engine: Engine, policy: Policy, counts: SessionCounts
 ) -> dict[str, SessionCounts]:
-    """The policy's counts first, then the cheap estimators, then cl100k on small sessions.
-
-    A tokenizer already counted (the policy's) keeps its place and its own settings.
-    """
+    """The policy's counts first (with its own settings), then the cheap estimators, then
+    cl100k on small sessions."""
     out = {counts.tokenizer.used: counts}
     specs = list(CHEAP_TOKENIZERS)
     chars = sum(len(m.content) + len(m.reasoning) for m in engine.session.messages)
     if chars <= EXACT_CALIBRATION_CHARS:
         specs.append(EXACT_TOKENIZER)
-    default_ratio = Policy.model_fields["chars_per_token"].default
+    default_ratio = KNOBS["chars_per_token"].default
     for spec in specs:
         # the plan estimator at its own default ratio, not the preset's (picoclaw sets 2.5)
         other = engine.counts(policy.with_changes(tokenizer=spec, chars_per_token=default_ratio))
@@ -78,8 +73,7 @@ def run(args: argparse.Namespace) -> int:
     session = load_history(args)
     policy = build_policy(args, session)
     engine = Engine(session)
-    progress = Progress(sys.stderr)
-    try:
+    with counting() as progress:
         counts = engine.counts(policy, on_progress=progress)
         assert counts is not None  # no stop check was given
         plan = engine.plan(policy, counts)
@@ -89,10 +83,6 @@ def run(args: argparse.Namespace) -> int:
             [r.message_index for r in result.requests],
             calibration_counts(engine, policy, counts),
         )
-    except ValueError as err:
-        raise CommandError(f"--tokenizer: {err}") from None
-    finally:
-        progress.close()
     fixed = counts.system_tokens + counts.tool_def_tokens + counts.summary_tokens
     gap = gap_of(
         session,
@@ -121,11 +111,8 @@ def build_document(
     gap: ReportedGap | None = None,
 ) -> dict[str, Any]:
     """The ``ctxtui.replay/2`` document: every key always present, ``null`` where unknown.
-
-    ``costs`` (the session priced over these requests) adds each request's dollars and cache
-    figures and the session's ``cost`` and ``cache`` blocks; ``gap`` is the one sentence that
-    explains the last request's difference to the API's count.
-    """
+    ``costs`` adds the dollar and cache figures; ``gap`` explains the last request's difference
+    to the API's count."""
     session, policy = result.session, result.policy
     if costs is None:
         costs = cost_blocks(session, result.points)
@@ -141,7 +128,7 @@ def build_document(
             "message_count": len(session.messages),
             "warnings": [*session.meta.warnings, *costs.warnings],
         },
-        "policy": policy.model_dump(mode="json"),
+        "policy": policy.as_json(),
         "tokenizer": result.counts.tokenizer.used,
         "window": policy.context_window,
         "trigger_tokens": result.trigger_tokens,

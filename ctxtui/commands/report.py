@@ -65,12 +65,9 @@ def _finite(value: object) -> bool:
 def encode_json(report: dict[str, Any]) -> bytes:
     """The document as UTF-8 JSON indented by two spaces, with a final newline.
 
-    Valid UTF-8 whatever the session held. orjson writes the same text as
-    ``json.dumps(indent=2, ensure_ascii=False)`` at a fraction of the cost (``indent`` forces
-    the stdlib's pure-Python encoder: 1.4 s of a 100k-message report, against 0.06 s). What
-    orjson refuses or would write differently goes the stdlib way: a lone surrogate (a file
-    name that is not UTF-8, shown as U+FFFD), an integer beyond 64 bits, NaN or infinity. The
-    messages hold only integers, strings, booleans and nulls, so only the rest is checked.
+    orjson writes what ``json.dumps(indent=2, ensure_ascii=False)`` would, without its slow
+    pure-Python encoder; what orjson refuses or writes differently (a lone surrogate, a huge
+    integer, NaN) goes the stdlib way. Messages hold no floats, so only the rest is checked.
     """
     import orjson
 
@@ -97,11 +94,8 @@ def write_stdout(data: bytes) -> None:
 
 
 def _estimate(planned: Planned) -> EstimateDrift | None:
-    """The estimator against the exact count, when the report counted exactly.
-
-    Only then: the estimate is cheap to add to an exact count, while an exact count added to
-    every default report would make it as slow as tiktoken.
-    """
+    """The estimator against the exact count, only when the report counted exactly: an exact
+    count added to every default report would make it slow."""
     counts = planned.engine.cached_counts(planned.policy)
     if counts is None or not is_exact(counts.tokenizer.used):
         return None

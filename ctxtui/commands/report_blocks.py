@@ -8,10 +8,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from ctxtui.commands.render_report import label_grid
 from ctxtui.core.planning.rows import visible
 from ctxtui.core.simulation.report import display_text
 
-LABEL_WIDTH = 10  # as the report's other blocks: values line up
 MAX_TOOLS = 12
 """Rows of the table; the rest are folded into one line (the JSON lists every tool)."""
 
@@ -58,9 +58,7 @@ def render_tools(report: dict[str, Any]) -> RenderableType:
         table.add_row(f"… {len(rest):,} more", "", "", "", "", "", f"{sent:,}", "")
     pruned = sum(t["pruned_tokens"] for t in tools)
     truncated = sum(t["truncated_tokens"] for t in tools)
-    freed = Table.grid(padding=(0, 1))
-    freed.add_column(style="bold", no_wrap=True, min_width=LABEL_WIDTH)
-    freed.add_column(overflow="fold")
+    freed = label_grid()
     freed.add_row("freed", f"by pruning {pruned:,} tok · by truncation {truncated:,} tok")
     return Group(table, freed)
 
@@ -70,8 +68,6 @@ def render_estimate(report: dict[str, Any]) -> RenderableType | None:
     estimate = report.get("estimate")
     if not estimate or not estimate["differs"]:
         return None
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(style="bold yellow", no_wrap=True, min_width=LABEL_WIDTH)
-    grid.add_column(overflow="fold", style="yellow")
+    grid = label_grid("bold yellow", "yellow")
     grid.add_row("estimate", estimate["sentence"])
     return grid

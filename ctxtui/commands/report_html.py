@@ -1,11 +1,9 @@
 """``ctxtui report --html``: the report as one self-contained page to attach to a pull request.
 
-Everything the page shows is inline: its style, the gauge (a row of proportional blocks), the
-message and tool tables, and the timeline as an SVG drawn here. It loads nothing (a
-Content-Security-Policy forbids any fetch, script or font) and runs no script, so it reads the
-same offline, in a CI artefact viewer or a mail client. Every figure is the ``report --json``
-document's and carries its key in ``data-figure``, so a test can read them back. Text from
-the session (its path, tool names, warnings) is escaped and its control characters shown.
+Everything is inline (style, gauge, tables, the timeline as SVG) and a Content-Security-Policy
+forbids any fetch or script, so it reads the same offline. Every figure is the ``report
+--json`` document's, tagged with its key in ``data-figure``; session text is escaped and its
+control characters shown.
 """
 
 from __future__ import annotations

@@ -1,15 +1,13 @@
 """``ctxtui retention``: what each compaction summary of a session kept of what it replaced.
 
-The session is read with its full history; every compaction the agent recorded is audited
-beside ctxtui's stand-in for the same segment, and then the stand-in the preview would write
-now (``ctxtui.core.simulation.retention_audits``). This module only renders: a table for people, or
-the ``ctxtui.retention/1`` JSON document for scripts.
+Every compaction the agent recorded is audited beside ctxtui's stand-in for the same segment,
+then the stand-in a compaction would write now. This module only renders: a table, or the
+``ctxtui.retention/1`` JSON document.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -18,9 +16,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ctxtui.commands.errors import CommandError
 from ctxtui.commands.json_out import print_json
-from ctxtui.commands.pipeline import Progress, build_policy, load
+from ctxtui.commands.pipeline import build_policy, counting, load
 from ctxtui.commands.report import print_table
 from ctxtui.core.engine import Engine
 from ctxtui.core.policies.reasons import CompactReason
@@ -41,8 +38,7 @@ def audits_of(args: argparse.Namespace) -> tuple[dict[str, Any], list[Audit]]:
     history = load(args, full_history=True)
     policy = build_policy(args, history)
     engine = Engine(history)
-    progress = Progress(sys.stderr)
-    try:
+    with counting() as progress:
         counts = engine.counts(policy, on_progress=progress)
         assert counts is not None  # no stop check was given
         audits = list(recorded_audits(history, policy, counts, engine.tokenizer(policy)))
@@ -53,10 +49,6 @@ def audits_of(args: argparse.Namespace) -> tuple[dict[str, Any], list[Audit]]:
             preview = preview_audit(shown, result)
             if preview is not None:
                 audits.append(_shifted(preview, offset))
-    except ValueError as err:
-        raise CommandError(f"--tokenizer: {err}") from None
-    finally:
-        progress.close()
     header = {
         "path": display_text(history.meta.source_path),
         "format": history.meta.format,

@@ -1,10 +1,8 @@
 """``ctxtui serve``: the same app in a web browser, through textual-serve.
 
-For demos and for people who would rather not open a terminal. Each browser tab starts its own
-``ctxtui`` process (textual-serve runs the command below under Textual's web driver), so the
-session and the policy flags given here are what every visitor sees. The server binds to
-loopback unless told otherwise, and only the printed URL (it holds a secret token) opens the
-app: see ``ctxtui.serving`` for the token, origin, cap and process rules.
+Each browser tab starts its own ``ctxtui`` process with the session and flags given here. The
+server binds to loopback unless told otherwise, and only the printed URL (it holds a secret
+token) opens the app: ``ctxtui.serving`` has the token, origin, cap and process rules.
 """
 
 from __future__ import annotations
@@ -27,10 +25,8 @@ _SERVE_ONLY = {"command", "session", "host", "port", "public_url", "max_apps", "
 
 
 def app_command(session: str | None, extra: list[str]) -> str:
-    """The shell command textual-serve runs for each visitor: this Python, this ctxtui.
-
-    ``exec`` makes the app the shell's own process, so ending it ends the app, not a shell.
-    """
+    """The shell command textual-serve runs for each visitor: this Python, this ctxtui, under
+    ``exec`` so ending it ends the app, not a shell."""
     argv = [sys.executable, "-m", "ctxtui"]
     if session is not None:
         argv.append(str(Path(session).resolve()))

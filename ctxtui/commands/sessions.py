@@ -1,11 +1,8 @@
 """``ctxtui sessions``: the sessions the user's agents already wrote, newest first.
 
-A table for people (agent, started, model, messages, size, project, what to open) or one JSON
-document (schema ``ctxtui.sessions/1``). Sub-agent transcripts of Claude Code are listed under
-their parent. ``--count`` opens each session as the app would and counts its messages; the
-listing itself reads only a bounded head of each file. Names and fields from the stores are
-printed literally (``stores.shown``): a file name holding an escape cannot drive the terminal.
-What could not be read is passed over, and how much is said on stderr.
+A table or one ``ctxtui.sessions/1`` JSON document; Claude Code's sub-agents are listed under
+their parent. The listing reads a bounded head of each file (``--count`` opens each session);
+names are printed literally (``stores.shown``), and what could not be read is counted on stderr.
 """
 
 from __future__ import annotations

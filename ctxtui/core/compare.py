@@ -1,8 +1,7 @@
 """One session under several presets, side by side: the ``ctxtui.compare/1`` document.
 
-Each preset gets its own policy (its window and tokenizer for the session's model), plan and
-— whatever the trigger says — a compaction, so "the request after a compaction" is always a
-figure. The rendering is the command's; this module only gathers the data.
+Each preset gets its own policy, plan and, whatever the trigger says, a compaction, so "the
+request after a compaction" is always a figure.
 """
 
 from __future__ import annotations
@@ -47,12 +46,8 @@ def plan_presets(
     overrides: Mapping[str, Any] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> tuple[PresetPlan, ...] | None:
-    """Each preset's policy fitted to the session and its plan, in order (the app's lanes).
-
-    ``None`` when ``should_stop`` says so between presets (each may count with another
-    tokenizer, which takes seconds on a long session). Counts are the engine's, so a preset
-    sharing a tokenizer with another, or with the main view, costs a plan only.
-    """
+    """Each preset's policy fitted to the session and its plan, in order (the app's lanes);
+    ``None`` when ``should_stop`` says so. Counts are the engine's, shared between presets."""
     session = engine.session
     out: list[PresetPlan] = []
     for name in presets:
@@ -144,11 +139,8 @@ def compare(
     overrides: Mapping[str, Any] | None = None,
     history: Engine | None = None,
 ) -> dict[str, Any]:
-    """The ``ctxtui.compare/1`` document: the session, then one entry per preset in order.
-
-    With ``history`` (the session read with its full history, or the session itself), each
-    entry's ``replay`` holds ``replay_entry`` over it; otherwise ``replay`` is ``null``.
-    """
+    """The ``ctxtui.compare/1`` document: the session, then one entry per preset in order,
+    with ``replay`` over ``history`` when given (else ``null``)."""
     session = engine.session
     entries = [compare_entry(engine, name, overrides or {}) for name in presets]
     if history is not None:

@@ -1,9 +1,7 @@
 """``Engine``: one session's counts, plans and compactions behind one object, for both shells.
 
-The CLI and the app hold an ``Engine`` per open session. It caches token counts per tokenizer
-(counting is the slow step) so that a knob change re-plans without re-counting, and it is the
-one place that strings the pipeline together: tokenizer → counts → plan → compaction.
-It holds no Textual state and is safe to call from a worker thread.
+It caches counts per tokenizer, so a knob change re-plans without re-counting, and strings the
+pipeline together: tokenizer → counts → plan → compaction. Safe to call from a worker thread.
 """
 
 from __future__ import annotations

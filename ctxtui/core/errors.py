@@ -7,13 +7,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class OverflowInfo:
-    """The fields of a ``ContextOverflowError``, defects X9–X12 fixed.
-
-    The error is the plan's (docs/plan.md, "The overflow error").
-
-    ``requested_tokens`` is the real estimate of the request — system prompt + tool definitions
-    + history + output reserve — not the window (X9); ``reason`` says which check failed (X12).
-    """
+    """The plan's context-overflow error (docs/plan.md): ``requested_tokens`` is the request's
+    real estimate, not the window (X9); ``reason`` says which check failed (X12)."""
 
     model: str
     context_window: int
@@ -28,36 +23,9 @@ class OverflowInfo:
         )
 
 
-class ContextOverflowError(Exception):
-    """The request cannot fit the window even after compaction; raised, never just logged."""
-
-    def __init__(self, info: OverflowInfo) -> None:
-        super().__init__(info.message())
-        self.info = info
-
-    @property
-    def model(self) -> str:
-        return self.info.model
-
-    @property
-    def context_window(self) -> int:
-        return self.info.context_window
-
-    @property
-    def requested_tokens(self) -> int:
-        return self.info.requested_tokens
-
-    @property
-    def reason(self) -> str:
-        return self.info.reason
-
-
 class SessionLoadError(Exception):
-    """A session file could not be read; ``str()`` is the one line shown to the user.
-
-    Importers raise it with the file, the line (for JSONL), what was expected and what was
-    found. The CLI prints it and exits 2; the app shows it on an error screen.
-    """
+    """A session file could not be read; ``str()`` is the one line shown to the user: the file,
+    the line (for JSONL), what was expected and what was found."""
 
     def __init__(self, path: str, problem: str, line: int | None = None) -> None:
         where = f"{path}:{line}" if line is not None else path

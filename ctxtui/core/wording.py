@@ -1,8 +1,6 @@
 """Counted nouns and their articles, so no sentence says ``1 messages`` or ``a 8,000-token``.
 
-Every sentence the core and the CLI build around a figure goes through these two helpers: a
-count is only ever rendered with the noun's right number, and an article before a figure is
-chosen by how the figure is read aloud ("an 8,000-token budget", "an 11-token reply").
+An article before a figure is chosen by how it is read aloud ("an 8,000-token budget").
 """
 
 from __future__ import annotations
@@ -32,11 +30,8 @@ def counted(n: int | None, word: str) -> str:
 
 
 def article(n: int) -> str:
-    """``a`` or ``an`` before ``n`` as written with separators: an 8, an 11, an 18,000, a 180.
-
-    English reads a figure from its leading group of digits: one starting with an 8 ("eight",
-    "eighty", "eight hundred") or being exactly 11 or 18 ("eleven", "eighteen") takes ``an``.
-    """
+    """``a`` or ``an`` before ``n`` as written with separators: an 8, an 11, an 18,000, a 180
+    (a leading group that starts with 8, or is 11 or 18, is read with a vowel)."""
     lead = f"{abs(n):,}".split(",", 1)[0]
     return "an" if lead.startswith("8") or lead in ("11", "18") else "a"
 

@@ -1,12 +1,13 @@
 """Importers: turn each transcript format into the core's ``Session``. No Textual here.
 
-Contract: ``load_session(path, format=None) -> Session`` detects the format (or uses the one
-given), reads the file read-only and raises ``SessionLoadError`` with one clear line on bad
+Contract: ``load_session(path, format=None) -> Session`` opens the path once as a ``Source``
+(``_stream.open_source``), detects the format from it (or uses the one given), has the
+importer read that same source, and raises ``SessionLoadError`` with one clear line on bad
 input. ``FORMATS`` lists every importer with its name and a one-line description.
 
 Each importer is a module named after its format (dashes become underscores) exposing
 ``FORMAT: FormatInfo``, ``sniff(path, head) -> int`` (confidence 0-100; ``head`` is the first
-JSON value of the file, or ``None`` for SQLite and directories) and ``load(path) -> Session``.
+JSON value of the file, or ``None`` for SQLite and directories) and ``load(source) -> Session``.
 Modules are imported lazily, so opening one format never pays for the others.
 """
 
@@ -23,15 +24,9 @@ from ctxtui.core.session.formats import FORMAT_NAMES, FORMATS, FormatInfo, forma
 from ctxtui.core.session.images import priced_images
 from ctxtui.core.session.models import Session, SessionMeta
 from ctxtui.importers._jsonl import read_head
-from ctxtui.importers._parts import MAX_COUNT, counting_dropped, dropped_counts, quoted
-from ctxtui.importers._reader import (
-    SQLITE_MAGIC,
-    check_file,
-    forget_cached,
-    json_kind,
-    read_magic,
-)
-from ctxtui.importers._stream import SQLITE_ERRORS, sqlite_problem
+from ctxtui.importers._parts import MAX_COUNT, quoted
+from ctxtui.importers._reader import SQLITE_MAGIC, json_kind
+from ctxtui.importers._stream import SQLITE_ERRORS, Source, open_source, sqlite_problem
 
 
 def normalize_format(name: str) -> str:
@@ -181,30 +176,25 @@ def _best_sniff(path: Path, head: Any) -> str | None:
     return None if best is None else best[1]
 
 
-def detect_format(path: Path | str) -> str:
+def detect_format(source: Source) -> str:
     """The format name of a transcript: path hints, then SQLite tables, then its first value.
 
     Refuses with one line saying what was found when nothing matches.
     """
-    path = Path(path)
-    if path.is_dir():
+    path = source.path
+    if source.is_dir:
         return _detect_directory(path)
     hint = _path_hint(path)
     if hint is not None:
-        check_file(path)
         return hint
-    if read_magic(path, 16) == SQLITE_MAGIC:
+    if source.magic(16) == SQLITE_MAGIC:
         return _detect_sqlite(path)
-    head = read_head(path)
+    head = read_head(source)
     if not isinstance(head, (dict, list)):
-        raise SessionLoadError(
-            str(path), f"expected a JSON object or array, found {json_kind(head)}"
-        )
+        raise source.problem(f"expected a JSON object or array, found {json_kind(head)}")
     found = _best_sniff(path, head)
     if found is None:
-        raise SessionLoadError(
-            str(path), f"no known format: expected a transcript, found {json_kind(head)}"
-        )
+        raise source.problem(f"no known format: expected a transcript, found {json_kind(head)}")
     return found
 
 
@@ -213,44 +203,53 @@ def load_session(
 ) -> Session:
     """Read a transcript into a ``Session``, detecting its format unless one is given.
 
+    The path is checked and opened once; detection and the importer read that one source.
     Fills ``meta.source_path`` and ``meta.format``. Importers add their reader warnings to
     ``meta.warnings`` themselves, since only they know which lines they skipped.
     ``full_history`` asks an importer that has a ``load_history`` (formats whose agents
     compact: Claude Code, Codex) for every message, before and after its recorded compactions.
     """
-    with counting_dropped():  # absurd token counts are dropped where read, and said here
-        return _load_session(path, format, full_history)
-
-
-def _load_session(path: Path | str, format: str | None, full_history: bool) -> Session:
     path, session_id = split_session_id(path)
-    try:
-        name = normalize_format(format) if format is not None else detect_format(path)
+    if format is not None:
+        importer(format)  # an unknown --format is said before the file is looked at
+    with open_source(path) as source:
+        name = normalize_format(format) if format is not None else detect_format(source)
         if session_id is not None:
-            return _load_one_session(path, name, session_id, full_history)
-        module = importer(name)
-        if path.is_dir():
-            if name not in ("opencode", "picoclaw"):
-                raise SessionLoadError(str(path), "expected a file, found a directory")
+            session = _load_one_session(source, name, session_id, full_history)
         else:
-            check_file(path)
-            if path.stat().st_size == 0:
-                raise SessionLoadError(
-                    str(path), "empty file: expected a transcript, found nothing"
-                )
-        loader = getattr(module, "load_history", None) if full_history else None
-        session: Session = (loader or module.load)(path)
-        if format is not None and not session.messages and not session.system_prompt:
-            _refuse_empty_forced(path, name)
-    finally:
-        forget_cached()
-    meta = plausible_window(
-        session.meta.model_copy(update={"source_path": str(path), "format": name})
-    )
+            session = _load_whole(source, name, forced=format is not None, full=full_history)
+        return finish(session, source.path, name, source.dropped.count)
+
+
+def _load_whole(source: Source, name: str, *, forced: bool, full: bool) -> Session:
+    module = importer(name)
+    if source.is_dir:
+        if name not in ("opencode", "picoclaw"):
+            raise source.problem("expected a file, found a directory")
+    elif source.size == 0:
+        raise source.problem("empty file: expected a transcript, found nothing")
+    loader = getattr(module, "load_history", None) if full else None
+    session: Session = (loader or module.load)(source)
+    if forced and not session.messages and not session.system_prompt:
+        _refuse_empty_forced(source, name)
+    return session
+
+
+def finish(session: Session, path: Path, name: str, dropped: int) -> Session:
+    """What every load adds to an importer's session: where it came from, its format, the
+    window check and the warning for ``dropped`` token counts, priced images and the system
+    prompt hoisted."""
+    meta = finished_meta(session, path, name, dropped)
     return priced_images(hoist_system_prompt(session.model_copy(update={"meta": meta})))
 
 
-def plausible_window(meta: SessionMeta) -> SessionMeta:
+def finished_meta(session: Session, path: Path, name: str, dropped: int) -> SessionMeta:
+    """``finish``'s meta: the source, the format, the window check and the dropped counts."""
+    meta = session.meta.model_copy(update={"source_path": str(path), "format": name})
+    return plausible_window(meta, dropped)
+
+
+def plausible_window(meta: SessionMeta, dropped: int = 0) -> SessionMeta:
     """``meta`` without a declared context window that no policy accepts, with a warning
     (and one for the token counts dropped while reading, ``_parts.as_int``).
 
@@ -258,23 +257,20 @@ def plausible_window(meta: SessionMeta) -> SessionMeta:
     ``1e18``, a 4,000-digit number) would otherwise be refused later as if the user had typed
     it as ``--context-window``.
     """
-    dropped = dropped_counts()
     if dropped:
         note = f"{dropped:,} token counts ignored: not finite, negative or over {MAX_COUNT:,}"
         meta = meta.model_copy(update={"warnings": (*meta.warnings, note)})
     window = meta.context_window
     if window is None:
         return meta
-    from ctxtui.core.policies.policy import Policy  # here: listing the formats need not import it
+    from ctxtui.core.policies.policy import KNOBS  # here: listing the formats need not import it
 
-    bounds = Policy.model_fields["context_window"].metadata
-    low = next(m.ge for m in bounds if hasattr(m, "ge"))
-    high = next(m.le for m in bounds if hasattr(m, "le"))
-    if low <= window <= high:
+    row = KNOBS["context_window"]
+    if row.accepts(window):
         return meta
     warning = (
-        f"the file's context window ({quoted(window)} tokens) is outside {low:,} to "
-        f"{high:,}; ignored"
+        f"the file's context window ({quoted(window)} tokens) is outside {row.low:,.0f} to "
+        f"{row.high:,.0f}; ignored"
     )
     return meta.model_copy(update={"context_window": None, "warnings": (*meta.warnings, warning)})
 
@@ -293,26 +289,21 @@ def split_session_id(path: Path | str) -> tuple[Path, str | None]:
     return Path(text), None
 
 
-def _load_one_session(path: Path, name: str, session_id: str, full_history: bool) -> Session:
+def _load_one_session(source: Source, name: str, session_id: str, full_history: bool) -> Session:
     """One of the sessions a file holds: an OpenCode database's, or a Claude Code sub-agent's."""
-    session: Session
     if name == "opencode":
         from ctxtui.importers._opencode_sqlite import load_database
 
-        session = load_database(path, session_id)
-    elif name == "claude-code":
-        check_file(path)
-        session = importer(name).load_sidechain(path, session_id, full_history=full_history)
-    else:
-        raise SessionLoadError(
-            str(path),
-            f"'#{session_id}' names a session, but only OpenCode databases and Claude Code "
-            "transcripts (their sub-agents) hold several",
-        )
-    meta = plausible_window(
-        session.meta.model_copy(update={"source_path": str(path), "format": name})
+        return load_database(source.path, source.dropped, session_id)
+    if name == "claude-code" and not source.is_dir:
+        module = importer(name)
+        session: Session = module.load_sidechain(source, session_id, full_history=full_history)
+        return session
+    raise SessionLoadError(
+        str(source.path),
+        f"'#{session_id}' names a session, but only OpenCode databases and Claude Code "
+        "transcripts (their sub-agents) hold several",
     )
-    return priced_images(hoist_system_prompt(session.model_copy(update={"meta": meta})))
 
 
 SQLITE_SIDE_SUFFIXES = ("-journal", "-wal", "-shm")
@@ -349,7 +340,7 @@ def protected_paths(path: Path | str) -> frozenset[Path]:
     return frozenset(found)
 
 
-def _refuse_empty_forced(path: Path, name: str) -> None:
+def _refuse_empty_forced(source: Source, name: str) -> None:
     """Refuse a forced format that read nothing from a file of another format.
 
     An importer skips the records it does not know, so forcing the wrong one used to give an
@@ -357,7 +348,7 @@ def _refuse_empty_forced(path: Path, name: str) -> None:
     an empty session of the forced format (detection agrees) is still accepted.
     """
     try:
-        detected: str | None = detect_format(path)
+        detected: str | None = detect_format(source)
     except SessionLoadError:
         detected = None
     if detected == name:
@@ -367,8 +358,8 @@ def _refuse_empty_forced(path: Path, name: str) -> None:
         if detected is not None
         else ""
     )
-    raise SessionLoadError(
-        str(path), f"expected {format_info(name).title} data (--format {name}), found none{hint}"
+    raise source.problem(
+        f"expected {format_info(name).title} data (--format {name}), found none{hint}"
     )
 
 

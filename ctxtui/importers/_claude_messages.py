@@ -17,6 +17,7 @@ from ctxtui.importers._parts import (
     text_part,
     usage_anthropic,
 )
+from ctxtui.importers._stream import Dropped
 from ctxtui.importers._timestamps import parse_timestamp
 
 SYNTHETIC_MODEL = "<synthetic>"
@@ -38,6 +39,7 @@ def convert(
     chain: list[Record],
     tool_names: Mapping[str, str],
     warnings: list[str],
+    dropped: Dropped,
     compactions: list[RecordedCompaction] | None = None,
 ) -> list[Message]:
     """Chained entries → messages: merge split responses, split out tool results.
@@ -45,35 +47,64 @@ def convert(
     Each ``compact_boundary`` crossed is appended to ``compactions`` at the index of the
     message that follows it (the summary).
     """
-    out: list[Message] = []
-    open_ids: dict[str, int] = {}  # message.id → index in out, while only tool results follow
-    synthetic = 0
+    converter = Converter(tool_names, dropped, compactions)
     for record in chain:
+        converter.add(record)
+    warnings.extend(converter.notes())
+    return converter.out
+
+
+class Converter:
+    """``convert`` one entry at a time, so a chain that grows is converted only where it grew."""
+
+    def __init__(
+        self,
+        tool_names: Mapping[str, str],
+        dropped: Dropped,
+        compactions: list[RecordedCompaction] | None = None,
+    ) -> None:
+        self.tool_names = tool_names
+        self.dropped = dropped
+        self.compactions = compactions
+        self.out: list[Message] = []
+        self.low = 0
+        """The first message of ``out`` added or changed since ``low`` was last reset."""
+        self._open_ids: dict[str, int] = {}  # message.id → index in out, while tool results follow
+        self._synthetic = 0
+
+    def add(self, record: Record) -> None:
         value = record.value
         kind = value.get("type")
-        if compactions is not None and is_boundary(value):
-            compactions.append(_recorded(record, len(out)))
+        out = self.out
+        if self.compactions is not None and is_boundary(value):
+            self.compactions.append(_recorded(record, len(out)))
         elif kind == "assistant":
-            message = _assistant(record)
+            message = _assistant(record, self.dropped)
             if message.model == SYNTHETIC_MODEL:
-                synthetic += 1
+                self._synthetic += 1
             msg_id = _message_id(value)
-            index = open_ids.get(msg_id) if msg_id else None
+            index = self._open_ids.get(msg_id) if msg_id else None
             if index is not None and all(m.role == "tool" for m in out[index + 1 :]):
                 out[index] = _merge(out[index], message)
-                continue
-            if msg_id in open_ids:  # the same API response again: its usage counts once
+                self.low = min(self.low, index)
+                return
+            if msg_id in self._open_ids:  # the same API response again: its usage counts once
                 message = message.model_copy(update={"usage": None})
+            self.low = min(self.low, len(out))
             out.append(message)
             if msg_id:
-                open_ids[msg_id] = len(out) - 1
+                self._open_ids[msg_id] = len(out) - 1
         elif kind == "user":
-            out.extend(_user(record, tool_names))
-    if synthetic:
-        warnings.append(
-            f"{synthetic:,} CLI-generated (<synthetic>) assistant messages marked injected"
-        )
-    return out
+            self.low = min(self.low, len(out))
+            out.extend(_user(record, self.tool_names))
+
+    def notes(self) -> list[str]:
+        """The warnings the conversion so far gives."""
+        if not self._synthetic:
+            return []
+        return [
+            f"{self._synthetic:,} CLI-generated (<synthetic>) assistant messages marked injected"
+        ]
 
 
 def _recorded(boundary: Record, index: int) -> RecordedCompaction:
@@ -111,7 +142,7 @@ def _merge(first: Message, later: Message) -> Message:
     )
 
 
-def _assistant(record: Record) -> Message:
+def _assistant(record: Record, dropped: Dropped) -> Message:
     value = record.value
     message = value.get("message") if isinstance(value.get("message"), dict) else {}
     texts: list[str] = []
@@ -151,7 +182,7 @@ def _assistant(record: Record) -> Message:
         reasoning="\n".join(reasoning),
         created_at=parse_timestamp(value.get("timestamp")),
         model=model if isinstance(model, str) else None,
-        usage=None if synthetic or not isinstance(usage, dict) else usage_anthropic(usage),
+        usage=None if synthetic or not isinstance(usage, dict) else usage_anthropic(usage, dropped),
         injected=synthetic,
         is_error=value.get("isApiErrorMessage") is True,
         source_line=record.line,

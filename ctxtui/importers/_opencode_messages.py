@@ -21,6 +21,7 @@ from ctxtui.core.session.models import (
     ToolCall,
 )
 from ctxtui.importers._parts import as_text, compact_json, media_from_url, text_part, usage_opencode
+from ctxtui.importers._stream import Dropped
 from ctxtui.importers._timestamps import from_epoch_ms
 
 FORMAT_NAME = "opencode"
@@ -56,13 +57,14 @@ def created_ms(info: Mapping[str, Any]) -> int:
 def build_session(
     stored: Sequence[StoredMessage],
     warnings: list[str],
+    dropped: Dropped,
     *,
     source_path: str | None = None,
     title: str | None = None,
 ) -> Session:
     """Stored messages → the chat the model sees: one assistant message per step."""
     start = _effective_start(stored, warnings)
-    converter = _Converter(warnings)
+    converter = _Converter(warnings, dropped)
     for message in stored[start:]:
         converter.add(message)
     converter.report()
@@ -109,6 +111,7 @@ class _Converter:
     """Builds chat messages from OpenCode messages, step by step."""
 
     warnings: list[str]
+    dropped: Dropped
     out: list[Message] = field(default_factory=list)
     interrupted: int = 0
     errored: int = 0
@@ -256,7 +259,7 @@ class _Converter:
                 parts=parts,
                 tool_calls=tuple(step.calls),
                 reasoning="\n".join(step.reasoning),
-                usage=usage_opencode(step.usage) if step.usage else None,
+                usage=usage_opencode(step.usage, self.dropped) if step.usage else None,
                 created_at=when,
                 name=msg_id,
                 **flags,

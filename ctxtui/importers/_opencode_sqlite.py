@@ -13,10 +13,10 @@ from ctxtui.importers._opencode_messages import StoredMessage, build_session, pa
 from ctxtui.importers._parts import as_text
 from ctxtui.importers._reader import loads_field
 from ctxtui.importers._sqlite import noted, read_database
-from ctxtui.importers._stream import SQLITE_ERRORS, sqlite_problem
+from ctxtui.importers._stream import SQLITE_ERRORS, Dropped, sqlite_problem
 
 
-def load_database(path: Path, session_id: str | None = None) -> Session:
+def load_database(path: Path, dropped: Dropped, session_id: str | None = None) -> Session:
     """One session of the database: the named one, else the most recently updated.
 
     Read through ``_sqlite.read_database``: nothing beside the database is created or changed,
@@ -24,7 +24,8 @@ def load_database(path: Path, session_id: str | None = None) -> Session:
     """
     try:
         notes: list[str] = []
-        return noted(read_database(path, lambda con: _read(con, path, session_id), notes), notes)
+        read = read_database(path, lambda con: _read(con, path, dropped, session_id), notes)
+        return noted(read, notes)
     except SQLITE_ERRORS as exc:
         raise SessionLoadError(
             str(path), f"cannot read the OpenCode database ({sqlite_problem(exc)})"
@@ -39,7 +40,9 @@ def message_counts(path: Path, finish: Callable[[Session], Session]) -> dict[str
     def read(con: sqlite3.Connection) -> dict[str, int]:
         ids = [row[0] for row in con.execute("SELECT id FROM session")]
         return {
-            sid: len(finish(_read(con, path, sid)).messages) for sid in ids if isinstance(sid, str)
+            sid: len(finish(_read(con, path, Dropped(), sid)).messages)
+            for sid in ids
+            if isinstance(sid, str)
         }
 
     try:
@@ -50,7 +53,7 @@ def message_counts(path: Path, finish: Callable[[Session], Session]) -> dict[str
         ) from None
 
 
-def _read(con: sqlite3.Connection, path: Path, session_id: str | None) -> Session:
+def _read(con: sqlite3.Connection, path: Path, dropped: Dropped, session_id: str | None) -> Session:
     warnings: list[str] = []
     sessions = con.execute(
         "SELECT id, title FROM session ORDER BY time_updated DESC, id DESC"
@@ -85,7 +88,8 @@ def _read(con: sqlite3.Connection, path: Path, session_id: str | None) -> Sessio
         StoredMessage(msg_id, dict(info, id=msg_id), parts_in_order(parts[msg_id]))
         for msg_id, info in infos.items()
     ]
-    return build_session(stored, warnings, source_path=str(path), title=as_text(title) or None)
+    title = as_text(title) or None
+    return build_session(stored, warnings, dropped, source_path=str(path), title=title)
 
 
 def _object(data: Any, what: str, warnings: list[str]) -> dict[str, Any]:

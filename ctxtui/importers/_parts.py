@@ -13,15 +13,14 @@ type is read as empty or skipped, never raised on.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ctxtui.core.session.images import sized
 from ctxtui.core.session.models import ContentPart, Message, PartKind, ToolDefinition, Usage
 from ctxtui.importers._deep import deep_call
 from ctxtui.importers._reader import depth_exceeds, loads_field
+from ctxtui.importers._stream import Dropped
 
 _WS = str.maketrans("", "", " \t\r\n")
 
@@ -42,34 +41,13 @@ like any other value of the wrong kind, rather than overflowing ``int()`` or eve
 printout they would reach."""
 
 
-_dropped: ContextVar[list[int] | None] = ContextVar("ctxtui_dropped_counts", default=None)
-
-
-@contextmanager
-def counting_dropped() -> Iterator[None]:
-    """Count, in this thread's context, the numbers ``as_int`` drops (``dropped_counts``)."""
-    token = _dropped.set([0])
-    try:
-        yield
-    finally:
-        _dropped.reset(token)
-
-
-def dropped_counts() -> int:
-    """Numbers dropped by ``as_int`` since ``counting_dropped`` began (0 outside it)."""
-    tally = _dropped.get()
-    return 0 if tally is None else tally[0]
-
-
-def as_int(value: Any) -> int | None:
+def as_int(value: Any, dropped: Dropped) -> int | None:
     """A token count from a source field, or ``None`` if it is not one (negative, NaN, inf,
-    or past ``MAX_COUNT``, which are also counted for the session's warning)."""
+    or past ``MAX_COUNT``, which are also counted in ``dropped`` for the session's warning)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if not 0 <= value <= MAX_COUNT:  # NaN fails both comparisons
-        tally = _dropped.get()
-        if tally is not None:
-            tally[0] += 1
+        dropped.count += 1
         return None
     return int(value)
 
@@ -285,78 +263,78 @@ def anthropic_part(block: Any) -> ContentPart | None:
 # --- usage -------------------------------------------------------------
 
 
-def _sub(usage: Mapping[str, Any], key: str, field: str) -> int | None:
+def _sub(usage: Mapping[str, Any], key: str, field: str, dropped: Dropped) -> int | None:
     inner = usage.get(key)
-    return as_int(inner.get(field)) if isinstance(inner, Mapping) else None
+    return as_int(inner.get(field), dropped) if isinstance(inner, Mapping) else None
 
 
-def usage_openai_chat(usage: Mapping[str, Any]) -> Usage:
+def usage_openai_chat(usage: Mapping[str, Any], dropped: Dropped) -> Usage:
     """Chat Completions: ``prompt_tokens`` already includes the cached tokens."""
     return Usage(
-        prompt_total=as_int(usage.get("prompt_tokens")),
-        cached_read=_sub(usage, "prompt_tokens_details", "cached_tokens"),
-        cache_write=as_int(usage.get("cache_creation_input_tokens")),
-        output=as_int(usage.get("completion_tokens")),
-        reasoning=_sub(usage, "completion_tokens_details", "reasoning_tokens"),
+        prompt_total=as_int(usage.get("prompt_tokens"), dropped),
+        cached_read=_sub(usage, "prompt_tokens_details", "cached_tokens", dropped),
+        cache_write=as_int(usage.get("cache_creation_input_tokens"), dropped),
+        output=as_int(usage.get("completion_tokens"), dropped),
+        reasoning=_sub(usage, "completion_tokens_details", "reasoning_tokens", dropped),
         source="openai-chat usage.prompt_tokens",
     )
 
 
-def usage_openai_responses(usage: Mapping[str, Any]) -> Usage:
+def usage_openai_responses(usage: Mapping[str, Any], dropped: Dropped) -> Usage:
     """Responses: ``input_tokens`` already includes the cached tokens."""
     return Usage(
-        prompt_total=as_int(usage.get("input_tokens")),
-        cached_read=_sub(usage, "input_tokens_details", "cached_tokens"),
-        output=as_int(usage.get("output_tokens")),
-        reasoning=_sub(usage, "output_tokens_details", "reasoning_tokens"),
+        prompt_total=as_int(usage.get("input_tokens"), dropped),
+        cached_read=_sub(usage, "input_tokens_details", "cached_tokens", dropped),
+        output=as_int(usage.get("output_tokens"), dropped),
+        reasoning=_sub(usage, "output_tokens_details", "reasoning_tokens", dropped),
         source="openai-responses usage.input_tokens",
     )
 
 
-def usage_anthropic(usage: Mapping[str, Any]) -> Usage:
+def usage_anthropic(usage: Mapping[str, Any], dropped: Dropped) -> Usage:
     """Anthropic: ``input_tokens`` excludes cache reads and writes, so they are added back."""
-    base = as_int(usage.get("input_tokens"))
-    write = as_int(usage.get("cache_creation_input_tokens"))
-    read = as_int(usage.get("cache_read_input_tokens"))
+    base = as_int(usage.get("input_tokens"), dropped)
+    write = as_int(usage.get("cache_creation_input_tokens"), dropped)
+    read = as_int(usage.get("cache_read_input_tokens"), dropped)
     total = None if base is None else base + (write or 0) + (read or 0)
     return Usage(
         prompt_total=total,
         cached_read=read,
         cache_write=write,
-        cache_write_1h=_sub(usage, "cache_creation", "ephemeral_1h_input_tokens"),
-        output=as_int(usage.get("output_tokens")),
+        cache_write_1h=_sub(usage, "cache_creation", "ephemeral_1h_input_tokens", dropped),
+        output=as_int(usage.get("output_tokens"), dropped),
         source="anthropic input + cache_creation + cache_read",
     )
 
 
-def usage_codex(usage: Mapping[str, Any]) -> Usage:
+def usage_codex(usage: Mapping[str, Any], dropped: Dropped) -> Usage:
     """Codex ``last_token_usage``: ``input_tokens`` includes ``cached_input_tokens``."""
     return Usage(
-        prompt_total=as_int(usage.get("input_tokens")),
-        cached_read=as_int(usage.get("cached_input_tokens")),
-        output=as_int(usage.get("output_tokens")),
-        reasoning=as_int(usage.get("reasoning_output_tokens")),
+        prompt_total=as_int(usage.get("input_tokens"), dropped),
+        cached_read=as_int(usage.get("cached_input_tokens"), dropped),
+        output=as_int(usage.get("output_tokens"), dropped),
+        reasoning=as_int(usage.get("reasoning_output_tokens"), dropped),
         source="codex last_token_usage.input_tokens",
     )
 
 
-def usage_opencode(tokens: Mapping[str, Any]) -> Usage:
+def usage_opencode(tokens: Mapping[str, Any], dropped: Dropped) -> Usage:
     """OpenCode ``tokens``: the prompt is ``input + cache.read + cache.write``."""
-    base = as_int(tokens.get("input"))
-    read = _sub(tokens, "cache", "read")
-    write = _sub(tokens, "cache", "write")
+    base = as_int(tokens.get("input"), dropped)
+    read = _sub(tokens, "cache", "read", dropped)
+    write = _sub(tokens, "cache", "write", dropped)
     total = None if base is None else base + (read or 0) + (write or 0)
     return Usage(
         prompt_total=total,
         cached_read=read,
         cache_write=write,
-        output=as_int(tokens.get("output")),
-        reasoning=as_int(tokens.get("reasoning")),
+        output=as_int(tokens.get("output"), dropped),
+        reasoning=as_int(tokens.get("reasoning"), dropped),
         source="opencode input + cache.read + cache.write",
     )
 
 
-def normalise_usage(usage: Any) -> Usage | None:
+def normalise_usage(usage: Any, dropped: Dropped) -> Usage | None:
     """Usage from any known source shape, told apart by its field names; ``None`` if unknown.
 
     Anthropic's cache fields are checked before the Responses shape because both use
@@ -365,24 +343,24 @@ def normalise_usage(usage: Any) -> Usage | None:
     if not isinstance(usage, Mapping):
         return None
     if "prompt_tokens" in usage:
-        return usage_openai_chat(usage)
+        return usage_openai_chat(usage, dropped)
     if "cache_creation_input_tokens" in usage or "cache_read_input_tokens" in usage:
-        return usage_anthropic(usage)
+        return usage_anthropic(usage, dropped)
     if "cached_input_tokens" in usage or "reasoning_output_tokens" in usage:
-        return usage_codex(usage)
+        return usage_codex(usage, dropped)
     if "input_tokens" in usage:
-        return usage_openai_responses(usage)
+        return usage_openai_responses(usage, dropped)
     if "input" in usage and isinstance(usage.get("cache", {}), Mapping):
-        return usage_opencode(usage)
+        return usage_opencode(usage, dropped)
     return None
 
 
-def attach_usage(messages: list[Message], usage: Any) -> None:
+def attach_usage(messages: list[Message], usage: Any, dropped: Dropped) -> None:
     """Put request-level usage on the last assistant message, the reply it was billed for.
 
     A message that already carries its own usage keeps it; unknown shapes are ignored.
     """
-    normalised = normalise_usage(usage)
+    normalised = normalise_usage(usage, dropped)
     if normalised is None:
         return
     for i in range(len(messages) - 1, -1, -1):

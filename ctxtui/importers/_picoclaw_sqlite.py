@@ -11,7 +11,7 @@ from ctxtui.core.session.models import ContentPart, Message, Session, SessionMet
 from ctxtui.importers._parts import as_int, as_text, quoted, text_part
 from ctxtui.importers._picoclaw_items import ROLES, media_part
 from ctxtui.importers._sqlite import noted, read_database
-from ctxtui.importers._stream import SQLITE_ERRORS, sqlite_problem
+from ctxtui.importers._stream import SQLITE_ERRORS, Dropped, sqlite_problem
 from ctxtui.importers._timestamps import parse_timestamp
 
 FORMAT_NAME = "picoclaw"
@@ -19,7 +19,7 @@ FORMAT_NAME = "picoclaw"
 can import this module without a cycle."""
 
 
-def load_seahorse(path: Path) -> Session:
+def load_seahorse(path: Path, dropped: Dropped) -> Session:
     """The conversation most recently updated, as the model sees it (summaries included).
 
     Read through ``_sqlite.read_database``: nothing beside the database is created or changed,
@@ -28,7 +28,7 @@ def load_seahorse(path: Path) -> Session:
 
     def read(con: sqlite3.Connection) -> Session:
         con.row_factory = sqlite3.Row
-        return _read(con, path)
+        return _read(con, path, dropped)
 
     try:
         notes: list[str] = []
@@ -39,7 +39,7 @@ def load_seahorse(path: Path) -> Session:
         ) from None
 
 
-def _read(con: sqlite3.Connection, path: Path) -> Session:
+def _read(con: sqlite3.Connection, path: Path, dropped: Dropped) -> Session:
     warnings: list[str] = []
     conversations = con.execute(
         "SELECT conversation_id, session_key FROM conversations "
@@ -63,13 +63,13 @@ def _read(con: sqlite3.Connection, path: Path) -> Session:
     tool_names: dict[str, str] = {}
     for item in items:
         if item["item_type"] == "summary":
-            message, estimate = _summary(con, item["summary_id"])
+            message, estimate = _summary(con, item["summary_id"], dropped)
         else:
-            message, estimate = _message(con, item["message_id"], tool_names, warnings)
+            message, estimate = _message(con, item["message_id"], tool_names, warnings, dropped)
         if message is None:
             warnings.append(f"context item {item['ordinal']}: its {item['item_type']} is missing")
             continue
-        estimates.append(as_int(item["token_count"]) or estimate)
+        estimates.append(as_int(item["token_count"], dropped) or estimate)
         messages.extend(message)
     if estimates:
         listed = ", ".join(f"{n:,}" for n in estimates[:12]) + (
@@ -90,7 +90,9 @@ def _read(con: sqlite3.Connection, path: Path) -> Session:
     return Session(messages=tuple(messages), meta=meta)
 
 
-def _summary(con: sqlite3.Connection, summary_id: str | None) -> tuple[list[Message] | None, int]:
+def _summary(
+    con: sqlite3.Connection, summary_id: str | None, dropped: Dropped
+) -> tuple[list[Message] | None, int]:
     row = con.execute(
         "SELECT content, token_count, created_at FROM summaries WHERE summary_id = ?",
         (summary_id,),
@@ -104,7 +106,7 @@ def _summary(con: sqlite3.Connection, summary_id: str | None) -> tuple[list[Mess
         created_at=parse_timestamp(row["created_at"]),
         name=summary_id,
     )
-    return [message], as_int(row["token_count"]) or 0
+    return [message], as_int(row["token_count"], dropped) or 0
 
 
 def _from_parts(
@@ -160,7 +162,11 @@ def _from_parts(
 
 
 def _message(
-    con: sqlite3.Connection, message_id: int | None, tool_names: dict[str, str], warnings: list[str]
+    con: sqlite3.Connection,
+    message_id: int | None,
+    tool_names: dict[str, str],
+    warnings: list[str],
+    dropped: Dropped,
 ) -> tuple[list[Message] | None, int]:
     """A message with parts: calls from ``tool_use``, outputs from ``tool_result`` text.
 
@@ -173,7 +179,7 @@ def _message(
     ).fetchone()
     if row is None:
         return None, 0
-    estimate = as_int(row["token_count"]) or 0
+    estimate = as_int(row["token_count"], dropped) or 0
     role = as_text(row["role"])
     if role not in ROLES:
         warnings.append(f"message {message_id}: unknown role {quoted(role)} skipped")

@@ -24,10 +24,7 @@ from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.importers._deep import deep_call
-from ctxtui.importers._stream import binary_problem, check_text_head, open_raw
-from ctxtui.importers._stream import check_file as check_file
-from ctxtui.importers._stream import open_bytes as open_bytes
-from ctxtui.importers._stream import read_magic as read_magic
+from ctxtui.importers._stream import Source, binary_problem, open_file
 
 MAX_DEPTH = 1000
 """Deeper JSON than this is refused: no real transcript nests so deep. Up to it, the stdlib's
@@ -58,28 +55,6 @@ _SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 SNIPPET_CHARS = 24
 """How much of the offending text a 'found ...' message quotes."""
-
-
-def _read_plain(path: Path) -> bytes:
-    """A plain file's bytes, read straight into one ``bytes`` (no zero-filled buffer first).
-
-    Parsed as they are: the probe (``_fast_json``) vouches that pydantic-core's depth limit
-    keeps a bare document within ``MAX_DEPTH``, so no brackets need adding around it.
-    """
-    with open_raw(path) as fh:
-        try:
-            return fh.read()
-        except OSError as exc:
-            raise SessionLoadError(str(path), f"cannot read the file ({exc.strerror})") from None
-
-
-def _read_all(path: Path) -> bytes:
-    """Every decompressed byte of the file; the stream words corrupt data and bombs."""
-    with open_bytes(path) as fh:
-        try:
-            return fh.read()
-        except OSError as exc:
-            raise SessionLoadError(str(path), f"cannot read the file ({exc.strerror})") from None
 
 
 def json_kind(value: Any) -> str:
@@ -251,8 +226,6 @@ def _parse_document(path: Path, text: str) -> Any:
     return _scrub_if_needed(text, value)
 
 
-_cache: tuple[tuple[str, int, int], Any] | None = None
-
 _gc_lock = threading.Lock()
 _gc_pauses = 0
 _gc_resume = False
@@ -296,37 +269,35 @@ def gc_paused() -> Iterator[None]:
                 gc.enable()
 
 
-def _stat_key(path: Path) -> tuple[str, int, int]:
-    st = path.stat()
-    return (str(path.resolve()), st.st_mtime_ns, st.st_size)
-
-
-def read_json(path: Path) -> Any:
+def read_json(source: Source) -> Any:
     """Parse a whole JSON document (object or array); BOM accepted, errors as one line.
 
-    The last document read is kept (keyed by path, mtime and size) so that detection and the
-    importer that follows do not parse a large file twice; ``forget_cached`` drops it.
-    Callers must not mutate the returned value.
+    The document is kept on the source (``Source.document``), so detection and the importer
+    that follows parse a large file once. Callers must not mutate the returned value.
 
     Documents are parsed by pydantic-core's JSON parser when it can vouch for the result
     (``_fast_parse``), else by the stdlib, which also words every error. The parse runs with
     the collector paused (``gc_paused``): a document is a tree, and re-walking it while it
     grows is all the collector would do.
     """
-    global _cache
-    check_file(path)
-    key = _stat_key(path)
-    if _cache is not None and _cache[0] == key:
-        return _cache[1]
+    if source.document is not None:
+        return source.document
+    path = source.path
     with gc_paused():
-        data = _read_all(path) if check_text_head(path) else _read_plain(path)
+        data = source.read_all()
         value = _fast_parse(data)
         if value is _UNDECIDED:
             text = _decode_document(path, data)
             del data
             value = _parse_document(path, text)
-    _cache = (key, value)
+    source.document = value
     return value
+
+
+def read_json_file(path: Path) -> Any:
+    """``read_json`` of a file of its own (a sidecar, one file of a storage directory)."""
+    with open_file(path) as source:
+        return read_json(source)
 
 
 _UNDECIDED: Any = object()
@@ -431,9 +402,3 @@ def loads_field(text: str | bytes) -> Any:
     if depth_exceeds(value):
         raise ValueError(f"nesting deeper than {MAX_DEPTH} levels")
     return value
-
-
-def forget_cached() -> None:
-    """Drop the document ``read_json`` keeps, so a large parsed file does not stay alive."""
-    global _cache
-    _cache = None

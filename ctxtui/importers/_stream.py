@@ -100,46 +100,6 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
         raise
 
 
-def check_file(path: Path) -> None:
-    """Refuse a missing path, a directory or an unreadable file with one clear line."""
-    name = str(path)
-    if not path.exists():
-        raise SessionLoadError(name, "no such file or directory")
-    if path.is_dir():
-        raise SessionLoadError(name, "expected a file, found a directory")
-    if not path.is_file():
-        try:
-            kind = file_kind(path.stat().st_mode)
-        except OSError:
-            kind = "a special file"
-        raise SessionLoadError(name, f"expected a regular file, found {kind}")
-    if not os.access(path, os.R_OK):
-        raise SessionLoadError(name, "permission denied: the file is not readable")
-
-
-def open_raw(path: Path) -> BinaryIO:
-    """The regular file opened for binary reading without blocking (``open_regular``), with
-    open errors as one line."""
-    try:
-        return open_regular(path)
-    except NotRegularFileError as exc:
-        raise SessionLoadError(str(path), exc.problem) from None
-    except PermissionError:
-        raise SessionLoadError(str(path), "permission denied: the file is not readable") from None
-    except OSError as exc:
-        raise SessionLoadError(str(path), f"cannot read the file ({exc.strerror})") from None
-
-
-def read_magic(path: Path, size: int = 16) -> bytes:
-    """The first bytes of the file as stored (not decompressed), for format sniffing."""
-    check_file(path)
-    with open_raw(path) as fh:
-        try:
-            return fh.read(size)
-        except OSError as exc:
-            raise SessionLoadError(str(path), f"cannot read the file ({exc.strerror})") from None
-
-
 def looks_binary(data: bytes) -> bool:
     """True when the start of the data is clearly not text (NULs or many control bytes)."""
     sample = data[:SNIFF_BYTES]
@@ -290,62 +250,217 @@ def _detail(exc: BaseException) -> str:
     return tail if sep and tail else text
 
 
-def _compression(path: Path) -> str:
-    """``gzip``, ``zstd`` or ``""``, told by magic bytes; refuses zstd without zstandard."""
-    magic = read_magic(path, 4)
-    if magic.startswith(GZIP_MAGIC):
-        return "gzip"
-    if not magic.startswith(ZSTD_MAGIC):
-        return ""
-    try:
-        import zstandard  # noqa: F401
-    except ImportError:
-        raise SessionLoadError(
-            str(path),
-            "zstd-compressed file, but the 'zstandard' package is not installed "
-            "(pip install zstandard, or decompress it with 'zstd -d')",
-        ) from None
-    return "zstd"
+_MISSING = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP})
+"""Open errors that mean the path names nothing readable (a dangling or looping link)."""
 
 
-def _open(path: Path, kind: str) -> BinaryIO:
-    raw = open_raw(path)
-    if not kind:
-        return raw
-    cap = max(MIN_INFLATE_CAP, MAX_INFLATE_RATIO * os.fstat(raw.fileno()).st_size)
-    return cast(BinaryIO, io.BufferedReader(_Inflating(raw, str(path), kind, cap), _IN_CHUNK))
+def _open_problem(exc: OSError) -> str:
+    if exc.errno in _MISSING:
+        return "no such file or directory"
+    if isinstance(exc, PermissionError):
+        return "permission denied: the file is not readable"
+    return f"cannot read the file ({exc.strerror})"
 
 
-def open_bytes(path: Path) -> BinaryIO:
-    """Open a file for binary reading, decompressing gzip and zstd transparently.
+class _Window(io.RawIOBase):
+    """A descriptor's bytes from ``offset`` on, read with ``pread``: each window keeps its own
+    position, so several may read one descriptor, and closing one leaves it open."""
 
-    The compression is told by magic bytes, not by the name, so a renamed file still works.
-    zstandard is optional: without it a ``.zst`` file is refused with a message saying so.
-    Binary content is refused first (``check_text_head``), before any caller reads a line.
+    def __init__(self, fd: int, offset: int) -> None:
+        super().__init__()
+        self._fd = fd
+        self._pos = offset
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = os.pread(self._fd, len(buffer), self._pos)
+        n = len(data)
+        memoryview(buffer).cast("B")[:n] = data
+        self._pos += n
+        return n
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_CUR:
+            offset += self._pos
+        elif whence != io.SEEK_SET:
+            raise io.UnsupportedOperation("a window seeks from its start or where it is")
+        self._pos = offset
+        return offset
+
+    def tell(self) -> int:
+        return self._pos
+
+
+class Source:
+    """A transcript checked and opened once: what format detection and the importer read.
+
+    ``open_source`` opens the path without blocking and judges what it opened by ``fstat``, so
+    a FIFO is refused rather than waited on, and a name swapped afterwards changes nothing:
+    every read (the magic bytes, the text head, each stream) reads this one descriptor at its
+    own offset. A directory (OpenCode storage, a PicoClaw sessions directory) is a source
+    too, with no bytes to read. ``document`` holds the file parsed whole once someone did
+    (detection, then the importer), and ``dropped`` counts the token counts the importer
+    dropped as out of range (``_parts.as_int``), for the session's one warning.
     """
-    return _open(path, check_text_head(path))
 
+    def __init__(self, path: Path, fd: int, st: os.stat_result) -> None:
+        self.path = path
+        self.size = st.st_size
+        self.is_dir = stat.S_ISDIR(st.st_mode)
+        self.inode = st.st_ino
+        self.document: Any = None
+        self.dropped = Dropped()
+        self._fd = fd
+        self._kind: str | None = None
 
-def check_text_head(path: Path) -> str:
-    """Refuse a file whose first ``SNIFF_BYTES`` of (decompressed) data are binary.
+    def __enter__(self) -> Source:
+        return self
 
-    Returns the compression (``gzip``, ``zstd`` or ``""``). The head is read from an opening
-    of its own, so callers open the stream afresh (inflating 8 KiB twice costs nothing).
-    """
-    kind = _compression(path)
-    with _open(path, kind) as fh:
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    @property
+    def name(self) -> str:
+        return str(self.path)
+
+    def problem(self, text: str, line: int | None = None) -> SessionLoadError:
+        return SessionLoadError(self.name, text, line)
+
+    def magic(self, size: int = 16) -> bytes:
+        """The first bytes as stored (not decompressed), for format sniffing; empty for a
+        directory."""
+        if self.is_dir:
+            return b""
+        return self.read_at(size, 0)
+
+    def read_at(self, size: int, offset: int) -> bytes:
+        """Up to ``size`` stored bytes from ``offset`` (not decompressed)."""
         try:
-            head = fh.read(SNIFF_BYTES)
+            return os.pread(self._fd, size, offset)
         except OSError as exc:
-            raise SessionLoadError(str(path), f"cannot read the file ({exc.strerror})") from None
-    problem = binary_problem(head)
-    if problem is not None:
-        raise SessionLoadError(str(path), problem)
-    return kind
+            raise self.problem(f"cannot read the file ({exc.strerror})") from None
+
+    def raw(self, offset: int = 0) -> BinaryIO:
+        """The bytes as stored from ``offset`` on, buffered (no decompression, no checks)."""
+        if self.is_dir:
+            raise self.problem("expected a file, found a directory")
+        return cast(BinaryIO, io.BufferedReader(_Window(self._fd, offset), _IN_CHUNK))
+
+    def compression(self) -> str:
+        """``gzip``, ``zstd`` or ``""``, told by magic bytes (a renamed file still works);
+        refuses zstd without the optional zstandard package, and binary content (its first
+        ``SNIFF_BYTES``, decompressed), before any caller reads a line."""
+        if self._kind is None:
+            kind = self._magic_kind()
+            with self._open(kind) as fh:
+                try:
+                    head = fh.read(SNIFF_BYTES)
+                except OSError as exc:
+                    raise self.problem(f"cannot read the file ({exc.strerror})") from None
+            problem = binary_problem(head)
+            if problem is not None:
+                raise self.problem(problem)
+            self._kind = kind
+        return self._kind
+
+    def _magic_kind(self) -> str:
+        magic = self.magic(4)
+        if magic.startswith(GZIP_MAGIC):
+            return "gzip"
+        if not magic.startswith(ZSTD_MAGIC):
+            return ""
+        try:
+            import zstandard  # noqa: F401
+        except ImportError:
+            raise self.problem(
+                "zstd-compressed file, but the 'zstandard' package is not installed "
+                "(pip install zstandard, or decompress it with 'zstd -d')"
+            ) from None
+        return "zstd"
+
+    def _open(self, kind: str, offset: int = 0) -> BinaryIO:
+        raw = self.raw(offset)
+        if not kind:
+            return raw
+        cap = max(MIN_INFLATE_CAP, MAX_INFLATE_RATIO * self.size)
+        return cast(BinaryIO, io.BufferedReader(_Inflating(raw, self.name, kind, cap), _IN_CHUNK))
+
+    def stream(self, offset: int = 0) -> BinaryIO:
+        """The (decompressed) bytes from ``offset`` on, inflated a bounded chunk at a time;
+        binary content is refused first (``compression``). An offset counts decompressed
+        bytes only in a plain file: a compressed one is read from its start."""
+        kind = self.compression()
+        return self._open(kind, offset if not kind else 0)
+
+    def read_all(self) -> bytes:
+        """Every (decompressed) byte; a plain file is read straight into one ``bytes``."""
+        kind = self.compression()
+        if kind:
+            with self._open(kind) as fh:
+                try:
+                    return fh.read()
+                except OSError as exc:
+                    raise self.problem(f"cannot read the file ({exc.strerror})") from None
+        parts: list[bytes] = []
+        offset = 0
+        while piece := self.read_at(max(self.size - offset, _OUT_CHUNK), offset):
+            parts.append(piece)
+            offset += len(piece)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+class Dropped:
+    """How many token counts one load dropped as out of range (``_parts.as_int``)."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+def open_source(path: Path) -> Source:
+    """``path`` opened once as a ``Source``, or one line saying why it cannot be read.
+
+    A regular file or a directory; anything else (a FIFO, a socket, a device) is refused
+    without blocking.
+    """
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as exc:
+        raise SessionLoadError(str(path), _open_problem(exc)) from None
+    try:
+        st = os.fstat(fd)
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+            raise SessionLoadError(
+                str(path), f"expected a regular file, found {file_kind(st.st_mode)}"
+            )
+    except BaseException:
+        os.close(fd)
+        raise
+    return Source(path, fd, st)
+
+
+def open_file(path: Path) -> Source:
+    """``open_source`` for a path that must be a file (not a directory)."""
+    source = open_source(path)
+    if source.is_dir:
+        source.close()
+        raise SessionLoadError(str(path), "expected a file, found a directory")
+    return source
 
 
 def numbered_lines(
-    fh: IO[bytes], limit: int = MAX_LINE_BYTES
+    fh: IO[bytes], limit: int = MAX_LINE_BYTES, first: int = 0
 ) -> Iterator[tuple[int, bytes | None, bool]]:
     """Numbered raw lines without their terminator, each with whether it ended in a newline.
 
@@ -354,10 +469,10 @@ def numbered_lines(
     for any reader and are not yielded, and after two in a row the rest of the run is skipped
     a buffer at a time. A file of newlines alone (a gzip of 2 GB of them is 2 MB) used to cost
     a Python loop per line, 3.6 minutes to reach the inflate cap; the numbers still count
-    every line.
+    every line, from ``first`` (the lines before where ``fh`` starts).
     """
     peek = getattr(fh, "peek", None)
-    number = 0
+    number = first
     blanks = 0  # blank lines in a row: a peek copies the whole buffer, so only runs pay it
     while True:
         raw = fh.readline(limit + 1)

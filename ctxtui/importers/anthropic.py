@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.session.formats import format_info
 from ctxtui.core.session.models import ContentPart, Message, Session, SessionMeta, ToolCall
 from ctxtui.importers._parts import (
@@ -26,6 +25,7 @@ from ctxtui.importers._parts import (
     usage_anthropic,
 )
 from ctxtui.importers._reader import json_kind, read_json
+from ctxtui.importers._stream import Dropped, Source
 
 FORMAT = format_info("anthropic")
 
@@ -180,7 +180,9 @@ def _system(value: Any) -> str | None:
     return as_text(value)
 
 
-def anthropic_messages(raw_messages: list[Any], warnings: list[str]) -> list[Message]:
+def anthropic_messages(
+    raw_messages: list[Any], warnings: list[str], dropped: Dropped
+) -> list[Message]:
     """Core messages from Anthropic ``messages``, tool results split out of user turns."""
     names: dict[str, str] = {}
     out: list[Message] = []
@@ -198,7 +200,7 @@ def anthropic_messages(raw_messages: list[Any], warnings: list[str]) -> list[Mes
                 model = raw.get("model")
                 built[0] = built[0].model_copy(
                     update={
-                        "usage": usage_anthropic(usage),
+                        "usage": usage_anthropic(usage, dropped),
                         "model": model if isinstance(model, str) else None,
                     }
                 )
@@ -208,8 +210,8 @@ def anthropic_messages(raw_messages: list[Any], warnings: list[str]) -> list[Mes
     return out
 
 
-def load(path: Path) -> Session:
-    doc = read_json(path)  # an object or an array
+def load(source: Source) -> Session:
+    doc = read_json(source)  # an object or an array
     warnings: list[str] = []
     if isinstance(doc, list):
         doc = {"messages": doc}
@@ -218,10 +220,8 @@ def load(path: Path) -> Session:
     elif doc.get("type") == "message":  # a response envelope: the one assistant reply
         raw_messages = [doc]
     else:
-        raise SessionLoadError(
-            str(path), f"expected Anthropic messages or a response, found {json_kind(doc)}"
-        )
-    messages = anthropic_messages(raw_messages, warnings)
+        raise source.problem(f"expected Anthropic messages or a response, found {json_kind(doc)}")
+    messages = anthropic_messages(raw_messages, warnings, source.dropped)
     model = doc.get("model")
     meta = SessionMeta(
         format=FORMAT.name,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,10 +11,17 @@ from typing import Any
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.session.formats import FormatInfo, format_info
 from ctxtui.core.session.models import Message, RecordedCompaction, Session, SessionMeta
-from ctxtui.importers._claude_messages import SYNTHETIC_MODEL, blocks, convert, is_boundary
+from ctxtui.importers._claude_messages import (
+    SYNTHETIC_MODEL,
+    Converter,
+    blocks,
+    convert,
+    is_boundary,
+)
 from ctxtui.importers._claude_sidechains import AGENT_PREFIX, sidechain_ids
 from ctxtui.importers._jsonl import Record, iter_records
 from ctxtui.importers._parts import as_label, as_text, tag
+from ctxtui.importers._stream import Dropped, Source
 
 FORMAT: FormatInfo = format_info("claude-code")
 
@@ -44,28 +52,33 @@ def sniff(path: Path, head: Any) -> int:
     return score
 
 
-def load(path: Path) -> Session:
+def load(source: Source) -> Session:
     """Read a Claude Code transcript as the context the model sees now (after any compaction)."""
-    warnings: list[str] = []
-    records = list(iter_records(path, warnings))
-    return build_session(records, warnings, source_path=str(path))
+    return _load(source, full_history=False)
 
 
-def load_history(path: Path) -> Session:
+def load_history(source: Source) -> Session:
     """Read every message the file holds, through each ``compact_boundary`` (for replay)."""
-    warnings: list[str] = []
-    records = list(iter_records(path, warnings))
-    return build_session(records, warnings, source_path=str(path), full_history=True)
+    return _load(source, full_history=True)
 
 
-def load_sidechain(path: Path, chain_id: str, *, full_history: bool = False) -> Session:
+def _load(source: Source, *, full_history: bool) -> Session:
+    live = Live(full_history=full_history)
+    live.add(iter_records(source, live.warnings))
+    session = live.session(source.name)
+    source.dropped.count += live.dropped
+    return session
+
+
+def load_sidechain(source: Source, chain_id: str, *, full_history: bool = False) -> Session:
     """Read one sub-agent's chain written inline in a parent transcript, as its own session.
 
     ``chain_id`` is what ``sidechain_ids`` names it (``agent-<agentId>``, or the uuid of its
     first entry when the CLI wrote no agent id); a bare agent id is accepted too.
     """
+    path = source.path
     warnings: list[str] = []
-    entries = _collect(iter_records(path, warnings))
+    entries = _collect(iter_records(source, warnings)).whole()
     chains = _sidechains(entries)
     found = next((c for c in (chain_id, f"{AGENT_PREFIX}{chain_id}") if c in chains), None)
     if found is None:
@@ -80,7 +93,9 @@ def load_sidechain(path: Path, chain_id: str, *, full_history: bool = False) -> 
         side.by_uuid.setdefault(record.value["uuid"], record)
         _note_model_and_tools(side, record.value)
     outside = entries.by_uuid.keys() | entries.side_uuids.keys()
-    return _session(side, warnings, str(path), full_history, outside)
+    chain = _build_chain(side, _newest_leaf(side), full_history, outside)
+    source.dropped.count += chain.dropped
+    return _assemble(side, chain, warnings, str(path), full_history)
 
 
 @dataclass
@@ -95,40 +110,50 @@ class _Entries:
     model: str | None = None
     tool_names: dict[str, str] = field(default_factory=dict)
 
+    def add(self, record: Record) -> bool:
+        """Take one record; ``True`` when it joined the main chain's entries."""
+        value = record.value
+        if not isinstance(value, dict):
+            return False
+        kind = tag(value)
+        if kind == "summary" and isinstance(value.get("summary"), str):
+            self.title = value["summary"]
+            return False
+        if kind in ("custom-title", "ai-title"):
+            title = value.get("customTitle") or value.get("aiTitle") or value.get("title")
+            if isinstance(title, str):
+                self.title = title
+            return False
+        uuid = value.get("uuid")
+        if kind not in CHAINED_TYPES or not isinstance(uuid, str):
+            return False
+        if value.get("isSidechain") is True:
+            self.sidechain += 1
+            self.side_uuids.setdefault(uuid, record)
+            return False
+        if uuid in self.by_uuid:
+            self.duplicates += 1  # a fork or resume copied the prefix; the first copy wins
+            return False
+        self.by_uuid[uuid] = record
+        _note_model_and_tools(self, value)
+        return True
+
+    def whole(self) -> _Entries:
+        """These entries as a whole file's: when every chained line is a sidechain, the file is
+        a sub-agent's own transcript (``subagents/agent-*.jsonl``), its own context window,
+        so its chain is the session."""
+        if self.by_uuid or not self.side_uuids:
+            return self
+        own = _Entries(by_uuid=dict(self.side_uuids), duplicates=self.duplicates, title=self.title)
+        for record in own.by_uuid.values():
+            _note_model_and_tools(own, record.value)
+        return own
+
 
 def _collect(records: Iterable[Record]) -> _Entries:
     entries = _Entries()
     for record in records:
-        value = record.value
-        if not isinstance(value, dict):
-            continue
-        kind = tag(value)
-        if kind == "summary" and isinstance(value.get("summary"), str):
-            entries.title = value["summary"]
-            continue
-        if kind in ("custom-title", "ai-title"):
-            title = value.get("customTitle") or value.get("aiTitle") or value.get("title")
-            if isinstance(title, str):
-                entries.title = title
-            continue
-        uuid = value.get("uuid")
-        if kind not in CHAINED_TYPES or not isinstance(uuid, str):
-            continue
-        if value.get("isSidechain") is True:
-            entries.sidechain += 1
-            entries.side_uuids.setdefault(uuid, record)
-            continue
-        if uuid in entries.by_uuid:
-            entries.duplicates += 1  # a fork or resume copied the prefix; the first copy wins
-            continue
-        entries.by_uuid[uuid] = record
-        _note_model_and_tools(entries, value)
-    if not entries.by_uuid and entries.side_uuids:
-        # Every chained line is a sidechain: this file is a sub-agent's own transcript
-        # (``subagents/agent-*.jsonl``), its own context window, so its chain is the session.
-        entries.by_uuid, entries.side_uuids, entries.sidechain = entries.side_uuids, {}, 0
-        for record in entries.by_uuid.values():
-            _note_model_and_tools(entries, record.value)
+        entries.add(record)
     return entries
 
 
@@ -212,6 +237,7 @@ def _walk(
 def build_session(
     records: Iterable[Record],
     warnings: list[str],
+    dropped: Dropped,
     *,
     source_path: str | None = None,
     full_history: bool = False,
@@ -222,28 +248,176 @@ def build_session(
     follows are what the model sees now. ``full_history`` continues through
     ``logicalParentUuid`` to show everything the file holds.
     """
-    entries = _collect(records)
-    if entries.sidechain:
-        warnings.append(_sidechain_note(entries, source_path))
-    if entries.duplicates:
-        warnings.append(f"{entries.duplicates:,} repeated uuids ignored (copied by a fork)")
-    return _session(entries, warnings, source_path, full_history)
+    live = Live(full_history=full_history, warnings=warnings)
+    live.add(records)
+    session = live.session(source_path)
+    dropped.count += live.dropped
+    return session
 
 
-def _session(
+class Live:
+    """A transcript read as it grows (``--watch``): records appended later cost what they hold.
+
+    Entries are indexed as they come; the newest leaf is kept in a heap; the chain shown is
+    extended from its leaf when new entries hang from it, and only those are converted. Any
+    other change (a rewind to an earlier entry, a new compaction, a parent that turns up
+    late) builds the chain again from the entries, as a whole read does, so ``session()``
+    is the same whether the records came at once or in pieces.
+    """
+
+    def __init__(self, *, full_history: bool = False, warnings: list[str] | None = None) -> None:
+        self.full_history = full_history
+        self.warnings: list[str] = [] if warnings is None else warnings
+        """The reader's warnings, in file order (``iter_records`` appends to them)."""
+        self.entries = _Entries()
+        self._parents: set[str] = set()
+        self._leaves: list[tuple[str, int, int, str]] = []
+        """Every main entry as ``(timestamp, line, -order, uuid)``, sorted: the newest leaf is
+        the last that is no one's parent (ties go to the first added, as ``max`` does)."""
+        self._chain: _Chain | None = None
+        self._rebuilt = True
+
+    def add(self, records: Iterable[Record]) -> None:
+        for record in records:
+            if self.entries.add(record):
+                value = record.value
+                parent = tag(value, "parentUuid")
+                if parent:
+                    self._parents.add(parent)
+                order = len(self.entries.by_uuid)
+                stamp = as_label(value.get("timestamp"))
+                bisect.insort(self._leaves, (stamp, record.line, -order, value["uuid"]))
+
+    @property
+    def dropped(self) -> int:
+        """Token counts dropped as out of range by the session as last built."""
+        return 0 if self._chain is None else self._chain.dropped
+
+    def session(self, source_path: str | None, end_warnings: Iterable[str] = ()) -> Session:
+        """The session of the records added so far; ``end_warnings`` follow the reader's."""
+        entries = self.entries.whole()
+        warnings = [*self.warnings, *end_warnings]
+        if entries is not self.entries:  # a sub-agent's own transcript: no leaf heap for it
+            self._chain = _build_chain(entries, _newest_leaf(entries), self.full_history)
+            self._rebuilt = True
+        else:
+            leaf = self._newest_leaf()
+            chain = self._chain
+            if chain is None or not chain.extend(entries, leaf, self.full_history):
+                self._chain = _build_chain(entries, leaf, self.full_history)
+                self._rebuilt = True
+        assert self._chain is not None
+        if entries.sidechain:
+            warnings.append(_sidechain_note(entries, source_path))
+        if entries.duplicates:
+            warnings.append(f"{entries.duplicates:,} repeated uuids ignored (copied by a fork)")
+        return _assemble(entries, self._chain, warnings, source_path, self.full_history)
+
+    def changed_from(self) -> int:
+        """The first message that may differ from the session built before (then from now)."""
+        converter = None if self._chain is None else self._chain.converter
+        low = 0 if self._rebuilt or converter is None else converter.low
+        if converter is not None:
+            converter.low = len(converter.out)
+        self._rebuilt = False
+        return low
+
+    def _newest_leaf(self) -> Record | None:
+        """``_newest_leaf`` of the entries, from the sorted list: an entry that became a
+        parent never becomes a leaf again, so it is dropped for good."""
+        leaves = self._leaves
+        while leaves and leaves[-1][3] in self._parents:
+            leaves.pop()
+        return self.entries.by_uuid[leaves[-1][3]] if leaves else None
+
+
+@dataclass
+class _Chain:
+    """The chain shown, newest leaf back to its root, with its messages converted so far."""
+
+    records: list[Record]
+    converter: Converter
+    compactions: list[RecordedCompaction]
+    walk_notes: list[str]
+    missing: str | None
+    """A parent the walk did not find: should it turn up, the chain is built again."""
+    boundary_note: str | None
+    note_dropped: Dropped
+    positions: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def dropped(self) -> int:
+        return self.converter.dropped.count + self.note_dropped.count
+
+    def extend(self, entries: _Entries, leaf: Record | None, through: bool) -> bool:
+        """Take the entries from ``leaf`` back to this chain's last one; ``False`` when the
+        leaf does not hang from it (then the chain must be built again)."""
+        if not self.records or leaf is None:
+            return False
+        if self.missing is not None and self.missing in entries.by_uuid:
+            return False
+        last = self.records[-1].value["uuid"]
+        walked: list[Record] = []
+        uuid: str | None = leaf.value["uuid"]
+        while uuid is not None and uuid != last:
+            record = entries.by_uuid.get(uuid)
+            if record is None or uuid in self.positions:
+                return False  # a missing parent, a cycle, or a rewind into the chain
+            walked.append(record)
+            uuid = _parent(record.value, through)
+            if len(walked) > len(entries.by_uuid):
+                return False
+        if uuid is None:
+            return False
+        for record in reversed(walked):
+            self.positions[record.value["uuid"]] = len(self.records)
+            self.records.append(record)
+            self.converter.add(record)
+        return True
+
+
+def _parent(value: Mapping[str, Any], through: bool) -> str | None:
+    """The uuid an entry hangs from; ``through`` crosses a compaction to what it replaced."""
+    parent = value.get("parentUuid")
+    if parent is None and through and is_boundary(value):
+        parent = value.get("logicalParentUuid")
+    return parent if isinstance(parent, str) else None
+
+
+def _build_chain(
+    entries: _Entries, leaf: Record | None, full_history: bool, outside: Collection[str] = ()
+) -> _Chain:
+    """The chain ending at ``leaf``, converted, with what a whole read says about it."""
+    walk_notes: list[str] = []
+    records = _walk(entries, leaf.value["uuid"], walk_notes, full_history, outside) if leaf else []
+    compactions: list[RecordedCompaction] = []
+    converter = Converter(entries.tool_names, Dropped(), compactions)
+    for record in records:
+        converter.add(record)
+    note_dropped = Dropped()
+    note = None
+    if records and is_boundary(records[0].value) and not full_history:
+        note = _boundary_note(entries, records[0], note_dropped, outside)
+    root = _parent(records[0].value, full_history) if records else None
+    missing = root if root is not None and root not in entries.by_uuid else None
+    positions = {record.value["uuid"]: i for i, record in enumerate(records)}
+    return _Chain(
+        records, converter, compactions, walk_notes, missing, note, note_dropped, positions
+    )
+
+
+def _assemble(
     entries: _Entries,
+    chain: _Chain,
     warnings: list[str],
     source_path: str | None,
     full_history: bool,
-    outside: Collection[str] = (),
 ) -> Session:
-    """The chain ending at the newest leaf of ``entries``, as a ``Session``."""
-    leaf = _newest_leaf(entries)
-    chain = _walk(entries, leaf.value["uuid"], warnings, full_history, outside) if leaf else []
-    compactions: list[RecordedCompaction] = []
-    messages = convert(chain, entries.tool_names, warnings, compactions)
-    if chain and is_boundary(chain[0].value) and not full_history:
-        warnings.append(_boundary_note(entries, chain[0], warnings, outside))
+    """The session of ``chain``: its messages, model, compactions and every warning."""
+    messages = chain.converter.out
+    warnings = [*warnings, *chain.walk_notes, *chain.converter.notes()]
+    if chain.boundary_note is not None:
+        warnings.append(chain.boundary_note)
     model = next((m.model for m in reversed(messages) if m.model and not m.injected), None)
     model = model or entries.model  # a fresh compaction may leave no assistant in view
     meta = SessionMeta(
@@ -252,14 +426,15 @@ def _session(
         model=model,
         title=entries.title,
         warnings=tuple(warnings),
-        recorded_compactions=tuple(compactions),
+        recorded_compactions=tuple(chain.compactions),
         full_history=full_history,
     )
-    return Session(messages=tuple(messages), meta=meta)
+    # The messages are validated as they are made: set, not validated again (6 ms per 64k).
+    return Session(meta=meta).model_copy(update={"messages": tuple(messages)})
 
 
 def _boundary_note(
-    entries: _Entries, boundary: Record, warnings: list[str], outside: Collection[str] = ()
+    entries: _Entries, boundary: Record, dropped: Dropped, outside: Collection[str] = ()
 ) -> str:
     """Say what the compaction hid, so the pre-boundary size is not lost from view."""
     logical = boundary.value.get("logicalParentUuid")
@@ -267,7 +442,7 @@ def _boundary_note(
     if isinstance(logical, str):
         scratch: list[str] = []
         walked = _walk(entries, logical, scratch, True, outside)
-        hidden = convert(walked, entries.tool_names, scratch)
+        hidden = convert(walked, entries.tool_names, scratch, dropped)
     metadata = boundary.value.get("compactMetadata")
     pre = metadata.get("preTokens") if isinstance(metadata, dict) else None
     note = f"compact boundary at line {boundary.line:,}: {len(hidden):,} earlier messages hidden"

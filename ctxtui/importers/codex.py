@@ -35,6 +35,7 @@ from ctxtui.importers._parts import (
     usage_codex,
 )
 from ctxtui.importers._reader import loads_field
+from ctxtui.importers._stream import Dropped, Source
 from ctxtui.importers._timestamps import parse_timestamp
 
 FORMAT: FormatInfo = format_info("codex")
@@ -69,17 +70,19 @@ def sniff(path: Path, head: Any) -> int:
     return 0
 
 
-def load(path: Path) -> Session:
+def load(source: Source) -> Session:
     """Read a rollout as the history Codex would replay now (compactions and rollbacks applied)."""
     warnings: list[str] = []
-    return build_session(iter_records(path, warnings), warnings, source_path=str(path))
+    records = iter_records(source, warnings)
+    return build_session(records, warnings, source.dropped, source_path=source.name)
 
 
-def load_history(path: Path) -> Session:
+def load_history(source: Source) -> Session:
     """Read every message of a rollout, keeping what each ``compacted`` replaced (for replay)."""
     warnings: list[str] = []
+    records = iter_records(source, warnings)
     return build_session(
-        iter_records(path, warnings), warnings, source_path=str(path), full_history=True
+        records, warnings, source.dropped, source_path=source.name, full_history=True
     )
 
 
@@ -88,7 +91,10 @@ class _Replay:
     """The history as Codex rebuilds it, one rollout record at a time."""
 
     warnings: list[str]
+    dropped: Dropped
     messages: list[Message] = field(default_factory=list)
+    low: int = 0
+    """The first message added or changed since ``low`` was last reset."""
     open_assistant: bool = False  # the last message may still take reasoning/text/calls
     system_prompt: str | None = None
     session_id: str | None = None
@@ -101,6 +107,7 @@ class _Replay:
     compactions: list[RecordedCompaction] = field(default_factory=list)
 
     def add(self, message: Message) -> None:
+        self.low = min(self.low, len(self.messages))
         self.messages.append(message)
         self.open_assistant = False
 
@@ -117,7 +124,9 @@ class _Replay:
                 "tool_calls": last.tool_calls + tuple(update.get("tool_calls", ())),
             }
             self.messages[-1] = last.model_copy(update=merged)
+            self.low = min(self.low, len(self.messages) - 1)
         else:
+            self.low = min(self.low, len(self.messages))
             self.messages.append(
                 Message(role="assistant", model=self.model, source_line=line, **update)
             )
@@ -128,6 +137,7 @@ class _Replay:
 def build_session(
     records: Iterable[Record],
     warnings: list[str],
+    dropped: Dropped,
     *,
     source_path: str | None = None,
     full_history: bool = False,
@@ -137,39 +147,76 @@ def build_session(
     With ``full_history`` nothing is replaced: each ``compacted`` adds its summary after the
     history it summarised, and is listed in ``meta.recorded_compactions``.
     """
-    replay = _Replay(warnings, full_history=full_history)
-    for record in records:
-        value = record.value
-        if not isinstance(value, dict) or value.get("record_type") == "state":
-            continue
-        kind = tag(value)
-        payload = value.get("payload")
-        if kind in ENVELOPE_TYPES | {"compacted"} and isinstance(payload, dict):
-            _envelope(replay, record, kind, payload, value.get("timestamp"))
-        elif kind in ITEM_TYPES:
-            _item(replay, record, value, None)  # legacy: a bare response item
-        elif kind is None and "instructions" in value and replay.session_id is None:
-            replay.session_id = as_text(value.get("id")) or None
-            instructions = value.get("instructions")
-            replay.system_prompt = (
-                instructions if isinstance(instructions, str) and instructions else None
-            )
-        elif isinstance(kind, str):
-            replay.skipped_types[kind] = replay.skipped_types.get(kind, 0) + 1
-    if replay.skipped_types:
-        found = sorted(replay.skipped_types.items())
-        listed = ", ".join(f"{short_text(k)} ×{n:,}" for k, n in found)
-        warnings.append(f"record types not read: {listed}")
-    meta = SessionMeta(
-        source_path=source_path,
-        format=FORMAT.name,
-        model=replay.model,
-        context_window=codex_window(replay.context_window, replay.model),
-        warnings=tuple(warnings),
-        recorded_compactions=tuple(replay.compactions),
-        full_history=full_history,
-    )
-    return Session(messages=tuple(replay.messages), system_prompt=replay.system_prompt, meta=meta)
+    replay = Live(full_history=full_history, warnings=warnings, dropped=dropped)
+    replay.add(records)
+    return replay.session(source_path)
+
+
+class Live:
+    """A rollout replayed as it grows (``--watch``): Codex rebuilds its history one record at
+    a time, so records appended later are replayed alone, onto the state the earlier left."""
+
+    def __init__(
+        self,
+        *,
+        full_history: bool = False,
+        warnings: list[str] | None = None,
+        dropped: Dropped | None = None,
+    ) -> None:
+        self.warnings: list[str] = [] if warnings is None else warnings
+        """The reader's and the replay's warnings, in file order."""
+        self.replay = _Replay(self.warnings, dropped or Dropped(), full_history=full_history)
+
+    @property
+    def dropped(self) -> int:
+        return self.replay.dropped.count
+
+    def changed_from(self) -> int:
+        """The first message that may differ from the session built before (then from now)."""
+        low, self.replay.low = self.replay.low, len(self.replay.messages)
+        return low
+
+    def add(self, records: Iterable[Record]) -> None:
+        replay = self.replay
+        for record in records:
+            value = record.value
+            if not isinstance(value, dict) or value.get("record_type") == "state":
+                continue
+            kind = tag(value)
+            payload = value.get("payload")
+            if kind in ENVELOPE_TYPES | {"compacted"} and isinstance(payload, dict):
+                _envelope(replay, record, kind, payload, value.get("timestamp"))
+            elif kind in ITEM_TYPES:
+                _item(replay, record, value, None)  # legacy: a bare response item
+            elif kind is None and "instructions" in value and replay.session_id is None:
+                replay.session_id = as_text(value.get("id")) or None
+                instructions = value.get("instructions")
+                replay.system_prompt = (
+                    instructions if isinstance(instructions, str) and instructions else None
+                )
+            elif isinstance(kind, str):
+                replay.skipped_types[kind] = replay.skipped_types.get(kind, 0) + 1
+
+    def session(self, source_path: str | None, end_warnings: Iterable[str] = ()) -> Session:
+        """The session replayed so far; ``end_warnings`` follow the reader's."""
+        replay = self.replay
+        warnings = [*self.warnings, *end_warnings]
+        if replay.skipped_types:
+            found = sorted(replay.skipped_types.items())
+            listed = ", ".join(f"{short_text(k)} ×{n:,}" for k, n in found)
+            warnings.append(f"record types not read: {listed}")
+        meta = SessionMeta(
+            source_path=source_path,
+            format=FORMAT.name,
+            model=replay.model,
+            context_window=codex_window(replay.context_window, replay.model),
+            warnings=tuple(warnings),
+            recorded_compactions=tuple(replay.compactions),
+            full_history=replay.full_history,
+        )
+        # The messages are validated as they are made: set, not validated again.
+        session = Session(system_prompt=replay.system_prompt, meta=meta)
+        return session.model_copy(update={"messages": tuple(replay.messages)})
 
 
 def _envelope(
@@ -344,7 +391,9 @@ def _compacted(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> N
         role="user", content=summary, is_summary=True, source_line=record.line
     )
     if isinstance(history, list):
-        fresh = _Replay(replay.warnings, model=replay.model, tool_names=replay.tool_names)
+        fresh = _Replay(
+            replay.warnings, replay.dropped, model=replay.model, tool_names=replay.tool_names
+        )
         for item in _dicts(history):
             _item(fresh, record, item, None)
         replacement = [
@@ -375,11 +424,12 @@ def _compacted(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> N
     recorded = RecordedCompaction(message_index=0, pre_tokens=pre, source_line=record.line)
     if replay.full_history:
         replay.compactions.append(recorded.model_copy(update={"message_index": before}))
+        replay.low = min(replay.low, len(replay.messages))
         replay.messages.extend(replacement)
     else:
         # the replacement starts the history afresh: earlier compactions are out of view
         replay.compactions = [recorded]
-        replay.messages = replacement
+        replay.messages, replay.low = replacement, 0
     replay.open_assistant = False
     replay.usage_target = None
     # One wording for the event, whether the replay keeps the replaced messages or not.
@@ -396,16 +446,18 @@ def _event(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> None:
         info = payload.get("info")
         if not isinstance(info, dict):
             return  # rate limits only
-        window = as_int(info.get("model_context_window"))
+        window = as_int(info.get("model_context_window"), replay.dropped)
         if window:
             replay.context_window = window
         last = info.get("last_token_usage")
         target = replay.usage_target
         if isinstance(last, dict) and target is not None and target < len(replay.messages):
             message = replay.messages[target]
-            replay.messages[target] = message.model_copy(update={"usage": usage_codex(last)})
+            usage = usage_codex(last, replay.dropped)
+            replay.messages[target] = message.model_copy(update={"usage": usage})
+            replay.low = min(replay.low, target)
     elif kind == "thread_rolled_back":
-        _roll_back(replay, record, as_int(payload.get("num_turns")) or 0)
+        _roll_back(replay, record, as_int(payload.get("num_turns"), replay.dropped) or 0)
 
 
 def _roll_back(replay: _Replay, record: Record, turns: int) -> None:
@@ -415,7 +467,7 @@ def _roll_back(replay: _Replay, record: Record, turns: int) -> None:
         return
     cut = starts[-turns] if turns <= len(starts) else starts[0]
     dropped = len(replay.messages) - cut
-    replay.messages = replay.messages[:cut]
+    replay.messages, replay.low = replay.messages[:cut], min(replay.low, cut)
     replay.compactions = [c for c in replay.compactions if c.message_index < cut]
     replay.open_assistant = False
     replay.usage_target = None

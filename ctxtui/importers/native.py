@@ -16,6 +16,7 @@ from ctxtui.core.session.formats import format_info
 from ctxtui.core.session.models import Session
 from ctxtui.importers._parts import SCHEMA_MAX_DEPTH, quoted, schema_too_deep, short_text
 from ctxtui.importers._reader import json_kind, read_json
+from ctxtui.importers._stream import Source
 from ctxtui.system.export import NATIVE_SCHEMA, native_document
 
 FORMAT = format_info("native")
@@ -43,8 +44,9 @@ def _first_problem(exc: ValidationError) -> str:
     return f"{where}: {error['msg']}{tail}"
 
 
-def load(path: Path) -> Session:
-    doc = read_json(path)
+def load(source: Source) -> Session:
+    path = source.path
+    doc = read_json(source)
     if not isinstance(doc, dict) or "schema" not in doc:
         raise SessionLoadError(
             str(path), f"expected a ctxtui native document ({SCHEMA}), found {json_kind(doc)}"

@@ -22,7 +22,7 @@ from ctxtui.core.session.models import (
     Session,
     SessionMeta,
 )
-from ctxtui.importers._jsonl import Record, iter_values
+from ctxtui.importers._jsonl import Record, first_line_is_value, iter_records, iter_values
 from ctxtui.importers._parts import (
     as_label,
     as_text,
@@ -38,6 +38,7 @@ from ctxtui.importers._parts import (
     tool_definitions,
 )
 from ctxtui.importers._reader import gc_paused, json_kind
+from ctxtui.importers._stream import Dropped, Source
 
 FORMAT = format_info("openai-chat")
 
@@ -284,6 +285,7 @@ def chat_message(
     index: int,
     pairing: _Pairing,
     warnings: list[str],
+    dropped: Dropped,
     source_line: int | None = None,
 ) -> Message | None:
     """One Chat message in the core model; ``None`` (with a warning) for an unknown role.
@@ -325,7 +327,7 @@ def chat_message(
     if parts:
         fields["parts"] = parts
     if not _EXTRA_KEYS.isdisjoint(raw):
-        _extra_fields(raw, role, fields)
+        _extra_fields(raw, role, fields, dropped)
     if source_line:
         fields["source_line"] = source_line
     message: Message = _new_message(fields)
@@ -349,20 +351,24 @@ a role may be any JSON value, and a list is unhashable)."""
 _EXTRA_KEYS = frozenset(("name", "usage", "model"))
 
 
-def _extra_fields(raw: Mapping[str, Any], role: str, fields: dict[str, Any]) -> None:
+def _extra_fields(
+    raw: Mapping[str, Any], role: str, fields: dict[str, Any], dropped: Dropped
+) -> None:
     """The speaker's name, the reported usage and the model, when the message has them."""
     speaker = raw.get("name")
     if speaker is not None and isinstance(speaker, str) and role != "tool":
         fields["name"] = speaker
     usage = raw.get("usage")
-    if usage is not None and (normalised := normalise_usage(usage)) is not None:
+    if usage is not None and (normalised := normalise_usage(usage, dropped)) is not None:
         fields["usage"] = normalised
     model = raw.get("model")
     if model is not None and isinstance(model, str):
         fields["model"] = model
 
 
-def chat_messages(items: Iterable[tuple[int | None, Any]], warnings: list[str]) -> list[Message]:
+def chat_messages(
+    items: Iterable[tuple[int | None, Any]], warnings: list[str], dropped: Dropped
+) -> list[Message]:
     """Messages from ``(source_line, raw)`` pairs, legacy calls paired by position."""
     pairing = _Pairing()
     out: list[Message] = []
@@ -370,7 +376,7 @@ def chat_messages(items: Iterable[tuple[int | None, Any]], warnings: list[str]) 
         if not _is_mapping(raw):
             warnings.append(f"message {index}: expected an object, found {json_kind(raw)}")
             continue
-        message = chat_message(raw, index, pairing, warnings, line)
+        message = chat_message(raw, index, pairing, warnings, dropped, line)
         if message is not None:
             out.append(message)
     return out
@@ -425,24 +431,25 @@ def _response_message(conversation: Mapping[str, Any]) -> Any:
     return None
 
 
-def load(path: Path) -> Session:
+def load(source: Source) -> Session:
     """The session of a Chat file, read with the collector paused (see ``gc_paused``)."""
     with gc_paused():
-        return _load(path)
+        return _load(source)
 
 
-def _load(path: Path) -> Session:
+def _load(source: Source) -> Session:
     warnings: list[str] = []
-    conversation, items = _split_records(iter_values(path, warnings), path, warnings)
+    records = iter_values(source, warnings)
+    conversation, items = _split_records(records, source.path, warnings)
     reply = _response_message(conversation)
     if isinstance(reply, Mapping):
         items.append((None, reply))
-    messages = chat_messages(items, warnings)
+    messages = chat_messages(items, warnings, source.dropped)
     response = conversation.get("response")
     usage = conversation.get("usage")
     if usage is None and isinstance(response, Mapping):
         usage = response.get("usage")
-    attach_usage(messages, usage)
+    attach_usage(messages, usage, source.dropped)
     tools = tool_definitions(conversation.get("tools")) or tool_definitions(
         conversation.get("functions")
     )
@@ -453,3 +460,61 @@ def _load(path: Path) -> Session:
         warnings=tuple(warnings),
     )
     return Session(messages=tuple(messages), tools=tools, meta=meta)
+
+
+class Live:
+    """A JSONL file of Chat messages read as it grows (``--watch``): each line's message is
+    made from it and from what the earlier lines left (calls waiting for their results), so
+    lines appended later are read alone. A document, or a file of conversations, is read
+    whole (``follows``)."""
+
+    def __init__(self, *, full_history: bool = False) -> None:
+        self.warnings: list[str] = []
+        """The reader's warnings, in file order (``iter_records`` appends to them)."""
+        self._notes: list[str] = []
+        self._pairing = _Pairing()
+        self._out: list[Message] = []
+        self._count = 0
+        self._low = 0
+        self._dropped = Dropped()
+
+    @staticmethod
+    def follows(source: Source) -> bool:
+        """Whether ``source`` is JSONL whose first value is a message (what ``load`` then
+        reads one line at a time too)."""
+        if not first_line_is_value(source):
+            return False
+        first = next(iter_records(source, []), None)  # the stream closes with the generator
+        return first is not None and _is_message(first.value)
+
+    @property
+    def dropped(self) -> int:
+        return self._dropped.count
+
+    def add(self, records: Iterable[Record]) -> None:
+        for record in records:
+            index, raw = self._count, record.value
+            self._count += 1
+            if not _is_mapping(raw):
+                self._notes.append(f"message {index}: expected an object, found {json_kind(raw)}")
+                continue
+            message = chat_message(
+                raw, index, self._pairing, self._notes, self._dropped, record.line
+            )
+            if message is not None:
+                self._out.append(message)
+
+    def changed_from(self) -> int:
+        """The first message added since the last call (earlier ones never change)."""
+        low, self._low = self._low, len(self._out)
+        return low
+
+    def session(self, source_path: str | None, end_warnings: Iterable[str] = ()) -> Session:
+        """The session of the lines read so far; ``end_warnings`` follow the reader's."""
+        if not self._count:
+            raise SessionLoadError(
+                source_path or "", "expected OpenAI Chat messages, found no JSON values"
+            )
+        warnings = (*self.warnings, *end_warnings, *self._notes)
+        meta = SessionMeta(format=FORMAT.name, warnings=warnings)
+        return Session(meta=meta).model_copy(update={"messages": tuple(self._out)})

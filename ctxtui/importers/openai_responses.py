@@ -37,6 +37,7 @@ from ctxtui.importers._parts import (
     tool_definitions,
 )
 from ctxtui.importers._reader import json_kind, read_json
+from ctxtui.importers._stream import Source
 
 FORMAT = format_info("openai-responses")
 
@@ -263,8 +264,9 @@ def _instructions(value: Any) -> str | None:
     return as_text(value)
 
 
-def load(path: Path) -> Session:
-    doc = read_json(path)
+def load(source: Source) -> Session:
+    path = source.path
+    doc = read_json(source)
     warnings: list[str] = []
     if isinstance(doc, list):
         doc = {"input": doc}
@@ -286,7 +288,7 @@ def load(path: Path) -> Session:
         replay.item(index, raw)
     replay.flush()
     messages = replay.messages
-    attach_usage(messages, doc.get("usage"))
+    attach_usage(messages, doc.get("usage"), source.dropped)
     model = doc.get("model")
     return Session(
         messages=tuple(messages),

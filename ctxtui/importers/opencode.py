@@ -18,7 +18,8 @@ from ctxtui.importers._opencode_messages import (
     parts_in_order,
 )
 from ctxtui.importers._parts import as_text
-from ctxtui.importers._reader import SQLITE_MAGIC, read_json, read_magic
+from ctxtui.importers._reader import SQLITE_MAGIC, read_json_file
+from ctxtui.importers._stream import Dropped, Source, open_file
 
 FORMAT: FormatInfo = format_info("opencode")
 
@@ -30,13 +31,13 @@ def sniff(path: Path, head: Any) -> int:
     return 80 if "sessionID" in head or "projectID" in head else 0
 
 
-def load(path: Path) -> Session:
+def load(source: Source) -> Session:
     """Read one OpenCode session from a storage directory, a session file or the database."""
-    if path.is_file() and read_magic(path, 16) == SQLITE_MAGIC:
+    if source.magic(16) == SQLITE_MAGIC:
         from ctxtui.importers._opencode_sqlite import load_database
 
-        return load_database(path)
-    return load_storage(path)
+        return load_database(source.path, source.dropped)
+    return load_storage(source.path, source.dropped)
 
 
 # --- JSON file storage --------------------------------------------------------------
@@ -66,13 +67,21 @@ def protected_paths(path: Path) -> set[Path]:
     """What a load of ``path`` may read: a storage path protects its whole ``storage/`` tree
     (messages, parts and session infos are all read through it). A database is a single file
     (its SQLite side files are protected for every format)."""
-    if path.is_file() and read_magic(path, 16) == SQLITE_MAGIC:
+    if path.is_file() and _is_database(path):
         return {path}
     try:
         root, _ = _storage_root(path)
     except SessionLoadError:
         return {path}
     return {path, root} if (root / "message").is_dir() else {path}
+
+
+def _is_database(path: Path) -> bool:
+    try:
+        with open_file(path) as source:
+            return source.magic(16) == SQLITE_MAGIC
+    except SessionLoadError:
+        return False
 
 
 def _json_files(directory: Path) -> list[Path]:
@@ -88,14 +97,14 @@ def _json_files(directory: Path) -> list[Path]:
 
 def _read_object(path: Path, warnings: list[str]) -> dict[str, Any] | None:
     try:
-        value = read_json(path)
+        value = read_json_file(path)
     except SessionLoadError as exc:
         warnings.append(f"{path.name} skipped: {exc.problem}")
         return None
     return value if isinstance(value, dict) else None
 
 
-def load_storage(path: Path) -> Session:
+def load_storage(path: Path, dropped: Dropped) -> Session:
     """A session from the JSON storage; the most recently updated one when not named."""
     root, session_id = _storage_root(path)
     warnings: list[str] = []
@@ -116,7 +125,7 @@ def load_storage(path: Path) -> Session:
         messages.append(StoredMessage(file.stem, info, sorted(parts, key=_part_key)))
     messages.sort(key=lambda m: (created_ms(m.info), m.id))
     title = as_text(session_info.get("title")) if session_info else ""
-    return build_session(messages, warnings, source_path=str(path), title=title or None)
+    return build_session(messages, warnings, dropped, source_path=str(path), title=title or None)
 
 
 def _part_key(part: Mapping[str, Any]) -> str:

@@ -19,14 +19,8 @@ from ctxtui.core.session.models import (
 from ctxtui.importers._jsonl import Record, iter_records
 from ctxtui.importers._parts import as_text, opaque_part, tag, text_part
 from ctxtui.importers._picoclaw_items import MEDIA_TOKEN_ESTIMATE, ROLES, media_part
-from ctxtui.importers._reader import (
-    SQLITE_MAGIC,
-    json_kind,
-    open_bytes,
-    read_json,
-    read_magic,
-)
-from ctxtui.importers._stream import numbered_lines
+from ctxtui.importers._reader import SQLITE_MAGIC, json_kind, read_json, read_json_file
+from ctxtui.importers._stream import Dropped, Source, numbered_lines, open_file
 from ctxtui.importers._timestamps import parse_timestamp
 
 FORMAT: FormatInfo = format_info("picoclaw")
@@ -43,19 +37,31 @@ def sniff(path: Path, head: Any) -> int:
     return 0
 
 
-def load(path: Path) -> Session:
-    """Read whichever PicoClaw store ``path`` is: JSONL (+ meta), legacy JSON or seahorse DB."""
-    if path.is_dir():
+def load(source: Source) -> Session:
+    """Read whichever PicoClaw store ``source`` is: JSONL (+ meta), legacy JSON or seahorse DB.
+
+    A sessions directory stands for the session in it, and a ``.meta.json`` for its JSONL:
+    that file is opened as a source of its own.
+    """
+    path = source.path
+    if source.is_dir:
         path = _pick_in_directory(path)
     if path.name.endswith(".meta.json"):
         path = path.with_name(path.name[: -len(".meta.json")] + ".jsonl")
-    if read_magic(path, 16) == SQLITE_MAGIC:
+    if path == source.path:
+        return _load_file(source, source.dropped)
+    with open_file(path) as named:
+        return _load_file(named, source.dropped)
+
+
+def _load_file(source: Source, dropped: Dropped) -> Session:
+    if source.magic(16) == SQLITE_MAGIC:
         from ctxtui.importers._picoclaw_sqlite import load_seahorse
 
-        return load_seahorse(path)
-    if path.suffix == ".json":
-        return load_legacy(path)
-    return load_jsonl(path)
+        return load_seahorse(source.path, dropped)
+    if source.path.suffix == ".json":
+        return load_legacy(source)
+    return load_jsonl(source)
 
 
 def protected_paths(path: Path) -> set[Path]:
@@ -86,14 +92,15 @@ def _pick_in_directory(path: Path) -> Path:
 # --- JSONL + meta -------------------------------------------------------------------
 
 
-def load_jsonl(path: Path) -> Session:
+def load_jsonl(source: Source) -> Session:
     """The active history: the lines after the meta's ``skip``, with its summary kept aside."""
+    path = source.path
     warnings: list[str] = []
     meta = _read_meta(path, warnings)
     raw_skip = meta.get("skip")
     skip = raw_skip if isinstance(raw_skip, int) and raw_skip > 0 else 0
-    first_active = _line_after_skip(path, skip) if skip > 0 else 1
-    records = [r for r in iter_records(path, warnings) if r.line >= first_active]
+    first_active = _line_after_skip(source, skip) if skip > 0 else 1
+    records = [r for r in iter_records(source, warnings) if r.line >= first_active]
     if skip > 0:
         warnings.append(
             f"meta skip {skip:,}: the first {skip:,} lines are no longer active history"
@@ -109,24 +116,25 @@ def load_jsonl(path: Path) -> Session:
     )
 
 
-def load_history(path: Path) -> Session:
+def load_history(source: Source) -> Session:
     """Every line of a JSONL session, the meta's ``skip`` lines too (for replay and the
     retention audit): the meta's summary stands where the active history begins, as a summary
     message, and the compaction that wrote it is recorded there. Other stores read as ``load``.
     """
-    if path.is_dir() or path.name.endswith(".meta.json") or path.suffix != ".jsonl":
-        return load(path)
+    path = source.path
+    if source.is_dir or path.name.endswith(".meta.json") or path.suffix != ".jsonl":
+        return load(source)
     warnings: list[str] = []
     meta = _read_meta(path, warnings)
     raw_skip = meta.get("skip")
     skip = raw_skip if isinstance(raw_skip, int) and raw_skip > 0 else 0
     if not skip:
-        return load_jsonl(path)
-    first_active = _line_after_skip(path, skip)
+        return load_jsonl(source)
+    first_active = _line_after_skip(source, skip)
     summary = meta.get("summary") if isinstance(meta.get("summary"), str) else ""
     warnings.append(f"meta skip {skip:,}: the first {skip:,} lines are kept before the summary")
     whole = build_session(
-        iter_records(path, warnings), warnings, source_path=str(path),
+        iter_records(source, warnings), warnings, source_path=str(path),
         title=as_text(meta.get("key")) or None,
     )  # fmt: skip
     messages = list(whole.messages)
@@ -146,18 +154,18 @@ def _read_meta(path: Path, warnings: list[str]) -> dict[str, Any]:
         warnings.append(f"no {meta_path.name} beside the session: skip and summary unknown")
         return {}
     try:
-        meta = read_json(meta_path)
+        meta = read_json_file(meta_path)
     except SessionLoadError as exc:
         warnings.append(f"{meta_path.name} ignored: {exc.problem}")
         return {}
     return dict(meta) if isinstance(meta, dict) else {}
 
 
-def _line_after_skip(path: Path, skip: int) -> int:
+def _line_after_skip(source: Source, skip: int) -> int:
     """The physical line where active history starts: ``skip`` counts non-empty lines only."""
     seen = 0
     number = 0
-    with open_bytes(path) as fh:  # bounded lines: a line too long to read still counts
+    with source.stream() as fh:  # bounded lines: a line too long to read still counts
         for number, raw, _complete in numbered_lines(fh):
             if raw is None or raw.strip():
                 seen += 1
@@ -169,9 +177,10 @@ def _line_after_skip(path: Path, skip: int) -> int:
 # --- legacy JSON --------------------------------------------------------------------
 
 
-def load_legacy(path: Path) -> Session:
+def load_legacy(source: Source) -> Session:
     """``{key, messages, summary, created, updated}``: written before the JSONL store."""
-    value = read_json(path)
+    path = source.path
+    value = read_json(source)
     if not isinstance(value, dict) or not isinstance(value.get("messages"), list):
         raise SessionLoadError(
             str(path), f"expected a PicoClaw session with messages[], found {json_kind(value)}"

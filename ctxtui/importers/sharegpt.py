@@ -25,6 +25,7 @@ from ctxtui.core.session.models import (
 from ctxtui.importers._jsonl import Record, iter_values
 from ctxtui.importers._parts import as_text, compact_json, quoted, text_part, tool_definitions
 from ctxtui.importers._reader import json_kind, loads_field
+from ctxtui.importers._stream import Source
 
 FORMAT = format_info("sharegpt")
 
@@ -162,10 +163,11 @@ def _first_conversation(records: Iterator[Record], path: Path, warnings: list[st
     return value
 
 
-def load(path: Path) -> Session:
+def load(source: Source) -> Session:
     warnings: list[str] = []
     # Only the first conversation is kept; the rest are counted, so the record cap is off.
-    conversation = _first_conversation(iter_values(path, warnings, capped=False), path, warnings)
+    records = iter_values(source, warnings, capped=False)
+    conversation = _first_conversation(records, source.path, warnings)
     images = conversation.get("images")
     builder = _Builder(images if isinstance(images, list) else [], warnings)
     for index, raw in enumerate(_turns(conversation) or ()):

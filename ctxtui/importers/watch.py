@@ -2,13 +2,15 @@
 
 Agents append to their transcripts record by record, so a file being watched is usually a
 valid prefix plus, at times, half a line. ``SessionWatcher.poll()`` notices that the file
-changed (size, mtime or identity) and reads it again; the JSONL reader already sets a cut-off
-last line aside with a warning, so a half-written record is simply read on the next poll. A
-file that shrank or was replaced (a PicoClaw compaction rewrites its JSONL) is read from the
-start like any other change. Reading again costs the open time of the file, which is small
-for the sizes live sessions reach; the poll itself is one ``stat``. A file replaced by a FIFO
-or a socket is said to be so and never opened (every open is ``_stream.open_regular``, which
-cannot block, should the swap land mid-read).
+changed (size, mtime or identity) and reads what changed. For the formats whose importer
+reads a growing file (``Live``: Claude Code, Codex, OpenAI Chat JSONL), only the complete
+lines appended since the last read are read and added to the session (``_jsonl.Cursor``), so
+an append costs its own bytes, not the file's; a half-written last line waits for its
+newline. Any other change (a file that shrank, was replaced or rewritten in place: a PicoClaw
+compaction rewrites its JSONL), a compressed file and the other formats are read again from
+the start. The poll itself is one ``stat``. A file replaced by a FIFO or a socket is said to
+be so and never opened (every open is non-blocking and judged by ``fstat``, should the swap
+land mid-read).
 """
 
 from __future__ import annotations
@@ -18,10 +20,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.session.models import Session
-from ctxtui.importers._stream import file_kind, open_regular
+from ctxtui.core.session.images import priced_images
+from ctxtui.core.session.models import Message, Session
+from ctxtui.importers._jsonl import Cursor, iter_records
+from ctxtui.importers._stream import Source, file_kind, open_file, open_regular
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +68,7 @@ class SessionWatcher:
         self._end_bytes = b""  # the last read's final bytes: an append leaves them alone
         self._scanned = 0  # how far past the last read the file is known to hold no newline
         self._not_before = 0.0
+        self._follower: _Follower | None = None
         self.error: str | None = None
 
     def poll(self) -> Session | None:
@@ -71,9 +77,9 @@ class SessionWatcher:
         A read that fails (the agent is mid-rewrite, or the file vanished) leaves the last good
         session in place: ``error`` says why, and the next change is tried again.
         """
-        from ctxtui.importers import load_session, split_session_id
+        from ctxtui.importers import split_session_id
 
-        file = split_session_id(self.path)[0]  # db#ses_X, session.jsonl#agent-X
+        file, session_id = split_session_id(self.path)  # db#ses_X, session.jsonl#agent-X
         stamp = _Stamp.of(file)
         if stamp is None or stamp == self._stamp:
             if stamp is None:
@@ -86,9 +92,15 @@ class SessionWatcher:
             return None
         started = self._clock()
         try:
-            session = load_session(self.path, self.format)
+            whole = session_id is not None or stamp.mode == stat.S_IFDIR
+            session = self._read(file, whole=whole)
         except SessionLoadError as err:
             self.error = str(err)
+            self._follower = None
+            return None
+        except OSError as err:  # a read that failed mid-way (an I/O error, a file cut short)
+            self.error = f"{self.path}: cannot read the file ({err.strerror or err})"
+            self._follower = None
             return None
         finally:
             ended = self._clock()
@@ -97,6 +109,26 @@ class SessionWatcher:
         # next poll read again rather than miss it.
         self._stamp, self.error = stamp, None
         self._end_bytes, self._scanned = _end_bytes(file, stamp), stamp.size
+        return session
+
+    def _read(self, file: Path, *, whole: bool) -> Session | None:
+        """The session read again, or ``None`` when no complete line was appended: from where
+        the last read stopped when the file was only appended to, else from the start."""
+        from ctxtui.importers import load_session
+
+        follower, self._follower = self._follower, None
+        if whole:
+            return load_session(self.path, self.format)
+        if follower is not None:
+            with open_file(file) as source:
+                if follower.appended_to(source):
+                    session = follower.more(source)
+                    self._follower = follower
+                    return session
+        started = _Follower.start(file, self.format)
+        if started is None:
+            return load_session(self.path, self.format)
+        self._follower, session = started
         return session
 
     def _no_new_line(self, file: Path, stamp: _Stamp) -> bool:
@@ -142,3 +174,90 @@ def _end_bytes(file: Path, stamp: _Stamp) -> bytes:
             return fh.read(min(stamp.size, END_BYTES))
     except OSError:
         return b""
+
+
+class _Follower:
+    """A JSONL session read up to its last complete line, to go on from there.
+
+    ``live`` is the importer's ``Live`` (records in, session out); ``cursor`` where the reader
+    stopped; ``head`` and ``end`` the file's first bytes and those before the cursor, which an
+    append leaves as they are (a rewrite in place that keeps both is not noticed, as with
+    ``tail -f``).
+    """
+
+    def __init__(self, name: str, live: Any, inode: int) -> None:
+        self.name = name
+        self.live = live
+        self.cursor = Cursor()
+        self.inode = inode
+        self.head = b""
+        self.end = b""
+        self._priced: list[Message] | None = None
+        """The priced messages, once one was priced differently from the importer's."""
+        self._model: str | None = None
+
+    @classmethod
+    def start(cls, file: Path, format: str | None) -> tuple[_Follower, Session] | None:
+        """The whole session, read so it can be followed; ``None`` for what cannot be (a
+        format without ``Live``, a compressed or empty file, a directory): read it whole."""
+        from ctxtui.importers import detect_format, importer, normalize_format
+
+        with open_file(file) as source:
+            if source.size == 0:
+                return None
+            name = normalize_format(format) if format is not None else detect_format(source)
+            live = getattr(importer(name), "Live", None)
+            if live is None or source.compression():
+                return None
+            if not getattr(live, "follows", lambda _source: True)(source):
+                return None
+            follower = cls(name, live(), source.inode)
+            session = follower.more(source, always=True)
+        assert session is not None
+        if format is not None and not session.messages and not session.system_prompt:
+            return None  # a forced format that read nothing: the whole read says why
+        return follower, session
+
+    def appended_to(self, source: Source) -> bool:
+        """True when ``source`` is this file with bytes appended (or none): same inode, and
+        the bytes before where the last read stopped are still there."""
+        offset = self.cursor.offset
+        if source.inode != self.inode or source.size < offset:
+            return False
+        if source.read_at(len(self.head), 0) != self.head:
+            return False
+        return source.read_at(len(self.end), offset - len(self.end)) == self.end
+
+    def more(self, source: Source, *, always: bool = False) -> Session | None:
+        """The session with the complete lines appended since the last read, ``None`` when
+        there were none (unless ``always``)."""
+        before = self.cursor.offset
+        self.live.add(iter_records(source, self.live.warnings, cursor=self.cursor))
+        offset = self.cursor.offset
+        self.head = source.read_at(min(offset, END_BYTES), 0)
+        self.end = source.read_at(min(offset, END_BYTES), max(0, offset - END_BYTES))
+        if offset == before and not always:
+            return None
+        session = self.live.session(source.name, self.cursor.end_warnings())
+        return self._finish(session, source.path)
+
+    def _finish(self, session: Session, path: Path) -> Session:
+        """``importers.finish``, pricing only the messages added or changed since the last
+        read (all of them when the session's model changed, which prices the others)."""
+        from ctxtui.importers import finished_meta, hoist_system_prompt
+
+        low = self.live.changed_from()
+        if session.meta.model != self._model:
+            low = 0
+        self._model = session.meta.model
+        tail = session.model_copy(update={"messages": session.messages[low:]})
+        priced = priced_images(tail)
+        if self._priced is None and priced is tail:
+            messages = session.messages  # no image priced differently, now or before
+        else:
+            if self._priced is None:
+                self._priced = list(session.messages[:low])
+            self._priced[low:] = priced.messages
+            messages = tuple(self._priced)
+        meta = finished_meta(session, path, self.name, self.live.dropped)
+        return hoist_system_prompt(session.model_copy(update={"messages": messages, "meta": meta}))

@@ -1,15 +1,10 @@
 """Writing a session as ctxtui's native JSON, atomically, never over what it was read from.
 
-The file is the versioned envelope ``{"schema": "ctxtui.session/1", "session": {...}}`` that
-the ``native`` importer reads back; a bare session dump would be detected as OpenAI Chat and
-lose its system prompt, tools and metadata on the way back in.
-
-The rules of the write itself (protected paths, no symlink or special file replaced, umask
-permissions, temporary file renamed into place and never left over) live in
-``ctxtui.system.output``. What is protected is the importers' knowledge: every file a load of the
-session's source reads (a PicoClaw transcript *and* its ``.meta.json``, a SQLite database and
-its ``-wal``/``-shm``/``-journal``, a whole OpenCode storage tree). ``check_target`` runs the
-same checks up front, so a command can refuse a bad ``-o`` before it spends time compacting.
+The versioned envelope ``{"schema": "ctxtui.session/1", "session": {...}}`` that the
+``native`` importer reads back (a bare dump would read as OpenAI Chat and lose its system
+prompt, tools and metadata). The write's rules live in ``ctxtui.system.output``; what is
+protected is every file the importers read for the source. ``check_target`` runs the checks up
+front, so a bad ``-o`` is refused before any compacting.
 """
 
 from __future__ import annotations
@@ -39,11 +34,8 @@ def native_document(session: Session) -> dict[str, Any]:
 
 
 def native_bytes(session: Session) -> bytes:
-    """The document as UTF-8 JSON text.
-
-    A lone surrogate (a file name that is not UTF-8, say) cannot be encoded; it becomes U+FFFD
-    rather than failing the write or producing a file no JSON reader accepts.
-    """
+    """The document as UTF-8 JSON text, a lone surrogate as U+FFFD rather than a failed write
+    or a file no JSON reader accepts."""
     text = json.dumps(native_document(session), ensure_ascii=False, indent=1)
     return _SURROGATE.sub("\ufffd", text).encode("utf-8") + b"\n"
 
@@ -55,13 +47,8 @@ def check_target(
     protected: Iterable[Path],
     force: bool = False,
 ) -> Path:
-    """The path to write, or ``ExportError`` saying why it cannot be written.
-
-    ``protected`` is every path the session's source is read from
-    (``ctxtui.importers.source_protection``); the core does not know the importers, so the
-    caller asks them, and cannot forget to (no default). It is refused always, ``force`` or
-    not, through symlinks and hard links. See ``output.check_output`` for the rest.
-    """
+    """The path to write, or ``ExportError`` saying why not (``output.check_output``);
+    ``protected`` (``importers.source_protection``) has no default, so no caller forgets it."""
     source = session.meta.source_path
     return check_output(
         path, protected=protected, force=force, source=Path(source) if source else None
@@ -75,10 +62,7 @@ def write_session(
     protected: Iterable[Path],
     force: bool = False,
 ) -> Path:
-    """Write ``session`` to ``path`` as native JSON and return the path written.
-
-    The checks of ``check_target`` apply; the write itself is atomic (temporary file, fsync,
-    rename), and a failure or interruption leaves the target as it was and no temporary file.
-    """
+    """Write ``session`` to ``path`` as native JSON, checked as ``check_target`` and atomically
+    (``output.atomic_write``); returns the path written."""
     target = check_target(session, path, force=force, protected=protected)
     return atomic_write(target, (native_bytes(session),))

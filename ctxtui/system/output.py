@@ -1,7 +1,6 @@
 """Safe output files: never onto what a session was read from, never half-written, never left over.
 
-Every file ctxtui writes for the user goes through here. The rules, each a promise the README
-makes:
+Every file ctxtui writes for the user goes through here, under the README's promises:
 
 * **Protected paths.** A write is refused when its target is, or lies inside, any path of a
   *protected set* — every file the importer read or would read, plus the directory of a
@@ -12,12 +11,10 @@ makes:
   standard output is a deliberate choice the caller makes (``-o -``), not a path.
 * **New files get ordinary permissions** — ``0o666`` less the umask, applied by the kernel,
   never copied from the source. An overwritten file keeps its own mode.
-* **Atomic, and no leftovers.** Data goes to ``.<name>.ctxtui-tmp-XXXXXXXX`` in the target's
-  directory, is flushed to disk, then renamed over the target. The temporary file is removed on
-  every exit path Python can catch: an exception, Ctrl-C (``KeyboardInterrupt``) and, while the
-  write runs on the main thread, every other signal that would end the process and can be caught
-  (SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGALRM, ...: re-delivered once the file is gone). Only
-  SIGKILL or a power cut can leave one, and its name says what it is.
+* **Atomic, and no leftovers.** Data goes to ``.<name>.ctxtui-tmp-XXXXXXXX`` beside the
+  target, is flushed, then renamed over it. The temporary file is removed on every exit Python
+  can catch: an exception, Ctrl-C and, on the main thread, every catchable terminating signal
+  (re-delivered once the file is gone). Only SIGKILL or a power cut can leave one.
 """
 
 from __future__ import annotations
@@ -82,13 +79,9 @@ def _real(path: Path) -> Path:
 
 
 def protected_clash(target: Path, protected: Iterable[Path]) -> Path | None:
-    """The protected path that writing ``target`` would touch, or ``None``.
-
-    ``target`` clashes with a protected file when both resolve to the same path (whether or not
-    it exists yet: a missing ``.meta.json`` or ``-wal`` beside the source is still the source's)
-    or share ``(st_dev, st_ino)``; with a protected directory when it lies anywhere below it,
-    by resolved path or by the identity of one of its ancestors.
-    """
+    """The protected path that writing ``target`` would touch, or ``None``: the same resolved
+    path (existing or not: a missing ``-wal`` is still the source's) or ``(st_dev, st_ino)``,
+    or anywhere below a protected directory, by path or by an ancestor's identity."""
     real = _real(target)
     own = _identity(real)
     ancestors: set[tuple[int, int]] | None = None
@@ -119,11 +112,8 @@ WRITE_ROOT_ENV = "CTXTUI_WRITE_ROOT"
 
 
 def write_root_refusal(target: Path, env: Mapping[str, str] = os.environ) -> str | None:
-    """Why ``target`` may not be written under ``CTXTUI_WRITE_ROOT``, or ``None`` if it may.
-
-    A browser tab drives a served app, so its writes stay inside the directory the person who
-    started ``serve`` named (after resolving symlinks and ``..``), or there are none.
-    """
+    """Why ``target`` may not be written under ``CTXTUI_WRITE_ROOT``, or ``None``: a served
+    app's writes stay inside the directory ``serve`` was given, resolved, or there are none."""
     root = env.get(WRITE_ROOT_ENV)
     if root is None:
         return None
@@ -149,10 +139,9 @@ def check_output(
 ) -> Path:
     """The path to write, or ``OutputError`` saying why it cannot be written.
 
-    Refuses an empty path, anything ``protected`` (always, ``force`` or not), a symlink, a
-    directory or special file, an existing file unless ``force``, and a directory that is
-    missing or not writable. ``source``, when given, is named as "the source session" in the
-    refusal; other protected paths are named as what they are.
+    Refuses an empty path, anything ``protected`` (``force`` or not), a symlink, a directory or
+    special file, an existing file unless ``force``, and a missing or unwritable directory;
+    ``source`` is named "the source session" in the refusal.
     """
     if not os.fspath(path):
         raise OutputError("-o: expected a file path, found an empty string")
@@ -202,11 +191,8 @@ def _clash_reason(target: Path, clash: Path, source: Path | None) -> str:
 
 
 def check_stream(stream: IO[Any], protected: Iterable[Path]) -> None:
-    """Refuse a standard output that is redirected onto a protected file (``>> source.jsonl``).
-
-    With ``-o -`` the shell opens the target, so this is the only check left to do. A stream
-    with no file descriptor (a test's capture) has nothing to check.
-    """
+    """Refuse a standard output redirected onto a protected file (``>> source.jsonl``): with
+    ``-o -`` the shell opens the target, so this is the only check left."""
     try:
         info = os.fstat(stream.fileno())
     except (OSError, ValueError):
@@ -246,12 +232,9 @@ def _raise_terminated(signum: int, frame: FrameType | None) -> None:
 
 @contextlib.contextmanager
 def _signals_unwind() -> Iterator[None]:
-    """While the body runs, terminating signals raise instead of killing the process outright.
-
-    Only the main thread can install handlers; a signal ignored (``SIG_IGN``) stays ignored.
-    Once the body has cleaned up, the previous handler is restored and the signal re-sent, so
-    the process ends the way its sender expects (by the signal, exit status 128 + n).
-    """
+    """While the body runs (on the main thread), terminating signals raise instead of killing
+    the process; afterwards the previous handler is restored and the signal re-sent, so the
+    process still ends by it. An ignored signal stays ignored."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -308,11 +291,8 @@ def _existing_mode(target: Path) -> int | None:
 
 
 def atomic_write(target: Path, chunks: Iterable[bytes]) -> Path:
-    """Write ``chunks`` to ``target`` through a temporary file renamed into place.
-
-    ``target`` must have passed ``check_output``. A failure raises ``OutputError`` and leaves
-    the target as it was; an interruption re-raises after removing the temporary file.
-    """
+    """Write ``chunks`` to ``target`` (checked by ``check_output``) through a temporary file
+    renamed into place; a failure or interruption leaves the target as it was."""
     tmp = temp_name(target)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     flags |= getattr(os, "O_NOFOLLOW", 0)

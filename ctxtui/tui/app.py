@@ -30,9 +30,9 @@ def settings_notice(problems: list[str]) -> str:
 
 
 def _commands() -> Any:
-    from ctxtui.tui.commands import CtxtuiCommands
+    from ctxtui.tui.command_palette import ActionsProvider
 
-    return CtxtuiCommands
+    return ActionsProvider
 
 
 KEYS_SWITCH_INTERVAL = 0.001
@@ -181,7 +181,7 @@ class CtxtuiApp(App[int]):
     def open_view(self, row: Action) -> None:
         """Push the screen of a ``view`` row, built with the main screen's state.
 
-        What the view dismisses with goes to the main screen (``SessionScreen.take``): a
+        What the view dismisses with goes to the main screen (``MainScreen.open_or_select``): a
         sessions picker dismissing with a path opens that file.
         """
         assert row.view
@@ -190,7 +190,7 @@ class CtxtuiApp(App[int]):
     def push_view(self, view: Callable[..., Screen[Any]]) -> None:
         """Push ``view`` built with the main screen's state; what it dismisses with goes to the
         main screen."""
-        self.push_screen(view(self.main.state), self.main.take)
+        self.push_screen(view(self.main.state), self.main.open_or_select)
 
 
 def view_screen(name: str) -> Callable[..., Screen[Any]]:

@@ -103,7 +103,7 @@ def knob_overrides(state: MainState) -> tuple[tuple[str, Any], ...]:
     flags: those the app was started with, and those changed since in the settings panel
     (where the policy differs from its preset fitted to the open session with the former).
     """
-    from ctxtui.core.policies.policy import PolicyError, knob_names, policy_for_session
+    from ctxtui.core.policies.policy import KNOBS, PolicyError, policy_for_session
 
     given: dict[str, Any] = dict(state.overrides)
     if state.session is not None:
@@ -112,7 +112,7 @@ def knob_overrides(state: MainState) -> tuple[tuple[str, Any], ...]:
         except PolicyError:
             base = None
         if base is not None:
-            for name in knob_names():
+            for name in KNOBS:
                 value = getattr(state.policy, name)
                 if value != getattr(base, name):
                     given[name] = value

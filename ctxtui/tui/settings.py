@@ -6,7 +6,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from platformdirs import user_config_dir
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
@@ -18,13 +18,18 @@ from pydantic_settings import (
 )
 from textual.app import App
 
-from ctxtui.core.policies.policy import PresetName
+from ctxtui.core.policies.presets import DEFAULT_PRESET, PRESETS
 from ctxtui.importers._reader import decode_error_reason
 from ctxtui.importers._stream import NotRegularFileError, file_kind, open_regular
 
 CONFIG_FILE_NAME = "config.json"
 
 AnimationLevel = Literal["none", "basic", "full"]
+
+if TYPE_CHECKING:
+    PresetName = str
+else:  # the presets' names as pydantic's choices, read from the preset table
+    PresetName = Literal[tuple(PRESETS)]
 
 
 class LLMSettings(BaseModel):
@@ -65,7 +70,9 @@ class AppSettings(BaseSettings):
     )
 
     theme: str = Field(default="textual-dark", description="a Textual theme name")
-    preset: PresetName = Field(default="plan", description="the policy preset to start with")
+    preset: PresetName = Field(
+        default=DEFAULT_PRESET, description="the policy preset to start with"
+    )
     tokenizer: str = Field(default="plan", description="tokenizer spec, e.g. tiktoken:o200k_base")
     keys: dict[str, str] = Field(
         default_factory=dict,

@@ -6,10 +6,12 @@ from __future__ import annotations
 import importlib
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxtui.cli import main
 from ctxtui.cli_args import COMMANDS, Command
-from ctxtui.core.policies.policy import NOT_KNOBS, PRESETS, Policy, PolicyError
+from ctxtui.core.policies.policy import FIELDS, KNOBS, PRESETS, PolicyError, make_policy, preset
 from ctxtui.core.session.models import Message, Session, SessionMeta
 from ctxtui.options import (
     EXIT_INTERNAL,
@@ -17,35 +19,32 @@ from ctxtui.options import (
     build_policy,
     clip,
     clip_path,
+    dest,
     explain_policy_error,
     knob_help,
-    knobs,
+    knob_label,
     overrides_from,
+    range_sentence,
+    range_words,
     show_number,
     unused_reason,
 )
 
 
-def test_every_numeric_policy_field_has_one_row_with_its_bounds() -> None:
-    numeric = [
-        n
-        for n, f in Policy.model_fields.items()
-        if f.annotation in (int, float) and n not in NOT_KNOBS
-    ]
-    table = knobs()
-    assert list(table) == numeric
-    window = table["context_window"]
+def test_every_policy_field_but_its_records_is_one_row_of_the_table() -> None:
+    assert list(KNOBS) == [f for f in FIELDS if f not in ("preset", "reserve_lowered_from")]
+    window = KNOBS["context_window"]
     assert (window.low, window.high, window.kind) == (256, 100_000_000, int)
-    assert window.range_words() == "256 to 100,000,000"
-    assert window.range_sentence() == "a whole number from 256 to 100,000,000"
-    assert table["tail_items"].range_sentence() == "a whole number, 1 or more"
-    assert table["compact_trigger_ratio"].range_sentence() == "a number above 0 and at most 1"
-    assert table["tail_min_tokens"].label == "tail min tokens"
-    assert table["tail_min_tokens"].dest == "tail_min"
+    assert range_words(window) == "256 to 100,000,000"
+    assert range_sentence(window) == "a whole number from 256 to 100,000,000"
+    assert range_sentence(KNOBS["tail_items"]) == "a whole number, 1 or more"
+    assert range_sentence(KNOBS["compact_trigger_ratio"]) == "a number above 0 and at most 1"
+    assert knob_label("tail_min_tokens") == "tail min tokens"
+    assert dest(KNOBS["tail_min_tokens"]) == "tail_min"
 
 
 def test_every_numeric_knob_says_what_it_counts() -> None:
-    units = {name: knob.unit for name, knob in knobs().items()}
+    units = {name: knob.unit for name, knob in KNOBS.items() if knob.numeric}
     assert all(units.values()), [name for name, unit in units.items() if not unit]
     assert units["context_window"] == "tokens" and units["tail_min_turns"] == "turns"
 
@@ -53,7 +52,7 @@ def test_every_numeric_knob_says_what_it_counts() -> None:
 def test_knobs_a_mode_switches_off_are_unused_with_the_reason() -> None:
     """picoclaw's tail is in items and its pruning and truncation are off: the panel disables
     those knobs (issue 13 item 5); a mode that reads a knob makes it count again."""
-    picoclaw = Policy.model_validate(PRESETS["picoclaw"]).model_dump()
+    picoclaw = preset("picoclaw").as_dict()
     for field, words in (
         ("tail_min_tokens", "last N items"),
         ("prune_protected_turns", "prune mode is off"),
@@ -71,17 +70,20 @@ def test_knobs_a_mode_switches_off_are_unused_with_the_reason() -> None:
     assert unused_reason("prune_keep_results", turns) == (
         "only the results prune modes read it, not turns"
     )
+    assert unused_reason("chars_per_token", {"tokenizer": "llama3"}) == (
+        "only the plan tokenizer divides by it, and tokens are counted with llama3"
+    )
 
 
 def test_help_text_is_unchanged_by_the_panel_only_rules() -> None:
     """The prune and truncate rules concern knobs that are not options: --help still shows
     one default for the window and the unused presets for the tail."""
-    assert "unused" not in knob_help(knobs()["context_window"])
-    assert "unused by picoclaw" in knob_help(knobs()["tail_min_tokens"])
+    assert "unused" not in knob_help(KNOBS["context_window"])
+    assert "unused by picoclaw" in knob_help(KNOBS["tail_min_tokens"])
 
 
 UNRELATED = {
-    **PRESETS["plan"],
+    **PRESETS["plan"].values,
     "tail_min_tokens": 0,
     "tail_max_tokens": 10**9,
     "max_tokens": 0,
@@ -90,21 +92,42 @@ UNRELATED = {
 """The plan's values with the knobs that relate to others moved out of each other's way."""
 
 
-@pytest.mark.parametrize("field", list(knobs()))
+@pytest.mark.parametrize("field", [n for n, k in KNOBS.items() if k.numeric])
 def test_a_knob_accepts_exactly_what_the_policy_accepts(field: str) -> None:
-    knob = knobs()[field]
+    knob = KNOBS[field]
     edges = [v for v in (knob.low, knob.high) if v is not None]
     for edge in edges:
         for value in (edge - 1e-9, edge, edge + 1e-9):
             value = round(value) if knob.kind is int else value
             try:
-                Policy.model_validate({**UNRELATED, field: value})
+                make_policy({**UNRELATED, field: value})
                 policy_ok = True
-            except Exception:
+            except PolicyError as err:
+                policy_ok = err.problems[0].bound == "relation"  # checked below
+                assert policy_ok or [(p.field, p.bound) for p in err.problems] == [(field, "range")]
                 policy_ok = False
             if field in ("max_tokens", "context_window") and knob.accepts(value):
                 continue  # their relation (reserve < window) may refuse an in-range value
             assert knob.accepts(value) == policy_ok, (field, value)
+
+
+def test_a_refused_value_is_a_structured_problem_worded_by_each_shell() -> None:
+    with pytest.raises(PolicyError) as info:
+        preset("plan", tail_ratio=1.5, tail_items=0)
+    assert [(p.field, p.value, p.bound) for p in info.value.problems] == [
+        ("tail_ratio", 1.5, "range"),
+        ("tail_items", 0, "range"),
+    ]
+    assert explain_policy_error(info.value) == (
+        "--tail-ratio: expected 0 to 1, got 1.5; --tail-items: expected ≥\u00a01, got 0"
+    )
+    with pytest.raises(PolicyError) as info:
+        preset("plan", tokenizer="gpt9")
+    assert explain_policy_error(info.value) == (
+        "--tokenizer: expected plan, picoclaw, opencode, tiktoken:ENCODING, llama3 or qwen2"
+    )
+    with pytest.raises(PolicyError, match="prune_mode: expected off, turns, tokens, results"):
+        preset("plan", prune_mode="sometimes")
 
 
 def test_build_policy_fits_a_session_and_keeps_what_was_given() -> None:
@@ -112,7 +135,7 @@ def test_build_policy_fits_a_session_and_keeps_what_was_given() -> None:
         messages=(Message(role="user", content="hi"),), meta=SessionMeta(context_window=32_768)
     )
     bare = build_policy("plan")
-    assert bare == Policy.model_validate(PRESETS["plan"])
+    assert bare == make_policy(PRESETS["plan"].values)
     fitted = build_policy("plan", {"tail_ratio": 0.5}, session)
     assert (fitted.context_window, fitted.max_tokens, fitted.tail_ratio) == (32_768, 8_192, 0.5)
     given = build_policy("picoclaw", {"context_window": 8_000, "max_tokens": 1_000}, session)
@@ -122,10 +145,9 @@ def test_build_policy_fits_a_session_and_keeps_what_was_given() -> None:
 
 
 def test_a_relation_is_explained_in_flags_and_values() -> None:
-    given = {"tail_min_tokens": 9_000}
     with pytest.raises(PolicyError) as info:
-        build_policy("plan", given)
-    assert explain_policy_error(str(info.value), given) == (
+        build_policy("plan", {"tail_min_tokens": 9_000})
+    assert explain_policy_error(info.value) == (
         "--tail-min (9,000) must not exceed --tail-max (8,000)"
     )
 
@@ -188,3 +210,37 @@ def test_every_help_fits_80_columns(
         main([*argv, "--help"])
     lines = capsys.readouterr().out.splitlines()
     assert lines and max(len(line) for line in lines) <= 80
+
+
+@given(data=st.data())
+@settings(max_examples=200, deadline=None)
+def test_the_policy_accepts_a_value_exactly_when_its_row_does(data: st.DataObject) -> None:
+    """Any value of a numeric knob, in range or not: the policy takes it iff the row's range
+    does, and a refusal is one problem naming that knob, its value and ``range``."""
+    knob = data.draw(st.sampled_from([k for k in KNOBS.values() if k.numeric]))
+    if knob.kind is int:
+        value: float = data.draw(st.integers(min_value=-(10**12), max_value=10**12))
+    else:
+        value = data.draw(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False))
+    try:
+        make_policy({**UNRELATED, knob.name: value})
+    except PolicyError as err:
+        if err.problems[0].bound != "relation":
+            assert [(p.field, p.value, p.bound) for p in err.problems] == [
+                (knob.name, value, "range")
+            ]
+            assert not knob.accepts(value)
+    else:
+        assert knob.accepts(value)
+
+
+def test_compare_words_a_refused_knob_as_report_does(capsys: pytest.CaptureFixture[str]) -> None:
+    from ctxtui.samples import demo_session_path
+
+    demo = str(demo_session_path())
+    assert main(["compare", demo, "--context-window", "100"]) == EXIT_USAGE
+    assert "--context-window: expected 256 to 100,000,000, got 100" in capsys.readouterr().err
+    assert main(["compare", demo, "--context-window", "1000", "--max-tokens", "2000"]) == EXIT_USAGE
+    assert "--max-tokens (2,000) must be smaller than --context-window (1,000)" in (
+        capsys.readouterr().err
+    )

@@ -16,7 +16,8 @@ import pytest
 
 from ctxtui import cli
 from ctxtui.cli import main
-from ctxtui.options import EXIT_INTERNAL, EXIT_USAGE, knobs
+from ctxtui.core.policies.policy import KNOBS
+from ctxtui.options import EXIT_INTERNAL, EXIT_USAGE
 from tests.cli.chats import agent_chat
 
 
@@ -94,7 +95,7 @@ def test_a_denormal_chars_per_token_is_one_line_not_an_overflow(chat: Path) -> N
     assert proc.stderr.count("\n") == 1 and "OverflowError" not in proc.stderr
 
 
-@pytest.mark.parametrize("field", [f for f, k in knobs().items() if k.kind is float])
+@pytest.mark.parametrize("field", [f for f, k in KNOBS.items() if k.kind is float])
 def test_every_float_knob_counts_at_both_ends_of_its_range(
     field: str, chat: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -104,7 +105,7 @@ def test_every_float_knob_counts_at_both_ends_of_its_range(
     from ctxtui.importers import load_session
     from ctxtui.options import build_policy
 
-    knob = knobs()[field]
+    knob = KNOBS[field]
     assert knob.low is not None and knob.high is not None, f"{field} has no upper or lower bound"
     lowest = math.nextafter(knob.low, math.inf) if knob.low_open else knob.low
     session = load_session(chat)

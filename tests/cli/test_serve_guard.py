@@ -7,6 +7,7 @@ the app processes it starts are counted in ``/proc`` (children of the server's p
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import socket
@@ -265,3 +266,35 @@ def test_a_served_app_writes_only_inside_the_named_directory(tmp_path: Path) -> 
     nowhere = write_root_refusal(root / "ok.json", {"CTXTUI_WRITE_ROOT": ""})
     assert nowhere is not None and "writes no file" in nowhere
     assert write_root_refusal(outside, {}) is None  # not served: the usual rules only
+
+
+async def _deliver_screenshot(served: Served) -> tuple[str, int, int, int, str]:
+    """Save a screenshot through a served app's palette, then ask for it as a browser would:
+    the key it was sent, the statuses of the bare key and of a wrong token, and the file."""
+    http, ws = (await _hold(served, 1))[:2]
+    try:
+        for text in ("\x10", "screenshot", "\r"):  # ctrl+p, the command's name, Enter
+            await ws.send_str(json.dumps(["stdin", text]))  # type: ignore[attr-defined]
+            await asyncio.sleep(1.0)
+        while True:
+            msg = await asyncio.wait_for(ws.receive(), 30)  # type: ignore[attr-defined]
+            if msg.type == aiohttp.WSMsgType.TEXT and "deliver_file_start" in msg.data:
+                sent = str(json.loads(msg.data)[1])
+                break
+        key = sent.rpartition("/")[2]
+        bare = await _status(f"{served.base}/download/{key}")
+        wrong = await _status(f"{served.base}/download/wrong/{key}")
+        async with http.get(f"{served.base}/download/{sent}") as response:  # type: ignore[attr-defined]
+            return sent, bare, wrong, response.status, await response.text()
+    finally:
+        await ws.close()  # type: ignore[attr-defined]
+        await http.close()  # type: ignore[attr-defined]
+
+
+def test_a_delivered_file_is_served_only_under_the_token(served: Served) -> None:
+    """The browser opens ``/download/<what it was sent>``: the token is part of it, and the
+    bare key (or a wrong token) is refused with 403 before anything is sent."""
+    sent, bare, wrong, status, body = asyncio.run(_deliver_screenshot(served))
+    assert sent.startswith(served.token + "/")
+    assert (bare, wrong) == (403, 403)
+    assert status == 200 and "<svg" in body

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from ctxtui.cli import main
-from ctxtui.core.policies.policy import PRESETS, Policy
+from ctxtui.core.policies.policy import KNOBS, PRESETS
 from ctxtui.importers import FORMAT_NAMES
 from tests.cli.chats import agent_chat
 
@@ -401,14 +401,14 @@ def test_help_answers_a_newcomer_in_80_columns(
         assert name in flat
     assert "tiktoken:ENCODING" in flat and "cl100k_base works offline" in flat
     assert ".gz and .zst" in flat and "directory" in flat  # what SESSION may be
-    plan = PRESETS["plan"]
+    plan = PRESETS["plan"].knobs
     for field, flag in (
         ("tail_ratio", "--tail-ratio"),
         ("tail_min_tokens", "--tail-min"),
         ("context_window", "--context-window"),
     ):
         entry = flat.split(f" {flag} ", 1)[1].split(" --", 1)[0]
-        assert str(Policy.model_fields[field].description) in entry
+        assert KNOBS[field].help in entry
         assert f"{plan[field]:,}" in entry  # its default
 
 

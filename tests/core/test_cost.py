@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
+from genai_prices import calc_price
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +18,6 @@ from ctxtui.core.pricing.prices import (
     PRICE_VERSION,
     NoPriceError,
     TokenUsage,
-    exact_price,
     table_for,
 )
 from ctxtui.core.session.models import Message, RecordedCompaction, Session, SessionMeta, Usage
@@ -26,6 +26,17 @@ from ctxtui.samples import samples_dir
 
 SONNET = "claude-sonnet-4-5"
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+def exact_price(
+    usage: TokenUsage, model: str, provider: str | None, at: datetime | None
+) -> Decimal:
+    """The package's own ``calc_price`` total, which the price table must match."""
+    when = at or datetime.now(UTC)
+    calc = calc_price(
+        usage.as_price_usage(), model, provider_id=provider, genai_request_timestamp=when
+    )
+    return Decimal(calc.total_price)
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,6 @@ def _session() -> Session:
 def test_turns_and_pairs_are_derived() -> None:
     s = _session()
     assert s.turn_starts == (0, 4)
-    assert s.turn_of == (0, 0, 0, 0, 1)
     assert s.call_of_result == {2: 1}
     assert s.results_of_call == {1: (2,)}
     assert s.orphan_results == (3,)

@@ -71,7 +71,7 @@ def test_whole_ratios_round_like_the_floats(ratio: float) -> None:
         assert tokenizer.count_messages([big]) == [tokenizer.count_message(big)]
 
 
-def _reference_boundaries(session: Session) -> tuple[bytearray, bytearray]:
+def _reference_boundaries(session: Session) -> bytearray:
     messages = session.messages
     n = len(messages)
     opened = [0] * (n + 1)
@@ -81,15 +81,14 @@ def _reference_boundaries(session: Session) -> tuple[bytearray, bytearray]:
     pair = bytearray(
         c == 0 and m.role != "tool" for c, m in zip(accumulate(opened[:n]), messages, strict=True)
     )
-    clean = bytearray(p and not m.calls_tools for p, m in zip(pair, messages, strict=True))
-    return pair + b"\x01", clean + b"\x01"
+    return pair + b"\x01"
 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_boundaries_match_the_per_message_rule(seed: int) -> None:
     session = Session(messages=tuple(_messages(seed, 300)))
     bounds = Boundaries.of(session)
-    assert (bounds.pair, bounds.clean) == _reference_boundaries(session)
+    assert bounds.pair == _reference_boundaries(session)
 
 
 def test_session_index_matches_the_messages() -> None:

@@ -6,14 +6,10 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
+from ctxtui.core.planning.picoclaw_legacy import force_compression_cut
 from ctxtui.core.planning.plan import Plan, TailReason
-from ctxtui.core.planning.planner import (
-    build_plan,
-    find_safe_boundary,
-    force_compression_cut,
-    is_over_context_budget,
-)
-from ctxtui.core.planning.tail import effective_budget
+from ctxtui.core.planning.planner import build_plan
+from ctxtui.core.planning.tail import effective_budget, find_safe_boundary
 from ctxtui.core.policies.policy import preset
 from ctxtui.core.session.models import Message, Session, ToolCall, ToolDefinition
 from ctxtui.core.tokens.counts import SessionCounts
@@ -117,19 +113,19 @@ _SMALL_SET = (
     ("window", "max_tokens", "over"),
     [
         (100_000, 4_096, False),
-        (100, 4_096, True),
         (2_000, 1_800, True),
         (131_072, 32_768, False),
-        (500, 32_768, True),
-    ],
+    ],  # the vectors a policy accepts: a window under 256 or below max_tokens is refused
 )
 def test_is_over_context_budget_vectors(window: int, max_tokens: int, over: bool) -> None:
-    assert is_over_context_budget(_SMALL_SET, max_tokens, window) is over
+    policy = preset("picoclaw", context_window=window, max_tokens=max_tokens)
+    assert policy.compacts(_SMALL_SET) is over
 
 
 def test_proactive_check_is_strict() -> None:
-    assert not is_over_context_budget(900, 100, 1_000)
-    assert is_over_context_budget(901, 100, 1_000)
+    policy = preset("picoclaw", context_window=1_000, max_tokens=100)
+    assert not policy.compacts(900)
+    assert policy.compacts(901)
 
 
 def _turns(n: int) -> Session:

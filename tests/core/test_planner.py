@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ctxtui.core.planning.picoclaw_legacy import force_compression_cut
 from ctxtui.core.planning.plan import Plan
-from ctxtui.core.planning.planner import build_plan, force_compression_cut
+from ctxtui.core.planning.planner import build_plan
 from ctxtui.core.planning.truncation import planned_path, preview_of, render
 from ctxtui.core.policies.policy import CompactionStyle, Policy, preset
 from ctxtui.core.policies.reasons import CompactReason

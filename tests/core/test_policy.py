@@ -21,7 +21,7 @@ def _session(window: int | None) -> Session:
 def test_session_window_is_used_when_the_user_set_none() -> None:
     policy = policy_for_session("plan", _session(200_000))
     assert policy.context_window == 200_000
-    assert policy.max_tokens == PRESETS["plan"]["max_tokens"]
+    assert policy.max_tokens == PRESETS["plan"].knobs["max_tokens"]
 
 
 def test_user_window_wins_over_the_session() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,7 +16,6 @@ from ctxtui.core.planning.prune import (
     index_tool_outputs,
     prune_by_tokens,
     prune_by_turns,
-    prune_tool_outputs_as_sketched,
 )
 from ctxtui.core.planning.tail import min_turns_start
 from ctxtui.core.policies.policy import preset
@@ -22,6 +23,25 @@ from ctxtui.core.session.models import ContentPart, Message, PartKind, Session, 
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import TokenizerInfo, resolve
 from tests.core.fakes import CharTokenizer
+
+
+def prune_tool_outputs_as_sketched(
+    messages: Sequence[Message], protected_turns: int, prune_threshold: int
+) -> Sequence[Message]:
+    """The plan's ``PruneToolOutputs`` as sketched (docs/plan.md), defects X24–X28 included,
+    kept here to show each defect beside the planner's fix."""
+    if not messages or protected_turns <= 0:
+        return messages
+    out = list(messages)
+    protected_end = max(0, len(out) - protected_turns)  # messages, not turns (X24)
+    pruned = 0
+    for i in range(protected_end - 1, -1, -1):
+        if out[i].role == "tool":
+            out[i] = out[i].model_copy(update={"content": STUB})  # whatever its size (X25)
+            pruned += 1  # already-stubbed outputs count again (X27)
+    if pruned < prune_threshold:
+        return messages
+    return out
 
 
 def _pico(message: Message) -> int:

@@ -90,3 +90,18 @@ def test_picoclaw_past_its_after_turn_limit_says_proactive_summarises() -> None:
     assert "drops the oldest half" in choices[CompactReason.RETRY].effect
     assert not choices[CompactReason.RETRY].labels_only
     assert all(not c.labels_only for c in choices.values())
+
+
+def test_what_a_reason_says_follows_the_knobs_not_the_presets_name() -> None:
+    """A preset is never a special case: PicoClaw's summary template, not a name starting with
+    "picoclaw", is what brings the note that PicoClaw never gives the overflow reason."""
+    note = "PicoClaw itself never gives this reason."
+    borrowed = preset("plan", summary_template="picoclaw")
+    assert reason_effect(borrowed, CompactReason.OVERFLOW).endswith(note)
+    renamed = preset("picoclaw", summary_template="plan")
+    assert not reason_effect(renamed, CompactReason.OVERFLOW).endswith(note)
+    assert all(
+        reason_effect(preset(name), CompactReason.OVERFLOW).endswith(note)
+        == (PRESETS[name].knobs.get("summary_template") == "picoclaw")
+        for name in PRESETS
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ctxtui.core.policies.policy import knob_names
+from ctxtui.core.policies.policy import KNOBS
 from ctxtui.core.simulation.report import build_report
 from tests.core.plans import hand_plan, small_session
 
@@ -42,7 +42,7 @@ def test_keys_and_types() -> None:
         "message_count": 5,
         "warnings": ["w1"],
     }
-    assert set(r["policy"]) >= set(knob_names())
+    assert set(r["policy"]) >= set(KNOBS)
     assert r["tokenizer"] == {
         "requested": "tiktoken:nope",
         "used": "plan",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
-from ctxtui.core.planning.as_sent import history_tokens, row_figures, zone_sums
-from ctxtui.core.planning.plan import Zone
+from ctxtui.core.planning.as_sent import history_tokens, row_figures
+from ctxtui.core.planning.plan import Plan, Zone
 from ctxtui.core.planning.planner import build_plan
 from ctxtui.core.policies.policy import Policy
 from ctxtui.core.session.models import Session
@@ -13,6 +13,14 @@ from ctxtui.core.simulation.report import build_report
 from ctxtui.core.tokens.counts import SessionCounts
 from tests.core.plans import hand_plan, small_session
 from tests.core.test_plan_properties import QuarterTokenizer, policies, sessions
+
+
+def zone_sums(plan: Plan) -> dict[Zone, int]:
+    """Σ of the rows' sent figures per zone, added up row by row (a check on the totals)."""
+    sums = dict.fromkeys(Zone, 0)
+    for i, sent in enumerate(plan.effective_tokens):
+        sums[plan.zone(i)] += sent
+    return sums
 
 
 @settings(max_examples=300)

@@ -16,7 +16,7 @@ from ctxtui.core.summaries.leaf_prompt import (
     legacy_fallback_text,
     render_segment,
 )
-from ctxtui.core.summaries.summary import SECTION_TITLES, SUMMARY_TEMPLATE, build_structured_summary
+from ctxtui.core.summaries.summary import SUMMARY_TEMPLATE, build_structured_summary
 
 
 def _session() -> Session:
@@ -55,7 +55,14 @@ def _session() -> Session:
 def test_template_is_the_plans_skeleton() -> None:
     assert len(SUMMARY_TEMPLATE) == 326
     headings = re.findall(r"^## (.+)$", SUMMARY_TEMPLATE, re.MULTILINE)
-    assert tuple(headings) == SECTION_TITLES
+    assert headings == [
+        "Goal",
+        "Constraints",
+        "Progress",
+        "Key Decisions",
+        "Next Steps",
+        "Critical Context",
+    ]
     assert SUMMARY_TEMPLATE.startswith("# Summary of Previous Conversation\n\n## Goal\n")
     assert "- [Decision 1 with rationale]\n- [Decision 2 with rationale]" in SUMMARY_TEMPLATE
     assert SUMMARY_TEMPLATE.endswith("## Critical Context\n[Any other context needed to continue]")

@@ -130,7 +130,7 @@ def test_a_newline_bomb_is_refused_at_the_cap_without_a_loop_per_line(
 def _count_reads(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """Count the reads of every stream the JSONL reader opens from here on."""
     calls = {"readline": 0, "read": 0}
-    real = _stream.open_bytes
+    real = _stream.Source.stream
 
     class Counting:
         def __init__(self, fh: BinaryIO) -> None:
@@ -154,7 +154,9 @@ def _count_reads(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         def peek(self, size: int = 0) -> bytes:
             return cast(io.BufferedReader, self._fh).peek(size)
 
-    monkeypatch.setattr(_jsonl, "open_bytes", lambda path: Counting(real(path)))
+    monkeypatch.setattr(
+        _stream.Source, "stream", lambda source, offset=0: Counting(real(source, offset))
+    )
     return calls
 
 

@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ctxtui.core.session.models import PartKind
+from ctxtui.core.session.models import PartKind, Session
 from ctxtui.importers import claude_code
 from ctxtui.importers._jsonl import iter_records
+from ctxtui.importers._stream import Dropped, open_file, open_source
 
 EXAMPLE = Path("/work/shared/reference/examples/claude_code_session.jsonl")
 
@@ -36,7 +37,7 @@ def _write(tmp_path: Path, lines: list[Any], tail: str = "") -> Path:
 
 
 def test_example_default_is_what_the_model_sees_after_compaction() -> None:
-    session = claude_code.load(EXAMPLE)
+    session = _read(claude_code, EXAMPLE)
     assert [m.role for m in session.messages] == ["user"]
     summary = session.messages[0]
     assert summary.is_summary and summary.content.startswith("This session is being continued")
@@ -49,8 +50,9 @@ def test_example_default_is_what_the_model_sees_after_compaction() -> None:
 
 
 def test_example_full_history_merges_split_response_and_pairs_tool() -> None:
-    records = list(iter_records(EXAMPLE, []))
-    session = claude_code.build_session(records, [], full_history=True)
+    with open_file(EXAMPLE) as source:
+        records = list(iter_records(source, []))
+    session = claude_code.build_session(records, [], Dropped(), full_history=True)
     assert [m.role for m in session.messages] == ["user", "assistant", "tool", "assistant", "user"]
     call = session.messages[1]
     assert [c.name for c in call.tool_calls] == ["Bash"]
@@ -78,7 +80,7 @@ def test_split_lines_with_duplicated_usage_merge_into_one_message(tmp_path: Path
             "a3", "u2", "m1", [{"type": "tool_use", "id": "t2", "name": "Grep", "input": {}}], out=9
         ),
     ]
-    session = claude_code.load(_write(tmp_path, lines))
+    session = _read(claude_code, _write(tmp_path, lines))
     assert [m.role for m in session.messages] == ["user", "assistant", "tool"]
     merged = session.messages[1]
     assert merged.content == "part one"
@@ -99,7 +101,7 @@ def test_compact_boundary_hides_earlier_chain(tmp_path: Path) -> None:
         _user("s", "b", "This session is being continued...", isCompactSummary=True),
         _user("u2", "s", "new question"),
     ]
-    session = claude_code.load(_write(tmp_path, lines))
+    session = _read(claude_code, _write(tmp_path, lines))
     assert [m.content for m in session.messages] == [
         "This session is being continued...",
         "new question",
@@ -118,7 +120,7 @@ def test_sidechains_and_bookkeeping_are_not_messages(tmp_path: Path) -> None:
         {"type": "queue-operation", "operation": "enqueue", "content": "later"},
     ]
     path = _write(tmp_path, lines)
-    session = claude_code.load(path)
+    session = _read(claude_code, path)
     assert [m.content for m in session.messages] == ["main", "caveat text"]
     assert session.messages[1].injected and not session.messages[0].injected
     assert f"1 sub-agent record (1 sub-agent) left out; open it as {path}#side" in (
@@ -132,7 +134,7 @@ def test_newest_leaf_wins_over_a_rewound_sibling(tmp_path: Path) -> None:
         _user("new", "u1", "edited", timestamp="2026-01-01T00:00:09Z"),
         _user("old", "u1", "original", timestamp="2026-01-01T00:00:05Z"),  # written later
     ]
-    session = claude_code.load(_write(tmp_path, lines))
+    session = _read(claude_code, _write(tmp_path, lines))
     assert [m.content for m in session.messages] == ["q", "edited"]
 
 
@@ -152,7 +154,7 @@ def test_images_synthetic_and_tool_result_arrays(tmp_path: Path) -> None:
         _user("u2", "a1", [result]),
         synthetic,
     ]
-    session = claude_code.load(_write(tmp_path, lines))
+    session = _read(claude_code, _write(tmp_path, lines))
     user, _, tool, error = session.messages
     assert user.content == "look" and user.media_parts[0].byte_size == 3
     assert "QUJD" not in user.content
@@ -164,7 +166,7 @@ def test_corrupt_middle_and_cut_off_last_line_are_warned(tmp_path: Path) -> None
     path = tmp_path / "s.jsonl"
     good = [json.dumps(_user("u1", None, "a")), "{not json", json.dumps(_user("u2", "u1", "b"))]
     path.write_text("\n".join(good) + "\n" + '{"type": "user", "uu', encoding="utf-8")
-    session = claude_code.load(path)
+    session = _read(claude_code, path)
     assert [m.content for m in session.messages] == ["a", "b"]
     assert any(w.startswith("line 2:") for w in session.meta.warnings)
     assert any(w.startswith("line 4:") and "incomplete" in w for w in session.meta.warnings)
@@ -192,7 +194,7 @@ def test_blocks_read_as_the_anthropic_importer_reads_them(tmp_path: Path) -> Non
             _user("u2", "u1", [result]),
         ],
     )
-    user, tool = claude_code.load(path).messages
+    user, tool = _read(claude_code, path).messages
     assert user.content == "\nhi"
     (part,) = tool.parts
     assert (part.kind, part.label, part.byte_size) == (PartKind.OTHER, "notes.txt", 14)
@@ -210,7 +212,7 @@ def test_null_fields_read_as_empty_not_none(tmp_path: Path) -> None:
             _user("u2", "a1", [result]),
         ],
     )
-    _, reply, tool = claude_code.load(path).messages
+    _, reply, tool = _read(claude_code, path).messages
     assert (reply.content, reply.reasoning, tool.tool_call_id) == ("", "", "")
 
 
@@ -242,3 +244,10 @@ def test_a_subagent_transcript_opens_as_its_own_session(tmp_path: Path) -> None:
     ]
     assert session.meta.model == "claude-sonnet-4-5"
     assert not any("sidechain" in w for w in session.meta.warnings)
+
+
+def _read(module: Any, path: Path) -> Session:
+    """What ``module``'s importer reads from ``path`` opened as a source."""
+    with open_source(path) as source:
+        session: Session = module.load(source)
+        return session

@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ctxtui.core.session.models import PartKind
+from ctxtui.core.session.models import PartKind, Session
 from ctxtui.importers import codex
 from ctxtui.importers._jsonl import iter_records
+from ctxtui.importers._stream import Dropped, open_file
 
 EXAMPLES = Path("/work/shared/reference/examples")
 ROLLOUT = EXAMPLES / "codex_rollout.jsonl"
@@ -31,7 +32,7 @@ def _write(tmp_path: Path, lines: list[Any]) -> Path:
 
 
 def test_example_after_compaction_is_the_replacement_history() -> None:
-    session = codex.load(ROLLOUT)
+    session = load(ROLLOUT)
     assert [m.role for m in session.messages] == ["user", "user"]
     assert not session.messages[0].is_summary
     assert session.messages[1].is_summary and session.messages[1].content.startswith("Summary:")
@@ -45,8 +46,9 @@ def test_example_after_compaction_is_the_replacement_history() -> None:
 
 
 def test_example_before_compaction_pairs_calls_and_keeps_usage() -> None:
-    records = [r for r in iter_records(ROLLOUT, []) if r.line < 13]
-    session = codex.build_session(records, [])
+    with open_file(ROLLOUT) as source:
+        records = [r for r in iter_records(source, []) if r.line < 13]
+    session = codex.build_session(records, [], Dropped())
     roles = [m.role for m in session.messages]
     assert roles == ["user", "user", "assistant", "tool", "assistant"]  # no event_msg mirrors
     env, prompt, call, output, answer = session.messages
@@ -65,7 +67,7 @@ def test_example_before_compaction_pairs_calls_and_keeps_usage() -> None:
 
 
 def test_legacy_layout() -> None:
-    session = codex.load(LEGACY)
+    session = load(LEGACY)
     assert [m.role for m in session.messages] == ["user", "assistant", "tool", "assistant"]
     assert session.system_prompt is None  # instructions: null
     assert session.messages[1].tool_calls[0].id == "call_L1"
@@ -82,7 +84,7 @@ def test_compacted_without_replacement_history_keeps_users_and_summary(tmp_path:
         _line("compacted", {"message": "the summary"}),
         _line("response_item", _msg("user", "third")),
     ]
-    session = codex.load(_write(tmp_path, lines))
+    session = load(_write(tmp_path, lines))
     assert [m.content for m in session.messages] == [
         "<permissions instructions>x",
         "first",
@@ -113,7 +115,7 @@ def test_fork_replay_rollback_and_output_shapes(tmp_path: Path) -> None:
         _line("response_item", _msg("assistant", "answer two")),
         _line("event_msg", {"type": "thread_rolled_back", "num_turns": 1}),
     ]  # fmt: skip
-    session = codex.load(_write(tmp_path, lines))
+    session = load(_write(tmp_path, lines))
     assert session.system_prompt == "child sys"
     assert any("second session_meta" in w for w in session.meta.warnings)
     roles = [m.role for m in session.messages]
@@ -141,7 +143,12 @@ def test_content_parts_read_as_the_responses_importer_reads_them(tmp_path: Path)
         {"type": "input_image", "file_id": "file-1"},
     ]
     item = {"type": "message", "role": "user", "content": content}
-    (message,) = codex.load(_write(tmp_path, [_line("response_item", item)])).messages
+    (message,) = load(_write(tmp_path, [_line("response_item", item)])).messages
     _, file, image = message.parts
     assert (file.kind, file.byte_size, file.label) == (PartKind.OTHER, 5, "file")
     assert (image.kind, image.label) == (PartKind.IMAGE, "file-1")
+
+
+def load(path: Path) -> Session:
+    with open_file(path) as source:
+        return codex.load(source)

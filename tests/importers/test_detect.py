@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ctxtui.importers import FORMAT_NAMES, FORMATS, detect_format, importer, load_session
+from ctxtui.importers._stream import open_source
 
 EXAMPLES = Path("/work/shared/reference/examples")
 
@@ -39,7 +40,7 @@ def test_all_fifteen_examples_are_covered() -> None:
 
 @pytest.mark.parametrize(("file", "expected"), sorted(EXPECTED.items()))
 def test_reference_example_is_detected(file: str, expected: str, tmp_path: Path) -> None:
-    assert detect_format(EXAMPLES / file) == expected
+    assert _detect(EXAMPLES / file) == expected
 
 
 @pytest.mark.parametrize(
@@ -57,33 +58,33 @@ def test_reference_example_is_detected(file: str, expected: str, tmp_path: Path)
 def test_detection_uses_content_not_the_file_name(file: str, expected: str, tmp_path: Path) -> None:
     copy = tmp_path / "renamed.txt"
     shutil.copyfile(EXAMPLES / file, copy)
-    assert detect_format(copy) == expected
+    assert _detect(copy) == expected
 
 
 def test_path_hint_for_a_codex_rollout(tmp_path: Path) -> None:
     path = tmp_path / "sessions" / "2026" / "01" / "05" / "rollout-2026-01-05T10-00-00-x.jsonl"
     path.parent.mkdir(parents=True)
     path.write_text('{"role": "user", "content": "hi"}\n')
-    assert detect_format(path) == "codex"
+    assert _detect(path) == "codex"
 
 
 def test_path_hint_for_claude_code(tmp_path: Path) -> None:
     path = tmp_path / ".claude" / "projects" / "-home-me" / "abc.jsonl"
     path.parent.mkdir(parents=True)
     path.write_text('{"role": "user", "content": "hi"}\n')
-    assert detect_format(path) == "claude-code"
+    assert _detect(path) == "claude-code"
 
 
 def test_fine_tuning_jsonl_is_openai_chat(tmp_path: Path) -> None:
     path = tmp_path / "train.jsonl"
     path.write_text('{"messages": [{"role": "user", "content": "hi"}]}\n')
-    assert detect_format(path) == "openai-chat"
+    assert _detect(path) == "openai-chat"
 
 
 def test_native_envelope_is_detected(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
     path.write_text('{"schema": "ctxtui.session/1", "session": {"messages": []}}')
-    assert detect_format(path) == "native"
+    assert _detect(path) == "native"
 
 
 def test_registry_lists_nine_formats_in_detection_order() -> None:
@@ -124,3 +125,8 @@ def test_leading_system_messages_become_the_system_prompt(tmp_path: Path) -> Non
     s = load_session(path)
     assert s.system_prompt == "Rule one.\n\nRule two."
     assert [m.role for m in s.messages] == ["user", "system", "assistant"]
+
+
+def _detect(path: Path) -> str:
+    with open_source(path) as source:
+        return detect_format(source)

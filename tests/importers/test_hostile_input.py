@@ -19,7 +19,8 @@ from ctxtui.core.errors import SessionLoadError
 from ctxtui.importers import _reader, load_session
 from ctxtui.importers._jsonl import iter_records
 from ctxtui.importers._parts import as_int, normalise_usage, tool_definition
-from ctxtui.importers._reader import MAX_DEPTH, read_json
+from ctxtui.importers._reader import MAX_DEPTH, read_json_file
+from ctxtui.importers._stream import Dropped, open_file
 
 HUGE = "1" + "0" * 5000
 """An integer past CPython's 4,300-digit limit for ``int`` <-> ``str``."""
@@ -65,8 +66,10 @@ def test_absurd_usage_is_dropped_and_the_rest_kept(tmp_path: Path, value: str) -
     [(12, 12), (12.9, 12), (0, 0), (10**12, 10**12), (10**12 + 1, None), (float("inf"), None)],
 )
 def test_as_int_keeps_counts_and_drops_what_is_not_one(value: Any, expected: int | None) -> None:
-    assert as_int(value) == expected
-    assert as_int(float("nan")) is None and as_int(True) is None and as_int("5") is None
+    assert as_int(value, Dropped()) == expected
+    nan, true, text = float("nan"), True, "5"
+    assert as_int(nan, Dropped()) is None and as_int(true, Dropped()) is None
+    assert as_int(text, Dropped()) is None
 
 
 @pytest.mark.parametrize(
@@ -79,7 +82,7 @@ def test_as_int_keeps_counts_and_drops_what_is_not_one(value: Any, expected: int
     ],
 )
 def test_every_usage_shape_drops_an_infinite_count(usage: dict[str, Any]) -> None:
-    normalised = normalise_usage(usage)
+    normalised = normalise_usage(usage, Dropped())
     assert normalised is not None
     assert normalised.prompt_total is None and normalised.output == 1
 
@@ -104,15 +107,11 @@ def test_infinite_usage_in_a_claude_code_jsonl(tmp_path: Path) -> None:
     assert any(w.startswith("1 token counts ignored") for w in session.meta.warnings)
 
 
-def test_counts_are_tallied_only_while_a_session_loads() -> None:
-    from ctxtui.importers._parts import counting_dropped, dropped_counts
-
-    assert as_int(float("inf")) is None and dropped_counts() == 0
-    with counting_dropped():
-        assert as_int(-1) is None and as_int(float("nan")) is None and as_int("x") is None
-        assert as_int(5) == 5
-        assert dropped_counts() == 2, "numbers out of range count; other types do not"
-    assert dropped_counts() == 0
+def test_only_numbers_out_of_range_count_as_dropped() -> None:
+    dropped = Dropped()
+    assert as_int(-1, dropped) is None and as_int(float("nan"), dropped) is None
+    assert as_int("x", dropped) is None and as_int(5, dropped) == 5
+    assert dropped.count == 2, "numbers out of range count; other types do not"
 
 
 # --- item 8: integers past the 4,300-digit limit, wherever JSON is parsed ----------------
@@ -150,7 +149,7 @@ def test_huge_integer_on_a_jsonl_line(
         '{"role": "assistant", "content": "yes"}\n'
     )
     warnings: list[str] = []
-    records = list(iter_records(path, warnings))
+    records = records_of(path, warnings)
     assert [r.value["content"] for r in records] == ["hi", "yes"]
     assert records[0].value["n"] == float("inf") and warnings == []
     assert [m.content for m in load_session(path).messages] == ["hi", "yes"]
@@ -222,7 +221,7 @@ def test_concatenated_members_and_padding_are_read_whole(tmp_path: Path, kind: s
     path = tmp_path / "s.jsonl"
     path.write_bytes(pack(_JSONL[:cut]) + pack(_JSONL[cut:]) + b"\x00" * 64)
     warnings: list[str] = []
-    assert len(list(iter_records(path, warnings))) == 400 and warnings == []
+    assert len(records_of(path, warnings)) == 400 and warnings == []
 
 
 def test_decompression_past_the_cap_is_refused(
@@ -300,7 +299,7 @@ def test_a_line_of_many_values_is_scanned_once(
     path = tmp_path / "s.jsonl"
     path.write_text(line + "\n")
     warnings: list[str] = []
-    records = list(iter_records(path, warnings))
+    records = records_of(path, warnings)
     assert len(records) == 2000 and warnings == []
     assert records[-1].value == {"role": "user", "content": "m1999"}
     assert counter.scanned <= 2 * len(line)
@@ -350,7 +349,7 @@ def test_deep_jsonl_lines_load_and_deeper_ones_are_skipped(tmp_path: Path) -> No
     too_deep = '{"role": "user", "content": "x", "x": ' + _nested(MAX_DEPTH) + "}"
     path.write_text(deep + "\n" + too_deep + '\n{"role": "assistant", "content": "ok"}\n')
     warnings: list[str] = []
-    records = list(iter_records(path, warnings))
+    records = records_of(path, warnings)
     assert [r.value["content"] for r in records] == ["deep", "ok"]
     assert warnings == [f"line 2: skipped, not valid JSON (nesting deeper than {MAX_DEPTH} levels)"]
 
@@ -369,7 +368,7 @@ def test_absurd_nesting_read_whole_is_refused_not_a_crash(tmp_path: Path) -> Non
     path = tmp_path / "deep.json"
     path.write_text("[" * 200_000 + "]" * 200_000)
     with pytest.raises(SessionLoadError, match=f"deeper than {MAX_DEPTH} levels"):
-        read_json(path)
+        read_json_file(path)
 
 
 # --- found by the fuzzer (tests/test_fuzz_inputs.py) -------------------------------------
@@ -527,7 +526,7 @@ def test_plain_text_is_refused_without_reading_the_whole_file(
     first line longer than the bounded head was read whole, too."""
     from ctxtui.importers import _jsonl
 
-    def whole_file(path: Path) -> Any:
+    def whole_file(source: Any) -> Any:
         raise AssertionError("read_json was called on plain text")
 
     monkeypatch.setattr(_jsonl, "read_json", whole_file)
@@ -584,7 +583,7 @@ def test_a_line_longer_than_the_limit_is_skipped_unread(
     path = tmp_path / "s.jsonl"
     path.write_bytes(gzip.compress(data) if compressed else data)
     warnings: list[str] = []
-    records = list(iter_records(path, warnings))
+    records = records_of(path, warnings)
     assert [(r.line, r.value["content"]) for r in records] == [(1, "a"), (3, "b")]
     assert warnings == ["line 2: skipped, longer than 4,096 bytes"]
 
@@ -598,5 +597,10 @@ def test_a_cut_off_last_line_longer_than_the_limit_ends_the_file(
     path = tmp_path / "s.jsonl"
     path.write_bytes(b'{"role": "user", "content": "a"}\n{"content": "' + b"y" * 10_000)
     warnings: list[str] = []
-    assert [r.value["content"] for r in iter_records(path, warnings)] == ["a"]
+    assert [r.value["content"] for r in records_of(path, warnings)] == ["a"]
     assert warnings == ["line 2: skipped, longer than 4,096 bytes"]
+
+
+def records_of(path: Path, warnings: list[str]) -> list[Any]:
+    with open_file(path) as source:
+        return list(iter_records(source, warnings))

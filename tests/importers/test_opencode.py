@@ -10,6 +10,7 @@ import pytest
 
 from ctxtui.core.session.models import PartKind, Session
 from ctxtui.importers import opencode
+from ctxtui.importers._stream import Dropped, open_source
 from ctxtui.importers.opencode import StoredMessage
 
 EXAMPLES = Path("/work/shared/reference/examples")
@@ -40,7 +41,7 @@ def _check_example(session: Session) -> None:
     ids=["root", "session-file", "message-dir", "sqlite"],
 )
 def test_examples(path: Path) -> None:
-    _check_example(opencode.load(path))
+    _check_example(_read(opencode, path))
 
 
 def _msg(mid: str, role: str, parts: list[dict[str, Any]], **info: Any) -> StoredMessage:
@@ -73,7 +74,7 @@ def test_compaction_steps_and_tool_states() -> None:
         _msg("msg_6", "assistant", [{"type": "text", "text": "x"}], error={"name": "APIError"}),
     ]  # fmt: skip
     warnings: list[str] = []
-    session = opencode.build_session(stored, warnings)
+    session = opencode.build_session(stored, warnings, Dropped())
     roles = [m.role for m in session.messages]
     assert roles == ["user", "assistant", "user", "user", "assistant", "tool", "assistant", "tool"]
     ask, summary, typed, injected = session.messages[:4]
@@ -101,7 +102,7 @@ def test_temp_files_are_skipped(tmp_path: Path) -> None:
     (root / "message" / "ses_A" / ".oc-msg_2.json.1.2.tmp").write_text("{broken")
     part = {"id": "prt_1", "type": "text", "text": "hello"}
     (root / "part" / "msg_1" / "prt_1.json").write_text(json.dumps(part))
-    session = opencode.load(root)
+    session = _read(opencode, root)
     assert [m.content for m in session.messages] == ["hello"]
     assert session.meta.warnings == ()
 
@@ -129,3 +130,10 @@ def test_one_session_of_a_database_opens_by_its_id(tmp_path: Path) -> None:
         load_session(f"{db}#ses_NOPE")
     odd = tmp_path / "notes#1.json"
     assert split_session_id(odd) == (odd, None)  # no file on the left of the '#'
+
+
+def _read(module: Any, path: Path) -> Session:
+    """What ``module``'s importer reads from ``path`` opened as a source."""
+    with open_source(path) as source:
+        session: Session = module.load(source)
+        return session

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.session.models import PartKind
+from ctxtui.core.session.models import PartKind, Session
 from ctxtui.importers import load_session, picoclaw
+from ctxtui.importers._stream import open_source
 
 EXAMPLES = Path("/work/shared/reference/examples")
 
@@ -25,7 +26,7 @@ def _session(tmp_path: Path, lines: list[Any], meta: dict[str, Any] | None) -> P
 
 
 def test_example_jsonl_with_meta() -> None:
-    session = picoclaw.load(EXAMPLES / "picoclaw_session.jsonl")
+    session = _read(picoclaw, EXAMPLES / "picoclaw_session.jsonl")
     assert [m.role for m in session.messages] == ["user", "assistant", "tool", "assistant"]
     call = session.messages[1]
     assert call.content == "" and call.reasoning == "Need to stat the file."
@@ -35,18 +36,18 @@ def test_example_jsonl_with_meta() -> None:
     assert session.messages[0].created_at.microsecond == 123456  # nanoseconds, trimmed
     assert session.meta.model == "gpt-4.1-mini" and session.meta.summary is None
     assert all(m.usage is None for m in session.messages)  # PicoClaw stores no usage
-    assert picoclaw.load(EXAMPLES / "picoclaw_session.meta.json").messages == session.messages
+    assert _read(picoclaw, EXAMPLES / "picoclaw_session.meta.json").messages == session.messages
 
 
 def test_example_legacy_json() -> None:
-    session = picoclaw.load(EXAMPLES / "picoclaw_legacy_session.json")
+    session = _read(picoclaw, EXAMPLES / "picoclaw_legacy_session.json")
     assert [m.role for m in session.messages] == ["user", "assistant", "tool", "assistant"]
     assert session.call_of_result == {2: 1}
     assert session.meta.title == "agent:main:telegram:direct:12345"
 
 
 def test_example_seahorse_database() -> None:
-    session = picoclaw.load(EXAMPLES / "picoclaw_seahorse_demo.db")
+    session = _read(picoclaw, EXAMPLES / "picoclaw_seahorse_demo.db")
     assert [m.role for m in session.messages] == ["user", "assistant", "tool", "assistant"]
     call, result = session.messages[1], session.messages[2]
     assert call.content == ""  # messages.content is a derived rendering, not what was sent
@@ -68,7 +69,7 @@ def test_skip_makes_an_orphan_and_summary_is_kept(tmp_path: Path) -> None:
     path = _session(tmp_path, lines, {"skip": 2, "summary": "user asked things"})
     text = path.read_text(encoding="utf-8").replace("\n", "\n\n", 1)  # an empty line: not counted
     path.write_text(text, encoding="utf-8")
-    session = picoclaw.load(path)
+    session = _read(picoclaw, path)
     assert [m.content for m in session.messages] == ["out", "new"]
     assert session.orphan_results == (0,)
     assert session.meta.summary == "user asked things"
@@ -115,7 +116,7 @@ def _seahorse(path: Path) -> None:
 def test_seahorse_summary_items_and_latest_conversation(tmp_path: Path) -> None:
     path = tmp_path / "seahorse.db"
     _seahorse(path)
-    session = picoclaw.load(path)
+    session = _read(picoclaw, path)
     summary, user = session.messages
     assert summary.is_summary and summary.content == "earlier talk"
     assert user.content == "" and user.media_parts[0].media_type == "image/png"
@@ -164,3 +165,10 @@ def test_full_history_keeps_the_skipped_lines_and_records_the_summary(tmp_path: 
     assert session.meta.summary is None and session.meta.hidden_messages == 0
     # the normal read is unchanged
     assert load_session(path).meta.summary == "user asked to read a file"
+
+
+def _read(module: Any, path: Path) -> Session:
+    """What ``module``'s importer reads from ``path`` opened as a source."""
+    with open_source(path) as source:
+        session: Session = module.load(source)
+        return session

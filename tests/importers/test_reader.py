@@ -14,12 +14,14 @@ from ctxtui.core.errors import SessionLoadError
 from ctxtui.importers import _reader
 from ctxtui.importers._deep import deep_call
 from ctxtui.importers._jsonl import iter_records, iter_values, read_head
-from ctxtui.importers._reader import open_bytes, read_json
+from ctxtui.importers._reader import read_json_file
+from ctxtui.importers._stream import open_file
 
 
 def _records(path: Path) -> tuple[list[tuple[int, object]], list[str]]:
     warnings: list[str] = []
-    got = [(r.line, r.value) for r in iter_records(path, warnings)]
+    with open_file(path) as source:
+        got = [(r.line, r.value) for r in iter_records(source, warnings)]
     return got, warnings
 
 
@@ -83,7 +85,7 @@ def test_lone_surrogate_escapes_become_replacement_characters(tmp_path: Path) ->
     assert got == [(1, expected)] and warnings == []
     doc = tmp_path / "d.json"
     doc.write_text("{\n" + line[1:])
-    assert read_json(doc) == expected
+    assert read_json_file(doc) == expected
 
 
 def test_many_corrupt_lines_are_counted_not_listed(tmp_path: Path) -> None:
@@ -105,7 +107,7 @@ def test_gzip_file_is_read_transparently(tmp_path: Path) -> None:
 def test_gzip_json_document_is_read(tmp_path: Path) -> None:
     path = tmp_path / "doc.json"
     path.write_bytes(gzip.compress(b'{"messages": []}'))
-    assert read_json(path) == {"messages": []}
+    assert read_json_file(path) == {"messages": []}
 
 
 def test_zstd_file_is_read_or_refused_with_a_message(tmp_path: Path) -> None:
@@ -124,41 +126,46 @@ def test_zstd_without_the_package_is_refused_clearly(
     monkeypatch.setitem(sys.modules, "zstandard", None)
     path = tmp_path / "s.jsonl.zst"
     path.write_bytes(b"\x28\xb5\x2f\xfd" + b"\x00" * 16)
-    with pytest.raises(SessionLoadError, match="zstandard"):
-        open_bytes(path)
+    with pytest.raises(SessionLoadError, match="zstandard"), open_file(path) as source:
+        source.stream()
 
 
 def test_read_json_accepts_a_bom(tmp_path: Path) -> None:
     path = tmp_path / "doc.json"
     path.write_bytes(b'\xef\xbb\xbf{"a": [1, 2]}\r\n')
-    assert read_json(path) == {"a": [1, 2]}
+    assert read_json_file(path) == {"a": [1, 2]}
 
 
 def test_read_json_reports_line_of_a_syntax_error(tmp_path: Path) -> None:
     path = tmp_path / "doc.json"
     path.write_text('{\n  "a": 1,\n  "b": ]\n}\n')
     with pytest.raises(SessionLoadError) as info:
-        read_json(path)
+        read_json_file(path)
     assert info.value.line == 3
     assert "column" in str(info.value)
+
+
+def _head(path: Path) -> object:
+    with open_file(path) as source:
+        return read_head(source)
 
 
 def test_head_of_pretty_document_is_the_whole_document(tmp_path: Path) -> None:
     path = tmp_path / "doc.json"
     path.write_text('{\n  "messages": []\n}\n')
-    assert read_head(path) == {"messages": []}
+    assert _head(path) == {"messages": []}
 
 
 def test_head_of_jsonl_is_its_first_record(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     path.write_text('{"a": 1}\n{"b": 2}\n')
-    assert read_head(path) == {"a": 1}
+    assert _head(path) == {"a": 1}
 
 
 def test_head_skips_a_corrupt_first_jsonl_line(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     path.write_text('{"a": broken\n{"b": 2}\n{"c": 3}\n')
-    assert read_head(path) == {"b": 2}
+    assert _head(path) == {"b": 2}
 
 
 def test_iter_values_tells_a_document_from_jsonl(tmp_path: Path) -> None:
@@ -166,8 +173,9 @@ def test_iter_values_tells_a_document_from_jsonl(tmp_path: Path) -> None:
     doc.write_text('[\n {"x": 1}\n]\n')
     lines = tmp_path / "s.jsonl"
     lines.write_text('{"x": 1}\n{"x": 2}\n')
-    assert [r.value for r in iter_values(doc, [])] == [[{"x": 1}]]
-    assert [r.value for r in iter_values(lines, [])] == [{"x": 1}, {"x": 2}]
+    with open_file(doc) as one, open_file(lines) as many:
+        assert [r.value for r in iter_values(one, [])] == [[{"x": 1}]]
+        assert [r.value for r in iter_values(many, [])] == [{"x": 1}, {"x": 2}]
 
 
 # --- the fast document path (pydantic-core's parser) and its stdlib fallback ----------------
@@ -205,10 +213,9 @@ def test_depth_limit_is_exact_on_every_path(
     path.write_bytes(gzip.compress(data) if compressed else data)
     if levels > _reader.MAX_DEPTH:
         with pytest.raises(SessionLoadError, match=f"deeper than {_reader.MAX_DEPTH} levels"):
-            read_json(path)
+            read_json_file(path)
     else:  # parsed and compared with room for the recursion 1,000 levels take
-        assert deep_call(operator.eq, read_json(path), deep_call(json.loads, text))
-    _reader.forget_cached()
+        assert deep_call(operator.eq, read_json_file(path), deep_call(json.loads, text))
 
 
 @pytest.mark.parametrize(
@@ -225,10 +232,9 @@ def test_fast_and_stdlib_paths_give_equal_values(
 ) -> None:
     path = tmp_path / "doc.json"
     path.write_bytes(raw)
-    fast = read_json(path)
-    _reader.forget_cached()
+    fast = read_json_file(path)
     monkeypatch.setattr(_reader, "_fast_json", lambda: None)
-    slow = read_json(path)
+    slow = read_json_file(path)
     assert repr(fast) == repr(slow)  # repr: NaN != NaN, and -0.0 == 0.0 would hide a sign
     assert repr(slow) == repr(json.loads(raw))
 
@@ -254,13 +260,13 @@ def test_documents_the_fast_parser_refuses_get_the_stdlib_wording(
     path = tmp_path / "doc.json"
     path.write_bytes(raw)
     with pytest.raises(SessionLoadError, match=message):
-        read_json(path)
+        read_json_file(path)
 
 
 def test_lone_surrogate_in_a_document_is_scrubbed(tmp_path: Path) -> None:
     path = tmp_path / "doc.json"
     path.write_bytes(b'{"a": "x\\ud800y", "b": ["\\udc00"]}')
-    assert read_json(path) == {"a": "x\ufffdy", "b": ["\ufffd"]}
+    assert read_json_file(path) == {"a": "x\ufffdy", "b": ["\ufffd"]}
 
 
 def test_a_plain_document_is_parsed_without_walking_its_containers(
@@ -275,7 +281,7 @@ def test_a_plain_document_is_parsed_without_walking_its_containers(
         raise AssertionError("the fast path walked the document")
 
     monkeypatch.setattr(_reader, "depth_exceeds", walked)
-    assert read_json(path) == {"a": [1, [2, {"c": 3}]], "b": "whole"}
+    assert read_json_file(path) == {"a": [1, [2, {"c": 3}]], "b": "whole"}
 
 
 def test_gc_paused_nests_and_restores_the_collector() -> None:

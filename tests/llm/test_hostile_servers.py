@@ -104,3 +104,34 @@ def test_escapes_in_an_error_body_never_reach_stderr_raw() -> None:
     assert code == 2
     assert "\x1b" not in err and "\x07" not in err
     assert "HTTP 400" in err and "␛]52" in err
+
+
+HANGING_LOOKUP = (
+    "import runpy, socket, sys, time\n"
+    "real = socket.getaddrinfo\n"
+    "def lookup(host, *args, **kwargs):\n"
+    "    if str(host).endswith('.hangs.invalid'):\n"
+    "        time.sleep(120)\n"
+    "    return real(host, *args, **kwargs)\n"
+    "socket.getaddrinfo = lookup\n"
+    "sys.argv[0] = 'ctxtui'\n"
+    "runpy.run_module('ctxtui', run_name='__main__')\n"
+)
+"""Runs ctxtui with a resolver that never answers for ``*.hangs.invalid``."""
+
+
+def test_a_hanging_name_lookup_ends_within_the_timeout() -> None:
+    """The lookup happens before there is a socket to shut: it must be bounded all the same."""
+    argv = [
+        sys.executable, "-c", HANGING_LOOKUP, "compact", str(SESSION), *SMALL,
+        "--summarizer", "openai", "--llm-base-url", "https://api.hangs.invalid/v1",
+        "--llm-model", "m", "--llm-timeout", str(TIMEOUT),
+    ]  # fmt: skip
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
+    started = time.monotonic()
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60, check=False)
+    elapsed = time.monotonic() - started
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2, done.stderr
+    assert len(lines) == 1 and f"within {TIMEOUT:g} s" in lines[0], done.stderr
+    assert elapsed < 2 * TIMEOUT + 10, elapsed  # the lookup sleeps 120 s; startup takes a few

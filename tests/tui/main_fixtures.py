@@ -1,4 +1,5 @@
-"""Deterministic sessions for the main screen's tests and snapshots, built in Python.
+"""Deterministic sessions for the app's tests and snapshots, built in Python, and the pilot
+steps and readings the test modules share.
 
 They do not read the sample files, so another engineer's edit to a sample can never move a
 snapshot here. Every figure below is chosen so the plan preset (4 chars/token) prunes, keeps
@@ -9,11 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
 from textual.screen import Screen
+from textual.widgets import Input
+from textual.widgets._footer import FooterKey
 from textual.worker import WorkerCancelled
 
 from ctxtui.core.session.models import (
@@ -24,11 +29,19 @@ from ctxtui.core.session.models import (
     ToolDefinition,
     Usage,
 )
+from ctxtui.samples import samples_dir
+from ctxtui.system.export import native_bytes
 from ctxtui.tui.app import CtxtuiApp, make_app
-from ctxtui.tui.settings import deterministic_settings
+from ctxtui.tui.screens.compaction import CompactionPreviewScreen
+from ctxtui.tui.screens.timeline import TimelineScreen
+from ctxtui.tui.settings import (
+    deterministic_settings,
+)
 from ctxtui.tui.state import MainState
+from ctxtui.tui.widgets.message_list import MessageList
 
 WINDOW = 16_384
+
 RESERVE = 2_048
 
 
@@ -174,3 +187,185 @@ async def apply_compaction(pilot: Pilot[Any]) -> None:
         await settle(pilot)
     await pilot.press("a")
     await settle(pilot)
+
+
+SnapCompare = Callable[..., bool]
+
+
+def then(
+    *steps: Callable[[Pilot[Any]], Awaitable[None]],
+) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    """Wait for the workers, run ``steps`` in order, and wait again before the screenshot."""
+
+    async def run(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        for step in steps:
+            await step(pilot)
+            await settle(pilot)
+
+    return run
+
+
+def record_toasts(seen: list[str]) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    """Note every notification's text in ``seen`` as it is posted (a toast may expire first)."""
+
+    async def run(pilot: Pilot[Any]) -> None:
+        app = pilot.app
+        notify = app.notify
+
+        def noting(message: str, *args: Any, **kwargs: Any) -> None:
+            seen.append(message)
+            notify(message, *args, **kwargs)
+
+        app.notify = noting  # type: ignore[method-assign]
+
+    return run
+
+
+def clear_toasts() -> Callable[[Pilot[Any]], Awaitable[None]]:
+    """Clear the toasts before the screenshot: a timed toast is a clock."""
+
+    async def run(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        pilot.app.clear_notifications()
+        await pilot.pause()
+
+    return run
+
+
+def press(*keys: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    async def run(pilot: Pilot[Any]) -> None:
+        await pilot.press(*keys)
+
+    return run
+
+
+def set_knob(name: str, value: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    async def run(pilot: Pilot[Any]) -> None:
+        pilot.app.screen.query_one(f"#knob-{name}", Input).value = value
+
+    return run
+
+
+def focus(selector: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    async def run(pilot: Pilot[Any]) -> None:
+        pilot.app.screen.query_one(selector).focus(scroll_visible=False)
+
+    return run
+
+
+def select(index: int) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    async def run(pilot: Pilot[Any]) -> None:
+        pilot.app.screen.query_one(MessageList).select(index)
+
+    return run
+
+
+def tiny_session() -> Session:
+    """A chat of short messages: the biggest is a few tokens (issue 13 item 13)."""
+    words = ["hi", "hello there", "ok", "thanks!", "sure, done"]
+    messages = tuple(
+        Message(role="user" if i % 2 == 0 else "assistant", content=words[i % len(words)])
+        for i in range(12)
+    )
+    return Session(messages=messages, meta=SessionMeta(source_path="/x/tiny.jsonl"))
+
+
+PAST = 1_600_000_000  # a fixed mtime, so "unchanged" cannot pass by luck of the clock
+
+
+def write_native(path: Path, session: Session) -> Path:
+    """``session`` as a native file on disk, with a fixed old mtime."""
+    path.write_bytes(native_bytes(session))
+    os.utime(path, (PAST, PAST))
+    return path
+
+
+STORY = samples_dir() / "claude_code_cache_story.jsonl"
+
+SIZES = [(80, 24), (60, 20)]
+
+
+def screen_lines(app: Any) -> list[str]:
+    return ["".join(s.text for s in strip) for strip in app.screen._compositor.render_strips()]
+
+
+def whole_or_cut(shown: str, full: str) -> bool:
+    """``shown`` is ``full``, or a start of it ending in ``…``."""
+    return shown == full or (shown.endswith("…") and full.startswith(shown[:-1]))
+
+
+def footer_keys(app: CtxtuiApp) -> list[FooterKey]:
+    return list(app.screen.query(FooterKey))
+
+
+def footer_actions(app: Any) -> set[str]:
+    return {key.action for key in app.screen.query(FooterKey)}
+
+
+CLAUDE_NAME = "cde583fb-6a3c-4d0f-9a57-2a1c9f0e8b11.jsonl"
+"""A Claude Code transcript is named by its session's UUID: 42 cells of name."""
+
+
+def _footer(app: object) -> str:
+    return "".join(s.text for s in app.screen._compositor.render_strips()[-1])  # type: ignore[attr-defined]
+
+
+def notes(app: Any) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+def llm_app(url: str | None, **llm: Any) -> CtxtuiApp:
+    if url is not None:
+        llm = {"summarizer": "openai", "base_url": url, "model": "m", **llm}
+    return make_app(
+        demo_session(turns=20),
+        overrides={"context_window": WINDOW, "max_tokens": RESERVE},
+        settings=deterministic_settings(llm=llm),
+    )
+
+
+async def open_preview(pilot: Pilot[Any]) -> CompactionPreviewScreen:
+    await settle(pilot)
+    await pilot.press("c")  # the plan preset's reasons only label: the preview opens at once
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, CompactionPreviewScreen)
+    return screen
+
+
+async def until(pilot: Pilot[Any], done: Callable[[], bool], what: str) -> None:
+    """Wait for ``done``, where waiting for the workers would not do (a watch or an LLM call
+    that never completes)."""
+    for _ in range(300):
+        if done():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+SMALL_WINDOW = 10_000
+"""Under the plan preset the Claude Code sample compacts three times in this window."""
+
+
+def replay_sample() -> Path:
+    """A long Claude Code run with usage on every request and three compactions of its own."""
+    return samples_dir() / "claude_code_replay.jsonl"
+
+
+async def settled_timeline(pilot: Pilot[Any]) -> TimelineScreen:
+    """Wait through the chain history → replay → context (each worker starts the next)."""
+    screen = pilot.app.screen
+    assert isinstance(screen, TimelineScreen)
+    for _ in range(20):
+        await settle(pilot)
+        done = screen.replay is not None and screen.context is not None
+        if done and screen.context_list.message_count and not screen._context_busy:
+            break
+    return screen
+
+
+async def open_timeline(pilot: Pilot[Any]) -> TimelineScreen:
+    await settle(pilot)
+    await pilot.press("l")
+    return await settled_timeline(pilot)

@@ -9,7 +9,10 @@ from typing import Any, ClassVar
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import (
+    Footer,
+    Static,
+)
 
 from ctxtui.core.compacting.compaction import CompactionResult
 from ctxtui.core.errors import OverflowInfo
@@ -143,3 +146,10 @@ class HostApp(App[None]):
 
     def action_help(self) -> None:
         self.actions.append("help")
+
+
+SIZE = (100, 32)
+
+
+def _text(app: HostApp, selector: str) -> str:
+    return str(app.screen.query_one(selector, Static).render())

@@ -1,4 +1,5 @@
-"""Row text fitted to terminal cells: exact bar cells, clipped columns, the fresh-tail rule."""
+"""Row text fitted to terminal cells (``tui/cells.py``): exact bar cells, clipped columns, tags
+and titles that give way, sizes, the fresh-tail rule."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from ctxtui.tui.cells import (
     boundary_rule,
     clip,
     clip_tool,
+    format_bytes,
     layout_columns,
     preview,
     row_cells,
@@ -193,3 +195,35 @@ def test_clip_measuring_a_head_cuts_where_measuring_the_whole_text_does(
 ) -> None:
     """Wide, zero-width, combining and joined characters (emoji, flags) around the cut."""
     assert clip(text, width) == _clip_whole(text, width)
+
+
+def test_a_row_tag_gives_way_to_the_text() -> None:
+    from ctxtui.tui.cells import TEXT_CELLS, fit_tag
+
+    tags = ("pruned · was 2,860 · −2,842 tok", "pruned −2,842", "pruned")
+    assert fit_tag(tags, 100) == tags[0]
+    assert fit_tag(tags, 50) == tags[1]
+    assert fit_tag(tags, 20) == tags[2]
+    assert 50 - len(tags[1]) - 1 >= min(TEXT_CELLS, 25)
+    assert fit_tag("summary", 5) == "summary"
+
+
+def test_a_title_leaves_out_whole_words() -> None:
+    from ctxtui.tui.cells import whole_words
+
+    title = (
+        "Timeline · 260 req · C 3 R 3 · peak 7,869 · claude_code_replay.jsonl · claude-sonnet-4-5"
+    )
+    assert (
+        whole_words(title, 78)
+        == "Timeline · 260 req · C 3 R 3 · peak 7,869 · claude_code_replay.jsonl"
+    )
+    assert whole_words(title, 200) == title
+    assert whole_words("Timeline", 4) == "Tim…"
+
+
+def test_sizes_read_as_a_user_compares_them() -> None:
+    assert format_bytes(512) == "512 B"
+    assert format_bytes(2_374_850) == "2.4 MB"
+    assert format_bytes(228_907_991) == "228.9 MB"
+    assert format_bytes(3_000_000_000_000) == "3,000.0 GB"

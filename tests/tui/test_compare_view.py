@@ -1,17 +1,33 @@
-"""The compare view (`v`): the session under several presets, a lane per preset."""
+"""The compare view (`v`): the session under several presets, a lane per preset, each priced,
+its lines cut with an ellipsis, its glyphs legible in every theme."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
+from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import SelectionList, Static
 
-from ctxtui.tui.screens.compare import DEFAULT_PRESETS, CompareScreen
+from ctxtui.core.pricing.cost_words import dollars
+from ctxtui.tui.screens.compare import DEFAULT_PRESETS, CompareScreen, gauge_line
 from ctxtui.tui.widgets.compare_lanes import CompareLanes
 from ctxtui.tui.widgets.message_list import MessageList
-from tests.tui.main_fixtures import app_for, big_session, demo_session
-from tests.tui.test_snapshots_main import SnapCompare, press, settle, then
+from tests.tui.colour_fixtures import contrast, rgb, terminal_for, themes
+from tests.tui.main_fixtures import (
+    SIZES,
+    STORY,
+    SnapCompare,
+    app_for,
+    big_session,
+    demo_session,
+    press,
+    screen_lines,
+    settle,
+    then,
+    whole_or_cut,
+)
 
 
 async def _open_compare(pilot: Pilot[Any]) -> CompareLanes:
@@ -24,6 +40,14 @@ async def _open_compare(pilot: Pilot[Any]) -> CompareLanes:
 
 def _row_text(lanes: CompareLanes, index: int) -> str:
     return lanes._row_text(index, 100).plain
+
+
+def gauge_lines(screen: CompareScreen, width: int) -> list[Text]:
+    name_cells = max(len(p.name) for p in screen.plans)
+    return [gauge_line(n + 1, p, width, name_cells) for n, p in enumerate(screen.plans)]
+
+
+MIN_TEXT = 4.5
 
 
 def test_compare_120x40(snap_compare: SnapCompare) -> None:
@@ -141,3 +165,71 @@ def test_a_gauge_line_says_when_its_preset_compacts_as_the_cli_does() -> None:
         else:
             assert words[entry.name] == "", entry.name
     assert set(words.values()) - {""}, "some preset compacts this session"
+
+
+async def test_compare_prices_each_presets_replay() -> None:
+    from textual.widgets import Static
+
+    from ctxtui.core.compare import replay_entry
+    from ctxtui.core.engine import Engine
+    from ctxtui.tui.screens.compare import DEFAULT_PRESETS, CompareScreen
+
+    async with app_for(STORY).run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, CompareScreen)
+        line = str(screen.query_one("#compare-cost", Static).render()).replace("\n", " ")
+        engine = Engine(screen.state.session)
+        overrides = {k: v for k, v in screen.state.overrides.items() if k in ("context_window",)}
+        entry = replay_entry(engine, "codex", {**overrides, "max_tokens": 4096})
+        assert line.startswith(
+            f"replayed in dollars: recorded {dollars(entry['recorded_cost_usd'])}"
+        )
+        for n, name in enumerate(DEFAULT_PRESETS):
+            assert f"{n + 1} {name} $" in line
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_compare_lines_cut_to_the_width_end_in_an_ellipsis(size: tuple[int, int]) -> None:
+    app = app_for(demo_session())
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        lines = screen_lines(app)
+        gauges = screen.query_one("#compare-gauges", Static)
+        shown = [lines[gauges.region.y + n].strip() for n in range(len(screen.plans))]
+        assert all(line.endswith("…") for line in shown), shown
+        full = [line.plain for line in gauge_lines(screen, 10_000)]
+        assert all(map(whole_or_cut, shown, full)), shown
+        status = screen.query_one("#compare-status", Static)
+        full = str(status.render()).strip()
+        line = lines[status.region.y].strip()
+        if len(full) > status.content_region.width:
+            assert whole_or_cut(line, full) and line.endswith("…"), line
+        else:
+            assert line == full
+
+
+async def test_the_compare_lanes_glyphs_read_in_every_theme() -> None:
+    app = app_for(demo_session())
+    failures: list[str] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        lanes = await _open_compare(pilot)
+        assert isinstance(lanes, CompareLanes)
+        for name in themes():
+            app.theme = name
+            await pilot.pause()
+            await pilot.pause()
+            lanes.notify_style_update()
+            terminal = terminal_for(app)
+            ground = rgb(lanes.rich_style.bgcolor, terminal, foreground=False)
+            for mark in ("kept", "tail", "pruned"):
+                fg = rgb(lanes._style(mark).color, terminal, foreground=True)
+                if contrast(fg, ground) < MIN_TEXT:
+                    failures.append(f"{name}: {mark} {contrast(fg, ground):.1f}:1")
+    assert failures == [], "\n".join(failures)

@@ -16,8 +16,7 @@ from ctxtui.tui import fleet_job
 from ctxtui.tui.fleet_rows import cells, ordered
 from ctxtui.tui.screens.fleet import FleetScreen
 from tests.fleet.store import make_store
-from tests.tui.main_fixtures import app_for, demo_session
-from tests.tui.test_snapshots_main import SnapCompare, press, settle, then
+from tests.tui.main_fixtures import SnapCompare, app_for, demo_session, press, settle, then
 
 
 @pytest.fixture

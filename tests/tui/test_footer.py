@@ -3,12 +3,16 @@ keeps whole keys and whole groups at every width."""
 
 from __future__ import annotations
 
-from textual.widgets._footer import FooterKey, FooterLabel  # Textual is pinned exactly
+from textual.widgets._footer import FooterKey, FooterLabel
 
 from ctxtui.tui.actions import VIEWS
 from ctxtui.tui.widgets.footer import FittingFooter
-from tests.tui.main_fixtures import app_for, demo_session
-from tests.tui.test_snapshots_main import settle
+from tests.tui.main_fixtures import (
+    app_for,
+    demo_session,
+    footer_keys,
+    settle,
+)
 
 VIEW_ACTIONS = {"compare", "tools", "timeline"}
 
@@ -52,3 +56,41 @@ async def test_whole_keys_and_whole_groups_at_every_width() -> None:
                 assert widget.region.right < palette.region.x, (width, widget)
             if width >= 120:
                 assert shown == VIEW_ACTIONS, width
+
+
+async def test_footer_keeps_whole_keys_at_every_width() -> None:
+    """At 80 columns Textual's footer cut `^p palette` and dropped `? Help` off the edge; the
+    footer now leaves out whole keys, least important first, and never overlaps the palette;
+    `?` and `q` are the last to go."""
+    for (width, height), must, gone in (
+        ((120, 40), {"compact", "help", "quit", "command_palette"}, set()),
+        ((80, 24), {"compact", "search", "help", "quit", "command_palette"}, {"undo"}),
+        ((60, 20), {"compact", "search", "help", "quit", "command_palette"}, {"undo", "open"}),
+    ):
+        app = app_for(demo_session())
+        async with app.run_test(size=(width, height)) as pilot:
+            await settle(pilot)
+            keys = footer_keys(app)
+            actions = {k.action for k in keys}
+            assert must <= actions, (width, actions)
+            assert not gone & actions, (width, actions)
+            palette = next(k for k in keys if k.action == "command_palette")
+            for key in keys:
+                assert key.region.right <= width, (width, key.action)
+                if key is not palette:
+                    assert key.region.right < palette.region.x, (width, key.action)
+
+
+async def test_footer_offers_escape_only_while_a_panel_is_open() -> None:
+    app = app_for(demo_session())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "close_panels" not in {k.action for k in footer_keys(app)}
+        await pilot.press("slash")
+        await pilot.press("escape")  # from the search input
+        await pilot.press("s")
+        await pilot.pause()
+        assert "close_panels" in {k.action for k in footer_keys(app)}
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "close_panels" not in {k.action for k in footer_keys(app)}

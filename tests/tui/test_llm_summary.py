@@ -4,16 +4,13 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
-from textual.pilot import Pilot
 from textual.widgets import Label, Static, TabbedContent
 
 from ctxtui.llm import SummarizerError
-from ctxtui.tui.app import CtxtuiApp, make_app
+from ctxtui.tui.app import make_app
 from ctxtui.tui.llm_job import endpoint_for
 from ctxtui.tui.screens.compaction import CompactionPreviewScreen
 from ctxtui.tui.screens.main import MainScreen
@@ -26,41 +23,19 @@ from ctxtui.tui.settings import (
 from ctxtui.tui.widgets.llm_summary import LLMSummaryView
 from tests.llm.hostile import hostile
 from tests.llm.server import SUMMARY, Behaviour, serve
-from tests.tui.main_fixtures import RESERVE, WINDOW, demo_session
-from tests.tui.test_snapshots_main import settle
+from tests.tui.main_fixtures import (
+    demo_session,
+    llm_app,
+    open_preview,
+    settle,
+    until,
+)
 
 
 @pytest.fixture(autouse=True)
 def _no_key(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
-
-
-def _app(url: str | None, **llm: Any) -> CtxtuiApp:
-    if url is not None:
-        llm = {"summarizer": "openai", "base_url": url, "model": "m", **llm}
-    return make_app(
-        demo_session(turns=20),
-        overrides={"context_window": WINDOW, "max_tokens": RESERVE},
-        settings=deterministic_settings(llm=llm),
-    )
-
-
-async def _preview(pilot: Pilot[Any]) -> CompactionPreviewScreen:
-    await settle(pilot)
-    await pilot.press("c")  # the plan preset's reasons only label: the preview opens at once
-    await settle(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, CompactionPreviewScreen)
-    return screen
-
-
-async def _until(pilot: Pilot[Any], done: Callable[[], bool], what: str) -> None:
-    for _ in range(300):
-        if done():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def _status(screen: CompactionPreviewScreen) -> str:
@@ -74,12 +49,12 @@ def _llm_text(screen: CompactionPreviewScreen) -> str:
 
 async def test_the_servers_summary_streams_in_and_names_its_model() -> None:
     with serve() as (url, behaviour):
-        app = _app(url)
+        app = llm_app(url)
         async with app.run_test(size=(120, 40)) as pilot:
-            screen = await _preview(pilot)
+            screen = await open_preview(pilot)
             stand_in = screen.query_one("#summary")
             await pilot.press("s")
-            await _until(pilot, lambda: screen.llm_summary is not None, "the summary")
+            await until(pilot, lambda: screen.llm_summary is not None, "the summary")
             assert screen.query_one(TabbedContent).active == "summary-tab"
             assert _llm_text(screen) == SUMMARY.strip()
             assert not stand_in.display and screen.query_one(LLMSummaryView).display
@@ -106,11 +81,11 @@ async def test_text_shows_while_it_streams_and_escape_stops_midway() -> None:
     """The server sends two pieces and stalls: they are on screen before the call ends; Escape
     then stops the call and the stand-in comes back."""
     with serve(Behaviour(mode="stall-mid", stall_seconds=30)) as (url, _):
-        app = _app(url, timeout=30)
+        app = llm_app(url, timeout=30)
         async with app.run_test(size=(120, 40)) as pilot:
-            screen = await _preview(pilot)
+            screen = await open_preview(pilot)
             await pilot.press("s")
-            await _until(pilot, lambda: _llm_text(screen) == SUMMARY[:80], "two pieces")
+            await until(pilot, lambda: _llm_text(screen) == SUMMARY[:80], "two pieces")
             assert screen.llm_summary is None, "still streaming"
             assert not screen.query_one("#summary").display
             await pilot.press("escape")
@@ -121,11 +96,11 @@ async def test_text_shows_while_it_streams_and_escape_stops_midway() -> None:
 
 async def test_missing_template_sections_are_named() -> None:
     with serve(Behaviour(text="## Goal\nship it\n")) as (url, _):
-        app = _app(url)
+        app = llm_app(url)
         async with app.run_test(size=(120, 40)) as pilot:
-            screen = await _preview(pilot)
+            screen = await open_preview(pilot)
             await pilot.press("s")
-            await _until(pilot, lambda: screen.llm_summary is not None, "the summary")
+            await until(pilot, lambda: screen.llm_summary is not None, "the summary")
             line = _status(screen)
             assert line.startswith("The summary lacks these template sections: ")
             assert "## Constraints, ## Progress" in line
@@ -134,11 +109,11 @@ async def test_missing_template_sections_are_named() -> None:
 
 async def test_a_refusal_is_one_line_and_the_stand_in_stays() -> None:
     with serve(Behaviour(mode="status", status=401)) as (url, _):
-        app = _app(url)
+        app = llm_app(url)
         async with app.run_test(size=(120, 40)) as pilot:
-            screen = await _preview(pilot)
+            screen = await open_preview(pilot)
             await pilot.press("s")
-            await _until(pilot, lambda: "failed" in _status(screen), "the failure")
+            await until(pilot, lambda: "failed" in _status(screen), "the failure")
             line = _status(screen)
             assert line.startswith("LLM summary failed: the endpoint refused the request: HTTP 401")
             assert "\n" not in line and line.endswith("the stand-in stays")
@@ -149,11 +124,11 @@ async def test_a_refusal_is_one_line_and_the_stand_in_stays() -> None:
 
 async def test_escape_stops_a_stalled_call_and_a_second_escape_closes() -> None:
     with serve(Behaviour(mode="stall", stall_seconds=30)) as (url, behaviour):
-        app = _app(url, timeout=30)
+        app = llm_app(url, timeout=30)
         async with app.run_test(size=(120, 40)) as pilot:
-            screen = await _preview(pilot)
+            screen = await open_preview(pilot)
             await pilot.press("s")
-            await _until(pilot, lambda: _status(screen).startswith("Asking m at"), "the call")
+            await until(pilot, lambda: _status(screen).startswith("Asking m at"), "the call")
             await pilot.press("escape")
             await pilot.pause()
             assert app.screen is screen, "the first Escape stops the call, not the preview"
@@ -169,9 +144,9 @@ async def test_escape_stops_a_stalled_call_and_a_second_escape_closes() -> None:
 
 
 async def test_without_an_llm_set_up_the_key_says_how() -> None:
-    app = _app(None)
+    app = llm_app(None)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await _preview(pilot)
+        screen = await open_preview(pilot)
         await pilot.press("s")
         await pilot.pause()
         line = _status(screen)
@@ -214,13 +189,13 @@ async def test_the_figures_are_recounted_for_the_llms_summary() -> None:
     counted with the plan's tokenizer, not the stand-in's (a long answer saves less)."""
     long_summary = SUMMARY + "\n".join(f"- detail {i} of the earlier work" for i in range(300))
     with serve(Behaviour(text=long_summary)) as (url, _):
-        app = _app(url)
+        app = llm_app(url)
         async with app.run_test(size=(120, 40)) as pilot:
-            screen = await _preview(pilot)
+            screen = await open_preview(pilot)
             stand_in = screen.result
             before_text = screen.figures_text
             await pilot.press("s")
-            await _until(pilot, lambda: screen.llm_summary is not None, "the summary")
+            await until(pilot, lambda: screen.llm_summary is not None, "the summary")
             await settle(pilot)
             result = screen.result
             main = app.main
@@ -246,11 +221,11 @@ async def test_the_figures_are_recounted_for_the_llms_summary() -> None:
 
 async def test_an_answers_escapes_are_shown_never_sent_to_the_terminal() -> None:
     with hostile("escapes") as (url, _):
-        app = _app(url)
+        app = llm_app(url)
         async with app.run_test(size=(120, 40)) as pilot:
-            screen = await _preview(pilot)
+            screen = await open_preview(pilot)
             await pilot.press("s")
-            await _until(pilot, lambda: screen.llm_summary is not None, "the summary")
+            await until(pilot, lambda: screen.llm_summary is not None, "the summary")
             shown = _llm_text(screen)
             byline = str(screen.query_one("#llm-byline", Label).render())
     assert "\x1b" not in shown and "\x07" not in shown
@@ -261,27 +236,27 @@ async def test_an_answers_escapes_are_shown_never_sent_to_the_terminal() -> None
 async def test_escape_closes_the_connection_at_once() -> None:
     """A server dripping a byte now and then: Escape must hang up, not wait for the timeout."""
     with hostile("drip-body", drip=0.2) as (url, log):
-        app = _app(url, timeout=60)
+        app = llm_app(url, timeout=60)
         async with app.run_test(size=(120, 40)) as pilot:
-            screen = await _preview(pilot)
+            screen = await open_preview(pilot)
             await pilot.press("s")
-            await _until(pilot, lambda: bool(log.opened), "the call")
+            await until(pilot, lambda: bool(log.opened), "the call")
             await pilot.pause(0.3)
             await pilot.press("escape")
             pressed = time.monotonic()
-            await _until(pilot, lambda: bool(log.closed), "the hang-up")
+            await until(pilot, lambda: bool(log.closed), "the hang-up")
             assert log.closed[0] - pressed < 1.0
             assert _status(screen).startswith("Stopped")
 
 
 async def test_q_quits_while_a_call_is_reading() -> None:
     with hostile("drip-body", drip=0.2) as (url, log):
-        app = _app(url, timeout=60)
+        app = llm_app(url, timeout=60)
         started = time.monotonic()
         async with app.run_test(size=(120, 40)) as pilot:
-            await _preview(pilot)
+            await open_preview(pilot)
             await pilot.press("s")
-            await _until(pilot, lambda: bool(log.opened), "the call")
+            await until(pilot, lambda: bool(log.opened), "the call")
             await pilot.press("q")
             quit_at = time.monotonic()
         assert app.return_code is not None, "q quit the app"
@@ -292,12 +267,12 @@ async def test_q_quits_while_a_call_is_reading() -> None:
 async def test_an_endless_answer_ends_in_one_line_and_the_keys_stay_live() -> None:
     """A server streaming text without end: the call stops at its cap, quickly, and says so."""
     with hostile("endless") as (url, _):
-        app = _app(url, timeout=60)
+        app = llm_app(url, timeout=60)
         async with app.run_test(size=(120, 40)) as pilot:
-            screen = await _preview(pilot)
+            screen = await open_preview(pilot)
             started = time.monotonic()
             await pilot.press("s")
-            await _until(pilot, lambda: "failed" in _status(screen), "the refusal")
+            await until(pilot, lambda: "failed" in _status(screen), "the refusal")
             assert time.monotonic() - started < 10
             assert "stopped reading" in _status(screen)
             assert screen.query_one("#summary").display, "the stand-in stays"

@@ -13,8 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from screen_fixtures import SIZE, HostApp
 from textual.pilot import Pilot
-from textual.widgets import OptionList
+from textual.widgets import (
+    OptionList,
+)
 
 import ctxtui
 from ctxtui.core.policies.policy import preset
@@ -22,10 +25,10 @@ from ctxtui.core.policies.reason_effects import reason_effect
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.tui.screens.compaction import CompactionPreviewScreen
 from ctxtui.tui.screens.reason import ReasonScreen
-from tests.tui.main_fixtures import app_for, demo_session
-from tests.tui.test_snapshots_main import SnapCompare, press, settle, then
+from tests.tui.main_fixtures import SnapCompare, app_for, demo_session, press, settle, then
 
 DEFECT = re.compile(r"\bX\d+\b")
+
 PACKAGE = Path(ctxtui.__file__).parent
 
 
@@ -164,3 +167,71 @@ async def test_the_dialog_asks_where_the_reason_changes_the_compaction() -> None
         preview = app.screen
         assert isinstance(preview, CompactionPreviewScreen)
         assert not preview.choose_reason and not preview.query("#reason")
+
+
+@pytest.mark.parametrize(
+    ("presses", "expected"),
+    [
+        ((), CompactReason.PROACTIVE),
+        (("down",), CompactReason.RETRY),
+        (("down", "down"), CompactReason.OVERFLOW),
+    ],
+)
+async def test_reason_screen_returns_the_chosen_reason(
+    presses: tuple[str, ...], expected: CompactReason
+) -> None:
+    app = HostApp(ReasonScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*presses, "enter")
+        assert app.results == [expected]
+
+
+async def test_reason_screen_names_picoclaw_wire_values_and_cancels() -> None:
+    app = HostApp(ReasonScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        options = app.screen.query_one("#reasons", OptionList)
+        rendered = " ".join(str(options.get_option_at_index(i).prompt) for i in range(3))
+        assert "In PicoClaw: the proactive budget check" in rendered
+        assert "In PicoClaw: the retry after the LLM refuses the request" in rendered
+        await pilot.press("escape")
+        assert app.results == [None]
+
+
+async def test_reason_screen_fits_a_20_row_terminal() -> None:
+    """At 60×20 the three reasons need more rows than there are: the list scrolls, and the
+    hint and the dialog's border stay on screen."""
+    app = HostApp(ReasonScreen)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        hint = app.screen.query_one("#hint")
+        dialog = app.screen.query_one("#dialog")
+        assert hint.region.bottom <= dialog.region.bottom <= 20
+        assert hint.region.height == 1
+        await pilot.press("down", "down", "enter")
+        assert app.results == [CompactReason.OVERFLOW]
+
+
+def test_reason_screen(snap_compare: SnapCompare) -> None:
+    """Asking why to compact: three reasons, each with when it fires and PicoClaw's name.
+
+    The reader should see "Why compact? (preset plan)" and the options proactive
+    (highlighted; "In PicoClaw: the proactive budget check"), retry ("In PicoClaw: the retry
+    after the LLM refuses the request") and overflow ("In PicoClaw: no such reason"), each
+    tagged "only labels the event"; under the list what proactive changes in full ("Only
+    labels the event: the plan preset replaces ..."), and the hint "Enter confirms · Escape
+    cancels".
+    """
+    app = HostApp(ReasonScreen)
+    assert snap_compare(app, terminal_size=(80, 24))
+
+
+def test_reason_screen_60x20(snap_compare: SnapCompare) -> None:
+    """The reason dialog on a 60×20 terminal still fits.
+
+    The reader should see the whole dialog with its border, "Why compact? (preset plan)" at
+    the top, the reasons in a list that scrolls (proactive highlighted, the others below the
+    fold), the effect of proactive under it, and the hint "Enter confirms · Escape cancels"
+    at the bottom, not cut off.
+    """
+    app = HostApp(ReasonScreen)
+    assert snap_compare(app, terminal_size=(60, 20))

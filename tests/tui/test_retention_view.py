@@ -3,7 +3,6 @@ the LLM's once its summary arrives from a real server on 127.0.0.1), shown liter
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,10 +16,7 @@ from ctxtui.tui.screens.compaction import CompactionPreviewScreen
 from ctxtui.tui.screens.retention import RecordedAuditScreen
 from ctxtui.tui.widgets.retention import RetentionView
 from tests.llm.server import SUMMARY, serve
-from tests.tui.main_fixtures import app_for
-from tests.tui.test_llm_summary import _app, _preview, _until
-
-SnapCompare = Callable[..., bool]
+from tests.tui.main_fixtures import SnapCompare, app_for, llm_app, open_preview, until
 
 
 @pytest.fixture(autouse=True)
@@ -42,14 +38,14 @@ def _rows(audit_: Any) -> list[tuple[str, str, str, str]]:
 
 
 async def _lost_tab(pilot: Pilot[Any]) -> CompactionPreviewScreen:
-    screen = await _preview(pilot)
+    screen = await open_preview(pilot)
     screen.query_one(TabbedContent).active = "lost-tab"
     await pilot.pause()
     return screen
 
 
 async def test_the_lost_tab_lists_what_the_stand_in_dropped() -> None:
-    app = _app(None)
+    app = llm_app(None)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _lost_tab(pilot)
         expected = screen.audit
@@ -64,13 +60,13 @@ async def test_the_lost_tab_lists_what_the_stand_in_dropped() -> None:
 
 async def test_the_llm_summary_updates_the_lost_tab() -> None:
     with serve() as (url, _behaviour):
-        app = _app(url)
+        app = llm_app(url)
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await _lost_tab(pilot)
             stand_in = screen.audit
             assert stand_in is not None
             await pilot.press("s")
-            await _until(pilot, lambda: screen.llm_summary is not None, "the summary")
+            await until(pilot, lambda: screen.llm_summary is not None, "the summary")
             await pilot.pause()
             llm = audit(stand_in.segment, SUMMARY.strip(), "llm", 0)
             view = screen.query_one(RetentionView)
@@ -113,34 +109,31 @@ def test_preview_lost_tab_retention(snap_compare: SnapCompare) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         screen = await _lost_tab(pilot)
         await pilot.press("s")
-        await _until(pilot, lambda: screen.llm_summary is not None, "the summary")
+        await until(pilot, lambda: screen.llm_summary is not None, "the summary")
         screen.query_one(TabbedContent).active = "lost-tab"
         await pilot.pause()
 
     with serve() as (url, _behaviour):
-        assert snap_compare(_app(url), terminal_size=(120, 40), run_before=run_before)
-
-
-# -- the timeline's recorded compaction marks ---------------------------------------------------
+        assert snap_compare(llm_app(url), terminal_size=(120, 40), run_before=run_before)
 
 
 async def _audit_from_timeline(pilot: Pilot[Any]) -> RecordedAuditScreen:
-    from tests.tui.test_timeline_view import _open
+    from tests.tui.main_fixtures import open_timeline
 
-    timeline = await _open(pilot)
+    timeline = await open_timeline(pilot)
     assert timeline.replay is not None
     await pilot.press("a")
     screen = pilot.app.screen
     assert isinstance(screen, RecordedAuditScreen)
-    await _until(pilot, lambda: screen.done, "the audit")
+    await until(pilot, lambda: screen.done, "the audit")
     await pilot.pause()
     return screen
 
 
 async def test_the_timeline_opens_the_recorded_compactions_audit() -> None:
-    from tests.tui.test_timeline_view import SMALL_WINDOW, sample
+    from tests.tui.main_fixtures import SMALL_WINDOW, replay_sample
 
-    app = app_for(sample(), context_window=SMALL_WINDOW)
+    app = app_for(replay_sample(), context_window=SMALL_WINDOW)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _audit_from_timeline(pilot)
         r = screen.replay
@@ -161,7 +154,7 @@ async def test_the_timeline_opens_the_recorded_compactions_audit() -> None:
 
 
 async def test_a_session_without_recorded_compactions_says_so() -> None:
-    app = _app(None)
+    app = llm_app(None)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _audit_from_timeline(pilot)
         title = str(screen.query_one("#title", Label).render())
@@ -175,38 +168,10 @@ def test_timeline_audit_retention(snap_compare: SnapCompare) -> None:
     headline "recorded keeps 0 of 22 facts · lost 14 of the 14 used again after (the stand-in
     kept …)", "path 0/22", and the lost paths with "yes" where they were used again.
     """
-    from tests.tui.test_timeline_view import SMALL_WINDOW, sample
+    from tests.tui.main_fixtures import SMALL_WINDOW, replay_sample
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await _audit_from_timeline(pilot)
 
-    app = app_for(sample(), context_window=SMALL_WINDOW)
+    app = app_for(replay_sample(), context_window=SMALL_WINDOW)
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
-
-
-# -- the session bar ----------------------------------------------------------------------------
-
-
-async def test_the_session_bar_says_what_the_last_recorded_compaction_lost() -> None:
-    from ctxtui.tui.widgets.session_bar import SessionBar
-    from tests.tui.test_snapshots_main import settle
-    from tests.tui.test_timeline_view import sample
-
-    app = app_for(sample())
-    async with app.run_test(size=(200, 40)) as pilot:
-        bar = pilot.app.screen.query_one(SessionBar)
-        await _until(pilot, lambda: bool(bar._retention), "the note")
-        await settle(pilot)
-        text = str(bar.render())
-        # recorded compaction 3 of the sample: 14 facts used again after it, all lost
-        assert "last compaction lost 14 of 14 facts needed after it" in text
-
-
-async def test_no_note_without_a_recorded_compaction() -> None:
-    from ctxtui.tui.widgets.session_bar import SessionBar
-    from tests.tui.test_snapshots_main import settle
-
-    app = _app(None)
-    async with app.run_test(size=(200, 40)) as pilot:
-        await settle(pilot)
-        assert "last compaction" not in str(pilot.app.screen.query_one(SessionBar).render())

@@ -1,20 +1,33 @@
 """The session bar says what the figures alone hide: a kept tokenizer, the estimator's drift,
-and messages PicoClaw's meta ``skip`` hides (issue 13 items 6, 8 and 9)."""
+messages PicoClaw's meta ``skip`` hides, what the last recorded compaction lost, and a long
+file name fitted to the width."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from rich.text import Text
 from textual.app import App
 
 from ctxtui.core.engine import Engine
 from ctxtui.core.policies.policy import preset
 from ctxtui.core.session.models import Message, Session, SessionMeta
 from ctxtui.core.simulation.estimate_check import drift_notice
+from ctxtui.tui.cells import flow, shorten_name
 from ctxtui.tui.widgets.session_bar import SessionBar
-from tests.tui.main_fixtures import app_for, demo_session
-from tests.tui.test_snapshots_main import SnapCompare, settle, then
+from tests.tui.main_fixtures import (
+    CLAUDE_NAME,
+    SnapCompare,
+    app_for,
+    apply_compaction,
+    demo_session,
+    llm_app,
+    replay_sample,
+    settle,
+    then,
+    until,
+)
 
 
 def bar_text(app: App[Any]) -> str:
@@ -168,3 +181,60 @@ async def test_one_message_is_counted_in_the_singular() -> None:
         await settle(pilot)
         text = bar_text(pilot.app)
         assert "1 message ·" in text and "1 messages" not in text
+
+
+async def test_the_session_bar_says_what_the_last_recorded_compaction_lost() -> None:
+    from ctxtui.tui.widgets.session_bar import SessionBar
+    from tests.tui.main_fixtures import settle
+
+    app = app_for(replay_sample())
+    async with app.run_test(size=(200, 40)) as pilot:
+        bar = pilot.app.screen.query_one(SessionBar)
+        await until(pilot, lambda: bool(bar._retention), "the note")
+        await settle(pilot)
+        text = str(bar.render())
+        # recorded compaction 3 of the sample: 14 facts used again after it, all lost
+        assert "last compaction lost 14 of 14 facts needed after it" in text
+
+
+async def test_no_note_without_a_recorded_compaction() -> None:
+    from ctxtui.tui.widgets.session_bar import SessionBar
+    from tests.tui.main_fixtures import settle
+
+    app = llm_app(None)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(pilot)
+        assert "last compaction" not in str(pilot.app.screen.query_one(SessionBar).render())
+
+
+async def test_the_session_bar_breaks_between_phrases_after_a_compaction() -> None:
+    app = app_for(demo_session(name=CLAUDE_NAME))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await apply_compaction(pilot)
+        main = app.screen_stack[0]
+        bar = main.query_one(SessionBar)
+        lines = str(bar.render()).split("\n")
+        assert any("compacted (u undoes, 1 deep)" in line for line in lines), lines
+        assert CLAUDE_NAME in lines[0], "120 columns hold the whole name"
+
+
+def test_flow_breaks_only_between_phrases() -> None:
+    phrases = [Text("a" * 10), Text("compacted (u undoes, 1 deep)"), Text("b" * 5)]
+    lines = flow(phrases, Text(" · "), 30)
+    assert [line.plain for line in lines] == [
+        "aaaaaaaaaa",
+        "compacted (u undoes, 1 deep)",
+        "bbbbb",
+    ]
+    assert [line.plain for line in flow([Text("x" * 25)], Text(" · "), 10)] == [
+        "x" * 10,
+        "x" * 10,
+        "x" * 5,
+    ]
+
+
+def test_a_long_name_keeps_its_head_and_suffix() -> None:
+    assert shorten_name(CLAUDE_NAME, 16) == "cde583fb-….jsonl"
+    assert shorten_name("short.json", 16) == "short.json"
+    assert len(shorten_name(CLAUDE_NAME, 4)) == 16, "never under NAME_CELLS"

@@ -12,59 +12,27 @@ from typing import Any
 
 import pytest
 from rich.color import Color
-from rich.terminal_theme import DEFAULT_TERMINAL_THEME, SVG_EXPORT_THEME, TerminalTheme
-from textual.app import App
+from rich.terminal_theme import SVG_EXPORT_THEME
 
 from ctxtui.tui.widgets.gauge import SEGMENTS, BudgetGauge
 from ctxtui.tui.widgets.message_list import MessageList
-from tests.tui.main_fixtures import app_for, demo_session
-from tests.tui.test_snapshots_main import SnapCompare, settle, then
+from tests.tui.colour_fixtures import contrast, distance, rgb, terminal_for, themes
+from tests.tui.main_fixtures import SnapCompare, app_for, demo_session, settle, then
 
 MIN_CONTRAST = 3.0
 """WCAG's minimum for large text and interface parts; a row's text is the user's to read."""
 
+
 MIN_DISTANCE = 20
 """Two bar colours closer than this in RGB (0–441) read as one segment."""
+
 
 SOLID = [name for name, char in SEGMENTS if char == "█"]
 """The segments drawn with the same block, told apart by colour alone."""
 
+
 ROWS = {"kept": 1, "tail": 31}
 """A demo message in each zone the selection can sit on (in a 16,384-token window)."""
-
-RGB = tuple[int, int, int]
-
-
-def themes() -> list[str]:
-    return sorted(App().available_themes)
-
-
-def rgb(color: Color | None, terminal: TerminalTheme, *, foreground: bool) -> RGB:
-    assert color is not None
-    c = color.get_truecolor(terminal, foreground=foreground)
-    return (c.red, c.green, c.blue)
-
-
-def luminance(c: RGB) -> float:
-    def channel(v: int) -> float:
-        s = v / 255
-        return s / 12.92 if s <= 0.03928 else ((s + 0.055) / 1.055) ** 2.4
-
-    r, g, b = (channel(v) for v in c)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def contrast(a: RGB, b: RGB) -> float:
-    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
-
-
-def distance(a: RGB, b: RGB) -> float:
-    return float(sum((x - y) ** 2 for x, y in zip(a, b, strict=True)) ** 0.5)
-
-
-def terminal_for(app: App[Any]) -> TerminalTheme:
-    return SVG_EXPORT_THEME if app.current_theme.dark else DEFAULT_TERMINAL_THEME
 
 
 def test_the_measures_tell_blue_on_blue_and_one_green_twice() -> None:

@@ -1,21 +1,26 @@
-"""The timeline view (`l`): every request replayed, a chart over time, the context at each."""
+"""The timeline view (`l`): every request replayed, a chart over time in a colour per series,
+the context at each, at every terminal size."""
 
 from __future__ import annotations
 
 import time
-from pathlib import Path
+from itertools import combinations
 from typing import Any
 
 from textual.app import App, ComposeResult
+from textual.content import Content
 from textual.pilot import Pilot
+from textual.style import Style as VisualStyle
 from textual.widgets import OptionList, Static
 
 from ctxtui.core.simulation.replay import EventKind
+from ctxtui.palette import SERIES_COLOURS
 from ctxtui.samples import samples_dir
-from ctxtui.tui.screens.timeline import TimelineScreen
+from ctxtui.tui.screens.timeline import LEGEND_SERIES, TimelineScreen
 from ctxtui.tui.widgets.message_list import MessageList
 from ctxtui.tui.widgets.timeline_chart import (
     GUTTER,
+    SERIES,
     ChartFigures,
     TimelineChart,
     axis_line,
@@ -23,38 +28,34 @@ from ctxtui.tui.widgets.timeline_chart import (
     short_tokens,
     spans,
 )
-from tests.tui.main_fixtures import app_for, apply_compaction, big_session, demo_session
-from tests.tui.test_snapshots_main import SnapCompare, press, settle, then
-
-SMALL_WINDOW = 10_000
-"""Under the plan preset the Claude Code sample compacts three times in this window."""
-
-
-def sample() -> Path:
-    """A long Claude Code run with usage on every request and three compactions of its own."""
-    return samples_dir() / "claude_code_replay.jsonl"
-
-
-async def _open(pilot: Pilot[Any]) -> TimelineScreen:
-    await settle(pilot)
-    await pilot.press("l")
-    return await _settled(pilot)
-
-
-async def _settled(pilot: Pilot[Any]) -> TimelineScreen:
-    """Wait through the chain history → replay → context (each worker starts the next)."""
-    screen = pilot.app.screen
-    assert isinstance(screen, TimelineScreen)
-    for _ in range(20):
-        await settle(pilot)
-        done = screen.replay is not None and screen.context is not None
-        if done and screen.context_list.message_count and not screen._context_busy:
-            break
-    return screen
+from tests.tui.colour_fixtures import contrast, distance, rgb, terminal_for, themes
+from tests.tui.main_fixtures import (
+    SMALL_WINDOW,
+    SnapCompare,
+    _footer,
+    app_for,
+    apply_compaction,
+    big_session,
+    demo_session,
+    open_timeline,
+    press,
+    replay_sample,
+    settle,
+    settled_timeline,
+    then,
+)
 
 
 def _status(screen: TimelineScreen) -> str:
     return str(screen.query_one("#timeline-status", Static).render())
+
+
+MIN_APART = 60
+"""Two series closer than this in RGB (0–441) read as one line of dots."""
+
+
+MIN_ON_SURFACE = 4.0
+"""Braille dots are thin: a series must stand well clear of the chart's background."""
 
 
 def test_timeline_120x40(snap_compare: SnapCompare) -> None:
@@ -69,7 +70,7 @@ def test_timeline_120x40(snap_compare: SnapCompare) -> None:
     reported figures; the list below is the context at that request, led by an `S` row (the
     simulated summary) and cut by the fresh-tail rule. Under the chart, the cost series: a bar
     per request's dollars and a row of cache-miss letters, then the cursor's request priced."""
-    app = app_for(sample(), context_window=SMALL_WINDOW)
+    app = app_for(replay_sample(), context_window=SMALL_WINDOW)
     assert snap_compare(app, terminal_size=(120, 40), run_before=then(press("l"), *_waits()))
 
 
@@ -86,22 +87,22 @@ def test_timeline_cost_series_of_the_cache_story_120x40(snap_compare: SnapCompar
 def test_timeline_80x24(snap_compare: SnapCompare) -> None:
     """The same at 80×24 after End: a shorter chart with the same marks, the cursor on the
     last request (260 on the axis), and a few context rows above the footer."""
-    app = app_for(sample(), context_window=SMALL_WINDOW)
+    app = app_for(replay_sample(), context_window=SMALL_WINDOW)
     steps = then(press("l"), *_waits(), press("end"), *_waits())
     assert snap_compare(app, terminal_size=(80, 24), run_before=steps)
 
 
 def _waits() -> list[Any]:
     async def wait(pilot: Pilot[Any]) -> None:
-        await _settled(pilot)
+        await settled_timeline(pilot)
 
     return [wait]
 
 
 async def test_timeline_replays_the_full_history_with_both_kinds_of_compaction() -> None:
-    app = app_for(sample(), context_window=SMALL_WINDOW)
+    app = app_for(replay_sample(), context_window=SMALL_WINDOW)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await _open(pilot)
+        screen = await open_timeline(pilot)
         assert screen.replay is not None and screen.history is not None
         assert len(screen.replay) == 260  # the full history, not the 36 after the last boundary
         assert screen.history.offset == 451
@@ -120,31 +121,31 @@ async def test_timeline_replays_the_full_history_with_both_kinds_of_compaction()
 
 
 async def test_timeline_cursor_moves_and_the_context_list_follows() -> None:
-    app = app_for(sample(), context_window=SMALL_WINDOW)
+    app = app_for(replay_sample(), context_window=SMALL_WINDOW)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await _open(pilot)
+        screen = await open_timeline(pilot)
         assert screen.replay is not None
         await pilot.press("home")
-        await _settled(pilot)
+        await settled_timeline(pilot)
         assert screen.chart.cursor == 0
         first = screen.replay.requests[0]
         assert screen.context_list.message_count == first.message_index
         assert _status(screen).startswith("request 1 of 260")
 
         await pilot.press("right", "right")
-        await _settled(pilot)
+        await settled_timeline(pilot)
         assert screen.chart.cursor == 2
         assert screen.context_list.message_count == screen.replay.requests[2].message_index
 
         # `]` jumps to the first request with an event: the first simulated compaction.
         await pilot.press("right_square_bracket")
-        await _settled(pilot)
+        await settled_timeline(pilot)
         k = screen.chart.cursor
         compaction = screen.replay.compactions[0]
         assert k == min(compaction.request, screen.replay.recorded[0].request or k)
         while not screen.replay.requests[screen.chart.cursor].has(EventKind.COMPACTION):
             await pilot.press("right_square_bracket")
-            await _settled(pilot)
+            await settled_timeline(pilot)
         assert screen.chart.cursor == compaction.request
         context = screen.context
         assert context is not None and context.stand_in
@@ -155,7 +156,7 @@ async def test_timeline_cursor_moves_and_the_context_list_follows() -> None:
 
         # Back to the main view on the message that request produced, when it is shown there.
         await pilot.press("end")
-        await _settled(pilot)
+        await settled_timeline(pilot)
         last = screen.replay.requests[-1].message_index - 451
         await pilot.press("escape")
         await settle(pilot)
@@ -164,9 +165,9 @@ async def test_timeline_cursor_moves_and_the_context_list_follows() -> None:
 
 
 async def test_timeline_preset_choice_replays() -> None:
-    app = app_for(sample(), context_window=SMALL_WINDOW)
+    app = app_for(replay_sample(), context_window=SMALL_WINDOW)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await _open(pilot)
+        screen = await open_timeline(pilot)
         assert screen.replay is not None
         before = screen.replay
         await pilot.press("p")
@@ -174,7 +175,7 @@ async def test_timeline_preset_choice_replays() -> None:
         options = pilot.app.screen.query_one(OptionList)
         options.highlighted = [o.id for o in options._options].index("picoclaw-seahorse")
         await pilot.press("enter")
-        await _settled(pilot)
+        await settled_timeline(pilot)
         assert pilot.app.screen is screen
         assert screen.replay is not before and screen.replay.policy.preset == "picoclaw-seahorse"
         assert screen.replay.policy.context_window == SMALL_WINDOW
@@ -188,7 +189,7 @@ async def test_timeline_of_a_session_without_usage_has_no_reported_line() -> Non
         update={"messages": tuple(m.model_copy(update={"usage": None}) for m in session.messages)}
     )
     async with app_for(stripped).run_test(size=(100, 30)) as pilot:
-        screen = await _open(pilot)
+        screen = await open_timeline(pilot)
         figures = screen.chart.figures
         assert figures is not None and set(figures.reported) == {None}
         assert "reported —" in _status(screen)
@@ -199,7 +200,7 @@ async def test_timeline_chart_stays_flat_on_a_long_session() -> None:
     """10,000 requests: one drawing per size, and a cursor move repaints without redrawing."""
     app = app_for(big_session(20_000))
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = await _open(pilot)
+        screen = await open_timeline(pilot)
         chart = screen.chart
         assert chart.count == 10_000
         assert len(list(screen.walk_children())) < 40
@@ -214,10 +215,10 @@ async def test_timeline_chart_stays_flat_on_a_long_session() -> None:
         assert chart._drawing is drawing  # moving the cursor did not lay the plot out again
         assert elapsed < 1.0, elapsed  # about 50 ms here; a redraw per frame costs seconds
         await pilot.press("right", "right", "left")
-        await _settled(pilot)
+        await settled_timeline(pilot)
         assert chart.cursor == 500 * 19 + 1
         await pilot.press("end")
-        await _settled(pilot)
+        await settled_timeline(pilot)
         assert chart.cursor == 9_999
         rows = screen.context_list
         assert screen.context is not None and screen.context.stand_in  # it compacted on the way
@@ -255,7 +256,7 @@ def test_draw_puts_the_levels_and_the_marks_where_they_belong() -> None:
 
 async def test_timeline_chart_paints_the_cursor_column() -> None:
     async with app_for(demo_session()).run_test(size=(100, 30)) as pilot:
-        screen = await _open(pilot)
+        screen = await open_timeline(pilot)
         chart: TimelineChart = screen.chart
         await pilot.press("end")
         await settle(pilot)
@@ -336,13 +337,13 @@ def test_the_session_as_read_is_the_tail_of_its_full_history() -> None:
 
 async def test_timeline_after_an_applied_compaction_replays_the_session_on_screen() -> None:
     """The compacted session is no tail of the file's history: the view replays it as shown."""
-    app = app_for(sample(), context_window=SMALL_WINDOW)
+    app = app_for(replay_sample(), context_window=SMALL_WINDOW)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await apply_compaction(pilot)
         compacted = pilot.app.screen.state.session
         assert pilot.app.screen.state.compacted and compacted is not None
-        screen = await _open(pilot)
+        screen = await open_timeline(pilot)
         assert screen.history is not None and screen.history.offset == 0
         assert screen.history.session is compacted
         assert screen.replay is not None and screen.replay.session is compacted
@@ -369,3 +370,75 @@ async def test_timeline_of_a_session_without_requests_says_so() -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert not isinstance(pilot.app.screen, TimelineScreen)
+
+
+async def test_every_series_has_its_own_colour_in_every_theme() -> None:
+    app = app_for(replay_sample(), context_window=SMALL_WINDOW)
+    failures: list[str] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_timeline(pilot)
+        chart = screen.chart
+        for name in themes():
+            app.theme = name
+            await pilot.pause()
+            await pilot.pause()
+            terminal = terminal_for(app)
+            chart.notify_style_update()
+            background = rgb(chart.rich_style.bgcolor, terminal, foreground=False)
+            colours = {s: rgb(chart._style(s).color, terminal, foreground=True) for s in SERIES}
+            for a, b in combinations(SERIES, 2):
+                if distance(colours[a], colours[b]) < MIN_APART:
+                    failures.append(f"{name}: {a} and {b} are one colour")
+            for s, colour in colours.items():
+                if contrast(colour, background) < MIN_ON_SURFACE:
+                    failures.append(f"{name}: {s} {contrast(colour, background):.1f}:1")
+            legend = screen.query_one("#timeline-legend", Static).render()
+            text = str(legend)
+            for s in SERIES:
+                assert s in text, (name, s)
+    assert failures == [], "\n".join(failures)
+    assert set(LEGEND_SERIES) == set(SERIES) <= set(SERIES_COLOURS) | set(SERIES)
+
+
+async def test_the_legend_swatch_is_the_series_colour() -> None:
+    app = app_for(replay_sample(), context_window=SMALL_WINDOW)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_timeline(pilot)
+        legend = screen.query_one("#timeline-legend", Static).render()
+        assert isinstance(legend, Content)
+        text = legend.plain
+        swatches = [
+            (text[span.end :].split()[0], span.style)
+            for span in legend.spans
+            if text[span.start : span.end] == "⣿ "
+        ]
+        assert [name for name, _ in swatches] == list(SERIES)
+        for name, style in swatches:
+            assert isinstance(style, VisualStyle)
+            assert style.rich_style.color == screen.chart.series_style(name).color, name
+
+
+async def test_the_timeline_at_80x24_and_60x20() -> None:
+    app = app_for(replay_sample(), context_window=SMALL_WINDOW)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_timeline(pilot)
+        title = str(screen.query_one("#timeline-title", Static).render())
+        assert "260 req" in title and "preset plan" in title, title
+        assert "claude_co….jsonl" in title, "the name gives way in its middle, not the preset"
+        assert not title.rstrip().endswith("·")
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        await pilot.pause()
+        footer = _footer(app)
+        assert "? Help" in footer and "q Quit" in footer, footer
+        assert "esc Back" in footer and "[ ] Events" in footer, footer
+
+
+async def test_the_chart_grows_with_the_terminal() -> None:
+    app = app_for(replay_sample(), context_window=SMALL_WINDOW)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_timeline(pilot)
+        await pilot.resize_terminal(200, 50)
+        await pilot.pause()
+        await pilot.pause()
+        assert screen.chart.size.height >= 20

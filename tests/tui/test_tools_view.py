@@ -1,18 +1,29 @@
-"""The tools view (`T`): per tool, calls, tokens of calls and outputs, what pruning frees."""
+"""The tools view (`T`): per tool, calls, tokens of calls and outputs, what pruning frees; the
+table fitted to small terminals, cuts marked."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from ctxtui.core.planning.tool_costs import tool_costs
 from ctxtui.core.pricing.cost_words import cost_view, dollars
 from ctxtui.core.session.models import Session
-from ctxtui.tui.screens.tools import ToolsScreen
-from tests.tui.main_fixtures import app_for, demo_session
-from tests.tui.test_snapshots_main import SnapCompare, press, settle, then
+from ctxtui.tui.screens.tools import COLUMNS, ToolsScreen, ToolTable, fit_widths
+from tests.tui.main_fixtures import (
+    SIZES,
+    SnapCompare,
+    app_for,
+    demo_session,
+    press,
+    screen_lines,
+    settle,
+    then,
+    whole_or_cut,
+)
 
 
 async def _open_tools(pilot: Pilot[Any]) -> ToolsScreen:
@@ -142,3 +153,41 @@ async def test_a_tool_name_with_escapes_is_shown_not_obeyed() -> None:
         shown = str(screen.query_one(DataTable).get_row_at(0)[0])
         assert "\x1b" not in shown and "\x07" not in shown
         assert shown.startswith("␛[2J␛[H␛]0;PWNED") and "[red]x[/red]" in shown
+
+
+def test_fit_widths_cuts_headings_before_figures() -> None:
+    natural = [9, 5, 7, 8, 10]  # headings wider than their figures
+    floors = [8, 1, 1, 2, 5]
+    assert fit_widths(natural, floors, 100) == natural, "a table that fits is not cut"
+    assert fit_widths(natural, floors, 35) == [9, 5, 6, 6, 9], "what is above the figures"
+    assert fit_widths(natural, floors, 17) == [8, 1, 1, 2, 5], "down to the figures"
+    assert sum(fit_widths(natural, floors, 12)) == 12, "then the figures themselves"
+    assert min(fit_widths(natural, floors, 0)) == 1
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_tools_table_fits_and_marks_what_it_cuts(size: tuple[int, int]) -> None:
+    app = app_for(demo_session())
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("T")
+        await settle(pilot)
+        table = app.screen.query_one(ToolTable)
+        assert table.virtual_size.width <= table.scrollable_content_region.width, (
+            "no column runs off the screen's edge"
+        )
+        full_rows = [[c.plain for c in cells] for _, cells in table._rows]
+        full = [[heading for heading, _ in COLUMNS], *full_rows]
+        lines = screen_lines(app)[table.region.y : table.region.y + len(full)]
+        cut = 0
+        for line, cells in zip(lines, full, strict=True):
+            x = table.region.x
+            for column, text in zip(table.ordered_columns, cells, strict=True):
+                width = column.get_render_width(table)
+                shown = line[x : x + width].strip()
+                x += width
+                assert whole_or_cut(shown, text), (size, shown, text)
+                cut += shown != text
+        assert cut, "the test saw a cut cell"
+        # the last column (the carry cost, one cell wide) is on screen: nothing runs off the edge
+        assert COLUMNS[-1][0] == "$" and lines[0].rstrip().endswith(" $")

@@ -14,8 +14,7 @@ import pytest
 
 from ctxtui.core.session.models import Session
 from ctxtui.core.simulation.replay import Replay
-from tests.tui.main_fixtures import app_for, demo_session
-from tests.tui.test_snapshots_main import settle
+from tests.tui.main_fixtures import app_for, demo_session, settle
 
 
 @pytest.fixture

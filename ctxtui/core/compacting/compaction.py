@@ -1,17 +1,11 @@
 """Carrying out a compaction: the new session, the summary, and the tokens it saved or not.
 
-A compaction never edits the session it is given: it returns a new ``Session`` in which the
-plan's replaced range is one summary message (styles ``summarize`` and ``leaf``, under the
-policy's summary template), the recent user messages plus one summary user message (Codex's
-``user_messages``), or gone, with PicoClaw's emergency note appended to ``meta.summary``
-(``drop_oldest_half``, legacy ``forceCompression``) or legacy's summary set there (the
-post-turn ``summarize`` reason). The result carries the request size before and after, counted
-with the same tokenizer, and says so plainly when even the compacted request cannot fit the
-window.
-
-"Request size" means what would be sent: the plan's figure, after pruning and truncation, on
-both sides. Raw counts would credit the compaction with tokens pruning had already removed,
-and ``ctxtui report`` and ``ctxtui compact`` would give two request sizes for one session.
+A compaction returns a new ``Session`` in which the plan's replaced range is one summary
+message (``summarize``, ``leaf``), the recent user messages plus a summary (Codex's
+``user_messages``), or gone with PicoClaw's emergency note in ``meta.summary``
+(``drop_oldest_half``). The request size before and after is the plan's figure, after pruning
+and truncation, so the compaction is not credited with what pruning removed and ``report`` and
+``compact`` agree.
 """
 
 from __future__ import annotations
@@ -20,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ctxtui.core.compacting.picoclaw_summary import legacy_summary_prompt, legacy_summary_text
-from ctxtui.core.errors import ContextOverflowError, OverflowInfo
+from ctxtui.core.errors import OverflowInfo
 from ctxtui.core.planning.compaction_need import compaction_cut
 from ctxtui.core.planning.overflow import UNKNOWN_MODEL, RequestParts, overflow_info
 from ctxtui.core.planning.picoclaw_legacy import emergency_note, force_compression_range
@@ -63,14 +57,9 @@ __all__ = [
 
 
 def leaf_chunks(tokens: Sequence[int], first: int, last: int) -> list[tuple[int, int]]:
-    """``[first, last]`` cut into seahorse leaf chunks, oldest first.
-
-    The rule is seahorse's (docs/presets.md, "picoclaw-seahorse").
-
-    A chunk grows until its tokens reach ``LEAF_CHUNK_TOKENS``; the message that crosses the
-    limit is included. A summariser sends one LLM call per chunk, so a huge compaction is many
-    calls, never one prompt of the whole history.
-    """
+    """``[first, last]`` cut into seahorse leaf chunks, oldest first (docs/presets.md): each
+    grows until it reaches ``LEAF_CHUNK_TOKENS``, the crossing message included, and is one
+    LLM call, so a huge compaction is never one prompt of the whole history."""
     chunks: list[tuple[int, int]] = []
     start, total = first, 0
     for i in range(first, last + 1):
@@ -129,11 +118,6 @@ class CompactionResult:
             f"(one call per chunk of up to {LEAF_CHUNK_TOKENS:,} tokens)"
         )
 
-    def raise_if_overflow(self) -> None:
-        """Raise ``ContextOverflowError`` when the compacted request still cannot fit."""
-        if self.overflow is not None:
-            raise ContextOverflowError(self.overflow)
-
 
 def append_emergency_note(existing: str | None, dropped: int) -> str:
     """``existing + "\\n\\n" + note``, or the note alone when there was no summary."""
@@ -150,20 +134,14 @@ def _replaced_range(session: Session, plan: Plan, reason: CompactReason) -> tupl
 
 
 def _legacy_summarize(plan: Plan, reason: CompactReason) -> bool:
-    """PicoClaw legacy's post-turn path: the summary goes to meta.summary, no message stays.
-
-    Taken when the plan's after-turn trigger fired and the compaction is the proactive one
-    it implies; a retry still runs ``forceCompression``.
-    """
+    """PicoClaw legacy's post-turn path, taken when its after-turn trigger fired: the summary
+    goes to meta.summary, no message stays (a retry still runs ``forceCompression``)."""
     return plan.compaction.post_turn and reason is CompactReason.PROACTIVE
 
 
 def _with_messages(session: Session, messages: tuple[Message, ...], meta: SessionMeta) -> Session:
-    """A new session with other messages, built fresh.
-
-    Not ``model_copy``: that would carry over the cached turn and tool-pair indices of the
-    old messages.
-    """
+    """A new session with other messages, built fresh: ``model_copy`` would carry over the
+    old messages' cached indices."""
     return Session(
         messages=messages, system_prompt=session.system_prompt, tools=session.tools, meta=meta
     )
@@ -233,11 +211,8 @@ def approx_token_count(text: str) -> int:
 
 
 def _recent_user_messages(session: Session, plan: Plan, first: int, last: int) -> list[Message]:
-    """Codex: user messages newest→oldest while under the cap; the one that crosses is cut.
-
-    Codex sizes them with ``approx_token_count`` (bytes / 4), not with a tokenizer, and cuts
-    the crossing one to the bytes its remaining tokens stand for (``compact.rs``).
-    """
+    """Codex (``compact.rs``): user messages newest→oldest while under the cap, sized as bytes
+    / 4 (``approx_token_count``); the one that crosses is cut to the bytes left."""
     cap = plan.policy.compact_user_message_tokens
     kept: list[Message] = []
     remaining = cap
@@ -335,12 +310,8 @@ def _nothing_to_compact(session: Session, plan: Plan, reason: CompactReason) -> 
 def compact(
     session: Session, plan: Plan, reason: CompactReason, tokenizer: Tokenizer
 ) -> CompactionResult:
-    """Compact ``session`` as ``plan`` says; ``session`` itself is never changed.
-
-    The proactive and retry reasons run the same compaction (as in PicoClaw and the plan),
-    except under PicoClaw legacy when its after-turn trigger fired: its summary then goes to
-    ``meta.summary`` instead of half the turns being dropped.
-    """
+    """Compact ``session`` as ``plan`` says; ``session`` itself is never changed. Proactive and
+    retry run the same compaction, except PicoClaw legacy's post-turn summary."""
     tokens_before = plan.totals.requested
     model = session.meta.model
     span = _replaced_range(session, plan, reason)

@@ -1,9 +1,8 @@
 """The leaf-summary calls an LLM summariser makes for one compaction, each with its prompt.
 
-A compaction's replaced range is cut into chunks of at most ``LEAF_CHUNK_TOKENS`` (the message
-that crosses the limit is included), one call per chunk, oldest first. The preview shows the
-first call's prompt; a real summariser (``ctxtui.llm``) runs them all in order and hands each
-call the summary the previous one wrote, so the last answer covers the whole range.
+One call per ``LEAF_CHUNK_TOKENS`` chunk of the replaced range, oldest first; a summariser
+(``ctxtui.llm``) hands each call the summary the previous one wrote, so the last answer covers
+the whole range.
 """
 
 from __future__ import annotations
@@ -73,13 +72,8 @@ def with_summary_text(result: CompactionResult, text: str) -> Session:
 
 
 def with_llm_summary(result: CompactionResult, text: str, tokenizer: Tokenizer) -> CompactionResult:
-    """``result`` as it is with ``text`` (an LLM's summary) in place of the stand-in: the
-    session, "summary adds", "after" and "saved" recounted with the plan's ``tokenizer``, so
-    the figures shown are those of the summary shown.
-
-    Only the summary changes, so the request changes by the difference between the two
-    summaries' counts (a message's, or the meta summary's system-prompt section).
-    """
+    """``result`` with ``text`` (an LLM's summary) in place of the stand-in, its figures
+    recounted with the plan's ``tokenizer`` so they are those of the summary shown."""
     from dataclasses import replace
 
     from ctxtui.core.tokens.counting import count_summary

@@ -1,8 +1,7 @@
 """Sentences about a compaction that a reader needs beside its figures.
 
-How many LLM calls the summary would take, and that the summary shown is ctxtui's own local
-stand-in rather than what a model would write: both shells print these words as they are, so
-``ctxtui compact`` and the app's preview cannot tell two different stories.
+How many LLM calls the summary would take, and that the summary shown is ctxtui's local
+stand-in: both shells print these words as they are, so they tell one story.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
-"""PicoClaw legacy's post-turn summary (``summarizeSession``; docs/presets.md, "picoclaw"), offline.
+"""PicoClaw legacy's post-turn summary (``summarizeSession``; docs/presets.md), offline.
 
-Without an LLM, ``main`` falls back to ``Conversation summary: role: <head of content>... | …``
-over the user and assistant messages being summarized, leaving out any message whose content
-is larger than the window (``bytes / 2 > window / 2``) and saying so. The prompt is what its
-``summarizeBatch`` would send instead.
+Without an LLM, ``main`` writes ``Conversation summary: role: <head of content>... | …`` over
+the user and assistant messages, leaving out (and saying so) any larger than the window
+(``bytes / 2 > window / 2``); the prompt is what ``summarizeBatch`` would send.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """A simulated compaction as replay needs it: what goes, and what stands in for it.
 
-``core.compacting.compaction.compact`` also writes the summariser's LLM prompt and plans the
-compacted session, and replay reads neither: it only needs the replaced range and the stand-in (or
-the out-of-band note) with its tokens. For the summarising style that stand-in is built here
-without the rest; every other case (the other styles, PicoClaw legacy's after-turn summary)
-goes through ``compact`` itself. A replay with ``exact=True`` always calls ``compact``, and
-the property tests compare both walks segment by segment.
+Replay needs only the replaced range and the stand-in with its tokens, not ``compact``'s LLM
+prompt and re-plan; for the summarising style they are built here, every other case goes
+through ``compact``. The property tests compare both walks (``exact=True`` calls ``compact``).
 """
 
 from __future__ import annotations

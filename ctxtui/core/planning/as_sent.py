@@ -1,17 +1,14 @@
 """What each message costs in the request, as sent: the figure a row shows and what it left out.
 
-The plan counts a message twice: as stored (``message_tokens``) and as the request carries it
-after truncation and pruning (``effective_tokens``). A row shows the second, so that the rows of
-a zone add up to that zone's part of the gauge (``Totals.kept``, ``Totals.tail``,
-``Totals.dropped``); the stored size and the tokens freed are the row's tag and detail. A
-dropped row's figure is what it would add to the request as it stands, before compaction.
+A row shows what the request carries after truncation and pruning (``effective_tokens``), so a
+zone's rows add up to its part of the gauge; the stored size and the tokens freed are its tag.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxtui.core.planning.plan import Plan, Zone
+from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.rows import MINUS
 from ctxtui.core.wording import plural
 
@@ -84,11 +81,3 @@ def row_figures(plan: Plan, index: int) -> RowFigures:
 def history_tokens(plan: Plan) -> int:
     """The history the planned request sends: the kept messages and the fresh tail."""
     return plan.totals.kept + plan.totals.tail
-
-
-def zone_sums(plan: Plan) -> dict[Zone, int]:
-    """Σ of the rows' sent figures per zone, added up row by row (a check on the totals)."""
-    sums = dict.fromkeys(Zone, 0)
-    for i, sent in enumerate(plan.effective_tokens):
-        sums[plan.zone(i)] += sent
-    return sums

@@ -37,12 +37,9 @@ def leaf_range(session: Session, tokens: Sequence[int]) -> tuple[int, int] | Non
 def compaction_cut(
     session: Session, policy: Policy, tail_start: int, tokens: Sequence[int]
 ) -> tuple[int, int] | None:
-    """What the policy's compaction replaces, as an inclusive range (``None``: nothing).
-
-    The one rule for the range, used by the plan's forecast and by the compaction itself:
-    legacy drops the oldest half of the turns, seahorse summarises its next leaf chunk, the
-    others everything before the fresh tail (Codex and Claude Code: everything).
-    """
+    """What the policy's compaction replaces, inclusive (``None``: nothing), for both the
+    forecast and the compaction: legacy the oldest half of the turns, seahorse its next leaf
+    chunk, the others all before the fresh tail (Codex and Claude Code: everything)."""
     style = policy.compaction_style
     if style is CompactionStyle.DROP_OLDEST_HALF:
         return force_compression_range(session)
@@ -54,11 +51,8 @@ def compaction_cut(
 def compaction_need(
     session: Session, policy: Policy, totals: Totals, tail: FreshTail, effective: EffectiveTokens
 ) -> CompactionNeed:
-    """Whether the request is over the policy's trigger, or PicoClaw legacy's summarize one.
-
-    The proactive trigger runs the policy's compaction; legacy's post-turn trigger (more than
-    N messages, or the history over a share of the window) summarizes all but the tail.
-    """
+    """Whether the request is over the policy's trigger, or PicoClaw legacy's post-turn one
+    (more than N messages, or the history over a share of the window)."""
     n = len(session)
     reason: CompactReason | None = None
     cut: tuple[int, int] | None = None

@@ -1,9 +1,7 @@
 """``why``: one sentence saying why a message sits in its zone, shown verbatim by the app.
 
-Each sentence names the rule that placed the boundary and the figures it compared, so that a
-user can check it against the gauge: the tail's tokens and budget, or the span from the
-message to the tail against what the history budget left. Pruning, truncation and a pending
-compaction are appended as clauses of the same sentence.
+Each sentence names the rule that placed the boundary and the figures it compared, so a user
+can check it against the gauge; pruning, truncation and a pending compaction are clauses.
 """
 
 from __future__ import annotations

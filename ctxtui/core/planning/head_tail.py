@@ -1,10 +1,8 @@
 """Codex's ingest truncation: a tool output reaches the model as its head and its tail.
 
-Codex keeps the whole output for the client and sends the model its head and tail within the
-model's truncation policy (``Bytes(10_000)``, or ``Tokens(10_000)`` for gpt-5-codex: 40,000
-bytes at its 4 bytes a token): each half held to half the byte budget (cut on a character
-boundary), a marker between; a line limit, when the policy has one, splits the lines the same
-way. The marker's wording is ctxtui's; its position and the byte figures are Codex's.
+Within the model's truncation policy (``Bytes(10_000)``, or ``Tokens(10_000)`` = 40,000 bytes
+for gpt-5-codex), each half gets half the budget, cut on a character boundary, a marker
+between (its wording ctxtui's); a line limit splits the lines the same way.
 """
 
 from __future__ import annotations

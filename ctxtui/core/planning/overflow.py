@@ -1,9 +1,7 @@
 """Why a request cannot fit: one rule for the planner's forecast and the compaction's result.
 
-Which part overflows is decided once, here. The forecast a plan shows people gives it as a
-sentence with the figures (``the fresh tail (9,010 tokens) does not fit beside …``); the
-result of a compaction, which scripts read, gives it as a stable code
-(``fresh_tail_exceeds_window``).
+Which part overflows is decided once, here: a sentence with figures for the plan's forecast,
+a stable code (``fresh_tail_exceeds_window``) for the compaction's result, which scripts read.
 """
 
 from __future__ import annotations
@@ -65,10 +63,8 @@ class RequestParts:
 def overflow_info(
     parts: RequestParts, window: int, model: str | None, *, prose: bool = False
 ) -> OverflowInfo | None:
-    """``None`` when the request fits; otherwise the real estimate (X9) and which part (X12).
-
-    The reason is the cause's code, or with ``prose`` the sentence with its figures.
-    """
+    """``None`` when the request fits; otherwise the real estimate (X9) and which part (X12),
+    as a code or, with ``prose``, a sentence."""
     requested = parts.requested
     if requested <= window:
         return None

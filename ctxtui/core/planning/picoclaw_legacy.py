@@ -1,13 +1,10 @@
-"""PicoClaw ``main``'s legacy context manager: its triggers and its emergency cut.
+"""PicoClaw ``main``'s legacy context manager (docs/presets.md, "picoclaw"): its triggers and
+its emergency cut.
 
-Its figures are in docs/presets.md, "picoclaw".
-
-The legacy manager sends the whole history after ``meta.skip``. Once per turn, before its
-first call and before the turn's user message joins the history (``pipeline_setup.go``), a
-request over the window (``prompt + max_tokens > window``, no ratio) runs
-``forceCompression``: the oldest half of the turns go and a note is appended to the summary.
-After a turn, more than 20 messages or a history over 75 % of the window (the history alone)
-summarizes all but the newest ~4 messages into ``meta.summary``.
+It sends the whole history after ``meta.skip``. Once per turn, before the turn's user message
+joins the history, ``prompt + max_tokens > window`` runs ``forceCompression`` (the oldest half
+of the turns go, a note joins the summary). After a turn, more than 20 messages or a history
+over 75 % of the window summarizes all but the newest ~4 into ``meta.summary``.
 """
 
 from __future__ import annotations
@@ -17,13 +14,9 @@ from ctxtui.core.session.models import Session
 
 
 def force_compression_range(session: Session) -> tuple[int, int] | None:
-    """What PicoClaw's legacy ``forceCompression`` drops from ``session`` (the history before
-    the current turn's user message), as an inclusive range; ``None``: nothing.
-
-    It keeps ``history[turns[len(turns) / 2]:]``; with one turn, the cut snaps with
-    ``findSafeBoundary(len / 2)``, and when that is 0 only the last user message stays — a
-    lone user message at 0, so everything after it goes (no user message: everything).
-    """
+    """What legacy ``forceCompression`` drops from the history before the current turn's user
+    message, inclusive (``None``: nothing). It keeps ``history[turns[len(turns) / 2]:]``; with
+    one turn, ``findSafeBoundary(len / 2)``, and at 0 only the last user message stays."""
     n = len(session)
     if n <= 2:
         return None
@@ -45,13 +38,6 @@ def force_compression_cut(session: Session) -> int:
 def emergency_note(dropped: int) -> str:
     """The note PicoClaw's ``forceCompression`` appends to the summary, byte for byte."""
     return f"[Emergency compression dropped {dropped} oldest messages due to context limit]"
-
-
-def is_over_context_budget(
-    prompt_tokens: int, max_tokens: int, window: int, trigger_ratio: float = 1.0
-) -> bool:
-    """PicoClaw's proactive check: prompt + reserve ``>`` the trigger, strictly."""
-    return prompt_tokens + max_tokens > int(trigger_ratio * window)
 
 
 def summarize_due(

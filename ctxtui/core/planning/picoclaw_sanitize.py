@@ -1,18 +1,16 @@
 """PicoClaw's request sanitizer, and the unpaired tool messages ``main`` would still send.
 
-Before every call PicoClaw ``main`` cleans the assembled history (``BuildMessages``;
-docs/presets.md, "picoclaw"):
-system messages go; a tool message goes when it would lead the history or when the nearest
-message before it (skipping other tool messages) is not an assistant tool call; an assistant
-tool call goes when it would lead the history or follow anything but a user or tool message.
-It compares roles, not ids, so a result whose own call was left out can survive behind another
-call, and a call whose results were left out survives untouched: providers reject both. The
-planner marks them, rather than fixing them, because that is what ``main`` sends.
+Before every call PicoClaw ``main`` cleans the history (``BuildMessages``; docs/presets.md,
+"picoclaw"): system messages go; a tool message goes when it would lead the history or when
+the nearest message before it (skipping other tool messages) is not an assistant tool call; an
+assistant tool call goes when it would lead the history or follow anything but a user or tool
+message. It compares roles, not ids, so a result whose call was left out can survive behind
+another call, and a call whose results were left out survives: providers reject both. The
+planner marks them rather than fixing them, because that is what ``main`` sends.
 
-The sanitizer's state after a message is one of six kinds, so a run over the whole session is
-done once per session (``SanitizerRun``), and a run that starts elsewhere — the kept history,
-the tail after a hole — is simulated only until it reaches the whole-session run's state,
-after which both runs make the same decisions. Re-planning stays independent of session size.
+The sanitizer has six states, so the whole session is run once (``SanitizerRun``) and a run
+starting elsewhere is simulated only until it meets that run's state: from there on both decide
+alike, so re-planning does not grow with the session.
 """
 
 from __future__ import annotations
@@ -72,11 +70,8 @@ class SanitizerRun:
 def sanitize_ranges(
     session: Session, run: SanitizerRun, ranges: Sequence[tuple[int, int]]
 ) -> list[int]:
-    """The messages the sanitizer drops from the history made of ``ranges``, in order.
-
-    ``ranges`` are ascending ``[start, stop)`` runs sent one after the other (a hole between
-    two of them is simply not sent).
-    """
+    """The messages the sanitizer drops from the history made of ``ranges``, ascending
+    ``[start, stop)`` runs sent one after the other."""
     messages = session.messages
     dropped: list[int] = []
     state = EMPTY
@@ -122,12 +117,9 @@ class PairIndex:
 def unpaired_sent(
     index: PairIndex, ranges: Sequence[tuple[int, int]], dropped: frozenset[int]
 ) -> dict[int, str]:
-    """Tool messages in the sent history whose partner is not sent, with why.
-
-    Only pairs within ``reach`` of a range's edges can be split by the ranges, and the
-    partners of what the sanitizer dropped by the others; only those and the session's own
-    unpaired results are examined.
-    """
+    """Tool messages in the sent history whose partner is not sent, with why; only pairs near
+    a range's edge, partners of dropped messages and unpaired results can be, so only those
+    are examined."""
 
     def sent(i: int) -> bool:
         return any(a <= i < b for a, b in ranges) and i not in dropped

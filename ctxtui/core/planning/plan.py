@@ -1,11 +1,8 @@
 """The ``Plan``: everything the budget engine decided about one session under one policy.
 
-The planner (``ctxtui.core.planning.planner``) builds it; the app, the report and the compactor only
-read it. Zones are contiguous by construction — dropped prefix, kept middle, fresh-tail
-suffix — so a plan stores two boundaries instead of a zone per message, and asking for the
-zone of row 90,000 is O(1). The one exception is a small set of ``excluded`` messages inside
-the kept range or the tail that the request still leaves out: PicoClaw seahorse's hole (items
-its trim took off the tail) and what PicoClaw's request sanitizer drops.
+The planner builds it; everything else only reads it. Zones are contiguous (dropped prefix,
+kept middle, fresh-tail suffix), so a plan stores two boundaries, plus the few ``excluded``
+messages the request still leaves out: seahorse's hole and what PicoClaw's sanitizer drops.
 """
 
 from __future__ import annotations
@@ -155,12 +152,8 @@ class Totals:
         return self.requested / self.window if self.window else 0.0
 
     def free_under(self, top: int) -> int:
-        """The window neither the prompt nor ``top`` tokens kept free at its top take.
-
-        The one rule for "free": the gauge keeps the output reserve at the top (``free``),
-        ``report --json``'s ``/context`` split the trigger's headroom; when the two are one
-        figure, as under the plan preset, so is free.
-        """
+        """The one rule for "free": the window neither the prompt nor ``top`` tokens kept at
+        its top take (the gauge's output reserve, the report's trigger headroom)."""
         return max(0, self.window - self.tokens - top)
 
     @property

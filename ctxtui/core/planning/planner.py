@@ -1,9 +1,7 @@
 """``build_plan``: truncation, fresh tail, pruning, assembly, compaction need and overflow.
 
-Everything that depends only on the session, the counts and the truncation limits (the
-truncated previews, the tool-output index, prefix sums) is prepared once and cached by
-identity; a knob change then re-plans with binary searches over prefix sums, so re-planning
-100k messages costs about what re-planning 1k does.
+What depends only on the session, the counts and the truncation limits is prepared once and
+cached by identity, so a knob change re-plans by binary searches over prefix sums.
 """
 
 from __future__ import annotations
@@ -15,11 +13,6 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from ctxtui.core.planning.compaction_need import compaction_need, forecast_overflow
-from ctxtui.core.planning.picoclaw_legacy import (
-    emergency_note,
-    force_compression_cut,
-    is_over_context_budget,
-)
 from ctxtui.core.planning.picoclaw_sanitize import (
     PairIndex,
     SanitizerRun,
@@ -48,7 +41,6 @@ from ctxtui.core.planning.tail import (
     Boundaries,
     calculate_fresh_tail_budget,
     effective_budget,
-    find_safe_boundary,
     fresh_tail_by_items,
     fresh_tail_by_messages,
     fresh_tail_by_tokens,
@@ -68,17 +60,7 @@ from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import Tokenizer
 from ctxtui.core.wording import plural
 
-__all__ = [
-    "build_plan",
-    "emergency_note",
-    "find_safe_boundary",
-    "force_compression_cut",
-    "history_budget",
-    "is_over_context_budget",
-    "prune_due",
-    "reserved_tokens",
-    "tail_budget",
-]
+__all__ = ["build_plan", "history_budget", "prune_due", "reserved_tokens", "tail_budget"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,10 +162,8 @@ def _unpruned(counts: SessionCounts, prepared: _Prepared) -> int:
 
 
 def prune_due(policy: Policy, unpruned_prompt: int) -> bool:
-    """Whether pruning runs for a prompt of this size before pruning (``prune_trigger_tokens``).
-
-    Claude Code clears old tool results only past a threshold, not on every request.
-    """
+    """Whether pruning runs for a prompt of this size before pruning: Claude Code clears old
+    tool results only past ``prune_trigger_tokens``."""
     return unpruned_prompt >= policy.prune_trigger_tokens
 
 
@@ -242,12 +222,8 @@ def _assemble(
     budget: int,
     bounds: Boundaries,
 ) -> _Assembly:
-    """Fill the history before the tail newest-first, stopping at the first message that misses.
-
-    Seahorse (items mode) fills only what lay before its 32 items: items the trim took off
-    the tail stay out, so the history it sends can have a hole before the tail (``main``).
-    The plan's kept history starts at a pair-safe cut (X4).
-    """
+    """Fill the history before the tail newest-first, stopping at the first message that misses,
+    from a pair-safe cut (X4); seahorse's trimmed tail items stay out, leaving a hole."""
     if not policy.assembly_budget:
         return _Assembly(0, ((0, n),), range(0))
     remaining = max(0, budget - tail.tokens)
@@ -331,14 +307,9 @@ def history_budget(policy: Policy, counts: SessionCounts) -> int:
 
 
 def tail_budget(policy: Policy, history: int) -> int:
-    """The token tail's budget: ``clamp(ratio × base)``, capped at the history budget.
-
-    The base is ``window − reserve`` as in the plan (docs/plan.md, "A fresh tail measured in
-    tokens"), or the trigger's threshold with
-    ``tail_of_trigger`` (OpenCode's 25 % of the usable size). The cap is X5's check that the
-    tail fits what assembly has, which after X42's reserve is the history budget: a large
-    system prompt must shrink the tail, not overflow the request.
-    """
+    """The token tail's budget: ``clamp(ratio × base)``, capped at the history budget (X5, so a
+    large system prompt shrinks the tail). The base is ``window − reserve`` (docs/plan.md), or
+    the trigger's threshold with ``tail_of_trigger`` (OpenCode's 25 % of the usable size)."""
     base = (
         policy.trigger_threshold
         if policy.tail_of_trigger
@@ -389,14 +360,9 @@ def build_plan(
     outputs: ToolOutputs | None = None,
     bounds: Boundaries | None = None,
 ) -> Plan:
-    """The plan for ``session`` under ``policy``; the session is never modified.
-
-    ``truncated`` and ``outputs`` are the truncation and the tool-output index of these very
-    messages under this policy and tokenizer, when the caller already has them: a replay plans
-    windows of a session whose outputs the first plan has measured, and measuring them again
-    (line counts, a tokenization of each preview, a stub count per result shape) was a quarter
-    of the walk. ``bounds`` likewise: the cut marks of these messages, cut from the history's.
-    """
+    """The plan for ``session`` under ``policy``; the session is never modified. A replay
+    passes the ``truncated`` outputs, ``outputs`` index and cut ``bounds`` it already has for
+    these messages."""
     if len(counts) != len(session):
         raise ValueError(
             f"counts cover {len(counts):,} messages but the session has {len(session):,}"

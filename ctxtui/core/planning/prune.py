@@ -1,8 +1,8 @@
 """Pruning old tool outputs to the plan's stub, by turns (the plan, fixed) or by tokens (OpenCode).
 
-The session is never modified: pruning yields ``PrunedOutput`` figures. Candidates are indexed
-once per session and tokenizer (``ToolOutputs``), and both rules prune a contiguous run of that
-index, so a re-plan finds the run and its freed tokens by binary search instead of a rescan.
+Pruning yields ``PrunedOutput`` figures, never a modified session. Both rules prune a
+contiguous run of an index built once per session and tokenizer (``ToolOutputs``), so a
+re-plan finds the run by binary search.
 """
 
 from __future__ import annotations
@@ -39,39 +39,9 @@ def prunable_tool(tool_name: str | None, tools: str) -> bool:
     return True
 
 
-def prune_tool_outputs_as_sketched(
-    messages: Sequence[Message], protected_turns: int, prune_threshold: int
-) -> Sequence[Message]:
-    """The plan's ``PruneToolOutputs`` exactly as sketched, defects X24–X28 included.
-
-    The sketch is described in docs/plan.md, "Pruning old tool outputs".
-
-    Kept only to document those defects in tests; the planner never calls it.
-    """
-    if not messages or protected_turns <= 0:
-        return messages
-    out = list(messages)
-    protected_end = max(0, len(out) - protected_turns)  # messages, not turns (X24)
-    pruned = 0
-    for i in range(protected_end - 1, -1, -1):
-        if out[i].role == "tool":
-            out[i] = out[i].model_copy(update={"content": STUB})  # whatever its size (X25)
-            pruned += 1  # already-stubbed outputs count again (X27)
-    if pruned < prune_threshold:
-        return messages
-    return out
-
-
 class StubCost:
-    """Tokens a tool result costs once its text is the stub, counted once per message shape.
-
-    A stubbed result differs from its original only in its text, so its cost depends only on
-    what else a tokenizer charges: role, name, reasoning, tool calls, media, and the
-    ``tool_call_id`` — which every ctxtui tokenizer charges by its UTF-8 length (the character
-    estimators) or not at all (tiktoken). Results of one shape (same tool, an id of the same
-    length, no media) share one count, so indexing 100k messages costs a handful of
-    ``count_message`` calls instead of a model copy and a count per result.
-    """
+    """Tokens a tool result costs once its text is the stub, counted once per shape (tool, id
+    length, no media): every tokenizer charges the id by its length or not at all."""
 
     __slots__ = ("_count", "_known", "_stub")
 
@@ -116,11 +86,8 @@ class StubCost:
 
 @dataclass(frozen=True, slots=True)
 class ToolOutputs:
-    """A session's tool results with their token figures, built once per session and tokenizer.
-
-    ``prunable`` holds the results whose stub is smaller (X25) and that are not stubs already
-    (X27); ``before``/``after`` and the cumulative ``freed`` run alongside it.
-    """
+    """A session's tool results with their token figures, built once per session and tokenizer;
+    ``prunable``: those whose stub is smaller (X25) and that are not stubs already (X27)."""
 
     indices: Sequence[int]  # every tool result, ascending
     cum_tokens: Sequence[int]  # prefix sums of their sizes (tokens, or the raw text's), + 1
@@ -162,12 +129,8 @@ def index_tool_outputs(
     size: Callable[[int], int] | None = None,
 ) -> ToolOutputs:
     """Index the tool results; ``stub_tokens(i)`` counts message ``i`` with the stub as content.
-
-    Results of tools ``tools`` (a ``Policy.prune_tools`` value) excludes are left out
-    altogether: they are neither pruned nor counted toward a protection. ``size(i)`` is what
-    the protection and the minimum measure (OpenCode: the raw output text); by default the
-    message's tokens.
-    """
+    Tools ``tools`` excludes are neither pruned nor protected; ``size(i)`` is what the
+    protection measures (OpenCode: the raw text), by default the message's tokens."""
     messages = session.messages
     results = session.index.tool_results
     indices = (
@@ -259,12 +222,11 @@ class PrunedRun(Mapping[int, PrunedOutput]):
 
     def items(self) -> ItemsView[int, PrunedOutput]:
         """Every pruned output in order, read off the arrays in one pass (``Mapping``'s
-        default looks each key up again: 0.8 s for the 140k outputs of a 100k session)."""
+        default would look each key up again)."""
         return _PrunedItems(self)
 
     def after(self) -> Iterator[tuple[int, int]]:
-        """(index, tokens as sent) per pruned output, in order, building no ``PrunedOutput``
-        (a report reads 35k of them twice)."""
+        """(index, tokens as sent) per pruned output, in order, building no ``PrunedOutput``."""
         o, lo, hi = self._outputs, self._lo, self._hi
         return zip(o.prunable[lo:hi], o.after[lo:hi], strict=True)
 
@@ -301,15 +263,9 @@ def prune_by_turns(outputs: ToolOutputs, boundary: int, threshold: int) -> Prune
 def prune_by_tokens(
     outputs: ToolOutputs, boundary: int, protect_tokens: int, minimum_tokens: int
 ) -> PrunedRun:
-    """OpenCode's prune: keep the newest ``protect_tokens`` of output, stub the rest.
-
-    The figures are in docs/presets.md, "opencode".
-
-    Walking newest→oldest from ``boundary``, an output is pruned once the running total of
-    output tokens exceeds ``protect_tokens``; the walk stops at an earlier prune (a stub); the
-    prune applies only if the outputs past the protection measure more than
-    ``minimum_tokens`` (``pruned > PRUNE_MINIMUM``, summed over the same sizes).
-    """
+    """OpenCode's prune (docs/presets.md): walking back from ``boundary`` to an earlier stub,
+    keep the newest ``protect_tokens`` of output and stub the rest, if it measures more than
+    ``minimum_tokens``."""
     hi = bisect_left(outputs.indices, boundary)
     stubs = bisect_left(outputs.stubbed, boundary)
     floor = outputs.stubbed[stubs - 1] + 1 if stubs else 0
@@ -328,10 +284,8 @@ def prune_by_tokens(
 
 
 def prune_by_results(outputs: ToolOutputs, boundary: int, keep: int) -> PrunedRun:
-    """Claude Code's microcompact: every eligible result but the newest ``keep`` is stubbed.
-
-    Only results before ``boundary`` are touched, and already-stubbed ones stay as they are.
-    """
+    """Claude Code's microcompact: every eligible result before ``boundary`` but the newest
+    ``keep`` is stubbed."""
     indices = outputs.indices
     position = len(indices) - keep
     cut = indices[position] if 0 <= position < len(indices) else (0 if position < 0 else boundary)

@@ -1,10 +1,8 @@
 """What a message-list row says, as plain data: literal text, labels, tags and match spans.
 
-Everything here decides *content* and is pure Python over strings and numbers: control
-characters made visible, the tool a row is about, the mark pruning or truncation leaves, the
-fresh-tail rule's labels, where a search query occurs, how a gauge's cells are shared. Fitting
-that content to terminal cells (widths, clipping, bars) is the shell's job
-(``ctxtui.tui.cells``), so the core does not depend on a terminal library.
+Content only (control characters made visible, tool labels, prune marks, the fresh-tail
+labels, search matches, a gauge's cell shares); fitting it to terminal cells is the shell's job
+(``ctxtui.tui.cells``), so the core needs no terminal library.
 """
 
 from __future__ import annotations
@@ -47,18 +45,14 @@ def _picture(code: int) -> str:
 
 
 _CONTROLS = [*range(0x20), 0x7F, *range(0x80, 0xA0), *map(ord, _BIDI)]
-# ``str.translate`` tables: a preview is made for every row drawn, and a per-character Python
-# loop over a 4 KB source was most of a row's cost.
+# ``str.translate`` tables: a preview is made for every row drawn.
 _ONE_LINE = {code: _picture(code) for code in _CONTROLS}
 _BLOCK = _ONE_LINE | {ord("\n"): "\n", ord("\t"): "\t"}
 
 
 def visible(text: str) -> str:
-    """``text`` on one line with every control character shown, never acted on.
-
-    Newlines become ``⏎``, tabs ``⇥``, ESC ``␛`` (so an ANSI escape reads ``␛[31m``), other C0
-    controls their Unicode control pictures, and C1/bidi controls ``�``.
-    """
+    """``text`` on one line with every control character shown, never acted on: ``⏎``, ``⇥``,
+    ``␛[31m``, other C0 controls as control pictures, C1 and bidi controls as ``�``."""
     if text.isprintable():
         return text
     return text.translate(_ONE_LINE)
@@ -72,22 +66,16 @@ def literal_block(text: str) -> str:
 
 
 def cap_text(text: str, max_chars: int) -> tuple[str, int]:
-    """The first ``max_chars`` characters of ``text`` and how many UTF-8 bytes were left off.
-
-    The detail pane renders at most this much of a message, so a 1 MB tool output never stalls
-    the screen; the caller shows the second value as "… N more bytes".
-    """
+    """The first ``max_chars`` characters of ``text`` and how many UTF-8 bytes were left off,
+    so the detail pane never renders a huge output whole."""
     if len(text) <= max_chars:
         return text, 0
     return text[:max_chars], len(text[max_chars:].encode("utf-8", "surrogatepass"))
 
 
 def tool_label(message: Message) -> str:
-    """The tool a row is about: a result's tool, or a call's (``read_file +2`` for several).
-
-    Shown literally on one line (``visible``): a tool name is the transcript's, and one
-    holding a newline or an escape must not break the row it labels.
-    """
+    """The tool a row is about: a result's tool, or a call's (``read_file +2`` for several),
+    shown literally on one line (``visible``): the name is the transcript's."""
     if message.role == "tool":
         return visible(message.tool_name or "")
     if message.tool_calls:
@@ -98,12 +86,8 @@ def tool_label(message: Message) -> str:
 
 
 def find_spans(text: str, query: str) -> tuple[tuple[int, int], ...]:
-    """Where ``query`` occurs in ``text``, case-insensitively, as ``(start, end)`` offsets.
-
-    The search itself matches case-folded contents; this marks what a row or the detail pane
-    *shows*, so ``text`` is the displayed string. When lower-casing changes a string's length
-    (a handful of characters such as ``İ`` do) offsets would be wrong, so nothing is marked.
-    """
+    """Where ``query`` occurs in the displayed ``text``, case-insensitively, as ``(start, end)``
+    offsets; nothing when lower-casing changes the length (``İ``), as offsets would be wrong."""
     if not query:
         return ()
     haystack, needle = text.lower(), query.lower()
@@ -143,11 +127,8 @@ ROLE_SHORT = {
 
 
 def boundary_labels(tail: FreshTail) -> tuple[str, ...]:
-    """The fresh-tail rule's label, longest first: the core's own, then shorter forms.
-
-    Each shorter form keeps what matters most on a narrow list: the tail's use against its
-    budget, and why it is over budget when it is (``min turns`` must not be cut to ``min turn…``).
-    """
+    """The fresh-tail rule's label, longest first; each shorter form keeps the tail's use of
+    its budget and why it is over (``min turns`` must not be cut to ``min turn…``)."""
     figures = f"{tail.tokens:,} / {tail.budget:,}"
     over = f" · over budget ({tail.reason.value.replace('_', ' ')})" if tail.over_budget else ""
     return (
@@ -162,16 +143,9 @@ def pruned_tag(tokens_freed: int) -> str:
     return f"pruned {MINUS}{tokens_freed:,} tok"
 
 
-def truncated_tag(tokens_freed: int) -> str:
-    return f"truncated {MINUS}{tokens_freed:,} tok"
-
-
 def split_cells(values: Sequence[int], width: int) -> list[int]:
-    """Share ``width`` cells between ``values`` in proportion (largest remainder).
-
-    Every non-zero value gets at least one cell when there is room, so a 200-token system
-    prompt is visible on a gauge whose window is 200,000 tokens.
-    """
+    """Share ``width`` cells between ``values`` in proportion (largest remainder); a non-zero
+    value gets at least one cell when there is room, so a small part stays visible."""
     total = sum(v for v in values if v > 0)
     if width <= 0 or total <= 0:
         return [0 for _ in values]

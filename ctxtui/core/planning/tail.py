@@ -1,10 +1,8 @@
 """The fresh tail: the protected newest messages, by tokens (the plan) or by items (PicoClaw).
 
-Both rules work on prefix sums of the effective (post-truncation) token counts and find their
-boundary by binary search, so the cost of placing the boundary does not grow with the session.
-Where a boundary may sit with respect to tool calls is precomputed once per session
-(``Boundaries``): pairing is by id (``Session.call_of_result``), so the rules hold whatever
-order the results come in, interleaved with other messages or not.
+Both rules binary-search prefix sums of the effective token counts. Where a boundary may sit
+with respect to tool calls is precomputed per session (``Boundaries``), pairing by id, so the
+rules hold whatever order the results come in.
 """
 
 from __future__ import annotations
@@ -25,27 +23,16 @@ _YES = 1
 
 @dataclass(frozen=True, slots=True)
 class Boundaries:
-    """Where a cut before message ``b`` (``0 ≤ b ≤ n``) leaves a request providers accept.
-
-    ``pair[b]`` — no assistant tool call before ``b`` has a result at or after ``b`` (X4), and
-    message ``b`` is not a tool result (an orphan there would lead the request; PicoClaw's
-    sanitizer drops such messages). ``clean[b]`` — ``pair[b]``, and message ``b`` makes no tool
-    call either: PicoClaw's provider-safe start (docs/presets.md, "picoclaw-seahorse"). ``b = n``
-    (an empty suffix) is always allowed. Scans run in C over byte arrays, so even a boundary
-    that must travel far costs microseconds.
-    """
+    """Where a cut before message ``b`` (``0 ≤ b ≤ n``) leaves a request providers accept:
+    ``pair[b]`` when no call before ``b`` has a result from ``b`` on (X4) and ``b`` is not a
+    tool result (an orphan would lead the request); ``b = n`` always."""
 
     pair: bytearray
-    clean: bytearray
 
     @classmethod
     def of(cls, session: Session) -> Boundaries:
-        """Mark every allowed cut from the session's index, in C-speed slice assignments.
-
-        A cut is not pair-safe inside ``[call + 1, result]`` of any pair; those spans are
-        merged (sorted by start) and cleared slice by slice, so the work is one sort of the
-        pairs plus ``n`` bytes, however far a result lies from its call.
-        """
+        """Mark every allowed cut: the spans ``[call + 1, result]`` of all pairs, merged, are
+        cleared slice by slice, so the cost does not grow with a pair's distance."""
         index = session.index
         n = len(session.messages)
         pair = bytearray(b"\x01") * (n + 1)
@@ -59,36 +46,16 @@ class Boundaries:
         pair[lo:hi] = bytes(hi - lo)
         for i in index.tool_results:
             pair[i] = 0
-        clean = bytearray(pair)
-        for i in index.tool_callers:
-            clean[i] = 0
-        return cls(pair, clean)
-
-    @staticmethod
-    def _forward(marks: bytearray, start: int, stop: int) -> int:
-        found = marks.find(_YES, start, stop)
-        return stop if found < 0 else found
-
-    @staticmethod
-    def _backward(marks: bytearray, start: int) -> int:
-        return marks.rfind(_YES, 0, start + 1)
+        return cls(pair)
 
     def pair_forward(self, start: int, stop: int) -> int:
         """The first pair-safe cut in ``[start, stop)``, else ``stop`` (the tail shrinks)."""
-        return self._forward(self.pair, start, stop)
-
-    def clean_forward(self, start: int, stop: int) -> int:
-        """The first provider-safe cut in ``[start, stop)``, else ``stop``."""
-        return self._forward(self.clean, start, stop)
+        found = self.pair.find(_YES, start, stop)
+        return stop if found < 0 else found
 
     def pair_backward(self, start: int) -> int:
         """The last pair-safe cut at or before ``start``, else 0 (the tail grows)."""
-        return max(0, self._backward(self.pair, start))
-
-    def clean_backward(self, start: int) -> int:
-        """The last provider-safe cut at or before ``start``, else the last pair-safe one."""
-        found = self._backward(self.clean, start)
-        return found if found >= 0 else self.pair_backward(start)
+        return max(0, self.pair.rfind(_YES, 0, start + 1))
 
 
 def effective_budget(window: int, max_tokens: int) -> int:
@@ -105,11 +72,8 @@ def calculate_fresh_tail_budget(budget: int, policy: Policy) -> int:
 
 
 def suffix_start_within(prefix: Prefix, lo: int, hi: int, limit: int) -> int:
-    """The smallest ``s`` in ``[lo, hi]`` with Σ tokens of ``messages[s:hi]`` ≤ ``limit``.
-
-    This is the newest→oldest walk that stops at the first message that does not fit (X1,
-    docs/presets.md), done by binary search: suffix sums only grow as ``s`` moves back.
-    """
+    """The smallest ``s`` in ``[lo, hi]`` with Σ tokens of ``messages[s:hi]`` ≤ ``limit``: the
+    newest→oldest walk that stops at the first message that does not fit (X1), by bisection."""
     total = prefix(hi)
     while lo < hi:
         mid = (lo + hi) // 2
@@ -121,10 +85,8 @@ def suffix_start_within(prefix: Prefix, lo: int, hi: int, limit: int) -> int:
 
 
 def max_turns_start(session: Session, turns: int) -> int:
-    """The earliest start a tail of at most ``turns`` turns may take (0: no limit).
-
-    OpenCode's ``select`` only considers the newest ``DEFAULT_TAIL_TURNS`` turns.
-    """
+    """The earliest start a tail of at most ``turns`` turns may take (0: no limit), as
+    OpenCode's ``select`` considers only the newest ``DEFAULT_TAIL_TURNS`` turns."""
     starts = session.turn_starts
     if turns <= 0 or len(starts) < turns:
         return 0
@@ -141,11 +103,8 @@ def active_turn_start(session: Session) -> int:
 
 
 def min_turns_start(session: Session, turns: int) -> int:
-    """The latest start that still holds the newest ``turns`` turns (all of them if fewer).
-
-    Turns, not messages (X24), and ``turns ≤ 0`` holds nothing (X28): the tail's minimum turns
-    and pruning's protected turns are both measured with it.
-    """
+    """The latest start that holds the newest ``turns`` turns (all if fewer); turns, not
+    messages (X24), and ``turns ≤ 0`` holds nothing (X28)."""
     starts = session.turn_starts
     if turns <= 0 or not starts:
         return len(session)
@@ -175,10 +134,8 @@ def _tail(
 
 
 def _floor(session: Session, policy: Policy, bounds: Boundaries) -> int:
-    """The latest start holding the active turn (if kept whole) and the minimum turns.
-
-    Grown back to a pair-safe cut; ``len(session)`` when the policy asks for neither.
-    """
+    """The latest pair-safe start holding the active turn (if kept whole) and the minimum
+    turns; ``len(session)`` when the policy asks for neither."""
     floor = min_turns_start(session, policy.tail_min_turns)
     if policy.tail_keep_active_turn:
         floor = min(floor, active_turn_start(session))
@@ -200,13 +157,9 @@ def fresh_tail_by_tokens(
     policy: Policy,
     bounds: Boundaries | None = None,
 ) -> FreshTail:
-    """The plan's token-aware tail with X1–X5 fixed.
-
-    Contiguous from the newest message back to the first one that does not fit (X1); never
-    starting inside a tool call and its results, nor on a tool result (X4); always holding the
-    whole active turn (X2) and at least ``tail_min_turns`` turns (X3), over budget if need be,
-    grown back to the call when one of its results lies inside those turns.
-    """
+    """The plan's token-aware tail with X1–X5 fixed: contiguous back to the first message that
+    does not fit (X1), never starting inside a tool pair or on a result (X4), always holding the
+    active turn (X2) and ``tail_min_turns`` turns (X3), over budget if need be."""
     n = len(session)
     min_turns = policy.tail_min_turns
     if n == 0:
@@ -235,11 +188,9 @@ def fresh_tail_by_items(
 ) -> FreshTail:
     """Seahorse's tail as ``main`` ships it: the last N items, ``trimFreshTailToSafeBudget``.
 
-    ``budget`` is the assembly budget. A tail that fits is left where the count put it, even on
-    a tool result whose call it leaves out (``main`` does not move it; its request sanitizer
-    deals with such a start). Over the budget: when the active turn alone is over, it is kept
-    whole (and flagged); otherwise the oldest items go until the rest fits, then the start moves
-    past leading tool results and tool calls — PicoClaw's provider-safe start.
+    A tail within ``budget`` stays where the count put it, even on an orphaned tool result (the
+    sanitizer deals with it). Over it, an active turn over on its own is kept whole (flagged);
+    else the oldest items go until the rest fits, and the start moves past tool messages.
     """
     n = len(session)
     min_turns = policy.tail_min_turns
@@ -262,11 +213,8 @@ def fresh_tail_by_items(
 
 
 def provider_safe_start(session: Session, start: int) -> int:
-    """``trimFreshTailToSafeBudget`` step 3: past leading tool results and tool calls.
-
-    Only the roles of the leading messages are looked at, as in ``main``: a user message
-    between a call and its result is a safe start, though it leaves the result unpaired.
-    """
+    """``trimFreshTailToSafeBudget`` step 3: past leading tool results and tool calls, by role
+    only as in ``main`` (a user message between a call and its result is a safe start)."""
     messages = session.messages
     while start < len(messages) and (messages[start].role == "tool" or messages[start].calls_tools):
         start += 1
@@ -285,11 +233,8 @@ def find_safe_boundary(session: Session, target: int) -> int:
 
 
 def fresh_tail_by_messages(session: Session, prefix: Prefix, budget: int, keep: int) -> FreshTail:
-    """PicoClaw legacy's kept history after a summary: ``findSafeBoundary(len − keep)``.
-
-    ``summarizeSession`` skips a history of ``keep`` messages or fewer, and gives up when the
-    cut snaps to 0; either way nothing is summarized and the whole history is the tail.
-    """
+    """PicoClaw legacy's kept history after a summary: ``findSafeBoundary(len − keep)``; the
+    whole history when it has ``keep`` messages or fewer or the cut snaps to 0."""
     n = len(session)
     if n == 0:
         return FreshTail(0, budget, 0, TailReason.EMPTY, 0, 0)

@@ -1,12 +1,7 @@
 """What each tool costs the request: its calls, its outputs, and what pruning and truncation free.
 
-Tool outputs are usually most of an agent's context, and the question a reader has is which
-tool: ``read_file`` outputs that pruning empties, or a ``bash`` run truncated from 260k tokens.
-Everything here is read off the plan (counts, pruned and truncated outputs), never recounted.
-
-A call has no count of its own: it is part of an assistant message. Its tokens are the
-message's shared out by characters (the call's name and arguments against the message's text
-and reasoning), floored, so the calls of a message never claim more than the message holds.
+Read off the plan, never recounted. A call has no count of its own: its tokens are its
+message's shared out by characters, floored, so calls never claim more than the message holds.
 """
 
 from __future__ import annotations
@@ -62,10 +57,8 @@ class ToolCosts:
 
 
 def call_shares(message: Message, tokens: int) -> list[int]:
-    """The tokens of each of ``message``'s tool calls, shared out of ``tokens`` by characters.
-
-    A message with no characters at all is all calls, shared equally.
-    """
+    """The tokens of each of ``message``'s tool calls, shared out of ``tokens`` by characters
+    (equally when the message has none)."""
     calls = message.tool_calls
     if len(calls) == 1:  # most callers; a report shares out ~36k of them
         weight = len(calls[0].name) + len(calls[0].arguments)
@@ -112,11 +105,7 @@ def result_tool_names(session: Session) -> dict[int, str]:
 
 def tool_costs(session: Session, plan: Plan) -> ToolCosts:
     """Per tool name: calls, outputs, their tokens, and what pruning and truncation free.
-
-    Sums go into plain dicts keyed by name, one pass per kind, and become ``ToolCost``
-    objects at the end: a 100k-message session has ~36k callers and ~64k results, and an
-    object lookup and four attribute updates per item were a tenth of a headless report.
-    """
+    Sums go into plain dicts, one pass per kind, and become ``ToolCost`` objects at the end."""
     names = _result_names(session)
     stored: Sequence[int] = plan.message_tokens
     messages = session.messages

@@ -1,8 +1,7 @@
 """The tool outputs a plan shows truncated, each counted as the preview the model would see.
 
-Kept apart from the planner because it is the one step that reads every long output's text
-(line and byte counts, a tokenization of each preview): a replay hands the planner the first
-plan's answer for each window instead of measuring again.
+Apart from the planner because it is the one step that reads every long output's text, so a
+replay can hand the planner the first plan's answer instead of measuring again.
 """
 
 from __future__ import annotations
@@ -25,12 +24,8 @@ def with_content(message: Message, content: str) -> Message:
 def truncated_outputs(
     session: Session, counts: SessionCounts, tokenizer: Tokenizer, policy: Policy
 ) -> dict[int, TruncatedOutput]:
-    """Every tool result over the limits, counted as the text the model would see instead.
-
-    A text of at most ``max_lines`` characters cannot have more lines, and one of at most
-    ``max_bytes / 4`` characters cannot have more UTF-8 bytes, so most results are passed
-    over without counting either; the others are measured once, for the test and the figures.
-    """
+    """Every tool result over the limits, counted as the text the model would see instead; a
+    text of at most ``max_lines`` and ``max_bytes / 4`` characters is under both unmeasured."""
     out: dict[int, TruncatedOutput] = {}
     max_lines, max_bytes = policy.truncate_max_lines, policy.truncate_max_bytes
     short = min(max_lines, max_bytes // 4)

@@ -40,12 +40,8 @@ _SWEPT_LOCK = threading.Lock()
 
 @dataclass(frozen=True, slots=True)
 class TruncatedResult:
-    """What the model would see, and where the whole output went.
-
-    ``hint`` is the notice that follows the preview: how much of the output is shown, in lines
-    and bytes, and where the rest is (X38). ``text`` is the one string to send, so a caller
-    cannot drop the notice and leave the preview unmarked.
-    """
+    """What the model would see, and where the whole output went. ``hint`` says how much is
+    shown and where the rest is (X38); ``text`` joins them, so no caller drops the notice."""
 
     preview: str
     full_path: str | None
@@ -89,11 +85,8 @@ def needs_truncation(output: str, max_lines: int, max_bytes: int) -> bool:
 
 
 def preview_of(output: str, max_lines: int, max_bytes: int) -> str:
-    """The first ``max_lines`` lines cut to ``max_bytes`` bytes, never inside a character (X35).
-
-    Lines are joined by ``"\\n"`` as in the plan, so the preview is always a prefix of the
-    output: preview plus saved file lose no byte. An output within both limits is returned as is.
-    """
+    """The first ``max_lines`` lines cut to ``max_bytes`` bytes, never inside a character (X35):
+    always a prefix of the output, so preview plus saved file lose no byte."""
     if not needs_truncation(output, max_lines, max_bytes):
         return output
     return _cut(output, max_lines, max_bytes)
@@ -151,13 +144,9 @@ def notice_for(
 def render(
     output: str, max_lines: int, max_bytes: int, path: str | None, problem: str = ""
 ) -> TruncatedResult:
-    """What the model sees for ``output``, without writing anything.
-
-    The preview leaves room for the notice, so preview, separator and notice together stay
-    within ``max_bytes`` (X38) whenever the notice itself fits; a limit smaller than the notice
-    sends the notice alone. The room is reckoned with the whole output's counts in the notice,
-    which are at least as long as the counts shown, so the final text never overshoots.
-    """
+    """What the model sees for ``output``, without writing anything: preview, separator and
+    notice within ``max_bytes`` (X38), or the notice alone when it does not fit. The room is
+    reckoned with the whole output's counts, never shorter than those shown."""
     return render_measured(
         output, count_lines(output), byte_size(output), max_lines, max_bytes, path, problem
     )
@@ -196,10 +185,7 @@ machine, so a plan (and a snapshot of it) does not depend on who runs it or wher
 
 
 def planned_path(tool_name: str, directory: Path | None = None) -> str:
-    """A representative saved-file path, so the planner can count the hint without writing.
-
-    ``mkstemp`` names carry 8 random characters, so the planned path is as long as a real one.
-    """
+    """A saved-file path as long as ``mkstemp``'s, so the planner counts the hint unwritten."""
     folder = directory if directory is not None else PLANNED_DIRECTORY
     return str(folder / f"{_PREFIX}{sanitize_tool_name(tool_name)}_xxxxxxxx{_SUFFIX}")
 

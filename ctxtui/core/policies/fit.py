@@ -6,10 +6,10 @@ Kept apart from ``core.policies.policy``, which validates the values this module
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ctxtui.core.policies.windows import lookup, model_tokenizer
-from ctxtui.core.session.models import Session
+if TYPE_CHECKING:
+    from ctxtui.core.session.models import Session
 
 APPROX_BYTES_PER_TOKEN = 4
 """Codex's ``approx_token_count`` divisor, which turns its token limits into bytes."""
@@ -44,6 +44,10 @@ def session_values(
     ``truncate_from_model`` its tool-output limit. ``defaults`` are the policy's window and
     reserve, for a row that does not set them.
     """
+    # Here, not at the top: the registry loads the tokenizers, and the knob table (--help) imports
+    # this module.
+    from ctxtui.core.policies.windows import lookup, model_tokenizer
+
     values: dict[str, Any] = {**row, **given}
     meta = session.meta
     entry = lookup(meta.model)

@@ -1,6 +1,6 @@
 """The policy's choice knobs: how the tail is measured, what pruning and compaction do.
 
-Each is a ``StrEnum`` so the settings panel offers its values and the report prints them.
+Each mode is a ``StrEnum`` so the settings panel offers its values and the report prints them.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxtui.core.policies.policy import Policy
+from ctxtui.core.policies.policy import Policy, SummaryTemplate
 from ctxtui.core.policies.reasons import CompactReason
 
 WHEN: dict[str, str] = {
@@ -71,8 +71,8 @@ def reason_effect(policy: Policy, reason: CompactReason, post_turn: bool = False
         f"{ONLY_LABELS}: the {policy.preset} preset {compaction_action(policy)} "
         "whatever the reason, so the outcome is the same for every reason."
     )
-    if reason is CompactReason.OVERFLOW and policy.preset.startswith("picoclaw"):
-        text += " PicoClaw itself never gives this reason."
+    if reason is CompactReason.OVERFLOW and policy.summary_template is SummaryTemplate.PICOCLAW:
+        text += " PicoClaw itself never gives this reason."  # its compaction, whichever preset
     return text
 
 

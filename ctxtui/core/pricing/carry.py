@@ -1,17 +1,11 @@
 """What each message cost while it stayed in the context: its *carry cost*.
 
-A message is sent again with every later request until the agent compacts it away, so its
-real price is a cache write, then a cache read (or full input after a miss) per request.
-Each recorded request's input cost is laid out along its prompt as the API bills it — cache
-reads first (the cached prefix), then 1-hour writes, 5-minute writes, then uncached input —
-over the prompt's order: what no message holds (system prompt, tool definitions, anything the
-transcript does not show) first, then the live messages oldest first. A message's carry is
-what its span of every prompt cost; the spans of all messages plus the part no message holds
-add up to the recorded input cost of the priced requests (output is priced apart).
-
-The live messages of a request run from the last compaction the agent recorded before it to
-the request; message sizes come from a tokenizer's counts, and when they add up to more than
-the reported prompt they are scaled down to it, so the recorded figure is never exceeded.
+A message is sent again with every later request until compacted away. Each request's input
+cost is laid out along its prompt as the API bills it (cache reads, 1-hour writes, 5-minute
+writes, uncached input) over the prompt's order: what no message holds first, then the live
+messages (since the agent's last compaction) oldest first. A message's carry is what its span
+of every prompt cost, so all spans add up to the recorded input cost. Message sizes are scaled
+down to the reported prompt when they add up to more.
 """
 
 from __future__ import annotations
@@ -76,12 +70,9 @@ class ToolCarry:
 
 
 def carry_costs(session: Session, cost: SessionCost, message_tokens: Sequence[int]) -> Carry:
-    """The carry of every message of ``session`` over the requests ``cost`` priced.
-
-    ``message_tokens`` are the messages' sizes (any tokenizer: only their proportions in a
-    prompt matter). Requests without usage re-send nothing here; unpriced ones count in
-    ``requests`` and ``tokens`` but add no dollars.
-    """
+    """The carry of every message of ``session`` over the requests ``cost`` priced, sized by
+    ``message_tokens`` (any tokenizer: only proportions matter); unpriced requests add no
+    dollars."""
     n = len(session.messages)
     prefix = [0, *accumulate(message_tokens)]
     points = [r.message_index for r in cost.requests]

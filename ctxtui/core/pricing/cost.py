@@ -1,9 +1,8 @@
 """What each recorded request cost in dollars, and why a request missed the prompt cache.
 
-``session_cost(session)`` is the whole API: every request the transcript recorded usage for
-is priced with the offline table (``core.pricing.prices``), its cache hit ratio worked out, and a
-request whose cache read falls below ``MISS_RATIO`` of the previous request's prompt gets a
-``CacheMiss`` whose cause comes only from evidence in the transcript (docs/cost.md):
+``session_cost(session)`` prices every request with recorded usage (``core.pricing.prices``);
+one whose cache read falls below ``MISS_RATIO`` of the previous prompt gets a ``CacheMiss``
+whose cause comes only from evidence in the transcript (docs/cost.md):
 
 * ``first_request`` — no earlier request in this file;
 * ``compaction`` — the agent recorded a compaction, or a summary entered the history, since;
@@ -13,8 +12,6 @@ request whose cache read falls below ``MISS_RATIO`` of the previous request's pr
 * ``prefix_changed`` — the prompt shrank with no compaction: an earlier message, the system
   prompt or the tools changed (a history that is only appended to never shrinks);
 * ``unknown`` — none of these.
-
-Pass a session read with its full history for whole-session figures.
 """
 
 from __future__ import annotations
@@ -252,12 +249,8 @@ def _compaction_marks(session: Session, points: Sequence[int]) -> set[int]:
 
 
 def session_cost(session: Session, points: Sequence[int] | None = None) -> SessionCost:
-    """Price every request of ``session`` with recorded usage and explain its cache misses.
-
-    ``points`` are the requests' message indices (``core.simulation.replay.request_points``, the
-    default). A request without usage is listed, unpriced; a model without a price is named
-    in ``SessionCost.warnings`` and its requests cost ``None``.
-    """
+    """Price every request of ``session`` (at ``points``, ``request_points`` by default) and
+    explain its cache misses; a model without a price is named in ``warnings``, costs ``None``."""
     if points is None:
         points = session.index.requests
     messages = session.messages

@@ -30,7 +30,6 @@ CAUSE_MARKS: dict[MissCause, str] = {
     MissCause.UNKNOWN: "?",
 }
 """One letter per cause, for the timeline's row of cache-miss marks."""
-MARKS_LEGEND = "miss: F first  T expired  M model  C compaction  P prefix  ? unknown"
 
 
 def dollars(value: Decimal | float | None) -> str:

@@ -1,12 +1,8 @@
 """Dollar prices of recorded token usage, from the offline table ``genai-prices`` ships.
 
-This is the only module that talks to the price package. No price is ever written here:
-every figure comes from the package's bundled data, looked up by the model id exactly as the
-transcript recorded it (the package's own matching rules apply; ctxtui adds none), at the
-price in force on the request's date. A model the table lacks raises ``NoPriceError``.
-
-The package's ``input_tokens`` *includes* cached tokens, so a prompt is given as its whole size
-with the cache reads and writes as parts of it.
+The only module that talks to the price package, and no price is written here: the model id
+is looked up as recorded (the package's matching rules, none of ctxtui's), at the price of the
+request's date. Its ``input_tokens`` *includes* cached tokens, so a prompt is given whole.
 """
 
 from __future__ import annotations
@@ -136,12 +132,8 @@ class PriceTable:
         return cls(model_price, model_id, tuple(sorted(starts)))
 
     def price(self, usage: TokenUsage) -> Priced:
-        """The request's price: each kind of token at its rate for this prompt's tier.
-
-        The package's own ``calc_price`` gives the same sum (the tests compare every request
-        of the samples and prompts across the tiers) at about thirty times the cost, and a
-        long session has tens of thousands of requests.
-        """
+        """The request's price: each kind of token at its rate for this prompt's tier; the
+        same sum as the package's slower ``calc_price`` (the tests compare the two)."""
         rates = self.rates(usage.prompt)
         rest = rates.input * usage.uncached
         read = rates.cache_read * usage.cache_read
@@ -153,11 +145,8 @@ class PriceTable:
         return Priced(rest + read + write + output, rest, write, read, output, self.model_id)
 
     def rates(self, prompt: int) -> Rates:
-        """Per-token prices at the tier a prompt of ``prompt`` tokens falls in.
-
-        Computed once per tier: a price changes only where a prompt passes a tier's start
-        (the package's rule is ``prompt > start``), and a session has thousands of requests.
-        """
+        """Per-token prices at the tier ``prompt`` falls in, computed once per tier: prices
+        change only where a prompt passes a tier's start (the package's ``prompt > start``)."""
         tier = bisect_left(self._tiers, prompt) if self._tiers else 0
         found = self._rates.get(tier)
         if found is None:
@@ -178,10 +167,8 @@ class PriceTable:
 
 
 def table_for(model: str, provider: str | None, at: datetime | None) -> PriceTable:
-    """The prices of ``model`` on the date of ``at`` (today when unknown).
-
-    Raises ``NoPriceError`` when the table has no such model; nothing is guessed.
-    """
+    """The prices of ``model`` on the date of ``at`` (today when unknown); ``NoPriceError``
+    when the table has no such model: nothing is guessed."""
     if at is None:
         at = datetime.now(UTC)
     day = (at.astimezone(UTC) if at.tzinfo is not None else at).date()
@@ -203,14 +190,3 @@ def _table(model: str, provider: str | None, day: date) -> PriceTable:
 def price(usage: TokenUsage, model: str, provider: str | None, at: datetime | None) -> Priced:
     """The recorded ``usage`` of one request of ``model`` priced by the table."""
     return table_for(model, provider, at).price(usage)
-
-
-def exact_price(
-    usage: TokenUsage, model: str, provider: str | None, at: datetime | None
-) -> Decimal:
-    """The package's ``calc_price`` total for this usage, called directly (tests compare)."""
-    when = at or datetime.now(UTC)
-    calc = calc_price(
-        usage.as_price_usage(), model, provider_id=provider, genai_request_timestamp=when
-    )
-    return Decimal(calc.total_price)

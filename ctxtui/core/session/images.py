@@ -1,12 +1,9 @@
 """An image's prompt tokens, counted the provider's way from its pixel size (docs/images.md).
 
-Providers do not read an image as text: Anthropic charges about ``width × height / 750``
-tokens after scaling it into 1,568 px and ~1,600 tokens; OpenAI counts 512-px tiles (a base
-plus a figure per tile) for most models and 32-px patches times a multiplier for the mini
-and nano ones. The rule follows the session's model (a Claude model is Anthropic's rule,
-whatever the file's format). The pixel size comes from the image's own header (PNG, JPEG,
-GIF, WebP), read from the first bytes of its payload: the rest is never decoded, and base64
-is never counted as text.
+Anthropic charges about ``width × height / 750`` after scaling into 1,568 px; OpenAI counts
+512-px tiles for most models and 32-px patches times a multiplier for mini and nano. The rule
+follows the session's model, not the file's format. The size comes from the image's header
+(PNG, JPEG, GIF, WebP); the rest is never decoded, and base64 is never counted as text.
 """
 
 from __future__ import annotations

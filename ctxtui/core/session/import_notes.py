@@ -1,9 +1,6 @@
-"""What reading a transcript left out or hid, in the words the app shows (both shells read
-``SessionMeta.warnings``; the CLI prints them whole, the app gives them a row of its own).
-
-Importers word each warning where they know the facts (a compact boundary hiding earlier
-messages, sub-agent records left out, skipped lines); this module only gathers them into one
-line, and says what a watched file's new read changed when the agent compacted meanwhile.
+"""What reading a transcript left out or hid, in the words the app shows: importers word
+each warning (``SessionMeta.warnings``); this module gathers them into one line, and says
+what a watched file's new read changed when the agent compacted meanwhile.
 """
 
 from __future__ import annotations

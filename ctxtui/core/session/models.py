@@ -1,9 +1,8 @@
 """The session model: what an agent's model saw, as immutable pydantic objects.
 
-Every importer turns its transcript format into these types and nothing else reaches the
-planner. The shape follows OpenAI Chat (the common denominator of all formats)
-extended with reasoning, typed content parts (so an image is counted as an image, never as its
-base64 text), reported usage and provenance flags.
+Every importer turns its format into these types, and nothing else reaches the planner. The
+shape is OpenAI Chat's (the common denominator) plus reasoning, typed content parts (an image
+is counted as an image, never as its base64 text), reported usage and provenance flags.
 
 Normalisation rules every importer follows, so the core never has to know the source format:
 
@@ -72,11 +71,8 @@ class ToolCall(_Frozen):
 
 
 class Usage(_Frozen):
-    """Token usage a source reported for the request that produced a message.
-
-    ``prompt_total`` is the whole prompt (cache reads and writes included), whatever the
-    source's own field names meant.
-    """
+    """Token usage a source reported for the request that produced a message; ``prompt_total``
+    is the whole prompt, cache reads and writes included, whatever the source's field names."""
 
     prompt_total: int | None = None
     cached_read: int | None = None
@@ -122,10 +118,6 @@ class Message(_Frozen):
         return sum(p.byte_size for p in self.parts if p.kind is PartKind.OPAQUE)
 
     @property
-    def is_tool_result(self) -> bool:
-        return self.role == "tool"
-
-    @property
     def calls_tools(self) -> bool:
         return self.role == "assistant" and bool(self.tool_calls)
 
@@ -140,11 +132,7 @@ class ToolDefinition(_Frozen):
 
 class RecordedCompaction(_Frozen):
     """A compaction the agent itself ran, as its transcript recorded it (docs/replay.md).
-
-    ``message_index`` is where it took effect in this session's messages: the first message
-    after it (the agent's summary, when the session holds one). Replay maps it to the first
-    request at or after that index.
-    """
+    ``message_index`` is the first message after it (the agent's summary, when present)."""
 
     message_index: int = Field(ge=0)
     trigger: str | None = Field(default=None, description="auto, manual, ... when recorded")
@@ -179,11 +167,8 @@ class SessionMeta(_Frozen):
 
 
 class Session(_Frozen):
-    """An ordered list of messages plus what else the model was sent.
-
-    Turns and tool-call/result pairs are derived once, on first use, and cached: the session
-    is immutable, so they can never go stale.
-    """
+    """An ordered list of messages plus what else the model was sent. Turns and tool pairs
+    are derived on first use and cached: the session is immutable."""
 
     messages: tuple[Message, ...] = ()
     system_prompt: str | None = None
@@ -194,11 +179,8 @@ class Session(_Frozen):
         return len(self.messages)
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Session:
-        """A copy whose derived indices are recomputed, never carried over.
-
-        pydantic copies the instance ``__dict__``, cached properties included, so a copy with new
-        messages would otherwise keep the old session's turn and tool-pair indices.
-        """
+        """A copy whose derived indices are recomputed: pydantic copies ``__dict__``, cached
+        properties included, which would keep the old messages' indices."""
         copy = super().model_copy(update=update, deep=deep)
         for name in _DERIVED:
             copy.__dict__.pop(name, None)
@@ -206,11 +188,7 @@ class Session(_Frozen):
 
     @cached_property
     def index(self) -> SessionIndex:
-        """Roles, turn starts and call/result pairs, found in one pass over the messages.
-
-        The first plan of a big session needs all of them; one loop over 100k messages costs
-        what each of the separate ones did.
-        """
+        """Roles, turn starts and call/result pairs, found in one pass over the messages."""
         return SessionIndex.of(self.messages)
 
     @property
@@ -218,25 +196,10 @@ class Session(_Frozen):
         """Indices of the user messages that start turns (a turn runs to the next one)."""
         return self.index.turn_starts
 
-    @cached_property
-    def turn_of(self) -> tuple[int, ...]:
-        """For each message, the number of the turn it belongs to; -1 before the first turn."""
-        out: list[int] = []
-        turn = -1
-        for m in self.messages:
-            if m.role == "user":
-                turn += 1
-            out.append(turn)
-        return tuple(out)
-
     @property
     def call_of_result(self) -> Mapping[int, int]:
-        """Tool-result index → index of the assistant message that made the call.
-
-        Pairing is by id (``tool_call_id`` == ``tool_calls[].id``), looking back to the most
-        recent assistant message that carried that id; results with no such call are orphans
-        and are absent from this map.
-        """
+        """Tool-result index → the latest earlier assistant message carrying its
+        ``tool_call_id``; orphans are absent."""
         return self.index.call_of_result
 
     @cached_property

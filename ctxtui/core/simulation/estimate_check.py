@@ -1,12 +1,9 @@
 """How far the estimator is from an exact count of the same session, said in one sentence.
 
-The estimators (the plan's chars/token, PicoClaw's, OpenCode's) are fast and what agents use,
-but text unlike prose fools them: a minified line or CJK counts about half of what cl100k
-does. When both counts of a session are known, this compares them over the whole prompt
-(system prompt, tool definitions, carried summary and every message) and says so when the
-estimate is off by more than ``DRIFT_THRESHOLD``. Nothing here counts: the caller hands in
-counts it already has (the app's engine caches both; ``report`` counts the estimate only when
-asked for an exact tokenizer, so the default report stays as fast as before).
+The estimators are fast and what agents use, but text unlike prose (a minified line, CJK)
+fools them. Given both counts of a session, this compares them over the whole prompt and says
+so when the estimate is off by more than a tenth. Nothing here counts: the caller hands in
+counts it already has.
 """
 
 from __future__ import annotations
@@ -17,8 +14,7 @@ from ctxtui.core.policies.policy import PRESETS, Policy
 from ctxtui.core.tokens.counts import SessionCounts
 
 DRIFT_NUMERATOR, DRIFT_DENOMINATOR = 1, 10
-DRIFT_THRESHOLD = DRIFT_NUMERATOR / DRIFT_DENOMINATOR
-"""An estimate within 10 % of the exact count is close enough to leave unsaid."""
+"""An estimate within 1/10 of the exact count is close enough to leave unsaid."""
 
 _EXACT_PREFIX = "tiktoken:"
 _ESTIMATOR_NAMES = {"plan": "the plan estimator", "picoclaw": "PicoClaw's estimator"}
@@ -31,7 +27,8 @@ def is_exact(spec: str) -> bool:
 
 def estimator_for(policy: Policy) -> str:
     """The estimator to judge: the preset's own tokenizer, or the plan's if that is exact."""
-    spec = str(PRESETS.get(policy.preset, {}).get("tokenizer", "plan"))
+    row = PRESETS.get(policy.preset)
+    spec = str(row.knobs.get("tokenizer", "plan") if row else "plan")
     return "plan" if is_exact(spec) else spec
 
 
@@ -77,11 +74,8 @@ class EstimateDrift:
 
 
 def estimate_drift(estimated: SessionCounts, exact: SessionCounts) -> EstimateDrift | None:
-    """The drift between two counts of one session, or ``None`` when it cannot be judged.
-
-    ``None`` when ``exact`` is not an exact count (a tiktoken that fell back to the estimator is
-    no yardstick) or ``estimated`` is itself exact, or the two cover different sessions.
-    """
+    """The drift between two counts of one session; ``None`` when ``exact`` is not exact (a
+    fallback is no yardstick), ``estimated`` is, or they cover different sessions."""
     if not is_exact(exact.tokenizer.used) or is_exact(estimated.tokenizer.used):
         return None
     if len(estimated) != len(exact):

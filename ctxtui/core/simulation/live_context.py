@@ -217,11 +217,7 @@ class LiveAccount:
         if not (self.tails or self.pruning) or not self._marks_hold(segment, stop):
             return None
         c, lead = segment.start, b"\x01" * segment.lead
-        whole = self.bounds
-        return Boundaries(
-            bytearray(lead + whole.pair[c:stop] + b"\x01"),
-            bytearray(lead + whole.clean[c:stop] + b"\x01"),
-        )
+        return Boundaries(bytearray(lead + self.bounds.pair[c:stop] + b"\x01"))
 
     def live_truncated(self, segment: Segment, stop: int) -> dict[int, TruncatedOutput]:
         """The whole history's truncated outputs inside the live context, in its indices.

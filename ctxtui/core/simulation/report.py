@@ -1,15 +1,16 @@
 """The report: a plan as the ``ctxtui.report/1`` document, data only.
 
-The JSON shape is a public contract: scripts and CI read it, so every key is
-always present and typed the same way, with ``null`` where a value does not apply. The shells
-render it: ``ctxtui report`` prints it as JSON or as a table (``ctxtui.commands.render_report``).
+The JSON shape is a public contract that scripts and CI read: every key always present and
+typed the same way, ``null`` where a value does not apply.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, overload
 
+from ctxtui.core.compacting.notes import llm_calls
 from ctxtui.core.planning.as_sent import history_tokens
 from ctxtui.core.planning.plan import Plan, Zone
 from ctxtui.core.planning.tool_costs import tool_costs
@@ -22,13 +23,6 @@ if TYPE_CHECKING:
     from ctxtui.core.tokens.calibration import SessionFit
 
 
-def llm_calls(result: CompactionResult) -> int:
-    """The leaf-summary calls of ``result`` (imported late: compaction imports the planner)."""
-    from ctxtui.core.compacting.notes import llm_calls as calls
-
-    return calls(result)
-
-
 SCHEMA = "ctxtui.report/1"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -38,11 +32,8 @@ def display_text(text: str) -> str: ...
 @overload
 def display_text(text: None) -> None: ...
 def display_text(text: str | None) -> str | None:
-    """``text`` with lone surrogates as U+FFFD, so it can be printed and saved as UTF-8.
-
-    A file name that is not valid UTF-8 reaches Python with surrogate escapes; printed as is it
-    either crashes the output or writes bytes that make the JSON document invalid.
-    """
+    """``text`` with lone surrogates (a file name that is not UTF-8) as U+FFFD, so it can be
+    printed and saved as valid UTF-8."""
     return None if text is None else _SURROGATE.sub("\ufffd", text)
 
 
@@ -50,20 +41,15 @@ def _policy(session: Session, plan: Plan) -> dict[str, Any]:
     from ctxtui.core.policies.policy import window_source_of
 
     return {
-        **plan.policy.model_dump(mode="json"),
+        **plan.policy.as_json(),
         "window_source": window_source_of(plan.policy, session).value,
         "window_unconfigured": plan.policy.unconfigured_window,  # PicoClaw's max_tokens · 4
     }
 
 
 def context_categories(plan: Plan) -> list[dict[str, Any]]:
-    """The window as ``/context`` splits it: system, tools, messages, free, autocompact buffer.
-
-    The buffer is the room the policy's trigger keeps at the top of the window
-    (``Policy.headroom``); free is what neither the prompt nor the buffer takes
-    (``Totals.free_under``, the gauge's rule, so a buffer equal to the output reserve gives
-    the gauge's free to the token).
-    """
+    """The window as ``/context`` splits it: system, tools, messages, free, autocompact buffer
+    (``Policy.headroom``); free is the gauge's rule (``Totals.free_under``)."""
     t = plan.totals
     buffer = plan.policy.headroom if t.trigger else 0
     messages = t.summary + t.history
@@ -78,8 +64,7 @@ def context_categories(plan: Plan) -> list[dict[str, Any]]:
 
 
 def _messages(session: Session, plan: Plan) -> list[dict[str, Any]]:
-    """One row per message. The plan's per-message views are read once each, in order: looked
-    up one index at a time (a bisect per pruned check) they cost a second at 100k messages."""
+    """One row per message, reading each of the plan's per-message views once, in order."""
     pruned = set(plan.pruned)
     truncated = set(plan.truncated)
     kept, tail, excluded = plan.kept_start, plan.tail.start, plan.excluded
@@ -90,7 +75,7 @@ def _messages(session: Session, plan: Plan) -> list[dict[str, Any]]:
             "role": m.role,
             "tokens": tokens,
             "sent_tokens": sent,
-            # Plan.zone inlined (a method call per row costs at 100k rows), excluded included
+            # Plan.zone inlined (a call per row), excluded included
             "zone": dropped_zone
             if i in excluded
             else tail_zone
@@ -110,12 +95,8 @@ def _messages(session: Session, plan: Plan) -> list[dict[str, Any]]:
 
 
 def _parts(plan: Plan) -> dict[str, int]:
-    """The prompt split into what it is made of; they add up to ``tokens``.
-
-    ``history_tokens`` is the history the planned request sends (kept and fresh tail, the
-    rows' ``sent_tokens`` added up); ``dropped_tokens`` is what the dropped rows add while the
-    request stands uncompacted.
-    """
+    """The prompt's parts, adding up to ``tokens``: ``history_tokens`` is the rows' sent
+    tokens (kept and fresh tail), ``dropped_tokens`` what dropped rows add uncompacted."""
     t = plan.totals
     return {
         "system_tokens": t.system,
@@ -166,14 +147,7 @@ def _compaction(plan: Plan, result: CompactionResult | None) -> dict[str, Any]:
 
 def _overflow(plan: Plan, result: CompactionResult | None) -> dict[str, Any] | None:
     info = result.overflow if result is not None else plan.overflow
-    if info is None:
-        return None
-    return {
-        "model": info.model,
-        "context_window": info.context_window,
-        "requested_tokens": info.requested_tokens,
-        "reason": info.reason,
-    }
+    return None if info is None else asdict(info)
 
 
 def _estimate(drift: EstimateDrift | None) -> dict[str, Any] | None:
@@ -197,12 +171,8 @@ def build_report(
     estimate: EstimateDrift | None = None,
     fit: SessionFit | None = None,
 ) -> dict[str, Any]:
-    """The ``ctxtui.report/1`` document; ``compaction`` supplies the after-compaction figures.
-
-    Without a compaction result, ``tokens_after`` equals ``tokens_before`` (nothing was done)
-    and the overflow is the plan's own. ``fit`` is the transcript's calibration
-    (``calibration.history_fit`` when the session was read from its last compaction on).
-    """
+    """The ``ctxtui.report/1`` document; ``compaction`` supplies the after-compaction figures
+    (without it, ``tokens_after`` is ``tokens_before``); ``fit`` is the transcript's calibration."""
     totals = plan.totals
     return {
         "schema": SCHEMA,
@@ -277,12 +247,8 @@ def tokenizer_note(plan: Plan, session: Session) -> str:
 
 
 def reported_usage(session: Session, request: int | None = None) -> dict[str, Any] | None:
-    """The API's own figures for the last request the transcript has usage for, or ``None``.
-
-    ``request`` numbers the calls from 0 from the transcript's first, as ``replay`` does
-    (given by the caller, who knows the history); the prompt includes the system prompt and
-    tool definitions a transcript often lacks.
-    """
+    """The API's own figures for the last request with usage, or ``None``; ``request`` numbers
+    calls from the transcript's first, as ``replay`` does."""
     last = last_reported(session)
     if last is None:
         return None

@@ -1,14 +1,10 @@
 """The API's own count of the last request beside ctxtui's, and the gap split in two.
 
-A transcript with usage says how many prompt tokens the provider counted for each request.
-That figure includes what the transcript often lacks (Claude Code and Codex write neither the
-system prompt nor the tool definitions), so a tokenizer's count of the same request is lower
-even when the tokenizer is exact. ``ReportedGap`` puts the two side by side for the last
-request with usage and, from the line fitted over every reported request
-(``core.tokens.calibration.SessionFit``), splits the gap into what the transcript lacks (the fitted
-offset, less what ctxtui counted outside the messages) and the estimator's error (the rest).
-A fit that is not to be believed says why instead. ``ReportedGap.lines`` words it, longest
-first: the gauge, ``report``, ``replay`` and the timeline all show one of these lines.
+The provider's count includes what transcripts often lack (system prompt, tool definitions),
+so even an exact tokenizer counts less. From the line fitted over every reported request
+(``SessionFit``), ``ReportedGap`` splits the gap into what the transcript lacks (the fitted
+offset) and the estimator's error (the rest), or says why the fit is not to be believed.
+``ReportedGap.lines`` words it, longest first, for every shell.
 """
 
 from __future__ import annotations
@@ -196,12 +192,9 @@ def gap_of(
     fit: SessionFit | None = None,
     window: int | None = None,
 ) -> ReportedGap | None:
-    """The last reported request of ``session`` against a count of it: ``message_tokens`` per
-    message and ``fixed`` for what is sent outside them; ``None`` without usage.
-
-    ``fit`` is the transcript's (``calibration.history_fit`` for a session read from its last
-    compaction on); without one it is fitted over ``session`` itself.
-    """
+    """The last reported request of ``session`` against a count of it (``message_tokens`` and
+    ``fixed``, what is sent outside messages); ``None`` without usage. Without ``fit`` the
+    line is fitted over ``session`` itself."""
     last = last_reported(session)
     if last is None:
         return None

@@ -1,10 +1,9 @@
 """The stand-in summary's fact lines: what the retention audit values, in a few compact lines.
 
-The six sections keep the newest bullets of each kind; the facts a reader needs to carry on
-(files, failing tests, commands, errors, names, links, figures) are often older, or cut from a
-gist. One line per kind lists the segment's facts that the sections do not already name, the
-most salient first (typed by the user, then mentioned most, then newest), to at most
-``LINE_CHARS`` characters. The rules of what a fact is are ``core.summaries.segment_facts``.
+The sections keep the newest bullets; the facts a reader needs (files, tests, commands,
+errors, names, links, figures) are often older. One line per kind lists the facts the sections
+do not name, most salient first (typed by the user, mentioned most, newest), within
+``LINE_CHARS``.
 """
 
 from __future__ import annotations

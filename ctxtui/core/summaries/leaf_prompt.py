@@ -1,10 +1,8 @@
 """The leaf-summary prompt an LLM would be sent for a span of messages, and seahorse's
 deterministic fallback when no summary can be had.
 
-Kept apart from ``core.summaries.summary`` (the offline stand-in that gathers cited items) because
-the two answer different questions: what ctxtui writes itself, and what it would ask a model for.
-The wording follows seahorse's leaf prompt (docs/presets.md, "picoclaw-seahorse"), with the
-structured template appended when the policy asks for one.
+What ctxtui would ask a model for, apart from what it writes itself (``summary``). The wording
+is seahorse's (docs/presets.md), with the structured template appended when the policy asks.
 """
 
 from __future__ import annotations
@@ -66,11 +64,8 @@ def _readable(m: Message) -> str:
 
 
 def render_segment(session: Session, first: int, last: int) -> str:
-    """``[YYYY-MM-DD HH:MM TZ]\\n<content>\\n\\n`` per message; the role is not included.
-
-    A message without a time gets no time line: seahorse would print Go's zero time
-    (``0001-01-01``), which reads as a date the message was written.
-    """
+    """``[YYYY-MM-DD HH:MM TZ]\\n<content>\\n\\n`` per message, no role; no time line without
+    a time (seahorse's Go zero time, ``0001-01-01``, would read as a real date)."""
     return "".join(
         (f"[{_timestamp(m.created_at)}]\n" if m.created_at is not None else "")
         + f"{_readable(m)}\n\n"
@@ -94,11 +89,8 @@ def build_llm_prompt(
     target_tokens: int,
     previous: str | None = None,
 ) -> str:
-    """The leaf-summary prompt seahorse would send for ``messages[first:last + 1]``.
-
-    ``previous`` replaces the earlier summaries found in the session: a summariser that makes
-    several leaf calls hands each call the summary the call before it wrote.
-    """
+    """The leaf-summary prompt seahorse would send for ``messages[first:last + 1]``;
+    ``previous`` (the last call's summary) replaces the session's earlier summaries."""
     context = previous_context(session, first) if previous is None else previous
     prev = context.strip() or "(none)"
     blocks = [_LEAF_HEAD.format(target=target_tokens)]
@@ -112,11 +104,8 @@ def build_llm_prompt(
 
 
 def leaf_target_tokens(input_tokens: int, floor: int = 0) -> int:
-    """Seahorse's leaf target ``min(1200, int(0.35 · input))``, raised to ``floor``.
-
-    With structured summaries the floor is the empty template's size: a target below it
-    rejects every structured summary (defect X21).
-    """
+    """Seahorse's leaf target ``min(1200, int(0.35 · input))``, raised to ``floor`` (the empty
+    template's size: a target below it rejects every structured summary, X21)."""
     return max(leaf_target(input_tokens), floor)
 
 

@@ -1,10 +1,8 @@
 """The retention audit: which facts of a replaced segment a compaction summary keeps.
 
-For one summary of one segment: per fact whether the summary keeps it (its normalised key
-occurs in the normalised summary), per kind kept / total, the dropped facts ranked by
-salience, the summary lines that only repeat what the kept context already holds, and the
-sizes. ``needed after`` marks the facts the messages after the compaction use again: lost and
-needed after is the headline figure (docs/retention.md). Data only; the shells word it.
+Per fact whether the summary keeps it (its normalised key occurs in the normalised summary),
+per kind kept / total, the dropped facts by salience, lines that only repeat the kept context,
+and sizes. Lost and ``needed after`` (used again later) is the headline (docs/retention.md).
 """
 
 from __future__ import annotations
@@ -39,11 +37,8 @@ user, mentioned more than once in the segment."""
 
 @dataclass(frozen=True, slots=True)
 class After:
-    """What the messages after a compaction say, normalised: their text and their words.
-
-    A fact of one word is used again when the word comes back, in whatever sentence; a longer
-    one (a command, an error line, ``2.5 s``, a test id) when its text does.
-    """
+    """What the messages after a compaction say, normalised: their text and their words (a
+    one-word fact is used again when the word comes back, a longer one when its text does)."""
 
     text: str = ""
     words: frozenset[str] = frozenset()
@@ -203,11 +198,8 @@ def keeps(summary: str, fact: Fact) -> bool:
 
 
 def duplicated_lines(summary: str, kept_context: str) -> int:
-    """Summary lines that repeat a line before them or text the kept context holds.
-
-    Only lines of at least ``DUPLICATE_MIN_CHARS`` normalised characters that are not
-    headings count; each is read to ``FACT_CHARS * 4`` characters.
-    """
+    """Summary lines (not headings, at least ``DUPLICATE_MIN_CHARS`` long) that repeat a line
+    before them or text the kept context holds."""
     seen: set[str] = set()
     count = 0
     for raw in summary.splitlines():

@@ -1,15 +1,12 @@
 """The facts of a conversation segment: what a compaction summary should keep.
 
-Eight kinds (docs/retention.md has the rules and examples): file paths, shell commands the
-agent ran, errors its tools reported, test ids, identifiers people named, numbers with a unit
-or a name beside them, URLs, and the user's instructions. The rules are conservative: a string
-they are unsure of is left out rather than guessed, so every fact counted is one a reader would
-agree with. Each fact keeps the message it first came from, its role, how often the segment
-mentions it and whether a person typed it.
+Eight kinds (docs/retention.md): paths, commands, errors, test ids, identifiers, numbers with a
+unit or name, URLs, and the user's instructions. The rules are conservative: what they are
+unsure of is left out, so every fact counted is one a reader would agree with.
 
-Facts are matched by a normalised key (``fact_key``): case folded, quotes removed, whitespace
-collapsed, a leading ``./`` and trailing punctuation dropped. Each step works character by
-character, so a fact found in a text is always found again in that text's normalised form.
+Facts match by a normalised key (``fact_key``: case folded, quotes removed, whitespace
+collapsed, ``./`` and trailing punctuation dropped), character by character, so a fact found in
+a text is found again in its normalised form.
 """
 
 from __future__ import annotations

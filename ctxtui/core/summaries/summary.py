@@ -1,11 +1,8 @@
-"""The structured summary a compaction writes, and the exact prompt an LLM summariser would get.
+"""The structured summary a compaction writes, offline and deterministic.
 
-The offline summariser is deterministic: it reads only the messages being compacted and fills
-the plan's six sections (docs/plan.md, "A structured summary") with bullets that each cite
-the message they came
-from, so a reader can check every line against the transcript. ``build_llm_prompt`` renders
-what PicoClaw's seahorse would send instead, with the template's rules reconciled with
-the leaf prompt's (defect X19) when structured summaries are on.
+It reads only the messages being compacted and fills the plan's six sections (docs/plan.md,
+"A structured summary") with bullets that each cite their message, so every line can be
+checked against the transcript.
 """
 
 from __future__ import annotations
@@ -61,31 +58,18 @@ SUMMARY_TEMPLATE = (
 )
 """The plan's ``SummaryTemplate``, byte for byte (326 characters)."""
 
-SECTION_TITLES: tuple[str, ...] = (
-    "Goal",
-    "Constraints",
-    "Progress",
-    "Key Decisions",
-    "Next Steps",
-    "Critical Context",
-)
-
 MAX_ITEMS = 8  # per section: a summary that grows with the history would defeat compaction
 PLAN_LOOKBACK = 20
 """How many of the newest assistant messages may hold "the last stated plan": an older plan
-is history, not the next step (and searching all of 50k replies took a second)."""
+is history, not the next step."""
 GIST_CHARS = 160
 SCAN_CHARS = 262_144
 """How much text, newest first, the sections read from the replaced range (at least one
-message). Each section keeps its newest ``MAX_ITEMS`` bullets, which the newest messages supply;
-reading all of a 100k-message range (200 MB) only to count the older bullets left out took
-seconds. 256 Ki characters are about 64k tokens, half of a 128k window: the range a compaction
-replaces holds that much of what the model saw (tool outputs are most of its characters, and
-pruning and truncation showed the model far less of them), and a replay summarises ~100
-ranges, so the cap is also what keeps a replay within the cost of opening the session."""
+message): each section keeps its newest ``MAX_ITEMS`` bullets, which the newest messages
+supply, so a summary's cost is bounded however long the range. About 64k tokens."""
 FACT_SCAN_CHARS = 16_384
-"""The fact lines read the newest 16 KiB of the range (about 4k tokens, the last few turns):
-the facts a summary most needs are the recent ones, and a replay writes ~100 summaries."""
+"""The fact lines read the newest 16 KiB of the range (the last few turns): the facts a
+summary most needs are the recent ones."""
 GIST_READ_FACTOR = 64
 """A gist reads at most this many characters of text per character it keeps: room for
 whitespace and escape sequences, never the whole of a huge line."""
@@ -116,12 +100,9 @@ class SummarySection:
 
 @dataclass(frozen=True, slots=True)
 class StructuredSummary:
-    """The six sections filled from ``messages[first:last + 1]``.
-
-    ``read_from`` is the oldest message the sections read (``first`` unless the range holds more
-    than ``SCAN_CHARS`` of text); the older ones count towards no section but the goal's first
-    request, so an ``omitted`` figure is then a lower bound.
-    """
+    """The six sections filled from ``messages[first:last + 1]``. ``read_from`` is the oldest
+    message read; older ones feed only the goal's first request, so ``omitted`` is then a
+    lower bound."""
 
     first: int
     last: int
@@ -143,14 +124,9 @@ class StructuredSummary:
         raise KeyError(title)
 
     def references(self) -> str:
-        """What the ``(#N)`` citations number: the messages as they were before compaction.
-
-        Every cited message is inside the replaced range, so after the compaction is applied
-        none of them is in the session any more, and renumbering would point them all at the
-        summary itself. The line travels with the summary, so the numbers still lead back to
-        the transcript they came from (which compaction never changes). Short on purpose:
-        it costs tokens in every request after the compaction.
-        """
+        """What the ``(#N)`` citations number: the messages before compaction, which is all
+        that still leads back to the transcript once the range is replaced. Short: it costs
+        tokens in every later request."""
         return "(#N cites message N as numbered before this compaction.)"
 
     def render_markdown(self) -> str:
@@ -182,11 +158,8 @@ class StructuredSummary:
 
 
 def _gist(text: str, limit: int = GIST_CHARS) -> str:
-    """One line, whitespace collapsed, cut at ``limit`` characters with an ellipsis.
-
-    Escape sequences and control characters are removed first (``clean_text``); only a bounded
-    head of the text is read, so a 1 MB line costs no more than a short one.
-    """
+    """One line, whitespace and escapes removed, cut at ``limit`` characters with an ellipsis;
+    only a bounded head is read, so a huge line costs no more than a short one."""
     head = text[: limit * GIST_READ_FACTOR]
     flat = " ".join(clean_text(head).split())
     if len(flat) <= limit and len(head) == len(text):
@@ -216,11 +189,8 @@ def _request(i: int, m: Message) -> SummaryItem:
 def _goal(
     span: Sequence[tuple[int, Message]], older: Sequence[Message] = (), first: int = 0
 ) -> SummarySection:
-    """The user's requests: the first line of each message a person typed.
-
-    ``older`` are the messages from index ``first`` that precede ``span`` and were not read:
-    only the first request among them is looked for.
-    """
+    """The first line of each message a person typed; of the unread ``older`` messages before
+    ``span``, only the first request is looked for."""
     items = [_request(i, m) for i, m in span if _typed_by_user(m)]
     head = next((_request(first + k, m) for k, m in enumerate(older) if _typed_by_user(m)), None)
     if head is not None:
@@ -302,10 +272,8 @@ def _progress(session: Session, start: int, last: int, first: int) -> SummarySec
 
 
 def _next_steps(span: Sequence[tuple[int, Message]]) -> SummarySection:
-    """The last plan the assistant stated: its list items, else its forward-looking sentences.
-
-    Only the newest ``PLAN_LOOKBACK`` assistant replies are read.
-    """
+    """The last plan among the newest ``PLAN_LOOKBACK`` assistant replies: its list items,
+    else its forward-looking sentences."""
     replies = ((i, m) for i, m in reversed(span) if m.role == "assistant" and m.content.strip())
     for i, m in itertools.islice(replies, PLAN_LOOKBACK):
         listed = [g.group(1) for g in map(LIST_LINE.match, m.content.splitlines()) if g]
@@ -316,13 +284,9 @@ def _next_steps(span: Sequence[tuple[int, Message]]) -> SummarySection:
 
 
 def _critical_context(span: Sequence[tuple[int, Message]]) -> SummarySection:
-    """Files the conversation worked on and error lines its tools reported, newest kept.
-
-    Paths come from what people and the agent wrote, from tool-call arguments and from error
-    lines, not from the rest of tool outputs: a file listing or a source file mentions hundreds
-    of paths that do not matter.
-    Errors come only from tool outputs, and only outputs holding an error marker are scanned.
-    """
+    """Files worked on and error lines tools reported, newest kept. Paths come from prose,
+    tool-call arguments and error lines, not other tool output (a listing names hundreds that
+    do not matter); errors only from outputs holding an error marker."""
     files: list[SummaryItem] = []
     errors: list[SummaryItem] = []
     for i, m in span:
@@ -343,11 +307,8 @@ def _critical_context(span: Sequence[tuple[int, Message]]) -> SummarySection:
 
 
 def _files_and_errors(f: SummarySection, e: SummarySection) -> SummarySection:
-    """Files and errors in one section of at most ``MAX_ITEMS``, newest of each kept.
-
-    Each kind has half the room, and the room one leaves unused goes to the other, so no item
-    is left out while the section still has space.
-    """
+    """Files and errors in one section of at most ``MAX_ITEMS``, newest of each kept: each has
+    half the room, and what one leaves unused goes to the other."""
     half = MAX_ITEMS // 2
     n_f, n_e = len(f.items), len(e.items)
     keep_f = min(n_f, max(half, MAX_ITEMS - n_e))
@@ -374,11 +335,7 @@ def _text_size(m: Message) -> int:
 
 
 def build_structured_summary(session: Session, first: int, last: int) -> StructuredSummary:
-    """Fill the six sections from ``messages[first:last + 1]``, offline and deterministically.
-
-    Only the newest ``SCAN_CHARS`` of text are read (see ``StructuredSummary.read_from``), so
-    the cost is bounded however long the range is.
-    """
+    """Fill the six sections from the newest ``SCAN_CHARS`` of ``messages[first:last + 1]``."""
     messages = session.messages
     if not 0 <= first <= last < len(messages):
         raise ValueError(

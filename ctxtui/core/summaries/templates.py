@@ -1,10 +1,8 @@
 """Each agent's summary: its sections, the prompt its summariser is sent, and its size.
 
-The offline summariser (``core.summaries.summary``) gathers cited bullets under the plan's six
-headings; here those bullets are laid out under another agent's headings, and the prompt that agent
-would send its model is rendered. Section lists and fixed phrases are data, one block per
-agent; docs/presets.md says where each comes from. Where only an opening sentence of an
-agent's text is known exactly, that sentence is reproduced and the rest is ctxtui's wording.
+The stand-in's bullets laid out under another agent's headings, and the prompt that agent
+would send. Sections and phrases are data, one block per agent (sources in docs/presets.md);
+where only an opening sentence is known exactly, the rest is ctxtui's wording.
 """
 
 from __future__ import annotations

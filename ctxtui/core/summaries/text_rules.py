@@ -1,10 +1,6 @@
 """The text rules of the stand-in summary: what it may quote, which paths it names, what a
-decision sounds like. Pure string functions, so ``core.summaries.summary`` only gathers and
-arranges.
-
-Everything the summary quotes comes from the transcript, which is untrusted: a tool's coloured
-``ESC[31m`` error line must not reach the summary (nor, through it, the next LLM prompt's
-context) as raw escapes, and a bidi control must not reorder what the reader sees.
+decision sounds like. Quotes come from the untrusted transcript, so escapes and bidi controls
+never reach the summary (nor the next LLM prompt) raw.
 """
 
 from __future__ import annotations
@@ -24,11 +20,8 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u
 
 
 def clean_text(text: str) -> str:
-    """``text`` without ANSI escape sequences and without control characters.
-
-    Tabs and line breaks stay (the caller collapses whitespace); a carriage return becomes a
-    line break, so a progress bar redrawn with ``\\r`` reads as lines, not as run-together text.
-    """
+    """``text`` without ANSI escapes and control characters; tabs and line breaks stay, and a
+    carriage return becomes a line break (a redrawn progress bar reads as lines)."""
     if text.isprintable():
         return text
     text = _ANSI.sub("", text)
@@ -46,10 +39,8 @@ def is_diff(text: str) -> bool:
 
 
 def file_paths(text: str) -> Iterator[str]:
-    """The paths ``PATH`` finds in ``text``, a diff's ``a/x`` and ``b/x`` read as ``x``.
-
-    Only in a text holding a diff's headers: elsewhere ``a/x`` may be a real directory ``a``.
-    """
+    """The paths ``PATH`` finds in ``text``; in a diff (only), ``a/x`` and ``b/x`` read as
+    ``x``."""
     if "/" not in text and "." not in text:
         return  # every path has a slash or an extension's dot: a C scan skips the regex
     strip: bool | None = None  # asked once, at the first path: most texts have none
@@ -89,7 +80,7 @@ pattern could match."""
 
 def states_decision(text: str) -> bool:
     """``DECISION.search(text)``, but a text with none of the words is refused without the
-    regular expression: it runs at a few MB/s, and a replay summarises ~100 MB of replies."""
+    slow regular expression."""
     lower = text.lower()
     if not any(fragment in lower for fragment in _DECISION_FRAGMENTS):
         return False
@@ -132,11 +123,8 @@ is a definition, not an error that happened, and would crowd the real ones out."
 
 
 def error_lines(text: str) -> Iterator[str]:
-    """The lines of ``text`` that hold an error marker, found in one scan of the whole text.
-
-    Searching line by line costs a regex call per line of every tool output (294k calls on a
-    10k-message session); scanning once and cutting out the matching lines costs one per hit.
-    """
+    """The lines of ``text`` that hold an error marker, found in one scan of the whole text
+    (a regex call per hit, not per line)."""
     end = -1
     for match in ERROR_LINE.finditer(text):
         if match.start() <= end:

@@ -1,12 +1,9 @@
 """Calibration: how far each tokenizer's count of a request is from the figure the API reported.
 
-A transcript with usage says, per request, how many prompt tokens the provider counted. The
-request's prompt was the agent's live context at that point: its system prompt and tool
-definitions (mostly absent from transcripts), then the history since the agent's last own
-compaction. Comparing a tokenizer's count of that history with the reported figure gives
-its error; a least-squares line ``reported = chars / c + offset`` over the requests gives
-the session's own characters per token ``c`` and the constant ``offset`` the transcript
-does not show (system prompt and tools).
+A request's reported prompt is the agent's live context: system prompt and tools (mostly
+absent from transcripts), then the history since its last compaction. A tokenizer's count of
+that history against the figure is its error; a least-squares line ``reported = chars / c +
+offset`` gives the session's characters per token and what the transcript does not show.
 """
 
 from __future__ import annotations
@@ -45,13 +42,8 @@ def output_cap(format: str) -> tuple[int, frozenset[str]] | None:
 
 
 def content_chars(message: Message, cap: tuple[int, frozenset[str]] | None = None) -> int:
-    """Characters the model read in a message: text, reasoning, tool arguments and outputs.
-
-    No per-message overhead (role markers, ids): that is what the fit's offset and slope are
-    for, and it keeps the figure the same whatever tokenizer is being judged. Images and
-    opaque blobs are parts, never characters. ``cap`` (``output_cap``) bounds a capped
-    tool's output to what the harness sent.
-    """
+    """Characters the model read in a message (text, reasoning, tool arguments and outputs),
+    no overhead (the fit's offset and slope absorb it), a capped tool's output cut to ``cap``."""
     text = len(message.content)
     if cap is not None and message.role == "tool" and message.tool_name in cap[1]:
         text = min(text, cap[0])
@@ -59,11 +51,8 @@ def content_chars(message: Message, cap: tuple[int, frozenset[str]] | None = Non
 
 
 def live_starts(session: Session, points: Sequence[int]) -> list[int]:
-    """For each request point, where the agent's own live context began.
-
-    That is the message at which its last recorded compaction took effect (the summary it
-    put in place of the history), or 0 when it had not compacted yet.
-    """
+    """For each request point, where the agent's live context began: its last recorded
+    compaction's message, or 0."""
     marks = sorted(c.message_index for c in session.meta.recorded_compactions)
     out: list[int] = []
     for p in points:
@@ -112,12 +101,8 @@ def fit_problem(samples: int, fit: Fit) -> str:
 
 @dataclass(frozen=True, slots=True)
 class SessionFit:
-    """The line fitted over every reported request of a transcript, and whether to believe it.
-
-    ``first_request`` is how many of the transcript's requests come before the session it
-    describes (one read from the agent's last compaction on), so a request is numbered from
-    the transcript's first everywhere; ``None`` when that is unknown (the history unread).
-    """
+    """The line fitted over every reported request of a transcript, and whether to believe it;
+    ``first_request`` is how many requests precede the session (``None``: unknown)."""
 
     samples: int
     fit: Fit
@@ -152,11 +137,8 @@ def reported_samples(session: Session, points: Sequence[int]) -> list[tuple[int,
 
 
 def session_fit(session: Session, first_request: int | None = None) -> SessionFit:
-    """The fit over every reported request of ``session`` (characters only: no tokenizer).
-
-    Without ``first_request``, a session read from the agent's last compaction on does not
-    know how many requests came before it (``None``); any other starts the transcript (0).
-    """
+    """The fit over every reported request of ``session`` (characters only: no tokenizer);
+    ``first_request`` defaults to 0, or ``None`` for a session read from its last compaction."""
     hidden = bool(session.meta.recorded_compactions) and not session.meta.full_history
     if first_request is None and not hidden:
         first_request = 0
@@ -235,11 +217,8 @@ def _short(spec: str) -> str:
 
 
 def fit_line(chars: Sequence[int], reported: Sequence[int]) -> Fit:
-    """Least squares ``reported = a · chars + b`` → ``Fit(1 / a, b)``.
-
-    Needs ``MIN_FIT_SAMPLES`` requests of at least two sizes and a positive slope; otherwise
-    nothing is claimed.
-    """
+    """Least squares ``reported = a · chars + b`` → ``Fit(1 / a, b)``, or nothing without
+    ``MIN_FIT_SAMPLES`` requests of two sizes and a positive slope."""
     n = len(chars)
     if n < MIN_FIT_SAMPLES or n != len(reported):
         return Fit(None, None)
@@ -270,11 +249,8 @@ def tokenizer_error(name: str, estimates: Sequence[int], reported: Sequence[int]
 def calibrate(
     session: Session, points: Sequence[int], counts: Mapping[str, SessionCounts]
 ) -> Calibration:
-    """Calibrate each tokenizer in ``counts`` (first one first) on the reported requests.
-
-    A request's estimate is the tokenizer's system prompt and tools plus the messages of the
-    agent's live context before it; its characters are those messages' content characters.
-    """
+    """Calibrate each tokenizer in ``counts`` (first one first) on the reported requests: an
+    estimate is its system prompt and tools plus the live context's messages."""
     messages = session.messages
     cap = output_cap(session.meta.format)
     chars_prefix = [0, *accumulate(content_chars(m, cap) for m in messages)]

@@ -1,21 +1,15 @@
 """Per-message token counts kept across runs, so a big session re-opens without re-counting.
 
-Exact counts of a 100k-message session take a second or two with ``quicktok`` (ten with bare
-tiktoken); hashing the same text takes about a third of the former, and reading the counts
-back less. Each tokenizer (and backend) gets one file in
-``platformdirs.user_cache_dir("ctxtui")`` mapping a message's content hash (of everything a
-tokenizer reads from it) to its token count. The cache is keyed per message, not per session,
-so a transcript that grew by ten messages re-counts ten.
+Each exact tokenizer (and backend) gets one file in ``platformdirs.user_cache_dir("ctxtui")``
+mapping a message's content hash (of everything a tokenizer reads from it) to its count. Keyed
+per message, not per session, so a transcript that grew by ten messages re-counts ten. The
+estimators count faster than hashing, so they are not cached.
 
-Safety: files are written to a temporary name and moved into place with ``os.replace``, so a
-reader sees a whole old file or a whole new one, never a torn write; concurrent writers may
-lose each other's new entries (the loser just counts again next time). A missing, truncated,
-foreign or corrupt file reads as empty. Size is bounded by ``max_entries`` per tokenizer, the
-entries of the most recent session kept first. ``CTXTUI_NO_CACHE=1`` turns the cache off;
-``CTXTUI_CACHE_DIR`` points it elsewhere (tests use it).
-
-Only tokenizers slower than hashing are cached (the exact ones): the estimators count a
-message in less time than it takes to hash it, and small sessions count in a few milliseconds.
+Files are written to a temporary name and moved into place, so a reader never sees a torn
+write; concurrent writers may lose each other's new entries (counted again next time). A
+missing, truncated, foreign or corrupt file reads as empty. Size is bounded by
+``max_entries`` per tokenizer, the most recent session's entries kept first.
+``CTXTUI_NO_CACHE=1`` turns the cache off; ``CTXTUI_CACHE_DIR`` points it elsewhere.
 """
 
 from __future__ import annotations
@@ -31,6 +25,7 @@ from pathlib import Path
 
 from ctxtui import __version__
 from ctxtui.core.session.models import Message
+from ctxtui.core.tokens.specs import EXACT_PREFIXES
 
 ENV_DISABLE = "CTXTUI_NO_CACHE"
 ENV_DIR = "CTXTUI_CACHE_DIR"
@@ -45,24 +40,18 @@ _HEADER = _MAGIC + f"{__version__}\n".encode("ascii")
 so its files simply read as empty and are rewritten."""
 
 MAX_ENTRIES = 500_000
-"""About 10 MB per tokenizer on disk; five 100k-message sessions' worth."""
+"""Entries per tokenizer: 20 bytes each on disk, a few large sessions' worth."""
 
 MIN_CHARS = 1_000_000
-"""Below about a megabyte of text exact counting takes ~10 ms (``quicktok``; 50 ms with
-tiktoken): not worth a file."""
+"""Sessions with less text than this count faster than a cache file is read and written."""
 
-CACHED_PREFIXES = ("tiktoken:", "llama3", "qwen2")
+CACHED_PREFIXES = EXACT_PREFIXES
 """The exact tokenizers; the estimators are cheaper than hashing."""
 
 
 def message_key(message: Message) -> bytes:
-    """A hash of every field any tokenizer reads from ``message``.
-
-    Plain messages (role and content only, the vast majority) hash role and content; the
-    rest length-prefix every field so that no two different messages can feed the same text.
-    Either way it is one string, one encode and one hash call: per-field ``update`` calls cost
-    more than the hashing itself on the short fields.
-    """
+    """A hash of every field any tokenizer reads from ``message``, length-prefixed so no two
+    messages feed the same text, in one string and one hash call."""
     if not (
         message.tool_calls
         or message.parts
@@ -96,12 +85,8 @@ def message_key(message: Message) -> bytes:
 def tokenizer_key(
     name: str, chars_per_token: float | None = None, backend: str | None = None
 ) -> str:
-    """The cache's name for a tokenizer: its spec, plus the ratio or the library that counts.
-
-    The backend (``quicktok 0.4.0``, ``tiktoken 0.14.0``) is part of the key even though the
-    backends agree: counts made by one library are never served as another's, so a backend
-    that turns out to differ on some text, or a release that changes, starts a fresh file.
-    """
+    """The cache's name for a tokenizer: its spec, plus the ratio or the counting library and
+    version, so a backend or release that differs starts a fresh file."""
     key = name if chars_per_token is None else f"{name}@{chars_per_token:g}"
     return key if backend is None else f"{key}@{backend}"
 
@@ -159,10 +144,7 @@ class CountCache:
         older: Mapping[bytes, int] | None = None,
     ) -> bool:
         """Write ``recent`` entries, then ``older`` ones up to ``max_entries``; ``True`` if written.
-
-        Failures (read-only home, full disk) are swallowed: the cache is an optimisation, and
-        the caller already has its counts.
-        """
+        Failures are swallowed: the cache is an optimisation."""
         merged: dict[bytes, int] = {}
         for key, value in recent:
             merged[key] = value
@@ -190,13 +172,18 @@ class CountCache:
         return True
 
 
+def cache_dir() -> Path:
+    """Where the counts live: ``CTXTUI_CACHE_DIR``, else ``counts`` in the user's cache dir."""
+    directory = os.environ.get(ENV_DIR)
+    if directory:
+        return Path(directory)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("ctxtui")) / "counts"
+
+
 def default_cache() -> CountCache | None:
     """The user's cache, honouring ``CTXTUI_NO_CACHE`` and ``CTXTUI_CACHE_DIR``; ``None`` if off."""
     if os.environ.get(ENV_DISABLE, "").strip() not in ("", "0"):
         return None
-    directory = os.environ.get(ENV_DIR)
-    if not directory:
-        import platformdirs
-
-        directory = str(Path(platformdirs.user_cache_dir("ctxtui")) / "counts")
-    return CountCache(directory)
+    return CountCache(cache_dir())

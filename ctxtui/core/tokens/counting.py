@@ -1,10 +1,9 @@
 """Counting a whole session under one tokenizer, in chunks that report progress and can stop.
 
-Counting is the one slow step of the pipeline (exact counts of 100k messages), so it runs in a
-worker: it reports ``on_progress(done, total)`` after every chunk and gives up as soon as
-``should_stop()`` says so, returning ``None`` rather than a partial count. Counts of slow
-tokenizers are kept across runs by content hash (``count_cache``), so a second open of a big
-session only counts the messages it has not seen.
+Counting is the pipeline's one slow step, so it runs in a worker: it reports
+``on_progress(done, total)`` after every chunk and returns ``None`` rather than a partial count
+once ``should_stop()`` says so. Exact counts are kept across runs by content hash
+(``count_cache``), so a second open only counts the messages it has not seen.
 """
 
 from __future__ import annotations
@@ -30,8 +29,8 @@ Progress = Callable[[int, int], None]
 StopCheck = Callable[[], bool]
 
 DEFAULT_CHUNK = 2000
-"""Messages per chunk: small enough to stop within a few milliseconds, large enough that
-progress callbacks (which post messages to the app) stay rare."""
+"""Messages per chunk: small enough to stop soon, large enough that progress callbacks (which
+post messages to the app) stay rare."""
 
 DRIFT_TIKTOKEN = "tiktoken:cl100k_base"
 
@@ -58,13 +57,8 @@ def count_session(
     chunk: int = DEFAULT_CHUNK,
     cache: CountCache | bool = True,
 ) -> SessionCounts | None:
-    """Every message's tokens plus system prompt, tool definitions and carried summary.
-
-    The out-of-band summary (PicoClaw's ``meta.summary``) is charged as the text it adds to
-    the system prompt, prefix and separator included, under the same tokenizer.
-    ``cache=True`` uses the user's count cache when the work is worth it, ``False`` never,
-    and a ``CountCache`` that cache.
-    """
+    """Every message's tokens plus system prompt, tool definitions and carried summary (as the
+    text it adds to the system prompt). ``cache``: the user's (``True``), none, or this one."""
     if chunk < 1:
         raise ValueError(f"chunk must be ≥ 1, got {chunk}")
     stop = should_stop or (lambda: False)
@@ -113,11 +107,8 @@ def _count_cached(
     stop: StopCheck,
     chunk: int,
 ) -> list[int] | None:
-    """The chunked pass, looking each message up by content hash and counting only misses.
-
-    New counts are written back once the pass completes (a stopped pass writes nothing, so
-    a quick tokenizer switch costs no disk write); a pass that was all hits writes nothing.
-    """
+    """The chunked pass, counting only cache misses; new counts are written back once a pass
+    completes (a stopped pass writes nothing)."""
     name = tokenizer_key(
         tokenizer.name,
         getattr(tokenizer, "chars_per_token", None),
@@ -150,12 +141,9 @@ def _count_cached(
 
 
 def count_message_everywhere(message: Message, chars_per_token: float) -> dict[str, int]:
-    """One message under the plan, PicoClaw and cl100k, for the detail pane's drift view.
-
-    A tokenizer that could not be had (tiktoken missing) is left out rather than shown under
-    a name it does not deserve. cl100k counts with ``quicktok`` only once that is loaded
-    anyway: for one message, tiktoken's bundled copy loads with a shorter hold on the GIL.
-    """
+    """One message under the plan, PicoClaw and cl100k, for the detail pane's drift view; a
+    tokenizer that could not be had is left out, and cl100k uses tiktoken's bundled copy
+    unless ``quicktok`` is loaded already (a shorter hold on the GIL)."""
     out: dict[str, int] = {}
     fast = quicktok_loaded(FAMILIES[DRIFT_TIKTOKEN].quicktok)
     for spec in (PLAN, PICOCLAW, DRIFT_TIKTOKEN):

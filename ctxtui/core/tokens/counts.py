@@ -1,8 +1,7 @@
 """``SessionCounts``: the token figures of one session under one tokenizer.
 
-Counting is the slow step (tiktoken over 100k messages); planning is the fast one. Keeping the
-counts in their own immutable object lets the planner re-plan on every knob change without
-counting again, and lets the app show estimator figures while exact counts are computed.
+Counting is slow and planning fast: counts in their own immutable object let a knob change
+re-plan without counting again, and the app show estimates while exact counts are computed.
 """
 
 from __future__ import annotations

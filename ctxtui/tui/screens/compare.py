@@ -25,7 +25,7 @@ from textual.worker import get_current_worker
 from ctxtui.core.compare import PresetPlan, plan_presets
 from ctxtui.core.engine import Engine
 from ctxtui.core.planning.plan import Pressure
-from ctxtui.core.policies.policy import PRESETS
+from ctxtui.core.policies.presets import COMPARED, PRESETS
 from ctxtui.core.pricing.cost_words import cost_line
 from ctxtui.core.wording import plural
 from ctxtui.tui.cost_jobs import PresetCostsReady, price_presets
@@ -34,8 +34,8 @@ from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.compare_lanes import GLYPHS, LANE_CELLS, CompareLanes, lane_mark
 from ctxtui.tui.widgets.footer import FittingFooter
 
-DEFAULT_PRESETS = ("plan", "picoclaw", "opencode", "codex", "claude-code")
-"""The agents' policies side by side, plus the plan; ``p`` chooses others."""
+DEFAULT_PRESETS = COMPARED
+"""The agents' policies side by side, plus the plan (the rows marked so); ``p`` chooses others."""
 
 WINDOW_KNOBS = ("context_window", "max_tokens")
 """The user's knobs every preset takes over: the window is the model's, not the policy's."""

@@ -1,32 +1,56 @@
 """The main screen: gauge, session bar, message list, detail pane and settings, kept in step.
 
-The screen composes the widgets and routes keys and messages. Its state is one ``MainState``
-(``tui/state.py``), kept in step with the loading and counting workers by ``SessionScreen``;
-compacting and writing are ``tui/jobs.py`` functions in workers that only post messages; the
-search bar and the detail pane own their state and their workers, and talk back in messages.
+Its state is one ``MainState`` (``tui/state.py``), replaced only by the handlers here. The
+slow steps (reading, counting, compacting, writing, pricing) are ``tui/jobs.py`` and
+``tui/cost_jobs.py`` functions run in thread workers that only post messages; the search
+bar and the detail pane own their state and their workers, and talk back in messages.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import ClassVar
+from pathlib import Path
+from typing import Any, ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
 
+from ctxtui.core.engine import Engine
 from ctxtui.core.planning.plan import Plan
-from ctxtui.core.policies.policy import PolicyError
+from ctxtui.core.policies.policy import Policy, PolicyError
+from ctxtui.core.policies.reason_effects import reason_choices
+from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.pricing.cost_words import last_priced, request_words
 from ctxtui.core.session.import_notes import shrink_note
 from ctxtui.core.session.models import Session
 from ctxtui.core.tokens.tokenizers import available_tokenizers
+from ctxtui.core.wording import plural
+from ctxtui.options import debugging
+from ctxtui.system.heap import keep_out_of_collections
+from ctxtui.tui import jobs
 from ctxtui.tui.actions import Scope, bindings
-from ctxtui.tui.cells import scale_label
+from ctxtui.tui.cells import format_bytes, scale_label
+from ctxtui.tui.command_palette import NOTHING_TO_UNDO
 from ctxtui.tui.cost_jobs import CostReady, price_session
-from ctxtui.tui.screens.flows import FlowScreen
+from ctxtui.tui.jobs import (
+    CompactionReady,
+    CountingProgress,
+    CountsReady,
+    ExportFailed,
+    SessionExported,
+    SessionGrew,
+    SessionLoaded,
+    SessionLoadFailed,
+    WatchProblem,
+    WorkFailed,
+    bug_line,
+)
+from ctxtui.tui.retention_job import RetentionNoted, note_retention
+from ctxtui.tui.settings import LLMSettings
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.busy import BusyRow
 from ctxtui.tui.widgets.detail import DetailPane, gather
@@ -41,12 +65,32 @@ TALL_ROWS = 30
 """From this height the screen is "tall": the gauge has room for the API's own line."""
 
 
-class MainScreen(FlowScreen):
+def file_label(path: Path) -> str:
+    """The file's name and size, as the busy row shows it while the file is read."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return path.name
+    return f"{path.name} ({format_bytes(size)})"
+
+
+def undone_note(compacted: int, state: MainState) -> str:
+    """What undo did: the compaction taken back, the messages it brought back, and how many
+    compactions are left to undo."""
+    restored = len(state.session) if state.session is not None else 0
+    note = (
+        f"Undid the compaction: back to {plural(restored, 'message')} "
+        f"(the compacted session had {compacted})."
+    )
+    if state.undo:
+        note += f" {plural(len(state.undo), 'more compaction')} to undo."
+    return note
+
+
+class MainScreen(Screen[None]):
     """One session under one policy: what is sent, what is pruned, what would be dropped."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings(Scope.MAIN)
-
-    _follow_end = False  # the watched file grew while the cursor was on the last message
 
     HORIZONTAL_BREAKPOINTS = [  # noqa: RUF012 (Textual declares it without ClassVar)
         (0, "-narrow"),
@@ -54,6 +98,46 @@ class MainScreen(FlowScreen):
         (110, "-wide"),
     ]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (TALL_ROWS, "-tall")]  # noqa: RUF012 (as above)
+
+    _follow_end = False  # the watched file grew while the cursor was on the last message
+    _reason_in_preview = False  # the reason dialog was skipped: the preview offers ``r``
+    _priced_for: tuple[Session, str] | None = None  # the session and tokenizer priced last
+
+    def __init__(
+        self,
+        source: Path | Session | None,
+        *,
+        format: str | None = None,
+        preset_name: str = "plan",
+        overrides: dict[str, Any] | None = None,
+        pick: bool = False,
+        watch: bool = False,
+        llm: LLMSettings | None = None,
+    ) -> None:
+        super().__init__()
+        self._source = source
+        self._format = format
+        self.pick = pick  # start on the open dialog
+        self.following = watch  # follow the file as it grows (``--watch``)
+        self.llm = llm or LLMSettings()
+        self.state, self._startup_problem = MainState.start(preset_name, overrides)
+
+    # The state's parts, by the names the rest of the app (and the tests) read them.
+    @property
+    def session(self) -> Session | None:
+        return self.state.session
+
+    @property
+    def engine(self) -> Engine | None:
+        return self.state.engine
+
+    @property
+    def policy(self) -> Policy:
+        return self.state.policy
+
+    @property
+    def plan(self) -> Plan | None:
+        return self.state.plan
 
     def compose(self) -> ComposeResult:
         yield BudgetGauge(id="gauge")
@@ -67,10 +151,22 @@ class MainScreen(FlowScreen):
             yield SettingsPanel(self.policy, list(available_tokenizers()), id="settings")
         yield FittingFooter()
 
-    def on_mount(self) -> None:  # then Textual calls SessionScreen.on_mount, which loads
+    def on_mount(self) -> None:
         self.query_one(MessageList).focus()
         if self.pick:
             self.action_open()
+        if self._startup_problem:
+            self._show_error(self._startup_problem, "Ignored the policy options")
+        source = self._source
+        if isinstance(source, Session):
+            self.post_message(SessionLoaded(source, None))
+        elif source is not None and self.following:
+            self._busy.start(f"loading {file_label(source)}…")
+            self._run(jobs.watch, source, self._format, group="watch")
+        elif source is not None:
+            self.load(source)
+        else:
+            self._show_no_session()
 
     def watch_focused(self) -> None:
         """Mark the pane that has the keys, so Tab's effect (list → detail → settings) shows.
@@ -88,11 +184,90 @@ class MainScreen(FlowScreen):
         inside = focused is not None and settings in focused.ancestors_with_self
         settings.set_class(inside, "-focus-inside")
 
-    def show_no_session(self) -> None:
+    def _run(self, job: Any, *args: Any, group: str) -> None:
+        """Run ``jobs.<job>`` in a thread worker; it reports by posting to this screen.
+
+        The description is given: Textual's default is the ``repr`` of the call, which for
+        an export of 100,000 messages is seconds spent on the UI thread.
+        """
+        work = partial(job, self.post_message, *args)
+        self.run_worker(
+            work,
+            thread=True,
+            exclusive=True,
+            exit_on_error=debugging(),  # see jobs.bug_line
+            group=group,
+            description=group,
+        )
+
+    @property
+    def _busy(self) -> BusyRow:
+        return self.query_one(BusyRow)
+
+    def _show_error(self, message: str, title: str = "Could not open session") -> None:
+        from ctxtui.tui.screens.error import ErrorScreen
+
+        self.app.push_screen(ErrorScreen(message, title))
+
+    # -- opening and watching --------------------------------------------------------------
+
+    def action_open(self) -> None:
+        """The open dialog: the agents' sessions, the samples, or a typed path."""
+        from ctxtui.tui.screens.open import OpenSessionScreen
+
+        path = self.state.path
+        start = path.parent if path is not None else Path.cwd()
+        self.app.push_screen(OpenSessionScreen(start), self.open_or_select)
+
+    def open_or_select(self, result: object) -> None:
+        """Act on what a view dismissed with: a ``Path`` is a session file to open, an
+        ``int`` the message to select (the compare view's cursor); anything else, nothing."""
+        if isinstance(result, Path):
+            self.load(result)
+        elif (
+            isinstance(result, int)
+            and not isinstance(result, bool)
+            and self.session is not None
+            and 0 <= result < len(self.session.messages)
+        ):
+            self.query_one(MessageList).select(result)
+
+    def load(self, path: Path) -> None:
+        """Open ``path`` in a worker; the current session stays until it has loaded.
+
+        Opening another file ends ``--watch``: the watched file is no longer on screen.
+        """
+        if self.following:
+            self.following = False
+            self.workers.cancel_group(self, "watch")
+        self._busy.start(f"loading {file_label(path)}…")
+        self._run(jobs.read_session, path, self._format, group="load")
+
+    @on(SessionLoadFailed)
+    def _load_failed(self, event: SessionLoadFailed) -> None:
+        self._busy.stop()
+        if self.session is None:
+            self._show_no_session()
+        self._show_error(event.problem)
+
+    def _show_no_session(self) -> None:
+        """Say plainly that nothing is open (not "loading…" for ever) and how to open a file."""
         self.query_one(BudgetGauge).show_placeholder("no session open")
         self.query_one(SessionBar).set_status("press o to open a session file")
 
-    def session_changed(self, *, opened: bool = False) -> None:
+    @on(SessionLoaded)
+    def _loaded(self, event: SessionLoaded) -> None:
+        self.state, problem = self.state.opened(event.session, event.path, event.fit)
+        keep_out_of_collections(len(event.session))  # full GC walks froze keys (system.heap)
+        if problem:
+            self._show_error(problem, "Ignored the policy options")
+        self._session_changed(opened=True)
+        if event.path is not None:
+            args = (event.path, self._format, event.session, self.policy)
+            self._run(note_retention, *args, group="retention")
+
+    def _session_changed(self, *, opened: bool = False) -> None:
+        """A session was ``opened``, or replaced by a compaction or an undo: show, count it."""
         assert self.session is not None
         if opened:  # a new file brings its own policy
             self.query_one(SettingsPanel).show_policy(self.policy)
@@ -102,7 +277,20 @@ class MainScreen(FlowScreen):
         if opened:
             self.query_one(MessageList).cursor = 0
 
-    def session_grew(self, before: MainState) -> None:
+    @on(RetentionNoted)
+    def _retention_noted(self, event: RetentionNoted) -> None:
+        if event.path == self.state.path:
+            for bar in self.query(SessionBar):
+                bar.set_retention(event.note)
+
+    @on(SessionGrew)
+    def _grew(self, event: SessionGrew) -> None:
+        if not self.following or event.path != self.state.path:
+            return  # another file was opened meanwhile
+        before = self.state
+        self.state = self.state.grown(event.session)
+        if self.state.session is before.session:
+            return
         # The cursor on the last message follows new ones; anywhere else it stays put.
         last = len(before.session) - 1 if before.session is not None else 0
         self._follow_end = self.query_one(MessageList).cursor >= last
@@ -110,11 +298,55 @@ class MainScreen(FlowScreen):
             note = shrink_note(before.session, self.session)
             if note:  # a list that shrinks under the user's eyes needs a reason
                 self.notify(note, title="Watched file", severity="warning")
-        self.session_changed()
+        self._session_changed()
 
-    # -- rendering -------------------------------------------------------------------------
+    @on(WatchProblem)
+    def _watch_problem(self, event: WatchProblem) -> None:
+        if event.problem is not None:
+            self.notify(f"Still showing the last good read: {event.problem}", severity="warning")
 
-    def render_plan(self, plan: Plan) -> None:
+    # -- counting and planning -------------------------------------------------------------
+
+    def _recount(self) -> None:
+        """Plan now if the counts are known, else count in a worker (the old plan stays)."""
+        engine = self.engine
+        if engine is None:
+            return
+        if self.state.counts_known:
+            # A count still running for another tokenizer is no longer wanted.
+            self.workers.cancel_group(self, "count")
+            self._replan()
+            return
+        total = len(engine.session)
+        counting = f"counting {plural(total, 'message')} with {self.policy.tokenizer}…"
+        self._busy.start(counting, total=total)
+        self._run(jobs.count, engine, self.policy, group="count")
+
+    @on(CountingProgress)
+    def _counting_progress(self, event: CountingProgress) -> None:
+        self._busy.advance(event.done, event.total)
+
+    @on(CountsReady)
+    def _counts_ready(self, event: CountsReady) -> None:
+        # Stale if the policy's tokenizer (or the session) changed while counting.
+        if self.state.counts_known:
+            self._replan()
+
+    def _replan(self) -> None:
+        assert self.engine is not None
+        counts = self.engine.cached_counts(self.policy)
+        try:
+            plan = self.engine.plan(self.policy, counts)
+        except Exception as err:  # a planner bug must leave the previous plan on screen
+            self._busy.stop()
+            self._show_error(f"planning failed: {bug_line(err)}", "Planning failed")
+            return
+        self.state = self.state.planned(plan)
+        self._busy.stop()
+        self._render_plan(plan)
+        self._show_notes()
+
+    def _render_plan(self, plan: Plan) -> None:
         assert self.session is not None
         self.query_one(BudgetGauge).show(plan, self.state.reported)
         bar = self.query_one(SessionBar)
@@ -130,9 +362,23 @@ class MainScreen(FlowScreen):
         self.show_detail(messages.cursor)
         self._price(plan)
 
-    # -- dollars ---------------------------------------------------------------------------
+    def _show_notes(self) -> None:
+        """What the session bar adds to the plan: a tokenizer kept across presets, and how far
+        the estimator is off once an exact count is known (counting the estimate if needed)."""
+        for bar in self.query(SessionBar):
+            bar.set_notes(
+                kept_tokenizer=self.state.kept_tokenizer, estimate=self.state.estimate_note
+            )
+        estimator = self.state.estimate_to_count
+        if estimator is not None and self.engine is not None:
+            self._run(jobs.count_quietly, self.engine, estimator, group="estimate")
 
-    _priced_for: tuple[Session, str] | None = None  # the session and tokenizer priced last
+    @on(WorkFailed)
+    def _work_failed(self, event: WorkFailed) -> None:
+        self._busy.stop()
+        self._show_error(event.problem, "Something went wrong")
+
+    # -- dollars ---------------------------------------------------------------------------
 
     def _price(self, plan: Plan) -> None:
         """Price the session in a worker once per session and tokenizer (the carry costs
@@ -161,10 +407,6 @@ class MainScreen(FlowScreen):
 
     # -- detail ----------------------------------------------------------------------------
 
-    def select_message(self, index: int) -> None:
-        if self.session is not None and 0 <= index < len(self.session.messages):
-            self.query_one(MessageList).select(index)
-
     @on(MessageList.Selected)
     def _selected(self, event: MessageList.Selected) -> None:
         self.show_detail(event.index)
@@ -185,6 +427,113 @@ class MainScreen(FlowScreen):
         # The pane hides under 70 columns; coming back, it must not say "counting…" for ever.
         if self.plan is not None:
             self.show_detail(self.query_one(MessageList).cursor)
+
+    # -- compact, undo, export -------------------------------------------------------------
+
+    def action_compact(self) -> None:
+        """Preview a compaction. Under most presets the reason only labels the event, so
+        the preview opens at once with the plan's reason (``r`` there changes it); where the
+        reason changes what is compacted (PicoClaw after its turn limit), it is asked first."""
+        if self.engine is None or self.plan is None:
+            return
+        post_turn = self.plan.compaction.post_turn
+        choices = reason_choices(self.policy, post_turn=post_turn)
+        if all(choice.labels_only for choice in choices):
+            planned = self.plan.compaction.reason
+            offered = [choice.reason for choice in choices]
+            self._compact(planned if planned in offered else offered[0], in_preview=True)
+        else:
+            self._ask_reason()
+
+    def _ask_reason(self) -> None:
+        from ctxtui.tui.screens.reason import ReasonScreen
+
+        def chosen(reason: CompactReason | None) -> None:
+            if reason is not None:
+                self._compact(reason, in_preview=False)
+
+        self.app.push_screen(ReasonScreen(), chosen)
+
+    def _compact(self, reason: CompactReason, *, in_preview: bool) -> None:
+        if self.engine is None:
+            return
+        self._reason_in_preview = in_preview
+        self._busy.start(f"compacting ({reason.value})…")
+        self._run(jobs.compact, self.engine, self.policy, reason, group="compact")
+
+    @on(CompactionReady)
+    def _compaction_ready(self, event: CompactionReady) -> None:
+        from ctxtui.tui.screens.compaction import CompactionPreviewScreen
+
+        self._busy.stop()
+        before = len(self.session) if self.session is not None else None
+        engine = self.state.engine
+        preview = CompactionPreviewScreen(
+            event.result,
+            messages_before=before,
+            calls=event.calls,
+            llm=self.llm,
+            tokenizer=engine.tokenizer(self.policy) if engine is not None else None,
+            audit=event.audit,
+            choose_reason=self._reason_in_preview,
+        )
+
+        def decided(choice: str | None) -> None:
+            if choice == "apply":
+                applied = preview.session_to_apply
+                self.state = self.state.applied(applied)
+                self._session_changed()
+                self.notify(f"Compacted: {plural(len(applied), 'message')} now.", timeout=3)
+            elif choice == "export":
+                self._export(preview.session_to_apply, compacted=True)
+            elif choice == "reason":
+                self._ask_reason()
+
+        self.app.push_screen(preview, decided)
+
+    def action_undo(self) -> None:
+        if not self.state.undo:
+            self.notify(NOTHING_TO_UNDO, timeout=3)
+            return
+        compacted = len(self.session) if self.session is not None else 0
+        self.state = self.state.undone()
+        self._session_changed()
+        self.notify(undone_note(compacted, self.state), timeout=4)
+
+    def on_key(self, event: events.Key) -> None:
+        """Undo's key is dimmed while nothing is applied, so Textual runs nothing when it is
+        pressed; say why rather than leave the press unanswered."""
+        active = self.active_bindings.get(event.key)
+        if active is not None and active.binding.action == "undo" and not active.enabled:
+            event.stop()
+            self.notify(NOTHING_TO_UNDO, timeout=3)
+
+    def action_export(self) -> None:
+        if self.session is not None:
+            self._export(self.session, compacted=self.state.compacted)
+
+    def _export(self, session: Session, *, compacted: bool) -> None:
+        from ctxtui.tui.screens.export import ExportScreen
+
+        default, source = self.state.export_paths(session)
+        title = "Export compacted session" if compacted else "Export session"
+
+        def chosen(path: Path | None) -> None:
+            if path is not None:
+                self._busy.start(f"writing {path.name}…")
+                self._run(jobs.write, session, path, group="export")
+
+        self.app.push_screen(ExportScreen(default, source, title=title), chosen)
+
+    @on(SessionExported)
+    def _exported(self, event: SessionExported) -> None:
+        self._busy.stop()
+        self.notify(f"Wrote {event.path} ({plural(event.messages, 'message')})", timeout=4)
+
+    @on(ExportFailed)
+    def _export_failed(self, event: ExportFailed) -> None:
+        self._busy.stop()
+        self._show_error(event.problem, "Could not export")
 
     # -- keys ------------------------------------------------------------------------------
 

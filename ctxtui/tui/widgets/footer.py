@@ -95,12 +95,6 @@ def fit_entries(found: list[Entry], width: int) -> list[Entry]:
     return [entry for i, entry in enumerate(found) if i in kept]
 
 
-def fit_keys(keys: list[FooterKey], width: int) -> list[FooterKey]:
-    """``keys`` without the least important ones, until the rest fit in ``width`` cells."""
-    kept = fit_entries([Entry((k,), (k,)) for k in keys], width)
-    return [entry.keys[0] for entry in kept]
-
-
 class FittingFooter(Footer):
     """A compact ``Footer`` that never cuts a key in half.
 

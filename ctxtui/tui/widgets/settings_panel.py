@@ -1,11 +1,11 @@
 """The settings panel: the preset, the tokenizer and every policy knob as a validated control.
 
-The knobs are not listed here: they are read from ``Policy.model_fields`` (type, bounds, group,
-description), so a knob added to the policy appears in the panel by itself. A value is applied
-only when both the input's validator and the policy itself accept it; anything else is marked
-``-invalid`` and the plan on screen stays as it was (Harlequin's run-query bar does the same).
-The reason is written right under the knob, in the knob's own words, with the value the plan
-still uses: values apply as they are typed, so that value need not be the one typed before.
+The knobs are not listed here: each is a row of ``ctxtui.core.policies.policy.KNOBS`` (type, bounds,
+group, unit, help), so a knob added to the table appears in the panel by itself. A value is
+applied only when both the input's validator and the policy itself accept it; anything else is
+marked ``-invalid`` and the plan on screen stays as it was (Harlequin's run-query bar does the
+same). The reason is written right under the knob, in the knob's own words, with the value the
+plan still uses: values apply as they are typed, so that value need not be the one typed before.
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ import enum
 from collections.abc import Iterator
 from typing import Any
 
-from annotated_types import Ge, Gt, Le
-from pydantic.fields import FieldInfo
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -25,50 +23,11 @@ from textual.validation import Integer, Number, Validator
 from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static, Switch
 
-from ctxtui.core.policies.policy import PRESETS, Policy, PolicyError
-from ctxtui.options import knobs, unused_reason
+from ctxtui.core.policies.policy import KNOBS, PRESETS, Knob, Policy, PolicyError, Problem
+from ctxtui.options import knob_label, range_sentence, range_words, show_number, unused_reason
 
-# Shown above the knobs with their own controls.
-_TOP = ("preset", "tokenizer", "reserve_lowered_from")  # the last records, it is no knob
-
-
-def _bounds(info: FieldInfo) -> tuple[float | None, float | None, bool]:
-    """The knob's lowest and highest values, and whether the lowest is itself excluded."""
-    low: float | None = None
-    high: float | None = None
-    low_open = False
-    for item in info.metadata:
-        if isinstance(item, Ge):
-            low = float(item.ge)  # type: ignore[arg-type]
-        elif isinstance(item, Gt):
-            low, low_open = float(item.gt), True  # type: ignore[arg-type]
-        elif isinstance(item, Le):
-            high = float(item.le)  # type: ignore[arg-type]
-    return low, high, low_open
-
-
-def _number(value: float) -> str:
-    return f"{int(value):,}" if value == int(value) else f"{value:g}"
-
-
-def knob_label(name: str) -> str:
-    """The words a knob is shown under: ``tail_min_tokens`` reads ``tail min tokens``."""
-    return name.replace("_", " ")
-
-
-def range_text(info: FieldInfo) -> str:
-    """What a numeric knob accepts, in words: ``a whole number from 256 to 100,000,000``."""
-    low, high, low_open = _bounds(info)
-    kind = "a whole number" if info.annotation is int else "a number"
-    if low is not None and high is not None:
-        if low_open:
-            return f"{kind} above {_number(low)} and at most {_number(high)}"
-        return f"{kind} from {_number(low)} to {_number(high)}"
-    if low is not None:
-        return f"{kind} above {_number(low)}" if low_open else f"{kind}, {_number(low)} or more"
-    if high is not None:
-        return f"{kind}, at most {_number(high)}"
-    return kind
+PANEL_KNOBS = tuple(k for k in KNOBS.values() if k.name != "tokenizer")
+"""The knobs under the preset and tokenizer selectors, which have their own controls."""
 
 
 def knob_heading(name: str) -> Text:
@@ -79,10 +38,10 @@ def knob_heading(name: str) -> Text:
     ``100,000,000`` on the next line read as the knob's value.
     """
     heading = Text(knob_label(name))
-    knob = knobs().get(name)
-    if knob is not None:
+    knob = KNOBS[name]
+    if knob.numeric:
         unit = f"{knob.unit}, " if knob.unit else ""
-        heading.append(f" ({unit}{knob.range_words()})", "dim")
+        heading.append(f" ({unit}{range_words(knob)})", "dim")
     return heading
 
 
@@ -93,54 +52,60 @@ def show_value(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _group(info: FieldInfo) -> str:
-    extra = info.json_schema_extra
-    return str(extra.get("group", "")) if isinstance(extra, dict) else ""
-
-
-def knob_widget(name: str, info: FieldInfo, value: Any) -> Widget:
+def knob_widget(knob: Knob, value: Any) -> Widget:
     """The control for one knob, chosen from its type; its id is ``knob-<name>``."""
-    kind = info.annotation
-    wid = f"knob-{name}"
-    if kind is bool:
-        return Switch(value=bool(value), id=wid, tooltip=info.description)
-    if isinstance(kind, type) and issubclass(kind, enum.Enum):
-        options = [(str(m.value), str(m.value)) for m in kind]
+    wid = f"knob-{knob.name}"
+    if knob.kind is bool:
+        return Switch(value=bool(value), id=wid, tooltip=knob.help)
+    if knob.choices:
         return Select(
-            options,
+            [(c, c) for c in knob.choices],
             value=str(value),
             allow_blank=False,
             id=wid,
             compact=True,
-            tooltip=info.description,
+            tooltip=knob.help,
         )
-    low, high, _ = _bounds(info)
     validators: list[Validator]
-    failure = f"must be {range_text(info)}"
-    if kind is int:
-        validators = [Integer(minimum=low, maximum=high, failure_description=failure)]
+    failure = f"must be {range_sentence(knob)}"
+    if knob.kind is int:
+        validators = [Integer(minimum=knob.low, maximum=knob.high, failure_description=failure)]
         input_type = "integer"
     else:
-        validators = [Number(minimum=low, maximum=high, failure_description=failure)]
+        validators = [Number(minimum=knob.low, maximum=knob.high, failure_description=failure)]
         input_type = "number"
-    text = show_value(value)
     return Input(
-        text,
+        show_value(value),
         type=input_type,  # type: ignore[arg-type]
         validators=validators,
         id=wid,
         compact=True,
-        tooltip=info.description,
+        tooltip=knob.help,
     )
 
 
-def parse_knob(info: FieldInfo, raw: Any) -> Any:
+def parse_knob(knob: Knob, raw: Any) -> Any:
     """A control's value as the knob's Python type (raises ``ValueError`` when it is not one)."""
-    if info.annotation is int:
+    if knob.kind is int:
         return int(str(raw).replace("_", "").replace(",", ""))
-    if info.annotation is float:
+    if knob.kind is float:
         return float(str(raw))
     return raw
+
+
+def problem_words(problem: Problem, name: str) -> str:
+    """A refused value as the panel says it under knob ``name``: its own range in a sentence,
+    a relation with both knobs as labelled (``tail min tokens (9,000) must not exceed tail
+    max tokens (8,000)``)."""
+    if problem.bound == "relation":
+        return (
+            f"{knob_label(problem.field)} ({show_number(problem.value)}) {problem.words} "
+            f"{knob_label(problem.other)} ({show_number(problem.other_value)})"
+        )
+    knob = KNOBS.get(problem.field)
+    if problem.field == name and knob is not None and knob.numeric:
+        return f"must be {range_sentence(knob)}"
+    return str(problem).removeprefix(f"{name}: ")
 
 
 class SettingsPanel(VerticalScroll):
@@ -248,23 +213,19 @@ class SettingsPanel(VerticalScroll):
         )
         yield _error_line("tokenizer")
         group = ""
-        for name, info in Policy.model_fields.items():
-            if name in _TOP:
-                continue
-            if _group(info) != group:
-                group = _group(info)
+        for knob in PANEL_KNOBS:
+            if knob.group != group:
+                group = knob.group
                 yield Label(group, classes="group")
-            yield Label(knob_heading(name), classes="knob-label")
-            yield knob_widget(name, info, getattr(self._policy, name))
-            yield _error_line(name)
-            yield Static("", id=f"unused-{name}", classes="knob-unused", markup=False)
+            yield Label(knob_heading(knob.name), classes="knob-label")
+            yield knob_widget(knob, getattr(self._policy, knob.name))
+            yield _error_line(knob.name)
+            yield Static("", id=f"unused-{knob.name}", classes="knob-unused", markup=False)
 
     def _mark_unused(self) -> None:
         """Disable the knobs the policy ignores (a tail in items, pruning off…), saying why."""
-        values = self._policy.model_dump()
-        for name in Policy.model_fields:
-            if name in _TOP:
-                continue
+        values = self._policy.as_dict()
+        for name in (k.name for k in PANEL_KNOBS):
             reason = unused_reason(name, values)
             self.query_one(f"#knob-{name}").disabled = reason is not None
             line = self.query_one(f"#unused-{name}", Static)
@@ -294,9 +255,7 @@ class SettingsPanel(VerticalScroll):
                 self._tokenizers.append(policy.tokenizer)
                 tokenizer.set_options([(n, n) for n in self._tokenizers])
             tokenizer.value = policy.tokenizer
-            for name in Policy.model_fields:
-                if name in _TOP:
-                    continue
+            for name in (k.name for k in PANEL_KNOBS):
                 widget = self.query_one(f"#knob-{name}")
                 value = getattr(policy, name)
                 if isinstance(widget, Input):
@@ -329,20 +288,16 @@ class SettingsPanel(VerticalScroll):
         error.display = bool(problem)
 
     def _apply(self, name: str, raw: Any, control: Widget) -> None:
-        info = Policy.model_fields[name]
+        knob = KNOBS[name]
         try:
-            policy = self._policy.with_changes(**{name: parse_knob(info, raw)})
+            policy = self._policy.with_changes(**{name: parse_knob(knob, raw)})
         except PolicyError as err:
             control.add_class("-invalid")
-            numeric = info.annotation in (int, float)
-            if numeric and str(err).startswith(f"{name}: "):  # its own range, not a relation
-                self._set_error(name, f"must be {range_text(info)}")
-            else:
-                self._set_error(name, _in_knob_words(str(err), name))
+            self._set_error(name, "; ".join(problem_words(p, name) for p in err.problems))
             return
         except ValueError:
             control.add_class("-invalid")
-            self._set_error(name, f"must be {range_text(info)}")
+            self._set_error(name, f"must be {range_sentence(knob)}")
             return
         control.remove_class("-invalid")
         self._set_error(name, "")
@@ -355,7 +310,7 @@ class SettingsPanel(VerticalScroll):
     def _input_changed(self, event: Input.Changed) -> None:
         event.stop()
         name = (event.input.id or "").removeprefix("knob-")
-        if name not in Policy.model_fields:
+        if name not in KNOBS:
             return
         if event.validation_result is not None and not event.validation_result.is_valid:
             event.input.add_class("-invalid")
@@ -369,7 +324,7 @@ class SettingsPanel(VerticalScroll):
     def _switch_changed(self, event: Switch.Changed) -> None:
         event.stop()
         name = (event.switch.id or "").removeprefix("knob-")
-        if name in Policy.model_fields:
+        if name in KNOBS:
             self._apply(name, event.value, event.switch)
 
     @on(Select.Changed)
@@ -383,7 +338,7 @@ class SettingsPanel(VerticalScroll):
         name = (
             "tokenizer" if control.id == "tokenizer" else (control.id or "").removeprefix("knob-")
         )
-        if name in Policy.model_fields and isinstance(event.value, str):
+        if name in KNOBS and isinstance(event.value, str):
             self._apply(name, event.value, control)
 
     def focus_first(self) -> None:
@@ -402,16 +357,3 @@ class SettingsPanel(VerticalScroll):
 def _error_line(name: str) -> Static:
     """The (hidden) line under knob ``name`` that says why its value was not applied."""
     return Static("", id=f"error-{name}", classes="knob-error", markup=False)
-
-
-def _in_knob_words(problem: str, name: str) -> str:
-    """A ``PolicyError`` as the panel shows it: knob names as labelled, the knob's own dropped.
-
-    ``tail_min_tokens (999,999) must not exceed tail_max_tokens (8,000)`` shown under the
-    *tail min tokens* input reads ``tail min tokens (999,999) must not exceed tail max tokens
-    (8,000)``; ``chars_per_token: Input should be greater than 0`` reads ``Input should be …``.
-    """
-    problem = problem.removeprefix(f"{name}: ")
-    for field in sorted(Policy.model_fields, key=len, reverse=True):  # tail_max_tokens first
-        problem = problem.replace(field, knob_label(field))
-    return problem

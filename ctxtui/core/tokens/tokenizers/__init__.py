@@ -2,18 +2,13 @@
 
 Contract (the planner, the app and the report rely on it):
 
-* ``Tokenizer.name`` is the spec it answers to (``plan``, ``picoclaw``, ``tiktoken:cl100k_base``,
-  ``tiktoken:o200k_base``, ``llama3``, ``qwen2``; ``families.py`` says which models use which).
-* ``count_message`` counts one message as that tokenizer's agent would, media by item, opaque
-  blobs not at all; ``count_text`` counts bare text (stubs, previews, summaries);
-  ``count_tool_defs`` counts the tool schemas sent with a request; ``count_system`` counts the
-  system prompt as the one system message of a request.
-* ``resolve(spec, chars_per_token=...)`` returns a tokenizer and a ``TokenizerInfo`` saying
-  which tokenizer was asked for, which one is used, and why they differ. It never blocks on the
-  network for longer than ``timeout`` seconds. ``available_tokenizers()`` lists the specs the
-  app offers; ``tokenizer_for_model(model_id)`` the exact spec of a named model, if known.
-* The exact families count offline with ``quicktok`` (identical to tiktoken over the same
-  ranks, and faster); without it they fall back to tiktoken, then to cl100k_base.
+* ``Tokenizer.name`` is its spec (``plan``, ``picoclaw``, ``tiktoken:cl100k_base``,
+  ``tiktoken:o200k_base``, ``llama3``, ``qwen2``).
+* ``count_message`` counts a message as that tokenizer's agent would (media by item, opaque
+  blobs not at all); ``count_text`` bare text; ``count_tool_defs`` a request's tool schemas;
+  ``count_system`` the system prompt as a request's one system message.
+* ``resolve(spec, ...)`` returns a tokenizer and a ``TokenizerInfo`` (asked for, used, why
+  they differ), never blocking on the network past ``timeout``.
 """
 
 from __future__ import annotations
@@ -23,6 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ctxtui.core.session.models import Message, ToolDefinition
+from ctxtui.core.tokens.specs import TIKTOKEN_PREFIX, TOKENIZERS
 from ctxtui.core.tokens.tokenizers.chat import ChatTokenizer
 from ctxtui.core.tokens.tokenizers.encodings import (
     OFFLINE_ENCODINGS,
@@ -40,10 +36,7 @@ from ctxtui.core.tokens.tokenizers.exact import QuicktokCounter, TiktokenCounter
 from ctxtui.core.tokens.tokenizers.families import (
     CL100K,
     FAMILIES,
-    LLAMA3,
-    O200K,
     OPENAI_FRAMING,
-    QWEN2,
     tokenizer_for_model,
 )
 from ctxtui.core.tokens.tokenizers.opencode import OpenCodeTokenizer
@@ -93,14 +86,14 @@ class BatchTokenizer(Tokenizer, Protocol):
 PLAN = "plan"
 PICOCLAW = "picoclaw"
 OPENCODE = "opencode"
-TIKTOKEN_PREFIX = "tiktoken:"
 FALLBACK_ENCODING = "cl100k_base"
 """The encoding every fallback counts with: bundled twice over, so it needs no network."""
 
 
 def available_tokenizers() -> tuple[str, ...]:
-    """The specs the app's selector offers; any other ``tiktoken:ENCODING`` also resolves."""
-    return (PLAN, PICOCLAW, OPENCODE, *FAMILIES)
+    """The specs the app's selector offers (``tokens.specs.TOKENIZERS``); any other
+    ``tiktoken:ENCODING`` also resolves."""
+    return tuple(t.spec for t in TOKENIZERS)
 
 
 def _unknown_spec(spec: str) -> ValueError:
@@ -115,17 +108,11 @@ def resolve(
     timeout: float = 3.0,
     fast: bool = True,
 ) -> tuple[Tokenizer, TokenizerInfo]:
-    """The tokenizer for ``spec`` and what was actually used, falling back rather than failing.
-
-    An exact family loads from ``quicktok`` (no network); without ``quicktok``, from tiktoken.
-    A tiktoken encoding that cannot be loaded within ``timeout`` seconds falls back to
-    cl100k_base; if no exact counter can be had at all, to the plan estimator. The note says
-    which and why. Unknown specs and a ratio ≤ 0 raise ``ValueError``.
-
-    ``fast=False`` takes tiktoken's bundled cl100k_base first (same counts): for a few texts,
-    where ``quicktok``'s load, which holds the GIL for a few hundred milliseconds, would cost
-    the app more than it saves. Families tiktoken cannot load offline still use ``quicktok``.
-    """
+    """The tokenizer for ``spec`` and what was actually used, falling back rather than failing:
+    ``quicktok``, else tiktoken (within ``timeout``), else cl100k_base, else the plan
+    estimator, the note saying why. Unknown specs and a ratio ≤ 0 raise ``ValueError``.
+    ``fast=False`` prefers tiktoken's bundled cl100k_base (same counts), whose load holds the
+    GIL for less: for a few texts."""
     validate_chars_per_token(chars_per_token)
     if spec == PLAN:
         return PlanTokenizer(chars_per_token), TokenizerInfo(spec, PLAN)
@@ -154,10 +141,8 @@ def resolve(
 
 
 def _exact(spec: str, timeout: float, fast: bool = True) -> ChatTokenizer:
-    """The exact tokenizer for ``spec``: ``quicktok`` for the families, else tiktoken.
-
-    Raises ``EncodingUnavailableError`` with every reason when neither can count it.
-    """
+    """The exact tokenizer for ``spec``: ``quicktok`` for the families, else tiktoken;
+    ``EncodingUnavailableError`` with every reason when neither can count it."""
     family = FAMILIES.get(spec)
     reasons: list[str] = []
     if family is not None and not fast and family.tiktoken in OFFLINE_ENCODINGS:
@@ -192,12 +177,9 @@ def _exact(spec: str, timeout: float, fast: bool = True) -> ChatTokenizer:
 __all__ = [
     "CL100K",
     "CONTEXT_SUMMARY_PREFIX",
-    "LLAMA3",
-    "O200K",
     "OPENCODE",
     "PICOCLAW",
     "PLAN",
-    "QWEN2",
     "TIKTOKEN_PREFIX",
     "BatchTokenizer",
     "ChatTokenizer",

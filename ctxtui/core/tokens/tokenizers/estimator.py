@@ -1,9 +1,8 @@
 """The plan's estimator: PicoClaw's message structure at a configurable characters-per-token.
 
-The plan adds ``Config{CharsPerToken: 4.0}`` (docs/plan.md, "Characters per token") without
-saying how it is
-applied; ctxtui applies it to the same characters PicoClaw charges and rounds up, so a
-message never costs 0 and the knob can be compared with PicoClaw's 2.5 directly (X17).
+The plan adds ``Config{CharsPerToken: 4.0}`` (docs/plan.md) without saying how it is applied;
+ctxtui applies it to the characters PicoClaw charges and rounds up, so a message never costs
+0 and the knob compares with PicoClaw's 2.5 directly (X17).
 """
 
 from __future__ import annotations
@@ -88,13 +87,9 @@ class PlanTokenizer:
         return self.chars_to_tokens(message_chars(message)) + media_tokens(message.parts)
 
     def count_messages(self, messages: Sequence[Message]) -> list[int]:
-        """Many messages at once: ``count_message`` of each, in one loop without its calls.
-
-        The counting pass of every open runs this over the whole session, so the per-message
-        function calls (``message_chars``, ``chars_to_tokens``, ``media_parts``) are inlined.
-        With a whole-number ratio (the default 4) the rounding is integer ``ceil`` division,
-        which below ``_EXACT_CHARS`` is exactly what ``chars_to_tokens`` computes in floats.
-        """
+        """``count_message`` of each message, its calls inlined: every open runs this over the
+        whole session. A whole-number ratio rounds by integer ``ceil`` division, which below
+        ``_EXACT_CHARS`` equals ``chars_to_tokens``'s float result."""
         whole = _whole_ratio(self.chars_per_token)
         to_tokens = self.chars_to_tokens
         overhead = MESSAGE_OVERHEAD_CHARS

@@ -3,16 +3,9 @@
 Both count what tiktoken's ``encode_ordinary`` would return for the same ranks and regex:
 special-token text (``<|endoftext|>`` in a tool output) is text, lone surrogates become U+FFFD.
 
-``QuicktokCounter`` is the fast path (a C++ BPE, 5–10× tiktoken here). Three things keep it
-exact and cheap:
-
-* Non-ASCII text is handed over as UTF-8 ``bytes``. Given a ``str``, the binding asks Python
-  for its UTF-8 form, which Python then keeps on the string for as long as the string lives:
-  a session's non-ASCII text would stay in memory twice.
-* The few texts whose characters the backend classifies by a newer Unicode than the reference
-  (``unicode_guard``) are counted by tiktoken built from the same ranks and regex.
-* ``count`` releases the GIL while it works, so the app's event loop keeps running while a
-  worker counts.
+``QuicktokCounter`` (a C++ BPE, the fast path) takes non-ASCII text as UTF-8 ``bytes`` (given a
+``str``, Python would keep its UTF-8 copy for the string's life), leaves the texts
+``unicode_guard`` flags to tiktoken, and releases the GIL while it counts.
 """
 
 from __future__ import annotations
@@ -34,7 +27,7 @@ if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
 PARALLEL_MIN_CHARS = 256_000
-"""Below about a quarter megabyte (a few milliseconds of counting) one core is as quick."""
+"""Below about a quarter megabyte of text one core is as quick as a thread pool."""
 
 
 def default_threads() -> int:
@@ -115,12 +108,8 @@ class QuicktokCounter:
         return self._count(text.encode("utf-8"))
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
-        """Counts of ``texts``, on two cores when there is enough text to share.
-
-        The backend releases the GIL while it counts, so a helper thread counting the first
-        half while this one counts the second runs on both cores; the Python around each call
-        still takes turns, hence the threshold.
-        """
+        """Counts of ``texts``, on two cores when there is enough text to share: the backend
+        releases the GIL, but the Python around each call still takes turns."""
         if self.threads < 2 or len(texts) < 2:
             return self._count_serial(texts)
         ends = list(accumulate(len(text) for text in texts))
@@ -165,11 +154,8 @@ class QuicktokCounter:
 
 
 def _build_reference(family: Family, encoding: Any) -> Callable[[str], int]:
-    """The reference count for ``family``; the fast backend's when tiktoken is unusable.
-
-    Without tiktoken the fast backend counts these texts too: a token or two off on characters
-    few fonts can draw beats failing the count.
-    """
+    """The reference count for ``family``; the fast backend's when tiktoken is unusable (a
+    token or two off on rare characters beats failing the count)."""
     reference = reference_encoding(family, encoding)
     if reference is None:
         return lambda text: int(encoding.count(text.encode("utf-8")))
@@ -177,10 +163,8 @@ def _build_reference(family: Family, encoding: Any) -> Callable[[str], int]:
 
 
 def reference_encoding(family: Family, encoding: Any) -> Any:
-    """tiktoken with ``family``'s ranks (read back from ``quicktok``) and reference regex.
-
-    ``None`` when tiktoken is unusable. Text must be NFC-normalised first when ``family.nfc``.
-    """
+    """tiktoken with ``family``'s ranks (read back from ``quicktok``) and reference regex, or
+    ``None`` when tiktoken is unusable; text must be NFC-normalised first when ``family.nfc``."""
     try:
         tiktoken = importlib.import_module("tiktoken")
     except Exception:  # ImportError, or a broken install raising anything else

@@ -1,11 +1,8 @@
 """The exact tokenizer families ctxtui counts offline, and which models use which.
 
-Each family is a byte-level BPE vocabulary plus the pre-tokenizer regex that splits text before
-merging, and the chat framing its models wrap around every message. The vocabularies ship in
-the ``quicktok-v1`` package (the fast backend); the regexes are the ones the reference
-tokenizers use, so that ``tiktoken`` built from the same ranks counts exactly what ``quicktok``
-counts (``exact.py`` uses that for the few texts ``quicktok`` would split differently, and the
-agreement tests compare the two on every sample text).
+Each family is a byte-level BPE vocabulary (shipped in ``quicktok-v1``), the reference
+tokenizer's pre-tokenizer regex, so tiktoken built from the same ranks counts exactly what
+``quicktok`` counts, and the chat framing its models wrap around every message.
 
 * ``tiktoken:cl100k_base`` — GPT-4, GPT-3.5; OpenAI's published ranks.
 * ``tiktoken:o200k_base`` — GPT-4o, GPT-4.1, GPT-5, the o-series, Codex, gpt-oss.
@@ -27,12 +24,8 @@ QWEN2 = "qwen2"
 
 @dataclass(frozen=True, slots=True)
 class Framing:
-    """Tokens a chat template adds around the text it encodes, per item.
-
-    ``per_message`` and ``per_tool_call`` come from each family's template (counted with its
-    own vocabulary); the tool-definition figures are allowances, since every family renders
-    schemas differently and none documents the exact text.
-    """
+    """Tokens a chat template adds around the text, per item: counted from each family's
+    template, except the tool-definition allowances (no family documents that text)."""
 
     per_message: int
     per_name: int = 1
@@ -140,11 +133,9 @@ _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 def tokenizer_for_model(model_id: str | None) -> str | None:
     """The exact tokenizer spec of the model a transcript names, or ``None`` when unknown.
 
-    Model ids come as agents write them: dated (``gpt-4o-2024-08-06``), with a provider prefix
-    (``openai/gpt-5``, ``meta-llama/Llama-3.1-8B-Instruct``, ``us.meta.llama3-1-70b-v1:0``), or
-    with an Ollama tag (``qwen2.5-coder:7b``). Families without a public vocabulary (Claude,
-    Gemini) and models whose vocabulary ctxtui does not ship (Llama 2 and 4, Qwen 1, Mistral)
-    give ``None``.
+    Ids come dated (``gpt-4o-2024-08-06``), prefixed (``openai/gpt-5``,
+    ``us.meta.llama3-1-70b-v1:0``) or tagged (``qwen2.5-coder:7b``); Claude, Gemini and
+    vocabularies ctxtui does not ship (Llama 2 and 4, Qwen 1, Mistral) give ``None``.
     """
     if not model_id:
         return None

@@ -1,9 +1,8 @@
 """Go's ``json.Marshal`` output for decoded JSON values, so tool schemas weigh what Go sends.
 
-PicoClaw charges a tool definition by the byte length of its marshalled parameters. Python's
-``json.dumps`` differs from Go in ways that change that length: Go sorts map keys, adds no
-spaces, escapes ``<`` ``>`` ``&`` U+2028 U+2029, and prints floats in shortest form without a
-trailing ``.0`` and without exponents between 1e-6 and 1e21.
+PicoClaw charges a tool definition by its marshalled parameters' bytes; Go sorts keys, adds no
+spaces, escapes ``<`` ``>`` ``&`` U+2028 U+2029, and prints floats shortest, without ``.0``
+and without exponents between 1e-6 and 1e21.
 """
 
 from __future__ import annotations

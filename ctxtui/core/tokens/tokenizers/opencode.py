@@ -1,13 +1,10 @@
 """OpenCode's estimator: ``round(len / 4)`` over the serialised messages.
 
 OpenCode estimates ``Token.estimate(JSON.stringify(modelMessages))`` with
-``max(0, Math.round(s.length / 4))``: ``length`` counts UTF-16 code units (an emoji outside
-the BMP counts 2) and ``Math.round`` rounds .5 up, so ``floor(x + 0.5)`` and not Python's
-``round``. Messages are serialised as the AI SDK's model messages are (role, then content
-parts; tool calls and results as parts), with ``JSON.stringify``'s escaping — which is
-``json.dumps`` with ``ensure_ascii=False`` and no spaces. Media is charged as the base64 of
-its bytes would be. Each message is estimated on its own, so the per-message figures add up;
-OpenCode's one estimate of the whole array differs by the brackets and commas between them.
+``max(0, Math.round(s.length / 4))``: UTF-16 code units, .5 rounded up (``floor(x + 0.5)``).
+Messages are serialised as the AI SDK's model messages, with ``JSON.stringify``'s escaping
+(``json.dumps``, ``ensure_ascii=False``, no spaces); media as its base64. Each message is
+estimated alone, so figures add up (OpenCode's one estimate differs by the brackets and commas).
 """
 
 from __future__ import annotations

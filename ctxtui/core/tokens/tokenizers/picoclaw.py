@@ -55,10 +55,8 @@ def summary_section(summary: str) -> str:
 
 
 def summary_system_tokens(summary: str) -> int:
-    """Tokens ``EstimateSystemTokens`` charges for a summary: ``prefix + summary + 7`` chars.
-
-    An empty summary is not carried at all, so it costs nothing.
-    """
+    """Tokens ``EstimateSystemTokens`` charges for a summary: ``prefix + summary + 7`` chars;
+    an empty summary is not carried, so it costs nothing."""
     if not summary:
         return 0
     return chars_to_tokens(runes(summary_section(summary)))

@@ -1,15 +1,9 @@
 """Finding the rare texts the fast backend would split differently from the reference.
 
-``quicktok`` classifies characters (letter, number, mark) with Unicode 17 tables; tiktoken's
-regex engine, and so every reference tokenizer here, with Unicode 16's. The two agree on every
-code point except those Unicode 17 newly assigned as letters, numbers or marks (found by
-encoding every code point in several contexts with both; ``RANGES`` lists them, slightly
-widened to whole blocks where that kept the list short). A text holding one of them, or a lone
-surrogate (which ``quicktok`` cannot take and tiktoken replaces), is counted the reference way.
-
-The check runs only on non-ASCII text and looks at every character in vectorised passes over
-about a million characters each (numpy, which ``quicktok`` depends on): a few milliseconds per
-megabyte of text.
+``quicktok`` classifies characters with Unicode 17 tables, tiktoken's regex engine with
+Unicode 16's; they differ only on code points Unicode 17 newly assigned as letters, numbers or
+marks (``RANGES``, widened to whole blocks). A text holding one, or a lone surrogate, is
+counted the reference way. Only non-ASCII text is checked, in vectorised numpy passes.
 """
 
 from __future__ import annotations
@@ -61,15 +55,12 @@ def _flag_table() -> Any:
 
 
 GUARD_BATCH_CHARS = 1 << 20
-"""Characters checked per numpy pass: about 4 ms holding the GIL, and 5 MB of scratch."""
+"""Characters checked per numpy pass: bounds the GIL hold and the scratch memory."""
 
 
 def flagged(texts: Sequence[str]) -> set[int]:
-    """The positions in ``texts`` of those the fast backend must not count alone.
-
-    Texts are checked in joined batches of about ``GUARD_BATCH_CHARS`` (a longer text in
-    slices of that size), so that no one pass holds the GIL, or memory, for long.
-    """
+    """The positions in ``texts`` of those the fast backend must not count alone, checked in
+    batches of about ``GUARD_BATCH_CHARS`` so no pass holds the GIL, or memory, for long."""
     found: set[int] = set()
     batch: list[int] = []
     size = 0

@@ -1,4 +1,5 @@
-"""Command-palette entries for every ctxtui action, read from the action registry."""
+"""The command palette's provider: an entry for every ctxtui action, read from the action
+registry, run on the node the action's scope names."""
 
 from __future__ import annotations
 
@@ -10,11 +11,6 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.dom import DOMNode
 
 from ctxtui.tui.actions import PaletteEntry, Scope, palette_entries
-
-
-def palette_commands() -> tuple[PaletteEntry, ...]:
-    """All entries: the plain actions, then one per preset and one per tokenizer."""
-    return palette_entries()
 
 
 def target(app: App[Any], scope: Scope) -> DOMNode:
@@ -44,7 +40,7 @@ async def run_entry(app: App[Any], entry: PaletteEntry) -> None:
     await app.run_action(entry.action, node)
 
 
-class CtxtuiCommands(Provider):
+class ActionsProvider(Provider):
     """Offers every registered action in the palette; the action's own handler does the work.
 
     Hits call ``app.run_action`` on the node the action's scope names, so a key, the palette
@@ -57,7 +53,7 @@ class CtxtuiCommands(Provider):
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for entry in palette_commands():
+        for entry in palette_entries():
             score = matcher.match(entry.title)
             if score > 0:
                 yield Hit(
@@ -69,5 +65,5 @@ class CtxtuiCommands(Provider):
                 )
 
     async def discover(self) -> Hits:
-        for entry in palette_commands():
+        for entry in palette_entries():
             yield DiscoveryHit(entry.title, self._run(entry), text=entry.title, help=entry.help)

@@ -10,7 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, Static
+from screen_fixtures import SIZE, HostApp
+from textual.widgets import (
+    Input,
+    Static,
+)
 
 from ctxtui.samples import samples_dir
 from ctxtui.tui.app import make_app
@@ -21,9 +25,15 @@ from ctxtui.tui.screens.open import OpenSessionScreen
 from ctxtui.tui.settings import deterministic_settings
 from ctxtui.tui.widgets.session_table import SessionTable
 from tests.test_stores import _claude, _codex, _jsonl, _opencode_db
-from tests.tui.test_snapshots_main import SnapCompare, settle
+from tests.tui.main_fixtures import SnapCompare, settle
 
-STAMP = 1_793_000_000  # a fixed mtime for files whose head names no start
+
+def _agents(screen: OpenSessionScreen) -> list[str]:
+    return [row.cells[0] for row in screen.shown]
+
+
+def _app(**kw: object):  # type: ignore[no-untyped-def]
+    return make_app(None, pick=True, settings=deterministic_settings(), **kw)  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -56,12 +66,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     time.tzset()
 
 
-def _app(**kw: object):  # type: ignore[no-untyped-def]
-    return make_app(None, pick=True, settings=deterministic_settings(), **kw)  # type: ignore[arg-type]
-
-
-def _agents(screen: OpenSessionScreen) -> list[str]:
-    return [row.cells[0] for row in screen.shown]
+STAMP = 1_793_000_000  # a fixed mtime for files whose head names no start
 
 
 def test_open_sessions_120x40(
@@ -269,3 +274,34 @@ async def test_at_80x24_the_heading_fits_and_a_dozen_rows_show(home: Path) -> No
         assert table.size.height >= 10
         line = "".join(s.text for s in table.render_line(0))
         assert line.rstrip().endswith("B"), line  # the size column, whole
+
+
+async def test_open_screen_validates_and_returns_path(tmp_path: Path) -> None:
+    (tmp_path / "session.jsonl").write_text("{}\n")
+    app = HostApp(lambda: OpenSessionScreen(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("tab")  # from the filter to the path input
+        await pilot.press(*"missing.json", "enter")
+        assert app.results == []
+        assert "No such file" in str(app.screen.query_one("#problem", Static).render())
+        app.screen.query_one("#path", Input).value = ""
+        await pilot.press(*"session.jsonl", "enter")
+        assert app.results == [tmp_path / "session.jsonl"]
+
+
+async def test_open_screen_refuses_directories_and_unreadable_files(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    locked = tmp_path / "locked.json"
+    locked.write_text("{}")
+    locked.chmod(0)
+    app = HostApp(lambda: OpenSessionScreen(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("tab")  # from the filter to the path input
+        await pilot.press(*"sub", "enter")
+        assert "Not a file" in str(app.screen.query_one("#problem", Static).render())
+        if not os.access(locked, os.R_OK):  # root can read anything
+            app.screen.query_one("#path", Input).value = "locked.json"
+            await pilot.press("enter")
+            assert "Not readable" in str(app.screen.query_one("#problem", Static).render())
+        await pilot.press("escape")
+        assert app.results == [None]

@@ -9,11 +9,8 @@ ECHO_LIMIT = 40
 
 
 def clip(text: str, limit: int = ECHO_LIMIT) -> str:
-    """``text`` quoted, cut to ``limit`` characters with the full length said after it.
-
-    A 5,001-digit ``--tail-min`` is echoed as ``'1000…' (5,001 characters)``, not in full;
-    control characters are escaped by the quoting, so an error stays one line.
-    """
+    """``text`` quoted (so control characters are escaped and an error stays one line), cut to
+    ``limit`` characters with the full length after it: ``'1000…' (5,001 characters)``."""
     if len(text) <= limit:
         return repr(text)
     head = repr(text[: limit - 1])
@@ -29,12 +26,9 @@ def clip_path(path: str, limit: int = 100) -> str:
 
 
 def show_number(value: float) -> str:
-    """A knob value as people read it: ``32,768``, ``0.25``, ``1.0000001``, ``1e-310``.
-
-    Floats keep every digit that tells them apart (``1.0000001`` is not ``1``) and use an
-    exponent when huge or tiny; whole values are grouped, and a whole number too long to read
-    is named by its number of digits.
-    """
+    """A knob value as people read it: ``32,768``, ``0.25``, ``1.0000001``, ``1e-310``; floats
+    keep every digit that tells them apart, and a whole number too long to read is named by
+    its number of digits."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return clip(str(value))
     if isinstance(value, int):
@@ -47,11 +41,8 @@ def show_number(value: float) -> str:
 
 
 def describe_bug(err: BaseException) -> str:
-    """An unexpected exception as one line: what it was, and how to see the traceback.
-
-    The exception's class is named here on purpose: this is a bug report, and the line says
-    so, unlike a refusal of bad input, which is worded for the user and never names a class.
-    """
+    """An unexpected exception as one line: what it was, and how to see the traceback. It
+    names the class, unlike a refusal of bad input: this is a bug report."""
     what = " ".join(str(err).split()) or "no message"
     if len(what) > 200:
         what = what[:199] + "…"

@@ -1,24 +1,10 @@
-"""Small widgets on their own: the busy row's clock and sizes, the footer's choice of keys."""
+"""The busy row (``widgets/busy.py``): its clock while work runs."""
 
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from ctxtui.tui.cells import format_bytes
 from ctxtui.tui.widgets.busy import BusyRow, format_elapsed
-
-
-def test_sizes_read_as_a_user_compares_them() -> None:
-    assert format_bytes(512) == "512 B"
-    assert format_bytes(2_374_850) == "2.4 MB"
-    assert format_bytes(228_907_991) == "228.9 MB"
-    assert format_bytes(3_000_000_000_000) == "3,000.0 GB"
-
-
-def test_elapsed_time_in_seconds_then_minutes() -> None:
-    assert format_elapsed(0.4) == "0 s"
-    assert format_elapsed(59.9) == "59 s"
-    assert format_elapsed(125) == "2 min 05 s"
 
 
 class BusyApp(App[None]):
@@ -28,6 +14,12 @@ class BusyApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield BusyRow(id="busy", clock=lambda: self.clock[0])
+
+
+def test_elapsed_time_in_seconds_then_minutes() -> None:
+    assert format_elapsed(0.4) == "0 s"
+    assert format_elapsed(59.9) == "59 s"
+    assert format_elapsed(125) == "2 min 05 s"
 
 
 async def test_busy_row_counts_the_seconds_since_it_started() -> None:
