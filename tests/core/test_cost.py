@@ -13,6 +13,7 @@ from genai_prices import calc_price
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctxtui.core.pricing import prices
 from ctxtui.core.pricing.cost import MissCause, session_cost, token_usage
 from ctxtui.core.pricing.prices import (
     PRICE_VERSION,
@@ -81,6 +82,18 @@ def test_a_price_is_the_packages_own_sum_at_every_tier(
     assert table_for(name, provider, START).price(usage).total == exact_price(
         usage, name, provider, START
     )
+
+
+def test_rates_kept_per_tier_change_exactly_where_the_package_changes_tier() -> None:
+    """A table keeps one set of rates per tier; a prompt at a tier's start and one token past
+    it are priced as ``calc_price`` prices them, in either order of first use."""
+    for prompts in ((199_999, 200_000, 200_001, 5), (200_001, 200_000, 5, 199_999)):
+        prices._table.cache_clear()  # a fresh table: its rates computed in this order
+        for prompt in prompts:
+            usage = TokenUsage(prompt, cache_read=prompt // 2, output=1_000)
+            assert table_for(SONNET, "anthropic", START).price(usage).total == exact_price(
+                usage, SONNET, "anthropic", START
+            )
 
 
 def test_sonnet_prices_the_one_hour_write_above_the_five_minute_one() -> None:
