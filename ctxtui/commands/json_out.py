@@ -86,9 +86,13 @@ class _Floats:
 
 def print_json(doc: Any) -> None:
     """``doc`` on stdout as ``stdlib_text`` writes it."""
+    write_stdout(stdlib_text(doc))
+
+
+def write_stdout(data: bytes) -> None:
+    """``data`` on stdout as bytes (or decoded, when stdout is a text stream without one)."""
     import sys
 
-    data = stdlib_text(doc)
     out = sys.stdout
     buffer = getattr(out, "buffer", None)
     if buffer is None:  # a text stream without one (a test's capture)

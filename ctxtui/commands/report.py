@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +15,7 @@ from ctxtui.commands.cost_blocks import (
     whole_session_tokens,
 )
 from ctxtui.commands.errors import CommandError
+from ctxtui.commands.json_out import stdlib_text, write_stdout
 from ctxtui.commands.pipeline import Planned, plan_session
 from ctxtui.core.compacting.compaction import compact
 from ctxtui.core.simulation.estimate_check import (
@@ -25,7 +24,7 @@ from ctxtui.core.simulation.estimate_check import (
     estimator_for,
     is_exact,
 )
-from ctxtui.core.simulation.report import build_report, display_text
+from ctxtui.core.simulation.report import build_report
 from ctxtui.importers import source_protection
 from ctxtui.importers._reader import gc_paused
 from ctxtui.options import EXIT_OK, EXIT_OVER
@@ -49,48 +48,6 @@ def print_table(renderable: RenderableType) -> None:
     with console.capture() as captured:
         console.print(renderable)
     sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
-
-
-def _finite(value: object) -> bool:
-    """No NaN or infinity anywhere in ``value`` (orjson would write them as ``null``)."""
-    if isinstance(value, float):
-        return math.isfinite(value)
-    if isinstance(value, dict):
-        return all(_finite(v) for v in value.values())
-    if isinstance(value, list):
-        return all(_finite(v) for v in value)
-    return True
-
-
-def encode_json(report: dict[str, Any]) -> bytes:
-    """The document as UTF-8 JSON indented by two spaces, with a final newline.
-
-    orjson writes what ``json.dumps(indent=2, ensure_ascii=False)`` would, without its slow
-    pure-Python encoder; what orjson refuses or writes differently (a lone surrogate, a huge
-    integer, NaN) goes the stdlib way. Messages hold no floats, so only the rest is checked.
-    """
-    import orjson
-
-    small = {key: value for key, value in report.items() if key != "messages"}
-    if _finite(small):
-        try:
-            return orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
-        except orjson.JSONEncodeError:
-            pass
-    text = display_text(json.dumps(report, indent=2, ensure_ascii=False)) + "\n"
-    return text.encode("utf-8")
-
-
-def write_stdout(data: bytes) -> None:
-    """``data`` on stdout as bytes (or decoded, when stdout is a text stream without one)."""
-    out = sys.stdout
-    buffer = getattr(out, "buffer", None)
-    if buffer is None:
-        out.write(data.decode("utf-8"))
-        return
-    out.flush()
-    buffer.write(data)
-    buffer.flush()
 
 
 def _estimate(planned: Planned) -> EstimateDrift | None:
@@ -127,7 +84,7 @@ def _write(args: argparse.Namespace, planned: Planned, report: dict[str, Any]) -
 
         data = render_html(report, timeline_figures(args)).encode("utf-8")
     elif args.json:
-        data = encode_json(report)
+        data = stdlib_text(report)
     else:
         raise CommandError("-o: expected --html or --json with it (the table is for a terminal)")
     protected = source_protection(planned.session.meta.source_path)
@@ -183,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         _write(args, planned, report)
     elif args.json:
         # One document and nothing else on stdout.
-        write_stdout(encode_json(report))
+        write_stdout(stdlib_text(report))
     else:
         from rich.console import Group
         from rich.text import Text
