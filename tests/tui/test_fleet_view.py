@@ -136,7 +136,7 @@ async def test_the_fleet_is_replayed_under_the_apps_knobs(
             "tail_ratio": 0.5,
         }
         title = str(screen.query_one("#fleet-title", Static).render())
-        assert "context_window=16384" in title and "tail_ratio=0.5" in title
+        assert "context window 16,384" in title and "tail ratio 0.5" in title
         shown = [screen.rows[i] for i in sorted(screen.rows)]
     capsys.readouterr()
     argv = ["fleet", "--json", "--workers", "1", "--context-window", "16384"]

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Static
 
 from ctxtui.core.fleet import Row
 from ctxtui.core.policies.policy import PRESETS
-from ctxtui.options import debugging
+from ctxtui.options import debugging, knob_label
 from ctxtui.tui import fleet_job
 from ctxtui.tui.fleet_rows import (
     BY_KEY,
@@ -81,7 +81,7 @@ class FleetScreen(Screen[Path | None]):
         self.rows = {}
         self.query_one(DataTable).clear()
         self.running = True
-        knobs = ", ".join(f"{name}={_knob(value)}" for name, value in self.overrides)
+        knobs = ", ".join(f"{knob_label(name)} {_knob(value)}" for name, value in self.overrides)
         self.query_one("#fleet-title", Static).update(
             f"Fleet · every session your agents wrote · preset {self.preset}"
             + (f" · {knobs}" if knobs else "")
@@ -209,5 +209,7 @@ def _cell(text: str, column: Column, width: int) -> Text:
 
 
 def _knob(value: object) -> str:
-    """A knob's value as its flag takes it (an enum by its value)."""
+    """A knob's value as people read it: numbers grouped, an enum by its value."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
     return str(getattr(value, "value", value))
