@@ -189,10 +189,10 @@ def exact_ratio(size: int, repeats: int) -> list[Result]:
     """
     import tiktoken
 
-    from ctxtui.core.tokens.count_cache import CountCache
     from ctxtui.core.tokens.counting import count_session
     from ctxtui.core.tokens.tokenizers import resolve
     from ctxtui.importers import load_session
+    from ctxtui.system.count_cache import CountCache
 
     session = load_session(session_file(size))
     tokenizer, info = resolve("tiktoken:cl100k_base")
@@ -214,7 +214,7 @@ def exact_ratio(size: int, repeats: int) -> list[Result]:
     def one_core() -> None:
         counter.threads = 1  # type: ignore[union-attr]
         try:
-            count_session(session, tokenizer, info, cache=False)
+            count_session(session, tokenizer, info)
         finally:
             counter.threads = threads  # type: ignore[union-attr]
 
@@ -228,7 +228,7 @@ def exact_ratio(size: int, repeats: int) -> list[Result]:
     base: list[float] = []
     for _ in range(max(1, repeats)):
         base.append(timed(bare))
-        s_none.append(timed(lambda: count_session(session, tokenizer, info, cache=False)))
+        s_none.append(timed(lambda: count_session(session, tokenizer, info)))
         if threads > 1:
             s_one.append(timed(one_core))
         s_cold.append(timed(cold))
@@ -417,7 +417,7 @@ def replan_times(sizes: tuple[int, ...], repeats: int) -> list[Result]:
         session = load_session(session_file(size))
         policy = policy_for_session("plan", session)
         tokenizer, info = resolve(policy.tokenizer, chars_per_token=policy.chars_per_token)
-        counts = count_session(session, tokenizer, info, cache=False)
+        counts = count_session(session, tokenizer, info)
         assert counts is not None
         variants = [  # as --context-window W would have it: a reserve that fits the window
             policy_for_session("plan", session, {"context_window": w})
@@ -464,7 +464,7 @@ def replan_profile(size: int) -> str:
     session = load_session(session_file(size))
     policy = policy_for_session("plan", session)
     tokenizer, info = resolve(policy.tokenizer)
-    counts = count_session(session, tokenizer, info, cache=False)
+    counts = count_session(session, tokenizer, info)
     assert counts is not None
     changed = policy_for_session("plan", session, {"context_window": 65_536})
     prof = cProfile.Profile()
@@ -493,7 +493,7 @@ def _synthetic(rows: int) -> tuple[Any, Any]:
     session = Session.model_construct(messages=messages)
     policy = policy_for_session("plan", session)
     tokenizer, info = resolve("plan")
-    counts = count_session(session, tokenizer, info, cache=False)
+    counts = count_session(session, tokenizer, info)
     assert counts is not None
     return session, build_plan(session, policy, counts, tokenizer)
 
