@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from typing import Any
 
 from ctxtui.commands.errors import CommandError
+from ctxtui.commands.json_out import print_json
 from ctxtui.commands.pipeline import load
 from ctxtui.commands.replay import load_history
 from ctxtui.commands.report import print_table
@@ -15,7 +14,6 @@ from ctxtui.core.compare import compare
 from ctxtui.core.engine import Engine
 from ctxtui.core.policies.policy import PRESETS, PolicyError, preset
 from ctxtui.core.pricing.cost_words import dollars
-from ctxtui.core.simulation.report import display_text
 from ctxtui.core.wording import plural
 from ctxtui.options import EXIT_OK, explain_policy_error, overrides_from
 from ctxtui.system.count_cache import default_cache
@@ -138,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     except PolicyError as err:
         raise CommandError(explain_policy_error(err)) from None
     if args.json:
-        sys.stdout.write(display_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
+        print_json(doc)  # the stdlib's text, written by orjson
     else:
         print_table(_table(doc))
     return EXIT_OK

@@ -108,11 +108,11 @@ def _compare_names(text: str) -> tuple[str, ...]:
     return names
 
 
-def targets_from(args: argparse.Namespace) -> list[Target]:
+def targets_from(args: argparse.Namespace, index: FleetIndex | None = None) -> list[Target]:
     if not args.paths:
         return store_targets()
     try:
-        return path_targets(args.paths)
+        return path_targets(args.paths, index)
     except FileNotFoundError as err:
         raise CommandError(f"no such file or directory: {err.args[0]}") from None
 
@@ -148,7 +148,14 @@ def document(run: FleetRun, spec: Spec) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     spec = spec_from(args)
-    targets = targets_from(args)
+    warn = partial(_warn, sys.stderr)
+    index = None if args.no_cache else FleetIndex(default_path(), warn)
+    try:
+        targets = targets_from(args, index)
+    except BaseException:
+        if index is not None:
+            index.close()
+        raise
     if not targets and not args.json:
         where = (
             "the paths given"
@@ -159,9 +166,9 @@ def run(args: argparse.Namespace) -> int:
             f"no sessions found in {where} (see 'ctxtui fleet --help' for where ctxtui looks)",
             file=sys.stderr,
         )
+        if index is not None:
+            index.close()
         return EXIT_OK
-    warn = partial(_warn, sys.stderr)
-    index = None if args.no_cache else FleetIndex(default_path(), warn)
     progress = ProgressLine(sys.stderr)
     try:
         result = run_fleet(

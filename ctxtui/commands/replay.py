@@ -8,8 +8,6 @@ document.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -22,6 +20,7 @@ from ctxtui.commands.cost_blocks import (
     cost_sentence,
     whatif_sentence,
 )
+from ctxtui.commands.json_out import print_json
 from ctxtui.commands.pipeline import build_policy, counting, ignored_knobs, load
 from ctxtui.commands.report import print_table
 from ctxtui.core.engine import Engine
@@ -100,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     add_retention(document, result)
     document["session"]["warnings"].extend(ignored_knobs(args, policy, plan.tokenizer.used))
     if args.json:
-        sys.stdout.write(display_text(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
+        print_json(document)  # the stdlib's text, written by orjson
     else:
         print_table(render(document))
     return EXIT_OK

@@ -8,8 +8,6 @@ then the stand-in a compaction would write now. This module only renders: a tabl
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -18,6 +16,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from ctxtui.commands.json_out import print_json
 from ctxtui.commands.pipeline import build_policy, counting, load
 from ctxtui.commands.report import print_table
 from ctxtui.core.engine import Engine
@@ -82,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     head, audits = audits_of(args)
     document = build_document(head, audits)
     if args.json:
-        sys.stdout.write(display_text(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
+        print_json(document)  # the stdlib's text, written by orjson
     else:
         print_table(render(document))
     return EXIT_OK

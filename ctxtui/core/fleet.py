@@ -28,6 +28,8 @@ ROW_FIELDS = (
     "top_tool",
     "cost_usd",
     "cache_hit_ratio",
+    "prompt_tokens",
+    "cache_read_tokens",
     "error",
     "parent",
 )
@@ -36,7 +38,15 @@ ROW_FIELDS = (
 SIMULATED_FIELDS = ("compactions_simulated", "peak_simulated", "top_tool")
 """What depends on the policy: the rest of a row is the file's own."""
 
-SUMMED = ("messages", "requests", "compactions_recorded", "compactions_simulated", "cost_usd")
+SUMMED = (
+    "messages",
+    "requests",
+    "compactions_recorded",
+    "compactions_simulated",
+    "cost_usd",
+    "prompt_tokens",
+    "cache_read_tokens",
+)
 MAXED = ("peak_reported", "peak_simulated")
 UNKNOWN = "(unknown)"
 """The group of rows that do not say (no model recorded, no start time)."""
@@ -67,16 +77,26 @@ def _max(values: Iterable[Any]) -> Any:
 def totals(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Counts summed, peaks maxed; ``None`` where no row knows the figure.
 
-    ``cache_hit_ratio`` is the mean over the rows that have one (a ratio does not add up).
+    ``cache_hit_ratio`` is the rows' cache reads over their prompt tokens, weighted by tokens
+    (a ratio does not add up: a mean would let a ten-token session count as a long one).
     """
     out: dict[str, Any] = {"sessions": len(rows), "errors": sum(1 for r in rows if r["error"])}
     for name in SUMMED:
         out[name] = _sum(r[name] for r in rows)
     for name in MAXED:
         out[name] = _max(r[name] for r in rows)
-    ratios = [r["cache_hit_ratio"] for r in rows if r["cache_hit_ratio"] is not None]
-    out["cache_hit_ratio"] = round(sum(ratios) / len(ratios), 6) if ratios else None
+    out["cache_hit_ratio"] = hit_ratio(rows)
     return out
+
+
+def hit_ratio(rows: Iterable[Mapping[str, Any]]) -> float | None:
+    """Σ cache reads / Σ prompt tokens over the rows that know both; ``None`` without any."""
+    read = prompt = 0
+    for r in rows:
+        if r["prompt_tokens"] and r["cache_read_tokens"] is not None:
+            prompt += r["prompt_tokens"]
+            read += r["cache_read_tokens"]
+    return round(read / prompt, 6) if prompt else None
 
 
 def day_of(row: Mapping[str, Any]) -> str:

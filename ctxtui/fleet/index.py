@@ -56,6 +56,17 @@ CREATE TABLE IF NOT EXISTS simulated (
     PRIMARY KEY (path, fingerprint)
 );
 """
+_CHAINS = """
+CREATE TABLE IF NOT EXISTS chains (
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    digest TEXT NOT NULL,
+    ids TEXT NOT NULL
+);
+"""
+"""The sub-agents a Claude Code file holds inline, by the file's identity: finding them
+searches the whole file, which a run over an unchanged fleet must not do again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +179,7 @@ class FleetIndex:
             else:
                 con.execute("SELECT path, size, mtime_ns, digest, reader, base FROM files LIMIT 1")
                 con.execute("SELECT path, fingerprint, preset, result FROM simulated LIMIT 1")
+            con.executescript(_CHAINS)
         except BaseException:
             con.close()
             raise
@@ -259,7 +271,35 @@ class FleetIndex:
             return []
         return [(json.loads(b), json.loads(s) if s is not None else None) for b, s in found]
 
+    def chains(self, path: str, ident: Identity) -> list[str] | None:
+        """The inline sub-agents stored for ``path`` as it is now; ``None`` when unknown."""
+        if self._con is None:
+            return None
+        try:
+            found = self._con.execute(
+                "SELECT ids FROM chains WHERE path = ? AND size = ? AND mtime_ns = ? "
+                "AND digest = ?",
+                (path, ident.size, ident.mtime_ns, ident.digest),
+            ).fetchone()
+        except sqlite3.Error as err:
+            self._fail(err)
+            return None
+        return None if found is None else list(json.loads(found[0]))
+
     # -- writing -------------------------------------------------------------------------
+
+    def store_chains(self, path: str, ident: Identity, ids: Sequence[str]) -> None:
+        """Keep the inline sub-agents found in ``path`` (none is an answer too)."""
+        if self._con is None:
+            return
+        try:
+            self._con.execute(
+                "INSERT OR REPLACE INTO chains (path, size, mtime_ns, digest, ids) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (path, ident.size, ident.mtime_ns, ident.digest, json.dumps(list(ids))),
+            )
+        except sqlite3.Error as err:
+            self._fail(err)
 
     def store(
         self,

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # a warm run reads rows from the index and never needs the mo
     from ctxtui.core.session.models import Session
     from ctxtui.core.simulation.replay import Replay
 
-INDEX_VERSION = 3
+INDEX_VERSION = 4
 """Bumped when a row's meaning changes: every stored row then reads as stale."""
 
 
@@ -84,16 +84,23 @@ class Outcome:
     simulated: dict[str, Simulated]
 
 
-def session_cost(recorded: SessionCost) -> tuple[float | None, float | None]:
-    """The session's recorded cost in dollars and its cache hit ratio (``core.pricing.cost``, over
-    every request of its full history), as ``report --json``'s ``cost`` and ``cache`` blocks.
+def session_cost(recorded: SessionCost) -> dict[str, Any]:
+    """The row's ``cost_usd`` and ``cache_hit_ratio`` (``core.pricing.cost``, over every request
+    of the full history, as ``report --json``'s ``cost`` and ``cache`` blocks) and the prompt
+    and cache-read tokens the fleet's totals weigh that ratio by.
 
     ``None`` when no request could be priced (no usage, or no price for its model): unknown,
     not free. A sub-agent is a row of its own, so its cost is not added to its parent's.
     """
     from ctxtui.core.pricing.cost import usd
 
-    return (usd(recorded.total) if recorded.priced else None), recorded.hit_ratio
+    used = [r.usage for r in recorded.requests if r.usage is not None]
+    return {
+        "cost_usd": usd(recorded.total) if recorded.priced else None,
+        "cache_hit_ratio": recorded.hit_ratio,
+        "prompt_tokens": sum(u.prompt for u in used) if used else None,
+        "cache_read_tokens": sum(u.cache_read for u in used) if used else None,
+    }
 
 
 def _what_if_cost(walked: Replay, recorded: SessionCost) -> float | None:
@@ -240,7 +247,7 @@ def session_row(target: Target, spec: Spec, presets: tuple[str, ...] | None = No
     from ctxtui.core.pricing.cost import session_cost as priced
 
     recorded = priced(history)
-    base["cost_usd"], base["cache_hit_ratio"] = session_cost(recorded)
+    base.update(session_cost(recorded))
     if not spec.simulate:
         return Outcome(base, {})
     return Outcome(base, {p: _simulate(session, history, spec, p, recorded) for p in asked})

@@ -99,11 +99,14 @@ def _parent_of(path: Path) -> str | None:
     return str(parent) if parent.is_file() else None
 
 
-def path_targets(paths: Sequence[str]) -> list[Target]:
+def path_targets(paths: Sequence[str], index: FleetIndex | None = None) -> list[Target]:
     """The sessions in the files and directories given, in the order given.
 
-    A file (or ``PATH#ID``) is one session; a directory is searched for session files.
-    Raises ``FileNotFoundError`` naming a path that does not exist.
+    A file (or ``PATH#ID``) is one session; a directory is searched for session files, each
+    session of an OpenCode database and each sub-agent written inline in a Claude Code
+    transcript a row of its own, as ``ctxtui sessions`` lists them (``index`` keeps what the
+    search of a transcript found, for as long as the file stays the same). Raises
+    ``FileNotFoundError`` naming a path that does not exist.
     """
     out: list[Target] = []
     seen: set[str] = set()
@@ -116,13 +119,65 @@ def path_targets(paths: Sequence[str]) -> list[Target]:
         if not base.exists():
             raise FileNotFoundError(given)
         whole_dir = session_id is None and base.is_dir() and not _looks_like_one_session(base)
-        files = list(_walk(base)) if whole_dir else [Path(given)]
-        for file in files:
-            key = str(file)
-            if key not in seen:
-                seen.add(key)
-                out.append(Target(key, parent=_parent_of(file)))
+        if not whole_dir:
+            found = [Target(given)]
+        else:
+            found = [t for file in _walk(base) for t in _file_targets(file, index)]
+        for target in found:
+            if target.path not in seen:
+                seen.add(target.path)
+                out.append(target)
     return out
+
+
+def _file_targets(file: Path, index: FleetIndex | None) -> list[Target]:
+    """The sessions in one file found in a directory: an OpenCode database holds many, each
+    a row of its own (``PATH#ID``, as ``ctxtui sessions`` lists them); a Claude Code
+    transcript is itself and then each sub-agent an older CLI wrote into it (``PATH#ID``,
+    its ``parent`` the transcript); any other file is one.
+    """
+    if file.suffix == ".db":
+        from ctxtui.stores import _opencode_db_sessions
+
+        listed = [f for f in _opencode_db_sessions(file) if f.error is None and f.session_id]
+        if listed:
+            return [
+                Target(
+                    f.open_target,
+                    agent=f.agent,
+                    project=f.project,
+                    model=f.model,
+                    started=_iso(f.started),
+                )
+                for f in listed
+            ]
+    own = Target(str(file), parent=_parent_of(file))
+    if file.name.endswith(".jsonl"):
+        children = [
+            Target(f"{file}#{chain}", agent="claude-code", parent=str(file))
+            for chain in _inline_chains(file, index)
+        ]
+        return [own, *children]
+    return [own]
+
+
+def _inline_chains(file: Path, index: FleetIndex | None) -> list[str]:
+    """The ids of the sub-agents written inline in ``file`` (a search of its bytes that finds
+    nothing in other formats), from the index while the file is unchanged."""
+    ident = identity(str(file)) if index is not None and index.usable else None
+    if ident is not None and index is not None:
+        known = index.chains(str(file), ident)
+        if known is not None:
+            return known
+    from ctxtui.importers._claude_sidechains import inline_chains
+
+    try:
+        found = list(inline_chains(file))
+    except Exception:  # the file's own row says what is wrong with it
+        found = []
+    if ident is not None and index is not None:
+        index.store_chains(str(file), ident, found)
+    return found
 
 
 def _looks_like_one_session(directory: Path) -> bool:

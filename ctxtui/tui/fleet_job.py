@@ -17,6 +17,7 @@ from concurrent.futures import Executor
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 from textual.worker import get_current_worker
@@ -26,6 +27,9 @@ from ctxtui.fleet.index import FleetIndex, default_path
 from ctxtui.fleet.job import Spec
 from ctxtui.fleet.run import Finished, Progress, executor_for, run_fleet, store_targets
 from ctxtui.tui.jobs import bug_line
+
+if TYPE_CHECKING:
+    from ctxtui.tui.state import MainState
 
 Post = Callable[[Message], object]
 PROGRESS_INTERVAL = 0.1
@@ -92,6 +96,27 @@ def _forkserver_pool() -> Iterator[Executor]:
 def pool() -> Callable[[], AbstractContextManager[Executor]] | None:
     """The executor the app's fleet runs on (tests run it in the worker's own thread)."""
     return _forkserver_pool
+
+
+def knob_overrides(state: MainState) -> tuple[tuple[str, Any], ...]:
+    """The knobs the fleet is replayed under besides its preset, as ``ctxtui fleet``'s knob
+    flags: those the app was started with, and those changed since in the settings panel
+    (where the policy differs from its preset fitted to the open session with the former).
+    """
+    from ctxtui.core.policies.policy import KNOBS, PolicyError, policy_for_session
+
+    given: dict[str, Any] = dict(state.overrides)
+    if state.session is not None:
+        try:
+            base = policy_for_session(state.preset_name, state.session, given)
+        except PolicyError:
+            base = None
+        if base is not None:
+            for name in KNOBS:
+                value = getattr(state.policy, name)
+                if value != getattr(base, name):
+                    given[name] = value
+    return tuple(sorted(given.items()))
 
 
 def run_fleet_view(post: Post, preset: str, overrides: tuple[tuple[str, object], ...]) -> None:

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from genai_prices import calc_price
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctxtui.core.pricing import prices
 from ctxtui.core.pricing.cost import MissCause, session_cost, token_usage
 from ctxtui.core.pricing.prices import (
     PRICE_VERSION,
@@ -80,6 +82,18 @@ def test_a_price_is_the_packages_own_sum_at_every_tier(
     assert table_for(name, provider, START).price(usage).total == exact_price(
         usage, name, provider, START
     )
+
+
+def test_rates_kept_per_tier_change_exactly_where_the_package_changes_tier() -> None:
+    """A table keeps one set of rates per tier; a prompt at a tier's start and one token past
+    it are priced as ``calc_price`` prices them, in either order of first use."""
+    for prompts in ((199_999, 200_000, 200_001, 5), (200_001, 200_000, 5, 199_999)):
+        prices._table.cache_clear()  # a fresh table: its rates computed in this order
+        for prompt in prompts:
+            usage = TokenUsage(prompt, cache_read=prompt // 2, output=1_000)
+            assert table_for(SONNET, "anthropic", START).price(usage).total == exact_price(
+                usage, SONNET, "anthropic", START
+            )
 
 
 def test_sonnet_prices_the_one_hour_write_above_the_five_minute_one() -> None:
@@ -200,6 +214,37 @@ def test_compaction_recorded_by_the_agent() -> None:
 def test_compaction_seen_as_a_summary_in_the_history() -> None:
     replies = [_reply(10_000, 9_500), _reply(12_000, 3_000, at=30)]
     assert _causes(_session(replies, summary_before=1)) == [None, MissCause.COMPACTION]
+
+
+def test_a_summary_before_unpriced_requests_still_explains_the_next_miss() -> None:
+    unpriced = Message(role="assistant", content="ok", created_at=START + timedelta(seconds=10))
+    replies = [_reply(10_000, 9_500), unpriced, unpriced, _reply(12_000, 3_000, at=30)]
+    assert _causes(_session(replies, summary_before=1))[3] == MissCause.COMPACTION
+    assert _causes(_session(replies, summary_before=2))[3] == MissCause.COMPACTION
+    assert _causes(_session(replies))[3] == MissCause.UNKNOWN
+
+
+class _CountedReads(tuple[Message, ...]):
+    reads = 0
+
+    def __getitem__(self, key: Any) -> Any:
+        type(self).reads += 1
+        return super().__getitem__(key)
+
+
+def test_requests_without_usage_are_scanned_once_not_from_the_start_each_time() -> None:
+    """A session that records no usage (every request unpriced) costs a look at each message,
+    not one per message per request: 20,000 such messages took half a minute in the app."""
+    n = 4_000
+    plain = _session([Message(role="assistant", content="ok") for _ in range(n // 2)])
+    messages = _CountedReads(plain.messages)
+    session = Session.model_construct(
+        messages=messages, system_prompt=None, tools=(), meta=plain.meta
+    )
+    _CountedReads.reads = 0
+    cost = session_cost(session, points=tuple(range(1, n, 2)))
+    assert len(cost.requests) == n // 2 and cost.requests_with_usage == 0
+    assert _CountedReads.reads < 4 * n
 
 
 def test_prefix_changed_when_the_prompt_shrank_without_a_compaction() -> None:

@@ -10,9 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxtui.core.compacting.compaction import compact
+from ctxtui.core.planning.planner import build_plan
+from ctxtui.core.planning.tail import Boundaries
 from ctxtui.core.policies.policy import Policy, TriggerCheck, TriggerCount
 from ctxtui.core.policies.reasons import CompactReason
-from ctxtui.core.session.models import Session
+from ctxtui.core.session.models import Session, SessionIndex
+from ctxtui.core.simulation.live_context import live_counts, live_session
 from ctxtui.core.simulation.replay import EventKind, Replay, replay, request_points
 from ctxtui.core.tokens.counts import SessionCounts
 from tests.core.test_plan_properties import TOKENIZER, policies, sessions
@@ -81,6 +84,59 @@ def test_context_at_a_request_is_the_context_that_was_counted(
     history = [i for i in shown if i is not None]
     assert history == list(range(context.start, request.message_index))
     assert (shown[:1] == [None]) == context.stand_in
+
+
+@SETTINGS
+@given(sessions(), policies(), st.data())
+def test_context_at_plans_as_a_plan_of_the_context_alone(
+    case: tuple[Session, SessionCounts], policy: Policy, data: st.DataObject
+) -> None:
+    """``context_at`` reuses the walk's truncation and tool-output index; the plan is the
+    one ``build_plan`` makes of that context from nothing."""
+    result = _replay(case, policy)
+    if not result.requests:
+        return
+    k = data.draw(st.integers(0, len(result.requests) - 1))
+    context = result.context_at(k)
+    counts = live_counts(
+        result.counts, result.segments[result.requests[k].segment], k_stop(result, k)
+    )
+    alone = build_plan(context.session, policy, counts, TOKENIZER)
+    plan = context.plan
+    assert (plan.kept_start, plan.excluded, plan.totals) == (
+        alone.kept_start,
+        alone.excluded,
+        alone.totals,
+    )
+    assert dict(plan.pruned) == dict(alone.pruned)
+    assert dict(plan.truncated) == dict(alone.truncated)
+    assert list(plan.effective_tokens) == list(alone.effective_tokens)
+
+
+@SETTINGS
+@given(sessions(), policies(), st.data())
+def test_a_contexts_index_and_cut_marks_are_cut_from_the_historys(
+    case: tuple[Session, SessionCounts], policy: Policy, data: st.DataObject
+) -> None:
+    """``live_index`` is ``SessionIndex.of`` the live context, and ``live_bounds`` (where it
+    answers) its ``Boundaries.of``, at any request of any segment."""
+    result = _replay(case, policy)
+    if not result.requests or result.account is None:
+        return
+    k = data.draw(st.integers(0, len(result.requests) - 1))
+    segment = result.segments[result.requests[k].segment]
+    stop = k_stop(result, k)
+    live = live_session(result.session, segment, stop)
+    index = result.account.live_index(segment, stop)
+    if index is not None:
+        assert index == SessionIndex.of(live.messages)
+    bounds = result.account.live_bounds(segment, stop)
+    if bounds is not None:
+        assert bounds == Boundaries.of(live)
+
+
+def k_stop(result: Replay, k: int) -> int:
+    return result.requests[k].message_index
 
 
 @SETTINGS

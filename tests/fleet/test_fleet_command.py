@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 from collections import Counter
 from pathlib import Path
@@ -15,7 +16,7 @@ import pytest
 import ctxtui.fleet.job as job
 from ctxtui.cli import main
 from ctxtui.core.fleet import ROW_FIELDS, totals
-from tests.fleet.store import make_store
+from tests.fleet.store import EXAMPLES, SAMPLES, make_store
 
 PRESETS = ("plan", "codex", "claude-code")
 
@@ -300,3 +301,105 @@ def test_knobs_replay_every_session_under_them(
     assert tight > plain
     assert main(["fleet", "--tail-min", "9000", "--tail-max", "100"]) == 2
     assert "--tail-min" in capsys.readouterr().err
+
+
+def _two_session_db(path: Path) -> list[str]:
+    """The demo OpenCode database with a copy of its session under another id."""
+    shutil.copy(EXAMPLES / "opencode_demo.db", path)
+    con = sqlite3.connect(path)
+    with con:
+        con.execute(
+            "INSERT INTO session SELECT 'ses_02COPY', project_id, parent_id, slug, directory, "
+            "title, version, time_created + 1000, time_updated + 1000, time_compacting, "
+            "time_archived FROM session"
+        )
+        con.execute(
+            "INSERT INTO message SELECT id || '_copy', 'ses_02COPY', time_created, "
+            "time_updated, data FROM message"
+        )
+        con.execute(
+            "INSERT INTO part SELECT id || '_copy', message_id || '_copy', 'ses_02COPY', "
+            "time_created, time_updated, data FROM part"
+        )
+    ids = [sid for (sid,) in con.execute("SELECT id FROM session ORDER BY time_updated DESC")]
+    con.close()
+    return ids
+
+
+def test_a_directory_splits_an_opencode_database_into_its_sessions(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A database found in a directory is one row per session, keyed ``PATH#ID`` as
+    ``ctxtui sessions`` lists it, each with that session's own figures."""
+    folder = store / "given"
+    folder.mkdir()
+    db = folder / "opencode.db"
+    ids = _two_session_db(db)
+    doc = _fleet(capsys, str(folder))
+    rows = doc["sessions"]
+    assert [r["path"] for r in rows] == [f"{db}#{sid}" for sid in ids]
+    assert all(r["agent"] == "opencode" and r["error"] is None for r in rows)
+    for row in rows:
+        report = _json(capsys, "report", row["path"], "--json")
+        assert row["messages"] == report["session"]["message_count"]
+    listed = _json(capsys, "sessions", "--json")
+    store_db = [s for s in listed["sessions"] if s.get("agent") == "opencode"]
+    assert store_db, "the store's database is listed"
+    whole = _fleet(capsys)
+    assert {r["path"] for r in whole["sessions"] if r["agent"] == "opencode"} == {
+        s["open"] for s in store_db
+    }
+
+
+def _with_inline_agent(path: Path) -> None:
+    """The Claude Code sample with a sub-agent an older CLI wrote into the file itself."""
+    shutil.copy(SAMPLES / "claude_code_replay.jsonl", path)
+    agent = {"sessionId": "s1", "cwd": "/home/me/proj", "isSidechain": True, "agentId": "ag"}
+    side = [
+        {**agent, "type": "user", "uuid": "g1", "parentUuid": None,
+         "timestamp": "2026-11-01T09:00:05Z", "message": {"role": "user", "content": "look"}},
+        {**agent, "type": "assistant", "uuid": "g2", "parentUuid": "g1",
+         "timestamp": "2026-11-01T09:00:06Z",
+         "message": {"role": "assistant", "model": "claude-sonnet-4-5", "content": "seen"}},
+    ]  # fmt: skip
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write("".join(json.dumps(r) + "\n" for r in side))
+
+
+def test_a_directory_splits_inline_sub_agents_into_rows_of_their_own(
+    store: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Claude Code transcript holding a sub-agent inline is two rows: itself, then the
+    sub-agent keyed ``PATH#ID`` with the transcript as its ``parent``, as ``ctxtui sessions``
+    lists them; a second run over the unchanged file takes the split from the index."""
+    import ctxtui.importers._claude_sidechains as sidechains
+
+    folder = store / "given"
+    folder.mkdir()
+    transcript = folder / "abc.jsonl"
+    _with_inline_agent(transcript)
+    searched: list[Path] = []
+    real = sidechains.inline_chains
+
+    def counted(path: Path) -> Any:
+        searched.append(path)
+        return real(path)
+
+    monkeypatch.setattr(sidechains, "inline_chains", counted)
+    doc = _fleet(capsys, str(folder))
+    rows = doc["sessions"]
+    assert [(r["path"], r["parent"]) for r in rows] == [
+        (str(transcript), None),
+        (f"{transcript}#agent-ag", str(transcript)),
+    ]
+    sub = rows[1]
+    assert sub["error"] is None and sub["messages"] == 2
+    report = _json(capsys, "report", sub["path"], "--json")
+    assert sub["messages"] == report["session"]["message_count"]
+    assert searched == [transcript]
+    assert _fleet(capsys, str(folder)) == doc
+    assert searched == [transcript]  # the index knew the file had not changed
+    with transcript.open("a", encoding="utf-8") as fh:
+        fh.write("\n")
+    _fleet(capsys, str(folder))
+    assert searched == [transcript, transcript]

@@ -45,7 +45,8 @@ async def _open_fleet(pilot: Pilot[Any]) -> FleetScreen:
 
 
 def test_fleet(store: Path, snap_compare: SnapCompare) -> None:
-    """`F` over the demo at 120×40: the title with the preset (plan), the totals line (7
+    """`F` over the demo at 120×40: the title with the preset (plan) and the app's knobs
+    (the 16k window and 2k reserve every session is replayed under), the totals line (7
     sessions of four agents, messages, requests, recorded and simulated compactions, peaks),
     then one row per session newest first — picoclaw, the Claude session with its `└
     claude-code` sub-agent under it, two codex rollouts, the compacted Claude session, the
@@ -110,3 +111,38 @@ def test_unknown_values_sort_last_both_ways() -> None:
     assert ordered(rows, "peak_simulated", False) == [0, 2, 1]
     assert ordered(rows, "peak_simulated", True) == [2, 0, 1]
     assert ordered(rows, "model", False) == [2, 0, 1]  # case does not order
+
+
+async def test_the_fleet_is_replayed_under_the_apps_knobs(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The knobs the app was started with (here a 16k window and a 2k reserve) and those
+    changed in the settings panel since (the tail share) replay every session, as the same
+    flags do for ``ctxtui fleet``; the title names them."""
+    import json
+
+    from ctxtui.cli import main
+
+    app = app_for(demo_session())
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        main_screen = pilot.app.screen
+        state = main_screen.state  # type: ignore[attr-defined]
+        main_screen.state = state.with_policy(state.policy.with_changes(tail_ratio=0.5))  # type: ignore[attr-defined]
+        screen = await _open_fleet(pilot)
+        assert dict(screen.overrides) == {
+            "context_window": 16_384,
+            "max_tokens": 2_048,
+            "tail_ratio": 0.5,
+        }
+        title = str(screen.query_one("#fleet-title", Static).render())
+        assert "context_window=16384" in title and "tail_ratio=0.5" in title
+        shown = [screen.rows[i] for i in sorted(screen.rows)]
+    capsys.readouterr()
+    argv = ["fleet", "--json", "--workers", "1", "--context-window", "16384"]
+    assert main([*argv, "--max-tokens", "2048", "--tail-ratio", "0.5"]) == 0
+    rows = json.loads(capsys.readouterr().out)["sessions"]
+    assert shown == rows
+    assert main([*argv[:4]]) == 0  # without the knobs the figures differ
+    plain = json.loads(capsys.readouterr().out)["sessions"]
+    assert [r["peak_simulated"] for r in plain] != [r["peak_simulated"] for r in rows]

@@ -103,6 +103,7 @@ def _prepare(
     policy: Policy,
     truncated_hint: Mapping[int, TruncatedOutput] | None = None,
     outputs_hint: ToolOutputs | None = None,
+    bounds_hint: Boundaries | None = None,
 ) -> _Prepared:
     limits = (
         (policy.truncate_max_lines, policy.truncate_max_bytes, policy.truncate_style.value)
@@ -145,7 +146,7 @@ def _prepare(
             output_size(policy, tokenizer, messages, tokens, truncated),
         )
     )
-    bounds = Boundaries.of(session)
+    bounds = bounds_hint if bounds_hint is not None else Boundaries.of(session)
     prepared = _Prepared(session, counts, tokenizer, truncated, tokens, prefix, outputs, bounds, {})
     with _LOCK:
         _CACHE[key] = prepared
@@ -357,14 +358,16 @@ def build_plan(
     *,
     truncated: Mapping[int, TruncatedOutput] | None = None,
     outputs: ToolOutputs | None = None,
+    bounds: Boundaries | None = None,
 ) -> Plan:
     """The plan for ``session`` under ``policy``; the session is never modified. A replay
-    passes the ``truncated`` outputs and ``outputs`` index it already has for these messages."""
+    passes the ``truncated`` outputs, ``outputs`` index and cut ``bounds`` it already has for
+    these messages."""
     if len(counts) != len(session):
         raise ValueError(
             f"counts cover {len(counts):,} messages but the session has {len(session):,}"
         )
-    prepared = _prepare(session, counts, tokenizer, policy, truncated, outputs)
+    prepared = _prepare(session, counts, tokenizer, policy, truncated, outputs, bounds)
     n = len(session)
     budget = history_budget(policy, counts)
     bounds = prepared.bounds

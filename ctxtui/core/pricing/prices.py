@@ -7,14 +7,15 @@ request's date. Its ``input_tokens`` *includes* cached tokens, so a prompt is gi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from bisect import bisect_left
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from functools import lru_cache
 
 from genai_prices import Usage as PriceUsage
 from genai_prices import calc_price
-from genai_prices.types import ModelPrice, calc_unit_price
+from genai_prices.types import ModelPrice, TieredPrices, calc_unit_price
 
 from ctxtui.core.pricing.price_source import PRICE_SOURCE, PRICE_VERSION
 
@@ -99,12 +100,36 @@ class Rates:
         )
 
 
+_RATE_KEYS = {
+    "input": ("input_mtok",),
+    "cache_read": ("cache_read_mtok", "input_mtok"),
+    "cache_write_5m": ("cache_write_5m_mtok", "cache_write_mtok", "input_mtok"),
+    "cache_write_1h": ("cache_write_1h_mtok", "cache_write_mtok", "input_mtok"),
+    "output": ("output_mtok",),
+}
+"""Each kind of token's price keys, in the order tried: a kind the table has no price for is
+charged as plain input, as the package does."""
+
+
 @dataclass(frozen=True, slots=True)
 class PriceTable:
     """The table's prices for one model on one date; ``price`` is the package's own sum."""
 
     model_price: ModelPrice
     model_id: str
+    _tiers: tuple[int, ...] = field(default=(), compare=False, repr=False)
+    _rates: dict[int, Rates] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, model_price: ModelPrice, model_id: str) -> PriceTable:
+        """The table with the prompt sizes at which any of its prices changes tier."""
+        starts: set[int] = set()
+        for keys in _RATE_KEYS.values():
+            for key in keys:
+                price = getattr(model_price, key, None)
+                if isinstance(price, TieredPrices):
+                    starts.update(int(tier.start) for tier in price.tiers)
+        return cls(model_price, model_id, tuple(sorted(starts)))
 
     def price(self, usage: TokenUsage) -> Priced:
         """The request's price: each kind of token at its rate for this prompt's tier; the
@@ -120,24 +145,25 @@ class PriceTable:
         return Priced(rest + read + write + output, rest, write, read, output, self.model_id)
 
     def rates(self, prompt: int) -> Rates:
-        """Per-token prices at the tier a prompt of ``prompt`` tokens falls in; a kind without a
-        price is charged as plain input, as the package does."""
+        """Per-token prices at the tier ``prompt`` falls in, computed once per tier: prices
+        change only where a prompt passes a tier's start (the package's ``prompt > start``)."""
+        tier = bisect_left(self._tiers, prompt) if self._tiers else 0
+        found = self._rates.get(tier)
+        if found is None:
+            found = self._rates[tier] = self._compute(prompt)
+        return found
+
+    def _compute(self, prompt: int) -> Rates:
         mp = self.model_price
 
-        def rate(*keys: str) -> Decimal:
+        def rate(keys: tuple[str, ...]) -> Decimal:
             for key in keys:
                 price = getattr(mp, key, None)
                 if price is not None:
                     return calc_unit_price(price, 1, prompt, PER_MTOK)
             return Decimal(0)
 
-        return Rates(
-            input=rate("input_mtok"),
-            cache_read=rate("cache_read_mtok", "input_mtok"),
-            cache_write_5m=rate("cache_write_5m_mtok", "cache_write_mtok", "input_mtok"),
-            cache_write_1h=rate("cache_write_1h_mtok", "cache_write_mtok", "input_mtok"),
-            output=rate("output_mtok"),
-        )
+        return Rates(**{kind: rate(keys) for kind, keys in _RATE_KEYS.items()})
 
 
 def table_for(model: str, provider: str | None, at: datetime | None) -> PriceTable:
@@ -158,7 +184,7 @@ def _table(model: str, provider: str | None, day: date) -> PriceTable:
         )
     except LookupError:
         raise NoPriceError(model) from None
-    return PriceTable(calc.model_price, calc.model.id)
+    return PriceTable.of(calc.model_price, calc.model.id)
 
 
 def price(usage: TokenUsage, model: str, provider: str | None, at: datetime | None) -> Priced:

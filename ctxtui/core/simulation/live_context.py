@@ -22,7 +22,7 @@ from ctxtui.core.planning.planner import history_budget, tail_budget
 from ctxtui.core.planning.prune import StubCost, ToolOutputs, index_tool_outputs, output_size
 from ctxtui.core.planning.tail import Boundaries
 from ctxtui.core.policies.policy import Policy, PruneMode, TailMode
-from ctxtui.core.session.models import Message, Session
+from ctxtui.core.session.models import Message, Session, SessionIndex
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import Tokenizer, TokenizerInfo
 
@@ -43,16 +43,25 @@ class Segment:
         return 1 if self.stand_in is not None else 0
 
 
-def live_session(session: Session, segment: Segment, stop: int) -> Session:
-    """The live context before message ``stop`` as a ``Session`` (the original is untouched)."""
+def live_session(
+    session: Session, segment: Segment, stop: int, index: SessionIndex | None = None
+) -> Session:
+    """The live context before message ``stop`` as a ``Session`` (the original is untouched).
+
+    ``index`` is that context's ``SessionIndex`` when the caller has it (``live_index``): it
+    is what ``Session.index`` would find, so it takes the cached property's place.
+    """
     head = (segment.stand_in,) if segment.stand_in is not None else ()
     meta = session.meta.model_copy(update={"summary": segment.meta_summary})
-    return Session(
+    live = Session(
         messages=(*head, *session.messages[segment.start : stop]),
         system_prompt=session.system_prompt,
         tools=session.tools,
         meta=meta,
     )
+    if index is not None:
+        live.__dict__["index"] = index  # where ``cached_property`` keeps it
+    return live
 
 
 def live_counts(counts: SessionCounts, segment: Segment, stop: int) -> SessionCounts:
@@ -65,6 +74,52 @@ def live_counts(counts: SessionCounts, segment: Segment, stop: int) -> SessionCo
         tool_def_tokens=counts.tool_def_tokens,
         summary_tokens=segment.meta_summary_tokens,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _IndexFrom:
+    """The history's ``SessionIndex`` from message ``c`` on, in a live context's numbering
+    (shifted by ``lead - c``): a context ending before ``stop`` takes the part before it."""
+
+    users: tuple[int, ...]
+    requests: tuple[int, ...]
+    results: tuple[int, ...]
+    callers: tuple[int, ...]
+    pairs: tuple[tuple[int, int], ...]  # (result, call), by result, calls inside the window
+
+    @classmethod
+    def of(cls, whole: SessionIndex, c: int, shift: int) -> _IndexFrom:
+        def after(values: Sequence[int]) -> tuple[int, ...]:
+            return tuple(v + shift for v in values[bisect_left(values, c) :])
+
+        results = after(whole.tool_results)
+        found = whole.call_of_result
+        pairs = tuple(
+            (r, call + shift)
+            for r in results
+            if (call := found.get(r - shift)) is not None and call >= c
+        )
+        return cls(
+            after(whole.turn_starts), after(whole.requests), results,
+            after(whole.tool_callers), pairs,
+        )  # fmt: skip
+
+    def upto(self, end: int, head: Message | None) -> SessionIndex:
+        """The index of the live context's rows before ``end`` (``head`` at row 0)."""
+        users = self.users[: bisect_left(self.users, end)]
+        requests = self.requests[: bisect_left(self.requests, end)]
+        if head is not None and head.role == "user":
+            users = (0, *users)
+        elif head is not None and head.role == "assistant" and not head.injected:
+            requests = (0, *requests)
+        pairs = self.pairs
+        return SessionIndex(
+            users,
+            self.results[: bisect_left(self.results, end)],
+            self.callers[: bisect_left(self.callers, end)],
+            dict(pairs[: bisect_left(pairs, (end,))]),
+            requests,
+        )
 
 
 _BUDGET_ONLY = TokenizerInfo("plan", "plan")
@@ -91,6 +146,8 @@ class LiveAccount:
         truncated: Mapping[int, TruncatedOutput],
     ) -> None:
         self.policy = policy
+        self.session = session
+        self._windows: dict[tuple[int, int], _IndexFrom] = {}
         self.truncated = truncated
         self.truncated_at = sorted(truncated)
         tokens = list(counts.message_tokens)
@@ -126,6 +183,41 @@ class LiveAccount:
         if not (self.pruning and self.supported):
             return None
         return self.outputs.window(segment.start, stop, segment.lead - segment.start)
+
+    def live_index(self, segment: Segment, stop: int) -> SessionIndex | None:
+        """``SessionIndex.of`` the live context, cut from the history's own index; ``None``
+        when the stand-in is a tool call or result (its pairing would need the walk).
+
+        A tool result inside the window pairs, in the history, with the latest earlier call
+        of its id; when that call is inside the window too it is the latest there, and when
+        it is not the window has no such call: the result is an orphan in the live context.
+        The history's index from the segment's start on is shifted once per segment.
+        """
+        head = segment.stand_in
+        if head is not None and (head.tool_calls or head.role == "tool"):
+            return None
+        c, lead = segment.start, segment.lead
+        window = self._windows.get((c, lead))
+        if window is None:
+            window = _IndexFrom.of(self.session.index, c, lead - c)
+            self._windows[(c, lead)] = window
+        return window.upto(stop - c + lead, head)
+
+    def live_bounds(self, segment: Segment, stop: int) -> Boundaries | None:
+        """The live context's cut marks, cut from the history's when no tool pair crosses
+        the window's edges (``_marks_hold``) and the stand-in makes no call; else ``None``.
+
+        Within such a window every pair is the history's, so each mark is the history's;
+        the stand-in leads (a cut before it is always allowed) and a cut after the last
+        message is too.
+        """
+        head = segment.stand_in
+        if head is not None and (head.tool_calls or head.role == "tool"):
+            return None
+        if not (self.tails or self.pruning) or not self._marks_hold(segment, stop):
+            return None
+        c, lead = segment.start, b"\x01" * segment.lead
+        return Boundaries(bytearray(lead + self.bounds.pair[c:stop] + b"\x01"))
 
     def live_truncated(self, segment: Segment, stop: int) -> dict[int, TruncatedOutput]:
         """The whole history's truncated outputs inside the live context, in its indices.

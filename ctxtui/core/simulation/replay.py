@@ -29,7 +29,12 @@ from ctxtui.core.planning.planner import build_plan
 from ctxtui.core.policies.policy import CompactionStyle, Policy, TriggerCheck, TriggerCount
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Message, Session, Usage
-from ctxtui.core.simulation.live_context import LiveAccount, Segment, live_counts, live_session
+from ctxtui.core.simulation.live_context import (
+    LiveAccount,
+    Segment,
+    live_counts,
+    live_session,
+)
 from ctxtui.core.summaries.seahorse import FRESH_TAIL_COUNT, LEAF_CHUNK_TOKENS, LEAF_MIN_FANOUT
 from ctxtui.core.tokens.counting import Progress, StopCheck, count_summary
 from ctxtui.core.tokens.counts import SessionCounts
@@ -142,6 +147,9 @@ class Replay:
     compactions: tuple[SimulatedCompaction, ...]
     recorded: tuple[RecordedAt, ...]
     segments: tuple[Segment, ...] = field(repr=False)
+    account: LiveAccount | None = field(default=None, repr=False, compare=False)
+    """The walk's prefix sums and tool-output index (``None`` for an exact walk): a context
+    is planned with the truncation and tool outputs it already measured."""
 
     def __len__(self) -> int:
         return len(self.requests)
@@ -172,9 +180,20 @@ class Replay:
         request = self.requests[k]
         segment = self.segments[request.segment]
         stop = request.message_index
-        session = live_session(self.session, segment, stop)
         counts = live_counts(self.counts, segment, stop)
-        plan = build_plan(session, self.policy, counts, self.tokenizer)
+        account = self.account
+        if account is None:
+            session = live_session(self.session, segment, stop)
+            plan = build_plan(session, self.policy, counts, self.tokenizer)
+        else:
+            index = account.live_index(segment, stop)
+            session = live_session(self.session, segment, stop, index)
+            plan = build_plan(
+                session, self.policy, counts, self.tokenizer,
+                truncated=account.live_truncated(segment, stop),
+                outputs=account.live_outputs(segment, stop),
+                bounds=account.live_bounds(segment, stop),
+            )  # fmt: skip
         return ContextAt(session, plan, segment.start, segment.stand_in is not None)
 
 
@@ -414,6 +433,7 @@ class _Walk:
         return Replay(
             self.session, policy, self.counts, self.tokenizer, tuple(requests),
             tuple(self.compactions), recorded, tuple(self.segments),
+            None if self.exact else self.account,
         )  # fmt: skip
 
 

@@ -59,6 +59,7 @@ class FleetScreen(Screen[Path | None]):
         super().__init__()
         policy = state.plan.policy if state.plan is not None else None
         self.preset = policy.preset if policy is not None else "plan"
+        self.overrides = fleet_job.knob_overrides(state)
         self.rows: dict[int, Row] = {}
         self.sorted_by: tuple[str, bool] | None = None  # column key, reversed
         self.running = False
@@ -80,13 +81,15 @@ class FleetScreen(Screen[Path | None]):
         self.rows = {}
         self.query_one(DataTable).clear()
         self.running = True
+        knobs = ", ".join(f"{name}={_knob(value)}" for name, value in self.overrides)
         self.query_one("#fleet-title", Static).update(
             f"Fleet · every session your agents wrote · preset {self.preset}"
+            + (f" · {knobs}" if knobs else "")
         )
         self._status("finding sessions…")
         self._show_summary()
         self.run_worker(
-            lambda: fleet_job.run_fleet_view(self.post_message, self.preset, ()),
+            lambda: fleet_job.run_fleet_view(self.post_message, self.preset, self.overrides),
             thread=True,
             group="fleet",
             exclusive=True,
@@ -203,3 +206,8 @@ def _cell(text: str, column: Column, width: int) -> Text:
     """A cell, figures right-aligned; what does not fit ends in ``…``."""
     shown = text.rjust(width) if column.numeric else text
     return Text(shown, no_wrap=True, overflow="ellipsis")
+
+
+def _knob(value: object) -> str:
+    """A knob's value as its flag takes it (an enum by its value)."""
+    return str(getattr(value, "value", value))

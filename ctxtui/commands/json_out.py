@@ -1,0 +1,99 @@
+"""JSON documents on stdout: the stdlib's text, written by orjson.
+
+``json.dumps(indent=2, ensure_ascii=False)`` runs the stdlib's pure-Python encoder (``indent``
+turns its C encoder off): seconds for a replay of tens of thousands of requests. orjson writes
+the same text for strings, integers, containers and most floats; where it would not, the
+document is adjusted or the stdlib writes it, so the bytes are the stdlib's either way.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from ctxtui.core.simulation.report import display_text
+
+SMALL_FLOAT = 1e-4
+"""Below this (and not zero) ``repr`` writes a float with an exponent (``1e-05``), orjson
+without one or with another (``0.00001``, ``2.5e-7``): such a float is written by ``repr``."""
+
+
+class _UnsureError(Exception):
+    """A value orjson would write differently (NaN, infinity): the stdlib writes the document."""
+
+
+def stdlib_text(doc: Any) -> bytes:
+    """``json.dumps(doc, indent=2, ensure_ascii=False)`` and a newline, lone surrogates as
+    U+FFFD, in UTF-8: the same bytes, at orjson's speed wherever it writes them alike.
+
+    orjson refuses what the stdlib writes otherwise (a lone surrogate, an integer past 64
+    bits, a key that is not a string) and NaN or infinity are looked for: those documents go
+    the stdlib way.
+    """
+    import orjson
+
+    try:
+        value = _Floats(orjson.Fragment).exact(doc)
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    except (orjson.JSONEncodeError, _UnsureError, RecursionError):
+        return (display_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n").encode()
+
+
+_NESTED = (float, dict, list, tuple)
+
+
+class _Floats:
+    """Each float orjson would write differently replaced by its ``repr`` (a fragment of
+    ready JSON); containers are copied only where something inside changed."""
+
+    def __init__(self, fragment: Any) -> None:
+        self.fragment = fragment
+
+    def exact(self, value: Any) -> Any:
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise _UnsureError
+            if value != 0.0 and -SMALL_FLOAT < value < SMALL_FLOAT:
+                return self.fragment(repr(value))
+            return value
+        if isinstance(value, dict):
+            return self._mapping(value)
+        if isinstance(value, (list, tuple)):
+            return self._sequence(value)
+        return value
+
+    def _mapping(self, value: dict[Any, Any]) -> dict[Any, Any]:
+        out: dict[Any, Any] | None = None
+        for key, item in value.items():
+            if isinstance(item, _NESTED):
+                new = self.exact(item)
+                if new is not item:
+                    out = dict(value) if out is None else out
+                    out[key] = new
+        return value if out is None else out
+
+    def _sequence(self, value: list[Any] | tuple[Any, ...]) -> list[Any] | tuple[Any, ...]:
+        items: list[Any] | None = None
+        for i, item in enumerate(value):
+            if isinstance(item, _NESTED):
+                new = self.exact(item)
+                if new is not item:
+                    items = list(value) if items is None else items
+                    items[i] = new
+        return value if items is None else items
+
+
+def print_json(doc: Any) -> None:
+    """``doc`` on stdout as ``stdlib_text`` writes it."""
+    import sys
+
+    data = stdlib_text(doc)
+    out = sys.stdout
+    buffer = getattr(out, "buffer", None)
+    if buffer is None:  # a text stream without one (a test's capture)
+        out.write(data.decode("utf-8"))
+        return
+    out.flush()
+    buffer.write(data)
+    buffer.flush()
