@@ -80,6 +80,7 @@ def open_breakdown(size: int, repeats: int = 3) -> str:
     from ctxtui.core.policies.policy import policy_for_session
     from ctxtui.importers import load_session
     from ctxtui.importers._reader import read_json_file
+    from ctxtui.system.count_cache import default_cache
 
     path = session_file(size)
     steps: dict[str, list[float]] = {"parse": [], "load": [], "counts": [], "plan": []}
@@ -93,7 +94,7 @@ def open_breakdown(size: int, repeats: int = 3) -> str:
         session = load_session(path)
         t3 = time.perf_counter()
         policy = policy_for_session("plan", session)
-        engine = Engine(session)
+        engine = Engine(session, default_cache())
         counts = engine.counts(policy)
         t4 = time.perf_counter()
         engine.plan(policy, counts)
@@ -746,12 +747,13 @@ def replay_ratio(size: int, repeats: int) -> list[Result]:
     from ctxtui.core.policies.policy import policy_for_session
     from ctxtui.core.simulation.replay import replay
     from ctxtui.importers import load_session
+    from ctxtui.system.count_cache import default_cache
     from ctxtui.system.heap import keep_out_of_collections
 
     path = session_file(size)
     session = load_session(path)
     policy = policy_for_session("plan", session)
-    engine = Engine(session)
+    engine = Engine(session, default_cache())
     counts = engine.counts(policy)
     assert counts is not None
     plan = engine.plan(policy, counts)
@@ -859,6 +861,7 @@ def replay_presets(repeats: int, sizes: tuple[int, int] = REPLAY_PRESET_SIZES) -
     from ctxtui.core.engine import Engine
     from ctxtui.core.policies.policy import PRESETS, policy_for_session
     from ctxtui.importers import load_session
+    from ctxtui.system.count_cache import default_cache
 
     small, big = sizes
     sessions = {size: load_session(session_file(size)) for size in (small, big)}
@@ -870,7 +873,7 @@ def replay_presets(repeats: int, sizes: tuple[int, int] = REPLAY_PRESET_SIZES) -
         done: dict[int, Any] = {}
         for size, session in sessions.items():
             policy = policy_for_session(name, session, {"context_window": window})
-            engine = Engine(session)
+            engine = Engine(session, default_cache())
             counts = engine.counts(policy)
             assert counts is not None
             plan = engine.plan(policy, counts)
