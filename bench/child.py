@@ -25,9 +25,10 @@ def open_session(path: Path) -> object:
     from ctxtui.core.engine import Engine
     from ctxtui.core.policies.policy import policy_for_session
     from ctxtui.importers import load_session
+    from ctxtui.system.count_cache import default_cache
 
     session = load_session(path)
-    return Engine(session).plan(policy_for_session("plan", session))
+    return Engine(session, default_cache()).plan(policy_for_session("plan", session))
 
 
 async def _first_paint() -> tuple[float, float]:

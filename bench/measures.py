@@ -80,6 +80,7 @@ def open_breakdown(size: int, repeats: int = 3) -> str:
     from ctxtui.core.policies.policy import policy_for_session
     from ctxtui.importers import load_session
     from ctxtui.importers._reader import read_json_file
+    from ctxtui.system.count_cache import default_cache
 
     path = session_file(size)
     steps: dict[str, list[float]] = {"parse": [], "load": [], "counts": [], "plan": []}
@@ -93,7 +94,7 @@ def open_breakdown(size: int, repeats: int = 3) -> str:
         session = load_session(path)
         t3 = time.perf_counter()
         policy = policy_for_session("plan", session)
-        engine = Engine(session)
+        engine = Engine(session, default_cache())
         counts = engine.counts(policy)
         t4 = time.perf_counter()
         engine.plan(policy, counts)
@@ -189,10 +190,10 @@ def exact_ratio(size: int, repeats: int) -> list[Result]:
     """
     import tiktoken
 
-    from ctxtui.core.tokens.count_cache import CountCache
     from ctxtui.core.tokens.counting import count_session
     from ctxtui.core.tokens.tokenizers import resolve
     from ctxtui.importers import load_session
+    from ctxtui.system.count_cache import CountCache
 
     session = load_session(session_file(size))
     tokenizer, info = resolve("tiktoken:cl100k_base")
@@ -214,7 +215,7 @@ def exact_ratio(size: int, repeats: int) -> list[Result]:
     def one_core() -> None:
         counter.threads = 1  # type: ignore[union-attr]
         try:
-            count_session(session, tokenizer, info, cache=False)
+            count_session(session, tokenizer, info)
         finally:
             counter.threads = threads  # type: ignore[union-attr]
 
@@ -228,7 +229,7 @@ def exact_ratio(size: int, repeats: int) -> list[Result]:
     base: list[float] = []
     for _ in range(max(1, repeats)):
         base.append(timed(bare))
-        s_none.append(timed(lambda: count_session(session, tokenizer, info, cache=False)))
+        s_none.append(timed(lambda: count_session(session, tokenizer, info)))
         if threads > 1:
             s_one.append(timed(one_core))
         s_cold.append(timed(cold))
@@ -417,7 +418,7 @@ def replan_times(sizes: tuple[int, ...], repeats: int) -> list[Result]:
         session = load_session(session_file(size))
         policy = policy_for_session("plan", session)
         tokenizer, info = resolve(policy.tokenizer, chars_per_token=policy.chars_per_token)
-        counts = count_session(session, tokenizer, info, cache=False)
+        counts = count_session(session, tokenizer, info)
         assert counts is not None
         variants = [  # as --context-window W would have it: a reserve that fits the window
             policy_for_session("plan", session, {"context_window": w})
@@ -464,7 +465,7 @@ def replan_profile(size: int) -> str:
     session = load_session(session_file(size))
     policy = policy_for_session("plan", session)
     tokenizer, info = resolve(policy.tokenizer)
-    counts = count_session(session, tokenizer, info, cache=False)
+    counts = count_session(session, tokenizer, info)
     assert counts is not None
     changed = policy_for_session("plan", session, {"context_window": 65_536})
     prof = cProfile.Profile()
@@ -493,7 +494,7 @@ def _synthetic(rows: int) -> tuple[Any, Any]:
     session = Session.model_construct(messages=messages)
     policy = policy_for_session("plan", session)
     tokenizer, info = resolve("plan")
-    counts = count_session(session, tokenizer, info, cache=False)
+    counts = count_session(session, tokenizer, info)
     assert counts is not None
     return session, build_plan(session, policy, counts, tokenizer)
 
@@ -746,12 +747,13 @@ def replay_ratio(size: int, repeats: int) -> list[Result]:
     from ctxtui.core.policies.policy import policy_for_session
     from ctxtui.core.simulation.replay import replay
     from ctxtui.importers import load_session
+    from ctxtui.system.count_cache import default_cache
     from ctxtui.system.heap import keep_out_of_collections
 
     path = session_file(size)
     session = load_session(path)
     policy = policy_for_session("plan", session)
-    engine = Engine(session)
+    engine = Engine(session, default_cache())
     counts = engine.counts(policy)
     assert counts is not None
     plan = engine.plan(policy, counts)
@@ -859,6 +861,7 @@ def replay_presets(repeats: int, sizes: tuple[int, int] = REPLAY_PRESET_SIZES) -
     from ctxtui.core.engine import Engine
     from ctxtui.core.policies.policy import PRESETS, policy_for_session
     from ctxtui.importers import load_session
+    from ctxtui.system.count_cache import default_cache
 
     small, big = sizes
     sessions = {size: load_session(session_file(size)) for size in (small, big)}
@@ -870,7 +873,7 @@ def replay_presets(repeats: int, sizes: tuple[int, int] = REPLAY_PRESET_SIZES) -
         done: dict[int, Any] = {}
         for size, session in sessions.items():
             policy = policy_for_session(name, session, {"context_window": window})
-            engine = Engine(session)
+            engine = Engine(session, default_cache())
             counts = engine.counts(policy)
             assert counts is not None
             plan = engine.plan(policy, counts)

@@ -23,11 +23,12 @@ def retention_ratio(size: int, repeats: int) -> list[Result]:
     from ctxtui.core.simulation.replay import replay
     from ctxtui.core.simulation.retention_audits import simulated_audits
     from ctxtui.importers import load_session
+    from ctxtui.system.count_cache import default_cache
     from ctxtui.system.heap import keep_out_of_collections
 
     session = load_session(session_file(size))
     policy = policy_for_session("plan", session)
-    engine = Engine(session)
+    engine = Engine(session, default_cache())
     counts = engine.counts(policy)
     assert counts is not None
     plan = engine.plan(policy, counts)

@@ -336,7 +336,7 @@ class GuardedServer:
 def write_dir_env(export_dir: Path | None) -> dict[str, str]:
     """The environment that confines a served app's writes (``output.write_root_refusal``):
     only inside ``export_dir``, or no file at all, not even the count cache."""
-    from ctxtui.core.tokens.count_cache import ENV_DISABLE
+    from ctxtui.system.count_cache import ENV_DISABLE
     from ctxtui.system.output import WRITE_ROOT_ENV
 
     root = str(export_dir.resolve()) if export_dir is not None else ""

@@ -13,7 +13,7 @@ from ctxtui.options import EXIT_OK
 
 def _clear_counts() -> list[Path]:
     """The count cache's own files (``*.counts``), nothing else in its directory."""
-    from ctxtui.core.tokens.count_cache import cache_dir
+    from ctxtui.system.count_cache import cache_dir
 
     directory = cache_dir()
     removed = []

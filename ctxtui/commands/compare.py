@@ -16,6 +16,7 @@ from ctxtui.core.policies.policy import PRESETS, PolicyError, preset
 from ctxtui.core.pricing.cost_words import dollars
 from ctxtui.core.wording import plural
 from ctxtui.options import EXIT_OK, explain_policy_error, overrides_from
+from ctxtui.system.count_cache import default_cache
 
 
 def _presets(text: str) -> list[str]:
@@ -122,10 +123,14 @@ def _table(doc: dict[str, Any]) -> Any:
 def run(args: argparse.Namespace) -> int:
     names = _presets(args.presets)
     session = load(args)
-    engine = Engine(session)
+    engine = Engine(session, default_cache())
     history = None
     if args.replay:  # the agent's own compactions hide earlier requests: read them too
-        history = Engine(load_history(args)) if session.meta.recorded_compactions else engine
+        history = (
+            Engine(load_history(args), default_cache())
+            if session.meta.recorded_compactions
+            else engine
+        )
     try:
         doc = compare(engine, names, overrides_from(args), history)
     except PolicyError as err:

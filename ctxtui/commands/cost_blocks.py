@@ -20,6 +20,7 @@ from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
 from ctxtui.importers import load_session
 from ctxtui.importers.subagents import subagent_paths
+from ctxtui.system.count_cache import default_cache
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,9 @@ def whole_session_tokens(planned: Planned, whole: Session) -> Sequence[int]:
     if whole is planned.session:
         counts = planned.engine.counts(planned.policy)
     else:
-        counts = Engine(whole).counts(planned.policy.with_changes(tokenizer=ESTIMATOR))
+        counts = Engine(whole, default_cache()).counts(
+            planned.policy.with_changes(tokenizer=ESTIMATOR)
+        )
     assert counts is not None  # no stop check was given
     return counts.message_tokens
 

@@ -22,6 +22,7 @@ from ctxtui.core.planning.plan import Plan
 from ctxtui.core.policies.policy import Policy, PolicyError
 from ctxtui.core.session.models import Session
 from ctxtui.options import explain_policy_error, flag_of, overrides_from, unused_reason
+from ctxtui.system.count_cache import default_cache
 from ctxtui.system.heap import keep_out_of_collections
 
 PROGRESS_AFTER_SECONDS = 0.5  # quick counts never flash a progress line
@@ -126,7 +127,7 @@ def plan_session(args: argparse.Namespace) -> Planned:
     """Load, build the policy, count (showing progress when slow) and plan."""
     session = load(args)
     policy = build_policy(args, session)
-    engine = Engine(session)
+    engine = Engine(session, default_cache())
     with counting() as progress:
         counts = engine.counts(policy, on_progress=progress)
     assert counts is not None  # no stop check was given

@@ -35,6 +35,7 @@ from ctxtui.core.tokens.calibration import Calibration, calibrate, session_fit
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.wording import plural
 from ctxtui.options import EXIT_OK
+from ctxtui.system.count_cache import default_cache
 
 SCHEMA = "ctxtui.replay/2"
 CHEAP_TOKENIZERS = ("plan", "picoclaw")
@@ -72,7 +73,7 @@ def calibration_counts(
 def run(args: argparse.Namespace) -> int:
     session = load_history(args)
     policy = build_policy(args, session)
-    engine = Engine(session)
+    engine = Engine(session, default_cache())
     with counting() as progress:
         counts = engine.counts(policy, on_progress=progress)
         assert counts is not None  # no stop check was given

@@ -20,6 +20,7 @@ from ctxtui.core.planning.rows import visible
 from ctxtui.core.simulation.replay import replay
 from ctxtui.core.wording import plural
 from ctxtui.palette import SERIES_COLOURS
+from ctxtui.system.count_cache import default_cache
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 """Nothing but the page's own inline style: no script, no font, no request of any kind."""
@@ -281,7 +282,7 @@ def timeline_figures(args: argparse.Namespace) -> dict[str, Any] | None:
     (as ``ctxtui replay`` and the app's timeline read it); ``None`` when it cannot be counted."""
     session = load(args, full_history=True)
     policy = build_policy(args, session)
-    engine = Engine(session)
+    engine = Engine(session, default_cache())
     counts = engine.counts(policy)
     if counts is None:
         return None

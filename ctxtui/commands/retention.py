@@ -27,6 +27,7 @@ from ctxtui.core.simulation.retention_audits import preview_audit, recorded_audi
 from ctxtui.core.summaries.retention import Audit
 from ctxtui.core.summaries.segment_facts import KINDS
 from ctxtui.options import EXIT_OK
+from ctxtui.system.count_cache import default_cache
 
 SCHEMA = "ctxtui.retention/1"
 DROPPED_SHOWN = 5
@@ -37,7 +38,7 @@ def audits_of(args: argparse.Namespace) -> tuple[dict[str, Any], list[Audit]]:
     """The session's header and its audits: recorded + stand-in pairs, then the preview."""
     history = load(args, full_history=True)
     policy = build_policy(args, history)
-    engine = Engine(history)
+    engine = Engine(history, default_cache())
     with counting() as progress:
         counts = engine.counts(policy, on_progress=progress)
         assert counts is not None  # no stop check was given
@@ -45,7 +46,7 @@ def audits_of(args: argparse.Namespace) -> tuple[dict[str, Any], list[Audit]]:
         shown = load(args) if history.meta.recorded_compactions else history
         offset = shown_offset(history, shown)
         if offset is not None:
-            result = Engine(shown).compact(policy, CompactReason.PROACTIVE)
+            result = Engine(shown, default_cache()).compact(policy, CompactReason.PROACTIVE)
             preview = preview_audit(shown, result)
             if preview is not None:
                 audits.append(_shifted(preview, offset))

@@ -2,6 +2,7 @@
 
 It caches counts per tokenizer, so a knob change re-plans without re-counting, and strings the
 pipeline together: tokenizer → counts → plan → compaction. Safe to call from a worker thread.
+Counts last across runs only through the ``counts_store`` a shell hands it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ctxtui.core.planning.planner import build_plan
 from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Session
+from ctxtui.core.tokens.count_store import CountStore
 from ctxtui.core.tokens.counting import Progress, StopCheck, count_session
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import Tokenizer, resolve
@@ -22,8 +24,9 @@ from ctxtui.core.tokens.tokenizers import Tokenizer, resolve
 class Engine:
     """The pipeline for one session, with counts cached per tokenizer."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, counts_store: CountStore | None = None) -> None:
         self.session = session
+        self.counts_store = counts_store
         self._counts: dict[tuple[str, float], tuple[Tokenizer, SessionCounts]] = {}
         self._lock = threading.Lock()
 
@@ -54,7 +57,12 @@ class Engine:
             return hit[1]
         tokenizer, info = resolve(policy.tokenizer, chars_per_token=policy.chars_per_token)
         counts = count_session(
-            self.session, tokenizer, info, on_progress=on_progress, should_stop=should_stop
+            self.session,
+            tokenizer,
+            info,
+            on_progress=on_progress,
+            should_stop=should_stop,
+            cache=self.counts_store,
         )
         if counts is None:
             return None

@@ -184,18 +184,19 @@ def _simulate(
     from ctxtui.core.planning.tool_costs import tool_costs
     from ctxtui.core.simulation.replay import replay
     from ctxtui.options import build_policy
+    from ctxtui.system.count_cache import default_cache
 
     overrides = dict(spec.overrides)
     try:
         policy = build_policy(preset, overrides, session)
-        engine = Engine(session)
+        engine = Engine(session, default_cache())
         counts = engine.counts(policy)
         assert counts is not None  # no stop check was given
         plan = engine.plan(policy, counts)
         costs = tool_costs(session, plan).tools
         if history is not session:
             policy = build_policy(preset, overrides, history)
-            engine = Engine(history)
+            engine = Engine(history, default_cache())
             counts = engine.counts(policy)
             assert counts is not None
             plan = engine.plan(policy, counts)

@@ -16,6 +16,7 @@ from textual.message import Message
 from ctxtui.core.engine import Engine
 from ctxtui.core.policies.policy import Policy
 from ctxtui.core.session.models import Session
+from ctxtui.system.count_cache import default_cache
 from ctxtui.tui.jobs import Post
 
 NOTE_MAX_BYTES = 64 * 1024 * 1024
@@ -46,7 +47,7 @@ def note_retention(
             return
         history = load_session(path, format, full_history=True)
         estimator = policy.with_changes(tokenizer="plan")
-        engine = Engine(history)
+        engine = Engine(history, default_cache())
         counts = engine.counts(estimator)
         assert counts is not None  # no stop check was given
         audits = recorded_audits(history, estimator, counts, engine.tokenizer(estimator), False)

@@ -22,6 +22,7 @@ from ctxtui.core.simulation.estimate_check import drift_notice, estimator_for, i
 from ctxtui.core.simulation.reported import ReportedGap, reported_gap
 from ctxtui.core.tokens.calibration import SessionFit, session_fit
 from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.system.count_cache import default_cache
 from ctxtui.tui.actions import needs_session
 
 EXACT_TOKENIZERS = ("tiktoken:cl100k_base", "tiktoken:o200k_base")
@@ -103,7 +104,9 @@ class MainState:
         ``fit`` is the whole transcript's calibration, when the session is only its tail;
         without one the session's own (characters only, quick)."""
         fit = fit if fit is not None else session_fit(session)
-        return replace(self, session=session, engine=Engine(session), plan=None, fit=fit)
+        return replace(
+            self, session=session, engine=Engine(session, default_cache()), plan=None, fit=fit
+        )
 
     def grown(self, session: Session) -> MainState:
         """The watched file read again: ``session`` replaces the one on screen, the selection

@@ -28,6 +28,7 @@ from ctxtui.core.simulation.replay import (
 )
 from ctxtui.core.simulation.reported import ReportedGap, gap_of
 from ctxtui.core.tokens.calibration import SessionFit
+from ctxtui.system.count_cache import default_cache
 from ctxtui.tui.jobs import bug_line
 
 Post = Callable[[Message], object]
@@ -93,7 +94,7 @@ def read_history(post: Post, path: Path | None, shown: Session, engine: Engine) 
     if history is None or not offset:
         post(HistoryReady(shown, engine, 0))
     else:
-        post(HistoryReady(history, Engine(history), offset))
+        post(HistoryReady(history, Engine(history, default_cache()), offset))
 
 
 PROGRESS_INTERVAL = 0.1

@@ -94,7 +94,7 @@ def test_the_tokenizer_specs_are_one_list(capsys: pytest.CaptureFixture[str]) ->
     """The selector, the policy's check, the cache's exact prefixes and ``--tokenizer``'s help
     and error all read ``tokens.specs.TOKENIZERS``; every spec there is one a counter knows."""
     from ctxtui.core.policies.policy import preset
-    from ctxtui.core.tokens.count_cache import CACHED_PREFIXES
+    from ctxtui.core.tokens.count_store import CACHED_PREFIXES
     from ctxtui.core.tokens.specs import TOKENIZERS
     from ctxtui.core.tokens.tokenizers import FAMILIES, available_tokenizers
     from ctxtui.options import tokenizer_problem

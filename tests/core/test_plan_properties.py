@@ -309,11 +309,11 @@ def test_compaction_conserves_tokens(
     move with the turns, and are conserved on their own above).
     """
     policy = policy.with_changes(prune_mode=PruneMode.OFF)
-    counts = count_session(session, TOKENIZER, INFO, cache=False)
+    counts = count_session(session, TOKENIZER, INFO)
     assert counts is not None
     plan = build_plan(session, policy, counts, TOKENIZER)
     result = compact(session, plan, reason, TOKENIZER)
-    after_counts = count_session(result.session, TOKENIZER, INFO, cache=False)
+    after_counts = count_session(result.session, TOKENIZER, INFO)
     assert after_counts is not None
     after = build_plan(result.session, policy, after_counts, TOKENIZER)
     if result.replaced is None:

@@ -27,7 +27,7 @@ from tests.core.test_plan_properties import INFO, TOKENIZER, transcripts
 
 
 def _plan(session: Session, policy: Policy) -> Plan:
-    counts = count_session(session, TOKENIZER, INFO, cache=False)
+    counts = count_session(session, TOKENIZER, INFO)
     assert counts is not None
     return build_plan(session, policy, counts, TOKENIZER)
 

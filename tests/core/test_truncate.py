@@ -1,4 +1,5 @@
-"""Truncation: the plan's §1.7 vectors, and defects X30–X39 shown fixed."""
+"""Truncation: the plan's §1.7 vectors, and defects X30–X39 shown fixed (the rule in the
+core, the saved files in ``ctxtui.system.truncation_files``)."""
 
 from __future__ import annotations
 
@@ -11,17 +12,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxtui.core.planning import truncation as truncate
 from ctxtui.core.planning.truncation import (
-    KEEP_SECONDS,
-    MARKER_NAME,
-    MARKER_TEXT,
     byte_size,
     count_lines,
     hint_for,
     needs_truncation,
     preview_of,
     sanitize_tool_name,
+)
+from ctxtui.system import truncation_files as truncate
+from ctxtui.system.truncation_files import (
+    KEEP_SECONDS,
+    MARKER_NAME,
+    MARKER_TEXT,
     sweep_saved_outputs,
     truncate_tool_output,
 )

@@ -2,8 +2,9 @@
 
 Counting is the pipeline's one slow step, so it runs in a worker: it reports
 ``on_progress(done, total)`` after every chunk and returns ``None`` rather than a partial count
-once ``should_stop()`` says so. Exact counts are kept across runs by content hash
-(``count_cache``), so a second open only counts the messages it has not seen.
+once ``should_stop()`` says so. Given a ``CountStore`` (the shells pass the on-disk one), exact
+counts are kept across runs by content hash, so a second open only counts the messages it has
+not seen.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ctxtui.core.session.models import Message, Session
-from ctxtui.core.tokens.count_cache import CountCache, default_cache, message_key, tokenizer_key
+from ctxtui.core.tokens.count_store import CountStore, message_key, tokenizer_key
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import (
     PICOCLAW,
@@ -55,10 +56,10 @@ def count_session(
     on_progress: Progress | None = None,
     should_stop: StopCheck | None = None,
     chunk: int = DEFAULT_CHUNK,
-    cache: CountCache | bool = True,
+    cache: CountStore | None = None,
 ) -> SessionCounts | None:
     """Every message's tokens plus system prompt, tool definitions and carried summary (as the
-    text it adds to the system prompt). ``cache``: the user's (``True``), none, or this one."""
+    text it adds to the system prompt). ``cache``: where counts are kept across runs, if any."""
     if chunk < 1:
         raise ValueError(f"chunk must be ≥ 1, got {chunk}")
     stop = should_stop or (lambda: False)
@@ -71,7 +72,7 @@ def count_session(
     messages = session.messages
     total = len(messages)
     count_many = _counter(tokenizer)
-    store = default_cache() if cache is True else (cache or None)
+    store = cache
     if store is not None and not store.wants(tokenizer.name, messages):
         store = None
     message_tokens: list[int] = []
@@ -101,7 +102,7 @@ def count_session(
 def _count_cached(
     messages: Sequence[Message],
     tokenizer: Tokenizer,
-    store: CountCache,
+    store: CountStore,
     count_many: Callable[[Sequence[Message]], list[int]],
     on_progress: Progress | None,
     stop: StopCheck,

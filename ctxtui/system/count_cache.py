@@ -1,4 +1,5 @@
-"""Per-message token counts kept across runs, so a big session re-opens without re-counting.
+"""Per-message token counts kept on disk across runs, so a big session re-opens without
+re-counting: the ``CountStore`` the shells hand to the core.
 
 Each exact tokenizer (and backend) gets one file in ``platformdirs.user_cache_dir("ctxtui")``
 mapping a message's content hash (of everything a tokenizer reads from it) to its count. Keyed
@@ -15,7 +16,6 @@ missing, truncated, foreign or corrupt file reads as empty. Size is bounded by
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 import struct
@@ -25,13 +25,15 @@ from pathlib import Path
 
 from ctxtui import __version__
 from ctxtui.core.session.models import Message
-from ctxtui.core.tokens.specs import EXACT_PREFIXES
+from ctxtui.core.tokens.count_store import (
+    CACHED_PREFIXES,
+    DIGEST_SIZE,
+    MIN_CHARS,
+    worth_caching,
+)
 
 ENV_DISABLE = "CTXTUI_NO_CACHE"
 ENV_DIR = "CTXTUI_CACHE_DIR"
-
-DIGEST_SIZE = 16
-"""128-bit keys: a collision among a million cached messages has odds around 1e-27."""
 
 _RECORD = struct.Struct(f"<{DIGEST_SIZE}sI")
 _MAGIC = b"CTXTUI-COUNTS\n"
@@ -41,54 +43,6 @@ so its files simply read as empty and are rewritten."""
 
 MAX_ENTRIES = 500_000
 """Entries per tokenizer: 20 bytes each on disk, a few large sessions' worth."""
-
-MIN_CHARS = 1_000_000
-"""Sessions with less text than this count faster than a cache file is read and written."""
-
-CACHED_PREFIXES = EXACT_PREFIXES
-"""The exact tokenizers; the estimators are cheaper than hashing."""
-
-
-def message_key(message: Message) -> bytes:
-    """A hash of every field any tokenizer reads from ``message``, length-prefixed so no two
-    messages feed the same text, in one string and one hash call."""
-    if not (
-        message.tool_calls
-        or message.parts
-        or message.reasoning
-        or message.name
-        or message.tool_call_id
-        or message.tool_name
-    ):
-        data = f"p{message.role}\0{message.content}".encode("utf-8", "surrogatepass")
-        return hashlib.blake2b(data, digest_size=DIGEST_SIZE).digest()
-    fields: list[str] = [
-        message.role,
-        message.content,
-        message.reasoning,
-        message.name or "",
-        message.tool_call_id or "",
-        message.tool_name or "",
-    ]
-    for call in message.tool_calls:
-        fields.extend(("call", call.id, call.name, call.arguments, call.type))
-    for part in message.parts:
-        estimate = "" if part.token_estimate is None else str(part.token_estimate)
-        fields.extend(
-            ("part", part.kind.value, part.text, part.media_type or "", str(part.byte_size))
-        )
-        fields.extend((estimate, part.label))
-    text = "x" + "".join([f"{len(value)}:{value}" for value in fields])
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST_SIZE).digest()
-
-
-def tokenizer_key(
-    name: str, chars_per_token: float | None = None, backend: str | None = None
-) -> str:
-    """The cache's name for a tokenizer: its spec, plus the ratio or the counting library and
-    version, so a backend or release that differs starts a fresh file."""
-    key = name if chars_per_token is None else f"{name}@{chars_per_token:g}"
-    return key if backend is None else f"{key}@{backend}"
 
 
 class CountCache:
@@ -109,16 +63,7 @@ class CountCache:
 
     def wants(self, tokenizer: str, messages: Sequence[Message]) -> bool:
         """Whether counting ``messages`` under ``tokenizer`` is slow enough to cache."""
-        if not tokenizer.startswith(self.prefixes):
-            return False
-        if self.min_chars <= 0:
-            return True
-        chars = 0
-        for message in messages:
-            chars += len(message.content)
-            if chars >= self.min_chars:
-                return True
-        return False
+        return worth_caching(tokenizer, messages, min_chars=self.min_chars, prefixes=self.prefixes)
 
     def path(self, tokenizer: str) -> Path:
         """The file holding ``tokenizer``'s counts (its name made safe for any filesystem)."""
