@@ -107,10 +107,12 @@ class WorkFailed(Message):
 
 @dataclass
 class SessionGrew(Message):
-    """The watched file ``path`` was read again after it changed (``--watch``)."""
+    """The watched file ``path`` was read again after it changed (``--watch``). ``fit`` is
+    the whole transcript's calibration again when the agent compacted since the last read."""
 
     session: Session
     path: Path
+    fit: SessionFit | None = None
 
 
 @dataclass
@@ -181,13 +183,19 @@ def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_IN
     worker = get_current_worker()
     watcher = SessionWatcher(path, format)
     loaded, said = False, None
+    seen_boundary: tuple[object, ...] = ()
     while not worker.is_cancelled:
         session = watcher.poll()
         if session is not None:
-            if loaded:
-                post(SessionGrew(session, path))
-            else:
+            boundary = (session.meta.hidden_messages, session.meta.recorded_compactions)
+            if not loaded:
                 post(SessionLoaded(session, path, transcript_fit(path, format, session)))
+            elif boundary != seen_boundary:
+                # A new boundary moves the first request on screen: number from the history.
+                post(SessionGrew(session, path, transcript_fit(path, format, session)))
+            else:
+                post(SessionGrew(session, path))
+            seen_boundary = boundary
             if said is not None and loaded:
                 post(WatchProblem(None))
             loaded, said = True, None

@@ -108,13 +108,30 @@ class MainState:
             self, session=session, engine=Engine(session, default_cache()), plan=None, fit=fit
         )
 
-    def grown(self, session: Session) -> MainState:
+    def grown(self, session: Session, fit: SessionFit | None = None) -> MainState:
         """The watched file read again: ``session`` replaces the one on screen, the selection
         stays. While a compaction is applied the compacted view stays and the grown session
-        takes the bottom of the undo stack, so undoing returns to the live file."""
+        takes the bottom of the undo stack, so undoing returns to the live file.
+
+        ``fit`` is the transcript's calibration read again after a new compaction; without
+        one, a session still read from the same compaction keeps its fit, whose request
+        numbers (counted from the transcript's first request) have not moved."""
         if self.undo:
             return replace(self, undo=(session, *self.undo[1:]))
-        return self.with_session(session)
+        if fit is None and self._same_boundary(session):
+            fit = self.fit
+        return self.with_session(session, fit)
+
+    def _same_boundary(self, session: Session) -> bool:
+        """Both sessions start at the same compaction of the agent's."""
+        old = self.session
+        return (
+            old is not None
+            and bool(session.meta.recorded_compactions)
+            and not session.meta.full_history
+            and session.meta.hidden_messages == old.meta.hidden_messages
+            and session.meta.recorded_compactions == old.meta.recorded_compactions
+        )
 
     # -- policy and plan -------------------------------------------------------------------
 

@@ -666,3 +666,39 @@ def test_light_theme(snap_compare: SnapCompare) -> None:
         settings=deterministic_settings(theme="catppuccin-latte"),
     )
     assert snap_compare(app, terminal_size=(100, 30), run_before=then())
+
+
+async def test_a_watched_transcript_numbers_requests_as_a_whole_read_does(
+    tmp_path: Path,
+) -> None:
+    """After an append, and after an append that holds a new compaction, the request the
+    gauge compares with the API is numbered from the transcript's first request, as when
+    the file is opened whole (a new boundary used to restart the numbering)."""
+    from ctxtui.tui.jobs import transcript_fit
+
+    sample = Path(__file__).resolve().parents[2] / "sample_sessions" / "claude_code_replay.jsonl"
+    lines = sample.read_bytes().splitlines(keepends=True)
+    boundaries = [i for i, line in enumerate(lines) if b'"compact_boundary"' in line]
+    assert len(boundaries) >= 2
+    first, second = boundaries[0], boundaries[1]
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(b"".join(lines[: first + 20]))
+
+    def whole_first_request() -> int | None:
+        fit = transcript_fit(path, None, load_session(path))
+        assert fit is not None
+        return fit.first_request
+
+    app = make_app(path, watch=True, settings=deterministic_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        for end in (second - 5, second + 40):
+            expected_rows = len(load_session(path))
+            await until(pilot, lambda n=expected_rows: _rows(app) == n, "the read")
+            fit = app.main.state.fit
+            assert fit is not None and fit.first_request == whole_first_request()
+            with path.open("ab") as out:
+                out.write(b"".join(lines[len(path.read_bytes().splitlines()) : end]))
+        expected_rows = len(load_session(path))
+        await until(pilot, lambda: _rows(app) == expected_rows, "the new compaction")
+        fit = app.main.state.fit
+        assert fit is not None and fit.first_request == whole_first_request()

@@ -288,7 +288,7 @@ class MainScreen(Screen[None]):
         if not self.following or event.path != self.state.path:
             return  # another file was opened meanwhile
         before = self.state
-        self.state = self.state.grown(event.session)
+        self.state = self.state.grown(event.session, event.fit)
         if self.state.session is before.session:
             return
         # The cursor on the last message follows new ones; anywhere else it stays put.
