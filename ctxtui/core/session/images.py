@@ -240,16 +240,18 @@ def priced_part(part: ContentPart, model: str | None) -> ContentPart:
 def priced_images(session: Session) -> Session:
     """Every sized image of ``session`` counted by its model's provider (the message's model
     when it names one, else the session's); the session itself when nothing changes."""
-    changed = False
-    messages: list[Message] = []
-    for m in session.messages:
-        if not any(p.kind is PartKind.IMAGE and p.width is not None for p in m.parts):
-            messages.append(m)
+    messages: list[Message] | None = None
+    for i, m in enumerate(session.messages):
+        if not m.parts or not any(
+            p.kind is PartKind.IMAGE and p.width is not None for p in m.parts
+        ):
             continue
         model = m.model or session.meta.model
         parts = tuple(priced_part(p, model) for p in m.parts)
         if parts != m.parts:
-            changed = True
-            m = m.model_copy(update={"parts": parts})
-        messages.append(m)
-    return session.model_copy(update={"messages": tuple(messages)}) if changed else session
+            if messages is None:
+                messages = list(session.messages)
+            messages[i] = m.model_copy(update={"parts": parts})
+    if messages is None:
+        return session
+    return session.model_copy(update={"messages": tuple(messages)})
