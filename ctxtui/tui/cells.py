@@ -75,7 +75,7 @@ def clip(text: str, width: int) -> str:
     """``text`` fitted to exactly ``width`` cells: padded, or cut with a trailing ``…``.
 
     A row shows at most ``width`` cells, but a preview may hold 4k characters, and Rich
-    measures a text outside its single-width fast path grapheme by grapheme: ~0.5 ms a row,
+    measures a text outside its single-width fast path grapheme by grapheme, which would be
     most of painting a screen. A head of a few characters per cell that is already wider
     than the row holds the cut, so only the head is measured; a text that is mostly
     zero-width characters is measured whole.

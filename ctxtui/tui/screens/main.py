@@ -175,7 +175,7 @@ class MainScreen(Screen[None]):
         bottom border); the detail pane and the settings mark their own borders in the CSS.
         The class goes on the bar, not the screen: a screen class restyles every widget.
         The settings panel's mark is a class too, not ``:focus-within``: with that pseudo-class
-        in the CSS, Textual restyles the panel's ~250 widgets on every focus move inside it
+        in the CSS, Textual restyles all the panel's widgets on every focus move inside it
         (each Tab or arrow between knobs); the class changes only when the keys enter or leave.
         """
         focused = self.focused
