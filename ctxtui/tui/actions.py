@@ -3,7 +3,7 @@
 Bindings, the command palette, the footer's order, the help screen's explanations and the
 key remapping of the user's config are all read from ``ACTIONS``; an action is one row here
 plus an ``action_<id>`` handler on the node its scope names (the app or the main screen).
-A row with ``view`` needs no handler at all: the app opens that screen (see ``CtxtuiApp``).
+A row with ``view`` opens a screen: its handler on ``CtxtuiApp`` only pushes it.
 """
 
 from __future__ import annotations
@@ -41,9 +41,8 @@ class Action:
     ``id`` is the action's name (``action_<id>``) and its binding id, the name a user's config
     remaps it by. ``footer_rank`` orders the footer (0 matters most; ``None``: not in the
     footer); when the width runs short the highest ranks are left out first. ``choices``
-    makes one palette entry per choice, run as ``id('choice')``. A ``view`` row opens the screen
-    of the same name (``CtxtuiApp.view_screen``), built with the main screen's state, so a new
-    view needs no handler: its row, its module and a line in ``view_screen``.
+    makes one palette entry per choice, run as ``id('choice')``. A ``view`` row opens a screen
+    built with the main screen's state: its ``CtxtuiApp.action_<id>`` only calls ``push_view``.
     """
 
     id: str
