@@ -28,12 +28,12 @@ from ctxtui.core.pricing.cost_words import last_priced, request_words
 from ctxtui.core.session.import_notes import shrink_note
 from ctxtui.core.session.models import Session
 from ctxtui.core.tokens.tokenizers import available_tokenizers
-from ctxtui.core.wording import plural
+from ctxtui.core.wording import file_size, plural
 from ctxtui.options import debugging
 from ctxtui.system.heap import keep_out_of_collections
 from ctxtui.tui import jobs
 from ctxtui.tui.actions import Scope, bindings
-from ctxtui.tui.cells import format_bytes, scale_label
+from ctxtui.tui.cells import scale_label
 from ctxtui.tui.command_palette import NOTHING_TO_UNDO
 from ctxtui.tui.cost_jobs import CostReady, price_session
 from ctxtui.tui.jobs import (
@@ -71,7 +71,7 @@ def file_label(path: Path) -> str:
         size = path.stat().st_size
     except OSError:
         return path.name
-    return f"{path.name} ({format_bytes(size)})"
+    return f"{path.name} ({file_size(size)})"
 
 
 def undone_note(compacted: int, state: MainState) -> str:
