@@ -452,7 +452,8 @@ class MainScreen(Screen[None]):
             if reason is not None:
                 self._compact(reason, in_preview=False)
 
-        self.app.push_screen(ReasonScreen(), chosen)
+        post_turn = self.plan is not None and self.plan.compaction.post_turn
+        self.app.push_screen(ReasonScreen(self.policy, post_turn=post_turn), chosen)
 
     def _compact(self, reason: CompactReason, *, in_preview: bool) -> None:
         if self.engine is None:
