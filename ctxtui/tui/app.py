@@ -183,7 +183,7 @@ class CtxtuiApp(App[int]):
         main screen (``MainScreen.open_or_select``: a picker dismissing with a path opens it)."""
         self.push_screen(view(self.main.state), self.main.open_or_select)
 
-    # The ``view`` rows of ``ACTIONS``: each screen is imported when first opened.
+    # The views: each screen is imported when first opened.
     def action_help(self) -> None:
         from ctxtui.tui.screens.help import HelpScreen
 
