@@ -425,8 +425,8 @@ def run_fleet(
 def _stop_workers(pool: Executor) -> None:
     """End a stopped pool's processes now, without waiting for what they were given.
 
-    Left to the interpreter's exit, a process pool whose pending jobs were cancelled waited
-    on its idle workers (measured: still there 60 s after Ctrl+C). The results are not
+    Left to the interpreter's exit, a process pool whose pending jobs were cancelled waits
+    on its idle workers, long after Ctrl+C. The results are not
     wanted; a Dask executor has no processes of ours and is left to its client.
     """
     processes = dict(getattr(pool, "_processes", None) or {})  # shutdown forgets them

@@ -343,7 +343,7 @@ def protected_paths(path: Path | str) -> frozenset[Path]:
 def _refuse_empty_forced(source: Source, name: str) -> None:
     """Refuse a forced format that read nothing from a file of another format.
 
-    An importer skips the records it does not know, so forcing the wrong one used to give an
+    An importer skips the records it does not know, so forcing the wrong one would give an
     empty session and a report of zero tokens, a wrong answer with exit 0. A file that really is
     an empty session of the forced format (detection agrees) is still accepted.
     """

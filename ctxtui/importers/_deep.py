@@ -1,13 +1,12 @@
 """Run a recursive JSON step (parse, dump, walk) on values nested deeper than Python allows.
 
 The stdlib's JSON scanner and encoder recurse once per nesting level against the interpreter's
-recursion limit (1,000 by default, less what the caller's stack already uses), so a valid
-transcript whose tool arguments nest 1,000 levels used to be refused. ``deep_call`` runs the
+recursion limit (1,000 by default, less what the caller's stack already uses), which would
+refuse a valid transcript whose tool arguments nest 1,000 levels. ``deep_call`` runs the
 step as it is first (the common, shallow case costs nothing more); only on ``RecursionError``
 does it run it again in a thread of its own with a large stack and a raised limit.
-Measured: the stdlib parses and dumps 2,000 levels in a 512 KiB stack, so ``DEEP_STACK``
-leaves a wide margin for ``DEEP_RECURSION_LIMIT`` frames; the limit is what stops a
-100,000-level document, which then raises ``RecursionError`` as before and is refused.
+``DEEP_STACK`` leaves a wide margin for ``DEEP_RECURSION_LIMIT`` frames; the limit is what
+stops an absurdly deep document, which then raises ``RecursionError`` and is refused.
 """
 
 from __future__ import annotations

@@ -37,9 +37,9 @@ MAX_LINE_WARNINGS = 20
 
 MAX_RECORDS = 1_000_000
 """A JSONL file holding more JSON values than this is refused. An agent's session holds
-thousands; the benchmark's largest, 100,000. Each message costs ctxtui about 2 KB however
-short it is, so a 75 KB gzip of tiny records (a million of them) costs 1.8 GB: past that
-the file is refused rather than read on to the inflate cap (``_stream.MIN_INFLATE_CAP``).
+thousands; each message costs ctxtui kilobytes however short it is, so a small gzip of a
+million tiny records is refused rather than read on to the inflate cap
+(``_stream.MIN_INFLATE_CAP``).
 Blank and corrupt lines are not values and do not count; a reader that keeps nothing per
 value (ShareGPT counting the conversations it does not show) passes ``capped=False``."""
 
@@ -60,8 +60,7 @@ def _split_values(text: str) -> tuple[list[Any], str | None]:
     """All JSON values on one line (crash-and-append leaves several) and the first error.
 
     Linear in the line: each value is decoded from its index in the one string (never a
-    slice of the rest), and the surrogate scan runs once per line, not once per value (a
-    line of 40,000 values took 58 s when it ran per value).
+    slice of the rest), and the surrogate scan runs once per line, not once per value.
     """
     values: list[Any] = []
     scrub = _reader._SURROGATE_ESCAPE.search(text) is not None
@@ -198,8 +197,8 @@ def iter_records(
     it past each complete line; the last line, when unfinished, and the warnings that only
     count are left to the cursor (``Cursor.end_warnings``).
 
-    A line that holds one clean value is parsed by pydantic-core (``_fast_line``, ~0.4 s
-    instead of ~0.66 s for 100k lines); every other line takes the stdlib path below, which
+    A line that holds one clean value is parsed by pydantic-core (``_fast_line``, the faster
+    parser); every other line takes the stdlib path below, which
     alone words warnings, so both give the same records and the same warnings.
     """
     live = cursor is not None

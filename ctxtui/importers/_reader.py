@@ -79,9 +79,8 @@ def json_kind(value: Any) -> str:
 def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
     """True when containers nest deeper than ``limit`` (checked without recursion).
 
-    Walked one level at a time, keeping only the containers of each level: a 100k-message
-    document has ~300k containers and ~400k leaves, and one list per level is about half the
-    cost of a stack of ``(item, depth)`` pairs (0.085 s against 0.145 s on that file).
+    Walked one level at a time, keeping only the containers of each level: one list per level
+    is cheaper than a stack of ``(item, depth)`` pairs.
     """
     level: list[Any] = [value] if isinstance(value, _CONTAINERS) else []
     depth = 0
@@ -237,18 +236,17 @@ def gc_paused() -> Iterator[None]:
 
     Parsing a big transcript and building its messages allocates millions of containers that
     all stay alive; the collector, triggered every 700 allocations, keeps re-walking them
-    although JSON values and session objects hold no cycles (~0.5 s of a 1.5 s load of the
-    100k-message benchmark file). Pauses nest and may overlap across threads (the app loads in
-    a worker): the collector is switched back on by the last one out, and only if it was on
-    when the first one came in. Nothing is lost: what is collectable is collected later.
+    although JSON values and session objects hold no cycles. Pauses nest and may overlap
+    across threads (the app loads in a worker): the collector is switched back on by the last
+    one out, and only if it was on when the first one came in. Nothing is lost: what is
+    collectable is collected later.
 
     On the way out, what was allocated meanwhile is filed with the old objects
     (``gc.freeze`` then ``gc.unfreeze``, which moves lists, not objects) instead of being
     walked by the very next young collection and twice more on its way to the old
-    generation: that first walk alone was ~0.09 s after a 100k-message parse. When something
-    else froze objects (a shell keeps its open session frozen, ``ctxtui.system.heap``), that freeze
-    must stand, so the new objects join the frozen ones instead: left young, millions of them
-    made each young collection take 0.1–0.2 s until the shell froze them too.
+    generation. When something else froze objects (a shell keeps its open session frozen,
+    ``ctxtui.system.heap``), that freeze must stand, so the new objects join the frozen ones
+    instead: left young, millions of them would slow every young collection.
     """
     global _gc_pauses, _gc_resume
     with _gc_lock:
@@ -365,8 +363,8 @@ def _fast_json() -> _FastJson | None:
 def _fast_parse(data: bytes) -> Any:
     """The document in ``data`` parsed by pydantic-core, or ``_UNDECIDED``.
 
-    About twice as fast as ``json.loads`` on a large transcript, with no separate UTF-8 decode
-    (0.15 s against 0.30 s for the 229 MB benchmark file) and the same values: the two parsers
+    Faster than ``json.loads`` on a large transcript, with no separate UTF-8 decode, and the
+    same values: the two parsers
     accept the same documents and build equal values, and where they differ (lone
     surrogates, which jiter refuses) or anything fails, the stdlib path decides and words
     the error. When the probe found that jiter's own depth limit is within ``MAX_DEPTH``

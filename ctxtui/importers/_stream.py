@@ -1,11 +1,10 @@
 """Bounded byte streams of a transcript file: decompression with a cap, bounded lines.
 
-A hostile file must not cost more memory than its useful data: a 2 MB gzip that inflates
-to 2 GB of NUL bytes, or a 2 GB sparse file, used to be read whole (one "line" of 2 GB)
-before anything looked at it. Here every read is bounded: binary content is refused from
-the first few kilobytes, gzip and zstd are inflated a chunk at a time up to a cap, and a
-line is never read past ``MAX_LINE_BYTES``. Corrupt and truncated compressed data become
-one ``SessionLoadError`` line in plain words.
+A hostile file (a small gzip that inflates to gigabytes of NUL bytes, a huge sparse file)
+must not cost more memory than its useful data, so every read is bounded: binary content is
+refused from the first few kilobytes, gzip and zstd are inflated a chunk at a time up to a
+cap, and a line is never read past ``MAX_LINE_BYTES``. Corrupt and truncated compressed data
+become one ``SessionLoadError`` line in plain words.
 """
 
 from __future__ import annotations
@@ -37,10 +36,8 @@ MAX_INFLATE_RATIO = 100
 """Compressed input may inflate to ``max(MIN_INFLATE_CAP, MAX_INFLATE_RATIO x its size)``.
 
 Real transcripts compress 5-30x with gzip or zstd; a decompression bomb reaches 1000x. The
-floor is what a file under 671 KB may inflate to, and so what it may cost: a document of
-tiny messages takes ~40 bytes of memory per byte once parsed and imported, so a 160 KB gzip
-inflating to 64 MiB cost 2.8 GB; the floor used to be 512 MiB, ~22 GB. Above 671 KB the
-ratio bounds it (a 1.3 MB file: 130 MB, ~5 GB for tiny messages)."""
+floor is small because a document of tiny messages costs tens of bytes of memory per
+inflated byte once parsed and imported."""
 
 _IN_CHUNK = 64 * 1024
 _OUT_CHUNK = 1024 * 1024
@@ -467,9 +464,8 @@ def numbered_lines(
     A line longer than ``limit`` is skipped without being kept (read in bounded pieces up to
     its newline) and yielded as ``None``, so the caller can say so. Blank lines hold nothing
     for any reader and are not yielded, and after two in a row the rest of the run is skipped
-    a buffer at a time. A file of newlines alone (a gzip of 2 GB of them is 2 MB) used to cost
-    a Python loop per line, 3.6 minutes to reach the inflate cap; the numbers still count
-    every line, from ``first`` (the lines before where ``fh`` starts).
+    a buffer at a time, so a file of newlines alone costs no Python loop per line; the
+    numbers still count every line, from ``first`` (the lines before where ``fh`` starts).
     """
     peek = getattr(fh, "peek", None)
     number = first

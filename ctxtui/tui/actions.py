@@ -3,7 +3,7 @@
 Bindings, the command palette, the footer's order, the help screen's explanations and the
 key remapping of the user's config are all read from ``ACTIONS``; an action is one row here
 plus an ``action_<id>`` handler on the node its scope names (the app or the main screen).
-A row with ``view`` needs no handler at all: the app opens that screen (see ``CtxtuiApp``).
+An app action that opens a screen (help, the views) has a handler that only pushes it.
 """
 
 from __future__ import annotations
@@ -41,9 +41,8 @@ class Action:
     ``id`` is the action's name (``action_<id>``) and its binding id, the name a user's config
     remaps it by. ``footer_rank`` orders the footer (0 matters most; ``None``: not in the
     footer); when the width runs short the highest ranks are left out first. ``choices``
-    makes one palette entry per choice, run as ``id('choice')``. A ``view`` row opens the screen
-    of the same name (``CtxtuiApp.view_screen``), built with the main screen's state, so a new
-    view needs no handler: its row, its module and a line in ``view_screen``.
+    makes one palette entry per choice, run as ``id('choice')``. A view's handler,
+    ``CtxtuiApp.action_<id>``, pushes its screen with ``push_view``.
     """
 
     id: str
@@ -58,7 +57,6 @@ class Action:
     priority: bool = False
     key_display: str | None = None
     choices: Callable[[], Iterable[str]] | None = None
-    view: bool = False
     footer_group: str | None = None
 
     @property
@@ -176,7 +174,6 @@ ACTIONS: tuple[Action, ...] = (
         "Keys and legend",
         scope=Scope.APP,
         footer_rank=1,
-        view=True,
     ),
     Action(
         "compare",
@@ -187,7 +184,6 @@ ACTIONS: tuple[Action, ...] = (
         title="Compare presets",
         footer_rank=6,
         footer_group=VIEWS,
-        view=True,
     ),
     Action(
         "tools",
@@ -198,7 +194,6 @@ ACTIONS: tuple[Action, ...] = (
         title="Tool costs",
         footer_rank=6,
         footer_group=VIEWS,
-        view=True,
     ),
     Action(
         "timeline",
@@ -209,7 +204,6 @@ ACTIONS: tuple[Action, ...] = (
         title="Timeline of requests",
         footer_rank=6,
         footer_group=VIEWS,
-        view=True,
     ),
     Action(
         "fleet",
@@ -218,7 +212,6 @@ ACTIONS: tuple[Action, ...] = (
         "Every session your agents wrote, one row each with the totals; Enter opens one",
         scope=Scope.APP,
         title="Fleet of sessions",
-        view=True,
     ),
     Action("quit", "q", "Quit", "Leave ctxtui", scope=Scope.APP, footer_rank=2, in_palette=False),
     # Textual adds this binding itself when none exists; declaring it gives it an id (so it

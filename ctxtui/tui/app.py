@@ -16,7 +16,7 @@ from textual.screen import Screen
 
 from ctxtui.core.session.models import Session
 from ctxtui.options import EXIT_INTERNAL, debugging
-from ctxtui.tui.actions import ACTIONS, Action, Scope, bindings, remap
+from ctxtui.tui.actions import Scope, bindings, remap
 from ctxtui.tui.screens.main import MainScreen
 from ctxtui.tui.settings import AppSettings, apply_settings, load_settings
 
@@ -178,46 +178,36 @@ class CtxtuiApp(App[int]):
         assert isinstance(screen, MainScreen)
         return screen
 
-    def open_view(self, row: Action) -> None:
-        """Push the screen of a ``view`` row, built with the main screen's state.
-
-        What the view dismisses with goes to the main screen (``MainScreen.open_or_select``): a
-        sessions picker dismissing with a path opens that file.
-        """
-        assert row.view
-        self.push_view(view_screen(row.id))
-
     def push_view(self, view: Callable[..., Screen[Any]]) -> None:
         """Push ``view`` built with the main screen's state; what it dismisses with goes to the
-        main screen."""
+        main screen (``MainScreen.open_or_select``: a picker dismissing with a path opens it)."""
         self.push_screen(view(self.main.state), self.main.open_or_select)
 
+    # The views: each screen is imported when first opened.
+    def action_help(self) -> None:
+        from ctxtui.tui.screens.help import HelpScreen
 
-def view_screen(name: str) -> Callable[..., Screen[Any]]:
-    """The screen class of view ``name``, imported when first opened."""
-    match name:
-        case "help":
-            from ctxtui.tui.screens.help import HelpScreen
+        self.push_view(HelpScreen)
 
-            return HelpScreen
-        case "compare":
-            from ctxtui.tui.screens.compare import CompareScreen
+    def action_compare(self) -> None:
+        from ctxtui.tui.screens.compare import CompareScreen
 
-            return CompareScreen
-        case "tools":
-            from ctxtui.tui.screens.tools import ToolsScreen
+        self.push_view(CompareScreen)
 
-            return ToolsScreen
-        case "timeline":
-            from ctxtui.tui.screens.timeline import TimelineScreen
+    def action_tools(self) -> None:
+        from ctxtui.tui.screens.tools import ToolsScreen
 
-            return TimelineScreen
-        case "fleet":
-            from ctxtui.tui.screens.fleet import FleetScreen
+        self.push_view(ToolsScreen)
 
-            return FleetScreen
-        case _:
-            raise ValueError(f"no view named {name!r}")
+    def action_timeline(self) -> None:
+        from ctxtui.tui.screens.timeline import TimelineScreen
+
+        self.push_view(TimelineScreen)
+
+    def action_fleet(self) -> None:
+        from ctxtui.tui.screens.fleet import FleetScreen
+
+        self.push_view(FleetScreen)
 
 
 def _unwritable(directory: Path) -> str | None:
@@ -227,20 +217,6 @@ def _unwritable(directory: Path) -> str | None:
     if not os.access(directory, os.W_OK | os.X_OK):
         return "is not writable"
     return None
-
-
-def _view_opener(row: Action) -> Callable[[CtxtuiApp], None]:
-    def action(app: CtxtuiApp) -> None:
-        app.open_view(row)
-
-    action.__doc__ = row.description
-    return action
-
-
-# A view row needs no handler of its own: ``action_<id>`` opens its screen.
-for _row in ACTIONS:
-    if _row.view:
-        setattr(CtxtuiApp, f"action_{_row.id}", _view_opener(_row))
 
 
 def make_app(

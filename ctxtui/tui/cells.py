@@ -27,7 +27,6 @@ from ctxtui.core.planning.rows import (
     visible,
 )
 from ctxtui.core.session.models import Message
-from ctxtui.core.wording import file_size
 
 EIGHTHS = "▏▎▍▌▋▊▉█"
 """Left-aligned blocks from one eighth to a full cell: a bar has eight steps per cell."""
@@ -75,7 +74,7 @@ def clip(text: str, width: int) -> str:
     """``text`` fitted to exactly ``width`` cells: padded, or cut with a trailing ``…``.
 
     A row shows at most ``width`` cells, but a preview may hold 4k characters, and Rich
-    measures a text outside its single-width fast path grapheme by grapheme: ~0.5 ms a row,
+    measures a text outside its single-width fast path grapheme by grapheme, which would be
     most of painting a screen. A head of a few characters per cell that is already wider
     than the row holds the cut, so only the head is measured; a text that is mostly
     zero-width characters is measured whole.
@@ -301,8 +300,3 @@ def boundary_rule(tail: FreshTail, width: int) -> str:
     if label is None:
         label = clip(f" {labels[-1]} ", max(width - 4, 0))
     return clip("──" + label + "─" * max(width - 2 - cell_len(label), 0), width)
-
-
-def format_bytes(size: int) -> str:
-    """``size`` in SI units (``228.9 MB``): ``wording.file_size``, the CLI's convention too."""
-    return file_size(size)

@@ -18,9 +18,9 @@ from ctxtui.core.wording import plural
 PROMPT_PREVIEW_CHARS = 200_000
 """Characters of the LLM prompt the preview shows at most.
 
-Compacting the 100,000-message benchmark session builds a 219 MB prompt; a ``TextArea``
-holding all of it froze the app for minutes before the preview appeared. The headless
-``ctxtui compact SESSION --preview`` prints the whole prompt.
+A long session's prompt runs to hundreds of megabytes, and a ``TextArea`` holding all of it
+would freeze the app. The headless ``ctxtui compact SESSION --preview`` prints the whole
+prompt.
 """
 
 
@@ -43,7 +43,7 @@ def prompt_preview(prompt: str, *, replaced: bool = True) -> str:
 
 
 def overflow_lines(info: OverflowInfo) -> Content:
-    """The ``ContextOverflowError`` fields, one per line, so none hides in a long sentence."""
+    """The ``OverflowInfo`` fields, one per line, so none hides in a long sentence."""
     return Content.assemble(
         ("Context window exceeded even after compaction", "bold"),
         "\n",

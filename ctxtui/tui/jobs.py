@@ -260,7 +260,8 @@ def compact(post: Post, engine: Engine, policy: Policy, reason: CompactReason) -
 def write(post: Post, session: Session, path: Path) -> None:
     """Write ``session`` as native JSON, atomically (the core's ``write_session``).
 
-    100,000 messages are 260 MB of JSON: seconds of work that must not freeze the keys.
+    A long session is hundreds of megabytes of JSON: seconds of work that must not freeze
+    the keys.
     """
     from ctxtui.importers import source_protection
     from ctxtui.store_guard import store_refusal

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ctxtui.core.wording import file_size
 from ctxtui.stores import FoundSession, shown
-from ctxtui.tui.cells import format_bytes
 
 SAMPLE = "sample"
 """The agent column of a bundled sample session."""
@@ -81,7 +81,7 @@ def _row(found: FoundSession, depth: int) -> PickRow:
         project if found.error else _fit_left(project, PROJECT_CELLS),
         shown(found.model or "")[:18],
         _started(found),
-        format_bytes(found.size).rjust(9),
+        file_size(found.size).rjust(9),
     )
     names = tuple(shown(n) for n in (found.path.parent.name, found.path.name, found.title or ""))
     words = " ".join((found.agent, *cells, *names)).lower()

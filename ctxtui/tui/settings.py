@@ -92,11 +92,6 @@ class AppSettings(BaseSettings):
         """Every setting that was ignored and why, one line each (empty when all applied)."""
         return self._problems
 
-    @property
-    def warning(self) -> str | None:
-        """The problems as one paragraph, for the app to show; ``None`` when all applied."""
-        return "\n".join(self._problems) if self._problems else None
-
     @classmethod
     def settings_customise_sources(
         cls,
@@ -191,7 +186,7 @@ class _Pinned(AppSettings):
 def valid_fields(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """The fields of a config object that hold, and one line per field that does not.
 
-    Each field is judged on its own, so a bad ``preset`` no longer costs a good ``theme``;
+    Each field is judged on its own, so a bad ``preset`` does not cost a good ``theme``;
     a name that is no setting (a typo) is listed with the names that are.
     """
     kept: dict[str, Any] = {}

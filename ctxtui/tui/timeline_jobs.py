@@ -112,7 +112,7 @@ def run_replay(post: Post, engine: Engine, policy: Policy, fit: SessionFit | Non
     said = [0.0]  # when progress was last posted
 
     def progress(done: int, total: int) -> None:
-        # The walk reports every 256 requests (~200 times at 100k messages); each post is a
+        # The walk reports every 256 requests; each post is a
         # status repaint on the main thread, which then competes with the walk for the lock.
         now = time.monotonic()
         if now - said[0] >= PROGRESS_INTERVAL:

@@ -11,7 +11,7 @@ from ctxtui.core.policies.policy import preset
 from ctxtui.core.session.models import Message, Session
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import TokenizerInfo
-from ctxtui.core.wording import a, article, plural
+from ctxtui.core.wording import a, article, file_size, plural
 from tests.core.fakes import CharTokenizer
 
 
@@ -98,3 +98,10 @@ def test_a_count_nobody_knows_keeps_its_plural_noun() -> None:
     assert counted(1, "message") == "1 message"
     assert counted(1_204, "request") == "1,204 requests"
     assert counted(None, "message") == "- messages"
+
+
+def test_sizes_read_as_a_user_compares_them() -> None:
+    assert file_size(512) == "512 B"
+    assert file_size(2_374_850) == "2.4 MB"
+    assert file_size(228_907_991) == "228.9 MB"
+    assert file_size(3_000_000_000_000) == "3,000.0 GB"

@@ -27,13 +27,14 @@ def test_every_action_has_a_handler_on_its_scope() -> None:
         assert callable(getattr(node, f"action_{row.id}", None)), row.id
 
 
+APP_OWN = {name for name in vars(CtxtuiApp) if name.startswith("action_")}
+"""The actions the app defines itself: the views (the rest are Textual's)."""
+
+
 def test_the_app_defines_no_forwarders() -> None:
     """Main-screen actions live on the main screen only; the app does not pass them on."""
-    own = {name for name in vars(CtxtuiApp) if name.startswith("action_")}
-    views = {f"action_{row.id}" for row in ACTIONS if row.view}
-    assert own == views
-    main_actions = {f"action_{row.id}" for row in ACTIONS if row.scope is Scope.MAIN}
-    assert not main_actions & own
+    app_actions = {f"action_{row.id}" for row in ACTIONS if row.scope is Scope.APP}
+    assert APP_OWN and not APP_OWN - app_actions
 
 
 def test_ids_are_unique_and_keys_do_not_clash_within_a_scope() -> None:
@@ -102,11 +103,12 @@ def test_remap_passes_known_ids_and_names_the_unknown() -> None:
 
 
 def test_every_view_row_has_its_screen() -> None:
-    """A ``view`` row is opened by ``view_screen``; a row without a screen there fails here."""
+    """Each action the app defines pushes a screen class: it opens a view, nothing else."""
+    from types import SimpleNamespace
+
     from textual.screen import Screen
 
-    from ctxtui.tui.app import view_screen
-
-    for row in ACTIONS:
-        if row.view:
-            assert issubclass(view_screen(row.id), Screen), row.id  # type: ignore[arg-type]
+    for name in APP_OWN:
+        pushed: list[type] = []
+        getattr(CtxtuiApp, name)(SimpleNamespace(push_view=pushed.append))
+        assert len(pushed) == 1 and issubclass(pushed[0], Screen), name

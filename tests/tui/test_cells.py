@@ -18,7 +18,6 @@ from ctxtui.tui.cells import (
     boundary_rule,
     clip,
     clip_tool,
-    format_bytes,
     layout_columns,
     preview,
     row_cells,
@@ -220,10 +219,3 @@ def test_a_title_leaves_out_whole_words() -> None:
     )
     assert whole_words(title, 200) == title
     assert whole_words("Timeline", 4) == "Tim…"
-
-
-def test_sizes_read_as_a_user_compares_them() -> None:
-    assert format_bytes(512) == "512 B"
-    assert format_bytes(2_374_850) == "2.4 MB"
-    assert format_bytes(228_907_991) == "228.9 MB"
-    assert format_bytes(3_000_000_000_000) == "3,000.0 GB"

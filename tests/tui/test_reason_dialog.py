@@ -169,6 +169,10 @@ async def test_the_dialog_asks_where_the_reason_changes_the_compaction() -> None
         assert not preview.choose_reason and not preview.query("#reason")
 
 
+def _plan_reasons() -> ReasonScreen:
+    return ReasonScreen(preset("plan"))
+
+
 @pytest.mark.parametrize(
     ("presses", "expected"),
     [
@@ -180,14 +184,14 @@ async def test_the_dialog_asks_where_the_reason_changes_the_compaction() -> None
 async def test_reason_screen_returns_the_chosen_reason(
     presses: tuple[str, ...], expected: CompactReason
 ) -> None:
-    app = HostApp(ReasonScreen)
+    app = HostApp(_plan_reasons)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*presses, "enter")
         assert app.results == [expected]
 
 
 async def test_reason_screen_names_picoclaw_wire_values_and_cancels() -> None:
-    app = HostApp(ReasonScreen)
+    app = HostApp(_plan_reasons)
     async with app.run_test(size=SIZE) as pilot:
         options = app.screen.query_one("#reasons", OptionList)
         rendered = " ".join(str(options.get_option_at_index(i).prompt) for i in range(3))
@@ -200,7 +204,7 @@ async def test_reason_screen_names_picoclaw_wire_values_and_cancels() -> None:
 async def test_reason_screen_fits_a_20_row_terminal() -> None:
     """At 60×20 the three reasons need more rows than there are: the list scrolls, and the
     hint and the dialog's border stay on screen."""
-    app = HostApp(ReasonScreen)
+    app = HostApp(_plan_reasons)
     async with app.run_test(size=(60, 20)) as pilot:
         await pilot.pause()
         hint = app.screen.query_one("#hint")
@@ -221,7 +225,7 @@ def test_reason_screen(snap_compare: SnapCompare) -> None:
     labels the event: the plan preset replaces ..."), and the hint "Enter confirms · Escape
     cancels".
     """
-    app = HostApp(ReasonScreen)
+    app = HostApp(_plan_reasons)
     assert snap_compare(app, terminal_size=(80, 24))
 
 
@@ -233,5 +237,5 @@ def test_reason_screen_60x20(snap_compare: SnapCompare) -> None:
     fold), the effect of proactive under it, and the hint "Enter confirms · Escape cancels"
     at the bottom, not cut off.
     """
-    app = HostApp(ReasonScreen)
+    app = HostApp(_plan_reasons)
     assert snap_compare(app, terminal_size=(60, 20))

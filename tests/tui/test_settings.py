@@ -47,7 +47,7 @@ def test_missing_file_gives_defaults_without_warning(tmp_path: Path) -> None:
     assert settings.llm.config_path == tmp_path / "absent.json", "where an llm entry would go"
     assert settings.theme == "textual-dark"
     assert settings.preset == "plan"
-    assert settings.warning is None
+    assert settings.problems == ()
 
 
 def test_loads_from_config_file(tmp_path: Path) -> None:
@@ -58,7 +58,7 @@ def test_loads_from_config_file(tmp_path: Path) -> None:
     settings = load_settings(path)
     assert (settings.theme, settings.preset) == ("nord", "picoclaw")
     assert settings.keys == {"compact": "k"}
-    assert settings.warning is None
+    assert settings.problems == ()
 
 
 def test_environment_overrides_file_and_nests(
@@ -119,7 +119,6 @@ def test_every_valid_field_is_kept_and_every_bad_one_listed(tmp_path: Path) -> N
     assert [p.split(": ", 2)[1] for p in problems] == ["preset", "keys", "themee"]
     assert all(p.startswith(f"Ignored in {path}: ") for p in problems)
     assert "not a setting (the settings: theme, preset, tokenizer, keys" in problems[2]
-    assert settings.warning == "\n".join(problems)
 
 
 def test_broken_environment_keeps_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -128,9 +127,9 @@ def test_broken_environment_keeps_the_file(tmp_path: Path, monkeypatch: pytest.M
     settings = load_settings(path)
     assert settings.theme == "nord"
     assert settings.preset == "plan"
-    assert settings.warning is not None
-    assert "CTXTUI_ environment" in settings.warning
-    assert str(path) not in settings.warning  # the file was fine; do not blame it
+    warning = "\n".join(settings.problems)
+    assert "CTXTUI_ environment" in warning
+    assert str(path) not in warning  # the file was fine; do not blame it
 
 
 def test_deterministic_settings_ignore_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

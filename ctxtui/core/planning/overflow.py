@@ -7,8 +7,8 @@ a stable code (``fresh_tail_exceeds_window``) for the compaction's result, which
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
-from ctxtui.core._compat import StrEnum
 from ctxtui.core.errors import OverflowInfo
 
 UNKNOWN_MODEL = "unknown"

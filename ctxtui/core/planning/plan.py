@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 
-from ctxtui.core._compat import StrEnum
 from ctxtui.core.errors import OverflowInfo
 from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reasons import CompactReason

@@ -5,7 +5,7 @@ Each mode is a ``StrEnum`` so the settings panel offers its values and the repor
 
 from __future__ import annotations
 
-from ctxtui.core._compat import StrEnum
+from enum import StrEnum
 
 
 class TailMode(StrEnum):

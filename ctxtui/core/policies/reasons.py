@@ -6,7 +6,7 @@ one used everywhere, and ``picoclaw_name`` is what PicoClaw ``main`` would log o
 
 from __future__ import annotations
 
-from ctxtui.core._compat import StrEnum
+from enum import StrEnum
 
 
 class CompactReason(StrEnum):

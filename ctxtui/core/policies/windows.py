@@ -17,11 +17,11 @@ import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from ctxtui.core._compat import StrEnum
 from ctxtui.core.tokens.tokenizers.families import tokenizer_for_model
 
 _DATE = re.compile(r"(?:-\d{8}|-\d{4}-\d{2}-\d{2}|@\d{8}|-latest)$")

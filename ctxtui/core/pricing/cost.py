@@ -21,9 +21,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
+from enum import StrEnum
 from functools import cached_property
 
-from ctxtui.core._compat import StrEnum
 from ctxtui.core.pricing.prices import (
     PRICE_SOURCE,
     PROVIDER_OF_FORMAT,

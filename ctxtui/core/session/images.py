@@ -13,8 +13,8 @@ import binascii
 import math
 import struct
 from dataclasses import dataclass
+from enum import StrEnum
 
-from ctxtui.core._compat import StrEnum
 from ctxtui.core.session.models import ContentPart, Message, PartKind, Session
 
 HEADER_BYTES = 64 * 1024

@@ -20,12 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from ctxtui.core._compat import StrEnum
 
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 ROLES: tuple[Role, ...] = ("system", "developer", "user", "assistant", "tool")

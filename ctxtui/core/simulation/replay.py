@@ -20,9 +20,9 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import cached_property
 
-from ctxtui.core._compat import StrEnum
 from ctxtui.core.compacting.simulated import compact_live
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import build_plan

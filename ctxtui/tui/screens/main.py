@@ -28,12 +28,12 @@ from ctxtui.core.pricing.cost_words import last_priced, request_words
 from ctxtui.core.session.import_notes import shrink_note
 from ctxtui.core.session.models import Session
 from ctxtui.core.tokens.tokenizers import available_tokenizers
-from ctxtui.core.wording import plural
+from ctxtui.core.wording import file_size, plural
 from ctxtui.options import debugging
 from ctxtui.system.heap import keep_out_of_collections
 from ctxtui.tui import jobs
 from ctxtui.tui.actions import Scope, bindings
-from ctxtui.tui.cells import format_bytes, scale_label
+from ctxtui.tui.cells import scale_label
 from ctxtui.tui.command_palette import NOTHING_TO_UNDO
 from ctxtui.tui.cost_jobs import CostReady, price_session
 from ctxtui.tui.jobs import (
@@ -71,7 +71,7 @@ def file_label(path: Path) -> str:
         size = path.stat().st_size
     except OSError:
         return path.name
-    return f"{path.name} ({format_bytes(size)})"
+    return f"{path.name} ({file_size(size)})"
 
 
 def undone_note(compacted: int, state: MainState) -> str:
@@ -175,7 +175,7 @@ class MainScreen(Screen[None]):
         bottom border); the detail pane and the settings mark their own borders in the CSS.
         The class goes on the bar, not the screen: a screen class restyles every widget.
         The settings panel's mark is a class too, not ``:focus-within``: with that pseudo-class
-        in the CSS, Textual restyles the panel's ~250 widgets on every focus move inside it
+        in the CSS, Textual restyles all the panel's widgets on every focus move inside it
         (each Tab or arrow between knobs); the class changes only when the keys enter or leave.
         """
         focused = self.focused
@@ -452,7 +452,8 @@ class MainScreen(Screen[None]):
             if reason is not None:
                 self._compact(reason, in_preview=False)
 
-        self.app.push_screen(ReasonScreen(), chosen)
+        post_turn = self.plan is not None and self.plan.compaction.post_turn
+        self.app.push_screen(ReasonScreen(self.policy, post_turn=post_turn), chosen)
 
     def _compact(self, reason: CompactReason, *, in_preview: bool) -> None:
         if self.engine is None:

@@ -17,8 +17,7 @@ from textual.content import Content
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ctxtui.core.planning.plan import Plan
-from ctxtui.core.policies.policy import Policy, preset
+from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reason_effects import ReasonChoice, reason_choices
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.tui.screens.dialog import Dialog
@@ -47,8 +46,8 @@ CHROME = 13
 class ReasonScreen(Dialog[CompactReason | None]):
     """Choose the reason before previewing a compaction, knowing what it changes.
 
-    ``policy`` is the session's; without one the dialog reads the policy of the screen it
-    was opened over (the main screen's), and failing that the plan preset's.
+    ``policy`` is the session's; ``post_turn`` says whether its plan compacts after the turn
+    limit (PicoClaw), where the reason changes what is compacted.
     """
 
     DEFAULT_CSS = """
@@ -71,23 +70,13 @@ class ReasonScreen(Dialog[CompactReason | None]):
 
     DIALOG_ID = "reason"
 
-    def __init__(self, policy: Policy | None = None) -> None:
+    def __init__(self, policy: Policy, *, post_turn: bool = False) -> None:
         super().__init__()
         self._policy = policy
-        self.choices: list[ReasonChoice] = []
-
-    def _session_policy(self) -> Policy:
-        if self._policy is not None:
-            return self._policy
-        below = self.app.screen_stack[0] if self.app.screen_stack else None
-        found = getattr(below, "policy", None)
-        return found if isinstance(found, Policy) else preset("plan")
+        self.choices = reason_choices(policy, post_turn=post_turn)
 
     def compose(self) -> ComposeResult:
-        policy = self._session_policy()
-        below = getattr(self.app.screen_stack[0], "plan", None) if self.app.screen_stack else None
-        post_turn = isinstance(below, Plan) and below.compaction.post_turn
-        self.choices = reason_choices(policy, post_turn=post_turn)
+        policy = self._policy
         with Vertical(id="dialog"):
             yield Label(f"Why compact? (preset {policy.preset})", id="title", markup=False)
             options: list[Option | None] = []

@@ -22,7 +22,7 @@ def format_elapsed(seconds: float) -> str:
 class BusyRow(Horizontal):
     """A label, a progress bar and a clock, shown only while something runs.
 
-    A 229 MB session takes seconds to read and its size is known before the first byte is
+    A large session takes seconds to read and its size is known before the first byte is
     parsed, so the label names the file and its size and the clock counts the seconds: an
     indeterminate bar alone cannot tell a slow load from a stuck one. ``clock`` is injectable
     so tests need no real time.

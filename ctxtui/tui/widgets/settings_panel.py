@@ -181,9 +181,8 @@ class SettingsPanel(VerticalScroll):
         return self._built
 
     def compose(self) -> ComposeResult:
-        # Empty until first shown: its ~200 controls were most of the main screen's start-up
-        # (they roughly doubled the time to first paint and every restyle), and most sessions
-        # are looked at without touching a knob.
+        # Empty until first shown: its hundreds of controls would dominate the main screen's
+        # start-up and every restyle, and most sessions are looked at without touching a knob.
         return iter(())
 
     async def build(self) -> None:
@@ -345,10 +344,9 @@ class SettingsPanel(VerticalScroll):
         """Show the panel from its top, with the focus on the preset selector (the first
         control a user reaches for, and the first row of the panel).
 
-        Focusing with Textual's default scroll-into-view centred the selector whenever the
-        screen judged it not wholly in view. Just after the panel's ~250 controls mount, the
-        layout can still be settling and that judgement wrong: under load the panel opened two
-        rows down, its heading scrolled away. The selector is at the top, so the top is shown.
+        Textual's default scroll-into-view centres the selector whenever the screen judges it
+        not wholly in view, and just after the panel's controls mount the layout can still be
+        settling and that judgement wrong. The selector is at the top, so the top is shown.
         """
         self.scroll_home(animate=False, immediate=True)
         self.query_one("#preset", Select).focus(scroll_visible=False)
