@@ -25,7 +25,7 @@ from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Session
 from ctxtui.core.summaries.retention import Audit
-from ctxtui.core.tokens.calibration import SessionFit
+from ctxtui.core.tokens.calibration import SessionFit, tail_start
 from ctxtui.core.tokens.counting import Progress
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers.encodings import EncodingUnavailableError
@@ -183,19 +183,19 @@ def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_IN
     worker = get_current_worker()
     watcher = SessionWatcher(path, format)
     loaded, said = False, None
-    seen_boundary: tuple[object, ...] = ()
+    seen_start: tuple[object, ...] | None = None
     while not worker.is_cancelled:
         session = watcher.poll()
         if session is not None:
-            boundary = (session.meta.hidden_messages, session.meta.recorded_compactions)
+            start = tail_start(session)
             if not loaded:
                 post(SessionLoaded(session, path, transcript_fit(path, format, session)))
-            elif boundary != seen_boundary:
+            elif start != seen_start:
                 # A new boundary moves the first request on screen: number from the history.
                 post(SessionGrew(session, path, transcript_fit(path, format, session)))
             else:
                 post(SessionGrew(session, path))
-            seen_boundary = boundary
+            seen_start = start
             if said is not None and loaded:
                 post(WatchProblem(None))
             loaded, said = True, None

@@ -20,7 +20,7 @@ from ctxtui.core.policies.policy import Policy, PolicyError, fit_reserve, policy
 from ctxtui.core.session.models import Session
 from ctxtui.core.simulation.estimate_check import drift_notice, estimator_for, is_exact
 from ctxtui.core.simulation.reported import ReportedGap, reported_gap
-from ctxtui.core.tokens.calibration import SessionFit, session_fit
+from ctxtui.core.tokens.calibration import SessionFit, session_fit, tail_start
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.system.count_cache import default_cache
 from ctxtui.tui.actions import needs_session
@@ -118,20 +118,11 @@ class MainState:
         numbers (counted from the transcript's first request) have not moved."""
         if self.undo:
             return replace(self, undo=(session, *self.undo[1:]))
-        if fit is None and self._same_boundary(session):
-            fit = self.fit
+        if fit is None and self.session is not None:
+            start = tail_start(session)
+            if start is not None and start == tail_start(self.session):
+                fit = self.fit
         return self.with_session(session, fit)
-
-    def _same_boundary(self, session: Session) -> bool:
-        """Both sessions start at the same compaction of the agent's."""
-        old = self.session
-        return (
-            old is not None
-            and bool(session.meta.recorded_compactions)
-            and not session.meta.full_history
-            and session.meta.hidden_messages == old.meta.hidden_messages
-            and session.meta.recorded_compactions == old.meta.recorded_compactions
-        )
 
     # -- policy and plan -------------------------------------------------------------------
 

@@ -136,6 +136,15 @@ def reported_samples(session: Session, points: Sequence[int]) -> list[tuple[int,
     return picked
 
 
+def tail_start(session: Session) -> tuple[object, ...] | None:
+    """Where a session read from the agent's last compaction starts, or ``None`` for a whole
+    transcript. Two reads with the same start number their requests from the same one."""
+    meta = session.meta
+    if meta.full_history or not meta.recorded_compactions:
+        return None
+    return (meta.hidden_messages, meta.recorded_compactions)
+
+
 def session_fit(session: Session, first_request: int | None = None) -> SessionFit:
     """The fit over every reported request of ``session`` (characters only: no tokenizer);
     ``first_request`` defaults to 0, or ``None`` for a session read from its last compaction."""
