@@ -318,7 +318,7 @@ def _utc(started: str | None) -> str:
 
 
 def _cells(row: dict[str, Any]) -> Sequence[str]:
-    agent = ("  └ sub-agent" if row["parent"] else row["agent"] or "?")[:14]
+    agent = ("  └ sub-agent" if row["parent"] else row["agent"] or "?")[:16]  # openai-responses
     started = _utc(row["started"])
     where = f"error: {row['error']}" if row["error"] else row["path"]
     return (

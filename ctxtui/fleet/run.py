@@ -72,7 +72,14 @@ def _is_session_file(path: Path) -> bool:
 
 
 def _walk(directory: Path) -> Iterator[Path]:
-    """Session files under ``directory``, sorted, hidden entries and links to dirs skipped."""
+    """Session files under ``directory``, sorted, hidden entries and links to dirs skipped.
+
+    OpenCode's JSON storage is sessions, not files: each ``message/ses_*`` directory is one
+    (as ``ctxtui sessions`` lists them); its ``session/`` and ``part/`` files are pieces of
+    those and no rows of their own.
+    """
+    if (directory / "message").is_dir() and (directory / "part").is_dir():
+        directory = directory / "message"
     try:
         entries = sorted(os.scandir(directory), key=lambda e: e.name)
     except OSError:
@@ -83,7 +90,10 @@ def _walk(directory: Path) -> Iterator[Path]:
         path = Path(entry.path)
         try:
             if entry.is_dir(follow_symlinks=False):
-                yield from _walk(path)
+                if _looks_like_one_session(path):
+                    yield path
+                else:
+                    yield from _walk(path)
             elif entry.is_file() and _is_session_file(path):
                 yield path
         except OSError:

@@ -150,8 +150,11 @@ def _detect_sqlite(path: Path) -> str:
 
 
 def _detect_directory(path: Path) -> str:
-    """Only two formats are directories: OpenCode JSON storage and a PicoClaw sessions dir."""
+    """Only two formats are directories: OpenCode JSON storage (the root, or one session's
+    ``message/ses_*`` directory, as ``ctxtui sessions`` lists it) and a PicoClaw sessions dir."""
     if (path / "message").is_dir() and (path / "part").is_dir():
+        return "opencode"
+    if path.parent.name == "message" and path.name.startswith("ses_"):
         return "opencode"
     if (path / "storage" / "message").is_dir():
         return "opencode"

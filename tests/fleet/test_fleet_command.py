@@ -351,6 +351,20 @@ def test_a_directory_splits_an_opencode_database_into_its_sessions(
     }
 
 
+def test_a_directory_holding_opencode_storage_is_one_row_per_session(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The storage's sessions are rows keyed by their ``message/ses_*`` directory, as ``ctxtui
+    sessions`` lists them; its message, part and session files are no rows of their own."""
+    from tests.importers.test_opencode import _two_sessions
+
+    root = _two_sessions(store / "given")
+    rows = _fleet(capsys, str(store / "given"))["sessions"]
+    assert [r["path"] for r in rows] == [str(root / "message" / s) for s in ("ses_A", "ses_B")]
+    assert all(r["agent"] == "opencode" and r["error"] is None for r in rows)
+    assert [r["messages"] for r in rows] == [1, 1]
+
+
 def _with_inline_agent(path: Path) -> None:
     """The Claude Code sample with a sub-agent an older CLI wrote into the file itself."""
     shutil.copy(SAMPLES / "claude_code_replay.jsonl", path)

@@ -107,6 +107,32 @@ def test_temp_files_are_skipped(tmp_path: Path) -> None:
     assert session.meta.warnings == ()
 
 
+def _two_sessions(tmp_path: Path) -> Path:
+    """A JSON storage of two one-message sessions, as OpenCode <= 1.1 writes it."""
+    root = tmp_path / "storage"
+    for ses, text in (("ses_A", "first"), ("ses_B", "second")):
+        msg = f"msg_{ses}"
+        (root / "message" / ses).mkdir(parents=True)
+        (root / "part" / msg).mkdir(parents=True)
+        (root / "session" / "prj").mkdir(parents=True, exist_ok=True)
+        info = {"id": msg, "sessionID": ses, "role": "user", "time": {"created": 1}}
+        (root / "message" / ses / f"{msg}.json").write_text(json.dumps(info))
+        part = {"id": "prt_1", "type": "text", "text": text}
+        (root / "part" / msg / "prt_1.json").write_text(json.dumps(part))
+        (root / "session" / "prj" / f"{ses}.json").write_text(json.dumps({"id": ses}))
+    return root
+
+
+def test_a_sessions_message_directory_opens_that_session(tmp_path: Path) -> None:
+    """``ctxtui sessions`` lists a storage session as its ``message/ses_*`` directory: that
+    path opens, and it is that session, not the storage's latest."""
+    from ctxtui.importers import load_session
+
+    root = _two_sessions(tmp_path)
+    assert [m.content for m in load_session(root / "message" / "ses_A").messages] == ["first"]
+    assert [m.content for m in load_session(root / "message" / "ses_B").messages] == ["second"]
+
+
 def test_sniff() -> None:
     head = json.loads((STORAGE / "message" / "ses_01DEMO" / "msg_01USER.json").read_text())
     assert opencode.sniff(STORAGE, head) >= 80
