@@ -125,15 +125,6 @@ class ContextAt:
         lead = 1 if self.stand_in else 0
         return row if lead <= row < len(self.session.messages) else None
 
-    def history_zone(self, index: int) -> str:
-        """Where history message ``index`` stood at this request, for a whole-history list:
-        ``summarised`` (replaced by a simulated compaction), ``tail`` / ``kept`` / ``dropped``
-        (this request's plan), or ``future`` (not written yet)."""
-        if index < self.start:
-            return "summarised"
-        row = self.row_of(index)
-        return "future" if row is None else self.plan.zone(row).value
-
 
 @dataclass(frozen=True)
 class Replay:
