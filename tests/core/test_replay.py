@@ -256,11 +256,10 @@ def test_a_cursor_sees_the_context_of_each_request() -> None:
     assert context.session.messages[0].is_summary
     assert context.start == compaction.replaced[1] + 1
     assert context.plan.totals.tokens == request.simulated_tokens
-    assert context.row_of(request.message_index) is None  # not written yet
-    tail_row = context.row_of(request.message_index - 1)
-    assert tail_row is not None and context.plan.zone(tail_row).value == "tail"
-    row = context.row_of(context.start)
-    assert row == 1 and context.history_index(1) == context.start
+    last = len(context.session.messages) - 1  # the request's own message is not written yet
+    assert context.history_index(last) == request.message_index - 1
+    assert context.plan.zone(last).value == "tail"
+    assert context.history_index(1) == context.start
     before = result.context_at(k - 1)
     assert before.start == compaction.replaced[0] < context.start
     assert result.request_of_message(request.message_index - 1) == k

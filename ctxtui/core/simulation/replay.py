@@ -119,12 +119,6 @@ class ContextAt:
             return None if row == 0 else self.start + row - 1
         return self.start + row
 
-    def row_of(self, index: int) -> int | None:
-        """The row of history message ``index``; ``None`` if it is summarised or not sent yet."""
-        row = index - self.start + (1 if self.stand_in else 0)
-        lead = 1 if self.stand_in else 0
-        return row if lead <= row < len(self.session.messages) else None
-
 
 @dataclass(frozen=True)
 class Replay:
