@@ -9,14 +9,7 @@ from typing import Any
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.session.formats import FormatInfo, format_info
 from ctxtui.core.session.models import Session
-from ctxtui.importers._opencode_messages import (
-    CLEARED_OUTPUT,
-    COMPACTION_PROMPT,
-    StoredMessage,
-    build_session,
-    created_ms,
-    parts_in_order,
-)
+from ctxtui.importers._opencode_messages import StoredMessage, build_session, created_ms
 from ctxtui.importers._parts import as_text
 from ctxtui.importers._reader import SQLITE_MAGIC, read_json_file
 from ctxtui.importers._stream import Dropped, Source, open_file
@@ -154,17 +147,3 @@ def _latest_session(root: Path, warnings: list[str]) -> tuple[str, dict[str, Any
             f"{chosen}"
         )
     return chosen, infos.get(chosen)
-
-
-__all__ = [
-    "CLEARED_OUTPUT",
-    "COMPACTION_PROMPT",
-    "FORMAT",
-    "StoredMessage",
-    "build_session",
-    "load",
-    "load_storage",
-    "parts_in_order",
-    "protected_paths",
-    "sniff",
-]

@@ -12,8 +12,8 @@ from ctxtui.core.compacting.compaction import (
     CompactionResult,
     append_emergency_note,
     compact,
-    force_compression_range,
 )
+from ctxtui.core.planning.picoclaw_legacy import force_compression_range
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import build_plan
 from ctxtui.core.policies.policy import Policy, preset

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from ctxtui.core.compacting.picoclaw_summary import legacy_summary_prompt, legacy_summary_text
 from ctxtui.core.errors import OverflowInfo
 from ctxtui.core.planning.compaction_need import compaction_cut
-from ctxtui.core.planning.overflow import UNKNOWN_MODEL, RequestParts, overflow_info
-from ctxtui.core.planning.picoclaw_legacy import emergency_note, force_compression_range
+from ctxtui.core.planning.overflow import RequestParts, overflow_info
+from ctxtui.core.planning.picoclaw_legacy import emergency_note
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import build_plan
 from ctxtui.core.policies.policy import CompactionStyle, SummaryTemplate
@@ -43,17 +43,6 @@ from ctxtui.core.summaries.templates import (
 from ctxtui.core.tokens.counting import count_summary
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import Tokenizer
-
-__all__ = [
-    "LEAF_CHUNK_TOKENS",
-    "UNKNOWN_MODEL",
-    "CompactionResult",
-    "append_emergency_note",
-    "compact",
-    "force_compression_range",
-    "leaf_chunks",
-    "overflow_of",
-]
 
 
 def leaf_chunks(tokens: Sequence[int], first: int, last: int) -> list[tuple[int, int]]:

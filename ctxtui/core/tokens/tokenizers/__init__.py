@@ -33,19 +33,9 @@ from ctxtui.core.tokens.tokenizers.estimator import (
     validate_chars_per_token,
 )
 from ctxtui.core.tokens.tokenizers.exact import QuicktokCounter, TiktokenCounter
-from ctxtui.core.tokens.tokenizers.families import (
-    CL100K,
-    FAMILIES,
-    OPENAI_FRAMING,
-    tokenizer_for_model,
-)
+from ctxtui.core.tokens.tokenizers.families import CL100K, FAMILIES, OPENAI_FRAMING
 from ctxtui.core.tokens.tokenizers.opencode import OpenCodeTokenizer
-from ctxtui.core.tokens.tokenizers.picoclaw import (
-    CONTEXT_SUMMARY_PREFIX,
-    PicoClawTokenizer,
-    summary_section,
-    summary_system_tokens,
-)
+from ctxtui.core.tokens.tokenizers.picoclaw import PicoClawTokenizer
 
 
 class Tokenizer(Protocol):
@@ -172,25 +162,3 @@ def _exact(spec: str, timeout: float, fast: bool = True) -> ChatTokenizer:
         raise EncodingUnavailableError("; ".join([*reasons, str(exc)])) from None
     framing = family.framing if family is not None else OPENAI_FRAMING
     return ChatTokenizer(TiktokenCounter(encoding), spec, framing)
-
-
-__all__ = [
-    "CL100K",
-    "CONTEXT_SUMMARY_PREFIX",
-    "OPENCODE",
-    "PICOCLAW",
-    "PLAN",
-    "TIKTOKEN_PREFIX",
-    "BatchTokenizer",
-    "ChatTokenizer",
-    "OpenCodeTokenizer",
-    "PicoClawTokenizer",
-    "PlanTokenizer",
-    "Tokenizer",
-    "TokenizerInfo",
-    "available_tokenizers",
-    "resolve",
-    "summary_section",
-    "summary_system_tokens",
-    "tokenizer_for_model",
-]
