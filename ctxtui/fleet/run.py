@@ -410,8 +410,7 @@ def _stop_workers(pool: Executor) -> None:
     """End a stopped pool's processes now, without waiting for what they were given.
 
     Left to the interpreter's exit, a process pool whose pending jobs were cancelled waits
-    on its idle workers, long after Ctrl+C. The results are not
-    wanted; a Dask executor has no processes of ours and is left to its client.
+    on its idle workers, long after Ctrl+C. A Dask executor has no processes of ours.
     """
     processes = dict(getattr(pool, "_processes", None) or {})  # shutdown forgets them
     pool.shutdown(wait=False, cancel_futures=True)

@@ -364,10 +364,9 @@ def _fast_parse(data: bytes) -> Any:
     """The document in ``data`` parsed by pydantic-core, or ``_UNDECIDED``.
 
     Faster than ``json.loads`` on a large transcript, with no separate UTF-8 decode, and the
-    same values: the two parsers
-    accept the same documents and build equal values, and where they differ (lone
-    surrogates, which jiter refuses) or anything fails, the stdlib path decides and words
-    the error. When the probe found that jiter's own depth limit is within ``MAX_DEPTH``
+    same values: the two parsers accept the same documents and build equal values; where they
+    differ (lone surrogates, which jiter refuses) or anything fails, the stdlib path decides
+    and words the error. When the probe found that jiter's own depth limit is within ``MAX_DEPTH``
     (``_FastJson.bare_depth``), the walk of every container is spared.
     """
     fast = _fast_json()
