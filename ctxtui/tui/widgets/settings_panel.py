@@ -19,7 +19,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.validation import Integer, Number, Validator
+from textual.validation import Integer, Number
 from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static, Switch
 
@@ -66,18 +66,15 @@ def knob_widget(knob: Knob, value: Any) -> Widget:
             compact=True,
             tooltip=knob.help,
         )
-    validators: list[Validator]
+    whole = knob.kind is int
     failure = f"must be {range_sentence(knob)}"
-    if knob.kind is int:
-        validators = [Integer(minimum=knob.low, maximum=knob.high, failure_description=failure)]
-        input_type = "integer"
-    else:
-        validators = [Number(minimum=knob.low, maximum=knob.high, failure_description=failure)]
-        input_type = "number"
+    validator = (Integer if whole else Number)(
+        minimum=knob.low, maximum=knob.high, failure_description=failure
+    )
     return Input(
         show_value(value),
-        type=input_type,  # type: ignore[arg-type]
-        validators=validators,
+        type="integer" if whole else "number",
+        validators=[validator],
         id=wid,
         compact=True,
         tooltip=knob.help,
