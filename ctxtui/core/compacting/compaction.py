@@ -20,6 +20,7 @@ from ctxtui.core.planning.overflow import RequestParts, overflow_info
 from ctxtui.core.planning.picoclaw_legacy import emergency_note
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import build_plan
+from ctxtui.core.planning.truncation import utf8_head
 from ctxtui.core.policies.policy import CompactionStyle, SummaryTemplate
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Message, Session, SessionMeta
@@ -215,20 +216,11 @@ def _recent_user_messages(session: Session, plan: Plan, first: int, last: int) -
             remaining -= tokens
             continue
         if remaining > 0:
-            text = _head_bytes(m.content, remaining * APPROX_BYTES_PER_TOKEN)
+            text = utf8_head(m.content, remaining * APPROX_BYTES_PER_TOKEN)
             kept.append(m.model_copy(update={"content": text}))
         break
     kept.reverse()
     return kept
-
-
-def _head_bytes(text: str, limit: int) -> str:
-    """The longest prefix of ``text`` within ``limit`` UTF-8 bytes, cut between characters."""
-    raw = text.encode("utf-8", "surrogatepass")
-    end = min(limit, len(raw))
-    while 0 < end < len(raw) and (raw[end] & 0xC0) == 0x80:
-        end -= 1
-    return raw[:end].decode("utf-8", "surrogatepass")
 
 
 def _codex(session: Session, plan: Plan, first: int, last: int, tokenizer: Tokenizer) -> _Rewrite:
