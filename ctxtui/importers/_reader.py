@@ -156,8 +156,7 @@ def _decode_document(path: Path, data: bytes) -> str:
     name = str(path)
     if not data or data.isspace():  # not data.strip(): that copies the whole file to ask
         raise SessionLoadError(name, "empty file: expected a JSON document, found nothing")
-    if data.startswith(_BOM):
-        data = data[len(_BOM) :]
+    data = data.removeprefix(_BOM)
     problem = binary_problem(data)
     if problem is not None:
         raise SessionLoadError(name, problem)

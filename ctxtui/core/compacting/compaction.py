@@ -223,7 +223,7 @@ def _recent_user_messages(session: Session, plan: Plan, first: int, last: int) -
     return kept
 
 
-def _codex(session: Session, plan: Plan, first: int, last: int, tokenizer: Tokenizer) -> _Rewrite:
+def _codex(session: Session, plan: Plan, first: int, last: int) -> _Rewrite:
     """Codex's rebuilt history: recent user messages, then one summary user message."""
     summary = build_structured_summary(session, first, last)
     text = render_for(plan.policy.summary_template.value, summary)
@@ -265,7 +265,7 @@ def _rewrite(
     if style is CompactionStyle.DROP_OLDEST_HALF:
         return _drop_half(session, first, last)
     if style is CompactionStyle.USER_MESSAGES:
-        return _codex(session, plan, first, last, tokenizer)
+        return _codex(session, plan, first, last)
     return _summarize(session, plan, first, last, tokenizer)
 
 
