@@ -186,10 +186,8 @@ def _labelled(m: Message) -> list[str]:
     out = [f"[{label}]: {m.content}"] if m.content else []
     if m.reasoning:
         out.append(f"[Assistant reasoning]: {m.reasoning}")
-    for call in m.tool_calls:
-        out.append(f"[Assistant tool call]: {call.name}({call.arguments})")
-    for part in m.media_parts:
-        out.append(f"[Attached {part.media_type or part.kind.value}: {part.label}]")
+    out += (f"[Assistant tool call]: {call.name}({call.arguments})" for call in m.tool_calls)
+    out += (f"[Attached {p.media_type or p.kind.value}: {p.label}]" for p in m.media_parts)
     return out
 
 
