@@ -249,7 +249,7 @@ def _compaction_marks(session: Session, points: Sequence[int]) -> set[int]:
 
 
 def session_cost(session: Session, points: Sequence[int] | None = None) -> SessionCost:
-    """Price every request of ``session`` (at ``points``, ``request_points`` by default) and
+    """Price every request of ``session`` (at ``points``, ``session.index.requests`` by default) and
     explain its cache misses; a model without a price is named in ``warnings``, costs ``None``."""
     if points is None:
         points = session.index.requests

@@ -182,11 +182,6 @@ class Replay:
         return ContextAt(session, plan, segment.start, segment.stand_in is not None)
 
 
-def request_points(session: Session) -> tuple[int, ...]:
-    """Message indices of the calls: assistant messages not written by the harness."""
-    return session.index.requests
-
-
 def shown_offset(history: Session, shown: Session) -> int | None:
     """Where ``shown`` begins inside ``history``, or ``None`` when it is not its tail.
 
@@ -371,7 +366,7 @@ class _Walk:
         policy = self.policy
         window = policy.context_window
         trigger = policy.trigger  # a property worked out with a Fraction: once, not per request
-        points = request_points(self.session)
+        points = self.session.index.requests
         recorded = place_recorded(self.session, points)
         by_request: dict[int, list[ReplayEvent]] = {}
         for rc in recorded:
