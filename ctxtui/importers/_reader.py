@@ -122,11 +122,6 @@ def _scrub(value: Any) -> Any:
     return value
 
 
-def _scrub_if_needed(text: str, value: Any) -> Any:
-    """Scrub ``value`` only when its source text has a surrogate escape (almost never)."""
-    return deep_call(_scrub, value) if _SURROGATE_ESCAPE.search(text) else value
-
-
 def _printable(text: str) -> str:
     """Printable text (CJK included) as is; controls and stray surrogates as escapes."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
@@ -221,7 +216,8 @@ def _parse_document(path: Path, text: str) -> Any:
         raise _too_deep(path)
     if not isinstance(value, (dict, list)):
         raise SessionLoadError(name, f"expected a JSON object or array, found {json_kind(value)}")
-    return _scrub_if_needed(text, value)
+    # Scrubbed only when the text has a surrogate escape (almost never).
+    return deep_call(_scrub, value) if _SURROGATE_ESCAPE.search(text) else value
 
 
 _gc_lock = threading.Lock()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -115,14 +114,12 @@ def load_storage(path: Path, dropped: Dropped) -> Session:
         parts = [
             p for f in _json_files(root / "part" / file.stem) if (p := _read_object(f, warnings))
         ]
-        messages.append(StoredMessage(file.stem, info, sorted(parts, key=_part_key)))
+        messages.append(
+            StoredMessage(file.stem, info, sorted(parts, key=lambda part: as_text(part.get("id"))))
+        )
     messages.sort(key=lambda m: (created_ms(m.info), m.id))
     title = as_text(session_info.get("title")) if session_info else ""
     return build_session(messages, warnings, dropped, source_path=str(path), title=title or None)
-
-
-def _part_key(part: Mapping[str, Any]) -> str:
-    return as_text(part.get("id"))
 
 
 def _latest_session(root: Path, warnings: list[str]) -> tuple[str, dict[str, Any] | None]:

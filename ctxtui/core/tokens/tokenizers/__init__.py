@@ -86,11 +86,6 @@ def available_tokenizers() -> tuple[str, ...]:
     return tuple(t.spec for t in TOKENIZERS)
 
 
-def _unknown_spec(spec: str) -> ValueError:
-    valid = ", ".join(available_tokenizers())
-    return ValueError(f"unknown tokenizer {spec!r}; valid: {valid} (or tiktoken:ENCODING)")
-
-
 def resolve(
     spec: str,
     *,
@@ -113,7 +108,8 @@ def resolve(
     if spec not in FAMILIES and (
         not spec.startswith(TIKTOKEN_PREFIX) or not spec.removeprefix(TIKTOKEN_PREFIX)
     ):
-        raise _unknown_spec(spec)
+        valid = ", ".join(available_tokenizers())
+        raise ValueError(f"unknown tokenizer {spec!r}; valid: {valid} (or tiktoken:ENCODING)")
     try:
         return _exact(spec, timeout, fast), TokenizerInfo(spec, spec)
     except EncodingUnavailableError as exc:
