@@ -230,13 +230,6 @@ class SettingsPanel(VerticalScroll):
                 line.update(text)
             line.display = reason is not None
 
-    def unused_text(self, name: str) -> str:
-        """Why knob ``name`` is disabled (empty when the policy reads it)."""
-        if not self._built:
-            return ""
-        line = self.query_one(f"#unused-{name}", Static)
-        return str(line.content) if line.display else ""
-
     def show_policy(self, policy: Policy) -> None:
         """Put ``policy``'s values in the controls without echoing them back as edits."""
         self._policy = policy
@@ -266,13 +259,6 @@ class SettingsPanel(VerticalScroll):
                 error.update("")
                 error.display = False
         self._mark_unused()
-
-    def error_text(self, name: str) -> str:
-        """The reason shown under knob ``name`` (empty when its value is accepted)."""
-        if not self._built:
-            return ""
-        error = self.query_one(f"#error-{name}", Static)
-        return str(error.content) if error.display else ""
 
     def _set_error(self, name: str, problem: str) -> None:
         """Show ``problem`` under knob ``name``, with the value the plan still uses."""
