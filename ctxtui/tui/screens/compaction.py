@@ -150,11 +150,6 @@ class CompactionPreviewScreen(Dialog[str | None]):
             return self.stand_in.session
         return with_summary_text(self.stand_in, self.llm_summary.text)
 
-    @property
-    def figures_text(self) -> str:
-        """The Figures tab as plain lines (``label  value``), for reading back."""
-        return "\n".join(f"{label}  {value}" for label, value in self._rows())
-
     def _rows(self) -> list[tuple[str, str]]:
         llm = self.llm_summary
         extra = [("LLM summary", llm.byline)] if llm is not None else []
