@@ -71,8 +71,7 @@ class _Parser(argparse.ArgumentParser):
 def app_epilog() -> str:
     """The overview under ``ctxtui --help``: the app, every command, the exit codes."""
     lines = ["commands:", APP_EPILOG_HEAD]
-    for c in COMMANDS:
-        lines.append(f"  {f'ctxtui {c.name} {c.synopsis}'.rstrip():<24}  {c.summary}")
+    lines += (f"  {f'ctxtui {c.name} {c.synopsis}'.rstrip():<24}  {c.summary}" for c in COMMANDS)
     return "\n".join(lines) + (
         "\n\nRun 'ctxtui COMMAND --help' for a command's options.\n\n" + EXIT_CODES_HELP + "\n"
     )

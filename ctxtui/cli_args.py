@@ -249,12 +249,8 @@ def _compact_options(compact: argparse.ArgumentParser) -> None:
     add_llm_options(compact)
 
 
-def _replay_options(replay: argparse.ArgumentParser) -> None:
-    replay.add_argument("--json", action="store_true", help="print one JSON document")
-
-
-def _retention_options(retention: argparse.ArgumentParser) -> None:
-    retention.add_argument("--json", action="store_true", help="print one JSON document")
+def _json_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
 def _compare_options(compare: argparse.ArgumentParser) -> None:
@@ -367,7 +363,7 @@ COMMANDS: tuple[Command, ...] = (
         "agent really ran, and how far each tokenizer is from the reported figures. Without "
         "--json a table; with --json one document (schema ctxtui.replay/2).",
         REPLAY_EPILOG,
-        _replay_options,
+        _json_option,
     ),
     Command(
         "retention",
@@ -381,7 +377,7 @@ COMMANDS: tuple[Command, ...] = (
         "messages, then the stand-in a compaction would write now. Without --json a table; with "
         "--json one document (schema ctxtui.retention/1). docs/retention.md has the rules.",
         RETENTION_EPILOG,
-        _retention_options,
+        _json_option,
     ),
     Command(
         "compare",

@@ -199,14 +199,11 @@ def _error_detail(body: bytes) -> str:
     try:
         doc = json.loads(body)
     except ValueError:
-        return one_line(body.decode("utf-8", "replace"), 120)
-    if isinstance(doc, dict):
-        err = doc.get("error")
-        if isinstance(err, dict) and isinstance(err.get("message"), str):
-            return one_line(err["message"], 120)
-        if isinstance(err, str):
-            return one_line(err, 120)
-    return one_line(body.decode("utf-8", "replace"), 120)
+        doc = None
+    err = doc.get("error") if isinstance(doc, dict) else None
+    if isinstance(err, dict):
+        err = err.get("message")
+    return one_line(err if isinstance(err, str) else body.decode("utf-8", "replace"), 120)
 
 
 def _chunks(lines: Iterator[str]) -> Iterator[dict[str, Any]]:

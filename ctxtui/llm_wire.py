@@ -149,10 +149,7 @@ def capped_body(response: Any, limit: int, what: str = "answer") -> Iterator[byt
 
 
 def read_capped(response: Any, limit: int, what: str) -> bytes:
-    parts: list[bytes] = []
-    for piece in capped_body(response, limit, what):
-        parts.append(piece)
-    return b"".join(parts)
+    return b"".join(capped_body(response, limit, what))
 
 
 def lines_of(pieces: Iterator[bytes]) -> Iterator[str]:

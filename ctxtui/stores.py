@@ -28,8 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.planning.rows import visible
-from ctxtui.importers._store_files import HEAD_BYTES as HEAD_BYTES
-from ctxtui.importers._store_files import SCAN_BYTES as SCAN_BYTES
 from ctxtui.importers._store_files import Skipped as Skipped
 from ctxtui.importers._store_files import StoreWalk, describe_error, head_records, read_small_json
 
@@ -79,7 +77,7 @@ def claude_roots(env: Mapping[str, str]) -> list[Path]:
     """``$CLAUDE_CONFIG_DIR/projects`` (default ``~/.claude``), and ``~/.config/claude``."""
     home = _home(env)
     base = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
-    return _unique([base / "projects", home / ".config" / "claude" / "projects"])
+    return list(dict.fromkeys([base / "projects", home / ".config" / "claude" / "projects"]))
 
 
 def codex_root(env: Mapping[str, str]) -> Path:
@@ -94,14 +92,6 @@ def opencode_root(env: Mapping[str, str]) -> Path:
 def picoclaw_sessions_dir(env: Mapping[str, str]) -> Path:
     base = Path(env["PICOCLAW_HOME"]) if env.get("PICOCLAW_HOME") else _home(env) / ".picoclaw"
     return base / "workspace" / "sessions"
-
-
-def _unique(paths: Iterable[Path]) -> list[Path]:
-    seen: list[Path] = []
-    for p in paths:
-        if p not in seen:
-            seen.append(p)
-    return seen
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from ctxtui.stores import HEAD_BYTES, FoundSession, count_messages, find_sessions
+from ctxtui.importers._store_files import HEAD_BYTES
+from ctxtui.stores import FoundSession, count_messages, find_sessions
 
 
 def _jsonl(path: Path, records: list[dict[str, object]]) -> Path:

@@ -205,7 +205,7 @@ def _llm_summary(
             len(calls),
             headings,
             on_delta=lambda text: say(text, end="", flush=True),
-            on_progress=lambda done, total: _call_progress(done, total),
+            on_progress=_call_progress,
         )
     except SummarizerError as err:
         say("(the local stand-in, because the LLM call failed)")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from typing import Any
 
 from ctxtui.core.simulation.report import display_text
@@ -58,30 +59,20 @@ class _Floats:
                 return self.fragment(repr(value))
             return value
         if isinstance(value, dict):
-            return self._mapping(value)
+            return self._copied(value, value.items(), dict)
         if isinstance(value, (list, tuple)):
-            return self._sequence(value)
+            return self._copied(value, enumerate(value), list)
         return value
 
-    def _mapping(self, value: dict[Any, Any]) -> dict[Any, Any]:
-        out: dict[Any, Any] | None = None
-        for key, item in value.items():
+    def _copied(self, value: Any, items: Iterable[tuple[Any, Any]], copy: Any) -> Any:
+        out: Any = None
+        for key, item in items:
             if isinstance(item, _NESTED):
                 new = self.exact(item)
                 if new is not item:
-                    out = dict(value) if out is None else out
+                    out = copy(value) if out is None else out
                     out[key] = new
         return value if out is None else out
-
-    def _sequence(self, value: list[Any] | tuple[Any, ...]) -> list[Any] | tuple[Any, ...]:
-        items: list[Any] | None = None
-        for i, item in enumerate(value):
-            if isinstance(item, _NESTED):
-                new = self.exact(item)
-                if new is not item:
-                    items = list(value) if items is None else items
-                    items[i] = new
-        return value if items is None else items
 
 
 def print_json(doc: Any) -> None:

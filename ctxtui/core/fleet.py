@@ -35,9 +35,6 @@ ROW_FIELDS = (
 )
 """The keys of every ``sessions[]`` row, in the order the document writes them."""
 
-SIMULATED_FIELDS = ("compactions_simulated", "peak_simulated", "top_tool")
-"""What depends on the policy: the rest of a row is the file's own."""
-
 SUMMED = (
     "messages",
     "requests",

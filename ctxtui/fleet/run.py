@@ -37,8 +37,10 @@ WAIT_SLICE = 0.2
 # -- which sessions -----------------------------------------------------------------------
 
 
-def _iso(value: Any) -> str | None:
-    return value.isoformat() if value is not None else None
+def _listed(found: Any, parent: str | None = None) -> Target:
+    """A target from a ``stores`` listing entry, with what the listing read of it."""
+    started = found.started.isoformat() if found.started is not None else None
+    return Target(found.open_target, found.agent, found.project, found.model, started, parent)
 
 
 def store_targets(env: Any = None) -> list[Target]:
@@ -48,16 +50,7 @@ def store_targets(env: Any = None) -> list[Target]:
     out: list[Target] = []
 
     def add(found: Any, parent: str | None) -> None:
-        out.append(
-            Target(
-                found.open_target,
-                agent=found.agent,
-                project=found.project,
-                model=found.model,
-                started=_iso(found.started),
-                parent=parent,
-            )
-        )
+        out.append(_listed(found, parent))
         for child in found.children:
             add(child, found.open_target)
 
@@ -151,16 +144,7 @@ def _file_targets(file: Path, index: FleetIndex | None) -> list[Target]:
 
         listed = [f for f in _opencode_db_sessions(file) if f.error is None and f.session_id]
         if listed:
-            return [
-                Target(
-                    f.open_target,
-                    agent=f.agent,
-                    project=f.project,
-                    model=f.model,
-                    started=_iso(f.started),
-                )
-                for f in listed
-            ]
+            return [_listed(f) for f in listed]
     own = Target(str(file), parent=_parent_of(file))
     if file.name.endswith(".jsonl"):
         children = [
@@ -436,8 +420,7 @@ def _stop_workers(pool: Executor) -> None:
     """End a stopped pool's processes now, without waiting for what they were given.
 
     Left to the interpreter's exit, a process pool whose pending jobs were cancelled waits
-    on its idle workers, long after Ctrl+C. The results are not
-    wanted; a Dask executor has no processes of ours and is left to its client.
+    on its idle workers, long after Ctrl+C. A Dask executor has no processes of ours.
     """
     processes = dict(getattr(pool, "_processes", None) or {})  # shutdown forgets them
     pool.shutdown(wait=False, cancel_futures=True)

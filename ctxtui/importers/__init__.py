@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.session.formats import FORMAT_NAMES, FORMATS, FormatInfo, format_info
+from ctxtui.core.session.formats import FORMAT_NAMES, FORMATS, format_info
 from ctxtui.core.session.images import priced_images
 from ctxtui.core.session.models import Session, SessionMeta
 from ctxtui.importers._jsonl import read_head
@@ -110,9 +110,7 @@ def _path_hint(path: Path) -> str | None:
         and parts[-4] == "storage"
     ):
         return "opencode"
-    if name == "seahorse.db":
-        return "picoclaw"
-    if name.endswith(".meta.json"):
+    if name == "seahorse.db" or name.endswith(".meta.json"):
         return "picoclaw"
     if name.endswith(".jsonl") and path.with_name(name[: -len(".jsonl")] + ".meta.json").exists():
         return "picoclaw"
@@ -395,9 +393,7 @@ def hoist_system_prompt(session: Session) -> Session:
 __all__ = [
     "FORMATS",
     "FORMAT_NAMES",
-    "FormatInfo",
     "detect_format",
-    "format_info",
     "hoist_system_prompt",
     "importer",
     "load_session",

@@ -21,7 +21,7 @@ from ctxtui.importers._stream import open_regular
 
 SIDECHAIN_SCAN_BYTES = 16 * 1024 * 1024
 """How much of a Claude Code transcript the listing searches for sub-agents written inline:
-its read budget (``stores.SCAN_BYTES``), so listing a directory stays quick."""
+its read budget (``_store_files.SCAN_BYTES``), so listing a directory stays quick."""
 SIDECHAIN_MARKER = re.compile(rb'"isSidechain": ?true')
 """A sidechain line's flag; inside a JSON string its quotes are escaped, so it cannot match."""
 CHAINED_MARKER = re.compile(rb'"uuid"')

@@ -198,8 +198,8 @@ def iter_records(
     count are left to the cursor (``Cursor.end_warnings``).
 
     A line that holds one clean value is parsed by pydantic-core (``_fast_line``, the faster
-    parser); every other line takes the stdlib path below, which
-    alone words warnings, so both give the same records and the same warnings.
+    parser); every other line takes the stdlib path below, which alone words warnings, so
+    both give the same records and the same warnings.
     """
     live = cursor is not None
     if cursor is None:

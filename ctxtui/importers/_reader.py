@@ -122,11 +122,6 @@ def _scrub(value: Any) -> Any:
     return value
 
 
-def _scrub_if_needed(text: str, value: Any) -> Any:
-    """Scrub ``value`` only when its source text has a surrogate escape (almost never)."""
-    return deep_call(_scrub, value) if _SURROGATE_ESCAPE.search(text) else value
-
-
 def _printable(text: str) -> str:
     """Printable text (CJK included) as is; controls and stray surrogates as escapes."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
@@ -156,8 +151,7 @@ def _decode_document(path: Path, data: bytes) -> str:
     name = str(path)
     if not data or data.isspace():  # not data.strip(): that copies the whole file to ask
         raise SessionLoadError(name, "empty file: expected a JSON document, found nothing")
-    if data.startswith(_BOM):
-        data = data[len(_BOM) :]
+    data = data.removeprefix(_BOM)
     problem = binary_problem(data)
     if problem is not None:
         raise SessionLoadError(name, problem)
@@ -222,7 +216,8 @@ def _parse_document(path: Path, text: str) -> Any:
         raise _too_deep(path)
     if not isinstance(value, (dict, list)):
         raise SessionLoadError(name, f"expected a JSON object or array, found {json_kind(value)}")
-    return _scrub_if_needed(text, value)
+    # Scrubbed only when the text has a surrogate escape (almost never).
+    return deep_call(_scrub, value) if _SURROGATE_ESCAPE.search(text) else value
 
 
 _gc_lock = threading.Lock()
@@ -364,10 +359,9 @@ def _fast_parse(data: bytes) -> Any:
     """The document in ``data`` parsed by pydantic-core, or ``_UNDECIDED``.
 
     Faster than ``json.loads`` on a large transcript, with no separate UTF-8 decode, and the
-    same values: the two parsers
-    accept the same documents and build equal values, and where they differ (lone
-    surrogates, which jiter refuses) or anything fails, the stdlib path decides and words
-    the error. When the probe found that jiter's own depth limit is within ``MAX_DEPTH``
+    same values: the two parsers accept the same documents and build equal values; where they
+    differ (lone surrogates, which jiter refuses) or anything fails, the stdlib path decides
+    and words the error. When the probe found that jiter's own depth limit is within ``MAX_DEPTH``
     (``_FastJson.bare_depth``), the walk of every container is spared.
     """
     fast = _fast_json()

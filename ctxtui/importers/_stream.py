@@ -108,16 +108,12 @@ def looks_binary(data: bytes) -> bool:
     return controls * 10 > len(sample)
 
 
-def describe_bytes(data: bytes) -> str:
-    """A short printable rendering of the first bytes, for 'found ...' messages."""
-    return " ".join(f"{b:02x}" for b in data[:8])
-
-
 def binary_problem(data: bytes) -> str | None:
     """The refusal for binary ``data``, or ``None`` when it may be text."""
     if not looks_binary(data):
         return None
-    return f"expected JSON text, found binary data (starts {describe_bytes(data)})"
+    first = " ".join(f"{b:02x}" for b in data[:8])
+    return f"expected JSON text, found binary data (starts {first})"
 
 
 class _Inflating(io.RawIOBase):

@@ -17,16 +17,11 @@ from ctxtui.core.session.models import Session
 from ctxtui.importers._parts import SCHEMA_MAX_DEPTH, quoted, schema_too_deep, short_text
 from ctxtui.importers._reader import json_kind, read_json
 from ctxtui.importers._stream import Source
-from ctxtui.system.export import NATIVE_SCHEMA, native_document
+from ctxtui.system.export import NATIVE_SCHEMA
 
 FORMAT = format_info("native")
 SCHEMA = NATIVE_SCHEMA
 """Defined beside the writer (``ctxtui.system.export``) so the two can never disagree."""
-
-
-def to_document(session: Session) -> dict[str, Any]:
-    """The native JSON document of a session (what ``load`` reads back unchanged)."""
-    return native_document(session)
 
 
 def sniff(path: Path, head: Any) -> int:

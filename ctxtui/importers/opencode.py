@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.session.formats import FormatInfo, format_info
 from ctxtui.core.session.models import Session
-from ctxtui.importers._opencode_messages import (
-    CLEARED_OUTPUT,
-    COMPACTION_PROMPT,
-    StoredMessage,
-    build_session,
-    created_ms,
-    parts_in_order,
-)
+from ctxtui.importers._opencode_messages import StoredMessage, build_session, created_ms
 from ctxtui.importers._parts import as_text
 from ctxtui.importers._reader import SQLITE_MAGIC, read_json_file
 from ctxtui.importers._stream import Dropped, Source, open_file
@@ -122,14 +114,12 @@ def load_storage(path: Path, dropped: Dropped) -> Session:
         parts = [
             p for f in _json_files(root / "part" / file.stem) if (p := _read_object(f, warnings))
         ]
-        messages.append(StoredMessage(file.stem, info, sorted(parts, key=_part_key)))
+        messages.append(
+            StoredMessage(file.stem, info, sorted(parts, key=lambda part: as_text(part.get("id"))))
+        )
     messages.sort(key=lambda m: (created_ms(m.info), m.id))
     title = as_text(session_info.get("title")) if session_info else ""
     return build_session(messages, warnings, dropped, source_path=str(path), title=title or None)
-
-
-def _part_key(part: Mapping[str, Any]) -> str:
-    return as_text(part.get("id"))
 
 
 def _latest_session(root: Path, warnings: list[str]) -> tuple[str, dict[str, Any] | None]:
@@ -154,17 +144,3 @@ def _latest_session(root: Path, warnings: list[str]) -> tuple[str, dict[str, Any
             f"{chosen}"
         )
     return chosen, infos.get(chosen)
-
-
-__all__ = [
-    "CLEARED_OUTPUT",
-    "COMPACTION_PROMPT",
-    "FORMAT",
-    "StoredMessage",
-    "build_session",
-    "load",
-    "load_storage",
-    "parts_in_order",
-    "protected_paths",
-    "sniff",
-]

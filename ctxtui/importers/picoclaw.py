@@ -18,7 +18,7 @@ from ctxtui.core.session.models import (
 )
 from ctxtui.importers._jsonl import Record, iter_records
 from ctxtui.importers._parts import as_text, opaque_part, tag, text_part
-from ctxtui.importers._picoclaw_items import MEDIA_TOKEN_ESTIMATE, ROLES, media_part
+from ctxtui.importers._picoclaw_items import ROLES, media_part
 from ctxtui.importers._reader import SQLITE_MAGIC, json_kind, read_json, read_json_file
 from ctxtui.importers._stream import Dropped, Source, numbered_lines, open_file
 from ctxtui.importers._timestamps import parse_timestamp
@@ -312,15 +312,3 @@ def media_parts(media: Any, attachments: Any = None) -> list[ContentPart]:
     refs = [as_text(m) for m in media] if isinstance(media, list) else []
     refs += [r for r in types if r not in refs]
     return [media_part(ref, types.get(ref) or None) for ref in refs]
-
-
-__all__ = [
-    "FORMAT",
-    "MEDIA_TOKEN_ESTIMATE",
-    "ROLES",
-    "load",
-    "media_part",
-    "media_parts",
-    "protected_paths",
-    "sniff",
-]

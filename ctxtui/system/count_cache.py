@@ -90,9 +90,7 @@ class CountCache:
     ) -> bool:
         """Write ``recent`` entries, then ``older`` ones up to ``max_entries``; ``True`` if written.
         Failures are swallowed: the cache is an optimisation."""
-        merged: dict[bytes, int] = {}
-        for key, value in recent:
-            merged[key] = value
+        merged = dict(recent)
         if older:
             for key, value in older.items():
                 if len(merged) >= self.max_entries:

@@ -68,7 +68,7 @@ class Action:
         assert self.key is not None, self.id
         return Binding(
             self.key,
-            self.action,
+            self.id,
             self.label,
             show=self.footer_rank is not None,
             key_display=self.key_display,
@@ -77,11 +77,6 @@ class Action:
             id=self.id,
             group=Binding.Group(self.footer_group) if self.footer_group else None,
         )
-
-    @property
-    def action(self) -> str:
-        """The action a binding runs: ``action_<id>`` on the scope's node."""
-        return self.id
 
 
 VIEWS = "Views"
@@ -260,7 +255,7 @@ def bindings(scope: Scope) -> list[BindingType]:
 def footer_order() -> tuple[str, ...]:
     """Action ids by how much a user needs to see their key (most first)."""
     ranked = [a for a in ACTIONS if a.footer_rank is not None]
-    return tuple(a.action for a in sorted(ranked, key=lambda a: a.footer_rank or 0))
+    return tuple(a.id for a in sorted(ranked, key=lambda a: a.footer_rank or 0))
 
 
 def needs_session(action: str) -> bool:
@@ -282,7 +277,7 @@ class PaletteEntry:
 def palette_entries() -> tuple[PaletteEntry, ...]:
     """Every palette entry: the plain actions first, then one per choice of each chooser."""
     plain = [
-        PaletteEntry(a.palette_title, a.action, a.description, a.scope)
+        PaletteEntry(a.palette_title, a.id, a.description, a.scope)
         for a in ACTIONS
         if a.in_palette and a.choices is None
     ]

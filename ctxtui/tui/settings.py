@@ -6,7 +6,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from platformdirs import user_config_dir
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
@@ -86,6 +86,7 @@ class AppSettings(BaseSettings):
     )
 
     _problems: tuple[str, ...] = PrivateAttr(default=())
+    reads_environment: ClassVar[bool] = True
 
     @property
     def problems(self) -> tuple[str, ...]:
@@ -102,7 +103,7 @@ class AppSettings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         # The config file arrives as init kwargs (see load_settings); env must override it.
-        return env_settings, init_settings
+        return (env_settings, init_settings) if cls.reads_environment else (init_settings,)
 
 
 def default_config_path() -> Path:
@@ -171,16 +172,7 @@ def _env_problem(err: Exception) -> str:
 class _Pinned(AppSettings):
     """Settings from explicit values only: the environment is not consulted."""
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings,)
+    reads_environment = False
 
 
 def valid_fields(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:

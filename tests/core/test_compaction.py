@@ -12,8 +12,8 @@ from ctxtui.core.compacting.compaction import (
     CompactionResult,
     append_emergency_note,
     compact,
-    force_compression_range,
 )
+from ctxtui.core.planning.picoclaw_legacy import force_compression_range
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import build_plan
 from ctxtui.core.policies.policy import Policy, preset
@@ -86,7 +86,7 @@ def test_report_and_compaction_agree_when_pruning_already_freed_tokens() -> None
     assert plan.tokens_freed_by_pruning > 0
     assert result.replaced is not None
     first, last = result.replaced
-    raw = counts.range_tokens(first, last + 1)
+    raw = sum(counts.message_tokens[first : last + 1])
     assert result.replaced_tokens < raw  # the pruned stubs, not the original outputs
     assert (
         result.tokens_before

@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from genai_prices import Usage as PriceUsage
 from genai_prices import calc_price
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -34,9 +35,14 @@ def exact_price(
 ) -> Decimal:
     """The package's own ``calc_price`` total, which the price table must match."""
     when = at or datetime.now(UTC)
-    calc = calc_price(
-        usage.as_price_usage(), model, provider_id=provider, genai_request_timestamp=when
+    priced = PriceUsage(
+        input_tokens=usage.prompt,
+        cache_read_tokens=usage.cache_read,
+        cache_write_tokens=usage.cache_write,
+        cache_write_1h_tokens=usage.cache_write_1h,
+        output_tokens=usage.output,
     )
+    calc = calc_price(priced, model, provider_id=provider, genai_request_timestamp=when)
     return Decimal(calc.total_price)
 
 

@@ -15,7 +15,8 @@ from ctxtui.core.session.models import ContentPart, Message, PartKind, Session, 
 from ctxtui.core.tokens import count_store, counting
 from ctxtui.core.tokens.count_store import message_key
 from ctxtui.core.tokens.counting import count_session
-from ctxtui.core.tokens.tokenizers import ChatTokenizer, Tokenizer, resolve
+from ctxtui.core.tokens.tokenizers import Tokenizer, resolve
+from ctxtui.core.tokens.tokenizers.chat import ChatTokenizer
 from ctxtui.core.tokens.tokenizers.exact import TiktokenCounter
 from ctxtui.system import count_cache
 from ctxtui.system.count_cache import CountCache, default_cache

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from ctxtui.core.planning.picoclaw_legacy import force_compression_cut
+from ctxtui.core.planning.picoclaw_legacy import force_compression_range
 from ctxtui.core.planning.plan import Plan, TailReason
 from ctxtui.core.planning.planner import build_plan
 from ctxtui.core.planning.tail import effective_budget, find_safe_boundary
@@ -135,11 +135,12 @@ def _turns(n: int) -> Session:
 
 def test_force_compression_drops_the_oldest_half_of_turns() -> None:
     session = _turns(5)  # turns start at 0, 2, 4, 6, 8
-    assert force_compression_cut(session) == session.turn_starts[len(session.turn_starts) // 2]
+    mid = session.turn_starts[len(session.turn_starts) // 2]
+    assert force_compression_range(session) == (0, mid - 1)
 
 
 def test_force_compression_leaves_two_messages_alone() -> None:
-    assert force_compression_cut(_turns(1)) == 0
+    assert force_compression_range(_turns(1)) is None
 
 
 def test_safe_boundary_of_a_single_turn_is_zero() -> None:

@@ -5,11 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ctxtui.core.session.models import ContentPart, Message, PartKind, ToolCall
-from ctxtui.core.tokens.tokenizers.picoclaw import (
-    CONTEXT_SUMMARY_PREFIX,
-    PicoClawTokenizer,
-    summary_system_tokens,
-)
+from ctxtui.core.tokens.counting import count_summary
+from ctxtui.core.tokens.tokenizers.picoclaw import CONTEXT_SUMMARY_PREFIX, PicoClawTokenizer
 
 pico = PicoClawTokenizer()
 
@@ -95,5 +92,5 @@ def test_context_summary_prefix_is_174_runes_176_bytes() -> None:
 
 def test_summary_in_system_prompt_is_prefix_plus_summary_plus_7() -> None:
     summary = "The user asked for a refactor; tests pass."
-    assert summary_system_tokens(summary) == (174 + len(summary) + 7) * 2 // 5
-    assert summary_system_tokens("") == 0
+    assert count_summary(pico, summary) == (174 + len(summary) + 7) * 2 // 5
+    assert count_summary(pico, "") == 0  # an empty summary is not carried

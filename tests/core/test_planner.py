@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ctxtui.core.planning.picoclaw_legacy import force_compression_cut
+from ctxtui.core.planning.picoclaw_legacy import force_compression_range
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import build_plan
 from ctxtui.core.planning.truncation import planned_path, preview_of, render
@@ -126,8 +126,7 @@ def test_drop_oldest_half_replaces_up_to_picoclaws_cut() -> None:
     policy = preset("picoclaw", context_window=4_000, max_tokens=1_000)
     plan = _plan(session, policy, [500] * 20)
     assert policy.compaction_style is CompactionStyle.DROP_OLDEST_HALF
-    cut = force_compression_cut(session)
-    assert plan.compaction.replaced == (0, cut - 1)
+    assert plan.compaction.replaced == force_compression_range(session)
 
 
 def test_overflow_reports_the_real_estimate_and_the_part_that_overflows() -> None:

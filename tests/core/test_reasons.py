@@ -22,17 +22,12 @@ def test_x13_both_names_of_a_reason_parse_to_it(wire: str, reason: CompactReason
     assert CompactReason.parse(wire) is reason
 
 
-def test_x13_picoclaw_wire_names_are_kept_beside_the_plans() -> None:
-    assert CompactReason.PROACTIVE.picoclaw_name == "proactive_budget"
-    assert CompactReason.RETRY.picoclaw_name == "llm_retry"
-
-
 def test_x14_picoclaws_post_turn_summarize_is_a_proactive_compaction() -> None:
     assert CompactReason.parse("summarize") is CompactReason.PROACTIVE
 
 
-def test_x15_overflow_has_no_picoclaw_wire_name() -> None:
-    assert CompactReason.OVERFLOW.picoclaw_name is None
+def test_x15_overflow_has_no_picoclaw_reason() -> None:
+    assert CompactReason.OVERFLOW.picoclaw_words == "no such reason"
 
 
 def test_an_unknown_reason_names_the_known_ones() -> None:

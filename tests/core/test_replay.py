@@ -28,7 +28,6 @@ from ctxtui.core.simulation.replay import (
     Replay,
     ReplayStoppedError,
     replay,
-    request_points,
 )
 from ctxtui.core.tokens.calibration import (
     Calibration,
@@ -200,7 +199,7 @@ def test_calibration_recovers_three_chars_per_token_and_a_500_token_offset() -> 
     tokenizer, info = resolve("plan", chars_per_token=4.0)
     counts = count_session(session, tokenizer, info)
     assert counts is not None
-    result = calibrate(session, request_points(session), {"plan": counts})
+    result = calibrate(session, session.index.requests, {"plan": counts})
     assert result.samples == 29
     assert result.fit.chars_per_token == pytest.approx(3.0, abs=1e-9)
     assert result.fit.offset_tokens == pytest.approx(500.0, abs=1e-6)
@@ -213,7 +212,7 @@ def test_calibration_reads_only_the_context_since_the_agents_last_compaction() -
         messages=session.messages,
         meta=SessionMeta(recorded_compactions=(RecordedCompaction(message_index=30),)),
     )
-    points = request_points(compacted)
+    points = compacted.index.requests
     assert live_starts(compacted, points) == [0 if p < 30 else 30 for p in points]
 
 
@@ -227,7 +226,7 @@ def test_fit_claims_nothing_without_enough_distinct_sizes() -> None:
 def test_no_usage_says_so() -> None:
     session = Session(messages=(Message(role="user", content="hi"), Message(role="assistant")))
     counts = SessionCounts(resolve("plan")[1], [1, 1])
-    result = calibrate(session, request_points(session), {"plan": counts})
+    result = calibrate(session, session.index.requests, {"plan": counts})
     assert result.samples == 0
     assert "no reported usage" in result.sentence()
 
@@ -240,7 +239,7 @@ def test_harness_written_assistant_messages_are_not_requests() -> None:
             Message(role="assistant", content="[interrupted]", injected=True),
         )
     )
-    assert request_points(session) == (1,)
+    assert session.index.requests == (1,)
 
 
 def test_a_cursor_sees_the_context_of_each_request() -> None:
@@ -256,11 +255,10 @@ def test_a_cursor_sees_the_context_of_each_request() -> None:
     assert context.session.messages[0].is_summary
     assert context.start == compaction.replaced[1] + 1
     assert context.plan.totals.tokens == request.simulated_tokens
-    assert context.history_zone(compaction.replaced[0]) == "summarised"
-    assert context.history_zone(request.message_index) == "future"
-    assert context.history_zone(request.message_index - 1) == "tail"
-    row = context.row_of(context.start)
-    assert row == 1 and context.history_index(1) == context.start
+    last = len(context.session.messages) - 1  # the request's own message is not written yet
+    assert context.history_index(last) == request.message_index - 1
+    assert context.plan.zone(last).value == "tail"
+    assert context.history_index(1) == context.start
     before = result.context_at(k - 1)
     assert before.start == compaction.replaced[0] < context.start
     assert result.request_of_message(request.message_index - 1) == k

@@ -16,7 +16,7 @@ from ctxtui.core.policies.policy import Policy, TriggerCheck, TriggerCount
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Session, SessionIndex
 from ctxtui.core.simulation.live_context import live_counts, live_session
-from ctxtui.core.simulation.replay import EventKind, Replay, replay, request_points
+from ctxtui.core.simulation.replay import EventKind, Replay, replay
 from ctxtui.core.tokens.counts import SessionCounts
 from tests.core.test_plan_properties import TOKENIZER, policies, sessions
 
@@ -46,7 +46,7 @@ def test_one_request_per_assistant_message_in_order(
     session = case[0]
     result = _replay(case, policy)
     points = [r.message_index for r in result.requests]
-    assert points == sorted(set(points)) == list(request_points(session))
+    assert points == sorted(set(points)) == list(session.index.requests)
     assert [r.index for r in result.requests] == list(range(len(points)))
     calls = [i for i, m in enumerate(session.messages) if m.role == "assistant"]
     assert points == calls  # no harness-written assistants in these transcripts

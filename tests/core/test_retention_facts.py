@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from ctxtui.core.session.models import Message, Session, ToolCall
 from ctxtui.core.summaries.retention import Segment, audit, duplicated_lines
-from ctxtui.core.summaries.segment_facts import KINDS, fact_key, segment_facts, segment_text
+from ctxtui.core.summaries.segment_facts import KINDS, fact_key, segment_facts, texts
 
 PLANTED = Session(
     system_prompt="You are a careful coding agent working in a repository.",
@@ -197,7 +197,7 @@ def test_the_whole_text_keeps_every_fact_and_nothing_keeps_none(
     session = _session(rows)
     last = len(session.messages) - 1
     segment = Segment.of(session, 0, last, 1)
-    whole = audit(segment, segment_text(session, 0, last), "stand-in", 1)
+    whole = audit(segment, "\n".join(t for m in session.messages for t in texts(m)), "stand-in", 1)
     assert whole.kept == len(whole.retained)
     assert all(k == t for k, t in whole.kinds.values())
     empty = audit(segment, "", "stand-in", 0)

@@ -23,12 +23,11 @@ from ctxtui.core.tokens.tokenizers import (
     available_tokenizers,
     encodings,
     resolve,
-    tokenizer_for_model,
 )
 from ctxtui.core.tokens.tokenizers.chat import IMAGE_TOKENS, ChatTokenizer
 from ctxtui.core.tokens.tokenizers.estimator import PlanTokenizer
 from ctxtui.core.tokens.tokenizers.exact import QuicktokCounter, TiktokenCounter
-from ctxtui.core.tokens.tokenizers.families import OPENAI_FRAMING
+from ctxtui.core.tokens.tokenizers.families import OPENAI_FRAMING, tokenizer_for_model
 from ctxtui.core.tokens.tokenizers.gojson import go_float, go_json
 from ctxtui.core.tokens.tokenizers.picoclaw import PicoClawTokenizer
 

@@ -20,7 +20,8 @@ from ctxtui.core.session.models import (
     Usage,
 )
 from ctxtui.importers import load_session
-from ctxtui.importers.native import SCHEMA, to_document
+from ctxtui.importers.native import SCHEMA
+from ctxtui.system.export import native_document
 
 
 def _session() -> Session:
@@ -52,7 +53,7 @@ def _session() -> Session:
 def test_round_trip_of_the_envelope(tmp_path: Path) -> None:
     original = _session()
     path = tmp_path / "s.json"
-    path.write_text(json.dumps(to_document(original)))
+    path.write_text(json.dumps(native_document(original)))
     loaded = load_session(path)
     assert loaded.meta.format == "native"
     assert loaded.meta.source_path == str(path)

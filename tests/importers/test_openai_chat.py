@@ -38,7 +38,7 @@ def test_reference_example() -> None:
     assert (call.id, call.name, call.arguments) == ("call_A1", "stat_file", '{"path": "notes.txt"}')
     assert s.messages[2].tool_call_id == "call_A1" and s.messages[2].tool_name == "stat_file"
     assert s.call_of_result == {2: 1}
-    assert s.tool_call_count == 1 and s.tool_result_count == 1 and s.orphan_results == ()
+    assert len(s.index.tool_results) == 1 and s.orphan_results == ()
 
 
 @needs_examples

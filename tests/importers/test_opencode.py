@@ -10,8 +10,8 @@ import pytest
 
 from ctxtui.core.session.models import PartKind, Session
 from ctxtui.importers import opencode
+from ctxtui.importers._opencode_messages import StoredMessage, build_session
 from ctxtui.importers._stream import Dropped, open_source
-from ctxtui.importers.opencode import StoredMessage
 
 EXAMPLES = Path("/work/shared/reference/examples")
 STORAGE = EXAMPLES / "opencode_storage"
@@ -74,7 +74,7 @@ def test_compaction_steps_and_tool_states() -> None:
         _msg("msg_6", "assistant", [{"type": "text", "text": "x"}], error={"name": "APIError"}),
     ]  # fmt: skip
     warnings: list[str] = []
-    session = opencode.build_session(stored, warnings, Dropped())
+    session = build_session(stored, warnings, Dropped())
     roles = [m.role for m in session.messages]
     assert roles == ["user", "assistant", "user", "user", "assistant", "tool", "assistant", "tool"]
     ask, summary, typed, injected = session.messages[:4]

@@ -286,6 +286,12 @@ STORY = samples_dir() / "claude_code_cache_story.jsonl"
 SIZES = [(80, 24), (60, 20)]
 
 
+def figures(screen: CompactionPreviewScreen) -> str:
+    """The preview's Figures tab as it shows them: ``label  value`` lines."""
+    cells = [str(label.render()) for label in screen.query("#figures Label")]
+    return "\n".join(f"{a}  {b}" for a, b in zip(cells[::2], cells[1::2], strict=True))
+
+
 def screen_lines(app: Any) -> list[str]:
     return ["".join(s.text for s in strip) for strip in app.screen._compositor.render_strips()]
 

@@ -8,7 +8,6 @@ from hypothesis import strategies as st
 from rich.cells import cell_len, set_cell_size
 
 from ctxtui.core.planning.plan import FreshTail, TailReason
-from ctxtui.core.planning.rows import pruned_tag
 from ctxtui.core.session.models import Message, ToolCall
 from ctxtui.tui.cells import (
     BAR_FLOOR,
@@ -88,7 +87,7 @@ def test_layout_fills_the_width_exactly() -> None:
     for width in (60, 80, 120, 200):
         layout = layout_columns(width, rows=100_000, biggest=123_456, longest_tool=9)
         msg = Message(role="tool", tool_name="read_file", content="x" * 500)
-        cells = row_cells(layout, 99_999, msg, 123_456, 123_456, tag=pruned_tag(120_000))
+        cells = row_cells(layout, 99_999, msg, 123_456, 123_456, tag="pruned −120,000 tok")
         assert cell_len(cells.text) == width, width
 
 

@@ -25,7 +25,7 @@ from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.importers import load_session
 from ctxtui.tui.compaction_text import prompt_preview
 from ctxtui.tui.screens.compaction import PROMPT_PREVIEW_CHARS, CompactionPreviewScreen, figure_rows
-from tests.tui.main_fixtures import SnapCompare
+from tests.tui.main_fixtures import SnapCompare, figures
 
 
 def _show_tab(tab_id: str) -> Callable[[Pilot[Any]], Any]:
@@ -54,11 +54,11 @@ async def test_compaction_preview_has_summary_prompt_and_figures_tabs() -> None:
         tabs.active = "figures-tab"
         await pilot.pause()
         assert isinstance(screen, CompactionPreviewScreen)
-        figures = screen.figures_text
-        assert "40,960 → 12,288" in figures
-        assert "6 (#1–#6, 28,990 tok)" in figures
-        assert "3 messages (#2–#4) stay verbatim" in figures
-        assert "proactive (in PicoClaw: the proactive budget check)" in figures
+        shown = figures(screen)
+        assert "40,960 → 12,288" in shown
+        assert "6 (#1–#6, 28,990 tok)" in shown
+        assert "3 messages (#2–#4) stay verbatim" in shown
+        assert "proactive (in PicoClaw: the proactive budget check)" in shown
         assert not screen.query("#overflow")
 
 
@@ -71,9 +71,7 @@ async def test_compaction_figures_number_the_tail_as_the_list_does() -> None:
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, CompactionPreviewScreen)
-        assert "3 messages (#7–#9) stay verbatim, numbered #2–#4 after apply" in (
-            screen.figures_text
-        )
+        assert "3 messages (#7–#9) stay verbatim, numbered #2–#4 after apply" in (figures(screen))
 
 
 def test_compaction_figures_group_every_message_number_alike() -> None:
@@ -164,7 +162,7 @@ async def test_preview_renders_a_real_compaction_of_the_overflow_sample() -> Non
         screen.query_one(TabbedContent).active = "figures-tab"
         await pilot.pause()
         retry = "retry (in PicoClaw: the retry after the LLM refuses the request)"
-        assert retry in screen.figures_text
+        assert retry in figures(screen)
         await pilot.press("escape")
         assert app.results == [None]
 

@@ -25,6 +25,7 @@ from tests.llm.hostile import hostile
 from tests.llm.server import SUMMARY, Behaviour, serve
 from tests.tui.main_fixtures import (
     demo_session,
+    figures,
     llm_app,
     open_preview,
     settle,
@@ -193,7 +194,7 @@ async def test_the_figures_are_recounted_for_the_llms_summary() -> None:
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await open_preview(pilot)
             stand_in = screen.result
-            before_text = screen.figures_text
+            before_text = figures(screen)
             await pilot.press("s")
             await until(pilot, lambda: screen.llm_summary is not None, "the summary")
             await settle(pilot)
@@ -208,7 +209,7 @@ async def test_the_figures_are_recounted_for_the_llms_summary() -> None:
             assert result.summary_tokens == stand_in.summary_tokens + grew
             assert result.tokens_after == stand_in.tokens_after + grew
             assert result.tokens_before == stand_in.tokens_before
-            text = screen.figures_text
+            text = figures(screen)
             assert text != before_text
             assert f"Summary adds  {result.summary_tokens:,} tok" in text
             assert f"Request tokens  {result.tokens_before:,} → {result.tokens_after:,}" in text

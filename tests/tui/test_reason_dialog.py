@@ -15,9 +15,7 @@ from typing import Any
 import pytest
 from screen_fixtures import SIZE, HostApp
 from textual.pilot import Pilot
-from textual.widgets import (
-    OptionList,
-)
+from textual.widgets import OptionList, Static
 
 import ctxtui
 from ctxtui.core.policies.policy import preset
@@ -109,10 +107,10 @@ async def test_each_reason_says_its_effect_in_the_sessions_preset(name: str) -> 
             assert ("only labels the event" in str(option.prompt)) is not post_turn
             reasons.highlighted = reasons.get_option_index(reason.value)
             await pilot.pause()
-            effect = reason_effect(policy, reason, post_turn)
-            assert screen.effect_text == f"{reason.value}: {effect}"
-            assert f"the {name} preset" in screen.effect_text
-            assert not DEFECT.search(str(option.prompt) + screen.effect_text)
+            shown = str(screen.query_one("#effect", Static).render())
+            assert shown == f"{reason.value}: {reason_effect(policy, reason, post_turn)}"
+            assert f"the {name} preset" in shown
+            assert not DEFECT.search(str(option.prompt) + shown)
 
 
 def test_a_reason_that_changes_the_compaction_is_not_tagged_as_a_label() -> None:

@@ -31,6 +31,12 @@ from tests.tui.main_fixtures import (
 )
 
 
+def shown_line(app: Any, selector: str) -> str:
+    """What the panel's line ``selector`` says, empty while it is hidden."""
+    line = app.screen.query_one(selector, Static)
+    return str(line.content) if line.display else ""
+
+
 def scroll_settings_to(name: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
     """Scroll the settings panel so knob ``name``'s group heads it."""
 
@@ -98,7 +104,7 @@ async def test_escape_leaves_the_settings_panel_and_drops_refused_input() -> Non
         window.focus()
         window.value = "12"
         await settle(pilot)
-        assert panel.error_text("context_window") == (
+        assert shown_line(app, "#error-context_window") == (
             "must be a whole number from 256 to 100,000,000; the plan keeps 16384"
         )
         await pilot.press("escape")
@@ -106,7 +112,7 @@ async def test_escape_leaves_the_settings_panel_and_drops_refused_input() -> Non
         assert not panel.display
         assert app.screen.query_one(MessageList).has_focus
         assert window.value == "16384" and not window.has_class("-invalid")
-        assert panel.error_text("context_window") == ""
+        assert shown_line(app, "#error-context_window") == ""
         assert main.policy.context_window == 16_384
 
 
@@ -117,8 +123,7 @@ async def test_a_relation_error_is_shown_under_the_knob_in_its_own_words() -> No
         await pilot.press("s")
         app.screen.query_one("#knob-tail_min_tokens", Input).value = "9000"
         await settle(pilot)
-        panel = app.screen.query_one(SettingsPanel)
-        assert panel.error_text("tail_min_tokens") == (
+        assert shown_line(app, "#error-tail_min_tokens") == (
             "tail min tokens (9,000) must not exceed tail max tokens (8,000); the plan keeps 2000"
         )
 
@@ -153,18 +158,16 @@ async def test_knobs_the_preset_ignores_are_disabled_with_the_reason() -> None:
         await settle(pilot)
         await pilot.press("s")
         await settle(pilot)
-        panel = app.screen.query_one(SettingsPanel)
         for name, words in (
             ("tail_min_tokens", "last N items"),
             ("prune_protected_turns", "prune mode is off"),
             ("truncate_max_bytes", "truncation is off"),
         ):
             assert app.screen.query_one(f"#knob-{name}").disabled, name
-            assert panel.unused_text(name).startswith("unused: ") and words in panel.unused_text(
-                name
-            )
+            unused = shown_line(app, f"#unused-{name}")
+            assert unused.startswith("unused: ") and words in unused
         assert not app.screen.query_one("#knob-tail_items").disabled
-        assert panel.unused_text("tail_items") == ""
+        assert shown_line(app, "#unused-tail_items") == ""
         app.screen.query_one("#knob-prune_mode", Select).value = "turns"
         await settle(pilot)
         assert app.main.policy.prune_mode.value == "turns"

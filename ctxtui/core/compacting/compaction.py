@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from ctxtui.core.compacting.picoclaw_summary import legacy_summary_prompt, legacy_summary_text
 from ctxtui.core.errors import OverflowInfo
 from ctxtui.core.planning.compaction_need import compaction_cut
-from ctxtui.core.planning.overflow import UNKNOWN_MODEL, RequestParts, overflow_info
-from ctxtui.core.planning.picoclaw_legacy import emergency_note, force_compression_range
+from ctxtui.core.planning.overflow import RequestParts, overflow_info
+from ctxtui.core.planning.picoclaw_legacy import emergency_note
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import build_plan
+from ctxtui.core.planning.truncation import utf8_head
 from ctxtui.core.policies.policy import CompactionStyle, SummaryTemplate
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Message, Session, SessionMeta
@@ -43,17 +44,6 @@ from ctxtui.core.summaries.templates import (
 from ctxtui.core.tokens.counting import count_summary
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import Tokenizer
-
-__all__ = [
-    "LEAF_CHUNK_TOKENS",
-    "UNKNOWN_MODEL",
-    "CompactionResult",
-    "append_emergency_note",
-    "compact",
-    "force_compression_range",
-    "leaf_chunks",
-    "overflow_of",
-]
 
 
 def leaf_chunks(tokens: Sequence[int], first: int, last: int) -> list[tuple[int, int]]:
@@ -226,23 +216,14 @@ def _recent_user_messages(session: Session, plan: Plan, first: int, last: int) -
             remaining -= tokens
             continue
         if remaining > 0:
-            text = _head_bytes(m.content, remaining * APPROX_BYTES_PER_TOKEN)
+            text = utf8_head(m.content, remaining * APPROX_BYTES_PER_TOKEN)
             kept.append(m.model_copy(update={"content": text}))
         break
     kept.reverse()
     return kept
 
 
-def _head_bytes(text: str, limit: int) -> str:
-    """The longest prefix of ``text`` within ``limit`` UTF-8 bytes, cut between characters."""
-    raw = text.encode("utf-8", "surrogatepass")
-    end = min(limit, len(raw))
-    while 0 < end < len(raw) and (raw[end] & 0xC0) == 0x80:
-        end -= 1
-    return raw[:end].decode("utf-8", "surrogatepass")
-
-
-def _codex(session: Session, plan: Plan, first: int, last: int, tokenizer: Tokenizer) -> _Rewrite:
+def _codex(session: Session, plan: Plan, first: int, last: int) -> _Rewrite:
     """Codex's rebuilt history: recent user messages, then one summary user message."""
     summary = build_structured_summary(session, first, last)
     text = render_for(plan.policy.summary_template.value, summary)
@@ -284,7 +265,7 @@ def _rewrite(
     if style is CompactionStyle.DROP_OLDEST_HALF:
         return _drop_half(session, first, last)
     if style is CompactionStyle.USER_MESSAGES:
-        return _codex(session, plan, first, last, tokenizer)
+        return _codex(session, plan, first, last)
     return _summarize(session, plan, first, last, tokenizer)
 
 

@@ -6,7 +6,8 @@ stand-in: both shells print these words as they are, so they tell one story.
 
 from __future__ import annotations
 
-from ctxtui.core.compacting.compaction import LEAF_CHUNK_TOKENS, CompactionResult
+from ctxtui.core.compacting.compaction import CompactionResult
+from ctxtui.core.summaries.seahorse import LEAF_CHUNK_TOKENS
 from ctxtui.core.wording import plural
 
 

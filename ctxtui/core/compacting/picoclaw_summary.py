@@ -49,7 +49,6 @@ def legacy_summary_prompt(session: Session, first: int, last: int) -> str:
     if session.meta.summary:
         lines.append(f"Existing context: {session.meta.summary}\n")
     lines.append("\nCONVERSATION:\n")
-    for m in session.messages[first : last + 1]:
-        if m.role in ("user", "assistant"):
-            lines.append(f"{m.role}: {m.content}\n")
+    shown = (m for m in session.messages[first : last + 1] if m.role in ("user", "assistant"))
+    lines += (f"{m.role}: {m.content}\n" for m in shown)
     return "".join(lines)

@@ -90,12 +90,10 @@ def _excluded_clause(plan: Plan, index: int) -> str:
 def _zone_clause(plan: Plan, index: int) -> str:
     if index in plan.excluded:
         return _excluded_clause(plan, index)
-    if not plan.policy.assembly_budget:
-        if plan.zone(index) is Zone.TAIL:
-            return _tail_clause(plan)
-        return "is kept because this policy sends the whole history until it compacts"
     if plan.zone(index) is Zone.TAIL:
         return _tail_clause(plan)
+    if not plan.policy.assembly_budget:
+        return "is kept because this policy sends the whole history until it compacts"
     remaining = max(0, _history_budget(plan) - plan.tail.tokens)
     span = _span(plan, index, plan.tail.start)
     left = f"the {plural(remaining, 'token')} the history budget left after the fresh tail"

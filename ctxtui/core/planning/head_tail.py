@@ -7,30 +7,17 @@ between (its wording ctxtui's); a line limit splits the lines the same way.
 
 from __future__ import annotations
 
-from ctxtui.core.planning.truncation import byte_size, count_lines
-
-_ENCODING = "utf-8"
-_ERRORS = "surrogatepass"
-
-
-def _head_bytes(text: str, limit: int) -> str:
-    raw = text.encode(_ENCODING, _ERRORS)
-    if len(raw) <= limit:
-        return text
-    end = limit
-    while end > 0 and (raw[end] & 0xC0) == 0x80:
-        end -= 1
-    return raw[:end].decode(_ENCODING, _ERRORS)
+from ctxtui.core.planning.truncation import ENCODING, ERRORS, byte_size, count_lines, utf8_head
 
 
 def _tail_bytes(text: str, limit: int) -> str:
-    raw = text.encode(_ENCODING, _ERRORS)
+    raw = text.encode(ENCODING, ERRORS)
     if len(raw) <= limit:
         return text
     start = len(raw) - limit
     while start < len(raw) and (raw[start] & 0xC0) == 0x80:
         start += 1
-    return raw[start:].decode(_ENCODING, _ERRORS)
+    return raw[start:].decode(ENCODING, ERRORS)
 
 
 def head_tail(output: str, max_lines: int, max_bytes: int) -> str | None:
@@ -46,7 +33,7 @@ def head_tail(output: str, max_lines: int, max_bytes: int) -> str | None:
         mid = (len(rows) + 1) // 2
         head_rows, tail_rows = rows[:mid], rows[mid:]
     omitted = max(0, len(rows) - len(head_rows) - len(tail_rows))
-    head = _head_bytes("\n".join(head_rows), max_bytes // 2)
+    head = utf8_head("\n".join(head_rows), max_bytes // 2)
     tail = _tail_bytes("\n".join(tail_rows), max_bytes // 2)
     marker = f"[... omitted {omitted:,} of {lines:,} lines ({size:,} bytes) ...]"
     return f"{head}\n\n{marker}\n\n{tail}" if tail else f"{head}\n\n{marker}"

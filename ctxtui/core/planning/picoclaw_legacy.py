@@ -29,12 +29,6 @@ def force_compression_range(session: Session) -> tuple[int, int] | None:
     return (starts[-1] + 1, n - 1) if starts[-1] + 1 < n else None
 
 
-def force_compression_cut(session: Session) -> int:
-    """The first message ``forceCompression`` keeps, when what it drops is a prefix (else 0)."""
-    span = force_compression_range(session)
-    return span[1] + 1 if span is not None and span[0] == 0 else 0
-
-
 def emergency_note(dropped: int) -> str:
     """The note PicoClaw's ``forceCompression`` appends to the summary, byte for byte."""
     return f"[Emergency compression dropped {dropped} oldest messages due to context limit]"

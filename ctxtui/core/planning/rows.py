@@ -139,10 +139,6 @@ def boundary_labels(tail: FreshTail) -> tuple[str, ...]:
     )
 
 
-def pruned_tag(tokens_freed: int) -> str:
-    return f"pruned {MINUS}{tokens_freed:,} tok"
-
-
 def split_cells(values: Sequence[int], width: int) -> list[int]:
     """Share ``width`` cells between ``values`` in proportion (largest remainder); a non-zero
     value gets at least one cell when there is room, so a small part stays visible."""

@@ -91,10 +91,15 @@ def _cut(output: str, max_lines: int, max_bytes: int) -> str:
             break
         cut = nl + 1
     head = output[:cut].removesuffix("\n") if cut < len(output) else output
-    raw = head.encode(ENCODING, ERRORS)
-    if len(raw) <= max_bytes:
-        return head
-    end = max_bytes
+    return utf8_head(head, max_bytes)
+
+
+def utf8_head(text: str, limit: int) -> str:
+    """The longest prefix of ``text`` within ``limit`` UTF-8 bytes, never inside a character."""
+    raw = text.encode(ENCODING, ERRORS)
+    if len(raw) <= limit:
+        return text
+    end = limit
     while end > 0 and (raw[end] & 0xC0) == 0x80:  # a continuation byte: back to the lead byte
         end -= 1
     return raw[:end].decode(ENCODING, ERRORS)

@@ -39,23 +39,13 @@ def compaction_action(policy: Policy) -> str:
     return _ACTIONS.get(style, f"compacts in its {style.replace('_', ' ')} style")
 
 
-def _summarises_after_turn(policy: Policy, post_turn: bool) -> bool:
-    """Whether the plan is past PicoClaw legacy's after-turn limit under a policy that has one.
-
-    Then a proactive compaction summarises all but the fresh tail into the session's summary
-    (``core.compacting.compaction``'s legacy path) and the other reasons still run the emergency
-    drop.
-    """
-    return post_turn and policy.summarize_message_threshold > 0
-
-
 def reason_effect(policy: Policy, reason: CompactReason, post_turn: bool = False) -> str:
     """One or two sentences: what ``reason`` changes under ``policy``, or that it only labels.
 
     ``post_turn`` is the plan's ``compaction.post_turn``: PicoClaw legacy past its after-turn
     limit compacts in another way for the proactive reason than for the others.
     """
-    if _summarises_after_turn(policy, post_turn):
+    if post_turn and policy.summarize_message_threshold > 0:  # legacy's after-turn limit
         if reason is CompactReason.PROACTIVE:
             return (
                 "Changes the compaction: the history is past PicoClaw's after-turn limit, so "
@@ -74,11 +64,6 @@ def reason_effect(policy: Policy, reason: CompactReason, post_turn: bool = False
     if reason is CompactReason.OVERFLOW and policy.summary_template is SummaryTemplate.PICOCLAW:
         text += " PicoClaw itself never gives this reason."  # its compaction, whichever preset
     return text
-
-
-def reason_wire_name(reason: CompactReason) -> str:
-    """What PicoClaw calls the reason, in words (no code, no defect number)."""
-    return f"In PicoClaw: {reason.picoclaw_words}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +89,10 @@ def reason_choices(
     picked = reasons or (CompactReason.PROACTIVE, CompactReason.RETRY, CompactReason.OVERFLOW)
     return [
         ReasonChoice(
-            r, WHEN.get(r.value, ""), reason_effect(policy, r, post_turn), reason_wire_name(r)
+            r,
+            WHEN.get(r.value, ""),
+            reason_effect(policy, r, post_turn),
+            f"In PicoClaw: {r.picoclaw_words}",
         )
         for r in picked
     ]

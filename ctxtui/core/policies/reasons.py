@@ -1,7 +1,7 @@
 """Why a compaction runs: the plan's ``CompactReason`` and PicoClaw's wire names for it.
 
 The plan renamed PicoClaw's values (defect X13), so ctxtui keeps both: the plan's name is the
-one used everywhere, and ``picoclaw_name`` is what PicoClaw ``main`` would log or emit.
+one used everywhere, and ``parse`` also takes what PicoClaw ``main`` would log or emit.
 """
 
 from __future__ import annotations
@@ -17,13 +17,8 @@ class CompactReason(StrEnum):
     OVERFLOW = "overflow"  # during streaming (no producer in PicoClaw: defect X15)
 
     @property
-    def picoclaw_name(self) -> str | None:
-        """PicoClaw ``main``'s ``ContextCompressReason`` value, if it has one."""
-        return _PICOCLAW.get(self)
-
-    @property
     def picoclaw_words(self) -> str:
-        """What PicoClaw ``main``'s reason is, in words (``picoclaw_name`` is its code)."""
+        """What PicoClaw ``main``'s reason is, in words ."""
         return _PICOCLAW_WORDS.get(self, "no such reason")
 
     @property

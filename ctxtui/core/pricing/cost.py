@@ -249,7 +249,7 @@ def _compaction_marks(session: Session, points: Sequence[int]) -> set[int]:
 
 
 def session_cost(session: Session, points: Sequence[int] | None = None) -> SessionCost:
-    """Price every request of ``session`` (at ``points``, ``request_points`` by default) and
+    """Price every request of ``session`` (at ``points``, ``session.index.requests`` by default) and
     explain its cache misses; a model without a price is named in ``warnings``, costs ``None``."""
     if points is None:
         points = session.index.requests
@@ -261,12 +261,12 @@ def session_cost(session: Session, points: Sequence[int] | None = None) -> Sessi
     prev: RequestCost | None = None
     ttl = TTL_5M
     compacted = False
-    scanned = 0  # messages before this index were already looked at for a summary
+    scanned = 0  # messages before this were looked at for a summary: each is scanned once
     for k, stop in enumerate(points):
         message = messages[stop]
         model = message.model or session.meta.model
         usage = token_usage(message.usage)
-        compacted = compacted or k in marks or _summary_between(messages, scanned, stop)
+        compacted = compacted or k in marks or any(m.is_summary for m in messages[scanned:stop])
         scanned = max(scanned, stop)
         if usage is None:
             out.append(RequestCost(k, stop, model, times[k], None, None))
@@ -283,15 +283,6 @@ def session_cost(session: Session, points: Sequence[int] | None = None) -> Sessi
             ttl = TTL_1H if usage.cache_write_1h else TTL_5M
         prev, compacted = now, False
     return SessionCost(tuple(out), pricer.provider, tuple(pricer.missing))
-
-
-def _summary_between(messages: Sequence[Message], start: int, stop: int) -> bool:
-    """Whether a summary lies in ``messages[start:stop]``.
-
-    ``compacted`` stays set until the next priced request, so the caller scans each message
-    once, from where the last scan stopped: linear, however many requests lack usage.
-    """
-    return any(messages[i].is_summary for i in range(start, stop))
 
 
 def _miss(

@@ -58,15 +58,6 @@ class TokenUsage:
     def uncached(self) -> int:
         return max(0, self.prompt - self.cache_read - self.cache_write)
 
-    def as_price_usage(self) -> PriceUsage:
-        return PriceUsage(
-            input_tokens=self.prompt,
-            cache_read_tokens=self.cache_read,
-            cache_write_tokens=self.cache_write,
-            cache_write_1h_tokens=self.cache_write_1h,
-            output_tokens=self.output,
-        )
-
 
 @dataclass(frozen=True, slots=True)
 class Priced:

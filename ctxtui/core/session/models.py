@@ -215,14 +215,6 @@ class Session(_Frozen):
         paired = self.call_of_result
         return tuple(i for i in self.index.tool_results if i not in paired)
 
-    @cached_property
-    def tool_call_count(self) -> int:
-        return sum(len(m.tool_calls) for m in self.messages)
-
-    @property
-    def tool_result_count(self) -> int:
-        return len(self.index.tool_results)
-
 
 @dataclass(frozen=True, slots=True)
 class SessionIndex:

@@ -119,21 +119,6 @@ class ContextAt:
             return None if row == 0 else self.start + row - 1
         return self.start + row
 
-    def row_of(self, index: int) -> int | None:
-        """The row of history message ``index``; ``None`` if it is summarised or not sent yet."""
-        row = index - self.start + (1 if self.stand_in else 0)
-        lead = 1 if self.stand_in else 0
-        return row if lead <= row < len(self.session.messages) else None
-
-    def history_zone(self, index: int) -> str:
-        """Where history message ``index`` stood at this request, for a whole-history list:
-        ``summarised`` (replaced by a simulated compaction), ``tail`` / ``kept`` / ``dropped``
-        (this request's plan), or ``future`` (not written yet)."""
-        if index < self.start:
-            return "summarised"
-        row = self.row_of(index)
-        return "future" if row is None else self.plan.zone(row).value
-
 
 @dataclass(frozen=True)
 class Replay:
@@ -195,11 +180,6 @@ class Replay:
                 bounds=account.live_bounds(segment, stop),
             )  # fmt: skip
         return ContextAt(session, plan, segment.start, segment.stand_in is not None)
-
-
-def request_points(session: Session) -> tuple[int, ...]:
-    """Message indices of the calls: assistant messages not written by the harness."""
-    return session.index.requests
 
 
 def shown_offset(history: Session, shown: Session) -> int | None:
@@ -386,7 +366,7 @@ class _Walk:
         policy = self.policy
         window = policy.context_window
         trigger = policy.trigger  # a property worked out with a Fraction: once, not per request
-        points = request_points(self.session)
+        points = self.session.index.requests
         recorded = place_recorded(self.session, points)
         by_request: dict[int, list[ReplayEvent]] = {}
         for rc in recorded:

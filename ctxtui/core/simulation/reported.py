@@ -30,9 +30,7 @@ class LastReported:
 
 def last_reported(session: Session) -> LastReported | None:
     """The last request whose assistant message carries a prompt total, or ``None``."""
-    from ctxtui.core.simulation.replay import request_points
-
-    points = request_points(session)
+    points = session.index.requests
     for k in range(len(points) - 1, -1, -1):
         usage = session.messages[points[k]].usage
         if usage is not None and usage.prompt_total is not None:

@@ -178,17 +178,12 @@ def _strings(args: dict[str, object]) -> Iterator[str]:
 
 def texts(m: Message, limit: int = HEAD_CHARS + TAIL_CHARS) -> list[str]:
     """What facts are drawn from in a message: its content and its calls' string arguments,
-    each bounded and cleaned (``segment_text`` joins the same pieces)."""
+    each bounded and cleaned."""
     pieces = [m.content]
     for call in m.tool_calls:
         args = _arguments(call.arguments)
         pieces.extend(_strings(args) if args else [call.arguments])
     return [clean_text(bounded(p, limit)) for p in pieces if p]
-
-
-def segment_text(session: Session, first: int, last: int) -> str:
-    """The whole text the facts of ``messages[first:last + 1]`` are drawn from."""
-    return "\n".join(t for m in session.messages[first : last + 1] for t in texts(m))
 
 
 def _typed(m: Message) -> bool:

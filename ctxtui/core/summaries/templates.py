@@ -7,11 +7,9 @@ where only an opening sentence is known exactly, the rest is ctxtui's wording.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from ctxtui.core.session.models import Message, Session
 from ctxtui.core.summaries.seahorse import SUMMARY_SHARE, leaf_target
-from ctxtui.core.summaries.summary import StructuredSummary, SummaryItem
+from ctxtui.core.summaries.summary import StructuredSummary
 
 # -- OpenCode --------------------------------------------------------------------------------
 
@@ -142,10 +140,6 @@ _LAYOUTS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
 }
 
 
-def _items(summary: StructuredSummary, titles: Sequence[str]) -> list[SummaryItem]:
-    return [item for t in titles for item in summary.section(t).items]
-
-
 def render_for(template: str, summary: StructuredSummary) -> str:
     """The offline summary under ``template``'s headings (the plan's own for ``plan``)."""
     layout = _LAYOUTS.get(template)
@@ -153,7 +147,7 @@ def render_for(template: str, summary: StructuredSummary) -> str:
         return summary.render_markdown()
     blocks: list[str] = []
     for heading, sources in layout:
-        items = _items(summary, sources)
+        items = [item for title in sources for item in summary.section(title).items]
         if heading == "## Work State":
             blocks.append(heading)
             continue
@@ -186,10 +180,8 @@ def _labelled(m: Message) -> list[str]:
     out = [f"[{label}]: {m.content}"] if m.content else []
     if m.reasoning:
         out.append(f"[Assistant reasoning]: {m.reasoning}")
-    for call in m.tool_calls:
-        out.append(f"[Assistant tool call]: {call.name}({call.arguments})")
-    for part in m.media_parts:
-        out.append(f"[Attached {part.media_type or part.kind.value}: {part.label}]")
+    out += (f"[Assistant tool call]: {call.name}({call.arguments})" for call in m.tool_calls)
+    out += (f"[Attached {p.media_type or p.kind.value}: {p.label}]" for p in m.media_parts)
     return out
 
 

@@ -31,10 +31,6 @@ class SessionCounts:
     def __len__(self) -> int:
         return len(self.message_tokens)
 
-    def range_tokens(self, start: int, stop: int) -> int:
-        """Σ tokens of ``messages[start:stop]`` in O(1)."""
-        return self.prefix[stop] - self.prefix[start]
-
     @property
     def history_tokens(self) -> int:
         return self.prefix[-1]

@@ -150,11 +150,6 @@ class CompactionPreviewScreen(Dialog[str | None]):
             return self.stand_in.session
         return with_summary_text(self.stand_in, self.llm_summary.text)
 
-    @property
-    def figures_text(self) -> str:
-        """The Figures tab as plain lines (``label  value``), for reading back."""
-        return "\n".join(f"{label}  {value}" for label, value in self._rows())
-
     def _rows(self) -> list[tuple[str, str]]:
         llm = self.llm_summary
         extra = [("LLM summary", llm.byline)] if llm is not None else []
@@ -248,17 +243,11 @@ class CompactionPreviewScreen(Dialog[str | None]):
         return True
 
     @on(Button.Pressed, "#apply")
-    def _apply_pressed(self) -> None:
-        self.action_apply()
-
-    @on(Button.Pressed, "#export")
-    def _export_pressed(self) -> None:
-        self.action_export()
-
     def action_apply(self) -> None:
         if self._changes_something:
             self.dismiss(APPLY)
 
+    @on(Button.Pressed, "#export")
     def action_export(self) -> None:
         if self._changes_something:
             self.dismiss(EXPORT)
@@ -277,9 +266,6 @@ class CompactionPreviewScreen(Dialog[str | None]):
         return self.query_one(LLMSummaryView)
 
     @on(Button.Pressed, "#send")
-    def _send_pressed(self) -> None:
-        self.action_send()
-
     def action_send(self) -> None:
         """Send the prompt to the LLM; pressed while a call runs, stop it."""
         if self._llm_view.running:

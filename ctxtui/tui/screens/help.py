@@ -199,14 +199,6 @@ class HelpScreen(Dialog[None]):
             )
         )
 
-    @property
-    def keys_text(self) -> str:
-        """The key list as plain lines (``keys  description  explanation``), for reading back."""
-        return "\n".join(
-            "  ".join(part for part in (row.keys, row.description, row.explanation) if part)
-            for row in self.rows
-        )
-
     def _screen_below(self) -> Screen[object] | None:
         """The screen help was opened over: its keys are the ones the user is asking about."""
         stack = self.app.screen_stack

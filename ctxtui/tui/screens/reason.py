@@ -103,11 +103,6 @@ class ReasonScreen(Dialog[CompactReason | None]):
     def _describe(self, choice: ReasonChoice) -> None:
         self.query_one("#effect", Static).update(f"{choice.reason.value}: {choice.effect}")
 
-    @property
-    def effect_text(self) -> str:
-        """What the line under the list says now (for reading back in tests)."""
-        return str(self.query_one("#effect", Static).render())
-
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.height)
 

@@ -109,12 +109,6 @@ class RetentionView(Vertical):
         if self.is_mounted:
             self._fill()
 
-    @property
-    def lost_rows(self) -> list[tuple[str, str, str, str]]:
-        """The table's rows as plain strings, for reading back."""
-        table = self.query_one("#retention-lost", DataTable)
-        return [tuple(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]  # type: ignore[misc]
-
     def _fill(self) -> None:
         headline_text = self.query_one("#retention-headline", Static)
         kinds = self.query_one("#retention-kinds", Static)

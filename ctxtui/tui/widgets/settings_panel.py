@@ -19,7 +19,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.validation import Integer, Number, Validator
+from textual.validation import Integer, Number
 from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static, Switch
 
@@ -66,18 +66,15 @@ def knob_widget(knob: Knob, value: Any) -> Widget:
             compact=True,
             tooltip=knob.help,
         )
-    validators: list[Validator]
+    whole = knob.kind is int
     failure = f"must be {range_sentence(knob)}"
-    if knob.kind is int:
-        validators = [Integer(minimum=knob.low, maximum=knob.high, failure_description=failure)]
-        input_type = "integer"
-    else:
-        validators = [Number(minimum=knob.low, maximum=knob.high, failure_description=failure)]
-        input_type = "number"
+    validator = (Integer if whole else Number)(
+        minimum=knob.low, maximum=knob.high, failure_description=failure
+    )
     return Input(
         show_value(value),
-        type=input_type,  # type: ignore[arg-type]
-        validators=validators,
+        type="integer" if whole else "number",
+        validators=[validator],
         id=wid,
         compact=True,
         tooltip=knob.help,
@@ -233,13 +230,6 @@ class SettingsPanel(VerticalScroll):
                 line.update(text)
             line.display = reason is not None
 
-    def unused_text(self, name: str) -> str:
-        """Why knob ``name`` is disabled (empty when the policy reads it)."""
-        if not self._built:
-            return ""
-        line = self.query_one(f"#unused-{name}", Static)
-        return str(line.content) if line.display else ""
-
     def show_policy(self, policy: Policy) -> None:
         """Put ``policy``'s values in the controls without echoing them back as edits."""
         self._policy = policy
@@ -269,13 +259,6 @@ class SettingsPanel(VerticalScroll):
                 error.update("")
                 error.display = False
         self._mark_unused()
-
-    def error_text(self, name: str) -> str:
-        """The reason shown under knob ``name`` (empty when its value is accepted)."""
-        if not self._built:
-            return ""
-        error = self.query_one(f"#error-{name}", Static)
-        return str(error.content) if error.display else ""
 
     def _set_error(self, name: str, problem: str) -> None:
         """Show ``problem`` under knob ``name``, with the value the plan still uses."""

@@ -448,8 +448,5 @@ class TimelineChart(Widget, can_focus=True):
                 Segment("".join(glyphs[column + 1 :]), mark),
             ]
         else:
-            segments = [Segment(" " * GUTTER + self._axis(width), axis)]
+            segments = [Segment(" " * GUTTER + axis_line(self.count, width, self.cursor), axis)]
         return Strip(segments).adjust_cell_length(total, self.rich_style)
-
-    def _axis(self, width: int) -> str:
-        return axis_line(self.count, width, self.cursor)

@@ -33,19 +33,9 @@ from ctxtui.core.tokens.tokenizers.estimator import (
     validate_chars_per_token,
 )
 from ctxtui.core.tokens.tokenizers.exact import QuicktokCounter, TiktokenCounter
-from ctxtui.core.tokens.tokenizers.families import (
-    CL100K,
-    FAMILIES,
-    OPENAI_FRAMING,
-    tokenizer_for_model,
-)
+from ctxtui.core.tokens.tokenizers.families import CL100K, FAMILIES, OPENAI_FRAMING
 from ctxtui.core.tokens.tokenizers.opencode import OpenCodeTokenizer
-from ctxtui.core.tokens.tokenizers.picoclaw import (
-    CONTEXT_SUMMARY_PREFIX,
-    PicoClawTokenizer,
-    summary_section,
-    summary_system_tokens,
-)
+from ctxtui.core.tokens.tokenizers.picoclaw import PicoClawTokenizer
 
 
 class Tokenizer(Protocol):
@@ -96,11 +86,6 @@ def available_tokenizers() -> tuple[str, ...]:
     return tuple(t.spec for t in TOKENIZERS)
 
 
-def _unknown_spec(spec: str) -> ValueError:
-    valid = ", ".join(available_tokenizers())
-    return ValueError(f"unknown tokenizer {spec!r}; valid: {valid} (or tiktoken:ENCODING)")
-
-
 def resolve(
     spec: str,
     *,
@@ -123,7 +108,8 @@ def resolve(
     if spec not in FAMILIES and (
         not spec.startswith(TIKTOKEN_PREFIX) or not spec.removeprefix(TIKTOKEN_PREFIX)
     ):
-        raise _unknown_spec(spec)
+        valid = ", ".join(available_tokenizers())
+        raise ValueError(f"unknown tokenizer {spec!r}; valid: {valid} (or tiktoken:ENCODING)")
     try:
         return _exact(spec, timeout, fast), TokenizerInfo(spec, spec)
     except EncodingUnavailableError as exc:
@@ -172,25 +158,3 @@ def _exact(spec: str, timeout: float, fast: bool = True) -> ChatTokenizer:
         raise EncodingUnavailableError("; ".join([*reasons, str(exc)])) from None
     framing = family.framing if family is not None else OPENAI_FRAMING
     return ChatTokenizer(TiktokenCounter(encoding), spec, framing)
-
-
-__all__ = [
-    "CL100K",
-    "CONTEXT_SUMMARY_PREFIX",
-    "OPENCODE",
-    "PICOCLAW",
-    "PLAN",
-    "TIKTOKEN_PREFIX",
-    "BatchTokenizer",
-    "ChatTokenizer",
-    "OpenCodeTokenizer",
-    "PicoClawTokenizer",
-    "PlanTokenizer",
-    "Tokenizer",
-    "TokenizerInfo",
-    "available_tokenizers",
-    "resolve",
-    "summary_section",
-    "summary_system_tokens",
-    "tokenizer_for_model",
-]

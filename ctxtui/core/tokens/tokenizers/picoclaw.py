@@ -54,14 +54,6 @@ def summary_section(summary: str) -> str:
     return SYSTEM_SECTION_SEPARATOR + CONTEXT_SUMMARY_PREFIX + summary
 
 
-def summary_system_tokens(summary: str) -> int:
-    """Tokens ``EstimateSystemTokens`` charges for a summary: ``prefix + summary + 7`` chars;
-    an empty summary is not carried, so it costs nothing."""
-    if not summary:
-        return 0
-    return chars_to_tokens(runes(summary_section(summary)))
-
-
 class PicoClawTokenizer:
     """``EstimateMessageTokens`` and ``EstimateToolDefsTokens`` as on PicoClaw ``main``."""
 
