@@ -14,7 +14,6 @@ from ctxtui.core.session.models import Message, RecordedCompaction, Session, Ses
 from ctxtui.importers._claude_messages import (
     SYNTHETIC_MODEL,
     Converter,
-    blocks,
     convert,
     is_boundary,
 )
@@ -183,13 +182,23 @@ def _sidechain_note(entries: _Entries, source_path: str | None) -> str:
 
 
 def _note_model_and_tools(entries: _Entries, value: Mapping[str, Any]) -> None:
+    """The entry's model and the names of the tools it calls; its content blocks are walked
+    in place, not copied out (``_claude_messages.blocks``): this runs once per entry."""
     message = value.get("message")
-    model = message.get("model") if isinstance(message, dict) else None
+    if not isinstance(message, dict):
+        return
+    model = message.get("model")
     if isinstance(model, str) and model != SYNTHETIC_MODEL:
         entries.model = model
-    for block in blocks(value):
-        if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
-            entries.tool_names[block["id"]] = as_text(block.get("name"))
+    content = message.get("content")
+    if isinstance(content, list):
+        for block in content:
+            if (
+                isinstance(block, dict)
+                and block.get("type") == "tool_use"
+                and isinstance(block.get("id"), str)
+            ):
+                entries.tool_names[block["id"]] = as_text(block.get("name"))
 
 
 def _newest_leaf(entries: _Entries) -> Record | None:
