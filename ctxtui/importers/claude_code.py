@@ -352,7 +352,15 @@ class _Chain:
     """A parent the walk did not find: should it turn up, the chain is built again."""
     boundary_note: str | None
     note_dropped: Dropped
-    positions: dict[str, int] = field(default_factory=dict)
+    _positions: dict[str, int] | None = None
+
+    @property
+    def positions(self) -> dict[str, int]:
+        """Each entry's place in the chain by uuid, indexed on the first ``extend`` only: a
+        whole read never extends."""
+        if self._positions is None:
+            self._positions = {r.value["uuid"]: i for i, r in enumerate(self.records)}
+        return self._positions
 
     @property
     def dropped(self) -> int:
@@ -409,10 +417,7 @@ def _build_chain(
         note = _boundary_note(entries, records[0], note_dropped, outside)
     root = _parent(records[0].value, full_history) if records else None
     missing = root if root is not None and root not in entries.by_uuid else None
-    positions = {record.value["uuid"]: i for i, record in enumerate(records)}
-    return _Chain(
-        records, converter, compactions, walk_notes, missing, note, note_dropped, positions
-    )
+    return _Chain(records, converter, compactions, walk_notes, missing, note, note_dropped)
 
 
 def _assemble(
