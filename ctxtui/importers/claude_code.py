@@ -294,8 +294,12 @@ class Live:
                 if parent:
                     self._parents.add(parent)
                 order = len(self.entries.by_uuid)
-                stamp = as_label(value.get("timestamp"))
-                bisect.insort(self._leaves, (stamp, record.line, -order, value["uuid"]))
+                key = (as_label(value.get("timestamp")), record.line, -order, value["uuid"])
+                leaves = self._leaves
+                if not leaves or key >= leaves[-1]:  # in time order, as entries mostly come
+                    leaves.append(key)
+                else:
+                    bisect.insort(leaves, key)
 
     @property
     def dropped(self) -> int:
