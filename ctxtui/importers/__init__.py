@@ -25,7 +25,7 @@ from ctxtui.core.session.images import priced_images
 from ctxtui.core.session.models import Session, SessionMeta
 from ctxtui.importers._jsonl import read_head
 from ctxtui.importers._parts import MAX_COUNT, quoted
-from ctxtui.importers._reader import SQLITE_MAGIC, json_kind
+from ctxtui.importers._reader import SQLITE_MAGIC, gc_paused, json_kind
 from ctxtui.importers._stream import SQLITE_ERRORS, Source, open_source, sqlite_problem
 
 
@@ -209,11 +209,13 @@ def load_session(
     ``meta.warnings`` themselves, since only they know which lines they skipped.
     ``full_history`` asks an importer that has a ``load_history`` (formats whose agents
     compact: Claude Code, Codex) for every message, before and after its recorded compactions.
+    The read runs with the collector paused (``gc_paused``): records and messages hold no
+    cycles, and re-walking them while they pile up was most of a large JSONL read's time.
     """
     path, session_id = split_session_id(path)
     if format is not None:
         importer(format)  # an unknown --format is said before the file is looked at
-    with open_source(path) as source:
+    with open_source(path) as source, gc_paused():
         name = normalize_format(format) if format is not None else detect_format(source)
         if session_id is not None:
             session = _load_one_session(source, name, session_id, full_history)

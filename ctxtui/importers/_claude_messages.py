@@ -79,19 +79,19 @@ class Converter:
         if self.compactions is not None and is_boundary(value):
             self.compactions.append(_recorded(record, len(out)))
         elif kind == "assistant":
-            message = _assistant(record, self.dropped)
-            if message.model == SYNTHETIC_MODEL:
+            fields = _assistant(record, self.dropped)
+            if fields["model"] == SYNTHETIC_MODEL:
                 self._synthetic += 1
             msg_id = _message_id(value)
             index = self._open_ids.get(msg_id) if msg_id else None
             if index is not None and all(m.role == "tool" for m in out[index + 1 :]):
-                out[index] = _merge(out[index], message)
+                out[index] = _merge(out[index], fields)
                 self.low = min(self.low, index)
                 return
             if msg_id in self._open_ids:  # the same API response again: its usage counts once
-                message = message.model_copy(update={"usage": None})
+                fields["usage"] = None
             self.low = min(self.low, len(out))
-            out.append(message)
+            out.append(Message(**fields))
             if msg_id:
                 self._open_ids[msg_id] = len(out) - 1
         elif kind == "user":
@@ -126,23 +126,26 @@ def _message_id(value: Mapping[str, Any]) -> str | None:
     return msg_id if isinstance(msg_id, str) else None
 
 
-def _merge(first: Message, later: Message) -> Message:
-    """Join two lines of one API response; usage is the same response's, so the last wins."""
-    content = "\n".join(t for t in (first.content, later.content) if t)
-    reasoning = "\n".join(t for t in (first.reasoning, later.reasoning) if t)
+def _merge(first: Message, later: dict[str, Any]) -> Message:
+    """Join a later line of one API response (``_assistant``'s fields) to the message of the
+    first; usage is the same response's, so the last wins."""
+    content = "\n".join(t for t in (first.content, later["content"]) if t)
+    reasoning = "\n".join(t for t in (first.reasoning, later["reasoning"]) if t)
     return first.model_copy(
         update={
             "content": content,
             "reasoning": reasoning,
-            "parts": first.parts + later.parts,
-            "tool_calls": first.tool_calls + later.tool_calls,
-            "usage": later.usage or first.usage,
-            "model": later.model or first.model,
+            "parts": first.parts + later["parts"],
+            "tool_calls": first.tool_calls + later["tool_calls"],
+            "usage": later["usage"] or first.usage,
+            "model": later["model"] or first.model,
         }
     )
 
 
-def _assistant(record: Record, dropped: Dropped) -> Message:
+def _assistant(record: Record, dropped: Dropped) -> dict[str, Any]:
+    """An assistant line's ``Message`` fields, not yet a message: a later line of the same
+    response is merged into the first one's message without being a message of its own."""
     value = record.value
     message = value.get("message") if isinstance(value.get("message"), dict) else {}
     texts: list[str] = []
@@ -174,19 +177,21 @@ def _assistant(record: Record, dropped: Dropped) -> Message:
     model = message.get("model")
     synthetic = model == SYNTHETIC_MODEL
     usage = message.get("usage")
-    return Message(
-        role="assistant",
-        content="\n".join(texts),
-        parts=tuple(parts),
-        tool_calls=tuple(calls),
-        reasoning="\n".join(reasoning),
-        created_at=parse_timestamp(value.get("timestamp")),
-        model=model if isinstance(model, str) else None,
-        usage=None if synthetic or not isinstance(usage, dict) else usage_anthropic(usage, dropped),
-        injected=synthetic,
-        is_error=value.get("isApiErrorMessage") is True,
-        source_line=record.line,
-    )
+    return {
+        "role": "assistant",
+        "content": "\n".join(texts),
+        "parts": tuple(parts),
+        "tool_calls": tuple(calls),
+        "reasoning": "\n".join(reasoning),
+        "created_at": parse_timestamp(value.get("timestamp")),
+        "model": model if isinstance(model, str) else None,
+        "usage": (
+            None if synthetic or not isinstance(usage, dict) else usage_anthropic(usage, dropped)
+        ),
+        "injected": synthetic,
+        "is_error": value.get("isApiErrorMessage") is True,
+        "source_line": record.line,
+    }
 
 
 def _opaque(blob: Any, label: str) -> list[ContentPart]:

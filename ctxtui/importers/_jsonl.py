@@ -174,12 +174,14 @@ def _raw_lines(
 ) -> Iterator[tuple[int, bytes | None, bool]]:
     """Numbered raw lines, BOM and CR removed; ``None`` for a line longer than ``limit``."""
     for number, raw, complete in numbered_lines(fh, limit, first):
-        if raw is not None:
-            if number == 1 and raw.startswith(_BOM):
-                raw = raw[len(_BOM) :]
-            if raw.endswith(b"\r"):
-                raw = raw[:-1]
-        yield number, raw, complete
+        yield number, raw if raw is None else _trimmed(number, raw), complete
+
+
+def _trimmed(number: int, raw: bytes) -> bytes:
+    """Line ``number`` without the file's BOM (on line 1) or a CR before its newline."""
+    if number == 1 and raw.startswith(_BOM):
+        raw = raw[len(_BOM) :]
+    return raw[:-1] if raw.endswith(b"\r") else raw
 
 
 def iter_records(
@@ -208,11 +210,22 @@ def iter_records(
     fast = _reader._fast_json()  # looked up here, so tests can swap it
     cursor.tail = None
     with source.stream(cursor.offset) as fh:
-        for number, raw, complete in _raw_lines(fh, _stream.MAX_LINE_BYTES, cursor.line):
+        # The lines of ``_raw_lines``, taken here: this loop runs once per record, and the
+        # one-value line (nearly all) is handled inline, not by a generator of its own.
+        for number, raw, complete in numbered_lines(fh, _stream.MAX_LINE_BYTES, cursor.line):
+            if raw is not None:
+                raw = _trimmed(number, raw)
             if live and not complete:
                 cursor.tail = number if raw is None or raw.strip() else None
                 break
-            yield from _line_records(source, cursor, tally, fast, (number, raw, complete))
+            value = _UNDECIDED if fast is None or raw is None else _fast_line(fast, raw)
+            if value is not _UNDECIDED:
+                if cursor.left == 0:
+                    raise _too_many(source.path, number)
+                cursor.left -= 1
+                yield Record(number, value)
+            else:
+                yield from _line_records(source, cursor, tally, (number, raw, complete))
             if live:
                 cursor.offset, cursor.line = fh.tell(), number
     if not live:
@@ -223,24 +236,16 @@ def _line_records(
     source: Source,
     cursor: Cursor,
     tally: _LineWarnings,
-    fast: _FastJson | None,
     line: tuple[int, bytes | None, bool],
 ) -> Iterator[Record]:
-    """The values of one line (several after a crash-and-append), or its warning."""
+    """The values of a line pydantic-core did not take (several after a crash-and-append,
+    none when blank), or its warning, worded by the stdlib's parser."""
     number, raw, complete = line
     if raw is None:
         tally.add(
             "corrupt", f"line {number:,}: skipped, longer than {_size(_stream.MAX_LINE_BYTES)}"
         )
         return
-    if fast is not None:
-        value = _fast_line(fast, raw)
-        if value is not _UNDECIDED:
-            if cursor.left == 0:
-                raise _too_many(source.path, number)
-            cursor.left -= 1
-            yield Record(number, value)
-            return
     text = _decode_line(raw, number, tally)
     if not text.strip():
         return

@@ -27,11 +27,11 @@ _WS = str.maketrans("", "", " \t\r\n")
 
 def compact_json(value: Any) -> str:
     """JSON as an API client would send it: compact separators, non-ASCII kept as is."""
-    return deep_call(_dumps, value)
+    return deep_call(_COMPACT.encode, value)
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+"""``json.dumps``' encoder with those options, made once (``dumps`` makes one per call)."""
 
 
 MAX_COUNT = 10**12

@@ -14,7 +14,6 @@ from ctxtui.core.session.models import Message, RecordedCompaction, Session, Ses
 from ctxtui.importers._claude_messages import (
     SYNTHETIC_MODEL,
     Converter,
-    blocks,
     convert,
     is_boundary,
 )
@@ -183,13 +182,23 @@ def _sidechain_note(entries: _Entries, source_path: str | None) -> str:
 
 
 def _note_model_and_tools(entries: _Entries, value: Mapping[str, Any]) -> None:
+    """The entry's model and the names of the tools it calls; its content blocks are walked
+    in place, not copied out (``_claude_messages.blocks``): this runs once per entry."""
     message = value.get("message")
-    model = message.get("model") if isinstance(message, dict) else None
+    if not isinstance(message, dict):
+        return
+    model = message.get("model")
     if isinstance(model, str) and model != SYNTHETIC_MODEL:
         entries.model = model
-    for block in blocks(value):
-        if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
-            entries.tool_names[block["id"]] = as_text(block.get("name"))
+    content = message.get("content")
+    if isinstance(content, list):
+        for block in content:
+            if (
+                isinstance(block, dict)
+                and block.get("type") == "tool_use"
+                and isinstance(block.get("id"), str)
+            ):
+                entries.tool_names[block["id"]] = as_text(block.get("name"))
 
 
 def _newest_leaf(entries: _Entries) -> Record | None:
@@ -285,8 +294,12 @@ class Live:
                 if parent:
                     self._parents.add(parent)
                 order = len(self.entries.by_uuid)
-                stamp = as_label(value.get("timestamp"))
-                bisect.insort(self._leaves, (stamp, record.line, -order, value["uuid"]))
+                key = (as_label(value.get("timestamp")), record.line, -order, value["uuid"])
+                leaves = self._leaves
+                if not leaves or key >= leaves[-1]:  # in time order, as entries mostly come
+                    leaves.append(key)
+                else:
+                    bisect.insort(leaves, key)
 
     @property
     def dropped(self) -> int:
@@ -343,7 +356,15 @@ class _Chain:
     """A parent the walk did not find: should it turn up, the chain is built again."""
     boundary_note: str | None
     note_dropped: Dropped
-    positions: dict[str, int] = field(default_factory=dict)
+    _positions: dict[str, int] | None = None
+
+    @property
+    def positions(self) -> dict[str, int]:
+        """Each entry's place in the chain by uuid, indexed on the first ``extend`` only: a
+        whole read never extends."""
+        if self._positions is None:
+            self._positions = {r.value["uuid"]: i for i, r in enumerate(self.records)}
+        return self._positions
 
     @property
     def dropped(self) -> int:
@@ -400,10 +421,7 @@ def _build_chain(
         note = _boundary_note(entries, records[0], note_dropped, outside)
     root = _parent(records[0].value, full_history) if records else None
     missing = root if root is not None and root not in entries.by_uuid else None
-    positions = {record.value["uuid"]: i for i, record in enumerate(records)}
-    return _Chain(
-        records, converter, compactions, walk_notes, missing, note, note_dropped, positions
-    )
+    return _Chain(records, converter, compactions, walk_notes, missing, note, note_dropped)
 
 
 def _assemble(

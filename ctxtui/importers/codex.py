@@ -17,6 +17,7 @@ from ctxtui.core.session.models import (
     Session,
     SessionMeta,
     ToolCall,
+    Usage,
 )
 from ctxtui.core.wording import plural
 from ctxtui.importers._jsonl import Record, iter_records
@@ -92,7 +93,11 @@ class _Replay:
 
     warnings: list[str]
     dropped: Dropped
-    messages: list[Message] = field(default_factory=list)
+    _messages: list[Message] = field(default_factory=list)
+    _open: dict[str, Any] | None = None
+    """The open assistant message's fields, the last message but not yet a ``Message``: its
+    pieces and its usage are folded in here, and it is built once something reads
+    ``messages``, instead of being copied for every piece."""
     low: int = 0
     """The first message added or changed since ``low`` was last reset."""
     open_assistant: bool = False  # the last message may still take reasoning/text/calls
@@ -106,15 +111,39 @@ class _Replay:
     full_history: bool = False  # a ``compacted`` appends its summary instead of replacing
     compactions: list[RecordedCompaction] = field(default_factory=list)
 
+    @property
+    def messages(self) -> list[Message]:
+        """Every message so far, the open assistant's built first."""
+        if self._open is not None:
+            self._messages.append(Message(**self._open))
+            self._open = None
+        return self._messages
+
+    @messages.setter
+    def messages(self, value: list[Message]) -> None:
+        """Replace every message, the open assistant's included."""
+        self._messages, self._open = value, None
+
+    def count(self) -> int:
+        """``len(messages)``, without building the open assistant's message."""
+        return len(self._messages) + (self._open is not None)
+
     def add(self, message: Message) -> None:
-        self.low = min(self.low, len(self.messages))
+        self.low = min(self.low, self.count())
         self.messages.append(message)
         self.open_assistant = False
 
     def assistant(self, line: int, **update: Any) -> None:
         """Fold reasoning, text and calls into one assistant message, as a Chat API would."""
-        if self.open_assistant and self.messages and self.messages[-1].role == "assistant":
-            last = self.messages[-1]
+        fields = self._open
+        if self.open_assistant and fields is not None:
+            for key in ("content", "reasoning"):
+                fields[key] = "\n".join(t for t in (fields.get(key, ""), update.get(key, "")) if t)
+            for key in ("parts", "tool_calls"):
+                fields[key] = tuple(fields.get(key, ())) + tuple(update.get(key, ()))
+            self.low = min(self.low, len(self._messages))
+        elif self.open_assistant and self.messages and self.messages[-1].role == "assistant":
+            last = self.messages[-1]  # built already (read meanwhile): copied with the piece
             merged: dict[str, Any] = {
                 "content": "\n".join(t for t in (last.content, update.get("content", "")) if t),
                 "reasoning": "\n".join(
@@ -127,11 +156,18 @@ class _Replay:
             self.low = min(self.low, len(self.messages) - 1)
         else:
             self.low = min(self.low, len(self.messages))
-            self.messages.append(
-                Message(role="assistant", model=self.model, source_line=line, **update)
-            )
+            self._open = {"role": "assistant", "model": self.model, "source_line": line, **update}
             self.open_assistant = True
-        self.usage_target = len(self.messages) - 1
+        self.usage_target = self.count() - 1
+
+    def report_usage(self, target: int, usage: Usage) -> None:
+        """Set the usage of message ``target`` (the open assistant's, usually)."""
+        if self._open is not None and target == len(self._messages):
+            self._open["usage"] = usage
+        else:
+            message = self._messages[target]
+            self._messages[target] = message.model_copy(update={"usage": usage})
+        self.low = min(self.low, target)
 
 
 def build_session(
@@ -451,11 +487,8 @@ def _event(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> None:
             replay.context_window = window
         last = info.get("last_token_usage")
         target = replay.usage_target
-        if isinstance(last, dict) and target is not None and target < len(replay.messages):
-            message = replay.messages[target]
-            usage = usage_codex(last, replay.dropped)
-            replay.messages[target] = message.model_copy(update={"usage": usage})
-            replay.low = min(replay.low, target)
+        if isinstance(last, dict) and target is not None and target < replay.count():
+            replay.report_usage(target, usage_codex(last, replay.dropped))
     elif kind == "thread_rolled_back":
         _roll_back(replay, record, as_int(payload.get("num_turns"), replay.dropped) or 0)
 

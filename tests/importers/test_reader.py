@@ -370,3 +370,39 @@ def test_jsonl_lines_give_the_same_records_and_warnings_on_both_paths(
     fast = _records(path)
     monkeypatch.setattr(_reader, "_fast_json", lambda: None)
     assert repr(fast) == repr(_records(path))
+
+
+def test_a_jsonl_transcript_is_read_with_the_collector_paused(tmp_path: Path) -> None:
+    """``load_session`` pauses the collector for every format, JSONL streams included: no
+    collection runs while the records and messages pile up."""
+    from ctxtui.importers import load_session
+
+    path = tmp_path / "rollout.jsonl"
+    lines = [
+        {"timestamp": "2025-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "s"}},
+        *(
+            {
+                "timestamp": "2025-01-01T00:00:01Z",
+                "type": "response_item",
+                "payload": {"type": "message", "role": "user", "content": f"hello {i}"},
+            }
+            for i in range(3000)
+        ),
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    runs: list[str] = []
+
+    def note(phase: str, info: dict[str, int]) -> None:
+        runs.append(phase)
+
+    was = gc.isenabled()
+    gc.enable()
+    gc.callbacks.append(note)
+    try:
+        session = load_session(path)
+    finally:
+        gc.callbacks.remove(note)
+        if not was:
+            gc.disable()
+    assert len(session.messages) == 3000
+    assert runs == []

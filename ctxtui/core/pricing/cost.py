@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from enum import StrEnum
@@ -218,22 +218,25 @@ class _Pricer:
 
 def _cause(
     prev: RequestCost,
-    now: RequestCost,
+    usage: TokenUsage,
+    model: str | None,
+    sent_at: datetime | None,
     compacted: bool,
     ttl: timedelta,
 ) -> MissCause:
-    assert prev.usage is not None and now.usage is not None
+    """Why a request with ``usage`` of ``model`` sent at ``sent_at`` missed after ``prev``."""
+    assert prev.usage is not None
     if compacted:
         return MissCause.COMPACTION
-    if prev.model is not None and now.model is not None and prev.model != now.model:
+    if prev.model is not None and model is not None and prev.model != model:
         return MissCause.MODEL_CHANGED
-    if prev.sent_at is not None and now.sent_at is not None:
+    if prev.sent_at is not None and sent_at is not None:
         try:
-            if now.sent_at - prev.sent_at > ttl:
+            if sent_at - prev.sent_at > ttl:
                 return MissCause.TTL_EXPIRED
         except TypeError:  # one naive, one aware: no evidence either way
             pass
-    if now.usage.prompt < prev.usage.prompt:
+    if usage.prompt < prev.usage.prompt:
         return MissCause.PREFIX_CHANGED
     return MissCause.UNKNOWN
 
@@ -257,16 +260,17 @@ def session_cost(session: Session, points: Sequence[int] | None = None) -> Sessi
     pricer = _Pricer(PROVIDER_OF_FORMAT.get(session.meta.format))
     marks = _compaction_marks(session, points)
     times = sent_times(messages, points)
+    summaries = [i for i, m in enumerate(messages) if m.is_summary]
     out: list[RequestCost] = []
     prev: RequestCost | None = None
     ttl = TTL_5M
     compacted = False
-    scanned = 0  # messages before this were looked at for a summary: each is scanned once
+    scanned = 0  # summaries before this index were already looked for
     for k, stop in enumerate(points):
         message = messages[stop]
         model = message.model or session.meta.model
         usage = token_usage(message.usage)
-        compacted = compacted or k in marks or any(m.is_summary for m in messages[scanned:stop])
+        compacted = compacted or k in marks or _summary_between(summaries, scanned, stop)
         scanned = max(scanned, stop)
         if usage is None:
             out.append(RequestCost(k, stop, model, times[k], None, None))
@@ -274,10 +278,8 @@ def session_cost(session: Session, points: Sequence[int] | None = None) -> Sessi
         table = pricer.table(model, times[k])
         priced = table.price(usage) if table is not None else None
         rates = table.rates(usage.prompt) if table is not None else None
-        now = RequestCost(k, stop, model, times[k], usage, priced, None, rates)
-        miss = _miss(prev, now, table, compacted, ttl, first=k == 0)
-        if miss is not None:
-            now = replace(now, miss=miss)
+        miss = _miss(prev, usage, priced, model, times[k], table, compacted, ttl, first=k == 0)
+        now = RequestCost(k, stop, model, times[k], usage, priced, miss, rates)
         out.append(now)
         if usage.cache_write:
             ttl = TTL_1H if usage.cache_write_1h else TTL_5M
@@ -285,17 +287,29 @@ def session_cost(session: Session, points: Sequence[int] | None = None) -> Sessi
     return SessionCost(tuple(out), pricer.provider, tuple(pricer.missing))
 
 
+def _summary_between(summaries: Sequence[int], start: int, stop: int) -> bool:
+    """Whether a summary's index (``summaries``, ascending) lies in ``[start, stop)``.
+
+    ``compacted`` stays set until the next priced request, so the caller looks from where
+    the last look stopped; each look is a bisection, however many messages lie between.
+    """
+    k = bisect_left(summaries, start)
+    return k < len(summaries) and summaries[k] < stop
+
+
 def _miss(
     prev: RequestCost | None,
-    now: RequestCost,
+    usage: TokenUsage,
+    priced: Priced | None,
+    model: str | None,
+    sent_at: datetime | None,
     table: PriceTable | None,
     compacted: bool,
     ttl: timedelta,
     *,
     first: bool,
 ) -> CacheMiss | None:
-    usage = now.usage
-    assert usage is not None
+    """The cache miss of a request with ``usage`` after ``prev``, or ``None`` for a hit."""
     if prev is None or prev.usage is None:
         if usage.cache_read >= MISS_RATIO * usage.prompt:
             return None
@@ -304,11 +318,11 @@ def _miss(
     else:
         if usage.cache_read >= MISS_RATIO * prev.usage.prompt:
             return None
-        cause = _cause(prev, now, compacted, ttl)
+        cause = _cause(prev, usage, model, sent_at, compacted, ttl)
         rewritten = max(0, min(usage.prompt, prev.usage.prompt) - usage.cache_read)
     extra = None
-    if table is not None and now.priced is not None:
-        extra = now.priced.total - table.price(_moved_to_read(usage, rewritten)).total
+    if table is not None and priced is not None:
+        extra = priced.total - table.price(_moved_to_read(usage, rewritten)).total
     return CacheMiss(cause, rewritten, extra)
 
 
