@@ -217,8 +217,12 @@ def executor_for(
     )
     try:
         yield pool
-    finally:
+    except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    # Every job has ended: the workers are joined here. Left to the exit, their join waits
+    # in an exit handler that ``cli.entry``'s ``os._exit`` skips, and the process hung.
+    pool.shutdown(wait=True)
 
 
 # -- the run ------------------------------------------------------------------------------

@@ -58,3 +58,16 @@ def test_ctrl_c_prints_what_finished_and_keeps_it(tmp_path: Path, workers: str) 
     assert "Traceback" not in err.decode()
     assert f"interrupted; {done:,} of {SESSIONS} sessions done" in err.decode()
     assert _stored(index) >= done  # what finished is in the index for the next run
+
+
+def test_a_pooled_fleet_exits_once_its_document_is_written(tmp_path: Path) -> None:
+    """The pool's workers are joined before the CLI leaves: its exit skips the interpreter's
+    own join, and a pooled run over the samples hung after printing in half the tries."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "CTXTUI_CACHE_DIR": str(tmp_path / "cache")}
+    argv = [sys.executable, "-m", "ctxtui", "fleet", "--json", "--no-cache", "--no-simulate"]
+    for _ in range(5):  # a one-in-32 chance to miss the hang
+        done = subprocess.run(
+            [*argv, "--workers", "2", str(SAMPLE.parent)], capture_output=True, env=env, timeout=60
+        )
+        assert done.returncode == 0, done.stderr.decode()
+        assert len(json.loads(done.stdout)["sessions"]) >= 10
