@@ -3,8 +3,8 @@
 The figures are data (``model_windows.json`` beside this module, each entry with its source),
 not code, so adding a model is one line. A transcript writes model ids in many spellings —
 ``claude-sonnet-4-5-20250929``, ``anthropic/claude-sonnet-4-5``, ``gpt-5-codex`` — and all of
-them resolve to their family's entry. Users add or override entries in the app's config file;
-the app hands that mapping to ``use_user_models``.
+them resolve to their family's entry. A model the registry lacks takes its window from the
+transcript or the user's ``--context-window``.
 
 ``window_source`` says where a policy's window came from (the user, the transcript, this
 registry, or the preset's default), for the report and the comparison.
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -88,26 +87,6 @@ def bundled_models() -> Mapping[str, ModelEntry]:
     return {normalize(k): _entry(k, v, "ctxtui registry") for k, v in data.items()}
 
 
-_USER: dict[str, ModelEntry] = {}
-_LOCK = threading.Lock()
-
-
-def load_user_models(config: Mapping[str, Any]) -> dict[str, ModelEntry]:
-    """Entries from a config mapping ``{"claude-x": {"window": N, "max_output": N}}``.
-
-    Raises ``ModelConfigError`` naming the first bad entry; nothing is installed.
-    """
-    return {normalize(k): _entry(str(k), v, "user config") for k, v in config.items()}
-
-
-def use_user_models(config: Mapping[str, Any]) -> None:
-    """Install the user's entries for this process; they win over the bundled ones."""
-    entries = load_user_models(config)
-    with _LOCK:
-        _USER.clear()
-        _USER.update(entries)
-
-
 def normalize(model_id: str) -> str:
     """The family key of a model id: lower case, no provider prefix, date or version suffix."""
     key = model_id.strip().lower()
@@ -128,8 +107,7 @@ def lookup(model_id: str | None) -> ModelEntry | None:
     if not model_id:
         return None
     key = normalize(model_id)
-    with _LOCK:
-        table = {**bundled_models(), **_USER}
+    table = bundled_models()
     hit = table.get(key)
     if hit is not None:
         return hit
