@@ -6,6 +6,7 @@ import asyncio
 import gc
 import inspect
 import os
+import signal
 
 # For the processes the tests start (the CLI, the bench's children).
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
@@ -37,6 +38,12 @@ textual._wait.SLEEP_IDLE = IDLE_SLICE / 20
 # young generation of 20,000 lets them die young; the collector still runs, so garbage cycles
 # are still freed, and the processes the tests start keep Python's defaults.
 gc.set_threshold(20_000, 10, 10)
+
+# A shell starts a background job with SIGINT and SIGQUIT ignored, and children inherit an
+# ignored signal: the tests that interrupt a real ctxtui process then saw it run to the end.
+# The runner takes a terminal's dispositions back, whatever started it.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 settings.register_profile("ci", deadline=None, print_blob=True, derandomize=True)
 settings.load_profile("ci")
