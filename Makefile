@@ -1,8 +1,8 @@
 # ctxtui — the two commands of the README, and the checks CI runs.
 #   make demo    create .venv, install ctxtui, open the app on the bundled demo session
 #   make test    create .venv, install ctxtui with its test extras, run the whole test suite
-#                on every core (pytest-xdist; PYTEST_WORKERS=0 runs it in one process), all
-#                but the browser test
+#                on a worker per core and one more (pytest-xdist; PYTEST_WORKERS=0 runs it
+#                in one process), all but the browser and Dask tests
 #   make test-browser  the browser test alone: ctxtui serve in headless Chromium (CI runs it)
 #   make test-dask     the fleet on a Dask LocalCluster (the 'dask' extra; CI runs it)
 #   make check   ruff (lint + format check), mypy --strict and the import-linter contracts
@@ -14,10 +14,14 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.ctxtui-installed
-# Workers for make test: "auto" is one per core. The snapshot tests run under xdist too;
+# The snapshot tests run under xdist too;
 # syrupy only reports unused snapshot files without xdist, so tests/tui/test_snapshot_files.py
 # checks for those instead, and make snapshots (which deletes them) runs in one process.
-PYTEST_WORKERS ?= auto
+# One worker more than the cores: app tests wait for workers and repaints, and the server,
+# signal and hostile-peer tests wait on real processes and sockets, so two workers kept two
+# cores only about two-thirds busy (load average 1.3-1.5; make test 125-128 s on 2 cores,
+# 113 s with three workers: docs/PERFORMANCE.md).
+PYTEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print(len(os.sched_getaffinity(0)) + 1)')
 
 .PHONY: demo dev console test test-browser test-dask check bench snapshots clean
 
