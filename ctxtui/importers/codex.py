@@ -135,6 +135,9 @@ class _Replay:
 
     def assistant(self, line: int, **update: Any) -> None:
         """Fold reasoning, text and calls into one assistant message, as a Chat API would."""
+        last_built = self._messages[-1] if self._open is None and self._messages else None
+        if self.open_assistant and last_built is not None and last_built.role == "assistant":
+            self._open = dict(self._messages.pop())  # built meanwhile (a read): open it again
         fields = self._open
         if self.open_assistant and fields is not None:
             for key in ("content", "reasoning"):
@@ -142,18 +145,6 @@ class _Replay:
             for key in ("parts", "tool_calls"):
                 fields[key] = tuple(fields.get(key, ())) + tuple(update.get(key, ()))
             self.low = min(self.low, len(self._messages))
-        elif self.open_assistant and self.messages and self.messages[-1].role == "assistant":
-            last = self.messages[-1]  # built already (read meanwhile): copied with the piece
-            merged: dict[str, Any] = {
-                "content": "\n".join(t for t in (last.content, update.get("content", "")) if t),
-                "reasoning": "\n".join(
-                    t for t in (last.reasoning, update.get("reasoning", "")) if t
-                ),
-                "parts": last.parts + tuple(update.get("parts", ())),
-                "tool_calls": last.tool_calls + tuple(update.get("tool_calls", ())),
-            }
-            self.messages[-1] = last.model_copy(update=merged)
-            self.low = min(self.low, len(self.messages) - 1)
         else:
             self.low = min(self.low, len(self.messages))
             self._open = {"role": "assistant", "model": self.model, "source_line": line, **update}
