@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 from enum import StrEnum
@@ -218,25 +218,23 @@ class _Pricer:
 
 def _cause(
     prev: RequestCost,
-    usage: TokenUsage,
-    model: str | None,
-    sent_at: datetime | None,
+    now: RequestCost,
     compacted: bool,
     ttl: timedelta,
 ) -> MissCause:
-    """Why a request with ``usage`` of ``model`` sent at ``sent_at`` missed after ``prev``."""
-    assert prev.usage is not None
+    """Why ``now`` missed the cache ``prev`` left."""
+    assert prev.usage is not None and now.usage is not None
     if compacted:
         return MissCause.COMPACTION
-    if prev.model is not None and model is not None and prev.model != model:
+    if prev.model is not None and now.model is not None and prev.model != now.model:
         return MissCause.MODEL_CHANGED
-    if prev.sent_at is not None and sent_at is not None:
+    if prev.sent_at is not None and now.sent_at is not None:
         try:
-            if sent_at - prev.sent_at > ttl:
+            if now.sent_at - prev.sent_at > ttl:
                 return MissCause.TTL_EXPIRED
         except TypeError:  # one naive, one aware: no evidence either way
             pass
-    if usage.prompt < prev.usage.prompt:
+    if now.usage.prompt < prev.usage.prompt:
         return MissCause.PREFIX_CHANGED
     return MissCause.UNKNOWN
 
@@ -278,8 +276,10 @@ def session_cost(session: Session, points: Sequence[int] | None = None) -> Sessi
         table = pricer.table(model, times[k])
         priced = table.price(usage) if table is not None else None
         rates = table.rates(usage.prompt) if table is not None else None
-        miss = _miss(prev, usage, priced, model, times[k], table, compacted, ttl, first=k == 0)
-        now = RequestCost(k, stop, model, times[k], usage, priced, miss, rates)
+        now = RequestCost(k, stop, model, times[k], usage, priced, None, rates)
+        miss = _miss(prev, now, table, compacted, ttl, first=k == 0)
+        if miss is not None:
+            now = replace(now, miss=miss)
         out.append(now)
         if usage.cache_write:
             ttl = TTL_1H if usage.cache_write_1h else TTL_5M
@@ -299,17 +299,16 @@ def _summary_between(summaries: Sequence[int], start: int, stop: int) -> bool:
 
 def _miss(
     prev: RequestCost | None,
-    usage: TokenUsage,
-    priced: Priced | None,
-    model: str | None,
-    sent_at: datetime | None,
+    now: RequestCost,
     table: PriceTable | None,
     compacted: bool,
     ttl: timedelta,
     *,
     first: bool,
 ) -> CacheMiss | None:
-    """The cache miss of a request with ``usage`` after ``prev``, or ``None`` for a hit."""
+    """The cache miss of ``now`` after ``prev``, or ``None`` for a hit."""
+    usage = now.usage
+    assert usage is not None
     if prev is None or prev.usage is None:
         if usage.cache_read >= MISS_RATIO * usage.prompt:
             return None
@@ -318,11 +317,11 @@ def _miss(
     else:
         if usage.cache_read >= MISS_RATIO * prev.usage.prompt:
             return None
-        cause = _cause(prev, usage, model, sent_at, compacted, ttl)
+        cause = _cause(prev, now, compacted, ttl)
         rewritten = max(0, min(usage.prompt, prev.usage.prompt) - usage.cache_read)
     extra = None
-    if table is not None and priced is not None:
-        extra = priced.total - table.price(_moved_to_read(usage, rewritten)).total
+    if table is not None and now.priced is not None:
+        extra = now.priced.total - table.price(_moved_to_read(usage, rewritten)).total
     return CacheMiss(cause, rewritten, extra)
 
 
