@@ -23,25 +23,18 @@ from ctxtui.commands.cost_blocks import (
 from ctxtui.commands.json_out import print_json
 from ctxtui.commands.pipeline import build_policy, counting, ignored_knobs, load
 from ctxtui.commands.report import print_table
-from ctxtui.core.engine import Engine
-from ctxtui.core.policies.policy import KNOBS, Policy
-from ctxtui.core.pricing.cache_model import simulated_json, token_scale, what_if, whatif_json
+from ctxtui.core.engine import Engine, Run
+from ctxtui.core.pricing.cache_model import simulated_json, whatif_json
 from ctxtui.core.pricing.cost import RequestCost, request_json
 from ctxtui.core.session.models import Session
-from ctxtui.core.simulation.replay import Replay, Request, replay
+from ctxtui.core.simulation.replay import Request
 from ctxtui.core.simulation.report import display_text
-from ctxtui.core.simulation.reported import ReportedGap, gap_of
-from ctxtui.core.tokens.calibration import Calibration, calibrate, session_fit
-from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.tokens.calibration import Calibration
 from ctxtui.core.wording import plural
 from ctxtui.options import EXIT_OK
 from ctxtui.system.count_cache import default_cache
 
 SCHEMA = "ctxtui.replay/2"
-CHEAP_TOKENIZERS = ("plan", "picoclaw")
-EXACT_TOKENIZER = "tiktoken:cl100k_base"
-EXACT_CALIBRATION_CHARS = 4_000_000
-"""Up to this many content characters, calibration also counts with cl100k (a second or so)."""
 FULL_TABLE_ROWS = 60
 EDGE_ROWS = 10
 
@@ -51,53 +44,16 @@ def load_history(args: argparse.Namespace) -> Session:
     return load(args, full_history=True)
 
 
-def calibration_counts(
-    engine: Engine, policy: Policy, counts: SessionCounts
-) -> dict[str, SessionCounts]:
-    """The policy's counts first (with its own settings), then the cheap estimators, then
-    cl100k on small sessions."""
-    out = {counts.tokenizer.used: counts}
-    specs = list(CHEAP_TOKENIZERS)
-    chars = sum(len(m.content) + len(m.reasoning) for m in engine.session.messages)
-    if chars <= EXACT_CALIBRATION_CHARS:
-        specs.append(EXACT_TOKENIZER)
-    default_ratio = KNOBS["chars_per_token"].default
-    for spec in specs:
-        # the plan estimator at its own default ratio, not the preset's (picoclaw sets 2.5)
-        other = engine.counts(policy.with_changes(tokenizer=spec, chars_per_token=default_ratio))
-        assert other is not None  # no stop check was given
-        out.setdefault(other.tokenizer.used, other)
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
     session = load_history(args)
     policy = build_policy(args, session)
-    engine = Engine(session, default_cache())
     with counting() as progress:
-        counts = engine.counts(policy, on_progress=progress)
-        assert counts is not None  # no stop check was given
-        plan = engine.plan(policy, counts)
-        result = replay(session, policy, counts, engine.tokenizer(policy), plan)
-        calibration = calibrate(
-            session,
-            [r.message_index for r in result.requests],
-            calibration_counts(engine, policy, counts),
-        )
-    fixed = counts.system_tokens + counts.tool_def_tokens + counts.summary_tokens
-    gap = gap_of(
-        session,
-        counts.message_tokens,
-        fixed,
-        counts.tokenizer.used,
-        session_fit(session),
-        policy.context_window,
-    )
-    document = build_document(
-        result, calibration, costs=cost_blocks(session, result.points), gap=gap
-    )
-    add_retention(document, result)
-    document["session"]["warnings"].extend(ignored_knobs(args, policy, plan.tokenizer.used))
+        walked = Engine(session, default_cache()).run(policy, on_count=progress)
+        assert walked is not None  # no stop check was given
+        calibration = walked.calibration()
+    document = build_document(walked, calibration, cost_blocks(session, walked.replay.points))
+    add_retention(document, walked)
+    document["session"]["warnings"].extend(ignored_knobs(args, policy, walked.plan.tokenizer.used))
     if args.json:
         print_json(document)  # the stdlib's text, written by orjson
     else:
@@ -105,21 +61,14 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def build_document(
-    result: Replay,
-    calibration: Calibration,
-    costs: CostBlocks | None = None,
-    gap: ReportedGap | None = None,
-) -> dict[str, Any]:
-    """The ``ctxtui.replay/2`` document: every key always present, ``null`` where unknown.
-    ``costs`` adds the dollar and cache figures; ``gap`` explains the last request's difference
-    to the API's count."""
+def build_document(walked: Run, calibration: Calibration, costs: CostBlocks) -> dict[str, Any]:
+    """The ``ctxtui.replay/2`` document: every key always present, ``null`` where unknown;
+    ``costs`` are the dollar and cache figures, the gap explains the last request's
+    difference to the API's count."""
+    result, gap = walked.replay, walked.gap
     session, policy = result.session, result.policy
-    if costs is None:
-        costs = cost_blocks(session, result.points)
     priced = costs.cost.requests
-    scale = token_scale(session, result.counts, calibration.fit)
-    whatif = what_if(result, costs.cost, scale)
+    whatif = walked.what_if(costs.cost)
     return {
         "schema": SCHEMA,
         "session": {
@@ -172,18 +121,13 @@ def build_document(
     }
 
 
-def add_retention(document: dict[str, Any], result: Replay) -> None:
+def add_retention(document: dict[str, Any], walked: Run) -> None:
     """Each simulated and recorded compaction gains its ``retention`` block
     (``ctxtui.retention/1``'s), ``null`` where a recorded one has nothing before it."""
-    from ctxtui.core.simulation.retention_audits import recorded_audits, simulated_audits
-
-    for row, audit in zip(document["compactions"], simulated_audits(result), strict=True):
+    for row, audit in zip(document["compactions"], walked.simulated_audits, strict=True):
         row["retention"] = audit.block()
-    recorded = recorded_audits(
-        result.session, result.policy, result.counts, result.tokenizer, stand_ins=False
-    )
-    at = {a.segment.last + 1: a for a in recorded}
-    for row, rc in zip(document["recorded_compactions"], result.recorded, strict=True):
+    at = {a.segment.last + 1: a for a in walked.recorded_audits}
+    for row, rc in zip(document["recorded_compactions"], walked.replay.recorded, strict=True):
         found = at.get(rc.message_index)
         row["retention"] = found.block() if found is not None else None
 

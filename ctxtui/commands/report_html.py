@@ -17,7 +17,7 @@ from typing import Any
 from ctxtui.commands.pipeline import build_policy, load
 from ctxtui.core.engine import Engine
 from ctxtui.core.planning.rows import visible
-from ctxtui.core.simulation.replay import replay
+from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
 from ctxtui.palette import SERIES_COLOURS
 from ctxtui.system.count_cache import default_cache
@@ -277,16 +277,18 @@ def timeline_svg(timeline: dict[str, Any]) -> str:
     return "".join(parts) + f'<ul class="legend">{legend}</ul>'
 
 
-def timeline_figures(args: argparse.Namespace) -> dict[str, Any] | None:
-    """The replay the chart draws, of the session's full history under the report's policy
-    (as ``ctxtui replay`` and the app's timeline read it); ``None`` when it cannot be counted."""
-    session = load(args, full_history=True)
+def timeline_figures(
+    args: argparse.Namespace, history: Session | None = None
+) -> dict[str, Any] | None:
+    """The replay the chart draws, of the session's full history (``history`` when the caller
+    has read it) under the report's policy (as ``ctxtui replay`` and the app's timeline read
+    it); ``None`` when it cannot be counted."""
+    session = history if history is not None else load(args, full_history=True)
     policy = build_policy(args, session)
-    engine = Engine(session, default_cache())
-    counts = engine.counts(policy)
-    if counts is None:
+    walked = Engine(session, default_cache()).run(policy)
+    if walked is None:
         return None
-    result = replay(session, policy, counts, engine.tokenizer(policy), engine.plan(policy, counts))
+    result = walked.replay
     return {
         "window": policy.context_window,
         "trigger_tokens": result.trigger_tokens,

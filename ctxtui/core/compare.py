@@ -10,13 +10,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ctxtui.core.engine import Engine
+from ctxtui.core.engine import Engine, Run
 from ctxtui.core.planning.plan import Plan, Zone
 from ctxtui.core.policies.policy import Policy, policy_for_session, window_source_of
 from ctxtui.core.policies.reasons import CompactReason
-from ctxtui.core.pricing.cache_model import price_replay
 from ctxtui.core.pricing.cost import usd
-from ctxtui.core.simulation.replay import EventKind, Replay, replay
+from ctxtui.core.simulation.replay import EventKind
 
 SCHEMA = "ctxtui.compare/1"
 
@@ -100,12 +99,9 @@ def compare_entry(engine: Engine, name: str, overrides: Mapping[str, Any]) -> di
 def replay_entry(engine: Engine, name: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
     """One preset over the whole session: every request replayed (``core.simulation.replay``), its
     simulated compactions by reason, and the largest prompt it would have sent."""
-    session = engine.session
-    policy = policy_for_session(name, session, overrides)
-    counts = engine.counts(policy)
-    assert counts is not None  # no stop check was given
-    plan = engine.plan(policy, counts)
-    result = replay(session, policy, counts, engine.tokenizer(policy), plan)
+    walked = engine.run(policy_for_session(name, engine.session, overrides))
+    assert walked is not None  # no stop check was given
+    result = walked.replay
     reasons: dict[str, int] = {}
     for c in result.compactions:
         reasons[c.reason.value] = reasons.get(c.reason.value, 0) + 1
@@ -118,14 +114,14 @@ def replay_entry(engine: Engine, name: str, overrides: Mapping[str, Any]) -> dic
         "peak_request": peak.index if peak is not None else None,
         "overflow_requests": sum(r.has(EventKind.OVERFLOW) for r in result.requests),
         "recorded_compactions": len(result.recorded),
-        **_dollars(result),
+        **_dollars(walked),
     }
 
 
-def _dollars(result: Replay) -> dict[str, Any]:
+def _dollars(walked: Run) -> dict[str, Any]:
     """The replayed session's recorded dollars and the simulated run's
     (``core.pricing.cache_model``)."""
-    whatif = price_replay(result)
+    whatif = walked.what_if()
     return {
         "recorded_cost_usd": usd(whatif.recorded.total) if whatif.recorded.priced else None,
         "simulated_cost_usd": usd(whatif.total) if whatif.recorded.priced else None,

@@ -21,9 +21,9 @@ from ctxtui import __version__
 from ctxtui.core.fleet import Row, empty_row
 
 if TYPE_CHECKING:  # a warm run reads rows from the index and never needs the models
+    from ctxtui.core.engine import Run
     from ctxtui.core.pricing.cost import SessionCost
     from ctxtui.core.session.models import Session
-    from ctxtui.core.simulation.replay import Replay
 
 INDEX_VERSION = 4
 """Bumped when a row's meaning changes: every stored row then reads as stale."""
@@ -103,15 +103,12 @@ def session_cost(recorded: SessionCost) -> dict[str, Any]:
     }
 
 
-def _what_if_cost(walked: Replay, recorded: SessionCost) -> float | None:
+def _what_if_cost(walked: Run, recorded: SessionCost) -> float | None:
     """What the simulated run would have cost (``core.pricing.cache_model``), as ``replay --json``'s
     ``what_if.simulated.cost_usd``; ``None`` when no request could be priced."""
-    from ctxtui.core.pricing.cache_model import token_scale, what_if
     from ctxtui.core.pricing.cost import usd
-    from ctxtui.core.tokens.calibration import calibrate
 
-    fit = calibrate(walked.session, walked.points, {}).fit  # characters only: no tokenizer
-    priced = what_if(walked, recorded, token_scale(walked.session, walked.counts, fit))
+    priced = walked.what_if(recorded)
     known = any(r is not None and r.cost is not None for r in priced.requests)
     return usd(priced.total) if known else None
 
@@ -182,25 +179,21 @@ def _simulate(
     """``preset`` over the session as ``report`` and ``replay`` would run it."""
     from ctxtui.core.engine import Engine
     from ctxtui.core.planning.tool_costs import tool_costs
-    from ctxtui.core.simulation.replay import replay
     from ctxtui.options import build_policy
     from ctxtui.system.count_cache import default_cache
 
     overrides = dict(spec.overrides)
     try:
-        policy = build_policy(preset, overrides, session)
         engine = Engine(session, default_cache())
-        counts = engine.counts(policy)
-        assert counts is not None  # no stop check was given
-        plan = engine.plan(policy, counts)
+        if history is session:  # one count and one plan serve the tools and the walk
+            walked = engine.run(build_policy(preset, overrides, session))
+            assert walked is not None  # no stop check was given
+            plan = walked.plan
+        else:
+            plan = engine.plan(build_policy(preset, overrides, session))
+            walked = Engine(history, default_cache()).run(build_policy(preset, overrides, history))
+            assert walked is not None
         costs = tool_costs(session, plan).tools
-        if history is not session:
-            policy = build_policy(preset, overrides, history)
-            engine = Engine(history, default_cache())
-            counts = engine.counts(policy)
-            assert counts is not None
-            plan = engine.plan(policy, counts)
-        walked = replay(history, policy, counts, engine.tokenizer(policy), plan)
     except Exception as err:  # a policy this session refuses is that row's error
         return {
             "compactions": None,
@@ -210,8 +203,8 @@ def _simulate(
             "error": _describe(err),
         }
     return {
-        "compactions": len(walked.compactions),
-        "peak": walked.peak_tokens if walked.requests else None,
+        "compactions": len(walked.replay.compactions),
+        "peak": walked.replay.peak_tokens if walked.replay.requests else None,
         "top_tool": costs[0].name if costs else None,
         "cost_usd": _what_if_cost(walked, recorded),
         "error": None,

@@ -19,14 +19,8 @@ from textual.worker import get_current_worker
 from ctxtui.core.engine import Engine
 from ctxtui.core.policies.policy import Policy
 from ctxtui.core.session.models import Session
-from ctxtui.core.simulation.replay import (
-    ContextAt,
-    Replay,
-    ReplayStoppedError,
-    replay,
-    shown_offset,
-)
-from ctxtui.core.simulation.reported import ReportedGap, gap_of
+from ctxtui.core.simulation.replay import ContextAt, Replay, shown_offset
+from ctxtui.core.simulation.reported import ReportedGap
 from ctxtui.core.tokens.calibration import SessionFit
 from ctxtui.system.count_cache import default_cache
 from ctxtui.tui.jobs import bug_line
@@ -120,29 +114,14 @@ def run_replay(post: Post, engine: Engine, policy: Policy, fit: SessionFit | Non
             post(ReplayProgress(policy, done, total))
 
     try:
-        counts = engine.counts(policy, should_stop=stop)
-        if counts is None:
+        walked = engine.run(policy, fit=fit, on_replay=progress, should_stop=stop)
+        if walked is None:
             return
-        plan = engine.plan(policy, counts)
-        tokenizer = engine.tokenizer(policy)
-        result = replay(
-            engine.session, policy, counts, tokenizer, plan, on_progress=progress, should_stop=stop
-        )
-        fixed = counts.system_tokens + counts.tool_def_tokens + counts.summary_tokens
-        gap = gap_of(
-            engine.session,
-            counts.message_tokens,
-            fixed,
-            counts.tokenizer.used,
-            fit,
-            policy.context_window,
-        )
-    except ReplayStoppedError:
-        return
+        gap = walked.gap
     except Exception as err:  # a bug in the walk must not take the app down
         post(ReplayFailed(f"replay failed: {bug_line(err)}"))
         return
-    post(ReplayReady(result, gap))
+    post(ReplayReady(walked.replay, gap))
 
 
 def context_at(post: Post, result: Replay, request: int) -> None:

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxtui.core.session.models import Message, Session, SessionMeta, Usage
-from ctxtui.core.simulation.reported import gap_of
+from ctxtui.core.simulation.reported import PromptCount, gap_of
 from ctxtui.core.tokens.calibration import session_fit
 
 
@@ -34,7 +34,7 @@ def test_the_parts_add_up_and_every_line_carries_the_figures(
     session: Session, fixed: int, width: int
 ) -> None:
     tokens = [len(m.content) // 4 + 3 for m in session.messages]
-    gap = gap_of(session, tokens, fixed, "plan", session_fit(session), 32_768)
+    gap = gap_of(session, PromptCount(tokens, fixed, "plan"), session_fit(session), 32_768)
     if gap is None:
         assert all(m.usage is None for m in session.messages)
         return

@@ -16,6 +16,7 @@ from typing import Any
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.session.models import Session, Usage
 from ctxtui.core.tokens.calibration import SessionFit, live_starts, session_fit
+from ctxtui.core.tokens.counts import SessionCounts
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,24 +183,42 @@ class ReportedGap:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class PromptCount:
+    """ctxtui's count of a session's prompt: per message, what is sent outside the messages
+    (system, tools, out-of-band summary), and the tokenizer that counted."""
+
+    message_tokens: Sequence[int]
+    fixed: int
+    tokenizer: str
+
+    @classmethod
+    def of_counts(cls, counts: SessionCounts) -> PromptCount:
+        fixed = counts.system_tokens + counts.tool_def_tokens + counts.summary_tokens
+        return cls(counts.message_tokens, fixed, counts.tokenizer.used)
+
+    @classmethod
+    def of_plan(cls, plan: Plan) -> PromptCount:
+        t = plan.totals
+        return cls(plan.message_tokens, t.system + t.tool_defs + t.summary, plan.tokenizer.used)
+
+
 def gap_of(
     session: Session,
-    message_tokens: Sequence[int],
-    fixed: int,
-    tokenizer: str,
+    count: PromptCount,
     fit: SessionFit | None = None,
     window: int | None = None,
 ) -> ReportedGap | None:
-    """The last reported request of ``session`` against a count of it (``message_tokens`` and
-    ``fixed``, what is sent outside messages); ``None`` without usage. Without ``fit`` the
-    line is fitted over ``session`` itself."""
+    """The last reported request of ``session`` against ``count`` of it; ``None`` without
+    usage. Without ``fit`` the line is fitted over ``session`` itself."""
     last = last_reported(session)
     if last is None:
         return None
     if fit is None:
         fit = session_fit(session)
     start = live_starts(session, [last.message_index])[0]
-    history = sum(message_tokens[start : last.message_index])
+    history = sum(count.message_tokens[start : last.message_index])
+    fixed, tokenizer = count.fixed, count.tokenizer
     missing = tuple(
         name
         for name, present in (
@@ -226,6 +245,4 @@ def gap_of(
 
 def reported_gap(session: Session, plan: Plan, fit: SessionFit | None = None) -> ReportedGap | None:
     """The last reported request against ``plan``'s counts of it; ``None`` without usage."""
-    t = plan.totals
-    fixed = t.system + t.tool_defs + t.summary
-    return gap_of(session, plan.message_tokens, fixed, plan.tokenizer.used, fit, t.window)
+    return gap_of(session, PromptCount.of_plan(plan), fit, plan.totals.window)
