@@ -58,8 +58,14 @@ def _tool() -> ModuleType:
 def transcript(agent: str, megabytes: float, seed: int) -> Path:
     """A Claude Code session or Codex rollout of about ``megabytes`` (written once)."""
     path = bench.common.OUT / "transcripts" / f"{agent}-{megabytes:g}mb-{seed}-compact.jsonl"
-    if path.exists():
-        return path
+    if not path.exists():
+        write_transcript(agent, megabytes, seed, path)
+    return path
+
+
+def write_transcript(agent: str, megabytes: float, seed: int, path: Path) -> Path:
+    """Write a Claude Code session or Codex rollout of about ``megabytes`` to ``path``: the
+    same seed and size always give the same bytes."""
     tool = _tool()
     maker = tool.ClaudeCode() if agent == "claude-code" else tool.Codex()
     maker.rng.seed(seed)

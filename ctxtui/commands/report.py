@@ -34,6 +34,7 @@ from ctxtui.system.output import OutputError, atomic_write, check_output, check_
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
+    from ctxtui.core.session.models import Session
     from ctxtui.core.tokens.calibration import SessionFit
 
 
@@ -61,28 +62,28 @@ def _estimate(planned: Planned) -> EstimateDrift | None:
     return estimate_drift(estimated, counts) if estimated is not None else None
 
 
-def _fit(args: argparse.Namespace, planned: Planned) -> SessionFit | None:
-    """The calibration over the whole transcript, when the session was read from the agent's
-    last compaction on (the history is read again, through its compactions); else ``None``
-    (``build_report`` fits the session itself)."""
+def _fit(planned: Planned, whole: Session) -> SessionFit | None:
+    """The calibration over the whole transcript (``whole``, read once for the cost too), when
+    the session was read from the agent's last compaction on; else ``None`` (``build_report``
+    fits the session itself)."""
     session = planned.session
-    if not session.meta.recorded_compactions or session.meta.full_history:
+    if whole is session or not any(m.usage is not None for m in session.messages):
         return None
-    if not any(m.usage is not None for m in session.messages):
-        return None
-    from ctxtui.commands.pipeline import load
     from ctxtui.core.tokens.calibration import history_fit
 
-    return history_fit(load(args, full_history=True), session)
+    return history_fit(whole, session)
 
 
-def _write(args: argparse.Namespace, planned: Planned, report: dict[str, Any]) -> None:
+def _write(
+    args: argparse.Namespace, planned: Planned, report: dict[str, Any], whole: Session
+) -> None:
     """The HTML page (or with ``--json``, the document) to ``-o``'s file, atomically and with
     every write's checks (``ctxtui.system.output``), or to standard output."""
     if args.html:
         from ctxtui.commands.report_html import render_html, timeline_figures
 
-        data = render_html(report, timeline_figures(args)).encode("utf-8")
+        history = whole if whole.meta.full_history else None  # else read in full there
+        data = render_html(report, timeline_figures(args, history)).encode("utf-8")
     elif args.json:
         data = stdlib_text(report)
     else:
@@ -124,20 +125,20 @@ def run(args: argparse.Namespace) -> int:
         if (plan.compaction.needed and plan.compaction.reason is not None)
         else None
     )
+    whole = whole_session(args, planned.session)  # the one read of the full history
     # One dict per message, 100k of them, none in a cycle: the collector would only re-walk
     # them while they are built (half the time of building them, without the pause).
     with gc_paused():
         report = build_report(
-            planned.session, plan, result, estimate=_estimate(planned), fit=_fit(args, planned)
+            planned.session, plan, result, estimate=_estimate(planned), fit=_fit(planned, whole)
         )
     report["session"]["warnings"].extend(planned.notes)
-    whole = whole_session(args, planned.session)
     costs = cost_blocks(whole)
     report["cost"], report["cache"] = costs.cost_json(), costs.cache_json()
     add_carry(report, costs, whole_session_tokens(planned, whole))
     report["session"]["warnings"].extend(costs.warnings)
     if args.html or args.output is not None:
-        _write(args, planned, report)
+        _write(args, planned, report, whole)
     elif args.json:
         # One document and nothing else on stdout.
         write_stdout(stdlib_text(report))
