@@ -48,6 +48,19 @@ class SessionLoaded(Message):
 
 
 @dataclass
+class HistoryRead(Message):
+    """The transcript at ``path`` read once more with its full history, after ``session`` (its
+    normal read, from the agent's last compaction on) is on screen: the ``history`` itself,
+    for the views and the audits to reuse, and its calibration ``fit`` (``None`` without
+    usage)."""
+
+    path: Path
+    session: Session
+    history: Session
+    fit: SessionFit | None
+
+
+@dataclass
 class SessionLoadFailed(Message):
     """The importer refused a file; ``problem`` is its one-line message."""
 
@@ -137,6 +150,9 @@ def bug_line(err: Exception) -> str:
 
 
 def read_session(post: Post, path: Path, format: str | None) -> None:
+    """Read ``path`` and post it at once (the list is drawn from this read), then read its
+    full history if the agent compacted it (``read_whole``): the first screen never waits
+    for the second read."""
     from ctxtui.importers import load_session
 
     try:
@@ -146,7 +162,25 @@ def read_session(post: Post, path: Path, format: str | None) -> None:
     except Exception as err:  # an importer bug must not take the app down
         post(SessionLoadFailed(f"{path.name}: {bug_line(err)}"))
     else:
-        post(SessionLoaded(session, path, transcript_fit(path, format, session)))
+        post(SessionLoaded(session, path))
+        read_whole(post, path, session)
+
+
+def read_whole(post: Post, path: Path, session: Session) -> None:
+    """Post the transcript's full history when ``session`` was read from the agent's last
+    compaction on; nothing when there is nothing more to read or the read fails (the session
+    on screen stands, its own fit numbering from the boundary)."""
+    if not session.meta.recorded_compactions or session.meta.full_history:
+        return
+    from ctxtui.core.tokens.calibration import history_fit
+    from ctxtui.importers import load_session
+
+    try:
+        history = load_session(path, session.meta.format, full_history=True)
+    except Exception:  # a courtesy read: what is on screen stays right
+        return
+    usage = any(m.usage is not None for m in session.messages)
+    post(HistoryRead(path, session, history, history_fit(history, session) if usage else None))
 
 
 def transcript_fit(path: Path, format: str | None, session: Session) -> SessionFit | None:
@@ -189,7 +223,8 @@ def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_IN
         if session is not None:
             start = tail_start(session)
             if not loaded:
-                post(SessionLoaded(session, path, transcript_fit(path, format, session)))
+                post(SessionLoaded(session, path))
+                read_whole(post, path, session)
             elif start != seen_start:
                 # A new boundary moves the first request on screen: number from the history.
                 post(SessionGrew(session, path, transcript_fit(path, format, session)))
@@ -210,12 +245,18 @@ COUNTING_REFUSALS = (EncodingUnavailableError, ValueError)
 tokenizer, or a tokenizer spec it does not know. Anything else is a bug (``bug_line``)."""
 
 
-def count(post: Post, engine: Engine, policy: Policy) -> None:
-    """Count the session under ``policy``'s tokenizer, reporting progress; stops if cancelled."""
+def count(post: Post, engine: Engine, policy: Policy, first: Policy | None = None) -> None:
+    """Count the session under ``policy``'s tokenizer, reporting progress; stops if cancelled.
+
+    ``first`` (an estimator's policy) is counted before, quietly: its counts draw the list
+    while the exact count runs, so the first screen never waits for an exact tokenizer.
+    """
 
     def progress(done: int, total: int) -> None:
         post(CountingProgress(done, total))
 
+    if first is not None:
+        _count(post, engine, first, None)
     _count(post, engine, policy, progress)
 
 

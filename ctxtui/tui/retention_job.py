@@ -33,9 +33,15 @@ class RetentionNoted(Message):
 
 
 def note_retention(
-    post: Post, path: Path, format: str | None, shown: Session, policy: Policy
+    post: Post,
+    path: Path,
+    format: str | None,
+    shown: Session,
+    policy: Policy,
+    history: Session | None = None,
 ) -> None:
-    """Post the last recorded compaction's "needed after and lost" line for ``path``."""
+    """Post the last recorded compaction's "needed after and lost" line for ``path``, from
+    ``history`` when the file was already read through its compactions."""
     from ctxtui.core.simulation.retention_audits import recorded_audits
     from ctxtui.core.summaries.retention import headline
     from ctxtui.importers import load_session
@@ -45,7 +51,8 @@ def note_retention(
     try:
         if path.stat().st_size > NOTE_MAX_BYTES:
             return
-        history = load_session(path, format, full_history=True)
+        if history is None:
+            history = load_session(path, format, full_history=True)
         estimator = policy.with_changes(tokenizer="plan")
         engine = Engine(history, default_cache())
         counts = engine.counts(estimator)

@@ -52,6 +52,7 @@ class MainState:
     selection: int = 0
     tokenizer_choice: str | None = None  # a tokenizer the user chose: presets do not reset it
     fit: SessionFit | None = None  # the transcript's calibration (core.tokens.calibration), on open
+    history: Session | None = None  # the file read through the agent's compactions, once read
 
     # -- starting and opening --------------------------------------------------------------
 
@@ -95,7 +96,7 @@ class MainState:
             problem = str(err)
             policy = policy_for_session(self.preset_name, session)
         policy = self._keep_tokenizer(policy)
-        state = replace(self, policy=policy, path=path, undo=(), selection=0)
+        state = replace(self, policy=policy, path=path, undo=(), selection=0, history=None)
         return state.with_session(session, fit), problem
 
     def with_session(self, session: Session, fit: SessionFit | None = None) -> MainState:
@@ -117,12 +118,21 @@ class MainState:
         one, a session still read from the same compaction keeps its fit, whose request
         numbers (counted from the transcript's first request) have not moved."""
         if self.undo:
-            return replace(self, undo=(session, *self.undo[1:]))
+            return replace(self, undo=(session, *self.undo[1:]), history=None)
         if fit is None and self.session is not None:
             start = tail_start(session)
             if start is not None and start == tail_start(self.session):
                 fit = self.fit
-        return self.with_session(session, fit)
+        return replace(self, history=None).with_session(session, fit)
+
+    def with_history(self, session: Session, history: Session, fit: SessionFit | None) -> MainState:
+        """The full history of ``session`` (its normal read), read after it was drawn, and
+        the whole transcript's ``fit`` when it has usage; unchanged when ``session`` is no
+        longer the file on screen (another was opened, or it grew meanwhile)."""
+        live = self.undo[0] if self.undo else self.session
+        if session is not live:
+            return self
+        return replace(self, history=history, fit=fit if fit is not None else self.fit)
 
     # -- policy and plan -------------------------------------------------------------------
 
@@ -218,6 +228,15 @@ class MainState:
     def counts_known(self) -> bool:
         """Whether the session is counted under the policy's tokenizer (planning is instant)."""
         return self.engine is not None and self.engine.cached_counts(self.policy) is not None
+
+    @property
+    def first_pass(self) -> Policy | None:
+        """The estimator's policy to draw a new session with while its exact count runs:
+        when nothing of this session is drawn yet and the policy counts exactly; else
+        ``None`` (an estimator is quick, and a drawn plan stays until the new one is in)."""
+        if self.engine is None or self.plan is not None or not is_exact(self.policy.tokenizer):
+            return None
+        return self.estimator_policy
 
     # -- selection, compaction and undo ----------------------------------------------------
 

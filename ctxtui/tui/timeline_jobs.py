@@ -70,14 +70,17 @@ class ContextReady(Message):
     context: ContextAt | None
 
 
-def read_history(post: Post, path: Path | None, shown: Session, engine: Engine) -> None:
-    """The transcript at ``path`` with its full history, if it holds more than ``shown``.
+def read_history(
+    post: Post, path: Path | None, shown: Session, engine: Engine, read: Session | None = None
+) -> None:
+    """The transcript at ``path`` with its full history, if it holds more than ``shown``
+    (``read``: the history the main screen already read, never read again).
 
     The main screen's session stands when there is nothing more to read, when reading fails,
     or when ``shown`` is not the history's tail (an applied compaction replaced it).
     """
-    history: Session | None = None
-    if path is not None and shown.meta.recorded_compactions:
+    history: Session | None = read
+    if history is None and path is not None and shown.meta.recorded_compactions:
         from ctxtui.importers import load_session
 
         try:

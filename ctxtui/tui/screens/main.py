@@ -41,6 +41,7 @@ from ctxtui.tui.jobs import (
     CountingProgress,
     CountsReady,
     ExportFailed,
+    HistoryRead,
     SessionExported,
     SessionGrew,
     SessionLoaded,
@@ -261,10 +262,34 @@ class MainScreen(Screen[None]):
         keep_out_of_collections(len(event.session))  # full GC walks froze keys (system.heap)
         if problem:
             self._show_error(problem, "Ignored the policy options")
+        self._forget_previous()
         self._session_changed(opened=True)
-        if event.path is not None:
-            args = (event.path, self._format, event.session, self.policy)
-            self._run(note_retention, *args, group="retention")
+
+    def _forget_previous(self) -> None:
+        """Take what the previous file's workers said off the screen (its retention note, its
+        dollars) and stop those still running for it: nothing of it stays beside the new one."""
+        for group in ("retention", "cost", "estimate"):
+            self.workers.cancel_group(self, group)
+        self._priced_for = None
+        for bar in self.query(SessionBar):
+            bar.set_retention("")
+        self.query_one(BudgetGauge).show_cost("")
+        self.query_one(DetailPane).set_cost(None)
+
+    @on(HistoryRead)
+    def _history_read(self, event: HistoryRead) -> None:
+        """The full history arrived after the first paint: its fit numbers the gap as
+        ``replay`` does, and the retention note is audited from it (never read again)."""
+        before = self.state
+        if event.path != before.path:
+            return  # another file was opened meanwhile
+        self.state = before.with_history(event.session, event.history, event.fit)
+        if self.state is before:
+            return
+        if self.plan is not None and self.state.fit is not before.fit:
+            self.query_one(BudgetGauge).show(self.plan, self.state.reported)
+        args = (event.path, self._format, event.session, self.policy, event.history)
+        self._run(note_retention, *args, group="retention")
 
     def _session_changed(self, *, opened: bool = False) -> None:
         """A session was ``opened``, or replaced by a compaction or an undo: show, count it."""
@@ -320,7 +345,11 @@ class MainScreen(Screen[None]):
         total = len(engine.session)
         counting = f"counting {plural(total, 'message')} with {self.policy.tokenizer}…"
         self._busy.start(counting, total=total)
-        self._run(jobs.count, engine, self.policy, group="count")
+        first = self.state.first_pass
+        if first is not None and engine.cached_counts(first) is not None:
+            self._replan(first)  # drawn now from the estimate; the exact count follows
+            first = None
+        self._run(jobs.count, engine, self.policy, first, group="count")
 
     @on(CountingProgress)
     def _counting_progress(self, event: CountingProgress) -> None:
@@ -331,22 +360,31 @@ class MainScreen(Screen[None]):
         # Stale if the policy's tokenizer (or the session) changed while counting.
         if self.state.counts_known:
             self._replan()
+        elif event.policy == self.state.first_pass:
+            self._replan(event.policy)
 
-    def _replan(self) -> None:
+    def _replan(self, first: Policy | None = None) -> None:
+        """Plan under the policy with its counts, or under ``first``, the estimator whose
+        counts draw a new session while the exact count goes on (the busy row stays, and
+        pricing waits for the exact counts)."""
         assert self.engine is not None
-        counts = self.engine.cached_counts(self.policy)
+        policy = first if first is not None else self.policy
+        counts = self.engine.cached_counts(policy)
         try:
-            plan = self.engine.plan(self.policy, counts)
+            plan = self.engine.plan(policy, counts)
         except Exception as err:  # a planner bug must leave the previous plan on screen
             self._busy.stop()
             self._show_error(f"planning failed: {bug_line(err)}", "Planning failed")
             return
         self.state = self.state.planned(plan)
+        if first is not None:
+            self._render_plan(plan, final=False)
+            return
         self._busy.stop()
         self._render_plan(plan)
         self._show_notes()
 
-    def _render_plan(self, plan: Plan) -> None:
+    def _render_plan(self, plan: Plan, *, final: bool = True) -> None:
         assert self.session is not None
         self.query_one(BudgetGauge).show(plan, self.state.reported)
         bar = self.query_one(SessionBar)
@@ -360,7 +398,8 @@ class MainScreen(Screen[None]):
             self._follow_end = False
             messages.select(len(self.session) - 1)
         self.show_detail(messages.cursor)
-        self._price(plan)
+        if final:
+            self._price(plan)
 
     def _show_notes(self) -> None:
         """What the session bar adds to the plan: a tokenizer kept across presets, and how far
@@ -549,21 +588,35 @@ class MainScreen(Screen[None]):
             return bool(self.query_one(SettingsPanel).display or self._search.display)
         return True if self.state.can(action) else None
 
-    async def action_toggle_settings(self) -> None:
+    def action_toggle_settings(self) -> None:
+        """Open or close the settings. The panel is on screen at the press; the first time,
+        its controls are built after that paint, under a busy mark, so the press is answered
+        at once and a second press closes what is already shown."""
         panel = self.query_one(SettingsPanel)
-        await panel.build()
         panel.display = not panel.display
         # Under 110 columns the list needs the room more than the detail pane (the CSS hides
         # it); wider, the pane stays beside the knobs, so its "why" follows each change.
         self.query_one(DetailPane).set_class(panel.display, "-settings-open")
-        if panel.display:
+        if panel.display and not panel.built:
+            panel.loading = True
+            self.call_after_refresh(self._build_settings)
+        elif panel.display:
             panel.focus_first()
         else:
-            # Closing discards what was typed but refused: the inputs show the plan's values.
-            panel.show_policy(self.policy)
+            if panel.built:  # closing discards what was typed but refused
+                panel.show_policy(self.policy)
             self.query_one(MessageList).focus()
             self.show_detail(self.query_one(MessageList).cursor)
         self.refresh_bindings()
+
+    async def _build_settings(self) -> None:
+        """The settings' controls, made once, after the open panel was painted."""
+        panel = self.query_one(SettingsPanel)
+        await panel.build()
+        panel.loading = False
+        if panel.display:  # not closed again meanwhile
+            panel.focus_first()
+            self.refresh_bindings()
 
     def action_toggle_detail(self) -> None:
         """Show the detail pane where it is hidden (under 70 columns, beside the knobs), or
@@ -584,7 +637,7 @@ class MainScreen(Screen[None]):
         if self._search.input.has_focus:
             self._search.close()
         elif self.query_one(SettingsPanel).display:
-            await self.action_toggle_settings()
+            self.action_toggle_settings()
         elif self._search.display:
             self._search.close()
 

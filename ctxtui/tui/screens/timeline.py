@@ -145,7 +145,7 @@ class TimelineScreen(Screen[int | None]):
         if self.state.session is None or self.state.engine is None:
             self._status("no session")
             return
-        job = partial(read_history, self.post_message, self.state.path)
+        job = partial(read_history, self.post_message, self.state.path, read=self.state.history)
         self._run(job, self.state.session, self.state.engine, group="timeline-history")
 
     def _run(self, job: Any, *args: Any, group: str) -> None:
@@ -189,8 +189,8 @@ class TimelineScreen(Screen[int | None]):
     def _replay(self) -> None:
         assert self.history is not None
         self._status(f"replaying under {self.preset_name}…")
-        # the main screen's fit is this history's when it was read (else fitted in the worker)
-        fit = self.state.fit if self.history.offset else None
+        # the main screen's fit is this history's once it read it (else fitted in the worker)
+        fit = self.state.fit if self.history.offset and self.state.history is not None else None
         self._run(
             run_replay, self.post_message, self.history.engine, self.policy, fit, group="timeline"
         )
