@@ -17,7 +17,7 @@ from bench.common import SIZES, Result, label, machine, session_file
 DOC = Path(__file__).resolve().parent.parent / "docs" / "PERFORMANCE.md"
 SECTIONS = (
     "open", "exact", "latency", "replan", "frame", "memory", "startup", "report", "replay",
-    "fleet", "usage", "replay-presets", "retention",
+    "fleet", "usage", "replay-presets", "retention", "pass",
 )  # fmt: skip
 EXTRA_SECTIONS = ("ablation", "watch", "listing")
 """Run only when named in ``--only``: what each of the open's speed-ups is worth; the
@@ -55,7 +55,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument(
         "--usage-mb",
         default="64,30",
-        help="sizes of the Claude Code session and the Codex rollout of the usage section",
+        help="sizes of the Claude Code session and the Codex rollout of the usage and pass "
+        "sections",
     )
     p.add_argument("--doc", type=Path, default=DOC, help="where to write the results")
     p.add_argument("--no-doc", action="store_true", help="print only")
@@ -124,6 +125,11 @@ def run(
 
         claude_mb, codex_mb = (float(x) for x in args.usage_mb.split(","))
         add(usage_sections(args.repeats, claude_mb, codex_mb, emit))
+    if "pass" in only:
+        from bench.one_pass import pass_sections
+
+        claude_mb, codex_mb = (float(x) for x in args.usage_mb.split(","))
+        add(pass_sections(args.repeats, claude_mb, codex_mb, emit))
     if "retention" in only:
         from bench.retention import retention_ratio
 
