@@ -232,7 +232,8 @@ class _Follower:
         """The session with the complete lines appended since the last read, ``None`` when
         there were none (unless ``always``)."""
         before = self.cursor.offset
-        self.live.add(iter_records(source, self.live.warnings, cursor=self.cursor))
+        typed = getattr(self.live, "RECORD", None)
+        self.live.add(iter_records(source, self.live.warnings, cursor=self.cursor, typed=typed))
         offset = self.cursor.offset
         self.head = source.read_at(min(offset, END_BYTES), 0)
         self.end = source.read_at(min(offset, END_BYTES), max(0, offset - END_BYTES))
