@@ -82,6 +82,8 @@ class Outcome:
 
     base: Row
     simulated: dict[str, Simulated]
+    state: bytes | None = None
+    """What the importer kept to read the file on from when it grows (``importers.resume``)."""
 
 
 def session_cost(recorded: SessionCost) -> dict[str, Any]:
@@ -130,6 +132,14 @@ def _load(target: Target, spec: Spec, *, full_history: bool) -> Session:
     from ctxtui.importers import load_session
 
     return load_session(target.path, format=spec.format, full_history=full_history)
+
+
+def _history(target: Target, spec: Spec, state: bytes | None) -> tuple[Session, bytes | None]:
+    """The full history, read on from ``state`` when the file only grew since it was kept,
+    and the state to keep now (for a file that may still grow)."""
+    from ctxtui.importers.resume import resume
+
+    return resume(target.path, state, spec.format, full_history=True)
 
 
 def _opened(history: Session) -> Session | None:
@@ -211,9 +221,15 @@ def _simulate(
     }
 
 
-def session_row(target: Target, spec: Spec, presets: tuple[str, ...] | None = None) -> Outcome:
+def session_row(
+    target: Target,
+    spec: Spec,
+    presets: tuple[str, ...] | None = None,
+    state: bytes | None = None,
+) -> Outcome:
     """Read ``target`` and return its row, replayed under each of ``presets`` (default: all of
-    the spec's). Never raises for what the file holds."""
+    the spec's); a grown file is read on from its importer ``state``. Never raises for what
+    the file holds."""
     from ctxtui.system.heap import keep_out_of_collections
 
     asked = spec.presets if presets is None else presets
@@ -226,7 +242,7 @@ def session_row(target: Target, spec: Spec, presets: tuple[str, ...] | None = No
     }
     base = empty_row(target.path, **known)
     try:
-        history = _load(target, spec, full_history=True)
+        history, kept = _history(target, spec, state)
         keep_out_of_collections(len(history))
         session = _opened(history) or _load(target, spec, full_history=False)
     except Exception as err:  # a fleet survives any one file
@@ -242,8 +258,9 @@ def session_row(target: Target, spec: Spec, presets: tuple[str, ...] | None = No
     recorded = priced(history)
     base.update(session_cost(recorded))
     if not spec.simulate:
-        return Outcome(base, {})
-    return Outcome(base, {p: _simulate(session, history, spec, p, recorded) for p in asked})
+        return Outcome(base, {}, kept)
+    simulated = {p: _simulate(session, history, spec, p, recorded) for p in asked}
+    return Outcome(base, simulated, kept)
 
 
 def apply(base: Row, simulated: Simulated | None) -> Row:

@@ -309,6 +309,7 @@ class _Driver:
         self.fingerprints = {p: spec.fingerprint(p) for p in spec.presets}
         self.reader = spec.base_fingerprint()
         self.idents: dict[int, Identity | None] = {}
+        self.resumable: set[int] = set()  # targets the index held an importer state for
         self.started = time.monotonic()
 
     def progress(self) -> None:
@@ -343,6 +344,17 @@ class _Driver:
         self.progress()
         return todo
 
+    def state(self, i: int) -> bytes | None:
+        """The importer state the index kept for target ``i`` (a session that may grow), so
+        that a file that grew since is read on from there (``importers.resume``)."""
+        index, ident = self.index, self.idents[i]
+        if index is None or ident is None:
+            return None
+        state = index.state(self.targets[i].path, self.reader)
+        if state is not None:
+            self.resumable.add(i)
+        return state
+
     def store(self, i: int, outcome: Outcome, have: dict[str, Simulated], keep: bool) -> None:
         """Keep a job's result (in the index unless the job itself failed) and finish it."""
         target, ident, index = self.targets[i], self.idents[i], self.index
@@ -350,6 +362,8 @@ class _Driver:
             fps = self.fingerprints
             sims = [(fps[p], p, s) for p, s in outcome.simulated.items()]
             index.store(target.path, ident, self.reader, outcome.base, sims)
+            if outcome.state is not None or i in self.resumable:
+                index.store_state(target.path, self.reader, outcome.state)
         self.run.read += 1
         simulated = {**have, **outcome.simulated}
         self.finish(i, Finished(target, outcome.base, simulated, cached=False))
@@ -360,13 +374,15 @@ class _Driver:
             if self.should_stop():
                 self.run.interrupted = True
                 return
-            self.store(i, session_row(self.targets[i], self.spec, presets), have, True)
+            outcome = session_row(self.targets[i], self.spec, presets, self.state(i))
+            self.store(i, outcome, have, True)
 
     def run_on(self, executor: Executor, todo: Sequence[Todo]) -> None:
         pending: dict[Future[Outcome], tuple[int, dict[str, Simulated]]] = {}
         try:
             for i, presets, have in todo:
-                job = executor.submit(session_row, self.targets[i], self.spec, presets)
+                state = self.state(i)
+                job = executor.submit(session_row, self.targets[i], self.spec, presets, state)
                 pending[job] = (i, have)
             while pending:
                 done, _ = wait(list(pending), timeout=WAIT_SLICE, return_when=FIRST_COMPLETED)

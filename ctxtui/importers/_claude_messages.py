@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import msgspec
+
 from ctxtui.core.session.models import ContentPart, Message, RecordedCompaction, ToolCall
 from ctxtui.importers._jsonl import Record
 from ctxtui.importers._parts import (
@@ -23,13 +25,80 @@ from ctxtui.importers._timestamps import parse_timestamp
 SYNTHETIC_MODEL = "<synthetic>"
 
 
-def is_boundary(value: Mapping[str, Any]) -> bool:
-    return value.get("type") == "system" and value.get("subtype") == "compact_boundary"
+class Body(msgspec.Struct, frozen=True):
+    """The fields of an entry's ``message`` that are read; any JSON value is taken in each,
+    and checked where it is read, as a dict's would be."""
+
+    id: Any = None
+    model: Any = None
+    content: Any = None
+    usage: Any = None
 
 
-def blocks(value: Mapping[str, Any]) -> list[dict[str, Any]]:
-    message = value.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
+_NO_BODY = Body()
+
+_Json = Body | str | int | float | bool | list[Any] | None
+"""Any JSON value, an object read as a ``Body``."""
+
+
+class Entry(
+    msgspec.Struct,
+    frozen=True,
+    rename={
+        "parent": "parentUuid",
+        "logical_parent": "logicalParentUuid",
+        "is_sidechain": "isSidechain",
+        "is_meta": "isMeta",
+        "is_compact_summary": "isCompactSummary",
+        "is_api_error": "isApiErrorMessage",
+        "compact_metadata": "compactMetadata",
+        "custom_title": "customTitle",
+        "ai_title": "aiTitle",
+        "agent_id": "agentId",
+    },
+):
+    """The fields of a Claude Code record that the importer reads. The others (the
+    ``toolUseResult`` copy of each tool result, snapshots, cwd, version, ...) are skipped by
+    the parser without being built. Each field takes any JSON value, so no record is refused
+    for a field of an unexpected type; the readers below check types as they read."""
+
+    type: Any = None
+    subtype: Any = None
+    uuid: Any = None
+    parent: Any = None
+    logical_parent: Any = None
+    is_sidechain: Any = None
+    is_meta: Any = None
+    is_compact_summary: Any = None
+    is_api_error: Any = None
+    timestamp: Any = None
+    message: _Json = None
+    compact_metadata: Any = None
+    summary: Any = None
+    custom_title: Any = None
+    ai_title: Any = None
+    title: Any = None
+    agent_id: Any = None
+
+    @property
+    def kind(self) -> str | None:
+        """``type`` when it is a string (a list there is bad input, not a kind)."""
+        kind = self.type
+        return kind if isinstance(kind, str) else None
+
+    @property
+    def body(self) -> Body:
+        """``message`` when it is an object, else an empty one."""
+        message = self.message
+        return message if isinstance(message, Body) else _NO_BODY
+
+
+def is_boundary(value: Entry) -> bool:
+    return bool(value.type == "system" and value.subtype == "compact_boundary")
+
+
+def blocks(value: Entry) -> list[dict[str, Any]]:
+    content = value.body.content
     if isinstance(content, list):
         return [b for b in content if isinstance(b, dict)]
     return []
@@ -73,8 +142,8 @@ class Converter:
         self._synthetic = 0
 
     def add(self, record: Record) -> None:
-        value = record.value
-        kind = value.get("type")
+        value: Entry = record.value
+        kind = value.type
         out = self.out
         if self.compactions is not None and is_boundary(value):
             self.compactions.append(_recorded(record, len(out)))
@@ -108,7 +177,7 @@ class Converter:
 
 
 def _recorded(boundary: Record, index: int) -> RecordedCompaction:
-    metadata = boundary.value.get("compactMetadata")
+    metadata = boundary.value.compact_metadata
     metadata = metadata if isinstance(metadata, dict) else {}
     trigger = metadata.get("trigger")
     pre = metadata.get("preTokens")
@@ -120,9 +189,8 @@ def _recorded(boundary: Record, index: int) -> RecordedCompaction:
     )
 
 
-def _message_id(value: Mapping[str, Any]) -> str | None:
-    message = value.get("message")
-    msg_id = message.get("id") if isinstance(message, dict) else None
+def _message_id(value: Entry) -> str | None:
+    msg_id = value.body.id
     return msg_id if isinstance(msg_id, str) else None
 
 
@@ -146,13 +214,13 @@ def _merge(first: Message, later: dict[str, Any]) -> Message:
 def _assistant(record: Record, dropped: Dropped) -> dict[str, Any]:
     """An assistant line's ``Message`` fields, not yet a message: a later line of the same
     response is merged into the first one's message without being a message of its own."""
-    value = record.value
-    message = value.get("message") if isinstance(value.get("message"), dict) else {}
+    value: Entry = record.value
+    message = value.body
     texts: list[str] = []
     reasoning: list[str] = []
     parts: list[ContentPart] = []
     calls: list[ToolCall] = []
-    content = message.get("content")
+    content = message.content
     if isinstance(content, str):
         texts.append(content)
     for block in blocks(value):
@@ -174,22 +242,22 @@ def _assistant(record: Record, dropped: Dropped) -> dict[str, Any]:
                     arguments=compact_json(block.get("input", {})),
                 )
             )
-    model = message.get("model")
+    model = message.model
     synthetic = model == SYNTHETIC_MODEL
-    usage = message.get("usage")
+    usage = message.usage
     return {
         "role": "assistant",
         "content": "\n".join(texts),
         "parts": tuple(parts),
         "tool_calls": tuple(calls),
         "reasoning": "\n".join(reasoning),
-        "created_at": parse_timestamp(value.get("timestamp")),
+        "created_at": parse_timestamp(value.timestamp),
         "model": model if isinstance(model, str) else None,
         "usage": (
             None if synthetic or not isinstance(usage, dict) else usage_anthropic(usage, dropped)
         ),
         "injected": synthetic,
-        "is_error": value.get("isApiErrorMessage") is True,
+        "is_error": value.is_api_error is True,
         "source_line": record.line,
     }
 
@@ -200,17 +268,16 @@ def _opaque(blob: Any, label: str) -> list[ContentPart]:
 
 def _user(record: Record, tool_names: Mapping[str, str]) -> list[Message]:
     """One user entry → tool results (one message each) and the user's own content, in order."""
-    value = record.value
-    message = value.get("message") if isinstance(value.get("message"), dict) else {}
+    value: Entry = record.value
     common: dict[str, Any] = {
-        "created_at": parse_timestamp(value.get("timestamp")),
+        "created_at": parse_timestamp(value.timestamp),
         "source_line": record.line,
     }
     flags: dict[str, Any] = {
-        "injected": value.get("isMeta") is True,
-        "is_summary": value.get("isCompactSummary") is True,
+        "injected": value.is_meta is True,
+        "is_summary": value.is_compact_summary is True,
     }
-    content = message.get("content")
+    content = value.body.content
     if isinstance(content, str):
         return [Message(role="user", content=content, **common, **flags)]
     out: list[Message] = []

@@ -16,7 +16,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ctxtui.importers._claude_messages import is_boundary
 from ctxtui.importers._stream import open_regular
 
 SIDECHAIN_SCAN_BYTES = 16 * 1024 * 1024
@@ -50,7 +49,7 @@ def sidechain_ids(entries: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
                 ids[uuid] = f"{AGENT_PREFIX}{agent}"
                 break
             parent = value.get("parentUuid")
-            if parent is None and is_boundary(value):
+            if parent is None and _is_boundary(value):
                 parent = value.get("logicalParentUuid")
             path.append(uuid)
             if not isinstance(parent, str) or parent not in entries or parent in path:
@@ -60,6 +59,10 @@ def sidechain_ids(entries: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
         for walked in path:
             ids[walked] = ids[uuid]
     return ids
+
+
+def _is_boundary(value: Mapping[str, Any]) -> bool:
+    return value.get("type") == "system" and value.get("subtype") == "compact_boundary"
 
 
 def inline_chains(path: Path) -> dict[str, list[dict[str, Any]]]:

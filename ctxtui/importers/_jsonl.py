@@ -1,18 +1,24 @@
 """JSONL reading: one JSON value per line, streamed, with every bad line a warning.
 
-Lines are read bounded (``_stream.numbered_lines``), parsed by pydantic-core when they hold
-one clean value and by the stdlib otherwise (which alone words warnings), so both give the
-same records. Detection reads a bounded head of the source through ``read_head``.
+Lines are read bounded (``_stream.numbered_lines``), parsed by msgspec when they hold one
+clean value and by the stdlib otherwise (which alone words warnings), so both give the same
+records. An importer may name the fields it reads (a ``msgspec.Struct``, ``typed``): the rest
+of each line is then skipped by the parser without a Python object being built for it.
+Detection reads a bounded head of the source through ``read_head``.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import IO, Any
+
+import msgspec
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.importers import _reader, _stream
@@ -20,11 +26,9 @@ from ctxtui.importers._deep import deep_call
 from ctxtui.importers._reader import (
     _BOM,
     _DECODER,
-    _SURROGATE_ESCAPE_BYTES,
     _UNDECIDED,
     _WHITESPACE,
     MAX_DEPTH,
-    _FastJson,
     _scrub,
     depth_exceeds,
     read_json,
@@ -44,9 +48,10 @@ Blank and corrupt lines are not values and do not count; a reader that keeps not
 value (ShareGPT counting the conversations it does not show) passes ``capped=False``."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Record:
-    """One JSON value read from a JSONL file, with the 1-based line it came from."""
+    """One JSON value read from a JSONL file, with the 1-based line it came from: an
+    instance of the reader's ``typed`` Struct for a JSON object when it named one."""
 
     line: int
     value: Any
@@ -81,26 +86,65 @@ def _split_values(text: str) -> tuple[list[Any], str | None]:
         values.append(deep_call(_scrub, value) if scrub else value)
 
 
-def _fast_line(fast: _FastJson, raw: bytes) -> Any:
-    """The one JSON value on a JSONL line, parsed by pydantic-core, or ``_UNDECIDED``.
+Decode = Callable[[bytes], Any]
 
-    Wrapped in ``[`` ``]`` like a whole document (``_fast_parse``) so that jiter's depth limit
-    is ours; a line is small, so the copy costs nothing that matters. Blank lines, several
-    values, bad UTF-8 and anything else jiter refuses are left to the stdlib path.
+
+@cache
+def line_decoder(typed: type[Any] | None = None) -> Decode:
+    """msgspec's decoder of one JSONL line: into ``typed`` (a ``msgspec.Struct`` naming the
+    fields an importer reads, so the others are skipped unbuilt), or into plain values."""
+    return msgspec.json.Decoder(Any if typed is None else typed).decode
+
+
+@cache
+def _msgspec_refuses_surrogates() -> bool:
+    """msgspec refuses lone surrogate escapes (the stdlib decodes them, then they are
+    scrubbed); probed, not assumed, so another msgspec costs a scan, never a wrong value."""
+    decode = line_decoder()
+    for doc in (b'"\\ud800"', b'"\\udc00"', b'"\\ud800\\u0041"'):
+        try:
+            decode(doc)
+        except msgspec.DecodeError:
+            continue
+        return False
+    return True
+
+
+def _fast_line(decode: Decode, raw: bytes) -> Any:
+    """The one JSON value on a JSONL line, parsed by msgspec, or ``_UNDECIDED``.
+
+    msgspec nests no deeper than the interpreter's recursion limit, which stays under
+    ``MAX_DEPTH`` unless a deep parse raised it meanwhile (``deep_call``): then, and for
+    blank lines, several values, bad UTF-8, NaN, over-long integers and anything else msgspec
+    refuses (a top-level value that is not an object, for a typed decoder), the stdlib path
+    decides, so both paths give the same values.
     """
+    if sys.getrecursionlimit() > MAX_DEPTH:
+        return _UNDECIDED
     try:
-        value = fast.loads(b"[" + raw + b"]" if fast.depth else raw)
-    except ValueError:
+        value = decode(raw)
+    except (msgspec.DecodeError, RecursionError):  # a ValidationError is a DecodeError
         return _UNDECIDED
-    if fast.depth:
-        if len(value) != 1:
-            return _UNDECIDED
-        value = value[0]
-    elif depth_exceeds(value):
-        return _UNDECIDED
-    if not fast.surrogates and _SURROGATE_ESCAPE_BYTES.search(raw):
+    if not _msgspec_refuses_surrogates() and _reader._SURROGATE_ESCAPE_BYTES.search(raw):
         return _UNDECIDED
     return value
+
+
+def as_typed(records: Iterable[Record], typed: type[Any]) -> Iterator[Record]:
+    """Records read elsewhere (plain values) as ``iter_records(..., typed=typed)`` gives them."""
+    for record in records:
+        yield Record(record.line, _typed(record.value, typed))
+
+
+def _typed(value: Any, typed: type[Any] | None) -> Any:
+    """A value of the stdlib path as the typed decoder would have given it: an object as
+    ``typed`` (whose fields take any JSON value, so this cannot fail), anything else as is."""
+    if typed is None or not isinstance(value, dict):
+        return value
+    try:
+        return msgspec.convert(value, typed)
+    except msgspec.ValidationError:
+        return value
 
 
 class _LineWarnings:
@@ -185,7 +229,12 @@ def _trimmed(number: int, raw: bytes) -> bytes:
 
 
 def iter_records(
-    source: Source, warnings: list[str], *, capped: bool = True, cursor: Cursor | None = None
+    source: Source,
+    warnings: list[str],
+    *,
+    capped: bool = True,
+    cursor: Cursor | None = None,
+    typed: type[Any] | None = None,
 ) -> Iterator[Record]:
     """Stream the JSON values of a JSONL file, one line at a time (docs/formats.md, "The formats").
 
@@ -199,15 +248,17 @@ def iter_records(
     it past each complete line; the last line, when unfinished, and the warnings that only
     count are left to the cursor (``Cursor.end_warnings``).
 
-    A line that holds one clean value is parsed by pydantic-core (``_fast_line``, the faster
-    parser); every other line takes the stdlib path below, which alone words warnings, so
-    both give the same records and the same warnings.
+    A line that holds one clean value is parsed by msgspec (``_fast_line``, the faster
+    parser; into ``typed`` when given, a Struct whose fields all take any JSON value); every
+    other line takes the stdlib path below, which alone words warnings, so both give the same
+    records and the same warnings.
     """
     live = cursor is not None
     if cursor is None:
         cursor = Cursor(left=MAX_RECORDS if capped else -1)  # -1 never reaches 0
     tally = _LineWarnings(warnings, cursor.counts)
-    fast = _reader._fast_json()  # looked up here, so tests can swap it
+    # ``_fast_json`` is looked up here, so tests can turn every fast path off at once.
+    fast = None if _reader._fast_json() is None else line_decoder(typed)  # type: ignore[arg-type]
     cursor.tail = None
     with source.stream(cursor.offset) as fh:
         # The lines of ``_raw_lines``, taken here: this loop runs once per record, and the
@@ -225,7 +276,8 @@ def iter_records(
                 cursor.left -= 1
                 yield Record(number, value)
             else:
-                yield from _line_records(source, cursor, tally, (number, raw, complete))
+                for record in _line_records(source, cursor, tally, (number, raw, complete)):
+                    yield Record(record.line, _typed(record.value, typed))
             if live:
                 cursor.offset, cursor.line = fh.tell(), number
     if not live:

@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.session.formats import FormatInfo, format_info
 from ctxtui.core.session.models import Message, RecordedCompaction, Session, SessionMeta
 from ctxtui.importers._claude_messages import (
     SYNTHETIC_MODEL,
+    Body,
     Converter,
+    Entry,
     convert,
     is_boundary,
 )
 from ctxtui.importers._claude_sidechains import AGENT_PREFIX, sidechain_ids
-from ctxtui.importers._jsonl import Record, iter_records
+from ctxtui.importers._jsonl import Record, as_typed, iter_records
 from ctxtui.importers._parts import as_label, as_text, tag
 from ctxtui.importers._stream import Dropped, Source
 
@@ -63,7 +65,7 @@ def load_history(source: Source) -> Session:
 
 def _load(source: Source, *, full_history: bool) -> Session:
     live = Live(full_history=full_history)
-    live.add(iter_records(source, live.warnings))
+    live.add(iter_records(source, live.warnings, typed=Entry))
     session = live.session(source.name)
     source.dropped.count += live.dropped
     return session
@@ -77,7 +79,7 @@ def load_sidechain(source: Source, chain_id: str, *, full_history: bool = False)
     """
     path = source.path
     warnings: list[str] = []
-    entries = _collect(iter_records(source, warnings)).whole()
+    entries = _collect(iter_records(source, warnings, typed=Entry)).whole()
     chains = _sidechains(entries)
     found = next((c for c in (chain_id, f"{AGENT_PREFIX}{chain_id}") if c in chains), None)
     if found is None:
@@ -89,7 +91,7 @@ def load_sidechain(source: Source, chain_id: str, *, full_history: bool = False)
     parent = f" of {entries.title}" if entries.title else ""
     side = _Entries(title=f"sub-agent {found}{parent}")
     for record in records:
-        side.by_uuid.setdefault(record.value["uuid"], record)
+        side.by_uuid.setdefault(record.value.uuid, record)
         _note_model_and_tools(side, record.value)
     outside = entries.by_uuid.keys() | entries.side_uuids.keys()
     chain = _build_chain(side, _newest_leaf(side), full_history, outside)
@@ -112,21 +114,21 @@ class _Entries:
     def add(self, record: Record) -> bool:
         """Take one record; ``True`` when it joined the main chain's entries."""
         value = record.value
-        if not isinstance(value, dict):
+        if not isinstance(value, Entry):
             return False
-        kind = tag(value)
-        if kind == "summary" and isinstance(value.get("summary"), str):
-            self.title = value["summary"]
+        kind = value.kind
+        if kind == "summary" and isinstance(value.summary, str):
+            self.title = value.summary
             return False
         if kind in ("custom-title", "ai-title"):
-            title = value.get("customTitle") or value.get("aiTitle") or value.get("title")
+            title = value.custom_title or value.ai_title or value.title
             if isinstance(title, str):
                 self.title = title
             return False
-        uuid = value.get("uuid")
+        uuid = value.uuid
         if kind not in CHAINED_TYPES or not isinstance(uuid, str):
             return False
-        if value.get("isSidechain") is True:
+        if value.is_sidechain is True:
             self.sidechain += 1
             self.side_uuids.setdefault(uuid, record)
             return False
@@ -158,7 +160,7 @@ def _collect(records: Iterable[Record]) -> _Entries:
 
 def _sidechains(entries: _Entries) -> dict[str, list[Record]]:
     """The sidechain entries set aside from the main chain, by chain, in file order."""
-    values = {uuid: record.value for uuid, record in entries.side_uuids.items()}
+    values = {uuid: _fields(record.value) for uuid, record in entries.side_uuids.items()}
     chains: dict[str, list[Record]] = {}
     for uuid, chain_id in sidechain_ids(values).items():
         chains.setdefault(chain_id, []).append(entries.side_uuids[uuid])
@@ -181,16 +183,27 @@ def _sidechain_note(entries: _Entries, source_path: str | None) -> str:
     )
 
 
-def _note_model_and_tools(entries: _Entries, value: Mapping[str, Any]) -> None:
+def _fields(value: Entry) -> dict[str, Any]:
+    """What ``sidechain_ids`` reads of an entry, under the transcript's own keys."""
+    return {
+        "type": value.type,
+        "subtype": value.subtype,
+        "agentId": value.agent_id,
+        "parentUuid": value.parent,
+        "logicalParentUuid": value.logical_parent,
+    }
+
+
+def _note_model_and_tools(entries: _Entries, value: Entry) -> None:
     """The entry's model and the names of the tools it calls; its content blocks are walked
     in place, not copied out (``_claude_messages.blocks``): this runs once per entry."""
-    message = value.get("message")
-    if not isinstance(message, dict):
+    message = value.message
+    if not isinstance(message, Body):
         return
-    model = message.get("model")
+    model = message.model
     if isinstance(model, str) and model != SYNTHETIC_MODEL:
         entries.model = model
-    content = message.get("content")
+    content = message.content
     if isinstance(content, list):
         for block in content:
             if (
@@ -203,11 +216,15 @@ def _note_model_and_tools(entries: _Entries, value: Mapping[str, Any]) -> None:
 
 def _newest_leaf(entries: _Entries) -> Record | None:
     """The newest entry nobody points at: by timestamp, then by file order (not always sorted)."""
-    parents = {p for r in entries.by_uuid.values() if (p := tag(r.value, "parentUuid"))}
+    parents = {p for r in entries.by_uuid.values() if (p := _string(r.value.parent))}
     leaves = [r for u, r in entries.by_uuid.items() if u not in parents]
     if not leaves:
         return None
-    return max(leaves, key=lambda r: (as_label(r.value.get("timestamp")), r.line))
+    return max(leaves, key=lambda r: (as_label(r.value.timestamp), r.line))
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _walk(
@@ -235,10 +252,7 @@ def _walk(
                 warnings.append(f"parentUuid {uuid} not found: the chain starts after it")
             break
         chain.append(record)
-        parent = record.value.get("parentUuid")
-        if parent is None and through and is_boundary(record.value):
-            parent = record.value.get("logicalParentUuid")
-        uuid = parent if isinstance(parent, str) else None
+        uuid = _parent(record.value, through)
     chain.reverse()
     return chain
 
@@ -258,7 +272,7 @@ def build_session(
     ``logicalParentUuid`` to show everything the file holds.
     """
     live = Live(full_history=full_history, warnings=warnings)
-    live.add(records)
+    live.add(as_typed(records, Entry))
     session = live.session(source_path)
     dropped.count += live.dropped
     return session
@@ -273,6 +287,9 @@ class Live:
     late) builds the chain again from the entries, as a whole read does, so ``session()``
     is the same whether the records came at once or in pieces.
     """
+
+    RECORD: ClassVar[type[Entry]] = Entry
+    """What ``iter_records`` decodes each line into for this importer."""
 
     def __init__(self, *, full_history: bool = False, warnings: list[str] | None = None) -> None:
         self.full_history = full_history
@@ -290,11 +307,11 @@ class Live:
         for record in records:
             if self.entries.add(record):
                 value = record.value
-                parent = tag(value, "parentUuid")
-                if parent:
+                parent = value.parent
+                if parent and isinstance(parent, str):
                     self._parents.add(parent)
                 order = len(self.entries.by_uuid)
-                key = (as_label(value.get("timestamp")), record.line, -order, value["uuid"])
+                key = (as_label(value.timestamp), record.line, -order, value.uuid)
                 leaves = self._leaves
                 if not leaves or key >= leaves[-1]:  # in time order, as entries mostly come
                     leaves.append(key)
@@ -363,7 +380,7 @@ class _Chain:
         """Each entry's place in the chain by uuid, indexed on the first ``extend`` only: a
         whole read never extends."""
         if self._positions is None:
-            self._positions = {r.value["uuid"]: i for i, r in enumerate(self.records)}
+            self._positions = {r.value.uuid: i for i, r in enumerate(self.records)}
         return self._positions
 
     @property
@@ -377,9 +394,9 @@ class _Chain:
             return False
         if self.missing is not None and self.missing in entries.by_uuid:
             return False
-        last = self.records[-1].value["uuid"]
+        last = self.records[-1].value.uuid
         walked: list[Record] = []
-        uuid: str | None = leaf.value["uuid"]
+        uuid: str | None = leaf.value.uuid
         while uuid is not None and uuid != last:
             record = entries.by_uuid.get(uuid)
             if record is None or uuid in self.positions:
@@ -391,17 +408,17 @@ class _Chain:
         if uuid is None:
             return False
         for record in reversed(walked):
-            self.positions[record.value["uuid"]] = len(self.records)
+            self.positions[record.value.uuid] = len(self.records)
             self.records.append(record)
             self.converter.add(record)
         return True
 
 
-def _parent(value: Mapping[str, Any], through: bool) -> str | None:
+def _parent(value: Entry, through: bool) -> str | None:
     """The uuid an entry hangs from; ``through`` crosses a compaction to what it replaced."""
-    parent = value.get("parentUuid")
+    parent = value.parent
     if parent is None and through and is_boundary(value):
-        parent = value.get("logicalParentUuid")
+        parent = value.logical_parent
     return parent if isinstance(parent, str) else None
 
 
@@ -410,7 +427,7 @@ def _build_chain(
 ) -> _Chain:
     """The chain ending at ``leaf``, converted, with what a whole read says about it."""
     walk_notes: list[str] = []
-    records = _walk(entries, leaf.value["uuid"], walk_notes, full_history, outside) if leaf else []
+    records = _walk(entries, leaf.value.uuid, walk_notes, full_history, outside) if leaf else []
     compactions: list[RecordedCompaction] = []
     converter = Converter(entries.tool_names, Dropped(), compactions)
     for record in records:
@@ -455,13 +472,13 @@ def _boundary_note(
     entries: _Entries, boundary: Record, dropped: Dropped, outside: Collection[str] = ()
 ) -> str:
     """Say what the compaction hid, so the pre-boundary size is not lost from view."""
-    logical = boundary.value.get("logicalParentUuid")
+    logical = boundary.value.logical_parent
     hidden: list[Message] = []
     if isinstance(logical, str):
         scratch: list[str] = []
         walked = _walk(entries, logical, scratch, True, outside)
         hidden = convert(walked, entries.tool_names, scratch, dropped)
-    metadata = boundary.value.get("compactMetadata")
+    metadata = boundary.value.compact_metadata
     pre = metadata.get("preTokens") if isinstance(metadata, dict) else None
     note = f"compact boundary at line {boundary.line:,}: {len(hidden):,} earlier messages hidden"
     if isinstance(pre, int):

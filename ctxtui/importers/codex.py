@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
+
+import msgspec
 
 from ctxtui.core.policies.windows import codex_window
 from ctxtui.core.session.formats import FormatInfo, format_info
@@ -20,7 +22,7 @@ from ctxtui.core.session.models import (
     Usage,
 )
 from ctxtui.core.wording import plural
-from ctxtui.importers._jsonl import Record, iter_records
+from ctxtui.importers._jsonl import Record, as_typed, iter_records
 from ctxtui.importers._parts import (
     as_int,
     as_label,
@@ -58,6 +60,66 @@ INJECTED_PREFIXES = (
 """Harness-written context that arrives as user/developer messages: real tokens, not typing."""
 
 
+class Info(msgspec.Struct, frozen=True):
+    """What a ``token_count`` event's ``info`` holds that is read (the running totals and
+    the rate limits beside it are skipped unbuilt)."""
+
+    model_context_window: Any = msgspec.UNSET
+    last_token_usage: Any = msgspec.UNSET
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return _get(self, key, default)
+
+
+class Item(msgspec.Struct, frozen=True):
+    """The fields of a rollout line, of its ``payload`` and of a legacy bare response item
+    that the importer reads; whatever else a line holds (``event_msg`` mirrors of the
+    messages, rate limits, the running totals) is skipped by the parser without being built.
+
+    Every field takes any JSON value; an absent one is ``UNSET``, so ``get`` answers as a
+    dict's would and the readers below take an ``Item`` or a plain object alike.
+    """
+
+    type: Any = msgspec.UNSET
+    timestamp: Any = msgspec.UNSET
+    payload: _Payload = msgspec.UNSET
+    record_type: Any = msgspec.UNSET
+    id: Any = msgspec.UNSET
+    session_id: Any = msgspec.UNSET
+    instructions: Any = msgspec.UNSET
+    base_instructions: Any = msgspec.UNSET
+    model: Any = msgspec.UNSET
+    role: Any = msgspec.UNSET
+    content: Any = msgspec.UNSET
+    summary: Any = msgspec.UNSET
+    encrypted_content: Any = msgspec.UNSET
+    name: Any = msgspec.UNSET
+    namespace: Any = msgspec.UNSET
+    arguments: Any = msgspec.UNSET
+    input: Any = msgspec.UNSET
+    call_id: Any = msgspec.UNSET
+    action: Any = msgspec.UNSET
+    output: Any = msgspec.UNSET
+    message: Any = msgspec.UNSET
+    replacement_history: Any = msgspec.UNSET
+    info: _Info = msgspec.UNSET
+    num_turns: Any = msgspec.UNSET
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return _get(self, key, default)
+
+
+_Payload = Item | str | int | float | bool | list[Any] | None | msgspec.UnsetType
+_Info = Info | str | int | float | bool | list[Any] | None | msgspec.UnsetType
+Fields = Mapping[str, Any] | Item | Info
+"""An object the readers take: decoded as an ``Item``, or a plain one (replacement history)."""
+
+
+def _get(struct: Item | Info, key: str, default: Any) -> Any:
+    value = getattr(struct, key, msgspec.UNSET)
+    return default if value is msgspec.UNSET else value
+
+
 def sniff(path: Path, head: Any) -> int:
     """Confidence that ``path`` is a Codex rollout, from its first record."""
     if not isinstance(head, dict):
@@ -74,14 +136,14 @@ def sniff(path: Path, head: Any) -> int:
 def load(source: Source) -> Session:
     """Read a rollout as the history Codex would replay now (compactions and rollbacks applied)."""
     warnings: list[str] = []
-    records = iter_records(source, warnings)
+    records = iter_records(source, warnings, typed=Item)
     return build_session(records, warnings, source.dropped, source_path=source.name)
 
 
 def load_history(source: Source) -> Session:
     """Read every message of a rollout, keeping what each ``compacted`` replaced (for replay)."""
     warnings: list[str] = []
-    records = iter_records(source, warnings)
+    records = iter_records(source, warnings, typed=Item)
     return build_session(
         records, warnings, source.dropped, source_path=source.name, full_history=True
     )
@@ -175,13 +237,16 @@ def build_session(
     history it summarised, and is listed in ``meta.recorded_compactions``.
     """
     replay = Live(full_history=full_history, warnings=warnings, dropped=dropped)
-    replay.add(records)
+    replay.add(as_typed(records, Item))
     return replay.session(source_path)
 
 
 class Live:
     """A rollout replayed as it grows (``--watch``): Codex rebuilds its history one record at
     a time, so records appended later are replayed alone, onto the state the earlier left."""
+
+    RECORD: ClassVar[type[Item]] = Item
+    """What ``iter_records`` decodes each line into for this importer."""
 
     def __init__(
         self,
@@ -207,15 +272,19 @@ class Live:
         replay = self.replay
         for record in records:
             value = record.value
-            if not isinstance(value, dict) or value.get("record_type") == "state":
+            if not isinstance(value, Item) or value.record_type == "state":
                 continue
-            kind = tag(value)
-            payload = value.get("payload")
-            if kind in ENVELOPE_TYPES | {"compacted"} and isinstance(payload, dict):
+            kind = value.type if isinstance(value.type, str) else None
+            payload = value.payload
+            if kind in _ENVELOPES and isinstance(payload, Item):
                 _envelope(replay, record, kind, payload, value.get("timestamp"))
             elif kind in ITEM_TYPES:
                 _item(replay, record, value, None)  # legacy: a bare response item
-            elif kind is None and "instructions" in value and replay.session_id is None:
+            elif (
+                kind is None
+                and value.instructions is not msgspec.UNSET
+                and replay.session_id is None
+            ):
                 replay.session_id = as_text(value.get("id")) or None
                 instructions = value.get("instructions")
                 replay.system_prompt = (
@@ -246,9 +315,10 @@ class Live:
         return session.model_copy(update={"messages": tuple(replay.messages)})
 
 
-def _envelope(
-    replay: _Replay, record: Record, kind: str, payload: dict[str, Any], timestamp: Any
-) -> None:
+_ENVELOPES = ENVELOPE_TYPES | {"compacted"}
+
+
+def _envelope(replay: _Replay, record: Record, kind: str, payload: Item, timestamp: Any) -> None:
     if kind == "session_meta":
         _session_meta(replay, record, payload)
     elif kind == "turn_context":
@@ -263,7 +333,7 @@ def _envelope(
         _event(replay, record, payload)
 
 
-def _session_meta(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> None:
+def _session_meta(replay: _Replay, record: Record, payload: Item) -> None:
     """The first ``session_meta`` is this session; a later one is a fork's replayed parent."""
     session_id = as_label(payload.get("id") or payload.get("session_id"))
     if replay.session_id is not None:
@@ -278,7 +348,7 @@ def _session_meta(replay: _Replay, record: Record, payload: Mapping[str, Any]) -
     replay.system_prompt = text if isinstance(text, str) and text else None
 
 
-def _item(replay: _Replay, record: Record, item: Mapping[str, Any], timestamp: Any) -> None:
+def _item(replay: _Replay, record: Record, item: Fields, timestamp: Any) -> None:
     """One response item (what the model sees) → messages."""
     kind = item.get("type")
     when = parse_timestamp(timestamp)
@@ -319,7 +389,7 @@ def _content_parts(content: Any) -> list[ContentPart]:
     return [p for block in _dicts(content) if (p := responses_part(block)) is not None]
 
 
-def _message(replay: _Replay, line: int, item: Mapping[str, Any], when: Any) -> None:
+def _message(replay: _Replay, line: int, item: Fields, when: Any) -> None:
     role = item.get("role")
     parts = _content_parts(item.get("content"))
     text = join_text(parts)
@@ -345,7 +415,7 @@ def _message(replay: _Replay, line: int, item: Mapping[str, Any], when: Any) -> 
     )
 
 
-def _tool_call(item: Mapping[str, Any], line: int) -> ToolCall:
+def _tool_call(item: Fields, line: int) -> ToolCall:
     kind = item.get("type")
     call_id = as_text(item.get("call_id") or item.get("id")) or f"{kind}@{line}"
     if kind == "function_call":
@@ -363,7 +433,7 @@ def _tool_call(item: Mapping[str, Any], line: int) -> ToolCall:
     return ToolCall(id=call_id, name=name, arguments=compact_json(item.get("action", {})))
 
 
-def _tool_output(replay: _Replay, line: int, item: Mapping[str, Any], when: Any) -> Message:
+def _tool_output(replay: _Replay, line: int, item: Fields, when: Any) -> Message:
     """A call's output, whatever JSON value it is: the string the model saw is kept verbatim."""
     call_id = as_text(item.get("call_id"))
     output = item.get("output")
@@ -403,7 +473,7 @@ def _shell_failed(text: str) -> bool:
     return isinstance(code, int) and code != 0
 
 
-def _compacted(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> None:
+def _compacted(replay: _Replay, record: Record, payload: Item) -> None:
     """``replacement_history`` replaces everything before it; without it, rebuild as Codex did.
 
     In full-history mode nothing is replaced: what the model saw next (the replacement
@@ -466,12 +536,12 @@ def _compacted(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> N
     replay.warnings.append(note)
 
 
-def _event(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> None:
+def _event(replay: _Replay, record: Record, payload: Item) -> None:
     """UI events are mirrors, except usage reports and rollbacks, which change what we show."""
     kind = payload.get("type")
     if kind == "token_count":
-        info = payload.get("info")
-        if not isinstance(info, dict):
+        info = payload.info
+        if not isinstance(info, Info):
             return  # rate limits only
         window = as_int(info.get("model_context_window"), replay.dropped)
         if window:

@@ -20,13 +20,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.session.images import priced_images
-from ctxtui.core.session.models import Message, Session
-from ctxtui.importers._jsonl import Cursor, iter_records
+from ctxtui.core.session.models import Session
 from ctxtui.importers._stream import Source, file_kind, open_file, open_regular
+from ctxtui.importers.resume import END_BYTES, Resumable
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +123,7 @@ class SessionWatcher:
                     session = follower.more(source)
                     self._follower = follower
                     return session
-        started = _Follower.start(file, self.format)
+        started = _Follower.begin(file, self.format)
         if started is None:
             return load_session(self.path, self.format)
         self._follower, session = started
@@ -161,7 +159,6 @@ class SessionWatcher:
 
 PACE = 3.0
 """After a read of ``t`` seconds the next waits ``PACE × t``: at most a quarter of a core."""
-END_BYTES = 64
 SCAN_CHUNK = 1024 * 1024
 
 
@@ -176,88 +173,26 @@ def _end_bytes(file: Path, stamp: _Stamp) -> bytes:
         return b""
 
 
-class _Follower:
-    """A JSONL session read up to its last complete line, to go on from there.
+class _Follower(Resumable):
+    """A watched file's ``Resumable``, which also keeps the file's identity: a file replaced
+    by another (a new inode) is read whole, however its bytes compare."""
 
-    ``live`` is the importer's ``Live`` (records in, session out); ``cursor`` where the reader
-    stopped; ``head`` and ``end`` the file's first bytes and those before the cursor, which an
-    append leaves as they are (a rewrite in place that keeps both is not noticed, as with
-    ``tail -f``).
-    """
-
-    def __init__(self, name: str, live: Any, inode: int) -> None:
-        self.name = name
-        self.live = live
-        self.cursor = Cursor()
-        self.inode = inode
-        self.head = b""
-        self.end = b""
-        self._priced: list[Message] | None = None
-        """The priced messages, once one was priced differently from the importer's."""
-        self._model: str | None = None
+    inode: int = -1
 
     @classmethod
-    def start(cls, file: Path, format: str | None) -> tuple[_Follower, Session] | None:
+    def begin(cls, file: Path, format: str | None) -> tuple[_Follower, Session] | None:
         """The whole session, read so it can be followed; ``None`` for what cannot be (a
         format without ``Live``, a compressed or empty file, a directory): read it whole."""
-        from ctxtui.importers import detect_format, importer, normalize_format
-
         with open_file(file) as source:
-            if source.size == 0:
+            started = cls.start(source, format)
+            if started is None:
                 return None
-            name = normalize_format(format) if format is not None else detect_format(source)
-            live = getattr(importer(name), "Live", None)
-            if live is None or source.compression():
-                return None
-            if not getattr(live, "follows", lambda _source: True)(source):
-                return None
-            follower = cls(name, live(), source.inode)
-            session = follower.more(source, always=True)
-        assert session is not None
+            follower, session = started
+            assert isinstance(follower, _Follower)
+            follower.inode = source.inode
         if format is not None and not session.messages and not session.system_prompt:
             return None  # a forced format that read nothing: the whole read says why
         return follower, session
 
     def appended_to(self, source: Source) -> bool:
-        """True when ``source`` is this file with bytes appended (or none): same inode, and
-        the bytes before where the last read stopped are still there."""
-        offset = self.cursor.offset
-        if source.inode != self.inode or source.size < offset:
-            return False
-        if source.read_at(len(self.head), 0) != self.head:
-            return False
-        return source.read_at(len(self.end), offset - len(self.end)) == self.end
-
-    def more(self, source: Source, *, always: bool = False) -> Session | None:
-        """The session with the complete lines appended since the last read, ``None`` when
-        there were none (unless ``always``)."""
-        before = self.cursor.offset
-        self.live.add(iter_records(source, self.live.warnings, cursor=self.cursor))
-        offset = self.cursor.offset
-        self.head = source.read_at(min(offset, END_BYTES), 0)
-        self.end = source.read_at(min(offset, END_BYTES), max(0, offset - END_BYTES))
-        if offset == before and not always:
-            return None
-        session = self.live.session(source.name, self.cursor.end_warnings())
-        return self._finish(session, source.path)
-
-    def _finish(self, session: Session, path: Path) -> Session:
-        """``importers.finish``, pricing only the messages added or changed since the last
-        read (all of them when the session's model changed, which prices the others)."""
-        from ctxtui.importers import finished_meta, hoist_system_prompt
-
-        low = self.live.changed_from()
-        if session.meta.model != self._model:
-            low = 0
-        self._model = session.meta.model
-        tail = session.model_copy(update={"messages": session.messages[low:]})
-        priced = priced_images(tail)
-        if self._priced is None and priced is tail:
-            messages = session.messages  # no image priced differently, now or before
-        else:
-            if self._priced is None:
-                self._priced = list(session.messages[:low])
-            self._priced[low:] = priced.messages
-            messages = tuple(self._priced)
-        meta = finished_meta(session, path, self.name, self.live.dropped)
-        return hoist_system_prompt(session.model_copy(update={"messages": messages, "meta": meta}))
+        return source.inode == self.inode and super().appended_to(source)

@@ -76,7 +76,8 @@ def test_live_importers_read_in_pieces_as_they_read_whole(
     for cut in [*sorted(set(cuts)), len(raw)]:
         target.write_bytes(raw[:cut])
         with open_file(target) as source:
-            live.add(iter_records(source, live.warnings, cursor=cursor))
+            typed = getattr(module.Live, "RECORD", None)
+            live.add(iter_records(source, live.warnings, cursor=cursor, typed=typed))
             pieces = live.session(str(target), cursor.end_warnings())
     with open_file(target) as source:
         whole = (module.load_history if full_history else module.load)(source)

@@ -1,0 +1,185 @@
+"""An importer's state after a read, kept so that a file that grew is read from where it ended.
+
+The JSONL formats whose importer has a ``Live`` (Claude Code, Codex, OpenAI Chat JSONL) read
+their records one at a time onto a state. ``Resumable`` is that state together with the
+``_jsonl.Cursor`` of the read (the end of the last complete line) and the file's first bytes
+and those before the cursor, which an append leaves as they are. ``more`` reads only the
+complete lines appended since; anything but an append (a file that shrank or was rewritten)
+is for the caller to read whole. The state is plain Python data, so it can be stored
+(``dumps``/``loads``: pickled, compressed): ``--watch`` keeps one in memory
+(``importers/watch.py``), the fleet index one on disk per growing session
+(``fleet/index.py``).
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+from ctxtui.core.session.images import priced_images
+from ctxtui.core.session.models import Message, Session
+from ctxtui.importers._jsonl import Cursor, iter_records
+from ctxtui.importers._stream import Source, open_source
+
+END_BYTES = 64
+"""The bytes kept from each end of what was read: an append leaves both as they are."""
+STATE_VERSION = 1
+"""Bumped when what a state holds changes: a state of another version is not resumed."""
+GROWING_SECONDS = 3600.0
+"""A file written within this long may still grow (an agent at work): its state is worth
+keeping. Older files are done with, and a state of theirs would only cost its writing."""
+
+
+class Resumable:
+    """A JSONL session read up to its last complete line, to go on from there.
+
+    ``live`` is the importer's ``Live`` (records in, session out); ``cursor`` where the read
+    stopped; ``head`` and ``end`` the file's first bytes and those before the cursor (a
+    rewrite in place that keeps both is not noticed, as with ``tail -f``).
+    """
+
+    def __init__(self, name: str, live: Any, *, full_history: bool = False) -> None:
+        self.name = name
+        self.full_history = full_history
+        self.live = live
+        self.cursor = Cursor()
+        self.head = b""
+        self.end = b""
+        self._priced: list[Message] | None = None
+        """The priced messages, once one was priced differently from the importer's."""
+        self._model: str | None = None
+
+    @classmethod
+    def start(
+        cls, source: Source, format: str | None, *, full_history: bool = False
+    ) -> tuple[Resumable, Session] | None:
+        """The whole session, read so it can be resumed; ``None`` for what cannot be (a
+        format without ``Live``, a compressed or empty file): the caller reads it whole."""
+        from ctxtui.importers import detect_format, importer, normalize_format
+
+        if source.size == 0 or source.is_dir:
+            return None
+        name = normalize_format(format) if format is not None else detect_format(source)
+        live = getattr(importer(name), "Live", None)
+        if live is None or source.compression():
+            return None
+        if not getattr(live, "follows", lambda _source: True)(source):
+            return None
+        state = cls(name, live(full_history=full_history), full_history=full_history)
+        session = state.more(source, always=True)
+        assert session is not None
+        return state, session
+
+    def appended_to(self, source: Source) -> bool:
+        """True when ``source`` holds what was read, with bytes appended (or none): the
+        bytes at its start and before where the last read stopped are still there."""
+        offset = self.cursor.offset
+        if source.is_dir or source.size < offset or source.compression():
+            return False
+        if source.read_at(len(self.head), 0) != self.head:
+            return False
+        return source.read_at(len(self.end), offset - len(self.end)) == self.end
+
+    def more(self, source: Source, *, always: bool = False) -> Session | None:
+        """The session with the complete lines appended since the last read, ``None`` when
+        there were none (unless ``always``)."""
+        before = self.cursor.offset
+        typed = getattr(self.live, "RECORD", None)
+        self.live.add(iter_records(source, self.live.warnings, cursor=self.cursor, typed=typed))
+        offset = self.cursor.offset
+        self.head = source.read_at(min(offset, END_BYTES), 0)
+        self.end = source.read_at(min(offset, END_BYTES), max(0, offset - END_BYTES))
+        if offset == before and not always:
+            return None
+        session = self.live.session(source.name, self.cursor.end_warnings())
+        return self._finish(session, source.path)
+
+    def _finish(self, session: Session, path: Path) -> Session:
+        """``importers.finish``, pricing only the messages added or changed since the last
+        read (all of them when the session's model changed, which prices the others)."""
+        from ctxtui.importers import finished_meta, hoist_system_prompt
+
+        low = self.live.changed_from()
+        if session.meta.model != self._model:
+            low = 0
+        self._model = session.meta.model
+        tail = session.model_copy(update={"messages": session.messages[low:]})
+        priced = priced_images(tail)
+        if self._priced is None and priced is tail:
+            messages = session.messages  # no image priced differently, now or before
+        else:
+            if self._priced is None:
+                self._priced = list(session.messages[:low])
+            self._priced[low:] = priced.messages
+            messages = tuple(self._priced)
+        meta = finished_meta(session, path, self.name, self.live.dropped)
+        return hoist_system_prompt(session.model_copy(update={"messages": messages, "meta": meta}))
+
+    def dumps(self) -> bytes:
+        """This state as bytes to store (pickled, then compressed: a state holds the
+        session's text, which compresses well)."""
+        data = pickle.dumps((STATE_VERSION, self), protocol=pickle.HIGHEST_PROTOCOL)
+        return zlib.compress(data, 1)
+
+    @staticmethod
+    def loads(data: bytes) -> Resumable | None:
+        """A state stored by ``dumps``; ``None`` for bytes that are not one of this version.
+
+        Only what ctxtui itself stored in the user's own cache is ever loaded (unpickling
+        runs code named by the bytes, so a state must never come from anywhere else).
+        """
+        try:
+            version, state = pickle.loads(zlib.decompress(data))
+        except Exception:  # a truncated or foreign blob is only a state that is not there
+            return None
+        if version != STATE_VERSION or not isinstance(state, Resumable):
+            return None
+        return state
+
+
+def may_grow(source: Source, now: float | None = None) -> bool:
+    """Whether ``source`` was written recently enough that an agent may still append to it."""
+    return (time.time() if now is None else now) - source.mtime_ns / 1e9 < GROWING_SECONDS
+
+
+def resume(
+    path: Path | str, state: bytes | None, format: str | None = None, *, full_history: bool = False
+) -> tuple[Session, bytes | None]:
+    """The session of ``path`` read on from ``state`` (what a read of it kept) when the file
+    only grew since, else read whole; with the state to keep now (``None`` when the file is
+    not one to resume, or no longer growing).
+
+    The session is the one ``load_session`` gives, reading only the bytes appended since the
+    state was kept. Anything ``Resumable`` does not take (``PATH#ID``, a compressed file, a
+    format without ``Live``, a forced format that read nothing) is ``load_session``'s.
+    """
+    from ctxtui.importers import importer, load_session, split_session_id
+    from ctxtui.importers._reader import gc_paused
+
+    if format is not None:
+        importer(format)  # an unknown --format is said before the file is looked at
+    file, session_id = split_session_id(path)
+    kept = Resumable.loads(state) if state is not None else None
+    if kept is not None and (kept.full_history != full_history or format not in (None, kept.name)):
+        kept = None
+    session: Session | None = None
+    keep = False
+    if session_id is None:
+        with open_source(file) as source, gc_paused():
+            if kept is not None and kept.appended_to(source):
+                session = kept.more(source, always=True)
+            else:
+                started = Resumable.start(source, format, full_history=full_history)
+                kept, session = started if started is not None else (None, None)
+            keep = may_grow(source)
+    if session is None or kept is None or _forced_and_empty(session, format):
+        return load_session(path, format, full_history=full_history), None
+    return session, kept.dumps() if keep else None
+
+
+def _forced_and_empty(session: Session, format: str | None) -> bool:
+    """A forced format that read nothing: the whole read says why (``load_session``)."""
+    return format is not None and not session.messages and not session.system_prompt
