@@ -244,6 +244,55 @@ def test_force_compression_keeps_a_lone_earlier_user_message() -> None:
     )
 
 
+def _calls(*ids: str) -> Message:
+    return Message(role="assistant", tool_calls=tuple(ToolCall(id=i, name="t") for i in ids))
+
+
+def _result(call_id: str) -> Message:
+    return Message(role="tool", tool_call_id=call_id, tool_name="t", content="r" * 400)
+
+
+def test_picoclaw_sends_what_its_sanitizers_second_pass_keeps() -> None:
+    """``TestSanitizeHistoryForProvider_PartialToolResultsInMiddle`` (``context_test.go``): the
+    call to B and C has only B's result in its block, so the call and that result go."""
+    session = _session(
+        Message(role="user", content="first"),
+        _calls("A"),
+        _result("A"),
+        Message(role="assistant", content="done"),
+        Message(role="user", content="second"),
+        _calls("B", "C"),
+        _result("B"),
+        Message(role="user", content="third"),
+        _calls("D"),
+        _result("D"),
+        Message(role="assistant", content="all done"),
+    )
+    tokens = [TOKENIZER.count_message(m) for m in session.messages]
+    policy = preset("picoclaw", context_window=100_000, max_tokens=1_000)
+    plan = build_plan(session, policy, _counts(tokens), TOKENIZER)
+    assert plan.excluded == frozenset({5, 6})
+    assert plan.totals.kept + plan.totals.tail == sum(tokens) - tokens[5] - tokens[6]
+    assert not plan.unpaired
+    assert any("drops 2 message(s)" in w and "(#5, #6)" in w for w in plan.warnings)
+
+
+def test_picoclaw_drops_duplicate_results_in_a_block() -> None:
+    """``TestSanitizeHistoryForProvider_DuplicateToolResults``: the second A and B go."""
+    session = _session(
+        Message(role="user", content="do something"),
+        _calls("A", "B"),
+        _result("A"),
+        _result("B"),
+        _result("A"),
+        _result("B"),
+        Message(role="assistant", content="done"),
+    )
+    tokens = [TOKENIZER.count_message(m) for m in session.messages]
+    plan = build_plan(session, preset("picoclaw"), _counts(tokens), TOKENIZER)
+    assert plan.excluded == frozenset({4, 5})
+
+
 def test_seahorse_compacts_a_leaf_after_every_turn() -> None:
     session = _chat_turns(12, calls=4)  # 8 messages a turn: past 32 items after 4 turns
     tokens = [50] * len(session)
