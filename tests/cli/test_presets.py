@@ -244,8 +244,9 @@ def test_opencode_prune_is_opt_in_and_spares_skill(
 @pytest.mark.parametrize(
     ("output", "truncated"),
     [
-        ("l\n" * 2_000, False),
-        ("l\n" * 2_001, True),
+        ("l\n" * 1_999, False),  # text.split("\n"): 2,000 pieces, the last one empty
+        ("l\n" * 2_000, True),  # 2,001 pieces: over MAX_LINES (tool/truncation.ts)
+        ("l\n" * 1_999 + "l", False),
         ("x" * 51_200, False),
         ("x" * 51_201, True),
     ],

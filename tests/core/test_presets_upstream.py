@@ -341,3 +341,31 @@ def test_picoclaw_offers_its_own_unconfigured_window_beside_the_registrys() -> N
     policy = policy_for_session("picoclaw", session)
     assert (policy.context_window, policy.unconfigured_window) == (200_000, 131_072)
     assert policy_for_session("plan", session).unconfigured_window is None
+
+
+# -- OpenCode's truncation ---------------------------------------------------------------
+
+
+def test_opencode_keeps_no_part_of_a_line_over_51200_bytes() -> None:
+    """``Truncate.output`` (``tool/truncation.ts``) keeps whole lines while they fit
+    ``MAX_BYTES = 50 * 1024``: a 200 kB line keeps nothing but the notice and the hint."""
+    from ctxtui.core.planning.truncated_previews import truncated_outputs
+
+    line = "x" * 200_000
+    session = _session(
+        Message(role="user", content="read it"),
+        _calls("A"),
+        Message(role="tool", tool_call_id="A", tool_name="read", content=f"ok\n{line}\nend"),
+        Message(role="assistant", content="done"),
+    )
+    tokens = [TOKENIZER.count_message(m) for m in session.messages]
+    policy = preset("opencode", tokenizer="plan")
+    cut = truncated_outputs(session, _counts(tokens), TOKENIZER, policy)[2]
+    assert cut.tokens_after < 400  # "ok", the notice and the hint: no 51,200 bytes of the line
+    from ctxtui.core.planning.truncation import whole_lines_head
+
+    shown = whole_lines_head(f"ok\n{line}\nend", 2_000, 51_200)
+    assert shown is not None and shown.startswith("ok\n\n...200005 bytes truncated...\n\n")
+    lines = "\n".join(["y" * 10] * 2_001)  # over MAX_LINES, within MAX_BYTES
+    shown = whole_lines_head(lines, 2_000, 51_200)
+    assert shown is not None and "\n\n...1 lines truncated...\n\n" in shown

@@ -406,7 +406,8 @@ class Policy:
         False, "truncate", "the model's tool-output limit (Codex gpt-5-codex: 40,000 bytes)"
     )
     truncate_style: TruncateStyle = knob(
-        TruncateStyle.HEAD, "truncate", "keep the head of an output, or its head and tail",
+        TruncateStyle.HEAD, "truncate",
+        "keep the head of an output, its head and tail, or its whole head lines",
         applies=("truncate_enabled", (True,))
     )
     structured_summaries: bool = knob(

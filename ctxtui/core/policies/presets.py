@@ -162,7 +162,7 @@ ROWS: tuple[Preset, ...] = (
             "truncate_enabled": True,
             "truncate_max_lines": 2_000,
             "truncate_max_bytes": 51_200,
-            "truncate_style": TruncateStyle.HEAD,
+            "truncate_style": TruncateStyle.WHOLE_LINES,  # Truncate.output: whole lines
             "structured_summaries": True,
             "summary_template": SummaryTemplate.OPENCODE,
             "compaction_style": CompactionStyle.SUMMARIZE,
