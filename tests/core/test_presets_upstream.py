@@ -20,7 +20,7 @@ from ctxtui.core.planning.planner import build_plan
 from ctxtui.core.policies.policy import Policy, TriggerCount, policy_for_session, preset
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall, Usage
-from ctxtui.core.simulation.replay import Replay, replay
+from ctxtui.core.simulation.replay import EventKind, Replay, replay
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import TokenizerInfo
 from ctxtui.importers import load_session
@@ -122,6 +122,46 @@ def test_opencode_and_codex_decide_from_the_previous_calls_reported_usage() -> N
     codex = preset("codex", context_window=10_000)
     assert codex.trigger_count is TriggerCount.REPORTED_PLUS_NEW
     assert [c.request for c in _walk(session, codex, tokens).compactions] == [2]
+
+
+def test_opencode_compacts_at_the_request_the_api_refuses() -> None:
+    """The previous call reported little, but this prompt is over the window: the API refuses
+    it (a context-overflow error) and OpenCode compacts at this request, not one later."""
+    small = Usage(prompt_total=500, output=50)
+    messages: list[Message] = []
+    for k in range(4):
+        messages += [
+            Message(role="user", content=("q" * 12_000) if k == 2 else "q" * 100),
+            Message(role="assistant", content="a" * 100, usage=small),
+        ]
+    session = _session(*messages)
+    tokens = [TOKENIZER.count_message(m) for m in session.messages]
+    policy = preset("opencode", context_window=10_000, max_tokens=1_000, tail_min_tokens=0)
+    result = _walk(session, policy, tokens)
+    assert result.requests[2].has(EventKind.COMPACTION)
+    assert [c.request for c in result.compactions][:1] == [2]
+
+
+def test_the_reported_count_decides_every_later_compaction_too() -> None:
+    """After a simulated compaction the previous call's count (its simulated prompt plus its
+    reported output) still decides: a prompt the local count would compact at once waits for
+    the call that has it in its count, or for the API to refuse it."""
+    usage = Usage(prompt_total=100, output=0)
+    messages: list[Message] = []
+    for _ in range(12):
+        messages += [
+            Message(role="user", content="q" * 4_000),
+            Message(role="assistant", content="a" * 100, usage=usage),
+        ]
+    session = _session(*messages)
+    tokens = [TOKENIZER.count_message(m) for m in session.messages]
+    base = {"context_window": 12_000, "max_tokens": 1_000, "tail_min_tokens": 0}
+    reported = _walk(session, preset("opencode", **base), tokens)
+    trigger = reported.policy.trigger
+    assert trigger is not None and len(reported.compactions) >= 2
+    for c in reported.compactions[1:]:
+        previous = reported.requests[c.request - 1]
+        assert previous.simulated_tokens >= trigger or c.tokens_before > 12_000
 
 
 # -- Codex ------------------------------------------------------------------------------------
