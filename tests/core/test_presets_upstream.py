@@ -199,8 +199,10 @@ def test_codex_keeps_user_messages_counted_as_bytes_over_four_up_to_20000() -> N
     plan = build_plan(session, policy, _counts(tokens), TOKENIZER)
     done = compact(session, plan, CompactReason.PROACTIVE, TOKENIZER)
     kept = [m.content for m in done.session.messages if m.role == "user" and not m.is_summary]
-    assert [approx_token_count(t) for t in kept] == [5_000, 10_000, 5_000]  # 20,000 in all
-    assert kept[0] == "é" * 10_000  # the crossing one cut to 5,000 · 4 bytes
+    assert [approx_token_count(t) for t in kept[1:]] == [10_000, 5_000]
+    # The crossing one is cut as truncate_text(message, Tokens(5,000)) cuts it: 10,000 bytes
+    # from each end around the marker (compact.rs, build_compacted_history_with_limit).
+    assert kept[0] == "é" * 5_000 + "…2500 tokens truncated…" + "é" * 5_000
 
 
 def test_gpt_5_codex_truncates_tool_output_at_10000_tokens() -> None:
@@ -209,6 +211,35 @@ def test_gpt_5_codex_truncates_tool_output_at_10000_tokens() -> None:
     other = _session(Message(role="user", content="hi"), model="gpt-5")
     policy = policy_for_session("codex", other)
     assert policy.truncate_max_bytes == 10_000  # Bytes(10_000)
+
+
+@pytest.mark.parametrize(
+    ("text", "budget", "tokens", "expected"),
+    [
+        # codex-rs/utils/string/src/truncate/tests.rs, as written there
+        ("abcdef", 0, True, "…2 tokens truncated…"),
+        ("😀😀😀😀😀😀😀😀😀😀\nsecond line with text\n", 32, True,
+         "😀😀😀😀…8 tokens truncated… line with text\n"),
+        ("😀😀😀😀😀😀😀😀😀😀\nsecond line with text\n", 20, False,
+         "😀😀…21 chars truncated…with text\n"),
+        ("short output", 400, True, "short output"),
+    ],
+)  # fmt: skip
+def test_codex_truncates_the_middle_as_truncate_rs(
+    text: str, budget: int, tokens: bool, expected: str
+) -> None:
+    from ctxtui.core.planning.head_tail import truncate_middle
+
+    assert truncate_middle(text, budget, tokens=tokens) == expected
+
+
+def test_codex_records_an_output_at_1_2_times_its_policy() -> None:
+    """``process_item``: ``policy * 1.2`` — Bytes(10,000) keeps 12,000 bytes of an output."""
+    from ctxtui.core.planning.head_tail import head_tail
+
+    assert head_tail("x" * 12_000, 10**9, 10_000) is None
+    shown = head_tail("x" * 12_001, 10**9, 10_000)
+    assert shown == "x" * 6_000 + "…1 chars truncated…" + "x" * 6_000
 
 
 # -- PicoClaw ------------------------------------------------------------------------------
