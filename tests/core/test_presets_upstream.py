@@ -205,6 +205,23 @@ def test_codex_keeps_user_messages_counted_as_bytes_over_four_up_to_20000() -> N
     assert kept[0] == "é" * 5_000 + "…2500 tokens truncated…" + "é" * 5_000
 
 
+def test_codex_estimates_the_items_since_the_last_output_as_bytes_over_four() -> None:
+    """``get_total_token_usage``: the last response's total plus ``estimate_item_token_count``
+    of the items after the last model output — their JSON bytes / 4, whatever a tokenizer says.
+    The tool output here is counted 100 tokens but is 4,000 bytes: 8,600 + 1,0xx ≥ 9,000."""
+    call = ToolCall(id="c1", name="shell")
+    session = _session(
+        Message(role="user", content="go"),
+        Message(role="assistant", tool_calls=(call,), usage=Usage(prompt_total=8_500, output=100)),
+        Message(role="tool", tool_call_id="c1", tool_name="shell", content="x" * 4_000),
+        Message(role="assistant", content="done", usage=Usage(prompt_total=8_700, output=10)),
+    )
+    policy = preset("codex", context_window=10_000)
+    assert policy.trigger == 9_000
+    result = _walk(session, policy, [10, 10, 100, 10])
+    assert [c.request for c in result.compactions] == [1]
+
+
 def test_gpt_5_codex_truncates_tool_output_at_10000_tokens() -> None:
     session = _session(Message(role="user", content="hi"), model="gpt-5-codex")
     assert policy_for_session("codex", session).truncate_max_bytes == 40_000  # Tokens(10_000)

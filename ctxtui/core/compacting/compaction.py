@@ -10,6 +10,7 @@ and truncation, so the compaction is not credited with what pruning removed and 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -197,6 +198,31 @@ APPROX_BYTES_PER_TOKEN = 4
 def approx_token_count(text: str) -> int:
     """Codex's estimate of a text's tokens: its UTF-8 bytes / 4, rounded up."""
     size = len(text.encode("utf-8", "surrogatepass"))
+    return (size + APPROX_BYTES_PER_TOKEN - 1) // APPROX_BYTES_PER_TOKEN
+
+
+RESIZED_IMAGE_BYTES_ESTIMATE = 7_373
+"""Codex's stand-in for an image's base64 in an item's size (``history.rs``)."""
+
+
+def estimate_item_token_count(message: Message) -> int:
+    """Codex's ``estimate_item_token_count``: the bytes of the item serialised as JSON, an image
+    counted as ``RESIZED_IMAGE_BYTES_ESTIMATE`` bytes, / 4 rounded up (``history.rs``)."""
+    if message.role == "tool":
+        item: dict[str, object] = {
+            "type": "function_call_output",
+            "call_id": message.tool_call_id or "",
+            "output": message.content,
+        }
+    else:
+        item = {
+            "type": "message",
+            "role": message.role,
+            "content": [{"type": "input_text", "text": message.content}],
+        }
+    raw = json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+    size = len(raw.encode("utf-8", "surrogatepass"))
+    size += RESIZED_IMAGE_BYTES_ESTIMATE * sum(1 for p in message.media_parts)
     return (size + APPROX_BYTES_PER_TOKEN - 1) // APPROX_BYTES_PER_TOKEN
 
 

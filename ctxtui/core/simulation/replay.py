@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
 
+from ctxtui.core.compacting.compaction import estimate_item_token_count
 from ctxtui.core.compacting.simulated import compact_live
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import build_plan
@@ -346,7 +347,8 @@ class _Walk:
         """The figure the trigger compares before the request at ``stop`` (``trigger_count``).
 
         OpenCode compares the previous call's reported total (input + output), Codex that plus
-        its estimate of what was added since the last model output. The reported prompt is
+        its estimate of the items added since the last model output (each item's JSON bytes
+        / 4, ``estimate_item_token_count``, not the tokenizer's count). The reported prompt is
         used while the transcript's usage describes the live context (``valid``: no compaction
         yet); after one, the previous call's simulated prompt stands in for it, so the rule
         stays "the previous call's count" for every later compaction too.
@@ -361,8 +363,8 @@ class _Walk:
         prompt = usage.prompt_total if valid else previous.simulated_tokens
         total = prompt + (usage.output or 0)
         if mode is TriggerCount.REPORTED_PLUS_NEW:
-            prefix = self.account.prefix
-            total += prefix[stop] - prefix[min(stop, previous.message_index + 1)]
+            new = self.session.messages[previous.message_index + 1 : stop]
+            total += sum(estimate_item_token_count(m) for m in new)
         return total
 
     def refused(self, tokens: int) -> bool:
