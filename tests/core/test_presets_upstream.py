@@ -188,6 +188,24 @@ def test_codex_has_no_auto_compaction_for_a_model_it_has_no_window_for() -> None
     assert known.trigger == 115_200  # a configured window brings the 90 % back
 
 
+@pytest.mark.parametrize(
+    ("model", "trigger"),
+    [
+        ("claude-sonnet-4-5-20250929", None),  # derive_default_model_family: no window
+        ("gemini-2.5-pro", None),
+        ("gpt-5-codex", 244_800),  # find_family_for_model: 272,000 · 9/10
+        ("o3", 180_000),
+    ],
+)
+def test_codex_auto_compacts_only_the_models_its_registry_knows(
+    model: str, trigger: int | None
+) -> None:
+    session = _session(Message(role="user", content="hi"), model=model)
+    policy = policy_for_session("codex", session)
+    assert policy.trigger == trigger
+    assert policy_for_session("codex", session, {"context_window": 200_000}).trigger == 180_000
+
+
 def test_codex_keeps_user_messages_counted_as_bytes_over_four_up_to_20000() -> None:
     sizes = [30_000, 40_000, 20_000]  # bytes: 7,500 / 10,000 / 5,000 Codex tokens
     messages: list[Message] = []
@@ -422,38 +440,20 @@ def test_compare_json_has_a_null_trigger_for_codex_on_an_unknown_model(
     assert by["plan"]["trigger"] == 98_305
 
 
-def test_picoclaw_offers_its_own_unconfigured_window_beside_the_registrys() -> None:
+def test_picoclaw_budgets_its_unconfigured_window_and_shows_the_registrys_beside() -> None:
     """With no ``context_window`` configured PicoClaw budgets ``max_tokens · 4`` (instance.go)
-    and never looks the model up; the registry's window is used, PicoClaw's shown beside it."""
+    and never looks the model up: 131,072 is the window, the registry's 200,000 the
+    alternative (a configured ``context_window``)."""
+    from ctxtui.core.policies.policy import registry_alternative, window_source_of
+
     session = _session(Message(role="user", content="hi"), model="claude-sonnet-4-5")
     policy = policy_for_session("picoclaw", session)
-    assert (policy.context_window, policy.unconfigured_window) == (200_000, 131_072)
-    assert policy_for_session("plan", session).unconfigured_window is None
-
-
-# -- OpenCode's truncation ---------------------------------------------------------------
-
-
-def test_opencode_keeps_no_part_of_a_line_over_51200_bytes() -> None:
-    """``Truncate.output`` (``tool/truncation.ts``) keeps whole lines while they fit
-    ``MAX_BYTES = 50 * 1024``: a 200 kB line keeps nothing but the notice and the hint."""
-    from ctxtui.core.planning.truncated_previews import truncated_outputs
-
-    line = "x" * 200_000
-    session = _session(
-        Message(role="user", content="read it"),
-        _calls("A"),
-        Message(role="tool", tool_call_id="A", tool_name="read", content=f"ok\n{line}\nend"),
-        Message(role="assistant", content="done"),
-    )
-    tokens = [TOKENIZER.count_message(m) for m in session.messages]
-    policy = preset("opencode", tokenizer="plan")
-    cut = truncated_outputs(session, _counts(tokens), TOKENIZER, policy)[2]
-    assert cut.tokens_after < 400  # "ok", the notice and the hint: no 51,200 bytes of the line
-    from ctxtui.core.planning.truncation import whole_lines_head
-
-    shown = whole_lines_head(f"ok\n{line}\nend", 2_000, 51_200)
-    assert shown is not None and shown.startswith("ok\n\n...200005 bytes truncated...\n\n")
-    lines = "\n".join(["y" * 10] * 2_001)  # over MAX_LINES, within MAX_BYTES
-    shown = whole_lines_head(lines, 2_000, 51_200)
-    assert shown is not None and "\n\n...1 lines truncated...\n\n" in shown
+    assert (policy.context_window, policy.unconfigured_window) == (131_072, 131_072)
+    assert window_source_of(policy, session).value == "preset"
+    assert registry_alternative(policy, session) == {"window_registry": 200_000}
+    assert policy_for_session("picoclaw", session, {"max_tokens": 8_192}).context_window == 32_768
+    configured = policy_for_session("picoclaw", session, {"context_window": 200_000})
+    assert configured.context_window == 200_000
+    plan_policy = policy_for_session("plan", session)
+    assert plan_policy.unconfigured_window is None and plan_policy.context_window == 200_000
+    assert registry_alternative(plan_policy, session) == {}
