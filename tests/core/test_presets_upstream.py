@@ -457,3 +457,30 @@ def test_picoclaw_budgets_its_unconfigured_window_and_shows_the_registrys_beside
     plan_policy = policy_for_session("plan", session)
     assert plan_policy.unconfigured_window is None and plan_policy.context_window == 200_000
     assert registry_alternative(plan_policy, session) == {}
+
+
+# -- Claude Code's harness cap -----------------------------------------------------------
+
+
+def test_claude_code_caps_a_bash_output_at_30000_characters() -> None:
+    """``BASH_MAX_OUTPUT_LENGTH`` (default 30,000; middle-truncated, anthropics/claude-code
+    #19901): a Bash output over it reaches the model as its two ends; a Read output does not."""
+    from ctxtui.core.planning.truncated_previews import truncated_outputs
+    from ctxtui.core.planning.truncation import harness_cap
+
+    big = "\n".join(f"line {k:06d}" for k in range(4_000))  # 47,999 characters
+    session = _session(
+        Message(role="user", content="run it"),
+        _calls("A", "B"),
+        Message(role="tool", tool_call_id="A", tool_name="Bash", content=big),
+        Message(role="tool", tool_call_id="B", tool_name="Read", content=big),
+        Message(role="assistant", content="done"),
+    )
+    tokens = [TOKENIZER.count_message(m) for m in session.messages]
+    policy = preset("claude-code", tokenizer="plan")
+    cut = truncated_outputs(session, _counts(tokens), TOKENIZER, policy)
+    assert set(cut) == {2}
+    shown = harness_cap(big, 30_000)
+    assert shown is not None and shown.startswith(big[:15_000]) and shown.endswith(big[-15_000:])
+    assert cut[2].tokens_after == len(shown) + 1  # the chars tokenizer: the capped text
+    assert harness_cap(big[:30_000], 30_000) is None

@@ -11,12 +11,14 @@ from ctxtui.core.planning.plan import TruncatedOutput
 from ctxtui.core.planning.truncation import (
     byte_size,
     count_lines,
+    harness_cap,
     planned_path,
     render_measured,
     whole_lines_head,
 )
 from ctxtui.core.policies.policy import Policy, TruncateStyle
 from ctxtui.core.session.models import Message, PartKind, Session
+from ctxtui.core.tokens.calibration import output_cap
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import Tokenizer
 
@@ -36,13 +38,21 @@ def truncated_outputs(
     max_lines, max_bytes = policy.truncate_max_lines, policy.truncate_max_bytes
     short = min(max_lines, max_bytes // 4)
     style = policy.truncate_style
+    capped = output_cap("claude-code")
     messages = session.messages
     for i in session.index.tool_results:
         message = messages[i]
         text = message.content
         if len(text) <= short:
             continue
-        if style is not TruncateStyle.HEAD:
+        if style is TruncateStyle.HARNESS_CAP:
+            if capped is None or message.tool_name not in capped[1]:
+                continue
+            shown = harness_cap(text, max_bytes)
+            if shown is None:
+                continue
+            lines, size = count_lines(text), byte_size(text)
+        elif style is not TruncateStyle.HEAD:
             shown = (
                 head_tail(text, max_lines, max_bytes)
                 if style is TruncateStyle.HEAD_TAIL

@@ -205,6 +205,18 @@ def whole_lines_head(
     return f"{preview}\n\n...{removed} {unit} truncated...\n\n{OPENCODE_HINT.format(path=path)}"
 
 
+def harness_cap(output: str, max_chars: int) -> str | None:
+    """Claude Code's cap on a Bash output (``BASH_MAX_OUTPUT_LENGTH``, 30,000 characters,
+    middle-truncated: anthropics/claude-code#19901): half the characters from each end and a
+    marker naming the lines left out (the marker's wording is ctxtui's). ``None`` within it."""
+    if len(output) <= max_chars:
+        return None
+    half = max_chars // 2
+    head, tail = output[:half], output[len(output) - (max_chars - half) :]
+    gone = output[half : len(output) - len(tail)]
+    return f"{head}\n\n... [{gone.count(chr(10)) + 1} lines truncated] ...\n\n{tail}"
+
+
 PLANNED_DIRECTORY = Path("~/.cache/ctxtui/tool-output")
 """The directory a plan's hints name: the Linux default in ``~`` form, the same on every
 machine, so a plan (and a snapshot of it) does not depend on who runs it or where."""

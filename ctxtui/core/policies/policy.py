@@ -408,7 +408,7 @@ class Policy:
     )
     truncate_style: TruncateStyle = knob(
         TruncateStyle.HEAD, "truncate",
-        "keep the head of an output, its head and tail, or its whole head lines",
+        "keep the head of an output, its head and tail, its whole head lines, or the harness's cap",
         applies=("truncate_enabled", (True,))
     )
     structured_summaries: bool = knob(
