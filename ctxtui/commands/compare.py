@@ -90,10 +90,12 @@ def _table(doc: dict[str, Any]) -> Any:
         zones, pruned, after = p["zones"], p["pruned"], p["after_compaction"]
         replaced = after["replaced"]
         span = f"replaces #{replaced[0]:,}-#{replaced[1]:,}" if replaced else "replaces nothing"
-        own = p.get("window_unconfigured")
+        own, registry = p.get("window_unconfigured"), p.get("window_registry")
         unconfigured = (
             f" · {own:,} tok with none configured" if own is not None and own != p["window"] else ""
         )
+        if registry is not None and registry != p["window"]:
+            unconfigured += f" · the model's {registry:,} tok with it configured"
         grid.add_row(
             "window",
             f"{p['window']:,} tok ({p['window_source']}){unconfigured} · tokenizer "

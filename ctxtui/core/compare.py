@@ -12,7 +12,12 @@ from typing import Any
 
 from ctxtui.core.engine import Engine, Run
 from ctxtui.core.planning.plan import Plan, Zone
-from ctxtui.core.policies.policy import Policy, policy_for_session, window_source_of
+from ctxtui.core.policies.policy import (
+    Policy,
+    policy_for_session,
+    registry_alternative,
+    window_source_of,
+)
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.pricing.cost import usd
 from ctxtui.core.simulation.replay import EventKind
@@ -75,6 +80,7 @@ def compare_entry(engine: Engine, name: str, overrides: Mapping[str, Any]) -> di
         "window": t.window,
         "window_source": window_source_of(policy, session).value,
         "window_unconfigured": policy.unconfigured_window,
+        **registry_alternative(policy, session),
         "output_reserve": t.output_reserve,
         "trigger": t.trigger,
         "tokens": t.tokens,

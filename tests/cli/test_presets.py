@@ -244,8 +244,9 @@ def test_opencode_prune_is_opt_in_and_spares_skill(
 @pytest.mark.parametrize(
     ("output", "truncated"),
     [
-        ("l\n" * 2_000, False),
-        ("l\n" * 2_001, True),
+        ("l\n" * 1_999, False),  # text.split("\n"): 2,000 pieces, the last one empty
+        ("l\n" * 2_000, True),  # 2,001 pieces: over MAX_LINES (tool/truncation.ts)
+        ("l\n" * 1_999 + "l", False),
         ("x" * 51_200, False),
         ("x" * 51_201, True),
     ],
@@ -261,10 +262,10 @@ def test_opencode_truncation_limits(
 @pytest.mark.parametrize(
     ("output", "truncated"),
     [
-        ("l\n" * 5_000, False),  # Bytes(10_000): no line limit any more
-        ("l\n" * 5_001, True),
-        ("x" * 10_000, False),
-        ("x" * 10_001, True),
+        ("l\n" * 6_000, False),  # Bytes(10_000) × 1.2 in the history: no line limit
+        ("l\n" * 6_001, True),
+        ("x" * 12_000, False),
+        ("x" * 12_001, True),
     ],
 )
 def test_codex_ingest_truncation_limits(

@@ -20,7 +20,7 @@ from ctxtui.core.planning.planner import build_plan
 from ctxtui.core.policies.policy import Policy, TriggerCount, policy_for_session, preset
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall, Usage
-from ctxtui.core.simulation.replay import Replay, replay
+from ctxtui.core.simulation.replay import EventKind, Replay, replay
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import TokenizerInfo
 from ctxtui.importers import load_session
@@ -124,6 +124,46 @@ def test_opencode_and_codex_decide_from_the_previous_calls_reported_usage() -> N
     assert [c.request for c in _walk(session, codex, tokens).compactions] == [2]
 
 
+def test_opencode_compacts_at_the_request_the_api_refuses() -> None:
+    """The previous call reported little, but this prompt is over the window: the API refuses
+    it (a context-overflow error) and OpenCode compacts at this request, not one later."""
+    small = Usage(prompt_total=500, output=50)
+    messages: list[Message] = []
+    for k in range(4):
+        messages += [
+            Message(role="user", content=("q" * 12_000) if k == 2 else "q" * 100),
+            Message(role="assistant", content="a" * 100, usage=small),
+        ]
+    session = _session(*messages)
+    tokens = [TOKENIZER.count_message(m) for m in session.messages]
+    policy = preset("opencode", context_window=10_000, max_tokens=1_000, tail_min_tokens=0)
+    result = _walk(session, policy, tokens)
+    assert result.requests[2].has(EventKind.COMPACTION)
+    assert [c.request for c in result.compactions][:1] == [2]
+
+
+def test_the_reported_count_decides_every_later_compaction_too() -> None:
+    """After a simulated compaction the previous call's count (its simulated prompt plus its
+    reported output) still decides: a prompt the local count would compact at once waits for
+    the call that has it in its count, or for the API to refuse it."""
+    usage = Usage(prompt_total=100, output=0)
+    messages: list[Message] = []
+    for _ in range(12):
+        messages += [
+            Message(role="user", content="q" * 4_000),
+            Message(role="assistant", content="a" * 100, usage=usage),
+        ]
+    session = _session(*messages)
+    tokens = [TOKENIZER.count_message(m) for m in session.messages]
+    base = {"context_window": 12_000, "max_tokens": 1_000, "tail_min_tokens": 0}
+    reported = _walk(session, preset("opencode", **base), tokens)
+    trigger = reported.policy.trigger
+    assert trigger is not None and len(reported.compactions) >= 2
+    for c in reported.compactions[1:]:
+        previous = reported.requests[c.request - 1]
+        assert previous.simulated_tokens >= trigger or c.tokens_before > 12_000
+
+
 # -- Codex ------------------------------------------------------------------------------------
 
 
@@ -148,6 +188,24 @@ def test_codex_has_no_auto_compaction_for_a_model_it_has_no_window_for() -> None
     assert known.trigger == 115_200  # a configured window brings the 90 % back
 
 
+@pytest.mark.parametrize(
+    ("model", "trigger"),
+    [
+        ("claude-sonnet-4-5-20250929", None),  # derive_default_model_family: no window
+        ("gemini-2.5-pro", None),
+        ("gpt-5-codex", 244_800),  # find_family_for_model: 272,000 · 9/10
+        ("o3", 180_000),
+    ],
+)
+def test_codex_auto_compacts_only_the_models_its_registry_knows(
+    model: str, trigger: int | None
+) -> None:
+    session = _session(Message(role="user", content="hi"), model=model)
+    policy = policy_for_session("codex", session)
+    assert policy.trigger == trigger
+    assert policy_for_session("codex", session, {"context_window": 200_000}).trigger == 180_000
+
+
 def test_codex_keeps_user_messages_counted_as_bytes_over_four_up_to_20000() -> None:
     sizes = [30_000, 40_000, 20_000]  # bytes: 7,500 / 10,000 / 5,000 Codex tokens
     messages: list[Message] = []
@@ -159,8 +217,27 @@ def test_codex_keeps_user_messages_counted_as_bytes_over_four_up_to_20000() -> N
     plan = build_plan(session, policy, _counts(tokens), TOKENIZER)
     done = compact(session, plan, CompactReason.PROACTIVE, TOKENIZER)
     kept = [m.content for m in done.session.messages if m.role == "user" and not m.is_summary]
-    assert [approx_token_count(t) for t in kept] == [5_000, 10_000, 5_000]  # 20,000 in all
-    assert kept[0] == "é" * 10_000  # the crossing one cut to 5,000 · 4 bytes
+    assert [approx_token_count(t) for t in kept[1:]] == [10_000, 5_000]
+    # The crossing one is cut as truncate_text(message, Tokens(5,000)) cuts it: 10,000 bytes
+    # from each end around the marker (compact.rs, build_compacted_history_with_limit).
+    assert kept[0] == "é" * 5_000 + "…2500 tokens truncated…" + "é" * 5_000
+
+
+def test_codex_estimates_the_items_since_the_last_output_as_bytes_over_four() -> None:
+    """``get_total_token_usage``: the last response's total plus ``estimate_item_token_count``
+    of the items after the last model output — their JSON bytes / 4, whatever a tokenizer says.
+    The tool output here is counted 100 tokens but is 4,000 bytes: 8,600 + 1,0xx ≥ 9,000."""
+    call = ToolCall(id="c1", name="shell")
+    session = _session(
+        Message(role="user", content="go"),
+        Message(role="assistant", tool_calls=(call,), usage=Usage(prompt_total=8_500, output=100)),
+        Message(role="tool", tool_call_id="c1", tool_name="shell", content="x" * 4_000),
+        Message(role="assistant", content="done", usage=Usage(prompt_total=8_700, output=10)),
+    )
+    policy = preset("codex", context_window=10_000)
+    assert policy.trigger == 9_000
+    result = _walk(session, policy, [10, 10, 100, 10])
+    assert [c.request for c in result.compactions] == [1]
 
 
 def test_gpt_5_codex_truncates_tool_output_at_10000_tokens() -> None:
@@ -169,6 +246,35 @@ def test_gpt_5_codex_truncates_tool_output_at_10000_tokens() -> None:
     other = _session(Message(role="user", content="hi"), model="gpt-5")
     policy = policy_for_session("codex", other)
     assert policy.truncate_max_bytes == 10_000  # Bytes(10_000)
+
+
+@pytest.mark.parametrize(
+    ("text", "budget", "tokens", "expected"),
+    [
+        # codex-rs/utils/string/src/truncate/tests.rs, as written there
+        ("abcdef", 0, True, "…2 tokens truncated…"),
+        ("😀😀😀😀😀😀😀😀😀😀\nsecond line with text\n", 32, True,
+         "😀😀😀😀…8 tokens truncated… line with text\n"),
+        ("😀😀😀😀😀😀😀😀😀😀\nsecond line with text\n", 20, False,
+         "😀😀…21 chars truncated…with text\n"),
+        ("short output", 400, True, "short output"),
+    ],
+)  # fmt: skip
+def test_codex_truncates_the_middle_as_truncate_rs(
+    text: str, budget: int, tokens: bool, expected: str
+) -> None:
+    from ctxtui.core.planning.head_tail import truncate_middle
+
+    assert truncate_middle(text, budget, tokens=tokens) == expected
+
+
+def test_codex_records_an_output_at_1_2_times_its_policy() -> None:
+    """``process_item``: ``policy * 1.2`` — Bytes(10,000) keeps 12,000 bytes of an output."""
+    from ctxtui.core.planning.head_tail import head_tail
+
+    assert head_tail("x" * 12_000, 10**9, 10_000) is None
+    shown = head_tail("x" * 12_001, 10**9, 10_000)
+    assert shown == "x" * 6_000 + "…1 chars truncated…" + "x" * 6_000
 
 
 # -- PicoClaw ------------------------------------------------------------------------------
@@ -244,6 +350,55 @@ def test_force_compression_keeps_a_lone_earlier_user_message() -> None:
     )
 
 
+def _calls(*ids: str) -> Message:
+    return Message(role="assistant", tool_calls=tuple(ToolCall(id=i, name="t") for i in ids))
+
+
+def _result(call_id: str) -> Message:
+    return Message(role="tool", tool_call_id=call_id, tool_name="t", content="r" * 400)
+
+
+def test_picoclaw_sends_what_its_sanitizers_second_pass_keeps() -> None:
+    """``TestSanitizeHistoryForProvider_PartialToolResultsInMiddle`` (``context_test.go``): the
+    call to B and C has only B's result in its block, so the call and that result go."""
+    session = _session(
+        Message(role="user", content="first"),
+        _calls("A"),
+        _result("A"),
+        Message(role="assistant", content="done"),
+        Message(role="user", content="second"),
+        _calls("B", "C"),
+        _result("B"),
+        Message(role="user", content="third"),
+        _calls("D"),
+        _result("D"),
+        Message(role="assistant", content="all done"),
+    )
+    tokens = [TOKENIZER.count_message(m) for m in session.messages]
+    policy = preset("picoclaw", context_window=100_000, max_tokens=1_000)
+    plan = build_plan(session, policy, _counts(tokens), TOKENIZER)
+    assert plan.excluded == frozenset({5, 6})
+    assert plan.totals.kept + plan.totals.tail == sum(tokens) - tokens[5] - tokens[6]
+    assert not plan.unpaired
+    assert any("drops 2 message(s)" in w and "(#5, #6)" in w for w in plan.warnings)
+
+
+def test_picoclaw_drops_duplicate_results_in_a_block() -> None:
+    """``TestSanitizeHistoryForProvider_DuplicateToolResults``: the second A and B go."""
+    session = _session(
+        Message(role="user", content="do something"),
+        _calls("A", "B"),
+        _result("A"),
+        _result("B"),
+        _result("A"),
+        _result("B"),
+        Message(role="assistant", content="done"),
+    )
+    tokens = [TOKENIZER.count_message(m) for m in session.messages]
+    plan = build_plan(session, preset("picoclaw"), _counts(tokens), TOKENIZER)
+    assert plan.excluded == frozenset({4, 5})
+
+
 def test_seahorse_compacts_a_leaf_after_every_turn() -> None:
     session = _chat_turns(12, calls=4)  # 8 messages a turn: past 32 items after 4 turns
     tokens = [50] * len(session)
@@ -285,10 +440,47 @@ def test_compare_json_has_a_null_trigger_for_codex_on_an_unknown_model(
     assert by["plan"]["trigger"] == 98_305
 
 
-def test_picoclaw_offers_its_own_unconfigured_window_beside_the_registrys() -> None:
+def test_picoclaw_budgets_its_unconfigured_window_and_shows_the_registrys_beside() -> None:
     """With no ``context_window`` configured PicoClaw budgets ``max_tokens · 4`` (instance.go)
-    and never looks the model up; the registry's window is used, PicoClaw's shown beside it."""
+    and never looks the model up: 131,072 is the window, the registry's 200,000 the
+    alternative (a configured ``context_window``)."""
+    from ctxtui.core.policies.policy import registry_alternative, window_source_of
+
     session = _session(Message(role="user", content="hi"), model="claude-sonnet-4-5")
     policy = policy_for_session("picoclaw", session)
-    assert (policy.context_window, policy.unconfigured_window) == (200_000, 131_072)
-    assert policy_for_session("plan", session).unconfigured_window is None
+    assert (policy.context_window, policy.unconfigured_window) == (131_072, 131_072)
+    assert window_source_of(policy, session).value == "preset"
+    assert registry_alternative(policy, session) == {"window_registry": 200_000}
+    assert policy_for_session("picoclaw", session, {"max_tokens": 8_192}).context_window == 32_768
+    configured = policy_for_session("picoclaw", session, {"context_window": 200_000})
+    assert configured.context_window == 200_000
+    plan_policy = policy_for_session("plan", session)
+    assert plan_policy.unconfigured_window is None and plan_policy.context_window == 200_000
+    assert registry_alternative(plan_policy, session) == {}
+
+
+# -- Claude Code's harness cap -----------------------------------------------------------
+
+
+def test_claude_code_caps_a_bash_output_at_30000_characters() -> None:
+    """``BASH_MAX_OUTPUT_LENGTH`` (default 30,000; middle-truncated, anthropics/claude-code
+    #19901): a Bash output over it reaches the model as its two ends; a Read output does not."""
+    from ctxtui.core.planning.truncated_previews import truncated_outputs
+    from ctxtui.core.planning.truncation import harness_cap
+
+    big = "\n".join(f"line {k:06d}" for k in range(4_000))  # 47,999 characters
+    session = _session(
+        Message(role="user", content="run it"),
+        _calls("A", "B"),
+        Message(role="tool", tool_call_id="A", tool_name="Bash", content=big),
+        Message(role="tool", tool_call_id="B", tool_name="Read", content=big),
+        Message(role="assistant", content="done"),
+    )
+    tokens = [TOKENIZER.count_message(m) for m in session.messages]
+    policy = preset("claude-code", tokenizer="plan")
+    cut = truncated_outputs(session, _counts(tokens), TOKENIZER, policy)
+    assert set(cut) == {2}
+    shown = harness_cap(big, 30_000)
+    assert shown is not None and shown.startswith(big[:15_000]) and shown.endswith(big[-15_000:])
+    assert cut[2].tokens_after == len(shown) + 1  # the chars tokenizer: the capped text
+    assert harness_cap(big[:30_000], 30_000) is None

@@ -10,17 +10,18 @@ and truncation, so the compaction is not credited with what pruning removed and 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ctxtui.core.compacting.picoclaw_summary import legacy_summary_prompt, legacy_summary_text
 from ctxtui.core.errors import OverflowInfo
 from ctxtui.core.planning.compaction_need import compaction_cut
+from ctxtui.core.planning.head_tail import truncate_middle
 from ctxtui.core.planning.overflow import RequestParts, overflow_info
 from ctxtui.core.planning.picoclaw_legacy import emergency_note
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import build_plan
-from ctxtui.core.planning.truncation import utf8_head
 from ctxtui.core.policies.policy import CompactionStyle, SummaryTemplate
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Message, Session, SessionMeta
@@ -200,9 +201,35 @@ def approx_token_count(text: str) -> int:
     return (size + APPROX_BYTES_PER_TOKEN - 1) // APPROX_BYTES_PER_TOKEN
 
 
+RESIZED_IMAGE_BYTES_ESTIMATE = 7_373
+"""Codex's stand-in for an image's base64 in an item's size (``history.rs``)."""
+
+
+def estimate_item_token_count(message: Message) -> int:
+    """Codex's ``estimate_item_token_count``: the bytes of the item serialised as JSON, an image
+    counted as ``RESIZED_IMAGE_BYTES_ESTIMATE`` bytes, / 4 rounded up (``history.rs``)."""
+    if message.role == "tool":
+        item: dict[str, object] = {
+            "type": "function_call_output",
+            "call_id": message.tool_call_id or "",
+            "output": message.content,
+        }
+    else:
+        item = {
+            "type": "message",
+            "role": message.role,
+            "content": [{"type": "input_text", "text": message.content}],
+        }
+    raw = json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+    size = len(raw.encode("utf-8", "surrogatepass"))
+    size += RESIZED_IMAGE_BYTES_ESTIMATE * sum(1 for p in message.media_parts)
+    return (size + APPROX_BYTES_PER_TOKEN - 1) // APPROX_BYTES_PER_TOKEN
+
+
 def _recent_user_messages(session: Session, plan: Plan, first: int, last: int) -> list[Message]:
     """Codex (``compact.rs``): user messages newest→oldest while under the cap, sized as bytes
-    / 4 (``approx_token_count``); the one that crosses is cut to the bytes left."""
+    / 4 (``approx_token_count``); the one that crosses is cut to the tokens left as Codex cuts
+    it (``truncate_text`` with ``Tokens(remaining)``: head, ``…N tokens truncated…``, tail)."""
     cap = plan.policy.compact_user_message_tokens
     kept: list[Message] = []
     remaining = cap
@@ -216,7 +243,7 @@ def _recent_user_messages(session: Session, plan: Plan, first: int, last: int) -
             remaining -= tokens
             continue
         if remaining > 0:
-            text = utf8_head(m.content, remaining * APPROX_BYTES_PER_TOKEN)
+            text = truncate_middle(m.content, remaining * APPROX_BYTES_PER_TOKEN, tokens=True)
             kept.append(m.model_copy(update={"content": text}))
         break
     kept.reverse()

@@ -83,7 +83,9 @@ def _excluded_clause(plan: Plan, index: int) -> str:
         )
     return (
         "is dropped by PicoClaw's request sanitizer: a tool message at the start of the history "
-        "or not after a tool call, or a tool call not after a user or tool message"
+        "or not after a tool call, a tool call not after a user or tool message, a result its "
+        "block's call did not ask for (or a second one), or a tool call whose results are not "
+        "all in the block after it, which goes with that block"
     )
 
 

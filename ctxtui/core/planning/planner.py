@@ -248,6 +248,7 @@ def _warnings(
     reserved: int,
     history: int,
     unpaired: Mapping[int, str],
+    unmatched: Sequence[int] = (),
 ) -> tuple[str, ...]:
     """Facts worth a line in the app: over-budget tails, orphans, budgets that do not add up."""
     out: list[str] = []
@@ -273,6 +274,13 @@ def _warnings(
         out.append(
             f"PicoClaw main would send {len(unpaired):,} tool message(s) without their "
             f"partner ({shown}{more}); providers reject such a request"
+        )
+    if unmatched:
+        shown = ", ".join(f"#{i:,}" for i in unmatched[:5])
+        more = "…" if len(unmatched) > 5 else ""
+        out.append(
+            f"PicoClaw's request sanitizer drops {len(unmatched):,} message(s) whose tool "
+            f"calls and results do not pair by id ({shown}{more})"
         )
     budget = effective_budget(policy.context_window, policy.max_tokens)
     if policy.tail_mode is TailMode.TOKENS and policy.tail_min_tokens > history:
@@ -377,9 +385,12 @@ def build_plan(
     assembly = _assemble(n, policy, tail, effective.prefix, budget, bounds)
     kept_start = assembly.kept_start
     unpaired: dict[int, str] = {}
+    unmatched: Sequence[int] = ()
     excluded = frozenset(assembly.hole)
     if policy.sanitize_history and n:
-        excluded |= frozenset(sanitize_ranges(session, prepared.sanitizer(), assembly.ranges))
+        sanitized = sanitize_ranges(session, prepared.sanitizer(), assembly.ranges)
+        excluded |= sanitized.dropped
+        unmatched = sanitized.by_pairing
         unpaired = unpaired_sent(prepared.pairs(), assembly.ranges, excluded)
     totals = _totals(policy, counts, effective, tail, kept_start, excluded)
     need = compaction_need(session, policy, totals, tail, effective)
@@ -401,7 +412,7 @@ def build_plan(
         pruned=pruned,
         truncated=prepared.truncated,
         warnings=_warnings(
-            session, policy, tail, reserved_tokens(policy, counts), budget, unpaired
+            session, policy, tail, reserved_tokens(policy, counts), budget, unpaired, unmatched
         ),
         excluded=excluded,
         unpaired=unpaired,

@@ -8,9 +8,17 @@ from __future__ import annotations
 
 from ctxtui.core.planning.head_tail import head_tail
 from ctxtui.core.planning.plan import TruncatedOutput
-from ctxtui.core.planning.truncation import byte_size, count_lines, planned_path, render_measured
+from ctxtui.core.planning.truncation import (
+    byte_size,
+    count_lines,
+    harness_cap,
+    planned_path,
+    render_measured,
+    whole_lines_head,
+)
 from ctxtui.core.policies.policy import Policy, TruncateStyle
 from ctxtui.core.session.models import Message, PartKind, Session
+from ctxtui.core.tokens.calibration import output_cap
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import Tokenizer
 
@@ -29,15 +37,27 @@ def truncated_outputs(
     out: dict[int, TruncatedOutput] = {}
     max_lines, max_bytes = policy.truncate_max_lines, policy.truncate_max_bytes
     short = min(max_lines, max_bytes // 4)
-    head_tail_style = policy.truncate_style is TruncateStyle.HEAD_TAIL
+    style = policy.truncate_style
+    capped = output_cap("claude-code")
     messages = session.messages
     for i in session.index.tool_results:
         message = messages[i]
         text = message.content
         if len(text) <= short:
             continue
-        if head_tail_style:
-            shown = head_tail(text, max_lines, max_bytes)
+        if style is TruncateStyle.HARNESS_CAP:
+            if capped is None or message.tool_name not in capped[1]:
+                continue
+            shown = harness_cap(text, max_bytes)
+            if shown is None:
+                continue
+            lines, size = count_lines(text), byte_size(text)
+        elif style is not TruncateStyle.HEAD:
+            shown = (
+                head_tail(text, max_lines, max_bytes)
+                if style is TruncateStyle.HEAD_TAIL
+                else whole_lines_head(text, max_lines, max_bytes)
+            )
             if shown is None:
                 continue
             lines, size = count_lines(text), byte_size(text)

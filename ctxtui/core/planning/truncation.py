@@ -167,6 +167,56 @@ def render_measured(
     return TruncatedResult(preview=preview, full_path=path, was_truncated=True, hint=hint)
 
 
+OPENCODE_HINT = (
+    "The tool call succeeded but the output was truncated. Full output saved to: {path}\n"
+    "Use the Task tool to have explore agent process this file with Grep and Read (with "
+    "offset/limit). Do NOT read the full file yourself - delegate to save context."
+)
+"""OpenCode's hint for an agent that may use the task tool, as its default agent may
+(``Truncate.output``, ``packages/opencode/src/tool/truncation.ts``)."""
+
+
+OPENCODE_PATH = "~/.local/share/opencode/tool-output/tool_" + "x" * 26
+"""Where OpenCode saves an output (``Truncate.DIR``, an ascending id), as long as its own."""
+
+
+def whole_lines_head(
+    output: str, max_lines: int, max_bytes: int, path: str = OPENCODE_PATH
+) -> str | None:
+    """OpenCode's ``Truncate.output`` (head): whole lines while they fit ``max_bytes`` (a
+    newline between lines counted), up to ``max_lines``, so a first line over the limit keeps
+    nothing; then ``...N bytes truncated...`` (or lines) and the hint. ``None`` within both."""
+    rows = output.split("\n")
+    total = byte_size(output)
+    if len(rows) <= max_lines and total <= max_bytes:
+        return None
+    kept = 0
+    size = 0
+    hit_bytes = False
+    for k, row in enumerate(rows[:max_lines]):
+        step = byte_size(row) + (1 if k > 0 else 0)
+        if size + step > max_bytes:
+            hit_bytes = True
+            break
+        size += step
+        kept += 1
+    removed, unit = (total - size, "bytes") if hit_bytes else (len(rows) - kept, "lines")
+    preview = "\n".join(rows[:kept])
+    return f"{preview}\n\n...{removed} {unit} truncated...\n\n{OPENCODE_HINT.format(path=path)}"
+
+
+def harness_cap(output: str, max_chars: int) -> str | None:
+    """Claude Code's cap on a Bash output (``BASH_MAX_OUTPUT_LENGTH``, 30,000 characters,
+    middle-truncated: anthropics/claude-code#19901): half the characters from each end and a
+    marker naming the lines left out (the marker's wording is ctxtui's). ``None`` within it."""
+    if len(output) <= max_chars:
+        return None
+    half = max_chars // 2
+    head, tail = output[:half], output[len(output) - (max_chars - half) :]
+    gone = output[half : len(output) - len(tail)]
+    return f"{head}\n\n... [{gone.count(chr(10)) + 1} lines truncated] ...\n\n{tail}"
+
+
 PLANNED_DIRECTORY = Path("~/.cache/ctxtui/tool-output")
 """The directory a plan's hints name: the Linux default in ``~`` form, the same on every
 machine, so a plan (and a snapshot of it) does not depend on who runs it or where."""

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ctxtui.core.policies.windows import ModelEntry
     from ctxtui.core.session.models import Session
 
 APPROX_BYTES_PER_TOKEN = 4
@@ -25,6 +26,31 @@ def fit_reserve(window: int, reserve: int) -> int:
     return reserve if reserve < window // 2 else window // 4
 
 
+def _fit_window(
+    values: dict[str, Any],
+    session: Session,
+    entry: ModelEntry | None,
+    given: Mapping[str, Any],
+    default_reserve: int,
+) -> None:
+    """The window no user gave (``session_values``), and whether the agent then auto-compacts."""
+    from ctxtui.core.policies.windows import codex_knows
+
+    meta = session.meta
+    if meta.context_window is not None:
+        values["context_window"] = meta.context_window
+    elif values.get("unconfigured_window_factor"):
+        # PicoClaw never looks the model up: unconfigured, it budgets max_tokens · 4
+        reserve = int(values.get("max_tokens", default_reserve))
+        values["context_window"] = int(values["unconfigured_window_factor"]) * reserve
+    else:
+        if entry is not None:
+            values["context_window"] = entry.window
+        known = entry is not None and codex_knows(meta.model)
+        if values.get("auto_compact_needs_window") and not known and "auto_compact" not in given:
+            values["auto_compact"] = False
+
+
 def session_values(
     row: Mapping[str, Any],
     session: Session,
@@ -35,8 +61,12 @@ def session_values(
 
     The window is, in order: the user's, the one the transcript recorded (Codex's
     ``model_context_window``, read back to the whole window by its importer), the registry's
-    for the session's model (``core.policies.windows``), the preset's; with none of the first
-    three and ``auto_compact_needs_window`` there is no auto-compaction. With
+    for the session's model (``core.policies.windows``), the preset's. An agent that never
+    looks the model up (``unconfigured_window_factor``, PicoClaw) skips the registry: its
+    window is N × the output reserve, as it budgets with none configured. With
+    ``auto_compact_needs_window`` (Codex) there is no auto-compaction when neither the user nor
+    the transcript gave a window and the agent's own registry has none for the model (a Claude
+    model under Codex keeps its registry window, but no trigger). With
     ``output_from_model`` the output reserve is the model's maximum output, at most the
     preset's ``max_tokens``. The reserve is then fitted to the window (``fit_reserve``) unless
     the user set ``max_tokens``, and ``reserve_lowered_from`` records it when that lowered it.
@@ -52,12 +82,7 @@ def session_values(
     meta = session.meta
     entry = lookup(meta.model)
     if "context_window" not in given:
-        if meta.context_window is not None:
-            values["context_window"] = meta.context_window
-        elif entry is not None:
-            values["context_window"] = entry.window
-        elif values.get("auto_compact_needs_window") and "auto_compact" not in given:
-            values["auto_compact"] = False
+        _fit_window(values, session, entry, given, defaults[1])
     if "input_limit" not in given and entry is not None:
         values["input_limit"] = entry.input_limit
     if "max_tokens" not in given:

@@ -59,8 +59,10 @@ class TriggerCount(StrEnum):
 class TruncateStyle(StrEnum):
     """Which part of an over-limit tool output the model keeps."""
 
-    HEAD = "head"  # the plan, OpenCode: the first lines, then a notice naming the saved file
+    HEAD = "head"  # the plan: the first lines, then a notice naming the saved file
     HEAD_TAIL = "head_tail"  # Codex: half the line budget from each end, a marker between
+    WHOLE_LINES = "whole_lines"  # OpenCode: whole lines from the head, to the first over
+    HARNESS_CAP = "harness_cap"  # Claude Code: Bash alone, head and tail within 30,000 chars
 
 
 class CompactionStyle(StrEnum):

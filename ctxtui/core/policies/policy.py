@@ -294,7 +294,8 @@ class Policy:
         True, "trigger", "compact proactively at the trigger; off: only when asked"
     )
     auto_compact_needs_window: bool = knob(
-        False, "trigger", "no auto-compaction when no window is known for the model (Codex)"
+        False, "trigger",
+        "no auto-compaction when the agent's own registry has no window for the model (Codex)"
     )
     trigger_check: TriggerCheck = knob(
         TriggerCheck.REQUEST, "trigger", "check before every call, or once a turn (PicoClaw)"
@@ -406,7 +407,8 @@ class Policy:
         False, "truncate", "the model's tool-output limit (Codex gpt-5-codex: 40,000 bytes)"
     )
     truncate_style: TruncateStyle = knob(
-        TruncateStyle.HEAD, "truncate", "keep the head of an output, or its head and tail",
+        TruncateStyle.HEAD, "truncate",
+        "keep the head of an output, its head and tail, its whole head lines, or the harness's cap",
         applies=("truncate_enabled", (True,))
     )
     structured_summaries: bool = knob(
@@ -584,6 +586,17 @@ def policy_for_session(
     row = _preset(preset_name)
     defaults = (KNOBS["context_window"].default, KNOBS["max_tokens"].default)
     return make_policy(session_values(row.values, session, overrides or {}, defaults))
+
+
+def registry_alternative(policy: Policy, session: Session) -> dict[str, int | None]:
+    """For an agent that never looks the model up (PicoClaw), the registry's window for the
+    session's model, shown beside the window the agent budgets; empty for the others."""
+    from ctxtui.core.policies.windows import lookup
+
+    if not policy.unconfigured_window_factor:
+        return {}
+    entry = lookup(session.meta.model)
+    return {"window_registry": entry.window if entry is not None else None}
 
 
 def window_source_of(policy: Policy, session: Session) -> WindowSource:

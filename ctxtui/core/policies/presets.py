@@ -22,6 +22,7 @@ from ctxtui.core.policies.modes import (
     TriggerCount,
     TruncateStyle,
 )
+from ctxtui.core.tokens.calibration import HARNESS_OUTPUT_CAPS
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +163,7 @@ ROWS: tuple[Preset, ...] = (
             "truncate_enabled": True,
             "truncate_max_lines": 2_000,
             "truncate_max_bytes": 51_200,
-            "truncate_style": TruncateStyle.HEAD,
+            "truncate_style": TruncateStyle.WHOLE_LINES,  # Truncate.output: whole lines
             "structured_summaries": True,
             "summary_template": SummaryTemplate.OPENCODE,
             "compaction_style": CompactionStyle.SUMMARIZE,
@@ -227,7 +228,10 @@ ROWS: tuple[Preset, ...] = (
             "prune_tools": PruneTools.CLAUDE_CODE,
             "prune_keep_results": 3,
             "prune_trigger_tokens": 100_000,  # inferred: the API's clear_tool_uses default
-            "truncate_enabled": False,
+            "truncate_enabled": True,  # BASH_MAX_OUTPUT_LENGTH: HARNESS_OUTPUT_CAPS' figure
+            "truncate_max_lines": UNCAPPED,
+            "truncate_max_bytes": HARNESS_OUTPUT_CAPS["claude-code"][0],  # in characters
+            "truncate_style": TruncateStyle.HARNESS_CAP,
             "structured_summaries": True,
             "summary_template": SummaryTemplate.CLAUDE_CODE,
             "compaction_style": CompactionStyle.SUMMARIZE,

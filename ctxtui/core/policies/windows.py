@@ -118,6 +118,20 @@ def lookup(model_id: str | None) -> ModelEntry | None:
     return best
 
 
+CODEX_FAMILIES = ("o3", "o4-mini", "codex-", "gpt-4.1", "gpt-oss", "gpt-4o", "gpt-3.5", "gpt-5")
+"""The slugs Codex's own model registry knows (``find_family_for_model`` in
+``codex-rs/core/src/model_family.rs`` matches these prefixes); any other model (a Claude or
+Gemini one) gets ``derive_default_model_family``, with no context window, so Codex never
+auto-compacts it."""
+
+
+def codex_knows(model_id: str | None) -> bool:
+    """Whether Codex's registry has a family (and so a window) for ``model_id``."""
+    if not model_id:
+        return False
+    return normalize(model_id).startswith(CODEX_FAMILIES)
+
+
 CODEX_EFFECTIVE_PERCENT = 95
 """Codex's ``effective_context_window_percent``: the share of the window its rollouts record
 as ``model_context_window`` (``codex-rs/core/src/openai_models/model_family.rs``)."""
@@ -156,6 +170,6 @@ def window_source(
     entry = lookup(model)
     if entry is not None and context_window == entry.window:
         return WindowSource.REGISTRY
-    if context_window == preset_window and session_window is None and entry is None:
+    if context_window == preset_window and session_window is None:
         return WindowSource.PRESET
     return WindowSource.USER

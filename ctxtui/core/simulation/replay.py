@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
 
+from ctxtui.core.compacting.compaction import estimate_item_token_count
 from ctxtui.core.compacting.simulated import compact_live
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import build_plan
@@ -346,21 +347,34 @@ class _Walk:
         """The figure the trigger compares before the request at ``stop`` (``trigger_count``).
 
         OpenCode compares the previous call's reported total (input + output), Codex that plus
-        its estimate of what was added since the last model output; both only while the
-        transcript's usage describes the live context (``valid``: no compaction yet).
+        its estimate of the items added since the last model output (each item's JSON bytes
+        / 4, ``estimate_item_token_count``, not the tokenizer's count). The reported prompt is
+        used while the transcript's usage describes the live context (``valid``: no compaction
+        yet); after one, the previous call's simulated prompt stands in for it, so the rule
+        stays "the previous call's count" for every later compaction too.
         """
         mode = self.policy.trigger_count
-        if mode is TriggerCount.LOCAL or not requests or not valid:
+        if mode is TriggerCount.LOCAL or not requests:
             return tokens
         previous = requests[-1]
         usage = previous.reported
         if usage is None or usage.prompt_total is None:
             return tokens
-        total = usage.prompt_total + (usage.output or 0)
+        prompt = usage.prompt_total if valid else previous.simulated_tokens
+        total = prompt + (usage.output or 0)
         if mode is TriggerCount.REPORTED_PLUS_NEW:
-            prefix = self.account.prefix
-            total += prefix[stop] - prefix[min(stop, previous.message_index + 1)]
+            new = self.session.messages[previous.message_index + 1 : stop]
+            total += sum(estimate_item_token_count(m) for m in new)
         return total
+
+    def refused(self, tokens: int) -> bool:
+        """OpenCode learns of a prompt over the window from the API's refusal, and compacts at
+        that request (its loop turns a context-overflow error into a compaction); a policy that
+        decides from the previous call's reported count does the same."""
+        return (
+            self.policy.trigger_count is TriggerCount.REPORTED
+            and tokens > self.policy.context_window
+        )
 
     def run(self) -> Replay:
         policy = self.policy
@@ -399,7 +413,7 @@ class _Walk:
             due = (first_of_turn or not per_turn) and trigger is not None
             if due and stop > self.segments[-1].start:
                 assert trigger is not None
-                if self.counted(requests, stop, tokens, valid) >= trigger:
+                if self.counted(requests, stop, tokens, valid) >= trigger or self.refused(tokens):
                     reason = CompactReason.OVERFLOW if tokens > window else CompactReason.PROACTIVE
                     if self.compact(k, stop, tokens, reason, upto):
                         tokens = self.compactions[-1].tokens_after

@@ -38,12 +38,13 @@ def display_text(text: str | None) -> str | None:
 
 
 def _policy(session: Session, plan: Plan) -> dict[str, Any]:
-    from ctxtui.core.policies.policy import window_source_of
+    from ctxtui.core.policies.policy import registry_alternative, window_source_of
 
     return {
         **plan.policy.as_json(),
         "window_source": window_source_of(plan.policy, session).value,
         "window_unconfigured": plan.policy.unconfigured_window,  # PicoClaw's max_tokens · 4
+        **registry_alternative(plan.policy, session),  # and the model's window beside it
     }
 
 
