@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from ctxtui.core.planning.rows import visible
+from ctxtui.core.literal import visible
 
 MAX_ANSWER_BYTES = 8 << 20
 """Bytes of one answer read at most, before and after decoding: a summary is a few KB, and

@@ -15,8 +15,8 @@ from ctxtui.commands.pipeline import Planned, plan_session
 from ctxtui.core.compacting.compaction import CompactionResult
 from ctxtui.core.compacting.leaf_calls import leaf_calls, with_llm_summary
 from ctxtui.core.compacting.notes import llm_calls_sentence, stand_in_notice
+from ctxtui.core.literal import literal_block
 from ctxtui.core.planning.overflow import overflow_words
-from ctxtui.core.planning.rows import literal_block
 from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reason_effects import reason_effect
 from ctxtui.core.policies.reasons import CompactReason

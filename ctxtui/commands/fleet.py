@@ -299,7 +299,7 @@ _COLUMNS = (
 
 def _shown(text: str) -> str:
     """A value from a session, printed literally: escapes and controls shown, never acted on."""
-    from ctxtui.core.planning.rows import visible
+    from ctxtui.core.literal import visible
     from ctxtui.core.simulation.report import display_text
 
     return visible(display_text(text))

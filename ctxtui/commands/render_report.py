@@ -12,9 +12,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from ctxtui.core.literal import visible
 from ctxtui.core.planning.overflow import overflow_words
 from ctxtui.core.planning.plan import TailReason
-from ctxtui.core.planning.rows import visible
 from ctxtui.core.simulation.report import display_text
 from ctxtui.core.wording import plural
 

@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ctxtui.commands.render_report import label_grid
-from ctxtui.core.planning.rows import visible
+from ctxtui.core.literal import visible
 from ctxtui.core.simulation.report import display_text
 
 MAX_TOOLS = 12

@@ -15,8 +15,8 @@ from rich.console import RenderableType
 from rich.text import Text
 from textual.widget import Widget
 
+from ctxtui.core.literal import visible
 from ctxtui.core.planning.plan import Plan
-from ctxtui.core.planning.rows import visible
 from ctxtui.core.session.import_notes import warnings_line
 from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
