@@ -24,6 +24,7 @@ from ctxtui.commands.json_out import print_json
 from ctxtui.commands.pipeline import build_policy, counting, ignored_knobs, load
 from ctxtui.commands.report import print_table
 from ctxtui.core.engine import Engine
+from ctxtui.core.literal import visible
 from ctxtui.core.policies.policy import KNOBS, Policy
 from ctxtui.core.pricing.cache_model import simulated_json, token_scale, what_if, whatif_json
 from ctxtui.core.pricing.cost import RequestCost, request_json
@@ -225,7 +226,7 @@ def _events(row: dict[str, Any]) -> str:
 
 def render(doc: dict[str, Any]) -> RenderableType:
     """The table: one row per request, then the totals and the calibration sentence."""
-    title = Text(f"replay · {doc['session']['path'] or '(no file)'}")  # literal, never markup
+    title = Text(f"replay · {visible(doc['session']['path'] or '(no file)')}")  # never markup
     table = Table(title=title, title_justify="left")
     for name in ("request", "message", "simulated", "reported", "events"):
         table.add_column(name, justify="left" if name == "events" else "right")
@@ -256,5 +257,5 @@ def render(doc: dict[str, Any]) -> RenderableType:
     lines.append(Text(doc["calibration"]["sentence"]))
     lines.append(Text(cost_sentence(doc["cost"], doc["cache"])))
     lines.append(Text(whatif_sentence(doc["what_if"])))
-    lines.extend(Text(f"warning: {w}") for w in doc["session"]["warnings"])
+    lines.extend(Text(f"warning: {visible(w)}") for w in doc["session"]["warnings"])
     return Group(*lines)

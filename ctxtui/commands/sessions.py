@@ -18,7 +18,7 @@ from datetime import UTC
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.literal import visible
+from ctxtui.core.literal import json_literal, visible
 from ctxtui.core.wording import file_size, plural
 from ctxtui.stores import FoundSession, Skipped, count_messages, list_sessions
 
@@ -91,15 +91,15 @@ def _print_table(sessions: list[FoundSession]) -> None:
         print("  ".join([*cells, row[-1]]).rstrip())
 
 
-_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff]")
-"""What ``json.dumps`` leaves raw with ``ensure_ascii=False``: DEL, the C1 controls (``\\x9b``
-is a CSI to some terminals), the line separators, and a name's undecodable bytes."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A name's undecodable bytes, which ``json.dumps`` leaves raw (they cannot be encoded)."""
 
 
 def _json_text(doc: dict[str, Any]) -> str:
     """``doc`` as JSON text that holds no control character raw (all escaped as ``\\uXXXX``)."""
     text = json.dumps(doc, indent=2, ensure_ascii=False)
-    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+    text = _SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+    return json_literal(text.encode()).decode()
 
 
 def _say_skipped(skipped: list[Skipped]) -> None:

@@ -4,10 +4,13 @@ A file name, a path, a model, a tool name or a message's text comes from a trans
 directory listing; printed as it is, an ESC sequence in it sets the terminal's title, writes
 its clipboard (OSC 52) or hides the rest of a line, and a bidi override reorders what the user
 reads. ``visible`` (one line) and ``literal_block`` (line breaks kept) show such characters as
-pictures instead. This module imports nothing, so the lightest shell may use it.
+pictures instead; ``json_literal`` does the same for a JSON document's bytes. This module
+imports nothing of ctxtui, so the lightest shell may use it.
 """
 
 from __future__ import annotations
+
+import re
 
 _NEWLINE = "⏎"
 _TAB = "⇥"
@@ -69,3 +72,17 @@ def literal_block(text: str) -> str:
     if text.isprintable():
         return text
     return text.translate(_BLOCK)
+
+
+_RAW_IN_JSON = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\x8e\x8f\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
+"""What a JSON encoder leaves raw with ``ensure_ascii=False`` that a terminal acts on or that
+hides text: DEL, the C1 controls (``\\x9b`` is a CSI to some terminals), the line and
+paragraph separators, and the bidi controls. In UTF-8 JSON they occur only inside strings."""
+
+
+def json_literal(data: bytes) -> bytes:
+    """UTF-8 JSON text with those characters written as ``\\uXXXX`` escapes: the same document,
+    nothing raw for a terminal that shows it (C0 controls are escaped by every encoder)."""
+    if _RAW_IN_JSON.search(data) is None:
+        return data
+    return _RAW_IN_JSON.sub(lambda m: b"\\u%04x" % ord(m[0].decode()), data)

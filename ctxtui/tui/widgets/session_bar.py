@@ -106,7 +106,7 @@ class SessionBar(Widget):
         label = component_style(self, "session-bar--label")
         warn = component_style(self, "session-bar--warning")
         meta = session.meta
-        name = PurePath(meta.source_path).name if meta.source_path else "(in memory)"
+        name = visible(PurePath(meta.source_path).name) if meta.source_path else "(in memory)"
         count = Text(plural(len(session), "message"))
         if meta.hidden_messages:
             count.append(f" (+{meta.hidden_messages:,} hidden by the meta's skip)", label)
