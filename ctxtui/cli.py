@@ -30,6 +30,7 @@ from ctxtui.cli_args import (
     add_session_options,
 )
 from ctxtui.cli_help import APP_EPILOG_HEAD, DESCRIPTION, SESSION_HELP, HelpFormatter
+from ctxtui.core.literal import visible
 from ctxtui.error_text import describe_bug
 from ctxtui.options import (
     EXIT_CODES_HELP,
@@ -64,7 +65,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         message = _LONG_WORD.sub(lambda m: f"{m[0][:60]}… ({len(m[0]):,} characters)", message)
-        message = " ".join(message.split())  # one line, whatever the value held
+        message = visible(" ".join(message.split()))  # one line, whatever the value held
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 

@@ -212,8 +212,9 @@ def add_llm_options(p: argparse.ArgumentParser) -> None:
         "--llm-timeout",
         type=_finite,
         metavar="SECONDS",
-        help="seconds each attempt may take as a whole (one retry, so a call ends within "
-        "twice this); default: 60",
+        help="seconds each attempt may take as a whole; with its one retry a call ends within "
+        "twice this, so the default, 60, can wait 120 s before it gives up (per call: a long "
+        "history is summarised in several)",
     )
     llm.add_argument(
         "--llm-allow-http",

@@ -4,6 +4,8 @@ and, in ``describe_bug``, the words both shells use for an exception nobody expe
 
 from __future__ import annotations
 
+from ctxtui.core.literal import visible
+
 ECHO_LIMIT = 40
 """Characters of a user's value shown back in an error; the rest is counted, not printed."""
 
@@ -43,7 +45,7 @@ def show_number(value: float) -> str:
 def describe_bug(err: BaseException) -> str:
     """An unexpected exception as one line: what it was, and how to see the traceback. It
     names the class, unlike a refusal of bad input: this is a bug report."""
-    what = " ".join(str(err).split()) or "no message"
+    what = visible(" ".join(str(err).split())) or "no message"
     if len(what) > 200:
         what = what[:199] + "…"
     return (

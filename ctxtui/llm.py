@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
-from ctxtui.core.planning.rows import visible
+from ctxtui.core.literal import visible
 from ctxtui.llm_wire import (
     MAX_ANSWER_BYTES,
     Stop,

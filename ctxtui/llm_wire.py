@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from ctxtui.core.planning.rows import visible
+from ctxtui.core.literal import visible
 
 MAX_ANSWER_BYTES = 8 << 20
 """Bytes of one answer read at most, before and after decoding: a summary is a few KB, and
@@ -72,15 +72,27 @@ class Stop:
 
 
 def shown_url(url: str) -> str:
-    """A URL as messages show it: no credentials (``user:key@``) or query, controls visible."""
+    """A URL as messages show it: no credentials (``user:key@``), query or fragment, controls
+    visible; a URL too malformed to parse loses them too (they may hold a key)."""
     try:
         parts = urlsplit(url)
         host = parts.hostname or ""
         port = f":{parts.port}" if parts.port is not None else ""
     except ValueError:
-        return visible(url.rpartition("@")[2][:80])
+        return visible(_without_secrets(url)[:120])
     host = f"[{host}]" if ":" in host else host
     return visible(f"{parts.scheme}://{host}{port}{parts.path}"[:120])
+
+
+def _without_secrets(url: str) -> str:
+    """``url`` cut by hand, as ``urlsplit`` refused it: its query and fragment left out, and
+    the user information before the host's ``@``."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    rest = re.split("[?#]", rest, maxsplit=1)[0]
+    authority, slash, path = rest.partition("/")
+    return f"{scheme}{sep}{authority.rpartition('@')[2]}{slash}{path}"
 
 
 def one_line(text: str, limit: int = 160) -> str:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -27,7 +26,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ctxtui.core.planning.rows import visible
 from ctxtui.importers._store_files import Skipped as Skipped
 from ctxtui.importers._store_files import StoreWalk, describe_error, head_records, read_small_json
 
@@ -92,24 +90,6 @@ def opencode_root(env: Mapping[str, str]) -> Path:
 def picoclaw_sessions_dir(env: Mapping[str, str]) -> Path:
     base = Path(env["PICOCLAW_HOME"]) if env.get("PICOCLAW_HOME") else _home(env) / ".picoclaw"
     return base / "workspace" / "sessions"
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def shown(text: str) -> str:
-    """``text`` (a file name, a ``cwd``, a model) safe to print on one line: controls shown as
-    pictures (``␛``, ``⏎``; ``core.planning.rows.visible``) and a name's undecodable bytes as
-    ``\\xNN``, so a hostile name can neither drive the terminal nor break a row."""
-    text = visible(text)
-    if _SURROGATE.search(text) is None:
-        return text
-    return _SURROGATE.sub(_byte_escape, text)
-
-
-def _byte_escape(match: re.Match[str]) -> str:
-    code = ord(match[0])
-    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else "\ufffd"
 
 
 def _text(value: Any) -> str | None:

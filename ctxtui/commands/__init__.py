@@ -11,6 +11,7 @@ import sys
 from types import ModuleType
 
 from ctxtui.commands.errors import CommandError
+from ctxtui.core.literal import literal_block
 from ctxtui.options import EXIT_USAGE
 
 
@@ -73,6 +74,6 @@ def run(args: argparse.Namespace) -> int:
     try:
         result: int = module.run(args)
     except CommandError as err:
-        print(f"ctxtui {args.command}: error: {err}", file=sys.stderr)
+        print(f"ctxtui {args.command}: error: {literal_block(str(err))}", file=sys.stderr)
         return EXIT_USAGE
     return result

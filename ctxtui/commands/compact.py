@@ -15,8 +15,8 @@ from ctxtui.commands.pipeline import Planned, plan_session
 from ctxtui.core.compacting.compaction import CompactionResult
 from ctxtui.core.compacting.leaf_calls import leaf_calls, with_llm_summary
 from ctxtui.core.compacting.notes import llm_calls_sentence, stand_in_notice
+from ctxtui.core.literal import literal_block
 from ctxtui.core.planning.overflow import overflow_words
-from ctxtui.core.planning.rows import literal_block
 from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reason_effects import reason_effect
 from ctxtui.core.policies.reasons import CompactReason
@@ -126,7 +126,7 @@ def _tell(
     result: CompactionResult,
     endpoint: Endpoint | None,
 ) -> Session:
-    """Print the outcome (and the preview, or the LLM's streamed summary); the session to write.
+    """Print the outcome (and the preview, or the LLM's summary); the session to write.
     A failed LLM call is a ``CommandError`` after the stand-in has been shown."""
     for note in planned.notes:
         say(f"note: {note}")
@@ -177,8 +177,9 @@ def _endpoint(args: argparse.Namespace) -> Endpoint | None:
 def _llm_summary(
     endpoint: Endpoint, planned: Planned, result: CompactionResult
 ) -> tuple[Session, str | None]:
-    """Send the compaction's leaf calls to the endpoint, streaming the answer to stdout; the
-    session to write and the failure, if any (then the stand-in is printed instead)."""
+    """Send the compaction's leaf calls to the endpoint and print the summary once it is whole;
+    the session to write and the failure, if any (then the stand-in is printed instead). A call
+    that fails half-way prints none of its text: a broken stream could hold 256 KB of it."""
     from ctxtui.llm import SummarizerError, summarize, template_headings
 
     calls = leaf_calls(
@@ -200,17 +201,13 @@ def _llm_summary(
     say("\n=== summary ===", flush=True)
     try:
         summary = summarize(
-            endpoint,
-            calls.prompt,
-            len(calls),
-            headings,
-            on_delta=lambda text: say(text, end="", flush=True),
-            on_progress=_call_progress,
+            endpoint, calls.prompt, len(calls), headings, on_progress=_call_progress
         )
     except SummarizerError as err:
         say("(the local stand-in, because the LLM call failed)")
         say(result.summary_text)
         return result.session, str(err)
+    say(summary.text)
     say(f"\n({summary.byline})")
     if summary.missing_sections:
         say(

@@ -12,6 +12,7 @@ from ctxtui.commands.replay import load_history
 from ctxtui.commands.report import print_table
 from ctxtui.core.compare import compare
 from ctxtui.core.engine import Engine
+from ctxtui.core.literal import visible
 from ctxtui.core.policies.policy import PRESETS, PolicyError, preset
 from ctxtui.core.pricing.cost_words import dollars
 from ctxtui.core.wording import plural
@@ -117,7 +118,7 @@ def _table(doc: dict[str, Any]) -> Any:
             after_turn = preset(p["preset"]).summarize_message_threshold > 0
             grid.add_row("replay", _replay_row(p["replay"], after_turn))
         for warning in p["warnings"]:
-            grid.add_row(Text("warning", style="yellow"), Text(warning, style="yellow"))
+            grid.add_row(Text("warning", style="yellow"), Text(visible(warning), style="yellow"))
         blocks += [Text(p["preset"], style="bold underline"), grid, Text()]
     return Group(*blocks[:-1])
 

@@ -22,6 +22,7 @@ from typing import Any, TextIO
 from ctxtui.commands import pipeline
 from ctxtui.commands.errors import CommandError
 from ctxtui.core.fleet import build_document, preset_totals
+from ctxtui.core.literal import json_literal, literal_block, visible
 from ctxtui.core.wording import counted, plural
 from ctxtui.fleet.index import FleetIndex, default_path
 from ctxtui.fleet.job import Spec, Target
@@ -200,7 +201,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def write_json(doc: dict[str, Any]) -> None:
-    """The document on stdout, indented by two, valid UTF-8 whatever a path held.
+    """The document on stdout, indented by two, valid UTF-8 whatever a path held, nothing a
+    terminal acts on left raw (``json_literal``).
 
     Not ``report``'s writer: importing the report command would load the whole planning
     pipeline, most of a warm run's time.
@@ -213,7 +215,7 @@ def write_json(doc: dict[str, Any]) -> None:
         text = json.dumps(doc, indent=2, ensure_ascii=False)
         data = (_SURROGATE.sub("\ufffd", text) + "\n").encode("utf-8")
     sys.stdout.flush()
-    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.write(json_literal(data))
     sys.stdout.flush()
 
 
@@ -221,7 +223,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _warn(stream: TextIO, text: str) -> None:
-    print(f"ctxtui fleet: {text}", file=stream)
+    print(f"ctxtui fleet: {literal_block(text)}", file=stream)
 
 
 # -- the table ----------------------------------------------------------------------------
@@ -299,10 +301,7 @@ _COLUMNS = (
 
 def _shown(text: str) -> str:
     """A value from a session, printed literally: escapes and controls shown, never acted on."""
-    from ctxtui.core.planning.rows import visible
-    from ctxtui.core.simulation.report import display_text
-
-    return visible(display_text(text))
+    return visible(text)
 
 
 def _utc(started: str | None) -> str:

@@ -12,10 +12,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from ctxtui.core.literal import visible
 from ctxtui.core.planning.overflow import overflow_words
 from ctxtui.core.planning.plan import TailReason
-from ctxtui.core.planning.rows import visible
-from ctxtui.core.simulation.report import display_text
 from ctxtui.core.wording import plural
 
 FULL_TABLE_ROWS = 60  # longer sessions print the first and last rows around an ellipsis
@@ -34,7 +33,7 @@ def label_grid(label_style: str = "bold", value_style: str = "") -> Table:
 def _header(report: dict[str, Any]) -> Table:
     s, tok, policy = report["session"], report["tokenizer"], report["policy"]
     grid = label_grid()
-    grid.add_row("session", Text(display_text(s["path"] or "(no file)"), style="bold"))
+    grid.add_row("session", Text(visible(s["path"] or "(no file)"), style="bold"))
     grid.add_row(
         "",
         f"{s['format']} · {plural(s['message_count'], 'message')} · preset "
@@ -51,7 +50,7 @@ def _header(report: dict[str, Any]) -> Table:
             ),
         )
     for warning in s["warnings"]:
-        grid.add_row(Text("warning", style="yellow"), Text(warning, style="yellow"))
+        grid.add_row(Text("warning", style="yellow"), Text(visible(warning), style="yellow"))
     return grid
 
 
@@ -84,9 +83,7 @@ def _row(table: Table, m: dict[str, Any]) -> None:
     tokens = f"{m['tokens']:,}"
     if m["sent_tokens"] != m["tokens"]:
         tokens += f" → {m['sent_tokens']:,}"
-    table.add_row(
-        f"{m['index']:,}", m["role"], tokens, m["zone"], flags, Text(visible(display_text(tools)))
-    )
+    table.add_row(f"{m['index']:,}", m["role"], tokens, m["zone"], flags, Text(visible(tools)))
 
 
 def _message_table(messages: list[dict[str, Any]]) -> Table:
@@ -142,7 +139,7 @@ def _footer(report: dict[str, Any]) -> Table:
         grid.add_row(
             Text("overflow", style="bold red"),
             Text(
-                f"model {over['model']} · requested {over['requested_tokens']:,} > window "
+                f"model {visible(over['model'])} · requested {over['requested_tokens']:,} > window "
                 f"{over['context_window']:,} · {overflow_words(over['reason'])}",
                 style="bold red",
             ),

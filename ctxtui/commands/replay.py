@@ -24,6 +24,7 @@ from ctxtui.commands.json_out import print_json
 from ctxtui.commands.pipeline import build_policy, counting, ignored_knobs, load
 from ctxtui.commands.report import print_table
 from ctxtui.core.engine import Engine, Run
+from ctxtui.core.literal import visible
 from ctxtui.core.pricing.cache_model import simulated_json, whatif_json
 from ctxtui.core.pricing.cost import RequestCost, request_json
 from ctxtui.core.session.models import Session
@@ -169,7 +170,7 @@ def _events(row: dict[str, Any]) -> str:
 
 def render(doc: dict[str, Any]) -> RenderableType:
     """The table: one row per request, then the totals and the calibration sentence."""
-    title = Text(f"replay · {doc['session']['path'] or '(no file)'}")  # literal, never markup
+    title = Text(f"replay · {visible(doc['session']['path'] or '(no file)')}")  # never markup
     table = Table(title=title, title_justify="left")
     for name in ("request", "message", "simulated", "reported", "events"):
         table.add_column(name, justify="left" if name == "events" else "right")
@@ -200,5 +201,5 @@ def render(doc: dict[str, Any]) -> RenderableType:
     lines.append(Text(doc["calibration"]["sentence"]))
     lines.append(Text(cost_sentence(doc["cost"], doc["cache"])))
     lines.append(Text(whatif_sentence(doc["what_if"])))
-    lines.extend(Text(f"warning: {w}") for w in doc["session"]["warnings"])
+    lines.extend(Text(f"warning: {visible(w)}") for w in doc["session"]["warnings"])
     return Group(*lines)

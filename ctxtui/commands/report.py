@@ -18,6 +18,7 @@ from ctxtui.commands.errors import CommandError
 from ctxtui.commands.json_out import stdlib_text, write_stdout
 from ctxtui.commands.pipeline import Planned, plan_session
 from ctxtui.core.compacting.compaction import compact
+from ctxtui.core.literal import literal_block
 from ctxtui.core.simulation.estimate_check import (
     EstimateDrift,
     estimate_drift,
@@ -32,23 +33,44 @@ from ctxtui.store_guard import store_refusal
 from ctxtui.system.output import OutputError, atomic_write, check_output, check_stream
 
 if TYPE_CHECKING:
-    from rich.console import RenderableType
+    from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 
     from ctxtui.core.session.models import Session
     from ctxtui.core.tokens.calibration import SessionFit
 
 
 def print_table(renderable: RenderableType) -> None:
-    """Print with rich; into a pipe or file, without the padding rich adds to every line."""
+    """Print with rich; into a pipe or file, without the padding rich adds to every line.
+    Every piece of text passes through ``literal_block`` on its way out: a renderer that
+    forgot to escape a name still cannot drive the terminal."""
     from rich.console import Console
 
     console = Console(highlight=False)
+    literal = _Literal(renderable)
     if console.is_terminal:
-        console.print(renderable)
+        console.print(literal)
         return
     with console.capture() as captured:
-        console.print(renderable)
+        console.print(literal)
     sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
+
+
+class _Literal:
+    """A renderable whose text segments are shown literally (rich's own styles stay: they are
+    segments' styles, not text)."""
+
+    def __init__(self, renderable: RenderableType) -> None:
+        self.renderable = renderable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.segment import Segment
+
+        for segment in console.render(self.renderable, options):
+            text = segment.text
+            if segment.control or text.isprintable() or text == "\n":
+                yield segment
+            else:
+                yield Segment(literal_block(text), segment.style)
 
 
 def _estimate(planned: Planned) -> EstimateDrift | None:

@@ -9,8 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ctxtui.commands.render_report import label_grid
-from ctxtui.core.planning.rows import visible
-from ctxtui.core.simulation.report import display_text
+from ctxtui.core.literal import visible
 
 MAX_TOOLS = 12
 """Rows of the table; the rest are folded into one line (the JSON lists every tool)."""
@@ -31,7 +30,7 @@ not of the request, which adds the output reserve: "share" alone read as either.
 
 def _row(t: dict[str, Any]) -> tuple[str | Text, ...]:
     return (
-        Text(visible(display_text(t["name"]))),
+        Text(visible(t["name"])),
         f"{t['calls']:,}",
         f"{t['call_tokens']:,}",
         f"{t['output_tokens']:,}",

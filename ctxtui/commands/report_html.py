@@ -16,7 +16,7 @@ from typing import Any
 
 from ctxtui.commands.pipeline import build_policy, load
 from ctxtui.core.engine import Engine
-from ctxtui.core.planning.rows import visible
+from ctxtui.core.literal import visible
 from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
 from ctxtui.palette import SERIES_COLOURS

@@ -20,6 +20,7 @@ from ctxtui.commands.json_out import print_json
 from ctxtui.commands.pipeline import build_policy, counting, load
 from ctxtui.commands.report import print_table
 from ctxtui.core.engine import Engine
+from ctxtui.core.literal import visible
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.simulation.replay import shown_offset
 from ctxtui.core.simulation.report import display_text
@@ -98,7 +99,7 @@ def _label(c: dict[str, Any]) -> str:
 
 def render(doc: dict[str, Any]) -> RenderableType:
     """Per summary its size and headline figures, then kept/total per kind, then what it lost."""
-    title = Text(f"retention · {doc['session']['path'] or '(no file)'}")  # literal, never markup
+    title = Text(f"retention · {visible(doc['session']['path'] or '(no file)')}")  # never markup
     table = Table(title=title, title_justify="left")
     for name in ("summary", "replaced", "tokens", "kept", "needed after", "dup."):
         table.add_column(name, justify="left" if name in ("summary", "replaced") else "right")

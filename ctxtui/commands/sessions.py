@@ -2,7 +2,8 @@
 
 A table or one ``ctxtui.sessions/1`` JSON document; Claude Code's sub-agents are listed under
 their parent. The listing reads a bounded head of each file (``--count`` opens each session);
-names are printed literally (``stores.shown``), and what could not be read is counted on stderr.
+names are printed literally (``core.literal.visible``), and what could not be read is
+counted on stderr.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from datetime import UTC
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.literal import json_literal, visible
 from ctxtui.core.wording import file_size, plural
-from ctxtui.stores import FoundSession, Skipped, count_messages, list_sessions, shown
+from ctxtui.stores import FoundSession, Skipped, count_messages, list_sessions
 
 SCHEMA = "ctxtui.sessions/1"
 
@@ -67,11 +69,11 @@ def _rows(found: FoundSession, depth: int = 0) -> Iterator[tuple[str, ...]]:
     yield (
         agent,
         _started(found),
-        shown(found.model or "-")[:28],
+        visible(found.model or "-")[:28],
         messages,
         file_size(found.size),
-        shown(what),
-        shown(found.open_target),
+        visible(what),
+        visible(found.open_target),
     )
     for child in found.children:
         yield from _rows(child, depth + 1)
@@ -89,22 +91,22 @@ def _print_table(sessions: list[FoundSession]) -> None:
         print("  ".join([*cells, row[-1]]).rstrip())
 
 
-_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff]")
-"""What ``json.dumps`` leaves raw with ``ensure_ascii=False``: DEL, the C1 controls (``\\x9b``
-is a CSI to some terminals), the line separators, and a name's undecodable bytes."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A name's undecodable bytes, which ``json.dumps`` leaves raw (they cannot be encoded)."""
 
 
 def _json_text(doc: dict[str, Any]) -> str:
     """``doc`` as JSON text that holds no control character raw (all escaped as ``\\uXXXX``)."""
     text = json.dumps(doc, indent=2, ensure_ascii=False)
-    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+    text = _SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+    return json_literal(text.encode()).decode()
 
 
 def _say_skipped(skipped: list[Skipped]) -> None:
     if not skipped:
         return
     first = skipped[0]
-    more = f"; first: {shown(str(first.path))}: {first.reason}"
+    more = f"; first: {visible(str(first.path))}: {first.reason}"
     print(
         f"ctxtui: skipped {plural(len(skipped), 'path')} that could not be read as sessions"
         f'{more} (all in --json\'s "skipped")',

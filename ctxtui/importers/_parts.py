@@ -16,6 +16,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ctxtui.core.literal import visible
 from ctxtui.core.session.images import sized
 from ctxtui.core.session.models import ContentPart, Message, PartKind, ToolDefinition, Usage
 from ctxtui.importers._deep import deep_call
@@ -84,8 +85,7 @@ QUOTE_CHARS = 40
 
 def short_text(text: str, limit: int = QUOTE_CHARS) -> str:
     """``text`` on one line for a warning: controls escaped, cut at ``limit`` characters."""
-    cut = text[:limit]
-    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in cut)
+    shown = visible(text[:limit])
     return shown + "…" if len(text) > limit else shown
 
 

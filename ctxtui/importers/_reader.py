@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.literal import visible
 from ctxtui.importers._deep import deep_call
 from ctxtui.importers._stream import Source, binary_problem, open_file
 
@@ -61,7 +62,7 @@ def json_kind(value: Any) -> str:
     """What a JSON value is, in words, for 'expected ..., found ...' messages."""
     if isinstance(value, dict):  # keys cut short: a key may be megabytes, or hold a newline
         keys = ", ".join(
-            _printable(k[:SNIPPET_CHARS]) + "…" * (len(k) > SNIPPET_CHARS) or "''"
+            visible(k[:SNIPPET_CHARS]) + "…" * (len(k) > SNIPPET_CHARS) or "''"
             for k in list(value)[:6]
         )
         return f"a JSON object with keys: {keys}" if keys else "an empty JSON object"
@@ -122,11 +123,6 @@ def _scrub(value: Any) -> Any:
     return value
 
 
-def _printable(text: str) -> str:
-    """Printable text (CJK included) as is; controls and stray surrogates as escapes."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
 def snippet(text: str, start: int = 0) -> str:
     """Up to ``SNIPPET_CHARS`` characters of ``text`` from ``start``, quoted for a message."""
     line_end = text.find("\n", start)
@@ -135,7 +131,7 @@ def snippet(text: str, start: int = 0) -> str:
     part = text[start:stop].rstrip("\r")
     if not part:
         return "the end of the line" if stop < len(text) else "the end of the text"
-    shown = _printable(part)
+    shown = visible(part)
     more = "…" if stop < end else ""
     return f"'{shown}{more}'"
 

@@ -17,6 +17,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.console import Console
 from rich.text import Text
 
+from ctxtui.core.literal import visible
 from ctxtui.core.planning.plan import FreshTail
 from ctxtui.core.planning.rows import (
     ROLE_SHORT,
@@ -24,7 +25,6 @@ from ctxtui.core.planning.rows import (
     find_spans,
     preview_source,
     tool_label,
-    visible,
 )
 from ctxtui.core.session.models import Message
 

@@ -12,7 +12,7 @@ from pathlib import PurePath
 from typing import Any
 
 from ctxtui.core.fleet import totals
-from ctxtui.core.planning.rows import visible
+from ctxtui.core.literal import visible
 from ctxtui.core.simulation.report import display_text
 from ctxtui.core.wording import counted, plural
 

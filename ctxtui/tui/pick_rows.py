@@ -11,8 +11,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ctxtui.core.literal import visible
 from ctxtui.core.wording import file_size
-from ctxtui.stores import FoundSession, shown
+from ctxtui.stores import FoundSession
 
 SAMPLE = "sample"
 """The agent column of a bundled sample session."""
@@ -68,22 +69,22 @@ def _fit_left(text: str, cells: int) -> str:
 def _row(found: FoundSession, depth: int) -> PickRow:
     agent = ("└ sub-agent" if depth else found.agent) if found.agent != SAMPLE else SAMPLE
     if found.error:
-        project = shown(f"unreadable: {found.error}")[:PROJECT_CELLS]
+        project = visible(f"unreadable: {found.error}")[:PROJECT_CELLS]
     elif depth:
-        project = shown(found.session_id or found.path.stem)  # an inline sub-agent: its id
+        project = visible(found.session_id or found.path.stem)  # an inline sub-agent: its id
     else:
         project = found.project or found.title or found.path.name
         if found.title and found.project and found.agent != SAMPLE:
             project = f"{found.project} · {found.title}"
-        project = shown(project)
+        project = visible(project)
     cells = (
         agent,
         project if found.error else _fit_left(project, PROJECT_CELLS),
-        shown(found.model or "")[:18],
+        visible(found.model or "")[:18],
         _started(found),
         file_size(found.size).rjust(9),
     )
-    names = tuple(shown(n) for n in (found.path.parent.name, found.path.name, found.title or ""))
+    names = tuple(visible(n) for n in (found.path.parent.name, found.path.name, found.title or ""))
     words = " ".join((found.agent, *cells, *names)).lower()
     return PickRow(found, depth, cells, words)
 
@@ -119,6 +120,6 @@ def matching(rows: Sequence[PickRow], query: str) -> list[PickRow]:
 def shown_path(path: Path, home: Path) -> str:
     """``path`` as the dialog shows it: under the home directory with ``~``, literally."""
     try:
-        return shown("~/" + str(path.relative_to(home)))
+        return visible("~/" + str(path.relative_to(home)))
     except ValueError:
-        return shown(str(path))
+        return visible(str(path))

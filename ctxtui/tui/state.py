@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.engine import Engine
+from ctxtui.core.literal import visible
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.policies.policy import Policy, PolicyError, fit_reserve, policy_for_session, preset
 from ctxtui.core.session.models import Session
@@ -259,9 +260,9 @@ class MainState:
     @property
     def label(self) -> str:
         """The session as a view's title names it: the file's name and the model, if known."""
-        name = self.path.name if self.path is not None else "session"
+        name = visible(self.path.name) if self.path is not None else "session"
         model = self.session.meta.model if self.session is not None else None
-        return f"{name} · {model}" if model else name
+        return f"{name} · {visible(model)}" if model else name
 
     @property
     def compacted(self) -> bool:

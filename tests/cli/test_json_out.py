@@ -1,4 +1,5 @@
-"""``commands.json_out``: orjson writes the stdlib's very bytes, for any document."""
+"""``commands.json_out``: orjson writes the stdlib's very bytes, for any document, with what
+a terminal acts on (C1 controls, bidi overrides) escaped as ``\\uXXXX``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxtui.commands.json_out import stdlib_text
+from ctxtui.core.literal import json_literal
 from ctxtui.core.simulation.report import display_text
 
 scalars = st.one_of(
@@ -35,7 +37,9 @@ documents = st.recursive(
 
 
 def _stdlib(doc: Any) -> bytes:
-    return (display_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n").encode()
+    return json_literal(
+        (display_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n").encode()
+    )
 
 
 @settings(max_examples=500, deadline=None)

@@ -8,14 +8,8 @@ import sys
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxtui.core.planning.rows import (
-    cap_text,
-    find_spans,
-    literal_block,
-    split_cells,
-    tool_label,
-    visible,
-)
+from ctxtui.core.literal import literal_block, visible
+from ctxtui.core.planning.rows import cap_text, find_spans, split_cells, tool_label
 from ctxtui.core.session.models import Message, ToolCall
 
 

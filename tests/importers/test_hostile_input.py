@@ -514,7 +514,7 @@ def test_an_unknown_object_is_described_in_one_short_line(tmp_path: Path) -> Non
     assert message.endswith(
         "no known format: expected a transcript, found a JSON object with keys: "
         + "k" * 24
-        + "…, two\\nlines, ''"
+        + "…, two⏎lines, ''"
     )
 
 

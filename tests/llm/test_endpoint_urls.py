@@ -63,6 +63,24 @@ def test_credentials_in_the_url_are_never_printed() -> None:
     assert KEY not in err
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"http://[::1/v1?key={KEY}",
+        f"http://127.0.0.1:99999/v1?api_key={KEY}#{KEY}",
+        f"http://user:{KEY}@[::1:18080/v1?key={KEY}",
+        f"http://127.0.0.1:abc/v1?key={KEY}",
+        f"ftp://127.0.0.1/v1?key={KEY}",
+        f"http://a b/v1?key={KEY}",
+    ],
+)
+def test_a_malformed_url_hides_its_query_and_credentials(url: str) -> None:
+    code, err = compact(url)
+    assert code == 2, err
+    assert KEY not in err, err
+    assert "/v1" in err
+
+
 def test_a_key_is_not_sent_over_plain_http_to_another_host() -> None:
     # 192.0.2.1 is TEST-NET-1: nothing answers there, and the refusal comes before any send.
     code, err = compact("http://192.0.2.1:8080/v1", env={"OPENAI_API_KEY": KEY})
@@ -89,3 +107,17 @@ def test_a_key_the_server_echoes_back_is_not_printed() -> None:
         code, err = compact(url, env={"OPENAI_API_KEY": KEY})
     assert code == 2 and "HTTP 401 (Incorrect API key provided: [the key])" in err
     assert KEY not in err
+
+
+def test_the_timeout_help_says_how_long_the_default_waits(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Two attempts of the default timeout: ``--help`` names the whole wait, not only 60 s."""
+    from ctxtui.cli import main
+    from ctxtui.llm import DEFAULT_TIMEOUT
+
+    for argv in (["compact", "--help"], ["--help"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+        text = " ".join(capsys.readouterr().out.split())
+        assert f"the default, {DEFAULT_TIMEOUT:g}, can wait {2 * DEFAULT_TIMEOUT:g} s" in text

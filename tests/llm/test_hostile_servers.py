@@ -90,6 +90,16 @@ def test_a_hostile_server_costs_one_line_exit_2_bounded_time_and_memory(
     assert elapsed < 30
 
 
+def test_a_stream_that_fails_prints_none_of_its_text() -> None:
+    """The endless stream sends 256 KB of text before the cap stops it: none of it is printed,
+    the stand-in is, and the error is the one line on stderr."""
+    with hostile("endless") as (url, _):
+        code, out, err, _ = run_compact(url)
+    assert code == 2 and "passed 256 KB of text" in err
+    assert "x" * 1000 not in out, f"{out.count('x'):,} x printed"
+    assert "(the local stand-in, because the LLM call failed)" in out
+
+
 def test_escapes_in_the_summary_never_reach_stdout_raw() -> None:
     with hostile("escapes") as (url, _):
         _code, out, err, _ = run_compact(url, "--preview")

@@ -238,3 +238,32 @@ def test_a_long_name_keeps_its_head_and_suffix() -> None:
     assert shorten_name(CLAUDE_NAME, 16) == "cde583fb-….jsonl"
     assert shorten_name("short.json", 16) == "short.json"
     assert len(shorten_name(CLAUDE_NAME, 4)) == 16, "never under NAME_CELLS"
+
+
+HOSTILE_NAME = "\x1b]0;PWNED\x07\x1b]52;c;aGk=\x07\x1b[2J\x1bX\x9b31m\u202eevil.json"
+ACTING = ("\x1b", "\x9b", "\u202e", "\x07")
+
+
+async def test_a_hostile_file_name_reaches_no_terminal(tmp_path: Any) -> None:
+    """The loading line, the session bar and a view's title show a hostile name's escapes
+    (OSC title and clipboard, CSI, C1, bidi) as pictures: none reaches the screen's text."""
+    from pathlib import Path
+
+    from ctxtui.tui.app import make_app
+    from ctxtui.tui.screens.main import file_label
+    from ctxtui.tui.settings import deterministic_settings
+    from tests.tui.main_fixtures import screen_lines, write_native
+
+    path = write_native(Path(tmp_path) / HOSTILE_NAME, demo_session())
+    assert not any(c in file_label(path) for c in ACTING)
+    assert "␛]0;PWNED" in file_label(path)
+    app = make_app(path, settings=deterministic_settings())
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        assert app.main.session is not None
+        shown = "\n".join(screen_lines(app))
+        assert "␛]0;PWNED" in shown
+        assert not any(c in shown for c in ACTING)
+        assert not any(c in app.main.state.label for c in ACTING)
+        svg = app.export_screenshot()
+        assert not any(c in svg for c in ACTING)

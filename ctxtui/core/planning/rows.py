@@ -1,68 +1,19 @@
 """What a message-list row says, as plain data: literal text, labels, tags and match spans.
 
-Content only (control characters made visible, tool labels, prune marks, the fresh-tail
-labels, search matches, a gauge's cell shares); fitting it to terminal cells is the shell's job
-(``ctxtui.tui.cells``), so the core needs no terminal library.
+Content only (control characters made visible by ``core.literal``, tool labels, prune marks,
+the fresh-tail labels, search matches, a gauge's cell shares); fitting it to terminal cells is
+the shell's job (``ctxtui.tui.cells``), so the core needs no terminal library.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ctxtui.core.literal import visible
 from ctxtui.core.planning.plan import FreshTail
 from ctxtui.core.session.models import Message, PartKind
 
 MINUS = "−"  # U+2212: a real minus sign reads better than a hyphen in "−1,234 tok"
-
-_NEWLINE = "⏎"
-_TAB = "⇥"
-_CARRIAGE = "␍"
-_ESCAPE = "␛"
-_DELETE = "␡"
-_UNKNOWN = "�"
-# Invisible characters that reorder or hide text: a preview must never let them act.
-_BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-def _picture(code: int) -> str:
-    """What control character ``code`` is shown as (itself when it is not a control)."""
-    ch = chr(code)
-    if ch == "\n":
-        return _NEWLINE
-    if ch == "\t":
-        return _TAB
-    if ch == "\r":
-        return _CARRIAGE
-    if ch == "\x1b":
-        return _ESCAPE
-    if code < 0x20:
-        return chr(0x2400 + code)  # the Unicode control pictures: ␀ ␁ … ␟
-    if code == 0x7F:
-        return _DELETE
-    if 0x80 <= code < 0xA0 or ch in _BIDI:
-        return _UNKNOWN
-    return ch
-
-
-_CONTROLS = [*range(0x20), 0x7F, *range(0x80, 0xA0), *map(ord, _BIDI)]
-# ``str.translate`` tables: a preview is made for every row drawn.
-_ONE_LINE = {code: _picture(code) for code in _CONTROLS}
-_BLOCK = _ONE_LINE | {ord("\n"): "\n", ord("\t"): "\t"}
-
-
-def visible(text: str) -> str:
-    """``text`` on one line with every control character shown, never acted on: ``⏎``, ``⇥``,
-    ``␛[31m``, other C0 controls as control pictures, C1 and bidi controls as ``�``."""
-    if text.isprintable():
-        return text
-    return text.translate(_ONE_LINE)
-
-
-def literal_block(text: str) -> str:
-    """Like ``visible`` but keeps line breaks and tabs, for the multi-line detail pane."""
-    if text.isprintable():
-        return text
-    return text.translate(_BLOCK)
 
 
 def cap_text(text: str, max_chars: int) -> tuple[str, int]:

@@ -8,6 +8,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Button, Label, Static
 
+from ctxtui.core.literal import literal_block
 from ctxtui.tui.screens.dialog import Dialog, button_row
 
 
@@ -50,7 +51,7 @@ class ErrorScreen(Dialog[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Label(Text(self.error_title), id="title")
-            yield Static(Text(self.message), id="message")
+            yield Static(Text(literal_block(self.message)), id="message")
             yield button_row(Button("OK", variant="error", compact=True, id="ok"))
 
     def on_mount(self) -> None:

@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from ctxtui.core.fleet import Row
+from ctxtui.core.literal import visible
 from ctxtui.core.policies.policy import PRESETS
 from ctxtui.options import debugging, knob_label
 from ctxtui.tui import fleet_job
@@ -196,7 +197,7 @@ class FleetScreen(Screen[Path | None]):
             return
         row = self.rows[int(event.row_key.value)]
         if row["error"]:
-            self.notify(f"cannot open: {row['error']}", severity="warning")
+            self.notify(f"cannot open: {visible(str(row['error']))}", severity="warning")
             return
         self.workers.cancel_group(self, "fleet")
         self.dismiss(Path(row["path"]))

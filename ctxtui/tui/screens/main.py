@@ -20,6 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 
 from ctxtui.core.engine import Engine
+from ctxtui.core.literal import visible
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.policies.policy import Policy, PolicyError
 from ctxtui.core.policies.reason_effects import reason_choices
@@ -67,12 +68,12 @@ TALL_ROWS = 30
 
 
 def file_label(path: Path) -> str:
-    """The file's name and size, as the busy row shows it while the file is read."""
+    """The file's name (literally) and size, as the busy row shows it while the file is read."""
     try:
         size = path.stat().st_size
     except OSError:
-        return path.name
-    return f"{path.name} ({file_size(size)})"
+        return visible(path.name)
+    return f"{visible(path.name)} ({file_size(size)})"
 
 
 def undone_note(compacted: int, state: MainState) -> str:
@@ -328,7 +329,9 @@ class MainScreen(Screen[None]):
     @on(WatchProblem)
     def _watch_problem(self, event: WatchProblem) -> None:
         if event.problem is not None:
-            self.notify(f"Still showing the last good read: {event.problem}", severity="warning")
+            self.notify(
+                f"Still showing the last good read: {visible(event.problem)}", severity="warning"
+            )
 
     # -- counting and planning -------------------------------------------------------------
 
@@ -560,7 +563,7 @@ class MainScreen(Screen[None]):
 
         def chosen(path: Path | None) -> None:
             if path is not None:
-                self._busy.start(f"writing {path.name}…")
+                self._busy.start(f"writing {visible(path.name)}…")
                 self._run(jobs.write, session, path, group="export")
 
         self.app.push_screen(ExportScreen(default, source, title=title), chosen)
@@ -568,7 +571,9 @@ class MainScreen(Screen[None]):
     @on(SessionExported)
     def _exported(self, event: SessionExported) -> None:
         self._busy.stop()
-        self.notify(f"Wrote {event.path} ({plural(event.messages, 'message')})", timeout=4)
+        self.notify(
+            f"Wrote {visible(str(event.path))} ({plural(event.messages, 'message')})", timeout=4
+        )
 
     @on(ExportFailed)
     def _export_failed(self, event: ExportFailed) -> None:

@@ -21,9 +21,10 @@ from textual.message import Message
 from textual.validation import ValidationResult, Validator
 from textual.widgets import Input, Label, Static
 
+from ctxtui.core.literal import visible
 from ctxtui.core.wording import plural
 from ctxtui.options import debugging
-from ctxtui.stores import FoundSession, shown
+from ctxtui.stores import FoundSession
 from ctxtui.tui.jobs import bug_line
 from ctxtui.tui.pick_rows import SAMPLE, PickRow, matching, pick_rows, shown_path
 from ctxtui.tui.screens.dialog import Dialog
@@ -218,7 +219,7 @@ class OpenSessionScreen(Dialog[Path | None]):
                 text = f"bundled sample {found.path.name}"
             else:
                 text = shown_path(row.target, Path(os.environ.get("HOME") or Path.home()))
-                text += f" · unreadable: {shown(found.error)}" if found.error else ""
+                text += f" · unreadable: {visible(found.error)}" if found.error else ""
         self.query_one("#target", Static).update(text)
 
     def _highlighted(self) -> PickRow | None:
@@ -235,7 +236,7 @@ class OpenSessionScreen(Dialog[Path | None]):
         if row is None:
             problem.update("No session matches; type a path below (Tab) to open any file")
         elif row.found.error:
-            problem.update(f"Cannot open this one: {shown(row.found.error)}")
+            problem.update(f"Cannot open this one: {visible(row.found.error)}")
         else:
             self.dismiss(row.target)
 

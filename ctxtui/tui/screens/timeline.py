@@ -22,6 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Static
 
+from ctxtui.core.literal import visible
 from ctxtui.core.policies.policy import policy_for_session
 from ctxtui.core.simulation.replay import ContextAt, Replay
 from ctxtui.core.simulation.reported import ReportedGap
@@ -125,7 +126,7 @@ class TimelineScreen(Screen[int | None]):
         if self.state.session is None:
             return "Timeline: open a session first"
         width = (self.size.width or self.app.size.width) - 2
-        name = self.state.path.name if self.state.path is not None else "session"
+        name = visible(self.state.path.name) if self.state.path is not None else "session"
         title = ""
         for label in (self.state.label, name, shorten_name(name, NAME_CELLS)):
             if self.replay is None:

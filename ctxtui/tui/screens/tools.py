@@ -22,7 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from ctxtui.core.planning.rows import visible
+from ctxtui.core.literal import visible
 from ctxtui.core.planning.tool_costs import ToolCost, ToolCosts, largest_output, tool_costs
 from ctxtui.core.pricing.cost_words import CostView, dollars
 from ctxtui.core.wording import plural

@@ -20,10 +20,11 @@ from textual.message import Message as TextualMessage
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from ctxtui.core.literal import literal_block, visible
 from ctxtui.core.planning.as_sent import row_figures
 from ctxtui.core.planning.explain import why
 from ctxtui.core.planning.plan import Plan, Zone
-from ctxtui.core.planning.rows import cap_text, find_spans, literal_block, visible
+from ctxtui.core.planning.rows import cap_text, find_spans
 from ctxtui.core.pricing.cost_words import CostView
 from ctxtui.core.session.models import ContentPart, Message, Session
 from ctxtui.core.wording import plural

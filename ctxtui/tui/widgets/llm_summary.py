@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.widgets import Label, Static
 
 from ctxtui.core.compacting.leaf_calls import LeafCalls
-from ctxtui.core.planning.rows import literal_block, visible
+from ctxtui.core.literal import literal_block, visible
 from ctxtui.llm import Endpoint, LLMSummary, Stop
 from ctxtui.options import debugging
 from ctxtui.tui.llm_job import (

@@ -15,8 +15,8 @@ from rich.console import RenderableType
 from rich.text import Text
 from textual.widget import Widget
 
+from ctxtui.core.literal import visible
 from ctxtui.core.planning.plan import Plan
-from ctxtui.core.planning.rows import visible
 from ctxtui.core.session.import_notes import warnings_line
 from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
@@ -106,7 +106,7 @@ class SessionBar(Widget):
         label = component_style(self, "session-bar--label")
         warn = component_style(self, "session-bar--warning")
         meta = session.meta
-        name = PurePath(meta.source_path).name if meta.source_path else "(in memory)"
+        name = visible(PurePath(meta.source_path).name) if meta.source_path else "(in memory)"
         count = Text(plural(len(session), "message"))
         if meta.hidden_messages:
             count.append(f" (+{meta.hidden_messages:,} hidden by the meta's skip)", label)
