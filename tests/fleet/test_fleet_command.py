@@ -417,3 +417,40 @@ def test_a_directory_splits_inline_sub_agents_into_rows_of_their_own(
         fh.write("\n")
     _fleet(capsys, str(folder))
     assert searched == [transcript, transcript]
+
+
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        ("garbage", "expected tcp://HOST:PORT"),
+        ("", "expected tcp://HOST:PORT"),
+        ("[::1:8786", "expected tcp://[IPv6]:PORT"),
+        ("inproc://", "inproc:// is not supported"),
+        ("tls://", "tls:// is not supported"),
+        ("tcp://host:0", "the port must be a number from 1 to 65535"),
+        ("tcp://host:http", "the port must be a number from 1 to 65535"),
+        ("tcp://a b:8786", "with a host name or address"),
+    ],
+)
+def test_a_malformed_dask_address_is_one_line_before_any_file_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], address: str, why: str
+) -> None:
+    """These exited 3 with a traceback (or needed the 'dask' extra to say anything)."""
+    (tmp_path / "s.json").write_text('{"messages": [{"role": "user", "content": "hi"}]}')
+    assert main(["fleet", "--no-cache", "--dask", address, str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and why in err and f"--dask {address!r}" in err
+
+
+@pytest.mark.parametrize(
+    ("address", "host", "port"),
+    [
+        ("tcp://127.0.0.1:8786", "127.0.0.1", 8786),
+        ("scheduler.local:8786", "scheduler.local", 8786),
+        ("tcp://[::1]:8786", "::1", 8786),
+    ],
+)
+def test_a_dask_address_names_a_host_and_port(address: str, host: str, port: int) -> None:
+    from ctxtui.fleet.run import dask_address
+
+    assert dask_address(address) == (host, port)
