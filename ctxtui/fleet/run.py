@@ -622,7 +622,8 @@ def run_fleet(
     ``executor`` makes the executor the jobs run on, once there are two or more to run (a
     warm index or a single file starts no pool); without one they run in this thread, one
     after the other. Ctrl+C, SIGTERM or SIGHUP (or ``should_stop``) ends the run with
-    ``interrupted`` set, the pool's workers ended and what finished kept.
+    ``interrupted`` set, the pool's workers ended and what finished kept. A run that ends
+    drops from the index what it kept of files deleted since.
     """
     asked = _Interrupt()
     stop = (lambda: asked.pressed or should_stop()) if should_stop else (lambda: asked.pressed)
@@ -637,6 +638,8 @@ def run_fleet(
     except KeyboardInterrupt:
         driver.run.interrupted = True
     driver.run.signal = asked.signum
+    if index is not None and not driver.run.interrupted:
+        index.forget_missing()
     return driver.run
 
 
