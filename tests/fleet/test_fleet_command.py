@@ -214,7 +214,7 @@ def test_only_the_last_unusable_index_is_kept_aside(
 
 
 def test_a_deleted_session_leaves_the_index(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The index kept the rows (and simulations) of sessions deleted since, for ever."""
     from ctxtui.fleet.index import FleetIndex
