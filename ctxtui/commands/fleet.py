@@ -12,9 +12,7 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Callable, Sequence
-from concurrent.futures import Executor
-from contextlib import AbstractContextManager
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any, TextIO
@@ -27,14 +25,23 @@ from ctxtui.core.wording import counted, plural
 from ctxtui.fleet.index import FleetIndex, default_path
 from ctxtui.fleet.job import Spec, Target
 from ctxtui.fleet.run import (
+    ClusterUnreachableError,
+    ExecutorFactory,
     FleetRun,
     Progress,
+    dask_address,
     executor_for,
     path_targets,
     run_fleet,
     store_targets,
 )
-from ctxtui.options import EXIT_INTERRUPTED, EXIT_OK, explain_policy_error, overrides_from
+from ctxtui.options import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    clip,
+    explain_policy_error,
+    overrides_from,
+)
 
 PROGRESS_AFTER_SECONDS = 0.5
 PROGRESS_EVERY_SECONDS = 0.1
@@ -118,13 +125,16 @@ def targets_from(args: argparse.Namespace, index: FleetIndex | None = None) -> l
         raise CommandError(f"no such file or directory: {err.args[0]}") from None
 
 
-def executor_from(
-    args: argparse.Namespace,
-) -> Callable[[], AbstractContextManager[Executor]] | None:
-    """The pool the jobs run on; ``None`` (this process) for ``--workers 1``."""
+def executor_from(args: argparse.Namespace) -> ExecutorFactory | None:
+    """The pool the jobs run on; ``None`` (this process) for ``--workers 1``. A ``--dask``
+    address is checked here, before any file is read."""
     if args.dask is None and args.workers == 1:
         return None
     if args.dask is not None:
+        try:
+            dask_address(args.dask)
+        except ValueError as err:
+            raise CommandError(f"--dask {clip(args.dask)}: {err}") from None
         try:
             import distributed  # noqa: F401
         except ImportError:
@@ -179,8 +189,8 @@ def run(args: argparse.Namespace) -> int:
             index=index,
             on_progress=progress,
         )
-    except OSError as err:  # --dask: the scheduler cannot be reached
-        raise CommandError(f"--dask {args.dask}: {err}") from None
+    except ClusterUnreachableError as err:
+        raise CommandError(f"--dask {clip(args.dask)}: {err}") from None
     finally:
         progress.close()
         if index is not None:
@@ -190,13 +200,35 @@ def run(args: argparse.Namespace) -> int:
         write_json(doc)
     else:
         sys.stdout.write("".join(line + "\n" for line in render(doc)))
+    return _ending(result, len(targets), args.dask, kept=index is not None)
+
+
+EXIT_INCOMPLETE = 1
+"""Some sessions have no figures: their worker died twice, or the Dask cluster was lost."""
+
+
+def _ending(result: FleetRun, total: int, dask: str | None, *, kept: bool) -> int:
+    """The run's last line on stderr, when it did not read everything, and the exit code."""
+    done = f"{len(result.finished) - len(result.failed):,} of {total:,} sessions done"
+    if kept:
+        done += " (kept in the index)"
     if result.interrupted:
+        print(f"ctxtui fleet: interrupted; {done}", file=sys.stderr)
+        return 128 + result.signal if result.signal else EXIT_INTERRUPTED
+    if result.lost:
         print(
-            f"ctxtui fleet: interrupted; {len(result.finished):,} of {len(targets):,} "
-            "sessions done (kept in the index)",
+            f"ctxtui fleet: the Dask cluster at {clip(dask or '')} was lost ({result.lost}); "
+            f"{done}",
             file=sys.stderr,
         )
-        return EXIT_INTERRUPTED
+        return EXIT_INCOMPLETE
+    if result.failed:
+        print(
+            f"ctxtui fleet: {plural(len(result.failed), 'session')} failed twice, their "
+            f"worker process ended (out of memory, or killed); {done}",
+            file=sys.stderr,
+        )
+        return EXIT_INCOMPLETE
     return EXIT_OK
 
 

@@ -221,6 +221,10 @@ class FleetIndex:
         for suffix in ("-wal", "-shm"):
             with contextlib.suppress(OSError):
                 self.path.with_name(self.path.name + suffix).unlink()
+        for older in self.path.parent.glob(f"{self.path.name}.unusable-*"):
+            if older != aside:  # one set aside is enough to look into; they piled up
+                with contextlib.suppress(OSError):
+                    older.unlink()
         return aside
 
     def close(self) -> None:
@@ -387,10 +391,47 @@ class FleetIndex:
                 con.execute("ROLLBACK")
             self._fail(err)
 
+    def forget_missing(self) -> int:
+        """Drop what every table keeps of files that no longer exist (a deleted session's
+        row stayed for ever); the number of paths dropped. A path that cannot be checked
+        (a permission error on its directory) is kept."""
+        if self._con is None:
+            return 0
+        con = self._con
+        try:
+            tables = [
+                name
+                for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+                if any(col[1] == "path" for col in con.execute(f"PRAGMA table_info({name})"))
+            ]
+            paths = {p for t in tables for (p,) in con.execute(f"SELECT path FROM {t}")}
+            gone = [(p,) for p in paths if _missing(p)]
+            if gone:
+                con.execute("BEGIN IMMEDIATE")
+                for table in tables:
+                    con.executemany(f"DELETE FROM {table} WHERE path = ?", gone)
+                con.execute("COMMIT")
+        except sqlite3.Error as err:
+            with contextlib.suppress(sqlite3.Error):
+                con.execute("ROLLBACK")
+            self._fail(err)
+            return 0
+        return len(gone)
+
     def _fail(self, err: Exception) -> None:
         """A database that breaks mid-run: say so once and carry on without it."""
         self._warn(f"the fleet index {self.path} failed ({_why(err)}); running without it")
         self.close()
+
+
+def _missing(target: str) -> bool:
+    """Whether the file ``target`` (``PATH`` or ``PATH#ID``) names is gone."""
+    try:
+        if Path(target).exists():
+            return False
+        return "#" not in target or not Path(target.rpartition("#")[0]).exists()
+    except OSError:
+        return False
 
 
 def _why(err: BaseException) -> str:

@@ -11,8 +11,13 @@ everything that finished.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
+import socket
+import stat
+import struct
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -20,7 +25,7 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ctxtui.core.fleet import Row
 from ctxtui.fleet.index import FleetIndex, Identity, identity
@@ -182,47 +187,169 @@ def _looks_like_one_session(directory: Path) -> bool:
 # -- executors ----------------------------------------------------------------------------
 
 
-def _ignore_interrupt() -> None:
-    """In a pool's worker: Ctrl+C is the parent's to handle (it cancels and keeps results)."""
+def _worker_start() -> None:
+    """In a pool's worker: Ctrl+C is the parent's to handle (it cancels and keeps results);
+    SIGTERM and SIGHUP end the worker (a fork copied the parent's handlers, which only ask
+    for a stop); and the worker ends with its parent (Linux), however the parent ended."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+    if sys.platform == "linux":
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
+
+
+PR_SET_PDEATHSIG = 1
+"""Linux ``prctl`` option: the signal a process gets when its parent ends."""
+
+
+class ClusterUnreachableError(OSError):
+    """``--dask``'s scheduler could not be reached, or what answered is not one."""
+
+
+def dask_address(text: str) -> tuple[str, int]:
+    """``tcp://HOST:PORT``, ``HOST:PORT`` or ``[IPv6]:PORT`` as (host, port).
+
+    Raises ``ValueError`` saying what is wrong: another scheme (ctxtui takes no TLS
+    settings, and ``inproc://`` is another process's memory), no port, a bad one.
+    """
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "tcp", text
+    if scheme != "tcp":
+        raise ValueError(f"{scheme}:// is not supported; expected tcp://HOST:PORT")
+    if rest.startswith("["):
+        host, bracket, port = rest[1:].partition("]")
+        if not bracket or not port.startswith(":"):
+            raise ValueError("expected tcp://[IPv6]:PORT")
+        port = port[1:]
+    else:
+        host, colon, port = rest.rpartition(":")
+        if not colon or ":" in host:
+            raise ValueError("expected tcp://HOST:PORT")
+    if not host or any(c.isspace() or c in "/?#@[]" for c in host):
+        raise ValueError("expected tcp://HOST:PORT with a host name or address")
+    if not port.isascii() or not port.isdigit() or not 0 < int(port) < 65_536:
+        raise ValueError("the port must be a number from 1 to 65535")
+    return host, int(port)
+
+
+DASK_FRAME_LIMIT = 64 * 1024 * 1024
+"""The largest first message a scheduler's greeting is believed to be (its handshake is a
+few hundred bytes): anything larger is another protocol's bytes read as a length."""
+
+
+def probe_scheduler(host: str, port: int, seconds: float) -> None:
+    """Check that a Dask scheduler listens at ``host:port`` before ``distributed`` connects.
+
+    A scheduler greets first (its handshake's 8-byte length); ``distributed`` waits for that
+    greeting with no time limit, so a silent listener hung the fleet, and an HTTP server's
+    reply, read as a length, asked for exabytes. Raises ``ClusterUnreachableError``.
+    """
+    deadline = time.monotonic() + seconds
+    try:
+        sock = socket.create_connection((host, port), timeout=seconds)
+    except TimeoutError:
+        raise ClusterUnreachableError(f"no answer within {seconds:g} s") from None
+    except OSError as err:
+        raise ClusterUnreachableError(err.strerror or str(err)) from None
+    with sock:
+        head = b""
+        try:
+            while len(head) < 8:
+                sock.settimeout(max(0.01, deadline - time.monotonic()))
+                got = sock.recv(8 - len(head))
+                if not got:
+                    raise ClusterUnreachableError("the connection was closed without a greeting")
+                head += got
+        except TimeoutError:
+            raise ClusterUnreachableError(
+                f"no Dask scheduler greeted within {seconds:g} s (is it one?)"
+            ) from None
+        except OSError as err:
+            raise ClusterUnreachableError(err.strerror or str(err)) from None
+    (length,) = struct.unpack("<Q", head)
+    if not 0 < length <= DASK_FRAME_LIMIT:
+        raise ClusterUnreachableError("what answered is not a Dask scheduler")
+
+
+def _quiet_dask_logs() -> None:
+    """Silence ``distributed``'s loggers for the rest of the process: a lost scheduler is one
+    line of ours, not pages of its reconnection tracebacks (11 KB of them hung the fleet)."""
+    names = [n for n in logging.root.manager.loggerDict if n.startswith(("distributed", "tornado"))]
+    for name in ["distributed", "tornado", *names]:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+
+
+@contextlib.contextmanager
+def _dask_executor(address: str, seconds: float) -> Iterator[Executor]:
+    """A Dask cluster's executor, after ``probe_scheduler`` found a scheduler there."""
+    from distributed import Client
+
+    host, port = dask_address(address)
+    probe_scheduler(host, port, seconds)
+    _quiet_dask_logs()
+    try:
+        client = Client(  # type: ignore[no-untyped-call]
+            address, set_as_default=False, timeout=seconds
+        )
+    except (OSError, ValueError) as err:
+        raise ClusterUnreachableError(str(err) or type(err).__name__) from None
+    try:
+        executor = client.get_executor()  # type: ignore[no-untyped-call]
+        try:
+            yield executor
+        finally:
+            with contextlib.suppress(Exception):
+                executor.shutdown(wait=False)
+    finally:
+        with contextlib.suppress(Exception):
+            client.close(timeout=seconds)  # type: ignore[no-untyped-call]
 
 
 @contextlib.contextmanager
 def executor_for(
-    *, dask: str | None = None, workers: int | None = None, start_method: str | None = None
+    tasks: int | None = None,
+    *,
+    dask: str | None = None,
+    workers: int | None = None,
+    start_method: str | None = None,
 ) -> Iterator[Executor]:
-    """A process pool over ``workers`` cores (default every core), or a Dask cluster's
-    executor when ``dask`` names its scheduler (needs the ``dask`` extra)."""
+    """A process pool over ``workers`` cores (default every core), never more processes than
+    ``tasks``; or a Dask cluster's executor when ``dask`` names its scheduler (needs the
+    ``dask`` extra)."""
     if dask is not None:
-        from distributed import Client
-
-        client = Client(  # type: ignore[no-untyped-call]
-            dask, set_as_default=False, timeout=DASK_CONNECT_SECONDS
-        )
-        with client:
-            executor = client.get_executor()  # type: ignore[no-untyped-call]
-            try:
-                yield executor
-            finally:
-                executor.shutdown(wait=False)
+        with _dask_executor(dask, DASK_CONNECT_SECONDS) as executor:
+            yield executor
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context(start_method) if start_method else None
+    size = workers or os.cpu_count() or 1
     pool = ProcessPoolExecutor(
-        max_workers=workers or os.cpu_count() or 1,
+        max_workers=max(1, min(size, tasks)) if tasks else size,
         mp_context=context,
-        initializer=_ignore_interrupt,
+        initializer=_worker_start,
     )
     try:
         yield pool
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
+        _stop_workers(pool)
         raise
     # Every job has ended: the workers are joined here. Left to the exit, their join waits
     # in an exit handler that ``cli.entry``'s ``os._exit`` skips, and the process hung.
     pool.shutdown(wait=True)
+
+
+class ExecutorFactory(Protocol):
+    """What makes the executor a run's jobs go to, told how many tasks it will get."""
+
+    def __call__(self, tasks: int) -> AbstractContextManager[Executor]: ...
 
 
 # -- the run ------------------------------------------------------------------------------
@@ -271,16 +398,24 @@ class Progress:
 
 @dataclass(slots=True)
 class FleetRun:
-    """What a run gave: one ``Finished`` per target done, in the targets' order."""
+    """What a run gave: one ``Finished`` per target done, in the targets' order.
+
+    ``failed`` holds the targets whose job died twice (its worker killed, out of memory):
+    their rows say so, and the run is not complete. ``lost`` says why the cluster stopped
+    answering; ``signal`` is the signal that stopped the run (SIGINT, SIGTERM, SIGHUP).
+    """
 
     targets: Sequence[Target]
     finished: dict[int, Finished] = field(default_factory=dict)
     read: int = 0
     interrupted: bool = False
+    failed: set[int] = field(default_factory=set)
+    lost: str | None = None
+    signal: int | None = None
 
     @property
     def complete(self) -> bool:
-        return len(self.finished) == len(self.targets)
+        return len(self.finished) == len(self.targets) and not self.failed
 
     def rows(self, preset: str | None) -> list[Row]:
         return [self.finished[i].row(preset) for i in sorted(self.finished)]
@@ -288,6 +423,56 @@ class FleetRun:
 
 Todo = tuple[int, tuple[str, ...], dict[str, Simulated]]
 """A job to run: the target's position, the presets to replay, the simulations stored."""
+
+BATCH_BYTES = 1024 * 1024
+"""Sessions smaller than this share a task with others, up to this many bytes in all: a
+task per tiny file cost more in the pool's messages than reading the file."""
+BATCH_SESSIONS = 64
+TASKS_PER_CORE = 4
+"""At least this many tasks per core while there are sessions enough: a few large batches
+would leave cores idle at the end."""
+
+
+def session_rows(
+    targets: Sequence[Target],
+    spec: Spec,
+    presets: Sequence[tuple[str, ...]],
+    states: Sequence[bytes | None],
+) -> list[Outcome]:
+    """One task's sessions, each read as ``session_row`` reads it (a batch of small files),
+    a grown one on from its importer state."""
+    jobs = zip(targets, presets, states, strict=True)
+    return [session_row(t, spec, p, s) for t, p, s in jobs]
+
+
+def _size(target: Target) -> int:
+    """The bytes a target reads (a directory or a database's session: as much as a batch)."""
+    try:
+        st = Path(target.path.partition("#")[0]).stat()
+    except OSError:
+        return 0
+    return st.st_size if "#" not in target.path and stat.S_ISREG(st.st_mode) else BATCH_BYTES
+
+
+def batches(todo: Sequence[Todo], targets: Sequence[Target]) -> list[list[Todo]]:
+    """The jobs in tasks: small files together (up to ``BATCH_BYTES``, ``BATCH_SESSIONS``),
+    a large one alone, and never fewer than ``TASKS_PER_CORE`` tasks a core can take."""
+    sizes = [_size(targets[i]) for i, _, _ in todo]
+    spread = max(1, len(todo) // (TASKS_PER_CORE * (os.cpu_count() or 1)))
+    most = min(BATCH_SESSIONS, spread)
+    budget = min(BATCH_BYTES, max(1, sum(sizes) // (TASKS_PER_CORE * (os.cpu_count() or 1))))
+    out: list[list[Todo]] = []
+    task: list[Todo] = []
+    held = 0
+    for job, size in zip(todo, sizes, strict=True):
+        if task and (held + size > budget or len(task) >= most):
+            out.append(task)
+            task, held = [], 0
+        task.append(job)
+        held += size
+    if task:
+        out.append(task)
+    return out
 
 
 class _Driver:
@@ -377,36 +562,78 @@ class _Driver:
             outcome = session_row(self.targets[i], self.spec, presets, self.state(i))
             self.store(i, outcome, have, True)
 
-    def run_on(self, executor: Executor, todo: Sequence[Todo]) -> None:
-        pending: dict[Future[Outcome], tuple[int, dict[str, Simulated]]] = {}
-        try:
-            for i, presets, have in todo:
-                state = self.state(i)
-                job = executor.submit(session_row, self.targets[i], self.spec, presets, state)
-                pending[job] = (i, have)
+    def run_pooled(self, executor: ExecutorFactory, todo: Sequence[Todo]) -> None:
+        """The jobs in batches; a batch whose worker died is tried once more, each of its
+        sessions in a task of its own on a new pool, then its rows say the job failed."""
+        broken = self.run_on(executor, batches(todo, self.targets))
+        if broken and not (self.run.interrupted or self.run.lost):
+            again = [[job] for task, _ in broken for job in task]
+            try:
+                broken = self.run_on(executor, again)
+            except ClusterUnreachableError as gone:  # the cluster went away since
+                self.run.lost = str(gone)
+                return
+        if self.run.interrupted or self.run.lost:
+            return
+        for task, err in broken:
+            for i, _, have in task:
+                self.run.failed.add(i)
+                self.store(i, Outcome(_failed(self.targets[i], err), {}), have, False)
+
+    def run_on(
+        self, executor: ExecutorFactory, tasks: Sequence[list[Todo]]
+    ) -> list[tuple[list[Todo], BaseException]]:
+        """Run ``tasks`` on a new executor; the tasks whose worker died, with the error.
+
+        A stop or a lost cluster ends the wait at once, the workers with it (their futures
+        are left to the pool: cancelling a running one races its own failure).
+        """
+        broken: list[tuple[list[Todo], BaseException]] = []
+        with executor(len(tasks)) as pool:
+            pending: dict[Future[list[Outcome]], list[Todo]] = {}
+            for task in tasks:
+                targets = [self.targets[i] for i, _, _ in task]
+                presets = [presets for _, presets, _ in task]
+                states = [self.state(i) for i, _, _ in task]
+                job = pool.submit(session_rows, targets, self.spec, presets, states)
+                pending[job] = task
             while pending:
                 done, _ = wait(list(pending), timeout=WAIT_SLICE, return_when=FIRST_COMPLETED)
                 for future in done:
-                    i, have = pending.pop(future)
-                    try:
-                        outcome, keep = future.result(), True
-                    except Exception as err:  # the worker itself died (out of memory, killed)
-                        outcome, keep = Outcome(_failed(self.targets[i], err), {}), False
-                    self.store(i, outcome, have, keep)
+                    self.collect(pool, future, pending.pop(future), broken)
                 if self.should_stop():
                     self.run.interrupted = True
-                    return
-        finally:
-            if not self.run.interrupted:  # when stopped, the pool's own shutdown cancels
-                for future in pending:
-                    future.cancel()
+                else:
+                    self.run.lost = _lost(pool)
+                if self.run.interrupted or self.run.lost:
+                    _stop_workers(pool)
+                    break
+        return broken
+
+    def collect(
+        self,
+        pool: Executor,
+        future: Future[list[Outcome]],
+        task: list[Todo],
+        broken: list[tuple[list[Todo], BaseException]],
+    ) -> None:
+        """Store a finished task's rows; a task whose worker died goes to ``broken`` (unless
+        the whole cluster is gone: then it is no task's fault)."""
+        try:
+            outcomes = future.result()
+        except Exception as err:  # the worker died (out of memory, killed)
+            if not _lost(pool):
+                broken.append((task, err))
+            return
+        for (i, _, have), outcome in zip(task, outcomes, strict=True):
+            self.store(i, outcome, have, True)
 
 
 def run_fleet(
     targets: Sequence[Target],
     spec: Spec,
     *,
-    executor: Callable[[], AbstractContextManager[Executor]] | None = None,
+    executor: ExecutorFactory | None = None,
     index: FleetIndex | None = None,
     on_result: Callable[[int, Finished], None] | None = None,
     on_progress: Callable[[Progress], None] | None = None,
@@ -416,8 +643,9 @@ def run_fleet(
 
     ``executor`` makes the executor the jobs run on, once there are two or more to run (a
     warm index or a single file starts no pool); without one they run in this thread, one
-    after the other. Ctrl+C (or ``should_stop``) ends the run with ``interrupted`` set and
-    what finished kept.
+    after the other. Ctrl+C, SIGTERM or SIGHUP (or ``should_stop``) ends the run with
+    ``interrupted`` set, the pool's workers ended and what finished kept. A run that ends
+    drops from the index what it kept of files deleted since.
     """
     asked = _Interrupt()
     stop = (lambda: asked.pressed or should_stop()) if should_stop else (lambda: asked.pressed)
@@ -427,38 +655,63 @@ def run_fleet(
         if executor is None or len(todo) < 2:
             driver.run_here(todo)
         else:
-            with executor() as pool, asked.as_stop():
-                driver.run_on(pool, todo)
-                if driver.run.interrupted:
-                    _stop_workers(pool)
+            with asked.as_stop():
+                driver.run_pooled(executor, todo)
     except KeyboardInterrupt:
         driver.run.interrupted = True
+    driver.run.signal = asked.signum
+    if index is not None and not driver.run.interrupted:
+        index.forget_missing()
     return driver.run
+
+
+def _lost(pool: Executor) -> str | None:
+    """Why a Dask executor's cluster is gone, else ``None``: its client no longer runs (it
+    lost the scheduler and is reconnecting, or gave up)."""
+    client = getattr(pool, "_client", None)
+    if client is None:
+        return None
+    status = str(getattr(client, "status", "running"))
+    return None if status == "running" else "the scheduler stopped answering"
 
 
 def _stop_workers(pool: Executor) -> None:
     """End a stopped pool's processes now, without waiting for what they were given.
 
     Left to the interpreter's exit, a process pool whose pending jobs were cancelled waits
-    on its idle workers, long after Ctrl+C. A Dask executor has no processes of ours.
+    on its idle workers, long after Ctrl+C. A Dask executor has no processes of ours (and
+    its ``shutdown`` takes no ``cancel_futures``).
     """
+    from concurrent.futures import ProcessPoolExecutor
+
+    if not isinstance(pool, ProcessPoolExecutor):
+        with contextlib.suppress(Exception):
+            pool.shutdown(wait=False)
+        return
     processes = dict(getattr(pool, "_processes", None) or {})  # shutdown forgets them
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes.values():
         process.terminate()
 
 
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
 class _Interrupt:
-    """Ctrl+C while jobs run on a pool: a stop asked for, taken between two results.
+    """Ctrl+C, SIGTERM or SIGHUP while jobs run on a pool: a stop asked for, taken between
+    two results, so the pool's workers are ended before the command leaves.
 
     A ``KeyboardInterrupt`` raised anywhere in the executor's waiting (inside its locks) can
-    leave it unable to shut down; the first Ctrl+C only sets ``pressed`` (the loop looks at
+    leave it unable to shut down; the first signal only sets ``pressed`` (the loop looks at
     it five times a second), a second one interrupts at once. Only the main thread receives
     signals, so elsewhere (the app's worker) this does nothing and ``should_stop`` rules.
     """
 
     def __init__(self) -> None:
         self.pressed = False
+        self.signum: int | None = None
 
     @contextlib.contextmanager
     def as_stop(self) -> Iterator[None]:
@@ -469,13 +722,14 @@ class _Interrupt:
         def handler(signum: int, frame: object) -> None:
             if self.pressed:
                 raise KeyboardInterrupt
-            self.pressed = True
+            self.pressed, self.signum = True, signum
 
-        previous = signal.signal(signal.SIGINT, handler)
+        previous = {n: signal.signal(n, handler) for n in STOP_SIGNALS}
         try:
             yield
         finally:
-            signal.signal(signal.SIGINT, previous)
+            for n, before in previous.items():
+                signal.signal(n, before)
 
 
 def _failed(target: Target, err: BaseException) -> Row:

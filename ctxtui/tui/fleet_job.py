@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +25,14 @@ from textual.worker import get_current_worker
 from ctxtui.core.fleet import Row
 from ctxtui.fleet.index import FleetIndex, default_path
 from ctxtui.fleet.job import Spec
-from ctxtui.fleet.run import Finished, Progress, executor_for, run_fleet, store_targets
+from ctxtui.fleet.run import (
+    ExecutorFactory,
+    Finished,
+    Progress,
+    executor_for,
+    run_fleet,
+    store_targets,
+)
 from ctxtui.tui.jobs import bug_line
 
 if TYPE_CHECKING:
@@ -87,13 +94,13 @@ _HELPERS = threading.Lock()
 
 
 @contextmanager
-def _forkserver_pool() -> Iterator[Executor]:
+def _forkserver_pool(tasks: int) -> Iterator[Executor]:
     _start_helpers()
-    with executor_for(start_method="forkserver") as executor:
+    with executor_for(tasks, start_method="forkserver") as executor:
         yield executor
 
 
-def pool() -> Callable[[], AbstractContextManager[Executor]] | None:
+def pool() -> ExecutorFactory | None:
     """The executor the app's fleet runs on (tests run it in the worker's own thread)."""
     return _forkserver_pool
 

@@ -207,6 +207,114 @@ def test_a_one_hour_write_outlives_six_minutes_but_not_an_hour() -> None:
     assert _causes(_session(long)) == [None, MissCause.TTL_EXPIRED]
 
 
+def _two_lifetimes(prompt: int, read: int, hour: int, *, at: int = 0) -> Message:
+    """A reply that wrote ``hour`` tokens with the 1-hour lifetime after its read, the rest
+    of its prompt with 5 minutes."""
+    return Message(
+        role="assistant",
+        content="ok",
+        model=SONNET,
+        created_at=START + timedelta(seconds=at),
+        usage=Usage(
+            prompt_total=prompt,
+            cached_read=read,
+            cache_write=prompt - read,
+            cache_write_1h=hour,
+            output=10,
+        ),
+    )
+
+
+def test_each_part_of_a_write_expires_after_its_own_lifetime() -> None:
+    """1-hour writes up to 12,000 and 5-minute ones to 20,000: after 20 minutes the request
+    reads exactly the 1-hour part, and the 5-minute part's lifetime explains the miss."""
+    before = _two_lifetimes(20_000, 9_000, 3_000)
+    after = _two_lifetimes(21_000, 12_000, 0, at=20 * 60)
+    assert _causes(_session([before, after]))[1] == MissCause.TTL_EXPIRED
+    # within 5 minutes both parts live: the same read has no lifetime to blame
+    soon = _two_lifetimes(21_000, 12_000, 0, at=4 * 60)
+    assert _causes(_session([before, soon]))[1] == MissCause.UNKNOWN
+    # a 1-hour part big enough for a hit on its own: an expired tail explains no miss
+    mostly = _two_lifetimes(20_000, 9_000, 10_000)
+    assert _causes(_session([mostly, after]))[1] == MissCause.UNKNOWN
+
+
+def test_a_later_five_minute_write_keeps_the_one_hour_part_it_read() -> None:
+    replies = [
+        _two_lifetimes(20_000, 9_000, 3_000),
+        _two_lifetimes(21_000, 20_000, 0, at=30),  # 5-minute writes only, the prefix read
+        _two_lifetimes(22_000, 12_000, 0, at=30 + 10 * 60),
+    ]
+    assert _causes(_session(replies))[1:] == [None, MissCause.TTL_EXPIRED]
+
+
+class _PrefixCache:
+    """A provider's prefix cache as the API documents it: an entry per breakpoint, each with
+    its own lifetime, refreshed when read; a request reads the longest live entry."""
+
+    def __init__(self) -> None:
+        self.entries: dict[int, tuple[datetime, timedelta]] = {}
+
+    def request(self, at: datetime, hour_mark: int, end: int) -> tuple[int, int, int]:
+        """Read, 1-hour write and 5-minute write for a prompt of ``end`` tokens whose 1-hour
+        breakpoint is at ``hour_mark``."""
+        live = {p: e for p, e in self.entries.items() if e[0] >= at and p <= end}
+        read = max(live, default=0)
+        self.entries = {p: (at + ttl, ttl) for p, (_, ttl) in live.items()}
+        hour = max(0, hour_mark - read)
+        if hour_mark > read:
+            self.entries[hour_mark] = (at + timedelta(hours=1), timedelta(hours=1))
+        self.entries[end] = (at + timedelta(minutes=5), timedelta(minutes=5))
+        return read, hour, end - read - hour
+
+
+def _like_claude_code(seed: int) -> Session:
+    """A session shaped like a real Claude Code one: the system prompt and each finished turn
+    cached for an hour, the turn in progress for 5 minutes; quick tool calls, pauses while a
+    sub-agent works (2–9 minutes) or the user is away (5–50 minutes, now and then longer)."""
+    import random
+
+    rng = random.Random(seed)
+    cache = _PrefixCache()
+    clock, size, hour_mark = START, 14_000, 14_000
+    messages: list[Message] = []
+    for _ in range(30):  # turns
+        hour_mark = size  # the turn's history, up to the user's new message, for an hour
+        for _ in range(rng.randint(1, 6)):  # requests in the turn
+            size += rng.randint(300, 3_000) if rng.random() < 0.8 else rng.randint(5_000, 20_000)
+            read, hour, _ = cache.request(clock, hour_mark, size)
+            messages.append(Message(role="user", content="q", created_at=clock))
+            messages.append(
+                Message(
+                    role="assistant",
+                    content="ok",
+                    model=SONNET,
+                    created_at=clock,
+                    usage=Usage(
+                        prompt_total=size,
+                        cached_read=read,
+                        cache_write=size - read,
+                        cache_write_1h=hour,
+                        output=50,
+                    ),
+                )
+            )
+            clock += timedelta(seconds=rng.randint(3, 40))
+            if rng.random() < 0.1:
+                clock += timedelta(seconds=rng.randint(120, 540))  # a sub-agent runs
+        clock += timedelta(seconds=rng.choice([20, 60, 336, 900, 1_500, 2_790, 4_000]))
+    return Session(messages=tuple(messages), meta=SessionMeta(format="claude-code"))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_session_like_claude_codes_has_no_unknown_miss_a_lifetime_explains(seed: int) -> None:
+    """Every miss of this cache comes from a lifetime (the prefix is only appended to), and
+    every one is said to: none ``unknown`` (the whole write judged by 1 hour left several)."""
+    causes = _causes(_like_claude_code(seed))
+    assert MissCause.TTL_EXPIRED in causes
+    assert set(causes) <= {None, MissCause.FIRST_REQUEST, MissCause.TTL_EXPIRED}
+
+
 def test_model_changed() -> None:
     replies = [_reply(10_000, 9_500), _reply(11_000, 0, at=30, model="claude-opus-4-5")]
     assert _causes(_session(replies)) == [None, MissCause.MODEL_CHANGED]

@@ -204,6 +204,46 @@ def test_a_corrupt_or_foreign_index_is_set_aside_with_one_line(
     assert _fleet(capsys)["sessions"]  # the new index works
 
 
+def test_only_the_last_unusable_index_is_kept_aside(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each unusable index was set aside and never removed: they piled up."""
+    index = store / "cache" / "fleet.sqlite3"
+    index.parent.mkdir(parents=True)
+    older = index.with_name("fleet.sqlite3.unusable-20250101-000000")
+    older.write_bytes(b"an older unusable index")
+    index.write_bytes(b"this is not a database" * 100)
+    assert main(["fleet", "--json", "--workers", "1"]) == 0
+    capsys.readouterr()
+    kept = list(index.parent.glob("fleet.sqlite3.unusable-*"))
+    assert len(kept) == 1 and kept[0] != older
+    assert kept[0].read_bytes().startswith(b"this is not a database")
+
+
+def test_a_deleted_session_leaves_the_index(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index kept the rows (and simulations) of sessions deleted since, for ever."""
+    from ctxtui.fleet.index import FleetIndex
+
+    cache = tmp_path / "cache"
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    for name in ("a.json", "b.json"):
+        shutil.copy(SAMPLES / "demo.json", sessions / name)
+    monkeypatch.setenv("CTXTUI_CACHE_DIR", str(cache))
+    _fleet(capsys, str(sessions))
+    (sessions / "a.json").unlink()
+    _fleet(capsys, str(sessions / "b.json"))  # a run over other paths prunes too
+    with FleetIndex(cache / "fleet.sqlite3", print) as index:
+        assert [Path(row["path"]).name for row, _ in index.rows()] == ["b.json"]
+    con = sqlite3.connect(cache / "fleet.sqlite3")
+    assert (
+        con.execute("SELECT count(*) FROM simulated WHERE path LIKE '%a.json'").fetchone()[0] == 0
+    )
+    con.close()
+
+
 def test_bad_files_are_rows_with_an_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -424,3 +464,40 @@ def test_a_directory_splits_inline_sub_agents_into_rows_of_their_own(
         fh.write("\n")
     _fleet(capsys, str(folder))
     assert searched == [transcript, transcript]
+
+
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        ("garbage", "expected tcp://HOST:PORT"),
+        ("", "expected tcp://HOST:PORT"),
+        ("[::1:8786", "expected tcp://[IPv6]:PORT"),
+        ("inproc://", "inproc:// is not supported"),
+        ("tls://", "tls:// is not supported"),
+        ("tcp://host:0", "the port must be a number from 1 to 65535"),
+        ("tcp://host:http", "the port must be a number from 1 to 65535"),
+        ("tcp://a b:8786", "with a host name or address"),
+    ],
+)
+def test_a_malformed_dask_address_is_one_line_before_any_file_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], address: str, why: str
+) -> None:
+    """These exited 3 with a traceback (or needed the 'dask' extra to say anything)."""
+    (tmp_path / "s.json").write_text('{"messages": [{"role": "user", "content": "hi"}]}')
+    assert main(["fleet", "--no-cache", "--dask", address, str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and why in err and f"--dask {address!r}" in err
+
+
+@pytest.mark.parametrize(
+    ("address", "host", "port"),
+    [
+        ("tcp://127.0.0.1:8786", "127.0.0.1", 8786),
+        ("scheduler.local:8786", "scheduler.local", 8786),
+        ("tcp://[::1]:8786", "::1", 8786),
+    ],
+)
+def test_a_dask_address_names_a_host_and_port(address: str, host: str, port: int) -> None:
+    from ctxtui.fleet.run import dask_address
+
+    assert dask_address(address) == (host, port)

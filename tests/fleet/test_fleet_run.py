@@ -34,7 +34,7 @@ def test_ctrl_c_keeps_what_finished(tmp_path: Path, pooled: bool) -> None:
         if len(seen) == 2:
             raise KeyboardInterrupt
 
-    executor = (lambda: executor_for(workers=2)) if pooled else None
+    executor = (lambda tasks: executor_for(tasks, workers=2)) if pooled else None
     run = run_fleet(targets, Spec(), executor=executor, index=index, on_result=on_result)
     assert run.interrupted and not run.complete
     assert sorted(run.finished) == sorted(seen) and len(seen) == 2

@@ -7,8 +7,9 @@ whose cause comes only from evidence in the transcript (docs/cost.md):
 * ``first_request`` — no earlier request in this file;
 * ``compaction`` — the agent recorded a compaction, or a summary entered the history, since;
 * ``model_changed`` — the recorded model differs from the previous request's;
-* ``ttl_expired`` — the gap since the previous request outlived the cache lifetime (5 minutes,
-  or 1 hour when the last cache write used the 1-hour lifetime);
+* ``ttl_expired`` — the gap since the previous request outlived the cache lifetime of so much
+  of its prompt that what remained could not give a hit: each part by its own lifetime, 1 hour
+  for the prefix written with the 1-hour lifetime, 5 minutes for the rest;
 * ``prefix_changed`` — the prompt shrank with no compaction: an earlier message, the system
   prompt or the tools changed (a history that is only appended to never shrinks);
 * ``unknown`` — none of these.
@@ -216,13 +217,9 @@ class _Pricer:
             return None
 
 
-def _cause(
-    prev: RequestCost,
-    now: RequestCost,
-    compacted: bool,
-    ttl: timedelta,
-) -> MissCause:
-    """Why ``now`` missed the cache ``prev`` left."""
+def _cause(prev: RequestCost, now: RequestCost, compacted: bool, hour_part: int) -> MissCause:
+    """Why ``now`` missed the cache ``prev`` left; ``hour_part`` is how much of ``prev``'s
+    prompt was cached with the 1-hour lifetime (``_hour_part``)."""
     assert prev.usage is not None and now.usage is not None
     if compacted:
         return MissCause.COMPACTION
@@ -230,13 +227,37 @@ def _cause(
         return MissCause.MODEL_CHANGED
     if prev.sent_at is not None and now.sent_at is not None:
         try:
-            if now.sent_at - prev.sent_at > ttl:
-                return MissCause.TTL_EXPIRED
+            gap = now.sent_at - prev.sent_at
         except TypeError:  # one naive, one aware: no evidence either way
-            pass
+            gap = None
+        if gap is not None and _survived(prev.usage.prompt, hour_part, gap) < (
+            MISS_RATIO * prev.usage.prompt
+        ):
+            return MissCause.TTL_EXPIRED
     if now.usage.prompt < prev.usage.prompt:
         return MissCause.PREFIX_CHANGED
     return MissCause.UNKNOWN
+
+
+def _survived(prompt: int, hour_part: int, gap: timedelta) -> int:
+    """How many tokens of a ``prompt`` left in the cache are still there after ``gap``: all of
+    them within 5 minutes, the ``hour_part`` written with the 1-hour lifetime within an hour
+    (the 5-minute rest has expired), none after."""
+    if gap <= TTL_5M:
+        return prompt
+    return min(prompt, hour_part) if gap <= TTL_1H else 0
+
+
+def _hour_part(previous: int, usage: TokenUsage) -> int:
+    """The prefix cached with the 1-hour lifetime after ``usage``, ``previous`` before it.
+
+    The API orders a prompt's 1-hour breakpoints before its 5-minute ones, so a request's
+    1-hour write follows what it read: it ends at ``cache_read + cache_write_1h``. A request
+    that writes none keeps the 1-hour part it read, and only that.
+    """
+    if usage.cache_write_1h:
+        return usage.cache_read + usage.cache_write_1h
+    return min(previous, usage.cache_read)
 
 
 def _compaction_marks(session: Session, points: Sequence[int]) -> set[int]:
@@ -261,7 +282,7 @@ def session_cost(session: Session, points: Sequence[int] | None = None) -> Sessi
     summaries = [i for i, m in enumerate(messages) if m.is_summary]
     out: list[RequestCost] = []
     prev: RequestCost | None = None
-    ttl = TTL_5M
+    hour_part = 0  # the prefix cached with the 1-hour lifetime
     compacted = False
     scanned = 0  # summaries before this index were already looked for
     for k, stop in enumerate(points):
@@ -277,12 +298,11 @@ def session_cost(session: Session, points: Sequence[int] | None = None) -> Sessi
         priced = table.price(usage) if table is not None else None
         rates = table.rates(usage.prompt) if table is not None else None
         now = RequestCost(k, stop, model, times[k], usage, priced, None, rates)
-        miss = _miss(prev, now, table, compacted, ttl, first=k == 0)
+        miss = _miss(prev, now, table, compacted, hour_part, first=k == 0)
         if miss is not None:
             now = replace(now, miss=miss)
         out.append(now)
-        if usage.cache_write:
-            ttl = TTL_1H if usage.cache_write_1h else TTL_5M
+        hour_part = _hour_part(hour_part, usage)
         prev, compacted = now, False
     return SessionCost(tuple(out), pricer.provider, tuple(pricer.missing))
 
@@ -302,7 +322,7 @@ def _miss(
     now: RequestCost,
     table: PriceTable | None,
     compacted: bool,
-    ttl: timedelta,
+    hour_part: int,
     *,
     first: bool,
 ) -> CacheMiss | None:
@@ -317,7 +337,7 @@ def _miss(
     else:
         if usage.cache_read >= MISS_RATIO * prev.usage.prompt:
             return None
-        cause = _cause(prev, now, compacted, ttl)
+        cause = _cause(prev, now, compacted, hour_part)
         rewritten = max(0, min(usage.prompt, prev.usage.prompt) - usage.cache_read)
     extra = None
     if table is not None and now.priced is not None:
