@@ -128,6 +128,6 @@ def whatif_sentence(block: Mapping[str, Any]) -> str:
     return (
         f"what-if ({block['preset']}): simulated ${sim['cost_usd']:,.4f} against "
         f"${rec['cost_usd']:,.4f} recorded · cache hit ratio {ratio(sim['cache_hit_ratio'])} "
-        f"against {ratio(rec['cache_hit_ratio'])} · {sim['compactions']} compactions "
-        f"against {rec['compactions']}"
+        f"against {ratio(rec['cache_hit_ratio'])} · {plural(sim['compactions'], 'compaction')} "
+        f"against {rec['compactions']:,}"
     )

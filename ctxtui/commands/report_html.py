@@ -156,7 +156,7 @@ def _cost(report: dict[str, Any]) -> str:
     shown = f'<span data-figure="cost.total_usd">${total:,.4f}</span>'
     source = _text(cost.get("price_source") or "")
     return (
-        f"<h2>Cost</h2><p>{shown} for {cost.get('requests_priced', 0):,} priced requests "
+        f"<h2>Cost</h2><p>{shown} for {plural(cost.get('requests_priced', 0), 'priced request')} "
         f'<span class="muted">({source})</span></p><ul class="legend">{parts}</ul>'
     )
 

@@ -20,6 +20,7 @@ from ctxtui.core.session.models import (
     SessionMeta,
     ToolCall,
 )
+from ctxtui.core.wording import plural
 from ctxtui.importers._parts import as_text, compact_json, media_from_url, text_part, usage_opencode
 from ctxtui.importers._stream import Dropped
 from ctxtui.importers._timestamps import from_epoch_ms
@@ -100,7 +101,7 @@ def _effective_start(stored: Sequence[StoredMessage], warnings: list[str]) -> in
             start = tail
         if start:
             warnings.append(
-                f"compaction at {stored[request].id}: {start:,} earlier messages hidden"
+                f"compaction at {stored[request].id}: {plural(start, 'earlier message')} hidden"
             )
         return start
     return 0
@@ -134,7 +135,8 @@ class _Converter:
     def report(self) -> None:
         if self.interrupted:
             self.warnings.append(
-                f"{self.interrupted:,} tool calls pending or running (interrupted): no result"
+                f"{plural(self.interrupted, 'tool call')} pending or running (interrupted): "
+                "no result"
             )
         if self.errored:
             self.warnings.append(f"{self.errored:,} failed assistant messages skipped")

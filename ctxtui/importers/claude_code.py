@@ -11,6 +11,7 @@ from typing import Any
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.session.formats import FormatInfo, format_info
 from ctxtui.core.session.models import Message, RecordedCompaction, Session, SessionMeta
+from ctxtui.core.wording import plural
 from ctxtui.importers._claude_messages import (
     SYNTHETIC_MODEL,
     Converter,
@@ -463,7 +464,8 @@ def _boundary_note(
         hidden = convert(walked, entries.tool_names, scratch, dropped)
     metadata = boundary.value.get("compactMetadata")
     pre = metadata.get("preTokens") if isinstance(metadata, dict) else None
-    note = f"compact boundary at line {boundary.line:,}: {len(hidden):,} earlier messages hidden"
+    hid = plural(len(hidden), "earlier message")
+    note = f"compact boundary at line {boundary.line:,}: {hid} hidden"
     if isinstance(pre, int):
         note += f", preTokens {pre:,}"
     return note

@@ -445,7 +445,7 @@ def _compacted(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> N
         replacement = [*initial, *users, summary_message]
         how = (
             "no replacement history: rebuilt from the initial context, "
-            f"{len(users):,} user messages and the summary (Codex's user-message budget is "
+            f"{plural(len(users), 'user message')} and the summary (Codex's user-message budget is "
             "not reproduced)"
         )
     recorded = RecordedCompaction(message_index=0, pre_tokens=pre, source_line=record.line)
@@ -460,7 +460,8 @@ def _compacted(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> N
     replay.open_assistant = False
     replay.usage_target = None
     # One wording for the event, whether the replay keeps the replaced messages or not.
-    note = f"compacted at line {record.line:,}: {before:,} earlier messages replaced ({how})"
+    replaced = plural(before, "earlier message")
+    note = f"compacted at line {record.line:,}: {replaced} replaced ({how})"
     if reported is not None and reported.prompt_total is not None:
         note += f"; last reported prompt before it: {reported.prompt_total:,} tokens"
     replay.warnings.append(note)
@@ -496,5 +497,6 @@ def _roll_back(replay: _Replay, record: Record, turns: int) -> None:
     replay.open_assistant = False
     replay.usage_target = None
     replay.warnings.append(
-        f"line {record.line:,}: thread rolled back {turns:,} turns ({dropped:,} messages dropped)"
+        f"line {record.line:,}: thread rolled back {plural(turns, 'turn')} "
+        f"({plural(dropped, 'message')} dropped)"
     )

@@ -125,7 +125,7 @@ def test_fork_replay_rollback_and_output_shapes(tmp_path: Path) -> None:
     assert session.messages[2].content == "done"
     assert session.messages[2].media_parts[0].byte_size == 3
     assert session.messages[4].is_error and session.messages[4].content == "boom"
-    assert any("rolled back 1 turns" in w for w in session.meta.warnings)
+    assert any("rolled back 1 turn (" in w for w in session.meta.warnings)
 
 
 def test_sniff() -> None:

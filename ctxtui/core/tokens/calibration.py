@@ -16,6 +16,7 @@ from itertools import accumulate
 
 from ctxtui.core.session.models import Message, Session
 from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.wording import plural
 
 MIN_FIT_SAMPLES = 5
 """Fewer reported requests than this fit a line through noise: no figure is claimed."""
@@ -84,7 +85,8 @@ def fit_problem(samples: int, fit: Fit) -> str:
         noun = "request has" if samples == 1 else "requests have"
         return f"only {samples:,} {noun} reported usage; a fit needs {MIN_FIT_SAMPLES}"
     if fit.chars_per_token is None or fit.offset_tokens is None:
-        return f"the reported prompts of {samples:,} requests do not grow with the transcript"
+        requests = plural(samples, "request")
+        return f"the reported prompts of {requests} do not grow with the transcript"
     low, high = PLAUSIBLE_CHARS_PER_TOKEN
     if not low <= fit.chars_per_token <= high:
         return (
