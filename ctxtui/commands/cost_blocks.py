@@ -16,6 +16,7 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.pricing.carry import Carry, carry_costs, carry_json
 from ctxtui.core.pricing.cost import SessionCost, cache_json, cost_json, session_cost, usd
+from ctxtui.core.pricing.cost_words import CAUSE_WORDS
 from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
 from ctxtui.importers import load_session
@@ -75,7 +76,8 @@ def cost_sentence(cost: Mapping[str, Any], cache: Mapping[str, Any]) -> str:
             if (unpriced)
             else "cost: unknown (no request recorded its usage)"
         )
-    words = [f"cost ${cost['total_usd']:,.4f} over {plural(cost['requests_priced'], 'request')}"]
+    priced = plural(cost["requests_priced"], "request")
+    words = [f"recorded cost ${cost['total_usd']:,.4f} over {priced}"]
     if cost["subagents"]:
         words.append(
             f"${cost['total_with_subagents_usd']:,.4f} with "
@@ -85,8 +87,11 @@ def cost_sentence(cost: Mapping[str, Any], cache: Mapping[str, Any]) -> str:
         words.append(f"cache hit ratio {cache['hit_ratio']:.1%}")
     misses = cache["misses"]
     if misses:
-        listed = ", ".join(f"{m['count']} {cause.replace('_', ' ')}" for cause, m in misses.items())
-        words.append(f"misses: {listed}")
+        listed = ", ".join(
+            f"{m['count']:,} {CAUSE_WORDS.get(cause, cause.replace('_', ' '))}"
+            for cause, m in misses.items()
+        )
+        words.append(f"cache misses: {listed}")
     return " · ".join(words)
 
 

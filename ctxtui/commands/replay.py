@@ -165,7 +165,8 @@ def build_document(
             # a fit outside 2-6 chars/token, or over too few requests, is not to be believed
             "plausible": not calibration.problem,
             "reason": calibration.problem or None,
-            "sentence": calibration.sentence(),
+            # the gap's split, when given, is the one figure for what the transcript lacks
+            "sentence": calibration.sentence(offset=gap is None or gap.lacks is None),
         },
         # the last reported request against ctxtui's count, the gap split (core.simulation.reported)
         "gap": gap.as_json() if gap is not None else None,

@@ -184,8 +184,11 @@ class Calibration:
         """Why the fitted line is not to be believed (``fit_problem``); ``""`` when it is."""
         return fit_problem(self.samples, self.fit)
 
-    def sentence(self) -> str:
-        """One line, e.g. "the plan estimator undercounts this session by 31 %; ..."."""
+    def sentence(self, offset: bool = True) -> str:
+        """One line, e.g. "the plan estimator undercounts this session by 31 %; ...".
+
+        ``offset=False`` leaves the fitted offset out: where the last request's gap is split
+        (``ReportedGap``) that split is the one figure for what the transcript lacks."""
         if not self.samples:
             return "no reported usage in this transcript: nothing to calibrate against"
         parts = []
@@ -204,6 +207,8 @@ class Calibration:
         fit = self.fit
         if self.problem and fit.chars_per_token is not None:
             text += f"; no split: {self.problem}"
+        elif fit.chars_per_token is not None and fit.offset_tokens is not None and not offset:
+            text += f"; fitted {fit.chars_per_token:.1f} chars/token"
         elif fit.chars_per_token is not None and fit.offset_tokens is not None:
             text += (
                 f"; fitted {fit.chars_per_token:.1f} chars/token "
