@@ -15,6 +15,7 @@ from rich.text import Text
 from ctxtui.core.planning.overflow import overflow_words
 from ctxtui.core.planning.plan import TailReason
 from ctxtui.core.planning.rows import visible
+from ctxtui.core.session.import_notes import event_lines
 from ctxtui.core.simulation.report import display_text
 from ctxtui.core.wording import plural
 
@@ -50,6 +51,9 @@ def _header(report: dict[str, Any]) -> Table:
                 style="yellow",
             ),
         )
+    for event in event_lines(s["events"]):
+        label, _, words = event.partition(": ")
+        grid.add_row(Text(label), Text(words))
     for warning in s["warnings"]:
         grid.add_row(Text("warning", style="yellow"), Text(warning, style="yellow"))
     return grid

@@ -27,6 +27,7 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.policies.policy import KNOBS, Policy
 from ctxtui.core.pricing.cache_model import simulated_json, token_scale, what_if, whatif_json
 from ctxtui.core.pricing.cost import RequestCost, request_json
+from ctxtui.core.session.import_notes import event_lines
 from ctxtui.core.session.models import Session
 from ctxtui.core.simulation.replay import Replay, Request, replay
 from ctxtui.core.simulation.report import display_text
@@ -128,6 +129,7 @@ def build_document(
             "model": session.meta.model,
             "message_count": len(session.messages),
             "warnings": [*session.meta.warnings, *costs.warnings],
+            "events": list(session.meta.events),
         },
         "policy": policy.as_json(),
         "tokenizer": result.counts.tokenizer.used,
@@ -257,5 +259,6 @@ def render(doc: dict[str, Any]) -> RenderableType:
     lines.append(Text(doc["calibration"]["sentence"]))
     lines.append(Text(cost_sentence(doc["cost"], doc["cache"])))
     lines.append(Text(whatif_sentence(doc["what_if"])))
+    lines.extend(Text(line) for line in event_lines(doc["session"]["events"]))
     lines.extend(Text(f"warning: {w}") for w in doc["session"]["warnings"])
     return Group(*lines)

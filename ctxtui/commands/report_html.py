@@ -17,6 +17,7 @@ from typing import Any
 from ctxtui.commands.pipeline import build_policy, load
 from ctxtui.core.engine import Engine
 from ctxtui.core.planning.rows import visible
+from ctxtui.core.session.import_notes import event_lines
 from ctxtui.core.simulation.replay import replay
 from ctxtui.core.wording import plural
 from ctxtui.palette import SERIES_COLOURS
@@ -308,7 +309,8 @@ def render_html(report: dict[str, Any], timeline: dict[str, Any] | None) -> str:
     policy = report["policy"]
     # The file's name only: a page meant to be shared does not carry the user's directories.
     title = f"ctxtui report · {PurePath(visible(str(name))).name}"
-    warnings = "".join(f'<li class="warning">{_text(w)}</li>' for w in session["warnings"])
+    warnings = "".join(f"<li>{_text(e)}</li>" for e in event_lines(session["events"]))
+    warnings += "".join(f'<li class="warning">{_text(w)}</li>' for w in session["warnings"])
     chart = (
         timeline_svg(timeline)
         if timeline is not None and timeline["requests"]
@@ -339,7 +341,7 @@ def render_html(report: dict[str, Any], timeline: dict[str, Any] | None) -> str:
 {_messages(report["messages"])}
 <h2>Tools</h2>
 {_tools(report["tools"])}
-{f"<h2>Warnings</h2><ul>{warnings}</ul>" if warnings else ""}
+{f"<h2>Events and warnings</h2><ul>{warnings}</ul>" if warnings else ""}
 <p class="muted">written by ctxtui report --html</p>
 </body>
 </html>

@@ -64,7 +64,8 @@ def build_session(
     title: str | None = None,
 ) -> Session:
     """Stored messages → the chat the model sees: one assistant message per step."""
-    start = _effective_start(stored, warnings)
+    events: list[str] = []
+    start = _effective_start(stored, events)
     converter = _Converter(warnings, dropped)
     for message in stored[start:]:
         converter.add(message)
@@ -78,11 +79,12 @@ def build_session(
         model=model,
         title=title,
         warnings=tuple(warnings),
+        events=tuple(events),
     )
     return Session(messages=tuple(converter.out), meta=meta)
 
 
-def _effective_start(stored: Sequence[StoredMessage], warnings: list[str]) -> int:
+def _effective_start(stored: Sequence[StoredMessage], events: list[str]) -> int:
     """Where the model-visible history begins: the last completed compaction (+ its tail)."""
     ids = {m.id: i for i, m in enumerate(stored)}
     for i in range(len(stored) - 1, -1, -1):
@@ -100,7 +102,7 @@ def _effective_start(stored: Sequence[StoredMessage], warnings: list[str]) -> in
         if tail is not None and tail < request:
             start = tail
         if start:
-            warnings.append(
+            events.append(
                 f"compaction at {stored[request].id}: {plural(start, 'earlier message')} hidden"
             )
         return start

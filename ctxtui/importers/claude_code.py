@@ -435,8 +435,7 @@ def _assemble(
     """The session of ``chain``: its messages, model, compactions and every warning."""
     messages = chain.converter.out
     warnings = [*warnings, *chain.walk_notes, *chain.converter.notes()]
-    if chain.boundary_note is not None:
-        warnings.append(chain.boundary_note)
+    events = (chain.boundary_note,) if chain.boundary_note is not None else ()
     model = next((m.model for m in reversed(messages) if m.model and not m.injected), None)
     model = model or entries.model  # a fresh compaction may leave no assistant in view
     meta = SessionMeta(
@@ -445,6 +444,7 @@ def _assemble(
         model=model,
         title=entries.title,
         warnings=tuple(warnings),
+        events=events,
         recorded_compactions=tuple(chain.compactions),
         full_history=full_history,
     )

@@ -110,6 +110,7 @@ class _Replay:
     usage_target: int | None = None  # the assistant message the next token_count describes
     full_history: bool = False  # a ``compacted`` appends its summary instead of replacing
     compactions: list[RecordedCompaction] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)  # each ``compacted`` in words, file order
 
     @property
     def messages(self) -> list[Message]:
@@ -238,6 +239,7 @@ class Live:
             model=replay.model,
             context_window=codex_window(replay.context_window, replay.model),
             warnings=tuple(warnings),
+            events=tuple(replay.events),
             recorded_compactions=tuple(replay.compactions),
             full_history=replay.full_history,
         )
@@ -464,7 +466,7 @@ def _compacted(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> N
     note = f"compacted at line {record.line:,}: {replaced} replaced ({how})"
     if reported is not None and reported.prompt_total is not None:
         note += f"; last reported prompt before it: {reported.prompt_total:,} tokens"
-    replay.warnings.append(note)
+    replay.events.append(note)
 
 
 def _event(replay: _Replay, record: Record, payload: Mapping[str, Any]) -> None:

@@ -149,9 +149,7 @@ def test_report_table_ends_with_the_cost_line(capsys: pytest.CaptureFixture[str]
     assert main(["report", str(samples_dir() / "claude_code_cache_story.jsonl")]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "recorded cost $0.5389 over 24 requests · cache hit ratio 86.8%" in text
-    assert (
-        "cache misses: 1 compaction, 1 first request, 1 model changed, 1 cache expired" in text
-    )
+    assert "cache misses: 1 compaction, 1 first request, 1 model changed, 1 cache expired" in text
 
 
 def test_whatif_sentence_counts_one_compaction_in_the_singular() -> None:

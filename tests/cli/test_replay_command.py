@@ -172,3 +172,12 @@ def test_replay_gives_one_figure_for_what_the_transcript_lacks(
     lacks = doc["gap"]["lacks_tokens"]
     assert f"{lacks:,} the transcript lacks" in out
     assert f"{round(doc['calibration']['offset_tokens']):,}" not in out
+
+
+def test_a_codex_rollout_lists_its_compactions_as_events_not_warnings(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["replay", str(samples_dir() / "codex_replay.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert "warning: compacted" not in out
+    assert out.count("recorded compaction: compacted at line") == 2

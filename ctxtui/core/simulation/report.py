@@ -181,6 +181,7 @@ def build_report(
             "format": session.meta.format,
             "message_count": len(session.messages),
             "warnings": [*session.meta.warnings, *plan.warnings],
+            "events": list(session.meta.events),  # the agent's recorded compactions, in words
         },
         "policy": _policy(session, plan),
         "tokenizer": {

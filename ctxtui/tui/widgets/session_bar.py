@@ -97,8 +97,10 @@ class SessionBar(Widget):
             lines = flow(phrases, separator, width)
         if session is not None and plan is not None and session.meta.summary:
             lines.append(self._summary_line(session.meta.summary, plan))
-        if session is not None and plan is not None and session.meta.warnings:
-            lines.append(self._warnings_line(session.meta.warnings))
+        if session is not None and plan is not None:
+            meta = session.meta
+            if meta.warnings or meta.events:
+                lines.append(self._warnings_line(meta.warnings, meta.events))
         return Text("\n").join(lines)
 
     def _phrases(self, session: Session, plan: Plan) -> list[Text]:
@@ -131,11 +133,13 @@ class SessionBar(Widget):
         phrases += [Text(note, warn) for note in (self._estimate, self._retention) if note]
         return phrases
 
-    def _warnings_line(self, warnings: tuple[str, ...]) -> Text:
-        """What the importer left out or hid (a compact boundary, sub-agents, skipped lines),
-        on a row of its own, cut to the width: ``report`` prints them whole."""
+    def _warnings_line(self, warnings: tuple[str, ...], events: tuple[str, ...]) -> Text:
+        """The agent's recorded compactions and what the importer left out or hid
+        (sub-agents, skipped lines), on a row of its own, cut to the width: ``report``
+        prints them whole."""
         line = Text(no_wrap=True, overflow="ellipsis", end="")
-        line.append(visible(warnings_line(warnings)), component_style(self, "session-bar--warning"))
+        words = visible(warnings_line(warnings, events))
+        line.append(words, component_style(self, "session-bar--warning"))
         line.truncate(max(self.content_region.width, 20), overflow="ellipsis")
         return line
 
