@@ -13,14 +13,12 @@ from typing import Any
 
 from ctxtui.commands.pipeline import Planned, load
 from ctxtui.core.engine import Engine
-from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.pricing.carry import Carry, carry_costs, carry_json
 from ctxtui.core.pricing.cost import SessionCost, cache_json, cost_json, session_cost, usd
 from ctxtui.core.pricing.cost_words import CAUSE_WORDS
 from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
-from ctxtui.importers import load_session
-from ctxtui.importers.subagents import subagent_paths
+from ctxtui.importers.subagents import read_subagents
 from ctxtui.system.count_cache import default_cache
 
 
@@ -48,12 +46,10 @@ def cost_blocks(session: Session, points: Sequence[int] | None = None) -> CostBl
     warnings = cost.warnings()
     subs: list[SessionCost] = []
     path = session.meta.source_path
-    for sub_path in subagent_paths(path, session.meta.format) if path else ():
-        try:
-            sub = session_cost(load_session(sub_path, format="claude-code", full_history=True))
-        except SessionLoadError as err:
-            warnings.append(f"sub-agent not counted: {err}")
-            continue
+    sessions, problems = read_subagents(path, session.meta.format) if path else ([], [])
+    warnings.extend(problems)
+    for sub_path, sub_session in sessions:
+        sub = session_cost(sub_session)
         subs.append(sub)
         warnings.extend(f"sub-agent {sub_path}: {w}" for w in sub.warnings())
     return CostBlocks(cost, tuple(subs), tuple(warnings), session)

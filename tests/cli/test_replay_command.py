@@ -70,7 +70,12 @@ def test_replay_json_contract(capsys: pytest.CaptureFixture[str]) -> None:
 def test_replay_table_shows_events_and_the_calibration_sentence(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["replay", LONG, "--context-window", "8000", "--max-tokens", "1000"]) == 0
+    assert (
+        main(
+            ["replay", LONG, "--preset", "plan", "--context-window", "8000", "--max-tokens", "1000"]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "recorded compaction (auto)" in out
     assert "compaction (proactive)" in out

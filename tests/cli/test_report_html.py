@@ -16,7 +16,7 @@ from ctxtui.cli import main
 from ctxtui.samples import samples_dir
 
 SAMPLE = samples_dir() / "claude_code_replay.jsonl"
-WINDOW = ["--context-window", "10000"]
+WINDOW = ["--preset", "plan", "--context-window", "10000"]  # a plan that prunes
 VOID = {"meta", "br", "img", "input", "link", "hr", "col", "wbr", "area", "base", "source"}
 SVG_EMPTY = {"line", "polyline", "path", "circle", "rect"}
 

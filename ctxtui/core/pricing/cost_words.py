@@ -62,6 +62,28 @@ def request_words(r: RequestCost, *, misses: bool = True) -> str:
     return " · ".join(words)
 
 
+def last_request_words(cost: SessionCost) -> str:
+    """The gauge's API line's dollars: ``last request $0.0236 · cache hit 99%``, labelled as
+    that one request's (the session's total is the session bar's); ``""`` unpriced."""
+    last = last_priced(cost)
+    if last is None or last.cost is None:
+        return ""
+    return f"last request {request_words(last, misses=False)}"
+
+
+def session_total_words(cost: SessionCost, subagents: Sequence[SessionCost] = ()) -> str:
+    """``recorded $52.97 · $54.96 with 3 sub-agents``: what the whole session (every request
+    the file holds, before the agent's compactions too) cost, and with its sub-agents';
+    ``""`` when no request has a price."""
+    if not cost.priced:
+        return ""
+    words = f"recorded {dollars(cost.total)}"
+    if subagents:
+        total = cost.total + sum((s.total for s in subagents), Decimal(0))
+        words += f" · {dollars(total)} with {plural(len(subagents), 'sub-agent')}"
+    return words
+
+
 def last_priced(cost: SessionCost) -> RequestCost | None:
     """The last request with usage: the one the gauge's API line is about."""
     return next((r for r in reversed(cost.requests) if r.usage is not None), None)
