@@ -87,7 +87,7 @@ def _totals(report: dict[str, Any], messages: list[dict[str, Any]]) -> Table:
 
 def _row(table: Table, m: dict[str, Any]) -> None:
     flags = " ".join(f for f, on in (("pruned", m["pruned"]), ("truncated", m["truncated"])) if on)
-    tools = ", ".join(m["tool_call_ids"]) or (m["tool_call_id"] or "")
+    tools = ", ".join(m["tool_names"])  # the tools by name, as the HTML page gives them
     tokens = f"{m['tokens']:,}"
     if m["sent_tokens"] != m["tokens"]:
         tokens += f" → {m['sent_tokens']:,}"
@@ -104,9 +104,9 @@ def _message_table(messages: list[dict[str, Any]]) -> Table:
         ("tokens", "right"),
         ("zone", "left"),
         ("flags", "left"),
-        ("tool calls", "left"),
+        ("tools", "left"),
     ):
-        table.add_column(name, justify=justify, no_wrap=name != "tool calls")  # type: ignore[arg-type]
+        table.add_column(name, justify=justify, no_wrap=name != "tools")  # type: ignore[arg-type]
     if len(messages) <= FULL_TABLE_ROWS:
         for m in messages:
             _row(table, m)

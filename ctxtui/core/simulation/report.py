@@ -87,6 +87,12 @@ def _messages(session: Session, plan: Plan) -> list[dict[str, Any]]:
             "truncated": i in truncated,
             "tool_call_ids": [c.id for c in m.tool_calls] if m.tool_calls else [],
             "tool_call_id": m.tool_call_id,
+            # what people read: the tools called, or the tool a result answers
+            "tool_names": [c.name for c in m.tool_calls]
+            if m.tool_calls
+            else [m.tool_name]
+            if m.tool_name
+            else [],
         }
         for i, (m, tokens, sent) in enumerate(
             zip(session.messages, plan.message_tokens, plan.effective_tokens, strict=True)
