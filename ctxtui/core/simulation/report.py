@@ -69,6 +69,7 @@ def _messages(session: Session, plan: Plan) -> list[dict[str, Any]]:
     truncated = set(plan.truncated)
     kept, tail, excluded = plan.kept_start, plan.tail.start, plan.excluded
     tail_zone, kept_zone, dropped_zone = Zone.TAIL.value, Zone.KEPT.value, Zone.DROPPED.value
+    names = {c.id: c.name for m in session.messages for c in m.tool_calls}
     return [
         {
             "index": i,
@@ -90,8 +91,8 @@ def _messages(session: Session, plan: Plan) -> list[dict[str, Any]]:
             # what people read: the tools called, or the tool a result answers
             "tool_names": [c.name for c in m.tool_calls]
             if m.tool_calls
-            else [m.tool_name]
-            if m.tool_name
+            else [name]
+            if (name := m.tool_name or names.get(m.tool_call_id or ""))
             else [],
         }
         for i, (m, tokens, sent) in enumerate(
