@@ -117,13 +117,32 @@ def cost_view(session: Session, message_tokens: list[int] | tuple[int, ...]) -> 
     return CostView(session, cost, carry_costs(session, cost, message_tokens))
 
 
-def cost_line(presets: Sequence[str], entries: Mapping[str, Mapping[str, Any]]) -> str:
+def covered_requests(requests: int, first: int | None) -> str:
+    """Which requests of the file a figure over the agent's last segment covers, numbered
+    from 1 as everywhere: ``requests 924–937 of the file (after the agent's last
+    compaction)``; without the numbering ``the 14 requests after the agent's last
+    compaction``."""
+    if first is None or requests == 0:
+        return f"the {plural(requests, 'request')} after the agent's last compaction"
+    span = f"{first + 1:,}–{first + requests:,}" if requests > 1 else f"{first + 1:,}"
+    noun = "requests" if requests > 1 else "request"
+    return f"{noun} {span} of the file (after the agent's last compaction)"
+
+
+def cost_line(
+    presets: Sequence[str],
+    entries: Mapping[str, Mapping[str, Any]],
+    segment: str = "",
+) -> str:
     """``replayed in dollars: recorded $0.54 · 1 plan $0.55 · 2 picoclaw $0.49 · …`` from
-    ``core.compare.replay_entry`` per preset; empty when nothing has a price."""
+    ``core.compare.replay_entry`` per preset; empty when nothing has a price. ``segment``
+    (``covered_requests``) says which requests the figures cover when they are not the
+    whole file's."""
     recorded = next((e["recorded_cost_usd"] for e in entries.values()), None)
     if recorded is None:
         return ""
-    words = [f"replayed in dollars: recorded {dollars(recorded)}"]
+    over = f" over {segment}" if segment else ""
+    words = [f"replayed in dollars{over}: recorded {dollars(recorded)}"]
     for n, name in enumerate(presets):
         entry = entries.get(name)
         value = entry["simulated_cost_usd"] if entry is not None else None
