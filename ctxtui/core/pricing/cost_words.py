@@ -22,14 +22,35 @@ CAUSE_WORDS: dict[MissCause, str] = {
     MissCause.UNKNOWN: "cause unknown",
 }
 CAUSE_MARKS: dict[MissCause, str] = {
-    MissCause.FIRST_REQUEST: "F",
-    MissCause.TTL_EXPIRED: "T",
-    MissCause.MODEL_CHANGED: "M",
-    MissCause.COMPACTION: "C",
-    MissCause.PREFIX_CHANGED: "P",
+    MissCause.FIRST_REQUEST: "f",
+    MissCause.TTL_EXPIRED: "e",
+    MissCause.MODEL_CHANGED: "m",
+    MissCause.COMPACTION: "a",
+    MissCause.PREFIX_CHANGED: "d",
     MissCause.UNKNOWN: "?",
 }
-"""One letter per cause, for the timeline's row of cache-miss marks."""
+"""One mark per cause, for the timeline's row of cache-miss marks: lower case and apart from
+every other mark of the app (``C`` is a simulated compaction on the timeline, ``T`` the fresh
+tail in the compare view, ``p`` a pruned output there), so no letter means two things."""
+
+MISS_WORDS: dict[MissCause, str] = {
+    MissCause.FIRST_REQUEST: "first request",
+    MissCause.TTL_EXPIRED: "cache expired",
+    MissCause.MODEL_CHANGED: "model changed",
+    MissCause.COMPACTION: "after a compaction",
+    MissCause.PREFIX_CHANGED: "prefix differed",
+    MissCause.UNKNOWN: "cause unknown",
+}
+"""What each mark stands for in the legend (the mark's letter is in its words)."""
+
+SEVERAL_MISSES = "+"
+
+
+def miss_legend() -> tuple[str, ...]:
+    """The cache-miss marks explained, one phrase each, for the timeline and help:
+    ``f first request``, ``e cache expired``, …, ``+ several causes``."""
+    marks = tuple(f"{CAUSE_MARKS[c]} {MISS_WORDS[c]}" for c in CAUSE_MARKS)
+    return (*marks, f"{SEVERAL_MISSES} several causes")
 
 
 def dollars(value: Decimal | float | None) -> str:
@@ -156,14 +177,15 @@ def timeline_words(
     """The timeline's cost line: the request priced, then the session recorded and
     simulated, in the longest wording that fits ``width``."""
     k = request.index
-    recorded = dollars(cost.total)
+    recorded, sim = dollars(cost.total), dollars(simulated)
+    # every variant names the request its dollars are, and the session its totals are
+    head, brief = f"request {k + 1:,}: {request_words(request)}", f"request {k + 1:,}: "
+    brief += request_words(request, misses=False)
     variants = [
-        [
-            f"request {k + 1:,}: {request_words(request)}",
-            f"session {recorded} recorded, {dollars(simulated)} simulated ({preset})",
-        ],
-        [request_words(request), f"session {recorded} · sim {dollars(simulated)}"],
-        [request_words(request)],
+        [head, f"session {recorded} recorded, {sim} simulated ({preset})"],
+        [head, f"session {recorded} recorded, {sim} simulated"],
+        [brief, f"session {recorded} recorded, {sim} simulated"],
+        [brief],
     ]
     if not cost.priced:
         variants = [[v[0]] for v in variants]
