@@ -26,7 +26,7 @@ PYTEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print(len(os.sched_getaffinit
 .PHONY: demo dev console test test-browser test-dask check bench snapshots clean
 
 $(STAMP): pyproject.toml
-	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "ctxtui needs Python 3.10 or newer"'
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "ctxtui needs Python 3.11 or newer"'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	@touch $(STAMP)

@@ -22,7 +22,7 @@ from ctxtui.cli_help import (
     RETENTION_EPILOG,
     TOKENIZER_HELP,
 )
-from ctxtui.core.policies.presets import COMPARED, DEFAULT_PRESET, PRESETS
+from ctxtui.core.policies.presets import COMPARED, PRESETS
 from ctxtui.options import clip, dest, knob_help, knob_problem, tokenizer_problem
 
 if TYPE_CHECKING:
@@ -141,7 +141,7 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
         "'unused by X' means preset X ignores it.",
     )
     g.add_argument(
-        "--preset", choices=tuple(PRESETS), default=DEFAULT_PRESET, metavar="NAME", help=PRESET_HELP
+        "--preset", choices=tuple(PRESETS), default=None, metavar="NAME", help=PRESET_HELP
     )
     for knob in KNOBS.values():
         if knob.flag is None:

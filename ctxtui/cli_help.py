@@ -10,6 +10,7 @@ import textwrap
 from ctxtui.core.policies.policy import KNOBS
 from ctxtui.core.policies.presets import DEFAULT_PRESET, PRESETS
 from ctxtui.core.pricing.price_source import PRICE_NOTE
+from ctxtui.core.session.formats import FORMATS
 from ctxtui.core.tokens.specs import TOKENIZERS, TokenizerSpec
 
 DESCRIPTION = """\
@@ -65,7 +66,10 @@ TOKENIZER_HELP = (
 PRESET_HELP = (
     "the knobs' starting values: "
     + _or([f"{p.name} ({p.note})" if p.note else p.name for p in PRESETS.values()])
-    + f"; 'ctxtui presets' says what each does; default: {DEFAULT_PRESET}"
+    + "; 'ctxtui presets' says what each does; default: the preset of the agent that wrote "
+    + "the transcript ("
+    + ", ".join(f"{f.title} {f.preset}" for f in FORMATS if f.preset != DEFAULT_PRESET)
+    + f" or its seahorse store's picoclaw-seahorse), else {DEFAULT_PRESET}"
 )
 
 APP_EPILOG_HEAD = "  ctxtui [SESSION]          open the app (no SESSION: the bundled demo session)"

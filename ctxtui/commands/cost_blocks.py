@@ -13,13 +13,12 @@ from typing import Any
 
 from ctxtui.commands.pipeline import Planned, load
 from ctxtui.core.engine import Engine
-from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.pricing.carry import Carry, carry_costs, carry_json
 from ctxtui.core.pricing.cost import SessionCost, cache_json, cost_json, session_cost, usd
+from ctxtui.core.pricing.cost_words import CAUSE_WORDS
 from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
-from ctxtui.importers import load_session
-from ctxtui.importers.subagents import subagent_paths
+from ctxtui.importers.subagents import read_subagents
 from ctxtui.system.count_cache import default_cache
 
 
@@ -47,12 +46,10 @@ def cost_blocks(session: Session, points: Sequence[int] | None = None) -> CostBl
     warnings = cost.warnings()
     subs: list[SessionCost] = []
     path = session.meta.source_path
-    for sub_path in subagent_paths(path, session.meta.format) if path else ():
-        try:
-            sub = session_cost(load_session(sub_path, format="claude-code", full_history=True))
-        except SessionLoadError as err:
-            warnings.append(f"sub-agent not counted: {err}")
-            continue
+    sessions, problems = read_subagents(path, session.meta.format) if path else ([], [])
+    warnings.extend(problems)
+    for sub_path, sub_session in sessions:
+        sub = session_cost(sub_session)
         subs.append(sub)
         warnings.extend(f"sub-agent {sub_path}: {w}" for w in sub.warnings())
     return CostBlocks(cost, tuple(subs), tuple(warnings), session)
@@ -75,7 +72,8 @@ def cost_sentence(cost: Mapping[str, Any], cache: Mapping[str, Any]) -> str:
             if (unpriced)
             else "cost: unknown (no request recorded its usage)"
         )
-    words = [f"cost ${cost['total_usd']:,.4f} over {plural(cost['requests_priced'], 'request')}"]
+    priced = plural(cost["requests_priced"], "request")
+    words = [f"recorded cost ${cost['total_usd']:,.4f} over {priced}"]
     if cost["subagents"]:
         words.append(
             f"${cost['total_with_subagents_usd']:,.4f} with "
@@ -85,8 +83,11 @@ def cost_sentence(cost: Mapping[str, Any], cache: Mapping[str, Any]) -> str:
         words.append(f"cache hit ratio {cache['hit_ratio']:.1%}")
     misses = cache["misses"]
     if misses:
-        listed = ", ".join(f"{m['count']} {cause.replace('_', ' ')}" for cause, m in misses.items())
-        words.append(f"misses: {listed}")
+        listed = ", ".join(
+            f"{m['count']:,} {CAUSE_WORDS.get(cause, cause.replace('_', ' '))}"
+            for cause, m in misses.items()
+        )
+        words.append(f"cache misses: {listed}")
     return " · ".join(words)
 
 
@@ -128,6 +129,6 @@ def whatif_sentence(block: Mapping[str, Any]) -> str:
     return (
         f"what-if ({block['preset']}): simulated ${sim['cost_usd']:,.4f} against "
         f"${rec['cost_usd']:,.4f} recorded · cache hit ratio {ratio(sim['cache_hit_ratio'])} "
-        f"against {ratio(rec['cache_hit_ratio'])} · {sim['compactions']} compactions "
-        f"against {rec['compactions']}"
+        f"against {ratio(rec['cache_hit_ratio'])} · {plural(sim['compactions'], 'compaction')} "
+        f"against {rec['compactions']:,}"
     )

@@ -69,7 +69,7 @@ def spec_from(args: argparse.Namespace) -> Spec:
     Every preset and the knobs are checked here, before a file is read: a bad knob is one
     line, not one error row per session.
     """
-    from ctxtui.core.policies.presets import PRESETS
+    from ctxtui.core.policies.presets import DEFAULT_PRESET, PRESETS
 
     compare = _compare_names(args.compare) if args.compare else ()
     for name in compare:
@@ -77,7 +77,7 @@ def spec_from(args: argparse.Namespace) -> Spec:
             raise CommandError(
                 f"--compare: unknown preset {name!r}; expected: {', '.join(PRESETS)}"
             )
-    presets = tuple(dict.fromkeys((args.preset, *compare)))
+    presets = tuple(dict.fromkeys((args.preset or DEFAULT_PRESET, *compare)))
     given = overrides_from(args) if _knobs_given(args) else {}
     if given:  # a preset alone is valid; knobs may clash with one, or with each other
         from ctxtui.core.policies.policy import PolicyError

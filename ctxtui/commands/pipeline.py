@@ -20,6 +20,7 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.policies.policy import Policy, PolicyError
+from ctxtui.core.policies.preset_choice import resolve_preset
 from ctxtui.core.session.models import Session
 from ctxtui.options import explain_policy_error, flag_of, overrides_from, unused_reason
 from ctxtui.system.count_cache import default_cache
@@ -60,7 +61,7 @@ def build_policy(args: argparse.Namespace, session: Session) -> Policy:
     relation (``--tail-min`` above ``--tail-max``) is named by the options typed."""
     given = overrides_from(args)
     try:
-        return options.build_policy(args.preset, given, session)
+        return options.build_policy(resolve_preset(session, args.preset).name, given, session)
     except PolicyError as err:
         raise CommandError(explain_policy_error(err)) from None
 

@@ -15,6 +15,7 @@ from rich.text import Text
 from ctxtui.core.literal import visible
 from ctxtui.core.planning.overflow import overflow_words
 from ctxtui.core.planning.plan import TailReason
+from ctxtui.core.session.import_notes import event_lines
 from ctxtui.core.wording import plural
 
 FULL_TABLE_ROWS = 60  # longer sessions print the first and last rows around an ellipsis
@@ -49,6 +50,12 @@ def _header(report: dict[str, Any]) -> Table:
                 style="yellow",
             ),
         )
+    for event in event_lines(s["events"]):
+        # "recorded" keeps the label column as narrow as "warning": the path stays on its line
+        label, _, words = event.partition(": ")
+        grid.add_row(
+            Text(label.replace(" compactions", "").replace(" compaction", "")), Text(words)
+        )
     for warning in s["warnings"]:
         grid.add_row(Text("warning", style="yellow"), Text(visible(warning), style="yellow"))
     return grid
@@ -79,7 +86,7 @@ def _totals(report: dict[str, Any], messages: list[dict[str, Any]]) -> Table:
 
 def _row(table: Table, m: dict[str, Any]) -> None:
     flags = " ".join(f for f, on in (("pruned", m["pruned"]), ("truncated", m["truncated"])) if on)
-    tools = ", ".join(m["tool_call_ids"]) or (m["tool_call_id"] or "")
+    tools = ", ".join(m["tool_names"])  # the tools by name, as the HTML page gives them
     tokens = f"{m['tokens']:,}"
     if m["sent_tokens"] != m["tokens"]:
         tokens += f" → {m['sent_tokens']:,}"
@@ -94,9 +101,9 @@ def _message_table(messages: list[dict[str, Any]]) -> Table:
         ("tokens", "right"),
         ("zone", "left"),
         ("flags", "left"),
-        ("tool calls", "left"),
+        ("tools", "left"),
     ):
-        table.add_column(name, justify=justify, no_wrap=name != "tool calls")  # type: ignore[arg-type]
+        table.add_column(name, justify=justify, no_wrap=name != "tools")  # type: ignore[arg-type]
     if len(messages) <= FULL_TABLE_ROWS:
         for m in messages:
             _row(table, m)

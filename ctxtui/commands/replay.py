@@ -27,6 +27,7 @@ from ctxtui.core.engine import Engine, Run
 from ctxtui.core.literal import visible
 from ctxtui.core.pricing.cache_model import simulated_json, whatif_json
 from ctxtui.core.pricing.cost import RequestCost, request_json
+from ctxtui.core.session.import_notes import event_lines
 from ctxtui.core.session.models import Session
 from ctxtui.core.simulation.replay import Request
 from ctxtui.core.simulation.report import display_text
@@ -78,6 +79,7 @@ def build_document(walked: Run, calibration: Calibration, costs: CostBlocks) -> 
             "model": session.meta.model,
             "message_count": len(session.messages),
             "warnings": [*session.meta.warnings, *costs.warnings],
+            "events": list(session.meta.events),
         },
         "policy": policy.as_json(),
         "tokenizer": result.counts.tokenizer.used,
@@ -115,7 +117,8 @@ def build_document(walked: Run, calibration: Calibration, costs: CostBlocks) -> 
             # a fit outside 2-6 chars/token, or over too few requests, is not to be believed
             "plausible": not calibration.problem,
             "reason": calibration.problem or None,
-            "sentence": calibration.sentence(),
+            # the gap's split, when given, is the one figure for what the transcript lacks
+            "sentence": calibration.sentence(offset=gap is None or gap.lacks is None),
         },
         # the last reported request against ctxtui's count, the gap split (core.simulation.reported)
         "gap": gap.as_json() if gap is not None else None,
@@ -201,5 +204,6 @@ def render(doc: dict[str, Any]) -> RenderableType:
     lines.append(Text(doc["calibration"]["sentence"]))
     lines.append(Text(cost_sentence(doc["cost"], doc["cache"])))
     lines.append(Text(whatif_sentence(doc["what_if"])))
+    lines.extend(Text(line) for line in event_lines(doc["session"]["events"]))
     lines.extend(Text(f"warning: {visible(w)}") for w in doc["session"]["warnings"])
     return Group(*lines)

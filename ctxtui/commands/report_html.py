@@ -17,6 +17,7 @@ from typing import Any
 from ctxtui.commands.pipeline import build_policy, load
 from ctxtui.core.engine import Engine
 from ctxtui.core.literal import visible
+from ctxtui.core.session.import_notes import event_lines
 from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
 from ctxtui.palette import SERIES_COLOURS
@@ -136,7 +137,8 @@ def _summary(report: dict[str, Any]) -> str:
     if reported:
         lines.append(
             f"the API reported {_figure('reported.prompt_tokens', reported['prompt_tokens'])} "
-            f"prompt tok at request {reported['request']:,}"
+            # requests are numbered from 1 on every page, as report and the app number them
+            f"prompt tok at request {_figure('reported.request', reported['request'] + 1)}"
         )
     return "".join(f"<p>{line}</p>" for line in lines)
 
@@ -153,10 +155,21 @@ def _cost(report: dict[str, Any]) -> str:
         for part, usd in (cost.get("by_part_usd") or {}).items()
         if usd is not None
     )
-    shown = f'<span data-figure="cost.total_usd">${total:,.4f}</span>'
+    shown = f'recorded <span data-figure="cost.total_usd">${total:,.4f}</span>'
+    subs = cost.get("subagents") or 0
+    if subs:  # as report prints it: the session's sub-agents run in windows of their own
+        with_subs = cost["total_with_subagents_usd"]
+        shown += (
+            f' · <span data-figure="cost.total_with_subagents_usd">${with_subs:,.4f}</span>'
+            f" with {plural(subs, 'sub-agent')}"
+        )
+    ratio = (report.get("cache") or {}).get("hit_ratio")
+    if ratio is not None:
+        shown += f' · cache hit ratio <span data-figure="cache.hit_ratio">{ratio:.1%}</span>'
     source = _text(cost.get("price_source") or "")
     return (
-        f"<h2>Cost</h2><p>{shown} for {cost.get('requests_priced', 0):,} priced requests "
+        f"<h2>Cost</h2><p>{shown} over "
+        f"{plural(cost.get('requests_priced', 0), 'priced request')} "
         f'<span class="muted">({source})</span></p><ul class="legend">{parts}</ul>'
     )
 
@@ -169,7 +182,7 @@ def _marks(m: dict[str, Any]) -> str:
 def _messages(messages: Sequence[dict[str, Any]]) -> str:
     rows = []
     for m in messages:
-        calls = ", ".join(m["tool_call_ids"]) or (m["tool_call_id"] or "")
+        calls = ", ".join(m["tool_names"])  # names: a call id means nothing on the page
         rows.append(
             f'<tr class="zone-{escape(m["zone"])}"><td class="num">{m["index"]:,}</td>'
             f'<td>{escape(m["role"])}</td><td class="num">{m["tokens"]:,}</td>'
@@ -180,7 +193,7 @@ def _messages(messages: Sequence[dict[str, Any]]) -> str:
         '<table id="messages"><caption class="muted">per message: stored and sent tokens, '
         "zone (dropped, kept, fresh tail) and marks</caption>"
         '<thead><tr><th>#</th><th>role</th><th class="num">tokens</th>'
-        '<th class="num">sent</th><th>zone</th><th>marks</th><th>tool calls</th></tr></thead>'
+        '<th class="num">sent</th><th>zone</th><th>marks</th><th>tools</th></tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
 
@@ -228,7 +241,8 @@ def timeline_svg(timeline: dict[str, Any]) -> str:
     simulated: list[int] = [r["simulated_tokens"] for r in requests]
     reported: list[int | None] = [r["reported_tokens"] for r in requests]
     window, trigger = timeline["window"], timeline["trigger_tokens"]
-    top: int = max([window, trigger, 1, *simulated, *(v for v in reported if v is not None)])
+    levels = [(n, v, d) for n, v, d in (("window", window, ""), ("trigger", trigger, "6 4")) if v]
+    top: int = max([window, trigger or 0, 1, *simulated, *(v for v in reported if v)])
     height = CHART_HEIGHT - CHART_BOTTOM - 8
 
     def y(value: int) -> float:
@@ -243,13 +257,15 @@ def timeline_svg(timeline: dict[str, Any]) -> str:
         f'role="img" aria-label="prompt tokens per request" id="timeline">'
     ]
     right = CHART_WIDTH - 8
-    for name, level, dash in (("window", window, ""), ("trigger", trigger, "6 4")):
+    for name, level, dash in levels:
         dashes = f' stroke-dasharray="{dash}"' if dash else ""
         parts.append(
             f'<line data-series="{name}" x1="{CHART_LEFT}" x2="{right}" y1="{y(level):.1f}" '
             f'y2="{y(level):.1f}" style="stroke:{stroke(name)}" stroke-width="1.5"{dashes}/>'
         )
-        parts.append(f'<text x="4" y="{y(level) + 4:.1f}">{level:,}</text>')
+        parts.append(
+            f'<text x="4" y="{y(level) + 4:.1f}" data-figure="timeline.{name}">{level:,}</text>'
+        )
     for name, values in (("simulated", simulated), ("reported", reported)):
         for run in _points(values, top):
             points = " ".join(f"{px:.1f},{py:.1f}" for px, py in run)
@@ -291,7 +307,8 @@ def timeline_figures(
     result = walked.replay
     return {
         "window": policy.context_window,
-        "trigger_tokens": result.trigger_tokens,
+        # the trigger as report states it: the smallest prompt that compacts
+        "trigger_tokens": result.policy.trigger,
         "requests": [
             {
                 "simulated_tokens": r.simulated_tokens,
@@ -310,7 +327,8 @@ def render_html(report: dict[str, Any], timeline: dict[str, Any] | None) -> str:
     policy = report["policy"]
     # The file's name only: a page meant to be shared does not carry the user's directories.
     title = f"ctxtui report · {PurePath(visible(str(name))).name}"
-    warnings = "".join(f'<li class="warning">{_text(w)}</li>' for w in session["warnings"])
+    warnings = "".join(f"<li>{_text(e)}</li>" for e in event_lines(session["events"]))
+    warnings += "".join(f'<li class="warning">{_text(w)}</li>' for w in session["warnings"])
     chart = (
         timeline_svg(timeline)
         if timeline is not None and timeline["requests"]
@@ -341,7 +359,7 @@ def render_html(report: dict[str, Any], timeline: dict[str, Any] | None) -> str:
 {_messages(report["messages"])}
 <h2>Tools</h2>
 {_tools(report["tools"])}
-{f"<h2>Warnings</h2><ul>{warnings}</ul>" if warnings else ""}
+{f"<h2>Events and warnings</h2><ul>{warnings}</ul>" if warnings else ""}
 <p class="muted">written by ctxtui report --html</p>
 </body>
 </html>

@@ -22,6 +22,7 @@ from ctxtui.commands.report import print_table
 from ctxtui.core.engine import Engine
 from ctxtui.core.literal import visible
 from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.session.import_notes import event_lines
 from ctxtui.core.simulation.replay import shown_offset
 from ctxtui.core.simulation.report import display_text
 from ctxtui.core.simulation.retention_audits import preview_audit, recorded_audits
@@ -57,6 +58,7 @@ def audits_of(args: argparse.Namespace) -> tuple[dict[str, Any], list[Audit]]:
         "message_count": len(history.messages),
         "recorded_compactions": len(history.meta.recorded_compactions),
         "warnings": list(history.meta.warnings),
+        "events": list(history.meta.events),
     }
     return {"session": header, "preset": policy.preset, "tokenizer": counts.tokenizer.used}, audits
 
@@ -135,5 +137,6 @@ def render(doc: dict[str, Any]) -> RenderableType:
                 parts.append(Text(f"  {d['kind']:<11} #{d['message_index']:<6,} {d['text']}{flag}"))
             if len(c["dropped"]) > DROPPED_SHOWN:
                 parts.append(Text(f"  … {len(c['dropped']) - DROPPED_SHOWN:,} more (--json)"))
+    parts.extend(Text(line) for line in event_lines(doc["session"]["events"]))
     parts.extend(Text(f"warning: {w}") for w in doc["session"]["warnings"])
     return Group(*parts)

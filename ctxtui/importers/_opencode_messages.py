@@ -20,6 +20,7 @@ from ctxtui.core.session.models import (
     SessionMeta,
     ToolCall,
 )
+from ctxtui.core.wording import plural
 from ctxtui.importers._parts import as_text, compact_json, media_from_url, text_part, usage_opencode
 from ctxtui.importers._stream import Dropped
 from ctxtui.importers._timestamps import from_epoch_ms
@@ -63,7 +64,8 @@ def build_session(
     title: str | None = None,
 ) -> Session:
     """Stored messages → the chat the model sees: one assistant message per step."""
-    start = _effective_start(stored, warnings)
+    events: list[str] = []
+    start = _effective_start(stored, events)
     converter = _Converter(warnings, dropped)
     for message in stored[start:]:
         converter.add(message)
@@ -77,11 +79,12 @@ def build_session(
         model=model,
         title=title,
         warnings=tuple(warnings),
+        events=tuple(events),
     )
     return Session(messages=tuple(converter.out), meta=meta)
 
 
-def _effective_start(stored: Sequence[StoredMessage], warnings: list[str]) -> int:
+def _effective_start(stored: Sequence[StoredMessage], events: list[str]) -> int:
     """Where the model-visible history begins: the last completed compaction (+ its tail)."""
     ids = {m.id: i for i, m in enumerate(stored)}
     for i in range(len(stored) - 1, -1, -1):
@@ -99,8 +102,8 @@ def _effective_start(stored: Sequence[StoredMessage], warnings: list[str]) -> in
         if tail is not None and tail < request:
             start = tail
         if start:
-            warnings.append(
-                f"compaction at {stored[request].id}: {start:,} earlier messages hidden"
+            events.append(
+                f"compaction at {stored[request].id}: {plural(start, 'earlier message')} hidden"
             )
         return start
     return 0
@@ -134,7 +137,8 @@ class _Converter:
     def report(self) -> None:
         if self.interrupted:
             self.warnings.append(
-                f"{self.interrupted:,} tool calls pending or running (interrupted): no result"
+                f"{plural(self.interrupted, 'tool call')} pending or running (interrupted): "
+                "no result"
             )
         if self.errored:
             self.warnings.append(f"{self.errored:,} failed assistant messages skipped")

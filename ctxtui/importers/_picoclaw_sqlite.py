@@ -8,6 +8,7 @@ from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.session.models import ContentPart, Message, Session, SessionMeta, ToolCall
+from ctxtui.core.wording import plural
 from ctxtui.importers._parts import as_int, as_text, quoted, text_part
 from ctxtui.importers._picoclaw_items import ROLES, media_part
 from ctxtui.importers._sqlite import noted, read_database
@@ -77,7 +78,7 @@ def _read(con: sqlite3.Connection, path: Path, dropped: Dropped) -> Session:
         )
         warnings.append(
             f"seahorse token_count (PicoClaw's local estimate, not API usage): "
-            f"{sum(estimates):,} tokens over {len(estimates):,} context items ({listed})"
+            f"{sum(estimates):,} tokens over {plural(len(estimates), 'context item')} ({listed})"
         )
     model = next((m.model for m in reversed(messages) if m.model), None)
     meta = SessionMeta(

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.session.formats import FormatInfo, format_info
 from ctxtui.core.session.models import Message, RecordedCompaction, Session, SessionMeta
+from ctxtui.core.wording import plural
 from ctxtui.importers._claude_messages import (
     SYNTHETIC_MODEL,
     Body,
@@ -451,8 +452,7 @@ def _assemble(
     """The session of ``chain``: its messages, model, compactions and every warning."""
     messages = chain.converter.out
     warnings = [*warnings, *chain.walk_notes, *chain.converter.notes()]
-    if chain.boundary_note is not None:
-        warnings.append(chain.boundary_note)
+    events = (chain.boundary_note,) if chain.boundary_note is not None else ()
     model = next((m.model for m in reversed(messages) if m.model and not m.injected), None)
     model = model or entries.model  # a fresh compaction may leave no assistant in view
     meta = SessionMeta(
@@ -461,6 +461,7 @@ def _assemble(
         model=model,
         title=entries.title,
         warnings=tuple(warnings),
+        events=events,
         recorded_compactions=tuple(chain.compactions),
         full_history=full_history,
     )
@@ -480,7 +481,8 @@ def _boundary_note(
         hidden = convert(walked, entries.tool_names, scratch, dropped)
     metadata = boundary.value.compact_metadata
     pre = metadata.get("preTokens") if isinstance(metadata, dict) else None
-    note = f"compact boundary at line {boundary.line:,}: {len(hidden):,} earlier messages hidden"
+    hid = plural(len(hidden), "earlier message")
+    note = f"compact boundary at line {boundary.line:,}: {hid} hidden"
     if isinstance(pre, int):
         note += f", preTokens {pre:,}"
     return note

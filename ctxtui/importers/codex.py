@@ -172,6 +172,7 @@ class _Replay:
     usage_target: int | None = None  # the assistant message the next token_count describes
     full_history: bool = False  # a ``compacted`` appends its summary instead of replacing
     compactions: list[RecordedCompaction] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)  # each ``compacted`` in words, file order
 
     @property
     def messages(self) -> list[Message]:
@@ -307,6 +308,7 @@ class Live:
             model=replay.model,
             context_window=codex_window(replay.context_window, replay.model),
             warnings=tuple(warnings),
+            events=tuple(replay.events),
             recorded_compactions=tuple(replay.compactions),
             full_history=replay.full_history,
         )
@@ -515,7 +517,7 @@ def _compacted(replay: _Replay, record: Record, payload: Item) -> None:
         replacement = [*initial, *users, summary_message]
         how = (
             "no replacement history: rebuilt from the initial context, "
-            f"{len(users):,} user messages and the summary (Codex's user-message budget is "
+            f"{plural(len(users), 'user message')} and the summary (Codex's user-message budget is "
             "not reproduced)"
         )
     recorded = RecordedCompaction(message_index=0, pre_tokens=pre, source_line=record.line)
@@ -530,10 +532,11 @@ def _compacted(replay: _Replay, record: Record, payload: Item) -> None:
     replay.open_assistant = False
     replay.usage_target = None
     # One wording for the event, whether the replay keeps the replaced messages or not.
-    note = f"compacted at line {record.line:,}: {before:,} earlier messages replaced ({how})"
+    replaced = plural(before, "earlier message")
+    note = f"compacted at line {record.line:,}: {replaced} replaced ({how})"
     if reported is not None and reported.prompt_total is not None:
         note += f"; last reported prompt before it: {reported.prompt_total:,} tokens"
-    replay.warnings.append(note)
+    replay.events.append(note)
 
 
 def _event(replay: _Replay, record: Record, payload: Item) -> None:
@@ -566,5 +569,6 @@ def _roll_back(replay: _Replay, record: Record, turns: int) -> None:
     replay.open_assistant = False
     replay.usage_target = None
     replay.warnings.append(
-        f"line {record.line:,}: thread rolled back {turns:,} turns ({dropped:,} messages dropped)"
+        f"line {record.line:,}: thread rolled back {plural(turns, 'turn')} "
+        f"({plural(dropped, 'message')} dropped)"
     )

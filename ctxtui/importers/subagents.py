@@ -11,6 +11,8 @@ from __future__ import annotations
 from contextlib import suppress
 from pathlib import Path
 
+from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.session.models import Session
 from ctxtui.importers._claude_sidechains import inline_chains
 from ctxtui.importers._store_files import StoreWalk
 
@@ -31,3 +33,19 @@ def subagent_paths(path: str | Path, format: str) -> list[str]:
     with suppress(OSError, ValueError):
         out.extend(f"{file}#{chain_id}" for chain_id in inline_chains(file))
     return out
+
+
+def read_subagents(path: str | Path, format: str) -> tuple[list[tuple[str, Session]], list[str]]:
+    """The sub-agents of the session at ``path`` (where each is, and it read whole), and a
+    line for each one that could not be read (it is left out of the totals)."""
+    from ctxtui.importers import load_session
+
+    sessions: list[tuple[str, Session]] = []
+    problems: list[str] = []
+    for sub_path in subagent_paths(path, format):
+        try:
+            read = load_session(sub_path, format="claude-code", full_history=True)
+            sessions.append((sub_path, read))
+        except SessionLoadError as err:
+            problems.append(f"sub-agent not counted: {err}")
+    return sessions, problems

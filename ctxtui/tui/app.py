@@ -14,6 +14,7 @@ from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
 
+from ctxtui.core.policies.preset_choice import FROM_CONFIG, FROM_OPTION
 from ctxtui.core.session.models import Session
 from ctxtui.options import EXIT_INTERNAL, debugging
 from ctxtui.tui.actions import Scope, bindings, remap
@@ -59,7 +60,8 @@ class CtxtuiApp(App[int]):
         *,
         settings: AppSettings,
         format: str | None = None,
-        preset: str = "plan",
+        preset: str | None = None,
+        preset_origin: str = FROM_OPTION,
         overrides: dict[str, Any] | None = None,
         startup_error: str | None = None,
         pick: bool = False,
@@ -71,7 +73,8 @@ class CtxtuiApp(App[int]):
         self.settings = settings
         self._source = source
         self._format = format
-        self._preset = preset
+        self._preset = preset  # None: each session on its agent's preset
+        self._preset_origin = preset_origin
         self._overrides = dict(overrides or {})
         self._startup_error = startup_error
         self.internal_error: Exception | None = None
@@ -84,6 +87,7 @@ class CtxtuiApp(App[int]):
             self._source,
             format=self._format,
             preset_name=self._preset,
+            preset_origin=self._preset_origin,
             overrides=self._overrides,
             pick=self._pick,
             watch=self._watch,
@@ -258,7 +262,9 @@ def make_app(
         resolved,
         settings=settings,
         format=format,
-        preset=preset or settings.preset,
+        # --preset, then the settings (when they name one), else each session's agent's
+        preset=preset or (settings.preset if "preset" in settings.model_fields_set else None),
+        preset_origin=FROM_OPTION if preset else FROM_CONFIG,
         overrides=merged,
         startup_error=startup_error,
         pick=pick,

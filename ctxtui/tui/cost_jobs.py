@@ -16,8 +16,8 @@ from ctxtui.core.compare import replay_entry
 from ctxtui.core.engine import Engine
 from ctxtui.core.pricing.cache_model import WhatIf
 from ctxtui.core.pricing.cache_model import price_replay as priced_replay
-from ctxtui.core.pricing.cost import SessionCost
-from ctxtui.core.pricing.cost_words import CostView, cost_view
+from ctxtui.core.pricing.cost import SessionCost, session_cost
+from ctxtui.core.pricing.cost_words import CostView, cost_view, session_total_words
 from ctxtui.core.session.models import Session
 from ctxtui.core.simulation.replay import Replay
 
@@ -47,6 +47,39 @@ def price_session(post: Post, session: Session, message_tokens: Sequence[int]) -
     except Exception:  # the figures in tokens stand without the dollars
         view = None
     post(CostReady(session, view))
+
+
+@dataclass
+class SessionTotalReady(Message):
+    """What the whole file of ``session`` recorded in dollars, in the session bar's words."""
+
+    session: Session
+    words: str
+
+
+def price_whole(post: Post, session: Session, reread: bool = True) -> None:
+    """The session bar's recorded total: every request of the file (read again through the
+    agent's compactions when ``session`` is only its last segment) and its sub-agents.
+    Without ``reread`` (a watched file, read again on every append) a segment gets no total
+    rather than one that covers less than the file."""
+    from ctxtui.importers import load_session
+    from ctxtui.importers.subagents import read_subagents
+
+    meta = session.meta
+    whole = session
+    if meta.recorded_compactions and not meta.full_history:
+        if not reread or not meta.source_path:
+            return
+        try:
+            whole = load_session(meta.source_path, meta.format, full_history=True)
+        except Exception:  # no total rather than the segment's under the file's name
+            return
+    try:
+        subs = read_subagents(meta.source_path, meta.format)[0] if meta.source_path else []
+        words = session_total_words(session_cost(whole), [session_cost(s) for _, s in subs])
+    except Exception:  # the session bar stands without its dollars
+        return
+    post(SessionTotalReady(session, words))
 
 
 def price_replay(post: Post, result: Replay) -> None:

@@ -18,6 +18,14 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.literal import visible
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.policies.policy import Policy, PolicyError, fit_reserve, policy_for_session, preset
+from ctxtui.core.policies.preset_choice import (
+    DEFAULT,
+    FROM_OPTION,
+    FROM_USER,
+    PresetChoice,
+    resolve_preset,
+)
+from ctxtui.core.policies.presets import DEFAULT_PRESET
 from ctxtui.core.session.models import Session
 from ctxtui.core.simulation.estimate_check import drift_notice, estimator_for, is_exact
 from ctxtui.core.simulation.reported import ReportedGap, reported_gap
@@ -54,17 +62,28 @@ class MainState:
     tokenizer_choice: str | None = None  # a tokenizer the user chose: presets do not reset it
     fit: SessionFit | None = None  # the transcript's calibration (core.tokens.calibration), on open
     history: Session | None = None  # the file read through the agent's compactions, once read
+    # Where ``preset_name`` came from; unpinned, each session opened takes its agent's preset.
+    preset_origin: str = DEFAULT
+    preset_pinned: bool = True
 
     # -- starting and opening --------------------------------------------------------------
 
     @classmethod
     def start(
-        cls, preset_name: str, overrides: Mapping[str, Any] | None = None
+        cls,
+        preset_name: str | None,
+        overrides: Mapping[str, Any] | None = None,
+        origin: str = FROM_OPTION,
     ) -> tuple[MainState, str | None]:
         """The state before any session, and the problem with ``overrides`` if refused.
 
+        ``preset_name`` is the preset the user named (said to come from ``origin``); ``None``
+        leaves each session opened on its agent's preset (``resolve_preset``).
         Refused options are dropped whole (the preset's own values stand) and said once.
         """
+        if preset_name is None:
+            state, problem = cls.start(DEFAULT_PRESET, overrides, DEFAULT)
+            return replace(state, preset_pinned=False), problem
         wanted = dict(overrides or {})
         chosen = wanted.get("tokenizer")
         choice = chosen if isinstance(chosen, str) else None
@@ -78,9 +97,11 @@ class MainState:
                 values["reserve_lowered_from"] = base
         try:
             policy = preset(preset_name, **values)
-            return cls(policy, preset_name, wanted, tokenizer_choice=choice), None
+            return cls(
+                policy, preset_name, wanted, tokenizer_choice=choice, preset_origin=origin
+            ), None
         except PolicyError as err:
-            return cls(preset(preset_name), preset_name, {}), str(err)
+            return cls(preset(preset_name), preset_name, {}, preset_origin=origin), str(err)
 
     def opened(
         self, session: Session, path: Path | None, fit: SessionFit | None = None
@@ -91,13 +112,26 @@ class MainState:
         the problem returned, the policy still fitted to this session.
         """
         problem: str | None = None
+        name, origin = self.preset_name, self.preset_origin
+        if not self.preset_pinned:
+            choice = resolve_preset(session)
+            name, origin = choice.name, choice.origin
         try:
-            policy = policy_for_session(self.preset_name, session, dict(self.overrides))
+            policy = policy_for_session(name, session, dict(self.overrides))
         except PolicyError as err:
             problem = str(err)
-            policy = policy_for_session(self.preset_name, session)
+            policy = policy_for_session(name, session)
         policy = self._keep_tokenizer(policy)
-        state = replace(self, policy=policy, path=path, undo=(), selection=0, history=None)
+        state = replace(
+            self,
+            policy=policy,
+            path=path,
+            undo=(),
+            selection=0,
+            history=None,
+            preset_name=name,
+            preset_origin=origin,
+        )
         return state.with_session(session, fit), problem
 
     def with_session(self, session: Session, fit: SessionFit | None = None) -> MainState:
@@ -147,7 +181,18 @@ class MainState:
         """Every knob back to preset ``name``'s values, fitted to the session when one is open,
         except a tokenizer the user chose: switching presets must not silently recount."""
         policy = policy_for_session(name, self.session) if self.session else preset(name)
-        return replace(self, policy=self._keep_tokenizer(policy))
+        return replace(
+            self,
+            policy=self._keep_tokenizer(policy),
+            preset_name=name,
+            preset_origin=FROM_USER,
+            preset_pinned=True,
+        )
+
+    @property
+    def preset_words(self) -> str:
+        """``claude-code, from the transcript``: the preset and where it came from."""
+        return PresetChoice(self.policy.preset, self.preset_origin).words()
 
     def with_tokenizer(self, spec: str) -> MainState:
         policy = self.policy.with_changes(tokenizer=spec)

@@ -148,5 +148,14 @@ def test_help_names_the_price_source_and_its_version(
 def test_report_table_ends_with_the_cost_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", str(samples_dir() / "claude_code_cache_story.jsonl")]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    assert "cost $0.5389 over 24 requests · cache hit ratio 86.8%" in text
-    assert "misses: 1 compaction, 1 first request, 1 model changed, 1 ttl expired" in text
+    assert "recorded cost $0.5389 over 24 requests · cache hit ratio 86.8%" in text
+    assert "cache misses: 1 compaction, 1 first request, 1 model changed, 1 cache expired" in text
+
+
+def test_whatif_sentence_counts_one_compaction_in_the_singular() -> None:
+    from ctxtui.commands.cost_blocks import whatif_sentence
+
+    side = {"cost_usd": 0.5, "cache_hit_ratio": 0.9, "compactions": 1}
+    words = whatif_sentence({"preset": "plan", "recorded": side, "simulated": side})
+    assert "· 1 compaction against 1" in words
+    assert "1 compactions" not in words

@@ -464,3 +464,24 @@ def test_opencode_prune_sizes_the_raw_output_text(
     path = _chat_file(tmp_path, _tool_turns(outputs))
     argv = [str(path), "--preset", "opencode", "--prune-mode", "tokens"]
     assert _report(capsys, *argv)["prune"]["pruned"] == [2, 6, 10]
+
+
+@pytest.mark.parametrize(
+    ("sample", "preset"),
+    [
+        ("claude_code_replay.jsonl", "claude-code"),
+        ("codex_rollout.jsonl", "codex"),
+        ("picoclaw_long_chat.jsonl", "picoclaw"),
+        ("demo.json", "plan"),
+    ],
+)
+def test_report_defaults_to_the_agents_preset(
+    sample: str, preset: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ctxtui.samples import samples_dir
+
+    path = str(samples_dir() / sample)
+    assert main(["report", path, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["policy"]["preset"] == preset
+    assert main(["report", path, "--json", "--preset", "opencode"]) == 0  # --preset wins
+    assert json.loads(capsys.readouterr().out)["policy"]["preset"] == "opencode"

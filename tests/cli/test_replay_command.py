@@ -70,7 +70,12 @@ def test_replay_json_contract(capsys: pytest.CaptureFixture[str]) -> None:
 def test_replay_table_shows_events_and_the_calibration_sentence(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["replay", LONG, "--context-window", "8000", "--max-tokens", "1000"]) == 0
+    assert (
+        main(
+            ["replay", LONG, "--preset", "plan", "--context-window", "8000", "--max-tokens", "1000"]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "recorded compaction (auto)" in out
     assert "compaction (proactive)" in out
@@ -154,3 +159,30 @@ def test_replay_calibrates_the_policys_tokenizer_first(
     # the plan estimator at its own 4 chars/token, not the preset's 2.5: it undercounts more
     assert tokenizers["plan"]["bias"] < tokenizers["picoclaw"]["bias"] < 0
     assert doc["calibration"]["sentence"].startswith("PicoClaw's estimator undercounts")
+
+
+def test_replay_gives_one_figure_for_what_the_transcript_lacks(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The gap's split and the calibration once gave two offsets (7,213 and 7,308) in one
+    output; the split is the one figure, the calibration keeps its chars/token."""
+    codex = str(samples_dir() / "codex_rollout.jsonl")
+    assert main(["replay", codex]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "the transcript lacks" in out
+    assert "tokens not in the transcript" not in out
+    assert "fitted 3.7 chars/token" in out
+    assert main(["replay", codex, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    lacks = doc["gap"]["lacks_tokens"]
+    assert f"{lacks:,} the transcript lacks" in out
+    assert f"{round(doc['calibration']['offset_tokens']):,}" not in out
+
+
+def test_a_codex_rollout_lists_its_compactions_as_events_not_warnings(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["replay", str(samples_dir() / "codex_replay.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert "warning: compacted" not in out
+    assert out.count("recorded compaction: compacted at line") == 2

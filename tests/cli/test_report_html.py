@@ -16,7 +16,7 @@ from ctxtui.cli import main
 from ctxtui.samples import samples_dir
 
 SAMPLE = samples_dir() / "claude_code_replay.jsonl"
-WINDOW = ["--context-window", "10000"]
+WINDOW = ["--preset", "plan", "--context-window", "10000"]  # a plan that prunes
 VOID = {"meta", "br", "img", "input", "link", "hr", "col", "wbr", "area", "base", "source"}
 SVG_EMPTY = {"line", "polyline", "path", "circle", "rect"}
 
@@ -86,9 +86,18 @@ def expected_figures(doc: dict[str, Any]) -> dict[str, float]:
         section, field = key.split(".")
         out[key] = float(doc[section][field])
     out["totals.used_ratio"] = round(doc["totals"]["used_ratio"] * 100, 1)
-    total = (doc.get("cost") or {}).get("total_usd")
-    if total is not None:
-        out["cost.total_usd"] = round(total, 4)
+    # one numbering: the page numbers requests from 1, as report's text and the app do
+    out["reported.request"] = doc["reported"]["request"] + 1
+    # one figure for the trigger and the window, in the summary and on the chart
+    out["timeline.trigger"] = float(doc["totals"]["trigger"])
+    out["timeline.window"] = float(doc["totals"]["window"])
+    cost = doc.get("cost") or {}
+    if cost.get("total_usd") is not None:
+        out["cost.total_usd"] = round(cost["total_usd"], 4)
+    if cost.get("subagents"):
+        out["cost.total_with_subagents_usd"] = round(cost["total_with_subagents_usd"], 4)
+    if doc["cache"]["hit_ratio"] is not None:
+        out["cache.hit_ratio"] = round(doc["cache"]["hit_ratio"] * 100, 1)
     return out
 
 
@@ -192,3 +201,31 @@ def test_minus_o_needs_a_format(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main(["report", str(SAMPLE), "-o", str(tmp_path / "x.txt")]) == 2
     assert "expected --html or --json" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_page_names_the_tools_and_shows_no_call_id(tmp_path: Path) -> None:
+    html = write_page(tmp_path).read_text(encoding="utf-8")
+    assert "toolu_" not in html
+    page = parse(html)
+    assert "grep" in page.text and "read_file" in page.text
+
+
+def test_a_session_with_sub_agents_gives_both_totals_as_report_json_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.cli.test_cost_cli import _transcript
+
+    path = tmp_path / "s.jsonl"
+    _transcript(path, "claude-sonnet-4-5")
+    _transcript(tmp_path / "s" / "subagents" / "agent-a1.jsonl", "claude-sonnet-4-5", "a1")
+    assert main(["report", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    out = tmp_path / "page.html"
+    assert main(["report", str(path), "--html", "-o", str(out)]) == 0
+    page = parse(out.read_text(encoding="utf-8"))
+    shown = {key: number(text) for key, text in page.figures.items()}
+    assert shown["cost.total_with_subagents_usd"] == round(
+        doc["cost"]["total_with_subagents_usd"], 4
+    )
+    assert shown["cache.hit_ratio"] == round(doc["cache"]["hit_ratio"] * 100, 1)
+    assert "with 1 sub-agent" in "".join(page.text)

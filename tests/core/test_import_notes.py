@@ -30,3 +30,20 @@ def test_a_new_recorded_compaction_explains_a_shorter_list() -> None:
     assert shrink_note(_session(40), _session(6)) == (
         "the file was rewritten: the list went from 40 → 6 messages"
     )
+
+
+def test_recorded_compactions_are_events_with_a_count_beyond_the_listed() -> None:
+    from ctxtui.core.session.import_notes import event_lines, events_summary, warnings_line
+
+    events = [f"compacted at line {n}: 3 earlier messages replaced" for n in range(12)]
+    lines = event_lines(events, listed=10)
+    assert lines[0] == (
+        "recorded compactions: 12 (the last 10 below; 2 earlier recorded compactions in --json)"
+    )
+    assert lines[1:] == [f"recorded compaction: {e}" for e in events[2:]]
+    assert event_lines(events[:1]) == [f"recorded compaction: {events[0]}"]
+    assert events_summary(events[:1]) == f"1 recorded compaction: {events[0]}"
+    assert events_summary(events).startswith("12 recorded compactions, the last: ")
+    assert warnings_line(("a note",), events[:1]) == (
+        f"1 recorded compaction: {events[0]} · 1 import note: a note"
+    )

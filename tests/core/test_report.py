@@ -41,6 +41,7 @@ def test_keys_and_types() -> None:
         "format": "openai",
         "message_count": 5,
         "warnings": ["w1"],
+        "events": [],
     }
     assert set(r["policy"]) >= set(KNOBS)
     assert r["tokenizer"] == {
@@ -86,6 +87,7 @@ def test_keys_and_types() -> None:
             "truncated",
             "tool_call_ids",
             "tool_call_id",
+            "tool_names",
         }
     json.dumps(r)  # serialisable as is
 
@@ -105,6 +107,7 @@ def test_figures_come_from_the_plan() -> None:
     assert [m["pruned"] for m in r["messages"]] == [False, False, True, False, False]
     assert r["messages"][1]["tool_call_ids"] == ["c1"]
     assert r["messages"][2]["tool_call_id"] == "c1"
+    assert [m["tool_names"] for m in r["messages"]][1:3] == [["read_file"], ["read_file"]]
     assert r["prune"] == {"pruned": [2], "tokens_freed": 90}
     assert r["compaction"] == {
         "needed": True,

@@ -71,8 +71,8 @@ def test_compare_says_no_tail(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_a_recorded_compaction_reads_the_same_in_report_and_replay() -> None:
-    shown = load_session(CODEX).meta.warnings
-    replayed = load_session(CODEX, full_history=True).meta.warnings
+    shown = load_session(CODEX).meta.events
+    replayed = load_session(CODEX, full_history=True).meta.events
     first = [w for w in shown if w.startswith("compacted at line 420")]
     again = [w for w in replayed if w.startswith("compacted at line 420")]
     assert first == again and "earlier messages replaced" in first[0]

@@ -45,8 +45,9 @@ def test_example_default_is_what_the_model_sees_after_compaction() -> None:
     assert session.meta.model == "claude-sonnet-4-5"
     assert any(
         "compact boundary at line 6: 4 earlier messages hidden, preTokens 16,307" in w
-        for w in session.meta.warnings
+        for w in session.meta.events
     )
+    assert not any("compact boundary" in w for w in session.meta.warnings)  # an event
 
 
 def test_example_full_history_merges_split_response_and_pairs_tool() -> None:
@@ -107,7 +108,7 @@ def test_compact_boundary_hides_earlier_chain(tmp_path: Path) -> None:
         "new question",
     ]
     assert session.messages[0].is_summary and not session.messages[1].is_summary
-    assert any("2 earlier messages hidden, preTokens 12,345" in w for w in session.meta.warnings)
+    assert any("2 earlier messages hidden, preTokens 12,345" in w for w in session.meta.events)
 
 
 def test_sidechains_and_bookkeeping_are_not_messages(tmp_path: Path) -> None:

@@ -41,8 +41,9 @@ def test_example_after_compaction_is_the_replacement_history() -> None:
     assert session.meta.context_window == 272000
     assert any(
         "compacted at line 13: 5 earlier messages replaced" in w and "9,150" in w
-        for w in session.meta.warnings
+        for w in session.meta.events
     )
+    assert not any("compacted at line" in w for w in session.meta.warnings)  # an event
 
 
 def test_example_before_compaction_pairs_calls_and_keeps_usage() -> None:
@@ -94,7 +95,7 @@ def test_compacted_without_replacement_history_keeps_users_and_summary(tmp_path:
     ]
     assert session.messages[0].injected and session.messages[3].is_summary
     assert session.system_prompt == "sys"
-    assert any("no replacement history" in w for w in session.meta.warnings)
+    assert any("no replacement history" in w for w in session.meta.events)
 
 
 def test_fork_replay_rollback_and_output_shapes(tmp_path: Path) -> None:
@@ -125,7 +126,7 @@ def test_fork_replay_rollback_and_output_shapes(tmp_path: Path) -> None:
     assert session.messages[2].content == "done"
     assert session.messages[2].media_parts[0].byte_size == 3
     assert session.messages[4].is_error and session.messages[4].content == "boom"
-    assert any("rolled back 1 turns" in w for w in session.meta.warnings)
+    assert any("rolled back 1 turn (" in w for w in session.meta.warnings)
 
 
 def test_sniff() -> None:

@@ -88,8 +88,8 @@ def test_compaction_steps_and_tool_states() -> None:
     assert first_step.usage is not None and first_step.usage.prompt_total == 4
     assert session.messages[5].is_error and session.messages[5].content == "nope"
     assert session.messages[7].content == "[Old tool result content cleared]"
-    assert any("1 earlier messages hidden" in w for w in warnings)
-    assert any("1 tool calls pending or running" in w for w in warnings)
+    assert any("1 earlier message hidden" in w for w in session.meta.events)
+    assert any("1 tool call pending or running" in w for w in warnings)
     assert any("1 failed assistant messages skipped" in w for w in warnings)
 
 

@@ -106,6 +106,23 @@ async def test_help_explains_the_gauge_the_bars_and_the_detail_counts() -> None:
         assert "counted by every tokenizer" in legend
 
 
+def test_help_explains_the_api_line_dollars_cache_marks_and_facts() -> None:
+    """The API line, the dollars, the cache figure, every timeline and miss mark and what a
+    fact is were explained only in docs/ (issue: a user could not read "55¢" or "F")."""
+    from ctxtui.core.pricing.cost_words import miss_legend
+    from ctxtui.tui.screens.help import LEGEND
+
+    legend = " ".join(LEGEND.plain.split())
+    for heading in ("API line", "Dollars", "Cache figure", "Timeline marks", "Facts"):
+        assert f"{heading} " in legend, heading
+    assert "last request $0.0108 · cache hit 99%" in legend
+    assert "recorded $52.97" in legend and "with 3 sub-agents" in legend
+    for phrase in miss_legend():
+        assert phrase in legend, phrase
+    for mark in ("C simulated compaction", "R recorded compaction", "! over the window"):
+        assert mark in legend
+
+
 def test_help_screen_with_remapped_key(snap_compare: SnapCompare) -> None:
     """Help lists the keys in force, including a remapped one, then the legend.
 

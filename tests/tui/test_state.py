@@ -256,3 +256,30 @@ def test_a_reserve_fitted_at_start_is_recorded_as_lowered_and_a_typed_one_is_not
     assert (fitted.policy.max_tokens, fitted.policy.reserve_lowered_from) == (8_192, 32_768)
     typed, _ = MainState.start("plan", {"context_window": 32_768, "max_tokens": 8_192})
     assert (typed.policy.max_tokens, typed.policy.reserve_lowered_from) == (8_192, 0)
+
+
+def _agent(format: str) -> Session:
+    messages = tuple(Message(role="user", content=f"m{i}") for i in range(3))
+    return Session(messages=messages, meta=SessionMeta(format=format, source_path="s.jsonl"))
+
+
+def test_an_unpinned_start_opens_each_session_on_its_agents_preset() -> None:
+    state, _ = MainState.start(None)
+    codex = state.opened(_agent("codex"), None)[0]
+    assert codex.policy.preset == "codex"
+    assert codex.preset_words == "codex, from the transcript"
+    # the next session opened (the picker) takes its own agent's preset again
+    claude = codex.opened(_agent("claude-code"), None)[0]
+    assert claude.preset_words == "claude-code, from the transcript"
+    chat = claude.opened(_agent("openai-chat"), None)[0]
+    assert chat.preset_words == "plan, the default"
+    # a preset the user chooses holds for the sessions opened after it
+    chosen = chat.with_preset("opencode")
+    assert chosen.preset_words == "opencode, your choice"
+    assert chosen.opened(_agent("codex"), None)[0].policy.preset == "opencode"
+
+
+def test_a_preset_named_at_start_wins_over_the_transcript() -> None:
+    state, _ = MainState.start("plan", origin="from your settings")
+    opened = state.opened(_agent("claude-code"), None)[0]
+    assert opened.preset_words == "plan, from your settings"

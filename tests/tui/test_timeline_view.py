@@ -306,17 +306,27 @@ async def test_one_recorded_compaction_is_one_mark_and_the_axis_says_each_number
             axis = chart.render_line(height - 1).text[GUTTER:]
             assert marks.count("R") == 1, (cursor, marks)
             assert marks.index("R") == 3 * 40 // 6, "at its request"
-            assert axis.split().count("6") == 1, (cursor, axis)
-            assert axis.split().count("1") == 1, (cursor, axis)
-            assert axis.split()[0] == "1" and axis.split()[-1] == "6", (cursor, axis)
+            numbers = axis.replace("▲", " ").split()
+            assert numbers.count("6") == 1, (cursor, axis)
+            assert numbers.count("1") == 1, (cursor, axis)
+            assert numbers[0] == "1" and numbers[-1] == "6", (cursor, axis)
+            assert f"▲{cursor + 1}" in axis or f"{cursor + 1}▲" in axis, (cursor, axis)
 
 
 def test_the_axis_leaves_out_a_fixed_number_the_cursor_would_touch() -> None:
-    assert axis_line(6, 40, 5) == "1" + " " * 32 + "6" + " " * 6
-    assert axis_line(6, 40, 0) == "1" + " " * 32 + "6" + " " * 6
-    assert axis_line(6, 40, 3).split() == ["1", "4", "6"]
-    assert axis_line(1_000, 20, 999) == "1" + " " * 14 + "1,000"
-    assert axis_line(1_000, 20, 500) == "1" + " " * 8 + "501" + " " * 3 + "1,000"
+    assert axis_line(6, 40, 5) == "1" + " " * 32 + "▲6" + " " * 5
+    assert axis_line(6, 40, 0) == "▲1" + " " * 31 + "6" + " " * 6
+    assert axis_line(6, 40, 3).split() == ["1", "▲4", "6"]
+    assert axis_line(1_000, 20, 999) == "1" + " " * 13 + "1,000▲"
+    assert axis_line(1_000, 20, 500) == "1" + " " * 9 + "▲501 1,000"
+
+
+def test_the_cursors_number_is_marked_apart_from_the_last_requests() -> None:
+    """The right-hand number is the last request's; the cursor's carries ``▲`` (issue: the
+    axis named the last request where a reader looked for the cursor's)."""
+    axis = axis_line(937, 80, 500)
+    assert axis.split() == ["1", "▲501", "937"]
+    assert axis_line(937, 80, 935).rstrip().endswith("936▲")
 
 
 def test_the_session_as_read_is_the_tail_of_its_full_history() -> None:
@@ -442,3 +452,17 @@ async def test_the_chart_grows_with_the_terminal() -> None:
         await pilot.pause()
         await pilot.pause()
         assert screen.chart.size.height >= 20
+
+
+def test_every_mark_of_the_app_has_one_meaning() -> None:
+    """``C`` was both a simulated compaction and a miss after a compaction, ``T`` both an
+    expired cache and the fresh tail: the marks of the timeline's events, its cache misses
+    and the compare view's lanes are now all different."""
+    from ctxtui.core.pricing.cost_words import CAUSE_MARKS
+    from ctxtui.tui.widgets.compare_lanes import GLYPHS
+    from ctxtui.tui.widgets.timeline_chart import MARKS
+
+    groups = [set(MARKS.values()), set(CAUSE_MARKS.values()), set(GLYPHS.values())]
+    every = [mark for group in groups for mark in group]
+    assert len(every) == len(set(every)), every
+    assert len(set(CAUSE_MARKS.values())) == len(CAUSE_MARKS)

@@ -36,6 +36,7 @@ from ctxtui.core.pricing.prices import (
     table_for,
 )
 from ctxtui.core.session.models import Message, Session, Usage
+from ctxtui.core.wording import plural
 
 MISS_RATIO = 0.9
 """A request reading less than this share of the previous request's prompt missed the cache."""
@@ -166,7 +167,9 @@ class SessionCost:
         ]
         nameless = sum(1 for r in self.requests if r.usage is not None and r.model is None)
         if nameless:
-            out.append(f"{nameless:,} requests with usage record no model: their cost is null")
+            out.append(
+                f"{plural(nameless, 'request')} with usage record no model: their cost is null"
+            )
         return out
 
 

@@ -22,14 +22,35 @@ CAUSE_WORDS: dict[MissCause, str] = {
     MissCause.UNKNOWN: "cause unknown",
 }
 CAUSE_MARKS: dict[MissCause, str] = {
-    MissCause.FIRST_REQUEST: "F",
-    MissCause.TTL_EXPIRED: "T",
-    MissCause.MODEL_CHANGED: "M",
-    MissCause.COMPACTION: "C",
-    MissCause.PREFIX_CHANGED: "P",
+    MissCause.FIRST_REQUEST: "f",
+    MissCause.TTL_EXPIRED: "e",
+    MissCause.MODEL_CHANGED: "m",
+    MissCause.COMPACTION: "a",
+    MissCause.PREFIX_CHANGED: "d",
     MissCause.UNKNOWN: "?",
 }
-"""One letter per cause, for the timeline's row of cache-miss marks."""
+"""One mark per cause, for the timeline's row of cache-miss marks: lower case and apart from
+every other mark of the app (``C`` is a simulated compaction on the timeline, ``T`` the fresh
+tail in the compare view, ``p`` a pruned output there), so no letter means two things."""
+
+MISS_WORDS: dict[MissCause, str] = {
+    MissCause.FIRST_REQUEST: "first request",
+    MissCause.TTL_EXPIRED: "cache expired",
+    MissCause.MODEL_CHANGED: "model changed",
+    MissCause.COMPACTION: "after a compaction",
+    MissCause.PREFIX_CHANGED: "prefix differed",
+    MissCause.UNKNOWN: "cause unknown",
+}
+"""What each mark stands for in the legend (the mark's letter is in its words)."""
+
+SEVERAL_MISSES = "+"
+
+
+def miss_legend() -> tuple[str, ...]:
+    """The cache-miss marks explained, one phrase each, for the timeline and help:
+    ``f first request``, ``e cache expired``, …, ``+ several causes``."""
+    marks = tuple(f"{CAUSE_MARKS[c]} {MISS_WORDS[c]}" for c in CAUSE_MARKS)
+    return (*marks, f"{SEVERAL_MISSES} several causes")
 
 
 def dollars(value: Decimal | float | None) -> str:
@@ -60,6 +81,28 @@ def request_words(r: RequestCost, *, misses: bool = True) -> str:
     if misses and r.miss is not None:
         words.append(miss_words(r.miss))
     return " · ".join(words)
+
+
+def last_request_words(cost: SessionCost) -> str:
+    """The gauge's API line's dollars: ``last request $0.0236 · cache hit 99%``, labelled as
+    that one request's (the session's total is the session bar's); ``""`` unpriced."""
+    last = last_priced(cost)
+    if last is None or last.cost is None:
+        return ""
+    return f"last request {request_words(last, misses=False)}"
+
+
+def session_total_words(cost: SessionCost, subagents: Sequence[SessionCost] = ()) -> str:
+    """``recorded $52.97 · $54.96 with 3 sub-agents``: what the whole session (every request
+    the file holds, before the agent's compactions too) cost, and with its sub-agents';
+    ``""`` when no request has a price."""
+    if not cost.priced:
+        return ""
+    words = f"recorded {dollars(cost.total)}"
+    if subagents:
+        total = cost.total + sum((s.total for s in subagents), Decimal(0))
+        words += f" · {dollars(total)} with {plural(len(subagents), 'sub-agent')}"
+    return words
 
 
 def last_priced(cost: SessionCost) -> RequestCost | None:
@@ -95,13 +138,32 @@ def cost_view(session: Session, message_tokens: list[int] | tuple[int, ...]) -> 
     return CostView(session, cost, carry_costs(session, cost, message_tokens))
 
 
-def cost_line(presets: Sequence[str], entries: Mapping[str, Mapping[str, Any]]) -> str:
+def covered_requests(requests: int, first: int | None) -> str:
+    """Which requests of the file a figure over the agent's last segment covers, numbered
+    from 1 as everywhere: ``requests 924–937 of the file (after the agent's last
+    compaction)``; without the numbering ``the 14 requests after the agent's last
+    compaction``."""
+    if first is None or requests == 0:
+        return f"the {plural(requests, 'request')} after the agent's last compaction"
+    span = f"{first + 1:,}–{first + requests:,}" if requests > 1 else f"{first + 1:,}"
+    noun = "requests" if requests > 1 else "request"
+    return f"{noun} {span} of the file (after the agent's last compaction)"
+
+
+def cost_line(
+    presets: Sequence[str],
+    entries: Mapping[str, Mapping[str, Any]],
+    segment: str = "",
+) -> str:
     """``replayed in dollars: recorded $0.54 · 1 plan $0.55 · 2 picoclaw $0.49 · …`` from
-    ``core.compare.replay_entry`` per preset; empty when nothing has a price."""
+    ``core.compare.replay_entry`` per preset; empty when nothing has a price. ``segment``
+    (``covered_requests``) says which requests the figures cover when they are not the
+    whole file's."""
     recorded = next((e["recorded_cost_usd"] for e in entries.values()), None)
     if recorded is None:
         return ""
-    words = [f"replayed in dollars: recorded {dollars(recorded)}"]
+    over = f" over {segment}" if segment else ""
+    words = [f"replayed in dollars{over}: recorded {dollars(recorded)}"]
     for n, name in enumerate(presets):
         entry = entries.get(name)
         value = entry["simulated_cost_usd"] if entry is not None else None
@@ -115,14 +177,15 @@ def timeline_words(
     """The timeline's cost line: the request priced, then the session recorded and
     simulated, in the longest wording that fits ``width``."""
     k = request.index
-    recorded = dollars(cost.total)
+    recorded, sim = dollars(cost.total), dollars(simulated)
+    # every variant names the request its dollars are, and the session its totals are
+    head, brief = f"request {k + 1:,}: {request_words(request)}", f"request {k + 1:,}: "
+    brief += request_words(request, misses=False)
     variants = [
-        [
-            f"request {k + 1:,}: {request_words(request)}",
-            f"session {recorded} recorded, {dollars(simulated)} simulated ({preset})",
-        ],
-        [request_words(request), f"session {recorded} · sim {dollars(simulated)}"],
-        [request_words(request)],
+        [head, f"session {recorded} recorded, {sim} simulated ({preset})"],
+        [head, f"session {recorded} recorded, {sim} simulated"],
+        [brief, f"session {recorded} recorded, {sim} simulated"],
+        [brief],
     ]
     if not cost.priced:
         variants = [[v[0]] for v in variants]

@@ -9,12 +9,26 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class FormatInfo:
-    """What ``ctxtui formats`` shows for one importer."""
+    """What ``ctxtui formats`` shows for one importer, and the preset its sessions open on.
+
+    ``preset`` is the agent's own context manager (``plan`` for a transcript of no known
+    agent); ``store_presets`` pairs a store's file-name ending with the preset that store
+    means (PicoClaw's seahorse database runs the seahorse manager, its JSONL the legacy one).
+    """
 
     name: str
     title: str
     description: str
     extensions: tuple[str, ...]
+    preset: str = "plan"
+    store_presets: tuple[tuple[str, str], ...] = ()
+
+    def preset_of(self, source_path: str | None) -> str:
+        """The preset for a session of this format read from ``source_path``."""
+        for ending, name in self.store_presets:
+            if source_path is not None and source_path.endswith(ending):
+                return name
+        return self.preset
 
 
 FORMATS: tuple[FormatInfo, ...] = (
@@ -26,24 +40,29 @@ FORMATS: tuple[FormatInfo, ...] = (
         "Claude Code",
         "Claude Code session transcripts (~/.claude/projects/*/*.jsonl)",
         (".jsonl",),
+        preset="claude-code",
     ),
     FormatInfo(
         "codex",
         "Codex CLI",
         "Codex CLI rollout files, current and legacy 2025 layout",
         (".jsonl", ".jsonl.zst"),
+        preset="codex",
     ),
     FormatInfo(
         "opencode",
         "OpenCode",
         "OpenCode JSON file storage (<= 1.1) and its SQLite database (>= 1.2)",
         (".json", ".db"),
+        preset="opencode",
     ),
     FormatInfo(
         "picoclaw",
         "PicoClaw",
         "PicoClaw sessions: <key>.jsonl + .meta.json, legacy <key>.json, seahorse SQLite",
         (".jsonl", ".json", ".db"),
+        preset="picoclaw",
+        store_presets=((".db", "picoclaw-seahorse"),),
     ),
     FormatInfo(
         "anthropic",

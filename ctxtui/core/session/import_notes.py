@@ -1,19 +1,52 @@
 """What reading a transcript left out or hid, in the words the app shows: importers word
-each warning (``SessionMeta.warnings``); this module gathers them into one line, and says
-what a watched file's new read changed when the agent compacted meanwhile.
+each warning (``SessionMeta.warnings``) and each compaction the agent recorded
+(``SessionMeta.events``); this module gathers them into one line for the app and into
+event lines for the commands, and says what a watched file's new read changed when the
+agent compacted meanwhile.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
 
+EVENTS_LISTED = 10
+"""The commands' text lists this many recorded compactions, then says how many more there
+were (``--json`` lists every one): a rollout can hold hundreds."""
 
-def warnings_line(warnings: tuple[str, ...]) -> str:
-    """``"2 import notes: compact boundary at line 29: … · the other"``; ``""`` without any."""
-    if not warnings:
+
+def events_summary(events: Sequence[str]) -> str:
+    """``"1 recorded compaction: compact boundary at line 29: …"``, or the count and the last
+    one (``"210 recorded compactions, the last: compacted at line …"``); ``""`` without any."""
+    if not events:
         return ""
-    return f"{plural(len(warnings), 'import note')}: " + " · ".join(warnings)
+    if len(events) == 1:
+        return f"1 recorded compaction: {events[0]}"
+    return f"{plural(len(events), 'recorded compaction')}, the last: {events[-1]}"
+
+
+def event_lines(events: Sequence[str], listed: int = EVENTS_LISTED) -> list[str]:
+    """The agent's recorded compactions for a command's text, one line each and labelled as
+    events (they are what the agent did, not a problem with the file): the last ``listed``
+    of them, after a line counting the ones left out."""
+    lines = [f"recorded compaction: {event}" for event in events[-listed:]]
+    if len(events) > listed:
+        left = plural(len(events) - listed, "earlier recorded compaction")
+        lines.insert(
+            0, f"recorded compactions: {len(events):,} (the last {listed} below; {left} in --json)"
+        )
+    return lines
+
+
+def warnings_line(warnings: Sequence[str], events: Sequence[str] = ()) -> str:
+    """``"1 recorded compaction: compact boundary at line 29: … · 2 import notes: … · the
+    other"``; ``""`` without any."""
+    parts = [events_summary(events)] if events else []
+    if warnings:
+        parts.append(f"{plural(len(warnings), 'import note')}: " + " · ".join(warnings))
+    return " · ".join(parts)
 
 
 def shrink_note(before: Session, after: Session) -> str:

@@ -159,6 +159,11 @@ class SessionMeta(_Frozen):
         "(PicoClaw meta skip); not in ``messages``",
     )
     warnings: tuple[str, ...] = ()
+    events: tuple[str, ...] = Field(
+        default=(),
+        description="the agent's own compactions as the importer read them, in file order "
+        "and in words: what the agent did, not a problem with the file",
+    )
     recorded_compactions: tuple[RecordedCompaction, ...] = ()
     full_history: bool = Field(
         default=False, description="messages from before recorded compactions are included"

@@ -70,6 +70,7 @@ def _messages(session: Session, plan: Plan) -> list[dict[str, Any]]:
     truncated = set(plan.truncated)
     kept, tail, excluded = plan.kept_start, plan.tail.start, plan.excluded
     tail_zone, kept_zone, dropped_zone = Zone.TAIL.value, Zone.KEPT.value, Zone.DROPPED.value
+    names = {c.id: c.name for m in session.messages for c in m.tool_calls}
     return [
         {
             "index": i,
@@ -88,6 +89,12 @@ def _messages(session: Session, plan: Plan) -> list[dict[str, Any]]:
             "truncated": i in truncated,
             "tool_call_ids": [c.id for c in m.tool_calls] if m.tool_calls else [],
             "tool_call_id": m.tool_call_id,
+            # what people read: the tools called, or the tool a result answers
+            "tool_names": [c.name for c in m.tool_calls]
+            if m.tool_calls
+            else [name]
+            if (name := m.tool_name or names.get(m.tool_call_id or ""))
+            else [],
         }
         for i, (m, tokens, sent) in enumerate(
             zip(session.messages, plan.message_tokens, plan.effective_tokens, strict=True)
@@ -182,6 +189,7 @@ def build_report(
             "format": session.meta.format,
             "message_count": len(session.messages),
             "warnings": [*session.meta.warnings, *plan.warnings],
+            "events": list(session.meta.events),  # the agent's recorded compactions, in words
         },
         "policy": _policy(session, plan),
         "tokenizer": {

@@ -16,6 +16,7 @@ from itertools import accumulate
 
 from ctxtui.core.session.models import Message, Session
 from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.wording import plural
 
 MIN_FIT_SAMPLES = 5
 """Fewer reported requests than this fit a line through noise: no figure is claimed."""
@@ -84,7 +85,8 @@ def fit_problem(samples: int, fit: Fit) -> str:
         noun = "request has" if samples == 1 else "requests have"
         return f"only {samples:,} {noun} reported usage; a fit needs {MIN_FIT_SAMPLES}"
     if fit.chars_per_token is None or fit.offset_tokens is None:
-        return f"the reported prompts of {samples:,} requests do not grow with the transcript"
+        requests = plural(samples, "request")
+        return f"the reported prompts of {requests} do not grow with the transcript"
     low, high = PLAUSIBLE_CHARS_PER_TOKEN
     if not low <= fit.chars_per_token <= high:
         return (
@@ -182,8 +184,11 @@ class Calibration:
         """Why the fitted line is not to be believed (``fit_problem``); ``""`` when it is."""
         return fit_problem(self.samples, self.fit)
 
-    def sentence(self) -> str:
-        """One line, e.g. "the plan estimator undercounts this session by 31 %; ..."."""
+    def sentence(self, offset: bool = True) -> str:
+        """One line, e.g. "the plan estimator undercounts this session by 31 %; ...".
+
+        ``offset=False`` leaves the fitted offset out: where the last request's gap is split
+        (``ReportedGap``) that split is the one figure for what the transcript lacks."""
         if not self.samples:
             return "no reported usage in this transcript: nothing to calibrate against"
         parts = []
@@ -202,6 +207,8 @@ class Calibration:
         fit = self.fit
         if self.problem and fit.chars_per_token is not None:
             text += f"; no split: {self.problem}"
+        elif fit.chars_per_token is not None and fit.offset_tokens is not None and not offset:
+            text += f"; fitted {fit.chars_per_token:.1f} chars/token"
         elif fit.chars_per_token is not None and fit.offset_tokens is not None:
             text += (
                 f"; fitted {fit.chars_per_token:.1f} chars/token "

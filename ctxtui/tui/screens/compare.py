@@ -26,7 +26,7 @@ from ctxtui.core.compare import PresetPlan, plan_presets
 from ctxtui.core.engine import Engine
 from ctxtui.core.planning.plan import Pressure
 from ctxtui.core.policies.presets import COMPARED, PRESETS
-from ctxtui.core.pricing.cost_words import cost_line
+from ctxtui.core.pricing.cost_words import cost_line, covered_requests
 from ctxtui.core.wording import plural
 from ctxtui.tui.cost_jobs import PresetCostsReady, price_presets
 from ctxtui.tui.screens.dialog import Dialog, button_row
@@ -245,10 +245,22 @@ class CompareScreen(Screen[int | None]):
     def _priced(self, event: PresetCostsReady) -> None:
         if event.presets != self.presets:
             return
-        words = cost_line(event.presets, event.entries)
+        words = cost_line(event.presets, event.entries, self._segment(event.entries))
         line = self.query_one("#compare-cost", Static)
         line.update(Text(words, end=""))
         line.display = bool(words)
+
+    def _segment(self, entries: dict[str, dict[str, object]]) -> str:
+        """Which requests of the file the replays cover, when the session on screen is
+        only the agent's last segment (``""``: the whole file)."""
+        session = self.state.session
+        if session is None or not session.meta.recorded_compactions:
+            return ""
+        if session.meta.full_history:
+            return ""
+        requests = next((e["requests"] for e in entries.values()), 0)
+        first = self.state.fit.first_request if self.state.fit is not None else None
+        return covered_requests(requests if isinstance(requests, int) else 0, first)
 
     def _draw_gauges(self) -> None:
         width = max(20, self.size.width - 2)

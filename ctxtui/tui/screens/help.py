@@ -10,8 +10,13 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Label, Static
 
+from ctxtui.core.pricing.cost_words import miss_legend
 from ctxtui.tui.screens.dialog import Dialog
 from ctxtui.tui.state import MainState
+
+_MISSES = miss_legend()
+MISSES = "  ".join(_MISSES[:4]) + "\n  " + "  ".join(_MISSES[4:])
+"""The cache-miss marks on two lines, in the timeline legend's words."""
 
 LEGEND = Content.from_markup(
     "[b]Zones[/b] (row colours in the message list)\n"
@@ -56,7 +61,36 @@ LEGEND = Content.from_markup(
     "  and the output reserve) and the share used, coloured:\n"
     "  [$success]normal[/]   the request is below the preset's compaction trigger\n"
     "  [$warning]warning[/]  past the trigger: the next request would compact\n"
-    "  [$error]error[/]    past the window: the request cannot be sent as it is"
+    "  [$error]error[/]    past the window: the request cannot be sent as it is\n"
+    "\n"
+    "[b]API line[/b] (under the gauge, when the transcript recorded usage)\n"
+    "  [i]API 21,968 · counted 4,675 · +17,293[/i]: the prompt the provider reported for the\n"
+    "  [b]last request[/b] with usage, ctxtui's count of the same prompt, and the gap, split\n"
+    "  into what the transcript lacks (system prompt, tool definitions: a fitted offset) and\n"
+    "  the estimator's error. [i]last request $0.0108 · cache hit 99%[/i] is that one\n"
+    "  request's price and the share of its prompt read from the provider's cache.\n"
+    "\n"
+    "[b]Dollars[/b] are recorded usage priced with the bundled price table (docs/cost.md):\n"
+    "  [i]recorded $52.97[/i] on the session bar is every request the file holds, before\n"
+    "  the agent's own compactions too; [i]· $54.96 with 3 sub-agents[/i] adds theirs.\n"
+    "  [i]simulated[/i] is what the preset's own run would have cost. A figure over fewer\n"
+    "  requests says which ([i]requests 225–260 of the file[/i]).\n"
+    "\n"
+    "[b]Cache figure[/b] [i]cache hit N%[/i]: the prompt tokens read from the provider's cache\n"
+    "  over all prompt tokens; a [b]miss[/b] is a request that wrote most of its prompt\n"
+    "  again. The timeline marks each miss by its cause:\n"
+    f"  {MISSES}\n"
+    "\n"
+    "[b]Timeline marks[/b] (under the chart)\n"
+    "  C simulated compaction  R recorded compaction (the agent's)  ! over the window\n"
+    "  + several in one column  ▲ the cursor's request on the axis  ▇ dollars per request\n"
+    "  (its gutter gives the costliest). In the compare view T K · p are the fresh tail,\n"
+    "  kept, dropped and pruned.\n"
+    "\n"
+    "[b]Facts[/b] are what a later turn may need from the history: paths, commands, errors,\n"
+    "  test ids, identifiers, numbers with a unit, URLs and the user's instructions\n"
+    "  (docs/retention.md). A retention audit ([b]a[/b]) says which of a segment's facts a\n"
+    "  compaction's summary kept, which it lost, and which lost ones were needed after it."
 )
 """What the main view's colours, figures and bars mean; the words match the plan's (fresh
 tail, prune, ...) and the gauge's legend."""

@@ -23,9 +23,10 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.literal import visible
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.policies.policy import Policy, PolicyError
+from ctxtui.core.policies.preset_choice import FROM_OPTION
 from ctxtui.core.policies.reason_effects import reason_choices
 from ctxtui.core.policies.reasons import CompactReason
-from ctxtui.core.pricing.cost_words import last_priced, request_words
+from ctxtui.core.pricing.cost_words import last_request_words
 from ctxtui.core.session.import_notes import shrink_note
 from ctxtui.core.session.models import Session
 from ctxtui.core.tokens.tokenizers import available_tokenizers
@@ -36,7 +37,7 @@ from ctxtui.tui import jobs
 from ctxtui.tui.actions import Scope, bindings
 from ctxtui.tui.cells import scale_label
 from ctxtui.tui.command_palette import NOTHING_TO_UNDO
-from ctxtui.tui.cost_jobs import CostReady, price_session
+from ctxtui.tui.cost_jobs import CostReady, SessionTotalReady, price_session, price_whole
 from ctxtui.tui.jobs import (
     CompactionReady,
     CountingProgress,
@@ -104,13 +105,15 @@ class MainScreen(Screen[None]):
     _follow_end = False  # the watched file grew while the cursor was on the last message
     _reason_in_preview = False  # the reason dialog was skipped: the preview offers ``r``
     _priced_for: tuple[Session, str] | None = None  # the session and tokenizer priced last
+    _totalled: Session | None = None  # the session whose recorded total was asked for last
 
     def __init__(
         self,
         source: Path | Session | None,
         *,
         format: str | None = None,
-        preset_name: str = "plan",
+        preset_name: str | None = None,
+        preset_origin: str = FROM_OPTION,
         overrides: dict[str, Any] | None = None,
         pick: bool = False,
         watch: bool = False,
@@ -122,7 +125,7 @@ class MainScreen(Screen[None]):
         self.pick = pick  # start on the open dialog
         self.following = watch  # follow the file as it grows (``--watch``)
         self.llm = llm or LLMSettings()
-        self.state, self._startup_problem = MainState.start(preset_name, overrides)
+        self.state, self._startup_problem = MainState.start(preset_name, overrides, preset_origin)
 
     # The state's parts, by the names the rest of the app (and the tests) read them.
     @property
@@ -391,7 +394,12 @@ class MainScreen(Screen[None]):
         assert self.session is not None
         self.query_one(BudgetGauge).show(plan, self.state.reported)
         bar = self.query_one(SessionBar)
-        bar.show(self.session, plan, undo_depth=len(self.state.undo))
+        bar.show(
+            self.session,
+            plan,
+            undo_depth=len(self.state.undo),
+            preset_origin=self.state.preset_origin,
+        )
         watching = "watching the file for new records" if self.following else ""
         bar.set_status(f"cannot fit: {plan.overflow.reason}" if plan.overflow else watching)
         messages = self.query_one(MessageList)
@@ -426,6 +434,13 @@ class MainScreen(Screen[None]):
         """Price the session in a worker once per session and tokenizer (the carry costs
         share each request out by the messages' counts)."""
         assert self.session is not None
+        if self._totalled is not self.session:
+            self._totalled = self.session
+            self.run_worker(
+                partial(price_whole, self.post_message, self.session, not self.following),
+                group="total",
+                description="session total", thread=True, exclusive=True, exit_on_error=False,
+            )  # fmt: skip
         done = self._priced_for
         if done is not None and done[0] is self.session and done[1] == plan.tokenizer.used:
             return
@@ -441,11 +456,14 @@ class MainScreen(Screen[None]):
         if event.session is not self.session:
             return
         view = event.view
-        last = last_priced(view.cost) if view is not None else None
-        priced = last is not None and last.cost is not None
-        words = request_words(last, misses=False) if last is not None and priced else ""
+        words = last_request_words(view.cost) if view is not None else ""
         self.query_one(BudgetGauge).show_cost(words)
         self.query_one(DetailPane).set_cost(view)
+
+    @on(SessionTotalReady)
+    def _totalled_ready(self, event: SessionTotalReady) -> None:
+        if event.session is self.session:
+            self.query_one(SessionBar).set_cost(event.words)
 
     # -- detail ----------------------------------------------------------------------------
 

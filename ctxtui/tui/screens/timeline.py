@@ -24,6 +24,7 @@ from textual.widgets import Static
 
 from ctxtui.core.literal import visible
 from ctxtui.core.policies.policy import policy_for_session
+from ctxtui.core.pricing.cost_words import miss_legend
 from ctxtui.core.simulation.replay import ContextAt, Replay
 from ctxtui.core.simulation.reported import ReportedGap
 from ctxtui.core.wording import plural
@@ -55,7 +56,14 @@ WINDOW_KNOBS = ("context_window", "max_tokens")
 
 LEGEND_SERIES = ("simulated", "reported", "window", "trigger")
 AUDIT_TIP = "The retention audit of the agent's recorded compaction at (or before) the cursor"
-LEGEND_MARKS = ("C compaction", "R recorded", "! overflow", "+ several")
+LEGEND_MARKS = (
+    "C simulated compaction",
+    "R recorded compaction",
+    "! over the window",
+    "+ several events",
+)
+COST_LEGEND = "▇ dollars per request (gutter: the costliest)"
+"""The cost row's bars explained; the miss row's marks follow (``miss_legend``)."""
 KEYS = ("←→ request", "tab list")
 
 
@@ -163,6 +171,9 @@ class TimelineScreen(Screen[int | None]):
         chart = self.chart
         phrases = [Text.assemble(("⣿ ", chart.series_style(name)), name) for name in LEGEND_SERIES]
         phrases += [Text(mark) for mark in LEGEND_MARKS]
+        if self.query_one(CostSeries).priced:  # the two rows under the chart, explained
+            phrases.append(Text(COST_LEGEND))
+            phrases += [Text(f"miss {m}" if i == 0 else m) for i, m in enumerate(miss_legend())]
         phrases += [Text(key, component_style(chart, "timeline-chart--axis")) for key in KEYS]
         width = max(1, (self.size.width or self.app.size.width) - 2)
         legend = Text("\n").join(flow(phrases, Text("  "), width))
@@ -230,6 +241,10 @@ class TimelineScreen(Screen[int | None]):
         return len(self.replay) - 1 if k is None else k
 
     # -- the cursor ------------------------------------------------------------------------
+
+    @on(CostSeries.Priced)
+    def _priced(self) -> None:
+        self._draw_legend()
 
     @on(TimelineChart.Moved)
     def _moved(self, event: TimelineChart.Moved) -> None:

@@ -2,9 +2,10 @@
 
 Two rows under the chart and aligned with it (the same gutter and the same request per
 column): block bars of each column's costliest request, scaled to the session's costliest,
-and a row of letters where a request missed the cache (``F`` first request, ``T`` the cache
-expired, ``M`` the model changed, ``C`` compaction, ``P`` prefix changed, ``?`` no evidence;
-``+`` several causes in one column). The cursor's column is highlighted as on the chart.
+and a row of marks where a request missed the cache (``core.pricing.cost_words.CAUSE_MARKS``:
+``f`` first request, ``e`` the cache expired, ``m`` the model changed, ``a`` after a compaction,
+``d`` the prefix differed, ``?`` no evidence; ``+`` several causes in one column). The cursor's
+column is highlighted as on the chart; the timeline's legend spells the marks out.
 """
 
 from __future__ import annotations
@@ -19,19 +20,20 @@ from rich.style import Style
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 
 from ctxtui.core.pricing.cost import SessionCost
-from ctxtui.core.pricing.cost_words import CAUSE_MARKS, timeline_words
+from ctxtui.core.pricing.cost_words import CAUSE_MARKS, SEVERAL_MISSES, timeline_words
 from ctxtui.core.simulation.replay import Replay
 from ctxtui.tui.cost_jobs import ReplayCostReady
 from ctxtui.tui.widgets.theme_style import component_style
 from ctxtui.tui.widgets.timeline_chart import GUTTER, column_of
 
 BARS = " ▁▂▃▄▅▆▇█"
-SEVERAL = "+"
+SEVERAL = SEVERAL_MISSES
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,11 +204,19 @@ class CostSeries(Widget):
     CostSeries { height: auto; }
     """
 
+    class Priced(Message):
+        """The strip has figures now: the legend may explain its rows."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._expected: Replay | None = None
         self._preset = ""
         self._cursor = 0
+
+    @property
+    def priced(self) -> bool:
+        """Whether the strip shows a priced replay (its bars and marks)."""
+        return self.query_one(CostStrip).figures is not None
 
     def compose(self) -> ComposeResult:
         yield CostStrip()
@@ -226,6 +236,7 @@ class CostSeries(Widget):
         line = self.query_one(CostLine)
         line.show(event.cost, event.whatif.total, self._preset)
         line.move(self._cursor)
+        self.post_message(self.Priced())
 
     def move(self, request: int) -> None:
         self._cursor = request

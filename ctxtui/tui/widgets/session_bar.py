@@ -49,12 +49,28 @@ class SessionBar(Widget):
         self._kept_tokenizer = ""
         self._estimate = ""
         self._retention = ""
+        self._preset_origin = ""
+        self._cost = ""
 
-    def show(self, session: Session, plan: Plan, *, undo_depth: int = 0) -> None:
+    def show(
+        self, session: Session, plan: Plan, *, undo_depth: int = 0, preset_origin: str = ""
+    ) -> None:
+        """``session`` and its ``plan``; ``preset_origin`` says where the preset came from
+        (``from the transcript``)."""
+        if session is not self._session:
+            self._cost = ""  # the last session's dollars are not this one's
         self._session = session
         self._plan = plan
         self._undo_depth = undo_depth
+        self._preset_origin = preset_origin
         self.refresh(layout=True)
+
+    def set_cost(self, words: str) -> None:
+        """What the whole session recorded in dollars (``recorded $52.97 · $54.96 with 3
+        sub-agents``), from ``core.pricing.cost_words.session_total_words``."""
+        if words != self._cost:
+            self._cost = words
+            self.refresh(layout=True)
 
     def set_notes(self, *, kept_tokenizer: str = "", estimate: str = "") -> None:
         """Why the tokenizer is not the preset's (``kept_tokenizer``), and the estimator's
@@ -90,15 +106,21 @@ class SessionBar(Widget):
             lines = [separator.join(phrases)]
         else:
             if session is not None and plan is not None:
-                # The name gives way first (in its middle), so the identity holds one line.
-                identity = sum(p.cell_len + separator.cell_len for p in phrases[1:5])
+                # The preset, then the message count, wrap to the next line before the name
+                # gives way (in its middle) to hold the name, format and the rest on one line.
                 first = phrases[0]
+                for last in (4, 3, 2):
+                    identity = sum(p.cell_len + separator.cell_len for p in phrases[1:last])
+                    if first.cell_len + identity <= width:
+                        break
                 phrases[0] = Text(shorten_name(first.plain, width - identity), first.style)
             lines = flow(phrases, separator, width)
         if session is not None and plan is not None and session.meta.summary:
             lines.append(self._summary_line(session.meta.summary, plan))
-        if session is not None and plan is not None and session.meta.warnings:
-            lines.append(self._warnings_line(session.meta.warnings))
+        if session is not None and plan is not None:
+            meta = session.meta
+            if meta.warnings or meta.events:
+                lines.append(self._warnings_line(meta.warnings, meta.events))
         return Text("\n").join(lines)
 
     def _phrases(self, session: Session, plan: Plan) -> list[Text]:
@@ -114,7 +136,11 @@ class SessionBar(Widget):
             Text(name, component_style(self, "session-bar--name")),
             Text(meta.format),
             count,
-            Text.assemble(("preset ", label), plan.policy.preset),
+            Text.assemble(
+                ("preset ", label),
+                plan.policy.preset,
+                (f", {self._preset_origin}" if self._preset_origin else "", label),
+            ),
             Text.assemble(("tokenizer ", label), plan.tokenizer.used),
         ]
         # The tokenizer's notes are phrases of their own: they take the next line whole
@@ -128,14 +154,18 @@ class SessionBar(Widget):
         if self._undo_depth:
             undo = (f" (u undoes, {self._undo_depth} deep)", label)
             phrases.append(Text.assemble(("compacted", warn), undo))
+        if self._cost:
+            phrases.append(Text(self._cost))
         phrases += [Text(note, warn) for note in (self._estimate, self._retention) if note]
         return phrases
 
-    def _warnings_line(self, warnings: tuple[str, ...]) -> Text:
-        """What the importer left out or hid (a compact boundary, sub-agents, skipped lines),
-        on a row of its own, cut to the width: ``report`` prints them whole."""
+    def _warnings_line(self, warnings: tuple[str, ...], events: tuple[str, ...]) -> Text:
+        """The agent's recorded compactions and what the importer left out or hid
+        (sub-agents, skipped lines), on a row of its own, cut to the width: ``report``
+        prints them whole."""
         line = Text(no_wrap=True, overflow="ellipsis", end="")
-        line.append(visible(warnings_line(warnings)), component_style(self, "session-bar--warning"))
+        words = visible(warnings_line(warnings, events))
+        line.append(words, component_style(self, "session-bar--warning"))
         line.truncate(max(self.content_region.width, 20), overflow="ellipsis")
         return line
 

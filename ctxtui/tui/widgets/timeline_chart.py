@@ -193,9 +193,15 @@ def _mark_row(marks: Sequence[str], width: int) -> tuple[str, ...]:
     return tuple(" " if not k else next(iter(k)) if len(k) == 1 else SEVERAL for k in kinds)
 
 
+CURSOR_MARK = "▲"
+"""Points up at the cursor's column from its number on the axis, so the cursor's request is
+never read as the last one's (whose number sits at the right end)."""
+
+
 def axis_line(count: int, width: int, cursor: int) -> str:
-    """``1`` under the first request, the count under the last and the cursor's number under
-    it; a fixed number the cursor's would touch is left out, so no number shows twice."""
+    """``1`` under the first request, the count under the last, and ``▲936`` under the
+    cursor's column (``936▲`` at the right edge); a fixed number the cursor's would touch is
+    left out, so no number shows twice."""
     line = [" "] * width
     if count <= 0 or width <= 0:
         return "".join(line)
@@ -205,7 +211,11 @@ def axis_line(count: int, width: int, cursor: int) -> str:
         centre = column_of(index, count, width) - len(text) // 2
         return max(0, min(centre, width - len(text))), text
 
-    here_at, here = placed(cursor)
+    column, number = column_of(cursor, count, width), f"{cursor + 1:,}"
+    if column + 1 + len(number) <= width:
+        here_at, here = column, CURSOR_MARK + number
+    else:
+        here_at, here = max(0, column - len(number)), number + CURSOR_MARK
     for start, text in (placed(0), placed(count - 1)):
         if start + len(text) < here_at or start > here_at + len(here):
             line[start : start + len(text)] = text
