@@ -34,6 +34,7 @@ from ctxtui.system.output import OutputError, atomic_write, check_output, check_
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
+    from ctxtui.core.session.models import Session
     from ctxtui.core.tokens.calibration import SessionFit
 
 
@@ -61,19 +62,41 @@ def _estimate(planned: Planned) -> EstimateDrift | None:
     return estimate_drift(estimated, counts) if estimated is not None else None
 
 
-def _fit(args: argparse.Namespace, planned: Planned) -> SessionFit | None:
-    """The calibration over the whole transcript, when the session was read from the agent's
-    last compaction on (the history is read again, through its compactions); else ``None``
-    (``build_report`` fits the session itself)."""
+def _history(args: argparse.Namespace, planned: Planned) -> Session | None:
+    """The whole transcript, read through the agent's compactions, when the session was read
+    from its last one on (``None`` otherwise: the session is its own history)."""
     session = planned.session
     if not session.meta.recorded_compactions or session.meta.full_history:
         return None
-    if not any(m.usage is not None for m in session.messages):
-        return None
     from ctxtui.commands.pipeline import load
+
+    return load(args, full_history=True)
+
+
+def _fit(history: Session | None, planned: Planned) -> SessionFit | None:
+    """The calibration over the whole transcript, when there is one with usage; else ``None``
+    (``build_report`` fits the session itself)."""
+    session = planned.session
+    if history is None or not any(m.usage is not None for m in session.messages):
+        return None
     from ctxtui.core.tokens.calibration import history_fit
 
-    return history_fit(load(args, full_history=True), session)
+    return history_fit(history, session)
+
+
+def add_tuning(report: dict[str, Any], planned: Planned, history: Session | None) -> None:
+    """``observed`` (the band of the agent's automatic compactions, its manual ones) and
+    ``configured`` (the agent's settings laid over its preset, each with its origin)."""
+    chosen = planned.effective
+    if chosen is None:
+        return
+    recorded = (history or planned.session).meta.recorded_compactions
+    observed = chosen.observed(recorded)
+    report["observed"] = observed.as_json()
+    report["configured"] = chosen.configured_json()
+    sentence = chosen.agreement(observed)
+    if sentence is not None:
+        report["observed"]["agreement"] = sentence
 
 
 def _write(args: argparse.Namespace, planned: Planned, report: dict[str, Any]) -> None:
@@ -126,10 +149,13 @@ def run(args: argparse.Namespace) -> int:
     )
     # One dict per message, 100k of them, none in a cycle: the collector would only re-walk
     # them while they are built (half the time of building them, without the pause).
+    history = _history(args, planned)
     with gc_paused():
         report = build_report(
-            planned.session, plan, result, estimate=_estimate(planned), fit=_fit(args, planned)
+            planned.session, plan, result, estimate=_estimate(planned), fit=_fit(history, planned)
         )
+    add_tuning(report, planned, history)
+    del history
     report["session"]["warnings"].extend(planned.notes)
     whole = whole_session(args, planned.session)
     costs = cost_blocks(whole)
@@ -146,13 +172,14 @@ def run(args: argparse.Namespace) -> int:
         from rich.text import Text
 
         from ctxtui.commands.render_report import render_report
-        from ctxtui.commands.report_blocks import render_estimate, render_tools
+        from ctxtui.commands.report_blocks import render_estimate, render_tools, tuning_lines
 
         blocks = [render_report(report), Text(), render_tools(report)]
         estimate = render_estimate(report)
         if estimate is not None:
             blocks += [Text(), estimate]
         blocks += [Text(), Text(cost_sentence(report["cost"], report["cache"]))]
+        blocks += [Text(line) for line in tuning_lines(report)]
         print_table(Group(*blocks))
     over = args.fail_over is not None and report["totals"]["used_ratio"] > args.fail_over
     return EXIT_OVER if over else EXIT_OK

@@ -89,6 +89,7 @@ class Configured:
     value: Any
     origin: str
     note: str = ""
+    label: str = ""  # the setting in a few words, for a sentence: "60 %", "limit 150,000"
 
     def as_json(self) -> dict[str, Any]:
         value = getattr(self.value, "value", self.value)
@@ -175,7 +176,7 @@ class _Builder:
         self.policy = policy
         self.values: list[Configured] = []
 
-    def add(self, knob: str, value: Any, origin: str, note: str = "") -> None:
+    def add(self, knob: str, value: Any, origin: str, note: str = "", label: str = "") -> None:
         if not _accepted(knob, value):
             return
         try:
@@ -183,17 +184,17 @@ class _Builder:
         except PolicyError:
             return  # refused against another knob (a reserve over the window): not applied
         self.values = [v for v in self.values if v.knob != knob]
-        self.values.append(Configured(knob, value, origin, note))
+        self.values.append(Configured(knob, value, origin, note, label))
 
-    def trigger_at(self, trigger: int, origin: str, note: str) -> None:
+    def trigger_at(self, trigger: int, origin: str, note: str, label: str) -> None:
         """Move the trigger to ``trigger`` through the further buffer below it."""
         policy = self.policy
         if policy.input_limit and policy.trigger_input_reserve_cap < UNCAPPED:
             room = max(0, policy.context_window - trigger)
-            self.add("trigger_input_reserve_cap", room, origin, note)
+            self.add("trigger_input_reserve_cap", room, origin, note, label)
             return
         buffer = policy.trigger_buffer + policy.trigger_threshold - trigger
-        self.add("trigger_buffer", max(0, buffer), origin, note)
+        self.add("trigger_buffer", max(0, buffer), origin, note, label)
 
 
 # -- the agents -----------------------------------------------------------------------------
@@ -248,7 +249,7 @@ def _claude_pct(setting: Setting, build: _Builder) -> None:
     note = f"{pct:g} % of {effective:,} = {asked:,}"
     if asked > default:
         note += f", capped at the default threshold {default:,}"
-    build.trigger_at(trigger, setting.origin, note)
+    build.trigger_at(trigger, setting.origin, note, f"{pct:g} %")
 
 
 def _codex(config: AgentConfig, policy: Policy) -> list[Configured]:
@@ -263,7 +264,7 @@ def _codex(config: AgentConfig, policy: Policy) -> list[Configured]:
         num, den = CODEX_TRIGGER_SHARE
         ceiling = build.policy.context_window * num // den
         note = f"capped at 90 % of the window, {ceiling:,}" if asked > ceiling else ""
-        build.trigger_at(min(asked, ceiling), limit.origin, note)
+        build.trigger_at(min(asked, ceiling), limit.origin, note, f"limit {asked:,}")
     return build.values
 
 
@@ -286,7 +287,8 @@ def _opencode(config: AgentConfig, policy: Policy) -> list[Configured]:
         policy = build.policy
         out = min(policy.max_tokens, policy.trigger_output_cap)
         usable = policy.context_window - room - (0 if policy.input_limit else out)
-        build.trigger_at(max(0, usable), reserved.origin, f"{room:,} tokens kept below the window")
+        note = f"{room:,} tokens kept below the window"
+        build.trigger_at(max(0, usable), reserved.origin, note, f"reserved {room:,}")
     _opencode_tail(config, build)
     return build.values
 
