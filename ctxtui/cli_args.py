@@ -392,6 +392,20 @@ COMMANDS: tuple[Command, ...] = (
         policy=False,
     ),
     Command(
+        "policy",
+        "[SESSION]",
+        "the policy in force, each knob with its origin",
+        "the effective policy, each knob with where it came from",
+        "Print the policy in force: every knob with where its value came from (the preset, "
+        "the agent's own settings such as ~/.claude/settings.json or ~/.codex/config.toml when "
+        "the preset is that agent's, ctxtui's config, a flag). With SESSION the preset is "
+        "fitted to it (its agent's preset unless --preset is given), and the trigger the agent "
+        "was seen to use (the band of its automatic compactions) is compared with the "
+        "configured one. --json prints schema ctxtui.policy/1.",
+        add_options=_json_option,
+        session="optional",
+    ),
+    Command(
         "presets",
         "",
         "list the policy presets, one line each",
