@@ -27,7 +27,7 @@ def session_preset(args: argparse.Namespace, session: Session | None) -> tuple[s
     default."""
     if args.preset != DEFAULT_PRESET:
         return args.preset, "--preset"
-    agent = session.meta.format if session is not None else None
+    agent = session.meta.format if session is not None else ""
     if agent in AGENTS:
         return AGENTS[agent], "the session's agent"
     return args.preset, "the default"
