@@ -22,6 +22,7 @@ from ctxtui.cli_help import (
     RETENTION_EPILOG,
     TOKENIZER_HELP,
 )
+from ctxtui.cli_tune import tune_options
 from ctxtui.core.policies.presets import COMPARED, DEFAULT_PRESET, PRESETS
 from ctxtui.options import clip, dest, knob_help, knob_problem, tokenizer_problem
 
@@ -454,6 +455,22 @@ COMMANDS: tuple[Command, ...] = (
         add_options=lambda p: fleet_options(p, _count, add_policy_options),
         session="none",
         policy=False,  # it adds the knobs itself, for every session
+    ),
+    Command(
+        "tune",
+        "[PATH...]",
+        "better settings for --agent, from its sessions",
+        "search an agent's compaction settings over its sessions",
+        "Replay every session (default: every session of the agent 'ctxtui sessions' lists) "
+        "under each candidate value of the settings the agent exposes, within the ranges it "
+        "accepts, and score each candidate over the fleet: dollars with the prefix-cache model, "
+        "compactions, overflows (any makes a candidate infeasible), facts needed after a "
+        "compaction and lost, peak fill. Prints the Pareto front and one recommended point, "
+        "chosen on a seeded random 80 % of the sessions and scored on the other 20 %. "
+        "--json prints schema ctxtui.tune/1. docs/tune.md has the rules and their sources.",
+        add_options=lambda p: tune_options(p, _count),
+        session="none",
+        policy=False,
     ),
     Command(
         "cache",

@@ -73,6 +73,10 @@ def _tuning_module(name: str) -> ModuleType:
             from ctxtui.commands import policy
 
             return policy
+        case "tune":
+            from ctxtui.commands import tune
+
+            return tune
         case _:
             raise ValueError(f"no such command: {name}")
 
