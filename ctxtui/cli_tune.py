@@ -59,6 +59,23 @@ def tune_options(tune: argparse.ArgumentParser, whole: Callable[[str], int]) -> 
     )
     tune.add_argument("--json", action="store_true", help="print one JSON document (ctxtui.tune/1)")
     tune.add_argument(
+        "--write-config",
+        action="store_true",
+        help="print the recommended point as the agent's own settings (settings.json env, "
+        "config.toml, opencode.json compaction, PicoClaw's agents.defaults), each beside its "
+        "current value",
+    )
+    tune.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write those settings to FILE, merged into it when it exists (then only with "
+        "--force, after keeping a copy of it beside it); never into an agent's session store",
+    )
+    tune.add_argument(
+        "--force", action="store_true", help="with -o: replace an existing FILE (after a backup)"
+    )
+    tune.add_argument(
         "--workers",
         type=whole,
         metavar="N",

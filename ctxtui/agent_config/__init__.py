@@ -55,7 +55,7 @@ PICOCLAW_KEYS = (
 )
 
 
-class _UnreadableError(Exception):
+class UnreadableError(Exception):
     """A settings file that exists but cannot be read: its one line."""
 
 
@@ -109,11 +109,11 @@ class _Reader:
     def load(self, path: Path, kind: str = "json") -> dict[str, Any] | None:
         """The document at ``path`` (``None`` when there is none); a problem when unreadable."""
         try:
-            text = _read_text(path)
+            text = read_text(path)
             if text is None:
                 return None
             value = tomllib.loads(text) if kind == "toml" else json.loads(_strip_jsonc(text))
-        except (_UnreadableError, tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
+        except (UnreadableError, tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
             self.problems.append(f"{self.shown(path)}: {err}")
             return None
         if not isinstance(value, dict):
@@ -125,7 +125,7 @@ class _Reader:
         return AgentConfig(self.agent, tuple(self.settings.values()), tuple(self.problems))
 
 
-def _read_text(path: Path) -> str | None:
+def read_text(path: Path) -> str | None:
     """A regular file's text within ``MAX_BYTES``, opened without blocking; ``None`` when
     there is no file."""
     try:
@@ -135,20 +135,20 @@ def _read_text(path: Path) -> str | None:
     except NotADirectoryError:
         return None
     except OSError as err:
-        raise _UnreadableError(err.strerror or str(err)) from None
+        raise UnreadableError(err.strerror or str(err)) from None
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
-            raise _UnreadableError("not a regular file")
+            raise UnreadableError("not a regular file")
         if info.st_size > MAX_BYTES:
-            raise _UnreadableError(f"larger than {MAX_BYTES:,} bytes")
+            raise UnreadableError(f"larger than {MAX_BYTES:,} bytes")
         data = handle.read(MAX_BYTES + 1)
     if len(data) > MAX_BYTES:
-        raise _UnreadableError(f"larger than {MAX_BYTES:,} bytes")
+        raise UnreadableError(f"larger than {MAX_BYTES:,} bytes")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise _UnreadableError("not UTF-8 text") from None
+        raise UnreadableError("not UTF-8 text") from None
 
 
 def _strip_jsonc(text: str) -> str:

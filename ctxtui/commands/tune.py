@@ -110,8 +110,12 @@ def build(args: argparse.Namespace) -> tuple[dict[str, Any], bool, AgentConfig |
 
 
 def run(args: argparse.Namespace) -> int:
-    doc, interrupted, _ = build(args)
-    if args.json:
+    doc, interrupted, config = build(args)
+    if args.write_config or args.output is not None:
+        from ctxtui.commands.tune_write import write_config
+
+        write_config(args, doc, config)
+    elif args.json:
         write_json(doc)
     else:
         sys.stdout.write("".join(line + "\n" for line in render(doc)))

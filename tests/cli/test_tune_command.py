@@ -88,3 +88,40 @@ def test_no_session_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert capsys.readouterr().err.strip() == (
         "ctxtui tune: error: no codex sessions found (give PATHS, or see 'ctxtui sessions')"
     )
+
+
+def test_write_config_prints_the_settings(fleet: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["tune", str(fleet), "--agent", "claude-code", "--workers", "1", "--write-config"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith('# ~/.claude/settings.json, merged:\n{\n  "env": {')
+    assert "(now unset)" in out
+
+
+def test_write_config_to_a_file_keeps_a_backup_and_needs_force(
+    fleet: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "settings.json"
+    target.write_text('{"model": "opus"}\n')
+    argv = ["tune", str(fleet), "--agent", "claude-code", "--workers", "1", "-o", str(target)]
+    assert main(argv) == 2
+    assert "--force" in capsys.readouterr().err
+    assert target.read_text() == '{"model": "opus"}\n'
+    assert main([*argv, "--force"]) == 0
+    written = json.loads(target.read_text())
+    assert written["model"] == "opus" and "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE" in written["env"]
+    [backup] = tmp_path.glob("settings.json.ctxtui-*.bak")
+    assert backup.read_text() == '{"model": "opus"}\n'
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("settings")) == [
+        "settings.json", backup.name
+    ]  # fmt: skip
+
+
+def test_write_config_refuses_an_agents_store(
+    fleet: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "home/.codex/sessions"
+    store.mkdir(parents=True)
+    argv = ["tune", str(fleet), "--agent", "codex", "--workers", "1", "-o", str(store / "x.toml")]
+    assert main(argv) == 2
+    assert "session store" in capsys.readouterr().err
