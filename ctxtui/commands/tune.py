@@ -22,8 +22,8 @@ from ctxtui.commands.fleet import (
     write_json,
 )
 from ctxtui.core.tuning.configured import AgentConfig, Configured
-from ctxtui.core.tuning.document import Outcome, Searched, front_rows, tune_document
-from ctxtui.core.tuning.space import SPACES, Settings, grid, preset_of
+from ctxtui.core.tuning.document import Outcome, Searched, front_rows, search_for, tune_document
+from ctxtui.core.tuning.space import Settings, configured_point
 from ctxtui.fleet.job import Target
 from ctxtui.options import EXIT_INTERRUPTED, EXIT_OK
 
@@ -40,44 +40,8 @@ def _targets(args: argparse.Namespace) -> list[Target]:
         raise CommandError(f"no such file or directory: {err.args[0]}") from None
 
 
-def _normal(value: Any) -> Any:
-    """A setting as the grid holds it: ``"60"`` (the environment's) as 60."""
-    if isinstance(value, str):
-        text = value.strip()
-        for kind in (int, float):
-            try:
-                return kind(text)
-            except ValueError:
-                continue
-    return value
-
-
-def configured_point(agent: str, config: AgentConfig | None) -> Settings | None:
-    """The searched settings the agent is configured with now (``None``: none of them)."""
-    if config is None:
-        return None
-    found = []
-    for dimension in SPACES[agent]:
-        setting = config.get(dimension.key)
-        if setting is not None:
-            found.append((dimension.key, _normal(setting.value)))
-    return tuple(found) or None
-
-
 def searched_from(args: argparse.Namespace, current: Settings | None) -> Searched:
-    dimensions = SPACES[args.agent]
-    candidates = grid(dimensions)
-    if current is not None and dict(current) not in [dict(c) for c in candidates]:
-        candidates.append(current)
-    return Searched(
-        args.agent,
-        preset_of(args.agent),
-        dimensions,
-        tuple(candidates),
-        args.objective,
-        args.max_lost,
-        args.seed,
-    )
+    return search_for(args.agent, current, args.objective, args.max_lost, args.seed)
 
 
 def build(args: argparse.Namespace) -> tuple[dict[str, Any], bool, AgentConfig | None]:

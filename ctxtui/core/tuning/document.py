@@ -12,7 +12,14 @@ from ctxtui.core.session.models import RecordedCompaction
 from ctxtui.core.tuning.configured import Configured
 from ctxtui.core.tuning.observed import observe
 from ctxtui.core.tuning.score import Score, pareto, recommend, split, total
-from ctxtui.core.tuning.space import Dimension, Settings, candidate_policy
+from ctxtui.core.tuning.space import (
+    SPACES,
+    Dimension,
+    Settings,
+    candidate_policy,
+    grid,
+    preset_of,
+)
 
 SCHEMA = "ctxtui.tune/1"
 
@@ -39,6 +46,24 @@ class Outcome:
     scores: tuple[Score | None, ...]
     error: str | None = None
     recorded: tuple[tuple[int, str | None], ...] = ()
+
+
+def search_for(
+    agent: str,
+    current: Settings | None = None,
+    objective: str = "cost",
+    max_lost: float | None = None,
+    seed: int = 0,
+) -> Searched:
+    """``agent``'s grid, with the settings it is configured with now as one more candidate
+    when the grid does not hold them."""
+    dimensions = SPACES[agent]
+    candidates = grid(dimensions)
+    if current is not None and dict(current) not in [dict(c) for c in candidates]:
+        candidates.append(current)
+    return Searched(
+        agent, preset_of(agent), dimensions, tuple(candidates), objective, max_lost, seed
+    )
 
 
 def _totals(outcomes: Sequence[Outcome], paths: set[str], n: int) -> list[Score | None]:

@@ -136,3 +136,27 @@ def candidate_policy(agent: str, settings: Settings, base: Policy) -> Policy:
         return base.with_changes(**dict(settings))
     config = AgentConfig(agent, tuple(Setting(k, v, "candidate") for k, v in settings))
     return overlay(base, configured_values(config, base))
+
+
+def _normal(value: Any) -> Any:
+    """A setting as the grid holds it: ``"60"`` (the environment's) as 60."""
+    if isinstance(value, str):
+        text = value.strip()
+        for kind in (int, float):
+            try:
+                return kind(text)
+            except ValueError:
+                continue
+    return value
+
+
+def configured_point(agent: str, config: AgentConfig | None) -> Settings | None:
+    """The searched settings the agent is configured with now (``None``: none of them)."""
+    if config is None or agent not in SPACES:
+        return None
+    found = []
+    for dimension in SPACES[agent]:
+        setting = config.get(dimension.key)
+        if setting is not None:
+            found.append((dimension.key, _normal(setting.value)))
+    return tuple(found) or None

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from ctxtui.agent_config import read_agent_config
-from ctxtui.commands.tune import configured_point
-from ctxtui.core.tuning.space import SPACES, grid
+from ctxtui.core.tuning.space import SPACES, configured_point, grid
 from ctxtui.core.tuning.write_back import TARGETS, MergeError, words, write_back
 
 
