@@ -179,6 +179,12 @@ def _report_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
     p.add_argument(
+        "--tune",
+        action="store_true",
+        help="with --html or --json: replay the session under each candidate of its agent's "
+        "settings and add the tune figure (ctxtui tune on this one session)",
+    )
+    p.add_argument(
         "--fail-over",
         type=_fail_ratio,
         metavar="RATIO",

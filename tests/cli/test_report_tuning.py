@@ -57,3 +57,18 @@ def test_a_plan_preset_reads_no_agent_settings(
     assert main(["report", str(path), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["configured"] == [] and report["observed"]["auto"]["count"] == 5
+
+
+def test_html_report_draws_the_tune_figure_only_when_asked(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sample = Path(__file__).resolve().parents[2] / "sample_sessions/claude_code_replay.jsonl"
+    page = tmp_path / "page.html"
+    assert main(["report", str(sample), "--html", "-o", str(page)]) == 0
+    text = page.read_text()
+    assert "<h2>Tuning</h2>" in text and 'id="tune"' not in text  # the observed band only
+    argv = ["report", str(sample), "--preset", "claude-code", "--html", "--tune", "-o", str(page)]
+    assert main([*argv, "--force"]) == 0
+    text = page.read_text()
+    assert text.count('<circle data-candidate="') == 10  # one per claude-code candidate
+    assert "R recommended" in text and "configured: trigger_buffer" in text
