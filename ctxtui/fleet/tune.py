@@ -8,6 +8,7 @@ before (by ``fleet``, ``report`` or an earlier ``tune``) is not counted again.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
@@ -20,6 +21,7 @@ from ctxtui.core.tuning.space import Settings
 from ctxtui.fleet.job import Target, _describe
 
 if TYPE_CHECKING:
+    from ctxtui.core.engine import Engine
     from ctxtui.core.policies.policy import Policy
     from ctxtui.core.pricing.cost import SessionCost
     from ctxtui.core.session.models import Session
@@ -47,14 +49,21 @@ class SessionScores:
     recorded: tuple[tuple[int, str | None], ...] = ()
 
 
-def replay_under(history: Session, policy: Policy) -> Replay:
-    """Count, plan and replay ``history`` under ``policy`` (the count from the cache when
-    known): the one path from a policy to its replay that ``tune`` takes."""
+def engine_for(history: Session) -> Engine:
+    """One engine per session: its counts are made once (or read from the cache on disk)
+    and every candidate's replay reuses them."""
     from ctxtui.core.engine import Engine
-    from ctxtui.core.simulation.replay import replay
     from ctxtui.system.count_cache import default_cache
 
-    engine = Engine(history, default_cache())
+    return Engine(history, default_cache())
+
+
+def replay_under(engine: Engine, policy: Policy) -> Replay:
+    """Count, plan and replay the engine's session under ``policy``: the one path from a
+    policy to its replay that ``tune`` takes (``Engine.run`` once there is one)."""
+    from ctxtui.core.simulation.replay import replay
+
+    history = engine.session
     counts = engine.counts(policy)
     assert counts is not None  # no stop check was given
     plan = engine.plan(policy, counts)
@@ -111,9 +120,10 @@ def tune_session(target: Target, spec: TuneSpec) -> SessionScores:
     )
     scores: list[Score | None] = []
     scale: float | None = None
+    engine = engine_for(history)
     for settings in spec.candidates:
         try:
-            walked = replay_under(history, candidate_policy(spec.agent, settings, base))
+            walked = replay_under(engine, candidate_policy(spec.agent, settings, base))
             scale = _scale(walked) if scale is None else scale
             score = _score(walked, recorded, scale)
         except Exception:  # a candidate this session refuses scores nothing here
@@ -147,6 +157,21 @@ def progress_words(done: int, total: int, candidates: int, elapsed: float) -> st
         if done < total:
             parts.append(f"{(total - done) / rate:,.0f} s left")
     return " · ".join(parts)
+
+
+def warm(spec: TuneSpec) -> None:
+    """Import what every job needs, and load the preset's exact tokenizer, in this process
+    before a pool starts: forked workers inherit them instead of each paying for them (the
+    price tables and an encoding take about a second each)."""
+    import ctxtui.core.pricing.cache_model
+    import ctxtui.core.pricing.prices
+    import ctxtui.core.simulation.retention_audits
+    import ctxtui.importers  # noqa: F401
+    from ctxtui.core.policies.policy import preset
+    from ctxtui.core.tokens.tokenizers import resolve
+
+    with contextlib.suppress(Exception):  # a tokenizer that cannot load is the jobs' to say
+        resolve(preset(spec.preset).tokenizer)
 
 
 def run_tune(
@@ -183,6 +208,7 @@ def run_tune(
                     break
                 finish(i, tune_session(target, spec))
             return run
+        warm(spec)
         with executor() as pool, asked.as_stop():
             _run_on(pool, targets, spec, finish, stop, run)
             if run.interrupted:
