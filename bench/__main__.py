@@ -17,7 +17,7 @@ from bench.common import SIZES, Result, label, machine, session_file
 DOC = Path(__file__).resolve().parent.parent / "docs" / "PERFORMANCE.md"
 SECTIONS = (
     "open", "exact", "latency", "replan", "frame", "memory", "startup", "report", "replay",
-    "fleet", "usage", "replay-presets", "retention", "pass",
+    "fleet", "usage", "replay-presets", "retention", "pass", "tune",
 )  # fmt: skip
 EXTRA_SECTIONS = ("ablation", "watch", "listing")
 """Run only when named in ``--only``: what each of the open's speed-ups is worth; the
@@ -52,6 +52,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     )
     p.add_argument("--fleet-sessions", type=int, default=1000, help="sessions in the fleet section")
     p.add_argument("--fleet-mb", type=float, default=1.0, help="megabytes per fleet session")
+    p.add_argument("--tune-sessions", type=int, default=100, help="sessions in the tune section")
+    p.add_argument("--tune-mb", type=float, default=1.0, help="megabytes per tune session")
     p.add_argument(
         "--usage-mb",
         default="64,30",
@@ -140,6 +142,10 @@ def run(
         add(stores.watch_append())
     if "listing" in only:
         add(stores.listing())
+    if "tune" in only:
+        from bench.tune import tune_sections
+
+        add(tune_sections(args.tune_sessions, args.tune_mb, args.repeats))
     if "replay-presets" in only:
         small_replay, big_replay = (int(s) for s in args.replay_sizes.split(","))
         add(measures.replay_presets(args.repeats, (small_replay, big_replay)))

@@ -22,6 +22,7 @@ from ctxtui.cli_help import (
     RETENTION_EPILOG,
     TOKENIZER_HELP,
 )
+from ctxtui.cli_tune import tune_options
 from ctxtui.core.policies.presets import COMPARED, PRESETS
 from ctxtui.options import clip, dest, knob_help, knob_problem, tokenizer_problem
 
@@ -177,6 +178,12 @@ def _report_options(p: argparse.ArgumentParser) -> None:
         "SESSION; -o - is standard output)",
     )
     p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+    p.add_argument(
+        "--tune",
+        action="store_true",
+        help="with --html or --json: replay the session under each candidate of its agent's "
+        "settings and add the tune figure (ctxtui tune on this one session)",
+    )
     p.add_argument(
         "--fail-over",
         type=_fail_ratio,
@@ -393,6 +400,20 @@ COMMANDS: tuple[Command, ...] = (
         policy=False,
     ),
     Command(
+        "policy",
+        "[SESSION]",
+        "the policy in force, each knob with its origin",
+        "the effective policy, each knob with where it came from",
+        "Print the policy in force: every knob with where its value came from (the preset, "
+        "the agent's own settings such as ~/.claude/settings.json or ~/.codex/config.toml when "
+        "the preset is that agent's, ctxtui's config, a flag). With SESSION the preset is "
+        "fitted to it (its agent's preset unless --preset is given), and the trigger the agent "
+        "was seen to use (the band of its automatic compactions) is compared with the "
+        "configured one. --json prints schema ctxtui.policy/1.",
+        add_options=_json_option,
+        session="optional",
+    ),
+    Command(
         "presets",
         "",
         "list the policy presets, one line each",
@@ -441,6 +462,22 @@ COMMANDS: tuple[Command, ...] = (
         add_options=lambda p: fleet_options(p, _count, add_policy_options),
         session="none",
         policy=False,  # it adds the knobs itself, for every session
+    ),
+    Command(
+        "tune",
+        "[PATH...]",
+        "better settings for --agent, from its sessions",
+        "search an agent's compaction settings over its sessions",
+        "Replay every session (default: every session of the agent 'ctxtui sessions' lists) "
+        "under each candidate value of the settings the agent exposes, within the ranges it "
+        "accepts, and score each candidate over the fleet: dollars with the prefix-cache model, "
+        "compactions, overflows (any makes a candidate infeasible), facts needed after a "
+        "compaction and lost, peak fill. Prints the Pareto front and one recommended point, "
+        "chosen on a seeded random 80 % of the sessions and scored on the other 20 %. "
+        "--json prints schema ctxtui.tune/1. docs/tune.md has the rules and their sources.",
+        add_options=lambda p: tune_options(p, _count),
+        session="none",
+        policy=False,
     ),
     Command(
         "cache",

@@ -64,6 +64,21 @@ def command_module(name: str) -> ModuleType:
 
             return sessions
         case _:
+            return _tuning_module(name)
+
+
+def _tuning_module(name: str) -> ModuleType:
+    """The commands about the knobs themselves: ``policy`` and ``tune``."""
+    match name:
+        case "policy":
+            from ctxtui.commands import policy
+
+            return policy
+        case "tune":
+            from ctxtui.commands import tune
+
+            return tune
+        case _:
             raise ValueError(f"no such command: {name}")
 
 

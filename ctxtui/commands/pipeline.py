@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ctxtui import options
 from ctxtui.commands.errors import CommandError
@@ -25,6 +25,9 @@ from ctxtui.core.session.models import Session
 from ctxtui.options import explain_policy_error, flag_of, overrides_from, unused_reason
 from ctxtui.system.count_cache import default_cache
 from ctxtui.system.heap import keep_out_of_collections
+
+if TYPE_CHECKING:
+    from ctxtui.agent_config.effective import Effective
 
 PROGRESS_AFTER_SECONDS = 0.5  # quick counts never flash a progress line
 
@@ -39,6 +42,7 @@ class Planned:
     policy: Policy
     plan: Plan
     notes: tuple[str, ...] = ()
+    effective: Effective | None = None  # the agent's settings laid over its preset, origins
 
 
 def load(args: argparse.Namespace, *, full_history: bool = False) -> Session:
@@ -62,6 +66,19 @@ def build_policy(args: argparse.Namespace, session: Session) -> Policy:
     given = overrides_from(args)
     try:
         return options.build_policy(resolve_preset(session, args.preset).name, given, session)
+    except PolicyError as err:
+        raise CommandError(explain_policy_error(err)) from None
+
+
+def effective(args: argparse.Namespace, session: Session) -> Effective:
+    """The preset fitted to the session, the agent's configured values over it (when the
+    preset is that agent's), then the command line's knobs, each with its origin."""
+    from ctxtui.agent_config.effective import effective_policy
+
+    given = overrides_from(args)
+    names = {knob: flag_of(knob) for knob in given}
+    try:
+        return effective_policy(args.preset, session, given, flag_names=names)
     except PolicyError as err:
         raise CommandError(explain_policy_error(err)) from None
 
@@ -127,11 +144,12 @@ def counting() -> Iterator[Progress]:
 def plan_session(args: argparse.Namespace) -> Planned:
     """Load, build the policy, count (showing progress when slow) and plan."""
     session = load(args)
-    policy = build_policy(args, session)
+    chosen = effective(args, session)
+    policy = chosen.policy
     engine = Engine(session, default_cache())
     with counting() as progress:
         counts = engine.counts(policy, on_progress=progress)
     assert counts is not None  # no stop check was given
     plan = engine.plan(policy, counts)
     notes = ignored_knobs(args, policy, plan.tokenizer.used)
-    return Planned(session, engine, policy, plan, tuple(notes))
+    return Planned(session, engine, policy, plan, tuple(notes), chosen)

@@ -96,6 +96,44 @@ def _fit(planned: Planned, whole: Session) -> SessionFit | None:
     return history_fit(whole, session)
 
 
+def add_tuning(report: dict[str, Any], planned: Planned, history: Session | None) -> None:
+    """``observed`` (the band of the agent's automatic compactions, its manual ones) and
+    ``configured`` (the agent's settings laid over its preset, each with its origin)."""
+    chosen = planned.effective
+    if chosen is None:
+        return
+    recorded = (history or planned.session).meta.recorded_compactions
+    observed = chosen.observed(recorded)
+    report["observed"] = observed.as_json()
+    report["configured"] = chosen.configured_json()
+    sentence = chosen.agreement(observed)
+    if sentence is not None:
+        report["observed"]["agreement"] = sentence
+
+
+def _tune(args: argparse.Namespace, planned: Planned) -> dict[str, Any]:
+    """``ctxtui tune`` on this one session, for the session's agent (ctxtui's plan for a
+    format no agent's settings describe)."""
+    from ctxtui.agent_config import read_agent_config
+    from ctxtui.core.policies.policy import preset
+    from ctxtui.core.tuning.configured import configured_values
+    from ctxtui.core.tuning.document import Outcome, search_for, tune_document
+    from ctxtui.core.tuning.space import SPACES, configured_point
+    from ctxtui.fleet.job import Target
+    from ctxtui.fleet.tune import TuneSpec, run_tune
+
+    agent = planned.session.meta.format
+    agent = agent if agent in SPACES else "plan"
+    config = read_agent_config(agent) if agent != "plan" else None
+    current = configured_point(agent, config)
+    searched = search_for(agent, current)
+    spec = TuneSpec(agent, searched.preset, searched.candidates, args.format)
+    run = run_tune([Target(args.session)], spec)
+    outcomes = [Outcome(r.path, r.scores, r.error, r.recorded) for r in run.results()]
+    values = configured_values(config, preset(searched.preset)) if config else ()
+    return tune_document(searched, outcomes, values, current, run.interrupted)
+
+
 def _write(
     args: argparse.Namespace, planned: Planned, report: dict[str, Any], whole: Session
 ) -> None:
@@ -150,10 +188,14 @@ def run(args: argparse.Namespace) -> int:
     whole = whole_session(args, planned.session)  # the one read of the full history
     # One dict per message, 100k of them, none in a cycle: the collector would only re-walk
     # them while they are built (half the time of building them, without the pause).
+    history = None if whole is planned.session else whole
     with gc_paused():
         report = build_report(
             planned.session, plan, result, estimate=_estimate(planned), fit=_fit(planned, whole)
         )
+    add_tuning(report, planned, history)
+    if getattr(args, "tune", False):
+        report["tune"] = _tune(args, planned)
     report["session"]["warnings"].extend(planned.notes)
     costs = cost_blocks(whole)
     report["cost"], report["cache"] = costs.cost_json(), costs.cache_json()
@@ -169,13 +211,14 @@ def run(args: argparse.Namespace) -> int:
         from rich.text import Text
 
         from ctxtui.commands.render_report import render_report
-        from ctxtui.commands.report_blocks import render_estimate, render_tools
+        from ctxtui.commands.report_blocks import render_estimate, render_tools, tuning_lines
 
         blocks = [render_report(report), Text(), render_tools(report)]
         estimate = render_estimate(report)
         if estimate is not None:
             blocks += [Text(), estimate]
         blocks += [Text(), Text(cost_sentence(report["cost"], report["cache"]))]
+        blocks += [Text(line) for line in tuning_lines(report)]
         print_table(Group(*blocks))
     over = args.fail_over is not None and report["totals"]["used_ratio"] > args.fail_over
     return EXIT_OVER if over else EXIT_OK

@@ -70,3 +70,22 @@ def render_estimate(report: dict[str, Any]) -> RenderableType | None:
     grid = label_grid("bold yellow", "yellow")
     grid.add_row("estimate", estimate["sentence"])
     return grid
+
+
+def tuning_lines(report: dict[str, Any]) -> list[str]:
+    """The configured values, the observed band and whether they agree, a line each."""
+    from ctxtui.core.tuning.configured import Configured
+    from ctxtui.core.tuning.observed import configured_line, observed_line
+
+    lines = [
+        configured_line(Configured(c["knob"], c["value"], c["origin"], c.get("note", "")))
+        for c in report.get("configured", [])
+    ]
+    observed = report.get("observed")
+    if observed is not None:
+        line = observed_line(observed["auto"], observed["manual"])
+        if line is not None:
+            lines.append(line)
+        if "agreement" in observed:
+            lines.append(observed["agreement"])
+    return lines

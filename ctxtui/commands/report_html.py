@@ -320,6 +320,60 @@ def timeline_figures(
     }
 
 
+def tune_svg(doc: dict[str, Any]) -> str:
+    """The tune figure (``core.tuning.figure``) as inline SVG: dollars across, facts lost up,
+    each candidate a circle with its compactions (filled on the front, hollow off it), the
+    recommended, configured and observed points named R, C and O."""
+    from ctxtui.core.tuning.figure import figure, glyph
+
+    fig = figure(doc)
+    width, height = CHART_WIDTH - CHART_LEFT - 16, CHART_HEIGHT - CHART_BOTTOM - 16
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {CHART_WIDTH} {CHART_HEIGHT}" '
+        'role="img" aria-label="dollars against facts lost, per candidate" id="tune">',
+        f'<line x1="{CHART_LEFT}" x2="{CHART_LEFT}" y1="8" y2="{8 + height}" '
+        'stroke="currentColor"/>',
+        f'<line x1="{CHART_LEFT}" x2="{CHART_LEFT + width}" y1="{8 + height}" y2="{8 + height}" '
+        'stroke="currentColor"/>',
+    ]
+    for p in sorted(fig.points, key=lambda p: (bool(p.marks), p.front)):
+        x = CHART_LEFT + 8 + p.x * (width - 16)
+        y = 8 + (1 - p.y) * (height - 16) + 8
+        fill = "currentColor" if p.front else "none"
+        parts.append(
+            f'<circle data-candidate="{p.index}" cx="{x:.1f}" cy="{y:.1f}" r="9" '
+            f'fill="{fill}" fill-opacity="0.25" stroke="currentColor"/>'
+        )
+        shown = escape(glyph(p)) if p.front or p.marks else ""
+        parts.append(f'<text x="{x - 4:.1f}" y="{y + 4:.1f}">{shown}</text>')
+    low, high = fig.cost_range
+    lost_low, lost_high = fig.lost_range
+    parts.append(f'<text x="4" y="16">{lost_high:,}</text>')
+    parts.append(f'<text x="4" y="{8 + height:.1f}">{lost_low:,}</text>')
+    parts.append(f'<text x="{CHART_LEFT}" y="{CHART_HEIGHT - 6}">${low:,.4f}</text>')
+    parts.append(
+        f'<text x="{CHART_LEFT + width - 80}" y="{CHART_HEIGHT - 6}">${high:,.4f}</text></svg>'
+    )
+    legend = (
+        "<li>across: dollars (what-if)</li><li>up: needed facts lost</li>"
+        "<li>digit: compactions</li><li>R recommended</li><li>C configured</li>"
+        "<li>O observed</li><li>hollow: off the front</li>"
+    )
+    return "".join(parts) + f'<ul class="legend">{legend}</ul>'
+
+
+def _tuning(report: dict[str, Any]) -> str:
+    """The configured values, the observed band, and the tune figure when there is one."""
+    from ctxtui.commands.report_blocks import tuning_lines
+
+    lines = "".join(f"<li>{_text(line)}</li>" for line in tuning_lines(report))
+    doc = report.get("tune")
+    figure = tune_svg(doc) if doc is not None and doc["candidates"] else ""
+    if not lines and not figure:
+        return ""
+    return f"<h2>Tuning</h2>{f'<ul>{lines}</ul>' if lines else ''}{figure}"
+
+
 def render_html(report: dict[str, Any], timeline: dict[str, Any] | None) -> str:
     """The page: title, figures, gauge, timeline, tables, warnings; nothing loaded."""
     session = report["session"]
@@ -359,6 +413,7 @@ def render_html(report: dict[str, Any], timeline: dict[str, Any] | None) -> str:
 {_messages(report["messages"])}
 <h2>Tools</h2>
 {_tools(report["tools"])}
+{_tuning(report)}
 {f"<h2>Events and warnings</h2><ul>{warnings}</ul>" if warnings else ""}
 <p class="muted">written by ctxtui report --html</p>
 </body>

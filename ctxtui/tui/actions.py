@@ -201,6 +201,15 @@ ACTIONS: tuple[Action, ...] = (
         footer_group=VIEWS,
     ),
     Action(
+        "tune",
+        "K",
+        "Tune",
+        "Every candidate of the agent's settings replayed on this session: the Pareto front of "
+        "dollars and facts lost; Enter applies a point",
+        scope=Scope.APP,
+        title="Tune the agent's settings",
+    ),
+    Action(
         "fleet",
         "F",
         "Fleet",

@@ -208,6 +208,11 @@ class CtxtuiApp(App[int]):
 
         self.push_view(TimelineScreen)
 
+    def action_tune(self) -> None:
+        from ctxtui.tui.screens.tune import TuneScreen
+
+        self.push_view(TuneScreen)
+
     def action_fleet(self) -> None:
         from ctxtui.tui.screens.fleet import FleetScreen
 

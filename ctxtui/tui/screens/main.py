@@ -226,9 +226,14 @@ class MainScreen(Screen[None]):
 
     def open_or_select(self, result: object) -> None:
         """Act on what a view dismissed with: a ``Path`` is a session file to open, an
-        ``int`` the message to select (the compare view's cursor); anything else, nothing."""
+        ``int`` the message to select (the compare view's cursor), a tuned point the settings
+        to plan with (the tune view's); anything else, nothing."""
+        from ctxtui.tui.screens.tune import Tuned
+
         if isinstance(result, Path):
             self.load(result)
+        elif isinstance(result, Tuned):
+            self._apply_tuned(result.agent, result.settings)
         elif (
             isinstance(result, int)
             and not isinstance(result, bool)
@@ -236,6 +241,17 @@ class MainScreen(Screen[None]):
             and 0 <= result < len(self.session.messages)
         ):
             self.query_one(MessageList).select(result)
+
+    def _apply_tuned(self, agent: str, settings: Any) -> None:
+        """The tune view's point: the agent's preset fitted to the session, with the point's
+        settings laid over it by the agent's own rules."""
+        from ctxtui.core.tuning.space import candidate_policy, preset_of
+
+        def tuned() -> MainState:
+            base = self.state.with_preset(preset_of(agent))
+            return base.with_policy(candidate_policy(agent, settings, base.policy))
+
+        self._change_policy(tuned, "Cannot apply")
 
     def load(self, path: Path) -> None:
         """Open ``path`` in a worker; the current session stays until it has loaded.

@@ -1,0 +1,250 @@
+"""``tune``'s jobs: one session read and counted once, then replayed under every candidate.
+
+``tune_session`` is pure and picklable both ways, as ``job.session_row`` is, so the fleet's
+executors run it (a process pool, or a Dask cluster); it never raises for what a file holds.
+The counts come from the count cache on disk (``system/count_cache``), so a session counted
+before (by ``fleet``, ``report`` or an earlier ``tune``) is not counted again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ctxtui.core.tuning.score import Score
+from ctxtui.core.tuning.space import Settings
+from ctxtui.fleet.job import Target, _describe
+
+if TYPE_CHECKING:
+    from ctxtui.core.engine import Engine
+    from ctxtui.core.policies.policy import Policy
+    from ctxtui.core.pricing.cost import SessionCost
+    from ctxtui.core.session.models import Session
+    from ctxtui.core.simulation.replay import Replay
+    from ctxtui.fleet.run import ExecutorFactory
+
+
+@dataclass(frozen=True, slots=True)
+class TuneSpec:
+    """What every session is replayed under: the agent, its preset, the candidates."""
+
+    agent: str
+    preset: str
+    candidates: tuple[Settings, ...]
+    format: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionScores:
+    """One session's score under each candidate (``None`` where the replay failed), and the
+    sizes of the compactions the agent itself recorded (automatic, manual)."""
+
+    path: str
+    scores: tuple[Score | None, ...] = ()
+    error: str | None = None
+    recorded: tuple[tuple[int, str | None], ...] = ()
+
+
+def engine_for(history: Session) -> Engine:
+    """One engine per session: its counts are made once (or read from the cache on disk)
+    and every candidate's replay reuses them."""
+    from ctxtui.core.engine import Engine
+    from ctxtui.system.count_cache import default_cache
+
+    return Engine(history, default_cache())
+
+
+def replay_under(engine: Engine, policy: Policy) -> Replay:
+    """Count, plan and replay the engine's session under ``policy``: the one path from a
+    policy to its replay that ``tune`` takes (``Engine.run`` once there is one)."""
+    from ctxtui.core.simulation.replay import replay
+
+    history = engine.session
+    counts = engine.counts(policy)
+    assert counts is not None  # no stop check was given
+    plan = engine.plan(policy, counts)
+    return replay(history, policy, counts, engine.tokenizer(policy), plan)
+
+
+def _scale(walked: Replay) -> float:
+    """API tokens per replay token, from the session's calibration (characters only): the
+    same for every candidate, so fitted once per session."""
+    from ctxtui.core.pricing.cache_model import token_scale
+    from ctxtui.core.tokens.calibration import calibrate
+
+    fit = calibrate(walked.session, walked.points, {}).fit
+    return token_scale(walked.session, walked.counts, fit)
+
+
+def _score(walked: Replay, recorded: SessionCost, scale: float) -> Score:
+    from ctxtui.core.pricing.cache_model import what_if
+    from ctxtui.core.pricing.cost import usd
+    from ctxtui.core.simulation.replay import EventKind
+    from ctxtui.core.simulation.retention_audits import simulated_audits
+
+    priced = what_if(walked, recorded, scale)
+    known = any(r is not None and r.cost is not None for r in priced.requests)
+    audits = simulated_audits(walked) if walked.compactions else ()
+    window = walked.policy.context_window
+    return Score(
+        cost_usd=usd(priced.total) if known else None,
+        compactions=len(walked.compactions),
+        overflows=sum(1 for r in walked.requests if r.has(EventKind.OVERFLOW)),
+        lost_needed=sum(a.needed_and_lost for a in audits),
+        needed=sum(a.needed_after[1] for a in audits),
+        peak=walked.peak_tokens / window if walked.requests and window else 0.0,
+    )
+
+
+def tune_session(target: Target, spec: TuneSpec) -> SessionScores:
+    """``target`` read once and replayed under each of ``spec``'s candidates."""
+    from ctxtui.core.policies.policy import policy_for_session
+    from ctxtui.core.pricing.cost import session_cost
+    from ctxtui.core.tuning.space import candidate_policy
+    from ctxtui.importers import load_session
+    from ctxtui.system.heap import keep_out_of_collections
+
+    try:
+        history = load_session(target.path, format=spec.format, full_history=True)
+        keep_out_of_collections(len(history))
+        base = policy_for_session(spec.preset, history)
+        recorded = session_cost(history)
+    except Exception as err:  # a fleet survives any one file
+        return SessionScores(target.path, error=_describe(err))
+    marks = tuple(
+        (c.pre_tokens, c.trigger) for c in history.meta.recorded_compactions if c.pre_tokens
+    )
+    scores: list[Score | None] = []
+    scale: float | None = None
+    engine = engine_for(history)
+    for settings in spec.candidates:
+        try:
+            walked = replay_under(engine, candidate_policy(spec.agent, settings, base))
+            scale = _scale(walked) if scale is None else scale
+            score = _score(walked, recorded, scale)
+        except Exception:  # a candidate this session refuses scores nothing here
+            scores.append(None)
+            continue
+        scores.append(score)
+    return SessionScores(target.path, tuple(scores), None, marks)
+
+
+# -- the run ------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class TuneRun:
+    """What a run gave: each target's scores, in the targets' order, as they finished."""
+
+    targets: Sequence[Target]
+    done: dict[int, SessionScores] = field(default_factory=dict)
+    interrupted: bool = False
+
+    def results(self) -> list[SessionScores]:
+        return [self.done[i] for i in sorted(self.done)]
+
+
+def progress_words(done: int, total: int, candidates: int, elapsed: float) -> str:
+    """``tune: 12 / 100 sessions · 10 candidates · 3.1/s · 28 s left`` (as ``fleet``'s)."""
+    parts = [f"tune: {done:,} / {total:,} sessions", f"{candidates:,} candidates"]
+    rate = done / elapsed if elapsed > 0 else 0.0
+    if rate > 0:
+        parts.append(f"{rate:,.1f}/s")
+        if done < total:
+            parts.append(f"{(total - done) / rate:,.0f} s left")
+    return " · ".join(parts)
+
+
+def warm(spec: TuneSpec) -> None:
+    """Import what every job needs, and load the preset's exact tokenizer, in this process
+    before a pool starts: forked workers inherit them instead of each paying for them (the
+    price tables and an encoding take about a second each)."""
+    import ctxtui.core.pricing.cache_model
+    import ctxtui.core.pricing.prices
+    import ctxtui.core.simulation.retention_audits
+    import ctxtui.importers  # noqa: F401
+    from ctxtui.core.policies.policy import preset
+    from ctxtui.core.tokens.tokenizers import resolve
+
+    with contextlib.suppress(Exception):  # a tokenizer that cannot load is the jobs' to say
+        resolve(preset(spec.preset).tokenizer)
+
+
+def run_tune(
+    targets: Sequence[Target],
+    spec: TuneSpec,
+    *,
+    executor: ExecutorFactory | None = None,
+    on_progress: Callable[[str], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> TuneRun:
+    """Every target's scores, on ``executor``'s workers once there are two targets or more
+    (else in this thread). Ctrl+C, or ``should_stop``, ends the run with what finished kept
+    and ``interrupted`` set, as ``fleet``'s run does."""
+    from ctxtui.fleet.run import _Interrupt, _stop_workers
+
+    run = TuneRun(targets)
+    started = time.monotonic()
+    asked = _Interrupt()
+
+    def stop() -> bool:
+        return asked.pressed or (should_stop is not None and should_stop())
+
+    def finish(i: int, result: SessionScores) -> None:
+        run.done[i] = result
+        if on_progress is not None:
+            elapsed = time.monotonic() - started
+            on_progress(progress_words(len(run.done), len(targets), len(spec.candidates), elapsed))
+
+    try:
+        if executor is None or len(targets) < 2:
+            for i, target in enumerate(targets):
+                if stop():
+                    run.interrupted = True
+                    break
+                finish(i, tune_session(target, spec))
+            return run
+        warm(spec)
+        with executor(len(targets)) as pool, asked.as_stop():
+            _run_on(pool, targets, spec, finish, stop, run)
+            if run.interrupted:
+                _stop_workers(pool)
+    except KeyboardInterrupt:
+        run.interrupted = True
+    return run
+
+
+def _run_on(
+    pool: Executor,
+    targets: Sequence[Target],
+    spec: TuneSpec,
+    finish: Callable[[int, SessionScores], None],
+    stop: Callable[[], bool],
+    run: TuneRun,
+) -> None:
+    from ctxtui.fleet.run import WAIT_SLICE
+
+    pending: dict[Future[SessionScores], int] = {
+        pool.submit(tune_session, target, spec): i for i, target in enumerate(targets)
+    }
+    try:
+        while pending:
+            done, _ = wait(list(pending), timeout=WAIT_SLICE, return_when=FIRST_COMPLETED)
+            for future in done:
+                i = pending.pop(future)
+                try:
+                    result = future.result()
+                except Exception as err:  # the worker itself died
+                    result = SessionScores(targets[i].path, error=f"the job failed: {err}"[:200])
+                finish(i, result)
+            if stop():
+                run.interrupted = True
+                return
+    finally:
+        if not run.interrupted:
+            for future in pending:
+                future.cancel()

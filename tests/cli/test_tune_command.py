@@ -1,0 +1,127 @@
+"""``ctxtui tune``: real replays of real sessions, the document and its table."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxtui.cli import main
+from ctxtui.fleet.job import Target
+from ctxtui.fleet.tune import TuneSpec, run_tune, tune_session
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLES = (
+    "claude_code_replay.jsonl",
+    "claude_code_cache_story.jsonl",
+    "claude_code_compacted.jsonl",
+)
+
+
+@pytest.fixture
+def fleet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    directory = tmp_path / "fleet"
+    directory.mkdir()
+    for k, name in enumerate(SAMPLES):
+        shutil.copy(REPO / "sample_sessions" / name, directory / f"{k}-{name}")
+    return directory
+
+
+def _doc(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    capsys.readouterr()
+    assert main(["tune", *argv, "--json"]) == 0
+    doc: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return doc
+
+
+def test_the_document(fleet: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = _doc(capsys, str(fleet), "--agent", "claude-code", "--workers", "1")
+    assert doc["schema"] == "ctxtui.tune/1" and doc["agent"] == "claude-code"
+    assert len(doc["sessions"]) == 3 and len(doc["train"]) == 2 and len(doc["test"]) == 1
+    assert doc["knobs"][0]["agent_key"] == "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"
+    assert len(doc["candidates"]) == 10
+    first = doc["candidates"][0]
+    assert set(first) >= {"knobs", "cost_usd", "compactions", "overflows", "lost_needed", "peak"}
+    assert first["cost_usd"] is not None  # the samples' usage is priced
+    assert doc["recommended"] in doc["pareto"]
+    assert all(doc["candidates"][i]["overflows"] == 0 for i in doc["pareto"])
+    assert doc["held_out"]["sessions"] == 1
+    # 3 automatic compactions in one sample, 1 in another; the manual one is only listed
+    assert doc["observed"]["auto"]["count"] == 4 and doc["observed"]["manual"] == [36_474]
+    assert doc["errors"] == [] and doc["interrupted"] is False
+
+
+def test_the_table(fleet: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tune", str(fleet), "--agent", "codex", "--workers", "1", "--seed", "5"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("tune codex: 11 candidates over 3 sessions")
+    assert "model_auto_compact_token_limit=" in out and "recommended" in out
+    assert "held out: " in out
+
+
+def test_a_replay_lowers_the_compactions_a_lower_trigger_brings(fleet: Path) -> None:
+    """One session, every candidate: a lower override compacts at least as often."""
+    path = str(next(fleet.glob("0-*")))
+    spec = TuneSpec("plan", "plan", tuple((("compact_trigger_ratio", r),) for r in (0.2, 1.0)))
+    result = tune_session(Target(path), spec)
+    low, high = result.scores
+    assert low is not None and high is not None
+    assert low.compactions > high.compactions
+
+
+def test_stopping_keeps_what_finished(fleet: Path) -> None:
+    targets = [Target(str(p)) for p in sorted(fleet.iterdir())]
+    spec = TuneSpec("claude-code", "claude-code", ((("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", 50),),))
+    calls = iter([False, True])
+    run = run_tune(targets, spec, should_stop=lambda: next(calls, True))
+    assert run.interrupted and len(run.results()) == 1
+
+
+def test_no_session_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "empty").mkdir()
+    assert main(["tune", str(tmp_path / "empty"), "--agent", "codex"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "ctxtui tune: error: no codex sessions found (give PATHS, or see 'ctxtui sessions')"
+    )
+
+
+def test_write_config_prints_the_settings(fleet: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["tune", str(fleet), "--agent", "claude-code", "--workers", "1", "--write-config"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith('# ~/.claude/settings.json, merged:\n{\n  "env": {')
+    assert "(now unset)" in out
+
+
+def test_write_config_to_a_file_keeps_a_backup_and_needs_force(
+    fleet: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "settings.json"
+    target.write_text('{"model": "opus"}\n')
+    argv = ["tune", str(fleet), "--agent", "claude-code", "--workers", "1", "-o", str(target)]
+    assert main(argv) == 2
+    assert "--force" in capsys.readouterr().err
+    assert target.read_text() == '{"model": "opus"}\n'
+    assert main([*argv, "--force"]) == 0
+    written = json.loads(target.read_text())
+    assert written["model"] == "opus" and "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE" in written["env"]
+    [backup] = tmp_path.glob("settings.json.ctxtui-*.bak")
+    assert backup.read_text() == '{"model": "opus"}\n'
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("settings")) == [
+        "settings.json", backup.name
+    ]  # fmt: skip
+
+
+def test_write_config_refuses_an_agents_store(
+    fleet: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "home/.codex/sessions"
+    store.mkdir(parents=True)
+    argv = ["tune", str(fleet), "--agent", "codex", "--workers", "1", "-o", str(store / "x.toml")]
+    assert main(argv) == 2
+    assert "session store" in capsys.readouterr().err

@@ -1,0 +1,65 @@
+"""The tune view (`K`): the open session replayed under its agent's candidates, the front as a
+scatter and a table, and Enter applying a point to the session on screen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Static
+
+from ctxtui.core.tuning.figure import Figure, Point, text_grid
+from ctxtui.tui.screens.tune import TuneScreen
+from tests.tui.main_fixtures import app_for, settle
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude/settings.json").write_text(
+        '{"env": {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "60"}}'
+    )
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", raising=False)
+
+
+async def test_the_front_and_enter_applies_a_point() -> None:
+    app = app_for(REPO / "sample_sessions" / "claude_code_replay.jsonl")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("K")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, TuneScreen) and screen.agent == "claude-code"
+        assert screen.doc is not None
+        table = screen.query_one(DataTable)
+        assert table.row_count == len(screen.doc["pareto"]) > 0
+        chart = str(screen.query_one("#tune-chart", Static).render())
+        assert "R" in chart and "dollars" in chart
+        status = str(screen.query_one("#tune-status", Static).render())
+        assert "enter: apply" in status
+        # the configured 60 % is one of the grid's candidates: marked as configured
+        assert screen.doc["configured_candidate"] == 4
+        table.move_cursor(row=[r["index"] for r in screen.rows].index(4))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not isinstance(pilot.app.screen, TuneScreen)
+        policy = pilot.app.screen_stack[0].state.policy  # type: ignore[attr-defined]
+        assert policy.preset == "claude-code"
+        # 60 % of (200,000 − 20,000): the point's trigger laid over the agent's preset
+        assert policy.trigger == 108_000
+
+
+def test_named_points_are_drawn_over_others() -> None:
+    points = (
+        Point(0, 0.0, 0.0, 1.0, 0, 3, True, ()),
+        Point(1, 0.0, 0.0, 1.0, 0, 3, True, ("recommended",)),
+        Point(2, 1.0, 1.0, 2.0, 5, 12, True, ()),
+        Point(3, 0.5, 1.0, 1.5, 5, 1, False, ()),
+    )
+    grid = text_grid(Figure(points, (1.0, 2.0), (0, 5)), 5, 3)
+    assert grid == ["  · +", "     ", "R    "]
