@@ -77,8 +77,9 @@ def effective(args: argparse.Namespace, session: Session) -> Effective:
 
     given = overrides_from(args)
     names = {knob: flag_of(knob) for knob in given}
+    choice = resolve_preset(session, args.preset)
     try:
-        return effective_policy(args.preset, session, given, flag_names=names)
+        return effective_policy(choice.name, session, given, flag_names=names)
     except PolicyError as err:
         raise CommandError(explain_policy_error(err)) from None
 

@@ -13,9 +13,8 @@ from typing import Any
 
 from ctxtui.commands.errors import CommandError
 from ctxtui.commands.json_out import stdlib_text, write_stdout
-from ctxtui.core.policies.presets import DEFAULT_PRESET
+from ctxtui.core.policies.preset_choice import resolve_preset
 from ctxtui.core.session.models import Session
-from ctxtui.core.tuning.configured import AGENTS
 from ctxtui.core.tuning.observed import configured_line, observed_line
 from ctxtui.options import EXIT_OK, explain_policy_error, flag_of, overrides_from
 
@@ -23,14 +22,10 @@ SCHEMA = "ctxtui.policy/1"
 
 
 def session_preset(args: argparse.Namespace, session: Session | None) -> tuple[str, str]:
-    """The preset and where it came from: ``--preset``, else the session's agent's, else the
-    default."""
-    if args.preset != DEFAULT_PRESET:
-        return args.preset, "--preset"
-    agent = session.meta.format if session is not None else ""
-    if agent in AGENTS:
-        return AGENTS[agent], "the session's agent"
-    return args.preset, "the default"
+    """The preset and where it came from, by the rule every command follows
+    (``core.policies.preset_choice``): ``--preset``, else the session's agent's, else plan."""
+    choice = resolve_preset(session, args.preset)
+    return choice.name, choice.origin
 
 
 def document(args: argparse.Namespace) -> dict[str, Any]:
