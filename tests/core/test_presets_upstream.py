@@ -324,7 +324,7 @@ def test_force_compression_cuts_at_turns_len_over_2_without_the_current_message(
 
 def test_replay_cuts_the_history_before_the_turns_user_message() -> None:
     session = _chat_turns(4)  # turn starts 0, 2, 4, 6; the check before turn 3 sees 3 turns
-    tokens = [10, 10, 10, 10, 10, 10, 3_000, 10]
+    tokens = [300, 300, 300, 300, 300, 300, 1_500, 10]  # what goes outweighs the note
     policy = preset("picoclaw", context_window=4_000, max_tokens=1_000)
     result = _walk(session, policy, tokens)
     assert [c.request for c in result.compactions] == [3]

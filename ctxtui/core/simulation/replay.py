@@ -240,6 +240,7 @@ class _Walk:
         self.segments = [Segment(0, None, 0, summary, counts.summary_tokens)]
         self.compactions: list[SimulatedCompaction] = []
         self.stuck = -1  # a segment whose leaf pass can never succeed again
+        self.futile = (-1, -1)  # the segment and turn of a compaction that did not shrink
         self.summaries = [i for i, m in enumerate(session.messages) if m.is_summary]
 
     def prompt(self, stop: int) -> int:
@@ -268,12 +269,7 @@ class _Walk:
         segment = self.segments[-1]
         summarize = self.policy.compaction_style is CompactionStyle.SUMMARIZE
         end = stop if upto is None else upto
-        if summarize and self.account.tail_starts_after_head(segment, end) is False:
-            return False  # the fresh tail holds everything: no summary would be written
-        if self.stuck == len(self.segments) - 1:
-            return False
-        if not self.exact and self._leaf_stuck(segment, end):
-            self.stuck = len(self.segments) - 1
+        if self._blocked(segment, end, stop, summarize):
             return False
         session = live_session(self.session, segment, end)
         counts = live_counts(self.counts, segment, end)
@@ -308,12 +304,40 @@ class _Walk:
             )  # fmt: skip
         self.segments.append(new)
         after = self.prompt(stop)
+        if self._grew(before, after):
+            self.segments.pop()
+            self.futile = (len(self.segments) - 1, self._turn(stop))
+            return False
         first = max(segment.start, segment.start + result.replaced[0] - segment.lead)
         replaced = (first, start - 1)
         self.compactions.append(
             SimulatedCompaction(k, reason, before, after, replaced, new.stand_in_tokens)
         )
         return True
+
+    def _blocked(self, segment: Segment, end: int, stop: int, summarize: bool) -> bool:
+        """Whether no compaction can run here: the fresh tail holds everything (no summary
+        would be written), seahorse's leaf pass is stuck, or one did not shrink the prompt
+        earlier in this turn."""
+        if summarize and self.account.tail_starts_after_head(segment, end) is False:
+            return True
+        here = len(self.segments) - 1
+        if self.stuck == here or self.futile == (here, self._turn(stop)):
+            return True
+        if not self.exact and self._leaf_stuck(segment, end):
+            self.stuck = here
+            return True
+        return False
+
+    def _turn(self, stop: int) -> int:
+        return bisect_left(self.session.turn_starts, stop) - 1
+
+    def _grew(self, before: int, after: int) -> bool:
+        """Whether a compaction left the prompt no smaller: it is then not simulated, and not
+        tried again in that turn (a summary or note bigger than what it replaced would
+        otherwise compact every turn). Only where the trigger counts locally: a reported
+        count describes a context ctxtui's offline summary does not stand for."""
+        return self.policy.trigger_count is TriggerCount.LOCAL and after >= before
 
     def _leaf_stuck(self, segment: Segment, end: int) -> bool:
         """Whether seahorse's leaf pass can never succeed again in this segment.
