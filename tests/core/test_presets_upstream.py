@@ -484,3 +484,17 @@ def test_claude_code_caps_a_bash_output_at_30000_characters() -> None:
     assert shown is not None and shown.startswith(big[:15_000]) and shown.endswith(big[-15_000:])
     assert cut[2].tokens_after == len(shown) + 1  # the chars tokenizer: the capped text
     assert harness_cap(big[:30_000], 30_000) is None
+
+
+def test_opencode_estimates_an_image_as_its_base64_over_four() -> None:
+    """``Token.estimate(JSON.stringify(modelMessages))``: an image is a ``file`` part holding its
+    base64, so a 9,000-byte PNG adds 12,000 characters, 3,000 tokens (docs/images.md)."""
+    from ctxtui.core.session.models import ContentPart, PartKind
+    from ctxtui.core.tokens.tokenizers.opencode import OpenCodeTokenizer
+
+    image = ContentPart(kind=PartKind.IMAGE, media_type="image/png", byte_size=9_000)
+    bare = Message(role="user", content="look")
+    with_image = bare.model_copy(update={"parts": (image,)})
+    tokenizer = OpenCodeTokenizer()
+    added = tokenizer.count_message(with_image) - tokenizer.count_message(bare)
+    assert 3_000 <= added <= 3_020  # the base64 and the part's JSON keys
