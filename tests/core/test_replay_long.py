@@ -3,6 +3,8 @@ keeps grows with the requests, not with their square (issue 37, item 5)."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from ctxtui.core.policies.policy import preset
@@ -31,15 +33,17 @@ def picoclaw_session(requests: int) -> Session:
     return Session(messages=tuple(messages))
 
 
-@pytest.mark.parametrize("name", ["picoclaw", "picoclaw-seahorse"])
-def test_a_15000_request_picoclaw_replay_compacts_down_and_keeps_linear_state(name: str) -> None:
-    session = picoclaw_session(15_000)
+@pytest.mark.parametrize(("name", "requests"), [("picoclaw", 15_000), ("picoclaw-seahorse", 5_000)])
+def test_a_long_picoclaw_replay_compacts_down_and_keeps_linear_state(
+    name: str, requests: int
+) -> None:
+    session = picoclaw_session(requests)
     policy = preset(name, context_window=8_000, max_tokens=2_000)
     tokenizer, info = resolve(policy.tokenizer)
     counts = count_session(session, tokenizer, info)
     assert counts is not None
     result = replay(session, policy, counts, tokenizer)
-    assert len(result.requests) >= 15_000
+    assert len(result.requests) >= requests
     assert result.compactions
     assert all(c.tokens_after < c.tokens_before for c in result.compactions)
     assert len(result.compactions) < len(result.requests) // 4  # not every turn or request
@@ -49,3 +53,18 @@ def test_a_15000_request_picoclaw_replay_compacts_down_and_keeps_linear_state(na
     )
     history = sum(len(m.content) for m in session.messages)
     assert held <= 2 * history  # summaries held once each, no copy per request
+
+
+def test_seahorse_condenses_its_leaves_once_the_context_is_over_the_window() -> None:
+    """``Compact``'s phase 2 (``Budget`` the window): past it, leaves merge into condensed
+    summaries, so the summaries stop adding up without bound."""
+    session = picoclaw_session(1_500)
+    policy = preset("picoclaw-seahorse", context_window=8_000, max_tokens=2_000)
+    tokenizer, info = resolve(policy.tokenizer)
+    counts = count_session(session, tokenizer, info)
+    assert counts is not None
+    result = replay(session, policy, counts, tokenizer)
+    last = result.segments[-1].stand_in
+    assert last is not None and "[Condensed from" in last.content
+    held = [s.stand_in_tokens for s in result.segments[1:]]
+    assert any(b < a for a, b in pairwise(held))  # a pass shrank them
