@@ -45,7 +45,10 @@ def _now(p: dict[str, Any]) -> str:
     trigger" is about the *next* request, which the transcript does not hold. PicoClaw legacy's
     after-turn summary, which replay does not simulate, is named for what it is."""
     if p["trigger"] is None:
-        return f"never by itself (no window known for the model) · prompt now {p['tokens']:,} tok"
+        return (
+            "no automatic compaction (the agent knows no window for the model) · prompt now "
+            f"{p['tokens']:,} tok"
+        )
     head = f"at {p['trigger']:,} tok · prompt now {p['tokens']:,} tok"
     if p["post_turn"]:
         return f"{head} · under it, past PicoClaw's after-turn limit: summarises after this turn"

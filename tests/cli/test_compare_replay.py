@@ -47,7 +47,10 @@ def test_compare_replay_agrees_with_replay_for_each_preset(
         assert r["overflow_requests"] == len(overflows)
     plan, seahorse = (e["replay"] for e in doc["presets"])
     assert plan["compactions"] == 3 and seahorse["compactions"] > plan["compactions"]
-    assert all(e["replay"]["peak_tokens"] <= 10_000 for e in doc["presets"])
+    assert plan["peak_tokens"] <= 10_000
+    # seahorse's context holds every leaf summary until its condensed pass, run only once the
+    # context is over the window, merges them (short_compaction.go: Compact, phase 2)
+    assert seahorse["peak_tokens"] > 10_000 > seahorse["peak_tokens"] // 2
 
 
 def test_compare_without_replay_leaves_it_null(capsys: pytest.CaptureFixture[str]) -> None:

@@ -107,6 +107,16 @@ def test_a_claude_sonnet_transcript_opens_with_200k(
     assert r["totals"]["trigger"] == 167_000
 
 
+def test_codex_on_a_claude_transcript_says_no_automatic_compaction(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = str(_claude_code_file(tmp_path, "claude-sonnet-4-5"))
+    r = _report(capsys, path, "--preset", "codex")
+    assert (r["totals"]["window"], r["totals"]["trigger"]) == (200_000, None)
+    assert main(["compare", path, "--presets", "codex"]) == 0
+    assert "no automatic compaction" in capsys.readouterr().out
+
+
 def test_a_codex_rollout_opens_with_its_recorded_window(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -324,7 +324,7 @@ def test_force_compression_cuts_at_turns_len_over_2_without_the_current_message(
 
 def test_replay_cuts_the_history_before_the_turns_user_message() -> None:
     session = _chat_turns(4)  # turn starts 0, 2, 4, 6; the check before turn 3 sees 3 turns
-    tokens = [10, 10, 10, 10, 10, 10, 3_000, 10]
+    tokens = [300, 300, 300, 300, 300, 300, 1_500, 10]  # what goes outweighs the note
     policy = preset("picoclaw", context_window=4_000, max_tokens=1_000)
     result = _walk(session, policy, tokens)
     assert [c.request for c in result.compactions] == [3]
@@ -484,3 +484,20 @@ def test_claude_code_caps_a_bash_output_at_30000_characters() -> None:
     assert shown is not None and shown.startswith(big[:15_000]) and shown.endswith(big[-15_000:])
     assert cut[2].tokens_after == len(shown) + 1  # the chars tokenizer: the capped text
     assert harness_cap(big[:30_000], 30_000) is None
+    from ctxtui.core.tokens.calibration import HARNESS_OUTPUT_CAPS
+
+    assert HARNESS_OUTPUT_CAPS["claude-code"] == (policy.truncate_max_bytes, frozenset({"Bash"}))
+
+
+def test_opencode_estimates_an_image_as_its_base64_over_four() -> None:
+    """``Token.estimate(JSON.stringify(modelMessages))``: an image is a ``file`` part holding its
+    base64, so a 9,000-byte PNG adds 12,000 characters, 3,000 tokens (docs/images.md)."""
+    from ctxtui.core.session.models import ContentPart, PartKind
+    from ctxtui.core.tokens.tokenizers.opencode import OpenCodeTokenizer
+
+    image = ContentPart(kind=PartKind.IMAGE, media_type="image/png", byte_size=9_000)
+    bare = Message(role="user", content="look")
+    with_image = bare.model_copy(update={"parts": (image,)})
+    tokenizer = OpenCodeTokenizer()
+    added = tokenizer.count_message(with_image) - tokenizer.count_message(bare)
+    assert 3_000 <= added <= 3_020  # the base64 and the part's JSON keys

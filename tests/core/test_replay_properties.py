@@ -182,3 +182,15 @@ def test_a_request_over_the_trigger_compacts_unless_nothing_could_go(
         done = compact(context.session, context.plan, CompactReason.PROACTIVE, TOKENIZER)
         replaced = done.replaced
         assert replaced is None or (context.stand_in and replaced[1] == 0)
+
+
+@SETTINGS
+@given(sessions(), policies())
+def test_no_simulated_compaction_leaves_a_larger_prompt(
+    case: tuple[Session, SessionCounts], policy: Policy
+) -> None:
+    """Where the trigger counts locally, a compaction that would not shrink the prompt (a
+    summary or note bigger than what it replaced) is not simulated (issue 37, item 5)."""
+    local = policy.with_changes(trigger_count=TriggerCount.LOCAL)
+    for c in _replay(case, local).compactions:
+        assert c.tokens_after < c.tokens_before

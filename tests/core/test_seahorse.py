@@ -46,3 +46,48 @@ def test_seven_huge_messages_give_no_leaf() -> None:
 def test_a_summary_restarts_a_short_run() -> None:
     items = [*_messages(3, 10), Item(50, depth=0), *_messages(9, 10), *_messages(32, 1)]
     assert sh.leaf_chunk(items) == (4, 12)
+
+
+# -- the condensed pass (short_compaction.go: compactCondensed, runCondensedLoop) --------
+
+
+def _count(text: str) -> int:
+    return len(text) // 4
+
+
+def test_condensed_constants_are_mains() -> None:
+    assert (sh.CONDENSED_MIN_FANOUT, sh.CONDENSED_TARGET_TOKENS) == (4, 2_000)
+
+
+def test_the_oldest_chunk_of_one_depth_over_2000_tokens_is_condensed() -> None:
+    """``selectOldestChunkAtDepth``: the leading leaves, 5 × 500 = 2,500 ≥ 2,000 tokens."""
+    leaves = [sh.Summary("s" * 2_000, 500) for _ in range(5)]
+    assert sh.condensation_candidates(leaves, items=5 + 40) == [0, 1, 2, 3, 4]
+    merged = sh.condense_once(leaves, 5 + 40, _count)
+    assert merged is not None and len(merged) == 1
+    # truncateCondensedSummaries: contents + "\n" each, cut to 2,048 bytes, then the note
+    assert merged[0].text == "s" * 2_000 + "\n" + "s" * 47 + "\n[Condensed from 5 summaries]"
+    assert merged[0].depth == 1
+
+
+def test_under_2000_tokens_the_first_four_of_the_shallowest_depth_go() -> None:
+    """``selectShallowestCondensationCandidate`` (not forced): 4 of depth 0, not consecutive."""
+    summaries = [
+        sh.Summary("a", 100, 1),
+        *(sh.Summary(f"l{k}", 100) for k in range(5)),
+    ]
+    assert sh.condensation_candidates(summaries, items=6 + 40) == [1, 2, 3, 4]
+    assert sh.condensation_candidates(summaries[:4], items=4 + 40) == []  # 3 of depth 0
+
+
+def test_the_fresh_tail_protects_summaries_in_it() -> None:
+    leaves = [sh.Summary("s", 500) for _ in range(5)]
+    # 3 before the tail: 1,500 < 2,000 tokens, and fewer than 4
+    assert sh.condensation_candidates(leaves, items=5 + 30) == []
+    assert sh.condensation_candidates(leaves, items=5 + 32) == [0, 1, 2, 3, 4]
+
+
+def test_the_loop_stops_when_a_pass_does_not_shrink_the_context() -> None:
+    tiny = [sh.Summary("x", 1) for _ in range(4)]  # the note alone outweighs them
+    out = sh.condensed_loop(tiny, 40, _count, history=1_000)
+    assert len(out) == 1 and out[0].depth == 1  # kept, as seahorse keeps it, then stop

@@ -25,7 +25,7 @@ class Replaced:
     """What a compaction of a live session did, in that session's indices."""
 
     replaced: tuple[int, int]  # inclusive
-    stand_in: Message | None  # style summarize: the message now at ``replaced[0]``
+    stand_in: Message | None  # summarize and leaf: the message now at ``replaced[0]``
     meta_summary: str | None  # the out-of-band summary after the compaction
     summary_tokens: int  # tokens the inserted messages and the summary's growth add
 
@@ -45,8 +45,8 @@ def compact_live(
     if result.replaced is None:
         return None
     after = result.session
-    summarize = plan.policy.compaction_style is CompactionStyle.SUMMARIZE
-    kept = after.messages[result.replaced[0]] if summarize else None
+    inserts = plan.policy.compaction_style in (CompactionStyle.SUMMARIZE, CompactionStyle.LEAF)
+    kept = after.messages[result.replaced[0]] if inserts else None
     return Replaced(result.replaced, kept, after.meta.summary, result.summary_tokens)
 
 

@@ -66,8 +66,9 @@ class _Blocks:
             self.seen.add(tool_id)
             self.members.append(i)
             return
-        self.close()
-        if message.role == "assistant" and message.tool_calls:
+        if self.call >= 0:
+            self.close()
+        if message.tool_calls and message.role == "assistant":
             ids = [c.id for c in message.tool_calls]
             self.call, self.expected = i, frozenset(x for x in ids if x)
             self.invalid = "" in ids

@@ -22,7 +22,6 @@ from ctxtui.core.policies.modes import (
     TriggerCount,
     TruncateStyle,
 )
-from ctxtui.core.tokens.calibration import HARNESS_OUTPUT_CAPS
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +229,7 @@ ROWS: tuple[Preset, ...] = (
             "prune_trigger_tokens": 100_000,  # inferred: the API's clear_tool_uses default
             "truncate_enabled": True,  # BASH_MAX_OUTPUT_LENGTH: HARNESS_OUTPUT_CAPS' figure
             "truncate_max_lines": UNCAPPED,
-            "truncate_max_bytes": HARNESS_OUTPUT_CAPS["claude-code"][0],  # in characters
+            "truncate_max_bytes": 30_000,  # characters: HARNESS_OUTPUT_CAPS' Bash cap
             "truncate_style": TruncateStyle.HARNESS_CAP,
             "structured_summaries": True,
             "summary_template": SummaryTemplate.CLAUDE_CODE,

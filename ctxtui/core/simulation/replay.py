@@ -36,7 +36,13 @@ from ctxtui.core.simulation.live_context import (
     live_counts,
     live_session,
 )
-from ctxtui.core.summaries.seahorse import FRESH_TAIL_COUNT, LEAF_CHUNK_TOKENS, LEAF_MIN_FANOUT
+from ctxtui.core.summaries.seahorse import (
+    FRESH_TAIL_COUNT,
+    LEAF_CHUNK_TOKENS,
+    LEAF_MIN_FANOUT,
+    Summary,
+    condensed_loop,
+)
 from ctxtui.core.tokens.counting import Progress, StopCheck, count_summary
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import Tokenizer
@@ -207,17 +213,6 @@ def place_recorded(session: Session, points: Sequence[int]) -> tuple[RecordedAt,
     return tuple(out)
 
 
-def _with_leaf(segment: Segment, start: int, leaf: Message, tokens: int) -> Segment:
-    """Seahorse keeps every leaf summary: the new one joins the live context's summaries."""
-    old = segment.stand_in
-    assert old is not None
-    joined = old.model_copy(update={"content": f"{old.content}\n\n{leaf.content}"})
-    return Segment(
-        start, joined, segment.stand_in_tokens + tokens,
-        segment.meta_summary, segment.meta_summary_tokens,
-    )  # fmt: skip
-
-
 class _Walk:
     """The mutable state of one replay; ``run`` returns the immutable ``Replay``."""
 
@@ -240,6 +235,9 @@ class _Walk:
         self.segments = [Segment(0, None, 0, summary, counts.summary_tokens)]
         self.compactions: list[SimulatedCompaction] = []
         self.stuck = -1  # a segment whose leaf pass can never succeed again
+        self.futile = (-1, -1)  # the segment and turn of a compaction that did not shrink
+        self.leaves: list[list[Summary]] = [[]]  # per segment: seahorse's summaries in it
+        self.pending: list[Summary] = []  # the summaries of the segment being added
         self.summaries = [i for i, m in enumerate(session.messages) if m.is_summary]
 
     def prompt(self, stop: int) -> int:
@@ -268,12 +266,7 @@ class _Walk:
         segment = self.segments[-1]
         summarize = self.policy.compaction_style is CompactionStyle.SUMMARIZE
         end = stop if upto is None else upto
-        if summarize and self.account.tail_starts_after_head(segment, end) is False:
-            return False  # the fresh tail holds everything: no summary would be written
-        if self.stuck == len(self.segments) - 1:
-            return False
-        if not self.exact and self._leaf_stuck(segment, end):
-            self.stuck = len(self.segments) - 1
+        if self._blocked(segment, end, stop, summarize):
             return False
         session = live_session(self.session, segment, end)
         counts = live_counts(self.counts, segment, end)
@@ -292,6 +285,7 @@ class _Walk:
         if start <= segment.start:
             return False  # only the summary itself would be summarised again
         leaf = self.policy.compaction_style is CompactionStyle.LEAF
+        self.pending = []
         if not summarize and not leaf:
             note = result.meta_summary
             tokens = count_summary(self.tokenizer, note)
@@ -299,21 +293,87 @@ class _Walk:
             if result.replaced[0] > 0:  # forceCompression kept a lone earlier user message
                 kept, kept_tokens = session.messages[0], counts.message_tokens[0]
             new = Segment(start, kept, kept_tokens, note, tokens)
-        elif leaf and segment.stand_in is not None and result.stand_in is not None:
-            new = _with_leaf(segment, start, result.stand_in, result.summary_tokens)
+        elif leaf and result.stand_in is not None:
+            new = self._with_leaf(segment, start, end, result.stand_in, result.summary_tokens)
         else:
             new = Segment(
                 start, result.stand_in, result.summary_tokens,
                 segment.meta_summary, segment.meta_summary_tokens,
             )  # fmt: skip
         self.segments.append(new)
+        self.leaves.append(self.pending)
         after = self.prompt(stop)
+        if self._grew(before, after):
+            self.segments.pop()
+            self.leaves.pop()
+            self.futile = (len(self.segments) - 1, self._turn(stop))
+            return False
+        if leaf and len(self.segments) > 1:
+            self._forget_text(len(self.segments) - 2)
         first = max(segment.start, segment.start + result.replaced[0] - segment.lead)
         replaced = (first, start - 1)
         self.compactions.append(
             SimulatedCompaction(k, reason, before, after, replaced, new.stand_in_tokens)
         )
         return True
+
+    def _with_leaf(
+        self, segment: Segment, start: int, end: int, leaf: Message, tokens: int
+    ) -> Segment:
+        """Seahorse keeps every leaf summary: the new one joins the live context's summaries,
+        which its condensed pass then merges while the context is over the window
+        (``Compact``'s phase 2, ``Budget`` the window: ``short_compaction.go``)."""
+        summaries = [*self.leaves[-1], Summary(leaf.content, tokens)]
+        prefix = self.account.prefix
+        history = prefix[end] - prefix[start]
+        if sum(x.tokens for x in summaries) + history > self.policy.context_window:
+            count = self.tokenizer.count_text
+            summaries = condensed_loop(summaries, end - start, count, history)
+        self.pending = summaries
+        joined = leaf.model_copy(update={"content": "\n\n".join(x.text for x in summaries)})
+        return Segment(
+            start, joined, sum(x.tokens for x in summaries),
+            segment.meta_summary, segment.meta_summary_tokens,
+        )  # fmt: skip
+
+    def _forget_text(self, i: int) -> None:
+        """Keep an earlier seahorse segment's summaries as a short note, their tokens as they
+        were: each segment holding every summary's text would grow with the square of the
+        compactions (a later context shows the summaries' text, an earlier one the note)."""
+        segment, summaries = self.segments[i], self.leaves[i]
+        if segment.stand_in is None or not summaries:
+            return
+        depths = sorted({x.depth for x in summaries})
+        note = f"[{len(summaries):,} seahorse summaries, depth {depths[0]}–{depths[-1]}]"
+        light = segment.stand_in.model_copy(update={"content": note})
+        self.segments[i] = Segment(
+            segment.start, light, segment.stand_in_tokens,
+            segment.meta_summary, segment.meta_summary_tokens,
+        )  # fmt: skip
+
+    def _blocked(self, segment: Segment, end: int, stop: int, summarize: bool) -> bool:
+        """Whether no compaction can run here: the fresh tail holds everything (no summary
+        would be written), seahorse's leaf pass is stuck, or one did not shrink the prompt
+        earlier in this turn."""
+        if summarize and self.account.tail_starts_after_head(segment, end) is False:
+            return True
+        here = len(self.segments) - 1
+        if self.stuck == here or self.futile == (here, self._turn(stop)):
+            return True
+        if not self.exact and self._leaf_stuck(segment, end):
+            self.stuck = here
+            return True
+        return False
+
+    def _turn(self, stop: int) -> int:
+        return bisect_left(self.session.turn_starts, stop) - 1
+
+    def _grew(self, before: int, after: int) -> bool:
+        """Whether a compaction left the prompt no smaller: it is then not simulated, and not
+        tried again in that turn (a summary or note bigger than what it replaced would
+        otherwise compact every turn). Only where the trigger counts locally: a reported
+        count describes a context ctxtui's offline summary does not stand for."""
+        return self.policy.trigger_count is TriggerCount.LOCAL and after >= before
 
     def _leaf_stuck(self, segment: Segment, end: int) -> bool:
         """Whether seahorse's leaf pass can never succeed again in this segment.
