@@ -282,7 +282,8 @@ def _sessions_options(sessions: argparse.ArgumentParser) -> None:
     sessions.add_argument(
         "--count",
         action="store_true",
-        help="count each session's messages as the app shows them (opens every session; slower)",
+        help="count the messages of every session the fleet's index does not hold: the whole "
+        "file, each message once, as 'ctxtui fleet' counts them (opens those sessions; slower)",
     )
 
 

@@ -373,6 +373,31 @@ def test_a_bad_period_or_range_is_one_line(
     assert why in err and "Traceback" not in err
 
 
+def _listed(doc: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for entry in doc["sessions"]:
+        out[entry["open"]] = entry["messages"]
+        out.update(_listed({"sessions": entry["subagents"]}))
+    return out
+
+
+def test_sessions_count_the_whole_file_as_the_fleet_does(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``ctxtui sessions`` printed "-" for every session's messages: after a fleet run it
+    has the fleet's whole-file counts from the index, and ``--count`` counts the same."""
+    counted = _listed(_json(capsys, "sessions", "--json", "--count"))
+    assert _listed(_json(capsys, "sessions", "--json")) == dict.fromkeys(counted)
+    fleet = {row["path"]: row["messages"] for row in _fleet(capsys)["sessions"]}
+    assert _listed(_json(capsys, "sessions", "--json")) == counted
+    assert {k: v for k, v in fleet.items() if k in counted} == counted
+    replay = next(k for k in counted if k.endswith("c3d4-replay.jsonl"))
+    assert counted[replay] == 523  # three compactions: 72 after the last
+    capsys.readouterr()
+    assert main(["sessions"]) == 0
+    assert " 523 " in capsys.readouterr().out
+
+
 def test_the_table_shows_escapes_literally(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
