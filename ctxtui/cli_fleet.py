@@ -37,8 +37,8 @@ def fleet_options(
     fleet.add_argument(
         "--compare",
         metavar="A,B,...",
-        help="also replay every session under these presets and print each preset's totals "
-        "across the fleet (compactions, peak prompt, cost) side by side",
+        help="also replay every session under these presets and print each preset's simulated "
+        "totals across the fleet (compactions, peak prompt, cost) under the recorded ones",
     )
     fleet.add_argument(
         "--by",
@@ -75,13 +75,14 @@ def fleet_options(
         "--workers",
         type=whole,
         metavar="N",
-        help="processes to run; default: every core; 1 reads in this process",
+        help="processes to run; default: every core, never more than the sessions to read; "
+        "1 reads in this process",
     )
     fleet.add_argument(
         "--dask",
         metavar="ADDRESS",
-        help="run the sessions on an existing Dask cluster (tcp://HOST:PORT of its scheduler); "
-        "needs the optional 'dask' extra",
+        help="run the sessions on an existing Dask cluster: tcp://HOST:PORT of its scheduler, "
+        "which must answer within 10 s; needs the optional 'dask' extra",
     )
     fleet.add_argument(
         "--format",
