@@ -236,9 +236,10 @@ def _ending(result: FleetRun, total: int, dask: str | None, *, kept: bool) -> in
         )
         return EXIT_INCOMPLETE
     if result.failed:
+        first = result.finished[min(result.failed)].base["error"]
         print(
-            f"ctxtui fleet: {plural(len(result.failed), 'session')} failed twice, their "
-            f"worker process ended (out of memory, or killed); {done}",
+            f"ctxtui fleet: {plural(len(result.failed), 'session')} failed twice "
+            f"(first: {_shown(first or '')}); {done}",
             file=sys.stderr,
         )
         return EXIT_INCOMPLETE

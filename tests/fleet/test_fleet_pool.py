@@ -81,7 +81,8 @@ def test_rows_whose_worker_dies_twice_fail_and_the_run_says_so(
     assert "s03.json" in failed and len(doc["sessions"]) == 8
     assert all("BrokenProcessPool" in error for error in failed.values())
     (line,) = captured.err.strip().splitlines()
-    assert line.startswith("ctxtui fleet: ") and " failed twice, their worker process ended" in line
+    assert line.startswith("ctxtui fleet: ") and " failed twice (first: the job failed: " in line
+    assert "BrokenProcessPool" in line
     assert line.endswith(f"; {8 - len(failed)} of 8 sessions done")
 
 
