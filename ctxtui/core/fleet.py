@@ -58,14 +58,18 @@ UNKNOWN = "(unknown)"
 Row = dict[str, Any]
 
 ACTIVITY = "activity"
-"""A row's requests, for the periods: ``{"requests": [[time, cost_usd, prompt, cache_read],
-...], "compacted": [time, ...]}``, times in seconds since the epoch (``None`` unknown)."""
+"""A row's requests by the UTC hour they were sent in, for the periods: ``{"hours": [[hour,
+first, last, requests, cost_usd, prompt, cache_read, peak, compactions], ...], "untimed":
+[...the same from ``requests`` on, or ``None``]}``, times in seconds since the epoch. An hour
+is the finest a period needs: days, weeks and months are made of hours, and a 5-hour block
+starts at an hour and takes whole hours (``_blocks``)."""
 PERIODS = ("day", "week", "month", "block")
 """What ``--by`` groups the requests by: the UTC day, the week (from its Monday), the month,
 or ccusage's 5-hour billing blocks."""
 BLOCK = timedelta(hours=5)
 """ccusage's block: it starts at the hour of its first request (floored, UTC) and holds every
 request until one comes more than 5 hours after that start or after the previous request."""
+HOUR = 3600
 
 
 def conversation_messages(history: Session) -> int:
@@ -87,24 +91,43 @@ def conversation_messages(history: Session) -> int:
 
 
 def activity(history: Session, cost: SessionCost) -> dict[str, Any]:
-    """A row's ``ACTIVITY``: each recorded request's time, dollars and prompt tokens, and the
-    time of each compaction the agent recorded (its summary's, or the next request's)."""
-    requests = []
-    for r in cost.requests:
-        usage = r.usage
-        requests.append(
-            [
-                _epoch(r.sent_at),
-                round(float(r.cost), 9) if r.cost is not None else None,
-                usage.prompt if usage is not None else None,
-                usage.cache_read if usage is not None else None,
-            ]
-        )
-    compacted = []
-    for rc in history.meta.recorded_compactions:
-        after = history.messages[rc.message_index :]
-        compacted.append(_epoch(next((m.created_at for m in after if m.created_at), None)))
-    return {"requests": requests, "compacted": compacted}
+    """A row's ``ACTIVITY``: its recorded requests summed per UTC hour (each compaction the
+    agent recorded counted at the request it took effect at)."""
+    from bisect import bisect_left
+
+    points = history.index.requests
+    marks = [bisect_left(points, rc.message_index) for rc in history.meta.recorded_compactions]
+    compacted = [0] * (len(cost.requests) + 1)
+    for k in marks:
+        compacted[min(k, len(cost.requests) - 1) if cost.requests else 0] += 1
+    hours: dict[int, list[Any]] = {}
+    untimed: list[Any] | None = None
+    for k, r in enumerate(cost.requests):
+        when = _epoch(r.sent_at)
+        if when is None:
+            untimed = _add(untimed, r, compacted[k])
+            continue
+        hour = int(when // HOUR) * HOUR
+        group = hours.get(hour)
+        if group is None:
+            hours[hour] = [hour, when, when, *_add(None, r, compacted[k])]
+        else:
+            group[1], group[2] = min(group[1], when), max(group[2], when)
+            group[3:] = _add(group[3:], r, compacted[k])
+    return {"hours": [hours[h] for h in sorted(hours)], "untimed": untimed}
+
+
+def _add(group: list[Any] | None, r: Any, compactions: int) -> list[Any]:
+    """``[requests, cost_usd, prompt, cache_read, peak, compactions]`` with request ``r``."""
+    n, cost, prompt, read, peak, marks = group or [0, None, None, None, None, 0]
+    if r.cost is not None:
+        cost = round((cost or 0.0) + float(r.cost), 9)
+    usage = r.usage
+    if usage is not None and usage.prompt:
+        prompt = (prompt or 0) + usage.prompt
+        read = (read or 0) + usage.cache_read
+        peak = max(peak or 0, usage.prompt)
+    return [n + 1, cost, prompt, read, peak, marks + compactions]
 
 
 def _epoch(when: datetime | None) -> float | None:
@@ -172,11 +195,8 @@ def grouped(
     return {name: totals(groups[name]) for name in order}
 
 
-PERIOD_SUMMED = ("requests", "cost_usd", "prompt_tokens", "cache_read_tokens")
-
-
-def _label(when: float, by: str) -> str:
-    day = datetime.fromtimestamp(when, UTC).date()
+def _label(hour: float, by: str) -> str:
+    day = datetime.fromtimestamp(hour, UTC).date()
     if by == "week":
         return (day - timedelta(days=day.weekday())).isoformat()
     if by == "month":
@@ -198,9 +218,9 @@ def in_range(row: Mapping[str, Any], since: date | None, until: date | None) -> 
     a row with no timed request, whether it started then."""
     if since is None and until is None:
         return True
-    times = [r[0] for r in (row.get(ACTIVITY) or {}).get("requests", ()) if r[0] is not None]
-    if times:
-        return any(_in_range(t, since, until) for t in times)
+    hours = (row.get(ACTIVITY) or {}).get("hours") or ()
+    if hours:
+        return any(_in_range(h[0], since, until) for h in hours)
     started = row.get("started")
     if not isinstance(started, str):
         return False
@@ -211,16 +231,19 @@ def in_range(row: Mapping[str, Any], since: date | None, until: date | None) -> 
     return _in_range(_epoch(when), since, until)
 
 
-def _blocks(times: Sequence[float]) -> list[float]:
-    """Each of the sorted ``times``' block start (ccusage's ``BLOCK`` rule)."""
+def _blocks(hours: Sequence[Sequence[Any]]) -> list[float]:
+    """Each of the hours' block start, the hours ``[hour, first, last, ...]`` sorted: ccusage's
+    rule (``BLOCK``) applied at the hour's first request. Every later request of that hour is
+    within 5 hours of it and of the block's start, so an hour is never split (but for a
+    request on the very second a block ends, which ccusage keeps in the older block)."""
     out: list[float] = []
     start = last = None
     span = BLOCK.total_seconds()
-    for t in times:
-        if start is None or last is None or t - start > span or t - last > span:
-            start = t - t % 3600  # floored to the hour
+    for hour, first, final, *_ in hours:
+        if start is None or last is None or first - start > span or first - last > span:
+            start = hour
         out.append(start)
-        last = t
+        last = final
     return out
 
 
@@ -233,78 +256,78 @@ def periods(
     """The requests of ``rows`` per period (``PERIODS``), sorted, each with the figures of
     ``totals`` that requests add up to: sessions (that sent one then), requests, recorded
     cost, prompt and cache-read tokens, cache hit ratio, the largest reported prompt and the
-    agent's compactions. Requests with no time are ``UNKNOWN``'s (never a block's)."""
-    timed, untimed, marks = _requests_in(rows, since, until)
-    if by == "block":
-        starts = _blocks([t for t, _, _ in timed])
-        labels = [datetime.fromtimestamp(s, UTC).isoformat() for s in starts]
-    else:
-        labels = [_label(t, by) for t, _, _ in timed]
-    groups: dict[str, list[tuple[int, list[Any]]]] = {}
-    for label, (_, n, req) in zip(labels, timed, strict=True):
-        groups.setdefault(label, []).append((n, req))
-    if untimed and by != "block":
-        groups[UNKNOWN] = untimed
-    out = {label: _period(groups[label]) for label in groups}
-    for when in marks:
-        mark = _mark_label(when, by, out)
-        if mark is not None:
-            out[mark]["compactions_recorded"] += 1
-    if by == "block":
-        for label, group in out.items():
-            start = datetime.fromisoformat(label)
-            group["start"], group["end"] = label, (start + BLOCK).isoformat()
-    return out
-
-
-def _requests_in(
-    rows: Sequence[Mapping[str, Any]], since: date | None, until: date | None
-) -> tuple[list[tuple[float, int, list[Any]]], list[tuple[int, list[Any]]], list[float | None]]:
-    """The rows' requests in the range, timed (sorted by time) and untimed (only without a
-    range), each with its row's position; and the times of their recorded compactions."""
-    timed: list[tuple[float, int, list[Any]]] = []
+    agent's compactions. Requests with no time are ``UNKNOWN``'s (never a block's), and
+    only without a range."""
+    merged: dict[int, list[Any]] = {}
+    who: dict[int, set[int]] = {}
     untimed: list[tuple[int, list[Any]]] = []
-    marks: list[float | None] = []
-    whole = since is None and until is None
     for n, row in enumerate(rows):
         act = row.get(ACTIVITY) or {}
-        for req in act.get("requests", ()):
-            if req[0] is None:
-                if whole:
-                    untimed.append((n, req))
-            elif _in_range(req[0], since, until):
-                timed.append((req[0], n, req))
-        marks += [t for t in act.get("compacted", ()) if _in_range(t, since, until)]
-    timed.sort(key=lambda item: item[0])
-    return timed, untimed, marks
+        for hour, first, final, *figures in act.get("hours") or ():
+            if not _in_range(hour, since, until):
+                continue
+            who.setdefault(hour, set()).add(n)
+            got = merged.get(hour)
+            merged[hour] = (
+                [hour, first, final, *figures]
+                if got is None
+                else [hour, min(got[1], first), max(got[2], final), *_merge(got[3:], figures)]
+            )
+        if act.get("untimed") and since is None and until is None:
+            untimed.append((n, act["untimed"]))
+    hours = [merged[h] for h in sorted(merged)]
+    if by == "block":
+        labels = [datetime.fromtimestamp(s, UTC).isoformat() for s in _blocks(hours)]
+    else:
+        labels = [_label(h[0], by) for h in hours]
+    out: dict[str, list[Any]] = {}
+    members: dict[str, set[int]] = {}
+    for label, h in zip(labels, hours, strict=True):
+        members.setdefault(label, set()).update(who[h[0]])
+        out[label] = _merge(out[label], h[3:]) if label in out else list(h[3:])
+    if untimed and by != "block":
+        members[UNKNOWN] = {n for n, _ in untimed}
+        rest: list[Any] = list(untimed[0][1])
+        for _, more in untimed[1:]:
+            rest = _merge(rest, more)
+        out[UNKNOWN] = rest
+    return {label: _period(out[label], len(members[label]), label, by) for label in out}
 
 
-def _mark_label(when: float | None, by: str, out: Mapping[str, Any]) -> str | None:
-    """The period a compaction at ``when`` falls in (a block: the last that began by then)."""
-    if when is None:
-        return UNKNOWN if UNKNOWN in out else None
-    if by != "block":
-        label = _label(when, by)
-        return label if label in out else None
-    began = [label for label in out if datetime.fromisoformat(label).timestamp() <= when]
-    return began[-1] if began else None
+def _merge(a: Sequence[Any], b: Sequence[Any]) -> list[Any]:
+    """Two ``[requests, cost_usd, prompt, cache_read, peak, compactions]`` as one."""
+
+    def plus(x: Any, y: Any) -> Any:
+        return y if x is None else x if y is None else x + y
+
+    peak = max((v for v in (a[4], b[4]) if v is not None), default=None)
+    cost = plus(a[1], b[1])
+    return [
+        a[0] + b[0],
+        round(cost, 9) if cost is not None else None,
+        plus(a[2], b[2]),
+        plus(a[3], b[3]),
+        peak,
+        a[5] + b[5],
+    ]
 
 
-def _period(requests: Sequence[tuple[int, list[Any]]]) -> dict[str, Any]:
-    reqs = [req for _, req in requests]
-    prompt = [r[2] for r in reqs if r[2]]
-    read = sum(r[3] for r in reqs if r[2] and r[3] is not None)
-    cost = [r[1] for r in reqs if r[1] is not None]
-    return {
-        "sessions": len({n for n, _ in requests}),
-        "requests": len(reqs),
-        "cost_usd": round(sum(cost), 6) if cost else None,
-        "prompt_tokens": sum(prompt) if prompt else None,
+def _period(figures: Sequence[Any], sessions: int, label: str, by: str) -> dict[str, Any]:
+    n, cost, prompt, read, peak, compactions = figures
+    out: dict[str, Any] = {
+        "sessions": sessions,
+        "requests": n,
+        "cost_usd": round(cost, 6) if cost is not None else None,
+        "prompt_tokens": prompt,
         "cache_read_tokens": read if prompt else None,
-        "cache_hit_ratio": round(read / sum(prompt), 6) if prompt else None,
-        "peak_reported": max(prompt, default=None),
-        "compactions_recorded": 0,
+        "cache_hit_ratio": round(read / prompt, 6) if prompt else None,
+        "peak_reported": peak,
+        "compactions_recorded": compactions,
     }
+    if by == "block":
+        start = datetime.fromisoformat(label)
+        out["start"], out["end"] = label, (start + BLOCK).isoformat()
+    return out
 
 
 def preset_totals(name: str, simulated: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

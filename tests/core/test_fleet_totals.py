@@ -15,10 +15,12 @@ from ctxtui.core.fleet import (
     ACTIVITY,
     PERIODS,
     UNKNOWN,
+    activity,
     build_document,
     conversation_messages,
     empty_row,
 )
+from ctxtui.core.pricing.cost import session_cost
 from ctxtui.importers import load_session
 from ctxtui.samples import samples_dir
 
@@ -186,13 +188,32 @@ T0 = datetime(2026, 3, 2, 9, 20, tzinfo=UTC).timestamp()
 
 
 def _row(path: str, requests: list[tuple[float | None, float]], **known: Any) -> dict[str, Any]:
+    """A row whose requests (time, dollars; 1,000 prompt tokens, 900 read) are summed per
+    hour as ``activity`` sums them."""
     row = empty_row(path, **known)
-    row[ACTIVITY] = {
-        "requests": [[t, cost, 1_000, 900] for t, cost in requests],
-        "compacted": [],
-    }
+    hours: dict[int, list[Any]] = {}
+    for t, cost in requests:
+        assert t is not None
+        hour = int(t // HOUR) * int(HOUR)
+        got = hours.setdefault(hour, [hour, t, t, 0, 0.0, 0, 0, 1_000, 0])
+        got[1], got[2] = min(got[1], t), max(got[2], t)
+        got[3:7] = [got[3] + 1, got[4] + cost, got[5] + 1_000, got[6] + 900]
+    row[ACTIVITY] = {"hours": [hours[h] for h in sorted(hours)], "untimed": None}
     row["cost_usd"] = sum(cost for _, cost in requests)
     return row
+
+
+def test_activity_sums_every_request_and_compaction_of_a_session() -> None:
+    history = load_session(SAMPLES / "claude_code_replay.jsonl", full_history=True)
+    cost = session_cost(history)
+    act = activity(history, cost)
+    hours = act["hours"]
+    assert [h[0] for h in hours] == sorted({h[0] for h in hours})
+    assert all(h[0] <= h[1] <= h[2] < h[0] + HOUR for h in hours)
+    assert sum(h[3] for h in hours) + (act["untimed"] or [0])[0] == len(cost.requests)
+    assert sum(h[8] for h in hours) == len(history.meta.recorded_compactions) == 3
+    assert sum(h[4] or 0 for h in hours) == pytest.approx(float(cost.total))
+    assert max(h[7] or 0 for h in hours) == max(r.usage.prompt for r in cost.requests if r.usage)
 
 
 def test_a_session_over_days_is_counted_on_each_day_it_sent_requests() -> None:
@@ -202,6 +223,7 @@ def test_a_session_over_days_is_counted_on_each_day_it_sent_requests() -> None:
     doc = build_document([row], preset=None)
     assert list(doc["by_day"]) == [f"2026-03-0{d}" for d in range(2, 7)]
     assert all(g["cost_usd"] == 1.5 and g["requests"] == 1 for g in doc["by_day"].values())
+    assert all(g["cache_hit_ratio"] == 0.9 for g in doc["by_day"].values())
     assert "activity" not in doc["sessions"][0]
 
 
