@@ -290,7 +290,8 @@ def _sessions_options(sessions: argparse.ArgumentParser) -> None:
     sessions.add_argument(
         "--count",
         action="store_true",
-        help="count each session's messages as the app shows them (opens every session; slower)",
+        help="count the messages of every session the fleet's index does not hold: the whole "
+        "file, each message once, as 'ctxtui fleet' counts them (opens those sessions; slower)",
     )
 
 
@@ -453,12 +454,15 @@ COMMANDS: tuple[Command, ...] = (
         "every session at once: one row each, totals, presets",
         "every session at once, one row each",
         "Read every session 'ctxtui sessions' lists (or the files and directories given) on "
-        "every core, and print one row per session: agent, project, model, start, messages, "
-        "requests, recorded and simulated compactions, peak prompt (reported and simulated), "
-        "top tool, cost; then totals and groups by agent, model, project and day. --compare "
-        "replays the fleet under several presets. Results are kept in an index in the user's cache "
-        "directory, so a second run reads only the files that changed. --json prints schema "
-        "ctxtui.fleet/1.",
+        "every core, and print one row per session: agent, project, model, start, messages "
+        "(the whole file), requests, recorded and simulated compactions, peak prompt (reported "
+        "and simulated), top tool, recorded cost; then totals and groups by agent, model and "
+        "project, and with --by each request in its day, week, month or 5-hour block. "
+        "--compare replays the fleet under several presets beside what was recorded. Results "
+        "are kept in an index in the user's cache directory, so a second run reads only the "
+        "files that changed. --json prints schema ctxtui.fleet/1. Exit 1 when some sessions "
+        "have no figures (their worker died twice, or the Dask cluster was lost); 128 + the "
+        "signal when stopped.",
         add_options=lambda p: fleet_options(p, _count, add_policy_options),
         session="none",
         policy=False,  # it adds the knobs itself, for every session

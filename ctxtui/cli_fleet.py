@@ -4,8 +4,20 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from datetime import date
 
+from ctxtui.core.fleet import PERIODS
 from ctxtui.core.session.formats import FORMAT_NAMES
+
+
+def iso_date(text: str) -> date:
+    """``--since``/``--until``'s value: an ISO date (``2026-03-02``)."""
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected an ISO date such as 2026-03-02, got {text[:40]!r}"
+        ) from None
 
 
 def fleet_options(
@@ -25,8 +37,29 @@ def fleet_options(
     fleet.add_argument(
         "--compare",
         metavar="A,B,...",
-        help="also replay every session under these presets and print each preset's totals "
-        "across the fleet (compactions, peak prompt, cost) side by side",
+        help="also replay every session under these presets and print each preset's simulated "
+        "totals across the fleet (compactions, peak prompt, cost) under the recorded ones",
+    )
+    fleet.add_argument(
+        "--by",
+        choices=PERIODS,
+        help="also total the requests per UTC day, week (from Monday), month, or ccusage's "
+        "5-hour billing block (from the hour of its first request, until a request comes 5 "
+        "hours after that or after the previous one); each request counts in its own period",
+    )
+    fleet.add_argument(
+        "--since",
+        type=iso_date,
+        metavar="DATE",
+        help="only the sessions that sent a request on or after this UTC day (ISO date), and "
+        "only those requests in the periods",
+    )
+    fleet.add_argument(
+        "--until",
+        type=iso_date,
+        metavar="DATE",
+        help="only the sessions that sent a request on or before this UTC day (ISO date), and "
+        "only those requests in the periods",
     )
     fleet.add_argument(
         "--no-simulate",
@@ -42,13 +75,14 @@ def fleet_options(
         "--workers",
         type=whole,
         metavar="N",
-        help="processes to run; default: every core; 1 reads in this process",
+        help="processes to run; default: every core, never more than the sessions to read; "
+        "1 reads in this process",
     )
     fleet.add_argument(
         "--dask",
         metavar="ADDRESS",
-        help="run the sessions on an existing Dask cluster (tcp://HOST:PORT of its scheduler); "
-        "needs the optional 'dask' extra",
+        help="run the sessions on an existing Dask cluster: tcp://HOST:PORT of its scheduler, "
+        "which must answer within 10 s; needs the optional 'dask' extra",
     )
     fleet.add_argument(
         "--format",

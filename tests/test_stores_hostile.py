@@ -511,7 +511,11 @@ def test_a_session_opening_with_a_large_image_names_its_project_model_and_start(
     assert row.cells[3].startswith("2026-03-0")  # the first record's day, local time
 
 
-def test_message_counts_are_what_the_app_opens_sub_agents_included(tmp_path: Path) -> None:
+def test_message_counts_are_the_whole_file_sub_agents_included(tmp_path: Path) -> None:
+    """``--count`` counts every message of the file once, as ``ctxtui fleet`` does: the
+    compacted Claude Code and Codex sessions count what their compactions replaced."""
+    from ctxtui.core.fleet import conversation_messages
+
     projects = tmp_path / ".claude" / "projects" / "p"
     parent = projects / "s.jsonl"
     projects.mkdir(parents=True)
@@ -535,11 +539,10 @@ def test_message_counts_are_what_the_app_opens_sub_agents_included(tmp_path: Pat
     for entry in doc["sessions"]:  # type: ignore[attr-defined]
         counted[entry["open"]] = entry["messages"]
         counted.update({c["open"]: c["messages"] for c in entry["subagents"]})
-    assert counted == {
-        str(parent): len(load_session(parent).messages),
-        str(sub): 6,
-        str(codex): len(load_session(codex).messages),
-    }
+    whole = {p: conversation_messages(load_session(p, full_history=True)) for p in (parent, codex)}
+    assert counted == {str(parent): whole[parent], str(sub): 6, str(codex): whole[codex]}
+    assert whole[parent] > len(load_session(parent).messages)
+    assert whole[codex] > len(load_session(codex).messages)
     assert len(load_session(sub).messages) == 6
 
 

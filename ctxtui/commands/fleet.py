@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from ctxtui.commands import pipeline
 from ctxtui.commands.errors import CommandError
-from ctxtui.core.fleet import build_document, preset_totals
+from ctxtui.core.fleet import build_document, in_range, preset_totals
 from ctxtui.core.literal import json_literal, literal_block, visible
 from ctxtui.core.wording import counted, plural
 from ctxtui.fleet.index import FleetIndex, default_path
@@ -99,7 +99,7 @@ def spec_from(args: argparse.Namespace) -> Spec:
 
 _OWN_OPTIONS = frozenset(
     {"command", "paths", "json", "compare", "no_simulate", "no_cache", "workers", "dask"}
-    | {"format", "preset"}
+    | {"format", "preset", "by", "since", "until"}
 )
 
 
@@ -144,17 +144,29 @@ def executor_from(args: argparse.Namespace) -> ExecutorFactory | None:
     return partial(executor_for, dask=args.dask, workers=args.workers)
 
 
-def document(run: FleetRun, spec: Spec) -> dict[str, Any]:
-    """The ``ctxtui.fleet/1`` document of a run (what finished, when it was interrupted)."""
+def document(run: FleetRun, spec: Spec, args: argparse.Namespace | None = None) -> dict[str, Any]:
+    """The ``ctxtui.fleet/1`` document of a run (what finished, when it was interrupted),
+    with the period and range ``args`` asks for (``--by``, ``--since``, ``--until``)."""
     preset = spec.presets[0] if spec.simulate else None
     rows = run.rows(preset)
+    since, until = getattr(args, "since", None), getattr(args, "until", None)
     presets = []
     if spec.simulate and len(spec.presets) > 1:
         done = [run.finished[i] for i in sorted(run.finished)]
+        keep = {id(r) for r in rows if in_range(r, since, until)}
+        done = [f for f, r in zip(done, rows, strict=True) if id(r) in keep]
         for name in spec.presets:
             simulated = [f.simulated[name] for f in done if name in f.simulated]
-            presets.append(preset_totals(name, simulated, rows))
-    return build_document(rows, preset=preset, presets=presets, complete=run.complete)
+            presets.append(preset_totals(name, simulated))
+    return build_document(
+        rows,
+        preset=preset,
+        presets=presets,
+        complete=run.complete,
+        by=getattr(args, "by", None),
+        since=since,
+        until=until,
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -195,11 +207,13 @@ def run(args: argparse.Namespace) -> int:
         progress.close()
         if index is not None:
             index.close()
-    doc = document(result, spec)
+    if args.since and args.until and args.since > args.until:
+        raise CommandError(f"--since {args.since} is after --until {args.until}")
+    doc = document(result, spec, args)
     if args.json:
         write_json(doc)
     else:
-        sys.stdout.write("".join(line + "\n" for line in render(doc)))
+        sys.stdout.write("".join(line + "\n" for line in render(doc, args.by)))
     return _ending(result, len(targets), args.dask, kept=index is not None)
 
 
@@ -223,9 +237,10 @@ def _ending(result: FleetRun, total: int, dask: str | None, *, kept: bool) -> in
         )
         return EXIT_INCOMPLETE
     if result.failed:
+        first = result.finished[min(result.failed)].base["error"]
         print(
-            f"ctxtui fleet: {plural(len(result.failed), 'session')} failed twice, their "
-            f"worker process ended (out of memory, or killed); {done}",
+            f"ctxtui fleet: {plural(len(result.failed), 'session')} failed twice "
+            f"(first: {_shown(first or '')}); {done}",
             file=sys.stderr,
         )
         return EXIT_INCOMPLETE
@@ -283,37 +298,71 @@ def _columns(header: Sequence[str], rows: Sequence[Sequence[str]], right: set[in
     return lines
 
 
-def render(doc: dict[str, Any]) -> list[str]:
-    """Sessions, then the totals, then per agent (and per preset with ``--compare``)."""
+def render(doc: dict[str, Any], by: str | None = None) -> list[str]:
+    """Sessions, the totals, per agent, per period with ``--by``, and (with ``--compare``)
+    the recorded figures beside each preset's simulated ones. Every figure says whether it
+    is recorded (what the agent did and paid) or simulated (under a preset)."""
     header = [name for name, _ in _COLUMNS]
     right = {i for i, (_, r) in enumerate(_COLUMNS) if r}
     lines = _columns(header, [_cells(row) for row in doc["sessions"]], right)
     t = doc["totals"]
+    under = f" under {doc['preset']}" if doc["preset"] else ""
     lines += [
         "",
         f"{plural(t['sessions'], 'session')} · {counted(t['messages'], 'message')} · "
         f"{counted(t['requests'], 'request')} · "
         f"compactions {_n(t['compactions_recorded'])} recorded, "
-        f"{_n(t['compactions_simulated'])} simulated · peak {_n(t['peak_reported'])} "
-        f"reported, {_n(t['peak_simulated'])} simulated · cost ${_n(t['cost_usd'])}"
-        + (f" ({doc['preset']})" if doc["preset"] else "")
+        f"{_n(t['compactions_simulated'])} simulated{under} · peak {_n(t['peak_reported'])} "
+        f"reported, {_n(t['peak_simulated'])} simulated · recorded ${_n(t['cost_usd'])}"
         + (f" · {t['errors']:,} unreadable" if t["errors"] else ""),
         "",
     ]
     groups = [
         (_shown(key), _n(g["sessions"]), _n(g["messages"]), _n(g["requests"]),
-         _n(g["compactions_simulated"]), _n(g["peak_simulated"]), "")
+         _n(g["compactions_recorded"]), _n(g["compactions_simulated"]),
+         _n(g["peak_reported"]), _n(g["peak_simulated"]), _n(g["cost_usd"]), "")
         for key, g in doc["by_agent"].items()
     ]  # fmt: skip
-    names = ("AGENT", "SESSIONS", "MESSAGES", "REQUESTS", "COMPACTIONS", "PEAK", "")
-    lines += _columns(names, groups, {1, 2, 3, 4, 5})
+    names = ("AGENT", "SESSIONS", "MESSAGES", "REQUESTS", "COMPACTIONS REC", "COMPACTIONS SIM",
+             "PEAK REPORTED", "PEAK SIMULATED", "RECORDED $", "")  # fmt: skip
+    lines += _columns(names, groups, set(range(1, 9)))
+    if by is not None:
+        lines += ["", *_period_table(f"by_{by}", doc[f"by_{by}"])]
     if doc.get("presets"):
+        r = doc["recorded"]
         presets = [
-            (p["preset"], _n(p["compactions"]), _n(p["peak"]), _n(p["cost_usd"]))
+            ("recorded", _n(r["compactions_recorded"]), _n(r["peak_reported"]), _n(r["cost_usd"]))
+        ] + [
+            (p["preset"] + " (simulated)", _n(p["compactions_simulated"]),
+             _n(p["peak_simulated"]), _n(p["cost_usd_simulated"]))
             for p in doc["presets"]
-        ]
+        ]  # fmt: skip
         lines += ["", *_columns(("PRESET", "COMPACTIONS", "PEAK", "COST $"), presets, {1, 2, 3})]
     return lines
+
+
+_PERIOD_HEADINGS = {
+    "by_day": "DAY (UTC)",
+    "by_week": "WEEK FROM (UTC)",
+    "by_month": "MONTH (UTC)",
+    "by_block": "5-HOUR BLOCK FROM (UTC)",
+}
+
+
+def _period_table(key: str, periods: dict[str, dict[str, Any]]) -> list[str]:
+    """The requests per period: each request counted in the period it was sent in."""
+    rows = [
+        (_period_label(key, label), _n(p["sessions"]), _n(p["requests"]),
+         _n(p["compactions_recorded"]), _n(p["peak_reported"]), _n(p["cost_usd"]), "")
+        for label, p in periods.items()
+    ]  # fmt: skip
+    names = (_PERIOD_HEADINGS[key], "SESSIONS", "REQUESTS", "COMPACTIONS REC", "PEAK REPORTED",
+             "RECORDED $", "")  # fmt: skip
+    return _columns(names, rows, {1, 2, 3, 4, 5})
+
+
+def _period_label(key: str, label: str) -> str:
+    return _utc(label) if key == "by_block" else label
 
 
 _COLUMNS = (
@@ -326,7 +375,7 @@ _COLUMNS = (
     ("PEAK REPORTED", True),
     ("PEAK SIMULATED", True),
     ("TOP TOOL", False),
-    ("COST $", True),
+    ("RECORDED $", True),
     ("SESSION", False),
 )
 

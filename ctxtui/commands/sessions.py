@@ -1,9 +1,10 @@
 """``ctxtui sessions``: the sessions the user's agents already wrote, newest first.
 
 A table or one ``ctxtui.sessions/1`` JSON document; Claude Code's sub-agents are listed under
-their parent. The listing reads a bounded head of each file (``--count`` opens each session);
-names are printed literally (``core.literal.visible``), and what could not be read is
-counted on stderr.
+their parent. The listing reads a bounded head of each file; a session's messages (the whole
+file, as ``ctxtui fleet`` counts them) come from the fleet's index while the file is unchanged,
+and ``--count`` opens every other session to count them. Names are printed literally
+(``core.literal.visible``), and what could not be read is counted on stderr.
 """
 
 from __future__ import annotations
@@ -20,7 +21,13 @@ from typing import Any
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.literal import json_literal, visible
 from ctxtui.core.wording import file_size, plural
-from ctxtui.stores import FoundSession, Skipped, count_messages, list_sessions
+from ctxtui.stores import (
+    COUNT_LIMIT_BYTES,
+    FoundSession,
+    Skipped,
+    count_messages,
+    list_sessions,
+)
 
 SCHEMA = "ctxtui.sessions/1"
 
@@ -49,12 +56,48 @@ def _entry(found: FoundSession) -> dict[str, Any]:
     }
 
 
+def _whole_file(found: FoundSession) -> int | None:
+    """Every message of the file, each once (``core.fleet.conversation_messages``); an
+    OpenCode database's own count; ``None`` past ``COUNT_LIMIT_BYTES``."""
+    if found.agent == "opencode" or found.messages is not None:
+        return count_messages(found)
+    if found.path.is_file() and found.path.stat().st_size > COUNT_LIMIT_BYTES:
+        return None
+    from ctxtui.core.fleet import conversation_messages
+    from ctxtui.importers import load_session
+
+    return conversation_messages(load_session(found.open_target, full_history=True))
+
+
+def _indexed(sessions: list[FoundSession]) -> list[FoundSession]:
+    """The sessions with the messages the fleet's index holds for them, while the file is
+    the one it read (an identity: size, time and a hash of both ends); nothing is created."""
+    from ctxtui.fleet.index import FleetIndex, default_path, identity
+    from ctxtui.fleet.job import Spec
+
+    path = default_path()
+    if not path.is_file():
+        return sessions
+    reader = Spec().base_fingerprint()
+    with FleetIndex(path, lambda _: None) as index:
+
+        def known(found: FoundSession) -> FoundSession:
+            children = tuple(known(c) for c in found.children)
+            ident = identity(found.open_target) if found.error is None else None
+            base = index.lookup(found.open_target, ident, reader, ())[0] if ident else None
+            if base is None or base.get("error") or base.get("messages") is None:
+                return replace(found, children=children)
+            return replace(found, messages=base["messages"], children=children)
+
+        return [known(s) for s in sessions]
+
+
 def _counted(found: FoundSession) -> FoundSession:
     children = tuple(_counted(c) for c in found.children)
     if found.error is not None:
         return replace(found, children=children)
     try:
-        messages = count_messages(found)
+        messages = _whole_file(found)
     except SessionLoadError as err:
         return replace(found, children=children, error=err.problem)
     except OSError as err:
@@ -116,7 +159,7 @@ def _say_skipped(skipped: list[Skipped]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     listing = list_sessions()
-    sessions = listing.sessions
+    sessions = _indexed(listing.sessions)
     if getattr(args, "count", False):
         sessions = [_counted(s) for s in sessions]
     if getattr(args, "json", False):

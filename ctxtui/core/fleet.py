@@ -1,15 +1,22 @@
 """The fleet: one row per session, and the figures over many rows (``ctxtui.fleet/1``).
 
 Pure data: a row is a plain ``dict`` (it crosses process and cluster boundaries and lands in
-JSON and SQLite as it is). Rows are built by ``ctxtui.fleet.job``; this module only adds them
-up, so the totals and every group (agent, model, project, day) are the sum of their rows,
-whatever computed them.
+JSON and SQLite as it is). Rows are built by ``ctxtui.fleet.job``; this module adds them up,
+so the totals and every group (agent, model, project) are the sum of their rows, whatever
+computed them. Periods (day, week, month, ccusage's 5-hour blocks) are the sum of the
+requests sent in them, as the usage tools count: a row carries its requests' times and
+figures (``ACTIVITY``), which the document does not list.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ctxtui.core.pricing.cost import SessionCost
+    from ctxtui.core.session.models import Session
 
 SCHEMA = "ctxtui.fleet/1"
 
@@ -49,6 +56,86 @@ UNKNOWN = "(unknown)"
 """The group of rows that do not say (no model recorded, no start time)."""
 
 Row = dict[str, Any]
+
+ACTIVITY = "activity"
+"""A row's requests by the UTC hour they were sent in, for the periods: ``{"hours": [[hour,
+first, last, requests, cost_usd, prompt, cache_read, peak, compactions], ...], "untimed":
+[...the same from ``requests`` on, or ``None``]}``, times in seconds since the epoch. An hour
+is the finest a period needs: days, weeks and months are made of hours, and a 5-hour block
+starts at an hour and takes whole hours (``_blocks``)."""
+PERIODS = ("day", "week", "month", "block")
+"""What ``--by`` groups the requests by: the UTC day, the week (from its Monday), the month,
+or ccusage's 5-hour billing blocks."""
+BLOCK = timedelta(hours=5)
+"""ccusage's block: it starts at the hour of its first request (floored, UTC) and holds every
+request until one comes more than 5 hours after that start or after the previous request."""
+HOUR = 3600
+
+
+def conversation_messages(history: Session) -> int:
+    """Every message of the file that is conversation, each once: ``history`` read with its
+    full history (what later compactions replaced included), plus a system prompt the file
+    stores. A compaction's summary is one message; the messages an agent re-sent with it
+    (Codex's ``replacement_history``: the summary comes last) repeat earlier ones and are
+    not counted again."""
+    messages = history.messages
+    starts = [rc.message_index for rc in history.meta.recorded_compactions]
+    repeated = 0
+    for k, start in enumerate(starts):
+        stop = starts[k + 1] if k + 1 < len(starts) else len(messages)
+        summary = next((i for i in range(start, stop) if messages[i].is_summary), None)
+        if summary is not None:
+            repeated += summary - start
+    stored_prompt = 1 if history.system_prompt else 0
+    return len(messages) - repeated + stored_prompt
+
+
+def activity(history: Session, cost: SessionCost) -> dict[str, Any]:
+    """A row's ``ACTIVITY``: its recorded requests summed per UTC hour (each compaction the
+    agent recorded counted at the request it took effect at)."""
+    from bisect import bisect_left
+
+    points = history.index.requests
+    marks = [bisect_left(points, rc.message_index) for rc in history.meta.recorded_compactions]
+    compacted = [0] * (len(cost.requests) + 1)
+    for k in marks:
+        compacted[min(k, len(cost.requests) - 1) if cost.requests else 0] += 1
+    hours: dict[int, list[Any]] = {}
+    untimed: list[Any] | None = None
+    for k, r in enumerate(cost.requests):
+        when = _epoch(r.sent_at)
+        if when is None:
+            untimed = _add(untimed, r, compacted[k])
+            continue
+        hour = int(when // HOUR) * HOUR
+        group = hours.get(hour)
+        if group is None:
+            hours[hour] = [hour, when, when, *_add(None, r, compacted[k])]
+        else:
+            group[1], group[2] = min(group[1], when), max(group[2], when)
+            group[3:] = _add(group[3:], r, compacted[k])
+    return {"hours": [hours[h] for h in sorted(hours)], "untimed": untimed}
+
+
+def _add(group: list[Any] | None, r: Any, compactions: int) -> list[Any]:
+    """``[requests, cost_usd, prompt, cache_read, peak, compactions]`` with request ``r``."""
+    n, cost, prompt, read, peak, marks = group or [0, None, None, None, None, 0]
+    if r.cost is not None:
+        cost = round((cost or 0.0) + float(r.cost), 9)
+    usage = r.usage
+    if usage is not None and usage.prompt:
+        prompt = (prompt or 0) + usage.prompt
+        read = (read or 0) + usage.cache_read
+        peak = max(peak or 0, usage.prompt)
+    return [n + 1, cost, prompt, read, peak, marks + compactions]
+
+
+def _epoch(when: datetime | None) -> float | None:
+    if when is None:
+        return None
+    if when.tzinfo is None:  # a naive time is taken as UTC, as the day of ``started`` is
+        when = when.replace(tzinfo=UTC)
+    return when.timestamp()
 
 
 def empty_row(path: str, **known: Any) -> Row:
@@ -96,12 +183,6 @@ def hit_ratio(rows: Iterable[Mapping[str, Any]]) -> float | None:
     return round(read / prompt, 6) if prompt else None
 
 
-def day_of(row: Mapping[str, Any]) -> str:
-    """The UTC day a session started (``started`` is ISO 8601), or ``UNKNOWN``."""
-    started = row.get("started")
-    return started[:10] if isinstance(started, str) and len(started) >= 10 else UNKNOWN
-
-
 def grouped(
     rows: Sequence[Mapping[str, Any]], key: Callable[[Mapping[str, Any]], Any]
 ) -> dict[str, dict[str, Any]]:
@@ -114,20 +195,163 @@ def grouped(
     return {name: totals(groups[name]) for name in order}
 
 
-def preset_totals(
-    name: str, simulated: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, Any]]
-) -> dict[str, Any]:
-    """One preset across the fleet: its compactions summed, its peak maxed.
+def _label(hour: float, by: str) -> str:
+    day = datetime.fromtimestamp(hour, UTC).date()
+    if by == "week":
+        return (day - timedelta(days=day.weekday())).isoformat()
+    if by == "month":
+        return day.isoformat()[:7]
+    return day.isoformat()
+
+
+def _in_range(when: float | None, since: date | None, until: date | None) -> bool:
+    if since is None and until is None:
+        return True
+    if when is None:
+        return False
+    day = datetime.fromtimestamp(when, UTC).date()
+    return (since is None or day >= since) and (until is None or day <= until)
+
+
+def in_range(row: Mapping[str, Any], since: date | None, until: date | None) -> bool:
+    """Whether a row sent a request between ``since`` and ``until`` (UTC days, inclusive);
+    a row with no timed request, whether it started then."""
+    if since is None and until is None:
+        return True
+    hours = (row.get(ACTIVITY) or {}).get("hours") or ()
+    if hours:
+        return any(_in_range(h[0], since, until) for h in hours)
+    started = row.get("started")
+    if not isinstance(started, str):
+        return False
+    try:
+        when = datetime.fromisoformat(started)
+    except ValueError:
+        return False
+    return _in_range(_epoch(when), since, until)
+
+
+def _blocks(hours: Sequence[Sequence[Any]]) -> list[float]:
+    """Each of the hours' block start, the hours ``[hour, first, last, ...]`` sorted: ccusage's
+    rule (``BLOCK``) applied at the hour's first request. Every later request of that hour is
+    within 5 hours of it and of the block's start, so an hour is never split (but for a
+    request on the very second a block ends, which ccusage keeps in the older block)."""
+    out: list[float] = []
+    start = last = None
+    span = BLOCK.total_seconds()
+    for hour, first, final, *_ in hours:
+        if start is None or last is None or first - start > span or first - last > span:
+            start = hour
+        out.append(start)
+        last = final
+    return out
+
+
+def periods(
+    rows: Sequence[Mapping[str, Any]],
+    by: str,
+    since: date | None = None,
+    until: date | None = None,
+) -> dict[str, dict[str, Any]]:
+    """The requests of ``rows`` per period (``PERIODS``), sorted, each with the figures of
+    ``totals`` that requests add up to: sessions (that sent one then), requests, recorded
+    cost, prompt and cache-read tokens, cache hit ratio, the largest reported prompt and the
+    agent's compactions. Requests with no time are ``UNKNOWN``'s (never a block's), and
+    only without a range."""
+    merged: dict[int, list[Any]] = {}
+    who: dict[int, set[int]] = {}
+    untimed: list[tuple[int, list[Any]]] = []
+    for n, row in enumerate(rows):
+        act = row.get(ACTIVITY) or {}
+        for hour, first, final, *figures in act.get("hours") or ():
+            if not _in_range(hour, since, until):
+                continue
+            who.setdefault(hour, set()).add(n)
+            got = merged.get(hour)
+            merged[hour] = (
+                [hour, first, final, *figures]
+                if got is None
+                else [hour, min(got[1], first), max(got[2], final), *_merge(got[3:], figures)]
+            )
+        if act.get("untimed") and since is None and until is None:
+            untimed.append((n, act["untimed"]))
+    hours = [merged[h] for h in sorted(merged)]
+    if by == "block":
+        labels = [datetime.fromtimestamp(s, UTC).isoformat() for s in _blocks(hours)]
+    else:
+        labels = [_label(h[0], by) for h in hours]
+    out: dict[str, list[Any]] = {}
+    members: dict[str, set[int]] = {}
+    for label, h in zip(labels, hours, strict=True):
+        members.setdefault(label, set()).update(who[h[0]])
+        out[label] = _merge(out[label], h[3:]) if label in out else list(h[3:])
+    if untimed and by != "block":
+        members[UNKNOWN] = {n for n, _ in untimed}
+        rest: list[Any] = list(untimed[0][1])
+        for _, more in untimed[1:]:
+            rest = _merge(rest, more)
+        out[UNKNOWN] = rest
+    return {label: _period(out[label], len(members[label]), label, by) for label in out}
+
+
+def _merge(a: Sequence[Any], b: Sequence[Any]) -> list[Any]:
+    """Two ``[requests, cost_usd, prompt, cache_read, peak, compactions]`` as one."""
+
+    def plus(x: Any, y: Any) -> Any:
+        return y if x is None else x if y is None else x + y
+
+    peak = max((v for v in (a[4], b[4]) if v is not None), default=None)
+    cost = plus(a[1], b[1])
+    return [
+        a[0] + b[0],
+        round(cost, 9) if cost is not None else None,
+        plus(a[2], b[2]),
+        plus(a[3], b[3]),
+        peak,
+        a[5] + b[5],
+    ]
+
+
+def _period(figures: Sequence[Any], sessions: int, label: str, by: str) -> dict[str, Any]:
+    n, cost, prompt, read, peak, compactions = figures
+    out: dict[str, Any] = {
+        "sessions": sessions,
+        "requests": n,
+        "cost_usd": round(cost, 6) if cost is not None else None,
+        "prompt_tokens": prompt,
+        "cache_read_tokens": read if prompt else None,
+        "cache_hit_ratio": round(read / prompt, 6) if prompt else None,
+        "peak_reported": peak,
+        "compactions_recorded": compactions,
+    }
+    if by == "block":
+        start = datetime.fromisoformat(label)
+        out["start"], out["end"] = label, (start + BLOCK).isoformat()
+    return out
+
+
+def preset_totals(name: str, simulated: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """One preset across the fleet, all simulated: its compactions summed, its peak maxed,
+    what its runs would have cost (``None`` while nothing prices it).
 
     ``simulated`` holds the preset's figures per session (``compactions``, ``peak``,
-    ``cost_usd``: what the simulated run would have cost, ``None`` while nothing prices it).
+    ``cost_usd``).
     """
-    del rows
     return {
         "preset": name,
-        "compactions": _sum(s.get("compactions") for s in simulated) or 0,
-        "peak": _max(s.get("peak") for s in simulated),
-        "cost_usd": _sum(s.get("cost_usd") for s in simulated),
+        "compactions_simulated": _sum(s.get("compactions") for s in simulated) or 0,
+        "peak_simulated": _max(s.get("peak") for s in simulated),
+        "cost_usd_simulated": _sum(s.get("cost_usd") for s in simulated),
+    }
+
+
+def recorded_totals(totals_: Mapping[str, Any]) -> dict[str, Any]:
+    """What the agents did, beside the presets' simulations: their compactions, the largest
+    prompt the API reported and what the requests cost."""
+    return {
+        "compactions_recorded": totals_["compactions_recorded"],
+        "peak_reported": totals_["peak_reported"],
+        "cost_usd": totals_["cost_usd"],
     }
 
 
@@ -137,24 +361,36 @@ def build_document(
     preset: str | None,
     presets: Sequence[Mapping[str, Any]] = (),
     complete: bool = True,
+    by: str | None = None,
+    since: date | None = None,
+    until: date | None = None,
 ) -> dict[str, Any]:
     """The ``ctxtui.fleet/1`` document: the rows as given, their totals and groups.
 
     ``preset`` is the policy the simulated columns were replayed under (``None`` without a
     replay); ``complete`` is false when the run was interrupted and holds only what finished.
+    ``by_day`` (and ``by_<by>`` for another period) counts each request on its own day;
+    ``since``/``until`` keep the rows that sent a request in that range, and only those
+    requests in the periods.
     """
-    sessions = [{name: row[name] for name in ROW_FIELDS} for row in rows]
+    kept = [row for row in rows if in_range(row, since, until)]
+    sessions = [{name: row[name] for name in ROW_FIELDS} for row in kept]
     doc: dict[str, Any] = {
         "schema": SCHEMA,
         "preset": preset,
         "complete": complete,
+        "since": since.isoformat() if since else None,
+        "until": until.isoformat() if until else None,
         "sessions": sessions,
         "totals": totals(sessions),
         "by_agent": grouped(sessions, lambda r: r["agent"]),
         "by_model": grouped(sessions, lambda r: r["model"]),
         "by_project": grouped(sessions, lambda r: r["project"]),
-        "by_day": grouped(sessions, day_of),
+        "by_day": periods(kept, "day", since, until),
     }
+    if by is not None and by != "day":
+        doc[f"by_{by}"] = periods(kept, by, since, until)
     if presets:
+        doc["recorded"] = recorded_totals(doc["totals"])
         doc["presets"] = list(presets)
     return doc

@@ -5,9 +5,10 @@ picklable values both ways), so any ``concurrent.futures.Executor`` can run it: 
 pool on this machine or a Dask cluster. It never raises for a bad file: the row says
 ``error`` instead, so one broken transcript cannot stop a fleet.
 
-A row's figures are those of the single-session commands on the same file: ``messages`` and
-``top_tool`` as ``report`` has them (the session as the app opens it), the requests, peaks and
-compactions as ``replay`` walks them (the full history, through the agent's own compactions).
+A row's figures are those of the single-session commands on the same file: ``top_tool`` as
+``report`` has it (the session as the app opens it); ``messages`` every message of the file
+(``core.fleet.conversation_messages``), the requests, peaks and compactions as ``replay``
+walks them (the full history, through the agent's own compactions).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ if TYPE_CHECKING:  # a warm run reads rows from the index and never needs the mo
     from ctxtui.core.pricing.cost import SessionCost
     from ctxtui.core.session.models import Session
 
-INDEX_VERSION = 4
+INDEX_VERSION = 5
 """Bumped when a row's meaning changes: every stored row then reads as stale."""
 
 
@@ -251,12 +252,14 @@ def session_row(
     base["agent"] = base["agent"] or session.meta.format
     base["model"] = base["model"] or session.meta.model
     base["started"] = base["started"] or _started(session)
-    base["messages"] = len(session.messages)
     base.update(_usage_figures(history))
+    from ctxtui.core.fleet import ACTIVITY, activity, conversation_messages
     from ctxtui.core.pricing.cost import session_cost as priced
 
+    base["messages"] = conversation_messages(history)
     recorded = priced(history)
     base.update(session_cost(recorded))
+    base[ACTIVITY] = activity(history, recorded)
     if not spec.simulate:
         return Outcome(base, {}, kept)
     simulated = {p: _simulate(session, history, spec, p, recorded) for p in asked}

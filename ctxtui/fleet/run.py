@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Executor, Future, wait
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -564,40 +564,49 @@ class _Driver:
 
     def run_pooled(self, executor: ExecutorFactory, todo: Sequence[Todo]) -> None:
         """The jobs in batches; a batch whose worker died is tried once more, each of its
-        sessions in a task of its own on a new pool, then its rows say the job failed."""
-        broken = self.run_on(executor, batches(todo, self.targets))
-        if broken and not (self.run.interrupted or self.run.lost):
-            again = [[job] for task, _ in broken for job in task]
+        sessions in a task of its own, one per core at a time (``retry_window``), so one that
+        kills its worker again takes down only the few beside it; the sessions not yet sent
+        go on on a new pool. A session whose retry failed is a row saying so."""
+        broken, unsent = self.run_on(executor, batches(todo, self.targets))
+        again = [[job] for task in [*(t for t, _ in broken), *unsent] for job in task]
+        failed: list[tuple[list[Todo], BaseException]] = []
+        while again and not (self.run.interrupted or self.run.lost):
             try:
-                broken = self.run_on(executor, again)
+                lost, again = self.run_on(executor, again, retry_window())
             except ClusterUnreachableError as gone:  # the cluster went away since
                 self.run.lost = str(gone)
-                return
+            else:
+                failed += lost
         if self.run.interrupted or self.run.lost:
             return
-        for task, err in broken:
+        for task, err in failed:
             for i, _, have in task:
                 self.run.failed.add(i)
                 self.store(i, Outcome(_failed(self.targets[i], err), {}), have, False)
 
     def run_on(
-        self, executor: ExecutorFactory, tasks: Sequence[list[Todo]]
-    ) -> list[tuple[list[Todo], BaseException]]:
-        """Run ``tasks`` on a new executor; the tasks whose worker died, with the error.
+        self, executor: ExecutorFactory, tasks: Sequence[list[Todo]], window: int | None = None
+    ) -> tuple[list[tuple[list[Todo], BaseException]], list[list[Todo]]]:
+        """Run ``tasks`` on a new executor, at most ``window`` at once (default all): the
+        tasks whose worker died, with the error, and those not sent before the pool broke.
 
         A stop or a lost cluster ends the wait at once, the workers with it (their futures
         are left to the pool: cancelling a running one races its own failure).
         """
         broken: list[tuple[list[Todo], BaseException]] = []
-        with executor(len(tasks)) as pool:
+        queue = list(reversed(tasks))
+        with executor(min(len(tasks), window or len(tasks))) as pool:
             pending: dict[Future[list[Outcome]], list[Todo]] = {}
-            for task in tasks:
-                targets = [self.targets[i] for i, _, _ in task]
-                presets = [presets for _, presets, _ in task]
-                states = [self.state(i) for i, _, _ in task]
-                job = pool.submit(session_rows, targets, self.spec, presets, states)
-                pending[job] = task
-            while pending:
+            while queue or pending:
+                while queue and len(pending) < (window or len(tasks)) and not _broke(broken):
+                    task = queue.pop()
+                    targets = [self.targets[i] for i, _, _ in task]
+                    presets = [presets for _, presets, _ in task]
+                    states = [self.state(i) for i, _, _ in task]
+                    job = pool.submit(session_rows, targets, self.spec, presets, states)
+                    pending[job] = task
+                if not pending:
+                    break  # the pool broke: what is left goes to a new one
                 done, _ = wait(list(pending), timeout=WAIT_SLICE, return_when=FIRST_COMPLETED)
                 for future in done:
                     self.collect(pool, future, pending.pop(future), broken)
@@ -608,7 +617,7 @@ class _Driver:
                 if self.run.interrupted or self.run.lost:
                     _stop_workers(pool)
                     break
-        return broken
+        return broken, list(reversed(queue))
 
     def collect(
         self,
@@ -627,6 +636,17 @@ class _Driver:
             return
         for (i, _, have), outcome in zip(task, outcomes, strict=True):
             self.store(i, outcome, have, True)
+
+
+def retry_window() -> int:
+    """Sessions retried at once after their worker died, one per core: a session that kills
+    its worker every time fails with at most this many less one beside it."""
+    return max(2, os.cpu_count() or 1)
+
+
+def _broke(broken: Sequence[tuple[list[Todo], BaseException]]) -> bool:
+    """Whether a process pool broke (a worker died: it takes no more tasks)."""
+    return any(isinstance(err, BrokenExecutor) for _, err in broken)
 
 
 def run_fleet(

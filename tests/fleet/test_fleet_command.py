@@ -15,7 +15,8 @@ import pytest
 
 import ctxtui.fleet.job as job
 from ctxtui.cli import main
-from ctxtui.core.fleet import ROW_FIELDS, totals
+from ctxtui.core.fleet import ROW_FIELDS, conversation_messages, totals
+from ctxtui.importers import load_session
 from tests.fleet.store import EXAMPLES, SAMPLES, make_store
 
 PRESETS = ("plan", "codex", "claude-code")
@@ -81,7 +82,8 @@ def test_every_row_has_report_and_replay_figures(
         path = row["path"]
         # the fleet simulates under plan; report alone would take the agent's own preset
         report = _json(capsys, "report", path, "--json", "--preset", "plan")
-        assert row["messages"] == report["session"]["message_count"]
+        whole = conversation_messages(load_session(path, full_history=True))
+        assert row["messages"] == whole >= report["session"]["message_count"]
         assert row["top_tool"] == (report["tools"][0]["name"] if report["tools"] else None)
         priced = report["cost"]["requests_priced"]
         assert row["cost_usd"] == (report["cost"]["total_usd"] if priced else None)
@@ -103,9 +105,15 @@ def test_every_row_has_report_and_replay_figures(
     assert [p["preset"] for p in doc["presets"]] == list(PRESETS)
     for p in doc["presets"]:
         compactions, peak, cost = per_preset[p["preset"]]
-        assert [p["compactions"], p["peak"]] == [compactions, peak]
-        assert p["cost_usd"] == pytest.approx(cost, abs=1e-6)  # the what-if priced run
-        assert p["cost_usd"] > 0
+        assert [p["compactions_simulated"], p["peak_simulated"]] == [compactions, peak]
+        assert p["cost_usd_simulated"] == pytest.approx(cost, abs=1e-6)  # the what-if run
+        assert p["cost_usd_simulated"] > 0
+    totals_ = doc["totals"]
+    assert doc["recorded"] == {
+        "compactions_recorded": totals_["compactions_recorded"],
+        "peak_reported": totals_["peak_reported"],
+        "cost_usd": totals_["cost_usd"],
+    }
     assert sum(r["compactions_recorded"] for r in rows) > 0  # the compacted samples count
     assert sum(r["cost_usd"] is not None for r in rows) >= 4  # Claude Code and Codex are priced
 
@@ -117,12 +125,15 @@ def test_totals_and_groups_are_the_sums_of_the_rows(
     rows = doc["sessions"]
     assert doc["totals"] == totals(rows)
     assert doc["totals"]["messages"] == sum(r["messages"] for r in rows)
-    for group in ("by_agent", "by_model", "by_project", "by_day"):
+    for group in ("by_agent", "by_model", "by_project"):
         parts = doc[group].values()
         assert sum(g["sessions"] for g in parts) == len(rows)
         assert sum(g["messages"] for g in parts) == doc["totals"]["messages"]
         assert sum(g["requests"] for g in parts) == doc["totals"]["requests"]
         assert max(g["peak_simulated"] for g in parts) == doc["totals"]["peak_simulated"]
+    days = doc["by_day"].values()  # each request on its own day
+    assert sum(g["requests"] for g in days) == doc["totals"]["requests"]
+    assert sum(g["cost_usd"] or 0 for g in days) == pytest.approx(doc["totals"]["cost_usd"])
 
 
 def test_the_process_pool_gives_the_same_rows(
@@ -310,6 +321,89 @@ def test_the_table_names_every_session(store: Path, capsys: pytest.CaptureFixtur
     out = capsys.readouterr().out
     assert "PEAK SIMULATED" in out and "picoclaw" in out and " sessions · " in out
     assert "  └ sub-agent" in out
+
+
+def test_every_figure_says_recorded_or_simulated(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The summary said "cost $X (plan)" for what was spent, beside a preset table whose
+    "plan" row was the simulated run; the agents' table showed only simulated figures."""
+    doc = _fleet(capsys, "--compare", "plan,codex")
+    capsys.readouterr()
+    assert main(["fleet", "--workers", "1", "--compare", "plan,codex"]) == 0
+    out = capsys.readouterr().out
+    t = doc["totals"]
+    assert f"recorded ${t['cost_usd']:,.2f}" in out and "(plan)" not in out
+    assert f"{t['compactions_simulated']} simulated under plan" in out
+    agents = [line for line in out.splitlines() if line.startswith("AGENT  ")][-1]
+    for heading in ("COMPACTIONS REC", "COMPACTIONS SIM", "PEAK REPORTED", "PEAK SIMULATED"):
+        assert heading in agents
+    lines = out.splitlines()
+    table = lines[lines.index(next(x for x in lines if x.startswith("PRESET"))) :]
+    assert table[1].split() == [
+        "recorded",
+        f"{t['compactions_recorded']:,}",
+        f"{t['peak_reported']:,}",
+        f"{t['cost_usd']:,.2f}",
+    ]
+    assert table[2].startswith("plan (simulated)") and table[3].startswith("codex (simulated)")
+
+
+def test_by_block_prints_ccusages_blocks(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = _fleet(capsys, "--by", "block")
+    blocks = doc["by_block"]
+    assert blocks and all(g["end"] > g["start"] for g in blocks.values())
+    assert sum(g["requests"] for g in blocks.values()) <= doc["totals"]["requests"]
+    capsys.readouterr()
+    assert main(["fleet", "--workers", "1", "--by", "block"]) == 0
+    assert "5-HOUR BLOCK FROM (UTC)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "why"),
+    [
+        (["--since", "yesterday"], "expected an ISO date"),
+        (["--until", "2026-13-01"], "expected an ISO date"),
+        (["--by", "hour"], "invalid choice"),
+        (["--since", "2026-03-02", "--until", "2026-03-01"], "is after --until"),
+    ],
+)
+def test_a_bad_period_or_range_is_one_line(
+    store: Path, capsys: pytest.CaptureFixture[str], argv: list[str], why: str
+) -> None:
+    capsys.readouterr()
+    try:
+        code = main(["fleet", "--workers", "1", *argv])
+    except SystemExit as done:  # a value refused at its flag exits through argparse
+        code = int(str(done.code))
+    assert code == 2
+    err = capsys.readouterr().err
+    assert why in err and "Traceback" not in err
+
+
+def _listed(doc: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for entry in doc["sessions"]:
+        out[entry["open"]] = entry["messages"]
+        out.update(_listed({"sessions": entry["subagents"]}))
+    return out
+
+
+def test_sessions_count_the_whole_file_as_the_fleet_does(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``ctxtui sessions`` printed "-" for every session's messages: after a fleet run it
+    has the fleet's whole-file counts from the index, and ``--count`` counts the same."""
+    counted = _listed(_json(capsys, "sessions", "--json", "--count"))
+    assert _listed(_json(capsys, "sessions", "--json")) == dict.fromkeys(counted)
+    fleet = {row["path"]: row["messages"] for row in _fleet(capsys)["sessions"]}
+    assert _listed(_json(capsys, "sessions", "--json")) == counted
+    assert {k: v for k, v in fleet.items() if k in counted} == counted
+    replay = next(k for k in counted if k.endswith("c3d4-replay.jsonl"))
+    assert counted[replay] == 523  # three compactions: 72 after the last
+    capsys.readouterr()
+    assert main(["sessions"]) == 0
+    assert " 523 " in capsys.readouterr().out
 
 
 def test_the_table_shows_escapes_literally(

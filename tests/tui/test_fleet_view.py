@@ -12,8 +12,9 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
+from ctxtui.core.fleet import ROW_FIELDS
 from ctxtui.tui import fleet_job
-from ctxtui.tui.fleet_rows import cells, ordered
+from ctxtui.tui.fleet_rows import COLUMNS, cells, fitting_columns, ordered
 from ctxtui.tui.screens.fleet import FleetScreen
 from tests.fleet.store import make_store
 from tests.tui.main_fixtures import SnapCompare, app_for, demo_session, press, settle, then
@@ -55,6 +56,23 @@ def test_fleet(store: Path, snap_compare: SnapCompare) -> None:
     assert snap_compare(
         app_for(demo_session()), terminal_size=(120, 40), run_before=then(press("F"))
     )
+
+
+def test_fleet_at_80x24(store: Path, snap_compare: SnapCompare) -> None:
+    """`F` at 80×24: the summary wraps, "recorded $" names what was spent; the table keeps
+    the agent, the messages, the recorded and simulated compactions, the simulated peak,
+    the recorded dollars (`rec $`: it was the second column a narrow table left out) and
+    the session, and leaves out the top tool, model, reported peak, start and requests."""
+    assert snap_compare(
+        app_for(demo_session()), terminal_size=(80, 24), run_before=then(press("F"))
+    )
+
+
+def test_a_narrow_table_keeps_the_recorded_cost() -> None:
+    natural = {c.key: max(len(c.heading), 8) for c in COLUMNS}
+    shown = [c.key for c in fitting_columns(natural, 78, 2)]
+    assert "cost_usd" in shown and "compactions_simulated" in shown
+    assert "top_tool" not in shown
 
 
 async def test_rows_are_the_fleet_commands_and_enter_opens_one(store: Path) -> None:
@@ -142,7 +160,7 @@ async def test_the_fleet_is_replayed_under_the_apps_knobs(
     argv = ["fleet", "--json", "--workers", "1", "--context-window", "16384"]
     assert main([*argv, "--max-tokens", "2048", "--tail-ratio", "0.5"]) == 0
     rows = json.loads(capsys.readouterr().out)["sessions"]
-    assert shown == rows
+    assert [{k: r[k] for k in ROW_FIELDS} for r in shown] == rows
     assert main([*argv[:4]]) == 0  # without the knobs the figures differ
     plain = json.loads(capsys.readouterr().out)["sessions"]
     assert [r["peak_simulated"] for r in plain] != [r["peak_simulated"] for r in rows]

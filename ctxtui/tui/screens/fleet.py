@@ -27,6 +27,7 @@ from ctxtui.tui.fleet_rows import (
     BY_KEY,
     COLUMNS,
     FLOORS,
+    HEADING_LINES,
     Column,
     cells,
     fitting_columns,
@@ -68,7 +69,9 @@ class FleetScreen(Screen[Path | None]):
     def compose(self) -> ComposeResult:
         yield Static("", id="fleet-title", markup=False)
         yield Static("", id="fleet-summary", markup=False)
-        yield DataTable(id="fleet-table", cursor_type="row", zebra_stripes=True)
+        yield DataTable(
+            id="fleet-table", cursor_type="row", zebra_stripes=True, header_height=HEADING_LINES
+        )
         yield Static("", id="fleet-status", markup=False)
         yield FittingFooter()
 
@@ -143,7 +146,7 @@ class FleetScreen(Screen[Path | None]):
         order = sorted(self.rows) if self.sorted_by is None else ordered(self.rows, *self.sorted_by)
         shown = {i: cells(self.rows[i]) for i in order}
         natural = {
-            c.key: max([cell_len(c.heading), *(cell_len(row[n]) for row in shown.values())])
+            c.key: max([c.heading_width, *(cell_len(row[n]) for row in shown.values())])
             for n, c in enumerate(COLUMNS)
         }
         room = (table.size.width or self.app.size.width) - 1
@@ -204,8 +207,10 @@ class FleetScreen(Screen[Path | None]):
 
 
 def _cell(text: str, column: Column, width: int) -> Text:
-    """A cell, figures right-aligned; what does not fit ends in ``…``."""
-    shown = text.rjust(width) if column.numeric else text
+    """A cell (a heading: each of its lines), figures right-aligned; what does not fit ends
+    in ``…``."""
+    lines = text.split("\n")
+    shown = "\n".join(line.rjust(width) if column.numeric else line for line in lines)
     return Text(shown, no_wrap=True, overflow="ellipsis")
 
 
