@@ -22,7 +22,7 @@ from typing import Any, TextIO
 from ctxtui.commands import pipeline
 from ctxtui.commands.errors import CommandError
 from ctxtui.core.fleet import build_document, preset_totals
-from ctxtui.core.wording import counted, plural
+from ctxtui.core.wording import band_words, counted, plural
 from ctxtui.fleet.index import FleetIndex, default_path
 from ctxtui.fleet.job import Spec, Target
 from ctxtui.fleet.run import (
@@ -289,6 +289,7 @@ _COLUMNS = (
     ("MESSAGES", True),
     ("REQUESTS", True),
     ("COMPACTIONS REC/SIM", True),
+    ("OBSERVED TRIGGER", True),
     ("PEAK REPORTED", True),
     ("PEAK SIMULATED", True),
     ("TOP TOOL", False),
@@ -328,6 +329,7 @@ def _cells(row: dict[str, Any]) -> Sequence[str]:
         _n(row["messages"]),
         _n(row["requests"]),
         f"{_n(row['compactions_recorded'])}/{_n(row['compactions_simulated'])}",
+        band_words(row["observed_low"], row["observed_high"]),
         _n(row["peak_reported"]),
         _n(row["peak_simulated"]),
         _shown(row["top_tool"] or "-")[:24],

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # a warm run reads rows from the index and never needs the mo
     from ctxtui.core.session.models import Session
     from ctxtui.core.simulation.replay import Replay
 
-INDEX_VERSION = 4
+INDEX_VERSION = 5
 """Bumped when a row's meaning changes: every stored row then reads as stale."""
 
 
@@ -156,7 +156,8 @@ def _opened(history: Session) -> Session | None:
 
 
 def _usage_figures(history: Session) -> dict[str, Any]:
-    """Requests, the largest reported prompt and the agent's own compactions: no counting."""
+    """Requests, the largest reported prompt and the agent's own compactions, with the band
+    of the automatic ones (``core.tuning.observed``'s rule: manual ones are not fitted)."""
     points = history.index.requests
     messages = history.messages
     reported = (messages[p].usage for p in points)
@@ -164,10 +165,14 @@ def _usage_figures(history: Session) -> dict[str, Any]:
         (u.prompt_total for u in reported if u is not None and u.prompt_total is not None),
         default=None,
     )
+    recorded = history.meta.recorded_compactions
+    band = [c.pre_tokens for c in recorded if c.pre_tokens is not None and c.trigger != "manual"]
     return {
         "requests": len(points),
         "peak_reported": peak,
-        "compactions_recorded": len(history.meta.recorded_compactions),
+        "compactions_recorded": len(recorded),
+        "observed_low": min(band, default=None),
+        "observed_high": max(band, default=None),
     }
 
 
