@@ -65,3 +65,13 @@ def test_text_lists_every_knob_and_its_origin(
     out = capsys.readouterr().out
     assert out.startswith("preset: codex (--preset)\ntrigger: 244,800 tokens")
     assert "compact_trigger_ratio" in out and "preset codex" in out
+
+
+def test_an_unreadable_settings_file_is_named_not_fatal(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (home / ".claude/settings.json").write_text("{not json")
+    assert main(["policy", "--preset", "claude-code"]) == 0
+    out = capsys.readouterr().out
+    assert "could not read ~/.claude/settings.json: " in out
+    assert "trigger: 167,000 tokens" in out  # the preset's own, nothing configured

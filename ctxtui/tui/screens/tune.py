@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from ctxtui.core.tuning.document import front_rows
+from ctxtui.core.tuning.document import front_rows, tuning_words
 from ctxtui.core.tuning.figure import figure, text_grid
 from ctxtui.core.tuning.space import Settings
 from ctxtui.options import debugging
@@ -61,6 +61,7 @@ class TuneScreen(Screen[Tuned | None]):
     DEFAULT_CSS = """
     TuneScreen #tune-title { padding: 0 1; text-style: bold; }
     TuneScreen #tune-chart { padding: 0 1; height: auto; }
+    TuneScreen #tune-words { padding: 0 1; height: auto; color: $text-muted; }
     TuneScreen DataTable { height: 1fr; }
     TuneScreen #tune-status { padding: 0 1; color: $text-muted; height: auto; }
     """
@@ -76,6 +77,7 @@ class TuneScreen(Screen[Tuned | None]):
 
     def compose(self) -> ComposeResult:
         yield Static(f"Tune · {self.agent} settings on this session", id="tune-title")
+        yield Static("", id="tune-words", markup=False)
         yield Static("", id="tune-chart", markup=False)
         yield DataTable(id="tune-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="tune-status", markup=False)
@@ -106,6 +108,7 @@ class TuneScreen(Screen[Tuned | None]):
             return
         self.doc = message.doc
         self.rows = front_rows(message.doc)
+        self.query_one("#tune-words", Static).update("\n".join(tuning_words(message.doc)))
         self._draw()
         best = message.doc["recommended"]
         words = "no candidate fits" if best is None else "R: recommended"
