@@ -108,7 +108,10 @@ class TuneScreen(Screen[Tuned | None]):
             return
         self.doc = message.doc
         self.rows = front_rows(message.doc)
-        self.query_one("#tune-words", Static).update("\n".join(tuning_words(message.doc)))
+        lines = tuning_words(message.doc)
+        if (self.app.size.height or 24) < 30:  # a short screen keeps the verdict only
+            lines = lines[-1:]
+        self.query_one("#tune-words", Static).update("\n".join(lines))
         self._draw()
         best = message.doc["recommended"]
         words = "no candidate fits" if best is None else "R: recommended"
@@ -125,7 +128,8 @@ class TuneScreen(Screen[Tuned | None]):
         assert self.doc is not None
         fig = figure(self.doc)
         width = max(10, (self.app.size.width or 80) - 14)
-        grid = text_grid(fig, width, CHART_HEIGHT)
+        height = max(3, min(CHART_HEIGHT, (self.app.size.height or 24) // 4))
+        grid = text_grid(fig, width, height)
         low, high = fig.cost_range
         lost_low, lost_high = fig.lost_range
         lines = [f"{lost_high:>6,} ┤{grid[0]}"]
@@ -138,10 +142,12 @@ class TuneScreen(Screen[Tuned | None]):
         self.query_one("#tune-chart", Static).update(chart)
         table: DataTable[str] = self.query_one(DataTable)
         table.clear(columns=True)
-        for name in COLUMNS:
-            table.add_column(name, key=name)
-        for row in self.rows:
-            table.add_row(*row_cells(row), key=str(row["index"]))
+        shown = [row_cells(row) for row in self.rows]
+        for n, name in enumerate(COLUMNS):
+            width = max([len(name), *(len(cells[n]) for cells in shown)])
+            table.add_column(name, key=name, width=width)
+        for row, cells in zip(self.rows, shown, strict=True):
+            table.add_row(*cells, key=str(row["index"]))
 
     def action_close(self) -> None:
         self.workers.cancel_group(self, "tune")
