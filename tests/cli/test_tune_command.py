@@ -148,3 +148,13 @@ def test_a_walk_reused_for_a_higher_trigger_is_the_walk_itself(fleet: Path, agen
         compacted = [s.compactions for s in alone if s is not None]
         spread = spread or max(compacted) > min(compacted) == 0
     assert agent != "plan" or spread
+
+
+def test_an_unreadable_session_is_an_error_row_not_a_failure(
+    fleet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (fleet / "broken.jsonl").write_bytes(b"\x00\x01 not a transcript\n")
+    doc = _doc(capsys, str(fleet), "--agent", "claude-code", "--workers", "1")
+    assert [e["path"] for e in doc["errors"]] == [str(fleet / "broken.jsonl")]
+    assert str(fleet / "broken.jsonl") not in doc["train"] + doc["test"]
+    assert doc["recommended"] is not None
