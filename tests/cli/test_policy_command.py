@@ -75,3 +75,14 @@ def test_an_unreadable_settings_file_is_named_not_fatal(
     out = capsys.readouterr().out
     assert "could not read ~/.claude/settings.json: " in out
     assert "trigger: 167,000 tokens" in out  # the preset's own, nothing configured
+
+
+def test_replay_takes_the_configured_trigger_too(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = planted_transcript(tmp_path / "s.jsonl", PLANTED, [])
+    assert main(["replay", str(path), "--preset", "claude-code", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    # autoCompactWindow 150,000, 95 % capped at the default threshold: 117,000
+    assert doc["policy"]["context_window"] == 150_000
+    assert doc["trigger_tokens"] == 117_000 - 1
