@@ -34,7 +34,7 @@ def _small_heap() -> Iterator[None]:
 TINY = [
     "--sizes", "120,200", "--replay-sizes", "120,200", "--repeats", "1", "--frame-rows", "400",
     "--startup-rounds", "1", "--fleet-sessions", "6", "--fleet-mb", "0.02",
-    "--usage-mb", "0.05,0.05",
+    "--usage-mb", "0.05,0.05", "--tune-sessions", "3", "--tune-mb", "0.02",
 ]  # fmt: skip
 
 

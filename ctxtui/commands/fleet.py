@@ -21,7 +21,7 @@ from ctxtui.commands import pipeline
 from ctxtui.commands.errors import CommandError
 from ctxtui.core.fleet import build_document, in_range, preset_totals
 from ctxtui.core.literal import json_literal, literal_block, visible
-from ctxtui.core.wording import counted, plural
+from ctxtui.core.wording import band_words, counted, plural
 from ctxtui.fleet.index import FleetIndex, default_path
 from ctxtui.fleet.job import Spec, Target
 from ctxtui.fleet.run import (
@@ -372,6 +372,7 @@ _COLUMNS = (
     ("MESSAGES", True),
     ("REQUESTS", True),
     ("COMPACTIONS REC/SIM", True),
+    ("OBSERVED TRIGGER", True),
     ("PEAK REPORTED", True),
     ("PEAK SIMULATED", True),
     ("TOP TOOL", False),
@@ -408,6 +409,7 @@ def _cells(row: dict[str, Any]) -> Sequence[str]:
         _n(row["messages"]),
         _n(row["requests"]),
         f"{_n(row['compactions_recorded'])}/{_n(row['compactions_simulated'])}",
+        band_words(row["observed_low"], row["observed_high"]),
         _n(row["peak_reported"]),
         _n(row["peak_simulated"]),
         _shown(row["top_tool"] or "-")[:24],

@@ -14,7 +14,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
-from ctxtui import options
 from ctxtui.commands.errors import CommandError
 from ctxtui.core.engine import Engine
 from ctxtui.core.errors import SessionLoadError
@@ -61,13 +60,10 @@ def load(args: argparse.Namespace, *, full_history: bool = False) -> Session:
 
 
 def build_policy(args: argparse.Namespace, session: Session) -> Policy:
-    """The preset fitted to the session's window, with the command line's knobs; a failing
-    relation (``--tail-min`` above ``--tail-max``) is named by the options typed."""
-    given = overrides_from(args)
-    try:
-        return options.build_policy(resolve_preset(session, args.preset).name, given, session)
-    except PolicyError as err:
-        raise CommandError(explain_policy_error(err)) from None
+    """The preset fitted to the session's window, the agent's configured values when the
+    preset is that agent's, then the command line's knobs; a failing relation
+    (``--tail-min`` above ``--tail-max``) is named by the options typed."""
+    return effective(args, session).policy
 
 
 def effective(args: argparse.Namespace, session: Session) -> Effective:

@@ -15,7 +15,6 @@ from ctxtui.commands.errors import CommandError
 from ctxtui.commands.json_out import stdlib_text, write_stdout
 from ctxtui.core.policies.preset_choice import resolve_preset
 from ctxtui.core.session.models import Session
-from ctxtui.core.tuning.observed import configured_line, observed_line
 from ctxtui.options import EXIT_OK, explain_policy_error, flag_of, overrides_from
 
 SCHEMA = "ctxtui.policy/1"
@@ -69,7 +68,7 @@ def document(args: argparse.Namespace) -> dict[str, Any]:
 def lines(doc: dict[str, Any]) -> list[str]:
     """The document in words: the preset, each knob and its origin, then the agent's values,
     the observed band and the agreement."""
-    from ctxtui.core.tuning.configured import Configured
+    from ctxtui.core.tuning.document import tuning_words
 
     trigger = doc["trigger"]
     out = [
@@ -82,16 +81,8 @@ def lines(doc: dict[str, Any]) -> list[str]:
         value = row["value"]
         shown = f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else value
         out.append(f"{row['knob']:<{width}}  {shown!s:<12}  {row['origin']}")
-    extra = [
-        configured_line(Configured(c["knob"], c["value"], c["origin"], c.get("note", "")))
-        for c in doc["configured"]
-    ]
+    extra = tuning_words(doc)
     extra += [f"could not read {p}" for p in doc["problems"]]
-    observed = doc.get("observed")
-    if observed is not None:
-        line = observed_line(observed["auto"], observed["manual"])
-        extra += [line] if line is not None else ["observed: no compaction recorded"]
-        extra += [observed["agreement"]] if "agreement" in observed else []
     return out + (["", *extra] if extra else [])
 
 

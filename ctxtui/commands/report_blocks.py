@@ -74,18 +74,8 @@ def render_estimate(report: dict[str, Any]) -> RenderableType | None:
 
 def tuning_lines(report: dict[str, Any]) -> list[str]:
     """The configured values, the observed band and whether they agree, a line each."""
-    from ctxtui.core.tuning.configured import Configured
-    from ctxtui.core.tuning.observed import configured_line, observed_line
+    from ctxtui.core.tuning.document import tuning_words
 
-    lines = [
-        configured_line(Configured(c["knob"], c["value"], c["origin"], c.get("note", "")))
-        for c in report.get("configured", [])
-    ]
-    observed = report.get("observed")
-    if observed is not None:
-        line = observed_line(observed["auto"], observed["manual"])
-        if line is not None:
-            lines.append(line)
-        if "agreement" in observed:
-            lines.append(observed["agreement"])
-    return lines
+    if "observed" not in report:
+        return []
+    return tuning_words({"configured": report.get("configured", []), **report})

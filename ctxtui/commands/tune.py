@@ -22,7 +22,14 @@ from ctxtui.commands.fleet import (
     write_json,
 )
 from ctxtui.core.tuning.configured import AgentConfig, Configured
-from ctxtui.core.tuning.document import Outcome, Searched, front_rows, search_for, tune_document
+from ctxtui.core.tuning.document import (
+    Outcome,
+    Searched,
+    front_rows,
+    search_for,
+    tune_document,
+    tuning_words,
+)
 from ctxtui.core.tuning.space import Settings, configured_point
 from ctxtui.fleet.job import Target
 from ctxtui.options import EXIT_INTERRUPTED, EXIT_OK
@@ -150,5 +157,6 @@ def render(doc: dict[str, Any]) -> list[str]:
             f"{held['overflows']:,} overflows, {held['lost_needed']:,}/{held['needed']:,} "
             f"needed facts lost, peak {held['peak']:.0%} over {len(doc['test']):,} sessions"
         )
+    out += tuning_words(doc)
     out += [f"error: {e['path']}: {e['error']}" for e in doc["errors"]]
     return out

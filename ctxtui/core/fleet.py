@@ -30,6 +30,8 @@ ROW_FIELDS = (
     "requests",
     "compactions_recorded",
     "compactions_simulated",
+    "observed_low",
+    "observed_high",
     "peak_reported",
     "peak_simulated",
     "top_tool",
@@ -40,7 +42,9 @@ ROW_FIELDS = (
     "error",
     "parent",
 )
-"""The keys of every ``sessions[]`` row, in the order the document writes them."""
+"""The keys of every ``sessions[]`` row, in the order the document writes them.
+``observed_low`` / ``observed_high``: the band of the agent's automatic compactions' prompt
+sizes (``core.tuning.observed``)."""
 
 SUMMED = (
     "messages",

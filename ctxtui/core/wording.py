@@ -50,3 +50,11 @@ def file_size(size: int) -> str:
             return f"{size:,} B" if unit == "B" else f"{value:,.1f} {unit}"
         value /= 1000
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def band_words(low: int | None, high: int | None) -> str:
+    """A band of token counts: ``155,001–159,897``, one figure when its ends agree, ``-``
+    with none (the observed trigger's, in every shell)."""
+    if low is None or high is None:
+        return "-"
+    return f"{low:,}" if low == high else f"{low:,}–{high:,}"

@@ -164,7 +164,8 @@ def _opened(history: Session) -> Session | None:
 
 
 def _usage_figures(history: Session) -> dict[str, Any]:
-    """Requests, the largest reported prompt and the agent's own compactions: no counting."""
+    """Requests, the largest reported prompt and the agent's own compactions, with the band
+    of the automatic ones (``core.tuning.observed``'s rule: manual ones are not fitted)."""
     points = history.index.requests
     messages = history.messages
     reported = (messages[p].usage for p in points)
@@ -172,10 +173,14 @@ def _usage_figures(history: Session) -> dict[str, Any]:
         (u.prompt_total for u in reported if u is not None and u.prompt_total is not None),
         default=None,
     )
+    recorded = history.meta.recorded_compactions
+    band = [c.pre_tokens for c in recorded if c.pre_tokens is not None and c.trigger != "manual"]
     return {
         "requests": len(points),
         "peak_reported": peak,
-        "compactions_recorded": len(history.meta.recorded_compactions),
+        "compactions_recorded": len(recorded),
+        "observed_low": min(band, default=None),
+        "observed_high": max(band, default=None),
     }
 
 

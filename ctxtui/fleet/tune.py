@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ctxtui.core.tuning.score import Score
 from ctxtui.core.tuning.space import Settings
@@ -121,16 +121,46 @@ def tune_session(target: Target, spec: TuneSpec) -> SessionScores:
     scores: list[Score | None] = []
     scale: float | None = None
     engine = engine_for(history)
+    quiet: list[tuple[dict[str, Any], int, Score]] = []  # walks that never compacted
     for settings in spec.candidates:
         try:
-            walked = replay_under(engine, candidate_policy(spec.agent, settings, base))
+            policy = candidate_policy(spec.agent, settings, base)
+            same = _same_walk(quiet, policy)
+            if same is not None:
+                scores.append(same)
+                continue
+            walked = replay_under(engine, policy)
             scale = _scale(walked) if scale is None else scale
             score = _score(walked, recorded, scale)
         except Exception:  # a candidate this session refuses scores nothing here
             scores.append(None)
             continue
+        if not walked.compactions and policy.trigger is not None:
+            quiet.append((_untriggered(policy), policy.trigger, score))
         scores.append(score)
     return SessionScores(target.path, tuple(scores), None, marks)
+
+
+TRIGGER_KNOBS = ("trigger_buffer", "trigger_input_reserve_cap", "compact_trigger_ratio")
+"""The knobs that only move where the trigger is (a candidate's trigger setting)."""
+
+
+def _untriggered(policy: Policy) -> dict[str, Any]:
+    values = policy.as_dict()
+    for name in (*TRIGGER_KNOBS, "preset"):
+        values.pop(name)
+    return values
+
+
+def _same_walk(quiet: Sequence[tuple[dict[str, Any], int, Score]], policy: Policy) -> Score | None:
+    """The score of an earlier walk this policy's would repeat: one that never compacted under
+    the same knobs but a trigger no higher. A trigger that never fired does not fire higher
+    either, so the walk (the same requests, counts and prompts) is the same one."""
+    trigger = policy.trigger
+    if trigger is None or not quiet:
+        return None
+    rest = _untriggered(policy)
+    return next((score for r, t, score in quiet if t <= trigger and r == rest), None)
 
 
 # -- the run ------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ def test_the_sessions_agent_preset_takes_its_configured_values(
     path = planted_transcript(tmp_path / "s.jsonl", PLANTED, [])
     doc = _doc(capsys, str(path), "--tail-turns", "3")
     assert doc["schema"] == "ctxtui.policy/1"
-    assert (doc["preset"], doc["preset_origin"]) == ("claude-code", "the session's agent")
+    assert (doc["preset"], doc["preset_origin"]) == ("claude-code", "from the transcript")
     origins = {row["knob"]: row["origin"] for row in doc["knobs"]}  # type: ignore[attr-defined]
     assert origins["context_window"] == "~/.claude/settings.json autoCompactWindow"
     assert origins["trigger_buffer"] == (
@@ -63,5 +63,26 @@ def test_text_lists_every_knob_and_its_origin(
 ) -> None:
     assert main(["policy", "--preset", "codex"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("preset: codex (--preset)\ntrigger: 244,800 tokens")
+    assert out.startswith("preset: codex (from --preset)\ntrigger: 244,800 tokens")
     assert "compact_trigger_ratio" in out and "preset codex" in out
+
+
+def test_an_unreadable_settings_file_is_named_not_fatal(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (home / ".claude/settings.json").write_text("{not json")
+    assert main(["policy", "--preset", "claude-code"]) == 0
+    out = capsys.readouterr().out
+    assert "could not read ~/.claude/settings.json: " in out
+    assert "trigger: 167,000 tokens" in out  # the preset's own, nothing configured
+
+
+def test_replay_takes_the_configured_trigger_too(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = planted_transcript(tmp_path / "s.jsonl", PLANTED, [])
+    assert main(["replay", str(path), "--preset", "claude-code", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    # autoCompactWindow 150,000, 95 % capped at the default threshold: 117,000
+    assert doc["policy"]["context_window"] == 150_000
+    assert doc["trigger_tokens"] == 117_000 - 1

@@ -54,7 +54,7 @@ def test_a_plan_preset_reads_no_agent_settings(
     home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = planted_transcript(tmp_path / "s.jsonl", PLANTED, [])
-    assert main(["report", str(path), "--json"]) == 0
+    assert main(["report", str(path), "--json", "--preset", "plan"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["configured"] == [] and report["observed"]["auto"]["count"] == 5
 

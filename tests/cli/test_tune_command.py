@@ -125,3 +125,36 @@ def test_write_config_refuses_an_agents_store(
     argv = ["tune", str(fleet), "--agent", "codex", "--workers", "1", "-o", str(store / "x.toml")]
     assert main(argv) == 2
     assert "session store" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "plan"])
+def test_a_walk_reused_for_a_higher_trigger_is_the_walk_itself(fleet: Path, agent: str) -> None:
+    """A candidate whose trigger is above one that never fired takes that walk's score; each
+    candidate replayed alone scores the same (plan's low ratios do compact these sessions)."""
+    from ctxtui.core.tuning.space import SPACES, grid, preset_of
+
+    candidates = tuple(grid(SPACES[agent]))
+    if agent == "plan":
+        ratios = (0.05, 0.1, 0.2, 0.6, 1.0)
+        candidates = tuple((("compact_trigger_ratio", r),) for r in ratios)
+    spread = False
+    for path in sorted(fleet.iterdir()):
+        together = tune_session(Target(str(path)), TuneSpec(agent, preset_of(agent), candidates))
+        alone = [
+            tune_session(Target(str(path)), TuneSpec(agent, preset_of(agent), (c,))).scores[0]
+            for c in candidates
+        ]
+        assert list(together.scores) == alone
+        compacted = [s.compactions for s in alone if s is not None]
+        spread = spread or max(compacted) > min(compacted) == 0
+    assert agent != "plan" or spread
+
+
+def test_an_unreadable_session_is_an_error_row_not_a_failure(
+    fleet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (fleet / "broken.jsonl").write_bytes(b"\x00\x01 not a transcript\n")
+    doc = _doc(capsys, str(fleet), "--agent", "claude-code", "--workers", "1")
+    assert [e["path"] for e in doc["errors"]] == [str(fleet / "broken.jsonl")]
+    assert str(fleet / "broken.jsonl") not in doc["train"] + doc["test"]
+    assert doc["recommended"] is not None

@@ -50,7 +50,7 @@ def test_every_tokenizer_says_its_direction_and_none_overcounts_by_zero() -> Non
 
 
 def test_replay_names_preset_and_tokenizer(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["replay", str(CODEX)]) == 0
+    assert main(["replay", str(CODEX), "--preset", "plan"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "(preset plan, tokenizer plan)" in out and "(plan, plan)" not in out
 

@@ -10,7 +10,7 @@ from textual.widgets import DataTable, Static
 
 from ctxtui.core.tuning.figure import Figure, Point, text_grid
 from ctxtui.tui.screens.tune import TuneScreen
-from tests.tui.main_fixtures import app_for, settle
+from tests.tui.main_fixtures import SnapCompare, app_for, press, settle, then
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -25,6 +25,16 @@ def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", raising=False)
+
+
+def test_tune_100x30(snap_compare: SnapCompare) -> None:
+    """`K` over the Claude Code replay sample at 100×30: the title (claude-code settings),
+    the configured 60 % from the fake home's settings.json with its origin, the observed band
+    of the 3 automatic compactions and the verdict (below the override), the scatter with `R`
+    in the middle (every candidate ties: nothing compacts), the ten candidates as the front,
+    40 % marked recommended and observed and 60 % configured, and the status line's keys."""
+    app = app_for(REPO / "sample_sessions" / "claude_code_replay.jsonl")
+    assert snap_compare(app, terminal_size=(100, 30), run_before=then(press("K")))
 
 
 async def test_the_front_and_enter_applies_a_point() -> None:

@@ -9,8 +9,8 @@ from typing import Any
 
 from ctxtui.core.policies.policy import preset
 from ctxtui.core.session.models import RecordedCompaction
-from ctxtui.core.tuning.configured import Configured
-from ctxtui.core.tuning.observed import observe
+from ctxtui.core.tuning.configured import Configured, overlay
+from ctxtui.core.tuning.observed import agreement, observe
 from ctxtui.core.tuning.score import Score, pareto, recommend, split, total
 from ctxtui.core.tuning.space import (
     SPACES,
@@ -93,6 +93,10 @@ def tune_document(
     ]
     base = preset(searched.preset)
     observed = observe(recorded, base)
+    observed_json = observed.as_json()
+    sentence = agreement(observed, overlay(base, configured), configured)
+    if sentence is not None:
+        observed_json["agreement"] = sentence
     triggers = [candidate_policy(searched.agent, c, base).trigger for c in searched.candidates]
     scored = held[best] if best is not None else None
     return {
@@ -113,7 +117,7 @@ def tune_document(
         "recommended": best,
         "configured": [c.as_json() for c in configured],
         "configured_candidate": _index_of(searched.candidates, configured_settings),
-        "observed": observed.as_json(),
+        "observed": observed_json,
         "observed_candidate": _nearest(triggers, observed.low),
         "held_out": scored.as_json() if scored is not None else None,
         "errors": [{"path": o.path, "error": o.error} for o in outcomes if o.error],
@@ -167,3 +171,20 @@ def marks_of(doc: Mapping[str, Any], index: int) -> list[str]:
     keys = {"recommended": "recommended", "configured": "configured_candidate",
             "observed": "observed_candidate"}  # fmt: skip
     return [m for m in MARKS if doc.get(keys[m]) == index]
+
+
+def tuning_words(doc: Mapping[str, Any]) -> list[str]:
+    """The agent's configured values, the observed band and the agreement, a line each."""
+    from ctxtui.core.tuning.observed import configured_line, observed_line
+
+    lines = [
+        configured_line(Configured(c["knob"], c["value"], c["origin"], c.get("note", "")))
+        for c in doc["configured"]
+    ]
+    observed = doc.get("observed")
+    if observed is None:
+        return lines
+    line = observed_line(observed["auto"], observed["manual"])
+    lines += [line] if line is not None else []
+    lines += [observed["agreement"]] if "agreement" in observed else []
+    return lines

@@ -21,7 +21,7 @@ from typing import Any
 from ctxtui.core.policies.policy import Policy
 from ctxtui.core.session.models import RecordedCompaction
 from ctxtui.core.tuning.configured import Configured
-from ctxtui.core.wording import counted
+from ctxtui.core.wording import band_words, counted
 
 OVERSHOOT = 0.10
 """How far above a trigger an automatic compaction may sit and still be that trigger's: the
@@ -145,8 +145,7 @@ def observed_line(auto: Mapping[str, Any], manual: Sequence[int]) -> str | None:
     parts (``None`` when nothing was recorded)."""
     parts = []
     if auto["count"]:
-        low, high = auto["low"], auto["high"]
-        band = f"{low:,}" if low == high else f"{low:,}–{high:,}"
+        band = band_words(auto["low"], auto["high"])
         text = f"{counted(auto['count'], 'automatic compaction')} at {band}"
         if auto["window"] is not None:
             text += f" (a {auto['window']:,}-token window under the preset's rule)"

@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from ctxtui.core.tuning.document import front_rows
+from ctxtui.core.tuning.document import front_rows, tuning_words
 from ctxtui.core.tuning.figure import figure, text_grid
 from ctxtui.core.tuning.space import Settings
 from ctxtui.options import debugging
@@ -61,6 +61,7 @@ class TuneScreen(Screen[Tuned | None]):
     DEFAULT_CSS = """
     TuneScreen #tune-title { padding: 0 1; text-style: bold; }
     TuneScreen #tune-chart { padding: 0 1; height: auto; }
+    TuneScreen #tune-words { padding: 0 1; height: auto; color: $text-muted; }
     TuneScreen DataTable { height: 1fr; }
     TuneScreen #tune-status { padding: 0 1; color: $text-muted; height: auto; }
     """
@@ -76,6 +77,7 @@ class TuneScreen(Screen[Tuned | None]):
 
     def compose(self) -> ComposeResult:
         yield Static(f"Tune · {self.agent} settings on this session", id="tune-title")
+        yield Static("", id="tune-words", markup=False)
         yield Static("", id="tune-chart", markup=False)
         yield DataTable(id="tune-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="tune-status", markup=False)
@@ -106,6 +108,10 @@ class TuneScreen(Screen[Tuned | None]):
             return
         self.doc = message.doc
         self.rows = front_rows(message.doc)
+        lines = tuning_words(message.doc)
+        if (self.app.size.height or 24) < 30:  # a short screen keeps the verdict only
+            lines = lines[-1:]
+        self.query_one("#tune-words", Static).update("\n".join(lines))
         self._draw()
         best = message.doc["recommended"]
         words = "no candidate fits" if best is None else "R: recommended"
@@ -122,7 +128,8 @@ class TuneScreen(Screen[Tuned | None]):
         assert self.doc is not None
         fig = figure(self.doc)
         width = max(10, (self.app.size.width or 80) - 14)
-        grid = text_grid(fig, width, CHART_HEIGHT)
+        height = max(3, min(CHART_HEIGHT, (self.app.size.height or 24) // 4))
+        grid = text_grid(fig, width, height)
         low, high = fig.cost_range
         lost_low, lost_high = fig.lost_range
         lines = [f"{lost_high:>6,} ┤{grid[0]}"]
@@ -135,10 +142,12 @@ class TuneScreen(Screen[Tuned | None]):
         self.query_one("#tune-chart", Static).update(chart)
         table: DataTable[str] = self.query_one(DataTable)
         table.clear(columns=True)
-        for name in COLUMNS:
-            table.add_column(name, key=name)
-        for row in self.rows:
-            table.add_row(*row_cells(row), key=str(row["index"]))
+        shown = [row_cells(row) for row in self.rows]
+        for n, name in enumerate(COLUMNS):
+            width = max([len(name), *(len(cells[n]) for cells in shown)])
+            table.add_column(name, key=name, width=width)
+        for row, cells in zip(self.rows, shown, strict=True):
+            table.add_row(*cells, key=str(row["index"]))
 
     def action_close(self) -> None:
         self.workers.cancel_group(self, "tune")
