@@ -176,7 +176,7 @@ _WATCH = (
     "import sys, time\n"
     "from ctxtui.importers.watch import SessionWatcher\n"
     "path, tail = sys.argv[1], sys.argv[2]\n"
-    "w = SessionWatcher(path, None)\n"
+    "w = SessionWatcher(path, None, clock=lambda: 0.0)  # a still clock: no pacing\n"
     "t = time.process_time(); assert w.poll() is not None; first = time.process_time() - t\n"
     "with open(path, 'ab') as out, open(tail, 'rb') as more: out.write(more.read())\n"
     "t = time.process_time(); grown = w.poll(); again = time.process_time() - t\n"

@@ -200,7 +200,8 @@ class Run:
             )
             assert other is not None  # no stop check was given
             counts.setdefault(other.tokenizer.used, other)
-        return calibrate(session, self.replay.points, counts)
+        # the fit is over the same requests as the session's own: fitted once (``fit``)
+        return calibrate(session, self.replay.points, counts, self.fit.fit)
 
     @cached_property
     def simulated_audits(self) -> tuple[Audit, ...]:
