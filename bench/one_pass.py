@@ -64,13 +64,14 @@ def transcripts(claude_mb: float, codex_mb: float) -> dict[str, tuple[Path, floa
     for agent, megabytes in (("claude-code", claude_mb), ("codex", codex_mb)):
         path = out / f"{agent}-{megabytes:g}mb-{SEED}.jsonl"
         if not path.exists():
-            write_transcript(agent, megabytes, SEED, path)
+            write_transcript(agent, megabytes, SEED, path, shaped=True)
         if agent == "claude-code":
             subs = path.parent / path.stem / "subagents"
             for k in range(SUBAGENTS):
                 sub = subs / f"agent-{k:04d}.jsonl"
                 if not sub.exists():  # a tiny run (the smoke test) gets tiny sub-agents
-                    write_transcript(agent, min(SUBAGENT_MB, megabytes / 8), SEED + 1 + k, sub)
+                    size = min(SUBAGENT_MB, megabytes / 8)
+                    write_transcript(agent, size, SEED + 1 + k, sub, shaped=True)
         found[agent] = (path, megabytes)
     return found
 
