@@ -101,10 +101,10 @@ def _paired(
 
 
 def commands(
-    agent: str, path: Path, megabytes: float, repeats: int, cache: Path
+    agent: str, path: Path, megabytes: float, repeats: int, cache: Path, smoke: bool = False
 ) -> tuple[list[Result], dict[str, float]]:
-    """fleet, report and replay of ``path`` against the json.loads process; also each
-    command's median, for the ccusage ratios."""
+    """fleet, report and replay of ``path`` against the json.loads process (``smoke``: report
+    only); also each command's median."""
     env = _env(cache)
     size = f"{agent} {megabytes:g} MB"
     targets = dict(zip(("fleet", "report", "replay"), TARGETS[agent], strict=True))
@@ -117,6 +117,8 @@ def commands(
     out: list[Result] = []
     medians: dict[str, float] = {}
     for name, args in argv.items():
+        if smoke and name != "report":
+            continue
         subject, base = _paired(
             lambda a=args: _wall(["-m", "ctxtui", *a], env), lambda: _wall(baseline, env), repeats
         )
@@ -285,9 +287,13 @@ def _process_wall(args: list[str], env: dict[str, str]) -> float:
 
 
 def against_ccusage(
-    found: dict[str, tuple[Path, float]], repeats: int, emit: Callable[[str], None]
+    found: dict[str, tuple[Path, float]],
+    repeats: int,
+    emit: Callable[[str], None],
+    smoke: bool = False,
 ) -> list[Result]:
-    """report and replay against ccusage's session report of the same file, paired."""
+    """report and replay (``smoke``: report only) against ccusage's session report of the
+    same file, paired."""
     exe = ccusage()
     if exe is None:
         emit(f"[{SECTION}] ccusage: skipped (not on PATH, nor in $CCUSAGE)")
@@ -302,6 +308,8 @@ def against_ccusage(
                 "report --json": [sys.executable, "-m", "ctxtui", "report", "--json", str(place)],
                 "replay --json": [sys.executable, "-m", "ctxtui", "replay", "--json", str(place)],
             }
+            if smoke:
+                del ours["replay --json"]
             times: dict[str, list[float]] = {name: [] for name in ours}
             base: list[float] = []
             for _ in range(max(1, repeats)):
@@ -311,6 +319,8 @@ def against_ccusage(
         them = statistics.median(base)
         label = f"ccusage {which} session"
         for name, target in (("report --json", 1.0), ("replay --json", 2.0)):
+            if name not in times:
+                continue
             out.append(
                 Result(SECTION, f"{agent} {megabytes:g} MB", name, statistics.median(times[name]),
                        label, them, target=target)
@@ -327,16 +337,17 @@ def pass_sections(
 ) -> list[Result]:
     """Every ``[pass]`` figure; each is emitted by the caller as it is returned."""
     found = transcripts(claude_mb, codex_mb)
-    if claude_mb < 1:  # a smoke run: every kind of figure once, on one agent
+    smoke = claude_mb < 1  # every kind of figure once, on one agent and one command
+    if smoke:
         found = {"claude-code": found["claude-code"]}
     out: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="ctxtui-bench-pass-cache-") as tmp:
         cache = Path(tmp)
         for agent, (path, megabytes) in found.items():
-            out += commands(agent, path, megabytes, repeats, cache)[0]
+            out += commands(agent, path, megabytes, repeats, cache, smoke)[0]
         claude, claude_size = found["claude-code"]
         out += first_row(claude, claude_size, repeats, cache)
     out += appended(claude, claude_size, repeats)
-    out += against_ccusage(found, repeats, emit)
+    out += against_ccusage(found, repeats, emit, smoke)
     out += fleet_cold(*fleet)
     return out
