@@ -131,7 +131,8 @@ def run(
         from bench.one_pass import pass_sections
 
         claude_mb, codex_mb = (float(x) for x in args.usage_mb.split(","))
-        add(pass_sections(args.repeats, claude_mb, codex_mb, emit))
+        fleet = (args.fleet_sessions, args.fleet_mb)
+        add(pass_sections(args.repeats, claude_mb, codex_mb, emit, fleet))
     if "retention" in only:
         from bench.retention import retention_ratio
 

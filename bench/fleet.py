@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -63,14 +64,47 @@ def transcript(agent: str, megabytes: float, seed: int) -> Path:
     return path
 
 
-def write_transcript(agent: str, megabytes: float, seed: int, path: Path) -> Path:
+SHAPED_COMPACT_AT = {"claude-code": 134_000, "codex": 114_000}
+"""Prompt tokens at which a shaped transcript's agent compacts: about one recorded compaction
+per 1.5 MB of Claude Code (about 40 in 64 MB) and per MB of Codex (30 in 30 MB); the samples'
+own thresholds compact every ~140 KB."""
+PAUSE_EVERY = 40
+"""A shaped session's turns between two pauses of the user (past the 5-minute lifetime)."""
+
+
+def _split_writes(lines: list[dict[str, object]], rng: random.Random) -> None:
+    """Each response's cache write split between Anthropic's 1-hour and 5-minute lifetimes,
+    as Claude Code writes them (the two lines of a split response share one usage)."""
+    seen: set[int] = set()
+    for line in lines:
+        message = line.get("message")
+        usage = message.get("usage") if isinstance(message, dict) else None
+        if not isinstance(usage, dict) or id(usage) in seen or "cache_creation" in usage:
+            continue
+        seen.add(id(usage))
+        write = int(usage.get("cache_creation_input_tokens") or 0)
+        hour = write if rng.random() < 0.3 else round(write * rng.choice((0.0, 0.5, 0.8)))
+        usage["cache_creation"] = {
+            "ephemeral_5m_input_tokens": write - hour,
+            "ephemeral_1h_input_tokens": hour,
+        }
+
+
+def write_transcript(
+    agent: str, megabytes: float, seed: int, path: Path, *, shaped: bool = False
+) -> Path:
     """Write a Claude Code session or Codex rollout of about ``megabytes`` to ``path``: the
-    same seed and size always give the same bytes."""
+    same seed and size always give the same bytes. ``shaped`` makes it read like a real
+    session of that size: recorded compactions as often as a 200k window has them, the user's
+    pauses, and (Claude Code) cache writes split between the 1-hour and 5-minute lifetimes."""
     tool = _tool()
     maker = tool.ClaudeCode() if agent == "claude-code" else tool.Codex()
     maker.rng.seed(seed)
     if agent == "claude-code":
         maker.session_id = f"5f1c2a9e-0d7b-4c3e-9a61-{seed:012d}"
+    if shaped:
+        maker.compact_at = SHAPED_COMPACT_AT[agent]
+    shape = random.Random(seed + 1)
     target = int(megabytes * 1024 * 1024)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
@@ -79,7 +113,11 @@ def write_transcript(agent: str, megabytes: float, seed: int, path: Path) -> Pat
     with tmp.open("w", encoding="utf-8") as out:
         while written < target:
             turn += 1
+            if shaped and turn % PAUSE_EVERY == 0:
+                maker.clock += shape.randint(340, 2_800)  # the user stepped away
             maker.turn(turn)
+            if shaped and agent == "claude-code":
+                _split_writes(maker.lines, shape)
             # compact, as the agents write them (ccusage only reads lines written so)
             text = "".join(_compact(line) + "\n" for line in maker.lines)
             maker.lines.clear()

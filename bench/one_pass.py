@@ -14,7 +14,8 @@ split responses, 1-hour and 5-minute cache writes) and a 30 MB Codex rollout:
 * where ccusage is on ``PATH`` (or in ``$CCUSAGE``): report and replay against ``ccusage claude
   session --json --offline`` and ``ccusage codex session --json --offline`` (≤ 1.0, ≤ 2.0).
 
-The cold fleet over 1,000 sessions is the ``[fleet]`` section's (``bench/fleet.py``).
+* ``fleet`` cold over 1,000 generated sessions (``bench/fleet.py: fleet_dir``) against the
+  sum of each file's baseline process, divided by the cores (≤ 1.2).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from pathlib import Path
 
 import bench.common
 from bench.common import Result, run_child
-from bench.fleet import REPO, ccusage, write_transcript
+from bench.fleet import REPO, ccusage, fleet_dir, write_transcript
 
 SECTION = "pass"
 SEED = 35
@@ -64,13 +65,14 @@ def transcripts(claude_mb: float, codex_mb: float) -> dict[str, tuple[Path, floa
     for agent, megabytes in (("claude-code", claude_mb), ("codex", codex_mb)):
         path = out / f"{agent}-{megabytes:g}mb-{SEED}.jsonl"
         if not path.exists():
-            write_transcript(agent, megabytes, SEED, path)
+            write_transcript(agent, megabytes, SEED, path, shaped=True)
         if agent == "claude-code":
             subs = path.parent / path.stem / "subagents"
             for k in range(SUBAGENTS):
                 sub = subs / f"agent-{k:04d}.jsonl"
                 if not sub.exists():  # a tiny run (the smoke test) gets tiny sub-agents
-                    write_transcript(agent, min(SUBAGENT_MB, megabytes / 8), SEED + 1 + k, sub)
+                    size = min(SUBAGENT_MB, megabytes / 8)
+                    write_transcript(agent, size, SEED + 1 + k, sub, shaped=True)
         found[agent] = (path, megabytes)
     return found
 
@@ -99,10 +101,10 @@ def _paired(
 
 
 def commands(
-    agent: str, path: Path, megabytes: float, repeats: int, cache: Path
+    agent: str, path: Path, megabytes: float, repeats: int, cache: Path, smoke: bool = False
 ) -> tuple[list[Result], dict[str, float]]:
-    """fleet, report and replay of ``path`` against the json.loads process; also each
-    command's median, for the ccusage ratios."""
+    """fleet, report and replay of ``path`` against the json.loads process (``smoke``: report
+    only); also each command's median."""
     env = _env(cache)
     size = f"{agent} {megabytes:g} MB"
     targets = dict(zip(("fleet", "report", "replay"), TARGETS[agent], strict=True))
@@ -115,6 +117,8 @@ def commands(
     out: list[Result] = []
     medians: dict[str, float] = {}
     for name, args in argv.items():
+        if smoke and name != "report":
+            continue
         subject, base = _paired(
             lambda a=args: _wall(["-m", "ctxtui", *a], env), lambda: _wall(baseline, env), repeats
         )
@@ -176,9 +180,7 @@ _WATCH = (
     "import sys, time\n"
     "from ctxtui.importers.watch import SessionWatcher\n"
     "path, tail = sys.argv[1], sys.argv[2]\n"
-    "# a clock that stands still: the watcher's pacing (a wait after each read) never holds\n"
-    "# the second read, which is what is measured\n"
-    "w = SessionWatcher(path, None, clock=lambda: 0.0)\n"
+    "w = SessionWatcher(path, None, clock=lambda: 0.0)  # a still clock: no pacing\n"
     "t = time.process_time(); assert w.poll() is not None; first = time.process_time() - t\n"
     "with open(path, 'ab') as out, open(tail, 'rb') as more: out.write(more.read())\n"
     "t = time.process_time(); grown = w.poll(); again = time.process_time() - t\n"
@@ -233,6 +235,28 @@ def appended(path: Path, megabytes: float, repeats: int) -> list[Result]:
     ]  # fmt: skip
 
 
+def fleet_cold(count: int, megabytes: float) -> list[Result]:
+    """A cold ``fleet`` over ``count`` sessions against Σ of their baseline processes ÷ the
+    cores (each distinct file's baseline timed once: the copies are the same bytes)."""
+    directory = fleet_dir(count, megabytes)
+    files = sorted(directory.glob("*.jsonl"))
+    by_inode: dict[int, float] = {}
+    total = 0.0
+    for f in files:
+        inode = f.stat().st_ino
+        if inode not in by_inode:
+            by_inode[inode] = run_child(["-c", BASELINE, str(f)])[0]
+        total += by_inode[inode]
+    cores = os.cpu_count() or 1
+    with tempfile.TemporaryDirectory(prefix="ctxtui-bench-pass-fleet-") as tmp:
+        cold = _wall(["-m", "ctxtui", "fleet", "--json", str(directory)], _env(Path(tmp)))
+    size = f"{count:,} sessions ({count * megabytes:,.0f} MB)"
+    return [
+        Result(SECTION, size, "fleet, cold index", cold, f"Σ json.loads processes / {cores}",
+               total / cores, target=1.2, note=f"{len(by_inode)} distinct files timed"),
+    ]  # fmt: skip
+
+
 def _ccusage_home(agent: str, source: Path, root: Path) -> tuple[dict[str, str], Path]:
     """A HOME holding only ``source`` (and its sub-agents), where the agent keeps it."""
     home = root / "home"
@@ -263,9 +287,13 @@ def _process_wall(args: list[str], env: dict[str, str]) -> float:
 
 
 def against_ccusage(
-    found: dict[str, tuple[Path, float]], repeats: int, emit: Callable[[str], None]
+    found: dict[str, tuple[Path, float]],
+    repeats: int,
+    emit: Callable[[str], None],
+    smoke: bool = False,
 ) -> list[Result]:
-    """report and replay against ccusage's session report of the same file, paired."""
+    """report and replay (``smoke``: report only) against ccusage's session report of the
+    same file, paired."""
     exe = ccusage()
     if exe is None:
         emit(f"[{SECTION}] ccusage: skipped (not on PATH, nor in $CCUSAGE)")
@@ -280,6 +308,8 @@ def against_ccusage(
                 "report --json": [sys.executable, "-m", "ctxtui", "report", "--json", str(place)],
                 "replay --json": [sys.executable, "-m", "ctxtui", "replay", "--json", str(place)],
             }
+            if smoke:
+                del ours["replay --json"]
             times: dict[str, list[float]] = {name: [] for name in ours}
             base: list[float] = []
             for _ in range(max(1, repeats)):
@@ -289,6 +319,8 @@ def against_ccusage(
         them = statistics.median(base)
         label = f"ccusage {which} session"
         for name, target in (("report --json", 1.0), ("replay --json", 2.0)):
+            if name not in times:
+                continue
             out.append(
                 Result(SECTION, f"{agent} {megabytes:g} MB", name, statistics.median(times[name]),
                        label, them, target=target)
@@ -301,16 +333,21 @@ def pass_sections(
     claude_mb: float = 64,
     codex_mb: float = 30,
     emit: Callable[[str], None] = print,
+    fleet: tuple[int, float] = (1000, 1.0),
 ) -> list[Result]:
     """Every ``[pass]`` figure; each is emitted by the caller as it is returned."""
     found = transcripts(claude_mb, codex_mb)
+    smoke = claude_mb < 1  # every kind of figure once, on one agent and one command
+    if smoke:
+        found = {"claude-code": found["claude-code"]}
     out: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="ctxtui-bench-pass-cache-") as tmp:
         cache = Path(tmp)
         for agent, (path, megabytes) in found.items():
-            out += commands(agent, path, megabytes, repeats, cache)[0]
+            out += commands(agent, path, megabytes, repeats, cache, smoke)[0]
         claude, claude_size = found["claude-code"]
         out += first_row(claude, claude_size, repeats, cache)
     out += appended(claude, claude_size, repeats)
-    out += against_ccusage(found, repeats, emit)
+    out += against_ccusage(found, repeats, emit, smoke)
+    out += fleet_cold(*fleet)
     return out

@@ -128,9 +128,9 @@ def build_document(walked: Run, calibration: Calibration, costs: CostBlocks) -> 
 def add_retention(document: dict[str, Any], walked: Run) -> None:
     """Each simulated and recorded compaction gains its ``retention`` block
     (``ctxtui.retention/1``'s), ``null`` where a recorded one has nothing before it."""
-    for row, audit in zip(document["compactions"], walked.simulated_audits, strict=True):
+    for row, audit in zip(document["compactions"], walked.simulated_audits(), strict=True):
         row["retention"] = audit.block()
-    at = {a.segment.last + 1: a for a in walked.recorded_audits}
+    at = {a.segment.last + 1: a for a in walked.recorded_audits()}
     for row, rc in zip(document["recorded_compactions"], walked.replay.recorded, strict=True):
         found = at.get(rc.message_index)
         row["retention"] = found.block() if found is not None else None

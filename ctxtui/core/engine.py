@@ -138,10 +138,10 @@ class Engine:
 class Run:
     """One session under one policy: counts, plan and replay, made once by ``Engine.run``.
 
-    Everything else a shell shows of the run is a member worked out the first time it is
-    read and kept: the fit, the gap at the last reported request, the recorded dollars and
-    the simulated run's, the calibration, the audits. ``report`` and ``fleet`` never read
-    the audits, so they never pay for them.
+    Everything else a shell shows of the run is worked out when asked: the fit, the gap at
+    the last reported request and the recorded dollars are members kept once read; the
+    simulated run's dollars, the calibration and the audits are calls. ``report`` and
+    ``fleet`` never ask for the audits, so they never pay for them.
     """
 
     engine: Engine
@@ -200,18 +200,19 @@ class Run:
             )
             assert other is not None  # no stop check was given
             counts.setdefault(other.tokenizer.used, other)
-        return calibrate(session, self.replay.points, counts)
+        # the fit is over the same requests as the session's own: fitted once (``fit``)
+        return calibrate(session, self.replay.points, counts, self.fit.fit)
 
-    @cached_property
     def simulated_audits(self) -> tuple[Audit, ...]:
-        """Each simulated compaction's summary audited against what it replaced."""
+        """Each simulated compaction's summary audited against what it replaced (worked out
+        at each call and not kept: a caller takes their blocks and lets them go)."""
         from ctxtui.core.simulation.retention_audits import simulated_audits
 
         return simulated_audits(self.replay)
 
-    @cached_property
     def recorded_audits(self) -> tuple[Audit, ...]:
-        """Each compaction the agent recorded, its own summary audited (no stand-in beside)."""
+        """Each compaction the agent recorded, its own summary audited (no stand-in beside);
+        not kept either."""
         from ctxtui.core.simulation.retention_audits import recorded_audits
 
         return recorded_audits(self.session, self.policy, self.counts, self.tokenizer, False)

@@ -147,3 +147,32 @@ async def test_a_compacted_file_is_read_through_its_history_once(
         await until(pilot, lambda: getattr(app.screen, "replay", None) is not None, "replay")
         await settle(pilot)
     assert reads == [False, True]
+
+
+def test_the_first_pass_is_the_estimator_until_a_plan_is_drawn() -> None:
+    from ctxtui.tui.state import MainState
+
+    state, _ = MainState.start("plan", {"tokenizer": EXACT})
+    session = demo_session()
+    opened, _ = state.opened(session, None)
+    first = opened.first_pass
+    assert first is not None and first.tokenizer == "plan"
+    assert opened.engine is not None
+    assert opened.planned(opened.engine.plan(first)).first_pass is None
+    plain, _ = MainState.start("plan")
+    assert plain.opened(session, None)[0].first_pass is None, "an estimator needs no first pass"
+
+
+def test_a_history_read_for_another_session_is_dropped() -> None:
+    from ctxtui.core.tokens.calibration import session_fit
+    from ctxtui.tui.state import MainState
+
+    state, _ = MainState.start("plan")
+    shown, other = demo_session(), demo_session(turns=3)
+    opened, _ = state.opened(shown, None)
+    fit = session_fit(other)
+    assert opened.with_history(other, other, fit) is opened
+    kept = opened.with_history(shown, other, fit)
+    assert kept.history is other and kept.fit is fit
+    assert kept.with_history(shown, other, None).fit is fit, "no fit keeps the one known"
+    assert kept.grown(other).history is None, "a grown file's history is read again"

@@ -122,6 +122,17 @@ class _IndexFrom:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """A session counted under one policy's tokenizer: what a replay walks and every live
+    context of it is measured from."""
+
+    session: Session
+    policy: Policy
+    counts: SessionCounts
+    tokenizer: Tokenizer
+
+
 _BUDGET_ONLY = TokenizerInfo("plan", "plan")
 """Counts that only carry the fixed parts ``history_budget`` reads; no message is counted."""
 
@@ -137,14 +148,9 @@ class LiveAccount:
     mirrored (``supported`` is false): the caller plans those contexts.
     """
 
-    def __init__(
-        self,
-        session: Session,
-        policy: Policy,
-        counts: SessionCounts,
-        tokenizer: Tokenizer,
-        truncated: Mapping[int, TruncatedOutput],
-    ) -> None:
+    def __init__(self, counted: Counted, truncated: Mapping[int, TruncatedOutput]) -> None:
+        session, policy, counts = counted.session, counted.policy, counted.counts
+        tokenizer = counted.tokenizer
         self.policy = policy
         self.session = session
         self._windows: dict[tuple[int, int], _IndexFrom] = {}

@@ -31,6 +31,7 @@ from ctxtui.core.policies.policy import CompactionStyle, Policy, TriggerCheck, T
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Message, Session, Usage
 from ctxtui.core.simulation.live_context import (
+    Counted,
     LiveAccount,
     Segment,
     live_counts,
@@ -218,18 +219,17 @@ class _Walk:
 
     def __init__(
         self,
-        session: Session,
-        policy: Policy,
-        counts: SessionCounts,
-        tokenizer: Tokenizer,
+        counted: Counted,
         first_plan: Plan,
         exact: bool,
         on_progress: Progress | None = None,
         should_stop: StopCheck | None = None,
     ) -> None:
-        self.session, self.policy, self.counts, self.tokenizer = session, policy, counts, tokenizer
+        session, counts = counted.session, counted.counts
+        self.session, self.policy, self.counts = session, counted.policy, counts
+        self.tokenizer = counted.tokenizer
         self.on_progress, self.should_stop = on_progress, should_stop
-        self.account = LiveAccount(session, policy, counts, tokenizer, first_plan.truncated)
+        self.account = LiveAccount(counted, first_plan.truncated)
         self.exact = exact
         summary = session.meta.summary
         self.segments = [Segment(0, None, 0, summary, counts.summary_tokens)]
@@ -511,5 +511,6 @@ def replay(
     ``ReplayStoppedError`` (a worker whose result is no longer wanted ends early).
     """
     plan = first_plan if first_plan is not None else build_plan(session, policy, counts, tokenizer)
-    walk = _Walk(session, policy, counts, tokenizer, plan, exact, on_progress, should_stop)
+    counted = Counted(session, policy, counts, tokenizer)
+    walk = _Walk(counted, plan, exact, on_progress, should_stop)
     return walk.run()

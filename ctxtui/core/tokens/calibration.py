@@ -263,13 +263,14 @@ def tokenizer_error(name: str, estimates: Sequence[int], reported: Sequence[int]
 
 
 def calibrate(
-    session: Session, points: Sequence[int], counts: Mapping[str, SessionCounts]
+    session: Session,
+    points: Sequence[int],
+    counts: Mapping[str, SessionCounts],
+    fit: Fit | None = None,
 ) -> Calibration:
     """Calibrate each tokenizer in ``counts`` (first one first) on the reported requests: an
-    estimate is its system prompt and tools plus the live context's messages."""
-    messages = session.messages
-    cap = output_cap(session.meta.format)
-    chars_prefix = [0, *accumulate(content_chars(m, cap) for m in messages)]
+    estimate is its system prompt and tools plus the live context's messages. ``fit`` is the
+    line already fitted over the same requests (``session_fit``), not fitted again."""
     picked = reported_samples(session, points)  # (start, stop, reported)
     reported = [r for _, _, r in picked]
     errors = []
@@ -277,5 +278,8 @@ def calibrate(
         fixed = c.system_tokens + c.tool_def_tokens + c.summary_tokens
         estimates = [fixed + c.prefix[p] - c.prefix[s] for s, p, _ in picked]
         errors.append(tokenizer_error(name, estimates, reported))
-    chars = [chars_prefix[p] - chars_prefix[s] for s, p, _ in picked]
-    return Calibration(len(picked), tuple(errors), fit_line(chars, reported))
+    if fit is None:
+        cap = output_cap(session.meta.format)
+        chars_prefix = [0, *accumulate(content_chars(m, cap) for m in session.messages)]
+        fit = fit_line([chars_prefix[p] - chars_prefix[s] for s, p, _ in picked], reported)
+    return Calibration(len(picked), tuple(errors), fit)
