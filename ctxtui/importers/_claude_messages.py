@@ -7,7 +7,13 @@ from typing import Any
 
 import msgspec
 
-from ctxtui.core.session.models import ContentPart, Message, RecordedCompaction, ToolCall
+from ctxtui.core.session.models import (
+    ContentPart,
+    Message,
+    PartKind,
+    RecordedCompaction,
+    ToolCall,
+)
 from ctxtui.importers._jsonl import Record
 from ctxtui.importers._parts import (
     anthropic_part,
@@ -160,7 +166,7 @@ class Converter:
             if msg_id in self._open_ids:  # the same API response again: its usage counts once
                 fields["usage"] = None
             self.low = min(self.low, len(out))
-            out.append(Message(**fields))
+            out.append(Message.trusted(**fields))
             if msg_id:
                 self._open_ids[msg_id] = len(out) - 1
         elif kind == "user":
@@ -228,7 +234,7 @@ def _assistant(record: Record, dropped: Dropped) -> dict[str, Any]:
         if kind == "text":
             text = as_text(block.get("text"))
             texts.append(text)
-            parts.append(text_part(text))
+            parts.append(ContentPart.trusted(kind=PartKind.TEXT, text=text, label=""))
         elif kind == "thinking":
             reasoning.append(as_text(block.get("thinking")))
             parts.extend(_opaque(block.get("signature"), "thinking.signature"))
@@ -236,7 +242,7 @@ def _assistant(record: Record, dropped: Dropped) -> dict[str, Any]:
             parts.extend(_opaque(block.get("data"), "redacted_thinking"))
         elif kind in ("tool_use", "server_tool_use"):
             calls.append(
-                ToolCall(
+                ToolCall.trusted(
                     id=as_text(block.get("id")),
                     name=as_text(block.get("name")),
                     arguments=compact_json(block.get("input", {})),
@@ -279,14 +285,16 @@ def _user(record: Record, tool_names: Mapping[str, str]) -> list[Message]:
     }
     content = value.body.content
     if isinstance(content, str):
-        return [Message(role="user", content=content, **common, **flags)]
+        return [Message.trusted(role="user", content=content, **common, **flags)]
     out: list[Message] = []
     pending: list[ContentPart] = []
 
     def flush() -> None:
         if pending:
             text = join_text(pending)
-            out.append(Message(role="user", content=text, parts=tuple(pending), **common, **flags))
+            out.append(
+                Message.trusted(role="user", content=text, parts=tuple(pending), **common, **flags)
+            )
             pending.clear()
 
     for block in blocks(value):
@@ -312,7 +320,7 @@ def _tool_result(
         text = join_text(parts)
     else:
         text = ""
-    return Message(
+    return Message.trusted(
         role="tool",
         content=text,
         parts=parts,

@@ -176,8 +176,8 @@ class _Replay:
     @property
     def messages(self) -> list[Message]:
         """Every message so far, the open assistant's built first."""
-        if self._open is not None:
-            self._messages.append(Message(**self._open))
+        if self._open is not None:  # its values made here (``assistant``): trusted
+            self._messages.append(Message.trusted(**self._open))
             self._open = None
         return self._messages
 
@@ -360,7 +360,7 @@ def _item(replay: _Replay, record: Record, item: Fields, timestamp: Any) -> None
         if not texts:
             texts = [as_text(c.get("text")) for c in _dicts(item.get("content"))]
         blob = item.get("encrypted_content")
-        parts = [opaque_part(blob, "reasoning.encrypted_content")] if blob else []
+        parts = (opaque_part(blob, "reasoning.encrypted_content"),) if blob else ()
         replay.assistant(line, reasoning="\n".join(texts), parts=parts, created_at=when)
     elif kind in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
         call = _tool_call(item, line)
@@ -404,7 +404,7 @@ def _message(replay: _Replay, line: int, item: Fields, when: Any) -> None:
         return
     injected = role != "system" and text.lstrip().startswith(INJECTED_PREFIXES)
     replay.add(
-        Message(
+        Message.trusted(
             role=role,
             content=text,
             parts=kept,
@@ -448,7 +448,7 @@ def _tool_output(replay: _Replay, line: int, item: Fields, when: Any) -> Message
     else:
         text = as_text(output)
         is_error = _shell_failed(text)
-    return Message(
+    return Message.trusted(
         role="tool",
         content=text,
         parts=parts,
