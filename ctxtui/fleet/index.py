@@ -24,9 +24,12 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxtui.core.fleet import Row
+
+if TYPE_CHECKING:
+    from ctxtui.core.session.models import Session
 
 FILE_NAME = "fleet.sqlite3"
 APPLICATION_ID = 0x63747869  # "ctxi": marks the database as this index
@@ -391,6 +394,28 @@ class FleetIndex:
         """A database that breaks mid-run: say so once and carry on without it."""
         self._warn(f"the fleet index {self.path} failed ({_why(err)}); running without it")
         self.close()
+
+
+def resumed_history(
+    path: str, format: str | None = None, index_path: Path | None = None
+) -> Session:
+    """The full history of ``path``, read on from the importer state the index kept for it when
+    the file only grew since (reopening a session the fleet knows costs the bytes appended),
+    else read whole; the state is kept again for a file that may still grow.
+
+    For a shell opening a session: the same session ``load_session(path, format,
+    full_history=True)`` gives. An index that cannot be used only makes the read whole.
+    """
+    from ctxtui.fleet.job import Spec
+    from ctxtui.importers.resume import resume
+
+    reader = Spec(format=format).base_fingerprint()
+    with FleetIndex(index_path or default_path(), lambda _warning: None) as index:
+        state = index.state(path, reader)
+        session, kept = resume(path, state, format, full_history=True)
+        if kept is not None or state is not None:
+            index.store_state(path, reader, kept)
+    return session
 
 
 def _why(err: BaseException) -> str:

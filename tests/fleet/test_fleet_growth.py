@@ -93,3 +93,25 @@ def test_a_session_no_longer_written_keeps_no_state(tmp_path: Path) -> None:
     run_fleet(path_targets([str(sessions)]), spec, index=index)
     assert index.state(str(path), spec.base_fingerprint()) is None
     index.close()
+
+
+def test_reopening_a_session_the_index_knows_reads_on_from_its_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ctxtui.fleet.index import resumed_history
+    from ctxtui.importers import load_session
+
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    path = sessions / "s.jsonl"
+    first, rest = _halves("claude_code_replay.jsonl")
+    path.write_bytes(first)
+    db = tmp_path / "cache" / "fleet.sqlite3"
+    index = FleetIndex(db, lambda _w: None)
+    run_fleet(path_targets([str(sessions)]), Spec(simulate=False), index=index)
+    index.close()
+    path.write_bytes(first + rest)
+    monkeypatch.setattr(resume.Resumable, "start", None)  # any read from the start fails
+    history = resumed_history(str(path), index_path=db)
+    monkeypatch.undo()
+    assert history.model_dump() == load_session(path, full_history=True).model_dump()
