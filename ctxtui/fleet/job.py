@@ -137,12 +137,14 @@ def _load(target: Target, spec: Spec, *, full_history: bool) -> Session:
     return load_session(target.path, format=spec.format, full_history=full_history)
 
 
-def _history(target: Target, spec: Spec, state: bytes | None) -> tuple[Session, bytes | None]:
+def _history(
+    target: Target, spec: Spec, state: bytes | None, keep: bool
+) -> tuple[Session, bytes | None]:
     """The full history, read on from ``state`` when the file only grew since it was kept,
-    and the state to keep now (for a file that may still grow)."""
+    and (when asked to ``keep`` one) the state to keep now, for a file that may still grow."""
     from ctxtui.importers.resume import resume
 
-    return resume(target.path, state, spec.format, full_history=True)
+    return resume(target.path, state, spec.format, full_history=True, keep=keep)
 
 
 def _opened(history: Session) -> Session | None:
@@ -233,10 +235,12 @@ def session_row(
     spec: Spec,
     presets: tuple[str, ...] | None = None,
     state: bytes | None = None,
+    keep_state: bool = False,
 ) -> Outcome:
     """Read ``target`` and return its row, replayed under each of ``presets`` (default: all of
-    the spec's); a grown file is read on from its importer ``state``. Never raises for what
-    the file holds."""
+    the spec's); a grown file is read on from its importer ``state``, and the state to read
+    it on from next time is returned when ``keep_state`` (an index will store it). Never
+    raises for what the file holds."""
     from ctxtui.system.heap import keep_out_of_collections
 
     asked = spec.presets if presets is None else presets
@@ -249,7 +253,7 @@ def session_row(
     }
     base = empty_row(target.path, **known)
     try:
-        history, kept = _history(target, spec, state)
+        history, kept = _history(target, spec, state, keep_state)
         keep_out_of_collections(len(history))
         session = _opened(history) or _load(target, spec, full_history=False)
     except Exception as err:  # a fleet survives any one file

@@ -344,16 +344,17 @@ class _Driver:
         self.progress()
         return todo
 
-    def state(self, i: int) -> bytes | None:
+    def state(self, i: int) -> tuple[bytes | None, bool]:
         """The importer state the index kept for target ``i`` (a session that may grow), so
-        that a file that grew since is read on from there (``importers.resume``)."""
+        that a file that grew since is read on from there (``importers.resume``), and whether
+        a state is to be kept at all (only where an index will store it)."""
         index, ident = self.index, self.idents[i]
-        if index is None or ident is None:
-            return None
+        if index is None or ident is None or not index.usable:
+            return None, False
         state = index.state(self.targets[i].path, self.reader)
         if state is not None:
             self.resumable.add(i)
-        return state
+        return state, True
 
     def store(self, i: int, outcome: Outcome, have: dict[str, Simulated], keep: bool) -> None:
         """Keep a job's result (in the index unless the job itself failed) and finish it."""
@@ -374,15 +375,17 @@ class _Driver:
             if self.should_stop():
                 self.run.interrupted = True
                 return
-            outcome = session_row(self.targets[i], self.spec, presets, self.state(i))
+            state, keep = self.state(i)
+            outcome = session_row(self.targets[i], self.spec, presets, state, keep)
             self.store(i, outcome, have, True)
 
     def run_on(self, executor: Executor, todo: Sequence[Todo]) -> None:
         pending: dict[Future[Outcome], tuple[int, dict[str, Simulated]]] = {}
         try:
             for i, presets, have in todo:
-                state = self.state(i)
-                job = executor.submit(session_row, self.targets[i], self.spec, presets, state)
+                state, keep = self.state(i)
+                args = (self.targets[i], self.spec, presets, state, keep)
+                job = executor.submit(session_row, *args)
                 pending[job] = (i, have)
             while pending:
                 done, _ = wait(list(pending), timeout=WAIT_SLICE, return_when=FIRST_COMPLETED)

@@ -56,6 +56,11 @@ class Record:
     line: int
     value: Any
 
+    def __reduce__(self) -> tuple[type[Record], tuple[int, Any]]:
+        """Pickled as its two fields (a stored importer state holds one per line): the
+        dataclass's own ``__getstate__`` looks its fields up again for every record."""
+        return Record, (self.line, self.value)
+
 
 _CONTENT = re.compile(r"[^ \t\n\r]")
 """JSON's whitespace is exactly these four characters."""

@@ -146,11 +146,16 @@ def may_grow(source: Source, now: float | None = None) -> bool:
 
 
 def resume(
-    path: Path | str, state: bytes | None, format: str | None = None, *, full_history: bool = False
+    path: Path | str,
+    state: bytes | None,
+    format: str | None = None,
+    *,
+    full_history: bool = False,
+    keep: bool = True,
 ) -> tuple[Session, bytes | None]:
     """The session of ``path`` read on from ``state`` (what a read of it kept) when the file
-    only grew since, else read whole; with the state to keep now (``None`` when the file is
-    not one to resume, or no longer growing).
+    only grew since, else read whole; with the state to keep now (``None`` when not asked to
+    ``keep`` one, when the file is not one to resume, or when it is no longer growing).
 
     The session is the one ``load_session`` gives, reading only the bytes appended since the
     state was kept. Anything ``Resumable`` does not take (``PATH#ID``, a compressed file, a
@@ -162,11 +167,12 @@ def resume(
     if format is not None:
         importer(format)  # an unknown --format is said before the file is looked at
     file, session_id = split_session_id(path)
+    if state is None and not keep:  # nothing to read on from, nothing to keep: a plain read
+        return load_session(path, format, full_history=full_history), None
     kept = Resumable.loads(state) if state is not None else None
     if kept is not None and (kept.full_history != full_history or format not in (None, kept.name)):
         kept = None
     session: Session | None = None
-    keep = False
     if session_id is None:
         with open_source(file) as source, gc_paused():
             if kept is not None and kept.appended_to(source):
@@ -174,7 +180,7 @@ def resume(
             else:
                 started = Resumable.start(source, format, full_history=full_history)
                 kept, session = started if started is not None else (None, None)
-            keep = may_grow(source)
+            keep = keep and may_grow(source)
     if session is None or kept is None or _forced_and_empty(session, format):
         return load_session(path, format, full_history=full_history), None
     return session, kept.dumps() if keep else None

@@ -43,9 +43,9 @@ def opens(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 
     real_history = job._history
 
-    def counted_history(target: job.Target, spec: job.Spec, state: bytes | None) -> Any:
+    def counted_history(target: job.Target, spec: job.Spec, *args: Any) -> Any:
         seen[target.path] += 1
-        return real_history(target, spec, state)
+        return real_history(target, spec, *args)
 
     monkeypatch.setattr(job, "_load", counted)
     monkeypatch.setattr(job, "_history", counted_history)
