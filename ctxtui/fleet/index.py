@@ -301,6 +301,17 @@ class FleetIndex:
             return None
         return None if found is None else list(json.loads(found[0]))
 
+    def known(self, path: str) -> bool:
+        """Whether a row of ``path`` is stored, whatever the file was then."""
+        if self._con is None:
+            return False
+        try:
+            found = self._con.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone()
+        except sqlite3.Error as err:
+            self._fail(err)
+            return False
+        return found is not None
+
     def state(self, path: str, reader: str) -> bytes | None:
         """The importer state kept for ``path`` read by ``reader``, if any."""
         if self._con is None:

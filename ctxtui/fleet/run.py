@@ -310,6 +310,7 @@ class _Driver:
         self.reader = spec.base_fingerprint()
         self.idents: dict[int, Identity | None] = {}
         self.resumable: set[int] = set()  # targets the index held an importer state for
+        self.changed: set[int] = set()  # targets whose file changed since the index read it
         self.started = time.monotonic()
 
     def progress(self) -> None:
@@ -340,21 +341,24 @@ class _Driver:
             if base is not None and not missing:
                 self.finish(i, Finished(target, _known(base, target), have, cached=True))
             else:
+                if base is None and index is not None and index.known(target.path):
+                    self.changed.add(i)
                 todo.append((i, missing if base is not None else spec.presets, have))
         self.progress()
         return todo
 
     def state(self, i: int) -> tuple[bytes | None, bool]:
-        """The importer state the index kept for target ``i`` (a session that may grow), so
-        that a file that grew since is read on from there (``importers.resume``), and whether
-        a state is to be kept at all (only where an index will store it)."""
+        """The importer state the index kept for target ``i`` (a session that grows), so that
+        a file that grew since is read on from there (``importers.resume``), and whether a
+        state is to be kept: only for a file seen changing since the index read it, so a cold
+        run or an idle fleet never pays for writing states."""
         index, ident = self.index, self.idents[i]
         if index is None or ident is None or not index.usable:
             return None, False
         state = index.state(self.targets[i].path, self.reader)
         if state is not None:
             self.resumable.add(i)
-        return state, True
+        return state, state is not None or i in self.changed
 
     def store(self, i: int, outcome: Outcome, have: dict[str, Simulated], keep: bool) -> None:
         """Keep a job's result (in the index unless the job itself failed) and finish it."""

@@ -1,5 +1,5 @@
-"""A session that grew is read on from the importer state the index kept, not from its start,
-and gives the row a cold read of the grown file gives."""
+"""A session seen growing is read on from the importer state the index kept, not from its
+start, and gives the row a cold read of the grown file gives; a cold run keeps no state."""
 
 from __future__ import annotations
 
@@ -22,6 +22,17 @@ def _halves(name: str) -> tuple[bytes, bytes]:
     return raw[:cut], raw[cut:]
 
 
+def _grown_once(path: Path, first: bytes, spec: Spec, index: FleetIndex) -> None:
+    """A cold run over ``first``'s first lines, then one over ``first``: the file was seen
+    growing, so the second run keeps its importer state."""
+    path.write_bytes(first[: first.index(b"\n") + 1])
+    targets = path_targets([str(path.parent)])
+    run_fleet(targets, spec, index=index)
+    assert index.state(str(path), spec.base_fingerprint()) is None, "a cold run keeps none"
+    path.write_bytes(first)
+    run_fleet(targets, spec, index=index)
+
+
 @pytest.mark.parametrize("name", ["claude_code_replay.jsonl", "codex_replay.jsonl"])
 @pytest.mark.parametrize("simulate", [False, True], ids=["usage", "simulated"])
 def test_a_grown_session_is_read_on_from_its_state(
@@ -31,12 +42,11 @@ def test_a_grown_session_is_read_on_from_its_state(
     sessions.mkdir()
     path = sessions / name
     first, rest = _halves(name)
-    path.write_bytes(first + rest[: len(rest) // 3])  # an agent mid-way through a line
     spec = Spec(simulate=simulate)
     warnings: list[str] = []
     index = FleetIndex(tmp_path / "cache" / "fleet.sqlite3", warnings.append)
+    _grown_once(path, first + rest[: len(rest) // 3], spec, index)  # mid-way through a line
     targets = path_targets([str(sessions)])
-    run_fleet(targets, spec, index=index)
     assert index.state(str(path), spec.base_fingerprint()) is not None
 
     path.write_bytes(first + rest)
@@ -65,12 +75,12 @@ def test_a_rewritten_session_is_read_whole_and_its_state_replaced(tmp_path: Path
     sessions.mkdir()
     path = sessions / "s.jsonl"
     first, rest = _halves("codex_replay.jsonl")
-    path.write_bytes(first)
     spec = Spec(simulate=False)
     index = FleetIndex(tmp_path / "cache" / "fleet.sqlite3", lambda _w: None)
+    _grown_once(path, first, spec, index)
     targets = path_targets([str(sessions)])
-    run_fleet(targets, spec, index=index)
     before = index.state(str(path), spec.base_fingerprint())
+    assert before is not None
     path.write_bytes(first.replace(b"{", b" {", 1) + rest)
     grown = run_fleet(targets, spec, index=index)
     assert grown.rows(None) == run_fleet(targets, spec).rows(None)
@@ -85,11 +95,14 @@ def test_a_session_no_longer_written_keeps_no_state(tmp_path: Path) -> None:
     sessions = tmp_path / "sessions"
     sessions.mkdir()
     path = sessions / "s.jsonl"
-    path.write_bytes((SAMPLES / "codex_replay.jsonl").read_bytes())
-    old = path.stat().st_mtime - 2 * resume.GROWING_SECONDS
-    os.utime(path, (old, old))
+    first, _rest = _halves("codex_replay.jsonl")
     spec = Spec(simulate=False)
     index = FleetIndex(tmp_path / "cache" / "fleet.sqlite3", lambda _w: None)
+    path.write_bytes(first[: first.index(b"\n") + 1])
+    run_fleet(path_targets([str(sessions)]), spec, index=index)
+    path.write_bytes(first)
+    old = path.stat().st_mtime - 2 * resume.GROWING_SECONDS
+    os.utime(path, (old, old))
     run_fleet(path_targets([str(sessions)]), spec, index=index)
     assert index.state(str(path), spec.base_fingerprint()) is None
     index.close()
@@ -105,10 +118,9 @@ def test_reopening_a_session_the_index_knows_reads_on_from_its_state(
     sessions.mkdir()
     path = sessions / "s.jsonl"
     first, rest = _halves("claude_code_replay.jsonl")
-    path.write_bytes(first)
     db = tmp_path / "cache" / "fleet.sqlite3"
     index = FleetIndex(db, lambda _w: None)
-    run_fleet(path_targets([str(sessions)]), Spec(simulate=False), index=index)
+    _grown_once(path, first, Spec(simulate=False), index)
     index.close()
     path.write_bytes(first + rest)
     monkeypatch.setattr(resume.Resumable, "start", None)  # any read from the start fails
