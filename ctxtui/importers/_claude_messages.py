@@ -129,6 +129,50 @@ def convert(
     return converter.out
 
 
+def count_messages(chain: Iterable[Record], dropped: Dropped) -> int:
+    """``len(convert(chain, ...))`` without making the messages, and the token counts
+    ``convert`` would drop counted in ``dropped``: what a compaction hid is only counted
+    (``_boundary_note``), and converting the whole history for it was most of a read."""
+    roles: list[str] = []
+    open_ids: dict[str, int] = {}
+    for record in chain:
+        value: Entry = record.value
+        if value.type == "assistant":
+            message = value.body
+            if message.model != SYNTHETIC_MODEL and isinstance(message.usage, dict):
+                usage_anthropic(message.usage, dropped)
+            msg_id = _message_id(value)
+            index = open_ids.get(msg_id) if msg_id else None
+            if index is not None and all(role == "tool" for role in roles[index + 1 :]):
+                continue  # a later line of the same response, merged
+            roles.append("assistant")
+            if msg_id:
+                open_ids[msg_id] = len(roles) - 1
+        elif value.type == "user":
+            roles.extend(_user_roles(value))
+    return len(roles)
+
+
+def _user_roles(value: Entry) -> list[str]:
+    """The roles of the messages ``_user`` makes of an entry, in order."""
+    if isinstance(value.body.content, str):
+        return ["user"]
+    roles: list[str] = []
+    pending = False
+    for block in blocks(value):
+        kind = block.get("type")
+        if kind == "tool_result":
+            if pending:
+                roles.append("user")
+            roles.append("tool")
+            pending = False
+        elif kind is not None or _content_parts([block]):
+            pending = True
+    if pending:
+        roles.append("user")
+    return roles
+
+
 class Converter:
     """``convert`` one entry at a time, so a chain that grows is converted only where it grew."""
 

@@ -10,13 +10,13 @@ from typing import Any, ClassVar
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.session.formats import FormatInfo, format_info
-from ctxtui.core.session.models import Message, RecordedCompaction, Session, SessionMeta
+from ctxtui.core.session.models import RecordedCompaction, Session, SessionMeta
 from ctxtui.importers._claude_messages import (
     SYNTHETIC_MODEL,
     Body,
     Converter,
     Entry,
-    convert,
+    count_messages,
     is_boundary,
 )
 from ctxtui.importers._claude_sidechains import AGENT_PREFIX, sidechain_ids
@@ -473,14 +473,13 @@ def _boundary_note(
 ) -> str:
     """Say what the compaction hid, so the pre-boundary size is not lost from view."""
     logical = boundary.value.logical_parent
-    hidden: list[Message] = []
+    hidden = 0
     if isinstance(logical, str):
-        scratch: list[str] = []
-        walked = _walk(entries, logical, scratch, True, outside)
-        hidden = convert(walked, entries.tool_names, scratch, dropped)
+        walked = _walk(entries, logical, [], True, outside)
+        hidden = count_messages(walked, dropped)
     metadata = boundary.value.compact_metadata
     pre = metadata.get("preTokens") if isinstance(metadata, dict) else None
-    note = f"compact boundary at line {boundary.line:,}: {len(hidden):,} earlier messages hidden"
+    note = f"compact boundary at line {boundary.line:,}: {hidden:,} earlier messages hidden"
     if isinstance(pre, int):
         note += f", preTokens {pre:,}"
     return note

@@ -1,0 +1,64 @@
+"""What a compaction hid is counted without converting it: the count and the dropped token
+counts are those of the conversion, for every Claude Code chain at hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ctxtui.importers._claude_messages import Entry, convert, count_messages
+from ctxtui.importers._jsonl import Record, iter_records
+from ctxtui.importers._stream import Dropped, open_file
+from ctxtui.importers.claude_code import _collect, _newest_leaf, _walk
+from ctxtui.samples import samples_dir
+
+EXAMPLES = Path("/work/shared/reference/examples")
+CLAUDE = sorted(
+    p for p in [*samples_dir().glob("claude_code*.jsonl"), *EXAMPLES.glob("claude_code*.jsonl")]
+)
+
+
+@pytest.mark.parametrize("sample", CLAUDE, ids=[p.name for p in CLAUDE])
+def test_counting_a_chain_is_converting_it(sample: Path) -> None:
+    with open_file(sample) as source:
+        entries = _collect(iter_records(source, [], typed=Entry)).whole()
+    leaf = _newest_leaf(entries)
+    assert leaf is not None
+    chain = _walk(entries, leaf.value.uuid, [], True)
+    counted, converted = Dropped(), Dropped()
+    made = convert(chain, entries.tool_names, [], converted)
+    assert count_messages(chain, counted) == len(made)
+    assert counted.count == converted.count
+
+
+def _line(**fields: object) -> Record:
+    return Record(1, Entry(**fields))  # type: ignore[arg-type]
+
+
+def test_counting_merges_split_responses_and_splits_tool_results() -> None:
+    """The edges: a response split over lines (merged until a non-tool message comes
+    between), user content around tool results, blocks without a type, out-of-range usage."""
+    from ctxtui.importers._claude_messages import Body
+
+    def assistant(msg_id: str, usage: object = None) -> Record:
+        return _line(type="assistant", message=Body(id=msg_id, content=[], usage=usage))
+
+    def user(content: object) -> Record:
+        return _line(type="user", message=Body(content=content))
+
+    result = {"type": "tool_result", "tool_use_id": "t", "content": "x"}
+    chain = [
+        assistant("a", {"input_tokens": -1, "output_tokens": 1e400}),
+        user([result, {"type": "text", "text": "hi"}, result, {"text": "untyped"}]),
+        assistant("a"),  # a user message came between: a message of its own
+        assistant("b"),
+        user([result]),
+        assistant("b", {"input_tokens": 2**70}),  # only tool results between: merged
+        user("plain"),
+        _line(type="system", subtype="compact_boundary"),
+    ]
+    counted, converted = Dropped(), Dropped()
+    made = convert(chain, {}, [], converted)
+    assert count_messages(chain, counted) == len(made)
+    assert counted.count == converted.count == 3
