@@ -129,28 +129,49 @@ def convert(
     return converter.out
 
 
-def count_messages(chain: Iterable[Record], dropped: Dropped) -> int:
-    """``len(convert(chain, ...))`` without making the messages, and the token counts
-    ``convert`` would drop counted in ``dropped``: what a compaction hid is only counted
-    (``_boundary_note``), and converting the whole history for it was most of a read."""
-    roles: list[str] = []
-    open_ids: dict[str, int] = {}
-    for record in chain:
+class MessageCount:
+    """``len(convert(chain, ...))`` counted record by record without making the messages, and
+    the token counts ``convert`` would drop (``dropped``): what a compaction hid is only
+    counted (``_boundary_note``), and converting the whole history for it was most of a read.
+    ``last`` is the uuid of the last record counted, so that a chain which extends the one
+    counted is counted on from here."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.dropped = Dropped()
+        self.last: str | None = None
+        self._last_other = -1  # the last message that is not a tool result
+        self._open_ids: dict[str, int] = {}
+
+    def add(self, record: Record) -> None:
         value: Entry = record.value
+        self.last = value.uuid
         if value.type == "assistant":
             message = value.body
             if message.model != SYNTHETIC_MODEL and isinstance(message.usage, dict):
-                usage_anthropic(message.usage, dropped)
+                usage_anthropic(message.usage, self.dropped)
             msg_id = _message_id(value)
-            index = open_ids.get(msg_id) if msg_id else None
-            if index is not None and all(role == "tool" for role in roles[index + 1 :]):
-                continue  # a later line of the same response, merged
-            roles.append("assistant")
+            index = self._open_ids.get(msg_id) if msg_id else None
+            if index is not None and index >= self._last_other:
+                return  # only tool results since: a later line of the same response, merged
+            self._last_other = self.count
+            self.count += 1
             if msg_id:
-                open_ids[msg_id] = len(roles) - 1
+                self._open_ids[msg_id] = self.count - 1
         elif value.type == "user":
-            roles.extend(_user_roles(value))
-    return len(roles)
+            for role in _user_roles(value):
+                if role != "tool":
+                    self._last_other = self.count
+                self.count += 1
+
+
+def count_messages(chain: Iterable[Record], dropped: Dropped) -> int:
+    """``len(convert(chain, ...))``, its dropped token counts added to ``dropped``."""
+    counted = MessageCount()
+    for record in chain:
+        counted.add(record)
+    dropped.count += counted.dropped.count
+    return counted.count
 
 
 def _user_roles(value: Entry) -> list[str]:

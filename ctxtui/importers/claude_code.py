@@ -16,7 +16,7 @@ from ctxtui.importers._claude_messages import (
     Body,
     Converter,
     Entry,
-    count_messages,
+    MessageCount,
     is_boundary,
 )
 from ctxtui.importers._claude_sidechains import AGENT_PREFIX, sidechain_ids
@@ -110,6 +110,9 @@ class _Entries:
     title: str | None = None
     model: str | None = None
     tool_names: dict[str, str] = field(default_factory=dict)
+    hidden: MessageCount | None = None
+    """The messages of the last chain a compaction hid, counted (``_boundary_note``): the
+    chain a newer compaction hides extends it, so only what came since is counted."""
 
     def add(self, record: Record) -> bool:
         """Take one record; ``True`` when it joined the main chain's entries."""
@@ -233,10 +236,12 @@ def _walk(
     warnings: list[str],
     through: bool,
     outside: Collection[str] = (),
+    stop: str | None = None,
 ) -> list[Record]:
     """Entries from ``start`` back to a root, oldest first; ``through`` crosses compactions.
 
-    A parent in ``outside`` (a sub-agent's spawner in the main chain) ends the chain quietly.
+    A parent in ``outside`` (a sub-agent's spawner in the main chain) ends the chain quietly;
+    the entry ``stop``, when met, is the last taken (the chain's first).
     """
     chain: list[Record] = []
     seen: set[str] = set()
@@ -252,6 +257,8 @@ def _walk(
                 warnings.append(f"parentUuid {uuid} not found: the chain starts after it")
             break
         chain.append(record)
+        if uuid == stop:
+            break
         uuid = _parent(record.value, through)
     chain.reverse()
     return chain
@@ -468,6 +475,30 @@ def _assemble(
     return Session(meta=meta).model_copy(update={"messages": tuple(messages)})
 
 
+def _hidden(entries: _Entries, logical: str, dropped: Dropped, outside: Collection[str]) -> int:
+    """The messages of the chain ending at ``logical`` (what a compaction hid), its dropped
+    token counts added to ``dropped``; counted on from ``entries.hidden`` when this chain
+    extends the one counted there. Only a chain that reached its root cleanly is kept to
+    count on from: a parent that turns up late would make it longer at its start."""
+    kept, notes = entries.hidden, list[str]()
+    walked: list[Record] = []
+    if kept is not None and not outside:
+        walked = _walk(entries, logical, notes, True, stop=kept.last)
+        if walked and walked[0].value.uuid == kept.last and not notes:
+            walked = walked[1:]
+        else:
+            kept = None
+    if kept is None:
+        notes = []
+        walked = _walk(entries, logical, notes, True, outside)
+        kept = MessageCount()
+    for record in walked:
+        kept.add(record)
+    dropped.count += kept.dropped.count
+    entries.hidden = kept if not notes and not outside else None
+    return kept.count
+
+
 def _boundary_note(
     entries: _Entries, boundary: Record, dropped: Dropped, outside: Collection[str] = ()
 ) -> str:
@@ -475,8 +506,7 @@ def _boundary_note(
     logical = boundary.value.logical_parent
     hidden = 0
     if isinstance(logical, str):
-        walked = _walk(entries, logical, [], True, outside)
-        hidden = count_messages(walked, dropped)
+        hidden = _hidden(entries, logical, dropped, outside)
     metadata = boundary.value.compact_metadata
     pre = metadata.get("preTokens") if isinstance(metadata, dict) else None
     note = f"compact boundary at line {boundary.line:,}: {hidden:,} earlier messages hidden"

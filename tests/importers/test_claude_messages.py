@@ -62,3 +62,35 @@ def test_counting_merges_split_responses_and_splits_tool_results() -> None:
     made = convert(chain, {}, [], converted)
     assert count_messages(chain, counted) == len(made)
     assert counted.count == converted.count == 3
+
+
+def test_a_new_compaction_counts_only_what_came_since_the_last(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Watching a session whose next compaction arrives: the messages it hides are counted on
+    from the last count, not from the start, and the note is the whole read's."""
+    from ctxtui.importers import _claude_messages, load_session
+    from ctxtui.importers.resume import resume
+
+    raw = (samples_dir() / "claude_code_replay.jsonl").read_bytes()
+    third = raw.rindex(b"compact_boundary")
+    cut = raw.rindex(b"\n", 0, third) + 1  # just before the third compaction
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(raw[:cut])
+    _, state = resume(path, None)
+    counted: list[object] = []
+    real = _claude_messages.MessageCount.add
+
+    def add(self: _claude_messages.MessageCount, record: Record) -> None:
+        counted.append(record)
+        real(self, record)
+
+    monkeypatch.setattr(_claude_messages.MessageCount, "add", add)
+    path.write_bytes(raw)
+    session, _ = resume(path, state)
+    monkeypatch.undo()
+    whole = load_session(path)
+    assert session.model_dump() == whole.model_dump()
+    before = next(w for w in whole.meta.warnings if w.startswith("compact boundary"))
+    hidden = int(before.split(": ")[1].split(" ")[0].replace(",", ""))
+    assert 0 < len(counted) < hidden  # only the entries since the second compaction's count
