@@ -22,6 +22,7 @@ from typing import Any
 from ctxtui.core.session.images import priced_images
 from ctxtui.core.session.models import Message, Session
 from ctxtui.importers._jsonl import Cursor, iter_records
+from ctxtui.importers._reader import gc_paused
 from ctxtui.importers._stream import Source, open_source
 
 END_BYTES = 64
@@ -85,10 +86,17 @@ class Resumable:
 
     def more(self, source: Source, *, always: bool = False) -> Session | None:
         """The session with the complete lines appended since the last read, ``None`` when
-        there were none (unless ``always``)."""
+        there were none (unless ``always``). Read with the collector paused, as
+        ``load_session`` reads (``gc_paused``)."""
         before = self.cursor.offset
         typed = getattr(self.live, "RECORD", None)
-        self.live.add(iter_records(source, self.live.warnings, cursor=self.cursor, typed=typed))
+        with gc_paused():
+            records = iter_records(source, self.live.warnings, cursor=self.cursor, typed=typed)
+            self.live.add(records)
+            return self._read_to(source, before, always=always)
+
+    def _read_to(self, source: Source, before: int, *, always: bool) -> Session | None:
+        """The ends kept for ``appended_to``, and the session unless nothing was read."""
         offset = self.cursor.offset
         self.head = source.read_at(min(offset, END_BYTES), 0)
         self.end = source.read_at(min(offset, END_BYTES), max(0, offset - END_BYTES))
@@ -162,7 +170,6 @@ def resume(
     format without ``Live``, a forced format that read nothing) is ``load_session``'s.
     """
     from ctxtui.importers import importer, load_session, split_session_id
-    from ctxtui.importers._reader import gc_paused
 
     if format is not None:
         importer(format)  # an unknown --format is said before the file is looked at
