@@ -24,12 +24,9 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ctxtui.core.fleet import Row
-
-if TYPE_CHECKING:
-    from ctxtui.core.session.models import Session
 
 FILE_NAME = "fleet.sqlite3"
 APPLICATION_ID = 0x63747869  # "ctxi": marks the database as this index
@@ -70,17 +67,6 @@ CREATE TABLE IF NOT EXISTS chains (
 """
 """The sub-agents a Claude Code file holds inline, by the file's identity: finding them
 searches the whole file, which a run over an unchanged fleet must not do again."""
-_STATES = """
-CREATE TABLE IF NOT EXISTS states (
-    path TEXT PRIMARY KEY,
-    reader TEXT NOT NULL,
-    state BLOB NOT NULL
-);
-"""
-"""What the importer kept of a session that may still grow (``importers.resume``): once the
-file grew, its row is made from the session read on from there, not from the file's start.
-The state checks itself against the file (its first bytes and those where it stopped), so
-it needs no identity of its own."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +180,6 @@ class FleetIndex:
                 con.execute("SELECT path, size, mtime_ns, digest, reader, base FROM files LIMIT 1")
                 con.execute("SELECT path, fingerprint, preset, result FROM simulated LIMIT 1")
             con.executescript(_CHAINS)
-            con.executescript(_STATES)
         except BaseException:
             con.close()
             raise
@@ -301,46 +286,7 @@ class FleetIndex:
             return None
         return None if found is None else list(json.loads(found[0]))
 
-    def known(self, path: str) -> bool:
-        """Whether a row of ``path`` is stored, whatever the file was then."""
-        if self._con is None:
-            return False
-        try:
-            found = self._con.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone()
-        except sqlite3.Error as err:
-            self._fail(err)
-            return False
-        return found is not None
-
-    def state(self, path: str, reader: str) -> bytes | None:
-        """The importer state kept for ``path`` read by ``reader``, if any."""
-        if self._con is None:
-            return None
-        try:
-            found = self._con.execute(
-                "SELECT state FROM states WHERE path = ? AND reader = ?", (path, reader)
-            ).fetchone()
-        except sqlite3.Error as err:
-            self._fail(err)
-            return None
-        return None if found is None else bytes(found[0])
-
     # -- writing -------------------------------------------------------------------------
-
-    def store_state(self, path: str, reader: str, state: bytes | None) -> None:
-        """Keep ``path``'s importer state (``None``: it has none to keep any more)."""
-        if self._con is None:
-            return
-        try:
-            if state is None:
-                self._con.execute("DELETE FROM states WHERE path = ?", (path,))
-            else:
-                self._con.execute(
-                    "INSERT OR REPLACE INTO states (path, reader, state) VALUES (?, ?, ?)",
-                    (path, reader, state),
-                )
-        except sqlite3.Error as err:
-            self._fail(err)
 
     def store_chains(self, path: str, ident: Identity, ids: Sequence[str]) -> None:
         """Keep the inline sub-agents found in ``path`` (none is an answer too)."""
@@ -405,28 +351,6 @@ class FleetIndex:
         """A database that breaks mid-run: say so once and carry on without it."""
         self._warn(f"the fleet index {self.path} failed ({_why(err)}); running without it")
         self.close()
-
-
-def resumed_history(
-    path: str, format: str | None = None, index_path: Path | None = None
-) -> Session:
-    """The full history of ``path``, read on from the importer state the index kept for it when
-    the file only grew since (reopening a session the fleet knows costs the bytes appended),
-    else read whole; the state is kept again for a file that may still grow.
-
-    For a shell opening a session: the same session ``load_session(path, format,
-    full_history=True)`` gives. An index that cannot be used only makes the read whole.
-    """
-    from ctxtui.fleet.job import Spec
-    from ctxtui.importers.resume import resume
-
-    reader = Spec(format=format).base_fingerprint()
-    with FleetIndex(index_path or default_path(), lambda _warning: None) as index:
-        state = index.state(path, reader)
-        session, kept = resume(path, state, format, full_history=True)
-        if kept is not None or state is not None:
-            index.store_state(path, reader, kept)
-    return session
 
 
 def _why(err: BaseException) -> str:

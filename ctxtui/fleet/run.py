@@ -309,8 +309,6 @@ class _Driver:
         self.fingerprints = {p: spec.fingerprint(p) for p in spec.presets}
         self.reader = spec.base_fingerprint()
         self.idents: dict[int, Identity | None] = {}
-        self.resumable: set[int] = set()  # targets the index held an importer state for
-        self.changed: set[int] = set()  # targets whose file changed since the index read it
         self.started = time.monotonic()
 
     def progress(self) -> None:
@@ -341,24 +339,9 @@ class _Driver:
             if base is not None and not missing:
                 self.finish(i, Finished(target, _known(base, target), have, cached=True))
             else:
-                if base is None and index is not None and index.known(target.path):
-                    self.changed.add(i)
                 todo.append((i, missing if base is not None else spec.presets, have))
         self.progress()
         return todo
-
-    def state(self, i: int) -> tuple[bytes | None, bool]:
-        """The importer state the index kept for target ``i`` (a session that grows), so that
-        a file that grew since is read on from there (``importers.resume``), and whether a
-        state is to be kept: only for a file seen changing since the index read it, so a cold
-        run or an idle fleet never pays for writing states."""
-        index, ident = self.index, self.idents[i]
-        if index is None or ident is None or not index.usable:
-            return None, False
-        state = index.state(self.targets[i].path, self.reader)
-        if state is not None:
-            self.resumable.add(i)
-        return state, state is not None or i in self.changed
 
     def store(self, i: int, outcome: Outcome, have: dict[str, Simulated], keep: bool) -> None:
         """Keep a job's result (in the index unless the job itself failed) and finish it."""
@@ -367,8 +350,6 @@ class _Driver:
             fps = self.fingerprints
             sims = [(fps[p], p, s) for p, s in outcome.simulated.items()]
             index.store(target.path, ident, self.reader, outcome.base, sims)
-            if outcome.state is not None or i in self.resumable:
-                index.store_state(target.path, self.reader, outcome.state)
         self.run.read += 1
         simulated = {**have, **outcome.simulated}
         self.finish(i, Finished(target, outcome.base, simulated, cached=False))
@@ -379,17 +360,13 @@ class _Driver:
             if self.should_stop():
                 self.run.interrupted = True
                 return
-            state, keep = self.state(i)
-            outcome = session_row(self.targets[i], self.spec, presets, state, keep)
-            self.store(i, outcome, have, True)
+            self.store(i, session_row(self.targets[i], self.spec, presets), have, True)
 
     def run_on(self, executor: Executor, todo: Sequence[Todo]) -> None:
         pending: dict[Future[Outcome], tuple[int, dict[str, Simulated]]] = {}
         try:
             for i, presets, have in todo:
-                state, keep = self.state(i)
-                args = (self.targets[i], self.spec, presets, state, keep)
-                job = executor.submit(session_row, *args)
+                job = executor.submit(session_row, self.targets[i], self.spec, presets)
                 pending[job] = (i, have)
             while pending:
                 done, _ = wait(list(pending), timeout=WAIT_SLICE, return_when=FIRST_COMPLETED)

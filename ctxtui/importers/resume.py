@@ -6,15 +6,15 @@ their records one at a time onto a state. ``Resumable`` is that state together w
 and those before the cursor, which an append leaves as they are. ``more`` reads only the
 complete lines appended since; anything but an append (a file that shrank or was rewritten)
 is for the caller to read whole. The state is plain Python data, so it can be stored
-(``dumps``/``loads``: pickled, compressed): ``--watch`` keeps one in memory
-(``importers/watch.py``), the fleet index one on disk per growing session
-(``fleet/index.py``).
+(``dumps``/``loads``: pickled, compressed) and a read resumed from stored bytes (``resume``):
+``--watch`` keeps one in memory (``importers/watch.py``). Stored on disk, a state is not
+worth it yet: pickling and loading a 64 MB session's state costs twice what reading the file
+does (docs/PERFORMANCE.md, "Reading only what is read").
 """
 
 from __future__ import annotations
 
 import pickle
-import time
 import zlib
 from pathlib import Path
 from typing import Any
@@ -29,9 +29,6 @@ END_BYTES = 64
 """The bytes kept from each end of what was read: an append leaves both as they are."""
 STATE_VERSION = 1
 """Bumped when what a state holds changes: a state of another version is not resumed."""
-GROWING_SECONDS = 3600.0
-"""A file written within this long may still grow (an agent at work): its state is worth
-keeping. Older files are done with, and a state of theirs would only cost its writing."""
 
 
 class Resumable:
@@ -148,22 +145,16 @@ class Resumable:
         return state
 
 
-def may_grow(source: Source, now: float | None = None) -> bool:
-    """Whether ``source`` was written recently enough that an agent may still append to it."""
-    return (time.time() if now is None else now) - source.mtime_ns / 1e9 < GROWING_SECONDS
-
-
 def resume(
     path: Path | str,
     state: bytes | None,
     format: str | None = None,
     *,
     full_history: bool = False,
-    keep: bool = True,
 ) -> tuple[Session, bytes | None]:
     """The session of ``path`` read on from ``state`` (what a read of it kept) when the file
-    only grew since, else read whole; with the state to keep now (``None`` when not asked to
-    ``keep`` one, when the file is not one to resume, or when it is no longer growing).
+    only grew since, else read whole; with the state to keep now (``None`` when the file is
+    not one to resume).
 
     The session is the one ``load_session`` gives, reading only the bytes appended since the
     state was kept. Anything ``Resumable`` does not take (``PATH#ID``, a compressed file, a
@@ -174,8 +165,6 @@ def resume(
     if format is not None:
         importer(format)  # an unknown --format is said before the file is looked at
     file, session_id = split_session_id(path)
-    if state is None and not keep:  # nothing to read on from, nothing to keep: a plain read
-        return load_session(path, format, full_history=full_history), None
     kept = Resumable.loads(state) if state is not None else None
     if kept is not None and (kept.full_history != full_history or format not in (None, kept.name)):
         kept = None
@@ -187,10 +176,9 @@ def resume(
             else:
                 started = Resumable.start(source, format, full_history=full_history)
                 kept, session = started if started is not None else (None, None)
-            keep = keep and may_grow(source)
     if session is None or kept is None or _forced_and_empty(session, format):
         return load_session(path, format, full_history=full_history), None
-    return session, kept.dumps() if keep else None
+    return session, kept.dumps()
 
 
 def _forced_and_empty(session: Session, format: str | None) -> bool:
