@@ -138,7 +138,8 @@ def _fast_line(decode: Decode, raw: bytes) -> Any:
 def as_typed(records: Iterable[Record], typed: type[Any]) -> Iterator[Record]:
     """Records read elsewhere (plain values) as ``iter_records(..., typed=typed)`` gives them."""
     for record in records:
-        yield Record(record.line, _typed(record.value, typed))
+        value = record.value
+        yield Record(record.line, _typed(value, typed)) if isinstance(value, dict) else record
 
 
 def _typed(value: Any, typed: type[Any] | None) -> Any:
