@@ -67,17 +67,6 @@ CREATE TABLE IF NOT EXISTS chains (
 """
 """The sub-agents a Claude Code file holds inline, by the file's identity: finding them
 searches the whole file, which a run over an unchanged fleet must not do again."""
-_STATES = """
-CREATE TABLE IF NOT EXISTS states (
-    path TEXT PRIMARY KEY,
-    reader TEXT NOT NULL,
-    state BLOB NOT NULL
-);
-"""
-"""What the importer kept of a session that may still grow (``importers.resume``): once the
-file grew, its row is made from the session read on from there, not from the file's start.
-The state checks itself against the file (its first bytes and those where it stopped), so
-it needs no identity of its own."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +180,6 @@ class FleetIndex:
                 con.execute("SELECT path, size, mtime_ns, digest, reader, base FROM files LIMIT 1")
                 con.execute("SELECT path, fingerprint, preset, result FROM simulated LIMIT 1")
             con.executescript(_CHAINS)
-            con.executescript(_STATES)
         except BaseException:
             con.close()
             raise
@@ -302,35 +290,7 @@ class FleetIndex:
             return None
         return None if found is None else list(json.loads(found[0]))
 
-    def state(self, path: str, reader: str) -> bytes | None:
-        """The importer state kept for ``path`` read by ``reader``, if any."""
-        if self._con is None:
-            return None
-        try:
-            found = self._con.execute(
-                "SELECT state FROM states WHERE path = ? AND reader = ?", (path, reader)
-            ).fetchone()
-        except sqlite3.Error as err:
-            self._fail(err)
-            return None
-        return None if found is None else bytes(found[0])
-
     # -- writing -------------------------------------------------------------------------
-
-    def store_state(self, path: str, reader: str, state: bytes | None) -> None:
-        """Keep ``path``'s importer state (``None``: it has none to keep any more)."""
-        if self._con is None:
-            return
-        try:
-            if state is None:
-                self._con.execute("DELETE FROM states WHERE path = ?", (path,))
-            else:
-                self._con.execute(
-                    "INSERT OR REPLACE INTO states (path, reader, state) VALUES (?, ?, ?)",
-                    (path, reader, state),
-                )
-        except sqlite3.Error as err:
-            self._fail(err)
 
     def store_chains(self, path: str, ident: Identity, ids: Sequence[str]) -> None:
         """Keep the inline sub-agents found in ``path`` (none is an answer too)."""

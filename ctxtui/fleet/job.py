@@ -83,8 +83,6 @@ class Outcome:
 
     base: Row
     simulated: dict[str, Simulated]
-    state: bytes | None = None
-    """What the importer kept to read the file on from when it grows (``importers.resume``)."""
 
 
 def session_cost(recorded: SessionCost) -> dict[str, Any]:
@@ -133,14 +131,6 @@ def _load(target: Target, spec: Spec, *, full_history: bool) -> Session:
     from ctxtui.importers import load_session
 
     return load_session(target.path, format=spec.format, full_history=full_history)
-
-
-def _history(target: Target, spec: Spec, state: bytes | None) -> tuple[Session, bytes | None]:
-    """The full history, read on from ``state`` when the file only grew since it was kept,
-    and the state to keep now (for a file that may still grow)."""
-    from ctxtui.importers.resume import resume
-
-    return resume(target.path, state, spec.format, full_history=True)
 
 
 def _opened(history: Session) -> Session | None:
@@ -227,15 +217,9 @@ def _simulate(
     }
 
 
-def session_row(
-    target: Target,
-    spec: Spec,
-    presets: tuple[str, ...] | None = None,
-    state: bytes | None = None,
-) -> Outcome:
+def session_row(target: Target, spec: Spec, presets: tuple[str, ...] | None = None) -> Outcome:
     """Read ``target`` and return its row, replayed under each of ``presets`` (default: all of
-    the spec's); a grown file is read on from its importer ``state``. Never raises for what
-    the file holds."""
+    the spec's). Never raises for what the file holds."""
     from ctxtui.system.heap import keep_out_of_collections
 
     asked = spec.presets if presets is None else presets
@@ -248,7 +232,7 @@ def session_row(
     }
     base = empty_row(target.path, **known)
     try:
-        history, kept = _history(target, spec, state)
+        history = _load(target, spec, full_history=True)
         keep_out_of_collections(len(history))
         session = _opened(history) or _load(target, spec, full_history=False)
     except Exception as err:  # a fleet survives any one file
@@ -266,9 +250,8 @@ def session_row(
     base.update(session_cost(recorded))
     base[ACTIVITY] = activity(history, recorded)
     if not spec.simulate:
-        return Outcome(base, {}, kept)
-    simulated = {p: _simulate(session, history, spec, p, recorded) for p in asked}
-    return Outcome(base, simulated, kept)
+        return Outcome(base, {})
+    return Outcome(base, {p: _simulate(session, history, spec, p, recorded) for p in asked})
 
 
 def apply(base: Row, simulated: Simulated | None) -> Row:

@@ -434,15 +434,10 @@ would leave cores idle at the end."""
 
 
 def session_rows(
-    targets: Sequence[Target],
-    spec: Spec,
-    presets: Sequence[tuple[str, ...]],
-    states: Sequence[bytes | None],
+    targets: Sequence[Target], spec: Spec, presets: Sequence[tuple[str, ...]]
 ) -> list[Outcome]:
-    """One task's sessions, each read as ``session_row`` reads it (a batch of small files),
-    a grown one on from its importer state."""
-    jobs = zip(targets, presets, states, strict=True)
-    return [session_row(t, spec, p, s) for t, p, s in jobs]
+    """One task's sessions, each read as ``session_row`` reads it (a batch of small files)."""
+    return [session_row(t, spec, p) for t, p in zip(targets, presets, strict=True)]
 
 
 def _size(target: Target) -> int:
@@ -494,7 +489,6 @@ class _Driver:
         self.fingerprints = {p: spec.fingerprint(p) for p in spec.presets}
         self.reader = spec.base_fingerprint()
         self.idents: dict[int, Identity | None] = {}
-        self.resumable: set[int] = set()  # targets the index held an importer state for
         self.started = time.monotonic()
 
     def progress(self) -> None:
@@ -529,17 +523,6 @@ class _Driver:
         self.progress()
         return todo
 
-    def state(self, i: int) -> bytes | None:
-        """The importer state the index kept for target ``i`` (a session that may grow), so
-        that a file that grew since is read on from there (``importers.resume``)."""
-        index, ident = self.index, self.idents[i]
-        if index is None or ident is None:
-            return None
-        state = index.state(self.targets[i].path, self.reader)
-        if state is not None:
-            self.resumable.add(i)
-        return state
-
     def store(self, i: int, outcome: Outcome, have: dict[str, Simulated], keep: bool) -> None:
         """Keep a job's result (in the index unless the job itself failed) and finish it."""
         target, ident, index = self.targets[i], self.idents[i], self.index
@@ -547,8 +530,6 @@ class _Driver:
             fps = self.fingerprints
             sims = [(fps[p], p, s) for p, s in outcome.simulated.items()]
             index.store(target.path, ident, self.reader, outcome.base, sims)
-            if outcome.state is not None or i in self.resumable:
-                index.store_state(target.path, self.reader, outcome.state)
         self.run.read += 1
         simulated = {**have, **outcome.simulated}
         self.finish(i, Finished(target, outcome.base, simulated, cached=False))
@@ -559,8 +540,7 @@ class _Driver:
             if self.should_stop():
                 self.run.interrupted = True
                 return
-            outcome = session_row(self.targets[i], self.spec, presets, self.state(i))
-            self.store(i, outcome, have, True)
+            self.store(i, session_row(self.targets[i], self.spec, presets), have, True)
 
     def run_pooled(self, executor: ExecutorFactory, todo: Sequence[Todo]) -> None:
         """The jobs in batches; a batch whose worker died is tried once more, each of its
@@ -602,9 +582,7 @@ class _Driver:
                     task = queue.pop()
                     targets = [self.targets[i] for i, _, _ in task]
                     presets = [presets for _, presets, _ in task]
-                    states = [self.state(i) for i, _, _ in task]
-                    job = pool.submit(session_rows, targets, self.spec, presets, states)
-                    pending[job] = task
+                    pending[pool.submit(session_rows, targets, self.spec, presets)] = task
                 if not pending:
                     break  # the pool broke: what is left goes to a new one
                 done, _ = wait(list(pending), timeout=WAIT_SLICE, return_when=FIRST_COMPLETED)

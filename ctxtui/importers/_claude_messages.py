@@ -7,7 +7,13 @@ from typing import Any
 
 import msgspec
 
-from ctxtui.core.session.models import ContentPart, Message, RecordedCompaction, ToolCall
+from ctxtui.core.session.models import (
+    ContentPart,
+    Message,
+    PartKind,
+    RecordedCompaction,
+    ToolCall,
+)
 from ctxtui.importers._jsonl import Record
 from ctxtui.importers._parts import (
     anthropic_part,
@@ -123,6 +129,71 @@ def convert(
     return converter.out
 
 
+class MessageCount:
+    """``len(convert(chain, ...))`` counted record by record without making the messages, and
+    the token counts ``convert`` would drop (``dropped``): what a compaction hid is only
+    counted (``_boundary_note``), and converting the whole history for it was most of a read.
+    ``last`` is the uuid of the last record counted, so that a chain which extends the one
+    counted is counted on from here."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.dropped = Dropped()
+        self.last: str | None = None
+        self._last_other = -1  # the last message that is not a tool result
+        self._open_ids: dict[str, int] = {}
+
+    def add(self, record: Record) -> None:
+        value: Entry = record.value
+        self.last = value.uuid
+        if value.type == "assistant":
+            message = value.body
+            if message.model != SYNTHETIC_MODEL and isinstance(message.usage, dict):
+                usage_anthropic(message.usage, self.dropped)
+            msg_id = _message_id(value)
+            index = self._open_ids.get(msg_id) if msg_id else None
+            if index is not None and index >= self._last_other:
+                return  # only tool results since: a later line of the same response, merged
+            self._last_other = self.count
+            self.count += 1
+            if msg_id:
+                self._open_ids[msg_id] = self.count - 1
+        elif value.type == "user":
+            for role in _user_roles(value):
+                if role != "tool":
+                    self._last_other = self.count
+                self.count += 1
+
+
+def count_messages(chain: Iterable[Record], dropped: Dropped) -> int:
+    """``len(convert(chain, ...))``, its dropped token counts added to ``dropped``."""
+    counted = MessageCount()
+    for record in chain:
+        counted.add(record)
+    dropped.count += counted.dropped.count
+    return counted.count
+
+
+def _user_roles(value: Entry) -> list[str]:
+    """The roles of the messages ``_user`` makes of an entry, in order."""
+    if isinstance(value.body.content, str):
+        return ["user"]
+    roles: list[str] = []
+    pending = False
+    for block in blocks(value):
+        kind = block.get("type")
+        if kind == "tool_result":
+            if pending:
+                roles.append("user")
+            roles.append("tool")
+            pending = False
+        elif kind is not None or _content_parts([block]):
+            pending = True
+    if pending:
+        roles.append("user")
+    return roles
+
+
 class Converter:
     """``convert`` one entry at a time, so a chain that grows is converted only where it grew."""
 
@@ -160,7 +231,7 @@ class Converter:
             if msg_id in self._open_ids:  # the same API response again: its usage counts once
                 fields["usage"] = None
             self.low = min(self.low, len(out))
-            out.append(Message(**fields))
+            out.append(Message.trusted(**fields))
             if msg_id:
                 self._open_ids[msg_id] = len(out) - 1
         elif kind == "user":
@@ -228,7 +299,7 @@ def _assistant(record: Record, dropped: Dropped) -> dict[str, Any]:
         if kind == "text":
             text = as_text(block.get("text"))
             texts.append(text)
-            parts.append(text_part(text))
+            parts.append(ContentPart.trusted(kind=PartKind.TEXT, text=text, label=""))
         elif kind == "thinking":
             reasoning.append(as_text(block.get("thinking")))
             parts.extend(_opaque(block.get("signature"), "thinking.signature"))
@@ -236,7 +307,7 @@ def _assistant(record: Record, dropped: Dropped) -> dict[str, Any]:
             parts.extend(_opaque(block.get("data"), "redacted_thinking"))
         elif kind in ("tool_use", "server_tool_use"):
             calls.append(
-                ToolCall(
+                ToolCall.trusted(
                     id=as_text(block.get("id")),
                     name=as_text(block.get("name")),
                     arguments=compact_json(block.get("input", {})),
@@ -279,14 +350,16 @@ def _user(record: Record, tool_names: Mapping[str, str]) -> list[Message]:
     }
     content = value.body.content
     if isinstance(content, str):
-        return [Message(role="user", content=content, **common, **flags)]
+        return [Message.trusted(role="user", content=content, **common, **flags)]
     out: list[Message] = []
     pending: list[ContentPart] = []
 
     def flush() -> None:
         if pending:
             text = join_text(pending)
-            out.append(Message(role="user", content=text, parts=tuple(pending), **common, **flags))
+            out.append(
+                Message.trusted(role="user", content=text, parts=tuple(pending), **common, **flags)
+            )
             pending.clear()
 
     for block in blocks(value):
@@ -312,7 +385,7 @@ def _tool_result(
         text = join_text(parts)
     else:
         text = ""
-    return Message(
+    return Message.trusted(
         role="tool",
         content=text,
         parts=parts,

@@ -56,6 +56,11 @@ class Record:
     line: int
     value: Any
 
+    def __reduce__(self) -> tuple[type[Record], tuple[int, Any]]:
+        """Pickled as its two fields (a stored importer state holds one per line): the
+        dataclass's own ``__getstate__`` looks its fields up again for every record."""
+        return Record, (self.line, self.value)
+
 
 _CONTENT = re.compile(r"[^ \t\n\r]")
 """JSON's whitespace is exactly these four characters."""
@@ -133,7 +138,8 @@ def _fast_line(decode: Decode, raw: bytes) -> Any:
 def as_typed(records: Iterable[Record], typed: type[Any]) -> Iterator[Record]:
     """Records read elsewhere (plain values) as ``iter_records(..., typed=typed)`` gives them."""
     for record in records:
-        yield Record(record.line, _typed(record.value, typed))
+        value = record.value
+        yield Record(record.line, _typed(value, typed)) if isinstance(value, dict) else record
 
 
 def _typed(value: Any, typed: type[Any] | None) -> Any:

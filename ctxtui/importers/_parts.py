@@ -148,7 +148,8 @@ def text_part(text: str, label: str = "") -> ContentPart:
 def opaque_part(blob: Any, label: str) -> ContentPart:
     """An opaque blob (signature, encrypted reasoning): only its stored size is kept."""
     data = blob if isinstance(blob, str) else as_text(blob)
-    return ContentPart(kind=PartKind.OPAQUE, byte_size=len(data.encode("utf-8")), label=label)
+    size = len(data.encode("utf-8"))
+    return ContentPart.trusted(kind=PartKind.OPAQUE, byte_size=size, label=label)
 
 
 def media_from_url(
@@ -297,7 +298,7 @@ def usage_anthropic(usage: Mapping[str, Any], dropped: Dropped) -> Usage:
     write = as_int(usage.get("cache_creation_input_tokens"), dropped)
     read = as_int(usage.get("cache_read_input_tokens"), dropped)
     total = None if base is None else base + (write or 0) + (read or 0)
-    return Usage(
+    return Usage.trusted(  # every value an ``as_int``: nothing left to validate
         prompt_total=total,
         cached_read=read,
         cache_write=write,
@@ -309,7 +310,7 @@ def usage_anthropic(usage: Mapping[str, Any], dropped: Dropped) -> Usage:
 
 def usage_codex(usage: Mapping[str, Any], dropped: Dropped) -> Usage:
     """Codex ``last_token_usage``: ``input_tokens`` includes ``cached_input_tokens``."""
-    return Usage(
+    return Usage.trusted(  # every value an ``as_int``: nothing left to validate
         prompt_total=as_int(usage.get("input_tokens"), dropped),
         cached_read=as_int(usage.get("cached_input_tokens"), dropped),
         output=as_int(usage.get("output_tokens"), dropped),

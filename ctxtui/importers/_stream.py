@@ -306,7 +306,6 @@ class Source:
         self.size = st.st_size
         self.is_dir = stat.S_ISDIR(st.st_mode)
         self.inode = st.st_ino
-        self.mtime_ns = st.st_mtime_ns
         self.document: Any = None
         self.dropped = Dropped()
         self._fd = fd

@@ -10,14 +10,14 @@ from typing import Any, ClassVar
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.session.formats import FormatInfo, format_info
-from ctxtui.core.session.models import Message, RecordedCompaction, Session, SessionMeta
+from ctxtui.core.session.models import RecordedCompaction, Session, SessionMeta
 from ctxtui.core.wording import plural
 from ctxtui.importers._claude_messages import (
     SYNTHETIC_MODEL,
     Body,
     Converter,
     Entry,
-    convert,
+    MessageCount,
     is_boundary,
 )
 from ctxtui.importers._claude_sidechains import AGENT_PREFIX, sidechain_ids
@@ -111,6 +111,9 @@ class _Entries:
     title: str | None = None
     model: str | None = None
     tool_names: dict[str, str] = field(default_factory=dict)
+    hidden: MessageCount | None = None
+    """The messages of the last chain a compaction hid, counted (``_boundary_note``): the
+    chain a newer compaction hides extends it, so only what came since is counted."""
 
     def add(self, record: Record) -> bool:
         """Take one record; ``True`` when it joined the main chain's entries."""
@@ -234,10 +237,12 @@ def _walk(
     warnings: list[str],
     through: bool,
     outside: Collection[str] = (),
+    stop: str | None = None,
 ) -> list[Record]:
     """Entries from ``start`` back to a root, oldest first; ``through`` crosses compactions.
 
-    A parent in ``outside`` (a sub-agent's spawner in the main chain) ends the chain quietly.
+    A parent in ``outside`` (a sub-agent's spawner in the main chain) ends the chain quietly;
+    the entry ``stop``, when met, is the last taken (the chain's first).
     """
     chain: list[Record] = []
     seen: set[str] = set()
@@ -253,6 +258,8 @@ def _walk(
                 warnings.append(f"parentUuid {uuid} not found: the chain starts after it")
             break
         chain.append(record)
+        if uuid == stop:
+            break
         uuid = _parent(record.value, through)
     chain.reverse()
     return chain
@@ -469,19 +476,41 @@ def _assemble(
     return Session(meta=meta).model_copy(update={"messages": tuple(messages)})
 
 
+def _hidden(entries: _Entries, logical: str, dropped: Dropped, outside: Collection[str]) -> int:
+    """The messages of the chain ending at ``logical`` (what a compaction hid), its dropped
+    token counts added to ``dropped``; counted on from ``entries.hidden`` when this chain
+    extends the one counted there. Only a chain that reached its root cleanly is kept to
+    count on from: a parent that turns up late would make it longer at its start."""
+    kept, notes = entries.hidden, list[str]()
+    walked: list[Record] = []
+    if kept is not None and not outside:
+        walked = _walk(entries, logical, notes, True, stop=kept.last)
+        if walked and walked[0].value.uuid == kept.last and not notes:
+            walked = walked[1:]
+        else:
+            kept = None
+    if kept is None:
+        notes = []
+        walked = _walk(entries, logical, notes, True, outside)
+        kept = MessageCount()
+    for record in walked:
+        kept.add(record)
+    dropped.count += kept.dropped.count
+    entries.hidden = kept if not notes and not outside else None
+    return kept.count
+
+
 def _boundary_note(
     entries: _Entries, boundary: Record, dropped: Dropped, outside: Collection[str] = ()
 ) -> str:
     """Say what the compaction hid, so the pre-boundary size is not lost from view."""
     logical = boundary.value.logical_parent
-    hidden: list[Message] = []
+    hidden = 0
     if isinstance(logical, str):
-        scratch: list[str] = []
-        walked = _walk(entries, logical, scratch, True, outside)
-        hidden = convert(walked, entries.tool_names, scratch, dropped)
+        hidden = _hidden(entries, logical, dropped, outside)
     metadata = boundary.value.compact_metadata
     pre = metadata.get("preTokens") if isinstance(metadata, dict) else None
-    hid = plural(len(hidden), "earlier message")
+    hid = plural(hidden, "earlier message")
     note = f"compact boundary at line {boundary.line:,}: {hid} hidden"
     if isinstance(pre, int):
         note += f", preTokens {pre:,}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -64,11 +64,8 @@ class Info(msgspec.Struct, frozen=True):
     """What a ``token_count`` event's ``info`` holds that is read (the running totals and
     the rate limits beside it are skipped unbuilt)."""
 
-    model_context_window: Any = msgspec.UNSET
-    last_token_usage: Any = msgspec.UNSET
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return _get(self, key, default)
+    model_context_window: Any = None
+    last_token_usage: Any = None
 
 
 class Item(msgspec.Struct, frozen=True):
@@ -76,48 +73,46 @@ class Item(msgspec.Struct, frozen=True):
     that the importer reads; whatever else a line holds (``event_msg`` mirrors of the
     messages, rate limits, the running totals) is skipped by the parser without being built.
 
-    Every field takes any JSON value; an absent one is ``UNSET``, so ``get`` answers as a
-    dict's would and the readers below take an ``Item`` or a plain object alike.
+    Every field takes any JSON value, ``None`` when absent (as a dict's ``get`` would say),
+    except the two whose absence is read: ``instructions`` (a legacy header) and ``action``
+    (``{}`` when absent), ``UNSET`` then. An item of a ``replacement_history`` (plain JSON)
+    is converted to one (``_as_item``), so the readers below take ``Item`` alone.
     """
 
-    type: Any = msgspec.UNSET
-    timestamp: Any = msgspec.UNSET
-    payload: _Payload = msgspec.UNSET
-    record_type: Any = msgspec.UNSET
-    id: Any = msgspec.UNSET
-    session_id: Any = msgspec.UNSET
+    type: Any = None
+    timestamp: Any = None
+    payload: _Payload = None
+    record_type: Any = None
+    id: Any = None
+    session_id: Any = None
     instructions: Any = msgspec.UNSET
-    base_instructions: Any = msgspec.UNSET
-    model: Any = msgspec.UNSET
-    role: Any = msgspec.UNSET
-    content: Any = msgspec.UNSET
-    summary: Any = msgspec.UNSET
-    encrypted_content: Any = msgspec.UNSET
-    name: Any = msgspec.UNSET
-    namespace: Any = msgspec.UNSET
-    arguments: Any = msgspec.UNSET
-    input: Any = msgspec.UNSET
-    call_id: Any = msgspec.UNSET
+    base_instructions: Any = None
+    model: Any = None
+    role: Any = None
+    content: Any = None
+    summary: Any = None
+    encrypted_content: Any = None
+    name: Any = None
+    namespace: Any = None
+    arguments: Any = None
+    input: Any = None
+    call_id: Any = None
     action: Any = msgspec.UNSET
-    output: Any = msgspec.UNSET
-    message: Any = msgspec.UNSET
-    replacement_history: Any = msgspec.UNSET
-    info: _Info = msgspec.UNSET
-    num_turns: Any = msgspec.UNSET
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return _get(self, key, default)
+    output: Any = None
+    message: Any = None
+    replacement_history: Any = None
+    info: _Info = None
+    num_turns: Any = None
 
 
-_Payload = Item | str | int | float | bool | list[Any] | None | msgspec.UnsetType
-_Info = Info | str | int | float | bool | list[Any] | None | msgspec.UnsetType
-Fields = Mapping[str, Any] | Item | Info
-"""An object the readers take: decoded as an ``Item``, or a plain one (replacement history)."""
+_Payload = Item | str | int | float | bool | list[Any] | None
+_Info = Info | str | int | float | bool | list[Any] | None
 
 
-def _get(struct: Item | Info, key: str, default: Any) -> Any:
-    value = getattr(struct, key, msgspec.UNSET)
-    return default if value is msgspec.UNSET else value
+def _as_item(value: dict[str, Any]) -> Item:
+    """A plain JSON object (an item of a replacement history) as the decoder would give it;
+    every field takes any value, so this cannot fail."""
+    return msgspec.convert(value, Item)
 
 
 def sniff(path: Path, head: Any) -> int:
@@ -135,18 +130,19 @@ def sniff(path: Path, head: Any) -> int:
 
 def load(source: Source) -> Session:
     """Read a rollout as the history Codex would replay now (compactions and rollbacks applied)."""
-    warnings: list[str] = []
-    records = iter_records(source, warnings, typed=Item)
-    return build_session(records, warnings, source.dropped, source_path=source.name)
+    return _read(source, full_history=False)
 
 
 def load_history(source: Source) -> Session:
     """Read every message of a rollout, keeping what each ``compacted`` replaced (for replay)."""
-    warnings: list[str] = []
-    records = iter_records(source, warnings, typed=Item)
-    return build_session(
-        records, warnings, source.dropped, source_path=source.name, full_history=True
-    )
+    return _read(source, full_history=True)
+
+
+def _read(source: Source, *, full_history: bool) -> Session:
+    """The rollout replayed from its lines, each decoded into an ``Item``."""
+    live = Live(full_history=full_history, dropped=source.dropped)
+    live.add(iter_records(source, live.warnings, typed=Item))
+    return live.session(source.name)
 
 
 @dataclass
@@ -177,8 +173,8 @@ class _Replay:
     @property
     def messages(self) -> list[Message]:
         """Every message so far, the open assistant's built first."""
-        if self._open is not None:
-            self._messages.append(Message(**self._open))
+        if self._open is not None:  # its values made here (``assistant``): trusted
+            self._messages.append(Message.trusted(**self._open))
             self._open = None
         return self._messages
 
@@ -278,7 +274,7 @@ class Live:
             kind = value.type if isinstance(value.type, str) else None
             payload = value.payload
             if kind in _ENVELOPES and isinstance(payload, Item):
-                _envelope(replay, record, kind, payload, value.get("timestamp"))
+                _envelope(replay, record, kind, payload, value.timestamp)
             elif kind in ITEM_TYPES:
                 _item(replay, record, value, None)  # legacy: a bare response item
             elif (
@@ -286,8 +282,8 @@ class Live:
                 and value.instructions is not msgspec.UNSET
                 and replay.session_id is None
             ):
-                replay.session_id = as_text(value.get("id")) or None
-                instructions = value.get("instructions")
+                replay.session_id = as_text(value.id) or None
+                instructions = value.instructions
                 replay.system_prompt = (
                     instructions if isinstance(instructions, str) and instructions else None
                 )
@@ -324,7 +320,7 @@ def _envelope(replay: _Replay, record: Record, kind: str, payload: Item, timesta
     if kind == "session_meta":
         _session_meta(replay, record, payload)
     elif kind == "turn_context":
-        model = payload.get("model")
+        model = payload.model
         if isinstance(model, str) and model:
             replay.model = model
     elif kind == "response_item":
@@ -337,7 +333,7 @@ def _envelope(replay: _Replay, record: Record, kind: str, payload: Item, timesta
 
 def _session_meta(replay: _Replay, record: Record, payload: Item) -> None:
     """The first ``session_meta`` is this session; a later one is a fork's replayed parent."""
-    session_id = as_label(payload.get("id") or payload.get("session_id"))
+    session_id = as_label(payload.id or payload.session_id)
     if replay.session_id is not None:
         replay.warnings.append(
             f"line {record.line:,}: a second session_meta ({session_id or 'no id'}; a fork or "
@@ -345,24 +341,24 @@ def _session_meta(replay: _Replay, record: Record, payload: Item) -> None:
         )
         return
     replay.session_id = session_id or None
-    base = payload.get("base_instructions")
-    text = base.get("text") if isinstance(base, dict) else payload.get("instructions")
+    base = payload.base_instructions
+    text = base.get("text") if isinstance(base, dict) else payload.instructions
     replay.system_prompt = text if isinstance(text, str) and text else None
 
 
-def _item(replay: _Replay, record: Record, item: Fields, timestamp: Any) -> None:
+def _item(replay: _Replay, record: Record, item: Item, timestamp: Any) -> None:
     """One response item (what the model sees) → messages."""
-    kind = item.get("type")
+    kind = item.type
     when = parse_timestamp(timestamp)
     line = record.line
     if kind == "message":
         _message(replay, line, item, when)
     elif kind == "reasoning":
-        texts = [as_text(s.get("text")) for s in _dicts(item.get("summary"))]
+        texts = [as_text(s.get("text")) for s in _dicts(item.summary)]
         if not texts:
-            texts = [as_text(c.get("text")) for c in _dicts(item.get("content"))]
-        blob = item.get("encrypted_content")
-        parts = [opaque_part(blob, "reasoning.encrypted_content")] if blob else []
+            texts = [as_text(c.get("text")) for c in _dicts(item.content)]
+        blob = item.encrypted_content
+        parts = (opaque_part(blob, "reasoning.encrypted_content"),) if blob else ()
         replay.assistant(line, reasoning="\n".join(texts), parts=parts, created_at=when)
     elif kind in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
         call = _tool_call(item, line)
@@ -371,7 +367,7 @@ def _item(replay: _Replay, record: Record, item: Fields, timestamp: Any) -> None
     elif kind in ("function_call_output", "custom_tool_call_output"):
         replay.add(_tool_output(replay, line, item, when))
     elif kind in ("compaction", "compaction_summary", "context_compaction"):
-        blob = item.get("encrypted_content")
+        blob = item.encrypted_content
         part = opaque_part(blob or "", f"{kind}.encrypted_content")
         replay.add(
             Message(role="user", parts=(part,), is_summary=True, created_at=when, source_line=line)
@@ -391,9 +387,9 @@ def _content_parts(content: Any) -> list[ContentPart]:
     return [p for block in _dicts(content) if (p := responses_part(block)) is not None]
 
 
-def _message(replay: _Replay, line: int, item: Fields, when: Any) -> None:
-    role = item.get("role")
-    parts = _content_parts(item.get("content"))
+def _message(replay: _Replay, line: int, item: Item, when: Any) -> None:
+    role = item.role
+    parts = _content_parts(item.content)
     text = join_text(parts)
     only_text = all(p.kind is PartKind.TEXT for p in parts)
     kept = () if only_text and len(parts) <= 1 else tuple(parts)
@@ -406,7 +402,7 @@ def _message(replay: _Replay, line: int, item: Fields, when: Any) -> None:
         return
     injected = role != "system" and text.lstrip().startswith(INJECTED_PREFIXES)
     replay.add(
-        Message(
+        Message.trusted(
             role=role,
             content=text,
             parts=kept,
@@ -417,28 +413,28 @@ def _message(replay: _Replay, line: int, item: Fields, when: Any) -> None:
     )
 
 
-def _tool_call(item: Fields, line: int) -> ToolCall:
-    kind = item.get("type")
-    call_id = as_text(item.get("call_id") or item.get("id")) or f"{kind}@{line}"
+def _tool_call(item: Item, line: int) -> ToolCall:
+    kind = item.type
+    call_id = as_text(item.call_id or item.id) or f"{kind}@{line}"
     if kind == "function_call":
-        name = as_text(item.get("name"))
-        namespace = item.get("namespace")
+        name = as_text(item.name)
+        namespace = item.namespace
         if isinstance(namespace, str) and namespace:
             name = f"{namespace}.{name}"
-        return ToolCall(id=call_id, name=name, arguments=as_text(item.get("arguments")))
+        return ToolCall.trusted(id=call_id, name=name, arguments=as_text(item.arguments))
     if kind == "custom_tool_call":
-        return ToolCall(
-            id=call_id, name=as_text(item.get("name")), arguments=as_text(item.get("input")),
-            type="custom",
-        )  # fmt: skip
+        return ToolCall.trusted(
+            id=call_id, name=as_text(item.name), arguments=as_text(item.input), type="custom"
+        )
     name = "local_shell" if kind == "local_shell_call" else "web_search"
-    return ToolCall(id=call_id, name=name, arguments=compact_json(item.get("action", {})))
+    action = {} if item.action is msgspec.UNSET else item.action
+    return ToolCall.trusted(id=call_id, name=name, arguments=compact_json(action))
 
 
-def _tool_output(replay: _Replay, line: int, item: Fields, when: Any) -> Message:
+def _tool_output(replay: _Replay, line: int, item: Item, when: Any) -> Message:
     """A call's output, whatever JSON value it is: the string the model saw is kept verbatim."""
-    call_id = as_text(item.get("call_id"))
-    output = item.get("output")
+    call_id = as_text(item.call_id)
+    output = item.output
     parts: tuple[ContentPart, ...] = ()
     is_error = False
     if isinstance(output, list):
@@ -450,7 +446,7 @@ def _tool_output(replay: _Replay, line: int, item: Fields, when: Any) -> Message
     else:
         text = as_text(output)
         is_error = _shell_failed(text)
-    return Message(
+    return Message.trusted(
         role="tool",
         content=text,
         parts=parts,
@@ -483,8 +479,8 @@ def _compacted(replay: _Replay, record: Record, payload: Item) -> None:
     """
     before = len(replay.messages)
     reported = next((m.usage for m in reversed(replay.messages) if m.usage), None)
-    summary = as_text(payload.get("message"))
-    history = payload.get("replacement_history")
+    summary = as_text(payload.message)
+    history = payload.replacement_history
     pre = reported.prompt_total if reported is not None else None
     summary_message = Message(
         role="user", content=summary, is_summary=True, source_line=record.line
@@ -494,7 +490,7 @@ def _compacted(replay: _Replay, record: Record, payload: Item) -> None:
             replay.warnings, replay.dropped, model=replay.model, tool_names=replay.tool_names
         )
         for item in _dicts(history):
-            _item(fresh, record, item, None)
+            _item(fresh, record, _as_item(item), None)
         replacement = [
             m.model_copy(update={"is_summary": True})
             if m.role == "user" and summary and m.content == summary
@@ -541,20 +537,20 @@ def _compacted(replay: _Replay, record: Record, payload: Item) -> None:
 
 def _event(replay: _Replay, record: Record, payload: Item) -> None:
     """UI events are mirrors, except usage reports and rollbacks, which change what we show."""
-    kind = payload.get("type")
+    kind = payload.type
     if kind == "token_count":
         info = payload.info
         if not isinstance(info, Info):
             return  # rate limits only
-        window = as_int(info.get("model_context_window"), replay.dropped)
+        window = as_int(info.model_context_window, replay.dropped)
         if window:
             replay.context_window = window
-        last = info.get("last_token_usage")
+        last = info.last_token_usage
         target = replay.usage_target
         if isinstance(last, dict) and target is not None and target < replay.count():
             replay.report_usage(target, usage_codex(last, replay.dropped))
     elif kind == "thread_rolled_back":
-        _roll_back(replay, record, as_int(payload.get("num_turns"), replay.dropped) or 0)
+        _roll_back(replay, record, as_int(payload.num_turns, replay.dropped) or 0)
 
 
 def _roll_back(replay: _Replay, record: Record, turns: int) -> None:

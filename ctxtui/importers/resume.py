@@ -6,15 +6,15 @@ their records one at a time onto a state. ``Resumable`` is that state together w
 and those before the cursor, which an append leaves as they are. ``more`` reads only the
 complete lines appended since; anything but an append (a file that shrank or was rewritten)
 is for the caller to read whole. The state is plain Python data, so it can be stored
-(``dumps``/``loads``: pickled, compressed): ``--watch`` keeps one in memory
-(``importers/watch.py``), the fleet index one on disk per growing session
-(``fleet/index.py``).
+(``dumps``/``loads``: pickled, compressed) and a read resumed from stored bytes (``resume``):
+``--watch`` keeps one in memory (``importers/watch.py``). Stored on disk, a state is not
+worth it yet: pickling and loading a 64 MB session's state costs twice what reading the file
+does (docs/PERFORMANCE.md, "Reading only what is read").
 """
 
 from __future__ import annotations
 
 import pickle
-import time
 import zlib
 from pathlib import Path
 from typing import Any
@@ -22,15 +22,13 @@ from typing import Any
 from ctxtui.core.session.images import priced_images
 from ctxtui.core.session.models import Message, Session
 from ctxtui.importers._jsonl import Cursor, iter_records
+from ctxtui.importers._reader import gc_paused
 from ctxtui.importers._stream import Source, open_source
 
 END_BYTES = 64
 """The bytes kept from each end of what was read: an append leaves both as they are."""
 STATE_VERSION = 1
 """Bumped when what a state holds changes: a state of another version is not resumed."""
-GROWING_SECONDS = 3600.0
-"""A file written within this long may still grow (an agent at work): its state is worth
-keeping. Older files are done with, and a state of theirs would only cost its writing."""
 
 
 class Resumable:
@@ -85,10 +83,17 @@ class Resumable:
 
     def more(self, source: Source, *, always: bool = False) -> Session | None:
         """The session with the complete lines appended since the last read, ``None`` when
-        there were none (unless ``always``)."""
+        there were none (unless ``always``). Read with the collector paused, as
+        ``load_session`` reads (``gc_paused``)."""
         before = self.cursor.offset
         typed = getattr(self.live, "RECORD", None)
-        self.live.add(iter_records(source, self.live.warnings, cursor=self.cursor, typed=typed))
+        with gc_paused():
+            records = iter_records(source, self.live.warnings, cursor=self.cursor, typed=typed)
+            self.live.add(records)
+            return self._read_to(source, before, always=always)
+
+    def _read_to(self, source: Source, before: int, *, always: bool) -> Session | None:
+        """The ends kept for ``appended_to``, and the session unless nothing was read."""
         offset = self.cursor.offset
         self.head = source.read_at(min(offset, END_BYTES), 0)
         self.end = source.read_at(min(offset, END_BYTES), max(0, offset - END_BYTES))
@@ -140,24 +145,22 @@ class Resumable:
         return state
 
 
-def may_grow(source: Source, now: float | None = None) -> bool:
-    """Whether ``source`` was written recently enough that an agent may still append to it."""
-    return (time.time() if now is None else now) - source.mtime_ns / 1e9 < GROWING_SECONDS
-
-
 def resume(
-    path: Path | str, state: bytes | None, format: str | None = None, *, full_history: bool = False
+    path: Path | str,
+    state: bytes | None,
+    format: str | None = None,
+    *,
+    full_history: bool = False,
 ) -> tuple[Session, bytes | None]:
     """The session of ``path`` read on from ``state`` (what a read of it kept) when the file
     only grew since, else read whole; with the state to keep now (``None`` when the file is
-    not one to resume, or no longer growing).
+    not one to resume).
 
     The session is the one ``load_session`` gives, reading only the bytes appended since the
     state was kept. Anything ``Resumable`` does not take (``PATH#ID``, a compressed file, a
     format without ``Live``, a forced format that read nothing) is ``load_session``'s.
     """
     from ctxtui.importers import importer, load_session, split_session_id
-    from ctxtui.importers._reader import gc_paused
 
     if format is not None:
         importer(format)  # an unknown --format is said before the file is looked at
@@ -166,7 +169,6 @@ def resume(
     if kept is not None and (kept.full_history != full_history or format not in (None, kept.name)):
         kept = None
     session: Session | None = None
-    keep = False
     if session_id is None:
         with open_source(file) as source, gc_paused():
             if kept is not None and kept.appended_to(source):
@@ -174,10 +176,9 @@ def resume(
             else:
                 started = Resumable.start(source, format, full_history=full_history)
                 kept, session = started if started is not None else (None, None)
-            keep = may_grow(source)
     if session is None or kept is None or _forced_and_empty(session, format):
         return load_session(path, format, full_history=full_history), None
-    return session, kept.dumps() if keep else None
+    return session, kept.dumps()
 
 
 def _forced_and_empty(session: Session, format: str | None) -> bool:

@@ -42,14 +42,7 @@ def opens(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
         seen[target.path] += 1
         return real(target, spec, full_history=full_history)
 
-    real_history = job._history
-
-    def counted_history(target: job.Target, spec: job.Spec, state: bytes | None) -> Any:
-        seen[target.path] += 1
-        return real_history(target, spec, state)
-
     monkeypatch.setattr(job, "_load", counted)
-    monkeypatch.setattr(job, "_history", counted_history)
     return seen
 
 

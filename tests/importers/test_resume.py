@@ -1,0 +1,155 @@
+"""A session read in pieces, its importer state stored and loaded between them
+(``importers.resume``), is the session one read of the whole file gives: for every sample and
+generated transcript of each format whose importer reads records one at a time."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ctxtui.core.errors import SessionLoadError
+from ctxtui.importers import load_session, resume
+from ctxtui.samples import samples_dir
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = Path("/work/shared/reference/examples")
+RESUMED = ("claude-code", "codex", "openai-chat")
+
+
+def _format(path: Path) -> str | None:
+    try:
+        return load_session(path).meta.format
+    except SessionLoadError:
+        return None
+
+
+@functools.cache
+def _generated(name: str) -> bytes:
+    """A small transcript from the generator of the benchmarks' large ones (split responses,
+    compactions, cache writes of both lifetimes), so their shapes are read in pieces too."""
+    spec = importlib.util.spec_from_file_location(
+        "make_replay_samples", REPO / "tools" / "make_replay_samples.py"
+    )
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = tool  # dataclasses look their module up while it runs
+    spec.loader.exec_module(tool)
+    if name == "openai-chat":
+        return _chat_lines()
+    maker = tool.ClaudeCode() if name == "claude-code" else tool.Codex()
+    maker.rng.seed(7)
+    for turn in range(1, 40):
+        maker.turn(turn)
+    lines = (json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in maker.lines)
+    return "".join(line + "\n" for line in lines).encode()
+
+
+def _chat_lines() -> bytes:
+    """OpenAI Chat messages one per line: calls and their results, usage, a corrupt line."""
+    rows: list[dict[str, object]] = [{"role": "system", "content": "be brief"}]
+    for i in range(30):
+        call = {"id": f"c{i}", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+        rows.append({"role": "user", "content": f"question {i} " + "x" * (i * 7)})
+        rows.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        rows.append({"role": "tool", "tool_call_id": f"c{i}", "content": f"files {i}"})
+        usage = {"prompt_tokens": 10 * i, "completion_tokens": 2}
+        rows.append({"role": "assistant", "content": f"answer {i}", "usage": usage})
+    lines = [json.dumps(r) for r in rows]
+    lines.insert(9, '{"role": "user", "content": ')
+    return ("\n".join(lines) + "\n").encode()
+
+
+FILES = sorted(
+    p for p in [*samples_dir().glob("*.jsonl"), *EXAMPLES.glob("*.jsonl")] if _format(p) in RESUMED
+)
+TRANSCRIPTS = [p.name for p in FILES] + [f"generated-{name}" for name in RESUMED]
+
+
+def _raw(name: str) -> tuple[bytes, str]:
+    """A transcript's bytes and its format (a generated Chat file is told, not detected)."""
+    if name.startswith("generated-"):
+        format = name.removeprefix("generated-")
+        return _generated(format), format
+    path = next(p for p in FILES if p.name == name)
+    return path.read_bytes(), str(_format(path))
+
+
+def test_every_resumed_format_has_transcripts(tmp_path: Path) -> None:
+    formats = {_format(p) for p in FILES}
+    for name in RESUMED:
+        path = tmp_path / f"{name}.jsonl"
+        path.write_bytes(_generated(name))
+        assert load_session(path, name).messages
+    assert formats == {"claude-code", "codex"}
+
+
+@pytest.mark.parametrize("sample", TRANSCRIPTS)
+@pytest.mark.parametrize("full_history", [False, True], ids=["load", "history"])
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_reading_on_from_a_stored_state_gives_the_whole_read(
+    sample: str,
+    full_history: bool,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    data: st.DataObject,
+) -> None:
+    raw, format = _raw(sample)
+    cuts = data.draw(st.lists(st.integers(1, len(raw) - 1), max_size=4), label="cuts")
+    target = tmp_path / f"piece-{len(cuts)}-{sum(cuts)}.jsonl"
+    starts: list[int] = []
+    real_start = resume.Resumable.start.__func__  # type: ignore[attr-defined]
+
+    def start(cls: type[resume.Resumable], source, *args, **kwargs):  # type: ignore[no-untyped-def]
+        starts.append(source.size)
+        return real_start(cls, source, *args, **kwargs)
+
+    monkeypatch.setattr(resume.Resumable, "start", classmethod(start))
+    state: bytes | None = None
+    for cut in [*sorted(set(cuts)), len(raw)]:
+        target.write_bytes(raw[:cut])  # split anywhere: half-written lines included
+        had_state = state is not None
+        starts.clear()
+        try:
+            session, state = resume.resume(target, state, format, full_history=full_history)
+        except SessionLoadError:  # a head too short to tell the format yet
+            state = None
+            continue
+        if had_state:
+            assert starts == [], "read on from the stored state, not from the start"
+    whole = load_session(target, format, full_history=full_history)
+    assert session.model_dump() == whole.model_dump()
+
+
+def test_a_file_that_is_not_an_append_is_read_whole(tmp_path: Path) -> None:
+    sample = samples_dir() / "codex_replay.jsonl"
+    target = tmp_path / "s.jsonl"
+    raw = sample.read_bytes()
+    target.write_bytes(raw[: len(raw) // 2])
+    _, state = resume.resume(target, None)
+    shorter = raw[: len(raw) // 3]
+    target.write_bytes(shorter)  # shrank
+    session, state = resume.resume(target, state)
+    assert session.model_dump() == load_session(target).model_dump()
+    target.write_bytes(b" " + raw)  # rewritten: the first bytes differ
+    session, _ = resume.resume(target, state)
+    assert session.model_dump() == load_session(target).model_dump()
+
+
+def test_a_state_of_another_kind_is_not_resumed(tmp_path: Path) -> None:
+    """Bytes that are not a state, or a state read for the other kind of read, are ignored."""
+    target = tmp_path / "s.jsonl"
+    target.write_bytes((samples_dir() / "codex_replay.jsonl").read_bytes())
+    _, history = resume.resume(target, None, full_history=True)
+    for state in (b"not a state", history):
+        session, _ = resume.resume(target, state)
+        assert session.model_dump() == load_session(target).model_dump()
