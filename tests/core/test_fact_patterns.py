@@ -93,3 +93,28 @@ def test_a_hostile_segment_is_audited_in_bounded_time() -> None:
         )
     )
     assert _cpu(lambda: segment_facts(session, 0, 2)) < CPU_SECONDS
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(
+        st.sampled_from(["a", " ", "\n", "\t", "\r", "\r\n", "\x1b[1m", "\x1b]0;t\x07", "\x9b2J",
+                         "\x00", "\u200e", "\u202e", "é", "'", "`", "./", "x.", "\x85", "\xa0"]),
+        max_size=12,
+    ).map("".join)
+)  # fmt: skip
+def test_the_quick_clean_and_words_agree_with_the_rules(text: str) -> None:
+    """``_clean`` skips ``clean_text`` only where it would change nothing, and ``words_of``
+    strips only the words that need it."""
+    from ctxtui.core.summaries.segment_facts import _TRAILING, _WORD_SPLIT, _clean, words_of
+    from ctxtui.core.summaries.text_rules import clean_text
+
+    assert _clean(text) == clean_text(text)
+    expected = set()
+    for word in text.translate(_WORD_SPLIT).split():
+        word = word.rstrip(_TRAILING)
+        while word.startswith("./"):
+            word = word[2:]
+        if word:
+            expected.add(word)
+    assert words_of(text) == expected

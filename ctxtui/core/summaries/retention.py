@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Literal
 
 from ctxtui.core.session.models import Message, Session
@@ -98,9 +98,16 @@ class Segment:
     ) -> Segment:
         """``budget``: how many of the segment's newest characters are read for facts;
         ``after_budget``: how many of the following messages' first ones, for their use."""
-        context = "\n".join(normalise(t) for t in (session.system_prompt or "", *kept) if t)
+        prompt = _normalised_prompt(session.system_prompt or "")
+        context = "\n".join(t for t in (prompt, *(normalise(k) for k in kept)) if t)
         facts = segment_facts(session, first, last, budget)
         return cls(first, last, tokens, facts, After.of(after, after_budget), context)
+
+
+@lru_cache(maxsize=8)
+def _normalised_prompt(prompt: str) -> str:
+    """A system prompt normalised once, not once per compaction of its session."""
+    return normalise(prompt)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 from ctxtui.core.session.models import Message, Session
+from ctxtui.core.summaries.text_rules import _CONTROL as _UNCLEAN
 from ctxtui.core.summaries.text_rules import (
     CODE_LINE,
     ERROR_HINTS,
@@ -149,9 +150,18 @@ class Fact:
     by_user: bool = False
 
 
+def _clean(text: str) -> str:
+    """``clean_text(text)``, with nothing to do found at C speed: ``clean_text`` removes only
+    control characters (escapes start with one) and carriage returns, and its own quick check
+    refuses every text with a line break."""
+    if "\r" not in text and _UNCLEAN.search(text) is None:
+        return text
+    return clean_text(text)
+
+
 def normalise(text: str) -> str:
     """Case folded, quotes removed, escapes and controls removed, whitespace collapsed."""
-    return " ".join(clean_text(text).translate(_QUOTES).casefold().split())
+    return " ".join(_clean(text).translate(_QUOTES).casefold().split())
 
 
 def fact_key(text: str) -> str:
@@ -172,7 +182,7 @@ def bounded(text: str, limit: int = HEAD_CHARS + TAIL_CHARS) -> str:
 
 def _shown(text: str) -> str:
     """One line of at most ``FACT_CHARS`` characters, escapes removed (shown literally)."""
-    return _SPACE.sub(" ", clean_text(text)).strip()[:FACT_CHARS].rstrip()
+    return _SPACE.sub(" ", _clean(text)).strip()[:FACT_CHARS].rstrip()
 
 
 def _arguments(arguments: str) -> dict[str, object]:
@@ -230,7 +240,7 @@ def texts(m: Message, limit: int = HEAD_CHARS + TAIL_CHARS) -> list[str]:
     for call in m.tool_calls:
         args = _arguments(call.arguments)
         pieces.extend(_strings(args) if args else [call.arguments])
-    return [clean_text(bounded(p, limit)) for p in pieces if p]
+    return [_clean(bounded(p, limit)) for p in pieces if p]
 
 
 def _typed(m: Message) -> bool:
@@ -479,7 +489,7 @@ class FactIndex:
         if found is None:
             m = self.messages[i]
             asked = _typed(m) and _instructs(m.content[: HEAD_CHARS + TAIL_CHARS])
-            pairs = _instructions(clean_text(bounded(m.content))) if asked else ()
+            pairs = _instructions(_clean(bounded(m.content))) if asked else ()
             found = self._asked[i] = _stated(pairs)
         return found
 
@@ -552,11 +562,16 @@ _WORD_SPLIT = str.maketrans(dict.fromkeys(",;:()[]{}<>=|", " "))
 
 def words_of(normalised: str) -> frozenset[str]:
     """The words of a normalised text, each without a leading ``./`` or trailing punctuation."""
-    out = set()
-    for word in set(normalised.translate(_WORD_SPLIT).split()):
+    words = set(normalised.translate(_WORD_SPLIT).split())
+    odd = [w for w in words if w.endswith(_TRAILING_TUPLE) or w.startswith("./")]
+    words.difference_update(odd)
+    for word in odd:
         word = word.rstrip(_TRAILING)
         while word.startswith("./"):
             word = word[2:]
         if word:
-            out.add(word)
-    return frozenset(out)
+            words.add(word)
+    return frozenset(words)
+
+
+_TRAILING_TUPLE = tuple(_TRAILING)
