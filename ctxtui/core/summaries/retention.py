@@ -153,12 +153,25 @@ class Audit:
         kept, total = self.needed_after
         return total - kept
 
-    def block(self, dropped_limit: int | None = None) -> dict[str, Any]:
-        """The ``retention`` block of ``ctxtui.retention/1`` (and of ``replay --json``)."""
+    def listed(self, per_kind: int) -> tuple[Retained, ...]:
+        """The dropped facts, most salient first, at most ``per_kind`` of each kind."""
+        seen: dict[str, int] = {}
+        out: list[Retained] = []
+        for r in self.dropped:
+            n = seen.get(r.fact.kind, 0)
+            if n < per_kind:
+                out.append(r)
+            seen[r.fact.kind] = n + 1
+        return tuple(out)
+
+    def block(self, per_kind: int | None = None) -> dict[str, Any]:
+        """The ``retention`` block of ``ctxtui.retention/2`` (with ``per_kind``: at most that
+        many dropped facts of each kind listed, and how many more were not) and of ``replay
+        --json`` (without: every dropped fact, as ``ctxtui.retention/1`` had it)."""
         seg = self.segment
         kept, total = self.needed_after
-        dropped = self.dropped if dropped_limit is None else self.dropped[:dropped_limit]
-        return {
+        dropped = self.dropped if per_kind is None else self.listed(per_kind)
+        block = {
             "source": self.source,
             "request": self.request,
             "replaced": {"from": seg.first, "to": seg.last, "tokens": seg.tokens},
@@ -177,6 +190,10 @@ class Audit:
             "needed_after": {"kept": kept, "total": total},
             "duplicated_lines": self.duplicated_lines,
         }
+        if per_kind is not None:
+            block["dropped_per_kind"] = per_kind
+            block["dropped_unlisted"] = len(self.dropped) - len(dropped)
+        return block
 
 
 def audit(
