@@ -63,6 +63,7 @@ _COMMAND_KEYS = ("command", "cmd", "script")
 _QUOTES = str.maketrans("", "", "'\"`\u2018\u2019\u201c\u201d")
 _SPACE = re.compile(r"\s+")
 _TRAILING = ".,;:!?)]}>"
+_TRAILING_TUPLE = tuple(_TRAILING)
 _LEADING = "([{<"
 
 URL = re.compile(r"\bhttps?://[^\s<>\"'`()\[\]{}]+")
@@ -88,7 +89,7 @@ MEASURE = re.compile(
 """A number with a unit, a version, an issue, a decimal. Each match starts where no word,
 dot or dash runs into it, so every start is tried against its own run of characters once."""
 NAMED_VALUE = re.compile(r"[=:]\s?-?\d+(?:\.\d+)?(?![\w.])")
-"""The ``=3`` or ``: 3.5`` of ``name=value``; the name before it is found by ``named_number``."""
+"""The ``=3`` or ``: 3.5`` of ``name=value``; the name before it is found by ``_named``."""
 _NAME_RUN = re.compile(r"[\w-]*")
 _NAME_START = re.compile(r"(?<![\w.])[A-Za-z_]")
 _ONE_SPACE = re.compile(r"\s")
@@ -101,8 +102,8 @@ IMPERATIVE = re.compile(r"\b(please|do not|don't|must|never|only|always|avoid|ma
 def _named(text: str, pos: int, reversed_text: list[str]) -> tuple[int, int] | None:
     """The span of the first ``name=value`` at or after ``pos`` (``[A-Za-z_][\\w-]*\\s?[=:]
     \\s?-?\\d+(\\.\\d+)?``, not inside a word or after a dot), found from its value back to its
-    name: each run of name characters is read once, however many dashes split it (the one
-    regular expression tried every start inside ``a-a-a-…``, quadratic in the run)."""
+    name: each run of name characters is read once, however many dashes split it (one regular
+    expression would try every start inside ``a-a-a-…`` against the whole run: quadratic)."""
     for value in NAMED_VALUE.finditer(text, pos):
         sep = value.start()
         end = sep - 1 if sep and _ONE_SPACE.match(text, sep - 1) else sep
@@ -572,6 +573,3 @@ def words_of(normalised: str) -> frozenset[str]:
         if word:
             words.add(word)
     return frozenset(words)
-
-
-_TRAILING_TUPLE = tuple(_TRAILING)
