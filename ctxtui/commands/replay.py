@@ -173,15 +173,18 @@ def build_document(
 
 
 def add_retention(document: dict[str, Any], result: Replay) -> None:
-    """Each simulated and recorded compaction gains its ``retention`` block (every dropped
-    fact listed), ``null`` where a recorded one has nothing before it."""
-    from ctxtui.core.simulation.retention_audits import ReplayAudits
+    """Each simulated and recorded compaction gains its ``retention`` block
+    (``ctxtui.retention/1``'s), ``null`` where a recorded one has nothing before it."""
+    from ctxtui.core.simulation.retention_audits import recorded_audits, simulated_audits
 
-    audits = ReplayAudits(result)
-    for row, audit in zip(document["compactions"], audits.simulated, strict=True):
+    for row, audit in zip(document["compactions"], simulated_audits(result), strict=True):
         row["retention"] = audit.block()
+    recorded = recorded_audits(
+        result.session, result.policy, result.counts, result.tokenizer, stand_ins=False
+    )
+    at = {a.segment.last + 1: a for a in recorded}
     for row, rc in zip(document["recorded_compactions"], result.recorded, strict=True):
-        found = audits.recorded_at(rc.message_index)
+        found = at.get(rc.message_index)
         row["retention"] = found.block() if found is not None else None
 
 

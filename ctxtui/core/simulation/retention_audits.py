@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Sequence
-from functools import cached_property
 
 from ctxtui.core.compacting.compaction import CompactionResult
 from ctxtui.core.compacting.simulated import summary_message
@@ -142,29 +141,3 @@ def simulated_audits(result: Replay) -> tuple[Audit, ...]:
         )
         out.append(audit(segment, text, "simulated", c.summary_tokens, c.request))
     return tuple(out)
-
-
-class ReplayAudits:
-    """The audits of one replay's compactions, simulated and recorded (without stand-ins),
-    each set worked out when first asked for: a command that prints none computes none.
-    Facts come from the session's ``fact_index``, so the audits of every compaction read
-    each message once."""
-
-    def __init__(self, result: Replay) -> None:
-        self.result = result
-
-    @cached_property
-    def simulated(self) -> tuple[Audit, ...]:
-        """One per simulated compaction, in order."""
-        return simulated_audits(self.result)
-
-    @cached_property
-    def recorded(self) -> dict[int, Audit]:
-        """The agent's summaries by the message index their compaction starts at."""
-        r = self.result
-        audits = recorded_audits(r.session, r.policy, r.counts, r.tokenizer, stand_ins=False)
-        return {a.segment.last + 1: a for a in audits}
-
-    def recorded_at(self, message_index: int) -> Audit | None:
-        """The recorded compaction at ``message_index`` audited (``None``: nothing before it)."""
-        return self.recorded.get(message_index)
