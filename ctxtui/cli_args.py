@@ -384,7 +384,7 @@ COMMANDS: tuple[Command, ...] = (
         "which it kept, and which of those it lost that the agent used again afterwards. Each "
         "compaction the agent recorded is shown beside ctxtui's stand-in summary of the same "
         "messages, then the stand-in a compaction would write now. Without --json a table; with "
-        "--json one document (schema ctxtui.retention/1). docs/retention.md has the rules.",
+        "--json one document (schema ctxtui.retention/2). docs/retention.md has the rules.",
         RETENTION_EPILOG,
         _json_option,
     ),

@@ -2,7 +2,7 @@
 
 Every compaction the agent recorded is audited beside ctxtui's stand-in for the same segment,
 then the stand-in a compaction would write now. This module only renders: a table, or the
-``ctxtui.retention/1`` JSON document.
+``ctxtui.retention/2`` JSON document.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -31,9 +32,12 @@ from ctxtui.core.summaries.segment_facts import KINDS
 from ctxtui.options import EXIT_OK
 from ctxtui.system.count_cache import default_cache
 
-SCHEMA = "ctxtui.retention/1"
+SCHEMA = "ctxtui.retention/2"
 DROPPED_SHOWN = 5
-"""Dropped facts listed per summary in the table (the JSON lists them all)."""
+"""Dropped facts listed per summary in the table."""
+DROPPED_PER_KIND = 25
+"""Dropped facts listed per summary and kind in the JSON, the most salient first; the rest
+are counted (``dropped_unlisted``), so a summary of thousands of facts stays a few KB."""
 
 
 def audits_of(args: argparse.Namespace) -> tuple[dict[str, Any], list[Audit]]:
@@ -77,7 +81,8 @@ def _shifted(a: Audit, offset: int) -> Audit:
 
 
 def build_document(head: dict[str, Any], audits: Sequence[Audit]) -> dict[str, Any]:
-    return {"schema": SCHEMA, **head, "compactions": [a.block() for a in audits]}
+    blocks = [a.block(per_kind=DROPPED_PER_KIND) for a in audits]
+    return {"schema": SCHEMA, **head, "compactions": blocks}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -91,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _ratio(kept: int, total: int) -> str:
-    return f"{kept}/{total} ({kept / total:.0%})" if total else "—"
+    return f"{kept:,}/{total:,}" if total else "—"
 
 
 def _label(c: dict[str, Any]) -> str:
@@ -99,44 +104,93 @@ def _label(c: dict[str, Any]) -> str:
     return f"{c['source']} · {where}"
 
 
-def render(doc: dict[str, Any]) -> RenderableType:
-    """Per summary its size and headline figures, then kept/total per kind, then what it lost."""
-    title = Text(f"retention · {visible(doc['session']['path'] or '(no file)')}")  # never markup
-    table = Table(title=title, title_justify="left")
-    for name in ("summary", "replaced", "tokens", "kept", "needed after", "dup."):
-        table.add_column(name, justify="left" if name in ("summary", "replaced") else "right")
-    kinds = Table(title=Text("kept / total per kind"), title_justify="left")
-    kinds.add_column("kind")
+def _group(c: dict[str, Any]) -> str:
+    """The column a summary's kinds are summed in: its source, the preview apart."""
+    return c["source"] if c["request"] is not None else f"{c['source']} now"
+
+
+LEGEND = (
+    "request   the request a compaction came before; now: one ctxtui would make now",
+    "summary   recorded: the agent's own; stand-in: ctxtui's, of the same messages",
+    "replaced  the messages the summary stands for, first–last",
+    "tokens    the replaced messages' tokens → the summary's",
+    "kept      facts the summary kept / facts in the messages it replaced",
+    "needed    facts used again after the compaction: lost by the summary / all",
+    "dup       summary lines repeating an earlier line or the context kept with it",
+    "×N        the summaries a column sums; —: no fact of that kind",
+)
+"""Every column heading of the tables explained, printed under them (docs/retention.md)."""
+
+
+def _table() -> Table:
+    """A table ruled under its headings only, two spaces between columns: the widest figures
+    of a long session (request 35,890, #70,002–72,263, 123,456→12,345, 1,232/9,872 facts)
+    fit 80 columns uncut."""
+    return Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
+
+
+def _summaries(doc: dict[str, Any]) -> Table:
+    """One row per summary; narrow cells, so that 80 columns hold every figure uncut."""
+    table = _table()
+    for name in ("request", "summary", "replaced", "tokens", "kept", "needed", "dup"):
+        right = name not in ("summary", "replaced")
+        table.add_column(name, justify="right" if right else "left", no_wrap=True)
     for c in doc["compactions"]:
         r = c["replaced"]
         kept = sum(v["kept"] for v in c["kinds"].values())
         total = sum(v["total"] for v in c["kinds"].values())
         needed = c["needed_after"]
         table.add_row(
-            Text(_label(c)),
-            f"#{r['from']:,}–#{r['to']:,}",
-            f"{r['tokens']:,} → {c['summary_tokens']:,}",
+            f"{c['request'] + 1:,}" if c["request"] is not None else "now",
+            Text(c["source"]),
+            f"#{r['from']:,}–{r['to']:,}",
+            f"{r['tokens']:,}→{c['summary_tokens']:,}",
             _ratio(kept, total),
-            f"lost {needed['total'] - needed['kept']} of {needed['total']}",
+            f"{needed['total'] - needed['kept']:,}/{needed['total']:,}",
             f"{c['duplicated_lines']:,}",
         )
-        short = c["source"] if c["request"] is None else f"{c['source']} @{c['request'] + 1}"
-        kinds.add_column(Text(short), justify="right")
+    return table
+
+
+def _kinds(doc: dict[str, Any]) -> Table:
+    """Kinds as rows, one column per source: kept / total summed over its summaries."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for c in doc["compactions"]:
+        groups.setdefault(_group(c), []).append(c)
+    table = _table()
+    table.add_column("kind", no_wrap=True)
+    for name, members in groups.items():
+        many = f" ×{len(members):,}" if len(members) > 1 else ""
+        table.add_column(Text(f"{name}{many}"), justify="right", no_wrap=True)
     for kind in KINDS:
-        kinds.add_row(kind, *(_ratio(**c["kinds"][kind]) for c in doc["compactions"]))
-    parts: list[RenderableType] = [table]
+        cells = [
+            _ratio(sum(c["kinds"][kind]["kept"] for c in members),
+                   sum(c["kinds"][kind]["total"] for c in members))
+            for members in groups.values()
+        ]  # fmt: skip
+        table.add_row(kind, *cells)
+    return table
+
+
+def render(doc: dict[str, Any]) -> RenderableType:
+    """Per summary its size and headline figures, then kept/total per kind and source, what
+    each heading means, then what each summary lost."""
+    title = Text(f"retention · {visible(doc['session']['path'] or '(no file)')}")  # never markup
+    parts: list[RenderableType] = [title, _summaries(doc)]
     if not doc["compactions"]:
         parts.append(Text("no compaction to audit: nothing recorded, and nothing to replace now"))
     else:
-        parts.append(kinds)
+        parts += [Text("\nkept / total per kind, summed per source"), _kinds(doc), Text("")]
+        parts.extend(Text(line) for line in LEGEND)
     for c in doc["compactions"]:
         if c["dropped"]:
-            parts.append(Text(f"lost by {_label(c)}, most salient first:"))
+            parts.append(Text(f"\nlost by {_label(c)}, most salient first:"))
             for d in c["dropped"][:DROPPED_SHOWN]:
                 flag = " · needed after" if d["needed_after"] else ""
                 parts.append(Text(f"  {d['kind']:<11} #{d['message_index']:<6,} {d['text']}{flag}"))
-            if len(c["dropped"]) > DROPPED_SHOWN:
-                parts.append(Text(f"  … {len(c['dropped']) - DROPPED_SHOWN:,} more (--json)"))
+            more = len(c["dropped"]) + c.get("dropped_unlisted", 0) - DROPPED_SHOWN
+            if more > 0:
+                parts.append(Text(f"  … {more:,} more (--json)"))
     parts.extend(Text(line) for line in event_lines(doc["session"]["events"]))
-    parts.extend(Text(f"warning: {w}") for w in doc["session"]["warnings"])
+    parts.extend(Text(f"warning: {visible(w)}") for w in doc["session"]["warnings"])
     return Group(*parts)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
+from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -203,3 +206,54 @@ def test_the_whole_text_keeps_every_fact_and_nothing_keeps_none(
     empty = audit(segment, "", "stand-in", 0)
     assert empty.kept == 0
     assert set(empty.kinds) == set(KINDS)
+
+
+BUDGETS = st.sampled_from([8, 64, 16_384, 262_144])
+
+
+@settings(max_examples=150, deadline=None)
+@given(MESSAGES, st.data())
+def test_facts_found_once_are_the_facts_found_afresh(
+    rows: list[tuple[str, str, str]], data: st.DataObject
+) -> None:
+    """Segments merged from a session's kept facts (read before under other ranges and
+    limits) equal the same segments of a copy read for the first time."""
+    session = _session(rows)
+    top = len(session.messages) - 1
+    ends = st.integers(0, top)
+    for a, b, budget in data.draw(st.lists(st.tuples(ends, ends, BUDGETS), max_size=5)):
+        first, last = min(a, b), max(a, b)
+        warmed = segment_facts(session, first, last, budget)
+        assert warmed == segment_facts(session.model_copy(), first, last, budget)
+
+
+def test_all_audits_of_a_session_read_each_message_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every recorded compaction and its stand-in (whose fact lines read the same messages
+    again): each message's facts are extracted once, and auditing again extracts none."""
+    from ctxtui.core.engine import Engine
+    from ctxtui.core.policies.policy import Policy
+    from ctxtui.core.simulation.retention_audits import recorded_audits
+    from ctxtui.core.summaries import segment_facts as module
+    from ctxtui.importers import load_session
+    from ctxtui.samples import samples_dir
+
+    session = load_session(samples_dir() / "claude_code_replay.jsonl", full_history=True)
+    policy = Policy()
+    engine = Engine(session)
+    counts = engine.counts(policy)
+    assert counts is not None
+    read: Counter[int] = Counter()
+    extract = module.message_facts
+
+    def counted(m: Message, limit: int = module.HEAD_CHARS + module.TAIL_CHARS) -> Any:
+        read[id(m)] += 1
+        return extract(m, limit)
+
+    monkeypatch.setattr(module, "message_facts", counted)
+    first = recorded_audits(session, policy, counts, engine.tokenizer(policy))
+    assert len(first) == 6 and len(read) > 400
+    assert max(read.values()) == 1
+    read.clear()
+    again = recorded_audits(session, policy, counts, engine.tokenizer(policy))
+    assert not read
+    assert [a.block() for a in again] == [a.block() for a in first]

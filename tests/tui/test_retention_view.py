@@ -181,3 +181,15 @@ def test_timeline_audit_retention(snap_compare: SnapCompare) -> None:
 
     app = app_for(replay_sample(), context_window=SMALL_WINDOW)
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+def test_timeline_audit_retention_80x24(snap_compare: SnapCompare) -> None:
+    """The same audit at 80x24: the title, the headline and "path 0/22" wrap within the
+    dialog, and the lost table shows every short column and the start of each fact."""
+    from tests.tui.main_fixtures import SMALL_WINDOW, replay_sample
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _audit_from_timeline(pilot)
+
+    app = app_for(replay_sample(), context_window=SMALL_WINDOW)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

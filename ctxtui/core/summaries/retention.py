@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Literal
 
 from ctxtui.core.session.models import Message, Session
@@ -98,9 +98,16 @@ class Segment:
     ) -> Segment:
         """``budget``: how many of the segment's newest characters are read for facts;
         ``after_budget``: how many of the following messages' first ones, for their use."""
-        context = "\n".join(normalise(t) for t in (session.system_prompt or "", *kept) if t)
+        prompt = _normalised_prompt(session.system_prompt or "")
+        context = "\n".join(t for t in (prompt, *(normalise(k) for k in kept)) if t)
         facts = segment_facts(session, first, last, budget)
         return cls(first, last, tokens, facts, After.of(after, after_budget), context)
+
+
+@lru_cache(maxsize=8)
+def _normalised_prompt(prompt: str) -> str:
+    """A system prompt normalised once, not once per compaction of its session."""
+    return normalise(prompt)
 
 
 @dataclass(frozen=True)
@@ -146,12 +153,25 @@ class Audit:
         kept, total = self.needed_after
         return total - kept
 
-    def block(self, dropped_limit: int | None = None) -> dict[str, Any]:
-        """The ``retention`` block of ``ctxtui.retention/1`` (and of ``replay --json``)."""
+    def listed(self, per_kind: int) -> tuple[Retained, ...]:
+        """The dropped facts, most salient first, at most ``per_kind`` of each kind."""
+        seen: dict[str, int] = {}
+        out: list[Retained] = []
+        for r in self.dropped:
+            n = seen.get(r.fact.kind, 0)
+            if n < per_kind:
+                out.append(r)
+            seen[r.fact.kind] = n + 1
+        return tuple(out)
+
+    def block(self, per_kind: int | None = None) -> dict[str, Any]:
+        """The ``retention`` block of ``ctxtui.retention/2`` (with ``per_kind``: at most that
+        many dropped facts of each kind listed, and how many more were not) and of ``replay
+        --json`` (without: every dropped fact, as ``ctxtui.retention/1`` had it)."""
         seg = self.segment
         kept, total = self.needed_after
-        dropped = self.dropped if dropped_limit is None else self.dropped[:dropped_limit]
-        return {
+        dropped = self.dropped if per_kind is None else self.listed(per_kind)
+        block = {
             "source": self.source,
             "request": self.request,
             "replaced": {"from": seg.first, "to": seg.last, "tokens": seg.tokens},
@@ -170,6 +190,10 @@ class Audit:
             "needed_after": {"kept": kept, "total": total},
             "duplicated_lines": self.duplicated_lines,
         }
+        if per_kind is not None:
+            block["dropped_per_kind"] = per_kind
+            block["dropped_unlisted"] = len(self.dropped) - len(dropped)
+        return block
 
 
 def audit(

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from ctxtui.core.session.models import Message, Session
+from ctxtui.core.summaries.text_rules import _CONTROL as _UNCLEAN
 from ctxtui.core.summaries.text_rules import (
     CODE_LINE,
     ERROR_HINTS,
@@ -60,6 +63,7 @@ _COMMAND_KEYS = ("command", "cmd", "script")
 _QUOTES = str.maketrans("", "", "'\"`\u2018\u2019\u201c\u201d")
 _SPACE = re.compile(r"\s+")
 _TRAILING = ".,;:!?)]}>"
+_TRAILING_TUPLE = tuple(_TRAILING)
 _LEADING = "([{<"
 
 URL = re.compile(r"\bhttps?://[^\s<>\"'`()\[\]{}]+")
@@ -73,7 +77,7 @@ IDENTIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 """Each way an identifier is written, with a substring every match holds (a text without it
 is not searched)."""
-NUMBER = re.compile(
+MEASURE = re.compile(
     r"(?<![\w.#/-])("
     r"#\d{1,9}"  # an issue or pull request
     r"|v?\d+\.\d+\.\d+(?:[-+][\w.]+)?"  # a version
@@ -81,12 +85,57 @@ NUMBER = re.compile(
     r"B|bytes|tokens|tok|x|×|lines|files|tests|passed|failed|errors|req/s|rps|fps)"
     r"|\d+\.\d+"  # a measured value
     r")(?![\w%/-]|\.\w)"
-    r"|(?<![\w.])([A-Za-z_][\w-]*\s?[=:]\s?-?\d+(?:\.\d+)?)(?![\w.])"  # name=value
 )
+"""A number with a unit, a version, an issue, a decimal. Each match starts where no word,
+dot or dash runs into it, so every start is tried against its own run of characters once."""
+NAMED_VALUE = re.compile(r"[=:]\s?-?\d+(?:\.\d+)?(?![\w.])")
+"""The ``=3`` or ``: 3.5`` of ``name=value``; the name before it is found by ``_named``."""
+_NAME_RUN = re.compile(r"[\w-]*")
+_NAME_START = re.compile(r"(?<![\w.])[A-Za-z_]")
+_ONE_SPACE = re.compile(r"\s")
 IMPERATIVE = re.compile(r"\b(please|do not|don't|must|never|only|always|avoid|make sure|"
                         r"should not|shouldn't|no more than|at most|at least|without)\b",
                         re.IGNORECASE)  # fmt: skip
 """What an instruction sounds like: the stand-in's ``CONSTRAINT`` words plus "please"."""
+
+
+def _named(text: str, pos: int, reversed_text: list[str]) -> tuple[int, int] | None:
+    """The span of the first ``name=value`` at or after ``pos`` (``[A-Za-z_][\\w-]*\\s?[=:]
+    \\s?-?\\d+(\\.\\d+)?``, not inside a word or after a dot), found from its value back to its
+    name: each run of name characters is read once, however many dashes split it (one regular
+    expression would try every start inside ``a-a-a-…`` against the whole run: quadratic)."""
+    for value in NAMED_VALUE.finditer(text, pos):
+        sep = value.start()
+        end = sep - 1 if sep and _ONE_SPACE.match(text, sep - 1) else sep
+        if not reversed_text:
+            reversed_text.append(text[::-1])
+        run = _NAME_RUN.match(reversed_text[0], len(text) - end)
+        first = end - len(run.group()) if run is not None else end
+        name = _NAME_START.search(text, max(first, pos), end)
+        if name is not None:
+            return name.start(), value.end()
+    return None
+
+
+def numbers(text: str) -> Iterator[tuple[int, int, str]]:
+    """``(start, end, text)`` of each number fact, leftmost first and never overlapping, as
+    one alternation of ``MEASURE`` then ``name=value`` would find them, in time linear in
+    ``text``."""
+    pos = 0
+    measured = MEASURE.search(text, pos)
+    spare: list[str] = []
+    named = _named(text, pos, spare)
+    while measured is not None or named is not None:
+        if named is None or (measured is not None and measured.start() <= named[0]):
+            assert measured is not None
+            start, pos = measured.span()
+        else:
+            start, pos = named
+        yield start, pos, text[start:pos]
+        if measured is not None and measured.start() < pos:
+            measured = MEASURE.search(text, pos)
+        if named is not None and named[0] < pos:
+            named = _named(text, pos, spare)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,9 +151,18 @@ class Fact:
     by_user: bool = False
 
 
+def _clean(text: str) -> str:
+    """``clean_text(text)``, with nothing to do found at C speed: ``clean_text`` removes only
+    control characters (escapes start with one) and carriage returns, and its own quick check
+    refuses every text with a line break."""
+    if "\r" not in text and _UNCLEAN.search(text) is None:
+        return text
+    return clean_text(text)
+
+
 def normalise(text: str) -> str:
     """Case folded, quotes removed, escapes and controls removed, whitespace collapsed."""
-    return " ".join(clean_text(text).translate(_QUOTES).casefold().split())
+    return " ".join(_clean(text).translate(_QUOTES).casefold().split())
 
 
 def fact_key(text: str) -> str:
@@ -125,7 +183,7 @@ def bounded(text: str, limit: int = HEAD_CHARS + TAIL_CHARS) -> str:
 
 def _shown(text: str) -> str:
     """One line of at most ``FACT_CHARS`` characters, escapes removed (shown literally)."""
-    return _SPACE.sub(" ", clean_text(text)).strip()[:FACT_CHARS].rstrip()
+    return _SPACE.sub(" ", _clean(text)).strip()[:FACT_CHARS].rstrip()
 
 
 def _arguments(arguments: str) -> dict[str, object]:
@@ -183,15 +241,35 @@ def texts(m: Message, limit: int = HEAD_CHARS + TAIL_CHARS) -> list[str]:
     for call in m.tool_calls:
         args = _arguments(call.arguments)
         pieces.extend(_strings(args) if args else [call.arguments])
-    return [clean_text(bounded(p, limit)) for p in pieces if p]
+    return [_clean(bounded(p, limit)) for p in pieces if p]
 
 
 def _typed(m: Message) -> bool:
     return m.role == "user" and not m.injected and not m.is_summary
 
 
-def _outside(spans: list[tuple[int, int]], start: int, end: int) -> bool:
-    return all(end <= a or start >= b for a, b in spans)
+class _Spans:
+    """Disjoint spans of a text already taken by a fact, kept sorted: whether a new one
+    overlaps them is a bisection, so a text of 20,000 facts costs 20,000 look-ups, not their
+    square."""
+
+    __slots__ = ("ends", "starts")
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def outside(self, start: int, end: int) -> bool:
+        """Whether ``[start, end)`` overlaps none of the spans (the last one starting before
+        ``end`` is the only one that can: they are disjoint)."""
+        i = bisect_left(self.starts, end) - 1
+        return i < 0 or self.ends[i] <= start
+
+    def add(self, start: int, end: int) -> None:
+        """Take ``[start, end)``, which overlaps none of the spans."""
+        i = bisect_left(self.starts, start)
+        self.starts.insert(i, start)
+        self.ends.insert(i, end)
 
 
 _DIGIT = re.compile(r"\d")
@@ -216,36 +294,36 @@ def _is_path(text: str) -> bool:
 
 def _prose_facts(text: str, m: Message) -> Iterator[tuple[str, str]]:
     """Paths, tests, URLs, identifiers and numbers in what a person or the agent wrote."""
-    taken: list[tuple[int, int]] = []
+    taken = _Spans()
     for match in URL.finditer(text) if "://" in text else ():
-        taken.append(match.span())
+        taken.add(*match.span())
         yield "url", match.group(0).rstrip(_TRAILING)
     for match in TEST_ID.finditer(text) if "::" in text else ():
-        if _outside(taken, *match.span()):
-            taken.append(match.span())
+        if taken.outside(*match.span()):
+            taken.add(*match.span())
             yield "test", match.group(1)
     yield from _paths(text, taken)
     if m.role in ("user", "assistant"):
-        named: list[tuple[int, int]] = []
+        named = _Spans()
         for hint, pattern in IDENTIFIERS:
             present = hint in text if hint else not text.islower()  # CamelCase: a capital
             for match in pattern.finditer(text) if present else ():
-                if _outside(taken, *match.span()) and _outside(named, *match.span(1)):
-                    named.append(match.span(1))
+                if taken.outside(*match.span()) and named.outside(*match.span(1)):
+                    named.add(*match.span(1))
                     yield "identifier", match.group(1)
     if _DIGIT.search(text) is not None:
-        for match in NUMBER.finditer(text):
-            if _outside(taken, *match.span()):
-                yield "number", next(g for g in match.groups() if g)
+        for start, end, value in numbers(text):
+            if taken.outside(start, end):
+                yield "number", value
 
 
-def _paths(text: str, taken: list[tuple[int, int]]) -> Iterator[tuple[str, str]]:
+def _paths(text: str, taken: _Spans) -> Iterator[tuple[str, str]]:
     """File paths outside what is ``taken`` (which they join); a diff's ``a/``/``b/`` dropped."""
     diff: bool | None = None
     for match in PATH.finditer(text) if "/" in text or _EXT_HINT.search(text) else ():
         path = match.group(1)
-        if _outside(taken, *match.span(1)) and _is_path(path):
-            taken.append(match.span(1))
+        if taken.outside(*match.span(1)) and _is_path(path):
+            taken.add(*match.span(1))
             if path.startswith(("a/", "b/")):
                 diff = is_diff(text) if diff is None else diff
                 path = path[2:] if diff else path
@@ -264,8 +342,7 @@ def _output_facts(text: str) -> Iterator[tuple[str, str]]:
     for match in URL.finditer(text) if "://" in text else ():
         yield "url", match.group(0).rstrip(_TRAILING)
     for line in _closing_lines(text):
-        for match in NUMBER.finditer(line):
-            value = next(g for g in match.groups() if g)
+        for _, _, value in numbers(line):
             if _MEASURED.search(value):
                 yield "number", value
 
@@ -358,12 +435,79 @@ def read_from(messages: Sequence[Message], first: int, last: int, budget: int) -
     return start
 
 
-def _facts_read(m: Message, whole: bool, limit: int) -> Iterator[tuple[str, str]]:
-    if whole:
-        return message_facts(m, limit)
-    if _typed(m) and _instructs(m.content[: HEAD_CHARS + TAIL_CHARS]):
-        return _instructions(clean_text(bounded(m.content)))
-    return iter(())
+Stated = tuple[str, str, str, int]
+"""A fact as one message states it: kind, text, key, and how often the message does."""
+
+
+def _stated(pairs: Iterable[tuple[str, str]]) -> tuple[Stated, ...]:
+    """``(kind, raw)`` pairs as shown and keyed, one per kind and key in the order of their
+    first mention, each with its count (keys under two characters are no fact)."""
+    found: dict[tuple[str, str], list[Any]] = {}
+    for kind, raw in pairs:
+        text = _shown(raw) if kind in _SENTENCES else _shown(raw).rstrip(_TRAILING)
+        key = fact_key(text)
+        if len(key) < 2:
+            continue
+        old = found.get((kind, key))
+        if old is None:
+            found[kind, key] = [kind, text, key, 1]
+        else:
+            old[3] += 1
+    return tuple((k, t, key, n) for k, t, key, n in found.values())
+
+
+def _longest(m: Message) -> int:
+    """At least the length of every text ``texts`` reads from ``m`` (a JSON string's value is
+    never longer than its encoding): below a read limit, the limit changes nothing."""
+    return max((len(m.content), *(len(c.arguments) for c in m.tool_calls)))
+
+
+class FactIndex:
+    """Each message's facts, found once and kept by its place in an immutable session, so
+    every segment's facts are merged from facts already found: auditing all the compactions
+    of a session reads each message once, however often the ranges overlap (a recorded
+    summary and its stand-in, a replay's compactions and their stand-ins' fact lines)."""
+
+    __slots__ = ("_asked", "_facts", "messages")
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self.messages = messages
+        self._facts: dict[tuple[int, int], tuple[Stated, ...]] = {}
+        self._asked: dict[int, tuple[Stated, ...]] = {}
+
+    def facts(self, i: int, limit: int = HEAD_CHARS + TAIL_CHARS) -> tuple[Stated, ...]:
+        """Message ``i``'s facts, each of its texts read up to ``limit`` characters."""
+        m = self.messages[i]
+        slot = (i, limit if _longest(m) > limit else 0)
+        found = self._facts.get(slot)
+        if found is None:
+            found = self._facts[slot] = _stated(message_facts(m, limit))
+        return found
+
+    def instructions(self, i: int) -> tuple[Stated, ...]:
+        """Message ``i``'s instructions alone (what an older message of a long segment gives)."""
+        found = self._asked.get(i)
+        if found is None:
+            m = self.messages[i]
+            asked = _typed(m) and _instructs(m.content[: HEAD_CHARS + TAIL_CHARS])
+            pairs = _instructions(_clean(bounded(m.content))) if asked else ()
+            found = self._asked[i] = _stated(pairs)
+        return found
+
+
+_INDEXES: dict[int, tuple[weakref.ref[Session], FactIndex]] = {}
+
+
+def fact_index(session: Session) -> FactIndex:
+    """The session's ``FactIndex``, made on first use and dropped with the session, so that
+    every audit, stand-in and fact line of one session shares it."""
+    held = _INDEXES.get(id(session))
+    if held is not None and held[0]() is session:
+        return held[1]
+    index = FactIndex(session.messages)
+    _INDEXES[id(session)] = (weakref.ref(session), index)
+    weakref.finalize(session, _INDEXES.pop, id(session), None)
+    return index
 
 
 def segment_facts(
@@ -375,8 +519,9 @@ def segment_facts(
 ) -> tuple[Fact, ...]:
     """The facts of ``messages[first:last + 1]``, one per kind and key, oldest mention first
     (of the messages before the newest ``budget`` characters, only the user's instructions,
-    and those only with ``instructions_before``)."""
-    found: dict[tuple[str, str], Fact] = {}
+    and those only with ``instructions_before``), merged from ``fact_index``."""
+    index = fact_index(session)
+    found: dict[tuple[str, str], list[Any]] = {}
     start = read_from(session.messages, first, last, budget)
     limit = min(budget, HEAD_CHARS + TAIL_CHARS)  # one huge message never costs more
     users = session.index.turn_starts if instructions_before else ()
@@ -385,20 +530,18 @@ def segment_facts(
         m = session.messages[i]
         if m.is_summary:
             continue  # an earlier summary's facts were counted where they came from
-        for kind, raw in _facts_read(m, i >= start, limit):
-            text = _shown(raw) if kind in _SENTENCES else _shown(raw).rstrip(_TRAILING)
-            key = fact_key(text)
-            if len(key) < 2:
-                continue
+        typed = _typed(m)
+        for kind, text, key, mentions in (
+            index.facts(i, limit) if i >= start else index.instructions(i)
+        ):
             old = found.get((kind, key))
             if old is None:
-                found[kind, key] = Fact(kind, text, key, i, m.role, 1, _typed(m))
+                found[kind, key] = [kind, text, key, i, m.role, mentions, typed]
             else:
-                found[kind, key] = Fact(
-                    kind, old.text, key, old.message_index, old.role, old.mentions + 1,
-                    old.by_user or _typed(m),
-                )  # fmt: skip
-    return tuple(sorted(found.values(), key=lambda f: (f.message_index, KINDS.index(f.kind))))
+                old[5] += mentions
+                old[6] = old[6] or typed
+    facts = [Fact(*row) for row in found.values()]
+    return tuple(sorted(facts, key=lambda f: (f.message_index, KINDS.index(f.kind))))
 
 
 def used_text(messages: Sequence[Message], budget: int) -> str:
@@ -420,11 +563,13 @@ _WORD_SPLIT = str.maketrans(dict.fromkeys(",;:()[]{}<>=|", " "))
 
 def words_of(normalised: str) -> frozenset[str]:
     """The words of a normalised text, each without a leading ``./`` or trailing punctuation."""
-    out = set()
-    for word in set(normalised.translate(_WORD_SPLIT).split()):
+    words = set(normalised.translate(_WORD_SPLIT).split())
+    odd = [w for w in words if w.endswith(_TRAILING_TUPLE) or w.startswith("./")]
+    words.difference_update(odd)
+    for word in odd:
         word = word.rstrip(_TRAILING)
         while word.startswith("./"):
             word = word[2:]
         if word:
-            out.add(word)
-    return frozenset(out)
+            words.add(word)
+    return frozenset(words)

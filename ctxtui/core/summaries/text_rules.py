@@ -115,11 +115,12 @@ ERROR_LINE = re.compile(r"(?:Error|Exception)\b|Traceback|\bFAILED\b|\bfailed\b|
 ERROR_HINTS = ("Error", "Exception", "Traceback", "FAILED", "failed", "error:", "panic:")
 """Substrings every ``ERROR_LINE`` match contains: a cheap test that skips clean outputs."""
 CODE_LINE = re.compile(
-    r"^\s*(?:\d+\s*[:|]?\s+)?(?:(?:raise|except|class|def|import|from|throw|catch|assert|"
-    r"if|elif|return|try)\b|#|//|/?\*)"
+    r"^\s*+(?:\d++(?:\s*+[:|])?\s++)?(?:(?:raise|except|class|def|import|from|throw|catch|"
+    r"assert|if|elif|return|try)\b|#|//|/?\*)"
 )
 """A line of source code (a file read, maybe with line numbers): ``raise FooError(...)`` there
-is a definition, not an error that happened, and would crowd the real ones out."""
+is a definition, not an error that happened, and would crowd the real ones out. Possessive
+runs of spaces, so that ``1`` and 30,000 spaces is one pass, not a split tried per space."""
 
 
 def error_lines(text: str) -> Iterator[str]:
