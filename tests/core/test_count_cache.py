@@ -322,3 +322,46 @@ def test_every_shell_engine_is_handed_the_count_store() -> None:
                 calls.append(where if not ok else "")
     assert len(calls) >= 10
     assert [c for c in calls if c] == []
+
+
+LOAD_IN_A_CHILD = (
+    "import resource, sys\n"
+    "resource.setrlimit(resource.RLIMIT_DATA, (300 << 20, 300 << 20))\n"
+    "from pathlib import Path\n"
+    "from ctxtui.system.count_cache import CountCache\n"
+    "print(len(CountCache(Path(sys.argv[1])).load(sys.argv[2])))\n"
+)
+"""Loads a tokenizer's counts in a child limited to 300 MB, so a read without bound fails
+(MemoryError) instead of taking the test run with it."""
+
+
+@pytest.mark.parametrize("kind", ["dev-zero", "fifo", "huge-sparse", "directory"])
+def test_a_counts_file_that_is_not_a_small_regular_file_reads_as_empty(
+    tmp_path: Path, kind: str
+) -> None:
+    """A symlink to ``/dev/zero``, a FIFO, a sparse 4 GB file or a directory where a counts
+    file should be: empty at once, never read whole, never waited on."""
+    import os
+    import subprocess
+    import sys
+
+    cache = CountCache(tmp_path)
+    path = cache.path(TIKTOKEN)
+    if kind == "dev-zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "huge-sparse":
+        with path.open("wb") as fh:
+            fh.write(count_cache._HEADER)
+            fh.truncate(4 << 30)
+    else:
+        path.mkdir()
+    child = subprocess.run(
+        [sys.executable, "-c", LOAD_IN_A_CHILD, str(tmp_path), TIKTOKEN],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert child.returncode == 0, child.stderr[-400:]
+    assert child.stdout.strip() == "0"
