@@ -84,3 +84,33 @@ def test_an_unwritable_cache_directory_is_one_line_and_exit_2(
     assert captured.err.count("\n") == 1
     assert f"ctxtui cache: error: cannot remove {ours[1]}: Permission denied" in captured.err
     assert all(p.exists() for p in ours)
+
+
+def test_a_read_only_cache_directory_as_a_real_process(cache: Path) -> None:
+    """The same refusal from a real process, as root without ``CAP_DAC_OVERRIDE`` (which
+    would let it delete in any directory) when the test runs as root."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    _ctxtuis_files(cache)
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("root without setpriv: a directory's mode cannot stop it")
+        prefix = ["setpriv", "--bounding-set=-dac_override", "--inh-caps=-dac_override", "--"]
+    cache.chmod(0o555)
+    try:
+        done = subprocess.run(
+            [*prefix, sys.executable, "-m", "ctxtui", "cache", "clear"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "CTXTUI_CACHE_DIR": str(cache)},
+        )
+    finally:
+        cache.chmod(0o755)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "Permission denied" in done.stderr
+    assert "Traceback" not in done.stderr and (cache / "fleet.sqlite3").exists()
