@@ -489,7 +489,9 @@ COMMANDS: tuple[Command, ...] = (
         "clear what ctxtui keeps between runs",
         "clear what ctxtui keeps between runs",
         "Remove what ctxtui keeps in the user's cache directory between runs: the fleet index "
-        "and the exact token counts of big sessions. Sessions are never touched.",
+        "and the exact token counts of big sessions. Only files ctxtui wrote go (they carry "
+        "its mark): another program's file of the same name is kept and named. Sessions are "
+        "never touched.",
         add_options=cache_options,
         session="none",
     ),

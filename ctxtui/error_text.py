@@ -10,21 +10,25 @@ ECHO_LIMIT = 40
 """Characters of a user's value shown back in an error; the rest is counted, not printed."""
 
 
+def quote(text: str) -> str:
+    """``text`` in single quotes, shown literally (``visible``): an error stays one line and
+    a control character in it is a picture, never an escape acted on."""
+    return f"'{visible(text)}'"
+
+
 def clip(text: str, limit: int = ECHO_LIMIT) -> str:
-    """``text`` quoted (so control characters are escaped and an error stays one line), cut to
-    ``limit`` characters with the full length after it: ``'1000…' (5,001 characters)``."""
+    """``text`` quoted (``quote``), cut to ``limit`` characters with the full length after it:
+    ``'1000…' (5,001 characters)``."""
     if len(text) <= limit:
-        return repr(text)
-    head = repr(text[: limit - 1])
-    return f"{head[:-1]}…{head[-1]} ({len(text):,} characters)"
+        return quote(text)
+    return f"{quote(text[: limit - 1] + '…')} ({len(text):,} characters)"
 
 
 def clip_path(path: str, limit: int = 100) -> str:
     """A path quoted for an error, its end kept when it is long: the file name tells most."""
     if len(path) <= limit:
-        return repr(path)
-    tail = repr(path[-(limit - 1) :])
-    return f"{tail[0]}…{tail[1:]} ({len(path):,} characters)"
+        return quote(path)
+    return f"{quote('…' + path[-(limit - 1) :])} ({len(path):,} characters)"
 
 
 def show_number(value: float) -> str:

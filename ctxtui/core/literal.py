@@ -19,13 +19,14 @@ _ESCAPE = "␛"
 _DELETE = "␡"
 _UNKNOWN = "�"
 # Invisible characters that reorder or hide text: a preview must never let them act.
-_BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_SEPARATORS = "\u2028\u2029"  # line and paragraph separators: a line break to some terminals
 
 
 def _picture(code: int) -> str:
     """What control character ``code`` is shown as (itself when it is not a control)."""
     ch = chr(code)
-    if ch == "\n":
+    if ch == "\n" or ch in _SEPARATORS:
         return _NEWLINE
     if ch == "\t":
         return _TAB
@@ -48,12 +49,12 @@ def _surrogate(code: int) -> str:
     return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else _UNKNOWN
 
 
-_CONTROLS = [*range(0x20), 0x7F, *range(0x80, 0xA0), *map(ord, _BIDI)]
+_CONTROLS = [*range(0x20), 0x7F, *range(0x80, 0xA0), *map(ord, _BIDI + _SEPARATORS)]
 # ``str.translate`` tables: a preview is made for every row drawn.
 _ONE_LINE = {code: _picture(code) for code in _CONTROLS} | {
     code: _surrogate(code) for code in range(0xD800, 0xE000)
 }
-_BLOCK = _ONE_LINE | {ord("\n"): "\n", ord("\t"): "\t"}
+_BLOCK = _ONE_LINE | {ord(c): "\n" for c in _SEPARATORS} | {ord("\n"): "\n", ord("\t"): "\t"}
 
 
 def visible(text: str) -> str:
@@ -74,7 +75,9 @@ def literal_block(text: str) -> str:
     return text.translate(_BLOCK)
 
 
-_RAW_IN_JSON = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\x8e\x8f\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
+_RAW_IN_JSON = re.compile(
+    rb"\x7f|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xa8-\xae]|\xe2\x81[\xa6-\xa9]"
+)
 """What a JSON encoder leaves raw with ``ensure_ascii=False`` that a terminal acts on or that
 hides text: DEL, the C1 controls (``\\x9b`` is a CSI to some terminals), the line and
 paragraph separators, and the bidi controls. In UTF-8 JSON they occur only inside strings."""

@@ -27,9 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.core.fleet import Row
+from ctxtui.system.cache_files import check_regular_or_missing, ours
 
 FILE_NAME = "fleet.sqlite3"
 APPLICATION_ID = 0x63747869  # "ctxi": marks the database as this index
+_SQLITE_MAGIC = b"SQLite format 3\x00"
 SCHEMA_VERSION = 1
 ENV_DIR = "CTXTUI_CACHE_DIR"
 EDGE_BYTES = 8 * 1024
@@ -160,6 +162,8 @@ class FleetIndex:
 
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for path in _files(self.path):  # SQLite would block on a FIFO, read a device
+            check_regular_or_missing(path)
         con = sqlite3.connect(self.path, timeout=5.0, isolation_level=None)
         try:
             con.execute("PRAGMA foreign_keys = ON")
@@ -399,14 +403,31 @@ def _why(err: BaseException) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def clear(path: Path | None = None) -> list[Path]:
-    """Remove the index (and SQLite's side files); the paths removed."""
+def _files(path: Path) -> tuple[Path, Path, Path]:
+    """The index and SQLite's side files."""
+    return path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
+
+
+def is_index(path: Path) -> bool:
+    """Whether ``path`` is a database this module made: a regular file whose SQLite header
+    carries ``APPLICATION_ID`` (byte 68), read without opening it as a database."""
+    return ours(path, _SQLITE_MAGIC) and ours(path, APPLICATION_ID.to_bytes(4, "big"), 68)
+
+
+def clear(path: Path | None = None) -> tuple[list[Path], list[Path]]:
+    """Remove the index and SQLite's side files if the index is ctxtui's; the paths removed,
+    and the one kept because it is not (another program's database under the same name).
+    An ``OSError`` (a directory the user cannot write) is raised for the caller to word."""
     path = path or default_path()
+    if not path.exists() and not path.is_symlink():
+        return [], []
+    if not is_index(path):
+        return [], [path]
     removed = []
-    for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+    for p in _files(path):
         try:
             p.unlink()
         except FileNotFoundError:
             continue
         removed.append(p)
-    return removed
+    return removed, []

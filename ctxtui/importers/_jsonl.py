@@ -331,13 +331,26 @@ def _too_many(path: Path, number: int) -> SessionLoadError:
 
 
 HEAD_LINE_BYTES = 1024 * 1024
-"""Detection reads lines up to this long; a longer first line is a one-line document."""
+"""Detection reads lines up to this long; a longer first line is read whole only when other
+lines follow it (``_long_first_record``), else the file is a one-line document."""
 
 
 def _is_record(values: list[Any], error: str | None) -> bool:
     """Whether a line's first value may stand for the file: clean, or a container cut short
     (crash-and-append). A scalar followed by junk (``2024-01-01 started``) is plain text."""
     return bool(values) and (error is None or isinstance(values[0], (dict, list)))
+
+
+def _long_first_record(source: Source) -> tuple[list[Any], str | None]:
+    """The values of a first line longer than ``HEAD_LINE_BYTES``, read whole (up to the
+    importers' ``MAX_LINE_BYTES``) when more lines follow it; none when it is the file's only
+    line (a one-line document, parsed whole and kept for the importer) or too long."""
+    with source.stream() as fh:
+        line = fh.readline(_stream.MAX_LINE_BYTES + 1)
+        follows = fh.read(4096).strip()
+    if not follows or len(line) > _stream.MAX_LINE_BYTES:
+        return [], "too long"
+    return _split_values(line.removeprefix(_BOM).decode("utf-8", errors="replace"))
 
 
 def _not_a_document(source: Source, number: int, line: str | None) -> SessionLoadError | None:
@@ -379,6 +392,8 @@ def read_head(source: Source, max_lines: int = 20) -> Any:
             seen += 1
             values, error = _split_values(text) if raw is not None else ([], "too long")
             if seen == 1:
+                if raw is None:  # an image pasted in the first prompt: still a record
+                    values, error = _long_first_record(source)
                 if _is_record(values, error):
                     return values[0]
                 document_error = _not_a_document(source, number, text if raw is not None else None)

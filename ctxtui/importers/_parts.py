@@ -96,7 +96,7 @@ def quoted(value: Any) -> str:
     if isinstance(value, bytes):
         value = value.decode("utf-8", errors="replace")
     if isinstance(value, str):
-        return repr(value if len(value) <= QUOTE_CHARS else value[:QUOTE_CHARS] + "…")
+        return f"'{short_text(value)}'"
     if value is None or isinstance(value, bool):
         return {None: "null", True: "true", False: "false"}[value]
     if isinstance(value, (int, float)):

@@ -24,13 +24,9 @@ from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.literal import visible
+from ctxtui.core.session.json_depth import MAX_DEPTH as MAX_DEPTH
 from ctxtui.importers._deep import deep_call
 from ctxtui.importers._stream import Source, binary_problem, open_file
-
-MAX_DEPTH = 1000
-"""Deeper JSON than this is refused: no real transcript nests so deep. Up to it, the stdlib's
-recursion is given room by ``deep_call``; pydantic-core's parser stops at 200 and leaves
-deeper documents to the stdlib."""
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 _BOM = b"\xef\xbb\xbf"

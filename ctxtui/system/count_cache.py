@@ -31,6 +31,7 @@ from ctxtui.core.tokens.count_store import (
     MIN_CHARS,
     worth_caching,
 )
+from ctxtui.system.cache_files import ours, read_bounded
 
 ENV_DISABLE = "CTXTUI_NO_CACHE"
 ENV_DIR = "CTXTUI_CACHE_DIR"
@@ -70,12 +71,12 @@ class CountCache:
         return self.directory / (re.sub(r"[^A-Za-z0-9_.@-]", "_", tokenizer) + ".counts")
 
     def load(self, tokenizer: str) -> dict[bytes, int]:
-        """Every cached count for ``tokenizer``; empty when the file is missing or unreadable."""
-        try:
-            data = self.path(tokenizer).read_bytes()
-        except OSError:
-            return {}
-        if not data.startswith(_HEADER):
+        """Every cached count for ``tokenizer``; empty when the file is missing, unreadable, not
+        a regular file (a FIFO would hang, ``/dev/zero`` never end) or larger than
+        ``max_entries`` records could make it."""
+        limit = len(_HEADER) + self.max_entries * _RECORD.size
+        data = read_bounded(self.path(tokenizer), limit)
+        if data is None or not data.startswith(_HEADER):
             return {}
         body = memoryview(data)[len(_HEADER) :]
         if len(body) % _RECORD.size:
@@ -113,6 +114,12 @@ class CountCache:
                     Path(tmp).unlink()
             return False
         return True
+
+
+def is_count_file(path: Path) -> bool:
+    """Whether ``path`` is a count file ctxtui wrote (of any release): a regular file that
+    starts with the cache's magic line, so ``cache clear`` never deletes a user's ``x.counts``."""
+    return path.name.endswith(".counts") and ours(path, _MAGIC)
 
 
 def cache_dir() -> Path:

@@ -11,6 +11,7 @@ from textual.content import Content
 from ctxtui.core.compacting.compaction import CompactionResult
 from ctxtui.core.compacting.notes import llm_calls_sentence
 from ctxtui.core.errors import OverflowInfo
+from ctxtui.core.literal import visible
 from ctxtui.core.planning.overflow import overflow_words
 from ctxtui.core.planning.rows import cap_text
 from ctxtui.core.wording import plural
@@ -47,7 +48,7 @@ def overflow_lines(info: OverflowInfo) -> Content:
     return Content.assemble(
         ("Context window exceeded even after compaction", "bold"),
         "\n",
-        f"model      {info.model}\n",
+        f"model      {visible(info.model)}\n",
         f"window     {info.context_window:,} tokens\n",
         f"requested  {info.requested_tokens:,} tokens\n",
         f"reason     {overflow_words(info.reason)}",

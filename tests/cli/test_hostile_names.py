@@ -152,3 +152,9 @@ def test_literal_shows_undecodable_bytes_of_a_name() -> None:
     name = os.fsdecode(b"bad\x9b\xffname")
     assert visible(name) == "bad\\x9b\\xffname"
     assert literal_block("a\nb\x1b") == "a\nb␛"
+
+
+def test_separators_and_the_arabic_mark_are_shown_too() -> None:
+    assert visible("a\u2028b\u2029c\u061cd") == "a⏎b⏎c�d"
+    assert literal_block("a\u2028b") == "a\nb"
+    assert json_literal('"\u061c\u2028"'.encode()) == b'"\\u061c\\u2028"'

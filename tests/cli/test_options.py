@@ -169,7 +169,8 @@ def test_overrides_are_the_flags_given_by_field() -> None:
 def test_echoes_are_short_and_numbers_keep_their_digits() -> None:
     assert clip("abc") == "'abc'"
     assert clip("x" * 1_000) == "'" + "x" * 39 + "…' (1,000 characters)"
-    assert clip("a\nb") == "'a\\nb'"
+    assert clip("a\nb") == "'a⏎b'"
+    assert clip("\x1b]0;t\x07\x9b") == "'␛]0;t␇�'"  # shown as core.literal shows it
     long_path = "/tmp/" + "d" * 200 + "/session.json"
     assert clip_path(long_path).endswith("/session.json' (218 characters)")
     assert show_number(32_768) == "32,768"

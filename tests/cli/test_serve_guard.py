@@ -198,7 +198,11 @@ def test_every_app_ends_within_seconds_of_its_socket_closing(served: Served) -> 
             )
             for _ in range(2)
         ]
-        await asyncio.sleep(4)  # the apps start and write; nobody reads
+        for _ in range(600):  # the apps start (slowly on a loaded machine) and write
+            if len(children(served.proc.pid)) == 2:
+                break
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(2)  # nobody reads: each app blocks writing its screen
         alive = len(children(served.proc.pid))
         for ws in sockets:
             transport = ws._response.connection.transport  # type: ignore[union-attr]
@@ -208,7 +212,8 @@ def test_every_app_ends_within_seconds_of_its_socket_closing(served: Served) -> 
         return alive
 
     assert asyncio.run(scenario()) == 2
-    assert wait_until(lambda: children(served.proc.pid) == [], 8), children(served.proc.pid)
+    # "Within seconds", not for ever: the bound leaves room for a loaded machine.
+    assert wait_until(lambda: children(served.proc.pid) == [], 30), children(served.proc.pid)
 
 
 def _serve_fails(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -322,3 +322,93 @@ def test_every_shell_engine_is_handed_the_count_store() -> None:
                 calls.append(where if not ok else "")
     assert len(calls) >= 10
     assert [c for c in calls if c] == []
+
+
+LOAD_IN_A_CHILD = (
+    "import resource, sys\n"
+    "resource.setrlimit(resource.RLIMIT_DATA, (300 << 20, 300 << 20))\n"
+    "from pathlib import Path\n"
+    "from ctxtui.system.count_cache import CountCache\n"
+    "print(len(CountCache(Path(sys.argv[1])).load(sys.argv[2])))\n"
+)
+"""Loads a tokenizer's counts in a child limited to 300 MB, so a read without bound fails
+(MemoryError) instead of taking the test run with it."""
+
+
+@pytest.mark.parametrize("kind", ["dev-zero", "fifo", "huge-sparse", "directory"])
+def test_a_counts_file_that_is_not_a_small_regular_file_reads_as_empty(
+    tmp_path: Path, kind: str
+) -> None:
+    """A symlink to ``/dev/zero``, a FIFO, a sparse 4 GB file or a directory where a counts
+    file should be: empty at once, never read whole, never waited on."""
+    import os
+    import subprocess
+    import sys
+
+    cache = CountCache(tmp_path)
+    path = cache.path(TIKTOKEN)
+    if kind == "dev-zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "huge-sparse":
+        with path.open("wb") as fh:
+            fh.write(count_cache._HEADER)
+            fh.truncate(4 << 30)
+    else:
+        path.mkdir()
+    child = subprocess.run(
+        [sys.executable, "-c", LOAD_IN_A_CHILD, str(tmp_path), TIKTOKEN],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert child.returncode == 0, child.stderr[-400:]
+    assert child.stdout.strip() == "0"
+
+
+REPORT_WITH_PEAK = (
+    "import atexit, runpy, sys\n"
+    "def peak():\n"
+    "    status = open('/proc/self/status').read().split('VmHWM:')[1]\n"
+    "    sys.stderr.write(f'\\nPEAK_KB={status.split()[0]}\\n')\n"
+    "atexit.register(peak)\n"
+    "sys.argv[0] = 'ctxtui'\n"
+    "runpy.run_module('ctxtui', run_name='__main__')\n"
+)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_report_with_an_exact_tokenizer_ignores_a_hostile_counts_file(
+    tmp_path: Path, kind: str
+) -> None:
+    """``report --tokenizer`` on a session big enough to cache, its counts file a FIFO (the
+    open used to wait for a writer) or ``/dev/zero`` (read until memory ran out)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    turns = [{"role": "user", "content": f"line {i} " + "lorem ipsum " * 900} for i in range(100)]
+    session = tmp_path / "big.json"
+    session.write_text(json.dumps({"messages": turns}))
+    tokenizer, _ = resolve(TIKTOKEN)
+    counts = CountCache(tmp_path / "cache").path(key_of(tokenizer))
+    counts.parent.mkdir()
+    if kind == "fifo":
+        os.mkfifo(counts)
+    else:
+        counts.symlink_to("/dev/zero")
+    env = {**os.environ, count_cache.ENV_DIR: str(tmp_path / "cache")}
+    env.pop(count_cache.ENV_DISABLE, None)
+    done = subprocess.run(
+        [sys.executable, "-c", REPORT_WITH_PEAK, "report", str(session), "--tokenizer", TIKTOKEN],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    err, _, peak = done.stderr.rpartition("\nPEAK_KB=")
+    assert done.returncode == 0, err[-400:]
+    assert int(peak.strip()) < 300 * 1024, f"{int(peak.strip()) // 1024} MB"
+    assert "tokenizer  " in done.stdout or TIKTOKEN in done.stdout

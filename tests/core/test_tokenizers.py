@@ -368,8 +368,8 @@ def test_unloadable_encoding_falls_back_to_cl100k_quickly(
     fresh_loads: dict[str, Any], no_network: None, encoding: str
 ) -> None:
     started = time.monotonic()
-    tokenizer, info = resolve(f"tiktoken:{encoding}", timeout=3.0)
-    assert time.monotonic() - started < 4.0
+    tokenizer, info = resolve(f"tiktoken:{encoding}", timeout=60.0)
+    assert time.monotonic() - started < 30  # failed at once: never waited the timeout out
     assert info.requested == f"tiktoken:{encoding}"
     assert info.used == tokenizer.name == "tiktoken:cl100k_base"
     assert info.fell_back and encoding in info.note and "cl100k_base instead" in info.note
@@ -394,7 +394,7 @@ def test_slow_load_is_abandoned_after_the_timeout(
         tokenizer, info = resolve("tiktoken:slow_base", timeout=0.2)
     finally:
         release.set()
-    assert time.monotonic() - started < 2.0
+    assert time.monotonic() - started < 15  # the stuck load waits 30 s: abandoned before
     assert "did not load within 0.2 s" in info.note
     assert tokenizer.name == "tiktoken:cl100k_base"
 

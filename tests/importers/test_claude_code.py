@@ -6,10 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ctxtui.core.session.models import PartKind, Session
-from ctxtui.importers import claude_code
+from ctxtui.importers import claude_code, load_session
 from ctxtui.importers._jsonl import iter_records
 from ctxtui.importers._stream import Dropped, open_file, open_source
+from ctxtui.samples import samples_dir
 
 EXAMPLE = Path("/work/shared/reference/examples/claude_code_session.jsonl")
 
@@ -252,3 +255,33 @@ def _read(module: Any, path: Path) -> Session:
     with open_source(path) as source:
         session: Session = module.load(source)
         return session
+
+
+@pytest.mark.parametrize("lines", [2, 3])
+@pytest.mark.parametrize("compressed", [False, True])
+def test_a_first_line_over_a_mebibyte_is_still_a_record(
+    tmp_path: Path, lines: int, compressed: bool
+) -> None:
+    """An image pasted in a Claude Code session's first prompt makes its first line longer
+    than detection's head (``HEAD_LINE_BYTES``): the file is still JSONL, given as a path."""
+    import gzip
+
+    from ctxtui.importers._jsonl import HEAD_LINE_BYTES
+
+    source = (samples_dir() / "claude_code_replay.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in source if line.strip()]
+    first = next(r for r in records if r.get("type") == "user")
+    image = {"type": "base64", "media_type": "image/png", "data": "A" * HEAD_LINE_BYTES}
+    first["message"]["content"] = [
+        {"type": "text", "text": "what is in this picture?"},
+        {"type": "image", "source": image},
+    ]
+    rest = [r for r in records if r is not first][: lines - 1]
+    text = "\n".join(json.dumps(r) for r in [first, *rest]) + "\n"
+    assert len(text.splitlines()[0]) > HEAD_LINE_BYTES
+    path = tmp_path / ("pasted.jsonl.gz" if compressed else "pasted.jsonl")
+    data = text.encode()
+    path.write_bytes(gzip.compress(data) if compressed else data)
+    session = load_session(path)
+    assert session.meta.format == "claude-code"
+    assert any(p.kind.value == "image" for m in session.messages for p in m.parts)

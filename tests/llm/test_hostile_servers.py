@@ -86,8 +86,11 @@ def test_a_hostile_server_costs_one_line_exit_2_bounded_time_and_memory(
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
     assert "LLM summary failed" in lines[0] and words in lines[0], lines[0]
-    assert log.opened and (held := log.held()) <= 2 * TIMEOUT + 0.5, (held, err)
-    assert elapsed < 30
+    assert 1 <= len(log.opened) <= 2, "one try and at most one retry"
+    # Each mode would hold the connection for ever: a bound far past the two timeouts tells
+    # that from a hang-up at the deadline on a machine of any load (speed lives in bench/).
+    assert (held := log.held()) <= 2 * TIMEOUT + 10, (held, err)
+    assert elapsed < 60
 
 
 def test_a_stream_that_fails_prints_none_of_its_text() -> None:
@@ -144,4 +147,4 @@ def test_a_hanging_name_lookup_ends_within_the_timeout() -> None:
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2, done.stderr
     assert len(lines) == 1 and f"within {TIMEOUT:g} s" in lines[0], done.stderr
-    assert elapsed < 2 * TIMEOUT + 10, elapsed  # the lookup sleeps 120 s; startup takes a few
+    assert elapsed < 60, elapsed  # the lookup sleeps 120 s; startup under load takes a few

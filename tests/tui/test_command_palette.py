@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from screen_fixtures import SIZE, HostApp
-from textual.command import CommandPalette
+from textual.command import CommandList, CommandPalette
 
 from ctxtui.tui.actions import palette_entries
 from ctxtui.tui.command_palette import ActionsProvider
@@ -17,6 +17,7 @@ from tests.tui.main_fixtures import (
     demo_session,
     notes,
     settle,
+    until,
 )
 
 
@@ -61,7 +62,8 @@ async def test_palette_hit_runs_the_action() -> None:
         await pilot.pause()
         assert isinstance(app.screen, CommandPalette)
         await pilot.press(*"Tokenizer: picoclaw")
-        await pilot.pause(0.3)
+        # The search runs in the background: wait for its hit, not for a guessed time.
+        await until(pilot, lambda: app.screen.query_one(CommandList).option_count > 0, "a hit")
         await pilot.press("enter")
         await pilot.pause()
         assert app.actions == ["tokenizer:picoclaw"]

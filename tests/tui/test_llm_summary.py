@@ -234,10 +234,16 @@ async def test_an_answers_escapes_are_shown_never_sent_to_the_terminal() -> None
     assert "\x1b" not in byline and "m␛[31m" in byline
 
 
+LLM_TIMEOUT = 60
+BEFORE_THE_TIMEOUT = LLM_TIMEOUT / 2
+"""What tells "hung up at once" from "waited for the timeout" on a machine of any load: a
+wall-clock limit near the expected time fails under load for no fault of the code."""
+
+
 async def test_escape_closes_the_connection_at_once() -> None:
     """A server dripping a byte now and then: Escape must hang up, not wait for the timeout."""
     with hostile("drip-body", drip=0.2) as (url, log):
-        app = llm_app(url, timeout=60)
+        app = llm_app(url, timeout=LLM_TIMEOUT)
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await open_preview(pilot)
             await pilot.press("s")
@@ -246,13 +252,13 @@ async def test_escape_closes_the_connection_at_once() -> None:
             await pilot.press("escape")
             pressed = time.monotonic()
             await until(pilot, lambda: bool(log.closed), "the hang-up")
-            assert log.closed[0] - pressed < 1.0
+            assert log.closed[0] - pressed < BEFORE_THE_TIMEOUT
             assert _status(screen).startswith("Stopped")
 
 
 async def test_q_quits_while_a_call_is_reading() -> None:
     with hostile("drip-body", drip=0.2) as (url, log):
-        app = llm_app(url, timeout=60)
+        app = llm_app(url, timeout=LLM_TIMEOUT)
         started = time.monotonic()
         async with app.run_test(size=(120, 40)) as pilot:
             await open_preview(pilot)
@@ -261,19 +267,20 @@ async def test_q_quits_while_a_call_is_reading() -> None:
             await pilot.press("q")
             quit_at = time.monotonic()
         assert app.return_code is not None, "q quit the app"
-        assert time.monotonic() - started < 20
-        assert log.held() < 20 and max(log.closed) - quit_at < 2, "and hung up at once"
+        assert time.monotonic() - started < BEFORE_THE_TIMEOUT
+        assert log.held() < BEFORE_THE_TIMEOUT, "and hung up at once"
+        assert max(log.closed) - quit_at < BEFORE_THE_TIMEOUT
 
 
 async def test_an_endless_answer_ends_in_one_line_and_the_keys_stay_live() -> None:
     """A server streaming text without end: the call stops at its cap, quickly, and says so."""
     with hostile("endless") as (url, _):
-        app = llm_app(url, timeout=60)
+        app = llm_app(url, timeout=LLM_TIMEOUT)
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await open_preview(pilot)
             started = time.monotonic()
             await pilot.press("s")
             await until(pilot, lambda: "failed" in _status(screen), "the refusal")
-            assert time.monotonic() - started < 10
+            assert time.monotonic() - started < BEFORE_THE_TIMEOUT
             assert "stopped reading" in _status(screen)
             assert screen.query_one("#summary").display, "the stand-in stays"

@@ -3,7 +3,6 @@ the context at each, at every terminal size."""
 
 from __future__ import annotations
 
-import time
 from itertools import combinations
 from typing import Any
 
@@ -206,14 +205,11 @@ async def test_timeline_chart_stays_flat_on_a_long_session() -> None:
         assert len(list(screen.walk_children())) < 40
         chart.render_line(0)
         drawing = chart._drawing
-        started = time.perf_counter()
         for step in range(20):  # twenty frames of the whole chart, the cursor moving
             chart.select(500 * step)
             for y in range(chart.size.height):
                 chart.render_line(y)
-        elapsed = time.perf_counter() - started
         assert chart._drawing is drawing  # moving the cursor did not lay the plot out again
-        assert elapsed < 1.0, elapsed  # about 50 ms here; a redraw per frame costs seconds
         await pilot.press("right", "right", "left")
         await settled_timeline(pilot)
         assert chart.cursor == 500 * 19 + 1

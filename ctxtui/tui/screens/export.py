@@ -7,11 +7,13 @@ from enum import Enum
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Button, Input, Label, Static
 
+from ctxtui.core.literal import visible
 from ctxtui.importers import source_protection
 from ctxtui.system.output import WRITE_ROOT_ENV, protected_clash, write_root_refusal
 from ctxtui.tui.screens.dialog import Dialog, button_row
@@ -162,7 +164,7 @@ class ExportScreen(Dialog[Path | None]):
 
     def _set_armed(self, path: Path | None, message: str) -> None:
         self._armed = path
-        self.query_one("#problem", Static).update(message)
+        self.query_one("#problem", Static).update(Text(visible(message)))
         button = self.query_one("#confirm", Button)
         if path is None:
             button.label, button.variant = "Export", "primary"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -186,7 +187,7 @@ class OpenSessionScreen(Dialog[Path | None]):
         self._fill()
         if event.problem:
             self.query_one("#problem", Static).update(
-                f"Could not search the agents' stores: {event.problem}"
+                Text(f"Could not search the agents' stores: {visible(event.problem)}")
             )
 
     @on(Input.Changed, "#filter")

@@ -13,6 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from ctxtui.core.session.json_depth import text_depth_exceeds
 from ctxtui.core.session.models import Message, PartKind, ToolDefinition
 
 NAME = "opencode"
@@ -37,8 +38,11 @@ def _base64_chars(size: int) -> int:
     return 4 * ((size + 2) // 3)
 
 
-def model_message(message: Message) -> dict[str, Any]:
-    """The message as an AI SDK model message (what OpenCode stringifies)."""
+def model_message(message: Message, *, parse_arguments: bool = True) -> dict[str, Any]:
+    """The message as an AI SDK model message (what OpenCode stringifies). Tool arguments are
+    parsed as OpenCode does; text that is not JSON, or nests deeper than a document may
+    (``MAX_DEPTH``, as the importers read such a string field), or with ``parse_arguments``
+    off, stays the text it is."""
     parts: list[dict[str, Any]] = []
     if message.role == "tool":
         parts.append(
@@ -64,10 +68,12 @@ def model_message(message: Message) -> dict[str, Any]:
                 }
             )
     for call in message.tool_calls:
-        try:
-            arguments: Any = json.loads(call.arguments) if call.arguments.strip() else {}
-        except ValueError:
-            arguments = call.arguments
+        arguments: Any = call.arguments
+        if parse_arguments and not text_depth_exceeds(call.arguments):
+            try:
+                arguments = json.loads(call.arguments) if call.arguments.strip() else {}
+            except ValueError:
+                arguments = call.arguments
         parts.append(
             {"type": "tool-call", "toolCallId": call.id, "toolName": call.name, "input": arguments}
         )
@@ -85,7 +91,12 @@ class OpenCodeTokenizer:
         return estimate(text)
 
     def count_message(self, message: Message) -> int:
-        return estimate(stringify(model_message(message)))
+        """Arguments nested just under ``MAX_DEPTH`` can pass what this thread's stack parses
+        or writes back (the stdlib recurses per level): they are counted as text."""
+        try:
+            return estimate(stringify(model_message(message)))
+        except RecursionError:
+            return estimate(stringify(model_message(message, parse_arguments=False)))
 
     def count_messages(self, messages: Sequence[Message]) -> list[int]:
         return [self.count_message(m) for m in messages]
