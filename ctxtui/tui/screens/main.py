@@ -442,6 +442,7 @@ class MainScreen(Screen[None]):
 
     def on_resize(self) -> None:
         self.query_one(BudgetGauge).set_compact(self.size.height < TALL_ROWS)
+        self.query_one(SessionBar).set_compact(self.size.height < TALL_ROWS)
         # The pane hides under 70 columns; coming back, it must not say "counting…" for ever.
         if self.plan is not None:
             self.show_detail(self.query_one(MessageList).cursor)

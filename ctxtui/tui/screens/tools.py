@@ -45,6 +45,19 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 """The table's columns: heading and key. Token columns are the plan tokenizer's tokens; ``$``
 is what the tool's outputs and calls cost while they stayed in the context (carry cost)."""
 
+SHORT_HEADINGS: dict[str, str] = {"outputs": "outs", "call tok": "call", "output tok": "out",
+                                  "truncated": "trunc"}  # fmt: skip
+"""Headings that give way to these, all at once, before any heading is cut (80 columns):
+the note under the table says what each stands for."""
+
+SHORT_NOTE = "outs: outputs · call, out: tokens of the calls and of the outputs · trunc: truncated"
+
+NOTE = (
+    "call tok: a call's share of its assistant message · output tok: as stored · "
+    "sent: calls + outputs after pruning and truncation · share: of the prompt · "
+    "$: its cost while in the context · enter: go to the tool's largest output"
+)
+
 PRICING = "…"
 """The ``$`` cell while the session is being priced."""
 
@@ -114,6 +127,7 @@ class ToolTable(DataTable[Text]):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self._rows: list[tuple[str, tuple[Text, ...]]] = []
         self._fitted_to = -1
+        self.short = False  # the short headings are in use (the note explains them)
 
     def show(self, rows: Sequence[tuple[str, tuple[Text, ...]]]) -> None:
         """Rows as ``(key, cells)``, under ``COLUMNS``."""
@@ -133,15 +147,18 @@ class ToolTable(DataTable[Text]):
             max([1, *(cell_len(cells[i].plain) for _, cells in self._rows)])
             for i in range(len(COLUMNS))
         ]
-        natural = [
-            max(cell_len(heading), width)
-            for (heading, _), width in zip(COLUMNS, content, strict=True)
-        ]
+        space = room - 2 * self.cell_padding * len(COLUMNS)
+        headings = [heading for heading, _ in COLUMNS]
+        natural = [max(cell_len(h), w) for h, w in zip(headings, content, strict=True)]
+        self.short = sum(natural) > space
+        if self.short:  # short headings, explained under the table, before a cut one
+            headings = [SHORT_HEADINGS.get(h, h) for h in headings]
+            natural = [max(cell_len(h), w) for h, w in zip(headings, content, strict=True)]
         floors = [min(content[0], TOOL_NAME_FLOOR), *content[1:]]
-        widths = fit_widths(natural, floors, room - 2 * self.cell_padding * len(COLUMNS))
+        widths = fit_widths(natural, floors, space)
         row = self.cursor_row
         self.clear(columns=True)
-        for (heading, key), width in zip(COLUMNS, widths, strict=True):
+        for heading, (_, key), width in zip(headings, COLUMNS, widths, strict=True):
             label = Text(heading, no_wrap=True, overflow="ellipsis")
             self.add_column(label, width=width, key=key)
         for key, cells in self._rows:
@@ -186,14 +203,16 @@ class ToolsScreen(Screen[int | None]):
         yield Static(self._title(), id="tools-title", markup=False)
         yield Static("", id="tools-freed", markup=False)
         yield ToolTable(id="tools-table")
-        yield Static(
-            "call tok: a call's share of its assistant message · output tok: as stored · "
-            "sent: calls + outputs after pruning and truncation · share: of the prompt · "
-            "$: its cost while in the context · enter: go to the tool's largest output",
-            id="tools-note",
-            markup=False,
-        )
+        yield Static(NOTE, id="tools-note", markup=False)
         yield FittingFooter()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._explain_headings)
+
+    def _explain_headings(self) -> None:
+        """The note says what the short headings stand for while they are shown."""
+        short = self.query_one(ToolTable).short
+        self.query_one("#tools-note", Static).update(f"{SHORT_NOTE} · {NOTE}" if short else NOTE)
 
     def _title(self) -> str:
         plan = self.state.plan

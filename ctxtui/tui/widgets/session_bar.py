@@ -8,6 +8,7 @@ on a row of its own what the importer left out or hid (``SessionMeta.warnings``)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import PurePath
 from typing import ClassVar
 
@@ -51,6 +52,15 @@ class SessionBar(Widget):
         self._retention = ""
         self._preset_origin = ""
         self._cost = ""
+        self._compact = False
+
+    def set_compact(self, compact: bool) -> None:
+        """On a short screen (80×24) the notes (the estimator's drift, what the last
+        compaction lost, the recorded compactions and import notes) share one row, cut to
+        the width, so the list keeps its rows (the screen decides when)."""
+        if compact != self._compact:
+            self._compact = compact
+            self.refresh(layout=True)
 
     def show(
         self, session: Session, plan: Plan, *, undo_depth: int = 0, preset_origin: str = ""
@@ -119,8 +129,9 @@ class SessionBar(Widget):
             lines.append(self._summary_line(session.meta.summary, plan))
         if session is not None and plan is not None:
             meta = session.meta
-            if meta.warnings or meta.events:
-                lines.append(self._warnings_line(meta.warnings, meta.events))
+            notes = [self._retention, self._estimate] if self._compact else []
+            if meta.warnings or meta.events or any(notes):
+                lines.append(self._warnings_line(meta.warnings, meta.events, notes))
         return Text("\n").join(lines)
 
     def _phrases(self, session: Session, plan: Plan) -> list[Text]:
@@ -156,15 +167,18 @@ class SessionBar(Widget):
             phrases.append(Text.assemble(("compacted", warn), undo))
         if self._cost:
             phrases.append(Text(self._cost))
-        phrases += [Text(note, warn) for note in (self._estimate, self._retention) if note]
+        if not self._compact:  # compact, they join the notes' row
+            phrases += [Text(note, warn) for note in (self._estimate, self._retention) if note]
         return phrases
 
-    def _warnings_line(self, warnings: tuple[str, ...], events: tuple[str, ...]) -> Text:
+    def _warnings_line(
+        self, warnings: tuple[str, ...], events: tuple[str, ...], notes: Sequence[str] = ()
+    ) -> Text:
         """The agent's recorded compactions and what the importer left out or hid
-        (sub-agents, skipped lines), on a row of its own, cut to the width: ``report``
-        prints them whole."""
+        (sub-agents, skipped lines), after any ``notes``, on a row of its own, cut to the
+        width: ``report`` prints them whole."""
         line = Text(no_wrap=True, overflow="ellipsis", end="")
-        words = visible(warnings_line(warnings, events))
+        words = " · ".join(w for w in (*notes, visible(warnings_line(warnings, events))) if w)
         line.append(words, component_style(self, "session-bar--warning"))
         line.truncate(max(self.content_region.width, 20), overflow="ellipsis")
         return line
