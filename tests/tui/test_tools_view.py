@@ -217,3 +217,26 @@ async def test_at_80_columns_no_heading_is_cut() -> None:
         for column in table.ordered_columns:
             assert not column.label.plain.endswith("…"), column.label.plain
             assert column.get_render_width(table) - 2 >= len(column.label.plain)
+
+
+async def test_on_a_compacted_session_the_tools_cover_the_whole_file() -> None:
+    """T counted the 72 messages after the agent's last compaction (23 calls of 210); it
+    covers the whole file by default, and w shows the last segment."""
+    from tests.tui.main_fixtures import until
+
+    app = app_for(replay_sample())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("T")
+        screen = app.screen
+        assert isinstance(screen, ToolsScreen)
+        await until(pilot, lambda: screen.whole is not None, "the whole file")
+        assert screen.costs is not None and screen.whole is not None
+        whole_calls = sum(t.calls for t in screen.costs.tools)
+        title = str(screen.query_one("#tools-title").render())
+        assert f"the whole file: {len(screen.whole.session):,} messages" in title
+        await pilot.press("w")
+        await pilot.pause()
+        segment_calls = sum(t.calls for t in screen.costs.tools)
+        assert segment_calls < whole_calls
+        assert "the last segment: the 72 messages" in str(screen.query_one("#tools-title").render())
