@@ -172,7 +172,6 @@ async def test_compare_prices_each_presets_replay() -> None:
     from textual.widgets import Static
 
     from ctxtui.core.compare import replay_entry
-    from ctxtui.core.engine import Engine
     from ctxtui.tui.screens.compare import DEFAULT_PRESETS, CompareScreen
 
     async with app_for(STORY).run_test(size=(120, 40)) as pilot:
@@ -182,7 +181,9 @@ async def test_compare_prices_each_presets_replay() -> None:
         screen = pilot.app.screen
         assert isinstance(screen, CompareScreen)
         line = str(screen.query_one("#compare-cost", Static).render()).replace("\n", " ")
-        engine = Engine(screen.state.session)
+        # the sample's agent compacted it: the view prices the whole file
+        assert screen.whole is not None and screen.source is not None
+        engine = screen.source[1]
         overrides = {k: v for k, v in screen.state.overrides.items() if k in ("context_window",)}
         entry = replay_entry(engine, "codex", {**overrides, "max_tokens": 4096})
         assert line.startswith(

@@ -1,4 +1,4 @@
-"""The footer offers the views (compare, tools, timeline) as one ``v T l Views`` entry, and
+"""The footer offers the views (compare, tools, timeline, fleet) as one ``v T l F Views`` entry, and
 keeps whole keys and whole groups at every width."""
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from textual.widget import Widget
 
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.rows import visible
+from ctxtui.core.policies.preset_choice import FROM_TRANSCRIPT
 from ctxtui.core.session.import_notes import warnings_line
 from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
@@ -119,7 +120,8 @@ class SessionBar(Widget):
                 # The preset, then the message count, wrap to the next line before the name
                 # gives way (in its middle) to hold the name, format and the rest on one line.
                 first = phrases[0]
-                for last in (4, 3, 2):
+                # a short screen keeps the identity on one line: the name gives way first
+                for last in (5,) if self._compact else (4, 3, 2):
                     identity = sum(p.cell_len + separator.cell_len for p in phrases[1:last])
                     if first.cell_len + identity <= width:
                         break
@@ -147,11 +149,7 @@ class SessionBar(Widget):
             Text(name, component_style(self, "session-bar--name")),
             Text(meta.format),
             count,
-            Text.assemble(
-                ("preset ", label),
-                plan.policy.preset,
-                (f", {self._preset_origin}" if self._preset_origin else "", label),
-            ),
+            Text.assemble(("preset ", label), plan.policy.preset, (self._origin_words(), label)),
             Text.assemble(("tokenizer ", label), plan.tokenizer.used),
         ]
         # The tokenizer's notes are phrases of their own: they take the next line whole
@@ -170,6 +168,14 @@ class SessionBar(Widget):
         if not self._compact:  # compact, they join the notes' row
             phrases += [Text(note, warn) for note in (self._estimate, self._retention) if note]
         return phrases
+
+    def _origin_words(self) -> str:
+        """``, from the transcript``: where the preset came from; a short screen says it
+        only when the transcript chose (the user knows what they typed or set)."""
+        origin = self._preset_origin
+        if not origin or (self._compact and origin != FROM_TRANSCRIPT):
+            return ""
+        return f", {origin}"
 
     def _warnings_line(
         self, warnings: tuple[str, ...], events: tuple[str, ...], notes: Sequence[str] = ()
