@@ -80,7 +80,8 @@ class Action:
 
 
 VIEWS = "Views"
-"""The footer's one entry for the keys that open a view (compare, tools, timeline)."""
+"""The footer's one entry for the keys that open a view (compare, tools, timeline, fleet):
+``v T l F Views``."""
 
 
 ACTIONS: tuple[Action, ...] = (
@@ -109,6 +110,15 @@ ACTIONS: tuple[Action, ...] = (
         needs_session=True,
         footer_rank=10,
         title="Export session",
+    ),
+    Action(
+        "audit",
+        "a",
+        "Audit",
+        "What the agent's last recorded compaction kept of the facts it replaced",
+        needs_session=True,
+        footer_rank=12,
+        title="Audit the agent's last compaction",
     ),
     Action(
         "search",
@@ -216,6 +226,8 @@ ACTIONS: tuple[Action, ...] = (
         "Every session your agents wrote, one row each with the totals; Enter opens one",
         scope=Scope.APP,
         title="Fleet of sessions",
+        footer_rank=6,
+        footer_group=VIEWS,
     ),
     Action("quit", "q", "Quit", "Leave ctxtui", scope=Scope.APP, footer_rank=2, in_palette=False),
     # Textual adds this binding itself when none exists; declaring it gives it an id (so it

@@ -16,6 +16,7 @@ from textual.message import Message
 from ctxtui.core.engine import Engine
 from ctxtui.core.policies.policy import Policy
 from ctxtui.core.session.models import Session
+from ctxtui.core.summaries.retention import Audit
 from ctxtui.system.count_cache import default_cache
 from ctxtui.tui.jobs import Post
 
@@ -32,6 +33,29 @@ class RetentionNoted(Message):
     note: str
 
 
+def audits_of_file(
+    path: Path,
+    format: str | None,
+    policy: Policy,
+    stand_in: bool = False,
+    history: Session | None = None,
+) -> tuple[Audit, ...]:
+    """Every recorded compaction of the file at ``path`` audited, from its full history
+    (``history`` when already read) and the estimator's counts (the facts matter here, not
+    exact tokens); ``stand_in`` adds ctxtui's stand-in summary of each segment beside it.
+    Slow: a worker's."""
+    from ctxtui.core.simulation.retention_audits import recorded_audits
+    from ctxtui.importers import load_session
+
+    if history is None:
+        history = load_session(path, format, full_history=True)
+    estimator = policy.with_changes(tokenizer="plan")
+    engine = Engine(history, default_cache())
+    counts = engine.counts(estimator)
+    assert counts is not None  # no stop check was given
+    return recorded_audits(history, estimator, counts, engine.tokenizer(estimator), stand_in)
+
+
 def note_retention(
     post: Post,
     path: Path,
@@ -42,22 +66,14 @@ def note_retention(
 ) -> None:
     """Post the last recorded compaction's "needed after and lost" line for ``path``, from
     ``history`` when the file was already read through its compactions."""
-    from ctxtui.core.simulation.retention_audits import recorded_audits
     from ctxtui.core.summaries.retention import headline
-    from ctxtui.importers import load_session
 
     if not shown.meta.recorded_compactions:
         return
     try:
         if path.stat().st_size > NOTE_MAX_BYTES:
             return
-        if history is None:
-            history = load_session(path, format, full_history=True)
-        estimator = policy.with_changes(tokenizer="plan")
-        engine = Engine(history, default_cache())
-        counts = engine.counts(estimator)
-        assert counts is not None  # no stop check was given
-        audits = recorded_audits(history, estimator, counts, engine.tokenizer(estimator), False)
+        audits = audits_of_file(path, format, policy, history=history)
     except Exception:  # the note is a courtesy: the bar stays as it is
         return
     post(RetentionNoted(path, headline(audits)))

@@ -61,14 +61,16 @@ def test_footer_order_is_the_rank_order() -> None:
         "compact",
         "search",
         "toggle_detail",  # the only way to the detail pane under 70 columns
-        "compare",  # the views share one footer entry, `v T l Views`, kept at 80×24
+        "compare",  # the views share one footer entry, `v T l F Views`, kept at 80×24
         "tools",
         "timeline",
+        "fleet",
         "toggle_settings",
         "jump_tail",
         "open",
         "export",
         "undo",
+        "audit",
     )
 
 
@@ -79,6 +81,7 @@ def test_session_actions_are_the_registry_ones() -> None:
         "search",
         "search_next",
         "jump_tail",
+        "audit",
     }
     assert not needs_session("undo") and not needs_session("not_an_action")
 

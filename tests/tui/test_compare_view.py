@@ -172,7 +172,6 @@ async def test_compare_prices_each_presets_replay() -> None:
     from textual.widgets import Static
 
     from ctxtui.core.compare import replay_entry
-    from ctxtui.core.engine import Engine
     from ctxtui.tui.screens.compare import DEFAULT_PRESETS, CompareScreen
 
     async with app_for(STORY).run_test(size=(120, 40)) as pilot:
@@ -182,7 +181,9 @@ async def test_compare_prices_each_presets_replay() -> None:
         screen = pilot.app.screen
         assert isinstance(screen, CompareScreen)
         line = str(screen.query_one("#compare-cost", Static).render()).replace("\n", " ")
-        engine = Engine(screen.state.session)
+        # the sample's agent compacted it: the view prices the whole file
+        assert screen.whole is not None and screen.source is not None
+        engine = screen.source[1]
         overrides = {k: v for k, v in screen.state.overrides.items() if k in ("context_window",)}
         entry = replay_entry(engine, "codex", {**overrides, "max_tokens": 4096})
         assert line.startswith(
@@ -234,3 +235,29 @@ async def test_the_compare_lanes_glyphs_read_in_every_theme() -> None:
                 if contrast(fg, ground) < MIN_TEXT:
                     failures.append(f"{name}: {mark} {contrast(fg, ground):.1f}:1")
     assert failures == [], "\n".join(failures)
+
+
+async def test_on_a_compacted_session_compare_covers_the_whole_file() -> None:
+    """v planned only the 72 messages after the agent's last compaction; it plans the
+    whole file by default (its dollars then cover every request), w the last segment."""
+    from ctxtui.tui.screens.compare import CompareScreen
+    from tests.tui.main_fixtures import replay_sample, until
+
+    app = app_for(replay_sample())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("v")
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        await until(pilot, lambda: screen.whole is not None and screen.plans != (), "whole")
+        await until(
+            pilot,
+            lambda: len(screen.plans[0].plan.message_tokens) == len(screen.whole.session),  # type: ignore[union-attr]
+            "the whole file's plans",
+        )
+        title = str(screen.query_one("#compare-title").render())
+        assert "the whole file: 523 messages" in title
+        await pilot.press("w")
+        await until(pilot, lambda: len(screen.plans[0].plan.message_tokens) == 72, "segment")
+        title = str(screen.query_one("#compare-title").render())
+        assert "the last segment: the 72 messages" in title

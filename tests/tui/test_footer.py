@@ -1,4 +1,4 @@
-"""The footer offers the views (compare, tools, timeline) as one ``v T l Views`` entry, and
+"""The footer offers the views (compare, tools, timeline, fleet) as one ``v T l F Views`` entry, and
 keeps whole keys and whole groups at every width."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from tests.tui.main_fixtures import (
     settle,
 )
 
-VIEW_ACTIONS = {"compare", "tools", "timeline"}
+VIEW_ACTIONS = {"compare", "tools", "timeline", "fleet"}
 
 
 def footer_line(footer: FittingFooter) -> str:
@@ -32,7 +32,8 @@ async def test_the_views_are_in_the_footer_at_120_columns() -> None:
         assert set(keys) >= VIEW_ACTIONS
         assert "undo" in keys, "the views took no other key's place"
         assert [str(label.content) for label in footer.query(FooterLabel)] == [VIEWS]
-        assert "v T l Views" in footer_line(footer)
+        assert "v T l F Views" in footer_line(footer)
+        assert "a Audit" in footer_line(footer)
 
 
 async def test_whole_keys_and_whole_groups_at_every_width() -> None:
@@ -64,8 +65,8 @@ async def test_footer_keeps_whole_keys_at_every_width() -> None:
     `?` and `q` are the last to go."""
     for (width, height), must, gone in (
         ((120, 40), {"compact", "help", "quit", "command_palette"}, set()),
-        ((80, 24), {"compact", "search", "help", "quit", "command_palette"}, {"undo"}),
-        ((60, 20), {"compact", "search", "help", "quit", "command_palette"}, {"undo", "open"}),
+        ((80, 24), {"compact", "search", "help", "quit", "command_palette", "undo", "open"}, set()),
+        ((60, 20), {"compact", "search", "help", "quit", "command_palette"}, {"open"}),
     ):
         app = app_for(demo_session())
         async with app.run_test(size=(width, height)) as pilot:
@@ -94,3 +95,16 @@ async def test_footer_offers_escape_only_while_a_panel_is_open() -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert "close_panels" not in {k.action for k in footer_keys(app)}
+
+
+async def test_at_80_columns_the_minor_keys_stay_as_keys_alone() -> None:
+    """At 80×24 the footer lost `o e u t` whole; they now give up their words instead."""
+    app = app_for(demo_session())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        keys = {k.action: k for k in footer_keys(app)}
+        for action in ("open", "export", "undo", "jump_tail"):
+            assert action in keys, action
+            assert keys[action].description == "", action
+        assert keys["compact"].description == "Compact"
+        assert keys["help"].description == "Help"

@@ -38,7 +38,8 @@ WIDE = (400, 50)
 
 
 def _cli(command: str, path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
-    knobs = ["--context-window", str(WINDOW), "--max-tokens", str(RESERVE)]
+    # the app's tests start on plan (app_for); the CLI would take the agent's preset
+    knobs = ["--preset", "plan", "--context-window", str(WINDOW), "--max-tokens", str(RESERVE)]
     assert main([command, str(path), "--json", *knobs]) == 0
     doc: dict[str, Any] = json.loads(capsys.readouterr().out)
     return doc
@@ -66,14 +67,17 @@ async def test_gauge_shows_the_reported_prompt_and_why_it_differs() -> None:
             f"{gap.gap:+,}: system/tools not in transcript; cl100k ≠ Claude; fit implausible"
             " · over this window: the agent's was larger"  # the test's 16,384 window
         )
-        # and the last request's dollars and cache hit ratio end the gauge's line
-        assert lines[3] == gap.lines()[1] + " · $0.0077 · cache hit 98%"
+        # and the last request's dollars and cache hit ratio end the gauge's line, said to
+        # be that request's: the longest of the core's lines that leaves them room
+        tail = " · last request $0.0077 · cache hit 98%"
+        assert lines[3].endswith(tail) and lines[3].removesuffix(tail) in gap.lines()
     async with app_for(path, tokenizer="tiktoken:cl100k_base").run_test(size=(80, 30)) as pilot:
         await settle(pilot)
         line = _lines(pilot.app.screen.query_one(BudgetGauge))[3]
         # The fewest words, and what still does not fit cut with an ellipsis, not wrapped.
         assert line.startswith("API 18,050 · counted ")
-        assert ": system/tools not in transcript; cl100k" in line
+        assert ": system/tools not i" in line
+        assert line.endswith(" · last request $0.0077")  # the request's dollars stay, labelled
         assert len(line) <= 80 - 2
     async with app_for(path, tokenizer="tiktoken:cl100k_base").run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -102,14 +106,21 @@ async def test_gauge_api_line_ends_with_the_last_requests_cost_and_hit_ratio() -
         await settle(pilot)
         line = str(pilot.app.screen.query_one(BudgetGauge).render()).splitlines()[3]
         assert line.startswith("API 18,048")
-        assert line.endswith(f" · {dollars(last.cost)} · cache hit {last.hit_ratio:.0%}")
+        # the dollars are said to be that one request's (the session's total is the bar's)
+        assert line.endswith(
+            f" · last request {dollars(last.cost)} · cache hit {last.hit_ratio:.0%}"
+        )
 
 
-async def test_gauge_leaves_dollars_out_when_narrow() -> None:
-    async with app_for(STORY).run_test(size=(90, 40)) as pilot:
-        await settle(pilot)
-        line = str(pilot.app.screen.query_one(BudgetGauge).render()).splitlines()[3]
-        assert "$" not in line and "cache hit" not in line
+async def test_gauge_keeps_the_requests_dollars_when_narrow() -> None:
+    """At 80-90 columns the gauge lost its dollars; they stay, without the cache figure."""
+    for size in ((90, 40), (80, 24)):
+        app = app_for(STORY, context_window=200_000, max_tokens=32_000)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            lines = str(pilot.app.screen.query_one(BudgetGauge).render()).splitlines()
+            assert any("last request $" in line for line in lines), (size, lines)
+            assert all(len(line) <= size[0] for line in lines)
 
 
 async def test_gauge_words_shrink_before_its_figures_do() -> None:
@@ -152,6 +163,7 @@ async def test_a_gauge_swatch_never_ends_a_line() -> None:
                 assert cell_len(line) <= width, (width, line)
         assert wrapped, "some width made the legend wrap"
         await pilot.resize_terminal(60, 24)
+        await pilot.pause()
         await pilot.pause()
         legend = str(gauge.render()).splitlines()[2:]
         assert len(legend) > 1, "60 columns wrap the legend"
@@ -196,7 +208,8 @@ async def test_every_shell_gives_the_same_gap(
         gauge_line = str(pilot.app.screen.query_one(BudgetGauge).render()).splitlines()[3]
         # the gap's sentence, then only the last request's dollars where the table prices it
         assert re.fullmatch(
-            re.escape(gap["sentence"]) + r"( · \$[0-9.]+ · cache hit \d+%)?", gauge_line
+            re.escape(gap["sentence"]) + r"( · last request \$[0-9.]+ · cache hit \d+%)?",
+            gauge_line,
         ), gauge_line
         await pilot.press("l")
         screen = pilot.app.screen

@@ -589,7 +589,7 @@ async def test_80x24_keeps_the_views_help_quit_and_14_messages() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         footer = _footer(app)
-        for words in ("v T l Views", "? Help", "q Quit", "^p palette"):
+        for words in ("v T l F Views", "? Help", "q Quit", "^p palette"):
             assert words in footer, (words, footer)
         bar = app.screen.query_one(SessionBar)
         assert bar.size.height == 1, str(bar.render())

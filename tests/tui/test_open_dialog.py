@@ -305,3 +305,18 @@ async def test_open_screen_refuses_directories_and_unreadable_files(tmp_path: Pa
             assert "Not readable" in str(app.screen.query_one("#problem", Static).render())
         await pilot.press("escape")
         assert app.results == [None]
+
+
+def test_names_are_cut_in_their_middle_and_the_model_takes_spare_room() -> None:
+    """At 80×24 two samples both read "…eplay.jsonl"; at 120 columns the model was cut
+    while the project column had room."""
+    from ctxtui.tui.screens.open import HINTS
+    from ctxtui.tui.widgets.session_table import MODEL_CELLS, _fit, fitted_columns
+
+    claude = _fit("claude_code_replay.jsonl", 16, keep_end=True)
+    codex = _fit("codex_replay.jsonl", 16, keep_end=True)
+    assert claude != codex and claude.endswith("play.jsonl") and claude.startswith("claud")
+    assert dict(fitted_columns(114))["model"] == MODEL_CELLS
+    assert len("claude-sonnet-4-5-20250929") <= MODEL_CELLS
+    assert dict(fitted_columns(70))["project"] >= 16
+    assert all(len(hint) <= 70 for hint in HINTS[1:]) and "Esc" in HINTS[-1]

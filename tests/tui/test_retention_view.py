@@ -143,6 +143,7 @@ async def test_the_timeline_opens_the_recorded_compactions_audit() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _audit_from_timeline(pilot)
         r = screen.replay
+        assert r is not None
         audits = recorded_audits(r.session, r.policy, r.counts, r.tokenizer)
         recorded = [a for a in audits if a.source == "recorded"]
         assert len(recorded) == 3
@@ -193,3 +194,35 @@ def test_timeline_audit_retention_80x24(snap_compare: SnapCompare) -> None:
 
     app = app_for(replay_sample(), context_window=SMALL_WINDOW)
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+async def test_a_on_the_main_screen_audits_the_agents_last_compaction() -> None:
+    from tests.tui.main_fixtures import replay_sample, settle
+
+    app = app_for(replay_sample())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        screen = pilot.app.screen
+        assert isinstance(screen, RecordedAuditScreen)
+        await until(pilot, lambda: screen.done, "the audit")
+        title = str(screen.query_one("#title", Label).render())
+        assert title.startswith("Recorded compaction at request 225 ")
+
+
+async def test_c_with_nothing_to_compact_offers_the_recorded_compactions_audit() -> None:
+    """Under plan the sample's last segment is all fresh tail: `c` said "nothing to compact"
+    and its Lost tab "No summary to audit"; it now opens the agent's own compaction's audit."""
+    from tests.tui.main_fixtures import replay_sample, settle
+
+    app = app_for(replay_sample(), context_window=200_000, max_tokens=32_000)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(pilot.app.screen, RecordedAuditScreen), "audit")
+        screen = pilot.app.screen
+        assert isinstance(screen, RecordedAuditScreen)
+        await until(pilot, lambda: screen.done, "the audit")
+        title = str(screen.query_one("#title", Label).render())
+        assert title.startswith("Nothing to compact: every message is in the fresh tail.\n")
+        assert "Recorded compaction at request 225" in title

@@ -73,8 +73,8 @@ async def test_a_chosen_tokenizer_is_kept_when_the_preset_changes() -> None:
         assert main.policy.preset == "picoclaw"  # type: ignore[attr-defined]
         assert main.policy.tokenizer == "tiktoken:cl100k_base"  # type: ignore[attr-defined]
         text = bar_text(app)
-        assert "preset picoclaw · tokenizer tiktoken:cl100k_base" in text
-        assert " · your choice, kept across presets; picoclaw's own is picoclaw" in text
+        assert "preset picoclaw, your choice · tokenizer tiktoken:cl100k_base" in text
+        assert "your choice, kept across presets; picoclaw's own is picoclaw" in text
 
 
 async def test_the_bar_says_how_far_the_estimator_is_off_once_counted_exactly() -> None:
@@ -146,7 +146,9 @@ async def test_the_meta_summary_row_counts_what_the_gauge_does_and_search_finds_
         main = app.screen_stack[0]
         plan = main.plan  # type: ignore[attr-defined]
         assert plan.totals.summary > 0
-        second = bar_text(app).splitlines()[1]
+        # the summary's row follows the bar's phrases (two lines of them: the preset says
+        # where it came from)
+        second = next(x for x in bar_text(app).splitlines() if x.startswith("meta summary"))
         assert second.startswith(f"meta summary · {plan.totals.summary:,} tok · The user asked")
         status = main.query_one("#search-status")
         for query, said in (
@@ -267,3 +269,35 @@ async def test_a_hostile_file_name_reaches_no_terminal(tmp_path: Any) -> None:
         assert not any(c in app.main.state.label for c in ACTING)
         svg = app.export_screenshot()
         assert not any(c in svg for c in ACTING)
+
+
+async def test_the_bar_says_where_the_preset_came_from_and_the_recorded_total() -> None:
+    """A Claude Code session opens on claude-code, said to come from the transcript, and the
+    bar gives what the whole file recorded (before the agent's compactions too)."""
+    from ctxtui.core.pricing.cost import session_cost
+    from ctxtui.core.pricing.cost_words import dollars
+    from ctxtui.importers import load_session
+    from ctxtui.tui.app import make_app
+    from ctxtui.tui.settings import _Pinned
+
+    whole = session_cost(load_session(replay_sample(), full_history=True))
+    settings = _Pinned(theme="textual-dark", tokenizer="plan", cursor_blink=False)
+    app = make_app(replay_sample(), settings=settings)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: "recorded $" in bar_text(app), "the total")
+        text = bar_text(app)
+        assert "preset claude-code, from the transcript" in text
+        assert f"recorded {dollars(whole.total)}" in text
+
+
+async def test_at_80x24_the_notes_share_one_row() -> None:
+    """The retention note, the estimator's drift and the import notes took four rows of
+    the list at 80×24; they share one, cut to the width."""
+    app = app_for(replay_sample(), context_window=200_000, max_tokens=32_000)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: "lost" in bar_text(app), "the retention note")
+        lines = bar_text(app).splitlines()
+        assert len(lines) <= 4, lines
+        assert "last compaction lost" in lines[-1] and "recorded compaction" in lines[-1]

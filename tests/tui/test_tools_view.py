@@ -12,13 +12,20 @@ from textual.widgets import DataTable, Static
 from ctxtui.core.planning.tool_costs import tool_costs
 from ctxtui.core.pricing.cost_words import cost_view, dollars
 from ctxtui.core.session.models import Session
-from ctxtui.tui.screens.tools import COLUMNS, ToolsScreen, ToolTable, fit_widths
+from ctxtui.tui.screens.tools import (
+    COLUMNS,
+    SHORT_HEADINGS,
+    ToolsScreen,
+    ToolTable,
+    fit_widths,
+)
 from tests.tui.main_fixtures import (
     SIZES,
     SnapCompare,
     app_for,
     demo_session,
     press,
+    replay_sample,
     screen_lines,
     settle,
     then,
@@ -177,7 +184,12 @@ async def test_the_tools_table_fits_and_marks_what_it_cuts(size: tuple[int, int]
             "no column runs off the screen's edge"
         )
         full_rows = [[c.plain for c in cells] for _, cells in table._rows]
-        full = [[heading for heading, _ in COLUMNS], *full_rows]
+        headings = [heading for heading, _ in COLUMNS]
+        if table.short:  # the short headings, explained in the note, before a cut one
+            headings = [SHORT_HEADINGS.get(h, h) for h in headings]
+            note = str(app.screen.query_one("#tools-note").render())
+            assert note.startswith("outs: outputs · call, out:"), note
+        full = [headings, *full_rows]
         lines = screen_lines(app)[table.region.y : table.region.y + len(full)]
         cut = 0
         for line, cells in zip(lines, full, strict=True):
@@ -188,6 +200,43 @@ async def test_the_tools_table_fits_and_marks_what_it_cuts(size: tuple[int, int]
                 x += width
                 assert whole_or_cut(shown, text), (size, shown, text)
                 cut += shown != text
-        assert cut, "the test saw a cut cell"
+        assert cut or table.short, "the test saw a cut cell, or short headings that fit"
         # the last column (the carry cost, one cell wide) is on screen: nothing runs off the edge
         assert COLUMNS[-1][0] == "$" and lines[0].rstrip().endswith(" $")
+
+
+async def test_at_80_columns_no_heading_is_cut() -> None:
+    """The headings read "cal… out… pr…" at 80×24: short ones, explained, now fit whole."""
+    app = app_for(replay_sample())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("T")
+        await settle(pilot)
+        table = app.screen.query_one(ToolTable)
+        assert table.short
+        for column in table.ordered_columns:
+            assert not column.label.plain.endswith("…"), column.label.plain
+            assert column.get_render_width(table) - 2 >= len(column.label.plain)
+
+
+async def test_on_a_compacted_session_the_tools_cover_the_whole_file() -> None:
+    """T counted the 72 messages after the agent's last compaction (23 calls of 210); it
+    covers the whole file by default, and w shows the last segment."""
+    from tests.tui.main_fixtures import until
+
+    app = app_for(replay_sample())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("T")
+        screen = app.screen
+        assert isinstance(screen, ToolsScreen)
+        await until(pilot, lambda: screen.whole is not None, "the whole file")
+        assert screen.costs is not None and screen.whole is not None
+        whole_calls = sum(t.calls for t in screen.costs.tools)
+        title = str(screen.query_one("#tools-title").render())
+        assert f"the whole file: {len(screen.whole.session):,} messages" in title
+        await pilot.press("w")
+        await pilot.pause()
+        segment_calls = sum(t.calls for t in screen.costs.tools)
+        assert segment_calls < whole_calls
+        assert "the last segment: the 72 messages" in str(screen.query_one("#tools-title").render())

@@ -10,6 +10,7 @@ in a thread worker that only posts its result: each preset may count with its ow
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import ClassVar
 
 from rich.text import Text
@@ -27,10 +28,12 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.planning.plan import Pressure
 from ctxtui.core.policies.presets import COMPARED, PRESETS
 from ctxtui.core.pricing.cost_words import cost_line, covered_requests
+from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
 from ctxtui.tui.cost_jobs import PresetCostsReady, price_presets
 from ctxtui.tui.screens.dialog import Dialog, button_row
 from ctxtui.tui.state import MainState
+from ctxtui.tui.timeline_jobs import HistoryReady, read_history
 from ctxtui.tui.widgets.compare_lanes import GLYPHS, LANE_CELLS, CompareLanes, lane_mark
 from ctxtui.tui.widgets.footer import FittingFooter
 
@@ -143,6 +146,14 @@ class CompareScreen(Screen[int | None]):
         Binding(
             "p", "choose", "Presets", id="compare.choose", tooltip="Choose which presets to compare"
         ),
+        Binding(
+            "w",
+            "scope",
+            "Whole/segment",
+            id="compare.scope",
+            tooltip="The whole file, or only the messages after the agent's last compaction",
+            show=False,  # the title names it where it applies
+        ),
     ]
 
     DEFAULT_CSS = """
@@ -166,6 +177,29 @@ class CompareScreen(Screen[int | None]):
         self.state = state
         self.presets = tuple(presets)
         self.plans: tuple[PresetPlan, ...] = ()
+        self.whole: HistoryReady | None = None  # the whole file, once read
+        self.showing_whole = self._segment_shown()
+
+    def _segment_shown(self) -> bool:
+        """Whether the main screen shows only the agent's last segment of its file."""
+        session = self.state.session
+        return (
+            session is not None
+            and bool(session.meta.recorded_compactions)
+            and not session.meta.full_history
+            and self.state.path is not None
+            and not self.state.undo
+        )
+
+    @property
+    def source(self) -> tuple[Session, Engine, int] | None:
+        """The session compared, its engine, and where the main screen's first message is
+        in it: the whole file once read (by default), else the main screen's."""
+        if self.showing_whole and self.whole is not None:
+            return self.whole.session, self.whole.engine, self.whole.offset
+        if self.state.session is None or self.state.engine is None:
+            return None
+        return self.state.session, self.state.engine, 0
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="compare-title")
@@ -182,15 +216,55 @@ class CompareScreen(Screen[int | None]):
         if session is None:
             return "Compare presets: open a session first"
         count = plural(len(session.messages), "message")
-        return f"Compare presets · {self.state.label} · {count}"
+        head = f"Compare presets · {self.state.label}"
+        if not self._segment_shown():
+            return f"{head} · {count}"
+        if not self.showing_whole:
+            return f"{head} · the last segment: the {count} after the agent's last compaction (w)"
+        if self.whole is None:
+            return f"{head} · reading the whole file… (the last segment's {count} meanwhile)"
+        whole = plural(len(self.whole.session), "message")
+        return f"{head} · the whole file: {whole} (w: last segment)"
 
     def on_mount(self) -> None:
         self.query_one(CompareLanes).cursor = self.state.selection
         self.query_one(CompareLanes).focus()
+        if self.showing_whole and self.state.session is not None and self.state.engine:
+            job = partial(read_history, self.post_message, self.state.path)
+            work = partial(job, self.state.session, self.state.engine)
+            self.run_worker(work, group="compare-whole", description="compare-whole", thread=True)
+        self._plan_all()
+
+    @on(HistoryReady)
+    def _whole_read(self, event: HistoryReady) -> None:
+        if not event.offset:  # nothing more than the main screen's
+            return
+        self.whole = event
+        if self.showing_whole:
+            self._rescope()
+
+    def action_scope(self) -> None:
+        """The whole file, or the agent's last segment (what the main screen shows)."""
+        if not self._segment_shown():
+            return
+        lanes = self.query_one(CompareLanes)
+        index = lanes.cursor - (self.source[2] if self.source else 0)  # the main screen's
+        self.showing_whole = not self.showing_whole
+        self._rescope(index)
+
+    def _rescope(self, index: int | None = None) -> None:
+        """Plan the presets again over the session now shown, the cursor on the same message."""
+        main = self.state.selection if index is None else index
+        source = self.source
+        offset = source[2] if source is not None else 0
+        self.query_one("#compare-title", Static).update(self._title())
+        self.query_one(CompareLanes).cursor = max(0, main) + offset
+        self.query_one("#compare-cost", Static).display = False
         self._plan_all()
 
     def _plan_all(self) -> None:
-        engine = self.state.engine
+        source = self.source
+        engine = source[1] if source is not None else None
         if engine is None:
             self.query_one("#compare-gauges", Static).update("no session")
             return
@@ -211,9 +285,10 @@ class CompareScreen(Screen[int | None]):
 
     @on(PlansReady)
     def _show(self, event: PlansReady) -> None:
-        session = self.state.session
-        if session is None:
-            return
+        source = self.source
+        if source is None or any(len(p.plan.message_tokens) != len(source[0]) for p in event.plans):
+            return  # plans of the other scope, overtaken
+        session = source[0]
         self.plans = event.plans
         lanes = self.query_one(CompareLanes)
         lanes.show(session, event.plans)
@@ -228,7 +303,8 @@ class CompareScreen(Screen[int | None]):
     # -- dollars: each preset's replay priced ----------------------------------------------
 
     def _price_all(self) -> None:
-        engine = self.state.engine
+        source = self.source
+        engine = source[1] if source is not None else None
         if engine is None:
             return
         overrides = {k: v for k, v in self.state.overrides.items() if k in WINDOW_KNOBS}
@@ -256,7 +332,7 @@ class CompareScreen(Screen[int | None]):
         session = self.state.session
         if session is None or not session.meta.recorded_compactions:
             return ""
-        if session.meta.full_history:
+        if session.meta.full_history or (self.showing_whole and self.whole is not None):
             return ""
         requests = next((e["requests"] for e in entries.values()), 0)
         first = self.state.fit.first_request if self.state.fit is not None else None
@@ -286,7 +362,9 @@ class CompareScreen(Screen[int | None]):
         self.query_one("#compare-status", Static).update(f"#{index:,}: {marks}")
 
     def action_close(self) -> None:
-        self.dismiss(self.query_one(CompareLanes).cursor)
+        offset = self.source[2] if self.source is not None else 0
+        index = self.query_one(CompareLanes).cursor - offset
+        self.dismiss(index if index >= 0 else None)
 
     def action_choose(self) -> None:
         def chosen(presets: tuple[str, ...] | None) -> None:

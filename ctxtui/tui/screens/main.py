@@ -52,7 +52,7 @@ from ctxtui.tui.jobs import (
     WorkFailed,
     bug_line,
 )
-from ctxtui.tui.retention_job import RetentionNoted, note_retention
+from ctxtui.tui.retention_job import RetentionNoted, audits_of_file, note_retention
 from ctxtui.tui.settings import LLMSettings
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.busy import BusyRow
@@ -500,6 +500,7 @@ class MainScreen(Screen[None]):
 
     def on_resize(self) -> None:
         self.query_one(BudgetGauge).set_compact(self.size.height < TALL_ROWS)
+        self.query_one(SessionBar).set_compact(self.size.height < TALL_ROWS)
         # The pane hides under 70 columns; coming back, it must not say "counting…" for ever.
         if self.plan is not None:
             self.show_detail(self.query_one(MessageList).cursor)
@@ -538,11 +539,31 @@ class MainScreen(Screen[None]):
         self._busy.start(f"compacting ({reason.value})…")
         self._run(jobs.compact, self.engine, self.policy, reason, group="compact")
 
+    def action_audit(self, note: str = "") -> None:
+        """The retention audit of the agent's last recorded compaction (the timeline's `a`
+        audits the one at its cursor); ``note`` says why it opened instead of a preview."""
+        from ctxtui.tui.screens.retention import RecordedAuditScreen
+
+        session, path = self.session, self.state.path
+        if session is None:
+            return
+        if path is None or not session.meta.recorded_compactions:
+            self.notify(f"{note}No compaction recorded in this session: nothing to audit.")
+            return
+        job = partial(audits_of_file, path, self._format, self.policy, True)
+        self.app.push_screen(RecordedAuditScreen(job, note=note))
+
     @on(CompactionReady)
     def _compaction_ready(self, event: CompactionReady) -> None:
         from ctxtui.tui.screens.compaction import CompactionPreviewScreen
 
         self._busy.stop()
+        session = self.session
+        nothing = event.result.messages_replaced == 0 and event.result.note
+        if nothing and session is not None and session.meta.recorded_compactions:
+            # nothing left to compact after the agent's own compaction: its audit instead
+            self.action_audit(note=f"{event.result.note.capitalize()}.\n")
+            return
         before = len(self.session) if self.session is not None else None
         engine = self.state.engine
         preview = CompactionPreviewScreen(

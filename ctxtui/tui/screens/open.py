@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -68,6 +69,14 @@ class SessionsFound(Message):
     problem: str | None = None
     skipped: int = 0
     """Paths passed over: directories that could not be read, FIFOs named like sessions."""
+
+
+HINTS = (
+    "Type to filter · ↑↓ choose · Enter opens · Tab to the path · Escape cancels",
+    "Type to filter · ↑↓ · Enter opens · Tab: path · Esc cancels",
+    "↑↓ · Enter opens · Tab: path · Esc cancels",
+)
+"""The keys of the dialog, longest first: the longest that fits is shown, never a cut one."""
 
 
 class OpenSessionScreen(Dialog[Path | None]):
@@ -144,10 +153,7 @@ class OpenSessionScreen(Dialog[Path | None]):
                 id="path",
             )
             yield Static("", id="problem", markup=False)
-            yield Label(
-                "Type to filter · ↑↓ choose · Enter opens · Tab to the path · Escape cancels",
-                id="hint",
-            )
+            yield Label(HINTS[0], id="hint")
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit_heading)
@@ -156,6 +162,9 @@ class OpenSessionScreen(Dialog[Path | None]):
         """The heading in the columns the rows use at the list's width (``fitted_columns``)."""
         width = self.query_one(SessionTable).scrollable_content_region.width
         self.query_one("#heading", Static).update(heading(width or None))
+        room = width or self.size.width
+        hint = next((h for h in HINTS if cell_len(h) <= room), HINTS[-1])
+        self.query_one("#hint", Label).update(hint)
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).focus()

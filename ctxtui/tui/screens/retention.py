@@ -1,13 +1,17 @@
-"""The retention audit of a compaction the agent recorded, opened from the timeline (`a`).
+"""The retention audit of a compaction the agent recorded, opened from the timeline (`a`),
+the main screen (`a`) and, on a session with nothing left to compact, `c`.
 
 The audit of the recorded compaction at the cursor (or the last one before it) is worked out
-in a thread worker from the replay's full history: the agent's summary against the messages
-it replaced, with ctxtui's stand-in for the same messages named beside it.
+in a thread worker from the full history: the agent's summary against the messages it
+replaced, with ctxtui's stand-in for the same messages named beside it.
 """
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -19,6 +23,12 @@ from ctxtui.core.simulation.replay import Replay
 from ctxtui.core.summaries.retention import Audit
 from ctxtui.tui.screens.dialog import Dialog
 from ctxtui.tui.widgets.retention import RetentionView
+
+
+def _replay_audits(r: Replay) -> tuple[Audit, ...]:
+    from ctxtui.core.simulation.retention_audits import recorded_audits
+
+    return recorded_audits(r.session, r.policy, r.counts, r.tokenizer)
 
 
 def recorded_at(audits: tuple[Audit, ...], request: int) -> tuple[Audit, Audit | None] | None:
@@ -54,16 +64,26 @@ class RecordedAuditScreen(Dialog[None]):
 
         found: tuple[Audit, Audit | None] | None
 
-    def __init__(self, replay: Replay, request: int) -> None:
+    def __init__(
+        self,
+        replay: Replay | Callable[[], tuple[Audit, ...]],
+        request: int = sys.maxsize,
+        note: str = "",
+    ) -> None:
+        """``replay`` (or a function returning the audits, run in the worker) and the
+        request whose recorded compaction is shown (by default the last); ``note`` heads the
+        title (why this audit opened instead of what was asked)."""
         super().__init__()
-        self.replay = replay
+        self.replay = None if callable(replay) else replay
+        self.audits = replay if callable(replay) else partial(_replay_audits, replay)
         self.request = request
+        self.note = note
         self.found: tuple[Audit, Audit | None] | None = None
         self.done = False  # the worker has answered
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Label("Recorded compaction · auditing…", id="title", markup=False)
+            yield Label(f"{self.note}Recorded compaction · auditing…", id="title", markup=False)
             yield RetentionView(id="retention", empty="Reading the replaced messages…")
 
     def on_mount(self) -> None:
@@ -71,10 +91,10 @@ class RecordedAuditScreen(Dialog[None]):
 
     @work(thread=True, exclusive=True, group="recorded-audit", description="retention audit")
     def _audit(self) -> None:
-        from ctxtui.core.simulation.retention_audits import recorded_audits
-
-        r = self.replay
-        audits = recorded_audits(r.session, r.policy, r.counts, r.tokenizer)
+        try:
+            audits = self.audits()
+        except Exception:  # an unreadable file audits as nothing recorded, said in the title
+            audits = ()
         self.post_message(self.Ready(recorded_at(audits, self.request)))
 
     @on(Ready)
@@ -82,14 +102,14 @@ class RecordedAuditScreen(Dialog[None]):
         self.found, self.done = event.found, True
         title = self.query_one("#title", Label)
         if event.found is None:
-            title.update("No compaction recorded in this session: nothing to audit.")
+            title.update(f"{self.note}No compaction recorded in this session: nothing to audit.")
             self.query_one(RetentionView).show_empty("")
             return
         recorded, stand_in = event.found
         seg = recorded.segment
         where = f"request {recorded.request + 1:,}" if recorded.request is not None else "the end"
         title.update(
-            f"Recorded compaction at {where} · replaced #{seg.first:,}–#{seg.last:,} "
+            f"{self.note}Recorded compaction at {where} · replaced #{seg.first:,}–#{seg.last:,} "
             f"({seg.tokens:,} tok) with {recorded.summary_tokens:,} tok"
         )
         self.query_one(RetentionView).show(recorded, beside=stand_in)

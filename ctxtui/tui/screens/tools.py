@@ -10,8 +10,9 @@ request without the output reserve the gauge adds).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import partial
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import ClassVar
 
 from rich.cells import cell_len
@@ -19,13 +20,18 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from ctxtui.core.engine import Engine
 from ctxtui.core.literal import visible
+from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.tool_costs import ToolCost, ToolCosts, largest_output, tool_costs
 from ctxtui.core.pricing.cost_words import CostView, dollars
+from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
+from ctxtui.system.count_cache import default_cache
 from ctxtui.tui.cost_jobs import CostReady, price_session
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.footer import FittingFooter
@@ -44,6 +50,19 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 )
 """The table's columns: heading and key. Token columns are the plan tokenizer's tokens; ``$``
 is what the tool's outputs and calls cost while they stayed in the context (carry cost)."""
+
+SHORT_HEADINGS: dict[str, str] = {"outputs": "outs", "call tok": "call", "output tok": "out",
+                                  "truncated": "trunc"}  # fmt: skip
+"""Headings that give way to these, all at once, before any heading is cut (80 columns):
+the note under the table says what each stands for."""
+
+SHORT_NOTE = "outs: outputs · call, out: tokens of the calls and of the outputs · trunc: truncated"
+
+NOTE = (
+    "call tok: a call's share of its assistant message · output tok: as stored · "
+    "sent: calls + outputs after pruning and truncation · share: of the prompt · "
+    "$: its cost while in the context · enter: go to the tool's largest output"
+)
 
 PRICING = "…"
 """The ``$`` cell while the session is being priced."""
@@ -114,6 +133,7 @@ class ToolTable(DataTable[Text]):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self._rows: list[tuple[str, tuple[Text, ...]]] = []
         self._fitted_to = -1
+        self.short = False  # the short headings are in use (the note explains them)
 
     def show(self, rows: Sequence[tuple[str, tuple[Text, ...]]]) -> None:
         """Rows as ``(key, cells)``, under ``COLUMNS``."""
@@ -133,15 +153,18 @@ class ToolTable(DataTable[Text]):
             max([1, *(cell_len(cells[i].plain) for _, cells in self._rows)])
             for i in range(len(COLUMNS))
         ]
-        natural = [
-            max(cell_len(heading), width)
-            for (heading, _), width in zip(COLUMNS, content, strict=True)
-        ]
+        space = room - 2 * self.cell_padding * len(COLUMNS)
+        headings = [heading for heading, _ in COLUMNS]
+        natural = [max(cell_len(h), w) for h, w in zip(headings, content, strict=True)]
+        self.short = sum(natural) > space
+        if self.short:  # short headings, explained under the table, before a cut one
+            headings = [SHORT_HEADINGS.get(h, h) for h in headings]
+            natural = [max(cell_len(h), w) for h, w in zip(headings, content, strict=True)]
         floors = [min(content[0], TOOL_NAME_FLOOR), *content[1:]]
-        widths = fit_widths(natural, floors, room - 2 * self.cell_padding * len(COLUMNS))
+        widths = fit_widths(natural, floors, space)
         row = self.cursor_row
         self.clear(columns=True)
-        for (heading, key), width in zip(COLUMNS, widths, strict=True):
+        for heading, (_, key), width in zip(headings, COLUMNS, widths, strict=True):
             label = Text(heading, no_wrap=True, overflow="ellipsis")
             self.add_column(label, width=width, key=key)
         for key, cells in self._rows:
@@ -168,6 +191,14 @@ class ToolsScreen(Screen[int | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,T", "close", "Back", id="tools.close", tooltip="Return to the main view"),
+        Binding(
+            "w",
+            "scope",
+            "Whole/segment",
+            id="tools.scope",
+            tooltip="The whole file, or only the messages after the agent's last compaction",
+            show=False,  # the title names it where it applies
+        ),
     ]
 
     DEFAULT_CSS = """
@@ -177,23 +208,56 @@ class ToolsScreen(Screen[int | None]):
     ToolsScreen #tools-note { padding: 0 1; color: $text-muted; height: auto; }
     """
 
+    @dataclass
+    class WholeRead(Message):
+        """The whole file counted and planned: ``session`` holds the one on the main screen
+        as its messages from ``offset`` on."""
+
+        session: Session
+        plan: Plan
+        offset: int
+
     def __init__(self, state: MainState) -> None:
         super().__init__()
         self.state = state
         self.costs: ToolCosts | None = None
+        self.whole: ToolsScreen.WholeRead | None = None  # the whole file, once read
+        self.showing_whole = self._segment()  # a segment of a file: the whole file at first
+
+    def _segment(self) -> bool:
+        """Whether the main screen shows only the agent's last segment of its file."""
+        session = self.state.session
+        return (
+            session is not None
+            and bool(session.meta.recorded_compactions)
+            and not session.meta.full_history
+            and self.state.path is not None
+            and not self.state.undo
+        )
+
+    @property
+    def shown(self) -> tuple[Session, Plan] | None:
+        """The session and plan the table adds up: the whole file's or the main screen's."""
+        if self.showing_whole and self.whole is not None:
+            return self.whole.session, self.whole.plan
+        if self.state.session is None or self.state.plan is None:
+            return None
+        return self.state.session, self.state.plan
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="tools-title", markup=False)
         yield Static("", id="tools-freed", markup=False)
         yield ToolTable(id="tools-table")
-        yield Static(
-            "call tok: a call's share of its assistant message · output tok: as stored · "
-            "sent: calls + outputs after pruning and truncation · share: of the prompt · "
-            "$: its cost while in the context · enter: go to the tool's largest output",
-            id="tools-note",
-            markup=False,
-        )
+        yield Static(NOTE, id="tools-note", markup=False)
         yield FittingFooter()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._explain_headings)
+
+    def _explain_headings(self) -> None:
+        """The note says what the short headings stand for while they are shown."""
+        short = self.query_one(ToolTable).short
+        self.query_one("#tools-note", Static).update(f"{SHORT_NOTE} · {NOTE}" if short else NOTE)
 
     def _title(self) -> str:
         plan = self.state.plan
@@ -201,16 +265,65 @@ class ToolsScreen(Screen[int | None]):
             return "Tool costs: open a session first"
         source = self.state.path or self.state.session.meta.source_path
         name = visible(PurePath(source).name) if source else "(in memory)"
-        return (
+        head = (
             f"Tool costs · {name} · preset {plan.policy.preset} · tokenizer {plan.tokenizer.used}"
         )
+        if not self._segment():
+            return head
+        count = plural(len(self.state.session), "message")
+        if not self.showing_whole:
+            return f"{head}\nthe last segment: the {count} after the agent's last compaction (w)"
+        if self.whole is None:
+            return f"{head}\nreading the whole file… (the last segment's {count} meanwhile)"
+        compactions = plural(len(self.whole.session.meta.recorded_compactions), "compaction")
+        whole = plural(len(self.whole.session), "message")
+        scope = f"the whole file: {whole}, through the agent's {compactions}"
+        return f"{head}\n{scope} (w: last segment)"
 
     def on_mount(self) -> None:
+        if self.showing_whole and self.state.path is not None and self.state.session is not None:
+            job = partial(self._read_whole, self.state.path, self.state.session)
+            self.run_worker(job, group="tools-whole", description="tools-whole", thread=True)
+        self._show()
+
+    def _read_whole(self, path: Path, shown: Session) -> None:
+        """The file read through the agent's compactions, counted and planned under the
+        main screen's policy (a worker's: it only posts)."""
+        from ctxtui.core.simulation.replay import shown_offset
+        from ctxtui.importers import load_session
+
+        try:
+            history = load_session(path, shown.meta.format, full_history=True)
+            offset = shown_offset(history, shown)
+            if offset is None:
+                return
+            engine = Engine(history, default_cache())
+            counts = engine.counts(self.state.policy)
+            assert counts is not None  # no stop check was given
+            plan = engine.plan(self.state.policy, counts)
+        except Exception:  # the segment stands, said so in the title
+            return
+        self.post_message(self.WholeRead(history, plan, offset))
+
+    @on(WholeRead)
+    def _whole_read(self, event: WholeRead) -> None:
+        self.whole = event
+        self._show()
+
+    def action_scope(self) -> None:
+        """The whole file, or the agent's last segment (what the main screen shows)."""
+        if self._segment():
+            self.showing_whole = not self.showing_whole
+            self._show()
+
+    def _show(self) -> None:
+        self.query_one("#tools-title", Static).update(self._title())
         table = self.query_one(ToolTable)
-        session, plan = self.state.session, self.state.plan
-        if session is None or plan is None:
+        shown = self.shown
+        if shown is None:
             table.show([])
             return
+        session, plan = shown
         self.costs = costs = tool_costs(session, plan)
         freed = self.query_one("#tools-freed", Static)
         if not costs.tools:
@@ -225,7 +338,8 @@ class ToolsScreen(Screen[int | None]):
 
     @on(CostReady)
     def _priced(self, event: CostReady) -> None:
-        if self.costs is None or event.session is not self.state.session:
+        shown = self.shown
+        if self.costs is None or shown is None or event.session is not shown[0]:
             return
         carry = carry_cells(event.view)
         costs = self.costs
@@ -237,7 +351,15 @@ class ToolsScreen(Screen[int | None]):
 
     @on(DataTable.RowSelected, "#tools-table")
     def _go_to_tool(self, event: DataTable.RowSelected) -> None:
-        session, plan = self.state.session, self.state.plan
-        if session is None or plan is None or event.row_key.value is None:
+        shown = self.shown
+        if shown is None or event.row_key.value is None:
             return
-        self.dismiss(largest_output(session, plan, event.row_key.value))
+        index = largest_output(*shown, event.row_key.value)
+        offset = self.whole.offset if self.showing_whole and self.whole is not None else 0
+        if index is not None and index < offset:
+            self.notify(
+                "Its largest output is before the agent's last compaction: w shows "
+                "the last segment's tools, which the main view holds."
+            )
+            return
+        self.dismiss(None if index is None else index - offset)

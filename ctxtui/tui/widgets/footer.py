@@ -95,6 +95,30 @@ def fit_entries(found: list[Entry], width: int) -> list[Entry]:
     return [entry for i, entry in enumerate(found) if i in kept]
 
 
+MINOR_FROM = KEEP_ORDER.index("toggle_settings")
+"""Keys from this rank on lose their words before any of them is left out."""
+
+
+def _minor(entry: Entry) -> bool:
+    actions = [a for a in entry.actions if a in KEEP_ORDER]
+    return not entry.label and bool(actions) and KEEP_ORDER.index(actions[0]) >= MINOR_FROM
+
+
+def bare_entries(left: list[Entry], room: int) -> list[Entry]:
+    """Of the single keys ``fit_entries`` left out, those that fit as their key alone, most
+    important first: at 80×24 ``o e u t`` stay on screen without their words (``?`` names
+    them), rather than vanish."""
+    rank = {action: i for i, action in enumerate(KEEP_ORDER)}
+    singles = [e for e in left if not e.label and len(e.keys) == 1 and e.keys[0].action in rank]
+    kept: list[Entry] = []
+    for entry in sorted(singles, key=lambda e: rank[e.keys[0].action]):
+        width = cell_len(entry.keys[0].key_display) + 1
+        if width <= room:
+            kept.append(entry)
+            room -= width
+    return kept
+
+
 class FittingFooter(Footer):
     """A compact ``Footer`` that never cuts a key in half.
 
@@ -162,7 +186,22 @@ class FittingFooter(Footer):
         palette = [e for e in found if e.keys and e.keys[0].has_class("-command-palette")]
         others = [e for e in found if e not in palette]
         room = width - self.LEFT_PADDING - sum(e.width for e in palette)
-        shown = {id(w) for e in fit_entries(others, room) + palette for w in e.widgets}
+        fitted = fit_entries(others, room)
+        left = [e for e in others if e not in fitted]
+        if left:  # the minor keys give up their words together, so fewer of them vanish
+            minor = [e for e in fitted if _minor(e)]
+            fitted = [e for e in fitted if e not in minor]
+            left = [e for e in others if e in minor or e in left]
+        spare = room - sum(e.width for e in fitted)
+        bare = bare_entries(left, spare)
+        spare -= sum(cell_len(e.keys[0].key_display) + 1 for e in bare)
+        for entry in bare:  # in rank order: the most needed get their words back first
+            extra = entry.width - cell_len(entry.keys[0].key_display) - 1
+            if extra <= spare:
+                spare -= extra
+            else:
+                entry.keys[0].description = ""  # the key alone: its words did not fit
+        shown = {id(w) for e in fitted + bare + palette for w in e.widgets}
         self._laid_out_for = width
         if self.compact:
             # Each key's ``compact`` watcher adds this class once mounted, and a class added

@@ -68,7 +68,7 @@ def trigger_cell(plan: Plan, cells: int) -> int | None:
 
 
 COST_MIN_WIDTH = 100
-"""Narrower than this, the API line keeps its own figures and leaves the dollars out."""
+"""Narrower than this, the API line gives the request's dollars without its cache figure."""
 
 
 class BudgetGauge(Widget):
@@ -142,16 +142,20 @@ class BudgetGauge(Widget):
         lines = [figures, self._bar(plan, width), self._legend(plan, width)]
         if reported is not None and not self._compact:
             cost = self._cost_tail()
-            room = width - cost.cell_len if cost.cell_len and width >= COST_MIN_WIDTH else width
+            if width < COST_MIN_WIDTH and cost.cell_len:  # narrow: the dollars, fewer words
+                cost = self._cost_tail(short=True)
+            room = width - cost.cell_len if cost.cell_len and width >= 60 else width
             line = self._reported_line(reported, room)
             lines.append(Text.assemble(line, cost) if room < width else line)
         return Text("\n").join(lines)
 
-    def _cost_tail(self) -> Text:
-        """`` · $0.0107 · cache hit 98%``: the last request priced, when it was."""
+    def _cost_tail(self, short: bool = False) -> Text:
+        """`` · last request $0.0107 · cache hit 98%`` (``short``: without the cache
+        figure): the last request priced, when it was."""
         if not self._cost:
             return Text()
-        return Text.assemble((" · ", self._style("label")), (self._cost, Style(bold=True)))
+        words = self._short_cost() if short else self._cost
+        return Text.assemble((" · ", self._style("label")), (words, Style(bold=True)))
 
     def _with_reported(self, plan: Plan, gap: ReportedGap, width: int) -> Text:
         """The figures line with ``· API 36,796 (+15,049)`` after it, the figures in fewer
@@ -159,13 +163,24 @@ class BudgetGauge(Widget):
         api = f"API {gap.reported:,}"
         over = (f"{api} > window: the run's was larger", f"{api} > window")
         full = f"API reported {gap.reported:,} ({gap.gap:+,})"
-        tails = (*(over if gap.over_window else ()), full, api)
-        for figures in self._figure_variants(plan):
-            for words in tails:
-                tail = Text.assemble(("  · ", self._style("label")), (words, Style(bold=True)))
-                if figures.cell_len + tail.cell_len <= width:
-                    return Text.assemble(figures, tail, no_wrap=True, overflow="ellipsis")
+        tails = (full, api)
+        short = self._short_cost()
+        # a prompt over the window first, then the request's dollars are worth fewer words
+        # in the figures
+        priced = [f"{t} · {short}" for t in tails] if short else []
+        overs = over if gap.over_window else ()
+        over_priced = [f"{o} · {short}" for o in overs] if short else []
+        for group in (over_priced, overs, priced, tails):
+            for figures in self._figure_variants(plan):
+                for words in group:
+                    tail = Text.assemble(("  · ", self._style("label")), (words, Style(bold=True)))
+                    if figures.cell_len + tail.cell_len <= width:
+                        return Text.assemble(figures, tail, no_wrap=True, overflow="ellipsis")
         return self._figures(plan, width)
+
+    def _short_cost(self) -> str:
+        """``last request $0.0108``: the request's dollars without its cache figure."""
+        return self._cost.split(" · ")[0] if self._cost else ""
 
     def _reported_line(self, gap: ReportedGap, width: int) -> Text:
         """The API's count of the last request with usage, this tokenizer's count of the same

@@ -8,6 +8,7 @@ on a row of its own what the importer left out or hid (``SessionMeta.warnings``)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import PurePath
 from typing import ClassVar
 
@@ -17,6 +18,7 @@ from textual.widget import Widget
 
 from ctxtui.core.literal import visible
 from ctxtui.core.planning.plan import Plan
+from ctxtui.core.policies.preset_choice import FROM_TRANSCRIPT
 from ctxtui.core.session.import_notes import warnings_line
 from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
@@ -51,6 +53,15 @@ class SessionBar(Widget):
         self._retention = ""
         self._preset_origin = ""
         self._cost = ""
+        self._compact = False
+
+    def set_compact(self, compact: bool) -> None:
+        """On a short screen (80×24) the notes (the estimator's drift, what the last
+        compaction lost, the recorded compactions and import notes) share one row, cut to
+        the width, so the list keeps its rows (the screen decides when)."""
+        if compact != self._compact:
+            self._compact = compact
+            self.refresh(layout=True)
 
     def show(
         self, session: Session, plan: Plan, *, undo_depth: int = 0, preset_origin: str = ""
@@ -109,7 +120,8 @@ class SessionBar(Widget):
                 # The preset, then the message count, wrap to the next line before the name
                 # gives way (in its middle) to hold the name, format and the rest on one line.
                 first = phrases[0]
-                for last in (4, 3, 2):
+                # a short screen keeps the identity on one line: the name gives way first
+                for last in (5,) if self._compact else (4, 3, 2):
                     identity = sum(p.cell_len + separator.cell_len for p in phrases[1:last])
                     if first.cell_len + identity <= width:
                         break
@@ -119,8 +131,9 @@ class SessionBar(Widget):
             lines.append(self._summary_line(session.meta.summary, plan))
         if session is not None and plan is not None:
             meta = session.meta
-            if meta.warnings or meta.events:
-                lines.append(self._warnings_line(meta.warnings, meta.events))
+            notes = [self._retention, self._estimate] if self._compact else []
+            if meta.warnings or meta.events or any(notes):
+                lines.append(self._warnings_line(meta.warnings, meta.events, notes))
         return Text("\n").join(lines)
 
     def _phrases(self, session: Session, plan: Plan) -> list[Text]:
@@ -136,11 +149,7 @@ class SessionBar(Widget):
             Text(name, component_style(self, "session-bar--name")),
             Text(meta.format),
             count,
-            Text.assemble(
-                ("preset ", label),
-                plan.policy.preset,
-                (f", {self._preset_origin}" if self._preset_origin else "", label),
-            ),
+            Text.assemble(("preset ", label), plan.policy.preset, (self._origin_words(), label)),
             Text.assemble(("tokenizer ", label), plan.tokenizer.used),
         ]
         # The tokenizer's notes are phrases of their own: they take the next line whole
@@ -156,15 +165,26 @@ class SessionBar(Widget):
             phrases.append(Text.assemble(("compacted", warn), undo))
         if self._cost:
             phrases.append(Text(self._cost))
-        phrases += [Text(note, warn) for note in (self._estimate, self._retention) if note]
+        if not self._compact:  # compact, they join the notes' row
+            phrases += [Text(note, warn) for note in (self._estimate, self._retention) if note]
         return phrases
 
-    def _warnings_line(self, warnings: tuple[str, ...], events: tuple[str, ...]) -> Text:
+    def _origin_words(self) -> str:
+        """``, from the transcript``: where the preset came from; a short screen says it
+        only when the transcript chose (the user knows what they typed or set)."""
+        origin = self._preset_origin
+        if not origin or (self._compact and origin != FROM_TRANSCRIPT):
+            return ""
+        return f", {origin}"
+
+    def _warnings_line(
+        self, warnings: tuple[str, ...], events: tuple[str, ...], notes: Sequence[str] = ()
+    ) -> Text:
         """The agent's recorded compactions and what the importer left out or hid
-        (sub-agents, skipped lines), on a row of its own, cut to the width: ``report``
-        prints them whole."""
+        (sub-agents, skipped lines), after any ``notes``, on a row of its own, cut to the
+        width: ``report`` prints them whole."""
         line = Text(no_wrap=True, overflow="ellipsis", end="")
-        words = visible(warnings_line(warnings, events))
+        words = " · ".join(w for w in (*notes, visible(warnings_line(warnings, events))) if w)
         line.append(words, component_style(self, "session-bar--warning"))
         line.truncate(max(self.content_region.width, 20), overflow="ellipsis")
         return line

@@ -24,9 +24,14 @@ from textual.strip import Strip
 from ctxtui.tui.pick_rows import COLUMNS, PickRow
 from ctxtui.tui.widgets.theme_style import component_style
 
-SHRINK = (("project", 12), ("model", 10), ("agent", 8))
+SHRINK = (("model", 10), ("project", 12), ("agent", 8))
 """The columns that give way when the list is narrower than ``COLUMNS`` (80×24), in order,
-each down to its floor: the project first, then the model; started and size stay whole."""
+each down to its floor: the model first (its family reads in ten cells), then the project,
+cut in its middle; started and size stay whole."""
+
+
+MODEL_CELLS = 28
+"""The model column's width when the list has room: ``claude-sonnet-4-5-20250929`` whole."""
 
 
 def fitted_columns(width: int | None = None) -> tuple[tuple[str, int], ...]:
@@ -35,6 +40,11 @@ def fitted_columns(width: int | None = None) -> tuple[tuple[str, int], ...]:
     columns = dict(COLUMNS)
     if width is not None:
         over = sum(columns.values()) + len(columns) - 1 - width
+        if over < 0:  # room to spare: a dated model name whole first, then the project
+            grow = min(-over, MODEL_CELLS - columns["model"])
+            columns["model"] += grow
+            columns["project"] += -over - grow
+            over = 0
         for name, floor in SHRINK:
             give = max(0, min(over, columns[name] - floor))
             columns[name] -= give
@@ -43,14 +53,17 @@ def fitted_columns(width: int | None = None) -> tuple[tuple[str, int], ...]:
 
 
 def _fit(text: str, cells: int, *, keep_end: bool = False) -> str:
-    """``text`` in exactly ``cells`` cells; cut with ``…``, at its start for a project path
-    (whose end names the project)."""
+    """``text`` in exactly ``cells`` cells; cut with ``…``, in its middle for a project path
+    or a file name (its end names the project or the file, its start tells two apart:
+    ``claude…replay.jsonl`` and ``codex_…replay.jsonl``, where both read ``…eplay.jsonl``)."""
     if cell_len(text) <= cells:
         return set_cell_size(text, cells)
     if cells <= 1:
         return "…"[:cells]
     if keep_end:
-        return "…" + set_cell_size(text[::-1], cells - 1)[::-1]
+        head = (cells - 1) // 3
+        tail = set_cell_size(text[::-1], cells - 1 - head)[::-1]
+        return set_cell_size(text, head) + "…" + tail
     return set_cell_size(text, cells - 1) + "…"
 
 
