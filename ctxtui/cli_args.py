@@ -21,8 +21,10 @@ from ctxtui.cli_help import (
     REPORT_EPILOG,
     RETENTION_EPILOG,
     TOKENIZER_HELP,
+    add_json_option,
 )
 from ctxtui.cli_tune import tune_options
+from ctxtui.core.policies.policy import KNOBS
 from ctxtui.core.policies.presets import COMPARED, PRESETS
 from ctxtui.options import clip, dest, knob_help, knob_problem, tokenizer_problem
 
@@ -134,8 +136,6 @@ def add_session_options(p: argparse.ArgumentParser) -> None:
 def add_policy_options(p: argparse.ArgumentParser) -> None:
     """The policy knobs, shared by the app, ``report`` and ``compact``: every row of the knob
     table with a flag, in the table's order, its range and help read from the row."""
-    from ctxtui.core.policies.policy import KNOBS
-
     g = p.add_argument_group(
         "policy",
         "What the simulated context manager does. Each knob starts from the preset's value; "
@@ -145,25 +145,30 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
         "--preset", choices=tuple(PRESETS), default=None, metavar="NAME", help=PRESET_HELP
     )
     for knob in KNOBS.values():
-        if knob.flag is None:
-            continue
-        if knob.kind is str:  # the tokenizer: a spec, worded by the tokenizer list
-            kind: dict[str, Any] = {"type": _tokenizer, "metavar": "SPEC", "help": TOKENIZER_HELP}
-        elif knob.choices:
-            choices = ", ".join(knob.choices)
-            kind = {"choices": knob.choices, "metavar": "MODE"}
-            kind["help"] = f"{knob.help}: {choices}{knob.note}; default: the preset's"
-        else:
-            kind = {"type": _knob_value(knob), "metavar": "N" if knob.kind is int else "F"}
-            kind["help"] = knob_help(knob).replace("%", "%%")  # argparse formats help with %
-        g.add_argument(knob.flag, dest=dest(knob), **kind)
+        _add_knob_option(g, knob)
+
+
+def _add_knob_option(g: argparse._ActionsContainer, knob: Knob) -> None:
+    """A knob's option, if it has a flag: its values checked and its help worded by its row."""
+    if knob.flag is None:
+        return
+    if knob.kind is str:  # the tokenizer: a spec, worded by the tokenizer list
+        kind: dict[str, Any] = {"type": _tokenizer, "metavar": "SPEC", "help": TOKENIZER_HELP}
+    elif knob.choices:
+        choices = ", ".join(knob.choices)
+        kind = {"choices": knob.choices, "metavar": "MODE"}
+        kind["help"] = f"{knob.help}: {choices}{knob.note}; default: the preset's"
+    else:
+        kind = {"type": _knob_value(knob), "metavar": "N" if knob.kind is int else "F"}
+        kind["help"] = knob_help(knob).replace("%", "%%")  # argparse formats help with %
+    g.add_argument(knob.flag, dest=dest(knob), **kind)
 
 
 # -- the sub-commands ------------------------------------------------------------------------
 
 
 def _report_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="print one JSON document")
+    add_json_option(p)
     p.add_argument(
         "--html",
         action="store_true",
@@ -257,10 +262,6 @@ def _compact_options(compact: argparse.ArgumentParser) -> None:
     add_llm_options(compact)
 
 
-def _json_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="print one JSON document")
-
-
 def _compare_options(compare: argparse.ArgumentParser) -> None:
     compare.add_argument(
         "--presets",
@@ -268,9 +269,9 @@ def _compare_options(compare: argparse.ArgumentParser) -> None:
         metavar="A,B,...",
         help=f"the presets to compare, comma-separated; default: {','.join(COMPARED)}",
     )
-    compare.add_argument("--json", action="store_true", help="print one JSON document")
-    compare.add_argument("--context-window", type=_count, metavar="N", help="for every preset")
-    compare.add_argument("--max-tokens", type=_count, metavar="N", help="for every preset")
+    add_json_option(compare)
+    _add_knob_option(compare, KNOBS["context_window"])  # for every preset compared
+    _add_knob_option(compare, KNOBS["max_tokens"])
     compare.add_argument(
         "--replay",
         action="store_true",
@@ -286,7 +287,7 @@ def _presets_options(presets: argparse.ArgumentParser) -> None:
 
 
 def _sessions_options(sessions: argparse.ArgumentParser) -> None:
-    sessions.add_argument("--json", action="store_true", help="print one JSON document")
+    add_json_option(sessions)
     sessions.add_argument(
         "--count",
         action="store_true",
@@ -372,7 +373,7 @@ COMMANDS: tuple[Command, ...] = (
         "agent really ran, and how far each tokenizer is from the reported figures. Without "
         "--json a table; with --json one document (schema ctxtui.replay/2).",
         REPLAY_EPILOG,
-        _json_option,
+        add_json_option,
     ),
     Command(
         "retention",
@@ -386,7 +387,7 @@ COMMANDS: tuple[Command, ...] = (
         "messages, then the stand-in a compaction would write now. Without --json a table; with "
         "--json one document (schema ctxtui.retention/2). docs/retention.md has the rules.",
         RETENTION_EPILOG,
-        _json_option,
+        add_json_option,
     ),
     Command(
         "compare",
@@ -411,7 +412,7 @@ COMMANDS: tuple[Command, ...] = (
         "fitted to it (its agent's preset unless --preset is given), and the trigger the agent "
         "was seen to use (the band of its automatic compactions) is compared with the "
         "configured one. --json prints schema ctxtui.policy/1.",
-        add_options=_json_option,
+        add_options=add_json_option,
         session="optional",
     ),
     Command(

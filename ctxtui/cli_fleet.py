@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Callable
 from datetime import date
 
+from ctxtui.cli_help import add_json_option
 from ctxtui.core.fleet import PERIODS
 from ctxtui.core.session.formats import FORMAT_NAMES
 
@@ -33,7 +34,7 @@ def fleet_options(
         help="session files, or directories to search for them; default: every session "
         "'ctxtui sessions' lists",
     )
-    fleet.add_argument("--json", action="store_true", help="print one JSON document")
+    add_json_option(fleet)
     fleet.add_argument(
         "--compare",
         metavar="A,B,...",

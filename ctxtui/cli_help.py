@@ -30,6 +30,13 @@ SESSION_HELP = (
 )
 
 
+def add_json_option(p: argparse.ArgumentParser, schema: str = "") -> None:
+    """``--json``, worded once for every command that prints one document (``schema``: its
+    schema, when the help names it)."""
+    words = f"print one JSON document ({schema})" if schema else "print one JSON document"
+    p.add_argument("--json", action="store_true", help=words)
+
+
 def _listed(specs: list[TokenizerSpec]) -> str:
     return ", ".join(f"'{t.spec}' ({t.what})" for t in specs)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from ctxtui.cli_help import add_json_option
 from ctxtui.core.session.formats import FORMAT_NAMES
 from ctxtui.core.tuning.score import OBJECTIVES
 from ctxtui.core.tuning.space import TUNABLE
@@ -57,7 +58,7 @@ def tune_options(tune: argparse.ArgumentParser, whole: Callable[[str], int]) -> 
         help="the seed of the random 80 %% of sessions chosen on (the rest are held out); "
         "default: 0",
     )
-    tune.add_argument("--json", action="store_true", help="print one JSON document (ctxtui.tune/1)")
+    add_json_option(tune, "ctxtui.tune/1")
     tune.add_argument(
         "--write-config",
         action="store_true",

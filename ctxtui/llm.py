@@ -23,11 +23,12 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 from urllib.parse import SplitResult, urlsplit
 
 from ctxtui.core.literal import visible
+from ctxtui.core.summaries.summary import SUMMARY_TEMPLATE
 from ctxtui.llm_wire import (
     MAX_ANSWER_BYTES,
     Stop,
@@ -42,9 +43,13 @@ from ctxtui.llm_wire import (
     shown_url,
 )
 
+if TYPE_CHECKING:
+    from ctxtui.core.compacting.leaf_calls import LeafCalls
+
 __all__ = [
     "CallUsage",
     "Endpoint",
+    "Hooks",
     "LLMSummary",
     "Stop",
     "SummarizerError",
@@ -53,6 +58,7 @@ __all__ = [
     "resolve_endpoint",
     "shown_url",
     "summarize",
+    "summarize_leaves",
 ]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -65,6 +71,32 @@ _LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 Delta = Callable[[str], None]
 StopCheck = Callable[[], bool]
+
+
+def _no_text(_text: str) -> None:
+    return None
+
+
+def _no_progress(_done: int, _total: int) -> None:
+    return None
+
+
+def _never() -> bool:
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Hooks:
+    """Who hears a summary while it is written and who may stop it: each piece of text as it
+    streams in, each call as it starts (``done, total``), and a check made between pieces."""
+
+    on_delta: Delta = _no_text
+    on_progress: Callable[[int, int], None] = _no_progress
+    should_stop: StopCheck = _never
+
+
+QUIET = Hooks()
+"""Nobody listens, nothing stops the call but its timeout."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +147,6 @@ def resolve_endpoint(
     *,
     base_url: str | None,
     model: str | None,
-    api_key: str | None = None,
     timeout: float | None = None,
     env: Mapping[str, str] | None = None,
     allow_http: bool = False,
@@ -135,7 +166,7 @@ def resolve_endpoint(
     wait = DEFAULT_TIMEOUT if timeout is None else timeout
     if not 0 < wait <= MAX_TIMEOUT:
         raise SummarizerError(f"--llm-timeout: expected seconds in (0, {MAX_TIMEOUT:g}]")
-    endpoint = Endpoint(url, model, api_key or env.get("OPENAI_API_KEY") or None, wait)
+    endpoint = Endpoint(url, model, env.get("OPENAI_API_KEY") or None, wait)
     if endpoint.api_key is None and not endpoint.is_loopback:
         raise SummarizerError(
             f"no API key for {shown_url(url)}: set OPENAI_API_KEY (a local server on 127.0.0.1 "
@@ -271,7 +302,7 @@ def _request_body(endpoint: Endpoint, prompt: str) -> dict[str, Any]:
     }
 
 
-def _read_answer(response: Any, answer: _Answer, on_delta: Delta, should_stop: StopCheck) -> None:
+def _read_answer(response: Any, answer: _Answer, hooks: Hooks) -> None:
     """Fill ``answer`` from a streamed (or, from servers that ignore ``stream``, plain) reply."""
     if "text/event-stream" not in response.headers.get("content-type", ""):
         try:
@@ -280,30 +311,33 @@ def _read_answer(response: Any, answer: _Answer, on_delta: Delta, should_stop: S
             raise SummarizerError("the endpoint's answer is not JSON") from None
         if not isinstance(doc, dict):
             raise SummarizerError("the endpoint's answer is not a JSON object")
-        answer.add(_delta_text(doc), on_delta)
+        answer.add(_delta_text(doc), hooks.on_delta)
         model = doc.get("model")
         answer.model = model if isinstance(model, str) and model else answer.model
         answer.usage = _usage(doc) or answer.usage
         return
     for chunk in _chunks(lines_of(capped_body(response, MAX_ANSWER_BYTES))):
-        if should_stop():
+        if hooks.should_stop():
             raise SummaryCancelledError("cancelled: the summary call was stopped")
         text = _delta_text(chunk)
         if text:
-            answer.add(text, on_delta)
+            answer.add(text, hooks.on_delta)
         if isinstance(chunk.get("model"), str) and chunk["model"]:
             answer.model = chunk["model"]
         answer.usage = _usage(chunk) or answer.usage
 
 
-def _call_once(
-    client: Any,
-    endpoint: Endpoint,
-    prompt: str,
-    on_delta: Delta,
-    should_stop: StopCheck,
-    seconds: float,
-) -> _Answer:
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """One chat completion: the client it goes through, where, what it sends, who hears it."""
+
+    client: Any
+    endpoint: Endpoint
+    prompt: str
+    hooks: Hooks
+
+
+def _call_once(call: _Call, seconds: float) -> _Answer:
     """One attempt, ended by its watchdog whatever it waits for.
 
     The request runs in a thread of its own, because one wait is out of the watchdog's reach:
@@ -311,6 +345,7 @@ def _call_once(
     watchdog fires, the attempt is over for the caller; a lookup still hanging is left to end
     in its daemon thread, and its socket is shut as soon as it connects.
     """
+    endpoint = call.endpoint
     answer = _Answer(model=endpoint.model)
     timed_out = _RetryableError(f"no answer from {endpoint.shown} within {endpoint.timeout:g} s")
     failure: list[BaseException] = []
@@ -318,13 +353,13 @@ def _call_once(
 
     def attempt() -> None:
         try:
-            _request(client, endpoint, prompt, on_delta, should_stop, watchdog, answer, timed_out)
+            _request(call, watchdog, answer, timed_out)
         except BaseException as exc:  # raised again in the caller's thread
             failure.append(exc)
         finally:
             done.set()
 
-    with Watchdog(seconds, should_stop) as watchdog:
+    with Watchdog(seconds, call.hooks.should_stop) as watchdog:
         threading.Thread(target=attempt, name="ctxtui-llm-attempt", daemon=True).start()
         while not done.wait(POLL_SECONDS):
             if watchdog.fired.is_set():
@@ -342,27 +377,19 @@ SHUT_GRACE = 0.2
 """Seconds an attempt whose socket was shut gets to return before the caller moves on."""
 
 
-def _request(
-    client: Any,
-    endpoint: Endpoint,
-    prompt: str,
-    on_delta: Delta,
-    should_stop: StopCheck,
-    watchdog: Watchdog,
-    answer: _Answer,
-    timed_out: _RetryableError,
-) -> None:
+def _request(call: _Call, watchdog: Watchdog, answer: _Answer, timed_out: _RetryableError) -> None:
     import httpx
 
+    endpoint = call.endpoint
     headers = {"Accept": "text/event-stream", "Accept-Encoding": "gzip, identity"}
     if endpoint.api_key:
         headers["Authorization"] = f"Bearer {endpoint.api_key}"
     where = endpoint.shown
     try:
-        with client.stream(
+        with call.client.stream(
             "POST",
             endpoint.url,
-            json=_request_body(endpoint, prompt),
+            json=_request_body(endpoint, call.prompt),
             headers=headers,
             extensions={"trace": watchdog.trace},
         ) as response:
@@ -375,7 +402,7 @@ def _request(
                 message += f" ({detail})" if detail else ""
                 retry = response.status_code == 429 or response.status_code >= 500
                 raise (_RetryableError if retry else SummarizerError)(message)
-            _read_answer(response, answer, on_delta, should_stop)
+            _read_answer(response, answer, call.hooks)
     except httpx.TimeoutException:
         raise timed_out from None
     except (httpx.InvalidURL, httpx.UnsupportedProtocol) as err:
@@ -409,12 +436,7 @@ def _client(endpoint: Endpoint) -> Any:
 
 
 def complete(
-    endpoint: Endpoint,
-    prompt: str,
-    *,
-    on_delta: Delta = lambda _text: None,
-    should_stop: StopCheck = lambda: False,
-    client: Any = None,
+    endpoint: Endpoint, prompt: str, *, hooks: Hooks = QUIET, client: Any = None
 ) -> _Answer:
     """One chat completion, streamed; one retry when nothing had arrived yet.
 
@@ -428,17 +450,18 @@ def complete(
 
     def counting(text: str) -> None:
         streamed.append(text)
-        on_delta(text)
+        hooks.on_delta(text)
 
+    call = _Call(client, endpoint, prompt, replace(hooks, on_delta=counting))
     try:
         try:
-            return _call_once(client, endpoint, prompt, counting, should_stop, endpoint.timeout)
+            return _call_once(call, endpoint.timeout)
         except _RetryableError as first:
             left = min(endpoint.timeout, deadline - time.monotonic())
-            if streamed or should_stop() or left <= 0.05:
+            if streamed or hooks.should_stop() or left <= 0.05:
                 raise SummarizerError(str(first)) from None
             try:
-                return _call_once(client, endpoint, prompt, counting, should_stop, left)
+                return _call_once(call, left)
             except _RetryableError as second:
                 raise SummarizerError(f"{second} (tried twice)") from None
     finally:
@@ -451,10 +474,7 @@ def summarize(
     prompt_for: Callable[[int, str], str],
     calls: int,
     headings: Sequence[str] = (),
-    *,
-    on_delta: Delta = lambda _text: None,
-    on_progress: Callable[[int, int], None] = lambda _done, _total: None,
-    should_stop: StopCheck = lambda: False,
+    hooks: Hooks = QUIET,
 ) -> LLMSummary:
     """Run ``calls`` leaf calls in order; ``prompt_for(i, previous)`` builds call ``i``'s prompt.
 
@@ -466,19 +486,20 @@ def summarize(
     usage, model, previous = CallUsage(), endpoint.model, ""
     with _client(endpoint) as client:
         for i in range(calls):
-            on_progress(i, calls)
-            if should_stop():
+            hooks.on_progress(i, calls)
+            if hooks.should_stop():
                 raise SummaryCancelledError("cancelled: the summary call was stopped")
-            answer = complete(
-                endpoint,
-                prompt_for(i, previous),
-                on_delta=on_delta,
-                should_stop=should_stop,
-                client=client,
-            )
+            answer = complete(endpoint, prompt_for(i, previous), hooks=hooks, client=client)
             previous = "".join(answer.text).strip()
             usage, model = usage + answer.usage, answer.model or model
             if not previous:
                 raise SummarizerError(f"the model returned an empty summary (call {i + 1})")
-    on_progress(calls, calls)
+    hooks.on_progress(calls, calls)
     return LLMSummary(previous, model, usage, calls, missing_sections(previous, headings))
+
+
+def summarize_leaves(endpoint: Endpoint, calls: LeafCalls, hooks: Hooks = QUIET) -> LLMSummary:
+    """One compaction's leaf calls sent in order; a structured summary is checked against the
+    plan's template headings (both shells send them so)."""
+    headings = template_headings(SUMMARY_TEMPLATE) if calls.structured else ()
+    return summarize(endpoint, calls.prompt, len(calls), headings, hooks)

@@ -21,7 +21,6 @@ from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reason_effects import reason_effect
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Session
-from ctxtui.core.summaries.summary import SUMMARY_TEMPLATE
 from ctxtui.core.wording import a, plural
 from ctxtui.importers import source_protection
 from ctxtui.store_guard import store_refusal
@@ -180,7 +179,7 @@ def _llm_summary(
     """Send the compaction's leaf calls to the endpoint and print the summary once it is whole;
     the session to write and the failure, if any (then the stand-in is printed instead). A call
     that fails half-way prints none of its text: a broken stream could hold 256 KB of it."""
-    from ctxtui.llm import SummarizerError, summarize, template_headings
+    from ctxtui.llm import Hooks, SummarizerError, summarize_leaves
 
     calls = leaf_calls(
         planned.session, planned.plan, result, planned.engine.tokenizer(planned.policy)
@@ -197,12 +196,9 @@ def _llm_summary(
             )
         )
         return result.session, None
-    headings = template_headings(SUMMARY_TEMPLATE) if calls.structured else ()
     say("\n=== summary ===", flush=True)
     try:
-        summary = summarize(
-            endpoint, calls.prompt, len(calls), headings, on_progress=_call_progress
-        )
+        summary = summarize_leaves(endpoint, calls, Hooks(on_progress=_call_progress))
     except SummarizerError as err:
         say("(the local stand-in, because the LLM call failed)")
         say(result.summary_text)

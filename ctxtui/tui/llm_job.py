@@ -16,15 +16,14 @@ from textual.message import Message
 from textual.worker import get_current_worker
 
 from ctxtui.core.compacting.leaf_calls import LeafCalls
-from ctxtui.core.summaries.summary import SUMMARY_TEMPLATE
 from ctxtui.llm import (
     Endpoint,
+    Hooks,
     LLMSummary,
     Stop,
     SummarizerError,
     resolve_endpoint,
-    summarize,
-    template_headings,
+    summarize_leaves,
 )
 from ctxtui.tui.jobs import bug_line
 from ctxtui.tui.settings import LLMSettings
@@ -100,8 +99,6 @@ def run_summary(
     def should_stop() -> bool:
         return pressed() or worker.is_cancelled
 
-    headings = template_headings(SUMMARY_TEMPLATE) if calls.structured else ()
-
     def piece(text: str) -> None:
         post(SummaryPiece(ticket, text))
 
@@ -110,15 +107,8 @@ def run_summary(
             post(SummaryCall(ticket, done, total))
 
     try:
-        summary = summarize(
-            endpoint,
-            calls.prompt,
-            len(calls),
-            headings,
-            on_delta=piece,
-            on_progress=progress,
-            should_stop=pressed if stop is not None else should_stop,
-        )
+        hooks = Hooks(piece, progress, pressed if stop is not None else should_stop)
+        summary = summarize_leaves(endpoint, calls, hooks)
     except SummarizerError as err:
         post(SummaryFailed(ticket, str(err)))
     except Exception as err:  # a bug in the client must not take the app down

@@ -43,6 +43,22 @@ def test_the_options_are_exactly_the_rows_with_a_flag(capsys: pytest.CaptureFixt
     assert listed == [k.flag for k in KNOBS.values() if k.flag]
 
 
+@pytest.mark.parametrize("name", ["context_window", "max_tokens"])
+def test_compare_takes_the_window_knobs_from_their_rows(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    knob = KNOBS[name]
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    entry = text.split(f" {knob.flag} ", 1)[1]
+    assert entry.startswith(" ".join(f"N {knob_help(knob)}".split()))
+    with pytest.raises(SystemExit):
+        main(["compare", str(demo_session_path()), str(knob.flag), "100000001"])
+    refused = f"{knob.flag}: expected {range_words(knob)}, got 100000001"
+    assert refused in " ".join(capsys.readouterr().err.split())
+
+
 NEW_PRESET = """
 import sys
 from ctxtui.core.policies.presets import PRESETS, Preset

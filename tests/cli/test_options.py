@@ -239,7 +239,9 @@ def test_compare_words_a_refused_knob_as_report_does(capsys: pytest.CaptureFixtu
     from ctxtui.samples import demo_session_path
 
     demo = str(demo_session_path())
-    assert main(["compare", demo, "--context-window", "100"]) == EXIT_USAGE
+    with pytest.raises(SystemExit) as refused:  # at the flag, as report refuses it
+        main(["compare", demo, "--context-window", "100"])
+    assert refused.value.code == EXIT_USAGE
     assert "--context-window: expected 256 to 100,000,000, got 100" in capsys.readouterr().err
     assert main(["compare", demo, "--context-window", "1000", "--max-tokens", "2000"]) == EXIT_USAGE
     assert "--max-tokens (2,000) must be smaller than --context-window (1,000)" in (

@@ -6,14 +6,18 @@ import threading
 
 import pytest
 
+from ctxtui.core.compacting.leaf_calls import LeafCalls
+from ctxtui.core.session.models import Message, Session
 from ctxtui.core.summaries.summary import SUMMARY_TEMPLATE
 from ctxtui.llm import (
     Endpoint,
+    Hooks,
     SummarizerError,
     SummaryCancelledError,
     missing_sections,
     resolve_endpoint,
     summarize,
+    summarize_leaves,
     template_headings,
 )
 from tests.llm.server import SUMMARY, Behaviour, serve
@@ -29,7 +33,7 @@ def test_a_streamed_summary_arrives_in_pieces_with_its_usage() -> None:
     pieces: list[str] = []
     with serve() as (url, behaviour):
         result = summarize(
-            _endpoint(url), lambda i, prev: "PROMPT", 1, HEADINGS, on_delta=pieces.append
+            _endpoint(url), lambda i, prev: "PROMPT", 1, HEADINGS, Hooks(on_delta=pieces.append)
         )
     assert result.text == SUMMARY.strip()
     assert len(pieces) > 3 and "".join(pieces) == SUMMARY
@@ -62,7 +66,7 @@ def test_leaf_calls_run_in_order_each_given_the_previous_summary() -> None:
             prompt_for,
             3,
             HEADINGS,
-            on_progress=lambda d, t: progress.append((d, t)),
+            Hooks(on_progress=lambda d, t: progress.append((d, t))),
         )
     assert [i for i, _ in seen] == [0, 1, 2]
     assert seen[0][1] == "" and seen[1][1] == SUMMARY.strip()
@@ -81,6 +85,22 @@ def test_missing_template_sections_are_named() -> None:
     assert "## Goal" not in result.missing_sections
     assert "## Next Steps" in result.missing_sections
     assert missing_sections("## Goal\n## Next Steps", ["## Goal", "## Next Steps"]) == ()
+
+
+@pytest.mark.parametrize("structured", [True, False])
+def test_leaf_calls_are_sent_in_order_and_checked_against_the_template_if_structured(
+    structured: bool,
+) -> None:
+    session = Session(
+        messages=(Message(role="user", content="first"), Message(role="user", content="second"))
+    )
+    calls = LeafCalls(session, ((0, 0), (1, 1)), (100, 100), structured)
+    with serve(Behaviour(text="## Goal\nFix it.\n")) as (url, behaviour):
+        result = summarize_leaves(_endpoint(url), calls)
+    sent = [r["messages"][0]["content"] for r in behaviour.requests]
+    assert sent == [calls.prompt(0), calls.prompt(1, "## Goal\nFix it.")]
+    assert result.calls == 2
+    assert ("## Next Steps" in result.missing_sections) is structured
 
 
 @pytest.mark.parametrize("status", [400, 401, 404])
@@ -169,8 +189,7 @@ def test_cancelling_stops_the_stream() -> None:
             _endpoint(url),
             lambda i, prev: "P",
             1,
-            on_delta=lambda _text: stop.set(),
-            should_stop=stop.is_set,
+            hooks=Hooks(on_delta=lambda _text: stop.set(), should_stop=stop.is_set),
         )
 
 

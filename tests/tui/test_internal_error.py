@@ -115,7 +115,7 @@ def _failing_jobs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[Any]:
     monkeypatch.setattr(jobs, "get_current_worker", lambda: SimpleNamespace(is_cancelled=False))
     monkeypatch.setattr(ctxtui.system.export, "write_session", boom)
     monkeypatch.setattr(Engine, "run", boom)
-    monkeypatch.setattr(llm_job, "summarize", boom)
+    monkeypatch.setattr(llm_job, "summarize_leaves", boom)
     monkeypatch.setattr(llm_job, "get_current_worker", lambda: SimpleNamespace(is_cancelled=False))
     monkeypatch.setattr(
         timeline_jobs, "get_current_worker", lambda: SimpleNamespace(is_cancelled=False)

@@ -22,7 +22,7 @@ from ctxtui.core.planning.overflow import RequestParts, overflow_info
 from ctxtui.core.planning.picoclaw_legacy import emergency_note
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import build_plan
-from ctxtui.core.policies.policy import CompactionStyle, SummaryTemplate
+from ctxtui.core.policies.policy import CompactionStyle
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Message, Session, SessionMeta
 from ctxtui.core.summaries.leaf_prompt import (
@@ -36,6 +36,7 @@ from ctxtui.core.summaries.summary import (
     StructuredSummary,
     build_structured_summary,
 )
+from ctxtui.core.summaries.summary_template import SummaryTemplate
 from ctxtui.core.summaries.templates import (
     CLAUDE_CODE_CONTINUATION,
     codex_summary_message,
@@ -163,7 +164,7 @@ def _summarize(
 ) -> _Rewrite:
     """One summary message under the policy's template (plan, OpenCode, Claude Code, leaf)."""
     policy = plan.policy
-    template = policy.summary_template.value
+    template = policy.summary_template
     structured = policy.structured_summaries
     old = session.messages
     summary: StructuredSummary | None = None
@@ -253,8 +254,8 @@ def _recent_user_messages(session: Session, plan: Plan, first: int, last: int) -
 def _codex(session: Session, plan: Plan, first: int, last: int) -> _Rewrite:
     """Codex's rebuilt history: recent user messages, then one summary user message."""
     summary = build_structured_summary(session, first, last)
-    text = render_for(plan.policy.summary_template.value, summary)
-    prompt = template_prompt(plan.policy.summary_template.value, session, first, last) or ""
+    text = render_for(plan.policy.summary_template, summary)
+    prompt = template_prompt(plan.policy.summary_template, session, first, last) or ""
     users = _recent_user_messages(session, plan, first, last)
     message = Message(
         role="user",

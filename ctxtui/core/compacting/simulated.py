@@ -11,11 +11,12 @@ from dataclasses import dataclass
 
 from ctxtui.core.compacting.compaction import _legacy_summarize, _replaced_range, compact
 from ctxtui.core.planning.plan import Plan
-from ctxtui.core.policies.policy import CompactionStyle, Policy, SummaryTemplate
+from ctxtui.core.policies.policy import CompactionStyle, Policy
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Message, Session
 from ctxtui.core.summaries.leaf_prompt import legacy_fallback_text
 from ctxtui.core.summaries.summary import build_structured_summary
+from ctxtui.core.summaries.summary_template import SummaryTemplate
 from ctxtui.core.summaries.templates import CLAUDE_CODE_CONTINUATION, render_for
 from ctxtui.core.tokens.tokenizers import Tokenizer
 
@@ -61,7 +62,7 @@ def summary_message(session: Session, policy: Policy, first: int, last: int) -> 
     """The summary message ``compact`` puts in place of ``messages[first:last + 1]``."""
     template = policy.summary_template
     if policy.structured_summaries:
-        text = render_for(template.value, build_structured_summary(session, first, last))
+        text = render_for(template, build_structured_summary(session, first, last))
     else:
         text = legacy_fallback_text(session, first, last)
     if template is SummaryTemplate.CLAUDE_CODE:

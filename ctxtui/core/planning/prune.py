@@ -15,12 +15,13 @@ from operator import sub
 from typing import overload
 
 from ctxtui.core.planning.plan import PrunedOutput
+from ctxtui.core.policies.modes import PruneStub
 from ctxtui.core.policies.policy import Policy
 from ctxtui.core.session.models import Message, PartKind, Session
 from ctxtui.core.tokens.tokenizers import Tokenizer
 
-STUB = "[Tool output pruned — use expand for details]"
-"""The plan's stub text, byte for byte (em dash). Seahorse cannot expand it back (X26)."""
+STUB: str = PruneStub.PLAN.value
+"""The plan's stub text (its ``PruneStub`` row). Seahorse cannot expand it back (X26)."""
 
 CLAUDE_CODE_TOOLS = frozenset(
     {"Read", "Bash", "Grep", "Glob", "Edit", "Write", "WebFetch", "WebSearch"}

@@ -74,15 +74,5 @@ class CompactionStyle(StrEnum):
     LEAF = "leaf"  # PicoClaw seahorse: the oldest run outside the tail becomes a leaf summary
 
 
-class SummaryTemplate(StrEnum):
-    """Whose summary a compaction writes (the templates live in ``core.summaries.summary``)."""
-
-    PLAN = "plan"  # the plan's six sections
-    OPENCODE = "opencode"  # Objective / Important Details / Work State / Next Move / Files
-    CODEX = "codex"  # the handoff prompt; the summary follows Codex's prefix
-    CLAUDE_CODE = "claude_code"  # the nine sections
-    PICOCLAW = "picoclaw"  # free text: seahorse's leaf text, legacy's summarizeBatch
-
-
 UNCAPPED = 100_000_000
 """A cap no window reaches: the whole figure counts."""

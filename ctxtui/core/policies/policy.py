@@ -30,13 +30,13 @@ from ctxtui.core.policies.modes import (
     PruneMode,
     PruneStub,
     PruneTools,
-    SummaryTemplate,
     TailMode,
     TriggerCheck,
     TriggerCount,
     TruncateStyle,
 )
 from ctxtui.core.policies.presets import DEFAULT_PRESET, PRESETS, Preset
+from ctxtui.core.summaries.summary_template import SummaryTemplate
 from ctxtui.core.tokens.specs import TOKENIZER_PATTERN, tokenizer_names
 
 if TYPE_CHECKING:

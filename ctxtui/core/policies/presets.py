@@ -16,12 +16,12 @@ from ctxtui.core.policies.modes import (
     PruneMode,
     PruneStub,
     PruneTools,
-    SummaryTemplate,
     TailMode,
     TriggerCheck,
     TriggerCount,
     TruncateStyle,
 )
+from ctxtui.core.summaries.summary_template import SummaryTemplate
 
 
 @dataclass(frozen=True, slots=True)

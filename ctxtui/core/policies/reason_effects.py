@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxtui.core.policies.policy import Policy, SummaryTemplate
+from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.summaries.summary_template import SummaryTemplate
 
 WHEN: dict[str, str] = {
     "proactive": "Before the LLM call: the next request would not fit the budget.",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ctxtui.core.session.models import Message, Session
 from ctxtui.core.summaries.seahorse import SUMMARY_SHARE, leaf_target
 from ctxtui.core.summaries.summary import StructuredSummary
+from ctxtui.core.summaries.summary_template import SummaryTemplate
 
 # -- OpenCode --------------------------------------------------------------------------------
 
@@ -97,9 +98,9 @@ CLAUDE_CODE_RULES = (
 
 # -- the layouts ---------------------------------------------------------------------------------
 
-_LAYOUTS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
+_LAYOUTS: dict[SummaryTemplate, tuple[tuple[str, tuple[str, ...]], ...]] = {
     # heading → the offline summary's sections whose bullets go under it
-    "opencode": (
+    SummaryTemplate.OPENCODE: (
         ("## Objective", ("Goal",)),
         ("## Important Details", ("Constraints", "Key Decisions")),
         ("## Work State", ()),
@@ -109,14 +110,14 @@ _LAYOUTS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
         ("## Next Move", ("Next Steps",)),
         ("## Relevant Files", ("Critical Context",)),
     ),
-    "codex": (
+    SummaryTemplate.CODEX: (
         ("Goal", ("Goal",)),
         ("Progress and decisions", ("Progress", "Key Decisions")),
         ("Context and constraints", ("Constraints",)),
         ("What remains", ("Next Steps",)),
         ("Critical data", ("Critical Context",)),
     ),
-    "claude_code": tuple(
+    SummaryTemplate.CLAUDE_CODE: tuple(
         (f"{n}. {title}", src)
         for n, (title, src) in enumerate(
             zip(
@@ -140,7 +141,7 @@ _LAYOUTS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
 }
 
 
-def render_for(template: str, summary: StructuredSummary) -> str:
+def render_for(template: SummaryTemplate, summary: StructuredSummary) -> str:
     """The offline summary under ``template``'s headings (the plan's own for ``plan``)."""
     layout = _LAYOUTS.get(template)
     if layout is None:
@@ -157,7 +158,7 @@ def render_for(template: str, summary: StructuredSummary) -> str:
         body = "\n".join(lines) if lines else "(none)"
         blocks.append(f"{heading}\n{body}")
     text = "\n\n".join(blocks)
-    if template == "claude_code":
+    if template is SummaryTemplate.CLAUDE_CODE:
         return f"<summary>\n{text}\n</summary>"
     return text
 
@@ -185,34 +186,37 @@ def _labelled(m: Message) -> list[str]:
     return out
 
 
-def template_prompt(template: str, session: Session, first: int, last: int) -> str | None:
+def template_prompt(
+    template: SummaryTemplate, session: Session, first: int, last: int
+) -> str | None:
     """The prompt ``template``'s agent sends its summariser, or ``None`` for the plan's own."""
-    if template not in ("opencode", "codex", "claude_code"):
+    if template not in _LAYOUTS:
         return None  # before the transcript: at 100k replaced messages it takes a second
     transcript = labelled_transcript(session, first, last)
-    if template == "opencode":
+    if template is SummaryTemplate.OPENCODE:
         headings = "\n".join(OPENCODE_HEADINGS)
         return f"{transcript}\n\n[User]: {OPENCODE_USER_MESSAGE}\n\n{OPENCODE_RULES}\n\n{headings}"
-    if template == "codex":
+    if template is SummaryTemplate.CODEX:
         return f"{transcript}\n\n{CODEX_PROMPT}"
-    if template == "claude_code":
+    if template is SummaryTemplate.CLAUDE_CODE:
         sections = "\n".join(f"{n}. {t}" for n, t in enumerate(CLAUDE_CODE_SECTIONS, start=1))
         return f"{transcript}\n\n{CLAUDE_CODE_RULES}\n{sections}"
     return None
 
 
-SUMMARY_CAPS: dict[str, int] = {
-    "plan": 1_200,  # seahorse's leaf target, which the plan's prompt asks for
-    "picoclaw": 1_200,
-    "opencode": OPENCODE_SUMMARY_TOKENS,
-    "codex": OPENCODE_SUMMARY_TOKENS,  # no published cap: OpenCode's, as an estimate
-    "claude_code": OPENCODE_SUMMARY_TOKENS,  # no published cap: OpenCode's, as an estimate
+SUMMARY_CAPS: dict[SummaryTemplate, int] = {
+    SummaryTemplate.PLAN: 1_200,  # seahorse's leaf target, which the plan's prompt asks for
+    SummaryTemplate.PICOCLAW: 1_200,
+    SummaryTemplate.OPENCODE: OPENCODE_SUMMARY_TOKENS,
+    # Codex and Claude Code publish no cap: OpenCode's, as an estimate
+    SummaryTemplate.CODEX: OPENCODE_SUMMARY_TOKENS,
+    SummaryTemplate.CLAUDE_CODE: OPENCODE_SUMMARY_TOKENS,
 }
 
 
-def summary_estimate(template: str, input_tokens: int) -> int:
+def summary_estimate(template: SummaryTemplate, input_tokens: int) -> int:
     """A forecast of a summary's size: ``min(cap, int(0.35 · input))`` (seahorse's share)."""
-    if template in ("plan", "picoclaw"):
+    if template in (SummaryTemplate.PLAN, SummaryTemplate.PICOCLAW):
         return leaf_target(input_tokens)
-    cap = SUMMARY_CAPS.get(template, OPENCODE_SUMMARY_TOKENS)
+    cap = SUMMARY_CAPS[template]
     return min(cap, int(input_tokens * SUMMARY_SHARE))
