@@ -176,3 +176,36 @@ def test_a_history_read_for_another_session_is_dropped() -> None:
     assert kept.history is other and kept.fit is fit
     assert kept.with_history(shown, other, None).fit is fit, "no fit keeps the one known"
     assert kept.grown(other).history is None, "a grown file's history is read again"
+
+
+async def test_s_opens_while_a_replay_is_still_running(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The timeline's replay is held on an event; back on the main screen, ``s`` opens the
+    settings and the keys move while it still runs."""
+    from ctxtui.core.engine import Run
+    from ctxtui.tui.screens.timeline import TimelineScreen
+
+    gate, started = threading.Event(), threading.Event()
+    real = Engine.run
+
+    def held(self: Engine, policy: Policy, **kwargs: Any) -> Run | None:
+        started.set()
+        assert gate.wait(60), "the test never released the replay"
+        return real(self, policy, **kwargs)
+
+    monkeypatch.setattr(Engine, "run", held)
+    app = app_for(replay_sample())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await until(pilot, started.is_set, "the replay to start")
+        assert isinstance(app.screen, TimelineScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, TimelineScreen)
+        panel = app.screen.query_one(SettingsPanel)
+        await pilot.press("s")
+        assert panel.display
+        await until(pilot, lambda: panel.built and not panel.loading, "the controls")
+        assert not gate.is_set(), "the replay is still held"
+        await pilot.press("escape", "down")
+        assert app.screen.query_one(MessageList).cursor == 1
+        gate.set()
