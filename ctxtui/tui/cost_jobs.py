@@ -57,23 +57,17 @@ class SessionTotalReady(Message):
     words: str
 
 
-def price_whole(post: Post, session: Session, reread: bool = True) -> None:
-    """The session bar's recorded total: every request of the file (read again through the
-    agent's compactions when ``session`` is only its last segment) and its sub-agents.
-    Without ``reread`` (a watched file, read again on every append) a segment gets no total
-    rather than one that covers less than the file."""
-    from ctxtui.importers import load_session
+def price_whole(post: Post, session: Session, history: Session | None) -> None:
+    """The session bar's recorded total: every request of the file (``history``, the file read
+    through the agent's compactions, when ``session`` is only its last segment) and its
+    sub-agents. A segment whose history is not read (yet, or at all for a watched file) gets
+    no total rather than one that covers less than the file."""
     from ctxtui.importers.subagents import read_subagents
 
     meta = session.meta
-    whole = session
-    if meta.recorded_compactions and not meta.full_history:
-        if not reread or not meta.source_path:
-            return
-        try:
-            whole = load_session(meta.source_path, meta.format, full_history=True)
-        except Exception:  # no total rather than the segment's under the file's name
-            return
+    whole = history if history is not None else session
+    if whole.meta.recorded_compactions and not whole.meta.full_history:
+        return
     try:
         subs = read_subagents(meta.source_path, meta.format)[0] if meta.source_path else []
         words = session_total_words(session_cost(whole), [session_cost(s) for _, s in subs])

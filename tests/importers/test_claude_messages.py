@@ -91,6 +91,6 @@ def test_a_new_compaction_counts_only_what_came_since_the_last(
     monkeypatch.undo()
     whole = load_session(path)
     assert session.model_dump() == whole.model_dump()
-    before = next(w for w in whole.meta.warnings if w.startswith("compact boundary"))
+    before = next(w for w in whole.meta.events if w.startswith("compact boundary"))
     hidden = int(before.split(": ")[1].split(" ")[0].replace(",", ""))
     assert 0 < len(counted) < hidden  # only the entries since the second compaction's count

@@ -310,6 +310,7 @@ class MainScreen(Screen[None]):
             self.query_one(BudgetGauge).show(self.plan, self.state.reported)
         args = (event.path, self._format, event.session, self.policy, event.history)
         self._run(note_retention, *args, group="retention")
+        self._run(price_whole, event.session, event.history, group="total")
 
     def _session_changed(self, *, opened: bool = False) -> None:
         """A session was ``opened``, or replaced by a compaction or an undo: show, count it."""
@@ -453,7 +454,7 @@ class MainScreen(Screen[None]):
         if self._totalled is not self.session:
             self._totalled = self.session
             self.run_worker(
-                partial(price_whole, self.post_message, self.session, not self.following),
+                partial(price_whole, self.post_message, self.session, self.state.history),
                 group="total",
                 description="session total", thread=True, exclusive=True, exit_on_error=False,
             )  # fmt: skip
