@@ -72,7 +72,7 @@ def test_every_row_has_report_and_replay_figures(
     for row in rows:
         assert row["error"] is None, row
         path = row["path"]
-        report = _json(capsys, "report", path, "--json")
+        report = _json(capsys, "report", path, "--json", "--preset", "plan")  # fleet's default
         assert row["messages"] == report["session"]["message_count"]
         assert row["top_tool"] == (report["tools"][0]["name"] if report["tools"] else None)
         priced = report["cost"]["requests_priced"]
