@@ -42,8 +42,8 @@ def test_recorded_compactions_are_events_with_a_count_beyond_the_listed() -> Non
     )
     assert lines[1:] == [f"recorded compaction: {e}" for e in events[2:]]
     assert event_lines(events[:1]) == [f"recorded compaction: {events[0]}"]
-    assert events_summary(events[:1]) == f"1 recorded compaction: {events[0]}"
+    assert events_summary(events[:1]) == f"last recorded compaction: {events[0]}"
     assert events_summary(events).startswith("12 recorded compactions, the last: ")
     assert warnings_line(("a note",), events[:1]) == (
-        f"1 recorded compaction: {events[0]} · 1 import note: a note"
+        f"last recorded compaction: {events[0]} · 1 import note: a note"
     )

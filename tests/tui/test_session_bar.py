@@ -271,7 +271,7 @@ async def test_at_80x24_the_notes_share_one_row() -> None:
         await until(pilot, lambda: "lost" in bar_text(app), "the retention note")
         lines = bar_text(app).splitlines()
         assert len(lines) <= 4, lines
-        assert "last compaction lost" in lines[-1] and "recorded compaction" in lines[-1]
+        assert "last compaction lost" in lines[-1] and "recorded compactio" in lines[-1]
 
 
 def _agents_app() -> Any:
@@ -292,7 +292,7 @@ async def _with_total(pilot: Any) -> None:
 def test_agents_preset_and_recorded_total_120x40(snap_compare: SnapCompare) -> None:
     """A Claude Code session opened with no preset named: the bar reads "preset claude-code,
     from the transcript", then "recorded $3.53" (every request of the file), the retention
-    note, and "1 recorded compaction: compact boundary at line 636 …"; the gauge's API line
+    note, and "last recorded compaction: compact boundary at line 636 …"; the gauge's API line
     ends "last request $0.0108 · cache hit 99%"."""
     assert snap_compare(_agents_app(), terminal_size=(120, 40), run_before=then(_with_total))
 
