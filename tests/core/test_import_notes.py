@@ -38,7 +38,7 @@ def test_recorded_compactions_are_events_with_a_count_beyond_the_listed() -> Non
     events = [f"compacted at line {n}: 3 earlier messages replaced" for n in range(12)]
     lines = event_lines(events, listed=10)
     assert lines[0] == (
-        "recorded compactions: 12 (the last 10 below; 2 earlier recorded compactions in --json)"
+        "recorded compactions: 12 in all, the last 10 below (the earlier 2 in --json)"
     )
     assert lines[1:] == [f"recorded compaction: {e}" for e in events[2:]]
     assert event_lines(events[:1]) == [f"recorded compaction: {events[0]}"]

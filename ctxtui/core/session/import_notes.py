@@ -35,10 +35,9 @@ def event_lines(events: Sequence[str], listed: int = EVENTS_LISTED) -> list[str]
     of them, after a line counting the ones left out."""
     lines = [f"recorded compaction: {event}" for event in events[-listed:]]
     if len(events) > listed:
-        left = plural(len(events) - listed, "earlier recorded compaction")
-        lines.insert(
-            0, f"recorded compactions: {len(events):,} (the last {listed} below; {left} in --json)"
-        )
+        left = f"the earlier {len(events) - listed:,} in --json"
+        head = f"recorded compactions: {len(events):,} in all, the last {listed} below ({left})"
+        lines.insert(0, head)
     return lines
 
 
