@@ -75,8 +75,12 @@ PRESET_HELP = (
     + _or([f"{p.name} ({p.note})" if p.note else p.name for p in PRESETS.values()])
     + "; 'ctxtui presets' says what each does; default: the preset of the agent that wrote "
     + "the transcript ("
-    + ", ".join(f"{f.title} {f.preset}" for f in FORMATS if f.preset != DEFAULT_PRESET)
-    + f" or its seahorse store's picoclaw-seahorse), else {DEFAULT_PRESET}"
+    + ", ".join(
+        f"{f.title} {f.preset}" + "".join(f", its {end} store {p}" for end, p in f.store_presets)
+        for f in FORMATS
+        if f.preset != DEFAULT_PRESET
+    )
+    + f"), else {DEFAULT_PRESET}"
 )
 
 APP_EPILOG_HEAD = "  ctxtui [SESSION]          open the app (no SESSION: the bundled demo session)"

@@ -52,10 +52,8 @@ def _header(report: dict[str, Any]) -> Table:
         )
     for event in event_lines(s["events"]):
         # "recorded" keeps the label column as narrow as "warning": the path stays on its line
-        label, _, words = event.partition(": ")
-        grid.add_row(
-            Text(label.replace(" compactions", "").replace(" compaction", "")), Text(words)
-        )
+        words = event.removeprefix("recorded compaction: ").removeprefix("recorded ")
+        grid.add_row(Text("recorded"), Text(words))
     for warning in s["warnings"]:
         grid.add_row(Text("warning", style="yellow"), Text(visible(warning), style="yellow"))
     return grid

@@ -38,12 +38,12 @@ def test_recorded_compactions_are_events_with_a_count_beyond_the_listed() -> Non
     events = [f"compacted at line {n}: 3 earlier messages replaced" for n in range(12)]
     lines = event_lines(events, listed=10)
     assert lines[0] == (
-        "recorded compactions: 12 (the last 10 below; 2 earlier recorded compactions in --json)"
+        "recorded compactions: 12 in all, the last 10 below (the earlier 2 in --json)"
     )
     assert lines[1:] == [f"recorded compaction: {e}" for e in events[2:]]
     assert event_lines(events[:1]) == [f"recorded compaction: {events[0]}"]
-    assert events_summary(events[:1]) == f"1 recorded compaction: {events[0]}"
+    assert events_summary(events[:1]) == f"last recorded compaction: {events[0]}"
     assert events_summary(events).startswith("12 recorded compactions, the last: ")
     assert warnings_line(("a note",), events[:1]) == (
-        f"1 recorded compaction: {events[0]} · 1 import note: a note"
+        f"last recorded compaction: {events[0]} · 1 import note: a note"
     )

@@ -52,7 +52,9 @@ def test_every_tokenizer_says_its_direction_and_none_overcounts_by_zero() -> Non
 def test_replay_names_preset_and_tokenizer(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(CODEX), "--preset", "plan"]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "(preset plan, tokenizer plan)" in out and "(plan, plan)" not in out
+    # a Codex rollout replays on its agent's preset, named with its tokenizer
+    assert "(preset codex, tokenizer tiktoken:o200k_base)" in out
+    assert "(codex, tiktoken:o200k_base)" not in out
 
 
 def test_an_empty_tail_names_no_message() -> None:

@@ -136,9 +136,10 @@ def test_help_screen_with_remapped_key(snap_compare: SnapCompare) -> None:
 
 
 def test_help_legend_100x40(snap_compare: SnapCompare) -> None:
-    """`?` scrolled to its legend: the rows (what the number, the bar and its stated scale
-    mean), the marks, the detail pane's three counts (stored, sent, every tokenizer), and the
-    gauge with a coloured swatch and a line for each segment (system … free)."""
+    """`?` scrolled to the end of its legend: the API line (the last request's figures and
+    dollars), the dollars (recorded, with sub-agents, simulated, over which requests), the
+    cache figure with each miss mark (f e m a d ? +), the timeline's marks (C R ! + ▲ ▇) and
+    what a fact is."""
     app = app_for(demo_session())
     steps = then(press("question_mark"), scroll_help_to_end())
     assert snap_compare(app, terminal_size=(100, 40), run_before=steps)
@@ -150,3 +151,10 @@ def test_help_over_the_demo_80x24(snap_compare: SnapCompare) -> None:
     short muted explanation; nothing about scrolling sideways."""
     app = app_for(demo_session())
     assert snap_compare(app, terminal_size=(80, 24), run_before=then(press("question_mark")))
+
+
+def test_help_legend_120x40(snap_compare: SnapCompare) -> None:
+    """The same legend end at 120×40: every line whole inside the dialog."""
+    app = app_for(demo_session())
+    steps = then(press("question_mark"), scroll_help_to_end())
+    assert snap_compare(app, terminal_size=(120, 40), run_before=steps)

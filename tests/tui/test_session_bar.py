@@ -300,4 +300,34 @@ async def test_at_80x24_the_notes_share_one_row() -> None:
         await until(pilot, lambda: "lost" in bar_text(app), "the retention note")
         lines = bar_text(app).splitlines()
         assert len(lines) <= 4, lines
-        assert "last compaction lost" in lines[-1] and "recorded compaction" in lines[-1]
+        assert "last compaction lost" in lines[-1] and "recorded compactio" in lines[-1]
+
+
+def _agents_app() -> Any:
+    """The replay sample opened as a user with no preset set opens it: on its agent's."""
+    from ctxtui.tui.app import make_app
+    from ctxtui.tui.settings import _Pinned
+
+    settings = _Pinned(theme="textual-dark", tokenizer="plan", cursor_blink=False, keys={})
+    return make_app(replay_sample(), settings=settings)
+
+
+async def _with_total(pilot: Any) -> None:
+    await until(pilot, lambda: "recorded $" in bar_text(pilot.app), "the recorded total")
+    await until(pilot, lambda: "lost" in bar_text(pilot.app), "the retention note")
+    await settle(pilot)
+
+
+def test_agents_preset_and_recorded_total_120x40(snap_compare: SnapCompare) -> None:
+    """A Claude Code session opened with no preset named: the bar reads "preset claude-code,
+    from the transcript", then "recorded $3.53" (every request of the file), the retention
+    note, and "last recorded compaction: compact boundary at line 636 …"; the gauge's API line
+    ends "last request $0.0108 · cache hit 99%"."""
+    assert snap_compare(_agents_app(), terminal_size=(120, 40), run_before=then(_with_total))
+
+
+def test_agents_preset_and_recorded_total_80x24(snap_compare: SnapCompare) -> None:
+    """The same at 80×24: the gauge keeps "last request $0.0108", the bar "recorded $3.53"
+    and one row for the notes (what the compaction lost, the estimator, the recorded
+    compaction), so the list keeps its rows."""
+    assert snap_compare(_agents_app(), terminal_size=(80, 24), run_before=then(_with_total))

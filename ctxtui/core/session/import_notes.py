@@ -18,12 +18,14 @@ were (``--json`` lists every one): a rollout can hold hundreds."""
 
 
 def events_summary(events: Sequence[str]) -> str:
-    """``"1 recorded compaction: compact boundary at line 29: …"``, or the count and the last
-    one (``"210 recorded compactions, the last: compacted at line …"``); ``""`` without any."""
+    """``"last recorded compaction: compact boundary at line 29: …"`` (a read from the last
+    compaction on may know of no earlier one, so one event is not counted as the only one),
+    or the count and the last (``"210 recorded compactions, the last: compacted at …"``);
+    ``""`` without any."""
     if not events:
         return ""
     if len(events) == 1:
-        return f"1 recorded compaction: {events[0]}"
+        return f"last recorded compaction: {events[0]}"
     return f"{plural(len(events), 'recorded compaction')}, the last: {events[-1]}"
 
 
@@ -33,15 +35,14 @@ def event_lines(events: Sequence[str], listed: int = EVENTS_LISTED) -> list[str]
     of them, after a line counting the ones left out."""
     lines = [f"recorded compaction: {event}" for event in events[-listed:]]
     if len(events) > listed:
-        left = plural(len(events) - listed, "earlier recorded compaction")
-        lines.insert(
-            0, f"recorded compactions: {len(events):,} (the last {listed} below; {left} in --json)"
-        )
+        left = f"the earlier {len(events) - listed:,} in --json"
+        head = f"recorded compactions: {len(events):,} in all, the last {listed} below ({left})"
+        lines.insert(0, head)
     return lines
 
 
 def warnings_line(warnings: Sequence[str], events: Sequence[str] = ()) -> str:
-    """``"1 recorded compaction: compact boundary at line 29: … · 2 import notes: … · the
+    """``"last recorded compaction: compact boundary at line 29: … · 2 import notes: … · the
     other"``; ``""`` without any."""
     parts = [events_summary(events)] if events else []
     if warnings:
