@@ -23,16 +23,6 @@ __all__ = ["PRICE_SOURCE", "PRICE_VERSION", "NoPriceError", "PriceTable", "Token
 
 PER_MTOK = 1_000_000
 
-PROVIDER_OF_FORMAT: dict[str, str] = {
-    "claude-code": "anthropic",
-    "anthropic": "anthropic",
-    "codex": "openai",
-    "openai-chat": "openai",
-    "openai-responses": "openai",
-}
-"""The API a transcript format's requests went to; other formats let the package find the
-provider from the model id."""
-
 
 class NoPriceError(LookupError):
     """The price table has no price for this model (``args[0]`` names it)."""
