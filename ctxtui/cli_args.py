@@ -24,7 +24,8 @@ from ctxtui.cli_help import (
 )
 from ctxtui.cli_tune import tune_options
 from ctxtui.core.policies.presets import COMPARED, PRESETS
-from ctxtui.options import clip, dest, knob_help, knob_problem, tokenizer_problem
+from ctxtui.error_text import clip
+from ctxtui.options import dest, knob_help, knob_problem, tokenizer_problem
 
 if TYPE_CHECKING:
     from ctxtui.core.policies.policy import Knob

@@ -30,7 +30,6 @@ from urllib.parse import SplitResult, urlsplit
 from ctxtui.core.literal import visible
 from ctxtui.llm_wire import (
     MAX_ANSWER_BYTES,
-    Stop,
     SummarizerError,
     SummaryCancelledError,
     Watchdog,
@@ -46,12 +45,8 @@ __all__ = [
     "CallUsage",
     "Endpoint",
     "LLMSummary",
-    "Stop",
-    "SummarizerError",
-    "SummaryCancelledError",
     "complete",
     "resolve_endpoint",
-    "shown_url",
     "summarize",
 ]
 

@@ -168,7 +168,7 @@ def _inline_chains(file: Path, index: FleetIndex | None) -> list[str]:
         known = index.chains(str(file), ident)
         if known is not None:
             return known
-    from ctxtui.importers._claude_sidechains import inline_chains
+    from ctxtui.importers import inline_chains
 
     try:
         found = list(inline_chains(file))

@@ -37,11 +37,20 @@ from ctxtui.importers import (
     picoclaw,
     sharegpt,
 )
+from ctxtui.importers._claude_sidechains import inline_chains
 from ctxtui.importers._jsonl import read_head
 from ctxtui.importers._parts import MAX_COUNT, quoted
-from ctxtui.importers._reader import SQLITE_MAGIC, gc_paused, json_kind
+from ctxtui.importers._reader import SQLITE_MAGIC, decode_error_reason, gc_paused, json_kind
 from ctxtui.importers._store_files import FoundSession, Skipped, StoreWalk
-from ctxtui.importers._stream import SQLITE_ERRORS, Source, open_source, sqlite_problem
+from ctxtui.importers._stream import (
+    SQLITE_ERRORS,
+    NotRegularFileError,
+    Source,
+    file_kind,
+    open_regular,
+    open_source,
+    sqlite_problem,
+)
 
 
 def normalize_format(name: str) -> str:
@@ -369,12 +378,18 @@ __all__ = [
     "FORMAT_NAMES",
     "IMPORTERS",
     "FoundSession",
+    "NotRegularFileError",
     "Skipped",
     "StoreWalk",
+    "decode_error_reason",
     "detect_format",
+    "file_kind",
+    "gc_paused",
     "hoist_system_prompt",
     "importer",
+    "inline_chains",
     "load_session",
     "normalize_format",
+    "open_regular",
     "protected_paths",
 ]

@@ -17,15 +17,8 @@ from textual.worker import get_current_worker
 
 from ctxtui.core.compacting.leaf_calls import LeafCalls
 from ctxtui.core.summaries.summary import SUMMARY_TEMPLATE
-from ctxtui.llm import (
-    Endpoint,
-    LLMSummary,
-    Stop,
-    SummarizerError,
-    resolve_endpoint,
-    summarize,
-    template_headings,
-)
+from ctxtui.llm import Endpoint, LLMSummary, resolve_endpoint, summarize, template_headings
+from ctxtui.llm_wire import Stop, SummarizerError
 from ctxtui.tui.jobs import bug_line
 from ctxtui.tui.settings import LLMSettings
 

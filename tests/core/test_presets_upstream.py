@@ -17,7 +17,8 @@ import pytest
 from ctxtui.core.compacting.compaction import approx_token_count, compact
 from ctxtui.core.planning.picoclaw_legacy import force_compression_range
 from ctxtui.core.planning.planner import build_plan
-from ctxtui.core.policies.policy import Policy, TriggerCount, policy_for_session, preset
+from ctxtui.core.policies.modes import TriggerCount
+from ctxtui.core.policies.policy import Policy, policy_for_session, preset
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall, Usage
 from ctxtui.core.simulation.replay import EventKind, Replay, replay

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from ctxtui.core.engine import Engine
-from ctxtui.core.policies.policy import SummaryTemplate, policy_for_session
+from ctxtui.core.policies.modes import SummaryTemplate
+from ctxtui.core.policies.policy import policy_for_session
 from ctxtui.core.simulation.replay import replay
 from ctxtui.importers import load_session
 from ctxtui.samples import samples_dir

@@ -8,15 +8,8 @@ import time
 import pytest
 
 from ctxtui.core.summaries.summary import SUMMARY_TEMPLATE
-from ctxtui.llm import (
-    Endpoint,
-    SummarizerError,
-    SummaryCancelledError,
-    missing_sections,
-    resolve_endpoint,
-    summarize,
-    template_headings,
-)
+from ctxtui.llm import Endpoint, missing_sections, resolve_endpoint, summarize, template_headings
+from ctxtui.llm_wire import SummarizerError, SummaryCancelledError
 from tests.llm.server import SUMMARY, Behaviour, serve
 
 HEADINGS = template_headings(SUMMARY_TEMPLATE)

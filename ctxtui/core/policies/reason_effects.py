@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxtui.core.policies.policy import Policy, SummaryTemplate
+from ctxtui.core.policies.modes import SummaryTemplate
+from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reasons import CompactReason
 
 WHEN: dict[str, str] = {

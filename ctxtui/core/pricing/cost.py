@@ -25,8 +25,8 @@ from decimal import Decimal
 from enum import StrEnum
 from functools import cached_property
 
+from ctxtui.core.pricing.price_source import PRICE_SOURCE
 from ctxtui.core.pricing.prices import (
-    PRICE_SOURCE,
     NoPriceError,
     Priced,
     PriceTable,

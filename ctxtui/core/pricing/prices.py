@@ -17,9 +17,7 @@ from genai_prices import Usage as PriceUsage
 from genai_prices import calc_price
 from genai_prices.types import ModelPrice, TieredPrices, calc_unit_price
 
-from ctxtui.core.pricing.price_source import PRICE_SOURCE, PRICE_VERSION
-
-__all__ = ["PRICE_SOURCE", "PRICE_VERSION", "NoPriceError", "PriceTable", "TokenUsage"]
+__all__ = ["NoPriceError", "PriceTable", "TokenUsage"]
 
 PER_MTOK = 1_000_000
 
