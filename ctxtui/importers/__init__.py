@@ -10,8 +10,9 @@ Each importer is a module named after its format (dashes become underscores), in
 ``sniff(path, head) -> int`` (confidence 0-100; ``head`` is the first JSON value of the file)
 and ``load(source) -> Session``; and where it has them, ``path_hint(path) -> bool`` (known by
 its place or name alone), ``SQLITE_TABLES`` (the tables of its database),
-``is_session_dir(path) -> bool`` (a directory it reads), ``protected_paths(path)`` and
-``list_store(walk, root)`` (its sessions in its agent's store, ``ctxtui.stores``).
+``is_session_dir(path) -> bool`` (a directory it reads), ``protected_paths(path)``,
+``load_one(source, session_id, full_history=)`` (one of several sessions a file holds,
+``PATH#ID``) and ``list_store(walk, root)`` (its sessions in its agent's store).
 """
 
 from __future__ import annotations
@@ -276,14 +277,12 @@ def split_session_id(path: Path | str) -> tuple[Path, str | None]:
 
 
 def _load_one_session(source: Source, name: str, session_id: str, full_history: bool) -> Session:
-    """One of the sessions a file holds: an OpenCode database's, or a Claude Code sub-agent's."""
-    if name == "opencode":
-        from ctxtui.importers._opencode_sqlite import load_database
-
-        return load_database(source.path, source.dropped, session_id)
-    if name == "claude-code" and not source.is_dir:
-        module = importer(name)
-        session: Session = module.load_sidechain(source, session_id, full_history=full_history)
+    """One of the sessions a file holds, read by its importer's ``load_one`` (an OpenCode
+    database's, a Claude Code sub-agent's); a directory only by an importer that reads them."""
+    module = importer(name)
+    load_one = getattr(module, "load_one", None)
+    if load_one is not None and (hasattr(module, "is_session_dir") or not source.is_dir):
+        session: Session = load_one(source, session_id, full_history=full_history)
         return session
     raise SessionLoadError(
         str(source.path),

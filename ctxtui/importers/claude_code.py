@@ -81,7 +81,7 @@ def _load(source: Source, *, full_history: bool) -> Session:
     return session
 
 
-def load_sidechain(source: Source, chain_id: str, *, full_history: bool = False) -> Session:
+def load_one(source: Source, chain_id: str, *, full_history: bool = False) -> Session:
     """Read one sub-agent's chain written inline in a parent transcript, as its own session.
 
     ``chain_id`` is what ``sidechain_ids`` names it (``agent-<agentId>``, or the uuid of its
@@ -521,7 +521,7 @@ def _fill(found: FoundSession) -> FoundSession:
 
 def _inline_agents(parent: FoundSession) -> tuple[FoundSession, ...]:
     """Sub-agents an older CLI wrote into the parent's own file, one entry per chain, to be
-    opened as ``PATH#ID`` (``load_sidechain``)."""
+    opened as ``PATH#ID`` (``load_one``)."""
     chains = inline_chains(parent.path)
     return tuple(_inline_agent(parent, cid, chain) for cid, chain in chains.items())
 

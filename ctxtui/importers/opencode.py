@@ -160,6 +160,14 @@ def _latest_session(root: Path, warnings: list[str]) -> tuple[str, dict[str, Any
     return chosen, infos.get(chosen)
 
 
+def load_one(source: Source, session_id: str, *, full_history: bool = False) -> Session:
+    """One session of an OpenCode database (``opencode.db#ses_X``); it keeps no compacted
+    history apart, so ``full_history`` changes nothing."""
+    from ctxtui.importers._opencode_sqlite import load_database
+
+    return load_database(source.path, source.dropped, session_id)
+
+
 SQLITE_TABLES = frozenset({"part", "message", "session"})
 """The tables of OpenCode's database (>= 1.2), by which detection knows it."""
 
