@@ -74,12 +74,11 @@ def count_messages(found: FoundSession) -> int | None:
     ``SessionLoadError`` when the session cannot be opened."""
     if found.messages is not None:
         return found.messages
-    if found.agent == "opencode" and found.session_id is not None:
-        from ctxtui.importers.opencode import database_counts
-
+    database_counts = getattr(IMPORTERS.get(found.agent), "database_counts", None)
+    if database_counts is not None and found.session_id is not None:
         counts = database_counts(found.path, hoist_system_prompt)
         if found.session_id in counts:
-            return counts[found.session_id]
+            return int(counts[found.session_id])
     if found.path.suffix != ".db" and found.path.stat().st_size > COUNT_LIMIT_BYTES:
         return None
     from ctxtui.importers import load_session

@@ -259,17 +259,16 @@ class FoundSession:
     project: str | None = None  # working directory or project name
     model: str | None = None
     title: str | None = None
-    session_id: str | None = None  # OpenCode databases hold many sessions: this one
+    session_id: str | None = None  # one of the sessions a file holds (``PATH#ID``)
     messages: int | None = None  # counted on request only
     error: str | None = None
     children: tuple[FoundSession, ...] = field(default=())  # Claude Code sub-agents
 
     @property
     def open_target(self) -> str:
-        """What to pass to ``ctxtui`` to open this session (``PATH#ID`` for one of a file's)."""
-        if self.session_id is not None and (
-            self.path.suffix == ".db" or self.agent == "claude-code"
-        ):
+        """What to pass to ``ctxtui`` to open this session (``PATH#ID`` for one of a file's:
+        an OpenCode database's, a Claude Code sub-agent written inline)."""
+        if self.session_id is not None:
             return f"{self.path}#{self.session_id}"
         return str(self.path)
 

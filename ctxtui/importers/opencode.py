@@ -262,7 +262,7 @@ def list_store(walk: StoreWalk, root: Path) -> Iterator[FoundSession]:
 def database_counts(path: Path, finish: Callable[[Session], Session]) -> dict[str, int]:
     """The messages of each session of a database after ``finish`` (what a load does to a
     session), by session id, read once per version of the file (its stat fields are the
-    key: a database written since is read again)."""
+    key: a database written since is read again); ``ctxtui sessions --count`` reads it."""
     st = path.stat()
     return _database_counts(path, finish, st.st_ino, st.st_size, st.st_mtime_ns)
 
