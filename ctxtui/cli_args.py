@@ -20,6 +20,7 @@ from ctxtui.cli_help import (
     REPLAY_EPILOG,
     REPORT_EPILOG,
     RETENTION_EPILOG,
+    SESSIONS_DESCRIPTION,
     TOKENIZER_HELP,
 )
 from ctxtui.cli_tune import tune_options
@@ -440,12 +441,7 @@ COMMANDS: tuple[Command, ...] = (
         "",
         "list the sessions your coding agents wrote",
         "list the sessions your agents wrote",
-        "List the sessions Claude Code, Codex, OpenCode and PicoClaw wrote in their standard "
-        "stores, newest first, with the agent, start time, model, size and project; Claude "
-        "Code sub-agents are listed under their parent. Each store honours its agent's "
-        "variable: CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME (OpenCode), PICOCLAW_HOME. The "
-        "OPEN column is what to pass to 'ctxtui'. What cannot be read (a directory without "
-        "permission, a FIFO named like a session) is skipped and counted on stderr.",
+        SESSIONS_DESCRIPTION,
         add_options=_sessions_options,
         session="none",
     ),
