@@ -859,7 +859,8 @@ def replay_presets(repeats: int, sizes: tuple[int, int] = REPLAY_PRESET_SIZES) -
     The walk alone, on sessions opened and counted once; both sizes timed alternately.
     """
     from ctxtui.core.engine import Engine
-    from ctxtui.core.policies.policy import PRESETS, policy_for_session
+    from ctxtui.core.policies.policy import policy_for_session
+    from ctxtui.core.policies.presets import PRESETS
     from ctxtui.importers import load_session
     from ctxtui.system.count_cache import default_cache
 

@@ -31,15 +31,13 @@ from ctxtui.cli_args import (
 )
 from ctxtui.cli_help import APP_EPILOG_HEAD, DESCRIPTION, SESSION_HELP, HelpFormatter
 from ctxtui.core.literal import visible
-from ctxtui.error_text import describe_bug
+from ctxtui.error_text import clip, clip_path, describe_bug
 from ctxtui.options import (
     EXIT_CODES_HELP,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
-    clip,
-    clip_path,
     debugging,
     overrides_from,
 )

@@ -20,13 +20,15 @@ from ctxtui.cli_help import (
     REPLAY_EPILOG,
     REPORT_EPILOG,
     RETENTION_EPILOG,
+    SESSIONS_DESCRIPTION,
     TOKENIZER_HELP,
     add_json_option,
 )
 from ctxtui.cli_tune import tune_options
 from ctxtui.core.policies.policy import KNOBS
 from ctxtui.core.policies.presets import COMPARED, PRESETS
-from ctxtui.options import clip, dest, knob_help, knob_problem, tokenizer_problem
+from ctxtui.error_text import clip
+from ctxtui.options import dest, knob_help, knob_problem, tokenizer_problem
 
 if TYPE_CHECKING:
     from ctxtui.core.policies.policy import Knob
@@ -440,12 +442,7 @@ COMMANDS: tuple[Command, ...] = (
         "",
         "list the sessions your coding agents wrote",
         "list the sessions your agents wrote",
-        "List the sessions Claude Code, Codex, OpenCode and PicoClaw wrote in their standard "
-        "stores, newest first, with the agent, start time, model, size and project; Claude "
-        "Code sub-agents are listed under their parent. Each store honours its agent's "
-        "variable: CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME (OpenCode), PICOCLAW_HOME. The "
-        "OPEN column is what to pass to 'ctxtui'. What cannot be read (a directory without "
-        "permission, a FIFO named like a session) is skipped and counted on stderr.",
+        SESSIONS_DESCRIPTION,
         add_options=_sessions_options,
         session="none",
     ),

@@ -83,6 +83,25 @@ PRESET_HELP = (
     + f"), else {DEFAULT_PRESET}"
 )
 
+_STORED = [f for f in FORMATS if f.stores]
+
+
+def _variable(agent: str, variable: str) -> str:
+    """A store's variable, with its agent named unless the variable already says it."""
+    return variable if variable.startswith(agent.split()[0].upper()) else f"{variable} ({agent})"
+
+
+SESSIONS_DESCRIPTION = (
+    f"List the sessions {_or([f.agent for f in _STORED], 'and')} wrote in their standard "
+    "stores, newest first, with the agent, start time, model, size and project; Claude "
+    "Code sub-agents are listed under their parent. Each store honours its agent's "
+    "variable: "
+    + ", ".join(_variable(f.agent, s.env) for f in _STORED for s in f.stores if s.env)
+    + ". The OPEN column is what to pass to 'ctxtui'. What cannot be read (a directory "
+    "without permission, a FIFO named like a session) is skipped and counted on stderr."
+)
+"""``ctxtui sessions``' description: the agents and their variables are the formats' rows."""
+
 APP_EPILOG_HEAD = "  ctxtui [SESSION]          open the app (no SESSION: the bundled demo session)"
 
 REPORT_EPILOG = f"""\

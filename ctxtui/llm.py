@@ -31,7 +31,6 @@ from ctxtui.core.literal import visible
 from ctxtui.core.summaries.summary import SUMMARY_TEMPLATE
 from ctxtui.llm_wire import (
     MAX_ANSWER_BYTES,
-    Stop,
     SummarizerError,
     SummaryCancelledError,
     Watchdog,
@@ -51,12 +50,8 @@ __all__ = [
     "Endpoint",
     "Hooks",
     "LLMSummary",
-    "Stop",
-    "SummarizerError",
-    "SummaryCancelledError",
     "complete",
     "resolve_endpoint",
-    "shown_url",
     "summarize",
     "summarize_leaves",
 ]

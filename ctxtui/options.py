@@ -21,10 +21,7 @@ if TYPE_CHECKING:
 # The policy is imported by the functions that need it, so that the exit codes and ``clip``
 # cost the CLI nothing: ``ctxtui --version`` stays instant.
 
-from ctxtui.error_text import ECHO_LIMIT as ECHO_LIMIT
-from ctxtui.error_text import clip as clip
-from ctxtui.error_text import clip_path as clip_path
-from ctxtui.error_text import show_number as show_number
+from ctxtui.error_text import clip, show_number
 
 # -- exit codes ------------------------------------------------------------------------------
 
@@ -164,7 +161,7 @@ def unused_reason(field: str, values: Mapping[str, Any]) -> str | None:
 
 def preset_defaults(knob: Knob) -> str:
     """Each preset's default for a knob: ``4 (plan), unused by picoclaw``, or one value."""
-    from ctxtui.core.policies.policy import PRESETS
+    from ctxtui.core.policies.presets import PRESETS
 
     shown: dict[str, str] = {}
     for name, row in PRESETS.items():

@@ -10,18 +10,13 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ctxtui.stores import claude_roots, codex_root, opencode_root, picoclaw_sessions_dir
+from ctxtui.stores import store_roots
 from ctxtui.system.output import protected_clash
 
 
 def agent_stores(env: Mapping[str, str]) -> list[tuple[str, Path]]:
-    """Each agent's store directory, by agent name."""
-    return [
-        *(("Claude Code", root) for root in claude_roots(env)),
-        ("Codex", codex_root(env)),
-        ("OpenCode", opencode_root(env)),
-        ("PicoClaw", picoclaw_sessions_dir(env)),
-    ]
+    """Each agent's store directory, by agent name (the formats' rows)."""
+    return [(info.agent, root) for info, root in store_roots(env)]
 
 
 def store_refusal(

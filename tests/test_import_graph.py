@@ -111,3 +111,97 @@ def test_a_dynamic_import_of_ctxtui_is_found(source: str) -> None:
 
 def test_a_third_party_module_by_name_is_allowed() -> None:
     assert not dynamic_imports('importlib.import_module("tiktoken")')
+
+
+# -- one import path per name --------------------------------------------------------------
+
+
+def _defined(tree: ast.Module) -> tuple[set[str], list[ast.ImportFrom]]:
+    """The names a module's top level defines (functions, classes, assignments, also under
+    an ``if`` or ``try``), and its ``from`` imports there."""
+    defined: set[str] = set()
+    imports: list[ast.ImportFrom] = []
+    statements = list(tree.body)
+    while statements:
+        node = statements.pop()
+        if isinstance(node, (ast.If, ast.Try)):
+            statements += [*node.body, *node.orelse, *getattr(node, "finalbody", [])]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            defined |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.ImportFrom):
+            imports.append(node)
+    return defined, imports
+
+
+def _modules(package: Path) -> dict[str, tuple[Path, bool]]:
+    """Every module under ``package`` by dotted name, with whether it is a package face."""
+    found = {}
+    for path in sorted(package.rglob("*.py")):
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
+        face = parts[-1] == "__init__"
+        found[".".join(parts[:-1] if face else parts)] = (path, face)
+    return found
+
+
+def reexports(package: Path, users: list[Path]) -> list[str]:
+    """Names handed on by a module that does not define them and is not a package face.
+
+    Two shapes: the module declares it (``from m import y as y``, or ``y`` in its
+    ``__all__``), or another module imports ``y`` through it (``from module import y``).
+    Either way ``y`` has two import paths; the one to keep is where ``y`` is defined.
+    """
+    modules = _modules(package)
+    trees = {name: ast.parse(path.read_text("utf-8")) for name, (path, _) in modules.items()}
+    defined = {name: _defined(tree)[0] for name, tree in trees.items()}
+    found = []
+    for name, (_, face) in modules.items():
+        if face:
+            continue
+        _, imports = _defined(trees[name])
+        declared = [a.name for i in imports for a in i.names if a.asname == a.name]
+        for node in trees[name].body:
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+            ):
+                listed = ast.literal_eval(node.value)
+                declared += [n for n in listed if n not in defined[name]]
+        found += [f"{name} hands on {y}" for y in declared]
+    for user in users:
+        for node in ast.walk(ast.parse(user.read_text("utf-8"))):
+            if not isinstance(node, ast.ImportFrom) or node.level or node.module not in modules:
+                continue
+            if modules[node.module][1]:
+                continue  # a package's face may hand on names
+            for alias in node.names:
+                submodule = f"{node.module}.{alias.name}" in modules
+                if alias.name not in defined[node.module] and not submodule:
+                    found.append(
+                        f"{user.name}:{node.lineno} imports {alias.name} via {node.module}"
+                    )
+    return found
+
+
+def test_a_name_is_imported_from_where_it_is_defined() -> None:
+    repo = Path(__file__).resolve().parents[1]
+    users = [p for d in ("ctxtui", "tests", "bench", "tools") for p in (repo / d).rglob("*.py")]
+    assert not reexports(repo / "ctxtui", users)
+
+
+def test_a_reexport_is_found(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from pkg.home import thing\n")
+    (pkg / "home.py").write_text("def thing(): ...\n")
+    (pkg / "hop.py").write_text("from pkg.home import thing\n\ndef other(): ...\n")
+    (pkg / "declares.py").write_text("from pkg.home import thing as thing\n")
+    (pkg / "lists.py").write_text("from pkg.home import thing\n\n__all__ = ['thing']\n")
+    (pkg / "user.py").write_text("from pkg.hop import thing, other\nfrom pkg import thing\n")
+    found = reexports(pkg, [pkg / "user.py"])
+    assert sorted(found) == [
+        "pkg.declares hands on thing",
+        "pkg.lists hands on thing",
+        "user.py:1 imports thing via pkg.hop",
+    ]

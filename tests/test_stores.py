@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 import zstandard
 
+from ctxtui.importers import FoundSession
 from ctxtui.importers._store_files import HEAD_BYTES
-from ctxtui.stores import FoundSession, count_messages, find_sessions
+from ctxtui.stores import count_messages, find_sessions
 
 
 def _jsonl(path: Path, records: list[dict[str, object]]) -> Path:

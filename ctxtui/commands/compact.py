@@ -159,7 +159,8 @@ def _endpoint(args: argparse.Namespace) -> Endpoint | None:
     """The LLM endpoint the flags name, or ``None`` for the stand-in summary."""
     if getattr(args, "summarizer", "stand-in") != "openai":
         return None
-    from ctxtui.llm import SummarizerError, resolve_endpoint
+    from ctxtui.llm import resolve_endpoint
+    from ctxtui.llm_wire import SummarizerError
 
     try:
         return resolve_endpoint(
@@ -179,7 +180,8 @@ def _llm_summary(
     """Send the compaction's leaf calls to the endpoint and print the summary once it is whole;
     the session to write and the failure, if any (then the stand-in is printed instead). A call
     that fails half-way prints none of its text: a broken stream could hold 256 KB of it."""
-    from ctxtui.llm import Hooks, SummarizerError, summarize_leaves
+    from ctxtui.llm import Hooks, summarize_leaves
+    from ctxtui.llm_wire import SummarizerError
 
     calls = leaf_calls(
         planned.session, planned.plan, result, planned.engine.tokenizer(planned.policy)

@@ -13,7 +13,8 @@ from ctxtui.commands.report import print_table
 from ctxtui.core.compare import compare
 from ctxtui.core.engine import Engine
 from ctxtui.core.literal import visible
-from ctxtui.core.policies.policy import PRESETS, PolicyError, preset
+from ctxtui.core.policies.policy import PolicyError, preset
+from ctxtui.core.policies.presets import PRESETS
 from ctxtui.core.pricing.cost_words import dollars
 from ctxtui.core.wording import plural
 from ctxtui.options import EXIT_OK, explain_policy_error, overrides_from

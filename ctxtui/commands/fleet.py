@@ -22,6 +22,7 @@ from ctxtui.commands.errors import CommandError
 from ctxtui.core.fleet import build_document, in_range, preset_totals
 from ctxtui.core.literal import json_literal, literal_block, visible
 from ctxtui.core.wording import band_words, counted, plural
+from ctxtui.error_text import clip
 from ctxtui.fleet.index import FleetIndex, default_path
 from ctxtui.fleet.job import Spec, Target
 from ctxtui.fleet.run import (
@@ -35,13 +36,7 @@ from ctxtui.fleet.run import (
     run_fleet,
     store_targets,
 )
-from ctxtui.options import (
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    clip,
-    explain_policy_error,
-    overrides_from,
-)
+from ctxtui.options import EXIT_INTERRUPTED, EXIT_OK, explain_policy_error, overrides_from
 
 PROGRESS_AFTER_SECONDS = 0.5
 PROGRESS_EVERY_SECONDS = 0.1

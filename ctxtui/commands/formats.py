@@ -11,7 +11,7 @@ import re
 import shutil
 import textwrap
 
-from ctxtui.importers import FORMATS
+from ctxtui.core.session import formats
 
 MAX_WIDTH = 100
 
@@ -27,8 +27,8 @@ def _what(title: str, description: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     width = min(shutil.get_terminal_size((80, 24)).columns, MAX_WIDTH)
-    indent = max(len(f.name) for f in FORMATS) + 2
-    for f in FORMATS:
+    indent = max(len(f.name) for f in formats.FORMATS) + 2
+    for f in formats.FORMATS:
         lines = textwrap.wrap(
             _what(f.title, f.description), max(width - indent, 30), break_on_hyphens=False
         )

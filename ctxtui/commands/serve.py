@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ctxtui.commands.errors import CommandError
-from ctxtui.options import clip, clip_path
+from ctxtui.error_text import clip, clip_path
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 _SERVE_ONLY = {"command", "session", "host", "port", "public_url", "max_apps", "export_dir"}

@@ -20,14 +20,10 @@ from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.literal import json_literal, visible
+from ctxtui.core.session.formats import FORMATS
 from ctxtui.core.wording import file_size, plural
-from ctxtui.stores import (
-    COUNT_LIMIT_BYTES,
-    FoundSession,
-    Skipped,
-    count_messages,
-    list_sessions,
-)
+from ctxtui.importers import FoundSession, Skipped
+from ctxtui.stores import COUNT_LIMIT_BYTES, count_messages, list_sessions
 
 SCHEMA = "ctxtui.sessions/1"
 
@@ -172,8 +168,9 @@ def run(args: argparse.Namespace) -> int:
         _say_skipped(listing.skipped)
         return 0
     if not sessions:
+        *most, last = [f.agent for f in FORMATS if f.stores]
         print(
-            "no sessions found in the Claude Code, Codex, OpenCode or PicoClaw stores "
+            f"no sessions found in the {', '.join(most)} or {last} stores "
             "(see 'ctxtui sessions --help' for where ctxtui looks)",
             file=sys.stderr,
         )

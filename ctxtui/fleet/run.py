@@ -145,9 +145,9 @@ def _file_targets(file: Path, index: FleetIndex | None) -> list[Target]:
     its ``parent`` the transcript); any other file is one.
     """
     if file.suffix == ".db":
-        from ctxtui.stores import _opencode_db_sessions
+        from ctxtui.importers.opencode import database_sessions
 
-        listed = [f for f in _opencode_db_sessions(file) if f.error is None and f.session_id]
+        listed = [f for f in database_sessions(file) if f.error is None and f.session_id]
         if listed:
             return [_listed(f) for f in listed]
     own = Target(str(file), parent=_parent_of(file))
@@ -168,7 +168,7 @@ def _inline_chains(file: Path, index: FleetIndex | None) -> list[str]:
         known = index.chains(str(file), ident)
         if known is not None:
             return known
-    from ctxtui.importers._claude_sidechains import inline_chains
+    from ctxtui.importers import inline_chains
 
     try:
         found = list(inline_chains(file))

@@ -5,28 +5,53 @@ Contract: ``load_session(path, format=None) -> Session`` opens the path once as 
 importer read that same source, and raises ``SessionLoadError`` with one clear line on bad
 input. ``FORMATS`` lists every importer with its name and a one-line description.
 
-Each importer is a module named after its format (dashes become underscores) exposing
-``FORMAT: FormatInfo``, ``sniff(path, head) -> int`` (confidence 0-100; ``head`` is the first
-JSON value of the file, or ``None`` for SQLite and directories) and ``load(source) -> Session``.
-Modules are imported lazily, so opening one format never pays for the others.
+Each importer is a module named after its format (dashes become underscores), in
+``IMPORTERS`` under its row's name, exposing ``FORMAT: FormatInfo`` (its row),
+``sniff(path, head) -> int`` (confidence 0-100; ``head`` is the first JSON value of the file)
+and ``load(source) -> Session``; and where it has them, ``path_hint(path) -> bool`` (known by
+its place or name alone), ``SQLITE_TABLES`` (the tables of its database),
+``is_session_dir(path) -> bool`` (a directory it reads), ``protected_paths(path)``,
+``load_one(source, session_id, full_history=)`` (one of several sessions a file holds,
+``PATH#ID``) and ``list_store(walk, root)`` (its sessions in its agent's store).
 """
 
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.session.formats import FORMAT_NAMES, FORMATS, format_info
+from ctxtui.core.session import formats
+from ctxtui.core.session.formats import FORMAT_NAMES, FORMATS, format_info, known_format
 from ctxtui.core.session.images import priced_images
 from ctxtui.core.session.models import Session, SessionMeta
+from ctxtui.importers import (
+    anthropic,
+    claude_code,
+    codex,
+    native,
+    openai_chat,
+    openai_responses,
+    opencode,
+    picoclaw,
+    sharegpt,
+)
+from ctxtui.importers._claude_sidechains import inline_chains
 from ctxtui.importers._jsonl import read_head
 from ctxtui.importers._parts import MAX_COUNT, quoted
-from ctxtui.importers._reader import SQLITE_MAGIC, gc_paused, json_kind
-from ctxtui.importers._stream import SQLITE_ERRORS, Source, open_source, sqlite_problem
+from ctxtui.importers._reader import SQLITE_MAGIC, decode_error_reason, gc_paused, json_kind
+from ctxtui.importers._store_files import FoundSession, Skipped, StoreWalk
+from ctxtui.importers._stream import (
+    SQLITE_ERRORS,
+    NotRegularFileError,
+    Source,
+    file_kind,
+    open_regular,
+    open_source,
+    sqlite_problem,
+)
 
 
 def normalize_format(name: str) -> str:
@@ -34,89 +59,51 @@ def normalize_format(name: str) -> str:
     return name.strip().lower().replace("_", "-")
 
 
+IMPORTERS: dict[str, ModuleType] = {
+    module.FORMAT.name: module
+    for module in (
+        anthropic,
+        claude_code,
+        codex,
+        native,
+        openai_chat,
+        openai_responses,
+        opencode,
+        picoclaw,
+        sharegpt,
+    )
+}
+"""Each format's importer by its row's name (``core.session.formats.FORMATS``): a new format
+is its module here and its row there (``tests/importers/test_registry.py`` checks both agree)."""
+
+
 def importer(name: str) -> ModuleType:
-    """The importer module of a format, imported on first use."""
-    match normalize_format(name):
-        case "native":
-            from ctxtui.importers import native
-
-            return native
-        case "claude-code":
-            from ctxtui.importers import claude_code
-
-            return claude_code
-        case "codex":
-            from ctxtui.importers import codex
-
-            return codex
-        case "opencode":
-            from ctxtui.importers import opencode
-
-            return opencode
-        case "picoclaw":
-            from ctxtui.importers import picoclaw
-
-            return picoclaw
-        case "anthropic":
-            from ctxtui.importers import anthropic
-
-            return anthropic
-        case "openai-responses":
-            from ctxtui.importers import openai_responses
-
-            return openai_responses
-        case "sharegpt":
-            from ctxtui.importers import sharegpt
-
-            return sharegpt
-        case "openai-chat":
-            from ctxtui.importers import openai_chat
-
-            return openai_chat
-        case unknown:
-            known = ", ".join(FORMAT_NAMES)
-            raise SessionLoadError(
-                "--format", f"unknown format {unknown!r}; known formats: {known}"
-            )
+    """The importer module of a format, by its name as typed."""
+    found = normalize_format(name)
+    module = IMPORTERS.get(found) if known_format(found) is not None else None
+    if module is None:
+        known = ", ".join(info.name for info in formats.FORMATS)
+        raise SessionLoadError("--format", f"unknown format {found!r}; known formats: {known}")
+    return module
 
 
 def _available(name: str) -> ModuleType | None:
-    try:
-        return importer(name)
-    except (SessionLoadError, ImportError):  # a broken importer must not block detecting others
-        return None
+    return IMPORTERS.get(name)
+
+
+def _module_attr(attr: str) -> list[tuple[str, Any]]:
+    """``(format, module.attr)`` for each format whose importer defines ``attr``, in order."""
+    found = ((info.name, getattr(_available(info.name), attr, None)) for info in formats.FORMATS)
+    return [(name, value) for name, value in found if value is not None]
 
 
 # --- detection (docs/formats.md, "The formats") -------------------------------------------
 
-_ROLLOUT = re.compile(r"^rollout-.*\.jsonl(\.zst)?$")
-
 
 def _path_hint(path: Path) -> str | None:
-    """Cheapest signal: where the file lives and what it is called."""
-    parts = path.parts
-    name = path.name
-    if name.endswith(".jsonl") and "/.claude/projects/" in path.as_posix():
-        return "claude-code"
-    if _ROLLOUT.match(name):
-        return "codex"
-    if name.startswith("opencode") and name.endswith(".db"):
-        return "opencode"
-    if (
-        name.startswith("msg_")
-        and name.endswith(".json")
-        and len(parts) >= 4
-        and parts[-3] == "message"
-        and parts[-4] == "storage"
-    ):
-        return "opencode"
-    if name == "seahorse.db" or name.endswith(".meta.json"):
-        return "picoclaw"
-    if name.endswith(".jsonl") and path.with_name(name[: -len(".jsonl")] + ".meta.json").exists():
-        return "picoclaw"
-    if ".picoclaw" in parts and "sessions" in parts:
-        return "picoclaw"
-    return None
+    """Cheapest signal: where the file lives and what it is called (each importer's
+    ``path_hint``, in detection order)."""
+    return next((name for name, hint in _module_attr("path_hint") if hint(path)), None)
 
 
 def _sqlite_tables(path: Path) -> set[str]:
@@ -134,30 +121,27 @@ def _sqlite_tables(path: Path) -> set[str]:
 
 
 def _detect_sqlite(path: Path) -> str:
+    """The format whose importer's ``SQLITE_TABLES`` the database holds."""
     tables = _sqlite_tables(path)
-    if {"part", "message", "session"} <= tables:
-        return "opencode"
-    if {"context_items", "message_parts"} <= tables:
-        return "picoclaw"
+    databases = _module_attr("SQLITE_TABLES")
+    for name, needed in databases:
+        if needed <= tables:
+            return name
     found = ", ".join(sorted(tables)[:8]) or "no tables"
+    expected = " or ".join(format_info(name).title for name, _ in databases)
     raise SessionLoadError(
         str(path),
-        "no known format: expected an OpenCode or PicoClaw seahorse database, "
+        f"no known format: expected a database of {expected}, "
         f"found a SQLite database with tables: {found}",
     )
 
 
 def _detect_directory(path: Path) -> str:
-    """Only two formats are directories: OpenCode JSON storage (the root, or one session's
-    ``message/ses_*`` directory, as ``ctxtui sessions`` lists it) and a PicoClaw sessions dir."""
-    if (path / "message").is_dir() and (path / "part").is_dir():
-        return "opencode"
-    if path.parent.name == "message" and path.name.startswith("ses_"):
-        return "opencode"
-    if (path / "storage" / "message").is_dir():
-        return "opencode"
-    if any(path.glob("*.meta.json")) or (path.name == "sessions" and ".picoclaw" in path.parts):
-        return "picoclaw"
+    """The format whose importer's ``is_session_dir`` takes the directory (OpenCode's JSON
+    storage, a PicoClaw sessions directory)."""
+    for name, is_session_dir in _module_attr("is_session_dir"):
+        if is_session_dir(path):
+            return name
     raise SessionLoadError(
         str(path),
         "expected a session file (or an OpenCode storage or PicoClaw sessions directory), "
@@ -167,7 +151,7 @@ def _detect_directory(path: Path) -> str:
 
 def _best_sniff(path: Path, head: Any) -> str | None:
     best: tuple[int, str] | None = None
-    for info in FORMATS:
+    for info in formats.FORMATS:
         module = _available(info.name)
         if module is None:
             continue
@@ -227,7 +211,7 @@ def load_session(
 def _load_whole(source: Source, name: str, *, forced: bool, full: bool) -> Session:
     module = importer(name)
     if source.is_dir:
-        if name not in ("opencode", "picoclaw"):
+        if not hasattr(module, "is_session_dir"):
             raise source.problem("expected a file, found a directory")
     elif source.size == 0:
         raise source.problem("empty file: expected a transcript, found nothing")
@@ -293,14 +277,12 @@ def split_session_id(path: Path | str) -> tuple[Path, str | None]:
 
 
 def _load_one_session(source: Source, name: str, session_id: str, full_history: bool) -> Session:
-    """One of the sessions a file holds: an OpenCode database's, or a Claude Code sub-agent's."""
-    if name == "opencode":
-        from ctxtui.importers._opencode_sqlite import load_database
-
-        return load_database(source.path, source.dropped, session_id)
-    if name == "claude-code" and not source.is_dir:
-        module = importer(name)
-        session: Session = module.load_sidechain(source, session_id, full_history=full_history)
+    """One of the sessions a file holds, read by its importer's ``load_one`` (an OpenCode
+    database's, a Claude Code sub-agent's); a directory only by an importer that reads them."""
+    module = importer(name)
+    load_one = getattr(module, "load_one", None)
+    if load_one is not None and (hasattr(module, "is_session_dir") or not source.is_dir):
+        session: Session = load_one(source, session_id, full_history=full_history)
         return session
     raise SessionLoadError(
         str(source.path),
@@ -333,13 +315,11 @@ def protected_paths(path: Path | str) -> frozenset[Path]:
     found = {path}
     if path.name:
         found |= {path.with_name(path.name + suffix) for suffix in SQLITE_SIDE_SUFFIXES}
-    for info in FORMATS:
-        extra = getattr(_available(info.name), "protected_paths", None)
-        if extra is not None:
-            try:
-                found |= extra(path)
-            except (OSError, SessionLoadError):
-                continue  # a source that moved away or is unreadable: protect what we know
+    for _, extra in _module_attr("protected_paths"):
+        try:
+            found |= extra(path)
+        except (OSError, SessionLoadError):
+            continue  # a source that moved away or is unreadable: protect what we know
     return frozenset(found)
 
 
@@ -395,10 +375,20 @@ def hoist_system_prompt(session: Session) -> Session:
 __all__ = [
     "FORMATS",
     "FORMAT_NAMES",
+    "IMPORTERS",
+    "FoundSession",
+    "NotRegularFileError",
+    "Skipped",
+    "StoreWalk",
+    "decode_error_reason",
     "detect_format",
+    "file_kind",
+    "gc_paused",
     "hoist_system_prompt",
     "importer",
+    "inline_chains",
     "load_session",
     "normalize_format",
+    "open_regular",
     "protected_paths",
 ]

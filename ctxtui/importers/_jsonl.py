@@ -21,6 +21,7 @@ from typing import IO, Any
 import msgspec
 
 from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.session.json_depth import MAX_DEPTH
 from ctxtui.importers import _reader, _stream
 from ctxtui.importers._deep import deep_call
 from ctxtui.importers._reader import (
@@ -28,7 +29,6 @@ from ctxtui.importers._reader import (
     _DECODER,
     _UNDECIDED,
     _WHITESPACE,
-    MAX_DEPTH,
     _scrub,
     depth_exceeds,
     read_json,

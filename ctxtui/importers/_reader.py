@@ -24,7 +24,7 @@ from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.literal import visible
-from ctxtui.core.session.json_depth import MAX_DEPTH as MAX_DEPTH
+from ctxtui.core.session.json_depth import MAX_DEPTH
 from ctxtui.importers._deep import deep_call
 from ctxtui.importers._stream import Source, binary_problem, open_file
 

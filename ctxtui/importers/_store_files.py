@@ -1,6 +1,8 @@
-"""Reading the agents' stores without trusting them: a walk that never raises, bounded heads.
+"""Reading the agents' stores without trusting them: a walk that never raises, bounded heads,
+and ``FoundSession``, what a listing knows of a session without parsing it.
 
-``ctxtui.stores`` lists sessions from here. A directory that cannot be read is noted and
+Each importer's ``list_store`` lists its agent's sessions from here; ``ctxtui.stores`` joins
+them. A directory that cannot be read is noted and
 passed over (``StoreWalk.skipped``), so it hides nothing listed after it; a FIFO, socket or
 symlink loop named like a transcript is never opened; a transcript's head is read in chunks
 within ``SCAN_BYTES``, keeping at most ``HEAD_BYTES`` of any line, so a multi-gigabyte line
@@ -14,8 +16,9 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
@@ -239,3 +242,74 @@ def read_small_json(path: Path) -> Any:
 
 SIDE_FILE_BYTES = 1024 * 1024
 """A session's metadata file is a few hundred bytes; more than this is not one."""
+
+
+# --- what the listing knows of one session -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FoundSession:
+    """One session in an agent's store, as far as the listing can tell without parsing it."""
+
+    agent: str  # the format's name: claude-code, codex, opencode, picoclaw
+    path: Path  # what to open (``open_target`` adds an OpenCode database's session id)
+    size: int
+    modified: float  # the file's mtime, seconds since the epoch
+    started: datetime | None = None
+    project: str | None = None  # working directory or project name
+    model: str | None = None
+    title: str | None = None
+    session_id: str | None = None  # one of the sessions a file holds (``PATH#ID``)
+    messages: int | None = None  # counted on request only
+    error: str | None = None
+    children: tuple[FoundSession, ...] = field(default=())  # Claude Code sub-agents
+
+    @property
+    def open_target(self) -> str:
+        """What to pass to ``ctxtui`` to open this session (``PATH#ID`` for one of a file's:
+        an OpenCode database's, a Claude Code sub-agent written inline)."""
+        if self.session_id is not None:
+            return f"{self.path}#{self.session_id}"
+        return str(self.path)
+
+    @property
+    def sort_key(self) -> float:
+        return self.started.timestamp() if self.started else self.modified
+
+
+def text(value: Any) -> str | None:
+    """A non-empty string read from a record, or ``None``."""
+    return value if isinstance(value, str) and value else None
+
+
+def when(value: Any) -> datetime | None:
+    """An ISO-8601 string or epoch milliseconds, as an aware datetime; anything else: None."""
+    try:
+        if isinstance(value, str) and value:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1e14:
+            return datetime.fromtimestamp(value / 1000, tz=UTC)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return None
+
+
+def stat_entry(agent: str, path: Path) -> FoundSession:
+    """An entry from the file's ``stat``; one that vanished or cannot be looked at carries
+    the reason as its error (the listing still shows it)."""
+    try:
+        st = path.stat()
+    except OSError as err:
+        return FoundSession(agent=agent, path=path, size=0, modified=0.0, error=describe_error(err))
+    return FoundSession(agent=agent, path=path, size=st.st_size, modified=st.st_mtime)
+
+
+def guard(found: FoundSession, fill: Callable[[FoundSession], FoundSession]) -> FoundSession:
+    """``fill(found)``, or ``found`` with the error's text if the head cannot be read."""
+    if found.error is not None:
+        return found
+    try:
+        return fill(found)
+    except Exception as err:  # a listing must survive any one broken file
+        return replace(found, error=describe_error(err))

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Collection, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -20,9 +20,18 @@ from ctxtui.importers._claude_messages import (
     MessageCount,
     is_boundary,
 )
-from ctxtui.importers._claude_sidechains import AGENT_PREFIX, sidechain_ids
+from ctxtui.importers._claude_sidechains import AGENT_PREFIX, inline_chains, sidechain_ids
 from ctxtui.importers._jsonl import Record, as_typed, iter_records
 from ctxtui.importers._parts import as_label, as_text, tag
+from ctxtui.importers._store_files import (
+    FoundSession,
+    StoreWalk,
+    guard,
+    head_records,
+    stat_entry,
+    text,
+    when,
+)
 from ctxtui.importers._stream import Dropped, Source
 
 FORMAT: FormatInfo = format_info("claude-code")
@@ -72,7 +81,7 @@ def _load(source: Source, *, full_history: bool) -> Session:
     return session
 
 
-def load_sidechain(source: Source, chain_id: str, *, full_history: bool = False) -> Session:
+def load_one(source: Source, chain_id: str, *, full_history: bool = False) -> Session:
     """Read one sub-agent's chain written inline in a parent transcript, as its own session.
 
     ``chain_id`` is what ``sidechain_ids`` names it (``agent-<agentId>``, or the uuid of its
@@ -515,3 +524,96 @@ def _boundary_note(
     if isinstance(pre, int):
         note += f", preTokens {pre:,}"
     return note
+
+
+def path_hint(path: Path) -> bool:
+    """A JSONL file under a ``.claude/projects`` directory is Claude Code's."""
+    return path.name.endswith(".jsonl") and "/.claude/projects/" in path.as_posix()
+
+
+# --- the store: ~/.claude/projects/<project>/<session>.jsonl (docs/formats.md) -------------
+
+
+def _fill(found: FoundSession) -> FoundSession:
+    project = started = model = None
+    for record in head_records(found.path):
+        project = project or text(record.get("cwd"))
+        started = started or when(record.get("timestamp"))
+        if record.get("type") == "assistant":
+            message = record.get("message")
+            said = message.get("model") if isinstance(message, dict) else record.get("model")
+            model = model or text(said)
+        if project and started and model:
+            break
+    return replace(found, project=project, started=started, model=model)
+
+
+def _inline_agents(parent: FoundSession) -> tuple[FoundSession, ...]:
+    """Sub-agents an older CLI wrote into the parent's own file, one entry per chain, to be
+    opened as ``PATH#ID`` (``load_one``)."""
+    chains = inline_chains(parent.path)
+    return tuple(_inline_agent(parent, cid, chain) for cid, chain in chains.items())
+
+
+def _inline_agent(parent: FoundSession, chain_id: str, chain: list[dict[str, Any]]) -> FoundSession:
+    """One inline sub-agent as a listing entry, from its own records (oldest first)."""
+    first = chain[0]
+    models = (r.get("model") for r in chain if r.get("type") == "assistant")
+    return replace(
+        parent,
+        size=sum(r["_bytes"] for r in chain),
+        started=when(first.get("timestamp")),
+        project=text(first.get("cwd")) or parent.project,
+        model=next((m for m in models if text(m) and m != "<synthetic>"), None),
+        title=None,
+        session_id=chain_id,
+    )
+
+
+def _children(walk: StoreWalk, parent: FoundSession, has_dir: bool) -> tuple[FoundSession, ...]:
+    """A session's sub-agents: its ``subagents/`` files, then those written inline."""
+    file = parent.path
+    subs = walk.files(file.parent / file.stem / "subagents", "agent-*.jsonl") if has_dir else []
+    children = tuple(guard(stat_entry(FORMAT.name, s), _fill) for s in subs)
+    if parent.error is not None:
+        return children
+    try:
+        return children + _inline_agents(parent)
+    except Exception:  # the parent lists fine; its own load says what is wrong inside
+        return children
+
+
+def _loose_agents(files: Iterable[Path]) -> dict[str, list[FoundSession]]:
+    """An older CLI's ``agent-*.jsonl`` files beside the sessions, by the ``sessionId`` of
+    the session that spawned them (read from their head)."""
+    by_parent: dict[str, list[FoundSession]] = {}
+    for file in files:
+        found = guard(stat_entry(FORMAT.name, file), _fill)
+        parent = ""
+        if found.error is None:
+            try:
+                ids = (text(r.get("sessionId")) for r in head_records(file))
+                parent = next((i for i in ids if i), "")
+            except Exception:  # swapped or broken since the fill: it stays an orphan
+                parent = ""
+        by_parent.setdefault(parent, []).append(found)
+    return by_parent
+
+
+def list_store(walk: StoreWalk, root: Path) -> Iterator[FoundSession]:
+    """The sessions under a ``projects`` root, each with its sub-agents as children."""
+    for project_dir in walk.dirs(root):
+        files = walk.files(project_dir, "*.jsonl")
+        session_dirs = {p.name for p in walk.dirs(project_dir)}
+        loose = _loose_agents(f for f in files if f.name.startswith("agent-"))
+        for file in files:
+            if file.name.startswith("agent-"):
+                continue  # a sub-agent: listed under the session that spawned it
+            parent = guard(stat_entry(FORMAT.name, file), _fill)
+            children = (
+                *_children(walk, parent, file.stem in session_dirs),
+                *loose.pop(file.stem, ()),
+            )
+            yield replace(parent, children=children) if children else parent
+        for orphans in loose.values():
+            yield from orphans  # their session is gone; each is still a context window

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -38,6 +39,15 @@ from ctxtui.importers._parts import (
     usage_codex,
 )
 from ctxtui.importers._reader import loads_field
+from ctxtui.importers._store_files import (
+    FoundSession,
+    StoreWalk,
+    guard,
+    head_records,
+    stat_entry,
+    text,
+    when,
+)
 from ctxtui.importers._stream import Dropped, Source
 from ctxtui.importers._timestamps import parse_timestamp
 
@@ -568,3 +578,47 @@ def _roll_back(replay: _Replay, record: Record, turns: int) -> None:
         f"line {record.line:,}: thread rolled back {plural(turns, 'turn')} "
         f"({plural(dropped, 'message')} dropped)"
     )
+
+
+_ROLLOUT = re.compile(r"^rollout-.*\.jsonl(\.zst)?$")
+
+
+def path_hint(path: Path) -> bool:
+    """A file named like a rollout (``rollout-*.jsonl``, or ``.jsonl.zst``) is Codex's."""
+    return _ROLLOUT.match(path.name) is not None
+
+
+# --- the store: $CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl (docs/formats.md) ---------
+
+
+def _fill(found: FoundSession) -> FoundSession:
+    project = started = model = None
+    for record in head_records(found.path):
+        payload = record.get("payload")
+        if record.get("_sketch"):
+            payload = record  # a sketch holds the fields it found at every depth
+        if not isinstance(payload, dict):
+            continue
+        if record.get("type") == "session_meta":
+            project = project or text(payload.get("cwd"))
+            started = started or when(payload.get("timestamp") or record.get("timestamp"))
+        elif record.get("type") == "turn_context":
+            model = model or text(payload.get("model"))
+            project = project or text(payload.get("cwd"))
+        if project and started and model:
+            break
+    return replace(found, project=project, started=started, model=model)
+
+
+def list_store(walk: StoreWalk, root: Path) -> Iterator[FoundSession]:
+    """The rollouts under ``sessions`` and ``archived_sessions``; a ``.zst`` beside its plain
+    file is left out (Codex reads the plain sibling when both exist)."""
+    files = walk.tree(root / "sessions", "rollout-*.jsonl*")
+    files += walk.files(root / "archived_sessions", "rollout-*.jsonl*")
+    plain = {f for f in files if f.name.endswith(".jsonl")}
+    for file in sorted(files):
+        if not file.name.endswith((".jsonl", ".jsonl.zst")):
+            continue
+        if file.name.endswith(".zst") and file.with_suffix("") in plain:
+            continue
+        yield guard(stat_entry(FORMAT.name, file), _fill)

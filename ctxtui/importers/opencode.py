@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +15,16 @@ from ctxtui.core.session.models import Session
 from ctxtui.importers._opencode_messages import StoredMessage, build_session, created_ms
 from ctxtui.importers._parts import as_text
 from ctxtui.importers._reader import SQLITE_MAGIC, read_json_file
+from ctxtui.importers._store_files import (
+    FoundSession,
+    StoreWalk,
+    describe_error,
+    guard,
+    read_small_json,
+    stat_entry,
+    text,
+    when,
+)
 from ctxtui.importers._stream import Dropped, Source, open_file
 
 FORMAT: FormatInfo = format_info("opencode")
@@ -144,3 +158,119 @@ def _latest_session(root: Path, warnings: list[str]) -> tuple[str, dict[str, Any
             f"{chosen}"
         )
     return chosen, infos.get(chosen)
+
+
+def load_one(source: Source, session_id: str, *, full_history: bool = False) -> Session:
+    """One session of an OpenCode database (``opencode.db#ses_X``); it keeps no compacted
+    history apart, so ``full_history`` changes nothing."""
+    from ctxtui.importers._opencode_sqlite import load_database
+
+    return load_database(source.path, source.dropped, session_id)
+
+
+SQLITE_TABLES = frozenset({"part", "message", "session"})
+"""The tables of OpenCode's database (>= 1.2), by which detection knows it."""
+
+
+def path_hint(path: Path) -> bool:
+    """``opencode*.db``, or a message of its JSON storage (``storage/message/*/msg_*.json``)."""
+    name, parts = path.name, path.parts
+    if name.startswith("opencode") and name.endswith(".db"):
+        return True
+    return (
+        name.startswith("msg_")
+        and name.endswith(".json")
+        and len(parts) >= 4
+        and parts[-3] == "message"
+        and parts[-4] == "storage"
+    )
+
+
+def is_session_dir(path: Path) -> bool:
+    """OpenCode's JSON storage: the root, or one session's ``message/ses_*`` directory, as
+    ``ctxtui sessions`` lists it."""
+    if (path / "message").is_dir() and (path / "part").is_dir():
+        return True
+    if path.parent.name == "message" and path.name.startswith("ses_"):
+        return True
+    return (path / "storage" / "message").is_dir()
+
+
+# --- the store: $XDG_DATA_HOME/opencode: opencode*.db, storage/ (docs/formats.md) ----------
+
+
+def database_sessions(db: Path) -> Iterator[FoundSession]:
+    """Every session of an OpenCode database, newest first (an entry with the error when the
+    database cannot be read)."""
+    from ctxtui.importers._sqlite import read_database
+
+    base = stat_entry(FORMAT.name, db)
+    if base.error is not None:
+        yield base
+        return
+    try:
+        # A live database keeps recent sessions in its -wal; read_database sees them without
+        # creating or touching anything beside the file. One pass over the sessions: no
+        # per-session subquery (without an index on message.session_id that is quadratic).
+        rows = read_database(
+            db,
+            lambda con: con.execute(
+                "SELECT id, directory, title, time_created FROM session ORDER BY time_updated DESC"
+            ).fetchall(),
+        )
+    except (sqlite3.Error, SessionLoadError, UnicodeDecodeError, ValueError) as err:
+        yield replace(base, error=f"not a readable OpenCode database ({describe_error(err)})")
+        return
+    for sid, directory, title, created in rows:
+        yield replace(
+            base,
+            session_id=text(sid),
+            project=text(directory),
+            title=text(title),
+            started=when(created),
+        )
+
+
+def _storage_fill(walk: StoreWalk, found: FoundSession) -> FoundSession:
+    info_files = [
+        info
+        for sub in walk.dirs(found.path.parents[1] / "session")
+        for info in walk.files(sub, f"{found.path.name}.json")
+    ]
+    if not info_files:
+        return found
+    info = read_small_json(info_files[0])
+    if not isinstance(info, dict):
+        return found
+    time = info.get("time")
+    return replace(
+        found,
+        project=text(info.get("directory")),
+        title=text(info.get("title")),
+        started=when(time.get("created")) if isinstance(time, dict) else None,
+    )
+
+
+def list_store(walk: StoreWalk, root: Path) -> Iterator[FoundSession]:
+    """The sessions of the databases, then those of the JSON storage."""
+    for db in walk.files(root, "opencode*.db"):
+        yield from database_sessions(db)
+    for ses in walk.dirs(root / "storage" / "message", "ses_*"):
+        yield guard(stat_entry(FORMAT.name, ses), lambda f: _storage_fill(walk, f))
+
+
+def database_counts(path: Path, finish: Callable[[Session], Session]) -> dict[str, int]:
+    """The messages of each session of a database after ``finish`` (what a load does to a
+    session), by session id, read once per version of the file (its stat fields are the
+    key: a database written since is read again); ``ctxtui sessions --count`` reads it."""
+    st = path.stat()
+    return _database_counts(path, finish, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _database_counts(
+    path: Path, finish: Callable[[Session], Session], inode: int, size: int, mtime_ns: int
+) -> dict[str, int]:
+    from ctxtui.importers._opencode_sqlite import message_counts
+
+    return message_counts(path, finish)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,15 @@ from ctxtui.importers._jsonl import Record, iter_records
 from ctxtui.importers._parts import as_text, opaque_part, tag, text_part
 from ctxtui.importers._picoclaw_items import ROLES, media_part
 from ctxtui.importers._reader import SQLITE_MAGIC, json_kind, read_json, read_json_file
+from ctxtui.importers._store_files import (
+    FoundSession,
+    StoreWalk,
+    guard,
+    read_small_json,
+    stat_entry,
+    text,
+    when,
+)
 from ctxtui.importers._stream import Dropped, Source, numbered_lines, open_file
 from ctxtui.importers._timestamps import parse_timestamp
 
@@ -312,3 +322,49 @@ def media_parts(media: Any, attachments: Any = None) -> list[ContentPart]:
     refs = [as_text(m) for m in media] if isinstance(media, list) else []
     refs += [r for r in types if r not in refs]
     return [media_part(ref, types.get(ref) or None) for ref in refs]
+
+
+SQLITE_TABLES = frozenset({"context_items", "message_parts"})
+"""The tables of PicoClaw's seahorse database, by which detection knows it."""
+
+
+def path_hint(path: Path) -> bool:
+    """``seahorse.db``, a ``.meta.json``, a JSONL beside its meta, or anything under
+    ``.picoclaw/…/sessions``."""
+    name, parts = path.name, path.parts
+    if name == "seahorse.db" or name.endswith(".meta.json"):
+        return True
+    if name.endswith(".jsonl") and path.with_name(name[: -len(".jsonl")] + ".meta.json").exists():
+        return True
+    return ".picoclaw" in parts and "sessions" in parts
+
+
+def is_session_dir(path: Path) -> bool:
+    """A PicoClaw sessions directory: it holds a meta file, or it is ``.picoclaw/…/sessions``."""
+    return any(path.glob("*.meta.json")) or (path.name == "sessions" and ".picoclaw" in path.parts)
+
+
+# --- the store: $PICOCLAW_HOME/workspace/sessions (docs/formats.md) -------------------------
+
+
+def _fill(found: FoundSession) -> FoundSession:
+    meta_path = found.path.with_name(found.path.stem + ".meta.json")
+    if not meta_path.is_file():
+        return found
+    meta = read_small_json(meta_path)
+    if not isinstance(meta, dict):
+        return found
+    scope = meta.get("scope")
+    channel = text(scope.get("channel")) if isinstance(scope, dict) else None
+    return replace(found, started=when(meta.get("created_at")), project=channel)
+
+
+def list_store(walk: StoreWalk, directory: Path) -> Iterator[FoundSession]:
+    """The JSONL sessions (with their meta), the legacy JSON ones and the seahorse database."""
+    for file in walk.files(directory, "*.jsonl"):
+        yield guard(stat_entry(FORMAT.name, file), _fill)
+    for file in walk.files(directory, "*.json"):
+        if not file.name.endswith(".meta.json"):
+            yield stat_entry(FORMAT.name, file)
+    for seahorse in walk.files(directory, "seahorse.db"):
+        yield stat_entry(FORMAT.name, seahorse)

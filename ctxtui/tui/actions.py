@@ -14,7 +14,7 @@ from enum import Enum
 
 from textual.binding import Binding, BindingType
 
-from ctxtui.core.policies.policy import PRESETS
+from ctxtui.core.policies.presets import PRESETS
 
 
 class Scope(Enum):

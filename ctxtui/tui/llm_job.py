@@ -20,11 +20,10 @@ from ctxtui.llm import (
     Endpoint,
     Hooks,
     LLMSummary,
-    Stop,
-    SummarizerError,
     resolve_endpoint,
     summarize_leaves,
 )
+from ctxtui.llm_wire import Stop, SummarizerError
 from ctxtui.tui.jobs import bug_line
 from ctxtui.tui.settings import LLMSettings
 

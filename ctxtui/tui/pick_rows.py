@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ctxtui.core.literal import visible
 from ctxtui.core.wording import file_size
-from ctxtui.stores import FoundSession
+from ctxtui.importers import FoundSession
 
 SAMPLE = "sample"
 """The agent column of a bundled sample session."""

@@ -19,8 +19,7 @@ from pydantic_settings import (
 from textual.app import App
 
 from ctxtui.core.policies.presets import DEFAULT_PRESET, PRESETS
-from ctxtui.importers._reader import decode_error_reason
-from ctxtui.importers._stream import NotRegularFileError, file_kind, open_regular
+from ctxtui.importers import NotRegularFileError, decode_error_reason, file_kind, open_regular
 
 CONFIG_FILE_NAME = "config.json"
 

@@ -17,7 +17,8 @@ from typing import Any
 from ctxtui.core.engine import Engine
 from ctxtui.core.literal import visible
 from ctxtui.core.planning.plan import Plan
-from ctxtui.core.policies.policy import Policy, PolicyError, fit_reserve, policy_for_session, preset
+from ctxtui.core.policies.fit import fit_reserve
+from ctxtui.core.policies.policy import Policy, PolicyError, policy_for_session, preset
 from ctxtui.core.policies.preset_choice import (
     DEFAULT,
     FROM_OPTION,

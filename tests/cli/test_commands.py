@@ -167,6 +167,21 @@ def test_formats_lists_the_importers(capsys: pytest.CaptureFixture[str]) -> None
     assert names == [f.name for f in FORMATS]
 
 
+def test_every_command_row_has_its_module_and_every_module_its_row() -> None:
+    """``COMMANDS`` is the one table of sub-commands; ``command_module`` only holds the lazy
+    imports the graph must see, one per row, and no module with a ``run`` lacks a row."""
+    from ctxtui import commands
+    from ctxtui.cli_args import COMMANDS
+
+    for row in COMMANDS:
+        assert commands.command_module(row.name).__name__ == f"ctxtui.commands.{row.name}"
+    folder = Path(commands.__file__).parent
+    runners = {f.stem for f in folder.glob("*.py") if "\ndef run(" in f.read_text("utf-8")}
+    assert runners - {"__init__"} == {row.name for row in COMMANDS}
+    with pytest.raises(ValueError, match="no such command"):
+        commands.command_module("nothing")
+
+
 def test_subprocess_report_json(session_file: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "ctxtui", "report", str(session_file), "--json"],

@@ -136,7 +136,7 @@ def test_fleet_rows_carry_the_sessions_cost(
 def test_help_names_the_price_source_and_its_version(
     command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from ctxtui.core.pricing.prices import PRICE_VERSION
+    from ctxtui.core.pricing.price_source import PRICE_VERSION
 
     with pytest.raises(SystemExit) as done:
         main([command, "--help"])

@@ -11,14 +11,14 @@ from hypothesis import strategies as st
 
 from ctxtui.cli import main
 from ctxtui.cli_args import COMMANDS, Command
-from ctxtui.core.policies.policy import FIELDS, KNOBS, PRESETS, PolicyError, make_policy, preset
+from ctxtui.core.policies.policy import FIELDS, KNOBS, PolicyError, make_policy, preset
+from ctxtui.core.policies.presets import PRESETS
 from ctxtui.core.session.models import Message, Session, SessionMeta
+from ctxtui.error_text import clip, clip_path, show_number
 from ctxtui.options import (
     EXIT_INTERNAL,
     EXIT_USAGE,
     build_policy,
-    clip,
-    clip_path,
     dest,
     explain_policy_error,
     knob_help,
@@ -26,7 +26,6 @@ from ctxtui.options import (
     overrides_from,
     range_sentence,
     range_words,
-    show_number,
     unused_reason,
 )
 

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from ctxtui.cli import main
-from ctxtui.core.policies.policy import KNOBS, PRESETS
+from ctxtui.core.policies.policy import KNOBS
+from ctxtui.core.policies.presets import PRESETS
 from ctxtui.importers import FORMAT_NAMES
 from tests.cli.chats import agent_chat
 

@@ -9,12 +9,12 @@ from ctxtui.core.planning.plan import (
     Plan,
     PrunedOutput,
     TailReason,
-    TokenizerInfo,
     Totals,
 )
 from ctxtui.core.policies.policy import preset
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall
+from ctxtui.core.tokens.tokenizers import TokenizerInfo
 
 
 def small_session() -> Session:

@@ -16,12 +16,8 @@ from hypothesis import strategies as st
 
 from ctxtui.core.pricing import prices
 from ctxtui.core.pricing.cost import MissCause, session_cost, token_usage
-from ctxtui.core.pricing.prices import (
-    PRICE_VERSION,
-    NoPriceError,
-    TokenUsage,
-    table_for,
-)
+from ctxtui.core.pricing.price_source import PRICE_VERSION
+from ctxtui.core.pricing.prices import NoPriceError, TokenUsage, table_for
 from ctxtui.core.session.models import Message, RecordedCompaction, Session, SessionMeta, Usage
 from ctxtui.importers import load_session
 from ctxtui.samples import samples_dir

@@ -17,17 +17,16 @@ from hypothesis import strategies as st
 from ctxtui.core.compacting.compaction import compact
 from ctxtui.core.planning.plan import Plan, TailReason
 from ctxtui.core.planning.planner import build_plan, history_budget
-from ctxtui.core.policies.policy import (
+from ctxtui.core.policies.modes import (
     CompactionStyle,
-    Policy,
     PruneMode,
     PruneStub,
     PruneTools,
     TailMode,
     TriggerCheck,
     TriggerCount,
-    make_policy,
 )
+from ctxtui.core.policies.policy import Policy, make_policy
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Message, Session, ToolCall, ToolDefinition
 from ctxtui.core.tokens.counting import count_session

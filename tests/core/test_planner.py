@@ -8,7 +8,8 @@ from ctxtui.core.planning.picoclaw_legacy import force_compression_range
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import build_plan
 from ctxtui.core.planning.truncation import planned_path, preview_of, render
-from ctxtui.core.policies.policy import CompactionStyle, Policy, preset
+from ctxtui.core.policies.modes import CompactionStyle
+from ctxtui.core.policies.policy import Policy, preset
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall
 from ctxtui.core.tokens.counts import SessionCounts

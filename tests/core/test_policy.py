@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ctxtui.core.policies.policy import (
-    PRESETS,
-    PolicyError,
-    fit_reserve,
-    policy_for_session,
-    preset,
-)
+from ctxtui.core.policies.fit import fit_reserve
+from ctxtui.core.policies.policy import PolicyError, policy_for_session, preset
+from ctxtui.core.policies.presets import PRESETS
 from ctxtui.core.session.models import Session, SessionMeta
 
 

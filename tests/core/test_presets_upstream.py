@@ -17,7 +17,8 @@ import pytest
 from ctxtui.core.compacting.compaction import approx_token_count, compact
 from ctxtui.core.planning.picoclaw_legacy import force_compression_range
 from ctxtui.core.planning.planner import build_plan
-from ctxtui.core.policies.policy import Policy, TriggerCount, policy_for_session, preset
+from ctxtui.core.policies.modes import TriggerCount
+from ctxtui.core.policies.policy import Policy, policy_for_session, preset
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall, Usage
 from ctxtui.core.simulation.replay import EventKind, Replay, replay
@@ -484,9 +485,9 @@ def test_claude_code_caps_a_bash_output_at_30000_characters() -> None:
     assert shown is not None and shown.startswith(big[:15_000]) and shown.endswith(big[-15_000:])
     assert cut[2].tokens_after == len(shown) + 1  # the chars tokenizer: the capped text
     assert harness_cap(big[:30_000], 30_000) is None
-    from ctxtui.core.tokens.calibration import HARNESS_OUTPUT_CAPS
+    from ctxtui.core.session.formats import format_info
 
-    assert HARNESS_OUTPUT_CAPS["claude-code"] == (policy.truncate_max_bytes, frozenset({"Bash"}))
+    assert format_info("claude-code").output_cap == (policy.truncate_max_bytes, frozenset({"Bash"}))
 
 
 def test_opencode_estimates_an_image_as_its_base64_over_four() -> None:

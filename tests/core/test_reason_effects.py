@@ -7,7 +7,8 @@ import re
 import pytest
 
 from ctxtui.core.engine import Engine
-from ctxtui.core.policies.policy import PRESETS, preset
+from ctxtui.core.policies.policy import preset
+from ctxtui.core.policies.presets import PRESETS
 from ctxtui.core.policies.reason_effects import reason_choices, reason_effect
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Message, Session

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from ctxtui.core.compacting.compaction import compact
 from ctxtui.core.planning.planner import build_plan
 from ctxtui.core.planning.tail import Boundaries
-from ctxtui.core.policies.policy import Policy, TriggerCheck, TriggerCount
+from ctxtui.core.policies.modes import TriggerCheck, TriggerCount
+from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Session, SessionIndex
 from ctxtui.core.simulation.live_context import live_counts, live_session

@@ -11,7 +11,6 @@ from ctxtui.core.planning.plan import (
     Plan,
     PrunedOutput,
     TailReason,
-    TokenizerInfo,
     Totals,
     TruncatedOutput,
 )
@@ -19,6 +18,7 @@ from ctxtui.core.planning.tool_costs import UNKNOWN_TOOL, call_shares, tool_cost
 from ctxtui.core.policies.policy import preset
 from ctxtui.core.session.models import Message, Session, ToolCall
 from ctxtui.core.simulation.report import build_report
+from ctxtui.core.tokens.tokenizers import TokenizerInfo
 
 READ_A = ToolCall(id="r1", name="read_file", arguments='{"path":"a"}')  # 9 + 12 = 21 chars
 BASH = ToolCall(id="b1", name="bash", arguments="ls")  # 4 + 2 = 6 chars

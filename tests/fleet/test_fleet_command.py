@@ -521,20 +521,20 @@ def test_a_directory_splits_inline_sub_agents_into_rows_of_their_own(
     """A Claude Code transcript holding a sub-agent inline is two rows: itself, then the
     sub-agent keyed ``PATH#ID`` with the transcript as its ``parent``, as ``ctxtui sessions``
     lists them; a second run over the unchanged file takes the split from the index."""
-    import ctxtui.importers._claude_sidechains as sidechains
+    import ctxtui.importers as importers
 
     folder = store / "given"
     folder.mkdir()
     transcript = folder / "abc.jsonl"
     _with_inline_agent(transcript)
     searched: list[Path] = []
-    real = sidechains.inline_chains
+    real = importers.inline_chains
 
     def counted(path: Path) -> Any:
         searched.append(path)
         return real(path)
 
-    monkeypatch.setattr(sidechains, "inline_chains", counted)
+    monkeypatch.setattr(importers, "inline_chains", counted)
     doc = _fleet(capsys, str(folder))
     rows = doc["sessions"]
     assert [(r["path"], r["parent"]) for r in rows] == [

@@ -13,7 +13,7 @@ import pytest
 from ctxtui.cli import main
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.importers import load_session
-from ctxtui.importers.claude_code import sidechain_ids
+from ctxtui.importers._claude_sidechains import sidechain_ids
 from ctxtui.importers.watch import SessionWatcher
 
 

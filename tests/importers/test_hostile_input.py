@@ -16,10 +16,11 @@ import pytest
 import zstandard
 
 from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.session.json_depth import MAX_DEPTH
 from ctxtui.importers import _reader, load_session
 from ctxtui.importers._jsonl import iter_records
 from ctxtui.importers._parts import as_int, normalise_usage, tool_definition
-from ctxtui.importers._reader import MAX_DEPTH, read_json_file
+from ctxtui.importers._reader import read_json_file
 from ctxtui.importers._stream import Dropped, open_file
 
 HUGE = "1" + "0" * 5000

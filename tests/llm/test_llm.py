@@ -12,14 +12,13 @@ from ctxtui.core.summaries.summary import SUMMARY_TEMPLATE
 from ctxtui.llm import (
     Endpoint,
     Hooks,
-    SummarizerError,
-    SummaryCancelledError,
     missing_sections,
     resolve_endpoint,
     summarize,
     summarize_leaves,
     template_headings,
 )
+from ctxtui.llm_wire import SummarizerError, SummaryCancelledError
 from tests.llm.server import SUMMARY, Behaviour, serve
 
 HEADINGS = template_headings(SUMMARY_TEMPLATE)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.app import App
 
-from ctxtui.core.policies.policy import PRESETS
+from ctxtui.core.policies.presets import PRESETS
 from ctxtui.tui.actions import (
     ACTIONS,
     BY_ID,

@@ -23,8 +23,8 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.policies.policy import preset
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.importers import load_session
-from ctxtui.tui.compaction_text import prompt_preview
-from ctxtui.tui.screens.compaction import PROMPT_PREVIEW_CHARS, CompactionPreviewScreen, figure_rows
+from ctxtui.tui.compaction_text import PROMPT_PREVIEW_CHARS, figure_rows, prompt_preview
+from ctxtui.tui.screens.compaction import CompactionPreviewScreen
 from tests.tui.main_fixtures import SnapCompare, figures
 
 

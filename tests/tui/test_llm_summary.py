@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Label, Static, TabbedContent
 
-from ctxtui.llm import SummarizerError
+from ctxtui.llm_wire import SummarizerError
 from ctxtui.tui.app import make_app
 from ctxtui.tui.llm_job import endpoint_for
 from ctxtui.tui.screens.compaction import CompactionPreviewScreen

@@ -18,12 +18,12 @@ from ctxtui.core.planning.plan import (
     Plan,
     PrunedOutput,
     TailReason,
-    TokenizerInfo,
     Totals,
     Zone,
 )
 from ctxtui.core.policies.policy import preset
 from ctxtui.core.session.models import Message, Session
+from ctxtui.core.tokens.tokenizers import TokenizerInfo
 from ctxtui.tui.cells import BAR_FLOOR
 from ctxtui.tui.widgets.detail import DetailPane
 from ctxtui.tui.widgets.gauge import SEGMENTS, segment_values

@@ -22,7 +22,7 @@ from ctxtui.core.planning.overflow import RequestParts, overflow_info
 from ctxtui.core.planning.picoclaw_legacy import emergency_note
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import build_plan
-from ctxtui.core.policies.policy import CompactionStyle
+from ctxtui.core.policies.modes import CompactionStyle
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Message, Session, SessionMeta
 from ctxtui.core.summaries.leaf_prompt import (

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from ctxtui.core.compacting.compaction import _legacy_summarize, _replaced_range, compact
 from ctxtui.core.planning.plan import Plan
-from ctxtui.core.policies.policy import CompactionStyle, Policy
+from ctxtui.core.policies.modes import CompactionStyle
+from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Message, Session
 from ctxtui.core.summaries.leaf_prompt import legacy_fallback_text

@@ -18,7 +18,8 @@ from ctxtui.core.planning.picoclaw_legacy import (
 )
 from ctxtui.core.planning.plan import CompactionNeed, FreshTail, Totals
 from ctxtui.core.planning.prune import EffectiveTokens
-from ctxtui.core.policies.policy import CompactionStyle, Policy
+from ctxtui.core.policies.modes import CompactionStyle
+from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Session
 from ctxtui.core.summaries.seahorse import Item, leaf_chunk

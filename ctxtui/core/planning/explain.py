@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ctxtui.core.planning.plan import Plan, TailReason, Zone
 from ctxtui.core.planning.prune import EffectiveTokens
-from ctxtui.core.policies.policy import CompactionStyle, PruneStub, TailMode
+from ctxtui.core.policies.modes import CompactionStyle, PruneStub, TailMode
 from ctxtui.core.session.models import Session
 from ctxtui.core.wording import a, plural
 

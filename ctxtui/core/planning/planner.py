@@ -50,11 +50,8 @@ from ctxtui.core.planning.tail import (
     suffix_start_within,
 )
 from ctxtui.core.planning.truncated_previews import truncated_outputs
-from ctxtui.core.policies.policy import (
-    Policy,
-    PruneMode,
-    TailMode,
-)
+from ctxtui.core.policies.modes import PruneMode, TailMode
+from ctxtui.core.policies.policy import Policy
 from ctxtui.core.session.models import Session
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import Tokenizer

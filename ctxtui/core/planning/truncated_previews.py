@@ -16,7 +16,8 @@ from ctxtui.core.planning.truncation import (
     render_measured,
     whole_lines_head,
 )
-from ctxtui.core.policies.policy import Policy, TruncateStyle
+from ctxtui.core.policies.modes import TruncateStyle
+from ctxtui.core.policies.policy import Policy
 from ctxtui.core.session.models import Message, PartKind, Session
 from ctxtui.core.tokens.calibration import output_cap
 from ctxtui.core.tokens.counts import SessionCounts

@@ -23,7 +23,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, get_type_hints
 
-from ctxtui.core.policies.fit import fit_reserve, session_values
+from ctxtui.core.policies.fit import session_values
 from ctxtui.core.policies.modes import (
     UNCAPPED,
     CompactionStyle,
@@ -45,22 +45,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KNOBS",
-    "PRESETS",
-    "CompactionStyle",
     "Knob",
     "Policy",
     "PolicyError",
-    "Preset",
     "Problem",
-    "PruneMode",
-    "PruneStub",
-    "PruneTools",
-    "SummaryTemplate",
-    "TailMode",
-    "TriggerCheck",
-    "TriggerCount",
-    "TruncateStyle",
-    "fit_reserve",
     "make_policy",
     "policy_for_session",
     "preset",

@@ -227,9 +227,9 @@ ROWS: tuple[Preset, ...] = (
             "prune_tools": PruneTools.CLAUDE_CODE,
             "prune_keep_results": 3,
             "prune_trigger_tokens": 100_000,  # inferred: the API's clear_tool_uses default
-            "truncate_enabled": True,  # BASH_MAX_OUTPUT_LENGTH: HARNESS_OUTPUT_CAPS' figure
+            "truncate_enabled": True,  # BASH_MAX_OUTPUT_LENGTH: its format row's output_cap
             "truncate_max_lines": UNCAPPED,
-            "truncate_max_bytes": 30_000,  # characters: HARNESS_OUTPUT_CAPS' Bash cap
+            "truncate_max_bytes": 30_000,  # characters: the claude-code row's Bash output_cap
             "truncate_style": TruncateStyle.HARNESS_CAP,
             "structured_summaries": True,
             "summary_template": SummaryTemplate.CLAUDE_CODE,

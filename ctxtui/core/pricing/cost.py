@@ -25,9 +25,8 @@ from decimal import Decimal
 from enum import StrEnum
 from functools import cached_property
 
+from ctxtui.core.pricing.price_source import PRICE_SOURCE
 from ctxtui.core.pricing.prices import (
-    PRICE_SOURCE,
-    PROVIDER_OF_FORMAT,
     NoPriceError,
     Priced,
     PriceTable,
@@ -35,6 +34,7 @@ from ctxtui.core.pricing.prices import (
     TokenUsage,
     table_for,
 )
+from ctxtui.core.session.formats import known_format
 from ctxtui.core.session.models import Message, Session, Usage
 from ctxtui.core.wording import plural
 
@@ -279,7 +279,8 @@ def session_cost(session: Session, points: Sequence[int] | None = None) -> Sessi
     if points is None:
         points = session.index.requests
     messages = session.messages
-    pricer = _Pricer(PROVIDER_OF_FORMAT.get(session.meta.format))
+    row = known_format(session.meta.format)
+    pricer = _Pricer(row.provider if row is not None else None)
     marks = _compaction_marks(session, points)
     times = sent_times(messages, points)
     summaries = [i for i, m in enumerate(messages) if m.is_summary]

@@ -17,21 +17,9 @@ from genai_prices import Usage as PriceUsage
 from genai_prices import calc_price
 from genai_prices.types import ModelPrice, TieredPrices, calc_unit_price
 
-from ctxtui.core.pricing.price_source import PRICE_SOURCE, PRICE_VERSION
-
-__all__ = ["PRICE_SOURCE", "PRICE_VERSION", "NoPriceError", "PriceTable", "TokenUsage"]
+__all__ = ["NoPriceError", "PriceTable", "TokenUsage"]
 
 PER_MTOK = 1_000_000
-
-PROVIDER_OF_FORMAT: dict[str, str] = {
-    "claude-code": "anthropic",
-    "anthropic": "anthropic",
-    "codex": "openai",
-    "openai-chat": "openai",
-    "openai-responses": "openai",
-}
-"""The API a transcript format's requests went to; other formats let the package find the
-provider from the model id."""
 
 
 class NoPriceError(LookupError):

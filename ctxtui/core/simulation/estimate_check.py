@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxtui.core.policies.policy import PRESETS, Policy
+from ctxtui.core.policies.policy import Policy
+from ctxtui.core.policies.presets import PRESETS
 from ctxtui.core.tokens.counts import SessionCounts
 
 DRIFT_NUMERATOR, DRIFT_DENOMINATOR = 1, 10

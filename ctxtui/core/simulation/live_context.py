@@ -21,7 +21,8 @@ from ctxtui.core.planning.plan import TruncatedOutput
 from ctxtui.core.planning.planner import history_budget, tail_budget
 from ctxtui.core.planning.prune import StubCost, ToolOutputs, index_tool_outputs, output_size
 from ctxtui.core.planning.tail import Boundaries
-from ctxtui.core.policies.policy import Policy, PruneMode, TailMode
+from ctxtui.core.policies.modes import PruneMode, TailMode
+from ctxtui.core.policies.policy import Policy
 from ctxtui.core.session.models import Message, Session, SessionIndex
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import Tokenizer, TokenizerInfo

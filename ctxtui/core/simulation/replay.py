@@ -27,7 +27,8 @@ from ctxtui.core.compacting.compaction import estimate_item_token_count
 from ctxtui.core.compacting.simulated import compact_live
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import build_plan
-from ctxtui.core.policies.policy import CompactionStyle, Policy, TriggerCheck, TriggerCount
+from ctxtui.core.policies.modes import CompactionStyle, TriggerCheck, TriggerCount
+from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Message, Session, Usage
 from ctxtui.core.simulation.live_context import (

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
+from ctxtui.core.session.formats import known_format
 from ctxtui.core.session.models import Message, Session
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.wording import plural
@@ -27,19 +28,12 @@ says the transcript is not what was sent (outputs cut or added by the harness, p
 out), not that the model's tokenizer is strange."""
 
 
-HARNESS_OUTPUT_CAPS: dict[str, tuple[int, frozenset[str]]] = {
-    # Claude Code middle-truncates a Bash output past 30,000 characters before the model
-    # reads it (BASH_MAX_OUTPUT_LENGTH, default 30000: its settings documentation).
-    "claude-code": (30_000, frozenset({"Bash"})),
-}
-"""Per transcript format, the characters of a tool output its harness sends at most, and
-the tools it caps: the fit counts what was sent, so one huge output in the transcript does
-not bend the line."""
-
-
-def output_cap(format: str) -> tuple[int, frozenset[str]] | None:
-    """The harness's cap on tool outputs for a transcript ``format``, if it has one."""
-    return HARNESS_OUTPUT_CAPS.get(format)
+def output_cap(format: str | None) -> tuple[int, frozenset[str]] | None:
+    """The harness's cap on tool outputs for a transcript ``format``, if it has one (its
+    row's ``output_cap``): the fit counts what was sent, so one huge output in the transcript
+    does not bend the line."""
+    info = known_format(format)
+    return None if info is None else info.output_cap
 
 
 def content_chars(message: Message, cap: tuple[int, frozenset[str]] | None = None) -> int:

@@ -26,9 +26,9 @@ from ctxtui.core.summaries.retention import Audit
 from ctxtui.core.summaries.retention import audit as audit_summary
 from ctxtui.core.tokens.tokenizers import Tokenizer
 from ctxtui.core.wording import plural
-from ctxtui.llm import LLMSummary, SummarizerError
+from ctxtui.llm import LLMSummary
+from ctxtui.llm_wire import SummarizerError
 from ctxtui.tui.compaction_text import (
-    PROMPT_PREVIEW_CHARS,
     figure_rows,
     overflow_lines,
     prompt_preview,
@@ -39,7 +39,7 @@ from ctxtui.tui.settings import LLMSettings
 from ctxtui.tui.widgets.llm_summary import LLMSummaryView
 from ctxtui.tui.widgets.retention import RetentionView
 
-__all__ = ["PROMPT_PREVIEW_CHARS", "CompactionPreviewScreen", "figure_rows", "prompt_preview"]
+__all__ = ["CompactionPreviewScreen"]
 
 APPLY = "apply"
 EXPORT = "export"

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Static
 
 from ctxtui.core.fleet import Row
 from ctxtui.core.literal import visible
-from ctxtui.core.policies.policy import PRESETS
+from ctxtui.core.policies.presets import PRESETS
 from ctxtui.options import debugging, knob_label
 from ctxtui.tui import fleet_job
 from ctxtui.tui.fleet_rows import (

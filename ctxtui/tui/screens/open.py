@@ -25,8 +25,8 @@ from textual.widgets import Input, Label, Static
 
 from ctxtui.core.literal import visible
 from ctxtui.core.wording import plural
+from ctxtui.importers import FoundSession
 from ctxtui.options import debugging
-from ctxtui.stores import FoundSession
 from ctxtui.tui.jobs import bug_line
 from ctxtui.tui.pick_rows import SAMPLE, PickRow, matching, pick_rows, shown_path
 from ctxtui.tui.screens.dialog import Dialog

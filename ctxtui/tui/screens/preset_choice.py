@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
-from ctxtui.core.policies.policy import PRESETS
+from ctxtui.core.policies.presets import PRESETS
 from ctxtui.tui.screens.dialog import Dialog
 
 
