@@ -332,11 +332,12 @@ async def _latencies(path: Path, presses: int) -> tuple[list[float], list[float]
     """Key latencies while tiktoken counts in the app's worker, then with the app idle."""
     from ctxtui.tui.app import make_app
     from ctxtui.tui.settings import deterministic_settings
+    from ctxtui.tui.start import Start
     from ctxtui.tui.widgets.message_list import MessageList
 
     app = make_app(
         path,
-        overrides={"tokenizer": "tiktoken:cl100k_base"},
+        Start(overrides={"tokenizer": "tiktoken:cl100k_base"}),
         settings=deterministic_settings(),
     )
     busy: list[float] = []

@@ -178,16 +178,10 @@ def _open_app(args_list: list[str]) -> int:
         )
         return EXIT_USAGE
     from ctxtui.tui import run_app
+    from ctxtui.tui.start import Start
 
-    return run_app(
-        session=args.session,
-        format=args.format,
-        preset=args.preset,
-        overrides=overrides_from(args),
-        pick=args.pick,
-        watch=args.watch,
-        llm=llm_flags(args),
-    )
+    start = Start(args.format, args.preset, overrides_from(args), args.pick, args.watch)
+    return run_app(session=args.session, start=start, llm=llm_flags(args))
 
 
 def llm_flags(args: argparse.Namespace) -> dict[str, object]:

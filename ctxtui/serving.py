@@ -27,6 +27,7 @@ import json
 import secrets
 import socket
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -87,6 +88,16 @@ def _page(title: str, text: str) -> str:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Bind:
+    """Where the server listens (port 0: one the kernel picks) and, behind a proxy, the
+    public URL its users reach it by (``--host``, ``--port``, ``--public-url``)."""
+
+    host: str
+    port: int
+    public_url: str | None = None
+
+
 class GuardedServer:
     """textual-serve's ``Server`` with the token, origin, cap and process rules above.
 
@@ -95,20 +106,13 @@ class GuardedServer:
     """
 
     def __init__(
-        self,
-        command: str,
-        *,
-        host: str,
-        port: int,
-        max_apps: int,
-        public_url: str | None = None,
-        token: str | None = None,
+        self, command: str, bind: Bind, *, max_apps: int, token: str | None = None
     ) -> None:
         self.command = command
-        self.host = host
-        self.port = port
+        self.host = bind.host
+        self.port = bind.port  # the kernel's choice once started on port 0
         self.max_apps = max_apps
-        self.public_url_given = public_url
+        self.public_url_given = bind.public_url
         self.token = token or secrets.token_urlsafe(24)
         self.apps: set[Any] = set()
         self.origins: frozenset[str] = frozenset()

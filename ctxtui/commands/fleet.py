@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from ctxtui.commands import pipeline
 from ctxtui.commands.errors import CommandError
-from ctxtui.core.fleet import build_document, in_range, preset_totals
+from ctxtui.core.fleet import Days, build_document, in_range, preset_totals
 from ctxtui.core.literal import json_literal, literal_block, visible
 from ctxtui.core.wording import band_words, counted, plural
 from ctxtui.error_text import clip
@@ -30,6 +30,7 @@ from ctxtui.fleet.run import (
     ExecutorFactory,
     FleetRun,
     Progress,
+    RunHooks,
     dask_address,
     executor_for,
     path_targets,
@@ -153,15 +154,8 @@ def document(run: FleetRun, spec: Spec, args: argparse.Namespace | None = None) 
         for name in spec.presets:
             simulated = [f.simulated[name] for f in done if name in f.simulated]
             presets.append(preset_totals(name, simulated))
-    return build_document(
-        rows,
-        preset=preset,
-        presets=presets,
-        complete=run.complete,
-        by=getattr(args, "by", None),
-        since=since,
-        until=until,
-    )
+    days = Days(since, until, getattr(args, "by", None))
+    return build_document(rows, preset=preset, presets=presets, complete=run.complete, days=days)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -194,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
             spec,
             executor=executor_from(args),
             index=index,
-            on_progress=progress,
+            hooks=RunHooks(on_progress=progress),
         )
     except ClusterUnreachableError as err:
         raise CommandError(f"--dask {clip(args.dask)}: {err}") from None

@@ -70,7 +70,7 @@ def _check_public_url(url: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxtui.serving import GuardedServer, resolve_bind, write_dir_env
+    from ctxtui.serving import Bind, GuardedServer, resolve_bind, write_dir_env
 
     session = args.session
     if session is not None and not Path(session).exists():
@@ -87,13 +87,8 @@ def run(args: argparse.Namespace) -> int:
         reason = getattr(err, "strerror", None) or str(err) or "not an address"
         raise CommandError(f"--host {clip(args.host)}: cannot bind there ({reason})") from None
     os.environ.update(write_dir_env(export_dir))  # each app process inherits it
-    server = GuardedServer(
-        app_command(session, _app_flags(args)),
-        host=args.host,
-        port=args.port,
-        max_apps=args.max_apps,
-        public_url=args.public_url,
-    )
+    bind = Bind(args.host, args.port, args.public_url)
+    server = GuardedServer(app_command(session, _app_flags(args)), bind, max_apps=args.max_apps)
     return asyncio.run(_serve(server, args, export_dir))
 
 

@@ -11,6 +11,7 @@ figures (``ACTIVITY``), which the document does not list.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -359,24 +360,36 @@ def recorded_totals(totals_: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True, slots=True)
+class Days:
+    """The days a fleet document covers, UTC and inclusive (``None``: open), and the period it
+    groups requests by besides the day (``--since``, ``--until``, ``--by``)."""
+
+    since: date | None = None
+    until: date | None = None
+    by: str | None = None
+
+
+EVERY_DAY = Days()
+
+
 def build_document(
     rows: Sequence[Mapping[str, Any]],
     *,
     preset: str | None,
     presets: Sequence[Mapping[str, Any]] = (),
     complete: bool = True,
-    by: str | None = None,
-    since: date | None = None,
-    until: date | None = None,
+    days: Days = EVERY_DAY,
 ) -> dict[str, Any]:
     """The ``ctxtui.fleet/1`` document: the rows as given, their totals and groups.
 
     ``preset`` is the policy the simulated columns were replayed under (``None`` without a
     replay); ``complete`` is false when the run was interrupted and holds only what finished.
     ``by_day`` (and ``by_<by>`` for another period) counts each request on its own day;
-    ``since``/``until`` keep the rows that sent a request in that range, and only those
-    requests in the periods.
+    ``days`` keeps the rows that sent a request in its range, and only those requests in the
+    periods.
     """
+    since, until, by = days.since, days.until, days.by
     kept = [row for row in rows if in_range(row, since, until)]
     sessions = [{name: row[name] for name in ROW_FIELDS} for row in kept]
     doc: dict[str, Any] = {

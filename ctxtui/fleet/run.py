@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Executor, Future, wait
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -470,21 +470,28 @@ def batches(todo: Sequence[Todo], targets: Sequence[Target]) -> list[list[Todo]]
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class RunHooks:
+    """Who hears a fleet run and what may end it: each target as it finishes (``on_result``,
+    with its number), the progress, and a check made between jobs."""
+
+    on_result: Callable[[int, Finished], None] | None = None
+    on_progress: Callable[[Progress], None] | None = None
+    should_stop: Callable[[], bool] | None = None
+
+
+QUIET = RunHooks()
+
+
 class _Driver:
     """One run's bookkeeping: what the index holds, the jobs for the rest, their results."""
 
     def __init__(
-        self,
-        targets: Sequence[Target],
-        spec: Spec,
-        index: FleetIndex | None,
-        on_result: Callable[[int, Finished], None] | None,
-        on_progress: Callable[[Progress], None] | None,
-        should_stop: Callable[[], bool] | None,
+        self, targets: Sequence[Target], spec: Spec, index: FleetIndex | None, hooks: RunHooks
     ) -> None:
         self.targets, self.spec, self.index = targets, spec, index
-        self.on_result, self.on_progress = on_result, on_progress
-        self.should_stop = should_stop or (lambda: False)
+        self.on_result, self.on_progress = hooks.on_result, hooks.on_progress
+        self.should_stop = hooks.should_stop or (lambda: False)
         self.run = FleetRun(targets)
         self.fingerprints = {p: spec.fingerprint(p) for p in spec.presets}
         self.reader = spec.base_fingerprint()
@@ -633,21 +640,20 @@ def run_fleet(
     *,
     executor: ExecutorFactory | None = None,
     index: FleetIndex | None = None,
-    on_result: Callable[[int, Finished], None] | None = None,
-    on_progress: Callable[[Progress], None] | None = None,
-    should_stop: Callable[[], bool] | None = None,
+    hooks: RunHooks = QUIET,
 ) -> FleetRun:
     """Every target's row: from the index where it is current, else from a job.
 
     ``executor`` makes the executor the jobs run on, once there are two or more to run (a
     warm index or a single file starts no pool); without one they run in this thread, one
-    after the other. Ctrl+C, SIGTERM or SIGHUP (or ``should_stop``) ends the run with
+    after the other. Ctrl+C, SIGTERM or SIGHUP (or ``hooks.should_stop``) ends the run with
     ``interrupted`` set, the pool's workers ended and what finished kept. A run that ends
     drops from the index what it kept of files deleted since.
     """
     asked = _Interrupt()
+    should_stop = hooks.should_stop
     stop = (lambda: asked.pressed or should_stop()) if should_stop else (lambda: asked.pressed)
-    driver = _Driver(targets, spec, index, on_result, on_progress, stop)
+    driver = _Driver(targets, spec, index, replace(hooks, should_stop=stop))
     try:
         todo = driver.lookup()
         if executor is None or len(todo) < 2:

@@ -22,6 +22,7 @@ from ctxtui.core.planning.truncation import (
     NAME_LIMIT,
     SAVED_PREFIX,
     SAVED_SUFFIX,
+    Saved,
     TruncatedResult,
     needs_truncation,
     render,
@@ -168,6 +169,6 @@ def truncate_tool_output(
             fh.write(output.encode(ENCODING, ERRORS))
     except OSError as err:
         problem = err.strerror or str(err) or type(err).__name__
-        return render(output, max_lines, max_bytes, None, problem)
+        return render(output, max_lines, max_bytes, Saved(None, problem))
     _sweep_now_and_then(folder)
-    return render(output, max_lines, max_bytes, path)
+    return render(output, max_lines, max_bytes, Saved(path))

@@ -2,26 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ctxtui.tui.start import Start
 
 
-def run_app(
-    session: str | None,
-    format: str | None = None,
-    preset: str | None = None,
-    overrides: dict[str, Any] | None = None,
-    *,
-    pick: bool = False,
-    watch: bool = False,
-    llm: dict[str, Any] | None = None,
-) -> int:
+def run_app(session: str | None, start: Start, llm: dict[str, Any] | None = None) -> int:
     """Open the app on ``session`` (``None``: the bundled demo, or the sessions picker with
-    ``pick``) and return the exit code; ``llm`` holds the LLM flags given, over the config's."""
+    ``start.pick``) and return the exit code; ``llm`` holds the LLM flags given, over the
+    config's."""
     from ctxtui.tui.app import make_app
 
-    app = make_app(
-        session, format=format, preset=preset, overrides=overrides, pick=pick, watch=watch, llm=llm
-    )
+    app = make_app(session, start, llm=llm)
     app.run()
     if app.internal_error is not None:
         raise app.internal_error  # the CLI's catch-all turns it into one line, exit 3

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -20,6 +21,7 @@ from ctxtui.options import EXIT_INTERNAL, debugging
 from ctxtui.tui.actions import Scope, bindings, remap
 from ctxtui.tui.screens.main import MainScreen
 from ctxtui.tui.settings import AppSettings, apply_settings, load_settings
+from ctxtui.tui.start import PLAIN, Start
 
 SETTINGS_NOTICE_TITLE = "Some settings were ignored"
 
@@ -59,23 +61,13 @@ class CtxtuiApp(App[int]):
         source: Path | Session | None,
         *,
         settings: AppSettings,
-        format: str | None = None,
-        preset: str | None = None,
-        preset_origin: str = FROM_OPTION,
-        overrides: dict[str, Any] | None = None,
+        start: Start = PLAIN,
         startup_error: str | None = None,
-        pick: bool = False,
-        watch: bool = False,
     ) -> None:
         super().__init__()
-        self._pick = pick
-        self._watch = watch
         self.settings = settings
         self._source = source
-        self._format = format
-        self._preset = preset  # None: each session on its agent's preset
-        self._preset_origin = preset_origin
-        self._overrides = dict(overrides or {})
+        self._start = start
         self._startup_error = startup_error
         self.internal_error: Exception | None = None
         """An unexpected exception that ended the app; ``run_app`` re-raises it for the CLI."""
@@ -83,14 +75,15 @@ class CtxtuiApp(App[int]):
         self._switch_interval = sys.getswitchinterval()
 
     def get_default_screen(self) -> Screen[Any]:
+        start = self._start
         return MainScreen(
             self._source,
-            format=self._format,
-            preset_name=self._preset,
-            preset_origin=self._preset_origin,
-            overrides=self._overrides,
-            pick=self._pick,
-            watch=self._watch,
+            format=start.format,
+            preset_name=start.preset,  # None: each session on its agent's preset
+            preset_origin=start.preset_origin,
+            overrides=dict(start.overrides),
+            pick=start.pick,
+            watch=start.watch,
             llm=self.settings.llm,
         )
 
@@ -230,20 +223,16 @@ def _unwritable(directory: Path) -> str | None:
 
 def make_app(
     source: Path | str | Session | None,
+    start: Start = PLAIN,
     *,
-    format: str | None = None,
-    preset: str | None = None,
-    overrides: dict[str, Any] | None = None,
     settings: AppSettings | None = None,
-    pick: bool = False,
-    watch: bool = False,
     llm: dict[str, Any] | None = None,
 ) -> CtxtuiApp:
     """A fully configured app; the CLI and the tests build it the same way.
 
     ``source`` is a session file, a ready ``Session`` or ``None`` for the bundled demo (or,
-    with ``pick``, nothing: the app starts on the sessions picker). ``watch`` follows the file
-    as it grows; ``llm`` holds the LLM flags given, over the config's. Tests pass
+    with ``start.pick``, nothing: the app starts on the sessions picker); ``start`` holds the
+    flags given; ``llm`` the LLM flags given, over the config's. Tests pass
     ``deterministic_settings()`` so no user config, env var or blinking cursor leaks in.
     """
     settings = load_settings() if settings is None else settings
@@ -252,10 +241,10 @@ def make_app(
     merged: dict[str, Any] = {}
     if settings.tokenizer != "plan":
         merged["tokenizer"] = settings.tokenizer
-    merged.update(overrides or {})
+    merged.update(start.overrides)
     startup_error: str | None = None
     resolved: Path | Session | None
-    if source is None and pick:
+    if source is None and start.pick:
         resolved = None
     elif source is None:
         resolved, startup_error = _demo_path()
@@ -263,18 +252,15 @@ def make_app(
         resolved = source
     else:
         resolved = Path(source)
-    return CtxtuiApp(
-        resolved,
-        settings=settings,
-        format=format,
+    preset = start.preset
+    resolved_start = replace(
+        start,
         # --preset, then the settings (when they name one), else each session's agent's
         preset=preset or (settings.preset if "preset" in settings.model_fields_set else None),
         preset_origin=FROM_OPTION if preset else FROM_CONFIG,
         overrides=merged,
-        startup_error=startup_error,
-        pick=pick,
-        watch=watch,
     )
+    return CtxtuiApp(resolved, settings=settings, start=resolved_start, startup_error=startup_error)
 
 
 def _demo_path() -> tuple[Path | None, str | None]:

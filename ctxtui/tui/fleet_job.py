@@ -29,6 +29,7 @@ from ctxtui.fleet.run import (
     ExecutorFactory,
     Finished,
     Progress,
+    RunHooks,
     executor_for,
     run_fleet,
     store_targets,
@@ -150,9 +151,7 @@ def run_fleet_view(post: Post, preset: str, overrides: tuple[tuple[str, object],
                 spec,
                 executor=pool(),
                 index=index,
-                on_result=on_result,
-                on_progress=on_progress,
-                should_stop=lambda: worker.is_cancelled,
+                hooks=RunHooks(on_result, on_progress, lambda: worker.is_cancelled),
             )
     except Exception as err:  # the view says it instead of hanging on "reading…"
         post(FleetDone(preset, 0, True, bug_line(err)))

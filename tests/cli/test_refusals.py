@@ -224,7 +224,7 @@ def test_a_web_driver_may_start_the_app_without_a_terminal(
     monkeypatch.setattr(ctxtui.tui, "run_app", lambda **kw: started.update(kw) or 0)
     assert main([str(chat), "--tail-ratio", "0.5"]) == 0
     assert started["session"] == str(chat)
-    assert started["overrides"] == {"tail_ratio": 0.5}
+    assert started["start"].overrides == {"tail_ratio": 0.5}
 
 
 # -- item 14: an unexpected exception is one line, unless debugging ---------------------------

@@ -76,7 +76,9 @@ def test_a_hit_returns_identical_counts_without_counting(_cache_dir: Path) -> No
         raise AssertionError("a warm cache must not count")
 
     # the counter is only consulted for misses; with every message cached, there are none
-    out = counting._count_cached(session.messages, tokenizer, cache, refuse, None, _never, 7)
+    out = counting._count_cached(
+        session.messages, tokenizer, cache, counting._Pass(refuse, 7, None, _never)
+    )
     assert out == list(fresh.message_tokens)
 
 
@@ -92,7 +94,9 @@ def test_a_grown_session_counts_only_its_new_messages(_cache_dir: Path) -> None:
         counted.append(len(messages))
         return [tokenizer.count_message(m) for m in messages]
 
-    out = counting._count_cached(grown.messages, tokenizer, cache, count_many, None, _never, 100)
+    out = counting._count_cached(
+        grown.messages, tokenizer, cache, counting._Pass(count_many, 100, None, _never)
+    )
     assert out == [tokenizer.count_message(m) for m in grown.messages]
     assert sum(counted) == 8
 

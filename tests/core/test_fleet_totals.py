@@ -15,6 +15,7 @@ from ctxtui.core.fleet import (
     ACTIVITY,
     PERIODS,
     UNKNOWN,
+    Days,
     activity,
     build_document,
     conversation_messages,
@@ -229,9 +230,9 @@ def test_a_session_over_days_is_counted_on_each_day_it_sent_requests() -> None:
 
 def test_weeks_start_on_monday_and_months_are_calendar_months() -> None:
     row = _row("/s/a.jsonl", [(T0, 1.0), (T0 + 6 * 24 * HOUR, 2.0), (T0 + 7 * 24 * HOUR, 4.0)])
-    weeks = build_document([row], preset=None, by="week")["by_week"]
+    weeks = build_document([row], preset=None, days=Days(by="week"))["by_week"]
     assert {k: g["cost_usd"] for k, g in weeks.items()} == {"2026-03-02": 3.0, "2026-03-09": 4.0}
-    months = build_document([row], preset=None, by="month")["by_month"]
+    months = build_document([row], preset=None, days=Days(by="month"))["by_month"]
     assert {k: g["requests"] for k, g in months.items()} == {"2026-03": 3}
 
 
@@ -244,7 +245,7 @@ def test_blocks_follow_ccusage() -> None:
         "/s/a.jsonl", [(T0, 1.0), (T0 + 4 * HOUR + 39 * 60, 1.0), (T0 + 4 * HOUR + 41 * 60, 1.0)]
     )
     b = _row("/s/b.jsonl", [(T0 + 9 * HOUR + 42 * 60, 2.0), (T0 + 9 * HOUR + 45 * 60, 2.0)])
-    blocks = build_document([a, b], preset=None, by="block")["by_block"]
+    blocks = build_document([a, b], preset=None, days=Days(by="block"))["by_block"]
     assert [
         (g["start"][11:16], g["end"][11:16], g["requests"], g["sessions"]) for g in blocks.values()
     ] == [
@@ -257,7 +258,7 @@ def test_blocks_follow_ccusage() -> None:
 def test_since_and_until_keep_the_sessions_and_requests_in_range() -> None:
     old = _row("/s/old.jsonl", [(T0 - 30 * 24 * HOUR, 5.0)])
     both = _row("/s/both.jsonl", [(T0 - 24 * HOUR, 1.0), (T0, 2.0), (T0 + 24 * HOUR, 4.0)])
-    doc = build_document([old, both], preset=None, since=date(2026, 3, 2), until=date(2026, 3, 2))
+    doc = build_document([old, both], preset=None, days=Days(date(2026, 3, 2), date(2026, 3, 2)))
     assert [r["path"] for r in doc["sessions"]] == ["/s/both.jsonl"]
     assert {k: g["cost_usd"] for k, g in doc["by_day"].items()} == {"2026-03-02": 2.0}
     assert doc["since"] == doc["until"] == "2026-03-02"
@@ -274,7 +275,7 @@ def test_every_period_split_adds_up_to_the_requests(
     sessions: list[list[tuple[float, float]]], by: str
 ) -> None:
     rows = [_row(f"/s/{i}.jsonl", reqs) for i, reqs in enumerate(sessions)]
-    doc = build_document(rows, preset=None, by=by)
+    doc = build_document(rows, preset=None, days=Days(by=by))
     groups = doc[f"by_{by}"].values()
     assert sum(g["requests"] for g in groups) == sum(len(r) for r in sessions)
     costs = [c for reqs in sessions for _, c in reqs]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from ctxtui.core.planning.picoclaw_legacy import force_compression_range
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import build_plan
-from ctxtui.core.planning.truncation import planned_path, preview_of, render
+from ctxtui.core.planning.truncation import Saved, planned_path, preview_of, render
 from ctxtui.core.policies.modes import CompactionStyle
 from ctxtui.core.policies.policy import Policy, preset
 from ctxtui.core.policies.reasons import CompactReason
@@ -46,7 +46,7 @@ def test_huge_tool_output_is_counted_as_its_preview_and_hint() -> None:
     policy = preset("plan", truncate_max_lines=100)
     plan = build_plan(session, policy, _counts([4, 1, 10_001]), TOKENIZER)
     truncated = plan.truncated[2]
-    shown = render(output, 100, policy.truncate_max_bytes, planned_path("bash"))
+    shown = render(output, 100, policy.truncate_max_bytes, Saved(planned_path("bash")))
     assert shown.preview == preview_of(output, 100, policy.truncate_max_bytes)  # room to spare
     assert "...100 of 5,000 lines" in shown.text  # the model is told it sees a part (X38)
     expected = len(shown.text) + 1

@@ -163,7 +163,7 @@ def test_range_is_checked() -> None:
 
 
 def test_plain_prompt_is_picoclaws_leaf_prompt() -> None:
-    p = build_llm_prompt(_session(), 0, 1, structured=False, target_tokens=321)
+    p = build_llm_prompt(_session(), (0, 1), structured=False, target_tokens=321)
     assert p.startswith(
         "You summarize a SEGMENT of a conversation for future model turns.\n"
         "Treat this as incremental memory compaction input, not a full-conversation summary."
@@ -182,7 +182,7 @@ def test_plain_prompt_is_picoclaws_leaf_prompt() -> None:
 
 
 def test_structured_prompt_adds_template_and_resolves_x19() -> None:
-    p = build_llm_prompt(_session(), 0, 1, structured=True, target_tokens=200)
+    p = build_llm_prompt(_session(), (0, 1), structured=True, target_tokens=200)
     assert SUMMARY_TEMPLATE in p
     assert "replace the" in p and "No preamble, headings, or markdown formatting" in p
     assert '"Files: none") inside "## Critical Context"' in p
@@ -198,11 +198,11 @@ def test_previous_context_uses_earlier_summaries_or_meta_summary() -> None:
         meta=SessionMeta(summary="meta summary"),
     )
     assert "<previous_context>\nold summary A\n</previous_context>" in build_llm_prompt(
-        s, 1, 1, False, 10
+        s, (1, 1), False, 10
     )
     s2 = s.model_copy(update={"messages": s.messages[1:]})
     assert "<previous_context>\nmeta summary\n</previous_context>" in build_llm_prompt(
-        s2, 0, 0, False, 10
+        s2, (0, 0), False, 10
     )
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from ctxtui.fleet.index import FleetIndex
 from ctxtui.fleet.job import Spec, Target
-from ctxtui.fleet.run import Finished, executor_for, path_targets, run_fleet
+from ctxtui.fleet.run import Finished, RunHooks, executor_for, path_targets, run_fleet
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_sessions"
 
@@ -35,7 +35,9 @@ def test_ctrl_c_keeps_what_finished(tmp_path: Path, pooled: bool) -> None:
             raise KeyboardInterrupt
 
     executor = (lambda tasks: executor_for(tasks, workers=2)) if pooled else None
-    run = run_fleet(targets, Spec(), executor=executor, index=index, on_result=on_result)
+    run = run_fleet(
+        targets, Spec(), executor=executor, index=index, hooks=RunHooks(on_result=on_result)
+    )
     assert run.interrupted and not run.complete
     assert sorted(run.finished) == sorted(seen) and len(seen) == 2
     assert len(index.rows(Spec().fingerprint("plan"))) == 2  # what finished is in the index
@@ -47,14 +49,14 @@ def test_ctrl_c_keeps_what_finished(tmp_path: Path, pooled: bool) -> None:
 
 def test_should_stop_ends_the_run_between_sessions(tmp_path: Path) -> None:
     targets = _targets(tmp_path, 3)
-    run = run_fleet(targets, Spec(), should_stop=lambda: True)
+    run = run_fleet(targets, Spec(), hooks=RunHooks(should_stop=lambda: True))
     assert run.interrupted and not run.finished
 
 
 def test_progress_counts_up_to_the_total(tmp_path: Path) -> None:
     targets = _targets(tmp_path, 3)
     seen = []
-    run_fleet(targets, Spec(), on_progress=seen.append)
+    run_fleet(targets, Spec(), hooks=RunHooks(on_progress=seen.append))
     assert [p.done for p in seen] == [0, 1, 2, 3]
     assert seen[-1].total == 3 and seen[-1].read == 3 and seen[-1].left == 0
 

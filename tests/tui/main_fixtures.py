@@ -37,6 +37,7 @@ from ctxtui.tui.screens.timeline import TimelineScreen
 from ctxtui.tui.settings import (
     deterministic_settings,
 )
+from ctxtui.tui.start import Start
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.message_list import MessageList
 
@@ -144,7 +145,9 @@ def app_for(
     """The app as the CLI builds it, with deterministic settings and a small window."""
     knobs: dict[str, Any] = {"context_window": WINDOW, "max_tokens": RESERVE}
     knobs.update(overrides)
-    return make_app(session, preset=preset, overrides=knobs, settings=deterministic_settings())
+    return make_app(
+        session, Start(preset=preset, overrides=knobs), settings=deterministic_settings()
+    )
 
 
 class PickScreen(Screen[Path]):
@@ -326,7 +329,7 @@ def llm_app(url: str | None, **llm: Any) -> CtxtuiApp:
         llm = {"summarizer": "openai", "base_url": url, "model": "m", **llm}
     return make_app(
         demo_session(turns=20),
-        overrides={"context_window": WINDOW, "max_tokens": RESERVE},
+        Start(overrides={"context_window": WINDOW, "max_tokens": RESERVE}),
         settings=deterministic_settings(llm=llm),
     )
 

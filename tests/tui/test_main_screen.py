@@ -25,6 +25,7 @@ from ctxtui.tui.screens.export import ExportScreen
 from ctxtui.tui.screens.main import MainScreen
 from ctxtui.tui.screens.open import OpenSessionScreen
 from ctxtui.tui.settings import deterministic_settings
+from ctxtui.tui.start import Start
 from ctxtui.tui.widgets.busy import BusyRow
 from ctxtui.tui.widgets.detail import DetailPane
 from ctxtui.tui.widgets.gauge import BudgetGauge
@@ -159,7 +160,9 @@ async def test_options_refused_for_a_session_still_leave_its_own_window() -> Non
             "meta": SessionMeta(source_path="small.jsonl", format="native", context_window=8_000)
         }
     )
-    app = make_app(session, overrides={"max_tokens": 10_000}, settings=deterministic_settings())
+    app = make_app(
+        session, Start(overrides={"max_tokens": 10_000}), settings=deterministic_settings()
+    )
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, ErrorScreen)
@@ -456,7 +459,7 @@ async def test_undo_says_what_it_undid_and_when_there_is_nothing_to_undo() -> No
 
 async def test_appended_records_appear_and_the_list_keeps_its_place(tmp_path: Path) -> None:
     path = _chat(tmp_path / "live.jsonl", 3)
-    app = make_app(path, watch=True, settings=deterministic_settings())
+    app = make_app(path, Start(watch=True), settings=deterministic_settings())
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: _rows(app) == 6, "the first read")
         gauge_before = str(app.main.query_one(BudgetGauge).render())
@@ -479,7 +482,7 @@ async def test_appended_records_appear_and_the_list_keeps_its_place(tmp_path: Pa
 
 async def test_a_half_written_last_line_waits_for_its_end(tmp_path: Path) -> None:
     path = _chat(tmp_path / "live.jsonl", 1)
-    app = make_app(path, watch=True, settings=deterministic_settings())
+    app = make_app(path, Start(watch=True), settings=deterministic_settings())
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: _rows(app) == 2, "the first read")
         whole = _line("user", "question 1")
@@ -496,7 +499,7 @@ async def test_a_half_written_last_line_waits_for_its_end(tmp_path: Path) -> Non
 async def test_opening_another_file_stops_watching(tmp_path: Path) -> None:
     path = _chat(tmp_path / "live.jsonl", 1)
     other = _chat(tmp_path / "other.jsonl", 3)
-    app = make_app(path, watch=True, settings=deterministic_settings())
+    app = make_app(path, Start(watch=True), settings=deterministic_settings())
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: _rows(app) == 2, "the first read")
         app.main.load(other)
@@ -516,7 +519,7 @@ async def test_a_recorded_compaction_that_shrinks_the_list_says_so(tmp_path: Pat
     boundary = next(i for i, line in enumerate(lines) if "compact_boundary" in line)
     path = tmp_path / "live.jsonl"
     path.write_text("".join(lines[:boundary]))
-    app = make_app(path, watch=True, settings=deterministic_settings())
+    app = make_app(path, Start(watch=True), settings=deterministic_settings())
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: _rows(app) > 0, "the first read")
         before = _rows(app)
@@ -537,7 +540,7 @@ async def test_a_recorded_compaction_that_shrinks_the_list_says_so(tmp_path: Pat
 
 async def test_a_file_swapped_for_a_fifo_is_said_and_q_still_quits(tmp_path: Path) -> None:
     path = _chat(tmp_path / "live.jsonl", 1)
-    app = make_app(path, watch=True, settings=deterministic_settings())
+    app = make_app(path, Start(watch=True), settings=deterministic_settings())
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: _rows(app) == 2, "the first read")
         path.unlink()
@@ -661,8 +664,7 @@ def test_light_theme(snap_compare: SnapCompare) -> None:
     soft highlight, and the fresh-tail rule is orange on the list's own background."""
     app = make_app(
         demo_session(),
-        preset="plan",
-        overrides={"context_window": 16_384, "max_tokens": 2_048},
+        Start(preset="plan", overrides={"context_window": 16_384, "max_tokens": 2_048}),
         settings=deterministic_settings(theme="catppuccin-latte"),
     )
     assert snap_compare(app, terminal_size=(100, 30), run_before=then())
@@ -689,7 +691,7 @@ async def test_a_watched_transcript_numbers_requests_as_a_whole_read_does(
         assert fit is not None
         return fit.first_request
 
-    app = make_app(path, watch=True, settings=deterministic_settings())
+    app = make_app(path, Start(watch=True), settings=deterministic_settings())
     async with app.run_test(size=(120, 40)) as pilot:
         for end in (second - 5, second + 40):
             expected_rows = len(load_session(path))

@@ -23,6 +23,7 @@ from ctxtui.tui.screens.error import ErrorScreen
 from ctxtui.tui.screens.main import MainScreen
 from ctxtui.tui.screens.open import OpenSessionScreen
 from ctxtui.tui.settings import deterministic_settings
+from ctxtui.tui.start import Start
 from ctxtui.tui.widgets.session_table import SessionTable
 from tests.test_stores import _claude, _codex, _jsonl, _opencode_db
 from tests.tui.main_fixtures import SnapCompare, settle
@@ -33,7 +34,7 @@ def _agents(screen: OpenSessionScreen) -> list[str]:
 
 
 def _app(**kw: object):  # type: ignore[no-untyped-def]
-    return make_app(None, pick=True, settings=deterministic_settings(), **kw)  # type: ignore[arg-type]
+    return make_app(None, Start(pick=True), settings=deterministic_settings(), **kw)  # type: ignore[arg-type]
 
 
 @pytest.fixture

@@ -182,7 +182,7 @@ def _summarize(
         calls, prompt_range = len(chunks), chunks[0]
         a, b = prompt_range
         target = leaf_target_tokens(sum(plan.message_tokens[a : b + 1]), floor)
-        prompt = build_llm_prompt(session, a, b, structured, target)
+        prompt = build_llm_prompt(session, prompt_range, structured, target)
     content = text
     if policy.summary_template is SummaryTemplate.CLAUDE_CODE:
         content = f"{CLAUDE_CODE_CONTINUATION}\n\n{text}"

@@ -31,9 +31,8 @@ class LeafCalls:
 
     def prompt(self, index: int, previous: str | None = None) -> str:
         """Call ``index``'s prompt; ``previous`` is the summary the call before it wrote."""
-        first, last = self.ranges[index]
         return build_llm_prompt(
-            self.session, first, last, self.structured, self.targets[index], previous
+            self.session, self.ranges[index], self.structured, self.targets[index], previous
         )
 
 

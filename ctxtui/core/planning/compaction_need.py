@@ -8,6 +8,7 @@ summarize trigger. What a compaction would leave is estimated here for the overf
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ctxtui.core.errors import OverflowInfo
 from ctxtui.core.planning.overflow import RequestParts, overflow_info
@@ -49,11 +50,21 @@ def compaction_cut(
     return (0, tail_start - 1) if tail_start > 0 else None
 
 
-def compaction_need(
-    session: Session, policy: Policy, totals: Totals, tail: FreshTail, effective: EffectiveTokens
-) -> CompactionNeed:
+@dataclass(frozen=True, slots=True)
+class SizedRequest:
+    """A request as the planner sized it: the session under its policy, what each message
+    costs after truncation and pruning, and the parts' totals (what the triggers read)."""
+
+    session: Session
+    policy: Policy
+    effective: EffectiveTokens
+    totals: Totals
+
+
+def compaction_need(sized: SizedRequest, tail: FreshTail) -> CompactionNeed:
     """Whether the request is over the policy's trigger, or PicoClaw legacy's post-turn one
     (more than N messages, or the history over a share of the window)."""
+    session, policy, totals, effective = sized.session, sized.policy, sized.totals, sized.effective
     n = len(session)
     reason: CompactReason | None = None
     cut: tuple[int, int] | None = None
@@ -85,14 +96,10 @@ def compaction_need(
 
 
 def after_compaction(
-    session: Session,
-    policy: Policy,
-    totals: Totals,
-    need: CompactionNeed,
-    effective: EffectiveTokens,
-    tokenizer: Tokenizer,
+    sized: SizedRequest, need: CompactionNeed, tokenizer: Tokenizer
 ) -> RequestParts:
     """The request a compaction would leave, estimated: kept messages plus a summary."""
+    session, policy, totals, effective = sized.session, sized.policy, sized.totals, sized.effective
     n = len(session)
     first, last = need.replaced if need.replaced is not None else (0, -1)
     rest = effective.prefix(n) - (effective.prefix(last + 1) - effective.prefix(first))
@@ -123,13 +130,8 @@ def after_compaction(
 
 
 def forecast_overflow(
-    session: Session,
-    policy: Policy,
-    totals: Totals,
-    need: CompactionNeed,
-    effective: EffectiveTokens,
-    tokenizer: Tokenizer,
+    sized: SizedRequest, need: CompactionNeed, tokenizer: Tokenizer
 ) -> OverflowInfo | None:
     """The request after compaction, if it still exceeds the window (X9 and X12 fixed)."""
-    parts = after_compaction(session, policy, totals, need, effective, tokenizer)
-    return overflow_info(parts, totals.window, session.meta.model, prose=True)
+    parts = after_compaction(sized, need, tokenizer)
+    return overflow_info(parts, sized.totals.window, sized.session.meta.model, prose=True)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
-from ctxtui.core.planning.compaction_need import compaction_need, forecast_overflow
+from ctxtui.core.planning.compaction_need import SizedRequest, compaction_need, forecast_overflow
 from ctxtui.core.planning.picoclaw_sanitize import (
     PairIndex,
     SanitizerRun,
@@ -57,7 +57,27 @@ from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import Tokenizer
 from ctxtui.core.wording import plural
 
-__all__ = ["build_plan", "history_budget", "prune_due", "reserved_tokens", "tail_budget"]
+__all__ = [
+    "PlanHints",
+    "build_plan",
+    "history_budget",
+    "prune_due",
+    "reserved_tokens",
+    "tail_budget",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class PlanHints:
+    """What a replay already holds for these messages, so a plan need not build it again: the
+    truncated outputs, the tool outputs' index and the cut boundaries (``None``: build it)."""
+
+    truncated: Mapping[int, TruncatedOutput] | None = None
+    outputs: ToolOutputs | None = None
+    bounds: Boundaries | None = None
+
+
+NO_HINTS = PlanHints()
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,9 +118,7 @@ def _prepare(
     counts: SessionCounts,
     tokenizer: Tokenizer,
     policy: Policy,
-    truncated_hint: Mapping[int, TruncatedOutput] | None = None,
-    outputs_hint: ToolOutputs | None = None,
-    bounds_hint: Boundaries | None = None,
+    hints: PlanHints = NO_HINTS,
 ) -> _Prepared:
     limits = (
         (policy.truncate_max_lines, policy.truncate_max_bytes, policy.truncate_style.value)
@@ -118,8 +136,8 @@ def _prepare(
             return hit
     if not policy.truncate_enabled:
         truncated: Mapping[int, TruncatedOutput] = {}
-    elif truncated_hint is not None:
-        truncated = truncated_hint
+    elif hints.truncated is not None:
+        truncated = hints.truncated
     else:
         truncated = truncated_outputs(session, counts, tokenizer, policy)
     tokens: Sequence[int] = counts.message_tokens
@@ -132,8 +150,8 @@ def _prepare(
     messages = session.messages
     stub_cost = StubCost(tokenizer.count_message, stub)
     outputs = (
-        outputs_hint
-        if outputs_hint is not None
+        hints.outputs
+        if hints.outputs is not None
         else index_tool_outputs(
             session,
             tokens,
@@ -143,7 +161,7 @@ def _prepare(
             output_size(policy, tokenizer, messages, tokens, truncated),
         )
     )
-    bounds = bounds_hint if bounds_hint is not None else Boundaries.of(session)
+    bounds = hints.bounds if hints.bounds is not None else Boundaries.of(session)
     prepared = _Prepared(session, counts, tokenizer, truncated, tokens, prefix, outputs, bounds, {})
     with _LOCK:
         _CACHE[key] = prepared
@@ -212,15 +230,11 @@ class _Assembly:
 
 
 def _assemble(
-    n: int,
-    policy: Policy,
-    tail: FreshTail,
-    prefix: Callable[[int], int],
-    budget: int,
-    bounds: Boundaries,
+    prepared: _Prepared, policy: Policy, tail: FreshTail, prefix: Callable[[int], int], budget: int
 ) -> _Assembly:
     """Fill the history before the tail newest-first, stopping at the first message that misses,
     from a pair-safe cut (X4); seahorse's trimmed tail items stay out, leaving a hole."""
+    n = len(prepared.session)
     if not policy.assembly_budget:
         return _Assembly(0, ((0, n),), range(0))
     remaining = max(0, budget - tail.tokens)
@@ -234,20 +248,38 @@ def _assemble(
         kept = kept if kept < evict_end else tail.start
         return _Assembly(kept, ((kept, n),), range(0))
     kept = suffix_start_within(prefix, 0, tail.start, remaining)
-    kept = bounds.pair_forward(kept, tail.start)
+    kept = prepared.bounds.pair_forward(kept, tail.start)
     return _Assembly(kept, ((kept, n),), range(0))
 
 
+@dataclass(frozen=True, slots=True)
+class _Sent:
+    """What the request carries, ``messages[kept_start:]`` less ``excluded`` (seahorse's hole,
+    the pairs PicoClaw's sanitizer drops), and what that sanitizer found."""
+
+    kept_start: int
+    excluded: frozenset[int]
+    unpaired: Mapping[int, str]  # tool messages PicoClaw main would send without their partner
+    unmatched: Sequence[int]  # messages the sanitizer drops because their ids do not pair
+
+
+def _sent(prepared: _Prepared, policy: Policy, assembly: _Assembly) -> _Sent:
+    """The assembled ranges less what PicoClaw's request sanitizer drops, if the policy runs it."""
+    excluded = frozenset(assembly.hole)
+    if not (policy.sanitize_history and len(prepared.session)):
+        return _Sent(assembly.kept_start, excluded, {}, ())
+    sanitized = sanitize_ranges(prepared.session, prepared.sanitizer(), assembly.ranges)
+    excluded |= sanitized.dropped
+    unpaired = unpaired_sent(prepared.pairs(), assembly.ranges, excluded)
+    return _Sent(assembly.kept_start, excluded, unpaired, sanitized.by_pairing)
+
+
 def _warnings(
-    session: Session,
-    policy: Policy,
-    tail: FreshTail,
-    reserved: int,
-    history: int,
-    unpaired: Mapping[int, str],
-    unmatched: Sequence[int] = (),
+    session: Session, policy: Policy, counts: SessionCounts, tail: FreshTail, sent: _Sent
 ) -> tuple[str, ...]:
     """Facts worth a line in the app: over-budget tails, orphans, budgets that do not add up."""
+    reserved, history = reserved_tokens(policy, counts), history_budget(policy, counts)
+    unpaired, unmatched = sent.unpaired, sent.unmatched
     out: list[str] = []
     if tail.over_budget:
         if tail.reason is TailReason.ACTIVE_TURN:
@@ -328,15 +360,11 @@ def _excluded_tokens(effective: EffectiveTokens, excluded: frozenset[int], lo: i
 
 
 def _totals(
-    policy: Policy,
-    counts: SessionCounts,
-    effective: EffectiveTokens,
-    tail: FreshTail,
-    kept_start: int,
-    excluded: frozenset[int],
+    policy: Policy, counts: SessionCounts, effective: EffectiveTokens, tail: FreshTail, sent: _Sent
 ) -> Totals:
     """The request's parts in tokens: messages left out of a sent range (a hole, a sanitised
     pair) count as dropped, not as kept or tail."""
+    kept_start, excluded = sent.kept_start, sent.excluded
     prefix = effective.prefix
     n = len(counts)
     out_of_tail = _excluded_tokens(effective, excluded, tail.start, n)
@@ -372,45 +400,29 @@ def build_plan(
         raise ValueError(
             f"counts cover {len(counts):,} messages but the session has {len(session):,}"
         )
-    prepared = _prepare(session, counts, tokenizer, policy, truncated, outputs, bounds)
-    n = len(session)
+    hints = PlanHints(truncated, outputs, bounds)
+    prepared = _prepare(session, counts, tokenizer, policy, hints)
     budget = history_budget(policy, counts)
-    bounds = prepared.bounds
-    tail = _fresh_tail(session, list_prefix(prepared.prefix), budget, policy, bounds)
+    tail = _fresh_tail(session, list_prefix(prepared.prefix), budget, policy, prepared.bounds)
     pruned = _prune(session, policy, prepared.outputs, tail.start, _unpruned(counts, prepared))
     effective = EffectiveTokens(prepared.tokens, prepared.prefix, pruned)
-    assembly = _assemble(n, policy, tail, effective.prefix, budget, bounds)
-    kept_start = assembly.kept_start
-    unpaired: dict[int, str] = {}
-    unmatched: Sequence[int] = ()
-    excluded = frozenset(assembly.hole)
-    if policy.sanitize_history and n:
-        sanitized = sanitize_ranges(session, prepared.sanitizer(), assembly.ranges)
-        excluded |= sanitized.dropped
-        unmatched = sanitized.by_pairing
-        unpaired = unpaired_sent(prepared.pairs(), assembly.ranges, excluded)
-    totals = _totals(policy, counts, effective, tail, kept_start, excluded)
-    need = compaction_need(session, policy, totals, tail, effective)
-    overflow = (
-        forecast_overflow(session, policy, totals, need, effective, tokenizer)
-        if need.needed
-        else None
-    )
+    sent = _sent(prepared, policy, _assemble(prepared, policy, tail, effective.prefix, budget))
+    sized = SizedRequest(session, policy, effective, _totals(policy, counts, effective, tail, sent))
+    need = compaction_need(sized, tail)
+    overflow = forecast_overflow(sized, need, tokenizer) if need.needed else None
     return Plan(
         policy=policy,
         tokenizer=counts.tokenizer,
         message_tokens=counts.message_tokens,
         effective_tokens=effective,
-        kept_start=kept_start,
+        kept_start=sent.kept_start,
         tail=tail,
-        totals=totals,
+        totals=sized.totals,
         compaction=need,
         overflow=overflow,
         pruned=pruned,
         truncated=prepared.truncated,
-        warnings=_warnings(
-            session, policy, tail, reserved_tokens(policy, counts), budget, unpaired, unmatched
-        ),
-        excluded=excluded,
-        unpaired=unpaired,
+        warnings=_warnings(session, policy, counts, tail, sent),
+        excluded=sent.excluded,
+        unpaired=sent.unpaired,
     )

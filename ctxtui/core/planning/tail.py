@@ -117,20 +117,25 @@ def turns_from(session: Session, start: int) -> int:
     return len(starts) - bisect_left(starts, start)
 
 
-def _tail(
-    session: Session, prefix: Prefix, start: int, budget: int, reason: TailReason, turns: int
-) -> FreshTail:
-    n = len(session)
-    tokens = prefix(n) - prefix(start)
-    return FreshTail(
-        start=start,
-        budget=budget,
-        tokens=tokens,
-        reason=reason,
-        turns=turns_from(session, start),
-        min_turns=turns,
-        over_budget=tokens > budget,
-    )
+@dataclass(frozen=True, slots=True)
+class _Measured:
+    """A session and its messages' prefix sums: what a tail's tokens and turns are read from."""
+
+    session: Session
+    prefix: Prefix
+
+    def tail(self, start: int, budget: int, reason: TailReason, min_turns: int = 0) -> FreshTail:
+        """The tail from ``start``, measured; over budget when its tokens exceed ``budget``."""
+        tokens = self.prefix(len(self.session)) - self.prefix(start)
+        return FreshTail(
+            start=start,
+            budget=budget,
+            tokens=tokens,
+            reason=reason,
+            turns=turns_from(self.session, start),
+            min_turns=min_turns,
+            over_budget=tokens > budget,
+        )
 
 
 def _floor(session: Session, policy: Policy, bounds: Boundaries) -> int:
@@ -176,7 +181,7 @@ def fresh_tail_by_tokens(
     floor = _floor(session, policy, bounds)
     if start > floor:
         start, reason = floor, _floor_reason(session, min_turns)
-    return _tail(session, prefix, start, tail_budget, reason, min_turns)
+    return _Measured(session, prefix).tail(start, tail_budget, reason, min_turns)
 
 
 def fresh_tail_by_items(
@@ -209,7 +214,7 @@ def fresh_tail_by_items(
             safe = provider_safe_start(session, start)
             reason = TailReason.BUDGET if safe == start else TailReason.TOOL_PAIR
             start = safe
-    return _tail(session, prefix, start, budget, reason, min_turns)
+    return _Measured(session, prefix).tail(start, budget, reason, min_turns)
 
 
 def provider_safe_start(session: Session, start: int) -> int:
@@ -240,14 +245,14 @@ def fresh_tail_by_messages(session: Session, prefix: Prefix, budget: int, keep: 
         return FreshTail(0, budget, 0, TailReason.EMPTY, 0, 0)
     cut = find_safe_boundary(session, n - keep) if n > keep else 0
     reason = TailReason.WHOLE_SESSION if cut == 0 else TailReason.TURN_START
-    return _tail(session, prefix, cut, budget, reason, 0)
+    return _Measured(session, prefix).tail(cut, budget, reason)
 
 
 def no_fresh_tail(session: Session, prefix: Prefix, budget: int) -> FreshTail:
     """A policy whose compaction keeps nothing verbatim: the tail is empty, at the end."""
     n = len(session)
     reason = TailReason.EMPTY if n == 0 else TailReason.NO_TAIL
-    return _tail(session, prefix, n, budget, reason, 0)
+    return _Measured(session, prefix).tail(n, budget, reason)
 
 
 def list_prefix(prefix_sums: Sequence[int]) -> Prefix:

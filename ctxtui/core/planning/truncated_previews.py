@@ -9,6 +9,8 @@ from __future__ import annotations
 from ctxtui.core.planning.head_tail import head_tail
 from ctxtui.core.planning.plan import TruncatedOutput
 from ctxtui.core.planning.truncation import (
+    Measure,
+    Saved,
     byte_size,
     count_lines,
     harness_cap,
@@ -67,7 +69,8 @@ def truncated_outputs(
             if lines <= max_lines and size <= max_bytes:
                 continue
             path = planned_path(message.tool_name or "tool")
-            shown = render_measured(text, lines, size, max_lines, max_bytes, path).text
+            whole, saved = Measure(lines, size), Saved(path)
+            shown = render_measured(text, whole, max_lines, max_bytes, saved).text
         after = tokenizer.count_message(with_content(message, shown))
         out[i] = TruncatedOutput(
             index=i,

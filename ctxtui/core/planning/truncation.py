@@ -127,44 +127,56 @@ def shown_marker(shown_lines: int, lines: int, shown_bytes: int, size: int) -> s
     return f"...{shown_lines:,} of {of_lines} ({shown_bytes:,} of {of_bytes}) shown..."
 
 
-def notice_for(
-    shown_lines: int, lines: int, shown_bytes: int, size: int, path: str | None, problem: str = ""
-) -> str:
+@dataclass(frozen=True, slots=True)
+class Measure:
+    """An output's size as truncation reckons it: ``count_lines`` and ``byte_size``."""
+
+    lines: int
+    size: int
+
+    @classmethod
+    def of(cls, output: str) -> Measure:
+        return cls(count_lines(output), byte_size(output))
+
+
+@dataclass(frozen=True, slots=True)
+class Saved:
+    """Where the whole output went: the saved file (``path``), or why it is not saved."""
+
+    path: str | None
+    problem: str = ""
+
+    @property
+    def hint(self) -> str:
+        return hint_for(self.path) if self.path is not None else unsaved_hint(self.problem)
+
+
+def notice_for(shown: Measure, whole: Measure, saved: Saved) -> str:
     """The marker and the hint that follow a preview: counts, then where the rest went."""
-    hint = hint_for(path) if path is not None else unsaved_hint(problem)
-    return f"{shown_marker(shown_lines, lines, shown_bytes, size)}\n{hint}"
+    marker = shown_marker(shown.lines, whole.lines, shown.size, whole.size)
+    return f"{marker}\n{saved.hint}"
 
 
-def render(
-    output: str, max_lines: int, max_bytes: int, path: str | None, problem: str = ""
-) -> TruncatedResult:
+def render(output: str, max_lines: int, max_bytes: int, saved: Saved) -> TruncatedResult:
     """What the model sees for ``output``, without writing anything: preview, separator and
     notice within ``max_bytes`` (X38), or the notice alone when it does not fit. The room is
     reckoned with the whole output's counts, never shorter than those shown."""
-    return render_measured(
-        output, count_lines(output), byte_size(output), max_lines, max_bytes, path, problem
-    )
+    return render_measured(output, Measure.of(output), max_lines, max_bytes, saved)
 
 
 def render_measured(
-    output: str,
-    lines: int,
-    size: int,
-    max_lines: int,
-    max_bytes: int,
-    path: str | None,
-    problem: str = "",
+    output: str, whole: Measure, max_lines: int, max_bytes: int, saved: Saved
 ) -> TruncatedResult:
     """``render`` of an output whose ``count_lines`` and ``byte_size`` are already known."""
     check_limits(max_lines, max_bytes)
-    if lines <= max_lines and size <= max_bytes:
+    if whole.lines <= max_lines and whole.size <= max_bytes:
         return TruncatedResult(preview=output, full_path=None, was_truncated=False, hint="")
-    widest = notice_for(lines, lines, size, size, path, problem)
+    widest = notice_for(whole, whole, saved)
     room = max_bytes - byte_size(widest) - byte_size(SEPARATOR)
     # room < max_bytes and the output is over a limit, so it is over (max_lines, room) too
     preview = _cut(output, max_lines, room) if room > 0 else ""
-    hint = notice_for(count_lines(preview), lines, byte_size(preview), size, path, problem)
-    return TruncatedResult(preview=preview, full_path=path, was_truncated=True, hint=hint)
+    hint = notice_for(Measure.of(preview), whole, saved)
+    return TruncatedResult(preview=preview, full_path=saved.path, was_truncated=True, hint=hint)
 
 
 OPENCODE_HINT = (

@@ -78,8 +78,7 @@ def carry_costs(session: Session, cost: SessionCost, message_tokens: Sequence[in
     points = [r.message_index for r in cost.requests]
     starts = live_starts(session, points)
     sent = [0] * (n + 1)
-    per_token = [Decimal(0)] * (n + 1)  # a rate added over a range of whole messages
-    direct = [Decimal(0)] * n  # partial messages at a stretch's edges
+    rates = _Rates(prefix, [Decimal(0)] * (n + 1), [Decimal(0)] * n)
     unattributed = Decimal(0)
     input_cost = Decimal(0)
     for r, start in zip(cost.requests, starts, strict=True):
@@ -110,14 +109,14 @@ def carry_costs(session: Session, cost: SessionCost, message_tokens: Sequence[in
                 continue
             x0 = base + max(Decimal(0), (a - overhead) * scale)
             x1 = base + min(Decimal(held), (b - overhead) * scale)
-            _spread(prefix, x0, x1, rate / scale, start, stop, per_token, direct)
+            rates.spread(x0, x1, rate / scale, range(start, stop))
     running = Decimal(0)
     counts = list(accumulate(sent[:n]))
     carry: list[Decimal] = []
     for i in range(n):
-        running += per_token[i]
+        running += rates.per_token[i]
         # a scaled rate added and taken off again can leave a rounding residue of ~1e-30
-        carry.append(max(Decimal(0), direct[i] + running * message_tokens[i]))
+        carry.append(max(Decimal(0), rates.direct[i] + running * message_tokens[i]))
     tokens = tuple(c * t for c, t in zip(counts, message_tokens, strict=True))
     return Carry(tuple(counts), tokens, tuple(carry), unattributed, input_cost)
 
@@ -138,33 +137,32 @@ def _stretches(r: RequestCost) -> list[tuple[int, int, Decimal]]:
     ]
 
 
-def _spread(
-    prefix: Sequence[int],
-    x0: Decimal,
-    x1: Decimal,
-    rate: Decimal,
-    start: int,
-    stop: int,
-    per_token: list[Decimal],
-    direct: list[Decimal],
-) -> None:
-    """Add ``rate`` per token over message-token positions [x0, x1) of messages
-    ``start..stop-1``: whole messages through ``per_token`` (a difference array), the cut
-    ones at the edges through ``direct``."""
-    if x1 <= x0:
-        return
-    # first message whose end is past x0, last whose start is before x1
-    first = max(start, bisect_right(prefix, x0) - 1)
-    last = min(stop - 1, bisect_left(prefix, x1) - 1)
-    for i in {first, last}:
-        lo, hi = max(x0, Decimal(prefix[i])), min(x1, Decimal(prefix[i + 1]))
-        if hi > lo and not (lo == prefix[i] and hi == prefix[i + 1]):
-            direct[i] += rate * (hi - lo)
-    whole_from = first if x0 <= prefix[first] else first + 1
-    whole_to = last if x1 >= prefix[last + 1] else last - 1
-    if whole_to >= whole_from:
-        per_token[whole_from] += rate
-        per_token[whole_to + 1] -= rate
+@dataclass(frozen=True, slots=True)
+class _Rates:
+    """Dollars per token laid over the messages: whole messages through ``per_token`` (a
+    difference array), the cut ones at a stretch's edges through ``direct``."""
+
+    prefix: Sequence[int]
+    per_token: list[Decimal]
+    direct: list[Decimal]
+
+    def spread(self, x0: Decimal, x1: Decimal, rate: Decimal, messages: range) -> None:
+        """Add ``rate`` per token over message-token positions [x0, x1) of ``messages``."""
+        if x1 <= x0:
+            return
+        prefix = self.prefix
+        # first message whose end is past x0, last whose start is before x1
+        first = max(messages.start, bisect_right(prefix, x0) - 1)
+        last = min(messages.stop - 1, bisect_left(prefix, x1) - 1)
+        for i in {first, last}:
+            lo, hi = max(x0, Decimal(prefix[i])), min(x1, Decimal(prefix[i + 1]))
+            if hi > lo and not (lo == prefix[i] and hi == prefix[i + 1]):
+                self.direct[i] += rate * (hi - lo)
+        whole_from = first if x0 <= prefix[first] else first + 1
+        whole_to = last if x1 >= prefix[last + 1] else last - 1
+        if whole_to >= whole_from:
+            self.per_token[whole_from] += rate
+            self.per_token[whole_to + 1] -= rate
 
 
 CARRY_TOP = 10

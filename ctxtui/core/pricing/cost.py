@@ -302,7 +302,7 @@ def session_cost(session: Session, points: Sequence[int] | None = None) -> Sessi
         priced = table.price(usage) if table is not None else None
         rates = table.rates(usage.prompt) if table is not None else None
         now = RequestCost(k, stop, model, times[k], usage, priced, None, rates)
-        miss = _miss(prev, now, table, compacted, hour_part, first=k == 0)
+        miss = _miss(prev, now, table, compacted, hour_part)
         if miss is not None:
             now = replace(now, miss=miss)
         out.append(now)
@@ -327,16 +327,15 @@ def _miss(
     table: PriceTable | None,
     compacted: bool,
     hour_part: int,
-    *,
-    first: bool,
 ) -> CacheMiss | None:
-    """The cache miss of ``now`` after ``prev``, or ``None`` for a hit."""
+    """The cache miss of ``now`` after ``prev``, or ``None`` for a hit; the session's first
+    request (``index`` 0) misses as the first, a later one after no usage for no known cause."""
     usage = now.usage
     assert usage is not None
     if prev is None or prev.usage is None:
         if usage.cache_read >= MISS_RATIO * usage.prompt:
             return None
-        cause = MissCause.FIRST_REQUEST if first else MissCause.UNKNOWN
+        cause = MissCause.FIRST_REQUEST if now.index == 0 else MissCause.UNKNOWN
         rewritten = usage.prompt - usage.cache_read
     else:
         if usage.cache_read >= MISS_RATIO * prev.usage.prompt:

@@ -83,14 +83,14 @@ def previous_context(session: Session, first: int) -> str:
 
 def build_llm_prompt(
     session: Session,
-    first: int,
-    last: int,
+    span: tuple[int, int],
     structured: bool,
     target_tokens: int,
     previous: str | None = None,
 ) -> str:
-    """The leaf-summary prompt seahorse would send for ``messages[first:last + 1]``;
-    ``previous`` (the last call's summary) replaces the session's earlier summaries."""
+    """The leaf-summary prompt seahorse would send for ``messages[first:last + 1]`` (``span``,
+    inclusive); ``previous`` (the last call's summary) replaces the session's earlier ones."""
+    first, last = span
     context = previous_context(session, first) if previous is None else previous
     prev = context.strip() or "(none)"
     blocks = [_LEAF_HEAD.format(target=target_tokens)]

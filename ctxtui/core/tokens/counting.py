@@ -10,6 +10,7 @@ not seen.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from ctxtui.core.session.models import Message, Session
 from ctxtui.core.tokens.count_store import CountStore, message_key, tokenizer_key
@@ -71,7 +72,7 @@ def count_session(
 
     messages = session.messages
     total = len(messages)
-    count_many = _counter(tokenizer)
+    run = _Pass(_counter(tokenizer), chunk, on_progress, stop)
     store = cache
     if store is not None and not store.wants(tokenizer.name, messages):
         store = None
@@ -80,11 +81,10 @@ def count_session(
         for start in range(0, total, chunk):
             if stop():
                 return None
-            message_tokens.extend(count_many(messages[start : start + chunk]))
-            if on_progress is not None:
-                on_progress(len(message_tokens), total)
+            message_tokens.extend(run.count_many(messages[start : start + chunk]))
+            run.progress(len(message_tokens), total)
     else:
-        result = _count_cached(messages, tokenizer, store, count_many, on_progress, stop, chunk)
+        result = _count_cached(messages, tokenizer, store, run)
         if result is None:
             return None
         message_tokens = result
@@ -99,14 +99,22 @@ def count_session(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Pass:
+    """How a counting pass goes: the counter, the chunk, who hears progress, what stops it."""
+
+    count_many: Callable[[Sequence[Message]], list[int]]
+    chunk: int
+    on_progress: Progress | None
+    stop: StopCheck
+
+    def progress(self, done: int, total: int) -> None:
+        if self.on_progress is not None:
+            self.on_progress(done, total)
+
+
 def _count_cached(
-    messages: Sequence[Message],
-    tokenizer: Tokenizer,
-    store: CountStore,
-    count_many: Callable[[Sequence[Message]], list[int]],
-    on_progress: Progress | None,
-    stop: StopCheck,
-    chunk: int,
+    messages: Sequence[Message], tokenizer: Tokenizer, store: CountStore, run: _Pass
 ) -> list[int] | None:
     """The chunked pass, counting only cache misses; new counts are written back once a pass
     completes (a stopped pass writes nothing)."""
@@ -120,6 +128,7 @@ def _count_cached(
     keys: list[bytes] = []
     out: list[int] = []
     missed = 0
+    chunk, stop = run.chunk, run.stop
     for start in range(0, total, chunk):
         if stop():
             return None
@@ -129,13 +138,12 @@ def _count_cached(
         misses = [i for i, hit in enumerate(found) if hit is None]
         if misses:
             missed += len(misses)
-            fresh = count_many([part[i] for i in misses])
+            fresh = run.count_many([part[i] for i in misses])
             for i, n in zip(misses, fresh, strict=True):
                 found[i] = n
         keys.extend(part_keys)
         out.extend(n for n in found if n is not None)
-        if on_progress is not None:
-            on_progress(len(out), total)
+        run.progress(len(out), total)
     if missed and not stop():
         store.store(name, zip(keys, out, strict=True), known)
     return out
