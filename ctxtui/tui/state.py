@@ -225,16 +225,15 @@ class MainState:
         return observe(recorded, self.policy)
 
     @property
-    def observed_words(self) -> str:
-        """``agent compacted at 155,001–159,897 (10 auto)``, then the verdict where the band
-        and the trigger in force disagree (``core.tuning.observed``'s words); empty without
-        an automatic compaction."""
+    def observed_words(self) -> tuple[str, str]:
+        """``agent compacted at 155,001–159,897 (10 auto)`` and the verdict where the band and
+        the trigger in force disagree (``core.tuning.observed``'s words); empty strings
+        without an automatic compaction, or where they agree."""
         observed = self.observed
         phrase = observed_phrase(observed)
         if phrase is None:
-            return ""
-        verdict = disagreement(observed, self.policy, self.configured)
-        return f"{phrase}: {verdict}" if verdict else phrase
+            return "", ""
+        return phrase, disagreement(observed, self.policy, self.configured) or ""
 
     def with_tokenizer(self, spec: str) -> MainState:
         policy = self.policy.with_changes(tokenizer=spec)

@@ -16,7 +16,14 @@ from ctxtui.tui.jobs import read_configured
 from ctxtui.tui.screens.main import MainScreen
 from ctxtui.tui.settings import _Pinned
 from ctxtui.tui.widgets.session_bar import SessionBar
-from tests.tui.main_fixtures import demo_session, replay_sample, settle
+from tests.tui.main_fixtures import (
+    SnapCompare,
+    demo_session,
+    open_timeline,
+    replay_sample,
+    settle,
+    then,
+)
 
 ORIGIN = "~/.claude/settings.json env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"
 HALF = 90_000
@@ -98,3 +105,34 @@ def test_the_load_worker_reads_only_an_agents_settings(empty_home: Path) -> None
     assert config.get("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE") is not None
     in_memory: Session = demo_session()
     assert read_configured(in_memory) is None
+
+
+async def test_the_timeline_legend_names_the_band(empty_home: Path) -> None:
+    app = make_app(replay_sample(), settings=_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        timeline = await open_timeline(pilot)
+        legend = str(timeline.query_one("#timeline-legend").render())
+        assert "agent compacted at 28,199–28,452 (3 auto)" in " ".join(legend.split())
+
+
+def test_configured_and_observed_on_the_bar_120x40(
+    snap_compare: SnapCompare, empty_home: Path
+) -> None:
+    """After "preset claude-code, from the transcript · tokenizer …": "trigger_buffer from
+    ~/.claude/settings.json env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", the gauge's trigger at
+    90,000, and "agent compacted at 28,199–28,452 (3 auto): the agent compacted below the
+    override (its window or reserve differ)"."""
+    _override(empty_home, "50")
+    app = make_app(replay_sample(), settings=_settings())
+    assert snap_compare(app, terminal_size=(120, 40), run_before=then())
+
+
+def test_configured_and_observed_on_the_bar_80x24(
+    snap_compare: SnapCompare, empty_home: Path
+) -> None:
+    """At 80×24 the band takes the row of the recorded dollars ("recorded $3.53 · agent
+    compacted at 28,199–28,452 (3 auto)"); the configured value's origin and the verdict join
+    the notes' row after the recorded compactions, cut to the width."""
+    _override(empty_home, "50")
+    app = make_app(replay_sample(), settings=_settings())
+    assert snap_compare(app, terminal_size=(80, 24), run_before=then())

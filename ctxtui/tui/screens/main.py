@@ -434,10 +434,10 @@ class MainScreen(Screen[None]):
 
     def _show_tuning(self) -> None:
         """The agent's configured values' origins and the trigger it was seen to use."""
+        observed, verdict = self.state.observed_words
+        configured = self.state.configured_words
         for bar in self.query(SessionBar):
-            bar.set_tuning(
-                configured=self.state.configured_words, observed=self.state.observed_words
-            )
+            bar.set_tuning(configured=configured, observed=observed, verdict=verdict)
 
     def _show_notes(self) -> None:
         """What the session bar adds to the plan: a tokenizer kept across presets, and how far

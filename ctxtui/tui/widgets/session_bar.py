@@ -56,12 +56,13 @@ class SessionBar(Widget):
         self._compact = False
         self._configured = ""
         self._observed = ""
+        self._verdict = ""
 
     def set_compact(self, compact: bool) -> None:
         """On a short screen (80×24) the notes (the estimator's drift, what the last
         compaction lost, the recorded compactions and import notes, the configured values'
-        origins and the observed trigger) share one row, cut to the width, so the list
-        keeps its rows (the screen decides when)."""
+        origins and the observed trigger's verdict) share one row, cut to the width, so the
+        list keeps its rows (the screen decides when)."""
         if compact != self._compact:
             self._compact = compact
             self.refresh(layout=True)
@@ -86,12 +87,12 @@ class SessionBar(Widget):
             self._cost = words
             self.refresh(layout=True)
 
-    def set_tuning(self, *, configured: str = "", observed: str = "") -> None:
+    def set_tuning(self, *, configured: str = "", observed: str = "", verdict: str = "") -> None:
         """Where the agent's configured values came from (``trigger_buffer from
-        ~/.claude/settings.json``) and the trigger it was seen to use (``agent compacted at
-        155,001–159,897 (10 auto)``, with the verdict where they disagree); ``""``: nothing."""
-        if (configured, observed) != (self._configured, self._observed):
-            self._configured, self._observed = configured, observed
+        ~/.claude/settings.json``), the trigger it was seen to use (``agent compacted at
+        155,001–159,897 (10 auto)``) and the verdict where they disagree; ``""``: nothing."""
+        if (configured, observed, verdict) != (self._configured, self._observed, self._verdict):
+            self._configured, self._observed, self._verdict = configured, observed, verdict
             self.refresh(layout=True)
 
     def set_notes(self, *, kept_tokenizer: str = "", estimate: str = "") -> None:
@@ -143,7 +144,7 @@ class SessionBar(Widget):
         if session is not None and plan is not None:
             meta = session.meta
             notes = [self._retention, self._estimate] if self._compact else []
-            after = [self._configured, self._observed] if self._compact else []
+            after = [self._configured, self._verdict] if self._compact else []
             if meta.warnings or meta.events or any(notes) or any(after):
                 lines.append(self._warnings_line(meta.warnings, meta.events, notes, after))
         return Text("\n").join(lines)
@@ -179,9 +180,10 @@ class SessionBar(Widget):
             phrases.append(Text.assemble(("compacted", warn), undo))
         if self._cost:
             phrases.append(Text(self._cost))
+        if self._observed:  # compact, the verdict joins the notes' row
+            verdict = f": {self._verdict}" if self._verdict and not self._compact else ""
+            phrases.append(Text(self._observed + verdict, label))
         if not self._compact:  # compact, they join the notes' row
-            if self._observed:
-                phrases.append(Text(self._observed, label))
             phrases += [Text(note, warn) for note in (self._estimate, self._retention) if note]
         return phrases
 
