@@ -29,6 +29,7 @@ from ctxtui.core.tokens.calibration import SessionFit, tail_start
 from ctxtui.core.tokens.counting import Progress
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers.encodings import EncodingUnavailableError
+from ctxtui.core.tuning.configured import AgentConfig
 from ctxtui.error_text import describe_bug
 from ctxtui.options import debugging
 
@@ -40,11 +41,14 @@ class SessionLoaded(Message):
     """A session file was read; ``path`` is ``None`` for a session built in memory.
 
     ``fit`` is the calibration over the whole transcript when the session was read from the
-    agent's last compaction on (its history read too); ``None`` when the session is whole."""
+    agent's last compaction on (its history read too); ``None`` when the session is whole.
+    ``agent_config`` is the settings of the agent that wrote it (``read_configured``), read
+    in the worker so the state can lay them over that agent's preset."""
 
     session: Session
     path: Path | None
     fit: SessionFit | None = None
+    agent_config: AgentConfig | None = None
 
 
 @dataclass
@@ -162,8 +166,21 @@ def read_session(post: Post, path: Path, format: str | None) -> None:
     except Exception as err:  # an importer bug must not take the app down
         post(SessionLoadFailed(f"{path.name}: {bug_line(err)}"))
     else:
-        post(SessionLoaded(session, path))
+        post(SessionLoaded(session, path, agent_config=read_configured(session)))
         read_whole(post, path, session)
+
+
+def read_configured(session: Session) -> AgentConfig | None:
+    """The compaction settings of the agent that wrote ``session`` (its files and the
+    environment, as ``ctxtui policy`` reads them): disk reads, so done in the load worker.
+    ``None`` for a format that is no agent's store."""
+    from ctxtui.agent_config import read_agent_config
+    from ctxtui.agent_config.effective import agent_of
+    from ctxtui.core.policies.preset_choice import agent_preset
+
+    name = agent_preset(session)
+    agent = agent_of(name) if name is not None else None
+    return read_agent_config(agent) if agent is not None else None
 
 
 def read_whole(post: Post, path: Path, session: Session) -> None:
@@ -223,7 +240,7 @@ def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_IN
         if session is not None:
             start = tail_start(session)
             if not loaded:
-                post(SessionLoaded(session, path))
+                post(SessionLoaded(session, path, agent_config=read_configured(session)))
                 read_whole(post, path, session)
             elif start != seen_start:
                 # A new boundary moves the first request on screen: number from the history.

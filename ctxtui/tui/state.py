@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ctxtui.agent_config.effective import Effective, effective_policy
 from ctxtui.core.engine import Engine
 from ctxtui.core.literal import visible
 from ctxtui.core.planning.plan import Plan
@@ -32,6 +33,8 @@ from ctxtui.core.simulation.estimate_check import drift_notice, estimator_for, i
 from ctxtui.core.simulation.reported import ReportedGap, reported_gap
 from ctxtui.core.tokens.calibration import SessionFit, session_fit, tail_start
 from ctxtui.core.tokens.counts import SessionCounts
+from ctxtui.core.tuning.configured import AgentConfig, Configured
+from ctxtui.core.tuning.observed import Observed, disagreement, observe, observed_phrase
 from ctxtui.system.count_cache import default_cache
 from ctxtui.tui.actions import needs_session
 
@@ -66,6 +69,8 @@ class MainState:
     # Where ``preset_name`` came from; unpinned, each session opened takes its agent's preset.
     preset_origin: str = DEFAULT
     preset_pinned: bool = True
+    # The agent's configured values laid over its preset when the session opened on it.
+    configured: tuple[Configured, ...] = ()
 
     # -- starting and opening --------------------------------------------------------------
 
@@ -105,12 +110,18 @@ class MainState:
             return cls(preset(preset_name), preset_name, {}, preset_origin=origin), str(err)
 
     def opened(
-        self, session: Session, path: Path | None, fit: SessionFit | None = None
+        self,
+        session: Session,
+        path: Path | None,
+        fit: SessionFit | None = None,
+        agent_config: AgentConfig | None = None,
     ) -> tuple[MainState, str | None]:
         """A newly read session: its own policy, an empty undo stack, the first message.
 
-        The policy is fitted to the session (its window); options it refuses are dropped and
-        the problem returned, the policy still fitted to this session.
+        The policy is fitted to the session (its window), with ``agent_config`` (the agent's
+        settings, read by the load worker) laid over it when the preset is that agent's, as
+        the CLI does; options it refuses are dropped and the problem returned, the policy
+        still fitted to this session.
         """
         problem: str | None = None
         name, origin = self.preset_name, self.preset_origin
@@ -118,13 +129,14 @@ class MainState:
             choice = resolve_preset(session)
             name, origin = choice.name, choice.origin
         try:
-            policy = policy_for_session(name, session, dict(self.overrides))
+            chosen = _effective(name, session, self.overrides, agent_config)
         except PolicyError as err:
             problem = str(err)
-            policy = policy_for_session(name, session)
-        policy = self._keep_tokenizer(policy)
+            chosen = _effective(name, session, {}, agent_config)
+        policy = self._keep_tokenizer(chosen.policy)
         state = replace(
             self,
+            configured=chosen.configured,
             policy=policy,
             path=path,
             undo=(),
@@ -188,12 +200,41 @@ class MainState:
             preset_name=name,
             preset_origin=FROM_USER,
             preset_pinned=True,
+            configured=(),
         )
 
     @property
     def preset_words(self) -> str:
         """``claude-code, from the transcript``: the preset and where it came from."""
         return PresetChoice(self.policy.preset, self.preset_origin).words()
+
+    @property
+    def configured_words(self) -> str:
+        """``trigger_buffer from ~/.claude/settings.json``: each configured value still in
+        force, with its origin (a knob the user changed since is not the agent's any more)."""
+        return " · ".join(
+            f"{c.knob} from {c.origin}"
+            for c in self.configured
+            if getattr(self.policy, c.knob, None) == c.value
+        )
+
+    @property
+    def observed(self) -> Observed:
+        """The band of the agent's automatic compactions, from the full history once read."""
+        source = self.history or self.session
+        recorded = source.meta.recorded_compactions if source is not None else ()
+        return observe(recorded, self.policy)
+
+    @property
+    def observed_words(self) -> tuple[str, str]:
+        """``agent compacted at 155,001–159,897 (10 auto)`` and the verdict where the band and
+        the trigger in force disagree (``core.tuning.observed``'s words); empty strings
+        without an automatic compaction, or where they agree."""
+        observed = self.observed
+        phrase = observed_phrase(observed)
+        if phrase is None:
+            return "", ""
+        return phrase, disagreement(observed, self.policy, self.configured) or ""
 
     def with_tokenizer(self, spec: str) -> MainState:
         policy = self.policy.with_changes(tokenizer=spec)
@@ -377,3 +418,15 @@ class SearchState:
         wrapped = " (from the top)" if not after and len(self.matches) > 1 else ""
         place = self.matches.index(target) + 1
         return target, f"{place:,} of {len(self.matches):,}{wrapped}"
+
+
+def _effective(
+    name: str, session: Session, overrides: Mapping[str, Any], config: AgentConfig | None
+) -> Effective:
+    """The CLI's rule (``effective_policy``): preset ``name`` fitted to ``session``, ``config``
+    over it when ``name`` is that agent's preset, the user's ``overrides`` over both."""
+
+    def read(agent: str) -> AgentConfig:
+        return config if config is not None and config.agent == agent else AgentConfig(agent)
+
+    return effective_policy(name, session, dict(overrides), read=read)

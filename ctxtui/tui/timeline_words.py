@@ -6,7 +6,9 @@ without a terminal.
 
 from __future__ import annotations
 
+from ctxtui.core.session.models import RecordedCompaction
 from ctxtui.core.simulation.replay import Replay, Request
+from ctxtui.core.tuning.observed import observe, observed_phrase
 from ctxtui.core.wording import plural
 
 
@@ -39,3 +41,16 @@ def timeline_title(label: str, replay: Replay, preset: str, width: int) -> str:
         if len(text) <= width:
             return text
     return " · ".join(["Timeline", *variants[-1], tail[0], label, *tail[1:]])
+
+
+def observed_band(replay: Replay) -> str | None:
+    """``agent compacted at 28,199–28,452 (3 auto)``: the trigger the agent was seen to use,
+    from its recorded compactions (``core.tuning.observed``'s words), for the legend beside
+    the ``R`` marks; ``None`` without an automatic one."""
+    recorded = [
+        RecordedCompaction(
+            message_index=r.message_index, trigger=r.trigger, pre_tokens=r.pre_tokens
+        )
+        for r in replay.recorded
+    ]
+    return observed_phrase(observe(recorded, replay.policy))

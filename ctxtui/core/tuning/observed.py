@@ -27,6 +27,9 @@ OVERSHOOT = 0.10
 """How far above a trigger an automatic compaction may sit and still be that trigger's: the
 agent checks between requests, so one turn's growth lands above it."""
 
+AGREE = "they agree"
+"""The verdict when the band sits at the trigger in force."""
+
 TRIGGER_KNOBS = frozenset(
     {"trigger_buffer", "trigger_input_reserve_cap", "context_window", "max_tokens", "auto_compact"}
 )
@@ -120,6 +123,26 @@ def agreement(
     return f"{head}; {band}: {_verdict(trigger, low, bool(moved))}"
 
 
+def disagreement(
+    observed: Observed, policy: Policy, configured: Sequence[Configured] = ()
+) -> str | None:
+    """``agreement``'s verdict alone when the band and the trigger in force disagree
+    (``the override was not honoured``); ``None`` when they agree or nothing was fitted."""
+    if observed.low is None:
+        return None
+    moved = any(c.knob in TRIGGER_KNOBS for c in configured)
+    verdict = _verdict(policy.trigger, observed.low, moved)
+    return None if verdict == AGREE else verdict
+
+
+def observed_phrase(observed: Observed) -> str | None:
+    """``agent compacted at 155,001–159,897 (10 auto)``: the band in a phrase short enough for
+    the session bar and the timeline's title; ``None`` without an automatic compaction."""
+    if not observed.auto:
+        return None
+    return f"agent compacted at {band_words(observed.low, observed.high)} ({observed.count:,} auto)"
+
+
 def _verdict(trigger: int | None, low: int, configured: bool) -> str:
     what = "the override" if configured else "the preset's trigger"
     if trigger is None:
@@ -136,7 +159,7 @@ def _verdict(trigger: int | None, low: int, configured: bool) -> str:
             if configured
             else (f"the agent compacted later than {what}")
         )
-    return "they agree"
+    return AGREE
 
 
 def observed_line(auto: Mapping[str, Any], manual: Sequence[int]) -> str | None:

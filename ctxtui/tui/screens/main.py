@@ -278,7 +278,9 @@ class MainScreen(Screen[None]):
 
     @on(SessionLoaded)
     def _loaded(self, event: SessionLoaded) -> None:
-        self.state, problem = self.state.opened(event.session, event.path, event.fit)
+        self.state, problem = self.state.opened(
+            event.session, event.path, event.fit, event.agent_config
+        )
         keep_out_of_collections(len(event.session))  # full GC walks froze keys (system.heap)
         if problem:
             self._show_error(problem, "Ignored the policy options")
@@ -308,6 +310,7 @@ class MainScreen(Screen[None]):
             return
         if self.plan is not None and self.state.fit is not before.fit:
             self.query_one(BudgetGauge).show(self.plan, self.state.reported)
+        self._show_tuning()  # the band of every compaction, not only the last one's
         args = (event.path, self._format, event.session, self.policy, event.history)
         self._run(note_retention, *args, group="retention")
         self._run(price_whole, event.session, event.history, group="total")
@@ -417,6 +420,7 @@ class MainScreen(Screen[None]):
             undo_depth=len(self.state.undo),
             preset_origin=self.state.preset_origin,
         )
+        self._show_tuning()
         watching = "watching the file for new records" if self.following else ""
         bar.set_status(f"cannot fit: {plan.overflow.reason}" if plan.overflow else watching)
         messages = self.query_one(MessageList)
@@ -428,6 +432,13 @@ class MainScreen(Screen[None]):
         self.show_detail(messages.cursor)
         if final:
             self._price(plan)
+
+    def _show_tuning(self) -> None:
+        """The agent's configured values' origins and the trigger it was seen to use."""
+        observed, verdict = self.state.observed_words
+        configured = self.state.configured_words
+        for bar in self.query(SessionBar):
+            bar.set_tuning(configured=configured, observed=observed, verdict=verdict)
 
     def _show_notes(self) -> None:
         """What the session bar adds to the plan: a tokenizer kept across presets, and how far

@@ -44,7 +44,7 @@ from ctxtui.tui.timeline_jobs import (
     read_history,
     run_replay,
 )
-from ctxtui.tui.timeline_words import event_words, timeline_title
+from ctxtui.tui.timeline_words import event_words, observed_band, timeline_title
 from ctxtui.tui.widgets.cost_strip import CostSeries
 from ctxtui.tui.widgets.footer import FittingFooter
 from ctxtui.tui.widgets.message_list import MessageList, Numbering
@@ -171,6 +171,9 @@ class TimelineScreen(Screen[int | None]):
         chart = self.chart
         phrases = [Text.assemble(("⣿ ", chart.series_style(name)), name) for name in LEGEND_SERIES]
         phrases += [Text(mark) for mark in LEGEND_MARKS]
+        band = observed_band(self.replay) if self.replay is not None else None
+        if band:  # where the R marks sat: the trigger the agent was seen to use
+            phrases.append(Text(band))
         if self.query_one(CostSeries).priced:  # the two rows under the chart, explained
             phrases.append(Text(COST_LEGEND))
             phrases += [Text(f"miss {m}" if i == 0 else m) for i, m in enumerate(miss_legend())]

@@ -54,11 +54,15 @@ class SessionBar(Widget):
         self._preset_origin = ""
         self._cost = ""
         self._compact = False
+        self._configured = ""
+        self._observed = ""
+        self._verdict = ""
 
     def set_compact(self, compact: bool) -> None:
         """On a short screen (80×24) the notes (the estimator's drift, what the last
-        compaction lost, the recorded compactions and import notes) share one row, cut to
-        the width, so the list keeps its rows (the screen decides when)."""
+        compaction lost, the recorded compactions and import notes, the configured values'
+        origins and the observed trigger's verdict) share one row, cut to the width, so the
+        list keeps its rows (the screen decides when)."""
         if compact != self._compact:
             self._compact = compact
             self.refresh(layout=True)
@@ -81,6 +85,14 @@ class SessionBar(Widget):
         sub-agents``), from ``core.pricing.cost_words.session_total_words``."""
         if words != self._cost:
             self._cost = words
+            self.refresh(layout=True)
+
+    def set_tuning(self, *, configured: str = "", observed: str = "", verdict: str = "") -> None:
+        """Where the agent's configured values came from (``trigger_buffer from
+        ~/.claude/settings.json``), the trigger it was seen to use (``agent compacted at
+        155,001–159,897 (10 auto)``) and the verdict where they disagree; ``""``: nothing."""
+        if (configured, observed, verdict) != (self._configured, self._observed, self._verdict):
+            self._configured, self._observed, self._verdict = configured, observed, verdict
             self.refresh(layout=True)
 
     def set_notes(self, *, kept_tokenizer: str = "", estimate: str = "") -> None:
@@ -132,8 +144,9 @@ class SessionBar(Widget):
         if session is not None and plan is not None:
             meta = session.meta
             notes = [self._retention, self._estimate] if self._compact else []
-            if meta.warnings or meta.events or any(notes):
-                lines.append(self._warnings_line(meta.warnings, meta.events, notes))
+            after = [self._configured, self._verdict] if self._compact else []
+            if meta.warnings or meta.events or any(notes) or any(after):
+                lines.append(self._warnings_line(meta.warnings, meta.events, notes, after))
         return Text("\n").join(lines)
 
     def _phrases(self, session: Session, plan: Plan) -> list[Text]:
@@ -154,6 +167,8 @@ class SessionBar(Widget):
         ]
         # The tokenizer's notes are phrases of their own: they take the next line whole
         # rather than pushing the file's name out of the first.
+        if self._configured and not self._compact:  # compact, it joins the notes' row
+            phrases.append(Text(self._configured, label))
         if plan.tokenizer.fell_back:
             phrases.append(
                 Text(plan.tokenizer.note or f"{plan.tokenizer.requested} unavailable", warn)
@@ -165,6 +180,9 @@ class SessionBar(Widget):
             phrases.append(Text.assemble(("compacted", warn), undo))
         if self._cost:
             phrases.append(Text(self._cost))
+        if self._observed:  # compact, the verdict joins the notes' row
+            verdict = f": {self._verdict}" if self._verdict and not self._compact else ""
+            phrases.append(Text(self._observed + verdict, label))
         if not self._compact:  # compact, they join the notes' row
             phrases += [Text(note, warn) for note in (self._estimate, self._retention) if note]
         return phrases
@@ -178,13 +196,18 @@ class SessionBar(Widget):
         return f", {origin}"
 
     def _warnings_line(
-        self, warnings: tuple[str, ...], events: tuple[str, ...], notes: Sequence[str] = ()
+        self,
+        warnings: tuple[str, ...],
+        events: tuple[str, ...],
+        notes: Sequence[str] = (),
+        after: Sequence[str] = (),
     ) -> Text:
         """The agent's recorded compactions and what the importer left out or hid
-        (sub-agents, skipped lines), after any ``notes``, on a row of its own, cut to the
-        width: ``report`` prints them whole."""
+        (sub-agents, skipped lines), between any ``notes`` and ``after``, on a row of its
+        own, cut to the width: ``report`` prints them whole."""
         line = Text(no_wrap=True, overflow="ellipsis", end="")
-        words = " · ".join(w for w in (*notes, visible(warnings_line(warnings, events))) if w)
+        imported = visible(warnings_line(warnings, events))
+        words = " · ".join(w for w in (*notes, imported, *after) if w)
         line.append(words, component_style(self, "session-bar--warning"))
         line.truncate(max(self.content_region.width, 20), overflow="ellipsis")
         return line

@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 from ctxtui.core.policies.policy import preset
 from ctxtui.core.session.models import RecordedCompaction
 from ctxtui.core.tuning.configured import Configured
-from ctxtui.core.tuning.observed import agreement, observe, observed_line
+from ctxtui.core.tuning.observed import (
+    agreement,
+    disagreement,
+    observe,
+    observed_line,
+    observed_phrase,
+)
 from ctxtui.importers import load_session
 
 PLANTED = [155_001, 157_400, 159_897, 156_250, 158_000]
@@ -89,6 +95,26 @@ def test_without_configured_values_the_preset_is_compared() -> None:
                           "reserve differ)")  # fmt: skip
     manual_only = [RecordedCompaction(message_index=0, trigger="manual", pre_tokens=5)]
     assert agreement(observe(manual_only, preset("claude-code")), preset("claude-code")) is None
+
+
+def test_the_short_phrase_and_the_verdict_come_from_the_same_rule() -> None:
+    """The session bar's and the timeline's phrase, and ``agreement``'s verdict alone, only
+    where the band and the trigger in force disagree."""
+    recorded = [RecordedCompaction(message_index=i, trigger="auto", pre_tokens=n)
+                for i, n in enumerate(PLANTED)]  # fmt: skip
+    recorded.append(RecordedCompaction(message_index=9, trigger="manual", pre_tokens=5))
+    observed = observe(recorded, preset("claude-code"))
+    assert observed_phrase(observed) == "agent compacted at 155,001–159,897 (5 auto)"
+    configured = (Configured("trigger_buffer", 72_000, "env", label="60 %"),)
+    policy = preset("claude-code", trigger_buffer=72_000)
+    assert disagreement(observed, policy, configured) == "the override was not honoured"
+    sentence = agreement(observed, policy, configured)
+    assert sentence is not None and sentence.endswith("the override was not honoured")
+    honoured = preset("claude-code", trigger_buffer=72_000 - 47_000)
+    assert disagreement(observed, honoured, configured) is None
+    manual = observe(recorded[-1:], preset("claude-code"))
+    assert observed_phrase(manual) is None
+    assert disagreement(manual, preset("claude-code")) is None
 
 
 @given(st.lists(st.integers(1_000, 900_000), min_size=1, max_size=20))
