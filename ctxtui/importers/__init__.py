@@ -74,7 +74,9 @@ IMPORTERS: dict[str, ModuleType] = {
     )
 }
 """Each format's importer by its row's name (``core.session.formats.FORMATS``): a new format
-is its module here and its row there (``tests/importers/test_registry.py`` checks both agree)."""
+is its module here and its row there (``tests/importers/test_registry.py`` checks both agree).
+They are imported with the package, as a plain list the import graph sees (no module is
+imported by name); a load imports most of what they import anyway."""
 
 
 def importer(name: str) -> ModuleType:
