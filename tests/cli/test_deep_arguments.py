@@ -82,7 +82,9 @@ async def test_the_app_opens_and_counts_it(tmp_path: Path) -> None:
     from tests.tui.main_fixtures import settle
 
     path = _chat(tmp_path / "deep.json", SHAPES["arrays 2000"])
-    app = make_app(path, preset="opencode", settings=deterministic_settings())
+    from ctxtui.tui.start import Start
+
+    app = make_app(path, Start(preset="opencode"), settings=deterministic_settings())
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, MainScreen), type(app.screen).__name__

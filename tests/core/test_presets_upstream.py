@@ -490,9 +490,11 @@ def test_claude_code_caps_a_bash_output_at_30000_characters() -> None:
     assert format_info("claude-code").output_cap == (policy.truncate_max_bytes, frozenset({"Bash"}))
 
 
-def test_opencode_estimates_an_image_as_its_base64_over_four() -> None:
-    """``Token.estimate(JSON.stringify(modelMessages))``: an image is a ``file`` part holding its
-    base64, so a 9,000-byte PNG adds 12,000 characters, 3,000 tokens (docs/images.md)."""
+def test_opencode_estimates_an_image_as_its_data_url_over_four() -> None:
+    """``Token.estimate(JSON.stringify(modelMessages))``: an image is a ``file`` part whose
+    ``data`` is the part's ``data:`` URL (OpenCode's ``toModelMessages`` keeps ``url``; the AI
+    SDK's ``convertToModelMessages`` copies it into ``data``), so a 9,000-byte PNG adds its
+    12,000 base64 characters, the 22 of ``data:image/png;base64,`` and the part's keys."""
     from ctxtui.core.session.models import ContentPart, PartKind
     from ctxtui.core.tokens.tokenizers.opencode import OpenCodeTokenizer
 
@@ -501,4 +503,5 @@ def test_opencode_estimates_an_image_as_its_base64_over_four() -> None:
     with_image = bare.model_copy(update={"parts": (image,)})
     tokenizer = OpenCodeTokenizer()
     added = tokenizer.count_message(with_image) - tokenizer.count_message(bare)
-    assert 3_000 <= added <= 3_020  # the base64 and the part's JSON keys
+    part = '{"type":"file","mediaType":"image/png","data":"data:image/png;base64,' + 12_000 * "x"
+    assert added == (len(part + '"},') + 2) // 4  # the part, its closing and the comma before

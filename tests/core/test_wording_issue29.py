@@ -50,7 +50,7 @@ def test_every_tokenizer_says_its_direction_and_none_overcounts_by_zero() -> Non
 
 
 def test_replay_names_preset_and_tokenizer(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["replay", str(CODEX), "--preset", "plan"]) == 0
+    assert main(["replay", str(CODEX)]) == 0
     out = " ".join(capsys.readouterr().out.split())
     # a Codex rollout replays on its agent's preset, named with its tokenizer
     assert "(preset codex, tokenizer tiktoken:o200k_base)" in out

@@ -15,6 +15,7 @@ from ctxtui.tui.app import make_app
 from ctxtui.tui.jobs import read_configured
 from ctxtui.tui.screens.main import MainScreen
 from ctxtui.tui.settings import _Pinned
+from ctxtui.tui.start import Start
 from ctxtui.tui.widgets.session_bar import SessionBar
 from tests.tui.main_fixtures import (
     SnapCompare,
@@ -83,12 +84,14 @@ async def test_without_settings_the_preset_stands(empty_home: Path) -> None:
 
 async def test_the_users_preset_and_knobs_win(empty_home: Path) -> None:
     _override(empty_home, "50")
-    pinned = make_app(replay_sample(), preset="plan", settings=_settings())
+    pinned = make_app(replay_sample(), Start(preset="plan"), settings=_settings())
     async with pinned.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert _main(pinned).state.configured == ()
         assert "settings.json" not in _bar(pinned)
-    knob = make_app(replay_sample(), overrides={"trigger_buffer": 50_000}, settings=_settings())
+    knob = make_app(
+        replay_sample(), Start(overrides={"trigger_buffer": 50_000}), settings=_settings()
+    )
     async with knob.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         state = _main(knob).state

@@ -3,7 +3,7 @@
 OpenCode estimates ``Token.estimate(JSON.stringify(modelMessages))`` with
 ``max(0, Math.round(s.length / 4))``: UTF-16 code units, .5 rounded up (``floor(x + 0.5)``).
 Messages are serialised as the AI SDK's model messages, with ``JSON.stringify``'s escaping
-(``json.dumps``, ``ensure_ascii=False``, no spaces); media as its base64. Each message is
+(``json.dumps``, ``ensure_ascii=False``, no spaces); media as its ``data:`` URL. Each message is
 estimated alone, so figures add up (OpenCode's one estimate differs by the brackets and commas).
 """
 
@@ -34,8 +34,11 @@ def stringify(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _base64_chars(size: int) -> int:
-    return 4 * ((size + 2) // 3)
+def _data_url(media_type: str, size: int) -> str:
+    """A file part's ``data`` as OpenCode sends it: the part's URL, a ``data:`` URL whose
+    base64 is ``4 ⌈size / 3⌉`` characters (the AI SDK's ``convertToModelMessages`` copies the
+    UI part's ``url`` into ``data``)."""
+    return f"data:{media_type};base64," + "x" * (4 * ((size + 2) // 3))
 
 
 def model_message(message: Message, *, parse_arguments: bool = True) -> dict[str, Any]:
@@ -64,7 +67,7 @@ def model_message(message: Message, *, parse_arguments: bool = True) -> dict[str
                 {
                     "type": "file",
                     "mediaType": part.media_type or "",
-                    "data": "x" * _base64_chars(part.byte_size),
+                    "data": _data_url(part.media_type or "", part.byte_size),
                 }
             )
     for call in message.tool_calls:
