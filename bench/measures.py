@@ -186,7 +186,7 @@ def exact_ratio(size: int, repeats: int) -> list[Result]:
 
     The baseline is tiktoken's own ``encode_ordinary`` over the same strings, whatever backend
     ``count_session`` uses (``quicktok``): the figure says what ctxtui gains over the obvious
-    implementation. Both give the same counts (tests/core/test_tokenizer_agreement.py).
+    implementation. Both give the same counts (tests/core/tokens/test_tokenizer_agreement.py).
     """
     import tiktoken
 
@@ -597,7 +597,7 @@ STARTUP_ROUNDS = 11
 
 
 def startup(repeats: int, rounds: int = STARTUP_ROUNDS) -> list[Result]:
-    """``ctxtui --version``, ``ctxtui --help`` and ``import ctxtui.cli`` against ``python -c
+    """``ctxtui --version``, ``ctxtui --help`` and ``import ctxtui.cli.main`` against ``python -c
     pass``; the demo's first paint. ``--version`` needs no parser and no policy, so it shows
     what the command line costs before any help text is built. ``rounds`` is a floor on the
     repeats of the commands (the first paint runs at most 3 times)."""
@@ -606,7 +606,7 @@ def startup(repeats: int, rounds: int = STARTUP_ROUNDS) -> list[Result]:
         runs["bare"].append(run_child(["-c", "pass"])[0])
         runs["version"].append(run_child([*_ctxtui(), "--version"])[0])
         runs["help"].append(run_child([*_ctxtui(), "--help"])[0])
-        runs["import"].append(run_child(["-c", "import ctxtui.cli"])[0])
+        runs["import"].append(run_child(["-c", "import ctxtui.cli.main"])[0])
     bare = statistics.median(runs["bare"])
     paints = [
         run_child(["-m", "bench.child", "firstpaint"])[2].split() for _ in range(min(3, rounds))
@@ -618,7 +618,7 @@ def startup(repeats: int, rounds: int = STARTUP_ROUNDS) -> list[Result]:
         for key, subject in (
             ("version", "ctxtui --version"),
             ("help", "ctxtui --help"),
-            ("import", "import ctxtui.cli"),
+            ("import", "import ctxtui.cli.main"),
         )
     ]
     help_s = statistics.median(runs["help"])

@@ -1,5 +1,5 @@
 """``python -m ctxtui``: the same entry point as the ``ctxtui`` console script."""
 
-from ctxtui.cli import entry
+from ctxtui.cli.main import entry
 
 entry()

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 # The policy is imported by the functions that need it, so that the exit codes and ``clip``
 # cost the CLI nothing: ``ctxtui --version`` stays instant.
 
-from ctxtui.error_text import clip, show_number
+from ctxtui.core.error_text import clip, show_number
 
 # -- exit codes ------------------------------------------------------------------------------
 

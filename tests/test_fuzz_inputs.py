@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.importers import FORMAT_NAMES
 from ctxtui.samples import samples_dir
 

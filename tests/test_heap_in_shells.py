@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.system import heap
 from tests.cli.chats import agent_chat
 from tests.tui.main_fixtures import app_for, demo_session, settle

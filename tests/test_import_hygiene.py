@@ -16,7 +16,7 @@ CORE_MODULES = [
     "ctxtui.importers",
     "ctxtui.options",
     "ctxtui.commands",
-    "ctxtui.cli",
+    "ctxtui.cli.main",
 ]
 
 

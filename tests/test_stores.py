@@ -13,7 +13,7 @@ import zstandard
 
 from ctxtui.importers import FoundSession
 from ctxtui.importers._store_files import HEAD_BYTES
-from ctxtui.stores import count_messages, find_sessions
+from ctxtui.stores.listing import count_messages, find_sessions
 
 
 def _jsonl(path: Path, records: list[dict[str, object]]) -> Path:
@@ -204,7 +204,7 @@ def test_inline_sub_agents_are_listed_under_their_parent_and_open_as_sessions(
 def test_sessions_json_lists_an_inline_sub_agent_with_what_to_open(
     home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ctxtui.cli import main
+    from ctxtui.cli.main import main
 
     parent = _claude(home / ".claude", "p", "s1", "2026-11-01T09:00:00Z", "m")
     side = {"type": "user", "uuid": "g1", "parentUuid": "a1", "sessionId": "s1",

@@ -22,7 +22,7 @@ import pytest
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.importers import load_session
-from ctxtui.stores import count_messages, find_sessions
+from ctxtui.stores.listing import count_messages, find_sessions
 from ctxtui.tui.pick_rows import pick_rows
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,6 +1,6 @@
 """The headless shell: one module per sub-command (report, compact, ...), each a ``run(args)``.
 
-``ctxtui.cli_args.COMMANDS`` holds each one's options. Commands never import the CLI or the
+``ctxtui.cli.args.COMMANDS`` holds each one's options. Commands never import the CLI or the
 app: what they share (exit codes, the knobs' words, building a policy) is ``ctxtui.options``.
 """
 

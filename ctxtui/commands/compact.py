@@ -23,7 +23,7 @@ from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Session
 from ctxtui.core.wording import a, plural
 from ctxtui.importers import source_protection
-from ctxtui.store_guard import store_refusal
+from ctxtui.stores.guard import store_refusal
 from ctxtui.system.export import (
     ExportError,
     check_target,
@@ -33,7 +33,7 @@ from ctxtui.system.export import (
 from ctxtui.system.output import check_stream
 
 if TYPE_CHECKING:
-    from ctxtui.llm import Endpoint
+    from ctxtui.llm.client import Endpoint
 
 
 def describe(
@@ -159,8 +159,8 @@ def _endpoint(args: argparse.Namespace) -> Endpoint | None:
     """The LLM endpoint the flags name, or ``None`` for the stand-in summary."""
     if getattr(args, "summarizer", "stand-in") != "openai":
         return None
-    from ctxtui.llm import resolve_endpoint
-    from ctxtui.llm_wire import SummarizerError
+    from ctxtui.llm.client import resolve_endpoint
+    from ctxtui.llm.wire import SummarizerError
 
     try:
         return resolve_endpoint(
@@ -180,8 +180,8 @@ def _llm_summary(
     """Send the compaction's leaf calls to the endpoint and print the summary once it is whole;
     the session to write and the failure, if any (then the stand-in is printed instead). A call
     that fails half-way prints none of its text: a broken stream could hold 256 KB of it."""
-    from ctxtui.llm import Hooks, summarize_leaves
-    from ctxtui.llm_wire import SummarizerError
+    from ctxtui.llm.client import Hooks, summarize_leaves
+    from ctxtui.llm.wire import SummarizerError
 
     calls = leaf_calls(
         planned.session, planned.plan, result, planned.engine.tokenizer(planned.policy)

@@ -19,10 +19,10 @@ from typing import Any, TextIO
 
 from ctxtui.commands import pipeline
 from ctxtui.commands.errors import CommandError
+from ctxtui.core.error_text import clip
 from ctxtui.core.fleet import Days, build_document, in_range, preset_totals
 from ctxtui.core.literal import json_literal, literal_block, visible
 from ctxtui.core.wording import band_words, counted, plural
-from ctxtui.error_text import clip
 from ctxtui.fleet.index import FleetIndex, default_path
 from ctxtui.fleet.job import Spec, Target
 from ctxtui.fleet.run import (

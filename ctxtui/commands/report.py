@@ -28,7 +28,7 @@ from ctxtui.core.simulation.estimate_check import (
 from ctxtui.core.simulation.report import build_report
 from ctxtui.importers import gc_paused, source_protection
 from ctxtui.options import EXIT_OK, EXIT_OVER
-from ctxtui.store_guard import store_refusal
+from ctxtui.stores.guard import store_refusal
 from ctxtui.system.output import OutputError, atomic_write, check_output, check_stream
 
 if TYPE_CHECKING:

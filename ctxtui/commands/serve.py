@@ -2,7 +2,7 @@
 
 Each browser tab starts its own ``ctxtui`` process with the session and flags given here. The
 server binds to loopback unless told otherwise, and only the printed URL (it holds a secret
-token) opens the app: ``ctxtui.serving`` has the token, origin, cap and process rules.
+token) opens the app: ``ctxtui.web.server`` has the token, origin, cap and process rules.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ctxtui.commands.errors import CommandError
-from ctxtui.error_text import clip, clip_path
+from ctxtui.core.error_text import clip, clip_path
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 _SERVE_ONLY = {"command", "session", "host", "port", "public_url", "max_apps", "export_dir"}
@@ -70,7 +70,7 @@ def _check_public_url(url: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxtui.serving import Bind, GuardedServer, resolve_bind, write_dir_env
+    from ctxtui.web.server import Bind, GuardedServer, resolve_bind, write_dir_env
 
     session = args.session
     if session is not None and not Path(session).exists():
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _serve(server: object, args: argparse.Namespace, export_dir: Path | None) -> int:
-    from ctxtui.serving import GuardedServer
+    from ctxtui.web.server import GuardedServer
 
     assert isinstance(server, GuardedServer)
     try:

@@ -23,7 +23,7 @@ from ctxtui.core.literal import json_literal, visible
 from ctxtui.core.session.formats import FORMATS
 from ctxtui.core.wording import file_size, plural
 from ctxtui.importers import FoundSession, Skipped
-from ctxtui.stores import COUNT_LIMIT_BYTES, count_messages, list_sessions
+from ctxtui.stores.listing import COUNT_LIMIT_BYTES, count_messages, list_sessions
 
 SCHEMA = "ctxtui.sessions/1"
 

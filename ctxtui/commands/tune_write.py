@@ -37,7 +37,7 @@ def write_config(args: argparse.Namespace, doc: dict[str, Any], config: AgentCon
 
 def _write_file(args: argparse.Namespace, settings: Any, config: AgentConfig | None) -> int:
     from ctxtui.agent_config import UnreadableError, read_text
-    from ctxtui.store_guard import store_refusal
+    from ctxtui.stores.guard import store_refusal
     from ctxtui.system.output import OutputError, atomic_write, check_output
 
     if (refusal := store_refusal(args.output)) is not None:

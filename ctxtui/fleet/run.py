@@ -50,7 +50,7 @@ def _listed(found: Any, parent: str | None = None) -> Target:
 
 def store_targets(env: Any = None) -> list[Target]:
     """Every session ``ctxtui sessions`` lists, newest first, each sub-agent after its parent."""
-    from ctxtui.stores import find_sessions
+    from ctxtui.stores.listing import find_sessions
 
     out: list[Target] = []
 

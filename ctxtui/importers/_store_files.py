@@ -1,7 +1,7 @@
 """Reading the agents' stores without trusting them: a walk that never raises, bounded heads,
 and ``FoundSession``, what a listing knows of a session without parsing it.
 
-Each importer's ``list_store`` lists its agent's sessions from here; ``ctxtui.stores`` joins
+Each importer's ``list_store`` lists its agent's sessions from here; ``ctxtui.stores.listing`` joins
 them. A directory that cannot be read is noted and
 passed over (``StoreWalk.skipped``), so it hides nothing listed after it; a FIFO, socket or
 symlink loop named like a transcript is never opened; a transcript's head is read in chunks

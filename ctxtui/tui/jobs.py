@@ -20,6 +20,7 @@ from textual.worker import get_current_worker
 from ctxtui.core.compacting.compaction import CompactionResult
 from ctxtui.core.compacting.leaf_calls import LeafCalls
 from ctxtui.core.engine import Engine
+from ctxtui.core.error_text import describe_bug
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reasons import CompactReason
@@ -30,7 +31,6 @@ from ctxtui.core.tokens.counting import Progress
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers.encodings import EncodingUnavailableError
 from ctxtui.core.tuning.configured import AgentConfig
-from ctxtui.error_text import describe_bug
 from ctxtui.options import debugging
 
 Post = Callable[[Message], object]
@@ -322,7 +322,7 @@ def write(post: Post, session: Session, path: Path) -> None:
     the keys.
     """
     from ctxtui.importers import source_protection
-    from ctxtui.store_guard import store_refusal
+    from ctxtui.stores.guard import store_refusal
     from ctxtui.system.export import ExportError, write_session
     from ctxtui.system.output import write_root_refusal
 

@@ -1,7 +1,7 @@
 """The compaction preview's LLM summary: who to ask, and the worker that asks.
 
 ``endpoint_for`` turns the app's ``llm`` settings (its flags over the config file) into an
-``ctxtui.llm.Endpoint``, or refuses in one line that says how to set one up. ``summarize``
+``ctxtui.llm.client.Endpoint``, or refuses in one line that says how to set one up. ``summarize``
 runs in a thread worker: it sends the compaction's leaf calls in order and only posts
 messages (each streamed piece, which call is running, the result or the one-line failure),
 each stamped with the request's ``ticket`` so answers to a cancelled request are ignored.
@@ -16,14 +16,14 @@ from textual.message import Message
 from textual.worker import get_current_worker
 
 from ctxtui.core.compacting.leaf_calls import LeafCalls
-from ctxtui.llm import (
+from ctxtui.llm.client import (
     Endpoint,
     Hooks,
     LLMSummary,
     resolve_endpoint,
     summarize_leaves,
 )
-from ctxtui.llm_wire import Stop, SummarizerError
+from ctxtui.llm.wire import Stop, SummarizerError
 from ctxtui.tui.jobs import bug_line
 from ctxtui.tui.settings import LLMSettings
 

@@ -1,6 +1,6 @@
 """What the open dialog lists: the agents' sessions and the bundled samples, as filterable rows.
 
-Plain data, no widgets: ``pick_rows`` flattens ``ctxtui.stores`` entries (a Claude Code
+Plain data, no widgets: ``pick_rows`` flattens ``ctxtui.stores.listing`` entries (a Claude Code
 sub-agent right under its parent) and the samples into rows of column texts, and ``matching``
 keeps the rows whose words hold every word typed in the filter. The dialog only paints them.
 """

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from tests.browser.test_serve_in_a_browser import CHROMIUM, CHROMIUM_FLAGS, _require_browser
 from tests.cli.test_report_html import SAMPLE, WINDOW, expected_figures, number
 

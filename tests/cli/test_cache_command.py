@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.fleet.index import FleetIndex
 from ctxtui.system.count_cache import CountCache
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from tests.cli.chats import agent_chat
 
 pytest.importorskip("ctxtui.core.planning.planner")
@@ -171,7 +171,7 @@ def test_every_command_row_has_its_module_and_every_module_its_row() -> None:
     """``COMMANDS`` is the one table of sub-commands; ``command_module`` only holds the lazy
     imports the graph must see, one per row, and no module with a ``run`` lacks a row."""
     from ctxtui import commands
-    from ctxtui.cli_args import COMMANDS
+    from ctxtui.cli.args import COMMANDS
 
     for row in COMMANDS:
         assert commands.command_module(row.name).__name__ == f"ctxtui.commands.{row.name}"

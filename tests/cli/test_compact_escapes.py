@@ -70,7 +70,7 @@ def test_a_terminal_gets_no_escape_byte(coloured: Path) -> None:
 
 
 def test_the_prompt_for_the_llm_keeps_the_escapes(coloured: Path) -> None:
-    from ctxtui.cli import build_command_parsers
+    from ctxtui.cli.main import build_command_parsers
 
     args = build_command_parsers()[0].parse_args(["compact", str(coloured), *KNOBS])
     planned = plan_session(args)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.importers import load_session
 from tests.cli.chats import agent_chat
 

@@ -17,7 +17,7 @@ from tests.cli.chats import agent_chat
 
 _SLOW_COMPACT = """
 import os, sys, time
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 
 def stall(fd):
     print("writing", flush=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.commands.compact import describe
 from ctxtui.commands.pipeline import load
 from ctxtui.core.compacting.compaction import CompactionResult

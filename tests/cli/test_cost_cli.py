@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.samples import samples_dir
 
 USAGE = {"input_tokens": 5, "cache_creation_input_tokens": 1000, "output_tokens": 50}

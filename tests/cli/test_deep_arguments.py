@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.core.session.json_depth import MAX_DEPTH
 from ctxtui.core.tokens.tokenizers.opencode import estimate, stringify
 

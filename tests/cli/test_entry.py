@@ -14,7 +14,7 @@ CHILD = """
 import atexit, sys
 atexit.register(lambda: sys.stderr.write("exit handler ran\\n"))
 sys.argv = ["ctxtui", *sys.argv[1:]]
-from ctxtui.cli import entry
+from ctxtui.cli.main import entry
 entry()
 """
 
@@ -45,4 +45,4 @@ def test_a_refused_file_keeps_its_exit_code_and_its_one_line(tmp_path: Path) -> 
 
 def test_the_installed_script_calls_entry() -> None:
     script = Path(sys.executable).with_name("ctxtui").read_text()
-    assert "from ctxtui.cli import entry" in script
+    assert "from ctxtui.cli.main import entry" in script

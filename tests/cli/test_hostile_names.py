@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.core.literal import json_literal, literal_block, visible
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_sessions"

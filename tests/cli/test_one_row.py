@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.core.policies.policy import KNOBS
 from ctxtui.options import knob_help, range_words
 from ctxtui.samples import demo_session_path
@@ -64,7 +64,7 @@ import sys
 from ctxtui.core.policies.presets import PRESETS, Preset
 PRESETS["tiny"] = Preset("tiny", "a tiny window for tests", knobs={"context_window": 4_096,
     "max_tokens": 512, "tail_ratio": 0.5}, note="one row in a test")
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 sys.exit(main(sys.argv[1:]))
 """
 
@@ -133,7 +133,7 @@ def test_help_reads_the_tables_without_pydantic_or_textual() -> None:
     module must stay light: no pydantic (the session model), no Textual."""
     child = (
         "import sys\n"
-        "from ctxtui.cli import build_app_parser, build_command_parsers\n"
+        "from ctxtui.cli.main import build_app_parser, build_command_parsers\n"
         "build_app_parser().format_help()\n"
         "build_command_parsers()\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'textual')"
@@ -162,7 +162,7 @@ if sys.argv[2] == "panel":
     from ctxtui.tui.widgets.settings_panel import PANEL_KNOBS, knob_heading
     print([k.name for k in PANEL_KNOBS if k.name == "tail_extra"], knob_heading("tail_extra"))
     sys.exit(0)
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 sys.exit(main(sys.argv[2:]))
 """
 

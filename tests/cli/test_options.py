@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxtui.cli import main
-from ctxtui.cli_args import COMMANDS, Command
+from ctxtui.cli.args import COMMANDS, Command
+from ctxtui.cli.main import main
+from ctxtui.core.error_text import clip, clip_path, show_number
 from ctxtui.core.policies.policy import FIELDS, KNOBS, PolicyError, make_policy, preset
 from ctxtui.core.policies.presets import PRESETS
 from ctxtui.core.session.models import Message, Session, SessionMeta
-from ctxtui.error_text import clip, clip_path, show_number
 from ctxtui.options import (
     EXIT_INTERNAL,
     EXIT_USAGE,

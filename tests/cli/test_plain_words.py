@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.core.policies.presets import PRESETS
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.samples import samples_dir

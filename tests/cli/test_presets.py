@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from tests.cli.chats import agent_chat
 
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from ctxtui import cli
-from ctxtui.cli import main
+from ctxtui.cli import main as cli
+from ctxtui.cli.main import main
 from ctxtui.core.policies.policy import KNOBS
 from ctxtui.options import EXIT_INTERNAL, EXIT_USAGE
 from tests.cli.chats import agent_chat
@@ -233,7 +233,7 @@ _BOOM = (
     "import sys, ctxtui.commands.pipeline as p\n"
     "def boom(args): raise RuntimeError('boom\\nsecond line')\n"
     "p.load = boom\n"
-    "from ctxtui.cli import main\n"
+    "from ctxtui.cli.main import main\n"
     "sys.exit(main(sys.argv[1:]))\n"
 )
 

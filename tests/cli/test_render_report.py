@@ -73,7 +73,7 @@ def test_a_tool_name_with_escapes_reaches_the_terminal_as_text(
     could clear the screen or set the window title. They are shown as ``␛`` instead."""
     import json
 
-    from ctxtui.cli import main
+    from ctxtui.cli.main import main
 
     evil = "\x1b[2J\x1b]0;PWNED\x07run"
     chat = {
@@ -102,7 +102,7 @@ def test_the_tools_share_is_named_for_the_prompt_it_divides(
 ) -> None:
     """The request line defines request = prompt + output reserve; the tools' last column is
     of the prompt alone, so its heading says "of prompt", and its figures are sent / prompt."""
-    from ctxtui.cli import main
+    from ctxtui.cli.main import main
     from ctxtui.samples import samples_dir
 
     chat = str(samples_dir() / "picoclaw_long_chat.jsonl")

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.samples import samples_dir
 
 SAMPLE = samples_dir() / "claude_code_replay.jsonl"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.commands import json_out
 from ctxtui.commands.json_out import stdlib_text as encode_json
 from ctxtui.core.simulation.report import build_report, display_text

@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 from syrupy.assertion import SnapshotAssertion
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.commands.retention import LEGEND, render
 from ctxtui.samples import samples_dir
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.core.tokens.tokenizers import resolve
 
 

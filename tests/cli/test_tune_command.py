@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.fleet.job import Target
 from ctxtui.fleet.tune import TuneSpec, run_tune, tune_session
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.core.policies.policy import KNOBS
 from ctxtui.core.policies.presets import PRESETS
 from ctxtui.importers import FORMAT_NAMES

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.core.engine import Engine
 from ctxtui.core.policies.policy import preset
 from ctxtui.core.pricing.cache_model import price_replay

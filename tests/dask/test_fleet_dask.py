@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from tests.fleet.store import make_store
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 
 if os.environ.get("CTXTUI_REQUIRE_DASK"):  # CI: a missing extra is a failure, not a skip
     import distributed

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import ctxtui.fleet.job as job
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.core.fleet import ROW_FIELDS, conversation_messages, totals
 from ctxtui.importers import load_session
 from tests.fleet.store import EXAMPLES, SAMPLES, make_store

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from tests.core.tuning.test_observed import MANUAL, PLANTED, planted_transcript
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 import ctxtui.fleet.run as run_module
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.fleet.job import Outcome, Spec, Target
 from ctxtui.fleet.run import BATCH_BYTES, batches, executor_for, path_targets, run_fleet
 

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.importers import FORMAT_NAMES, _jsonl, _stream
 
 SIZE = 2 * 1024**3
@@ -29,7 +29,7 @@ PEAK_RSS_LIMIT_MB = 300
 
 _CHILD = """
 import contextlib, io, json, resource, sys, time
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 path, formats = sys.argv[1], sys.argv[2:]
 results = []
 for fmt in [None, *formats]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.importers import load_session
 from ctxtui.importers._claude_sidechains import sidechain_ids

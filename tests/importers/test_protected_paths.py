@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.core.session.models import Session
 from ctxtui.importers import load_session, protected_paths, source_protection
 from ctxtui.system.export import ExportError, write_session

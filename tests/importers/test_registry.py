@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.core.pricing import cost
 from ctxtui.core.session import formats
 from ctxtui.core.session.formats import FORMAT_NAMES, FormatInfo, StoreRoot, format_info
@@ -22,8 +22,8 @@ from ctxtui.core.tokens.calibration import output_cap
 from ctxtui.importers import IMPORTERS, FoundSession, StoreWalk, load_session
 from ctxtui.importers._store_files import stat_entry
 from ctxtui.importers._stream import Source
-from ctxtui.store_guard import store_refusal
-from ctxtui.stores import list_sessions
+from ctxtui.stores.guard import store_refusal
+from ctxtui.stores.listing import list_sessions
 
 
 def test_every_row_has_its_importer_and_every_importer_its_row() -> None:

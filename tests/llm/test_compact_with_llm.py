@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.samples import samples_dir
 from tests.llm.server import SUMMARY, Behaviour, serve
 

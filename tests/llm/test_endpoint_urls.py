@@ -113,8 +113,8 @@ def test_the_timeout_help_says_how_long_the_default_waits(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Two attempts of the default timeout: ``--help`` names the whole wait, not only 60 s."""
-    from ctxtui.cli import main
-    from ctxtui.llm import DEFAULT_TIMEOUT
+    from ctxtui.cli.main import main
+    from ctxtui.llm.client import DEFAULT_TIMEOUT
 
     for argv in (["compact", "--help"], ["--help"]):
         with pytest.raises(SystemExit):

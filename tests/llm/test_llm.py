@@ -9,7 +9,7 @@ import pytest
 from ctxtui.core.compacting.leaf_calls import LeafCalls
 from ctxtui.core.session.models import Message, Session
 from ctxtui.core.summaries.summary import SUMMARY_TEMPLATE
-from ctxtui.llm import (
+from ctxtui.llm.client import (
     Endpoint,
     Hooks,
     missing_sections,
@@ -18,7 +18,7 @@ from ctxtui.llm import (
     summarize_leaves,
     template_headings,
 )
-from ctxtui.llm_wire import SummarizerError, SummaryCancelledError
+from ctxtui.llm.wire import SummarizerError, SummaryCancelledError
 from tests.llm.server import SUMMARY, Behaviour, serve
 
 HEADINGS = template_headings(SUMMARY_TEMPLATE)

@@ -76,7 +76,7 @@ def test_a_narrow_table_keeps_the_recorded_cost() -> None:
 
 
 async def test_rows_are_the_fleet_commands_and_enter_opens_one(store: Path) -> None:
-    from ctxtui.cli import main
+    from ctxtui.cli.main import main
 
     app = app_for(demo_session())
     async with app.run_test(size=(120, 40)) as pilot:
@@ -139,7 +139,7 @@ async def test_the_fleet_is_replayed_under_the_apps_knobs(
     flags do for ``ctxtui fleet``; the title names them."""
     import json
 
-    from ctxtui.cli import main
+    from ctxtui.cli.main import main
 
     app = app_for(demo_session())
     async with app.run_test(size=(160, 40)) as pilot:

@@ -12,7 +12,7 @@ import pytest
 from rich.cells import cell_len
 from textual.widgets import Static
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.core.pricing.cost import session_cost
 from ctxtui.core.pricing.cost_words import dollars, last_priced
 from ctxtui.importers import load_session

@@ -11,7 +11,7 @@ from typing import Any, cast
 import pytest
 from textual.pilot import Pilot
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.options import EXIT_INTERNAL
 from ctxtui.samples import demo_session_path
 from ctxtui.tui.app import CtxtuiApp
@@ -34,7 +34,7 @@ def _run_headless(self: CtxtuiApp, *args: Any, **kwargs: Any) -> None:
 
 @pytest.fixture
 def broken_help(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ctxtui import cli
+    from ctxtui.cli import main as cli
 
     monkeypatch.setattr(cli, "_has_terminal", lambda: True)
     monkeypatch.setattr(CtxtuiApp, "action_help", _boom)
@@ -163,7 +163,7 @@ def test_with_ctxtui_debug_a_bug_in_a_worker_ends_the_app_with_its_traceback(
     """The job raises it again, and the worker must exit on that error: one that does not
     only logs it, and the app sat on "loading…" with nothing said."""
     import ctxtui.importers
-    from ctxtui import cli
+    from ctxtui.cli import main as cli
 
     def boom(*args: object, **kwargs: object) -> Any:
         raise RuntimeError("boom in the loader")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Label, Static, TabbedContent
 
-from ctxtui.llm_wire import SummarizerError
+from ctxtui.llm.wire import SummarizerError
 from ctxtui.tui.app import make_app
 from ctxtui.tui.llm_job import endpoint_for
 from ctxtui.tui.screens.compaction import CompactionPreviewScreen
@@ -167,7 +167,7 @@ def test_the_advice_names_the_config_file_the_app_read(tmp_path: Path) -> None:
 
 
 def test_the_apps_flags_override_the_config_file() -> None:
-    from ctxtui.cli import build_app_parser, llm_flags
+    from ctxtui.cli.main import build_app_parser, llm_flags
 
     args = build_app_parser().parse_args(
         ["--summarizer", "openai", "--llm-model", "m", "--llm-base-url", "http://127.0.0.1:9/v1"]

@@ -207,7 +207,7 @@ async def test_a_failing_search_still_lists_the_samples(
     def broken() -> list[object]:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("ctxtui.stores.list_sessions", broken)
+    monkeypatch.setattr("ctxtui.stores.listing.list_sessions", broken)
     app = _app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)

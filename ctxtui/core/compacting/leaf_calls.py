@@ -1,8 +1,8 @@
 """The leaf-summary calls an LLM summariser makes for one compaction, each with its prompt.
 
 One call per ``LEAF_CHUNK_TOKENS`` chunk of the replaced range, oldest first; a summariser
-(``ctxtui.llm``) hands each call the summary the previous one wrote, so the last answer covers
-the whole range.
+(``ctxtui.llm.client``) hands each call the summary the previous one wrote, so the last
+answer covers the whole range.
 """
 
 from __future__ import annotations

@@ -26,8 +26,8 @@ from ctxtui.core.summaries.retention import Audit
 from ctxtui.core.summaries.retention import audit as audit_summary
 from ctxtui.core.tokens.tokenizers import Tokenizer
 from ctxtui.core.wording import plural
-from ctxtui.llm import LLMSummary
-from ctxtui.llm_wire import SummarizerError
+from ctxtui.llm.client import LLMSummary
+from ctxtui.llm.wire import SummarizerError
 from ctxtui.tui.compaction_text import (
     figure_rows,
     overflow_lines,

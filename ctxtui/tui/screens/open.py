@@ -1,7 +1,7 @@
 """The open dialog: the sessions the user's agents wrote (and the bundled samples), filtered by
 typing, plus a path input for any other file.
 
-The agents' stores are searched in a thread worker (``ctxtui.stores``), so the dialog takes
+The agents' stores are searched in a thread worker (``ctxtui.stores.listing``), so the dialog takes
 keys at once and the list fills in when the search answers; an entry the listing could not
 read is listed with its error. What a row says is ``tui/pick_rows.py``; this screen paints it.
 """
@@ -174,7 +174,7 @@ class OpenSessionScreen(Dialog[Path | None]):
 
     def _discover(self) -> None:
         from ctxtui.samples import samples_dir
-        from ctxtui.stores import list_sessions
+        from ctxtui.stores.listing import list_sessions
         from ctxtui.tui.pick_rows import sample_sessions
 
         try:

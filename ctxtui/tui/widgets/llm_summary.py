@@ -20,8 +20,8 @@ from textual.widgets import Label, Static
 
 from ctxtui.core.compacting.leaf_calls import LeafCalls
 from ctxtui.core.literal import literal_block, visible
-from ctxtui.llm import Endpoint, LLMSummary
-from ctxtui.llm_wire import Stop
+from ctxtui.llm.client import Endpoint, LLMSummary
+from ctxtui.llm.wire import Stop
 from ctxtui.options import debugging
 from ctxtui.tui.llm_job import (
     SummaryCall,

@@ -23,9 +23,9 @@ from textual.validation import Integer, Number
 from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static, Switch
 
+from ctxtui.core.error_text import show_number
 from ctxtui.core.policies.policy import KNOBS, Knob, Policy, PolicyError, Problem
 from ctxtui.core.policies.presets import PRESETS
-from ctxtui.error_text import show_number
 from ctxtui.options import knob_label, range_sentence, range_words, unused_reason
 
 PANEL_KNOBS = tuple(k for k in KNOBS.values() if k.name != "tokenizer")

@@ -11,8 +11,8 @@ from ctxtui.core.policies.policy import Policy
 from ctxtui.core.session.models import Session
 from ctxtui.core.simulation.report import build_report
 from ctxtui.core.tokens.counts import SessionCounts
+from tests.core.planning.test_plan_properties import QuarterTokenizer, policies, sessions
 from tests.core.plans import hand_plan, small_session
-from tests.core.test_plan_properties import QuarterTokenizer, policies, sessions
 
 
 def zone_sums(plan: Plan) -> dict[Zone, int]:

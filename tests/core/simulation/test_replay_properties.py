@@ -19,7 +19,7 @@ from ctxtui.core.session.models import Session, SessionIndex
 from ctxtui.core.simulation.live_context import live_counts, live_session
 from ctxtui.core.simulation.replay import EventKind, Replay, replay
 from ctxtui.core.tokens.counts import SessionCounts
-from tests.core.test_plan_properties import TOKENIZER, policies, sessions
+from tests.core.planning.test_plan_properties import TOKENIZER, policies, sessions
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -2,7 +2,7 @@
 session command shares, and ``COMMANDS``, one row per sub-command with its own options.
 
 A new sub-command is a row here and a module ``ctxtui.commands.<name>`` with ``run(args)``;
-``ctxtui.cli`` builds the parsers and the ``--help`` overview from the rows.
+``ctxtui.cli.main`` builds the parsers and the ``--help`` overview from the rows.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from ctxtui.cli_fleet import cache_options, fleet_options
-from ctxtui.cli_help import (
+from ctxtui.cli.fleet import cache_options, fleet_options
+from ctxtui.cli.help import (
     COMPACT_EPILOG,
     PRESET_HELP,
     REPLAY_EPILOG,
@@ -24,10 +24,10 @@ from ctxtui.cli_help import (
     TOKENIZER_HELP,
     add_json_option,
 )
-from ctxtui.cli_tune import tune_options
+from ctxtui.cli.tune import tune_options
+from ctxtui.core.error_text import clip
 from ctxtui.core.policies.policy import KNOBS
 from ctxtui.core.policies.presets import COMPARED, PRESETS
-from ctxtui.error_text import clip
 from ctxtui.options import dest, knob_help, knob_problem, tokenizer_problem
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from ctxtui.core.session.models import Message, Session, ToolCall
 from ctxtui.core.summaries.seahorse import FRESH_TAIL_COUNT
 from ctxtui.core.summaries.templates import CODEX_SUMMARY_PREFIX
 from ctxtui.core.tokens.counting import count_session
-from tests.core.test_plan_properties import INFO, TOKENIZER, transcripts
+from tests.core.planning.test_plan_properties import INFO, TOKENIZER, transcripts
 
 
 def _plan(session: Session, policy: Policy) -> Plan:

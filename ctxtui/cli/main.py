@@ -1,6 +1,6 @@
 """The command line: opens the app, or runs the headless shell (report, compact, formats).
 
-Parsing only. Each sub-command is one row of ``ctxtui.cli_args.COMMANDS`` and one module
+Parsing only. Each sub-command is one row of ``ctxtui.cli.args.COMMANDS`` and one module
 ``ctxtui.commands.<name>`` with a ``run(args) -> int``; both it and the app are imported lazily,
 so ``ctxtui --help`` never pays for Textual or tiktoken. A usage error is one line and exit 2;
 an unexpected exception one line and exit 3 (``CTXTUI_DEBUG=1`` shows its traceback).
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ctxtui import __version__
-from ctxtui.cli_args import (
+from ctxtui.cli.args import (
     COMMANDS,
     SUBCOMMANDS,
     add_app_options,
@@ -29,9 +29,9 @@ from ctxtui.cli_args import (
     add_policy_options,
     add_session_options,
 )
-from ctxtui.cli_help import APP_EPILOG_HEAD, DESCRIPTION, SESSION_HELP, HelpFormatter
+from ctxtui.cli.help import APP_EPILOG_HEAD, DESCRIPTION, SESSION_HELP, HelpFormatter
+from ctxtui.core.error_text import clip, clip_path, describe_bug
 from ctxtui.core.literal import visible
-from ctxtui.error_text import clip, clip_path, describe_bug
 from ctxtui.options import (
     EXIT_CODES_HELP,
     EXIT_INTERNAL,
@@ -41,7 +41,13 @@ from ctxtui.options import (
     debugging,
     overrides_from,
 )
-from ctxtui.streams import StdoutError, flush_stdout, guard_stdout, quiet_stdout, stdout_closed
+from ctxtui.system.streams import (
+    StdoutError,
+    flush_stdout,
+    guard_stdout,
+    quiet_stdout,
+    stdout_closed,
+)
 
 # The policy, the importers and pydantic are imported inside the functions that need them:
 # `ctxtui --version` and a mistyped command should not pay for importing them.

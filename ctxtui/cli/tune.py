@@ -1,11 +1,11 @@
-"""The options of ``ctxtui tune`` (its row of ``cli_args.COMMANDS``)."""
+"""The options of ``ctxtui tune`` (its row of ``cli.args.COMMANDS``)."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
 
-from ctxtui.cli_help import add_json_option
+from ctxtui.cli.help import add_json_option
 from ctxtui.core.session.formats import FORMAT_NAMES
 from ctxtui.core.tuning.score import OBJECTIVES
 from ctxtui.core.tuning.space import TUNABLE

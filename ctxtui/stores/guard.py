@@ -1,7 +1,7 @@
 """Never write into an agent's own session store: the agent reads every file there as its own.
 
 An export there would replace or join the agent's own sessions. The stores are those
-``ctxtui sessions`` lists (``ctxtui.stores``).
+``ctxtui sessions`` lists (``ctxtui.stores.listing``).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ctxtui.stores import store_roots
+from ctxtui.stores.listing import store_roots
 from ctxtui.system.output import protected_clash
 
 

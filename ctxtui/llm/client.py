@@ -29,7 +29,7 @@ from urllib.parse import SplitResult, urlsplit
 
 from ctxtui.core.literal import visible
 from ctxtui.core.summaries.summary import SUMMARY_TEMPLATE
-from ctxtui.llm_wire import (
+from ctxtui.llm.wire import (
     MAX_ANSWER_BYTES,
     SummarizerError,
     SummaryCancelledError,

@@ -1,4 +1,4 @@
-"""The options of ``ctxtui fleet`` and ``ctxtui cache`` (rows of ``cli_args.COMMANDS``)."""
+"""The options of ``ctxtui fleet`` and ``ctxtui cache`` (rows of ``cli.args.COMMANDS``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 from datetime import date
 
-from ctxtui.cli_help import add_json_option
+from ctxtui.cli.help import add_json_option
 from ctxtui.core.fleet import PERIODS
 from ctxtui.core.session.formats import FORMAT_NAMES
 

@@ -431,7 +431,7 @@ def test_a_reserve_the_user_typed_is_not_called_lowered() -> None:
 def test_compare_json_has_a_null_trigger_for_codex_on_an_unknown_model(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from ctxtui.cli import main
+    from ctxtui.cli.main import main
 
     path = tmp_path / "c.json"
     path.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}))

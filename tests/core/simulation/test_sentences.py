@@ -1,4 +1,4 @@
-"""Sentences that read wrong to a newcomer (issue 29 item 8): number agreement, a direction on
+"""Sentences that read wrong to a newcomer: number agreement, a direction on
 every error, no "0 %" overcount, no ``(plan, plan)``, no ``tail #N`` naming no message, and one
 wording for a recorded compaction."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.core.engine import Engine
 from ctxtui.core.policies.policy import policy_for_session
 from ctxtui.core.simulation.reported import ReportedGap

@@ -14,7 +14,7 @@ from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import TokenizerInfo
 from ctxtui.core.wording import plural
 from tests.core.fakes import CharTokenizer
-from tests.core.test_plan_properties import QuarterTokenizer, policies, sessions
+from tests.core.planning.test_plan_properties import QuarterTokenizer, policies, sessions
 
 
 def _build(policy: Policy) -> tuple[Session, Plan]:

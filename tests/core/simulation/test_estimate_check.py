@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxtui.cli import main
+from ctxtui.cli.main import main
 from ctxtui.core.policies.policy import preset
 from ctxtui.core.simulation.estimate_check import drift_notice, estimate_drift, estimator_for
 from ctxtui.core.tokens.counts import SessionCounts

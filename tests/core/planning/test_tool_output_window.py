@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from ctxtui.core.planning.prune import StubCost, index_tool_outputs
 from ctxtui.core.session.models import Message, Session
 from ctxtui.core.tokens.counts import SessionCounts
-from tests.core.test_plan_properties import TOKENIZER, sessions
+from tests.core.planning.test_plan_properties import TOKENIZER, sessions
 
 
 @settings(max_examples=150, deadline=None)

@@ -1,0 +1,1 @@
+"""The command line: argument parsing, the options of each sub-command, --help."""

@@ -1,0 +1,1 @@
+"""The LLM client: an OpenAI-compatible endpoint, its calls, bounded reads, retries."""
