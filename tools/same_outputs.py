@@ -4,7 +4,7 @@
     python tools/same_outputs.py check DIR   # after: exit 1 and name each output that differs
     python tools/same_outputs.py check DIR --generated   # also two generated transcripts
     python tools/same_outputs.py check DIR --extra FILE  # also ``replay --json FILE``
-    python tools/same_outputs.py save DIR --tree /work/base  # another tree's code and samples
+    python tools/same_outputs.py save DIR --tree ../before   # another checkout's code and samples
 
 Every bundled sample is run through ``report --json``, ``replay --json``, ``compare --json
 --replay``, ``retention --json`` and ``fleet --json --no-cache`` with the installed ``ctxtui``
