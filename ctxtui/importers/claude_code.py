@@ -21,7 +21,7 @@ from ctxtui.importers._claude_messages import (
     is_boundary,
 )
 from ctxtui.importers._claude_sidechains import AGENT_PREFIX, inline_chains, sidechain_ids
-from ctxtui.importers._jsonl import Record, as_typed, iter_records
+from ctxtui.importers._jsonl import Record, iter_records
 from ctxtui.importers._parts import as_label, as_text, tag
 from ctxtui.importers._store_files import (
     FoundSession,
@@ -272,27 +272,6 @@ def _walk(
         uuid = _parent(record.value, through)
     chain.reverse()
     return chain
-
-
-def build_session(
-    records: Iterable[Record],
-    warnings: list[str],
-    dropped: Dropped,
-    *,
-    source_path: str | None = None,
-    full_history: bool = False,
-) -> Session:
-    """Thread, merge and normalise the records of one transcript into a ``Session``.
-
-    By default the chain stops at the newest ``compact_boundary``: the summary and what
-    follows are what the model sees now. ``full_history`` continues through
-    ``logicalParentUuid`` to show everything the file holds.
-    """
-    live = Live(full_history=full_history, warnings=warnings)
-    live.add(as_typed(records, Entry))
-    session = live.session(source_path)
-    dropped.count += live.dropped
-    return session
 
 
 class Live:

@@ -23,7 +23,7 @@ from ctxtui.core.session.models import (
     Usage,
 )
 from ctxtui.core.wording import plural
-from ctxtui.importers._jsonl import Record, as_typed, iter_records
+from ctxtui.importers._jsonl import Record, iter_records
 from ctxtui.importers._parts import (
     as_int,
     as_label,
@@ -228,24 +228,6 @@ class _Replay:
             message = self._messages[target]
             self._messages[target] = message.model_copy(update={"usage": usage})
         self.low = min(self.low, target)
-
-
-def build_session(
-    records: Iterable[Record],
-    warnings: list[str],
-    dropped: Dropped,
-    *,
-    source_path: str | None = None,
-    full_history: bool = False,
-) -> Session:
-    """Replay rollout records into the ``Session`` the model would see next.
-
-    With ``full_history`` nothing is replaced: each ``compacted`` adds its summary after the
-    history it summarised, and is listed in ``meta.recorded_compactions``.
-    """
-    replay = Live(full_history=full_history, warnings=warnings, dropped=dropped)
-    replay.add(as_typed(records, Item))
-    return replay.session(source_path)
 
 
 class Live:

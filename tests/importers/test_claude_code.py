@@ -11,7 +11,7 @@ import pytest
 from ctxtui.core.session.models import PartKind, Session
 from ctxtui.importers import claude_code, load_session
 from ctxtui.importers._jsonl import iter_records
-from ctxtui.importers._stream import Dropped, open_file, open_source
+from ctxtui.importers._stream import open_file, open_source
 from ctxtui.samples import samples_dir
 
 EXAMPLE = Path("/work/shared/reference/examples/claude_code_session.jsonl")
@@ -55,8 +55,10 @@ def test_example_default_is_what_the_model_sees_after_compaction() -> None:
 
 def test_example_full_history_merges_split_response_and_pairs_tool() -> None:
     with open_file(EXAMPLE) as source:
-        records = list(iter_records(source, []))
-    session = claude_code.build_session(records, [], Dropped(), full_history=True)
+        records = list(iter_records(source, [], typed=claude_code.Live.RECORD))
+    live = claude_code.Live(full_history=True)
+    live.add(records)
+    session = live.session(str(EXAMPLE))
     assert [m.role for m in session.messages] == ["user", "assistant", "tool", "assistant", "user"]
     call = session.messages[1]
     assert [c.name for c in call.tool_calls] == ["Bash"]

@@ -9,7 +9,7 @@ from typing import Any
 from ctxtui.core.session.models import PartKind, Session
 from ctxtui.importers import codex
 from ctxtui.importers._jsonl import iter_records
-from ctxtui.importers._stream import Dropped, open_file
+from ctxtui.importers._stream import open_file
 
 EXAMPLES = Path("/work/shared/reference/examples")
 ROLLOUT = EXAMPLES / "codex_rollout.jsonl"
@@ -48,8 +48,11 @@ def test_example_after_compaction_is_the_replacement_history() -> None:
 
 def test_example_before_compaction_pairs_calls_and_keeps_usage() -> None:
     with open_file(ROLLOUT) as source:
-        records = [r for r in iter_records(source, []) if r.line < 13]
-    session = codex.build_session(records, [], Dropped())
+        typed = codex.Live.RECORD
+        records = [r for r in iter_records(source, [], typed=typed) if r.line < 13]
+    live = codex.Live()
+    live.add(records)
+    session = live.session(str(ROLLOUT))
     roles = [m.role for m in session.messages]
     assert roles == ["user", "user", "assistant", "tool", "assistant"]  # no event_msg mirrors
     env, prompt, call, output, answer = session.messages
