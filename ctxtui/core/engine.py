@@ -23,6 +23,7 @@ from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.pricing.cache_model import WhatIf, token_scale, what_if
 from ctxtui.core.pricing.cost import SessionCost, session_cost
 from ctxtui.core.session.models import Session
+from ctxtui.core.simulation.live_context import Counted
 from ctxtui.core.simulation.replay import Replay, ReplayStoppedError, replay
 from ctxtui.core.simulation.reported import PromptCount, ReportedGap, gap_of
 from ctxtui.core.summaries.retention import Audit
@@ -126,7 +127,7 @@ class Engine:
         plan = self.plan(policy, counts)
         try:
             walked = replay(
-                self.session, policy, counts, self.tokenizer(policy), plan,
+                Counted(self.session, policy, counts, self.tokenizer(policy)), plan,
                 on_progress=on_replay, should_stop=should_stop,
             )  # fmt: skip
         except ReplayStoppedError:

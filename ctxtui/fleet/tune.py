@@ -61,13 +61,14 @@ def engine_for(history: Session) -> Engine:
 def replay_under(engine: Engine, policy: Policy) -> Replay:
     """Count, plan and replay the engine's session under ``policy``: the one path from a
     policy to its replay that ``tune`` takes (``Engine.run`` once there is one)."""
+    from ctxtui.core.simulation.live_context import Counted
     from ctxtui.core.simulation.replay import replay
 
     history = engine.session
     counts = engine.counts(policy)
     assert counts is not None  # no stop check was given
     plan = engine.plan(policy, counts)
-    return replay(history, policy, counts, engine.tokenizer(policy), plan)
+    return replay(Counted(history, policy, counts, engine.tokenizer(policy)), plan)
 
 
 def _scale(walked: Replay) -> float:
