@@ -29,7 +29,7 @@ from ctxtui.core.simulation.reported import PromptCount, ReportedGap, gap_of
 from ctxtui.core.summaries.retention import Audit
 from ctxtui.core.tokens.calibration import Calibration, SessionFit, calibrate, session_fit
 from ctxtui.core.tokens.count_store import CountStore
-from ctxtui.core.tokens.counting import Progress, StopCheck, count_session
+from ctxtui.core.tokens.counting import Pace, Progress, StopCheck, count_session
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import Tokenizer, resolve
 
@@ -79,8 +79,7 @@ class Engine:
             self.session,
             tokenizer,
             info,
-            on_progress=on_progress,
-            should_stop=should_stop,
+            Pace(on_progress, should_stop),
             cache=self.counts_store,
         )
         if counts is None:
