@@ -29,6 +29,7 @@ from ctxtui.core.planning.plan import (
 from ctxtui.core.planning.prune import (
     EffectiveTokens,
     PrunedRun,
+    PruneRule,
     StubCost,
     ToolOutputs,
     index_tool_outputs,
@@ -156,9 +157,7 @@ def _prepare(
             session,
             tokens,
             lambda i: stub_cost(messages[i]),
-            stub,
-            tools,
-            output_size(policy, tokenizer, messages, tokens, truncated),
+            PruneRule(stub, tools, output_size(policy, tokenizer, messages, tokens, truncated)),
         )
     )
     bounds = hints.bounds if hints.bounds is not None else Boundaries.of(session)
