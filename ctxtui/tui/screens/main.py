@@ -23,7 +23,6 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.literal import visible
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.policies.policy import Policy, PolicyError
-from ctxtui.core.policies.preset_choice import FROM_OPTION
 from ctxtui.core.policies.reason_effects import reason_choices
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.pricing.cost_words import last_request_words
@@ -54,6 +53,7 @@ from ctxtui.tui.jobs import (
 )
 from ctxtui.tui.retention_job import RetentionNoted, audits_of_file, note_retention
 from ctxtui.tui.settings import LLMSettings
+from ctxtui.tui.start import PLAIN, Start
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.busy import BusyRow
 from ctxtui.tui.widgets.detail import DetailPane, gather
@@ -111,21 +111,19 @@ class MainScreen(Screen[None]):
         self,
         source: Path | Session | None,
         *,
-        format: str | None = None,
-        preset_name: str | None = None,
-        preset_origin: str = FROM_OPTION,
-        overrides: dict[str, Any] | None = None,
-        pick: bool = False,
-        watch: bool = False,
+        start: Start = PLAIN,
         llm: LLMSettings | None = None,
     ) -> None:
         super().__init__()
         self._source = source
-        self._format = format
-        self.pick = pick  # start on the open dialog
-        self.following = watch  # follow the file as it grows (``--watch``)
+        self._format = start.format
+        self.pick = start.pick  # start on the open dialog
+        self.following = start.watch  # follow the file as it grows (``--watch``)
         self.llm = llm or LLMSettings()
-        self.state, self._startup_problem = MainState.start(preset_name, overrides, preset_origin)
+        # A preset of None: each session on its agent's preset.
+        self.state, self._startup_problem = MainState.start(
+            start.preset, dict(start.overrides), start.preset_origin
+        )
 
     # The state's parts, by the names the rest of the app (and the tests) read them.
     @property
