@@ -564,7 +564,7 @@ class MainScreen(Screen[None]):
 
     @on(CompactionReady)
     def _compaction_ready(self, event: CompactionReady) -> None:
-        from ctxtui.tui.screens.compaction import CompactionPreviewScreen
+        from ctxtui.tui.screens.compaction import CompactionPreviewScreen, PreviewContext
 
         self._busy.stop()
         session = self.session
@@ -575,14 +575,14 @@ class MainScreen(Screen[None]):
             return
         before = len(self.session) if self.session is not None else None
         engine = self.state.engine
-        preview = CompactionPreviewScreen(
-            event.result,
+        context = PreviewContext(
             messages_before=before,
-            calls=event.calls,
-            llm=self.llm,
             tokenizer=engine.tokenizer(self.policy) if engine is not None else None,
-            audit=event.audit,
+            llm=self.llm,
             choose_reason=self._reason_in_preview,
+        )
+        preview = CompactionPreviewScreen(
+            event.result, calls=event.calls, audit=event.audit, context=context
         )
 
         def decided(choice: str | None) -> None:
