@@ -241,7 +241,7 @@ def run_tune(
             return run
         warm(spec)
         with executor(len(targets)) as pool, asked.as_stop():
-            _run_on(pool, targets, spec, finish, stop, run)
+            _run_on(pool, spec, finish, stop, run)
             if run.interrupted:
                 _stop_workers(pool)
     except KeyboardInterrupt:
@@ -251,14 +251,15 @@ def run_tune(
 
 def _run_on(
     pool: Executor,
-    targets: Sequence[Target],
     spec: TuneSpec,
     finish: Callable[[int, SessionScores], None],
     stop: Callable[[], bool],
     run: TuneRun,
 ) -> None:
+    """``run``'s targets scored on ``pool``'s workers, each passed to ``finish`` as it ends."""
     from ctxtui.fleet.run import WAIT_SLICE
 
+    targets = run.targets
     pending: dict[Future[SessionScores], int] = {
         pool.submit(tune_session, target, spec): i for i, target in enumerate(targets)
     }
