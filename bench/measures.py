@@ -746,6 +746,7 @@ def replay_ratio(size: int, repeats: int) -> list[Result]:
     from bench.child import open_session
     from ctxtui.core.engine import Engine
     from ctxtui.core.policies.policy import policy_for_session
+    from ctxtui.core.simulation.live_context import Counted
     from ctxtui.core.simulation.replay import replay
     from ctxtui.importers import load_session
     from ctxtui.system.count_cache import default_cache
@@ -775,7 +776,7 @@ def replay_ratio(size: int, repeats: int) -> list[Result]:
 
     def subject() -> None:
         in_compactions.clear()
-        walked.append(replay(session, policy, counts, tokenizer, plan))
+        walked.append(replay(Counted(session, policy, counts, tokenizer), plan))
 
     with _patched([(replay_module, "compact_live", timed_compact)]):
         subject_s, base = paired(subject, lambda: open_session(path), repeats)
@@ -862,6 +863,7 @@ def replay_presets(repeats: int, sizes: tuple[int, int] = REPLAY_PRESET_SIZES) -
     from ctxtui.core.engine import Engine
     from ctxtui.core.policies.policy import policy_for_session
     from ctxtui.core.policies.presets import PRESETS
+    from ctxtui.core.simulation.live_context import Counted
     from ctxtui.importers import load_session
     from ctxtui.system.count_cache import default_cache
 
@@ -880,7 +882,8 @@ def replay_presets(repeats: int, sizes: tuple[int, int] = REPLAY_PRESET_SIZES) -
             assert counts is not None
             plan = engine.plan(policy, counts)
             tokenizer = engine.tokenizer(policy)
-            walks[size] = partial(_walk_into, done, size, session, policy, counts, tokenizer, plan)
+            counted = Counted(session, policy, counts, tokenizer)
+            walks[size] = partial(_walk_into, done, size, counted, plan)
         big_s, small_s = paired(walks[big], walks[small], repeats)
         note = (
             f"{len(done[big].requests):,} requests and {len(done[big].compactions):,} "

@@ -101,10 +101,12 @@ def _paired(
 
 
 def commands(
-    agent: str, path: Path, megabytes: float, repeats: int, cache: Path, smoke: bool = False
+    agent: str, transcript: tuple[Path, float], repeats: int, cache: Path, smoke: bool = False
 ) -> tuple[list[Result], dict[str, float]]:
-    """fleet, report and replay of ``path`` against the json.loads process (``smoke``: report
-    only); also each command's median."""
+    """fleet, report and replay of the ``transcript`` (its path and megabytes, as
+    ``transcripts`` gives it) against the json.loads process (``smoke``: report only); also
+    each command's median."""
+    path, megabytes = transcript
     env = _env(cache)
     size = f"{agent} {megabytes:g} MB"
     targets = dict(zip(("fleet", "report", "replay"), TARGETS[agent], strict=True))
@@ -343,8 +345,8 @@ def pass_sections(
     out: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="ctxtui-bench-pass-cache-") as tmp:
         cache = Path(tmp)
-        for agent, (path, megabytes) in found.items():
-            out += commands(agent, path, megabytes, repeats, cache, smoke)[0]
+        for agent, transcript in found.items():
+            out += commands(agent, transcript, repeats, cache, smoke)[0]
         claude, claude_size = found["claude-code"]
         out += first_row(claude, claude_size, repeats, cache)
     out += appended(claude, claude_size, repeats)

@@ -20,6 +20,7 @@ def retention_ratio(size: int, repeats: int) -> list[Result]:
     """
     from ctxtui.core.engine import Engine
     from ctxtui.core.policies.policy import policy_for_session
+    from ctxtui.core.simulation.live_context import Counted
     from ctxtui.core.simulation.replay import replay
     from ctxtui.core.simulation.retention_audits import simulated_audits
     from ctxtui.importers import load_session
@@ -37,10 +38,10 @@ def retention_ratio(size: int, repeats: int) -> list[Result]:
     audited: list[Any] = []
 
     def baseline() -> None:
-        replay(session, policy, counts, tokenizer, plan)
+        replay(Counted(session, policy, counts, tokenizer), plan)
 
     def subject() -> None:
-        walked = replay(session, policy, counts, tokenizer, plan)
+        walked = replay(Counted(session, policy, counts, tokenizer), plan)
         audited[:] = [walked, simulated_audits(walked)]
 
     subject_s, base = paired(subject, baseline, repeats)

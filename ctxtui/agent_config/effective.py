@@ -64,35 +64,45 @@ def agent_of(preset_name: str) -> str | None:
     return next((a for a, p in AGENTS.items() if p == preset_name), None)
 
 
+@dataclass(frozen=True, slots=True)
+class Given:
+    """What the user set over a preset: ``ctxtui_config`` (ctxtui's own config), then
+    ``flags`` over it, each flag named in the origins by ``flag_names`` (else ``flag``)."""
+
+    flags: Mapping[str, Any] | None = None
+    flag_names: Mapping[str, str] | None = None
+    ctxtui_config: Mapping[str, Any] | None = None
+
+
+NOTHING_GIVEN = Given()
+
+
 def effective_policy(
     preset_name: str,
     session: Session | None = None,
-    flags: Mapping[str, Any] | None = None,
+    given: Given = NOTHING_GIVEN,
     *,
     preset_origin: str | None = None,
-    ctxtui_config: Mapping[str, Any] | None = None,
     read: Callable[[str], AgentConfig] | None = None,
-    flag_names: Mapping[str, str] | None = None,
 ) -> Effective:
     """``preset_name`` (from ``preset_origin``: ``preset NAME`` unless said) with its agent's
     configured values (``read(agent)``, by default from this user's files and environment),
-    then ``ctxtui_config``, then ``flags`` (each named by ``flag_names``, else ``flag``).
+    then what the user ``given`` (ctxtui's config, then the flags).
 
     Raises ``PolicyError`` for a flag or config value the policy refuses, as
     ``options.build_policy`` does; a configured value it refuses is left out.
     """
-    given = {**(ctxtui_config or {}), **(flags or {})}
+    knobs = {**(given.ctxtui_config or {}), **(given.flags or {})}
     base = (
-        policy_for_session(preset_name, session, given) if session else preset(preset_name, **given)
+        policy_for_session(preset_name, session, knobs) if session else preset(preset_name, **knobs)
     )
     agent = agent_of(preset_name)
     config = (read or _read_default)(agent) if agent is not None else None
     values: tuple[Configured, ...] = ()
     if config is not None:
-        values = tuple(c for c in configured_values(config, base) if c.knob not in given)
+        values = tuple(c for c in configured_values(config, base) if c.knob not in knobs)
     policy = overlay(base, values)
-    layers = (values, ctxtui_config, flags, flag_names)
-    origins = _origins(preset_name, preset_origin, session is not None, *layers)
+    origins = _origins(preset_name, preset_origin, session is not None, values, given)
     return Effective(policy, values, origins, config, base)
 
 
@@ -105,17 +115,16 @@ def _origins(
     preset_origin: str | None,
     fitted: bool,
     values: tuple[Configured, ...],
-    ctxtui_config: Mapping[str, Any] | None,
-    flags: Mapping[str, Any] | None,
-    flag_names: Mapping[str, str] | None,
+    given: Given,
 ) -> dict[str, str]:
+    flags, ctxtui_config = given.flags, given.ctxtui_config
     row = PRESETS[preset_name].knobs
     origin = preset_origin or f"preset {preset_name}"
     configured = {c.knob: c.origin for c in values}
     out: dict[str, str] = {}
     for knob in KNOBS:
         if flags and knob in flags:
-            out[knob] = (flag_names or {}).get(knob, "flag")
+            out[knob] = (given.flag_names or {}).get(knob, "flag")
         elif ctxtui_config and knob in ctxtui_config:
             out[knob] = "ctxtui config"
         elif knob in configured:

@@ -69,13 +69,13 @@ def build_policy(args: argparse.Namespace, session: Session) -> Policy:
 def effective(args: argparse.Namespace, session: Session) -> Effective:
     """The preset fitted to the session, the agent's configured values over it (when the
     preset is that agent's), then the command line's knobs, each with its origin."""
-    from ctxtui.agent_config.effective import effective_policy
+    from ctxtui.agent_config.effective import Given, effective_policy
 
     given = overrides_from(args)
     names = {knob: flag_of(knob) for knob in given}
     choice = resolve_preset(session, args.preset)
     try:
-        return effective_policy(choice.name, session, given, flag_names=names)
+        return effective_policy(choice.name, session, Given(given, names))
     except PolicyError as err:
         raise CommandError(explain_policy_error(err)) from None
 

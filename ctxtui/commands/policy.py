@@ -29,7 +29,7 @@ def session_preset(args: argparse.Namespace, session: Session | None) -> tuple[s
 
 def document(args: argparse.Namespace) -> dict[str, Any]:
     """The ``ctxtui.policy/1`` document for the command line ``args``."""
-    from ctxtui.agent_config.effective import effective_policy
+    from ctxtui.agent_config.effective import Given, effective_policy
     from ctxtui.core.policies.policy import PolicyError
 
     session = history = None
@@ -43,7 +43,7 @@ def document(args: argparse.Namespace) -> dict[str, Any]:
     name, origin = session_preset(args, session)
     given = overrides_from(args)
     try:
-        chosen = effective_policy(name, session, given, flag_names={k: flag_of(k) for k in given})
+        chosen = effective_policy(name, session, Given(given, {k: flag_of(k) for k in given}))
     except PolicyError as err:
         raise CommandError(explain_policy_error(err)) from None
     out: dict[str, Any] = {

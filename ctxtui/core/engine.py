@@ -23,12 +23,13 @@ from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.pricing.cache_model import WhatIf, token_scale, what_if
 from ctxtui.core.pricing.cost import SessionCost, session_cost
 from ctxtui.core.session.models import Session
+from ctxtui.core.simulation.live_context import Counted
 from ctxtui.core.simulation.replay import Replay, ReplayStoppedError, replay
 from ctxtui.core.simulation.reported import PromptCount, ReportedGap, gap_of
 from ctxtui.core.summaries.retention import Audit
 from ctxtui.core.tokens.calibration import Calibration, SessionFit, calibrate, session_fit
 from ctxtui.core.tokens.count_store import CountStore
-from ctxtui.core.tokens.counting import Progress, StopCheck, count_session
+from ctxtui.core.tokens.counting import Pace, Progress, StopCheck, count_session
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import Tokenizer, resolve
 
@@ -78,8 +79,7 @@ class Engine:
             self.session,
             tokenizer,
             info,
-            on_progress=on_progress,
-            should_stop=should_stop,
+            Pace(on_progress, should_stop),
             cache=self.counts_store,
         )
         if counts is None:
@@ -126,7 +126,7 @@ class Engine:
         plan = self.plan(policy, counts)
         try:
             walked = replay(
-                self.session, policy, counts, self.tokenizer(policy), plan,
+                Counted(self.session, policy, counts, self.tokenizer(policy)), plan,
                 on_progress=on_replay, should_stop=should_stop,
             )  # fmt: skip
         except ReplayStoppedError:

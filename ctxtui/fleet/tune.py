@@ -61,13 +61,14 @@ def engine_for(history: Session) -> Engine:
 def replay_under(engine: Engine, policy: Policy) -> Replay:
     """Count, plan and replay the engine's session under ``policy``: the one path from a
     policy to its replay that ``tune`` takes (``Engine.run`` once there is one)."""
+    from ctxtui.core.simulation.live_context import Counted
     from ctxtui.core.simulation.replay import replay
 
     history = engine.session
     counts = engine.counts(policy)
     assert counts is not None  # no stop check was given
     plan = engine.plan(policy, counts)
-    return replay(history, policy, counts, engine.tokenizer(policy), plan)
+    return replay(Counted(history, policy, counts, engine.tokenizer(policy)), plan)
 
 
 def _scale(walked: Replay) -> float:
@@ -240,7 +241,7 @@ def run_tune(
             return run
         warm(spec)
         with executor(len(targets)) as pool, asked.as_stop():
-            _run_on(pool, targets, spec, finish, stop, run)
+            _run_on(pool, spec, finish, stop, run)
             if run.interrupted:
                 _stop_workers(pool)
     except KeyboardInterrupt:
@@ -250,14 +251,15 @@ def run_tune(
 
 def _run_on(
     pool: Executor,
-    targets: Sequence[Target],
     spec: TuneSpec,
     finish: Callable[[int, SessionScores], None],
     stop: Callable[[], bool],
     run: TuneRun,
 ) -> None:
+    """``run``'s targets scored on ``pool``'s workers, each passed to ``finish`` as it ends."""
     from ctxtui.fleet.run import WAIT_SLICE
 
+    targets = run.targets
     pending: dict[Future[SessionScores], int] = {
         pool.submit(tune_session, target, spec): i for i, target in enumerate(targets)
     }

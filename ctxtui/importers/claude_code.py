@@ -240,19 +240,28 @@ def _string(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+@dataclass(frozen=True, slots=True)
+class _Ends:
+    """Where a walk back ends before a root: quietly at a parent in ``outside`` (a sub-agent's
+    spawner in the main chain), or at the entry ``stop``, the last taken (the chain's first)."""
+
+    outside: Collection[str] = ()
+    stop: str | None = None
+
+
+_AT_A_ROOT = _Ends()
+
+
 def _walk(
     entries: _Entries,
     start: str | None,
     warnings: list[str],
     through: bool,
-    outside: Collection[str] = (),
-    stop: str | None = None,
+    ends: _Ends = _AT_A_ROOT,
 ) -> list[Record]:
-    """Entries from ``start`` back to a root, oldest first; ``through`` crosses compactions.
-
-    A parent in ``outside`` (a sub-agent's spawner in the main chain) ends the chain quietly;
-    the entry ``stop``, when met, is the last taken (the chain's first).
-    """
+    """Entries from ``start`` back to a root (or where ``ends`` says), oldest first;
+    ``through`` crosses compactions."""
+    outside, stop = ends.outside, ends.stop
     chain: list[Record] = []
     seen: set[str] = set()
     uuid = start
@@ -423,7 +432,9 @@ def _build_chain(
 ) -> _Chain:
     """The chain ending at ``leaf``, converted, with what a whole read says about it."""
     walk_notes: list[str] = []
-    records = _walk(entries, leaf.value.uuid, walk_notes, full_history, outside) if leaf else []
+    records = (
+        _walk(entries, leaf.value.uuid, walk_notes, full_history, _Ends(outside)) if leaf else []
+    )
     compactions: list[RecordedCompaction] = []
     converter = Converter(entries.tool_names, Dropped(), compactions)
     for record in records:
@@ -472,14 +483,14 @@ def _hidden(entries: _Entries, logical: str, dropped: Dropped, outside: Collecti
     kept, notes = entries.hidden, list[str]()
     walked: list[Record] = []
     if kept is not None and not outside:
-        walked = _walk(entries, logical, notes, True, stop=kept.last)
+        walked = _walk(entries, logical, notes, True, _Ends(stop=kept.last))
         if walked and walked[0].value.uuid == kept.last and not notes:
             walked = walked[1:]
         else:
             kept = None
     if kept is None:
         notes = []
-        walked = _walk(entries, logical, notes, True, outside)
+        walked = _walk(entries, logical, notes, True, _Ends(outside))
         kept = MessageCount()
     for record in walked:
         kept.add(record)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -225,6 +226,20 @@ class _Pairing:
         return f"legacy_result_{index}"
 
 
+@dataclass(frozen=True, slots=True)
+class _Carry:
+    """What reading one Chat message takes from, and leaves for, the others: the calls waiting
+    for their results, the read's warnings and what it dropped."""
+
+    pairing: _Pairing
+    warnings: list[str]
+    dropped: Dropped
+
+
+_Body = tuple[str, tuple[ContentPart, ...]]
+"""A message's content and its parts (images, reasoning blobs)."""
+
+
 _REASONING_KEYS = frozenset(
     ("reasoning_content", "reasoning", "thinking_blocks", "reasoning_details")
 )
@@ -235,16 +250,12 @@ minus the keyword unpacking and the ``__init__`` frame."""
 
 
 def _assistant_fields(
-    raw: Mapping[str, Any],
-    index: int,
-    pairing: _Pairing,
-    warnings: list[str],
-    fields: dict[str, Any],
-    content: str,
-    parts: tuple[ContentPart, ...],
-) -> tuple[str, tuple[ContentPart, ...]]:
+    raw: Mapping[str, Any], index: int, carry: _Carry, fields: dict[str, Any], body: _Body
+) -> _Body:
     """An assistant's tool calls (current and legacy) and reasoning into ``fields``; returns
     the content (a refusal stands in for empty content) and the parts with reasoning blobs."""
+    pairing, warnings = carry.pairing, carry.warnings
+    content, parts = body
     raw_calls = raw.get("tool_calls")
     calls = (
         [
@@ -281,12 +292,7 @@ def _assistant_fields(
 
 
 def chat_message(
-    raw: Mapping[str, Any],
-    index: int,
-    pairing: _Pairing,
-    warnings: list[str],
-    dropped: Dropped,
-    source_line: int | None = None,
+    raw: Mapping[str, Any], index: int, carry: _Carry, source_line: int | None = None
 ) -> Message | None:
     """One Chat message in the core model; ``None`` (with a warning) for an unknown role.
 
@@ -308,6 +314,7 @@ def chat_message(
     parts: tuple[ContentPart, ...] = ()
     if not isinstance(content, str):
         content, parts = content_fields(content)
+    pairing, warnings = carry.pairing, carry.warnings
     fields: dict[str, Any] = {}
     if role == "function":
         name = as_text(raw.get("name"))
@@ -319,7 +326,7 @@ def chat_message(
         return None
     fields["role"] = role
     if role == "assistant":
-        content, parts = _assistant_fields(raw, index, pairing, warnings, fields, content, parts)
+        content, parts = _assistant_fields(raw, index, carry, fields, (content, parts))
     elif role == "tool" and "tool_call_id" not in fields:
         _tool_result_fields(raw, pairing, fields)
     if content:
@@ -327,7 +334,7 @@ def chat_message(
     if parts:
         fields["parts"] = parts
     if not _EXTRA_KEYS.isdisjoint(raw):
-        _extra_fields(raw, role, fields, dropped)
+        _extra_fields(raw, role, fields, carry.dropped)
     if source_line:
         fields["source_line"] = source_line
     message: Message = _new_message(fields)
@@ -370,13 +377,13 @@ def chat_messages(
     items: Iterable[tuple[int | None, Any]], warnings: list[str], dropped: Dropped
 ) -> list[Message]:
     """Messages from ``(source_line, raw)`` pairs, legacy calls paired by position."""
-    pairing = _Pairing()
+    carry = _Carry(_Pairing(), warnings, dropped)
     out: list[Message] = []
     for index, (line, raw) in enumerate(items):
         if not _is_mapping(raw):
             warnings.append(f"message {index}: expected an object, found {json_kind(raw)}")
             continue
-        message = chat_message(raw, index, pairing, warnings, dropped, line)
+        message = chat_message(raw, index, carry, line)
         if message is not None:
             out.append(message)
     return out
@@ -472,11 +479,11 @@ class Live:
         self.warnings: list[str] = []
         """The reader's warnings, in file order (``iter_records`` appends to them)."""
         self._notes: list[str] = []
-        self._pairing = _Pairing()
         self._out: list[Message] = []
         self._count = 0
         self._low = 0
         self._dropped = Dropped()
+        self._carry = _Carry(_Pairing(), self._notes, self._dropped)
 
     @staticmethod
     def follows(source: Source) -> bool:
@@ -498,9 +505,7 @@ class Live:
             if not _is_mapping(raw):
                 self._notes.append(f"message {index}: expected an object, found {json_kind(raw)}")
                 continue
-            message = chat_message(
-                raw, index, self._pairing, self._notes, self._dropped, record.line
-            )
+            message = chat_message(raw, index, self._carry, record.line)
             if message is not None:
                 self._out.append(message)
 

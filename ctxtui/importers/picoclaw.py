@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -116,14 +116,8 @@ def load_jsonl(source: Source) -> Session:
             f"meta skip {skip:,}: the first {skip:,} lines are no longer active history"
         )
     summary = meta.get("summary") if isinstance(meta.get("summary"), str) else ""
-    return build_session(
-        records,
-        warnings,
-        source_path=str(path),
-        summary=summary or None,
-        title=as_text(meta.get("key")) or None,
-        hidden=skip,
-    )
+    stored = _Stored(str(path), as_text(meta.get("key")) or None, summary or None, skip)
+    return build_session(records, warnings, stored)
 
 
 def load_history(source: Source) -> Session:
@@ -143,10 +137,8 @@ def load_history(source: Source) -> Session:
     first_active = _line_after_skip(source, skip)
     summary = meta.get("summary") if isinstance(meta.get("summary"), str) else ""
     warnings.append(f"meta skip {skip:,}: the first {skip:,} lines are kept before the summary")
-    whole = build_session(
-        iter_records(source, warnings), warnings, source_path=str(path),
-        title=as_text(meta.get("key")) or None,
-    )  # fmt: skip
+    stored = _Stored(str(path), as_text(meta.get("key")) or None)
+    whole = build_session(iter_records(source, warnings), warnings, stored)
     messages = list(whole.messages)
     at = next(
         (i for i, m in enumerate(messages) if (m.source_line or 0) >= first_active), len(messages)
@@ -198,13 +190,8 @@ def load_legacy(source: Source) -> Session:
     warnings: list[str] = []
     records = [Record(0, m) for m in value["messages"]]
     summary = value.get("summary") if isinstance(value.get("summary"), str) else ""
-    session = build_session(
-        records,
-        warnings,
-        source_path=str(path),
-        summary=summary or None,
-        title=as_text(value.get("key")) or None,
-    )
+    stored = _Stored(str(path), as_text(value.get("key")) or None, summary or None)
+    session = build_session(records, warnings, stored)
     messages = tuple(m.model_copy(update={"source_line": None}) for m in session.messages)
     return session.model_copy(update={"messages": messages})
 
@@ -212,15 +199,18 @@ def load_legacy(source: Source) -> Session:
 # --- shared message conversion ------------------------------------------------------------
 
 
-def build_session(
-    records: Iterable[Record],
-    warnings: list[str],
-    *,
-    source_path: str | None = None,
-    summary: str | None = None,
-    title: str | None = None,
-    hidden: int = 0,
-) -> Session:
+@dataclass(frozen=True, slots=True)
+class _Stored:
+    """What the store says of a session beside its message lines: the file's path, the
+    session's key (its title), the summary it carries and how many lines the meta's skip hid."""
+
+    source_path: str
+    title: str | None
+    summary: str | None = None
+    hidden: int = 0
+
+
+def build_session(records: Iterable[Record], warnings: list[str], stored: _Stored) -> Session:
     """PicoClaw message lines → a ``Session``; transient thought lines are dropped as PicoClaw does.
 
     Orphan tool results (their call was skipped) are kept: the session reports them.
@@ -244,12 +234,12 @@ def build_session(
         warnings.append(f"{transient:,} transient thought lines dropped (reasoning only)")
     model = next((m.model for m in reversed(messages) if m.model), None)
     meta = SessionMeta(
-        source_path=source_path,
+        source_path=stored.source_path,
         format=FORMAT.name,
         model=model,
-        title=title,
-        summary=summary,
-        hidden_messages=hidden,
+        title=stored.title,
+        summary=stored.summary,
+        hidden_messages=stored.hidden,
         warnings=tuple(warnings),
     )
     return Session(messages=tuple(messages), meta=meta)

@@ -75,17 +75,7 @@ class CtxtuiApp(App[int]):
         self._switch_interval = sys.getswitchinterval()
 
     def get_default_screen(self) -> Screen[Any]:
-        start = self._start
-        return MainScreen(
-            self._source,
-            format=start.format,
-            preset_name=start.preset,  # None: each session on its agent's preset
-            preset_origin=start.preset_origin,
-            overrides=dict(start.overrides),
-            pick=start.pick,
-            watch=start.watch,
-            llm=self.settings.llm,
-        )
+        return MainScreen(self._source, start=self._start, llm=self.settings.llm)
 
     def on_mount(self) -> None:
         from ctxtui.tui.screens.error import ErrorScreen

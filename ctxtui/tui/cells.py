@@ -257,22 +257,26 @@ def fit_tag(tags: str | Sequence[str], preview: int) -> str:
     return tags[-1]
 
 
-def row_cells(
-    layout: RowLayout,
-    index: int,
-    message: Message,
-    tokens: int,
-    biggest: int,
-    tag: str | Sequence[str] = "",
-    query: str = "",
-) -> RowCells:
-    """Format message ``index`` for ``layout`` (grouped: ``12,345``), its bar against
-    ``biggest`` (pass ``bar_scale``'s answer); ``tag`` (e.g. ``pruned −1,234 tok``, or its
-    forms, longest first: ``fit_tag``) is kept whole at the right of the preview, which gives
-    way to it; ``query`` (the search) is located in the preview so the list can mark it.
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One message as a row shows it: its ``index``, the ``message``, its ``tokens`` and its
+    ``tag`` (e.g. ``pruned −1,234 tok``, or its forms, longest first: ``fit_tag``)."""
+
+    index: int
+    message: Message
+    tokens: int
+    tag: str | Sequence[str] = ""
+
+
+def row_cells(layout: RowLayout, row: Row, biggest: int, query: str = "") -> RowCells:
+    """Format ``row`` for ``layout`` (its index grouped: ``12,345``), its bar against
+    ``biggest`` (pass ``bar_scale``'s answer); the tag is kept whole at the right of the
+    preview, which gives way to it; ``query`` (the search) is located in the preview so the
+    list can mark it.
     """
+    index, message, tokens = row.index, row.message, row.tokens
     role = ROLE_SHORT[message.role] if layout.short_roles else message.role
-    tag = fit_tag(tag, layout.preview)
+    tag = fit_tag(row.tag, layout.preview)
     tag_text = f" {tag}" if tag else ""
     tag_w = min(cell_len(tag_text), layout.preview)
     shown = preview(message, layout.preview - tag_w)

@@ -18,7 +18,7 @@ from ctxtui.core.policies.policy import Policy
 from ctxtui.core.session.models import Session
 from ctxtui.core.summaries.retention import Audit
 from ctxtui.system.count_cache import default_cache
-from ctxtui.tui.jobs import Post
+from ctxtui.tui.jobs import HistoryRead, Post
 
 NOTE_MAX_BYTES = 64 * 1024 * 1024
 """A file larger than this gets no note: a second read of it would compete with the counting
@@ -56,24 +56,18 @@ def audits_of_file(
     return recorded_audits(history, estimator, counts, engine.tokenizer(estimator), stand_in)
 
 
-def note_retention(
-    post: Post,
-    path: Path,
-    format: str | None,
-    shown: Session,
-    policy: Policy,
-    history: Session | None = None,
-) -> None:
-    """Post the last recorded compaction's "needed after and lost" line for ``path``, from
-    ``history`` when the file was already read through its compactions."""
+def note_retention(post: Post, read: HistoryRead, format: str | None, policy: Policy) -> None:
+    """Post the last recorded compaction's "needed after and lost" line for the file ``read``
+    names, from the history it already read through the compactions."""
     from ctxtui.core.summaries.retention import headline
 
-    if not shown.meta.recorded_compactions:
+    path = read.path
+    if not read.session.meta.recorded_compactions:
         return
     try:
         if path.stat().st_size > NOTE_MAX_BYTES:
             return
-        audits = audits_of_file(path, format, policy, history=history)
+        audits = audits_of_file(path, format, policy, history=read.history)
     except Exception:  # the note is a courtesy: the bar stays as it is
         return
     post(RetentionNoted(path, headline(audits)))

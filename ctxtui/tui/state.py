@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ctxtui.agent_config.effective import Effective, effective_policy
+from ctxtui.agent_config.effective import Effective, Given, effective_policy
 from ctxtui.core.engine import Engine
 from ctxtui.core.literal import visible
 from ctxtui.core.planning.plan import Plan
@@ -429,4 +429,4 @@ def _effective(
     def read(agent: str) -> AgentConfig:
         return config if config is not None and config.agent == agent else AgentConfig(agent)
 
-    return effective_policy(name, session, dict(overrides), read=read)
+    return effective_policy(name, session, Given(dict(overrides)), read=read)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ctxtui.agent_config.effective import agent_of, effective_policy
+from ctxtui.agent_config.effective import Given, agent_of, effective_policy
 from ctxtui.core.tuning.configured import AgentConfig, Setting
 
 
@@ -17,10 +17,12 @@ def _read(agent: str) -> AgentConfig:
 def test_each_knob_says_which_layer_gave_it() -> None:
     chosen = effective_policy(
         "claude-code",
-        flags={"tail_min_turns": 3},
-        ctxtui_config={"tokenizer": "plan", "auto_compact": True},
+        given=Given(
+            flags={"tail_min_turns": 3},
+            flag_names={"tail_min_turns": "--tail-turns"},
+            ctxtui_config={"tokenizer": "plan", "auto_compact": True},
+        ),
         read=_read,
-        flag_names={"tail_min_turns": "--tail-turns"},
     )
     origins = chosen.origins
     assert origins["tail_min_turns"] == "--tail-turns"

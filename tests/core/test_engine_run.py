@@ -11,6 +11,7 @@ from ctxtui.cli.main import main
 from ctxtui.core.engine import Engine
 from ctxtui.core.policies.policy import preset
 from ctxtui.core.pricing.cache_model import price_replay
+from ctxtui.core.simulation.live_context import Counted
 from ctxtui.core.simulation.replay import replay
 from ctxtui.core.simulation.reported import PromptCount, gap_of
 from ctxtui.core.tokens.calibration import calibrate, session_fit
@@ -33,7 +34,9 @@ def test_a_run_is_the_steps_assembled_by_hand() -> None:
     counts = engine.counts(policy)
     assert counts is not None and walked.counts is counts  # counted once, shared
     session = engine.session
-    by_hand = replay(session, policy, counts, engine.tokenizer(policy), engine.plan(policy))
+    by_hand = replay(
+        Counted(session, policy, counts, engine.tokenizer(policy)), engine.plan(policy)
+    )
     assert walked.replay.requests == by_hand.requests
     assert walked.replay.compactions == by_hand.compactions
     fit = session_fit(session)

@@ -14,7 +14,7 @@ from ctxtui.core.policies.policy import preset
 from ctxtui.core.session.models import ContentPart, Message, PartKind, Session, ToolCall
 from ctxtui.core.tokens import count_store, counting
 from ctxtui.core.tokens.count_store import message_key
-from ctxtui.core.tokens.counting import count_session
+from ctxtui.core.tokens.counting import Pace, count_session
 from ctxtui.core.tokens.tokenizers import Tokenizer, resolve
 from ctxtui.core.tokens.tokenizers.chat import ChatTokenizer
 from ctxtui.core.tokens.tokenizers.exact import TiktokenCounter
@@ -292,10 +292,8 @@ def test_a_stopped_pass_writes_nothing(_cache_dir: Path) -> None:
         mixed_session(),
         tokenizer,
         info,
+        Pace(lambda done, _total: progress.append(done), lambda: bool(progress), chunk=5),
         cache=cache_in(_cache_dir),
-        chunk=5,
-        on_progress=lambda done, _total: progress.append(done),
-        should_stop=lambda: bool(progress),
     )
     assert result is None
     assert not _cache_dir.exists()

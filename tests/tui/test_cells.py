@@ -12,6 +12,7 @@ from ctxtui.core.session.models import Message, ToolCall
 from ctxtui.tui.cells import (
     BAR_FLOOR,
     ELLIPSIS,
+    Row,
     bar_cells,
     bar_scale,
     boundary_rule,
@@ -53,8 +54,10 @@ def test_a_tiny_message_among_tiny_ones_does_not_fill_its_bar() -> None:
 def test_row_numbers_have_thousands_separators() -> None:
     layout = layout_columns(80, rows=20_000, biggest=100, longest_tool=0)
     assert layout.index == len("19,999")
-    assert row_cells(layout, 12_345, Message(role="user", content="x"), 1, 100).index == "12,345"
-    assert row_cells(layout, 7, Message(role="user", content="x"), 1, 100).index == "     7"
+    assert (
+        row_cells(layout, Row(12_345, Message(role="user", content="x"), 1), 100).index == "12,345"
+    )
+    assert row_cells(layout, Row(7, Message(role="user", content="x"), 1), 100).index == "     7"
 
 
 def test_zero_tokens_is_blank() -> None:
@@ -87,13 +90,15 @@ def test_layout_fills_the_width_exactly() -> None:
     for width in (60, 80, 120, 200):
         layout = layout_columns(width, rows=100_000, biggest=123_456, longest_tool=9)
         msg = Message(role="tool", tool_name="read_file", content="x" * 500)
-        cells = row_cells(layout, 99_999, msg, 123_456, 123_456, tag="pruned −120,000 tok")
+        cells = row_cells(layout, Row(99_999, msg, 123_456, "pruned −120,000 tok"), 123_456)
         assert cell_len(cells.text) == width, width
 
 
 def test_tag_is_kept_whole_and_the_preview_gives_way() -> None:
     layout = layout_columns(80, rows=10, biggest=1_000, longest_tool=0)
-    cells = row_cells(layout, 3, Message(role="tool", content="y" * 200), 1_000, 1_000, "pruned")
+    cells = row_cells(
+        layout, Row(3, Message(role="tool", content="y" * 200), 1_000, "pruned"), 1_000
+    )
     assert cells.tag == " pruned"
     assert cells.preview.endswith("…")
 
@@ -101,7 +106,7 @@ def test_tag_is_kept_whole_and_the_preview_gives_way() -> None:
 def test_narrow_layout_abbreviates_roles_and_hides_tools() -> None:
     layout = layout_columns(60, rows=10, biggest=1_000, longest_tool=12)
     assert layout.tool == 0
-    assert row_cells(layout, 1, Message(role="assistant"), 5, 10).role == "asst"
+    assert row_cells(layout, Row(1, Message(role="assistant"), 5), 10).role == "asst"
 
 
 def test_clip_tool_keeps_the_count_of_further_calls() -> None:
@@ -115,16 +120,16 @@ def test_clip_tool_keeps_the_count_of_further_calls() -> None:
 def test_row_cells_show_a_second_call_in_a_narrow_tool_column() -> None:
     calls = (ToolCall(id="1", name="run_shell"), ToolCall(id="2", name="run_shell"))
     layout = layout_columns(80, rows=10, biggest=100, longest_tool=12)
-    cells = row_cells(layout, 1, Message(role="assistant", tool_calls=calls), 10, 100)
+    cells = row_cells(layout, Row(1, Message(role="assistant", tool_calls=calls), 10), 100)
     assert cells.tool.endswith(" +1")
 
 
 def test_row_cells_locate_the_query_in_the_shown_preview() -> None:
     layout = layout_columns(80, rows=10, biggest=100, longest_tool=0)
     msg = Message(role="user", content="run the tests\nthen [bold]Tests[/] again")
-    cells = row_cells(layout, 0, msg, 10, 100, query="tests")
+    cells = row_cells(layout, Row(0, msg, 10), 100, query="tests")
     assert [cells.preview[a:b] for a, b in cells.matches] == ["tests", "Tests"]
-    assert row_cells(layout, 0, msg, 10, 100).matches == ()
+    assert row_cells(layout, Row(0, msg, 10), 100).matches == ()
 
 
 def _tail(tokens: int, budget: int, *, over: bool = False) -> FreshTail:
@@ -161,7 +166,7 @@ def test_a_tool_name_holding_a_newline_keeps_the_row_on_one_line() -> None:
     """A transcript's tool name is shown literally: a newline in it must not end the row."""
     layout = layout_columns(120, rows=10, biggest=100, longest_tool=16)
     msg = Message(role="tool", tool_name="read\nfile", content="ok")
-    cells = row_cells(layout, 1, msg, 10, 100)
+    cells = row_cells(layout, Row(1, msg, 10), 100)
     assert cells.tool.startswith("read⏎file")
     assert "\n" not in cells.text
     assert cell_len(cells.text) == 120

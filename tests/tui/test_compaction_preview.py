@@ -24,7 +24,7 @@ from ctxtui.core.policies.policy import preset
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.importers import load_session
 from ctxtui.tui.compaction_text import PROMPT_PREVIEW_CHARS, figure_rows, prompt_preview
-from ctxtui.tui.screens.compaction import CompactionPreviewScreen
+from ctxtui.tui.screens.compaction import CompactionPreviewScreen, PreviewContext
 from tests.tui.main_fixtures import SnapCompare, figures
 
 
@@ -65,7 +65,11 @@ async def test_compaction_preview_has_summary_prompt_and_figures_tabs() -> None:
 async def test_compaction_figures_number_the_tail_as_the_list_does() -> None:
     """Before apply the list shows the tail as #7–#9 of 10 messages; the figures say so, and
     give the numbers they will have after apply (#2–#4) as well."""
-    app = HostApp(lambda: CompactionPreviewScreen(compaction_result(), messages_before=10))
+    app = HostApp(
+        lambda: CompactionPreviewScreen(
+            compaction_result(), context=PreviewContext(messages_before=10)
+        )
+    )
     async with app.run_test(size=SIZE) as pilot:
         app.screen.query_one(TabbedContent).active = "figures-tab"
         await pilot.pause()

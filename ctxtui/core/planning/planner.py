@@ -29,6 +29,7 @@ from ctxtui.core.planning.plan import (
 from ctxtui.core.planning.prune import (
     EffectiveTokens,
     PrunedRun,
+    PruneRule,
     StubCost,
     ToolOutputs,
     index_tool_outputs,
@@ -156,9 +157,7 @@ def _prepare(
             session,
             tokens,
             lambda i: stub_cost(messages[i]),
-            stub,
-            tools,
-            output_size(policy, tokenizer, messages, tokens, truncated),
+            PruneRule(stub, tools, output_size(policy, tokenizer, messages, tokens, truncated)),
         )
     )
     bounds = hints.bounds if hints.bounds is not None else Boundaries.of(session)
@@ -388,19 +387,15 @@ def build_plan(
     policy: Policy,
     counts: SessionCounts,
     tokenizer: Tokenizer,
-    *,
-    truncated: Mapping[int, TruncatedOutput] | None = None,
-    outputs: ToolOutputs | None = None,
-    bounds: Boundaries | None = None,
+    hints: PlanHints = NO_HINTS,
 ) -> Plan:
     """The plan for ``session`` under ``policy``; the session is never modified. A replay
-    passes the ``truncated`` outputs, ``outputs`` index and cut ``bounds`` it already has for
-    these messages."""
+    passes as ``hints`` the truncated outputs, outputs index and cut bounds it already has
+    for these messages."""
     if len(counts) != len(session):
         raise ValueError(
             f"counts cover {len(counts):,} messages but the session has {len(session):,}"
         )
-    hints = PlanHints(truncated, outputs, bounds)
     prepared = _prepare(session, counts, tokenizer, policy, hints)
     budget = history_budget(policy, counts)
     tail = _fresh_tail(session, list_prefix(prepared.prefix), budget, policy, prepared.bounds)

@@ -121,17 +121,29 @@ class ToolOutputs:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class PruneRule:
+    """Which tool outputs a prune may stub and how it measures them: ``stub`` is the text put
+    in their place, tools ``tools`` excludes are neither pruned nor protected, and ``size(i)``
+    is what the protection measures (OpenCode: the raw text), by default the message's tokens."""
+
+    stub: str = STUB
+    tools: str = "all"
+    size: Callable[[int], int] | None = None
+
+
+EVERY_OUTPUT = PruneRule()
+
+
 def index_tool_outputs(
     session: Session,
     tokens: Sequence[int],
     stub_tokens: Callable[[int], int],
-    stub: str = STUB,
-    tools: str = "all",
-    size: Callable[[int], int] | None = None,
+    rule: PruneRule = EVERY_OUTPUT,
 ) -> ToolOutputs:
-    """Index the tool results; ``stub_tokens(i)`` counts message ``i`` with the stub as content.
-    Tools ``tools`` excludes are neither pruned nor protected; ``size(i)`` is what the
-    protection measures (OpenCode: the raw text), by default the message's tokens."""
+    """Index the tool results under ``rule``; ``stub_tokens(i)`` counts message ``i`` with the
+    stub as content."""
+    stub, tools, size = rule.stub, rule.tools, rule.size
     messages = session.messages
     results = session.index.tool_results
     indices = (

@@ -19,7 +19,13 @@ from itertools import accumulate
 
 from ctxtui.core.planning.plan import TruncatedOutput
 from ctxtui.core.planning.planner import history_budget, tail_budget
-from ctxtui.core.planning.prune import StubCost, ToolOutputs, index_tool_outputs, output_size
+from ctxtui.core.planning.prune import (
+    PruneRule,
+    StubCost,
+    ToolOutputs,
+    index_tool_outputs,
+    output_size,
+)
 from ctxtui.core.planning.tail import Boundaries
 from ctxtui.core.policies.modes import PruneMode, TailMode
 from ctxtui.core.policies.policy import Policy
@@ -179,9 +185,11 @@ class LiveAccount:
                 session,
                 tokens,
                 lambda i: stub(messages[i]),
-                text,
-                policy.prune_tools.value,
-                output_size(policy, tokenizer, messages, tokens, truncated),
+                PruneRule(
+                    text,
+                    policy.prune_tools.value,
+                    output_size(policy, tokenizer, messages, tokens, truncated),
+                ),
             )
 
     def live_outputs(self, segment: Segment, stop: int) -> ToolOutputs | None:

@@ -26,7 +26,7 @@ from functools import cached_property
 from ctxtui.core.compacting.compaction import estimate_item_token_count
 from ctxtui.core.compacting.simulated import compact_live
 from ctxtui.core.planning.plan import Plan
-from ctxtui.core.planning.planner import build_plan
+from ctxtui.core.planning.planner import PlanHints, build_plan
 from ctxtui.core.policies.modes import CompactionStyle, TriggerCheck, TriggerCount
 from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reasons import CompactReason
@@ -182,12 +182,12 @@ class Replay:
         else:
             index = account.live_index(segment, stop)
             session = live_session(self.session, segment, stop, index)
-            plan = build_plan(
-                session, self.policy, counts, self.tokenizer,
-                truncated=account.live_truncated(segment, stop),
-                outputs=account.live_outputs(segment, stop),
-                bounds=account.live_bounds(segment, stop),
-            )  # fmt: skip
+            hints = PlanHints(
+                account.live_truncated(segment, stop),
+                account.live_outputs(segment, stop),
+                account.live_bounds(segment, stop),
+            )
+            plan = build_plan(session, self.policy, counts, self.tokenizer, hints)
         return ContextAt(session, plan, segment.start, segment.stand_in is not None)
 
 
@@ -274,11 +274,10 @@ class _Walk:
         if self.exact:
             plan = build_plan(session, self.policy, counts, self.tokenizer)
         else:
-            plan = build_plan(
-                session, self.policy, counts, self.tokenizer,
-                truncated=self.account.live_truncated(segment, end),
-                outputs=self.account.live_outputs(segment, end),
-            )  # fmt: skip
+            hints = PlanHints(
+                self.account.live_truncated(segment, end), self.account.live_outputs(segment, end)
+            )
+            plan = build_plan(session, self.policy, counts, self.tokenizer, hints)
         result = compact_live(session, plan, reason, self.tokenizer, self.exact)
         if result is None:
             return False
@@ -493,17 +492,14 @@ class _Walk:
 
 
 def replay(
-    session: Session,
-    policy: Policy,
-    counts: SessionCounts,
-    tokenizer: Tokenizer,
+    counted: Counted,
     first_plan: Plan | None = None,
     *,
     exact: bool = False,
     on_progress: Progress | None = None,
     should_stop: StopCheck | None = None,
 ) -> Replay:
-    """Replay ``session`` under ``policy``; ``counts`` are the session's under ``tokenizer``.
+    """Replay ``counted``: its session under its policy, counted under its tokenizer.
 
     ``first_plan`` (the whole session's plan, which an open already has) supplies the
     truncated outputs; ``exact`` plans every request instead of advancing by prefix sums (the
@@ -511,7 +507,8 @@ def replay(
     ``CHECK_EVERY`` requests, and ``should_stop`` there too: when it says so the walk raises
     ``ReplayStoppedError`` (a worker whose result is no longer wanted ends early).
     """
-    plan = first_plan if first_plan is not None else build_plan(session, policy, counts, tokenizer)
-    counted = Counted(session, policy, counts, tokenizer)
+    plan = first_plan
+    if plan is None:
+        plan = build_plan(counted.session, counted.policy, counted.counts, counted.tokenizer)
     walk = _Walk(counted, plan, exact, on_progress, should_stop)
     return walk.run()

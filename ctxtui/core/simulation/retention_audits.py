@@ -16,7 +16,7 @@ from ctxtui.core.compacting.simulated import summary_message
 from ctxtui.core.policies.policy import Policy
 from ctxtui.core.session.models import Message, Session
 from ctxtui.core.simulation.replay import Replay
-from ctxtui.core.summaries.retention import Audit, Source, audit
+from ctxtui.core.summaries.retention import Audit, Reading, Source, audit
 from ctxtui.core.summaries.retention import Segment as Replaced
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import Tokenizer
@@ -77,7 +77,7 @@ def recorded_audits(
         kept = _kept(messages[at : s if s is not None else at])
         tokens = sum(counts.message_tokens[start:at])
         after = messages[after_from:end]
-        segment = Replaced.of(session, start, at - 1, tokens, after, kept, WHOLE_CHARS)
+        segment = Replaced.of(session, start, at - 1, tokens, Reading(after, kept, WHOLE_CHARS))
         k = bisect_left(points, at)
         request = k if k < len(points) else None
         text = summary.content if summary is not None else ""
@@ -111,7 +111,9 @@ def preview_audit(
     first, last = result.replaced
     rest = session.messages[last + 1 :]
     kept = [*_kept(rest), session.meta.summary or ""]
-    segment = Replaced.of(session, first, last, result.replaced_tokens, rest, kept, WHOLE_CHARS)
+    segment = Replaced.of(
+        session, first, last, result.replaced_tokens, Reading(rest, kept, WHOLE_CHARS)
+    )
     text = result.summary_text if summary is None else summary
     tokens = result.summary_tokens if summary_tokens is None else summary_tokens
     return audit(segment, text, source, tokens)
@@ -136,8 +138,7 @@ def simulated_audits(result: Replay) -> tuple[Audit, ...]:
         tokens = sum(result.counts.message_tokens[first : last + 1])
         after = history[stop:end]
         kept = _kept(history[last + 1 : stop], SIMULATED_KEPT)
-        segment = Replaced.of(
-            result.session, first, last, tokens, after, kept, SIMULATED_CHARS, SIMULATED_AFTER
-        )
+        reading = Reading(after, kept, SIMULATED_CHARS, SIMULATED_AFTER)
+        segment = Replaced.of(result.session, first, last, tokens, reading)
         out.append(audit(segment, text, "simulated", c.summary_tokens, c.request))
     return tuple(out)

@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from ctxtui.core.session.models import Message, Session
 from ctxtui.core.summaries.segment_facts import Fact, normalise, segment_facts
 
+FACT_SCAN_CHARS = 16_384
+"""The fact lines read the newest 16 KiB of the range (the last few turns): the facts a
+summary most needs are the recent ones."""
 LINE_CHARS = 240
 """A fact line's list is cut at this many characters (about 60 tokens): seven lines cost at
 most ~420 tokens, well inside the 1,200-token summary the plan's prompt asks for."""
@@ -71,13 +74,13 @@ def room(span: Sequence[tuple[int, Message]], written: str) -> int:
 
 
 def fact_lines(
-    session: Session, first: int, last: int, written: str, budget: int, chars: int
+    session: Session, first: int, last: int, written: str, chars: int
 ) -> tuple[FactLine, ...]:
     """The lines for ``messages[first:last + 1]``, leaving out what ``written`` (the rest of
     the summary) already names, in at most ``chars`` characters; facts are read from the
-    range's newest ``budget`` characters."""
+    range's newest ``FACT_SCAN_CHARS`` characters."""
     said = normalise(written)
-    found = segment_facts(session, first, last, budget, instructions_before=False)
+    found = segment_facts(session, first, last, FACT_SCAN_CHARS, instructions_before=False)
     facts = [f for f in found if f.key not in said]
     out: list[FactLine] = []
     for kind, label in LINES:

@@ -74,6 +74,21 @@ class Retained:
 
 
 @dataclass(frozen=True, slots=True)
+class Reading:
+    """What a replaced range is audited against and how far each part is read: the messages
+    ``after`` it (their first ``after_chars`` characters, for their use), what its compaction
+    ``kept``, and the range's own newest ``chars`` characters (for its facts)."""
+
+    after: Sequence[Message] = ()
+    kept: Sequence[str] = ()
+    chars: int = SEGMENT_CHARS
+    after_chars: int = AFTER_CHARS
+
+
+ALONE = Reading()
+
+
+@dataclass(frozen=True, slots=True)
 class Segment:
     """A replaced range with its facts and what came after it, shared by every summary of it."""
 
@@ -91,17 +106,16 @@ class Segment:
         first: int,
         last: int,
         tokens: int,
-        after: Sequence[Message] = (),
-        kept: Sequence[str] = (),
-        budget: int = SEGMENT_CHARS,
-        after_budget: int = AFTER_CHARS,
+        reading: Reading = ALONE,
     ) -> Segment:
-        """``budget``: how many of the segment's newest characters are read for facts;
-        ``after_budget``: how many of the following messages' first ones, for their use."""
+        """``messages[first:last + 1]`` (``tokens`` of them) with its facts, read as
+        ``reading`` says against what came after it and what its compaction kept."""
         prompt = _normalised_prompt(session.system_prompt or "")
-        context = "\n".join(t for t in (prompt, *(normalise(k) for k in kept)) if t)
-        facts = segment_facts(session, first, last, budget)
-        return cls(first, last, tokens, facts, After.of(after, after_budget), context)
+        kept = (normalise(k) for k in reading.kept)
+        context = "\n".join(t for t in (prompt, *kept) if t)
+        facts = segment_facts(session, first, last, reading.chars)
+        after = After.of(reading.after, reading.after_chars)
+        return cls(first, last, tokens, facts, after, context)
 
 
 @lru_cache(maxsize=8)

@@ -67,9 +67,6 @@ SCAN_CHARS = 262_144
 """How much text, newest first, the sections read from the replaced range (at least one
 message): each section keeps its newest ``MAX_ITEMS`` bullets, which the newest messages
 supply, so a summary's cost is bounded however long the range. About 64k tokens."""
-FACT_SCAN_CHARS = 16_384
-"""The fact lines read the newest 16 KiB of the range (the last few turns): the facts a
-summary most needs are the recent ones."""
 GIST_READ_FACTOR = 64
 """A gist reads at most this many characters of text per character it keeps: room for
 whitespace and escape sequences, never the whole of a huge line."""
@@ -353,7 +350,7 @@ def build_structured_summary(session: Session, first: int, last: int) -> Structu
         _critical_context(span),
     )
     written = "\n".join(item.text for section in sections for item in section.items)
-    facts = fact_lines(session, first, last, written, FACT_SCAN_CHARS, room(span, written))
+    facts = fact_lines(session, first, last, written, room(span, written))
     if not written and not facts:
         sections = (*sections[:-1], _contents(span))
     return StructuredSummary(first, last, sections, start, facts, held(session, first, last))

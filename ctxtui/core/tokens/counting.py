@@ -37,6 +37,19 @@ post messages to the app) stay rare."""
 DRIFT_TIKTOKEN = "tiktoken:cl100k_base"
 
 
+@dataclass(frozen=True, slots=True)
+class Pace:
+    """How a counting pass runs: ``chunk`` messages at a time, telling ``on_progress`` after
+    each and asking ``should_stop`` before each (``None``: nobody listens, nothing stops it)."""
+
+    on_progress: Progress | None = None
+    should_stop: StopCheck | None = None
+    chunk: int = DEFAULT_CHUNK
+
+
+UNWATCHED = Pace()
+
+
 def _counter(tokenizer: Tokenizer) -> Callable[[Sequence[Message]], list[int]]:
     if isinstance(tokenizer, BatchTokenizer):
         return tokenizer.count_messages
@@ -53,17 +66,17 @@ def count_session(
     session: Session,
     tokenizer: Tokenizer,
     info: TokenizerInfo,
+    pace: Pace = UNWATCHED,
     *,
-    on_progress: Progress | None = None,
-    should_stop: StopCheck | None = None,
-    chunk: int = DEFAULT_CHUNK,
     cache: CountStore | None = None,
 ) -> SessionCounts | None:
     """Every message's tokens plus system prompt, tool definitions and carried summary (as the
-    text it adds to the system prompt). ``cache``: where counts are kept across runs, if any."""
+    text it adds to the system prompt), counted at ``pace``. ``cache``: where counts are kept
+    across runs, if any."""
+    chunk = pace.chunk
     if chunk < 1:
         raise ValueError(f"chunk must be ≥ 1, got {chunk}")
-    stop = should_stop or (lambda: False)
+    stop = pace.should_stop or (lambda: False)
     if stop():
         return None
     system_tokens = tokenizer.count_system(session.system_prompt or "")
@@ -72,7 +85,7 @@ def count_session(
 
     messages = session.messages
     total = len(messages)
-    run = _Pass(_counter(tokenizer), chunk, on_progress, stop)
+    run = _Pass(_counter(tokenizer), chunk, pace.on_progress, stop)
     store = cache
     if store is not None and not store.wants(tokenizer.name, messages):
         store = None

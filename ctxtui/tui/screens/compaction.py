@@ -9,6 +9,7 @@ here while the stand-in stays. Applying uses the model's summary once it is comp
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
@@ -39,11 +40,26 @@ from ctxtui.tui.settings import LLMSettings
 from ctxtui.tui.widgets.llm_summary import LLMSummaryView
 from ctxtui.tui.widgets.retention import RetentionView
 
-__all__ = ["CompactionPreviewScreen"]
+__all__ = ["CompactionPreviewScreen", "PreviewContext"]
 
 APPLY = "apply"
 EXPORT = "export"
 REASON = "reason"
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewContext:
+    """What the screen opening a preview knows of its session: how many messages it had before
+    (for the figures), its tokenizer (to count an LLM summary), the LLM settings, and whether
+    the reason dialog was skipped (``r`` then offers it from the preview)."""
+
+    messages_before: int | None = None
+    tokenizer: Tokenizer | None = None
+    llm: LLMSettings | None = None
+    choose_reason: bool = False
+
+
+NO_CONTEXT = PreviewContext()
 
 
 class CompactionPreviewScreen(Dialog[str | None]):
@@ -123,24 +139,21 @@ class CompactionPreviewScreen(Dialog[str | None]):
         self,
         result: CompactionResult,
         *,
-        messages_before: int | None = None,
         calls: LeafCalls | None = None,
-        llm: LLMSettings | None = None,
-        tokenizer: Tokenizer | None = None,
         audit: Audit | None = None,
-        choose_reason: bool = False,
+        context: PreviewContext = NO_CONTEXT,
     ) -> None:
         super().__init__()
         self.result = result
         self.stand_in = result  # the compaction as computed, with the local summary
-        self.tokenizer = tokenizer
+        self.tokenizer = context.tokenizer
         self.audit = audit  # the stand-in's retention audit (the Lost tab)
-        self.choose_reason = choose_reason
+        self.choose_reason = context.choose_reason
         """The reason dialog was skipped (the reason only labels the event under this
         preset): ``r`` offers it from here."""
-        self.messages_before = messages_before
+        self.messages_before = context.messages_before
         self.calls = calls
-        self.llm = llm or LLMSettings()
+        self.llm = context.llm or LLMSettings()
         self.llm_summary: LLMSummary | None = None
 
     @property

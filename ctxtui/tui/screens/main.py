@@ -23,7 +23,6 @@ from ctxtui.core.engine import Engine
 from ctxtui.core.literal import visible
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.policies.policy import Policy, PolicyError
-from ctxtui.core.policies.preset_choice import FROM_OPTION
 from ctxtui.core.policies.reason_effects import reason_choices
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.pricing.cost_words import last_request_words
@@ -54,6 +53,7 @@ from ctxtui.tui.jobs import (
 )
 from ctxtui.tui.retention_job import RetentionNoted, audits_of_file, note_retention
 from ctxtui.tui.settings import LLMSettings
+from ctxtui.tui.start import PLAIN, Start
 from ctxtui.tui.state import MainState
 from ctxtui.tui.widgets.busy import BusyRow
 from ctxtui.tui.widgets.detail import DetailPane, gather
@@ -111,21 +111,19 @@ class MainScreen(Screen[None]):
         self,
         source: Path | Session | None,
         *,
-        format: str | None = None,
-        preset_name: str | None = None,
-        preset_origin: str = FROM_OPTION,
-        overrides: dict[str, Any] | None = None,
-        pick: bool = False,
-        watch: bool = False,
+        start: Start = PLAIN,
         llm: LLMSettings | None = None,
     ) -> None:
         super().__init__()
         self._source = source
-        self._format = format
-        self.pick = pick  # start on the open dialog
-        self.following = watch  # follow the file as it grows (``--watch``)
+        self._format = start.format
+        self.pick = start.pick  # start on the open dialog
+        self.following = start.watch  # follow the file as it grows (``--watch``)
         self.llm = llm or LLMSettings()
-        self.state, self._startup_problem = MainState.start(preset_name, overrides, preset_origin)
+        # A preset of None: each session on its agent's preset.
+        self.state, self._startup_problem = MainState.start(
+            start.preset, dict(start.overrides), start.preset_origin
+        )
 
     # The state's parts, by the names the rest of the app (and the tests) read them.
     @property
@@ -311,8 +309,7 @@ class MainScreen(Screen[None]):
         if self.plan is not None and self.state.fit is not before.fit:
             self.query_one(BudgetGauge).show(self.plan, self.state.reported)
         self._show_tuning()  # the band of every compaction, not only the last one's
-        args = (event.path, self._format, event.session, self.policy, event.history)
-        self._run(note_retention, *args, group="retention")
+        self._run(note_retention, event, self._format, self.policy, group="retention")
         self._run(price_whole, event.session, event.history, group="total")
 
     def _session_changed(self, *, opened: bool = False) -> None:
@@ -567,7 +564,7 @@ class MainScreen(Screen[None]):
 
     @on(CompactionReady)
     def _compaction_ready(self, event: CompactionReady) -> None:
-        from ctxtui.tui.screens.compaction import CompactionPreviewScreen
+        from ctxtui.tui.screens.compaction import CompactionPreviewScreen, PreviewContext
 
         self._busy.stop()
         session = self.session
@@ -578,14 +575,14 @@ class MainScreen(Screen[None]):
             return
         before = len(self.session) if self.session is not None else None
         engine = self.state.engine
-        preview = CompactionPreviewScreen(
-            event.result,
+        context = PreviewContext(
             messages_before=before,
-            calls=event.calls,
-            llm=self.llm,
             tokenizer=engine.tokenizer(self.policy) if engine is not None else None,
-            audit=event.audit,
+            llm=self.llm,
             choose_reason=self._reason_in_preview,
+        )
+        preview = CompactionPreviewScreen(
+            event.result, calls=event.calls, audit=event.audit, context=context
         )
 
         def decided(choice: str | None) -> None:

@@ -32,7 +32,7 @@ from ctxtui.core.planning.as_sent import row_figures
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.rows import tool_label
 from ctxtui.core.session.models import Session
-from ctxtui.tui.cells import RowLayout, bar_scale, boundary_rule, layout_columns, row_cells
+from ctxtui.tui.cells import Row, RowLayout, bar_scale, boundary_rule, layout_columns, row_cells
 from ctxtui.tui.widgets.row_keys import row_bindings
 from ctxtui.tui.widgets.theme_style import component_style, readable_on
 
@@ -315,15 +315,8 @@ class MessageList(ScrollView, can_focus=True, inherit_bindings=False):
         message = self._session.messages[index]
         figures = row_figures(plan, index)
         tag = figures.tags() or ("summary" if message.is_summary else "")
-        cells = row_cells(
-            self._row_layout(width),
-            index,
-            message,
-            figures.sent,
-            self.scale,
-            tag,
-            self._query,
-        )
+        row = Row(index, message, figures.sent, tag)
+        cells = row_cells(self._row_layout(width), row, self.scale, self._query)
         base = self.rich_style + self._style(zone.value)
         if pruned:
             base += self._style("pruned")

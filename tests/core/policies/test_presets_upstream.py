@@ -21,6 +21,7 @@ from ctxtui.core.policies.modes import TriggerCount
 from ctxtui.core.policies.policy import Policy, policy_for_session, preset
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Message, Session, SessionMeta, ToolCall, Usage
+from ctxtui.core.simulation.live_context import Counted
 from ctxtui.core.simulation.replay import EventKind, Replay, replay
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import TokenizerInfo
@@ -40,7 +41,7 @@ def _session(*messages: Message, model: str | None = None) -> Session:
 
 
 def _walk(session: Session, policy: Policy, tokens: Sequence[int]) -> Replay:
-    return replay(session, policy, _counts(tokens), TOKENIZER)
+    return replay(Counted(session, policy, _counts(tokens), TOKENIZER))
 
 
 # -- OpenCode ----------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from ctxtui.core.policies.policy import Policy
 from ctxtui.core.pricing.cache_model import WhatIf, token_scale, what_if
 from ctxtui.core.pricing.cost import session_cost
 from ctxtui.core.session.models import Message, Session, SessionMeta, Usage
+from ctxtui.core.simulation.live_context import Counted
 from ctxtui.core.simulation.replay import replay
 from ctxtui.core.tokens.calibration import calibrate
 from ctxtui.importers import load_session
@@ -26,7 +27,7 @@ def _whatif(session: Session, policy: Policy) -> WhatIf:
     engine = Engine(session)
     counts = engine.counts(policy)
     assert counts is not None
-    result = replay(session, policy, counts, engine.tokenizer(policy))
+    result = replay(Counted(session, policy, counts, engine.tokenizer(policy)))
     calibration = calibrate(session, result.points, {counts.tokenizer.used: counts})
     scale = token_scale(session, counts, calibration.fit)
     return what_if(result, session_cost(session, result.points), scale)

@@ -23,6 +23,7 @@ from ctxtui.core.session.models import (
     ToolCall,
     Usage,
 )
+from ctxtui.core.simulation.live_context import Counted
 from ctxtui.core.simulation.replay import (
     EventKind,
     Replay,
@@ -87,7 +88,7 @@ def _replay(path: Path, **knobs: Any) -> tuple[Replay, Engine, Policy]:
     engine = Engine(session)
     counts = engine.counts(policy)
     assert counts is not None
-    return replay(session, policy, counts, engine.tokenizer(policy)), engine, policy
+    return replay(Counted(session, policy, counts, engine.tokenizer(policy))), engine, policy
 
 
 LONG_SAMPLES: dict[str, tuple[Any, float, int]] = {
@@ -291,7 +292,9 @@ def test_a_replay_reports_progress_and_stops_when_asked() -> None:
     assert counts is not None
     seen: list[tuple[int, int]] = []
     tokenizer = engine.tokenizer(policy)
-    replay(session, policy, counts, tokenizer, on_progress=lambda d, t: seen.append((d, t)))
+    replay(
+        Counted(session, policy, counts, tokenizer), on_progress=lambda d, t: seen.append((d, t))
+    )
     assert seen == [(0, 260), (256, 260)]
     with pytest.raises(ReplayStoppedError):
-        replay(session, policy, counts, tokenizer, should_stop=lambda: True)
+        replay(Counted(session, policy, counts, tokenizer), should_stop=lambda: True)

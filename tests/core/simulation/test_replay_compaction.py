@@ -7,6 +7,7 @@ import pytest
 
 from ctxtui.core.engine import Engine
 from ctxtui.core.policies.policy import policy_for_session
+from ctxtui.core.simulation.live_context import Counted
 from ctxtui.core.simulation.replay import replay
 from ctxtui.core.summaries.summary_template import SummaryTemplate
 from ctxtui.importers import load_session
@@ -28,8 +29,8 @@ def test_stand_ins_are_the_compactors_own(template: SummaryTemplate, structured:
     counts = engine.counts(policy)
     assert counts is not None
     tokenizer = engine.tokenizer(policy)
-    fast = replay(session, policy, counts, tokenizer)
-    exact = replay(session, policy, counts, tokenizer, exact=True)
+    fast = replay(Counted(session, policy, counts, tokenizer))
+    exact = replay(Counted(session, policy, counts, tokenizer), exact=True)
     assert len(fast.compactions) >= 3
     assert fast.segments == exact.segments
     assert fast.compactions == exact.compactions

@@ -9,6 +9,7 @@ import pytest
 
 from ctxtui.core.policies.policy import preset
 from ctxtui.core.session.models import Message, Session, ToolCall
+from ctxtui.core.simulation.live_context import Counted
 from ctxtui.core.simulation.replay import replay
 from ctxtui.core.tokens.counting import count_session
 from ctxtui.core.tokens.tokenizers import resolve
@@ -42,7 +43,7 @@ def test_a_long_picoclaw_replay_compacts_down_and_keeps_linear_state(
     tokenizer, info = resolve(policy.tokenizer)
     counts = count_session(session, tokenizer, info)
     assert counts is not None
-    result = replay(session, policy, counts, tokenizer)
+    result = replay(Counted(session, policy, counts, tokenizer))
     assert len(result.requests) >= requests
     assert result.compactions
     assert all(c.tokens_after < c.tokens_before for c in result.compactions)
@@ -63,7 +64,7 @@ def test_seahorse_condenses_its_leaves_once_the_context_is_over_the_window() -> 
     tokenizer, info = resolve(policy.tokenizer)
     counts = count_session(session, tokenizer, info)
     assert counts is not None
-    result = replay(session, policy, counts, tokenizer)
+    result = replay(Counted(session, policy, counts, tokenizer))
     last = result.segments[-1].stand_in
     assert last is not None and "[Condensed from" in last.content
     held = [s.stand_in_tokens for s in result.segments[1:]]

@@ -16,7 +16,7 @@ from ctxtui.core.policies.modes import TriggerCheck, TriggerCount
 from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.models import Session, SessionIndex
-from ctxtui.core.simulation.live_context import live_counts, live_session
+from ctxtui.core.simulation.live_context import Counted, live_counts, live_session
 from ctxtui.core.simulation.replay import EventKind, Replay, replay
 from ctxtui.core.tokens.counts import SessionCounts
 from tests.core.planning.test_plan_properties import TOKENIZER, policies, sessions
@@ -26,7 +26,7 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 
 def _replay(case: tuple[Session, SessionCounts], policy: Policy, exact: bool = False) -> Replay:
     session, counts = case
-    return replay(session, policy, counts, TOKENIZER, exact=exact)
+    return replay(Counted(session, policy, counts, TOKENIZER), exact=exact)
 
 
 @SETTINGS

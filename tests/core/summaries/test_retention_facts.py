@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxtui.core.session.models import Message, Session, ToolCall
-from ctxtui.core.summaries.retention import Segment, audit, duplicated_lines
+from ctxtui.core.summaries.retention import Reading, Segment, audit, duplicated_lines
 from ctxtui.core.summaries.segment_facts import KINDS, fact_key, segment_facts, texts
 
 PLANTED = Session(
@@ -74,7 +74,7 @@ SUMMARY = (
 
 
 def planted_audit() -> tuple[Segment, list[tuple[str, str, int]]]:
-    segment = Segment.of(PLANTED, 0, 3, 100, after=PLANTED.messages[4:])
+    segment = Segment.of(PLANTED, 0, 3, 100, Reading(PLANTED.messages[4:]))
     facts = [(f.kind, f.text, f.message_index) for f in segment.facts]
     return segment, facts
 

@@ -19,7 +19,7 @@ from ctxtui.core.session.models import (
     ToolCall,
     ToolDefinition,
 )
-from ctxtui.core.tokens.counting import count_message_everywhere, count_session
+from ctxtui.core.tokens.counting import Pace, count_message_everywhere, count_session
 from ctxtui.core.tokens.tokenizers import Tokenizer, TokenizerInfo, encodings, resolve
 from ctxtui.core.tokens.tokenizers.picoclaw import CONTEXT_SUMMARY_PREFIX
 
@@ -97,7 +97,7 @@ def test_counts_equal_a_simple_per_message_loop(
     tokenizer, info = resolve(spec)
     tools = (ToolDefinition(name="grep", description="search", parameters={"type": "object"}),)
     session = Session(messages=tuple(messages), system_prompt="Be brief.", tools=tools)
-    counts = count_session(session, tokenizer, info, chunk=chunk)
+    counts = count_session(session, tokenizer, info, Pace(chunk=chunk))
     assert counts is not None
     assert list(counts.message_tokens) == [tokenizer.count_message(m) for m in messages]
     assert counts.system_tokens == tokenizer.count_system("Be brief.")
@@ -109,7 +109,7 @@ def test_counts_equal_a_simple_per_message_loop(
 def test_progress_is_reported_after_every_chunk() -> None:
     seen: list[tuple[int, int]] = []
     counts = count_session(
-        session_of(10), CallCounting(), INFO, on_progress=lambda d, t: seen.append((d, t)), chunk=3
+        session_of(10), CallCounting(), INFO, Pace(lambda d, t: seen.append((d, t)), chunk=3)
     )
     assert counts is not None and len(counts) == 10
     assert seen == [(3, 10), (6, 10), (9, 10), (10, 10)]
@@ -122,9 +122,7 @@ def test_stop_returns_none_after_the_current_chunk() -> None:
         session_of(100),
         tokenizer,
         INFO,
-        on_progress=lambda done, _total: progress.append(done),
-        should_stop=lambda: bool(progress),
-        chunk=10,
+        Pace(lambda done, _total: progress.append(done), lambda: bool(progress), chunk=10),
     )
     assert result is None
     assert tokenizer.counted == 10
@@ -133,7 +131,7 @@ def test_stop_returns_none_after_the_current_chunk() -> None:
 
 def test_stop_before_starting_counts_nothing() -> None:
     tokenizer = CallCounting()
-    assert count_session(session_of(5), tokenizer, INFO, should_stop=lambda: True) is None
+    assert count_session(session_of(5), tokenizer, INFO, Pace(should_stop=lambda: True)) is None
     assert tokenizer.counted == 0
 
 
@@ -143,9 +141,7 @@ def test_stop_during_the_last_chunk_still_returns_none() -> None:
         session_of(5),
         CallCounting(),
         INFO,
-        on_progress=lambda done, _total: progress.append(done),
-        should_stop=lambda: bool(progress),
-        chunk=100,
+        Pace(lambda done, _total: progress.append(done), lambda: bool(progress), chunk=100),
     )
     assert result is None
 
@@ -178,12 +174,12 @@ def test_tiktoken_summary_includes_the_prefix() -> None:
 
 def test_chunk_must_be_positive() -> None:
     with pytest.raises(ValueError, match="chunk"):
-        count_session(session_of(1), CallCounting(), INFO, chunk=0)
+        count_session(session_of(1), CallCounting(), INFO, Pace(chunk=0))
 
 
 def test_a_plain_tokenizer_without_batching_is_accepted() -> None:
     tokenizer: Tokenizer = CallCounting()
-    counts = count_session(session_of(4), tokenizer, INFO, chunk=3)
+    counts = count_session(session_of(4), tokenizer, INFO, Pace(chunk=3))
     assert counts is not None
     assert list(counts.message_tokens) == [len(f"message {i}") + 1 for i in range(4)]
 
