@@ -158,3 +158,11 @@ def test_help_legend_120x40(snap_compare: SnapCompare) -> None:
     app = app_for(demo_session())
     steps = then(press("question_mark"), scroll_help_to_end())
     assert snap_compare(app, terminal_size=(120, 40), run_before=steps)
+
+
+def test_help_legend_80x24(snap_compare: SnapCompare) -> None:
+    """The legend's end at 80×24: the cache figure's miss marks, the timeline's marks and what
+    a fact is, each line wrapped inside the dialog rather than cut."""
+    app = app_for(demo_session())
+    steps = then(press("question_mark"), scroll_help_to_end())
+    assert snap_compare(app, terminal_size=(80, 24), run_before=steps)
