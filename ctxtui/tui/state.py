@@ -204,6 +204,19 @@ class MainState:
         )
 
     @property
+    def shows_a_segment(self) -> bool:
+        """Whether the session on screen is only the agent's last segment of its file (read
+        from its last compaction on, nothing applied since): views may offer the whole file."""
+        session = self.session
+        return (
+            session is not None
+            and bool(session.meta.recorded_compactions)
+            and not session.meta.full_history
+            and self.path is not None
+            and not self.undo
+        )
+
+    @property
     def preset_words(self) -> str:
         """``claude-code, from the transcript``: the preset and where it came from."""
         return PresetChoice(self.policy.preset, self.preset_origin).words()

@@ -178,18 +178,7 @@ class CompareScreen(Screen[int | None]):
         self.presets = tuple(presets)
         self.plans: tuple[PresetPlan, ...] = ()
         self.whole: HistoryReady | None = None  # the whole file, once read
-        self.showing_whole = self._segment_shown()
-
-    def _segment_shown(self) -> bool:
-        """Whether the main screen shows only the agent's last segment of its file."""
-        session = self.state.session
-        return (
-            session is not None
-            and bool(session.meta.recorded_compactions)
-            and not session.meta.full_history
-            and self.state.path is not None
-            and not self.state.undo
-        )
+        self.showing_whole = self.state.shows_a_segment
 
     @property
     def source(self) -> tuple[Session, Engine, int] | None:
@@ -217,7 +206,7 @@ class CompareScreen(Screen[int | None]):
             return "Compare presets: open a session first"
         count = plural(len(session.messages), "message")
         head = f"Compare presets · {self.state.label}"
-        if not self._segment_shown():
+        if not self.state.shows_a_segment:
             return f"{head} · {count}"
         if not self.showing_whole:
             return f"{head} · the last segment: the {count} after the agent's last compaction (w)"
@@ -231,7 +220,7 @@ class CompareScreen(Screen[int | None]):
         self.query_one(CompareLanes).focus()
         if self.showing_whole and self.state.session is not None and self.state.engine:
             job = partial(read_history, self.post_message, self.state.path)
-            work = partial(job, self.state.session, self.state.engine)
+            work = partial(job, self.state.session, self.state.engine, self.state.history)
             self.run_worker(work, group="compare-whole", description="compare-whole", thread=True)
         self._plan_all()
 
@@ -245,7 +234,7 @@ class CompareScreen(Screen[int | None]):
 
     def action_scope(self) -> None:
         """The whole file, or the agent's last segment (what the main screen shows)."""
-        if not self._segment_shown():
+        if not self.state.shows_a_segment:
             return
         lanes = self.query_one(CompareLanes)
         index = lanes.cursor - (self.source[2] if self.source else 0)  # the main screen's

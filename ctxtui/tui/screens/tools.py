@@ -222,18 +222,9 @@ class ToolsScreen(Screen[int | None]):
         self.state = state
         self.costs: ToolCosts | None = None
         self.whole: ToolsScreen.WholeRead | None = None  # the whole file, once read
-        self.showing_whole = self._segment()  # a segment of a file: the whole file at first
-
-    def _segment(self) -> bool:
-        """Whether the main screen shows only the agent's last segment of its file."""
-        session = self.state.session
-        return (
-            session is not None
-            and bool(session.meta.recorded_compactions)
-            and not session.meta.full_history
-            and self.state.path is not None
-            and not self.state.undo
-        )
+        self.showing_whole = (
+            self.state.shows_a_segment
+        )  # a segment of a file: the whole file at first
 
     @property
     def shown(self) -> tuple[Session, Plan] | None:
@@ -268,7 +259,7 @@ class ToolsScreen(Screen[int | None]):
         head = (
             f"Tool costs · {name} · preset {plan.policy.preset} · tokenizer {plan.tokenizer.used}"
         )
-        if not self._segment():
+        if not self.state.shows_a_segment:
             return head
         count = plural(len(self.state.session), "message")
         if not self.showing_whole:
@@ -287,13 +278,14 @@ class ToolsScreen(Screen[int | None]):
         self._show()
 
     def _read_whole(self, path: Path, shown: Session) -> None:
-        """The file read through the agent's compactions, counted and planned under the
-        main screen's policy (a worker's: it only posts)."""
+        """The file read through the agent's compactions (the main screen's reading when it
+        has one), counted and planned under the main screen's policy (a worker's: it only
+        posts)."""
         from ctxtui.core.simulation.replay import shown_offset
         from ctxtui.importers import load_session
 
         try:
-            history = load_session(path, shown.meta.format, full_history=True)
+            history = self.state.history or load_session(path, shown.meta.format, full_history=True)
             offset = shown_offset(history, shown)
             if offset is None:
                 return
@@ -312,7 +304,7 @@ class ToolsScreen(Screen[int | None]):
 
     def action_scope(self) -> None:
         """The whole file, or the agent's last segment (what the main screen shows)."""
-        if self._segment():
+        if self.state.shows_a_segment:
             self.showing_whole = not self.showing_whole
             self._show()
 
