@@ -79,6 +79,13 @@ class AgentConfig:
     def get(self, key: str) -> Setting | None:
         return next((s for s in self.settings if s.key == key), None)
 
+    def number(self, key: str) -> tuple[int, Setting] | None:
+        """``key``'s value as the agent parses an integer, with its setting; ``None`` when it
+        is not set or is no integer (the agent then ignores it too)."""
+        setting = self.get(key)
+        value = _as_int(setting.value) if setting is not None else None
+        return None if setting is None or value is None else (value, setting)
+
 
 @dataclass(frozen=True, slots=True)
 class Configured:
@@ -219,10 +226,9 @@ def _claude_window(config: AgentConfig, build: _Builder) -> None:
     low, high = CLAUDE_WINDOW_RANGE
     asked = []
     for key in ("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "autoCompactWindow"):
-        setting = config.get(key)
-        value = _as_int(setting.value) if setting is not None else None
-        if setting is not None and value is not None and value > 0:
-            asked.append((value, setting))
+        found = config.number(key)
+        if found is not None and found[0] > 0:
+            asked.append(found)
     if not asked:
         return
     value, setting = min(asked, key=lambda pair: pair[0])
@@ -254,13 +260,12 @@ def _claude_pct(setting: Setting, build: _Builder) -> None:
 
 def _codex(config: AgentConfig, policy: Policy) -> list[Configured]:
     build = _Builder(policy)
-    window = config.get("model_context_window")
-    value = _as_int(window.value) if window is not None else None
-    if window is not None and value is not None and value > 0:
-        build.add("context_window", value, window.origin)
-    limit = config.get("model_auto_compact_token_limit")
-    asked = _as_int(limit.value) if limit is not None else None
-    if limit is not None and asked is not None and asked > 0:
+    window = config.number("model_context_window")
+    if window is not None and window[0] > 0:
+        build.add("context_window", window[0], window[1].origin)
+    found = config.number("model_auto_compact_token_limit")
+    if found is not None and found[0] > 0:
+        asked, limit = found
         num, den = CODEX_TRIGGER_SHARE
         ceiling = build.policy.context_window * num // den
         note = f"capped at 90 % of the window, {ceiling:,}" if asked > ceiling else ""
@@ -281,9 +286,9 @@ def _opencode(config: AgentConfig, policy: Policy) -> list[Configured]:
         disable = config.get(f"OPENCODE_DISABLE_{'AUTOCOMPACT' if key == 'auto' else 'PRUNE'}")
         if disable is not None and _as_bool(disable.value):
             build.add(knob, off, disable.origin)
-    reserved = config.get("reserved")
-    room = _as_int(reserved.value) if reserved is not None else None
-    if reserved is not None and room is not None and room >= 0:
+    found = config.number("reserved")
+    if found is not None and found[0] >= 0:
+        room, reserved = found
         policy = build.policy
         out = min(policy.max_tokens, policy.trigger_output_cap)
         usable = policy.context_window - room - (0 if policy.input_limit else out)
@@ -294,16 +299,16 @@ def _opencode(config: AgentConfig, policy: Policy) -> list[Configured]:
 
 
 def _opencode_tail(config: AgentConfig, build: _Builder) -> None:
-    turns = config.get("tail_turns")
-    count = _as_int(turns.value) if turns is not None else None
-    if turns is not None and count is not None:
+    found = config.number("tail_turns")
+    if found is not None:
+        count, turns = found
         if count <= 0:
             build.add("tail_mode", TailMode.NONE, turns.origin, "0: no tail")
         else:
             build.add("tail_max_turns", count, turns.origin)
-    keep = config.get("preserve_recent_tokens")
-    tokens = _as_int(keep.value) if keep is not None else None
-    if keep is not None and tokens is not None and tokens >= 0:
+    kept = config.number("preserve_recent_tokens")
+    if kept is not None and kept[0] >= 0:
+        tokens, keep = kept
         # The tail's whole budget: min and max both, so no share of the window moves it.
         build.add("tail_min_tokens", min(tokens, build.policy.tail_min_tokens), keep.origin)
         build.add("tail_max_tokens", tokens, keep.origin)
@@ -312,27 +317,24 @@ def _opencode_tail(config: AgentConfig, build: _Builder) -> None:
 
 def _picoclaw(config: AgentConfig, policy: Policy) -> list[Configured]:
     build = _Builder(policy)
-    out = config.get("max_tokens")
-    out_value = _as_int(out.value) if out is not None else None
-    if out is not None and out_value is not None and out_value > 0:
-        build.add("max_tokens", out_value, out.origin)
-    window = config.get("context_window")
-    value = _as_int(window.value) if window is not None else None
-    if window is not None and value is not None and value > 0:
-        build.add("context_window", value, window.origin)
-    elif out is not None and out_value is not None:
-        tokens = out_value if out_value > 0 else PICOCLAW_DEFAULT_MAX_TOKENS
+    out = config.number("max_tokens")
+    if out is not None and out[0] > 0:
+        build.add("max_tokens", out[0], out[1].origin)
+    window = config.number("context_window")
+    if window is not None and window[0] > 0:
+        build.add("context_window", window[0], window[1].origin)
+    elif out is not None:
+        tokens = out[0] if out[0] > 0 else PICOCLAW_DEFAULT_MAX_TOKENS
         build.add(
             "context_window",
             tokens * PICOCLAW_WINDOW_FACTOR,
-            out.origin,
+            out[1].origin,
             f"no context_window: max_tokens × {PICOCLAW_WINDOW_FACTOR}",
         )
     for key in ("summarize_message_threshold", "summarize_token_percent"):
-        setting = config.get(key)
-        number = _as_int(setting.value) if setting is not None else None
-        if setting is not None and number is not None and number > 0:
-            build.add(key, number, setting.origin)
+        found = config.number(key)
+        if found is not None and found[0] > 0:
+            build.add(key, found[0], found[1].origin)
     return build.values
 
 
