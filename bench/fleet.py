@@ -273,7 +273,8 @@ def _check_ccusage_reads(args: list[str], env: dict[str, str]) -> None:
         raise RuntimeError(f"ccusage found no usage in {env['FILE']}: the comparison is void")
 
 
-def _timed(args: list[str], env: dict[str, str]) -> float:
+def process_wall(args: list[str], env: dict[str, str]) -> float:
+    """The wall time of one process, start-up included (what the user waits for)."""
     start = time.perf_counter()
     done = subprocess.run(args, capture_output=True, env=env, cwd=REPO, check=False)
     took = time.perf_counter() - start
@@ -309,9 +310,9 @@ def usage_sections(
             ours: list[float] = []
             walked: list[float] = []
             for _ in range(max(1, repeats)):
-                base.append(_timed(theirs, env))
-                ours.append(_timed(fleet, env))
-                walked.append(_timed(replay, env))
+                base.append(process_wall(theirs, env))
+                ours.append(process_wall(fleet, env))
+                walked.append(process_wall(replay, env))
         size = f"{agent} {megabytes:g} MB"
         them = statistics.median(base)
         label = f"ccusage {version} session"

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import bench.common
 from bench.common import Result, run_child
-from bench.fleet import REPO, ccusage, fleet_dir, write_transcript
+from bench.fleet import REPO, ccusage, fleet_dir, process_wall, write_transcript
 
 SECTION = "pass"
 SEED = 35
@@ -279,15 +279,6 @@ def _ccusage_home(agent: str, source: Path, root: Path) -> tuple[dict[str, str],
     return env, place
 
 
-def _process_wall(args: list[str], env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    done = subprocess.run(args, capture_output=True, env=env, cwd=REPO, check=False)
-    took = time.perf_counter() - start
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(args)} failed: {done.stderr.decode()[-600:]}")
-    return took
-
-
 def against_ccusage(
     found: dict[str, tuple[Path, float]],
     repeats: int,
@@ -315,9 +306,9 @@ def against_ccusage(
             times: dict[str, list[float]] = {name: [] for name in ours}
             base: list[float] = []
             for _ in range(max(1, repeats)):
-                base.append(_process_wall(theirs, env))
+                base.append(process_wall(theirs, env))
                 for name, args in ours.items():
-                    times[name].append(_process_wall(args, env))
+                    times[name].append(process_wall(args, env))
         them = statistics.median(base)
         label = f"ccusage {which} session"
         for name, target in (("report --json", 1.0), ("replay --json", 2.0)):

@@ -72,25 +72,30 @@ def fleet_options(
         action="store_true",
         help="read every session again and leave the index alone",
     )
-    fleet.add_argument(
+    add_run_options(fleet, whole)
+    add_policy_options(fleet)
+
+
+def add_run_options(parser: argparse.ArgumentParser, whole: Callable[[str], int]) -> None:
+    """Where many sessions run and how they are read: ``fleet``'s and ``tune``'s."""
+    parser.add_argument(
         "--workers",
         type=whole,
         metavar="N",
         help="processes to run; default: every core, never more than the sessions to read; "
         "1 reads in this process",
     )
-    fleet.add_argument(
+    parser.add_argument(
         "--dask",
         metavar="ADDRESS",
         help="run the sessions on an existing Dask cluster: tcp://HOST:PORT of its scheduler, "
         "which must answer within 10 s; needs the optional 'dask' extra",
     )
-    fleet.add_argument(
+    parser.add_argument(
         "--format",
         metavar="NAME",
         help="read every file as this format instead of detecting it: " + ", ".join(FORMAT_NAMES),
     )
-    add_policy_options(fleet)
 
 
 def cache_options(cache: argparse.ArgumentParser) -> None:

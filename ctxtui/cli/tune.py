@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from ctxtui.cli.fleet import add_run_options
 from ctxtui.cli.help import add_json_option
-from ctxtui.core.session.formats import FORMAT_NAMES
 from ctxtui.core.tuning.score import OBJECTIVES
 from ctxtui.core.tuning.space import TUNABLE
 
@@ -76,20 +76,4 @@ def tune_options(tune: argparse.ArgumentParser, whole: Callable[[str], int]) -> 
     tune.add_argument(
         "--force", action="store_true", help="with -o: replace an existing FILE (after a backup)"
     )
-    tune.add_argument(
-        "--workers",
-        type=whole,
-        metavar="N",
-        help="processes to run; default: every core; 1 replays in this process",
-    )
-    tune.add_argument(
-        "--dask",
-        metavar="ADDRESS",
-        help="run the sessions on an existing Dask cluster (tcp://HOST:PORT of its scheduler); "
-        "needs the optional 'dask' extra",
-    )
-    tune.add_argument(
-        "--format",
-        metavar="NAME",
-        help="read every file as this format instead of detecting it: " + ", ".join(FORMAT_NAMES),
-    )
+    add_run_options(tune, whole)
