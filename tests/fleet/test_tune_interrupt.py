@@ -14,7 +14,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample_sessions" / "claude_code_replay.jsonl"
-SESSIONS = 200
+SESSIONS = 2000  # a minute of work at the least: the interrupt always lands mid-run
 
 
 @pytest.mark.slow
