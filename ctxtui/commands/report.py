@@ -114,23 +114,13 @@ def _tune(args: argparse.Namespace, planned: Planned) -> dict[str, Any]:
     """``ctxtui tune`` on this one session, for the session's agent (ctxtui's plan for a
     format no agent's settings describe)."""
     from ctxtui.agent_config import read_agent_config
-    from ctxtui.core.policies.policy import preset
-    from ctxtui.core.tuning.configured import configured_values
-    from ctxtui.core.tuning.document import Outcome, search_for, tune_document
-    from ctxtui.core.tuning.space import SPACES, configured_point
+    from ctxtui.core.tuning.space import SPACES
     from ctxtui.fleet.job import Target
-    from ctxtui.fleet.tune import TuneSpec, run_tune
+    from ctxtui.fleet.tune import agent_search, run_tune
 
     agent = planned.session.meta.format
-    agent = agent if agent in SPACES else "plan"
-    config = read_agent_config(agent) if agent != "plan" else None
-    current = configured_point(agent, config)
-    searched = search_for(agent, current)
-    spec = TuneSpec(agent, searched.preset, searched.candidates, args.format)
-    run = run_tune([Target(args.session)], spec)
-    outcomes = [Outcome(r.path, r.scores, r.error, r.recorded) for r in run.results()]
-    values = configured_values(config, preset(searched.preset)) if config else ()
-    return tune_document(searched, outcomes, values, current, run.interrupted)
+    search = agent_search(agent if agent in SPACES else "plan", read_agent_config)
+    return search.document(run_tune([Target(args.session)], search.spec(args.format)))
 
 
 def _write(

@@ -21,16 +21,14 @@ from ctxtui.commands.fleet import (
     executor_from,
     write_json,
 )
-from ctxtui.core.tuning.configured import AgentConfig, Configured
+from ctxtui.core.tuning.configured import AgentConfig
 from ctxtui.core.tuning.document import (
-    Outcome,
     Searched,
     front_rows,
     search_for,
-    tune_document,
     tuning_words,
 )
-from ctxtui.core.tuning.space import Settings, configured_point
+from ctxtui.core.tuning.space import Settings
 from ctxtui.fleet.job import Target
 from ctxtui.options import EXIT_INTERRUPTED, EXIT_OK
 
@@ -54,30 +52,21 @@ def searched_from(args: argparse.Namespace, current: Settings | None) -> Searche
 def build(args: argparse.Namespace) -> tuple[dict[str, Any], bool, AgentConfig | None]:
     """Run the search; the document, whether it was interrupted, the agent's settings."""
     from ctxtui.agent_config import read_agent_config
-    from ctxtui.core.policies.policy import preset
-    from ctxtui.core.tuning.configured import configured_values
-    from ctxtui.fleet.tune import TuneSpec, run_tune
+    from ctxtui.fleet.tune import agent_search, run_tune
 
-    config = read_agent_config(args.agent) if args.agent != "plan" else None
-    current = configured_point(args.agent, config)
-    searched = searched_from(args, current)
+    search = agent_search(args.agent, read_agent_config, lambda _, now: searched_from(args, now))
     targets = _targets(args)
     if not targets:
         raise CommandError(f"no {args.agent} sessions found (give PATHS, or see 'ctxtui sessions')")
-    spec = TuneSpec(args.agent, searched.preset, searched.candidates, args.format)
     line = pipeline.Progress(sys.stderr, after=PROGRESS_AFTER_SECONDS, every=PROGRESS_EVERY_SECONDS)
     try:
+        spec = search.spec(args.format)
         run = run_tune(targets, spec, executor=executor_from(args), on_progress=line.show)
     except OSError as err:  # --dask: the scheduler cannot be reached
         raise CommandError(f"--dask {args.dask}: {err}") from None
     finally:
         line.close()
-    outcomes = [Outcome(r.path, r.scores, r.error, r.recorded) for r in run.results()]
-    values: tuple[Configured, ...] = ()
-    if config is not None:
-        values = configured_values(config, preset(searched.preset))
-    doc = tune_document(searched, outcomes, values, current, run.interrupted)
-    return doc, run.interrupted, config
+    return search.document(run), run.interrupted, search.config
 
 
 def run(args: argparse.Namespace) -> int:

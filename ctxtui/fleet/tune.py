@@ -15,8 +15,9 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ctxtui.core.tuning.document import Outcome, Searched, search_for, tune_document
 from ctxtui.core.tuning.score import Score
-from ctxtui.core.tuning.space import Settings
+from ctxtui.core.tuning.space import Settings, configured_point
 from ctxtui.fleet.job import Target, _describe
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from ctxtui.core.pricing.cost import SessionCost
     from ctxtui.core.session.models import Session
     from ctxtui.core.simulation.replay import Replay
+    from ctxtui.core.tuning.configured import AgentConfig
     from ctxtui.fleet.run import ExecutorFactory
 
 
@@ -39,14 +41,39 @@ class TuneSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class SessionScores:
-    """One session's score under each candidate (``None`` where the replay failed), and the
-    sizes of the compactions the agent itself recorded (automatic, manual)."""
+class AgentSearch:
+    """One agent's search: its settings as read, the point they make, what is searched."""
 
-    path: str
-    scores: tuple[Score | None, ...] = ()
-    error: str | None = None
-    recorded: tuple[tuple[int, str | None], ...] = ()
+    config: AgentConfig | None
+    current: Settings | None
+    searched: Searched
+
+    def spec(self, format_name: str | None) -> TuneSpec:
+        """What every session is replayed under."""
+        searched = self.searched
+        return TuneSpec(searched.agent, searched.preset, searched.candidates, format_name)
+
+    def document(self, run: TuneRun) -> dict[str, Any]:
+        """The ``ctxtui.tune/1`` document of ``run``, beside the agent's configured values."""
+        from ctxtui.core.policies.policy import preset
+        from ctxtui.core.tuning.configured import Configured, configured_values
+
+        values: tuple[Configured, ...] = ()
+        if self.config is not None:
+            values = configured_values(self.config, preset(self.searched.preset))
+        return tune_document(self.searched, run.results(), values, self.current, run.interrupted)
+
+
+def agent_search(
+    agent: str,
+    read: Callable[[str], AgentConfig],
+    choose: Callable[[str, Settings | None], Searched] = search_for,
+) -> AgentSearch:
+    """``agent``'s settings (``read``; none for ``plan``) and the search around them
+    (``choose``: the grid with the configured point added)."""
+    config = read(agent) if agent != "plan" else None
+    current = configured_point(agent, config)
+    return AgentSearch(config, current, choose(agent, current))
 
 
 def engine_for(history: Session) -> Engine:
@@ -101,7 +128,7 @@ def _score(walked: Replay, recorded: SessionCost, scale: float) -> Score:
     )
 
 
-def tune_session(target: Target, spec: TuneSpec) -> SessionScores:
+def tune_session(target: Target, spec: TuneSpec) -> Outcome:
     """``target`` read once and replayed under each of ``spec``'s candidates."""
     from ctxtui.core.policies.policy import policy_for_session
     from ctxtui.core.pricing.cost import session_cost
@@ -115,7 +142,7 @@ def tune_session(target: Target, spec: TuneSpec) -> SessionScores:
         base = policy_for_session(spec.preset, history)
         recorded = session_cost(history)
     except Exception as err:  # a fleet survives any one file
-        return SessionScores(target.path, error=_describe(err))
+        return Outcome(target.path, error=_describe(err))
     marks = tuple(
         (c.pre_tokens, c.trigger) for c in history.meta.recorded_compactions if c.pre_tokens
     )
@@ -139,7 +166,7 @@ def tune_session(target: Target, spec: TuneSpec) -> SessionScores:
         if not walked.compactions and policy.trigger is not None:
             quiet.append((_untriggered(policy), policy.trigger, score))
         scores.append(score)
-    return SessionScores(target.path, tuple(scores), None, marks)
+    return Outcome(target.path, tuple(scores), None, marks)
 
 
 TRIGGER_KNOBS = ("trigger_buffer", "trigger_input_reserve_cap", "compact_trigger_ratio")
@@ -172,10 +199,10 @@ class TuneRun:
     """What a run gave: each target's scores, in the targets' order, as they finished."""
 
     targets: Sequence[Target]
-    done: dict[int, SessionScores] = field(default_factory=dict)
+    done: dict[int, Outcome] = field(default_factory=dict)
     interrupted: bool = False
 
-    def results(self) -> list[SessionScores]:
+    def results(self) -> list[Outcome]:
         return [self.done[i] for i in sorted(self.done)]
 
 
@@ -225,7 +252,7 @@ def run_tune(
     def stop() -> bool:
         return asked.pressed or (should_stop is not None and should_stop())
 
-    def finish(i: int, result: SessionScores) -> None:
+    def finish(i: int, result: Outcome) -> None:
         run.done[i] = result
         if on_progress is not None:
             elapsed = time.monotonic() - started
@@ -252,7 +279,7 @@ def run_tune(
 def _run_on(
     pool: Executor,
     spec: TuneSpec,
-    finish: Callable[[int, SessionScores], None],
+    finish: Callable[[int, Outcome], None],
     stop: Callable[[], bool],
     run: TuneRun,
 ) -> None:
@@ -260,7 +287,7 @@ def _run_on(
     from ctxtui.fleet.run import WAIT_SLICE
 
     targets = run.targets
-    pending: dict[Future[SessionScores], int] = {
+    pending: dict[Future[Outcome], int] = {
         pool.submit(tune_session, target, spec): i for i, target in enumerate(targets)
     }
     try:
@@ -271,7 +298,7 @@ def _run_on(
                 try:
                     result = future.result()
                 except Exception as err:  # the worker itself died
-                    result = SessionScores(targets[i].path, error=f"the job failed: {err}"[:200])
+                    result = Outcome(targets[i].path, error=f"the job failed: {err}"[:200])
                 finish(i, result)
             if stop():
                 run.interrupted = True

@@ -42,23 +42,15 @@ def run_tune_view(post: Post, path: Path, agent: str, format_name: str | None) -
 def _document(
     path: Path, agent: str, format_name: str | None, read: Callable[[str], Any]
 ) -> tuple[dict[str, Any] | None, str | None]:
-    from ctxtui.core.policies.policy import preset
-    from ctxtui.core.tuning.configured import configured_values
-    from ctxtui.core.tuning.document import Outcome, search_for, tune_document
-    from ctxtui.core.tuning.space import configured_point
     from ctxtui.fleet.job import Target
-    from ctxtui.fleet.tune import TuneSpec, run_tune
+    from ctxtui.fleet.tune import agent_search, run_tune
 
     worker = get_current_worker()
     try:
-        config = read(agent) if agent != "plan" else None
-        current = configured_point(agent, config)
-        searched = search_for(agent, current)
-        spec = TuneSpec(agent, searched.preset, searched.candidates, format_name)
+        search = agent_search(agent, read)
+        spec = search.spec(format_name)
         run = run_tune([Target(str(path))], spec, should_stop=lambda: worker.is_cancelled)
-        outcomes = [Outcome(r.path, r.scores, r.error, r.recorded) for r in run.results()]
-        values = configured_values(config, preset(searched.preset)) if config else ()
-        doc = tune_document(searched, outcomes, values, current, run.interrupted)
+        doc = search.document(run)
     except Exception as err:  # a bug's one line, never a crash of the app
         return None, bug_line(err)
     if doc["errors"]:

@@ -43,7 +43,7 @@ class Outcome:
     compactions the agent recorded in it: (size before, trigger)."""
 
     path: str
-    scores: tuple[Score | None, ...]
+    scores: tuple[Score | None, ...] = ()
     error: str | None = None
     recorded: tuple[tuple[int, str | None], ...] = ()
 
