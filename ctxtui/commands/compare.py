@@ -58,9 +58,8 @@ def _now(p: dict[str, Any]) -> str:
     return f"{head} · under it: no compaction before the next request"
 
 
-def _replay_row(r: dict[str, Any], after_turn: bool) -> str:
-    """``260 requests · 3 simulated compactions (3 proactive) · peak 7,869 tok at request 91``;
-    ``after_turn``: the preset also summarises after a turn, which replay does not simulate."""
+def _replay_row(r: dict[str, Any]) -> str:
+    """``260 requests · 3 simulated compactions (3 proactive) · peak 7,869 tok at request 91``."""
     reasons = ", ".join(f"{n:,} {reason}" for reason, n in r["compaction_reasons"].items())
     text = (
         f"{plural(r['requests'], 'request')} · {plural(r['compactions'], 'simulated compaction')}"
@@ -76,8 +75,6 @@ def _replay_row(r: dict[str, Any], after_turn: bool) -> str:
             f" · {dollars(r['simulated_cost_usd'])} simulated against "
             f"{dollars(r['recorded_cost_usd'])} recorded"
         )
-    if after_turn:
-        text += " · after-turn summaries not replayed"
     return text
 
 
@@ -119,8 +116,7 @@ def _table(doc: dict[str, Any]) -> Any:
             f"{plural(after['messages'], 'message')}",
         )
         if p["replay"] is not None:
-            after_turn = preset(p["preset"]).summarize_message_threshold > 0
-            grid.add_row("replay", _replay_row(p["replay"], after_turn))
+            grid.add_row("replay", _replay_row(p["replay"]))
         for warning in p["warnings"]:
             grid.add_row(Text("warning", style="yellow"), Text(visible(warning), style="yellow"))
         blocks += [Text(p["preset"], style="bold underline"), grid, Text()]

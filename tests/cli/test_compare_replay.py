@@ -95,19 +95,22 @@ def test_picoclaw_after_turn_summary_is_told_apart_from_the_replayed_trigger(
 ) -> None:
     """The long PicoClaw chat is past legacy's after-turn limit (more than 20 messages) and
     far under its window: the plan's "compacts now" is that after-turn summary, which replay
-    (a check before each request) never runs. The table says which each figure is."""
+    runs once each turn has ended. The table says which each figure is."""
     chat = str(samples_dir() / "picoclaw_long_chat.jsonl")
     argv = ["compare", chat, "--presets", "picoclaw", "--replay"]
     entry = json.loads(_run(capsys, *argv, "--json"))["presets"][0]
     assert entry["compacts_now"] and entry["post_turn"]
-    assert entry["replay"]["compactions"] == 0
+    # 53 two-message turns: the history passes 20 messages at the 12th request (22 of them),
+    # then every 9 turns (4 kept + 18 more): requests 12, 21, 30, 39 and 48
+    assert entry["replay"]["compactions"] == 5
+    assert entry["replay"]["compaction_reasons"] == {"proactive": 5}
     text = " ".join(_run(capsys, *argv).split())
     assert "compacts now" not in text
     assert (
         f"trigger at {entry['trigger']:,} tok · prompt now {entry['tokens']:,} tok · under it, "
         "past PicoClaw's after-turn limit: summarises after this turn"
     ) in text
-    assert "0 simulated compactions" in text and "after-turn summaries not replayed" in text
+    assert "5 simulated compactions (5 proactive)" in text
 
 
 def test_over_the_trigger_is_about_the_next_request(capsys: pytest.CaptureFixture[str]) -> None:

@@ -25,6 +25,7 @@ from functools import cached_property
 
 from ctxtui.core.compacting.compaction import estimate_item_token_count
 from ctxtui.core.compacting.simulated import compact_live
+from ctxtui.core.planning.picoclaw_legacy import summarize_due
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import PlanHints, build_plan
 from ctxtui.core.policies.modes import CompactionStyle, TriggerCheck, TriggerCount
@@ -427,6 +428,25 @@ class _Walk:
             total += sum(estimate_item_token_count(m) for m in new)
         return total
 
+    def summary_due(self, end: int) -> bool:
+        """Whether PicoClaw legacy summarizes after the turn that ended before message ``end``:
+        its history then holds more than ``summarize_message_threshold`` messages or more than
+        ``summarize_token_percent`` % of the window (``maybeSummarize``, as the planner's
+        ``compaction_need`` reads it)."""
+        policy = self.policy
+        if policy.summarize_message_threshold <= 0:
+            return False
+        segment = self.segments[-1]
+        prefix = self.account.prefix
+        history = segment.stand_in_tokens + prefix[end] - prefix[segment.start]
+        return summarize_due(
+            end - segment.start + segment.lead,
+            history,
+            policy.context_window,
+            policy.summarize_message_threshold,
+            policy.summarize_token_percent,
+        )
+
     def refused(self, tokens: int) -> bool:
         """OpenCode learns of a prompt over the window from the API's refusal, and compacts at
         that request (its loop turns a context-overflow error into a compaction); a policy that
@@ -464,8 +484,9 @@ class _Walk:
             if upto <= self.segments[-1].start:
                 upto = stop
             events: list[ReplayEvent] = []
-            if policy.compact_after_turn and first_of_turn and k and stop > self.segments[-1].start:
-                before = self.prompt(stop)  # the turn before this one ended: one leaf pass
+            after_turn = first_of_turn and k and stop > self.segments[-1].start
+            if after_turn and (policy.compact_after_turn or self.summary_due(upto)):
+                before = self.prompt(stop)  # the turn before this one ended: its summary
                 if self.compact(k, stop, before, CompactReason.PROACTIVE, upto):
                     events.append(ReplayEvent(EventKind.COMPACTION, CompactReason.PROACTIVE.value))
             tokens = self.prompt(stop)
