@@ -13,7 +13,7 @@ from ctxtui.commands.report import print_table
 from ctxtui.core.compare import compare
 from ctxtui.core.engine import Engine
 from ctxtui.core.literal import visible
-from ctxtui.core.policies.policy import PolicyError, preset
+from ctxtui.core.policies.policy import PolicyError
 from ctxtui.core.policies.presets import PRESETS
 from ctxtui.core.pricing.cost_words import dollars
 from ctxtui.core.wording import plural
