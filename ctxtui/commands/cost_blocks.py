@@ -6,12 +6,11 @@ The session is priced over every request it recorded, its sub-agents' files too 
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ctxtui.commands.pipeline import Planned, load
+from ctxtui.commands.pipeline import Planned
 from ctxtui.core.engine import Engine
 from ctxtui.core.pricing.carry import Carry, carry_costs, carry_json
 from ctxtui.core.pricing.cost import SessionCost, cache_json, cost_json, session_cost, usd
@@ -53,14 +52,6 @@ def cost_blocks(session: Session, points: Sequence[int] | None = None) -> CostBl
         subs.append(sub)
         warnings.extend(f"sub-agent {sub_path}: {w}" for w in sub.warnings())
     return CostBlocks(cost, tuple(subs), tuple(warnings), session)
-
-
-def whole_session(args: argparse.Namespace, session: Session) -> Session:
-    """``session`` with every request it recorded: read again with its full history when the
-    agent compacted it (the normal read starts at its last compaction)."""
-    if session.meta.full_history or not session.meta.recorded_compactions:
-        return session
-    return load(args, full_history=True)
 
 
 def cost_sentence(cost: Mapping[str, Any], cache: Mapping[str, Any]) -> str:

@@ -42,6 +42,12 @@ class Planned:
     plan: Plan
     notes: tuple[str, ...] = ()
     effective: Effective | None = None  # the agent's settings laid over its preset, origins
+    history: Session | None = None  # the full history, when asked for: ``session`` is its tail
+
+    @property
+    def whole(self) -> Session:
+        """The session with every request it recorded: its history, or itself."""
+        return self.history if self.history is not None else self.session
 
 
 def load(args: argparse.Namespace, *, full_history: bool = False) -> Session:
@@ -57,6 +63,21 @@ def load(args: argparse.Namespace, *, full_history: bool = False) -> Session:
         raise CommandError(f"{args.session}: {err.strerror or err}") from None
     keep_out_of_collections(len(session))
     return session
+
+
+def load_views(args: argparse.Namespace) -> tuple[Session, Session]:
+    """SESSION as normally read and its full history (the same object when the agent never
+    compacted it), from one read of the file where its format allows, or fail with one line."""
+    from ctxtui.importers import load_views as read_views
+
+    try:
+        shown, history = read_views(args.session, format=args.format)
+    except SessionLoadError as err:
+        raise CommandError(str(err)) from None
+    except OSError as err:
+        raise CommandError(f"{args.session}: {err.strerror or err}") from None
+    keep_out_of_collections(len(history))
+    return shown, history
 
 
 def build_policy(args: argparse.Namespace, session: Session) -> Policy:
@@ -138,9 +159,15 @@ def counting() -> Iterator[Progress]:
         progress.close()
 
 
-def plan_session(args: argparse.Namespace) -> Planned:
-    """Load, build the policy, count (showing progress when slow) and plan."""
-    session = load(args)
+def plan_session(args: argparse.Namespace, *, with_history: bool = False) -> Planned:
+    """Load, build the policy, count (showing progress when slow) and plan; ``with_history``
+    keeps the full history too (``Planned.whole``), from the same read where it can."""
+    history: Session | None = None
+    if with_history:
+        session, history = load_views(args)
+        history = None if history is session else history
+    else:
+        session = load(args)
     chosen = effective(args, session)
     policy = chosen.policy
     engine = Engine(session, default_cache())
@@ -149,4 +176,4 @@ def plan_session(args: argparse.Namespace) -> Planned:
     assert counts is not None  # no stop check was given
     plan = engine.plan(policy, counts)
     notes = ignored_knobs(args, policy, plan.tokenizer.used)
-    return Planned(session, engine, policy, plan, tuple(notes), chosen)
+    return Planned(session, engine, policy, plan, tuple(notes), chosen, history)

@@ -34,12 +34,9 @@ def document(args: argparse.Namespace) -> dict[str, Any]:
 
     session = history = None
     if args.session is not None:
-        from ctxtui.commands.pipeline import load
+        from ctxtui.commands.pipeline import load_views
 
-        session = load(args)
-        history = session
-        if session.meta.recorded_compactions and not session.meta.full_history:
-            history = load(args, full_history=True)
+        session, history = load_views(args)
     name, origin = session_preset(args, session)
     given = overrides_from(args)
     try:

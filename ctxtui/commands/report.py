@@ -11,7 +11,6 @@ from ctxtui.commands.cost_blocks import (
     add_carry,
     cost_blocks,
     cost_sentence,
-    whole_session,
     whole_session_tokens,
 )
 from ctxtui.commands.errors import CommandError
@@ -159,7 +158,7 @@ def _write(
 
 
 def run(args: argparse.Namespace) -> int:
-    planned = plan_session(args)
+    planned = plan_session(args, with_history=True)
     plan = planned.plan
     # A compaction is only simulated when the plan calls for one, so tokens_after and the
     # overflow describe the request as it would be sent. The plan in hand is the one the
@@ -174,10 +173,9 @@ def run(args: argparse.Namespace) -> int:
         if (plan.compaction.needed and plan.compaction.reason is not None)
         else None
     )
-    whole = whole_session(args, planned.session)  # the one read of the full history
+    whole, history = planned.whole, planned.history
     # One dict per message, 100k of them, none in a cycle: the collector would only re-walk
     # them while they are built (half the time of building them, without the pause).
-    history = None if whole is planned.session else whole
     with gc_paused():
         report = build_report(
             planned.session, plan, result, estimate=_estimate(planned), fit=_fit(planned, whole)

@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ctxtui.commands.json_out import print_json
-from ctxtui.commands.pipeline import build_policy, counting, load
+from ctxtui.commands.pipeline import build_policy, counting, load_views
 from ctxtui.commands.report import print_table
 from ctxtui.core.engine import Engine
 from ctxtui.core.literal import visible
@@ -42,14 +42,13 @@ are counted (``dropped_unlisted``), so a summary of thousands of facts stays a f
 
 def audits_of(args: argparse.Namespace) -> tuple[dict[str, Any], list[Audit]]:
     """The session's header and its audits: recorded + stand-in pairs, then the preview."""
-    history = load(args, full_history=True)
+    shown, history = load_views(args)
     policy = build_policy(args, history)
     engine = Engine(history, default_cache())
     with counting() as progress:
         counts = engine.counts(policy, on_progress=progress)
         assert counts is not None  # no stop check was given
         audits = list(recorded_audits(history, policy, counts, engine.tokenizer(policy)))
-        shown = load(args) if history.meta.recorded_compactions else history
         offset = shown_offset(history, shown)
         if offset is not None:
             result = Engine(shown, default_cache()).compact(policy, CompactReason.PROACTIVE)

@@ -40,7 +40,7 @@ from ctxtui.importers import (
 )
 from ctxtui.importers._claude_sidechains import inline_chains
 from ctxtui.importers._jsonl import read_head
-from ctxtui.importers._parts import MAX_COUNT, quoted
+from ctxtui.importers._parts import HOISTED, MAX_COUNT, quoted
 from ctxtui.importers._reader import SQLITE_MAGIC, decode_error_reason, gc_paused, json_kind
 from ctxtui.importers._store_files import FoundSession, Skipped, StoreWalk
 from ctxtui.importers._stream import (
@@ -210,6 +210,22 @@ def load_session(
         return finish(session, source.path, name, source.dropped.count)
 
 
+def load_views(path: Path | str, format: str | None = None) -> tuple[Session, Session]:
+    """The session as normally read and its full history, from one read of the file where
+    the format can cut the first from the second (``shown_from``), else from two. A session
+    its agent never compacted is its own history: the two are then one object."""
+    history = load_session(path, format, full_history=True)
+    if not history.meta.full_history:
+        return history, history  # nothing before a compaction: the two are one
+    cut = getattr(importer(history.meta.format or ""), "shown_from", None)
+    shown = cut(history) if cut is not None else None
+    if shown is None:
+        shown = load_session(path, format)
+    if not history.meta.recorded_compactions:
+        return shown, shown  # nothing was compacted: the history is the session
+    return shown, history
+
+
 def _load_whole(source: Source, name: str, *, forced: bool, full: bool) -> Session:
     module = importer(name)
     if source.is_dir:
@@ -358,7 +374,7 @@ def hoist_system_prompt(session: Session) -> Session:
     """
     lead = 0
     for message in session.messages:
-        if message.role not in ("system", "developer") or message.injected or message.tool_calls:
+        if message.role not in HOISTED or message.injected or message.tool_calls:
             break
         lead += 1
     if lead == 0:

@@ -35,6 +35,9 @@ _COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 """``json.dumps``' encoder with those options, made once (``dumps`` makes one per call)."""
 
 
+HOISTED = ("system", "developer")
+"""Roles whose leading messages a load moves into the system prompt (``hoist_system_prompt``)."""
+
 MAX_COUNT = 10**12
 """No token or byte count read from a source is larger: a trillion tokens is a thousand times
 any context window. Larger ones (``1e400``, ``Infinity``, 4,000-digit integers) are dropped

@@ -22,7 +22,7 @@ from ctxtui.importers._claude_messages import (
 )
 from ctxtui.importers._claude_sidechains import AGENT_PREFIX, inline_chains, sidechain_ids
 from ctxtui.importers._jsonl import Record, iter_records
-from ctxtui.importers._parts import as_label, as_text, tag
+from ctxtui.importers._parts import HOISTED, as_label, as_text, tag
 from ctxtui.importers._store_files import (
     FoundSession,
     StoreWalk,
@@ -509,11 +509,48 @@ def _boundary_note(
         hidden = _hidden(entries, logical, dropped, outside)
     metadata = boundary.value.compact_metadata
     pre = metadata.get("preTokens") if isinstance(metadata, dict) else None
-    hid = plural(hidden, "earlier message")
-    note = f"compact boundary at line {boundary.line:,}: {hid} hidden"
-    if isinstance(pre, int):
-        note += f", preTokens {pre:,}"
+    return _boundary_words(boundary.line, hidden, pre if isinstance(pre, int) else None)
+
+
+def _boundary_words(line: int, hidden: int, pre_tokens: int | None) -> str:
+    note = f"compact boundary at line {line:,}: {plural(hidden, 'earlier message')} hidden"
+    if pre_tokens is not None:
+        note += f", preTokens {pre_tokens:,}"
     return note
+
+
+def shown_from(history: Session) -> Session | None:
+    """The session ``load`` reads, cut from what ``load_history`` read of the same file, so a
+    command that needs both reads the file once; ``None`` where the cut could differ.
+
+    The history holds the normal read as its last messages, from the last boundary's
+    summary on, and what that boundary hid is every message before it. A history with
+    warnings (lines skipped, a broken chain, counts dropped) is not cut: the normal read's
+    walk may meet only some of them. Nor is one whose view has no model of its own (the
+    normal read then takes the file's).
+    """
+    meta = history.meta
+    recorded = meta.recorded_compactions
+    if not recorded:
+        return history.model_copy(update={"meta": meta.model_copy(update={"full_history": False})})
+    last = recorded[-1]
+    start = last.message_index
+    messages = history.messages[start:]
+    if meta.warnings or meta.events or not 0 < start < len(history):
+        return None
+    if messages[0].role in HOISTED:
+        return None  # the normal read would take a leading system message as the prompt
+    if last.source_line is None or not any(m.model and not m.injected for m in messages):
+        return None
+    note = _boundary_words(last.source_line, start, last.pre_tokens)
+    kept = meta.model_copy(
+        update={
+            "full_history": False,
+            "events": (note,),
+            "recorded_compactions": (last.model_copy(update={"message_index": 0}),),
+        }
+    )
+    return history.model_copy(update={"messages": messages, "meta": kept})
 
 
 def path_hint(path: Path) -> bool:

@@ -25,6 +25,7 @@ from ctxtui.core.session.models import (
 from ctxtui.core.wording import plural
 from ctxtui.importers._jsonl import Record, iter_records
 from ctxtui.importers._parts import (
+    HOISTED,
     as_int,
     as_label,
     as_text,
@@ -463,6 +464,39 @@ def _shell_failed(text: str) -> bool:
     return isinstance(code, int) and code != 0
 
 
+NO_REPLACEMENT = "no replacement history"
+"""How a compaction's event begins when Codex wrote no replacement history: the normal read
+then rebuilds one that the full history does not hold."""
+
+
+def shown_from(history: Session) -> Session | None:
+    """The session ``load`` reads, cut from what ``load_history`` read of the same file, so a
+    command that needs both reads the file once; ``None`` where the cut could differ.
+
+    From the last compaction on, the history holds what the normal read does: the
+    replacement history Codex wrote, then what followed. Not where a compaction had no
+    replacement history (the normal read rebuilds one), nor with warnings (lines skipped,
+    counts dropped) that the normal read's words may place differently.
+    """
+    meta = history.meta
+    recorded = meta.recorded_compactions
+    if not recorded:
+        return history.model_copy(update={"meta": meta.model_copy(update={"full_history": False})})
+    if meta.warnings or any(NO_REPLACEMENT in e for e in meta.events):
+        return None
+    last = recorded[-1]
+    start = last.message_index
+    if not 0 <= start < len(history) or history.messages[start].role in HOISTED:
+        return None  # the normal read would take a leading system message as the prompt
+    kept = meta.model_copy(
+        update={
+            "full_history": False,
+            "recorded_compactions": (last.model_copy(update={"message_index": 0}),),
+        }
+    )
+    return history.model_copy(update={"messages": history.messages[start:], "meta": kept})
+
+
 def _compacted(replay: _Replay, record: Record, payload: Item) -> None:
     """``replacement_history`` replaces everything before it; without it, rebuild as Codex did.
 
@@ -470,6 +504,7 @@ def _compacted(replay: _Replay, record: Record, payload: Item) -> None:
     history, or the summary alone) is appended, and the compaction is recorded at it.
     """
     before = len(replay.messages)
+    live = before - (replay.compactions[-1].message_index if replay.compactions else 0)
     reported = next((m.usage for m in reversed(replay.messages) if m.usage), None)
     summary = as_text(payload.message)
     history = payload.replacement_history
@@ -494,7 +529,7 @@ def _compacted(replay: _Replay, record: Record, payload: Item) -> None:
         how = f"Codex's replacement history of {plural(len(replacement), 'message')}"
     elif replay.full_history:
         replacement = [summary_message]
-        how = "no replacement history: the summary follows"
+        how = f"{NO_REPLACEMENT}: the summary follows"
     else:
         initial: list[Message] = []
         for m in replay.messages:
@@ -504,7 +539,7 @@ def _compacted(replay: _Replay, record: Record, payload: Item) -> None:
         users = [m for m in replay.messages[len(initial) :] if m.role == "user" and not m.injected]
         replacement = [*initial, *users, summary_message]
         how = (
-            "no replacement history: rebuilt from the initial context, "
+            f"{NO_REPLACEMENT}: rebuilt from the initial context, "
             f"{plural(len(users), 'user message')} and the summary (Codex's user-message budget is "
             "not reproduced)"
         )
@@ -519,8 +554,9 @@ def _compacted(replay: _Replay, record: Record, payload: Item) -> None:
         replay.messages, replay.low = replacement, 0
     replay.open_assistant = False
     replay.usage_target = None
-    # One wording for the event, whether the replay keeps the replaced messages or not.
-    replaced = plural(before, "earlier message")
+    # One wording for the event, whether the replay keeps the replaced messages or not: what
+    # was live then (since the previous compaction's replacement) is what this one replaced.
+    replaced = plural(live, "earlier message")
     note = f"compacted at line {record.line:,}: {replaced} replaced ({how})"
     if reported is not None and reported.prompt_total is not None:
         note += f"; last reported prompt before it: {reported.prompt_total:,} tokens"

@@ -232,7 +232,7 @@ def test_a_web_driver_may_start_the_app_without_a_terminal(
 _BOOM = (
     "import sys, ctxtui.commands.pipeline as p\n"
     "def boom(args): raise RuntimeError('boom\\nsecond line')\n"
-    "p.load = boom\n"
+    "p.load = p.load_views = boom\n"
     "from ctxtui.cli.main import main\n"
     "sys.exit(main(sys.argv[1:]))\n"
 )

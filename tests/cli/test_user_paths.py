@@ -444,6 +444,7 @@ def test_ctrl_c_is_one_line_not_a_traceback(
         raise KeyboardInterrupt
 
     monkeypatch.setattr(pipeline, "load", interrupted)
+    monkeypatch.setattr(pipeline, "load_views", interrupted)
     assert main(["report", str(chat)]) == 130
     out, err = capsys.readouterr()
     assert out == "" and err.strip() == "ctxtui report: interrupted"

@@ -1,0 +1,125 @@
+"""``load_views``: the session as normally read and its full history, from one read of the file
+where the importer can cut the first from the second, always equal to the two reads."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxtui.core.errors import SessionLoadError
+from ctxtui.importers import claude_code, codex, load_session, load_views
+from ctxtui.samples import samples_dir
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = Path("/work/shared/reference/examples")
+
+
+def _readable(path: Path) -> bool:
+    try:
+        load_session(path)
+    except SessionLoadError:
+        return False
+    return True
+
+
+FILES = sorted(
+    p
+    for p in [*samples_dir().iterdir(), *(EXAMPLES.iterdir() if EXAMPLES.is_dir() else ())]
+    if p.is_file() and not p.name.endswith((".meta.json", ".md")) and _readable(p)
+)
+
+
+@functools.cache
+def _generated(name: str) -> bytes:
+    """A transcript of the benchmarks' generator with its agent's recorded compactions."""
+    spec = importlib.util.spec_from_file_location(
+        "make_replay_samples", REPO / "tools" / "make_replay_samples.py"
+    )
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = tool  # dataclasses look their module up while it runs
+    spec.loader.exec_module(tool)
+    maker = tool.ClaudeCode() if name == "claude-code" else tool.Codex()
+    maker.rng.seed(11)
+    for turn in range(1, 60):
+        maker.turn(turn)
+    lines = (json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in maker.lines)
+    return "".join(line + "\n" for line in lines).encode()
+
+
+def _paths(tmp_path: Path) -> list[Path]:
+    made = []
+    for name in ("claude-code", "codex"):
+        path = tmp_path / f"generated-{name}.jsonl"
+        path.write_bytes(_generated(name))
+        made.append(path)
+    return [*FILES, *made]
+
+
+def test_the_views_are_the_two_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reads: list[bool] = []
+    real = load_session
+
+    def counted(path: Any, format: Any = None, *, full_history: bool = False) -> Any:
+        reads.append(full_history)
+        return real(path, format, full_history=full_history)
+
+    monkeypatch.setattr("ctxtui.importers.load_session", counted)
+    once = 0
+    for path in _paths(tmp_path):
+        reads.clear()
+        shown, history = load_views(path)
+        assert shown == real(path), path
+        if history.meta.recorded_compactions:
+            assert history == real(path, full_history=True), path
+        else:
+            assert history is shown, path
+        once += reads == [True] and bool(history.meta.recorded_compactions)
+    assert once >= 6  # the compacted samples and both generated files were cut, not read twice
+
+
+def test_a_codex_compaction_without_replacement_history_is_read_again(tmp_path: Path) -> None:
+    def line(kind: str, payload: dict[str, Any]) -> str:
+        return json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": kind, "payload": payload})
+
+    def msg(role: str, text: str) -> dict[str, Any]:
+        kind = "output_text" if role == "assistant" else "input_text"
+        return {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+
+    lines = [
+        line("session_meta", {"id": "a", "instructions": "sys"}),
+        line("response_item", msg("user", "first")),
+        line("response_item", msg("assistant", "reply")),
+        line("compacted", {"message": "the summary"}),
+        line("response_item", msg("user", "second")),
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    history = load_session(path, full_history=True)
+    assert codex.shown_from(history) is None  # the normal read rebuilds what Codex did not write
+    shown, _ = load_views(path)
+    assert shown == load_session(path)
+    assert [m.content for m in shown.messages] == ["first", "the summary", "second"]
+
+
+def test_a_history_with_warnings_is_not_cut(tmp_path: Path) -> None:
+    sample = samples_dir() / "claude_code_compacted.jsonl"
+    path = tmp_path / "s.jsonl"
+    path.write_text(sample.read_text() + "{not json\n")
+    history = load_session(path, full_history=True)
+    assert history.meta.warnings and claude_code.shown_from(history) is None
+    assert load_views(path)[0] == load_session(path)
+
+
+def test_the_codex_event_counts_what_was_live(tmp_path: Path) -> None:
+    """A later compaction replaced what was live since the one before, in both reads."""
+    sample = samples_dir() / "codex_replay.jsonl"
+    full = load_session(sample, full_history=True).meta.events
+    assert full == load_session(sample).meta.events
+    assert "compacted at line 819: 200 earlier messages replaced" in full[1]
