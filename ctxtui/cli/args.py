@@ -487,7 +487,8 @@ COMMANDS: tuple[Command, ...] = (
         "clear what ctxtui keeps between runs",
         "clear what ctxtui keeps between runs",
         "Remove what ctxtui keeps in the user's cache directory between runs: the fleet index "
-        "and the exact token counts of big sessions. Only files ctxtui wrote go (they carry "
+        "the exact token counts and the facts found in big sessions' messages. Only files "
+        "ctxtui wrote go (they carry "
         "its mark): another program's file of the same name is kept and named. Sessions are "
         "never touched.",
         add_options=cache_options,

@@ -1,5 +1,5 @@
-"""``ctxtui cache clear``: forget what ctxtui keeps between runs (the fleet index and the
-exact token counts), all of it in the user's cache directory.
+"""``ctxtui cache clear``: forget what ctxtui keeps between runs (the fleet index, the exact
+token counts and the facts found in messages), all of it in the user's cache directory.
 
 Only files ctxtui wrote go (the count files' magic line, the index's SQLite application id):
 ``CTXTUI_CACHE_DIR`` may name a directory that holds other programs' files, and a
@@ -18,8 +18,11 @@ from ctxtui.options import EXIT_OK
 
 
 def _clear_counts(removed: list[Path], kept: list[Path]) -> None:
-    """The count cache's own files (``*.counts`` that ctxtui wrote), nothing else."""
+    """The count cache's own files (``*.counts`` and ``facts.msgpack`` that ctxtui wrote),
+    nothing else."""
     from ctxtui.system.count_cache import cache_dir, is_count_file
+    from ctxtui.system.fact_cache import NAME as FACTS
+    from ctxtui.system.fact_cache import is_fact_file
 
     directory = cache_dir()
     try:
@@ -29,9 +32,9 @@ def _clear_counts(removed: list[Path], kept: list[Path]) -> None:
     except OSError as err:
         raise _cannot("read", directory, err) from None
     for path in paths:
-        if not path.name.endswith(".counts"):
+        if not (path.name.endswith(".counts") or path.name == FACTS):
             continue
-        if not is_count_file(path):
+        if not (is_count_file(path) or is_fact_file(path)):
             kept.append(path)
             continue
         try:

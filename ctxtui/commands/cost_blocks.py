@@ -101,9 +101,9 @@ ESTIMATOR = "plan"
 def add_carry(report: dict[str, Any], blocks: CostBlocks, tokens: Sequence[int]) -> None:
     """The report's ``carry`` block, and each of its ``tools[]`` its whole-session carry."""
     carry = blocks.carry(tokens)
-    block = carry_json(blocks.session, carry)
-    report["carry"] = block
-    by_name = {t.name: t for t in carry.tools(blocks.session)}
+    tools = carry.tools(blocks.session)
+    report["carry"] = carry_json(blocks.session, carry, tools)
+    by_name = {t.name: t for t in tools}
     for tool in report["tools"]:
         found = by_name.get(tool["name"])
         tool["carry_tokens"] = found.tokens if found else 0

@@ -31,10 +31,12 @@ from ctxtui.core.session.import_notes import event_lines
 from ctxtui.core.session.models import Session
 from ctxtui.core.simulation.replay import Request
 from ctxtui.core.simulation.report import display_text
+from ctxtui.core.summaries.segment_facts import keep_facts, remember_facts
 from ctxtui.core.tokens.calibration import Calibration
 from ctxtui.core.wording import plural
 from ctxtui.options import EXIT_OK
 from ctxtui.system.count_cache import default_cache
+from ctxtui.system.fact_cache import default_fact_cache
 
 SCHEMA = "ctxtui.replay/2"
 FULL_TABLE_ROWS = 60
@@ -54,7 +56,10 @@ def run(args: argparse.Namespace) -> int:
         assert walked is not None  # no stop check was given
         calibration = walked.calibration()
     document = build_document(walked, calibration, cost_blocks(session, walked.replay.points))
+    facts = default_fact_cache()
+    remember_facts(session, facts)  # the audits read only messages no run has read before
     add_retention(document, walked)
+    keep_facts(session, facts)
     document["session"]["warnings"].extend(ignored_knobs(args, policy, walked.plan.tokenizer.used))
     if args.json:
         print_json(document)  # the stdlib's text, written by orjson

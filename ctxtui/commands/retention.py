@@ -28,9 +28,10 @@ from ctxtui.core.simulation.replay import shown_offset
 from ctxtui.core.simulation.report import display_text
 from ctxtui.core.simulation.retention_audits import preview_audit, recorded_audits
 from ctxtui.core.summaries.retention import Audit
-from ctxtui.core.summaries.segment_facts import KINDS
+from ctxtui.core.summaries.segment_facts import KINDS, keep_facts, remember_facts
 from ctxtui.options import EXIT_OK
 from ctxtui.system.count_cache import default_cache
+from ctxtui.system.fact_cache import default_fact_cache
 
 SCHEMA = "ctxtui.retention/2"
 DROPPED_SHOWN = 5
@@ -48,7 +49,10 @@ def audits_of(args: argparse.Namespace) -> tuple[dict[str, Any], list[Audit]]:
     with counting() as progress:
         counts = engine.counts(policy, on_progress=progress)
         assert counts is not None  # no stop check was given
+        facts = default_fact_cache()
+        remember_facts(history, facts)
         audits = list(recorded_audits(history, policy, counts, engine.tokenizer(policy)))
+        keep_facts(history, facts)
         offset = shown_offset(history, shown)
         if offset is not None:
             result = Engine(shown, default_cache()).compact(policy, CompactReason.PROACTIVE)

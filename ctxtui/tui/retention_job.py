@@ -45,7 +45,9 @@ def audits_of_file(
     exact tokens); ``stand_in`` adds ctxtui's stand-in summary of each segment beside it.
     Slow: a worker's."""
     from ctxtui.core.simulation.retention_audits import recorded_audits
+    from ctxtui.core.summaries.segment_facts import keep_facts, remember_facts
     from ctxtui.importers import load_session
+    from ctxtui.system.fact_cache import default_fact_cache
 
     if history is None:
         history = load_session(path, format, full_history=True)
@@ -53,7 +55,11 @@ def audits_of_file(
     engine = Engine(history, default_cache())
     counts = engine.counts(estimator)
     assert counts is not None  # no stop check was given
-    return recorded_audits(history, estimator, counts, engine.tokenizer(estimator), stand_in)
+    facts = default_fact_cache()
+    remember_facts(history, facts)  # a big session's facts are read once across runs
+    audits = recorded_audits(history, estimator, counts, engine.tokenizer(estimator), stand_in)
+    keep_facts(history, facts)
+    return audits
 
 
 def note_retention(post: Post, read: HistoryRead, format: str | None, policy: Policy) -> None:

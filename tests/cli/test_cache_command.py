@@ -12,6 +12,7 @@ import pytest
 from ctxtui.cli.main import main
 from ctxtui.fleet.index import FleetIndex
 from ctxtui.system.count_cache import CountCache
+from ctxtui.system.fact_cache import FactCache
 
 
 @pytest.fixture
@@ -25,9 +26,11 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _ctxtuis_files(directory: Path) -> list[Path]:
     counts = CountCache(directory)
     assert counts.store("tiktoken:cl100k_base", [(b"k" * 16, 5)])
+    facts = FactCache(directory)
+    assert facts.store([(b"k" * 16, (("path", "a.py", "a.py", 1),))], {})
     with FleetIndex(directory / "fleet.sqlite3", lambda _w: None) as index:
         assert index.usable
-    return [counts.path("tiktoken:cl100k_base"), directory / "fleet.sqlite3"]
+    return [counts.path("tiktoken:cl100k_base"), facts.path, directory / "fleet.sqlite3"]
 
 
 def test_only_ctxtuis_files_are_removed_and_the_rest_is_named(
@@ -82,7 +85,7 @@ def test_an_unwritable_cache_directory_is_one_line_and_exit_2(
     assert main(["cache", "clear"]) == 2
     captured = capsys.readouterr()
     assert captured.err.count("\n") == 1
-    assert f"ctxtui cache: error: cannot remove {ours[1]}: Permission denied" in captured.err
+    assert f"ctxtui cache: error: cannot remove {ours[-1]}: Permission denied" in captured.err
     assert all(p.exists() for p in ours)
 
 
@@ -114,3 +117,13 @@ def test_a_read_only_cache_directory_as_a_real_process(cache: Path) -> None:
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "Permission denied" in done.stderr
     assert "Traceback" not in done.stderr and (cache / "fleet.sqlite3").exists()
+
+
+def test_a_facts_file_of_another_program_is_kept(
+    cache: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    foreign = cache / "facts.msgpack"
+    foreign.write_bytes(b"\x81\xa1k\xa1v")  # a msgpack map, without ctxtui's header
+    assert main(["cache", "clear"]) == 0
+    assert f"kept {foreign}: not written by ctxtui" in capsys.readouterr().out
+    assert foreign.exists()

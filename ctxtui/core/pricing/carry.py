@@ -169,9 +169,13 @@ CARRY_TOP = 10
 """Messages listed by name in the ``carry`` block: the most expensive ones."""
 
 
-def carry_json(session: Session, carry: Carry) -> dict[str, object]:
+def carry_json(
+    session: Session, carry: Carry, tools: Sequence[ToolCarry] | None = None
+) -> dict[str, object]:
     """The ``carry`` block: per tool and for the costliest messages, tokens re-sent and
-    dollars, over every priced request; what no message holds beside them."""
+    dollars, over every priced request; what no message holds beside them. ``tools`` is
+    ``carry.tools(session)`` when the caller has it."""
+    tools = carry.tools(session) if tools is None else tools
     top = sorted(range(len(carry.cost)), key=lambda i: (-carry.cost[i], i))[:CARRY_TOP]
     return {
         "input_cost_usd": usd(carry.input_cost),
@@ -184,7 +188,7 @@ def carry_json(session: Session, carry: Carry) -> dict[str, object]:
                 "tokens_resent": t.tokens,
                 "cost_usd": usd(t.cost),
             }
-            for t in carry.tools(session)
+            for t in tools
         ],
         "messages": [
             {

@@ -15,10 +15,10 @@ import json
 import re
 import weakref
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 from ctxtui.core.session.models import Message, Session
 from ctxtui.core.summaries.text_rules import _CONTROL as _UNCLEAN
@@ -32,6 +32,7 @@ from ctxtui.core.summaries.text_rules import (
     error_lines,
     is_diff,
 )
+from ctxtui.core.tokens.count_store import message_key
 
 KINDS: tuple[str, ...] = (
     "path", "command", "error", "test", "identifier", "number", "url", "instruction",
@@ -44,6 +45,8 @@ HEAD_CHARS = 32_768
 TAIL_CHARS = 32_768
 """Of a longer text only the head and the tail are read: a 1 MB tool output costs what 64 KB
 does, and an error is at one end of a log or the other."""
+FULL_READ = HEAD_CHARS + TAIL_CHARS
+"""The most of one text a rule reads."""
 PER_MESSAGE = 12
 """At most this many facts of one kind from one tool output: a directory listing or a web
 page names hundreds of paths and URLs that nobody worked with."""
@@ -462,26 +465,66 @@ def _longest(m: Message) -> int:
     return max((len(m.content), *(len(c.arguments) for c in m.tool_calls)))
 
 
+StoredFacts = Mapping[bytes, tuple[Stated, ...]]
+"""Facts kept across runs: each message's, read up to ``HEAD_CHARS + TAIL_CHARS``, by its
+``message_key`` (the count cache's key: everything a rule reads is in it)."""
+
+
+class FactStore(Protocol):
+    """Facts kept across runs; the shells hand one to the core, which never touches a disk."""
+
+    def wants(self, messages: Sequence[Message]) -> bool:
+        """Whether finding the facts of ``messages`` is slow enough to store."""
+        ...
+
+    def load(self) -> dict[bytes, tuple[Stated, ...]]:
+        """Every stored message's facts; empty when there are none."""
+        ...
+
+    def store(self, recent: Iterable[tuple[bytes, tuple[Stated, ...]]], older: StoredFacts) -> bool:
+        """Keep ``recent`` entries first, then ``older`` ones; ``True`` if they were kept."""
+        ...
+
+
+@dataclass(slots=True)
+class _Kept:
+    known: StoredFacts  # what the store held when the index was primed
+    used: dict[bytes, tuple[Stated, ...]]  # every message read since, found or stored
+
+
 class FactIndex:
     """Each message's facts, found once and kept by its place in an immutable session, so
     every segment's facts are merged from facts already found: auditing all the compactions
     of a session reads each message once, however often the ranges overlap (a recorded
-    summary and its stand-in, a replay's compactions and their stand-ins' fact lines)."""
+    summary and its stand-in, a replay's compactions and their stand-ins' fact lines).
+    Primed from a ``FactStore`` (``remember_facts``), a message whose facts a run before
+    found is not read again."""
 
-    __slots__ = ("_asked", "_facts", "messages")
+    __slots__ = ("_asked", "_facts", "kept", "messages")
 
     def __init__(self, messages: Sequence[Message]) -> None:
         self.messages = messages
         self._facts: dict[tuple[int, int], tuple[Stated, ...]] = {}
         self._asked: dict[int, tuple[Stated, ...]] = {}
+        self.kept: _Kept | None = None
 
     def facts(self, i: int, limit: int = HEAD_CHARS + TAIL_CHARS) -> tuple[Stated, ...]:
         """Message ``i``'s facts, each of its texts read up to ``limit`` characters."""
         m = self.messages[i]
-        slot = (i, limit if _longest(m) > limit else 0)
+        cut = _longest(m) > limit
+        slot = (i, limit if cut else 0)
         found = self._facts.get(slot)
+        if found is not None:
+            return found
+        kept = self.kept
+        # stored facts are read up to the full limit: a message under ``limit`` reads alike
+        key = message_key(m) if kept is not None and (not cut or limit == FULL_READ) else None
+        found = kept.known.get(key) if kept is not None and key is not None else None
         if found is None:
-            found = self._facts[slot] = _stated(message_facts(m, limit))
+            found = _stated(message_facts(m, limit))
+        if kept is not None and key is not None:
+            kept.used[key] = found
+        self._facts[slot] = found
         return found
 
     def instructions(self, i: int) -> tuple[Stated, ...]:
@@ -508,6 +551,30 @@ def fact_index(session: Session) -> FactIndex:
     _INDEXES[id(session)] = (weakref.ref(session), index)
     weakref.finalize(session, _INDEXES.pop, id(session), None)
     return index
+
+
+def remember_facts(session: Session, store: FactStore | None) -> bool:
+    """Prime ``session``'s ``FactIndex`` with the facts ``store`` kept, when the session is
+    big enough for the store to want it; ``keep_facts`` writes back what this run found."""
+    if store is None or not store.wants(session.messages):
+        return False
+    index = fact_index(session)
+    if index.kept is None:
+        index.kept = _Kept(store.load(), {})
+    return True
+
+
+def keep_facts(session: Session, store: FactStore | None) -> bool:
+    """Write the facts found for ``session`` since ``remember_facts`` (those read this run
+    first, then the rest the store held); ``False`` when there was nothing new."""
+    held = _INDEXES.get(id(session))
+    kept = held[1].kept if held is not None and held[0]() is session else None
+    if store is None or kept is None or all(k in kept.known for k in kept.used):
+        return False
+    if not store.store(kept.used.items(), kept.known):
+        return False
+    kept.known = {**kept.known, **kept.used}
+    return True
 
 
 def segment_facts(
