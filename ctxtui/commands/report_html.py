@@ -346,14 +346,18 @@ def tune_svg(doc: dict[str, Any]) -> str:
         )
         shown = escape(glyph(p)) if p.front or p.marks else ""
         parts.append(f'<text x="{x - 4:.1f}" y="{y + 4:.1f}">{shown}</text>')
-    low, high = fig.cost_range
     lost_low, lost_high = fig.lost_range
     parts.append(f'<text x="4" y="16">{lost_high:,}</text>')
     parts.append(f'<text x="4" y="{8 + height:.1f}">{lost_low:,}</text>')
-    parts.append(f'<text x="{CHART_LEFT}" y="{CHART_HEIGHT - 6}">${low:,.4f}</text>')
-    parts.append(
-        f'<text x="{CHART_LEFT + width - 80}" y="{CHART_HEIGHT - 6}">${high:,.4f}</text></svg>'
-    )
+    if fig.cost_range is None:
+        words = escape(f"dollars {fig.cost_words}")
+        parts.append(f'<text x="{CHART_LEFT}" y="{CHART_HEIGHT - 6}">{words}</text></svg>')
+    else:
+        low, high = fig.cost_range
+        parts.append(f'<text x="{CHART_LEFT}" y="{CHART_HEIGHT - 6}">${low:,.4f}</text>')
+        parts.append(
+            f'<text x="{CHART_LEFT + width - 80}" y="{CHART_HEIGHT - 6}">${high:,.4f}</text></svg>'
+        )
     legend = (
         "<li>across: dollars (what-if)</li><li>up: needed facts lost</li>"
         "<li>digit: compactions</li><li>R recommended</li><li>C configured</li>"

@@ -72,3 +72,17 @@ def test_html_report_draws_the_tune_figure_only_when_asked(
     text = page.read_text()
     assert text.count('<circle data-candidate="') == 10  # one per claude-code candidate
     assert "R recommended" in text and "configured: trigger_buffer" in text
+
+
+def test_html_tune_figure_of_an_unpriced_session_says_so(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sample = Path(__file__).resolve().parents[2] / "sample_sessions/picoclaw_long_chat.jsonl"
+    page = tmp_path / "page.html"
+    assert main(["report", str(sample), "--html", "--tune", "-o", str(page)]) == 0
+    text = page.read_text()
+    assert text.count('<circle data-candidate="') == 30  # PicoClaw's 10 × 3 candidates
+    figure = text[text.index('id="tune"') :]
+    figure = figure[: figure.index("</svg>")]
+    assert "dollars unknown: no request of these sessions was priced" in figure
+    assert "$0.0000" not in figure

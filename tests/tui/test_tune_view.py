@@ -73,3 +73,17 @@ def test_named_points_are_drawn_over_others() -> None:
     )
     grid = text_grid(Figure(points, (1.0, 2.0), (0, 5)), 5, 3)
     assert grid == ["  · +", "     ", "R    "]
+
+
+async def test_an_unpriced_session_says_its_dollars_are_unknown() -> None:
+    """PicoClaw records no usage: the dollar axis says so rather than showing $0.0000."""
+    app = app_for(REPO / "sample_sessions" / "picoclaw_long_chat.jsonl")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("K")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, TuneScreen) and screen.doc is not None
+        chart = str(screen.query_one("#tune-chart", Static).render())
+        assert "dollars → unknown: no request of these sessions was priced" in chart
+        assert "$0.0000" not in chart

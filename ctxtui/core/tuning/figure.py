@@ -29,8 +29,17 @@ class Point:
 @dataclass(frozen=True, slots=True)
 class Figure:
     points: tuple[Point, ...]
-    cost_range: tuple[float, float]
+    cost_range: tuple[float, float] | None  # None: no candidate could be priced
     lost_range: tuple[int, int]
+
+    @property
+    def cost_words(self) -> str:
+        """The dollar axis in words: its span, or why it has none (every point then stands
+        at its right edge)."""
+        if self.cost_range is None:
+            return "unknown: no request of these sessions was priced"
+        low, high = self.cost_range
+        return f"${low:,.4f}" if high <= low else f"${low:,.4f} – ${high:,.4f}"
 
 
 def _spread(value: float, low: float, high: float) -> float:
@@ -59,7 +68,7 @@ def figure(doc: Mapping[str, Any]) -> Figure:
         )
         for i, c in scored
     )
-    return Figure(points, (lows, highs), (lost_low, lost_high))
+    return Figure(points, (lows, highs) if costs else None, (lost_low, lost_high))
 
 
 def glyph(point: Point) -> str:

@@ -130,14 +130,12 @@ class TuneScreen(Screen[Tuned | None]):
         width = max(10, (self.app.size.width or 80) - 14)
         height = max(3, min(CHART_HEIGHT, (self.app.size.height or 24) // 4))
         grid = text_grid(fig, width, height)
-        low, high = fig.cost_range
         lost_low, lost_high = fig.lost_range
         lines = [f"{lost_high:>6,} ┤{grid[0]}"]
         lines += [f"{'':>6} │{row}" for row in grid[1:-1]]
         lines.append(f"{lost_low:>6,} ┤{grid[-1]}")
         lines.append(f"{'':>6} └{'─' * width}")
-        span = f"${low:,.4f}" if high <= low else f"${low:,.4f} – ${high:,.4f}"
-        lines.append(f"{'lost ↑':>6}  dollars → {span}")
+        lines.append(f"{'lost ↑':>6}  dollars → {fig.cost_words}")
         chart = Text("\n".join(lines), no_wrap=True, overflow="crop")
         self.query_one("#tune-chart", Static).update(chart)
         table: DataTable[str] = self.query_one(DataTable)
