@@ -210,6 +210,24 @@ def load_session(
         return finish(session, source.path, name, source.dropped.count)
 
 
+def load_tail(path: Path | str, format: str | None = None) -> Session | None:
+    """A first look at a big transcript from its last bytes (the importer's ``load_tail``):
+    the session ``load_session`` reads, less what only the file's earlier part can say;
+    ``None`` where the format has no such read or the tail does not hold the session."""
+    path, session_id = split_session_id(path)
+    if session_id is not None:
+        return None
+    with open_source(path) as source, gc_paused():
+        if source.is_dir:
+            return None
+        name = normalize_format(format) if format is not None else detect_format(source)
+        reader = getattr(importer(name), "load_tail", None)
+        session = reader(source) if reader is not None else None
+        if session is None:
+            return None
+        return finish(session, source.path, name, source.dropped.count)
+
+
 def load_views(path: Path | str, format: str | None = None) -> tuple[Session, Session]:
     """The session as normally read and its full history, from one read of the file where
     the format can cut the first from the second (``shown_from``), else from two. A session

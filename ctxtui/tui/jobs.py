@@ -133,6 +133,17 @@ class SessionGrew(Message):
 
 
 @dataclass
+class SessionReadWhole(Message):
+    """The file at ``path`` read whole after ``first`` (``load_tail``'s first look from its
+    last bytes) was drawn: ``session`` takes its place, with what only the file's earlier part
+    says (the messages a compaction hid, earlier warnings, the title)."""
+
+    first: Session
+    session: Session
+    path: Path
+
+
+@dataclass
 class WatchProblem(Message):
     """The watched file could not be read again (gone, or mid-rewrite); the last good read
     stays on screen. ``problem`` is one line, or ``None`` once a read succeeds again."""
@@ -156,9 +167,13 @@ def bug_line(err: Exception) -> str:
 def read_session(post: Post, path: Path, format: str | None) -> None:
     """Read ``path`` and post it at once (the list is drawn from this read), then read its
     full history if the agent compacted it (``read_whole``): the first screen never waits
-    for the second read."""
+    for the second read. A big transcript is first drawn from its last bytes where they hold
+    the session (``load_tail``), and the whole read then takes its place."""
     from ctxtui.importers import load_session
 
+    first = _first_look(path, format)
+    if first is not None:
+        post(SessionLoaded(first, path, agent_config=read_configured(first)))
     try:
         session = load_session(path, format)
     except SessionLoadError as err:
@@ -166,8 +181,22 @@ def read_session(post: Post, path: Path, format: str | None) -> None:
     except Exception as err:  # an importer bug must not take the app down
         post(SessionLoadFailed(f"{path.name}: {bug_line(err)}"))
     else:
-        post(SessionLoaded(session, path, agent_config=read_configured(session)))
+        if first is None:
+            post(SessionLoaded(session, path, agent_config=read_configured(session)))
+        else:
+            post(SessionReadWhole(first, session, path))
         read_whole(post, path, session)
+
+
+def _first_look(path: Path, format: str | None) -> Session | None:
+    """The session from the file's last bytes (``importers.load_tail``), or ``None``: a
+    courtesy, so any failure leaves it to the whole read."""
+    from ctxtui.importers import load_tail
+
+    try:
+        return load_tail(path, format)
+    except Exception:  # the whole read says what is wrong with the file
+        return None
 
 
 def read_configured(session: Session) -> AgentConfig | None:

@@ -47,6 +47,7 @@ from ctxtui.tui.jobs import (
     SessionGrew,
     SessionLoaded,
     SessionLoadFailed,
+    SessionReadWhole,
     WatchProblem,
     WorkFailed,
     bug_line,
@@ -328,6 +329,19 @@ class MainScreen(Screen[None]):
         if event.path == self.state.path:
             for bar in self.query(SessionBar):
                 bar.set_retention(event.note)
+
+    @on(SessionReadWhole)
+    def _read_whole(self, event: SessionReadWhole) -> None:
+        """The whole read of the file drawn from its tail: it takes the first look's place,
+        the selection kept (the messages are the same ones; where they are not, the list
+        shows the whole read's)."""
+        if event.path != self.state.path:
+            return  # another file was opened meanwhile
+        live = self.state.undo[0] if self.state.undo else self.state.session
+        if live is not event.first:
+            return
+        self.state = self.state.grown(event.session)
+        self._session_changed()
 
     @on(SessionGrew)
     def _grew(self, event: SessionGrew) -> None:

@@ -1,0 +1,101 @@
+"""``load_tail``: a first look at a big Claude Code transcript from its last bytes, the same
+messages as the whole read wherever the tail holds them, ``None`` wherever it cannot."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from ctxtui.importers import claude_code, load_session, load_tail
+from tests.importers.test_views import _generated
+
+BUDGET = 16_384
+
+
+@pytest.fixture
+def transcript(tmp_path: Path) -> Path:
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(_generated("claude-code"))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _small_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(claude_code.load_tail, "__defaults__", (BUDGET,))
+
+
+def test_the_tail_holds_the_session_as_read_whole(transcript: Path) -> None:
+    whole = load_session(transcript)
+    assert transcript.stat().st_size >= claude_code.TAIL_PART * BUDGET
+    first = load_tail(transcript)
+    assert first is not None
+    assert first.messages == whole.messages  # every field, source lines included
+    assert first.system_prompt == whole.system_prompt and first.meta.model == whole.meta.model
+    assert first.meta.recorded_compactions == whole.meta.recorded_compactions
+    (note,) = first.meta.events
+    line = whole.meta.recorded_compactions[-1].source_line
+    assert note.startswith(f"compact boundary at line {line:,}")
+    assert note.endswith("the earlier messages are still being read")
+    assert "earlier messages hidden" in whole.meta.events[0]
+
+
+def test_the_tail_is_read_from_the_end(transcript: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the last bytes are parsed (the earlier ones are counted for line numbers)."""
+    seen: list[int] = []
+    real = claude_code._tail_session
+
+    def tail_session(source: object, offset: int) -> object:
+        seen.append(offset)
+        return real(source, offset)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(claude_code, "_tail_session", tail_session)
+    assert load_tail(transcript) is not None
+    size = transcript.stat().st_size
+    assert seen and all(size - offset <= 16 * BUDGET for offset in seen)
+
+
+def test_no_first_look_where_the_tail_cannot_stand_for_the_read(tmp_path: Path) -> None:
+    raw = _generated("claude-code")
+    lines = raw.decode().splitlines()
+    never = [line for line in lines if '"compact_boundary"' not in line]
+    uncompacted = tmp_path / "uncompacted.jsonl"
+    uncompacted.write_text("\n".join(never) + "\n")
+    assert load_session(uncompacted).messages  # a good file, only without a boundary
+    assert load_tail(uncompacted) is None
+    small = tmp_path / "small.jsonl"
+    small.write_bytes(raw[-(BUDGET * 2) :].split(b"\n", 1)[1])
+    assert load_tail(small) is None  # short: read whole
+    packed = tmp_path / "packed.jsonl.gz"
+    packed.write_bytes(gzip.compress(raw))
+    assert load_tail(packed) is None
+    assert load_tail(f"{tmp_path / 'uncompacted.jsonl'}#agent-x") is None
+    codex = tmp_path / "rollout.jsonl"
+    codex.write_bytes(_generated("codex"))
+    assert load_tail(codex) is None  # a format without a tail read
+
+
+def test_a_chain_that_leaves_the_tail_gives_none(tmp_path: Path) -> None:
+    """The view since the last boundary is longer than every tail tried: its walk from the
+    newest leaf leaves the tail before it meets the boundary."""
+    raw = _generated("claude-code")
+    lines = [json.loads(line) for line in raw.decode().splitlines()]
+    last = next(v for v in reversed(lines) if v.get("type") in ("user", "assistant"))
+    parent, more = last["uuid"], []
+    for k in range(100):
+        entry = {
+            **{key: last[key] for key in ("sessionId", "cwd", "version") if key in last},
+            "type": "user",
+            "uuid": f"appended-{k}",
+            "parentUuid": parent,
+            "timestamp": "2030-01-01T00:00:00.000Z",
+            "message": {"role": "user", "content": f"note {k} " + "z" * 4000},
+        }
+        more.append(entry)
+        parent = entry["uuid"]
+    path = tmp_path / "long.jsonl"
+    path.write_text("".join(json.dumps(v) + "\n" for v in [*lines, *more]))
+    assert len(load_session(path).messages) > 100
+    assert load_tail(path) is None
