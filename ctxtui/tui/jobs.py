@@ -9,6 +9,7 @@ importer or the writer must not take the app down.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -164,16 +165,26 @@ def bug_line(err: Exception) -> str:
     return describe_bug(err)
 
 
-def read_session(post: Post, path: Path, format: str | None) -> None:
+FIRST_LOOK_WAIT = 0.5
+"""Seconds the whole read waits for the first look to be drawn: the read holds the GIL, and
+the screen drawing meanwhile took a third longer."""
+
+
+def read_session(
+    post: Post, path: Path, format: str | None, drawn: threading.Event | None = None
+) -> None:
     """Read ``path`` and post it at once (the list is drawn from this read), then read its
     full history if the agent compacted it (``read_whole``): the first screen never waits
     for the second read. A big transcript is first drawn from its last bytes where they hold
-    the session (``load_tail``), and the whole read then takes its place."""
+    the session (``load_tail``), and the whole read then takes its place, once the screen
+    says it drew the first look (``drawn``; never waiting long)."""
     from ctxtui.importers import load_session
 
     first = _first_look(path, format)
     if first is not None:
         post(SessionLoaded(first, path, agent_config=read_configured(first)))
+        if drawn is not None:
+            drawn.wait(FIRST_LOOK_WAIT)
     try:
         session = load_session(path, format)
     except SessionLoadError as err:

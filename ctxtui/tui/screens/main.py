@@ -8,6 +8,7 @@ bar and the detail pane own their state and their workers, and talk back in mess
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -120,6 +121,7 @@ class MainScreen(Screen[None]):
         self._format = start.format
         self.pick = start.pick  # start on the open dialog
         self.following = start.watch  # follow the file as it grows (``--watch``)
+        self._drawn = threading.Event()  # set once a loaded session is on screen
         self.llm = llm or LLMSettings()
         # A preset of None: each session on its agent's preset.
         self.state, self._startup_problem = MainState.start(
@@ -261,7 +263,8 @@ class MainScreen(Screen[None]):
             self.following = False
             self.workers.cancel_group(self, "watch")
         self._busy.start(f"loading {file_label(path)}…")
-        self._run(jobs.read_session, path, self._format, group="load")
+        self._drawn = threading.Event()
+        self._run(jobs.read_session, path, self._format, self._drawn, group="load")
 
     @on(SessionLoadFailed)
     def _load_failed(self, event: SessionLoadFailed) -> None:
@@ -285,6 +288,7 @@ class MainScreen(Screen[None]):
             self._show_error(problem, "Ignored the policy options")
         self._forget_previous()
         self._session_changed(opened=True)
+        self.call_after_refresh(self._drawn.set)  # the load worker may go on reading
 
     def _forget_previous(self) -> None:
         """Take what the previous file's workers said off the screen (its retention note, its
