@@ -125,7 +125,9 @@ def _tail_session(source: Source, offset: int) -> Session | None:
     if not is_boundary(boundary.value) or not session.meta.recorded_compactions:
         return None
     pre = session.meta.recorded_compactions[-1].pre_tokens
-    said = f"compact boundary at line {boundary.line:,}" + (f", preTokens {pre:,}" if pre else "")
+    said = f"compact boundary at line {boundary.line:,}"
+    if pre is not None:
+        said += f", preTokens {pre:,}"
     note = f"{said}: the earlier messages are still being read"
     return session.model_copy(update={"meta": session.meta.model_copy(update={"events": (note,)})})
 
