@@ -90,26 +90,7 @@ def carry_costs(session: Session, cost: SessionCost, message_tokens: Sequence[in
         if r.priced is None:
             continue
         input_cost += r.priced.input + r.priced.cache_write + r.priced.cache_read
-        base = prefix[start]
-        held = prefix[stop] - base
-        prompt = r.usage.prompt
-        if prompt == 0:
-            continue
-        if held <= prompt:
-            overhead, scale = prompt - held, Decimal(1)
-        else:
-            overhead, scale = 0, Decimal(held) / Decimal(prompt)
-        for a, b, rate in _stretches(r):
-            if b <= a:
-                continue
-            lead = min(b, overhead) - a
-            if lead > 0:
-                unattributed += rate * lead
-            if b <= overhead:
-                continue
-            x0 = base + max(Decimal(0), (a - overhead) * scale)
-            x1 = base + min(Decimal(held), (b - overhead) * scale)
-            rates.spread(x0, x1, rate / scale, range(start, stop))
+        unattributed += rates.lay(r, start, stop)
     running = Decimal(0)
     counts = list(accumulate(sent[:n]))
     carry: list[Decimal] = []
@@ -145,6 +126,55 @@ class _Rates:
     prefix: Sequence[int]
     per_token: list[Decimal]
     direct: list[Decimal]
+
+    def lay(self, r: RequestCost, start: int, stop: int) -> Decimal:
+        """Lay priced request ``r``'s input cost over the messages ``[start, stop)`` it sent,
+        its stretches in the prompt's order after what no message holds; that part's cost is
+        returned. Message sizes are scaled down to the prompt when they add up to more."""
+        assert r.usage is not None
+        prompt = r.usage.prompt
+        base = self.prefix[start]
+        held = self.prefix[stop] - base
+        unattributed = Decimal(0)
+        if prompt == 0:
+            return unattributed
+        if held <= prompt:  # nearly always: the prompt also holds the system prompt and tools
+            overhead = prompt - held
+            for a, b, rate in _stretches(r):
+                if b <= a:
+                    continue
+                lead = min(b, overhead) - a
+                if lead > 0:
+                    unattributed += rate * lead
+                if b > overhead:
+                    x0, x1 = base + max(0, a - overhead), base + b - overhead
+                    self.spread_tokens(x0, x1, rate, start)
+            return unattributed
+        scale = Decimal(held) / Decimal(prompt)
+        for a, b, rate in _stretches(r):
+            if b > a:
+                lo = base + max(Decimal(0), a * scale)
+                hi = base + min(Decimal(held), b * scale)
+                self.spread(lo, hi, rate / scale, range(start, stop))
+        return unattributed
+
+    def spread_tokens(self, x0: int, x1: int, rate: Decimal, start: int) -> None:
+        """``spread`` over whole-token positions [x0, x1) of the messages from ``start`` on
+        (``x1`` within them): the same sums, with positions that need no ``Decimal``."""
+        if x1 <= x0:
+            return
+        prefix = self.prefix
+        first = max(start, bisect_right(prefix, x0) - 1)
+        last = bisect_left(prefix, x1) - 1
+        for i in (first, last) if first != last else (first,):
+            lo, hi = max(x0, prefix[i]), min(x1, prefix[i + 1])
+            if hi > lo and not (lo == prefix[i] and hi == prefix[i + 1]):
+                self.direct[i] += rate * (hi - lo)
+        whole_from = first if x0 <= prefix[first] else first + 1
+        whole_to = last if x1 >= prefix[last + 1] else last - 1
+        if whole_to >= whole_from:
+            self.per_token[whole_from] += rate
+            self.per_token[whole_to + 1] -= rate
 
     def spread(self, x0: Decimal, x1: Decimal, rate: Decimal, messages: range) -> None:
         """Add ``rate`` per token over message-token positions [x0, x1) of ``messages``."""

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from itertools import accumulate
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxtui.core.pricing.carry import carry_costs
+from ctxtui.core.pricing.carry import _Rates, carry_costs
 from ctxtui.core.pricing.cost import session_cost
 from ctxtui.core.session.models import Message, RecordedCompaction, Session, SessionMeta, Usage
 from ctxtui.core.tokens.calibration import live_starts
@@ -120,3 +121,27 @@ def test_sample_tool_carry_covers_every_request() -> None:
     assert abs(sum(carry.cost, Decimal(0)) + carry.unattributed - carry.input_cost) < Decimal(
         "1e-15"
     )
+
+
+@given(
+    sizes=st.lists(st.integers(0, 50), min_size=1, max_size=12),
+    data=st.data(),
+    rate=st.decimals(min_value=Decimal("0.0000001"), max_value=Decimal("0.01"), places=9),
+)
+def test_whole_token_spreading_is_the_decimal_spreading(
+    sizes: list[int], data: st.DataObject, rate: Decimal
+) -> None:
+    """``spread_tokens`` (an unscaled prompt: positions are whole tokens) lays the same
+    dollars, digit for digit, as ``spread`` does with the same positions as ``Decimal``."""
+    prefix = [0, *accumulate(sizes)]
+    n = len(sizes)
+    start = data.draw(st.integers(0, n - 1), label="start")
+    stop = data.draw(st.integers(start + 1, n), label="stop")
+    x0 = data.draw(st.integers(prefix[start], prefix[stop]), label="x0")
+    x1 = data.draw(st.integers(x0, prefix[stop]), label="x1")
+    fast = _Rates(prefix, [Decimal(0)] * (n + 1), [Decimal(0)] * n)
+    slow = _Rates(prefix, [Decimal(0)] * (n + 1), [Decimal(0)] * n)
+    fast.spread_tokens(x0, x1, rate, start)
+    slow.spread(Decimal(x0), Decimal(x1), rate / Decimal(1), range(start, stop))
+    assert [str(d) for d in fast.direct] == [str(d) for d in slow.direct]
+    assert [str(d) for d in fast.per_token] == [str(d) for d in slow.per_token]
