@@ -19,11 +19,14 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from enum import StrEnum
 from functools import cached_property
+
+import msgspec
+import msgspec.structs
 
 from ctxtui.core.pricing.price_source import PRICE_SOURCE
 from ctxtui.core.pricing.prices import (
@@ -72,15 +75,13 @@ def token_usage(usage: Usage | None) -> TokenUsage | None:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class CacheMiss:
+class CacheMiss(msgspec.Struct, frozen=True):
     cause: MissCause
     tokens_rewritten: int  # prompt tokens sent again that a hit would have read from the cache
     extra_cost: Decimal | None  # what the miss cost over that hit; None when unpriced
 
 
-@dataclass(frozen=True, slots=True)
-class RequestCost:
+class RequestCost(msgspec.Struct, frozen=True):
     """One request as recorded, priced."""
 
     index: int  # the request's number in the session (``core.simulation.replay`` numbering)
@@ -304,7 +305,7 @@ def session_cost(session: Session, points: Sequence[int] | None = None) -> Sessi
         now = RequestCost(k, stop, model, times[k], usage, priced, None, rates)
         miss = _miss(prev, now, table, compacted, hour_part)
         if miss is not None:
-            now = replace(now, miss=miss)
+            now = msgspec.structs.replace(now, miss=miss)
         out.append(now)
         hour_part = _hour_part(hour_part, usage)
         prev, compacted = now, False

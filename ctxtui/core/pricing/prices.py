@@ -13,6 +13,7 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from functools import lru_cache
 
+import msgspec
 from genai_prices import Usage as PriceUsage
 from genai_prices import calc_price
 from genai_prices.types import ModelPrice, TieredPrices, calc_unit_price
@@ -26,8 +27,7 @@ class NoPriceError(LookupError):
     """The price table has no price for this model (``args[0]`` names it)."""
 
 
-@dataclass(frozen=True, slots=True)
-class TokenUsage:
+class TokenUsage(msgspec.Struct, frozen=True):
     """One request's tokens as recorded: ``prompt`` is the whole prompt, cache reads and
     writes included; ``uncached`` is what was neither read from nor written to the cache."""
 
@@ -47,8 +47,7 @@ class TokenUsage:
         return max(0, self.prompt - self.cache_read - self.cache_write)
 
 
-@dataclass(frozen=True, slots=True)
-class Priced:
+class Priced(msgspec.Struct, frozen=True):
     """A request's price in USD, with its parts (they add up to ``total``)."""
 
     total: Decimal
