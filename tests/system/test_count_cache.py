@@ -77,7 +77,11 @@ def test_a_hit_returns_identical_counts_without_counting(_cache_dir: Path) -> No
 
     # the counter is only consulted for misses; with every message cached, there are none
     out = counting._count_cached(
-        session.messages, tokenizer, cache, counting._Pass(refuse, 7, None, _never)
+        session.messages,
+        count_store.message_keys(session),
+        tokenizer,
+        cache,
+        counting._Pass(refuse, 7, None, _never),
     )
     assert out == list(fresh.message_tokens)
 
@@ -95,7 +99,11 @@ def test_a_grown_session_counts_only_its_new_messages(_cache_dir: Path) -> None:
         return [tokenizer.count_message(m) for m in messages]
 
     out = counting._count_cached(
-        grown.messages, tokenizer, cache, counting._Pass(count_many, 100, None, _never)
+        grown.messages,
+        count_store.message_keys(grown),
+        tokenizer,
+        cache,
+        counting._Pass(count_many, 100, None, _never),
     )
     assert out == [tokenizer.count_message(m) for m in grown.messages]
     assert sum(counted) == 8
@@ -414,3 +422,21 @@ def test_report_with_an_exact_tokenizer_ignores_a_hostile_counts_file(
     assert done.returncode == 0, err[-400:]
     assert int(peak.strip()) < 300 * 1024, f"{int(peak.strip()) // 1024} MB"
     assert "tokenizer  " in done.stdout or TIKTOKEN in done.stdout
+
+
+def test_message_keys_are_worked_out_once_per_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The count cache and the facts file key by the same hashes: one pass per session."""
+    session = mixed_session()
+    hashed: list[Message] = []
+    real = count_store.message_key
+
+    def key(m: Message) -> bytes:
+        hashed.append(m)
+        return real(m)
+
+    monkeypatch.setattr(count_store, "message_key", key)
+    first = count_store.message_keys(session)
+    assert first == [real(m) for m in session.messages]
+    assert count_store.message_keys(session) is first and len(hashed) == len(session)
+    other = Session(messages=session.messages)  # equal, but another session: its own keys
+    assert count_store.message_keys(other) == first and len(hashed) == 2 * len(session)

@@ -32,7 +32,7 @@ from ctxtui.core.summaries.text_rules import (
     error_lines,
     is_diff,
 )
-from ctxtui.core.tokens.count_store import message_key
+from ctxtui.core.tokens.count_store import message_keys
 
 KINDS: tuple[str, ...] = (
     "path", "command", "error", "test", "identifier", "number", "url", "instruction",
@@ -490,6 +490,7 @@ class FactStore(Protocol):
 class _Kept:
     known: StoredFacts  # what the store held when the index was primed
     used: dict[bytes, tuple[Stated, ...]]  # every message read since, found or stored
+    keys: Sequence[bytes]  # each message's key (``count_store.message_keys``)
 
 
 class FactIndex:
@@ -518,7 +519,7 @@ class FactIndex:
             return found
         kept = self.kept
         # stored facts are read up to the full limit: a message under ``limit`` reads alike
-        key = message_key(m) if kept is not None and (not cut or limit == FULL_READ) else None
+        key = kept.keys[i] if kept is not None and (not cut or limit == FULL_READ) else None
         found = kept.known.get(key) if kept is not None and key is not None else None
         if found is None:
             found = _stated(message_facts(m, limit))
@@ -560,7 +561,7 @@ def remember_facts(session: Session, store: FactStore | None) -> bool:
         return False
     index = fact_index(session)
     if index.kept is None:
-        index.kept = _Kept(store.load(), {})
+        index.kept = _Kept(store.load(), {}, message_keys(session))
     return True
 
 

@@ -8,10 +8,11 @@ session is worth a store's time.
 from __future__ import annotations
 
 import hashlib
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
-from ctxtui.core.session.models import Message
+from ctxtui.core.session.models import Message, Session
 from ctxtui.core.tokens.specs import EXACT_PREFIXES
 
 DIGEST_SIZE = 16
@@ -97,6 +98,21 @@ def message_key(message: Message) -> bytes:
         fields.extend((estimate, part.label))
     text = "x" + "".join([f"{len(value)}:{value}" for value in fields])
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST_SIZE).digest()
+
+
+_KEYS: dict[int, tuple[weakref.ref[Session], list[bytes]]] = {}
+
+
+def message_keys(session: Session) -> list[bytes]:
+    """``message_key`` of each of ``session``'s messages, worked out once per session and
+    dropped with it: the count store and the fact store both key by them."""
+    held = _KEYS.get(id(session))
+    if held is not None and held[0]() is session:
+        return held[1]
+    keys = [message_key(m) for m in session.messages]
+    _KEYS[id(session)] = (weakref.ref(session), keys)
+    weakref.finalize(session, _KEYS.pop, id(session), None)
+    return keys
 
 
 def tokenizer_key(

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ctxtui.core.session.models import Message, Session
-from ctxtui.core.tokens.count_store import CountStore, message_key, tokenizer_key
+from ctxtui.core.tokens.count_store import CountStore, message_keys, tokenizer_key
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import (
     PICOCLAW,
@@ -97,7 +97,7 @@ def count_session(
             message_tokens.extend(run.count_many(messages[start : start + chunk]))
             run.progress(len(message_tokens), total)
     else:
-        result = _count_cached(messages, tokenizer, store, run)
+        result = _count_cached(messages, message_keys(session), tokenizer, store, run)
         if result is None:
             return None
         message_tokens = result
@@ -127,7 +127,11 @@ class _Pass:
 
 
 def _count_cached(
-    messages: Sequence[Message], tokenizer: Tokenizer, store: CountStore, run: _Pass
+    messages: Sequence[Message],
+    hashes: Sequence[bytes],
+    tokenizer: Tokenizer,
+    store: CountStore,
+    run: _Pass,
 ) -> list[int] | None:
     """The chunked pass, counting only cache misses; new counts are written back once a pass
     completes (a stopped pass writes nothing)."""
@@ -146,7 +150,7 @@ def _count_cached(
         if stop():
             return None
         part = messages[start : start + chunk]
-        part_keys = [message_key(m) for m in part]
+        part_keys = hashes[start : start + chunk]
         found = [known.get(k) for k in part_keys]
         misses = [i for i, hit in enumerate(found) if hit is None]
         if misses:
