@@ -22,6 +22,7 @@ import msgspec
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.session.json_depth import MAX_DEPTH
+from ctxtui.core.session.models import Session
 from ctxtui.importers import _reader, _stream
 from ctxtui.importers._deep import deep_call
 from ctxtui.importers._reader import (
@@ -440,3 +441,55 @@ def iter_values(source: Source, warnings: list[str], *, capped: bool = True) -> 
         yield from iter_records(source, warnings, capped=capped)
     else:
         yield Record(1, read_json(source))
+
+
+# --- a first look from the end of a big file (``load_tail``) ------------------------------
+
+TAIL_BYTES = 4 << 20
+"""What a ``load_tail`` reads first: the view after a compaction is most often far smaller."""
+TAIL_PART = 4
+"""A tail is read only of a file at least this many times longer: of a shorter one, reading
+it whole costs little more."""
+TAIL_GROWTH = 4
+TAIL_MOST = 16
+"""A tail that does not hold the session is read again ``TAIL_GROWTH`` times longer, up to
+``TAIL_MOST`` budgets."""
+_NEWLINES_CHUNK = 8 << 20
+
+
+def read_tail(
+    source: Source, budget: int, session_from: Callable[[Source, int], Session | None]
+) -> Session | None:
+    """``session_from(source, offset)`` from the file's last ``budget`` bytes, then from more
+    until it gives a session; ``None`` for a compressed or short file, or when no tail up to
+    ``TAIL_MOST`` budgets holds one."""
+    if source.compression() or source.size < TAIL_PART * budget:
+        return None
+    size = budget
+    while size <= TAIL_MOST * budget and size * 2 <= source.size:
+        found = session_from(source, source.size - size)
+        if found is not None:
+            return found
+        size *= TAIL_GROWTH
+    return None
+
+
+def tail_cursor(source: Source, offset: int) -> Cursor | None:
+    """A cursor at the first line starting at or after byte ``offset`` of a plain file,
+    numbered as a whole read numbers it (the line breaks before it are counted, not parsed);
+    ``None`` when no line starts within 1 MiB of ``offset``."""
+    if offset <= 0:
+        return Cursor()
+    window = source.read_at(1 << 20, offset - 1)
+    newline = window.find(b"\n")
+    if newline < 0:
+        return None
+    start = offset + newline
+    count, at = 0, 0
+    while at < start:
+        chunk = source.read_at(min(_NEWLINES_CHUNK, start - at), at)
+        if not chunk:
+            break
+        count += chunk.count(b"\n")
+        at += len(chunk)
+    return Cursor(offset=start, line=count)

@@ -21,7 +21,7 @@ from ctxtui.importers._claude_messages import (
     is_boundary,
 )
 from ctxtui.importers._claude_sidechains import AGENT_PREFIX, inline_chains, sidechain_ids
-from ctxtui.importers._jsonl import Cursor, Record, iter_records
+from ctxtui.importers._jsonl import TAIL_BYTES, Record, iter_records, read_tail, tail_cursor
 from ctxtui.importers._parts import HOISTED, as_label, as_text, tag
 from ctxtui.importers._store_files import (
     FoundSession,
@@ -81,14 +81,6 @@ def _load(source: Source, *, full_history: bool) -> Session:
     return session
 
 
-TAIL_BYTES = 4 << 20
-"""What ``load_tail`` reads first: the view after a compaction is most often far smaller."""
-TAIL_PART = 4
-"""``load_tail`` reads a tail only of a file at least this many times longer: of a shorter
-one, reading it whole costs little more."""
-_NEWLINES_CHUNK = 8 << 20
-
-
 def load_tail(source: Source, budget: int = TAIL_BYTES) -> Session | None:
     """The session ``load`` reads, from the file's last ``budget`` bytes (and up to 16 times
     more) when they hold all of it: the chain from the newest leaf back to the agent's last
@@ -99,22 +91,13 @@ def load_tail(source: Source, budget: int = TAIL_BYTES) -> Session | None:
     before. ``None`` where a tail cannot stand for the read: a compressed or short file, no
     boundary in the last 16 budgets, a chain that leaves the tail.
     """
-    if source.compression() or source.size < TAIL_PART * budget:
-        return None
-    size = budget
-    while size <= 16 * budget and size * 2 <= source.size:
-        found = _tail_session(source, source.size - size)
-        if found is not None:
-            return found
-        size *= 4
-    return None
+    return read_tail(source, budget, _tail_session)
 
 
 def _tail_session(source: Source, offset: int) -> Session | None:
-    start = _line_start(source, offset)
-    if start is None:
+    cursor = tail_cursor(source, offset)
+    if cursor is None:
         return None
-    cursor = Cursor(offset=start, line=_newlines(source, start))
     live = Live()
     live.add(iter_records(source, live.warnings, cursor=cursor, typed=Entry))
     session = live.session(source.name, cursor.end_warnings())
@@ -130,27 +113,6 @@ def _tail_session(source: Source, offset: int) -> Session | None:
         said += f", preTokens {pre:,}"
     note = f"{said}: the earlier messages are still being read"
     return session.model_copy(update={"meta": session.meta.model_copy(update={"events": (note,)})})
-
-
-def _line_start(source: Source, offset: int) -> int | None:
-    """The start of the first line at or after ``offset`` (``None``: none within 1 MiB)."""
-    if offset <= 0:
-        return 0
-    window = source.read_at(1 << 20, offset - 1)
-    newline = window.find(b"\n")
-    return None if newline < 0 else offset + newline
-
-
-def _newlines(source: Source, end: int) -> int:
-    """Line breaks before byte ``end``: the number of the line that starts there, less one."""
-    count, offset = 0, 0
-    while offset < end:
-        chunk = source.read_at(min(_NEWLINES_CHUNK, end - offset), offset)
-        if not chunk:
-            break
-        count += chunk.count(b"\n")
-        offset += len(chunk)
-    return count
 
 
 def load_one(source: Source, chain_id: str, *, full_history: bool = False) -> Session:

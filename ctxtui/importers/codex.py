@@ -23,7 +23,7 @@ from ctxtui.core.session.models import (
     Usage,
 )
 from ctxtui.core.wording import plural
-from ctxtui.importers._jsonl import Record, iter_records
+from ctxtui.importers._jsonl import TAIL_BYTES, Record, iter_records, read_tail, tail_cursor
 from ctxtui.importers._parts import (
     HOISTED,
     as_int,
@@ -147,6 +147,69 @@ def load(source: Source) -> Session:
 def load_history(source: Source) -> Session:
     """Read every message of a rollout, keeping what each ``compacted`` replaced (for replay)."""
     return _read(source, full_history=True)
+
+
+HEAD_BYTES = 1 << 16
+"""Where ``load_tail`` looks for the rollout's opening records (its session_meta and first
+turn_context): the first lines, before the first response item."""
+
+
+def load_tail(source: Source, budget: int = TAIL_BYTES) -> Session | None:
+    """The session ``load`` reads, from the rollout's opening records and its last ``budget``
+    bytes (up to 16 times more) when they hold its last ``compacted`` record: from there on
+    the history is that record's replacement and what followed. For a first screen before
+    the whole read (the app).
+
+    The model is the last ``turn_context``'s before the compaction in the tail, else the
+    opening one's. Only the last compaction's event is said, and that the earlier part is
+    still being read; warnings are the tail's. ``None`` for a short or compressed file, or
+    when no tail up to 16 budgets holds a compaction with its replacement history.
+    """
+    head = _opening(source)
+    return read_tail(source, budget, lambda src, offset: _tail_session(src, offset, head))
+
+
+def _opening(source: Source) -> list[Record]:
+    """The records before the rollout's first response item, within ``HEAD_BYTES``."""
+    window = source.read_at(HEAD_BYTES, 0)
+    cut = window.rfind(b"\n")
+    opening: list[Record] = []
+    if cut < 0:
+        return opening
+    for number, raw in enumerate(window[:cut].split(b"\n"), start=1):
+        try:
+            value = msgspec.json.decode(raw, type=Item)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        if value.type not in ("session_meta", "turn_context", "event_msg"):
+            break
+        opening.append(Record(number, value))
+    return opening
+
+
+def _tail_session(source: Source, offset: int, opening: list[Record]) -> Session | None:
+    cursor = tail_cursor(source, offset)
+    if cursor is None:
+        return None
+    warnings: list[str] = []
+    records = list(iter_records(source, warnings, cursor=cursor, typed=Item))
+    kinds = [r.value.type if isinstance(r.value, Item) else None for r in records]
+    last = max((k for k, kind in enumerate(kinds) if kind == "compacted"), default=None)
+    if last is None:
+        return None
+    compacted = records[last].value
+    assert isinstance(compacted, Item)
+    payload = compacted.payload
+    if not isinstance(payload, Item) or not isinstance(payload.replacement_history, list):
+        return None  # the whole read rebuilds one from what came before
+    context = [records[k] for k in range(last) if kinds[k] == "turn_context"][-1:]
+    live = Live(warnings=warnings)
+    live.add(r for r in opening if r.line < records[0].line)
+    live.add(context)
+    live.add(records[last:])
+    session = live.session(source.name, cursor.end_warnings())
+    note = f"compacted at line {records[last].line:,}: the earlier part is still being read"
+    return session.model_copy(update={"meta": session.meta.model_copy(update={"events": (note,)})})
 
 
 def _read(source: Source, *, full_history: bool) -> Session:

@@ -166,8 +166,8 @@ def bug_line(err: Exception) -> str:
 
 
 FIRST_LOOK_WAIT = 0.5
-"""Seconds the whole read waits for the first look to be drawn: the read holds the GIL, and
-the screen drawing meanwhile took a third longer."""
+"""Seconds a read after the first screen's waits for that screen to be drawn: the read holds
+the GIL, and the screen drawing meanwhile took a third longer (half on a Codex rollout)."""
 
 
 def read_session(
@@ -176,8 +176,8 @@ def read_session(
     """Read ``path`` and post it at once (the list is drawn from this read), then read its
     full history if the agent compacted it (``read_whole``): the first screen never waits
     for the second read. A big transcript is first drawn from its last bytes where they hold
-    the session (``load_tail``), and the whole read then takes its place, once the screen
-    says it drew the first look (``drawn``; never waiting long)."""
+    the session (``load_tail``), and the whole read then takes its place. Each read after
+    the first waits until the screen says it drew the session (``drawn``; never long)."""
     from ctxtui.importers import load_session
 
     first = _first_look(path, format)
@@ -194,6 +194,8 @@ def read_session(
     else:
         if first is None:
             post(SessionLoaded(session, path, agent_config=read_configured(session)))
+            if drawn is not None and session.meta.recorded_compactions:
+                drawn.wait(FIRST_LOOK_WAIT)  # the full history's read follows
         else:
             post(SessionReadWhole(first, session, path))
         read_whole(post, path, session)

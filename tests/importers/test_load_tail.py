@@ -1,5 +1,6 @@
-"""``load_tail``: a first look at a big Claude Code transcript from its last bytes, the same
-messages as the whole read wherever the tail holds them, ``None`` wherever it cannot."""
+"""``load_tail``: a first look at a big Claude Code transcript or Codex rollout from its last
+bytes, the same messages as the whole read wherever the tail holds them, ``None`` wherever it
+cannot."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxtui.importers import claude_code, load_session, load_tail
+from ctxtui.importers import claude_code, codex, load_session, load_tail
+from ctxtui.importers._jsonl import TAIL_PART
 from tests.importers.test_views import _generated
 
 BUDGET = 16_384
@@ -25,11 +27,13 @@ def transcript(tmp_path: Path) -> Path:
 @pytest.fixture(autouse=True)
 def _small_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(claude_code.load_tail, "__defaults__", (BUDGET,))
+    # the generated rollout's last compaction is 125 KB from its end: within 8 KB × 16
+    monkeypatch.setattr(codex.load_tail, "__defaults__", (BUDGET // 2,))
 
 
 def test_the_tail_holds_the_session_as_read_whole(transcript: Path) -> None:
     whole = load_session(transcript)
-    assert transcript.stat().st_size >= claude_code.TAIL_PART * BUDGET
+    assert transcript.stat().st_size >= TAIL_PART * BUDGET
     first = load_tail(transcript)
     assert first is not None
     assert first.messages == whole.messages  # every field, source lines included
@@ -72,9 +76,10 @@ def test_no_first_look_where_the_tail_cannot_stand_for_the_read(tmp_path: Path) 
     packed.write_bytes(gzip.compress(raw))
     assert load_tail(packed) is None
     assert load_tail(f"{tmp_path / 'uncompacted.jsonl'}#agent-x") is None
-    codex = tmp_path / "rollout.jsonl"
-    codex.write_bytes(_generated("codex"))
-    assert load_tail(codex) is None  # a format without a tail read
+    chat = tmp_path / "chat.jsonl"
+    turn = [{"role": "user", "content": "q" * 900}, {"role": "assistant", "content": "a" * 900}]
+    chat.write_text("".join(json.dumps(m) + "\n" for m in turn * 60))
+    assert load_session(chat).messages and load_tail(chat) is None  # no tail read: OpenAI Chat
 
 
 def test_a_chain_that_leaves_the_tail_gives_none(tmp_path: Path) -> None:
@@ -99,3 +104,33 @@ def test_a_chain_that_leaves_the_tail_gives_none(tmp_path: Path) -> None:
     path.write_text("".join(json.dumps(v) + "\n" for v in [*lines, *more]))
     assert len(load_session(path).messages) > 100
     assert load_tail(path) is None
+
+
+def test_a_codex_rollout_from_its_last_compaction(tmp_path: Path) -> None:
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(_generated("codex"))
+    whole = load_session(path)
+    first = load_tail(path)
+    assert first is not None
+    assert first.messages == whole.messages
+    assert first.system_prompt == whole.system_prompt and first.meta.model == whole.meta.model
+    assert first.meta.context_window == whole.meta.context_window
+    line = whole.meta.recorded_compactions[-1].source_line
+    assert first.meta.events == (
+        f"compacted at line {line:,}: the earlier part is still being read",
+    )
+    assert len(whole.meta.events) > 1  # every compaction, said by the whole read
+
+
+def test_a_codex_compaction_without_its_replacement_is_left_to_the_whole_read(
+    tmp_path: Path,
+) -> None:
+    lines = _generated("codex").decode().splitlines()
+    last = max(i for i, line in enumerate(lines) if '"type":"compacted"' in line)
+    record = json.loads(lines[last])
+    del record["payload"]["replacement_history"]
+    lines[last] = json.dumps(record)
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    assert load_tail(path) is None
+    assert load_session(path).messages

@@ -121,7 +121,7 @@ class MainScreen(Screen[None]):
         self._format = start.format
         self.pick = start.pick  # start on the open dialog
         self.following = start.watch  # follow the file as it grows (``--watch``)
-        self._drawn = threading.Event()  # set once a loaded session is on screen
+        self._drawn = threading.Event()  # set once a loaded session's list is on screen
         self.llm = llm or LLMSettings()
         # A preset of None: each session on its agent's preset.
         self.state, self._startup_problem = MainState.start(
@@ -288,7 +288,6 @@ class MainScreen(Screen[None]):
             self._show_error(problem, "Ignored the policy options")
         self._forget_previous()
         self._session_changed(opened=True)
-        self.call_after_refresh(self._drawn.set)  # the load worker may go on reading
 
     def _forget_previous(self) -> None:
         """Take what the previous file's workers said off the screen (its retention note, its
@@ -418,6 +417,7 @@ class MainScreen(Screen[None]):
             self._show_error(f"planning failed: {bug_line(err)}", "Planning failed")
             return
         self.state = self.state.planned(plan)
+        self.call_after_refresh(self._drawn.set)  # the list is on screen: reads may go on
         if first is not None:
             self._render_plan(plan, final=False)
             return
