@@ -458,18 +458,24 @@ _NEWLINES_CHUNK = 8 << 20
 
 
 def read_tail(
-    source: Source, budget: int, session_from: Callable[[Source, int], Session | None]
+    source: Source,
+    budget: int,
+    marker: bytes,
+    session_from: Callable[[Source, int], Session | None],
 ) -> Session | None:
     """``session_from(source, offset)`` from the file's last ``budget`` bytes, then from more
     until it gives a session; ``None`` for a compressed or short file, or when no tail up to
-    ``TAIL_MOST`` budgets holds one."""
+    ``TAIL_MOST`` budgets holds one. A tail without ``marker`` (the bytes every record that
+    starts a session's view holds) is not parsed: a big file that was never compacted costs
+    a byte search per tail, not a read."""
     if source.compression() or source.size < TAIL_PART * budget:
         return None
     size = budget
     while size <= TAIL_MOST * budget and size * 2 <= source.size:
-        found = session_from(source, source.size - size)
-        if found is not None:
-            return found
+        if marker in source.read_at(size, source.size - size):
+            found = session_from(source, source.size - size)
+            if found is not None:
+                return found
         size *= TAIL_GROWTH
     return None
 

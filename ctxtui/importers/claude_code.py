@@ -91,7 +91,7 @@ def load_tail(source: Source, budget: int = TAIL_BYTES) -> Session | None:
     before. ``None`` where a tail cannot stand for the read: a compressed or short file, no
     boundary in the last 16 budgets, a chain that leaves the tail.
     """
-    return read_tail(source, budget, _tail_session)
+    return read_tail(source, budget, b"compact_boundary", _tail_session)
 
 
 def _tail_session(source: Source, offset: int) -> Session | None:

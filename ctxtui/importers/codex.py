@@ -166,7 +166,11 @@ def load_tail(source: Source, budget: int = TAIL_BYTES) -> Session | None:
     when no tail up to 16 budgets holds a compaction with its replacement history.
     """
     head = _opening(source)
-    return read_tail(source, budget, lambda src, offset: _tail_session(src, offset, head))
+
+    def at(src: Source, offset: int) -> Session | None:
+        return _tail_session(src, offset, head)
+
+    return read_tail(source, budget, b"compacted", at)
 
 
 def _opening(source: Source) -> list[Record]:

@@ -61,14 +61,22 @@ def test_the_tail_is_read_from_the_end(transcript: Path, monkeypatch: pytest.Mon
     assert seen and all(size - offset <= 16 * BUDGET for offset in seen)
 
 
-def test_no_first_look_where_the_tail_cannot_stand_for_the_read(tmp_path: Path) -> None:
+def test_no_first_look_where_the_tail_cannot_stand_for_the_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     raw = _generated("claude-code")
     lines = raw.decode().splitlines()
     never = [line for line in lines if '"compact_boundary"' not in line]
     uncompacted = tmp_path / "uncompacted.jsonl"
     uncompacted.write_text("\n".join(never) + "\n")
     assert load_session(uncompacted).messages  # a good file, only without a boundary
+    parsed: list[int] = []
+    real = claude_code._tail_session
+    monkeypatch.setattr(
+        claude_code, "_tail_session", lambda src, at: parsed.append(at) or real(src, at)
+    )
     assert load_tail(uncompacted) is None
+    assert parsed == []  # no boundary in its bytes: no tail was parsed
     small = tmp_path / "small.jsonl"
     small.write_bytes(raw[-(BUDGET * 2) :].split(b"\n", 1)[1])
     assert load_tail(small) is None  # short: read whole
