@@ -45,7 +45,8 @@ WARM_BUDGET = 1.0
 QUERY_BUDGET = 0.2
 
 
-def _tool() -> ModuleType:
+def replay_samples() -> ModuleType:
+    """``tools/make_replay_samples.py``, the transcripts' generator, loaded from its file."""
     spec = importlib.util.spec_from_file_location(
         "make_replay_samples", REPO / "tools" / "make_replay_samples.py"
     )
@@ -97,7 +98,7 @@ def write_transcript(
     same seed and size always give the same bytes. ``shaped`` makes it read like a real
     session of that size: recorded compactions as often as a 200k window has them, the user's
     pauses, and (Claude Code) cache writes split between the 1-hour and 5-minute lifetimes."""
-    tool = _tool()
+    tool = replay_samples()
     maker = tool.ClaudeCode() if agent == "claude-code" else tool.Codex()
     maker.rng.seed(seed)
     if agent == "claude-code":

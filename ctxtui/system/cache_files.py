@@ -9,9 +9,11 @@ ctxtui wrote (its header) from one that only shares the name.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -82,3 +84,22 @@ def ours(path: Path, header: bytes, offset: int = 0) -> bool:
         return False
     head = read_head(path, offset + len(header))
     return head is not None and head[offset:] == header
+
+
+def write_cache_file(path: Path, payload: bytes, prefix: str) -> bool:
+    """``payload`` written to a temporary file beside ``path`` (named ``prefix…``) and moved
+    into place, so a reader never sees a torn write; ``False`` when it could not be (the
+    temporary file removed): a cache only saves time, so failing to keep it is no error."""
+    tmp: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+        Path(tmp).replace(path)
+    except OSError:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                Path(tmp).unlink()
+        return False
+    return True

@@ -15,11 +15,9 @@ missing, truncated, foreign or corrupt file reads as empty. Size is bounded by
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import struct
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -31,7 +29,7 @@ from ctxtui.core.tokens.count_store import (
     MIN_CHARS,
     worth_caching,
 )
-from ctxtui.system.cache_files import ours, read_bounded
+from ctxtui.system.cache_files import ours, read_bounded, write_cache_file
 
 ENV_DISABLE = "CTXTUI_NO_CACHE"
 ENV_DIR = "CTXTUI_CACHE_DIR"
@@ -101,19 +99,7 @@ class CountCache:
         payload = b"".join(
             [_HEADER, *(pack(k, v) for k, v in list(merged.items())[: self.max_entries])]
         )
-        tmp: str | None = None
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".counts-", suffix=".tmp", dir=self.directory)
-            with os.fdopen(fd, "wb") as f:
-                f.write(payload)
-            Path(tmp).replace(self.path(tokenizer))
-        except OSError:
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    Path(tmp).unlink()
-            return False
-        return True
+        return write_cache_file(self.path(tokenizer), payload, ".counts-")
 
 
 def is_count_file(path: Path) -> bool:

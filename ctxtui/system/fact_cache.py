@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
@@ -27,7 +26,7 @@ from ctxtui.core.session.models import Message
 from ctxtui.core.summaries import segment_facts, text_rules
 from ctxtui.core.summaries.segment_facts import Stated, StoredFacts
 from ctxtui.core.tokens.count_store import MIN_CHARS
-from ctxtui.system.cache_files import ours, read_bounded
+from ctxtui.system.cache_files import ours, read_bounded, write_cache_file
 from ctxtui.system.count_cache import ENV_DISABLE, cache_dir
 
 NAME = "facts.msgpack"
@@ -97,19 +96,7 @@ class FactCache:
             merged.setdefault(key, value)
         kept = dict(list(merged.items())[: self.max_entries])
         payload = _header() + msgspec.msgpack.encode(kept)
-        tmp: str | None = None
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".facts-", suffix=".tmp", dir=self.directory)
-            with os.fdopen(fd, "wb") as f:
-                f.write(payload)
-            Path(tmp).replace(self.path)
-        except OSError:
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    Path(tmp).unlink()
-            return False
-        return True
+        return write_cache_file(self.path, payload, ".facts-")
 
 
 def is_fact_file(path: Path) -> bool:

@@ -4,10 +4,7 @@ generated transcript of each format whose importer reads records one at a time."
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,8 +14,8 @@ from hypothesis import strategies as st
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.importers import load_session, resume
 from ctxtui.samples import samples_dir
+from tests.generated import agent_lines
 
-REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = Path("/work/shared/reference/examples")
 RESUMED = ("claude-code", "codex", "openai-chat")
 
@@ -30,25 +27,12 @@ def _format(path: Path) -> str | None:
         return None
 
 
-@functools.cache
 def _generated(name: str) -> bytes:
     """A small transcript from the generator of the benchmarks' large ones (split responses,
     compactions, cache writes of both lifetimes), so their shapes are read in pieces too."""
-    spec = importlib.util.spec_from_file_location(
-        "make_replay_samples", REPO / "tools" / "make_replay_samples.py"
-    )
-    assert spec is not None and spec.loader is not None
-    tool = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = tool  # dataclasses look their module up while it runs
-    spec.loader.exec_module(tool)
     if name == "openai-chat":
         return _chat_lines()
-    maker = tool.ClaudeCode() if name == "claude-code" else tool.Codex()
-    maker.rng.seed(7)
-    for turn in range(1, 40):
-        maker.turn(turn)
-    lines = (json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in maker.lines)
-    return "".join(line + "\n" for line in lines).encode()
+    return agent_lines(name, 39, 7)
 
 
 def _chat_lines() -> bytes:

@@ -3,10 +3,7 @@ where the importer can cut the first from the second, always equal to the two re
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +12,8 @@ import pytest
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.importers import claude_code, codex, load_session, load_views
 from ctxtui.samples import samples_dir
+from tests.generated import agent_lines
 
-REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = Path("/work/shared/reference/examples")
 
 
@@ -35,22 +32,9 @@ FILES = sorted(
 )
 
 
-@functools.cache
 def _generated(name: str) -> bytes:
     """A transcript of the benchmarks' generator with its agent's recorded compactions."""
-    spec = importlib.util.spec_from_file_location(
-        "make_replay_samples", REPO / "tools" / "make_replay_samples.py"
-    )
-    assert spec is not None and spec.loader is not None
-    tool = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = tool  # dataclasses look their module up while it runs
-    spec.loader.exec_module(tool)
-    maker = tool.ClaudeCode() if name == "claude-code" else tool.Codex()
-    maker.rng.seed(11)
-    for turn in range(1, 60):
-        maker.turn(turn)
-    lines = (json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in maker.lines)
-    return "".join(line + "\n" for line in lines).encode()
+    return agent_lines(name, 59, 11)
 
 
 def _paths(tmp_path: Path) -> list[Path]:

@@ -158,6 +158,16 @@ class _Rates:
                 self.spread(lo, hi, rate / scale, range(start, stop))
         return unattributed
 
+    def _whole(self, first: int, last: int, from_first: bool, to_last: bool, rate: Decimal) -> None:
+        """``rate`` per token over the messages ``first`` to ``last`` that a stretch covers
+        whole (``first`` when ``from_first``, ``last`` when ``to_last``), through the
+        difference array."""
+        whole_from = first if from_first else first + 1
+        whole_to = last if to_last else last - 1
+        if whole_to >= whole_from:
+            self.per_token[whole_from] += rate
+            self.per_token[whole_to + 1] -= rate
+
     def spread_tokens(self, x0: int, x1: int, rate: Decimal, start: int) -> None:
         """``spread`` over whole-token positions [x0, x1) of the messages from ``start`` on
         (``x1`` within them): the same sums, with positions that need no ``Decimal``."""
@@ -170,11 +180,7 @@ class _Rates:
             lo, hi = max(x0, prefix[i]), min(x1, prefix[i + 1])
             if hi > lo and not (lo == prefix[i] and hi == prefix[i + 1]):
                 self.direct[i] += rate * (hi - lo)
-        whole_from = first if x0 <= prefix[first] else first + 1
-        whole_to = last if x1 >= prefix[last + 1] else last - 1
-        if whole_to >= whole_from:
-            self.per_token[whole_from] += rate
-            self.per_token[whole_to + 1] -= rate
+        self._whole(first, last, x0 <= prefix[first], x1 >= prefix[last + 1], rate)
 
     def spread(self, x0: Decimal, x1: Decimal, rate: Decimal, messages: range) -> None:
         """Add ``rate`` per token over message-token positions [x0, x1) of ``messages``."""
@@ -188,11 +194,7 @@ class _Rates:
             lo, hi = max(x0, Decimal(prefix[i])), min(x1, Decimal(prefix[i + 1]))
             if hi > lo and not (lo == prefix[i] and hi == prefix[i + 1]):
                 self.direct[i] += rate * (hi - lo)
-        whole_from = first if x0 <= prefix[first] else first + 1
-        whole_to = last if x1 >= prefix[last + 1] else last - 1
-        if whole_to >= whole_from:
-            self.per_token[whole_from] += rate
-            self.per_token[whole_to + 1] -= rate
+        self._whole(first, last, x0 <= prefix[first], x1 >= prefix[last + 1], rate)
 
 
 CARRY_TOP = 10

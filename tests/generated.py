@@ -1,0 +1,23 @@
+"""Transcripts from ``tools/make_replay_samples.py``, the generator of the benchmarks' large
+ones (split responses, compactions, cache writes of both lifetimes), for the tests that read
+their shapes."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+from bench.fleet import replay_samples
+
+
+@functools.cache
+def agent_lines(agent: str, turns: int, seed: int) -> bytes:
+    """A Claude Code transcript (``agent`` ``claude-code``) or a Codex rollout of ``turns``
+    turns, as JSONL bytes; the same bytes for the same arguments."""
+    tool = replay_samples()
+    maker = tool.ClaudeCode() if agent == "claude-code" else tool.Codex()
+    maker.rng.seed(seed)
+    for turn in range(1, turns + 1):
+        maker.turn(turn)
+    lines = (json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in maker.lines)
+    return "".join(line + "\n" for line in lines).encode()
