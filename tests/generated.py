@@ -6,8 +6,14 @@ from __future__ import annotations
 
 import functools
 import json
+from types import ModuleType
 
-from bench.fleet import replay_samples
+from tests.tools_loader import load_tool
+
+
+@functools.cache
+def replay_samples() -> ModuleType:
+    return load_tool("make_replay_samples")
 
 
 @functools.cache

@@ -53,3 +53,20 @@ def test_the_report_document_is_built_without_rich() -> None:
     ).stdout.split("\n")
     assert out[0] == "", f"the report pulled in rich: {out[0]}"
     assert out[1] == "True"  # the check can see rich when it is there
+
+
+def test_the_price_table_is_loaded_when_a_price_is_first_looked_up() -> None:
+    """genai-prices takes a tenth of the app's imports: the app, the commands and the pricing
+    modules load it only when a request is priced."""
+    code = (
+        "import sys\n"
+        "import ctxtui.tui.app, ctxtui.commands.report, ctxtui.core.pricing.cost\n"
+        "print('genai_prices' in sys.modules)\n"
+        "from ctxtui.core.pricing.prices import table_for\n"
+        "table_for('claude-sonnet-4-5', 'anthropic', None)\n"
+        "print('genai_prices' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == ["False", "True"]

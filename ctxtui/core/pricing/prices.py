@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import msgspec
-from genai_prices import Usage as PriceUsage
-from genai_prices import calc_price
-from genai_prices.types import ModelPrice, TieredPrices, calc_unit_price
+
+if TYPE_CHECKING:  # the package is imported when a price is first looked up, not before
+    from genai_prices.types import ModelPrice
 
 __all__ = ["NoPriceError", "PriceTable", "TokenUsage"]
 
@@ -101,6 +102,8 @@ class PriceTable:
     @classmethod
     def of(cls, model_price: ModelPrice, model_id: str) -> PriceTable:
         """The table with the prompt sizes at which any of its prices changes tier."""
+        from genai_prices.types import TieredPrices
+
         starts: set[int] = set()
         for keys in _RATE_KEYS.values():
             for key in keys:
@@ -132,6 +135,8 @@ class PriceTable:
         return found
 
     def _compute(self, prompt: int) -> Rates:
+        from genai_prices.types import calc_unit_price
+
         mp = self.model_price
 
         def rate(keys: tuple[str, ...]) -> Decimal:
@@ -155,6 +160,9 @@ def table_for(model: str, provider: str | None, at: datetime | None) -> PriceTab
 
 @lru_cache(maxsize=512)
 def _table(model: str, provider: str | None, day: date) -> PriceTable:
+    from genai_prices import Usage as PriceUsage
+    from genai_prices import calc_price
+
     when = datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
     try:
         calc = calc_price(
