@@ -20,6 +20,13 @@ CORE_MODULES = [
 ]
 
 
+def _python(code: str) -> str:
+    """What ``code`` prints in a fresh interpreter (nothing imported before it)."""
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+
+
 @pytest.mark.parametrize("module", CORE_MODULES)
 def test_core_does_not_import_textual(module: str) -> None:
     code = (
@@ -31,9 +38,7 @@ def test_core_does_not_import_textual(module: str) -> None:
         "bad = sorted(n for n in sys.modules if n == 'textual' or n.startswith('textual.'))\n"
         "print(','.join(bad))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout.strip()
+    out = _python(code).strip()
     assert out == "", f"{module} pulled in Textual: {out}"
 
 
@@ -48,9 +53,7 @@ def test_the_report_document_is_built_without_rich() -> None:
         "import ctxtui.commands.render_report\n"
         "print('rich' in sys.modules)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout.split("\n")
+    out = _python(code).split("\n")
     assert out[0] == "", f"the report pulled in rich: {out[0]}"
     assert out[1] == "True"  # the check can see rich when it is there
 
@@ -66,7 +69,4 @@ def test_the_price_table_is_loaded_when_a_price_is_first_looked_up() -> None:
         "table_for('claude-sonnet-4-5', 'anthropic', None)\n"
         "print('genai_prices' in sys.modules)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout.split()
-    assert out == ["False", "True"]
+    assert _python(code).split() == ["False", "True"]
