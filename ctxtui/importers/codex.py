@@ -149,9 +149,10 @@ def load_history(source: Source) -> Session:
     return _read(source, full_history=True)
 
 
-HEAD_BYTES = 1 << 16
-"""Where ``load_tail`` looks for the rollout's opening records (its session_meta and first
-turn_context): the first lines, before the first response item."""
+HEAD_BYTES = 1 << 20
+"""Where ``load_tail`` looks for the rollout's opening records (its session_meta, whose base
+instructions run to tens of KB, and first turn_context): the lines before the first
+response item."""
 
 
 def load_tail(source: Source, budget: int = TAIL_BYTES) -> Session | None:
@@ -183,8 +184,8 @@ def _opening(source: Source) -> list[Record]:
     for number, raw in enumerate(window[:cut].split(b"\n"), start=1):
         try:
             value = msgspec.json.decode(raw, type=Item)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            continue  # the whole read words it
         if value.type not in ("session_meta", "turn_context", "event_msg"):
             break
         opening.append(Record(number, value))

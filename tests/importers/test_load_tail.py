@@ -142,3 +142,14 @@ def test_a_codex_compaction_without_its_replacement_is_left_to_the_whole_read(
     path.write_text("\n".join(lines) + "\n")
     assert load_tail(path) is None
     assert load_session(path).messages
+
+
+def test_a_hostile_opening_line_costs_the_first_look_nothing(tmp_path: Path) -> None:
+    """A nesting bomb and a cut line before the rollout's records: the opening is read past
+    them, as the whole read reads past them."""
+    bomb = b'{"type":' + b"[" * 100_000 + b"]" * 100_000 + b"}\n"
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(bomb + b'{"type": "session_meta", "payload": \n' + _generated("codex"))
+    whole = load_session(path)
+    first = load_tail(path)
+    assert first is not None and first.messages == whole.messages
