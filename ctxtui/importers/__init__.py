@@ -231,12 +231,27 @@ def load_tail(path: Path | str, format: str | None = None) -> Session | None:
 def load_views(path: Path | str, format: str | None = None) -> tuple[Session, Session]:
     """The session as normally read and its full history, from one read of the file where
     the format can cut the first from the second (``shown_from``), else from two. A session
-    its agent never compacted is its own history: the two are then one object."""
-    history = load_session(path, format, full_history=True)
+    its agent never compacted is its own history: the two are then one object.
+
+    The cut is made on the importer's own history, before ``finish`` (which hoists leading
+    system messages and counts dropped figures), and each view is then finished as a read of
+    it would be; a read that dropped any token count is not cut.
+    """
+    file, session_id = split_session_id(path)
+    if session_id is not None:
+        return load_session(path, format), load_session(path, format, full_history=True)
+    if format is not None:
+        importer(format)  # an unknown --format is said before the file is looked at
+    with open_source(file) as source, gc_paused():
+        name = normalize_format(format) if format is not None else detect_format(source)
+        raw = _load_whole(source, name, forced=format is not None, full=True)
+        dropped = source.dropped.count
+        history = finish(raw, source.path, name, dropped)
+        cut = getattr(importer(name), "shown_from", None)
+        part = cut(raw) if cut is not None and not dropped and raw.meta.full_history else None
+        shown = finish(part, source.path, name, 0) if part is not None else None
     if not history.meta.full_history:
         return history, history  # nothing before a compaction: the two are one
-    cut = getattr(importer(history.meta.format or ""), "shown_from", None)
-    shown = cut(history) if cut is not None else None
     if shown is None:
         shown = load_session(path, format)
     if not history.meta.recorded_compactions:
@@ -400,10 +415,16 @@ def hoist_system_prompt(session: Session) -> Session:
     texts = [m.content for m in session.messages[:lead] if m.content]
     if session.system_prompt:
         texts.insert(0, session.system_prompt)
+    # a recorded compaction names the message it preceded: it moves with the messages
+    recorded = tuple(
+        rc.model_copy(update={"message_index": max(0, rc.message_index - lead)})
+        for rc in session.meta.recorded_compactions
+    )
     return session.model_copy(
         update={
             "messages": session.messages[lead:],
             "system_prompt": "\n\n".join(texts) if texts else session.system_prompt,
+            "meta": session.meta.model_copy(update={"recorded_compactions": recorded}),
         }
     )
 

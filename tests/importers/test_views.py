@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from ctxtui import importers
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.importers import claude_code, codex, load_session, load_views
 from ctxtui.samples import samples_dir
@@ -48,23 +49,24 @@ def _paths(tmp_path: Path) -> list[Path]:
 
 def test_the_views_are_the_two_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     reads: list[bool] = []
-    real = load_session
+    real = importers._load_whole
 
-    def counted(path: Any, format: Any = None, *, full_history: bool = False) -> Any:
-        reads.append(full_history)
-        return real(path, format, full_history=full_history)
+    def counted(source: Any, name: str, *, forced: bool, full: bool) -> Any:
+        reads.append(full)
+        return real(source, name, forced=forced, full=full)
 
-    monkeypatch.setattr("ctxtui.importers.load_session", counted)
+    monkeypatch.setattr(importers, "_load_whole", counted)
     once = 0
     for path in _paths(tmp_path):
         reads.clear()
         shown, history = load_views(path)
-        assert shown == real(path), path
-        if history.meta.recorded_compactions:
-            assert history == real(path, full_history=True), path
+        compacted = bool(history.meta.recorded_compactions)
+        once += reads == [True] and compacted
+        assert shown == load_session(path), path
+        if compacted:
+            assert history == load_session(path, full_history=True), path
         else:
             assert history is shown, path
-        once += reads == [True] and bool(history.meta.recorded_compactions)
     assert once >= 6  # the compacted samples and both generated files were cut, not read twice
 
 
@@ -107,3 +109,26 @@ def test_the_codex_event_counts_what_was_live(tmp_path: Path) -> None:
     full = load_session(sample, full_history=True).meta.events
     assert full == load_session(sample).meta.events
     assert "compacted at line 819: 200 earlier messages replaced" in full[1]
+
+
+def test_a_hoisted_system_message_is_cut_as_the_normal_read_hoists_it(tmp_path: Path) -> None:
+    """A rollout that opens with a plain developer message: the full history hoists it into
+    the system prompt, which moves the recorded compactions' places with the messages; the
+    normal read, from a compaction that replaced it, has no such message to hoist."""
+    lines = _generated("codex").decode().splitlines()
+    developer = {
+        "timestamp": "2026-03-02T09:00:15Z",
+        "type": "response_item",
+        "payload": {
+            "type": "message",
+            "role": "developer",
+            "content": [{"type": "input_text", "text": "Project rule: answer briefly."}],
+        },
+    }
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join([*lines[:2], json.dumps(developer), *lines[2:]]) + "\n")
+    shown, history = load_views(path)
+    assert shown == load_session(path)
+    assert history == load_session(path, full_history=True)
+    cut = history.meta.recorded_compactions[-1].message_index
+    assert history.messages[cut:] == shown.messages  # the place moved with the hoisting
