@@ -123,6 +123,36 @@ def test_replay_warm_is_replay_cold(
     assert main(["replay", sample, "--json"]) == 0
     cold = capsys.readouterr().out
     stored = FactCache(tmp_path).load()
-    assert stored and all(isinstance(k, bytes) and len(k) == 16 for k in stored)
+    assert stored and all(isinstance(k, bytes) and len(k) == 17 for k in stored)  # hash + flags
     assert main(["replay", sample, "--json"]) == 0
     assert capsys.readouterr().out == cold
+
+
+def test_the_same_words_typed_and_injected_keep_their_own_facts(tmp_path: Path) -> None:
+    """A user's instruction and the harness's copy of it hash alike for the counts; their
+    facts differ (only the typed one instructs), and each is stored as its own."""
+    store = FactCache(tmp_path, min_chars=0)
+    text = "Always run uv run pytest -x first; never edit src/app/config.py by hand."
+
+    def session() -> Session:
+        return Session(
+            messages=(
+                Message(role="user", content=text),
+                Message(role="user", content=text, injected=True),
+                Message(role="tool", content="Error: boom", is_error=True),
+                Message(role="tool", content="Error: boom"),
+            )
+        )
+
+    def kinds(s: Session) -> list[set[str]]:
+        index = segment_facts.fact_index(s)
+        return [{kind for kind, *_ in index.facts(i)} for i in range(len(s.messages))]
+
+    first = session()
+    remember_facts(first, store)
+    fresh = kinds(first)
+    assert "instruction" in fresh[0] and "instruction" not in fresh[1]
+    assert keep_facts(first, store)
+    again = session()
+    remember_facts(again, store)
+    assert kinds(again) == fresh

@@ -467,7 +467,8 @@ def _longest(m: Message) -> int:
 
 StoredFacts = Mapping[bytes, tuple[Stated, ...]]
 """Facts kept across runs: each message's, read up to ``HEAD_CHARS + TAIL_CHARS``, by its
-``message_key`` (the count cache's key: everything a rule reads is in it)."""
+``message_key`` (the count cache's key) and a byte of the flags the rules read (``_flags``):
+everything a rule reads of a message is in the two."""
 
 
 class FactStore(Protocol):
@@ -519,7 +520,9 @@ class FactIndex:
             return found
         kept = self.kept
         # stored facts are read up to the full limit: a message under ``limit`` reads alike
-        key = kept.keys[i] if kept is not None and (not cut or limit == FULL_READ) else None
+        key = None
+        if kept is not None and (not cut or limit == FULL_READ):
+            key = kept.keys[i] + _flags(m)
         found = kept.known.get(key) if kept is not None and key is not None else None
         if found is None:
             found = _stated(message_facts(m, limit))
@@ -552,6 +555,12 @@ def fact_index(session: Session) -> FactIndex:
     _INDEXES[id(session)] = (weakref.ref(session), index)
     weakref.finalize(session, _INDEXES.pop, id(session), None)
     return index
+
+
+def _flags(m: Message) -> bytes:
+    """What the rules read of a message beside what ``message_key`` hashes: whether it is
+    an error, injected, a summary (a user's own words give instructions; an error, errors)."""
+    return bytes((m.is_error | m.injected << 1 | m.is_summary << 2,))
 
 
 def remember_facts(session: Session, store: FactStore | None) -> bool:
