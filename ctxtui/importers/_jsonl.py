@@ -199,6 +199,9 @@ class Cursor:
     counts: dict[str, int] = field(default_factory=dict)
     tail: int | None = None
     """The number of an unfinished last line that holds something, as of the last read."""
+    final: bool = False
+    """The read goes to the end of the file for good (a first look from its tail): an
+    unfinished last line is read as a whole read reads it, not left for the next read."""
 
     def end_warnings(self) -> list[str]:
         """What a whole read would say after the lines: the unfinished line, the counts."""
@@ -273,7 +276,7 @@ def iter_records(
         for number, raw, complete in numbered_lines(fh, _stream.MAX_LINE_BYTES, cursor.line):
             if raw is not None:
                 raw = _trimmed(number, raw)
-            if live and not complete:
+            if live and not complete and not cursor.final:
                 cursor.tail = number if raw is None or raw.strip() else None
                 break
             value = _UNDECIDED if fast is None or raw is None else _fast_line(fast, raw)
@@ -482,10 +485,11 @@ def read_tail(
 
 def tail_cursor(source: Source, offset: int) -> Cursor | None:
     """A cursor at the first line starting at or after byte ``offset`` of a plain file,
-    numbered as a whole read numbers it (the line breaks before it are counted, not parsed);
-    ``None`` when no line starts within 1 MiB of ``offset``."""
+    numbered as a whole read numbers it (the line breaks before it are counted, not parsed),
+    that reads the last line as a whole read does; ``None`` when no line starts within 1 MiB
+    of ``offset``."""
     if offset <= 0:
-        return Cursor()
+        return Cursor(final=True)
     window = source.read_at(1 << 20, offset - 1)
     newline = window.find(b"\n")
     if newline < 0:
@@ -498,4 +502,26 @@ def tail_cursor(source: Source, offset: int) -> Cursor | None:
             break
         count += chunk.count(b"\n")
         at += len(chunk)
-    return Cursor(offset=start, line=count)
+    return Cursor(offset=start, line=count, final=True)
+
+
+def holds(source: Source, marker: bytes, start: int, stop: int) -> bool:
+    """Whether bytes ``[start, stop)`` of a plain file hold ``marker``: a search at C speed,
+    a chunk at a time (a marker across two chunks is found too)."""
+    at = max(0, start)
+    while at < stop:
+        chunk = source.read_at(min(_NEWLINES_CHUNK, stop - at), at)
+        if not chunk:
+            return False
+        if marker in chunk:
+            return True
+        if at + len(chunk) >= stop:
+            return False
+        at += len(chunk) - len(marker) + 1
+    return False
+
+
+def names_every_tool_result(session: Session) -> bool:
+    """Whether each tool result that answers a call names its tool: a first look from a tail
+    that lacks the call (it came earlier in the file) cannot name it as the whole read does."""
+    return all(m.tool_name for m in session.messages if m.role == "tool" and m.tool_call_id)

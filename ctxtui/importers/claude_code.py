@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.session.formats import FormatInfo, format_info
+from ctxtui.core.session.import_notes import EARLIER_UNREAD
 from ctxtui.core.session.models import RecordedCompaction, Session, SessionMeta
 from ctxtui.core.wording import plural
 from ctxtui.importers._claude_messages import (
@@ -21,7 +22,14 @@ from ctxtui.importers._claude_messages import (
     is_boundary,
 )
 from ctxtui.importers._claude_sidechains import AGENT_PREFIX, inline_chains, sidechain_ids
-from ctxtui.importers._jsonl import TAIL_BYTES, Record, iter_records, read_tail, tail_cursor
+from ctxtui.importers._jsonl import (
+    TAIL_BYTES,
+    Record,
+    iter_records,
+    names_every_tool_result,
+    read_tail,
+    tail_cursor,
+)
 from ctxtui.importers._parts import HOISTED, as_label, as_text, tag
 from ctxtui.importers._store_files import (
     FoundSession,
@@ -84,12 +92,15 @@ def _load(source: Source, *, full_history: bool) -> Session:
 def load_tail(source: Source, budget: int = TAIL_BYTES) -> Session | None:
     """The session ``load`` reads, from the file's last ``budget`` bytes (and up to 16 times
     more) when they hold all of it: the chain from the newest leaf back to the agent's last
-    compact boundary, met in them. For a first screen before the whole read (the app).
+    compact boundary, met in them, each tool result naming its tool. For a first screen
+    before the whole read (the app), which replaces it.
 
     What only the earlier part can say is left out: the number of messages the boundary hid
-    (its note says they are not read yet), warnings about earlier lines, a title written
-    before. ``None`` where a tail cannot stand for the read: a compressed or short file, no
-    boundary in the last 16 budgets, a chain that leaves the tail.
+    (its note says the earlier part is still being read), warnings about earlier lines, a
+    title written before. One case it cannot see: an entry written earlier with a later
+    timestamp (a clock that went back) is the whole read's newest leaf, not the tail's.
+    ``None`` where a tail cannot stand for the read: a compressed or short file, no boundary
+    in the last 16 budgets, a chain that leaves the tail, a result whose call came before it.
     """
     return read_tail(source, budget, b"compact_boundary", _tail_session)
 
@@ -107,11 +118,13 @@ def _tail_session(source: Source, offset: int) -> Session | None:
     boundary = chain.records[0]
     if not is_boundary(boundary.value) or not session.meta.recorded_compactions:
         return None
+    if not names_every_tool_result(session):
+        return None
     pre = session.meta.recorded_compactions[-1].pre_tokens
     said = f"compact boundary at line {boundary.line:,}"
     if pre is not None:
         said += f", preTokens {pre:,}"
-    note = f"{said}: the earlier messages are still being read"
+    note = f"{said}: {EARLIER_UNREAD}"
     return session.model_copy(update={"meta": session.meta.model_copy(update={"events": (note,)})})
 
 

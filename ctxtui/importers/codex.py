@@ -12,6 +12,7 @@ import msgspec
 
 from ctxtui.core.policies.windows import codex_window
 from ctxtui.core.session.formats import FormatInfo, format_info
+from ctxtui.core.session.import_notes import EARLIER_UNREAD
 from ctxtui.core.session.models import (
     ContentPart,
     Message,
@@ -23,7 +24,15 @@ from ctxtui.core.session.models import (
     Usage,
 )
 from ctxtui.core.wording import plural
-from ctxtui.importers._jsonl import TAIL_BYTES, Record, iter_records, read_tail, tail_cursor
+from ctxtui.importers._jsonl import (
+    TAIL_BYTES,
+    Record,
+    holds,
+    iter_records,
+    names_every_tool_result,
+    read_tail,
+    tail_cursor,
+)
 from ctxtui.importers._parts import (
     HOISTED,
     as_int,
@@ -161,42 +170,78 @@ def load_tail(source: Source, budget: int = TAIL_BYTES) -> Session | None:
     the history is that record's replacement and what followed. For a first screen before
     the whole read (the app).
 
-    The model is the last ``turn_context``'s before the compaction in the tail, else the
-    opening one's. Only the last compaction's event is said, and that the earlier part is
-    still being read; warnings are the tail's. ``None`` for a short or compressed file, or
-    when no tail up to 16 budgets holds a compaction with its replacement history.
+    The model is the last ``turn_context``'s before the compaction: in the tail, else found
+    by searching the part not read for its name, else the opening one's. Only the last
+    compaction's event is said, and that the earlier part is still being read; warnings are
+    the tail's. ``None`` for a short or compressed file, when no tail up to 16 budgets holds
+    a compaction with its replacement history, or when a tool output's call came before it.
     """
-    head = _opening(source)
+    head, after = _opening(source)
 
     def at(src: Source, offset: int) -> Session | None:
-        return _tail_session(src, offset, head)
+        return _tail_session(src, offset, head, after)
 
     return read_tail(source, budget, b"compacted", at)
 
 
-def _opening(source: Source) -> list[Record]:
-    """The records before the rollout's first response item, within ``HEAD_BYTES``."""
+def _opening(source: Source) -> tuple[list[Record], int]:
+    """The records before the rollout's first response item, within ``HEAD_BYTES``, and the
+    byte where the lines after them start."""
     window = source.read_at(HEAD_BYTES, 0)
-    cut = window.rfind(b"\n")
     opening: list[Record] = []
-    if cut < 0:
-        return opening
-    for number, raw in enumerate(window[:cut].split(b"\n"), start=1):
+    at = 0
+    for number, raw in enumerate(window.split(b"\n")[:-1], start=1):
         try:
             value = msgspec.json.decode(raw, type=Item)
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            at += len(raw) + 1
             continue  # the whole read words it
         if value.type not in ("session_meta", "turn_context", "event_msg"):
             break
         opening.append(Record(number, value))
-    return opening
+        at += len(raw) + 1
+    return opening, at
 
 
-def _tail_session(source: Source, offset: int, opening: list[Record]) -> Session | None:
+_UNSURE = object()
+_LINE_WINDOW = 1 << 20
+
+
+def _last_context(source: Source, start: int, stop: int) -> Record | object | None:
+    """The last ``turn_context`` record in bytes ``[start, stop)``, found by searching back
+    for its name; ``None`` when there is none, ``_UNSURE`` when a line that names it cannot
+    be read as one (too long, not JSON): the tail then gives no first look."""
+    marker = b"turn_context"
+    end = stop
+    while end > start:
+        if not holds(source, marker, start, end):
+            return None
+        lo = max(start, end - _LINE_WINDOW)
+        chunk = source.read_at(end - lo, lo)
+        k = chunk.rfind(marker)
+        if k < 0:
+            end = lo + len(marker) - 1  # the marker lies further back
+            continue
+        begin = chunk.rfind(b"\n", 0, k) + 1
+        finish = chunk.find(b"\n", k)
+        if (begin == 0 and lo > start) or finish < 0:
+            return _UNSURE  # a line longer than the window: no turn_context is
+        try:
+            value = msgspec.json.decode(chunk[begin:finish], type=Item)
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            return _UNSURE
+        if value.type == "turn_context":
+            return Record(0, value)
+        end = lo + begin  # the name stood in another record: look before it
+    return None
+
+
+def _tail_session(source: Source, offset: int, opening: list[Record], after: int) -> Session | None:
     cursor = tail_cursor(source, offset)
     if cursor is None:
         return None
     warnings: list[str] = []
+    start = cursor.offset  # the read moves the cursor on to the end
     records = list(iter_records(source, warnings, cursor=cursor, typed=Item))
     kinds = [r.value.type if isinstance(r.value, Item) else None for r in records]
     last = max((k for k, kind in enumerate(kinds) if kind == "compacted"), default=None)
@@ -208,12 +253,19 @@ def _tail_session(source: Source, offset: int, opening: list[Record]) -> Session
     if not isinstance(payload, Item) or not isinstance(payload.replacement_history, list):
         return None  # the whole read rebuilds one from what came before
     context = [records[k] for k in range(last) if kinds[k] == "turn_context"][-1:]
+    if not context:  # the model in force at the compaction: the last turn_context before it
+        found = _last_context(source, after, start)
+        if found is _UNSURE:
+            return None
+        context = [found] if isinstance(found, Record) else []
     live = Live(warnings=warnings)
     live.add(r for r in opening if r.line < records[0].line)
     live.add(context)
     live.add(records[last:])
     session = live.session(source.name, cursor.end_warnings())
-    note = f"compacted at line {records[last].line:,}: the earlier part is still being read"
+    if not names_every_tool_result(session):
+        return None
+    note = f"compacted at line {records[last].line:,}: {EARLIER_UNREAD}"
     return session.model_copy(update={"meta": session.meta.model_copy(update={"events": (note,)})})
 
 

@@ -25,6 +25,7 @@ from ctxtui.core.error_text import describe_bug
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reasons import CompactReason
+from ctxtui.core.session.import_notes import earlier_failed
 from ctxtui.core.session.models import Session
 from ctxtui.core.summaries.retention import Audit
 from ctxtui.core.tokens.calibration import SessionFit, tail_start
@@ -187,10 +188,11 @@ def read_session(
             drawn.wait(FIRST_LOOK_WAIT)
     try:
         session = load_session(path, format)
-    except SessionLoadError as err:
-        post(SessionLoadFailed(str(err)))
-    except Exception as err:  # an importer bug must not take the app down
-        post(SessionLoadFailed(f"{path.name}: {bug_line(err)}"))
+    except Exception as err:  # an importer bug must not take the app down either
+        problem = str(err) if isinstance(err, SessionLoadError) else f"{path.name}: {bug_line(err)}"
+        post(SessionLoadFailed(problem))
+        if first is not None:  # the first look stays, saying the rest could not be read
+            post(SessionReadWhole(first, earlier_failed(first, problem), path))
     else:
         if first is None:
             post(SessionLoaded(session, path, agent_config=read_configured(session)))

@@ -27,8 +27,9 @@ def transcript(tmp_path: Path) -> Path:
 @pytest.fixture(autouse=True)
 def _small_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(claude_code.load_tail, "__defaults__", (BUDGET,))
-    # the generated rollout's last compaction is 125 KB from its end: within 8 KB × 16
-    monkeypatch.setattr(codex.load_tail, "__defaults__", (BUDGET // 2,))
+    # the generated rollout's last compaction and the turn_context before it are within
+    # 192 KB of its end: the third tail of 12 KB × 4²
+    monkeypatch.setattr(codex.load_tail, "__defaults__", (12_288,))
 
 
 def test_the_tail_holds_the_session_as_read_whole(transcript: Path) -> None:
@@ -42,7 +43,7 @@ def test_the_tail_holds_the_session_as_read_whole(transcript: Path) -> None:
     (note,) = first.meta.events
     line = whole.meta.recorded_compactions[-1].source_line
     assert note.startswith(f"compact boundary at line {line:,}")
-    assert note.endswith("the earlier messages are still being read")
+    assert note.endswith("the earlier part is still being read")
     assert "earlier messages hidden" in whole.meta.events[0]
 
 
@@ -153,3 +154,30 @@ def test_a_hostile_opening_line_costs_the_first_look_nothing(tmp_path: Path) -> 
     whole = load_session(path)
     first = load_tail(path)
     assert first is not None and first.messages == whole.messages
+
+
+def test_a_codex_model_changed_in_the_part_not_read_is_found(tmp_path: Path) -> None:
+    """No turn_context in the tail before its compaction, one with another model between the
+    opening and the tail: the model the replacement was made under is that one's, found by
+    searching the part not read for its name."""
+    records = [json.loads(line) for line in _generated("codex").decode().splitlines()]
+    contexts = [i for i, v in enumerate(records) if v.get("type") == "turn_context"]
+    records[contexts[1]]["payload"]["model"] = "gpt-5.1-codex-max"
+    del records[contexts[2]]  # the turn after the last compaction wrote no turn_context
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(v) + "\n" for v in records))
+    whole = load_session(path)
+    first = load_tail(path)
+    assert first is not None and first.messages == whole.messages
+    models = {m.model for m in whole.messages if m.role == "assistant"}
+    assert "gpt-5.1-codex-max" in models  # the replacement's, made under the changed model
+
+
+def test_a_codex_turn_context_too_long_to_read_back_gives_none(tmp_path: Path) -> None:
+    records = [json.loads(line) for line in _generated("codex").decode().splitlines()]
+    contexts = [i for i, v in enumerate(records) if v.get("type") == "turn_context"]
+    records[contexts[1]]["payload"]["cwd"] = "/" + "d" * (1 << 21)  # a 2 MB line
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(v) + "\n" for v in records))
+    assert load_tail(path) is None
+    assert load_session(path).messages

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from ctxtui import importers
+from ctxtui.core.errors import SessionLoadError
 from ctxtui.importers import claude_code
 from ctxtui.tui.widgets.message_list import MessageList
 from ctxtui.tui.widgets.session_bar import SessionBar
@@ -44,7 +45,7 @@ def held_whole(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
 
 
 def _bar(app: Any) -> str:
-    return " ".join(str(bar.render()) for bar in app.screen.query(SessionBar))
+    return " ".join(str(bar.render()) for bar in app.main.query(SessionBar))
 
 
 async def test_the_first_look_is_drawn_then_the_whole_read_takes_its_place(
@@ -70,3 +71,26 @@ async def test_the_first_look_is_drawn_then_the_whole_read_takes_its_place(
         assert "earlier messages hidden" in main.session.meta.events[0]
         assert "earlier messages hidden" in _bar(app) and "still being read" not in _bar(app)
         assert listed.cursor == 2, "the selection stays"
+
+
+async def test_a_whole_read_that_fails_leaves_the_first_look_saying_so(
+    transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = importers.load_session
+
+    def refused(path: Any, format: Any = None, *, full_history: bool = False) -> Any:
+        if not full_history:
+            raise SessionLoadError(str(path), "more than 1,000,000 JSON values", 7)
+        return real(path, format, full_history=full_history)
+
+    monkeypatch.setattr(importers, "load_session", refused)
+    app = app_for(transcript)
+    async with app.run_test(size=(120, 40)) as pilot:
+        main = app.main
+        await until(pilot, lambda: main.plan is not None, "the first look on screen")
+        first = main.session
+        await until(pilot, lambda: main.session is not first, "the failure said")
+        await settle(pilot)
+        assert main.session is not None and main.session.messages == first.messages
+        assert "the earlier part could not be read" in main.session.meta.events[0]
+        assert "could not be read" in _bar(app) and "still being read" not in _bar(app)

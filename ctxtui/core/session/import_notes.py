@@ -12,6 +12,22 @@ from collections.abc import Sequence
 from ctxtui.core.session.models import Session
 from ctxtui.core.wording import plural
 
+EARLIER_UNREAD = "the earlier part is still being read"
+"""How a first look from a file's end (``importers.load_tail``) ends its compaction's event:
+what only the earlier part says (how much the compaction hid, earlier warnings) is not in it."""
+EARLIER_FAILED = "the earlier part could not be read"
+"""The same event once the whole read of the file failed: the first look is all there is."""
+
+
+def earlier_failed(session: Session, problem: str) -> Session:
+    """``session``, a first look, once the whole read failed with ``problem``: its events
+    say the earlier part could not be read, and ``problem`` joins its warnings."""
+    events = tuple(e.replace(EARLIER_UNREAD, EARLIER_FAILED) for e in session.meta.events)
+    warnings = (*session.meta.warnings, problem)
+    meta = session.meta.model_copy(update={"events": events, "warnings": warnings})
+    return session.model_copy(update={"meta": meta})
+
+
 EVENTS_LISTED = 10
 """The commands' text lists this many recorded compactions, then says how many more there
 were (``--json`` lists every one): a rollout can hold hundreds."""
