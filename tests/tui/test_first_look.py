@@ -77,9 +77,11 @@ async def test_a_whole_read_that_fails_leaves_the_first_look_saying_so(
     transcript: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real = importers.load_session
+    gate = threading.Event()
 
     def refused(path: Any, format: Any = None, *, full_history: bool = False) -> Any:
         if not full_history:
+            assert gate.wait(60), "the test never let the whole read fail"
             raise SessionLoadError(str(path), "more than 1,000,000 JSON values", 7)
         return real(path, format, full_history=full_history)
 
@@ -89,6 +91,8 @@ async def test_a_whole_read_that_fails_leaves_the_first_look_saying_so(
         main = app.main
         await until(pilot, lambda: main.plan is not None, "the first look on screen")
         first = main.session
+        assert first is not None and "still being read" in first.meta.events[0]
+        gate.set()
         await until(pilot, lambda: main.session is not first, "the failure said")
         await settle(pilot)
         assert main.session is not None and main.session.messages == first.messages
