@@ -86,6 +86,12 @@ class AgentConfig:
         value = _as_int(setting.value) if setting is not None else None
         return None if setting is None or value is None else (value, setting)
 
+    def positive(self, key: str) -> tuple[int, Setting] | None:
+        """``number(key)`` when it is above 0: what every agent here takes a count or a
+        window to be; 0 or less is its own default."""
+        found = self.number(key)
+        return found if found is not None and found[0] > 0 else None
+
 
 @dataclass(frozen=True, slots=True)
 class Configured:
@@ -193,6 +199,11 @@ class _Builder:
         self.values = [v for v in self.values if v.knob != knob]
         self.values.append(Configured(knob, value, origin, note, label))
 
+    def take(self, knob: str, found: tuple[int, Setting] | None) -> None:
+        """``knob`` from a setting read (``AgentConfig.positive``), when it was."""
+        if found is not None:
+            self.add(knob, found[0], found[1].origin)
+
     def trigger_at(self, trigger: int, origin: str, note: str, label: str) -> None:
         """Move the trigger to ``trigger`` through the further buffer below it."""
         policy = self.policy
@@ -226,8 +237,8 @@ def _claude_window(config: AgentConfig, build: _Builder) -> None:
     low, high = CLAUDE_WINDOW_RANGE
     asked = []
     for key in ("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "autoCompactWindow"):
-        found = config.number(key)
-        if found is not None and found[0] > 0:
+        found = config.positive(key)
+        if found is not None:
             asked.append(found)
     if not asked:
         return
@@ -260,11 +271,9 @@ def _claude_pct(setting: Setting, build: _Builder) -> None:
 
 def _codex(config: AgentConfig, policy: Policy) -> list[Configured]:
     build = _Builder(policy)
-    window = config.number("model_context_window")
-    if window is not None and window[0] > 0:
-        build.add("context_window", window[0], window[1].origin)
-    found = config.number("model_auto_compact_token_limit")
-    if found is not None and found[0] > 0:
+    build.take("context_window", config.positive("model_context_window"))
+    found = config.positive("model_auto_compact_token_limit")
+    if found is not None:
         asked, limit = found
         num, den = CODEX_TRIGGER_SHARE
         ceiling = build.policy.context_window * num // den
@@ -318,11 +327,10 @@ def _opencode_tail(config: AgentConfig, build: _Builder) -> None:
 def _picoclaw(config: AgentConfig, policy: Policy) -> list[Configured]:
     build = _Builder(policy)
     out = config.number("max_tokens")
-    if out is not None and out[0] > 0:
-        build.add("max_tokens", out[0], out[1].origin)
-    window = config.number("context_window")
-    if window is not None and window[0] > 0:
-        build.add("context_window", window[0], window[1].origin)
+    build.take("max_tokens", config.positive("max_tokens"))
+    window = config.positive("context_window")
+    if window is not None:
+        build.take("context_window", window)
     elif out is not None:
         tokens = out[0] if out[0] > 0 else PICOCLAW_DEFAULT_MAX_TOKENS
         build.add(
@@ -332,9 +340,7 @@ def _picoclaw(config: AgentConfig, policy: Policy) -> list[Configured]:
             f"no context_window: max_tokens × {PICOCLAW_WINDOW_FACTOR}",
         )
     for key in ("summarize_message_threshold", "summarize_token_percent"):
-        found = config.number(key)
-        if found is not None and found[0] > 0:
-            build.add(key, found[0], found[1].origin)
+        build.take(key, config.positive(key))
     return build.values
 
 
