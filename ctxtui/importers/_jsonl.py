@@ -505,22 +505,6 @@ def tail_cursor(source: Source, offset: int) -> Cursor | None:
     return Cursor(offset=start, line=count, final=True)
 
 
-def holds(source: Source, marker: bytes, start: int, stop: int) -> bool:
-    """Whether bytes ``[start, stop)`` of a plain file hold ``marker``: a search at C speed,
-    a chunk at a time (a marker across two chunks is found too)."""
-    at = max(0, start)
-    while at < stop:
-        chunk = source.read_at(min(_NEWLINES_CHUNK, stop - at), at)
-        if not chunk:
-            return False
-        if marker in chunk:
-            return True
-        if at + len(chunk) >= stop:
-            return False
-        at += len(chunk) - len(marker) + 1
-    return False
-
-
 def names_every_tool_result(session: Session) -> bool:
     """Whether each tool result that answers a call names its tool: a first look from a tail
     that lacks the call (it came earlier in the file) cannot name it as the whole read does."""

@@ -26,8 +26,8 @@ from ctxtui.core.session.models import (
 from ctxtui.core.wording import plural
 from ctxtui.importers._jsonl import (
     TAIL_BYTES,
+    Cursor,
     Record,
-    holds,
     iter_records,
     names_every_tool_result,
     read_tail,
@@ -158,10 +158,9 @@ def load_history(source: Source) -> Session:
     return _read(source, full_history=True)
 
 
-HEAD_BYTES = 1 << 20
-"""Where ``load_tail`` looks for the rollout's opening records (its session_meta, whose base
-instructions run to tens of KB, and first turn_context): the lines before the first
-response item."""
+OPENING_RECORDS = 100
+"""The most records ``load_tail`` takes as the rollout's opening (its session_meta and first
+turn_context, with the events between): what comes before the first response item."""
 
 
 def load_tail(source: Source, budget: int = TAIL_BYTES) -> Session | None:
@@ -185,22 +184,19 @@ def load_tail(source: Source, budget: int = TAIL_BYTES) -> Session | None:
 
 
 def _opening(source: Source) -> tuple[list[Record], int]:
-    """The records before the rollout's first response item, within ``HEAD_BYTES``, and the
-    byte where the lines after them start."""
-    window = source.read_at(HEAD_BYTES, 0)
+    """The records before the rollout's first response item (at most ``OPENING_RECORDS``),
+    read as a whole read reads them, and the byte where the lines after them start."""
+    cursor = Cursor(final=True)
     opening: list[Record] = []
-    at = 0
-    for number, raw in enumerate(window.split(b"\n")[:-1], start=1):
-        try:
-            value = msgspec.json.decode(raw, type=Item)
-        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-            at += len(raw) + 1
-            continue  # the whole read words it
-        if value.type not in ("session_meta", "turn_context", "event_msg"):
+    for record in iter_records(source, [], cursor=cursor, typed=Item):
+        value = record.value
+        kind = value.type if isinstance(value, Item) else None
+        if kind not in ("session_meta", "turn_context", "event_msg"):
             break
-        opening.append(Record(number, value))
-        at += len(raw) + 1
-    return opening, at
+        opening.append(record)
+        if len(opening) >= OPENING_RECORDS:
+            break
+    return opening, cursor.offset
 
 
 _UNSURE = object()
@@ -214,13 +210,13 @@ def _last_context(source: Source, start: int, stop: int) -> Record | object | No
     marker = b"turn_context"
     end = stop
     while end > start:
-        if not holds(source, marker, start, end):
-            return None
         lo = max(start, end - _LINE_WINDOW)
         chunk = source.read_at(end - lo, lo)
         k = chunk.rfind(marker)
         if k < 0:
-            end = lo + len(marker) - 1  # the marker lies further back
+            if lo == start:
+                return None
+            end = lo + len(marker) - 1  # the next window back overlaps this one by a marker
             continue
         begin = chunk.rfind(b"\n", 0, k) + 1
         finish = chunk.find(b"\n", k)
