@@ -13,11 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 if TYPE_CHECKING:
-    from ctxtui.core.pricing.cost import SessionCost
-    from ctxtui.core.session.models import Session
+    from ctxtui.core.pricing.cost import RequestCost, SessionCost
+    from ctxtui.core.session.models import Message, RecordedCompaction, Session
 
 SCHEMA = "ctxtui.fleet/1"
 
@@ -85,29 +88,47 @@ def conversation_messages(history: Session) -> int:
     not counted again."""
     messages = history.messages
     starts = [rc.message_index for rc in history.meta.recorded_compactions]
+    stored_prompt = 1 if history.system_prompt else 0
+    return len(messages) - _repeated(messages, starts, len(messages)) + stored_prompt
+
+
+def _repeated(messages: Sequence[Message], starts: Sequence[int], stop: int) -> int:
+    """The messages before ``stop`` that compactions starting at ``starts`` re-sent before
+    their summary."""
     repeated = 0
     for k, start in enumerate(starts):
-        stop = starts[k + 1] if k + 1 < len(starts) else len(messages)
-        summary = next((i for i in range(start, stop) if messages[i].is_summary), None)
+        end = starts[k + 1] if k + 1 < len(starts) else stop
+        summary = next((i for i in range(start, end) if messages[i].is_summary), None)
         if summary is not None:
             repeated += summary - start
-    stored_prompt = 1 if history.system_prompt else 0
-    return len(messages) - repeated + stored_prompt
+    return repeated
 
 
 def activity(history: Session, cost: SessionCost) -> dict[str, Any]:
     """A row's ``ACTIVITY``: its recorded requests summed per UTC hour (each compaction the
     agent recorded counted at the request it took effect at)."""
+    hours: dict[int, list[Any]] = {}
+    points = history.index.requests
+    untimed = _add_activity(hours, None, points, history.meta.recorded_compactions, cost.requests)
+    return {"hours": [hours[h] for h in sorted(hours)], "untimed": untimed}
+
+
+def _add_activity(
+    hours: dict[int, list[Any]],
+    untimed: list[Any] | None,
+    points: Sequence[int],
+    recorded: Sequence[RecordedCompaction],
+    requests: Sequence[RequestCost],
+) -> list[Any] | None:
+    """``requests`` (sent at ``points``) added to ``hours`` and ``untimed``; the new
+    ``untimed``."""
     from bisect import bisect_left
 
-    points = history.index.requests
-    marks = [bisect_left(points, rc.message_index) for rc in history.meta.recorded_compactions]
-    compacted = [0] * (len(cost.requests) + 1)
+    marks = [bisect_left(points, rc.message_index) for rc in recorded]
+    compacted = [0] * (len(requests) + 1)
     for k in marks:
-        compacted[min(k, len(cost.requests) - 1) if cost.requests else 0] += 1
-    hours: dict[int, list[Any]] = {}
-    untimed: list[Any] | None = None
-    for k, r in enumerate(cost.requests):
+        compacted[min(k, len(requests) - 1) if requests else 0] += 1
+    for k, r in enumerate(requests):
         when = _epoch(r.sent_at)
         if when is None:
             untimed = _add(untimed, r, compacted[k])
@@ -119,7 +140,121 @@ def activity(history: Session, cost: SessionCost) -> dict[str, Any]:
         else:
             group[1], group[2] = min(group[1], when), max(group[2], when)
             group[3:] = _add(group[3:], r, compacted[k])
-    return {"hours": [hours[h] for h in sorted(hours)], "untimed": untimed}
+    return untimed
+
+
+class Tally(msgspec.Struct):
+    """A row's figures of a history, added up part by part: the figures of a history read
+    in two parts (its settled messages, then the rest: ``importers.appended``) are those of
+    one read, each request added in the same order, so the fleet index can store a part's
+    and add what a file grew by.
+
+    A part is the messages before ``upto``: the requests sent among them, the compactions
+    that took effect there. ``started`` and ``model`` are the session's as the app opens it
+    (from the last compaction on).
+    """
+
+    messages: int = 0
+    requests: int = 0
+    peak: int | None = None
+    compactions: int = 0
+    low: int | None = None
+    high: int | None = None
+    cost: Decimal = Decimal(0)
+    priced: bool = False
+    used: bool = False
+    prompt: int = 0
+    cache_read: int = 0
+    hours: dict[int, list[Any]] = msgspec.field(default_factory=dict)
+    untimed: list[Any] | None = None
+    started: str | None = None
+    model: str | None = None
+    agent: str | None = None
+
+    def add(self, history: Session, cost: SessionCost, upto: int | None = None) -> None:
+        """Add the messages of ``history`` before ``upto`` (all by default), ``cost`` being
+        its requests priced (``core.pricing.cost.session_cost``)."""
+        from bisect import bisect_left
+
+        messages = history.messages
+        stop = len(messages) if upto is None else upto
+        points = history.index.requests
+        points = points[: bisect_left(points, stop)]
+        recorded = [rc for rc in history.meta.recorded_compactions if rc.message_index < stop]
+        requests = cost.requests[: len(points)]
+        prompt_stored = 1 if history.system_prompt and not self.messages else 0
+        starts = [rc.message_index for rc in recorded]
+        self.messages += stop - _repeated(messages, starts, stop) + prompt_stored
+        self.requests += len(points)
+        for p in points:
+            usage = messages[p].usage
+            if usage is not None and usage.prompt_total is not None:
+                self.peak = _most(self.peak, usage.prompt_total)
+        self.compactions += len(recorded)
+        band = [
+            c.pre_tokens for c in recorded if c.pre_tokens is not None and c.trigger != "manual"
+        ]
+        self.low = _least(self.low, min(band, default=None))
+        self.high = _most(self.high, max(band, default=None))
+        for r in requests:
+            self._add_request(r)
+        self.untimed = _add_activity(self.hours, self.untimed, points, recorded, requests)
+        opened = starts[-1] if starts else None
+        if opened is not None or self.started is None:
+            self.started = _first_time(messages, opened or 0, stop)
+        self.model = history.meta.model
+        self.agent = history.meta.format
+
+    def copy(self) -> Tally:
+        """A tally to add to, leaving this one as it is."""
+        hours = {hour: list(group) for hour, group in self.hours.items()}
+        return msgspec.structs.replace(self, hours=hours)
+
+    def _add_request(self, r: RequestCost) -> None:
+        if r.priced is not None:
+            self.cost += r.priced.total
+            self.priced = True
+        usage = r.usage
+        if usage is not None:
+            self.used = True
+            self.prompt += usage.prompt
+            self.cache_read += usage.cache_read
+
+    def figures(self) -> dict[str, Any]:
+        """The row's figures (all but the path and what the listing knew)."""
+        return {
+            "requests": self.requests,
+            "peak_reported": self.peak,
+            "compactions_recorded": self.compactions,
+            "observed_low": self.low,
+            "observed_high": self.high,
+            "messages": self.messages,
+            "cost_usd": float(self.cost) if self.priced else None,
+            "cache_hit_ratio": self.cache_read / self.prompt if self.used and self.prompt else None,
+            "prompt_tokens": self.prompt if self.used else None,
+            "cache_read_tokens": self.cache_read if self.used else None,
+            ACTIVITY: {
+                "hours": [self.hours[h] for h in sorted(self.hours)],
+                "untimed": self.untimed,
+            },
+        }
+
+
+def _least(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else min(a, b)
+
+
+def _most(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else max(a, b)
+
+
+def _first_time(messages: Sequence[Message], start: int, stop: int) -> str | None:
+    """The first time a message in ``messages[start:stop]`` was written, ISO 8601."""
+    for i in range(start, stop):
+        when = messages[i].created_at
+        if when is not None:
+            return when.isoformat()
+    return None
 
 
 def _add(group: list[Any] | None, r: Any, compactions: int) -> list[Any]:

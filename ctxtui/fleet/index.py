@@ -69,6 +69,15 @@ CREATE TABLE IF NOT EXISTS chains (
 """
 """The sub-agents a Claude Code file holds inline, by the file's identity: finding them
 searches the whole file, which a run over an unchanged fleet must not do again."""
+_GROWN = """
+CREATE TABLE IF NOT EXISTS grown (
+    path TEXT PRIMARY KEY,
+    reader TEXT NOT NULL,
+    state BLOB NOT NULL
+);
+"""
+"""What a run kept to read a file that grew from its settled messages on (``job.Grown``),
+by path: the state itself checks that the file was only appended to."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +149,16 @@ def identity(target: str) -> Identity | None:
     return Identity(size, mtime, digest)
 
 
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """What a run found of one file: its row, its simulations ``(fingerprint, preset,
+    result)``, and what reads it on should it grow (``job.Grown``)."""
+
+    base: Row
+    simulated: Sequence[tuple[str, str, dict[str, Any]]] = ()
+    grown: bytes | None = None
+
+
 class UnusableIndexError(Exception):
     """The database at hand is not a usable index."""
 
@@ -184,6 +203,7 @@ class FleetIndex:
                 con.execute("SELECT path, size, mtime_ns, digest, reader, base FROM files LIMIT 1")
                 con.execute("SELECT path, fingerprint, preset, result FROM simulated LIMIT 1")
             con.executescript(_CHAINS)
+            con.executescript(_GROWN)
         except BaseException:
             con.close()
             raise
@@ -294,6 +314,19 @@ class FleetIndex:
             return None
         return None if found is None else list(json.loads(found[0]))
 
+    def grown(self, path: str, reader: str) -> bytes | None:
+        """What a run under ``reader`` kept to read ``path`` on from, if anything."""
+        if self._con is None:
+            return None
+        try:
+            found = self._con.execute(
+                "SELECT state FROM grown WHERE path = ? AND reader = ?", (path, reader)
+            ).fetchone()
+        except sqlite3.Error as err:
+            self._fail(err)
+            return None
+        return None if found is None else bytes(found[0])
+
     # -- writing -------------------------------------------------------------------------
 
     def store_chains(self, path: str, ident: Identity, ids: Sequence[str]) -> None:
@@ -309,18 +342,12 @@ class FleetIndex:
         except sqlite3.Error as err:
             self._fail(err)
 
-    def store(
-        self,
-        target: str,
-        ident: Identity,
-        reader: str,
-        base: Row,
-        simulated: Sequence[tuple[str, str, dict[str, Any]]],
-    ) -> None:
-        """Keep ``target``'s row and its simulations ``(fingerprint, preset, result)`` in one
-        transaction. A file whose identity changed loses its older simulations."""
+    def store(self, target: str, ident: Identity, reader: str, kept: Kept) -> None:
+        """Keep what a run found of ``target`` in one transaction. A file whose identity
+        changed loses its older simulations, and what read it on unless ``kept`` has more."""
         if self._con is None:
             return
+        base, simulated, grown = kept.base, kept.simulated, kept.grown
         con = self._con
         try:
             con.execute("BEGIN IMMEDIATE")
@@ -349,6 +376,13 @@ class FleetIndex:
                 "VALUES (?, ?, ?, ?)",
                 [(target, fp, preset, json.dumps(result)) for fp, preset, result in simulated],
             )
+            if grown is None:
+                con.execute("DELETE FROM grown WHERE path = ?", (target,))
+            else:
+                con.execute(
+                    "INSERT OR REPLACE INTO grown (path, reader, state) VALUES (?, ?, ?)",
+                    (target, reader, grown),
+                )
             con.execute("COMMIT")
         except sqlite3.Error as err:
             with contextlib.suppress(sqlite3.Error):

@@ -16,15 +16,19 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from ctxtui import __version__
-from ctxtui.core.fleet import Row, empty_row
+from ctxtui.core.fleet import Row, Tally, empty_row
 
 if TYPE_CHECKING:  # a warm run reads rows from the index and never needs the models
     from ctxtui.core.engine import Run
     from ctxtui.core.pricing.cost import SessionCost
     from ctxtui.core.session.models import Session
+    from ctxtui.importers.appended import Settled
 
 INDEX_VERSION = 5
 """Bumped when a row's meaning changes: every stored row then reads as stale."""
@@ -83,25 +87,8 @@ class Outcome:
 
     base: Row
     simulated: dict[str, Simulated]
-
-
-def session_cost(recorded: SessionCost) -> dict[str, Any]:
-    """The row's ``cost_usd`` and ``cache_hit_ratio`` (``core.pricing.cost``, over every request
-    of the full history, as ``report --json``'s ``cost`` and ``cache`` blocks) and the prompt
-    and cache-read tokens the fleet's totals weigh that ratio by.
-
-    ``None`` when no request could be priced (no usage, or no price for its model): unknown,
-    not free. A sub-agent is a row of its own, so its cost is not added to its parent's.
-    """
-    from ctxtui.core.pricing.cost import usd
-
-    used = [r.usage for r in recorded.requests if r.usage is not None]
-    return {
-        "cost_usd": usd(recorded.total) if recorded.priced else None,
-        "cache_hit_ratio": recorded.hit_ratio,
-        "prompt_tokens": sum(u.prompt for u in used) if used else None,
-        "cache_read_tokens": sum(u.cache_read for u in used) if used else None,
-    }
+    grown: bytes | None = None
+    """What to keep for a later run to read only what is appended (``Grown``)."""
 
 
 def _what_if_cost(walked: Run, recorded: SessionCost) -> float | None:
@@ -133,6 +120,18 @@ def _load(target: Target, spec: Spec, *, full_history: bool) -> Session:
     return load_session(target.path, format=spec.format, full_history=full_history)
 
 
+def _read_history(target: Target, spec: Spec) -> tuple[Session, Settled | None]:
+    """The full history, and where it is settled when its format says (a file, not a
+    ``PATH#ID``): what a later run needs to read only what is appended to it."""
+    from ctxtui.importers.appended import read_settled
+
+    if "#" not in target.path:
+        found = read_settled(target.path, spec.format)
+        if found is not None:
+            return found
+    return _load(target, spec, full_history=True), None
+
+
 def _opened(history: Session) -> Session | None:
     """The session as the app opens it, cut from its full history: the messages from the
     agent's last own compaction on (``None`` when the history does not say where that is).
@@ -151,27 +150,6 @@ def _opened(history: Session) -> Session | None:
         update={"full_history": False, "recorded_compactions": recorded[-1:]}
     )
     return history.model_copy(update={"messages": history.messages[start:], "meta": meta})
-
-
-def _usage_figures(history: Session) -> dict[str, Any]:
-    """Requests, the largest reported prompt and the agent's own compactions, with the band
-    of the automatic ones (``core.tuning.observed``'s rule: manual ones are not fitted)."""
-    points = history.index.requests
-    messages = history.messages
-    reported = (messages[p].usage for p in points)
-    peak = max(
-        (u.prompt_total for u in reported if u is not None and u.prompt_total is not None),
-        default=None,
-    )
-    recorded = history.meta.recorded_compactions
-    band = [c.pre_tokens for c in recorded if c.pre_tokens is not None and c.trigger != "manual"]
-    return {
-        "requests": len(points),
-        "peak_reported": peak,
-        "compactions_recorded": len(recorded),
-        "observed_low": min(band, default=None),
-        "observed_high": max(band, default=None),
-    }
 
 
 def _started(session: Session) -> str | None:
@@ -217,9 +195,18 @@ def _simulate(
     }
 
 
-def session_row(target: Target, spec: Spec, presets: tuple[str, ...] | None = None) -> Outcome:
+def session_row(
+    target: Target,
+    spec: Spec,
+    presets: tuple[str, ...] | None = None,
+    grown: bytes | None = None,
+) -> Outcome:
     """Read ``target`` and return its row, replayed under each of ``presets`` (default: all of
-    the spec's). Never raises for what the file holds."""
+    the spec's). Never raises for what the file holds.
+
+    ``grown`` is what an earlier run kept of the file (``Outcome.grown``): without a
+    simulation to run, a file that only grew since is read from its settled messages on.
+    """
     from ctxtui.system.heap import keep_out_of_collections
 
     asked = spec.presets if presets is None else presets
@@ -231,27 +218,85 @@ def session_row(target: Target, spec: Spec, presets: tuple[str, ...] | None = No
         "parent": target.parent,
     }
     base = empty_row(target.path, **known)
+    if grown is not None and not spec.simulate:
+        extended = _extend(target, base, grown)
+        if extended is not None:
+            return extended
     try:
-        history = _load(target, spec, full_history=True)
+        history, settled = _read_history(target, spec)
         keep_out_of_collections(len(history))
         session = _opened(history) or _load(target, spec, full_history=False)
     except Exception as err:  # a fleet survives any one file
         base["error"] = _describe(err)
         return Outcome(base, {})
+    from ctxtui.core.pricing.cost import session_cost
+
+    recorded = session_cost(history)
+    tally = Tally()
+    tally.add(history, recorded)
     base["agent"] = base["agent"] or session.meta.format
     base["model"] = base["model"] or session.meta.model
     base["started"] = base["started"] or _started(session)
-    base.update(_usage_figures(history))
-    from ctxtui.core.fleet import ACTIVITY, activity, conversation_messages
-    from ctxtui.core.pricing.cost import session_cost as priced
-
-    base["messages"] = conversation_messages(history)
-    recorded = priced(history)
-    base.update(session_cost(recorded))
-    base[ACTIVITY] = activity(history, recorded)
+    base.update(tally.figures())
+    kept = None
+    if settled is not None and _opened(history) is not None:
+        part = Tally()
+        part.add(history, recorded, upto=settled.messages)
+        kept = Grown(settled.dumps(), part).dumps()
     if not spec.simulate:
-        return Outcome(base, {})
-    return Outcome(base, {p: _simulate(session, history, spec, p, recorded) for p in asked})
+        return Outcome(base, {}, kept)
+    simulated = {p: _simulate(session, history, spec, p, recorded) for p in asked}
+    return Outcome(base, simulated, kept)
+
+
+class Grown(msgspec.Struct, frozen=True, array_like=True):
+    """What the index keeps to read a grown file on from its settled messages: the reader's
+    state (``importers.appended.Settled``) and the row's figures of those messages."""
+
+    settled: bytes
+    tally: Tally
+
+    def dumps(self) -> bytes:
+        return msgspec.msgpack.encode(self)
+
+    @staticmethod
+    def loads(data: bytes) -> Grown | None:
+        try:
+            return msgspec.msgpack.decode(data, type=Grown)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return None
+
+
+def _extend(target: Target, base: Row, grown: bytes) -> Outcome | None:
+    """The row of a file that grew since its settled messages were stored (``grown``),
+    reading only what follows them; ``None`` when it must be read whole."""
+    from ctxtui.core.pricing.cost import session_cost
+    from ctxtui.importers.appended import Settled, read_appended
+
+    kept = Grown.loads(grown)
+    settled = Settled.loads(kept.settled) if kept is not None else None
+    if kept is None or settled is None:
+        return None
+    try:
+        found = read_appended(Path(target.path), settled)
+    except Exception:  # whatever the append holds, the whole read words it
+        return None
+    if found is None:
+        return None
+    part, again = found
+    recorded = session_cost(part)
+    tally = kept.tally.copy()
+    tally.add(part, recorded)
+    base["agent"] = base["agent"] or tally.agent
+    base["model"] = base["model"] or tally.model
+    base["started"] = base["started"] or tally.started
+    base.update(tally.figures())
+    state = None
+    if again is not None:
+        settled_part = kept.tally.copy()
+        settled_part.add(part, recorded, upto=again.messages)
+        state = Grown(again.dumps(), settled_part).dumps()
+    return Outcome(base, {}, state)
 
 
 def apply(base: Row, simulated: Simulated | None) -> Row:

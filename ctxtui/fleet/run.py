@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ctxtui.core.fleet import Row
-from ctxtui.fleet.index import FleetIndex, Identity, identity
+from ctxtui.fleet.index import FleetIndex, Identity, Kept, identity
 from ctxtui.fleet.job import Outcome, Simulated, Spec, Target, apply, session_row
 
 SESSION_SUFFIXES = (".jsonl", ".json", ".jsonl.zst", ".jsonl.gz", ".json.gz", ".db")
@@ -434,10 +434,15 @@ would leave cores idle at the end."""
 
 
 def session_rows(
-    targets: Sequence[Target], spec: Spec, presets: Sequence[tuple[str, ...]]
+    targets: Sequence[Target],
+    spec: Spec,
+    presets: Sequence[tuple[str, ...]],
+    grown: Sequence[bytes | None] | None = None,
 ) -> list[Outcome]:
-    """One task's sessions, each read as ``session_row`` reads it (a batch of small files)."""
-    return [session_row(t, spec, p) for t, p in zip(targets, presets, strict=True)]
+    """One task's sessions, each read as ``session_row`` reads it (a batch of small files),
+    with what the index kept to read each on from should it have grown."""
+    kept = grown if grown is not None else [None] * len(targets)
+    return [session_row(t, spec, p, g) for t, p, g in zip(targets, presets, kept, strict=True)]
 
 
 def _size(target: Target) -> int:
@@ -496,6 +501,8 @@ class _Driver:
         self.fingerprints = {p: spec.fingerprint(p) for p in spec.presets}
         self.reader = spec.base_fingerprint()
         self.idents: dict[int, Identity | None] = {}
+        self.grown: dict[int, bytes] = {}
+        """What the index kept to read a changed file on from (runs that simulate nothing)."""
         self.started = time.monotonic()
 
     def progress(self) -> None:
@@ -526,6 +533,10 @@ class _Driver:
             if base is not None and not missing:
                 self.finish(i, Finished(target, _known(base, target), have, cached=True))
             else:
+                if base is None and ident is not None and index is not None and not spec.simulate:
+                    grown = index.grown(target.path, self.reader)
+                    if grown is not None:
+                        self.grown[i] = grown
                 todo.append((i, missing if base is not None else spec.presets, have))
         self.progress()
         return todo
@@ -536,7 +547,8 @@ class _Driver:
         if index is not None and ident is not None and keep:
             fps = self.fingerprints
             sims = [(fps[p], p, s) for p, s in outcome.simulated.items()]
-            index.store(target.path, ident, self.reader, outcome.base, sims)
+            kept = Kept(outcome.base, sims, outcome.grown)
+            index.store(target.path, ident, self.reader, kept)
         self.run.read += 1
         simulated = {**have, **outcome.simulated}
         self.finish(i, Finished(target, outcome.base, simulated, cached=False))
@@ -547,7 +559,8 @@ class _Driver:
             if self.should_stop():
                 self.run.interrupted = True
                 return
-            self.store(i, session_row(self.targets[i], self.spec, presets), have, True)
+            row = session_row(self.targets[i], self.spec, presets, self.grown.get(i))
+            self.store(i, row, have, True)
 
     def run_pooled(self, executor: ExecutorFactory, todo: Sequence[Todo]) -> None:
         """The jobs in batches; a batch whose worker died is tried once more, each of its
@@ -589,7 +602,9 @@ class _Driver:
                     task = queue.pop()
                     targets = [self.targets[i] for i, _, _ in task]
                     presets = [presets for _, presets, _ in task]
-                    pending[pool.submit(session_rows, targets, self.spec, presets)] = task
+                    grown = [self.grown.get(i) for i, _, _ in task]
+                    job = pool.submit(session_rows, targets, self.spec, presets, grown)
+                    pending[job] = task
                 if not pending:
                     break  # the pool broke: what is left goes to a new one
                 done, _ = wait(list(pending), timeout=WAIT_SLICE, return_when=FIRST_COMPLETED)

@@ -207,6 +207,10 @@ class Converter:
         self.dropped = dropped
         self.compactions = compactions
         self.out: list[Message] = []
+        self.origin: list[int] = []
+        """For each message of ``out``, the record (counted from 0 in the order added) that
+        made it: where a read of the chain from that message on would start."""
+        self._added = -1
         self.low = 0
         """The first message of ``out`` added or changed since ``low`` was last reset."""
         self._open_ids: dict[str, int] = {}  # message.id → index in out, while tool results follow
@@ -216,6 +220,7 @@ class Converter:
         value: Entry = record.value
         kind = value.type
         out = self.out
+        self._added += 1
         if self.compactions is not None and is_boundary(value):
             self.compactions.append(_recorded(record, len(out)))
         elif kind == "assistant":
@@ -232,11 +237,14 @@ class Converter:
                 fields["usage"] = None
             self.low = min(self.low, len(out))
             out.append(Message.trusted(**fields))
+            self.origin.append(self._added)
             if msg_id:
                 self._open_ids[msg_id] = len(out) - 1
         elif kind == "user":
             self.low = min(self.low, len(out))
-            out.extend(_user(record, self.tool_names))
+            made = _user(record, self.tool_names)
+            out.extend(made)
+            self.origin.extend([self._added] * len(made))
 
     def notes(self) -> list[str]:
         """The warnings the conversion so far gives."""

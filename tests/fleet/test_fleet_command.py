@@ -36,13 +36,18 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def opens(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     """How often each session file was read by the job (both loads of one session count)."""
     seen: Counter[str] = Counter()
-    real = job._load
+    real, real_history = job._load, job._read_history
 
     def counted(target: job.Target, spec: job.Spec, *, full_history: bool) -> Any:
         seen[target.path] += 1
         return real(target, spec, full_history=full_history)
 
+    def counted_history(target: job.Target, spec: job.Spec) -> Any:
+        seen[target.path] += 1
+        return real_history(target, spec)
+
     monkeypatch.setattr(job, "_load", counted)
+    monkeypatch.setattr(job, "_read_history", counted_history)
     return seen
 
 

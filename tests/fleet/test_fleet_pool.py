@@ -42,12 +42,17 @@ def _killing(marker: Path | None, victim: str) -> Any:
     """A job that kills its worker on ``victim``: every time, or (with ``marker``) once."""
     real = run_module.session_row
 
-    def job(target: Target, spec: Spec, presets: tuple[str, ...] | None = None) -> Outcome:
+    def job(
+        target: Target,
+        spec: Spec,
+        presets: tuple[str, ...] | None = None,
+        grown: bytes | None = None,
+    ) -> Outcome:
         if target.path.endswith(victim) and (marker is None or not marker.exists()):
             if marker is not None:
                 marker.touch()
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(target, spec, presets)
+        return real(target, spec, presets, grown)
 
     return job
 
