@@ -12,8 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ctxtui.core.fleet import empty_row
 from ctxtui.fleet.index import FleetIndex
-from ctxtui.fleet.job import Outcome, Spec, Target, _extend, empty_row, session_row
+from ctxtui.fleet.job import Outcome, Spec, Target, _extend, session_row
 from ctxtui.fleet.run import run_fleet
 from ctxtui.importers.appended import read_settled
 from ctxtui.samples import samples_dir
