@@ -50,13 +50,15 @@ class Target:
 class Spec:
     """The policies a fleet is replayed under: presets with the same knob overrides.
 
-    ``simulate`` false reads usage only (no count, no replay): ``--no-simulate``.
+    ``simulate`` false reads usage only (no count, no replay): ``--no-simulate``. ``settle``
+    false finds no settled state to keep (a run without an index: ``--no-cache``).
     """
 
     presets: tuple[str, ...] = ("plan",)
     overrides: tuple[tuple[str, Any], ...] = ()
     simulate: bool = True
     format: str | None = None
+    settle: bool = True
 
     def fingerprint(self, preset: str) -> str:
         """What a stored result under ``preset`` depends on, besides the file itself."""
@@ -125,7 +127,7 @@ def _read_history(target: Target, spec: Spec) -> tuple[Session, Settled | None]:
     ``PATH#ID``): what a later run needs to read only what is appended to it."""
     from ctxtui.importers.appended import read_settled
 
-    if "#" not in target.path:
+    if spec.settle and "#" not in target.path:
         found = read_settled(target.path, spec.format)
         if found is not None:
             return found

@@ -494,6 +494,8 @@ class _Driver:
     def __init__(
         self, targets: Sequence[Target], spec: Spec, index: FleetIndex | None, hooks: RunHooks
     ) -> None:
+        if index is None or not index.usable:  # nothing would keep a settled state
+            spec = replace(spec, settle=False)
         self.targets, self.spec, self.index = targets, spec, index
         self.on_result, self.on_progress = hooks.on_result, hooks.on_progress
         self.should_stop = hooks.should_stop or (lambda: False)

@@ -156,3 +156,21 @@ def test_a_format_without_a_settle_rule_keeps_no_state(tmp_path: Path) -> None:
     path.write_bytes(agent_lines("codex", 12, 3))
     assert read_settled(path, None) is None
     assert _row(path).grown is None
+
+
+def test_a_run_without_an_index_finds_no_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--no-cache`` keeps nothing, so it spends nothing on what it would keep."""
+    import ctxtui.importers.appended as appended
+
+    def refused(*_: object) -> None:
+        raise AssertionError("a settled state was looked for")
+
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(SOURCES["generated"])
+    expected = _row(path).base
+    monkeypatch.setattr(appended, "read_settled", refused)
+    run = run_fleet([Target(str(path))], USAGE_ONLY, index=None)
+    (done,) = run.finished.values()
+    assert json.dumps(done.row(None)) == json.dumps(expected)
