@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.session.formats import FormatInfo, format_info
@@ -104,20 +104,7 @@ def _pick_in_directory(path: Path) -> Path:
 
 def load_jsonl(source: Source) -> Session:
     """The active history: the lines after the meta's ``skip``, with its summary kept aside."""
-    path = source.path
-    warnings: list[str] = []
-    meta = _read_meta(path, warnings)
-    raw_skip = meta.get("skip")
-    skip = raw_skip if isinstance(raw_skip, int) and raw_skip > 0 else 0
-    first_active = _line_after_skip(source, skip) if skip > 0 else 1
-    records = [r for r in iter_records(source, warnings) if r.line >= first_active]
-    if skip > 0:
-        warnings.append(
-            f"meta skip {skip:,}: the first {skip:,} lines are no longer active history"
-        )
-    summary = meta.get("summary") if isinstance(meta.get("summary"), str) else ""
-    stored = _Stored(str(path), as_text(meta.get("key")) or None, summary or None, skip)
-    return build_session(records, warnings, stored)
+    return _read_jsonl(source, full_history=False)
 
 
 def load_history(source: Source) -> Session:
@@ -128,26 +115,155 @@ def load_history(source: Source) -> Session:
     path = source.path
     if source.is_dir or path.name.endswith(".meta.json") or path.suffix != ".jsonl":
         return load(source)
-    warnings: list[str] = []
-    meta = _read_meta(path, warnings)
-    raw_skip = meta.get("skip")
-    skip = raw_skip if isinstance(raw_skip, int) and raw_skip > 0 else 0
-    if not skip:
-        return load_jsonl(source)
-    first_active = _line_after_skip(source, skip)
-    summary = meta.get("summary") if isinstance(meta.get("summary"), str) else ""
-    warnings.append(f"meta skip {skip:,}: the first {skip:,} lines are kept before the summary")
-    stored = _Stored(str(path), as_text(meta.get("key")) or None)
-    whole = build_session(iter_records(source, warnings), warnings, stored)
-    messages = list(whole.messages)
-    at = next(
-        (i for i, m in enumerate(messages) if (m.source_line or 0) >= first_active), len(messages)
-    )
-    if summary:
-        messages.insert(at, Message(role="user", content=summary, is_summary=True, injected=True))
-    recorded = RecordedCompaction(message_index=at, source_line=first_active)
-    update = {"recorded_compactions": (recorded,), "full_history": True}
-    return Session(messages=tuple(messages), meta=whole.meta.model_copy(update=update))
+    return _read_jsonl(source, full_history=True)
+
+
+def _read_jsonl(source: Source, *, full_history: bool) -> Session:
+    live = Live(full_history=full_history)
+    live.add(iter_records(source, live.warnings))
+    live.source = source  # the skip's line is found in the source at hand, not reopened
+    return live.session(source.name)
+
+
+class Live:
+    """A PicoClaw JSONL session read as it grows (``--watch``, ``importers.resume``): the
+    lines appended later are converted alone. The meta (``skip``, ``summary``) is read again
+    at each ``session``, as a whole read reads it; a new ``skip`` converts the lines again
+    (a PicoClaw compaction rewrites the JSONL anyway, which is read whole)."""
+
+    RECORD: ClassVar[None] = None
+    """Lines are read as plain JSON values."""
+
+    def __init__(self, *, full_history: bool = False, warnings: list[str] | None = None) -> None:
+        self.full_history = full_history
+        self.warnings: list[str] = [] if warnings is None else warnings
+        """The reader's warnings, in file order (``iter_records`` appends to them)."""
+        self.records: list[Record] = []
+        self._built = _Converted(1)
+        self._active: tuple[int, int] | None = None
+        """``(skip, its first active line)``, once the file holds that many lines."""
+        self.source: Source | None = None
+        """The source being read whole, if so; a read as it grows opens the file again."""
+
+    dropped: ClassVar[int] = 0
+    """No token count is read from a PicoClaw line."""
+
+    @staticmethod
+    def follows(source: Source) -> bool:
+        """Only a JSONL file is read as it grows (not a directory, a legacy JSON or a DB)."""
+        path = source.path
+        return path.suffix == ".jsonl" and source.magic(16) != SQLITE_MAGIC
+
+    def add(self, records: Iterable[Record]) -> None:
+        self.records.extend(records)
+
+    def changed_from(self) -> int:
+        """The first message that may differ from the session built before: any (a
+        changed ``skip`` moves every message)."""
+        return 0
+
+    def session(self, source_path: str | None, end_warnings: Iterable[str] = ()) -> Session:
+        """The session of the lines added so far; ``end_warnings`` follow the reader's."""
+        path = Path(source_path or "")
+        warnings: list[str] = []
+        meta = _read_meta(path, warnings)
+        raw_skip = meta.get("skip")
+        skip = raw_skip if isinstance(raw_skip, int) and raw_skip > 0 else 0
+        first_active = self._first_active(path, skip)
+        summary = meta.get("summary")
+        summary = summary if isinstance(summary, str) else ""
+        key = as_text(meta.get("key")) or None
+        if self.full_history and skip:
+            warnings.append(
+                f"meta skip {skip:,}: the first {skip:,} lines are kept before the summary"
+            )
+            warnings += [*self.warnings, *end_warnings]
+            return self._history(warnings, _Stored(str(path), key), first_active, summary)
+        warnings += [*self.warnings, *end_warnings]
+        if skip:
+            warnings.append(
+                f"meta skip {skip:,}: the first {skip:,} lines are no longer active history"
+            )
+        stored = _Stored(str(path), key, summary or None, skip)
+        return self._convert(first_active).session(warnings, stored)
+
+    def _history(
+        self, warnings: list[str], stored: _Stored, first_active: int, summary: str
+    ) -> Session:
+        whole = self._convert(1).session(warnings, stored)
+        messages = list(whole.messages)
+        at = next(
+            (i for i, m in enumerate(messages) if (m.source_line or 0) >= first_active),
+            len(messages),
+        )
+        if summary:
+            messages.insert(
+                at, Message(role="user", content=summary, is_summary=True, injected=True)
+            )
+        recorded = RecordedCompaction(message_index=at, source_line=first_active)
+        update = {"recorded_compactions": (recorded,), "full_history": True}
+        return Session(messages=tuple(messages), meta=whole.meta.model_copy(update=update))
+
+    def _convert(self, first_active: int) -> _Converted:
+        """The lines from ``first_active`` on converted, those added since the last call
+        alone."""
+        if self._built.first_active != first_active:
+            self._built = _Converted(first_active)
+        built = self._built
+        for record in self.records[built.done :]:
+            built.add(record)
+        built.done = len(self.records)
+        return built
+
+    def _first_active(self, path: Path, skip: int) -> int:
+        """The line where active history starts (``_line_after_skip``), found once the file
+        holds ``skip`` lines: an append does not move it."""
+        if not skip:
+            return 1
+        if self._active is not None and self._active[0] == skip:
+            return self._active[1]
+        if self.source is not None:
+            line, found = _line_after_skip(self.source, skip)
+        else:
+            with open_file(path) as source:
+                line, found = _line_after_skip(source, skip)
+        if found:
+            self._active = (skip, line)
+        return line
+
+
+@dataclass
+class _Converted:
+    """PicoClaw lines from ``first_active`` on, converted one at a time (``build_session``'s
+    rule, transient thought lines dropped as PicoClaw does)."""
+
+    first_active: int
+    done: int = 0
+    messages: list[Message] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    tool_names: dict[str, str] = field(default_factory=dict)
+    transient: int = 0
+
+    def add(self, record: Record) -> None:
+        if record.line < self.first_active:
+            return
+        value = record.value
+        if not isinstance(value, dict) or tag(value, "role") not in ROLES:
+            self.notes.append(f"line {record.line:,}: not a PicoClaw message, skipped")
+            return
+        if _is_transient(value):
+            self.transient += 1
+            return
+        message = message_from_line(value, record.line or None, self.tool_names)
+        for call in message.tool_calls:
+            self.tool_names[call.id] = call.name
+        self.messages.append(message)
+
+    def session(self, warnings: list[str], stored: _Stored) -> Session:
+        notes = [*warnings, *self.notes]
+        if self.transient:
+            notes.append(f"{self.transient:,} transient thought lines dropped (reasoning only)")
+        return _session(self.messages, notes, stored)
 
 
 def _read_meta(path: Path, warnings: list[str]) -> dict[str, Any]:
@@ -163,8 +279,9 @@ def _read_meta(path: Path, warnings: list[str]) -> dict[str, Any]:
     return dict(meta) if isinstance(meta, dict) else {}
 
 
-def _line_after_skip(source: Source, skip: int) -> int:
-    """The physical line where active history starts: ``skip`` counts non-empty lines only."""
+def _line_after_skip(source: Source, skip: int) -> tuple[int, bool]:
+    """The physical line where active history starts: ``skip`` counts non-empty lines only;
+    with whether the file held that many (else the line after its last)."""
     seen = 0
     number = 0
     with source.stream() as fh:  # bounded lines: a line too long to read still counts
@@ -172,8 +289,8 @@ def _line_after_skip(source: Source, skip: int) -> int:
             if raw is None or raw.strip():
                 seen += 1
                 if seen == skip:
-                    return number + 1
-    return number + 1
+                    return number + 1, True
+    return number + 1, False
 
 
 # --- legacy JSON --------------------------------------------------------------------
@@ -215,23 +332,13 @@ def build_session(records: Iterable[Record], warnings: list[str], stored: _Store
 
     Orphan tool results (their call was skipped) are kept: the session reports them.
     """
-    messages: list[Message] = []
-    transient = 0
-    tool_names: dict[str, str] = {}
+    converted = _Converted(0)
     for record in records:
-        value = record.value
-        if not isinstance(value, dict) or tag(value, "role") not in ROLES:
-            warnings.append(f"line {record.line:,}: not a PicoClaw message, skipped")
-            continue
-        if _is_transient(value):
-            transient += 1
-            continue
-        message = message_from_line(value, record.line or None, tool_names)
-        for call in message.tool_calls:
-            tool_names[call.id] = call.name
-        messages.append(message)
-    if transient:
-        warnings.append(f"{transient:,} transient thought lines dropped (reasoning only)")
+        converted.add(record)
+    return converted.session(warnings, stored)
+
+
+def _session(messages: list[Message], warnings: list[str], stored: _Stored) -> Session:
     model = next((m.model for m in reversed(messages) if m.model), None)
     meta = SessionMeta(
         source_path=stored.source_path,

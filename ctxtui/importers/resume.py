@@ -1,6 +1,7 @@
 """An importer's state after a read, kept so that a file that grew is read from where it ended.
 
-The JSONL formats whose importer has a ``Live`` (Claude Code, Codex, OpenAI Chat JSONL) read
+The JSONL formats whose importer has a ``Live`` (Claude Code, Codex, OpenAI Chat and PicoClaw
+JSONL) read
 their records one at a time onto a state. ``Resumable`` is that state together with the
 ``_jsonl.Cursor`` of the read (the end of the last complete line) and the file's first bytes
 and those before the cursor, which an append leaves as they are. ``more`` reads only the

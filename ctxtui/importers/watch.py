@@ -3,14 +3,14 @@
 Agents append to their transcripts record by record, so a file being watched is usually a
 valid prefix plus, at times, half a line. ``SessionWatcher.poll()`` notices that the file
 changed (size, mtime or identity) and reads what changed. For the formats whose importer
-reads a growing file (``Live``: Claude Code, Codex, OpenAI Chat JSONL), only the complete
-lines appended since the last read are read and added to the session (``_jsonl.Cursor``), so
-an append costs its own bytes, not the file's; a half-written last line waits for its
-newline. Any other change (a file that shrank, was replaced or rewritten in place: a PicoClaw
-compaction rewrites its JSONL), a compressed file and the other formats are read again from
-the start. The poll itself is one ``stat``. A file replaced by a FIFO or a socket is said to
-be so and never opened (every open is non-blocking and judged by ``fstat``, should the swap
-land mid-read).
+reads a growing file (``Live``: Claude Code, Codex, OpenAI Chat and PicoClaw JSONL), only
+the complete lines appended since the last read are read and added to the session
+(``_jsonl.Cursor``), so an append costs its own bytes, not the file's; a half-written last
+line waits for its newline. Any other change (a file that shrank, was replaced or rewritten
+in place: a PicoClaw compaction rewrites its JSONL), a compressed file and the other formats
+are read again from the start. The poll itself is one ``stat``. A file replaced by a FIFO or
+a socket is said to be so and never opened (every open is non-blocking and judged by
+``fstat``, should the swap land mid-read).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from ctxtui.samples import samples_dir
 from tests.generated import agent_lines
 
 EXAMPLES = Path("/work/shared/reference/examples")
-RESUMED = ("claude-code", "codex", "openai-chat")
+RESUMED = ("claude-code", "codex", "openai-chat", "picoclaw")
 
 
 def _format(path: Path) -> str | None:
@@ -32,7 +32,33 @@ def _generated(name: str) -> bytes:
     compactions, cache writes of both lifetimes), so their shapes are read in pieces too."""
     if name == "openai-chat":
         return _chat_lines()
+    if name == "picoclaw":
+        return _picoclaw_lines()
     return agent_lines(name, 39, 7)
+
+
+PICOCLAW_META = {
+    "key": "sk_generated",
+    "summary": "Earlier: the user asked about files.",
+    "skip": 7,
+}
+"""The meta written beside the generated PicoClaw file: its first 7 lines are summarized."""
+
+
+def _picoclaw_lines() -> bytes:
+    """PicoClaw lines: calls and their results, a transient thought line, blank and corrupt
+    lines (which ``skip`` counts when they hold something)."""
+    rows: list[str] = []
+    for i in range(25):
+        call = {"id": f"c{i}", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+        rows.append(json.dumps({"role": "user", "content": f"question {i} " + "y" * (i * 5)}))
+        rows.append(json.dumps({"role": "assistant", "content": "", "tool_calls": [call]}))
+        rows.append(json.dumps({"role": "tool", "tool_call_id": f"c{i}", "content": f"ls {i}"}))
+        rows.append(json.dumps({"role": "assistant", "reasoning_content": "hm", "content": ""}))
+        rows.append(json.dumps({"role": "assistant", "content": f"answer {i}", "model_name": "m"}))
+    rows.insert(3, "")
+    rows.insert(5, '{"role": "user", "content": ')
+    return ("\n".join(rows) + "\n").encode()
 
 
 def _chat_lines() -> bytes:
@@ -65,13 +91,24 @@ def _raw(name: str) -> tuple[bytes, str]:
     return path.read_bytes(), str(_format(path))
 
 
+def _meta(name: str, target: Path) -> None:
+    """A PicoClaw transcript's meta (its ``skip`` and summary) beside its pieces."""
+    meta = target.with_name(target.name.removesuffix(".jsonl") + ".meta.json")
+    if name == "generated-picoclaw":
+        meta.write_text(json.dumps(PICOCLAW_META))
+        return
+    path = next((p for p in FILES if p.name == name), None)
+    if path is not None and path.with_name(path.stem + ".meta.json").is_file():
+        meta.write_bytes(path.with_name(path.stem + ".meta.json").read_bytes())
+
+
 def test_every_resumed_format_has_transcripts(tmp_path: Path) -> None:
     formats = {_format(p) for p in FILES}
     for name in RESUMED:
         path = tmp_path / f"{name}.jsonl"
         path.write_bytes(_generated(name))
         assert load_session(path, name).messages
-    assert formats == {"claude-code", "codex"}
+    assert formats == {"claude-code", "codex", "picoclaw"}
 
 
 @pytest.mark.parametrize("sample", TRANSCRIPTS)
@@ -90,6 +127,7 @@ def test_reading_on_from_a_stored_state_gives_the_whole_read(
     raw, format = _raw(sample)
     cuts = data.draw(st.lists(st.integers(1, len(raw) - 1), max_size=4), label="cuts")
     target = tmp_path / f"piece-{len(cuts)}-{sum(cuts)}.jsonl"
+    _meta(sample, target)
     starts: list[int] = []
     real_start = resume.Resumable.start.__func__  # type: ignore[attr-defined]
 
@@ -110,6 +148,7 @@ def test_reading_on_from_a_stored_state_gives_the_whole_read(
             continue
         if had_state:
             assert starts == [], "read on from the stored state, not from the start"
+    assert state is not None, "a state was kept to read on from"
     whole = load_session(target, format, full_history=full_history)
     assert session.model_dump() == whole.model_dump()
 
