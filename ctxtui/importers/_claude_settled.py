@@ -26,17 +26,15 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from ctxtui.core.session.models import Message, Session
+from ctxtui.core.session.models import Session
 from ctxtui.importers._claude_messages import Entry
 from ctxtui.importers._jsonl import Cursor, Record, iter_records, line_decoder
 from ctxtui.importers._parts import as_label
+from ctxtui.importers._settle_rule import settled_at
 from ctxtui.importers._stream import Source
 
 if TYPE_CHECKING:
     from ctxtui.importers.claude_code import Live
-
-SEARCH = 512
-"""How many messages back from the end a settled place is looked for."""
 
 
 class Marks(msgspec.Struct, frozen=True, array_like=True):
@@ -58,36 +56,20 @@ def _crc(text: str) -> int:
     return zlib.crc32(text.encode("utf-8", "surrogatepass"))
 
 
-def settled_at(messages: list[Message], origin: list[int], last_compaction: int | None) -> int:
-    """The last message index that settles the history (see the module), ``-1`` if none
-    lies within ``SEARCH`` of the end."""
-    end = len(messages)
-    for k in range(end - 1, max(0, end - SEARCH), -1):
-        reply = messages[k - 1]
-        if reply.role != "assistant" or reply.injected:
-            continue
-        if messages[k].role != "user" or origin[k] == origin[k - 1]:
-            continue
-        if last_compaction is not None:
-            if last_compaction >= k:
-                return -1  # every earlier place lies before it too
-            if not any(m.is_summary for m in messages[last_compaction:k]):
-                return -1
-        return k
-    return -1
-
-
-def settle(live: Live, prior: Marks | None = None) -> tuple[int, Marks] | None:
-    """``(k, marks)`` for the history ``live`` holds (read from ``prior``'s seed on when
-    given, whose digests and older entries are kept), ``None`` when it is not settled."""
+def settle(live: Live, session: Session, prior: Marks | None = None) -> tuple[int, Marks] | None:
+    """``(k, marks)`` for the history ``live`` read (``session``, as finished; read from
+    ``prior``'s seed on when given, whose digests and older entries are kept), ``None`` when
+    it is not settled."""
     chain = live._chain
     if chain is None or not live.full_history or live.entries.whole() is not live.entries:
         return None
     converter, records = chain.converter, chain.records
     compactions = chain.compactions
     last = compactions[-1].message_index if compactions else None
-    k = settled_at(converter.out, converter.origin, last)
-    if k < 1:
+    if len(session.messages) != len(converter.out):
+        return None  # nothing is hoisted from a Claude Code transcript: not this one's
+    k = settled_at(session.messages, converter.origin, last)
+    if k < 0:
         return None
     start = converter.origin[k]
     if start < 1:

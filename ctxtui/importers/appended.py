@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 
 from ctxtui.core.session.models import Session
-from ctxtui.importers import _claude_settled
+from ctxtui.importers import _claude_settled, _codex_settled
 from ctxtui.importers._jsonl import Cursor
 from ctxtui.importers._reader import gc_paused
 from ctxtui.importers._stream import Source, open_source
@@ -58,21 +58,23 @@ class Settled(msgspec.Struct, frozen=True, array_like=True):
         return state if state.version == VERSION else None
 
 
-_Settle = Callable[[Any, Any], "tuple[int, Any] | None"]
+_Settle = Callable[[Any, Session, Any], "tuple[int, Any] | None"]
 _ReadOn = Callable[[Source, Cursor, Any], "tuple[Session, Any] | None"]
 _RULES: dict[str, tuple[type[Any], _Settle, _ReadOn]] = {
     "claude-code": (_claude_settled.Marks, _claude_settled.settle, _claude_settled.read_on),
+    "codex": (_codex_settled.Marks, _codex_settled.settle, _codex_settled.read_on),
 }
 """Per format: its marks' type, how a read is settled, how it is read on."""
 
 
-def settled(state: Resumable) -> Settled | None:
-    """The settled state of a full-history read ``state`` just made (``Resumable.start``),
-    ``None`` for a format without a settle rule or a history settled nowhere near its end."""
+def settled(state: Resumable, session: Session) -> Settled | None:
+    """The settled state of a full-history read ``state`` just made (``Resumable.start``,
+    which gave ``session``), ``None`` for a format without a settle rule or a history
+    settled nowhere near its end."""
     rule = _RULES.get(state.name)
     if rule is None or not state.full_history or state.cursor.tail is not None:
         return None  # a last line without its newline: a whole read takes it, a cursor not
-    found = rule[1](state.live, None)
+    found = rule[1](state.live, session, None)
     if found is None:
         return None
     k, marks = found
@@ -108,7 +110,7 @@ def read_settled(path: Path | str, format: str | None) -> tuple[Session, Settled
         state, session = started
     if format is not None and not session.messages and not session.system_prompt:
         return None  # a forced format that read nothing: the whole read says why
-    return session, settled(state)
+    return session, settled(state, session)
 
 
 def read_appended(path: Path, kept: Settled) -> tuple[Session, Settled | None] | None:
@@ -136,8 +138,8 @@ def read_appended(path: Path, kept: Settled) -> tuple[Session, Settled | None] |
         session, live = found
         offset = cursor.offset
         end = source.read_at(min(offset, END_BYTES), max(0, offset - END_BYTES))
-    again = settle(live, marks) if session.messages else (0, marks)
     session = finish(session, path, kept.format, live.dropped)
+    again = settle(live, session, marks) if session.messages else (0, marks)
     if again is None:
         return session, None
     k, marks = again

@@ -272,6 +272,11 @@ def _read(source: Source, *, full_history: bool) -> Session:
     return live.session(source.name)
 
 
+BEFORE = -1
+"""``_Replay.usage_target`` of a part read on its own when the message a usage report
+would describe lies before it (``_codex_settled``)."""
+
+
 @dataclass
 class _Replay:
     """The history as Codex rebuilds it, one rollout record at a time."""
@@ -296,6 +301,10 @@ class _Replay:
     full_history: bool = False  # a ``compacted`` appends its summary instead of replacing
     compactions: list[RecordedCompaction] = field(default_factory=list)
     events: list[str] = field(default_factory=list)  # each ``compacted`` in words, file order
+    reached_back: bool = False
+    """A record changed or read what came before the part replayed (a usage report for
+    ``BEFORE``, a rollback, a compaction that rebuilds from it or takes its size from it): a
+    read of an appended part alone gives up."""
 
     @property
     def messages(self) -> list[Message]:
@@ -364,6 +373,9 @@ class Live:
         self.warnings: list[str] = [] if warnings is None else warnings
         """The reader's and the replay's warnings, in file order."""
         self.replay = _Replay(self.warnings, dropped or Dropped(), full_history=full_history)
+        self.turn: list[Record] = []
+        """The records since the last user prompt, that one first (``_codex_settled``)."""
+        self.turn_start: TurnStart | None = None
 
     @property
     def dropped(self) -> int:
@@ -382,22 +394,32 @@ class Live:
                 continue
             kind = value.type if isinstance(value.type, str) else None
             payload = value.payload
-            if kind in _ENVELOPES and isinstance(payload, Item):
-                _envelope(replay, record, kind, payload, value.timestamp)
-            elif kind in ITEM_TYPES:
-                _item(replay, record, value, None)  # legacy: a bare response item
-            elif (
-                kind is None
-                and value.instructions is not msgspec.UNSET
-                and replay.session_id is None
-            ):
-                replay.session_id = as_text(value.id) or None
-                instructions = value.instructions
-                replay.system_prompt = (
-                    instructions if isinstance(instructions, str) and instructions else None
-                )
-            elif isinstance(kind, str):
-                replay.skipped_types[kind] = replay.skipped_types.get(kind, 0) + 1
+            said = _user_says(kind, value, payload)
+            self._dispatch(record, value, kind, payload)
+            if said and _prompt(replay, record):
+                # a user message leaves the model, window and usage target as they were
+                state = TurnStart(replay.model, replay.context_window, replay.usage_target)
+                self.turn, self.turn_start = [record], state
+            elif self.turn_start is not None:
+                self.turn.append(record)
+                if len(self.turn) > TURN_RECORDS:
+                    self.turn, self.turn_start = [], None
+
+    def _dispatch(self, record: Record, value: Item, kind: str | None, payload: Any) -> None:
+        """One record replayed: an envelope, a legacy bare item, or a legacy header."""
+        replay = self.replay
+        if kind in _ENVELOPES and isinstance(payload, Item):
+            _envelope(replay, record, kind, payload, value.timestamp)
+        elif kind in ITEM_TYPES:
+            _item(replay, record, value, None)  # legacy: a bare response item
+        elif kind is None and value.instructions is not msgspec.UNSET and replay.session_id is None:
+            replay.session_id = as_text(value.id) or None
+            instructions = value.instructions
+            replay.system_prompt = (
+                instructions if isinstance(instructions, str) and instructions else None
+            )
+        elif isinstance(kind, str):
+            replay.skipped_types[kind] = replay.skipped_types.get(kind, 0) + 1
 
     def session(self, source_path: str | None, end_warnings: Iterable[str] = ()) -> Session:
         """The session replayed so far; ``end_warnings`` follow the reader's."""
@@ -420,6 +442,41 @@ class Live:
         # The messages are validated as they are made: set, not validated again.
         session = Session(system_prompt=replay.system_prompt, meta=meta)
         return session.model_copy(update={"messages": tuple(replay.messages)})
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStart:
+    """The replay's state just before the last user prompt was read."""
+
+    model: str | None
+    context_window: int | None
+    usage_target: int | None
+
+
+def _user_says(kind: str | None, value: Item, payload: Any) -> bool:
+    """Whether a record is a user's message (wrapped, or a legacy bare item)."""
+    item = payload if kind == "response_item" and isinstance(payload, Item) else value
+    return (
+        (kind == "response_item" or kind == "message")
+        and item.type == "message"
+        and (item.role == "user")
+    )
+
+
+def _prompt(replay: _Replay, record: Record) -> bool:
+    """Whether ``record`` made the last message, a user prompt (not injected, no summary)."""
+    last = replay._messages[-1] if replay._open is None and replay._messages else None
+    return (
+        last is not None
+        and last.source_line == record.line
+        and last.role == "user"
+        and not last.injected
+        and not last.is_summary
+    )
+
+
+TURN_RECORDS = 50_000
+"""The most records a turn is kept for (``Live.turn``): a longer one settles nowhere."""
 
 
 _ENVELOPES = ENVELOPE_TYPES | {"compacted"}
@@ -624,6 +681,8 @@ def _compacted(replay: _Replay, record: Record, payload: Item) -> None:
     reported = next((m.usage for m in reversed(replay.messages) if m.usage), None)
     summary = as_text(payload.message)
     history = payload.replacement_history
+    if reported is None or not isinstance(history, list):
+        replay.reached_back = True  # the last usage, or the messages to rebuild from, before
     pre = reported.prompt_total if reported is not None else None
     summary_message = Message(
         role="user", content=summary, is_summary=True, source_line=record.line
@@ -691,7 +750,9 @@ def _event(replay: _Replay, record: Record, payload: Item) -> None:
             replay.context_window = window
         last = info.last_token_usage
         target = replay.usage_target
-        if isinstance(last, dict) and target is not None and target < replay.count():
+        if isinstance(last, dict) and target == BEFORE:
+            replay.reached_back = True
+        elif isinstance(last, dict) and target is not None and target < replay.count():
             replay.report_usage(target, usage_codex(last, replay.dropped))
     elif kind == "thread_rolled_back":
         _roll_back(replay, record, as_int(payload.num_turns, replay.dropped) or 0)
@@ -699,6 +760,7 @@ def _event(replay: _Replay, record: Record, payload: Item) -> None:
 
 def _roll_back(replay: _Replay, record: Record, turns: int) -> None:
     """Drop the last ``turns`` user turns, as ``thread_rolled_back`` tells Codex to."""
+    replay.reached_back = True
     starts = [i for i, m in enumerate(replay.messages) if m.role == "user" and not m.injected]
     if turns <= 0 or not starts:
         return

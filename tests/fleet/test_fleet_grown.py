@@ -23,6 +23,8 @@ from tests.generated import agent_lines
 USAGE_ONLY = Spec(simulate=False)
 SOURCES = {
     "generated": agent_lines("claude-code", 39, 7),
+    "codex-generated": agent_lines("codex", 39, 7),
+    "codex-replay": (samples_dir() / "codex_replay.jsonl").read_bytes(),
     "compacted": (samples_dir() / "claude_code_compacted.jsonl").read_bytes(),
     "replay": (samples_dir() / "claude_code_replay.jsonl").read_bytes(),
     "cache-story": (samples_dir() / "claude_code_cache_story.jsonl").read_bytes(),
@@ -67,24 +69,22 @@ def test_a_grown_file_read_on_gives_the_whole_reads_row(
             kept = whole.grown
 
 
-def test_most_appends_to_a_generated_transcript_are_read_on() -> None:
-    """The rule is not so strict that nothing is ever read on: each turn's start settles."""
-    raw = SOURCES["generated"]
+@pytest.mark.parametrize("name", ["generated", "codex-generated"])
+def test_most_appends_to_a_generated_transcript_are_read_on(tmp_path: Path, name: str) -> None:
+    """The rule is not so strict that nothing is ever read on: each turn's start settles
+    (an append that holds a compaction is read whole)."""
+    raw = SOURCES[name]
     ends = [m.end() for m in re.finditer(rb"\n", raw)]
-    read_on = 0
-    tried = 0
+    path = tmp_path / "s.jsonl"
+    read_on = tried = 0
     for k in range(10, len(ends) - 5, len(ends) // 12):
-        path = Path(f"/tmp/ctxtui-grown-{k}.jsonl")
-        try:
-            path.write_bytes(raw[: ends[k]])
-            kept = _row(path).grown
-            path.write_bytes(raw[: ends[k + 5]])
-            tried += 1
-            if kept and _extend(Target(str(path)), empty_row(str(path)), kept) is not None:
-                read_on += 1
-        finally:
-            path.unlink(missing_ok=True)
-    assert tried >= 10 and read_on >= tried - 1
+        path.write_bytes(raw[: ends[k]])
+        kept = _row(path).grown
+        path.write_bytes(raw[: ends[k + 5]])
+        tried += 1
+        if kept and _extend(Target(str(path)), empty_row(str(path)), kept) is not None:
+            read_on += 1
+    assert tried >= 10 and read_on >= tried * 2 // 3
 
 
 def _usage_digits(raw: bytes) -> re.Match[bytes]:
@@ -152,10 +152,11 @@ def test_an_appended_copy_of_earlier_records_is_read_whole(tmp_path: Path) -> No
 
 
 def test_a_format_without_a_settle_rule_keeps_no_state(tmp_path: Path) -> None:
-    path = tmp_path / "rollout.jsonl"
-    path.write_bytes(agent_lines("codex", 12, 3))
-    assert read_settled(path, None) is None
-    assert _row(path).grown is None
+    path = tmp_path / "chat.jsonl"
+    lines = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert read_settled(path, "openai-chat") is None
+    assert session_row(Target(str(path)), Spec(simulate=False, format="openai-chat")).grown is None
 
 
 def test_a_run_without_an_index_finds_no_state(
@@ -174,3 +175,54 @@ def test_a_run_without_an_index_finds_no_state(
     run = run_fleet([Target(str(path))], USAGE_ONLY, index=None)
     (done,) = run.finished.values()
     assert json.dumps(done.row(None)) == json.dumps(expected)
+
+
+def _codex_read_once(tmp_path: Path, extra: list[dict[str, object]]) -> tuple[Path, bytes]:
+    """The Codex sample's first half read (a state kept), then ``extra`` records appended."""
+    raw = SOURCES["codex-replay"]
+    path = tmp_path / "rollout.jsonl"
+    half = _line_end(raw, len(raw) // 2)
+    path.write_bytes(raw[:half])
+    kept = _row(path).grown
+    assert kept is not None
+    path.write_bytes(raw[:half] + b"".join(json.dumps(r).encode() + b"\n" for r in extra))
+    return path, kept
+
+
+def test_a_codex_compaction_that_rebuilds_from_earlier_messages_is_read_whole(
+    tmp_path: Path,
+) -> None:
+    """Without a replacement history Codex rebuilds one from every user message so far,
+    which a read of the append alone does not hold."""
+    compacted = {"timestamp": "2026-03-02T11:00:00Z", "type": "compacted"}
+    compacted["payload"] = {"message": "Summary: the work so far."}
+    path, kept = _codex_read_once(tmp_path, [compacted])
+    assert _extend(Target(str(path)), empty_row(str(path)), kept) is None
+
+
+def test_a_codex_usage_report_for_the_reply_before_the_prompt_is_read_whole(
+    tmp_path: Path,
+) -> None:
+    """A usage report describes the last reply, which may lie before the settled prompt."""
+    raw = SOURCES["codex-replay"]
+    usage = {"input_tokens": 1, "cached_input_tokens": 0, "output_tokens": 1, "total_tokens": 2}
+    report = {
+        "timestamp": "2026-03-02T11:00:00Z",
+        "type": "event_msg",
+        "payload": {"type": "token_count", "info": {"last_token_usage": usage}},
+    }
+    prompt = {
+        "timestamp": "2026-03-02T11:00:00Z",
+        "type": "response_item",
+        "payload": {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "and now?"}],
+        },
+    }
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(raw + json.dumps(prompt).encode() + b"\n")
+    kept = _row(path).grown
+    assert kept is not None
+    path.write_bytes(path.read_bytes() + json.dumps(report).encode() + b"\n")
+    assert _extend(Target(str(path)), empty_row(str(path)), kept) is None

@@ -1,6 +1,6 @@
-"""A Claude Code history read on from its settled messages (``importers.appended``) holds the
-messages a whole read has from there on, for every split of the file into what was read and
-what was appended (hypothesis over the split points)."""
+"""A Claude Code or Codex history read on from its settled messages
+(``importers.appended``) holds the messages a whole read has from there on, for every split
+of the file into what was read and what was appended (hypothesis over the split points)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ from tests.generated import agent_lines
 
 SOURCES = {
     "generated": agent_lines("claude-code", 39, 7),
+    "codex-generated": agent_lines("codex", 39, 7),
+    "codex-replay": (samples_dir() / "codex_replay.jsonl").read_bytes(),
     "compacted": (samples_dir() / "claude_code_compacted.jsonl").read_bytes(),
     "replay": (samples_dir() / "claude_code_replay.jsonl").read_bytes(),
 }
