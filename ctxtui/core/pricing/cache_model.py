@@ -29,6 +29,7 @@ from itertools import pairwise
 from ctxtui.core.pricing.cost import TTL_1H, TTL_5M, RequestCost, SessionCost, session_cost, usd
 from ctxtui.core.pricing.prices import TokenUsage
 from ctxtui.core.session.models import Session
+from ctxtui.core.simulation.live_context import Segment
 from ctxtui.core.simulation.replay import ContextAt, Replay
 from ctxtui.core.tokens.calibration import Fit, calibrate, content_chars, live_starts
 from ctxtui.core.tokens.counts import SessionCounts
@@ -198,10 +199,14 @@ class _Breaks:
             return "compaction", head
         if not self._changed(k):
             return None, prompt
-        if self.planned > PLAN_BUDGET:
-            self.approximated += 1
-            return "prune", head
-        changed = _first_change(self.context(k - 1), self.context(k))
+        unplanned = first_change_unplanned(self.replay, k)
+        if isinstance(unplanned, _Unplanned):
+            if self.planned > PLAN_BUDGET:
+                self.approximated += 1
+                return "prune", head
+            changed = _first_change(self.context(k - 1), self.context(k))
+        else:
+            changed = unplanned
         if changed is None:
             return None, prompt
         return "prune", head + round(changed * self.scale)
@@ -212,6 +217,69 @@ class _Breaks:
         prefix = self.replay.counts.prefix
         added = prefix[now.message_index] - prefix[then.message_index]
         return now.simulated_tokens < then.simulated_tokens + added
+
+
+class _Unplanned:
+    """``first_change_unplanned``'s answer when only a plan can tell."""
+
+
+UNPLANNED = _Unplanned()
+
+
+def first_change_unplanned(replay: Replay, k: int) -> int | _Unplanned | None:
+    """``_first_change`` of requests ``k - 1`` and ``k`` (one segment) without planning
+    either, where the walk's account knows both contexts: pruning is all that can change
+    between them. The account names each plan's pruned outputs (a run of the history's
+    prunable ones); truncation is the history's, the same in both; and when each context's
+    history fits its budget (strictly) with no sanitizer, nothing is left out of either. Else
+    ``UNPLANNED``.
+    """
+    account, policy = replay.account, replay.policy
+    if account is None or policy.sanitize_history or not account.pruning:
+        return UNPLANNED
+    before, now = replay.requests[k - 1], replay.requests[k]
+    segment = replay.segments[now.segment]
+    ranges = []
+    for stop in (before.message_index, now.message_index):
+        pruned = account.pruned(segment, stop)
+        if pruned is None or not _fits(replay, segment, stop):
+            return UNPLANNED
+        ranges.append(pruned)
+    (a1, a2), (b1, b2) = ranges
+    first = _first_differing(a1, a2, b1, b2)
+    prunable = account.outputs.prunable
+    if first is None or prunable[first] >= before.message_index:
+        return None  # nothing sent before the earlier request's end changed
+    index = prunable[first]  # the history's; its row is index - start + lead
+    freed = account.outputs.cum_freed
+    upto = max(b1, min(b2, first))  # the later plan's pruned outputs before it
+    history = account.prefix[index] - account.prefix[segment.start]
+    return segment.stand_in_tokens + history - (freed[upto] - freed[b1])
+
+
+def _first_differing(a1: int, a2: int, b1: int, b2: int) -> int | None:
+    """The least position in exactly one of ``range(a1, a2)`` and ``range(b1, b2)``."""
+    if a1 == a2 or b1 == b2:
+        if a1 == a2 and b1 == b2:
+            return None
+        return b1 if a1 == a2 else a1
+    if a1 != b1:
+        return min(a1, b1)
+    return None if a2 == b2 else min(a2, b2)
+
+
+def _fits(replay: Replay, segment: Segment, stop: int) -> bool:
+    """Whether the context's history, pruned, is under its budget: the plan keeps all of it."""
+    policy, account = replay.policy, replay.account
+    assert account is not None
+    if not policy.assembly_budget:
+        return True
+    if not (segment.lead or account.bounds.pair[segment.start]):
+        return False  # a cut before the first message is not allowed: the plan moves it on
+    fixed = account.fixed + segment.meta_summary_tokens
+    history = account.prompt(segment, stop) - fixed
+    reserved = fixed if policy.reserve_system_and_tools else 0
+    return history < policy.context_window - policy.max_tokens - reserved
 
 
 def _first_change(a: ContextAt, b: ContextAt) -> int | None:

@@ -276,16 +276,31 @@ class LiveAccount:
 
     def prompt(self, segment: Segment, stop: int) -> int:
         """Prompt tokens of the live context before ``stop``, as ``build_plan`` counts them."""
-        start = segment.start
-        history = segment.stand_in_tokens + self.prefix[stop] - self.prefix[start]
-        unpruned = self.fixed + segment.meta_summary_tokens + history
-        if self.pruning and stop > start and unpruned >= self.policy.prune_trigger_tokens:
-            return unpruned - self._freed(segment, stop)
-        return unpruned
+        unpruned = self._unpruned(segment, stop)
+        first, last = self._pruned(segment, stop, unpruned)
+        if first == last:
+            return unpruned
+        return unpruned - (self.outputs.cum_freed[last] - self.outputs.cum_freed[first])
+
+    def pruned(self, segment: Segment, stop: int) -> tuple[int, int] | None:
+        """The outputs the plan of this context prunes, as ``outputs.prunable[first:last]``
+        (history indices); ``None`` when this account does not know (``covers``)."""
+        if not (self.pruning and self.covers(segment, stop)):
+            return None
+        return self._pruned(segment, stop, self._unpruned(segment, stop))
+
+    def _unpruned(self, segment: Segment, stop: int) -> int:
+        history = segment.stand_in_tokens + self.prefix[stop] - self.prefix[segment.start]
+        return self.fixed + segment.meta_summary_tokens + history
+
+    def _pruned(self, segment: Segment, stop: int, unpruned: int) -> tuple[int, int]:
+        if self.pruning and stop > segment.start and unpruned >= self.policy.prune_trigger_tokens:
+            return self._prune_range(segment, stop)
+        return 0, 0
 
     # --- the live window in its own coordinates: 0 is the stand-in when there is one -------
 
-    def _freed(self, seg: Segment, stop: int) -> int:
+    def _prune_range(self, seg: Segment, stop: int) -> tuple[int, int]:
         s = seg.lead
         c = seg.start
         starts = self._starts(c, stop)  # once per request: three rules read them
@@ -385,16 +400,16 @@ class LiveAccount:
             self._tail_budgets[key] = budget
         return budget
 
-    def _prune_turns(self, c: int, boundary: int) -> int:
+    def _prune_turns(self, c: int, boundary: int) -> tuple[int, int]:
         o = self.outputs
         lo = bisect_left(o.prunable, c)
         hi = max(lo, bisect_left(o.prunable, boundary))
         count = hi - lo
         if count == 0 or count < self.policy.prune_threshold:
-            return 0
-        return o.cum_freed[hi] - o.cum_freed[lo]
+            return 0, 0
+        return lo, hi
 
-    def _prune_results(self, c: int, stop: int, boundary: int) -> int:
+    def _prune_results(self, c: int, stop: int, boundary: int) -> tuple[int, int]:
         """``prune_by_results`` on the live context ``[c, stop)``: all but its newest
         ``prune_keep_results`` results are stubbed, those before ``boundary`` only."""
         o = self.outputs
@@ -402,13 +417,13 @@ class LiveAccount:
         count = bisect_left(o.indices, stop) - lo
         position = count - self.policy.prune_keep_results
         if position < 0:
-            return 0
+            return 0, 0
         cut = o.indices[lo + position] if position < count else boundary
         first = bisect_left(o.prunable, c)
         last = max(first, bisect_left(o.prunable, min(cut, boundary)))
-        return o.cum_freed[last] - o.cum_freed[first]
+        return first, last
 
-    def _prune_tokens(self, c: int, boundary: int) -> int:
+    def _prune_tokens(self, c: int, boundary: int) -> tuple[int, int]:
         """``prune_by_tokens`` restricted to outputs at or after ``c``."""
         o = self.outputs
         hi = bisect_left(o.indices, boundary)
@@ -418,12 +433,12 @@ class LiveAccount:
         cum = o.cum_tokens
         q = bisect_left(cum, cum[hi] - self.policy.prune_protect_tokens, lo, hi + 1)
         if q <= lo:
-            return 0
+            return 0, 0
         first = bisect_left(o.prunable, o.indices[lo])
         last = bisect_right(o.prunable, o.indices[q - 1])
         if last <= first or cum[q] - cum[lo] <= self.policy.prune_minimum_tokens:
-            return 0
-        return o.cum_freed[last] - o.cum_freed[first]
+            return 0, 0
+        return first, last
 
 
 def _mirrored(policy: Policy) -> bool:
