@@ -171,6 +171,7 @@ class _Breaks:
         self.planned = 0
         self.approximated = 0
         self._last: tuple[int, ContextAt] | None = None
+        self._known: _Known = {}
 
     def context(self, k: int) -> ContextAt:
         if self._last is not None and self._last[0] == k:
@@ -199,7 +200,7 @@ class _Breaks:
             return "compaction", head
         if not self._changed(k):
             return None, prompt
-        unplanned = first_change_unplanned(self.replay, k)
+        unplanned = first_change_unplanned(self.replay, k, self._known)
         if isinstance(unplanned, _Unplanned):
             if self.planned > PLAN_BUDGET:
                 self.approximated += 1
@@ -226,7 +227,14 @@ class _Unplanned:
 UNPLANNED = _Unplanned()
 
 
-def first_change_unplanned(replay: Replay, k: int) -> int | _Unplanned | None:
+_Known = dict[int, "tuple[int, int] | None"]
+"""Per request, its context's pruned outputs when its plan keeps every message, else
+``None``: each request is the later of one pair and the earlier of the next."""
+
+
+def first_change_unplanned(
+    replay: Replay, k: int, known: _Known | None = None
+) -> int | _Unplanned | None:
     """``_first_change`` of requests ``k - 1`` and ``k`` (one segment) without planning
     either, where the walk's account knows both contexts: pruning is all that can change
     between them. The account names each plan's pruned outputs (a run of the history's
@@ -239,10 +247,15 @@ def first_change_unplanned(replay: Replay, k: int) -> int | _Unplanned | None:
         return UNPLANNED
     before, now = replay.requests[k - 1], replay.requests[k]
     segment = replay.segments[now.segment]
+    known = {} if known is None else known
     ranges = []
-    for stop in (before.message_index, now.message_index):
-        pruned = account.pruned(segment, stop)
-        if pruned is None or not _fits(replay, segment, stop):
+    for j in (k - 1, k):
+        if j not in known:
+            found = account.pruned(segment, replay.requests[j].message_index)
+            fits = found is not None and _fits(replay, segment, found[1])
+            known[j] = found[0] if found is not None and fits else None
+        pruned = known[j]
+        if pruned is None:
             return UNPLANNED
         ranges.append(pruned)
     (a1, a2), (b1, b2) = ranges
@@ -268,8 +281,9 @@ def _first_differing(a1: int, a2: int, b1: int, b2: int) -> int | None:
     return None if a2 == b2 else min(a2, b2)
 
 
-def _fits(replay: Replay, segment: Segment, stop: int) -> bool:
-    """Whether the context's history, pruned, is under its budget: the plan keeps all of it."""
+def _fits(replay: Replay, segment: Segment, prompt: int) -> bool:
+    """Whether the context's history, pruned (its ``prompt`` less the fixed parts), is under
+    its budget: the plan keeps all of it."""
     policy, account = replay.policy, replay.account
     assert account is not None
     if not policy.assembly_budget:
@@ -277,7 +291,7 @@ def _fits(replay: Replay, segment: Segment, stop: int) -> bool:
     if not (segment.lead or account.bounds.pair[segment.start]):
         return False  # a cut before the first message is not allowed: the plan moves it on
     fixed = account.fixed + segment.meta_summary_tokens
-    history = account.prompt(segment, stop) - fixed
+    history = prompt - fixed
     reserved = fixed if policy.reserve_system_and_tools else 0
     return history < policy.context_window - policy.max_tokens - reserved
 

@@ -282,12 +282,16 @@ class LiveAccount:
             return unpruned
         return unpruned - (self.outputs.cum_freed[last] - self.outputs.cum_freed[first])
 
-    def pruned(self, segment: Segment, stop: int) -> tuple[int, int] | None:
+    def pruned(self, segment: Segment, stop: int) -> tuple[tuple[int, int], int] | None:
         """The outputs the plan of this context prunes, as ``outputs.prunable[first:last]``
-        (history indices); ``None`` when this account does not know (``covers``)."""
+        (history indices), and its prompt; ``None`` when this account does not know
+        (``covers``)."""
         if not (self.pruning and self.covers(segment, stop)):
             return None
-        return self._pruned(segment, stop, self._unpruned(segment, stop))
+        unpruned = self._unpruned(segment, stop)
+        first, last = self._pruned(segment, stop, unpruned)
+        freed = self.outputs.cum_freed[last] - self.outputs.cum_freed[first]
+        return (first, last), unpruned - freed
 
     def _unpruned(self, segment: Segment, stop: int) -> int:
         history = segment.stand_in_tokens + self.prefix[stop] - self.prefix[segment.start]
