@@ -458,9 +458,10 @@ COMMANDS: tuple[Command, ...] = (
         "project, and with --by each request in its day, week, month or 5-hour block. "
         "--compare replays the fleet under several presets beside what was recorded. Results "
         "are kept in an index in the user's cache directory, so a second run reads only the "
-        "files that changed. --json prints schema ctxtui.fleet/1. Exit 1 when some sessions "
-        "have no figures (their worker died twice, or the Dask cluster was lost); 128 + the "
-        "signal when stopped.",
+        "files that changed; with --no-simulate, a Claude Code or Codex session that only grew "
+        "is read from its last turn on. --json prints schema ctxtui.fleet/1. Exit 1 when "
+        "some sessions have no figures (their worker died twice, or the Dask cluster was "
+        "lost); 128 + the signal when stopped.",
         add_options=lambda p: fleet_options(p, _count, add_policy_options),
         session="none",
         policy=False,  # it adds the knobs itself, for every session
