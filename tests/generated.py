@@ -27,3 +27,25 @@ def agent_lines(agent: str, turns: int, seed: int) -> bytes:
         maker.turn(turn)
     lines = (json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in maker.lines)
     return "".join(line + "\n" for line in lines).encode()
+
+
+def growing_transcripts() -> dict[str, bytes]:
+    """The Claude Code and Codex transcripts a grown file is read on from
+    (``importers.appended``): generated ones and the samples, by a short name."""
+    from ctxtui.samples import samples_dir
+
+    samples = samples_dir()
+    return {
+        "generated": agent_lines("claude-code", 39, 7),
+        "codex-generated": agent_lines("codex", 39, 7),
+        "codex-replay": (samples / "codex_replay.jsonl").read_bytes(),
+        "compacted": (samples / "claude_code_compacted.jsonl").read_bytes(),
+        "replay": (samples / "claude_code_replay.jsonl").read_bytes(),
+        "cache-story": (samples / "claude_code_cache_story.jsonl").read_bytes(),
+    }
+
+
+def line_end(raw: bytes, at: int) -> int:
+    """The end of the line byte ``at`` falls in (the file's end at most)."""
+    end = raw.find(b"\n", at)
+    return len(raw) if end < 0 else end + 1

@@ -17,24 +17,10 @@ from ctxtui.fleet.index import FleetIndex
 from ctxtui.fleet.job import Outcome, Spec, Target, _extend, session_row
 from ctxtui.fleet.run import run_fleet
 from ctxtui.importers.appended import read_settled
-from ctxtui.samples import samples_dir
-from tests.generated import agent_lines
+from tests.generated import growing_transcripts, line_end
 
 USAGE_ONLY = Spec(simulate=False)
-SOURCES = {
-    "generated": agent_lines("claude-code", 39, 7),
-    "codex-generated": agent_lines("codex", 39, 7),
-    "codex-replay": (samples_dir() / "codex_replay.jsonl").read_bytes(),
-    "compacted": (samples_dir() / "claude_code_compacted.jsonl").read_bytes(),
-    "replay": (samples_dir() / "claude_code_replay.jsonl").read_bytes(),
-    "cache-story": (samples_dir() / "claude_code_cache_story.jsonl").read_bytes(),
-}
-
-
-def _line_end(raw: bytes, at: int) -> int:
-    """The end of the line ``at`` falls in (the file's end at most)."""
-    end = raw.find(b"\n", at)
-    return len(raw) if end < 0 else end + 1
+SOURCES = growing_transcripts()
 
 
 def _row(path: Path, grown: bytes | None = None) -> Outcome:
@@ -52,10 +38,10 @@ def test_a_grown_file_read_on_gives_the_whole_reads_row(
     raw = SOURCES[name]
     path = tmp_path / f"{name}.jsonl"
     cuts = sorted(
-        _line_end(raw, data.draw(st.integers(0, len(raw) - 1), label="append"))
+        line_end(raw, data.draw(st.integers(0, len(raw) - 1), label="append"))
         for _ in range(data.draw(st.integers(1, 3), label="appends"))
     )
-    start = _line_end(raw, data.draw(st.integers(0, cuts[0] - 1), label="first read"))
+    start = line_end(raw, data.draw(st.integers(0, cuts[0] - 1), label="first read"))
     path.write_bytes(raw[:start])
     kept = _row(path).grown
     for cut in cuts:
@@ -98,7 +84,7 @@ def test_the_fleet_reads_only_what_was_appended(tmp_path: Path) -> None:
     ends kept): a run that read them again would see the change; the index's run does not,
     and gives the row of the unchanged file grown."""
     raw = SOURCES["generated"]
-    cut = _line_end(raw, len(raw) * 2 // 3)
+    cut = line_end(raw, len(raw) * 2 // 3)
     sessions = tmp_path / "sessions"
     sessions.mkdir()
     path = sessions / "s.jsonl"
@@ -127,11 +113,11 @@ def test_a_file_rewritten_is_read_whole(tmp_path: Path) -> None:
     sessions = tmp_path / "sessions"
     sessions.mkdir()
     path = sessions / "s.jsonl"
-    half = _line_end(raw, len(raw) // 2)
+    half = line_end(raw, len(raw) // 2)
     path.write_bytes(raw[:half])
     index = FleetIndex(tmp_path / "cache" / "fleet.sqlite3", lambda _: None)
     run_fleet([Target(str(path))], USAGE_ONLY, index=index)
-    shorter = raw[: _line_end(raw, len(raw) // 3)]  # blank lines where the rest of it was
+    shorter = raw[: line_end(raw, len(raw) // 3)]  # blank lines where the rest of it was
     path.write_bytes(shorter + b"\n" * (half - len(shorter)) + raw[half:])
     run = run_fleet([Target(str(path))], USAGE_ONLY, index=index)
     (done,) = run.finished.values()
@@ -142,12 +128,7 @@ def test_an_appended_copy_of_earlier_records_is_read_whole(tmp_path: Path) -> No
     """A fork that copies the prefix into the same file repeats its uuids: the whole read
     keeps the first copy, which a read of the append alone cannot know."""
     raw = SOURCES["generated"]
-    path = tmp_path / "s.jsonl"
-    half = _line_end(raw, len(raw) // 2)
-    path.write_bytes(raw[:half])
-    kept = _row(path).grown
-    assert kept is not None
-    path.write_bytes(raw[:half] + raw[: _line_end(raw, len(raw) // 4)])
+    path, kept = _read_half(tmp_path, "generated", raw[: line_end(raw, len(raw) // 4)])
     assert _extend(Target(str(path)), empty_row(str(path)), kept) is None
 
 
@@ -177,16 +158,22 @@ def test_a_run_without_an_index_finds_no_state(
     assert json.dumps(done.row(None)) == json.dumps(expected)
 
 
-def _codex_read_once(tmp_path: Path, extra: list[dict[str, object]]) -> tuple[Path, bytes]:
-    """The Codex sample's first half read (a state kept), then ``extra`` records appended."""
-    raw = SOURCES["codex-replay"]
-    path = tmp_path / "rollout.jsonl"
-    half = _line_end(raw, len(raw) // 2)
+def _read_half(tmp_path: Path, name: str, extra: bytes) -> tuple[Path, bytes]:
+    """The first half of a transcript read (a state kept), then ``extra`` appended."""
+    raw = SOURCES[name]
+    path = tmp_path / f"{name}.jsonl"
+    half = line_end(raw, len(raw) // 2)
     path.write_bytes(raw[:half])
     kept = _row(path).grown
     assert kept is not None
-    path.write_bytes(raw[:half] + b"".join(json.dumps(r).encode() + b"\n" for r in extra))
+    path.write_bytes(raw[:half] + extra)
     return path, kept
+
+
+def _codex_read_once(tmp_path: Path, extra: list[dict[str, object]]) -> tuple[Path, bytes]:
+    """The Codex sample's first half read (a state kept), then ``extra`` records appended."""
+    lines = b"".join(json.dumps(r).encode() + b"\n" for r in extra)
+    return _read_half(tmp_path, "codex-replay", lines)
 
 
 def test_a_codex_compaction_that_rebuilds_from_earlier_messages_is_read_whole(

@@ -13,21 +13,13 @@ from hypothesis import strategies as st
 from ctxtui.core.session.models import Message
 from ctxtui.importers import load_session
 from ctxtui.importers.appended import Settled, read_appended, read_settled
-from ctxtui.samples import samples_dir
-from tests.generated import agent_lines
+from tests.generated import growing_transcripts, line_end
 
 SOURCES = {
-    "generated": agent_lines("claude-code", 39, 7),
-    "codex-generated": agent_lines("codex", 39, 7),
-    "codex-replay": (samples_dir() / "codex_replay.jsonl").read_bytes(),
-    "compacted": (samples_dir() / "claude_code_compacted.jsonl").read_bytes(),
-    "replay": (samples_dir() / "claude_code_replay.jsonl").read_bytes(),
+    name: raw
+    for name, raw in growing_transcripts().items()
+    if name in ("generated", "codex-generated", "codex-replay", "compacted", "replay")
 }
-
-
-def _line_end(raw: bytes, at: int) -> int:
-    end = raw.find(b"\n", at)
-    return len(raw) if end < 0 else end + 1
 
 
 def _shown(m: Message) -> tuple[object, ...]:
@@ -46,7 +38,7 @@ def test_the_history_read_on_is_the_whole_reads_from_the_settled_message(
 ) -> None:
     raw = SOURCES[name]
     path = tmp_path / "s.jsonl"
-    start = _line_end(raw, int(first * (len(raw) - 1)))
+    start = line_end(raw, int(first * (len(raw) - 1)))
     path.write_bytes(raw[:start])
     found = read_settled(path, None)
     assert found is not None
@@ -57,7 +49,7 @@ def test_the_history_read_on_is_the_whole_reads_from_the_settled_message(
     if kept is None:
         return
     assert Settled.loads(kept.dumps()) == kept
-    path.write_bytes(raw[: _line_end(raw, start + int(more * (len(raw) - start)))])
+    path.write_bytes(raw[: line_end(raw, start + int(more * (len(raw) - start)))])
     read_on = read_appended(path, kept)
     if read_on is None:
         return
@@ -73,11 +65,11 @@ def test_a_cut_line_is_left_for_a_whole_read(tmp_path: Path) -> None:
     neither a state nor a read on is made of it."""
     raw = SOURCES["generated"]
     path = tmp_path / "s.jsonl"
-    half = _line_end(raw, len(raw) // 2)
+    half = line_end(raw, len(raw) // 2)
     path.write_bytes(raw[:half])
     found = read_settled(path, None)
     assert found is not None and found[1] is not None
-    path.write_bytes(raw[: _line_end(raw, half + 10) - 1])
+    path.write_bytes(raw[: line_end(raw, half + 10) - 1])
     assert read_appended(path, found[1]) is None
     assert read_settled(path, None) is None
 
