@@ -170,6 +170,8 @@ class Tally(msgspec.Struct):
     started: str | None = None
     model: str | None = None
     agent: str | None = None
+    last_hour: int | None = None
+    """The hour of the last request added (``None``: it had no time)."""
 
     def add(self, history: Session, cost: SessionCost, upto: int | None = None) -> None:
         """Add the messages of ``history`` before ``upto`` (all by default), ``cost`` being
@@ -180,7 +182,9 @@ class Tally(msgspec.Struct):
         stop = len(messages) if upto is None else upto
         points = history.index.requests
         points = points[: bisect_left(points, stop)]
-        recorded = [rc for rc in history.meta.recorded_compactions if rc.message_index < stop]
+        recorded = list(history.meta.recorded_compactions)
+        if upto is not None:  # a part ends before the compactions at or after it
+            recorded = [rc for rc in recorded if rc.message_index < stop]
         requests = cost.requests[: len(points)]
         prompt_stored = 1 if history.system_prompt and not self.messages else 0
         starts = [rc.message_index for rc in recorded]
@@ -198,12 +202,24 @@ class Tally(msgspec.Struct):
         self.high = _most(self.high, max(band, default=None))
         for r in requests:
             self._add_request(r)
-        self.untimed = _add_activity(self.hours, self.untimed, points, recorded, requests)
+        if requests:
+            self.untimed = _add_activity(self.hours, self.untimed, points, recorded, requests)
+            self.last_hour = _hour(requests[-1])
+        elif recorded and self.requests:
+            self._mark_last(len(recorded))
         opened = starts[-1] if starts else None
         if opened is not None or self.started is None:
             self.started = _first_time(messages, opened or 0, stop)
         self.model = history.meta.model
         self.agent = history.meta.format
+
+    def _mark_last(self, compactions: int) -> None:
+        """Compactions after every request so far: a whole read counts them at the last."""
+        group = self.untimed if self.last_hour is None else self.hours[self.last_hour][3:]
+        assert group is not None
+        group[5] += compactions
+        if self.last_hour is not None:
+            self.hours[self.last_hour][3:] = group
 
     def copy(self) -> Tally:
         """A tally to add to, leaving this one as it is."""
@@ -238,6 +254,12 @@ class Tally(msgspec.Struct):
                 "untimed": self.untimed,
             },
         }
+
+
+def _hour(r: RequestCost) -> int | None:
+    """The hour a request is counted in, ``None`` when it has no time (``_add_activity``)."""
+    when = _epoch(r.sent_at)
+    return None if when is None else int(when // HOUR) * HOUR
 
 
 def _least(a: int | None, b: int | None) -> int | None:

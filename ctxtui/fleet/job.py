@@ -286,6 +286,8 @@ def _extend(target: Target, base: Row, grown: bytes) -> Outcome | None:
     if found is None:
         return None
     part, again = found
+    if _opened(part) is None:
+        return None  # the last compaction has no message yet: the whole read opens it anew
     recorded = session_cost(part)
     tally = kept.tally.copy()
     tally.add(part, recorded)

@@ -30,7 +30,7 @@ from ctxtui.core.session.models import Session
 from ctxtui.importers._claude_messages import Entry
 from ctxtui.importers._jsonl import Cursor, Record, iter_records, line_decoder
 from ctxtui.importers._parts import as_label
-from ctxtui.importers._settle_rule import settled_at
+from ctxtui.importers._settle_rule import encoded_seed, settled_at
 from ctxtui.importers._stream import Source
 
 if TYPE_CHECKING:
@@ -80,11 +80,17 @@ def settle(live: Live, session: Session, prior: Marks | None = None) -> tuple[in
         dead = prior.dead_leaf if dead is None else max(dead, prior.dead_leaf)
     uuids = array("I", (_crc(u) for u in live.entries.by_uuid))
     ids = array("I", (_crc(i) for r in records[:start] if (i := _response_id(r)) is not None))
+    earlier = {*ids, *array("I", prior.ids if prior else b"")}
+    if any((i := _response_id(r)) is not None and _crc(i) in earlier for r in records[start:]):
+        return None  # a response again: the whole read counts its usage once
+    seed = encoded_seed(records[start:], Entry)
+    if seed is None:
+        return None
     messages = converter.out
     model = next((m.model for m in reversed(messages) if m.model and not m.injected), None)
     marks = Marks(
         anchor=records[start - 1].value.uuid,
-        seed=[(r.line, msgspec.json.encode(r.value)) for r in records[start:]],
+        seed=seed,
         dead_leaf=dead,
         uuids=(prior.uuids if prior else b"") + uuids.tobytes(),
         ids=(prior.ids if prior else b"") + ids.tobytes(),

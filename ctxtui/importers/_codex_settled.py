@@ -8,7 +8,8 @@ before the prompt (``codex.BEFORE``). ``Marks`` keeps those and the records from
 on (the *seed*). The read gives up, and the caller reads the file whole, when the part
 reaches back before the prompt (a usage report for the reply before it, a rollback, a
 compaction without a replacement history, which Codex rebuilds from every user message, or
-one with no usage reported since the prompt, whose size the last report before it gives) or
+one with no usage reported since the prompt, whose size the last report before it gives),
+when a first ``session_meta`` comes late (its instructions are the session's prompt), or
 when the model it ends on is not the
 one the whole read ended on (an earlier message without one would be priced as it).
 """
@@ -21,7 +22,7 @@ import msgspec
 
 from ctxtui.core.session.models import Session
 from ctxtui.importers._jsonl import Cursor, Record, iter_records, line_decoder
-from ctxtui.importers._settle_rule import settles
+from ctxtui.importers._settle_rule import encoded_seed, settles
 from ctxtui.importers._stream import Source
 
 if TYPE_CHECKING:
@@ -60,8 +61,9 @@ def settle(live: Live, session: Session, prior: Marks | None = None) -> tuple[in
     last = recorded[-1].message_index if recorded else None
     if not settles(messages, k, origin, last):
         return None
-    encode = msgspec.json.encode
-    seed = [(r.line, encode(r.value)) for r in live.turn if isinstance(r.value, Item)]
+    seed = encoded_seed([r for r in live.turn if isinstance(r.value, Item)], Item)
+    if seed is None:
+        return None
     marks = Marks(
         seed=seed,
         model=start.model,
@@ -90,4 +92,6 @@ def read_on(source: Source, cursor: Cursor, marks: Marks) -> tuple[Session, Live
     live.add(iter_records(source, live.warnings, cursor=cursor, typed=Item))
     if replay.reached_back or replay.model != marks.model_after:
         return None
+    if replay.system_prompt != marks.system_prompt:
+        return None  # a first session_meta came late: the whole read counts its prompt
     return live.session(source.name, cursor.end_warnings()), live

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import msgspec
+
 from ctxtui.core.session.models import Message
+from ctxtui.importers._jsonl import Record, line_decoder
 
 SEARCH = 512
 """How many messages back from the end a settled place is looked for."""
@@ -48,3 +51,15 @@ def settled_at(
         if settles(messages, k, origin, last_compaction):
             return k
     return -1
+
+
+def encoded_seed(
+    records: Sequence[Record], typed: type[msgspec.Struct]
+) -> list[tuple[int, bytes]] | None:
+    """``records`` as ``(line, JSON)`` to store, ``None`` when one would not read back as it
+    was (JSON has no NaN or infinity: msgspec writes them as ``null``)."""
+    encode, decode = msgspec.json.encode, line_decoder(typed)
+    seed = [(r.line, encode(r.value)) for r in records]
+    if any(decode(raw) != r.value for (_, raw), r in zip(seed, records, strict=True)):
+        return None
+    return seed

@@ -26,7 +26,7 @@ from ctxtui.importers._reader import gc_paused
 from ctxtui.importers._stream import Source, open_source
 from ctxtui.importers.resume import END_BYTES, Resumable
 
-VERSION = 1
+VERSION = 2
 """Bumped when what a state holds changes: a state of another version is not used."""
 
 
@@ -42,6 +42,8 @@ class Settled(msgspec.Struct, frozen=True, array_like=True):
     end: bytes
     messages: int
     """The messages read that no append changes: the history's first ``messages``."""
+    left: int
+    """JSON values the reader may still read (``_jsonl.MAX_RECORDS`` for the whole file)."""
     marks: bytes
     """The format's own (``_claude_settled.Marks``), encoded."""
 
@@ -86,6 +88,7 @@ def settled(state: Resumable, session: Session) -> Settled | None:
         state.head,
         state.end,
         k,
+        state.cursor.left,
         msgspec.msgpack.encode(marks),
     )
 
@@ -131,7 +134,7 @@ def read_appended(path: Path, kept: Settled) -> tuple[Session, Settled | None] |
     with open_source(path) as source, gc_paused():
         if not _appended_to(source, kept):
             return None
-        cursor = Cursor(offset=kept.offset, line=kept.lines)
+        cursor = Cursor(offset=kept.offset, line=kept.lines, left=kept.left)
         found = read_on(source, cursor, marks)
         if found is None or cursor.tail is not None:
             return None
@@ -144,7 +147,15 @@ def read_appended(path: Path, kept: Settled) -> tuple[Session, Settled | None] |
         return session, None
     k, marks = again
     state = Settled(
-        VERSION, kept.format, offset, cursor.line, kept.head, end, k, msgspec.msgpack.encode(marks)
+        VERSION,
+        kept.format,
+        offset,
+        cursor.line,
+        kept.head,
+        end,
+        k,
+        cursor.left,
+        msgspec.msgpack.encode(marks),
     )
     return session, state
 
