@@ -139,6 +139,9 @@ class Live:
         self.warnings: list[str] = [] if warnings is None else warnings
         """The reader's warnings, in file order (``iter_records`` appends to them)."""
         self.records: list[Record] = []
+        self.said: list[int] = []
+        """How many reader warnings came before each record: a full history's notes on its
+        lines are placed among the reader's by line, as a whole read places them."""
         self._built = _Converted(1)
         self._active: tuple[int, int] | None = None
         """``(skip, its first active line)``, once the file holds that many lines."""
@@ -155,7 +158,9 @@ class Live:
         return path.suffix == ".jsonl" and source.magic(16) != SQLITE_MAGIC
 
     def add(self, records: Iterable[Record]) -> None:
-        self.records.extend(records)
+        for record in records:
+            self.records.append(record)
+            self.said.append(len(self.warnings))
 
     def changed_from(self) -> int:
         """The first message that may differ from the session built before: any (a
@@ -177,7 +182,8 @@ class Live:
             warnings.append(
                 f"meta skip {skip:,}: the first {skip:,} lines are kept before the summary"
             )
-            warnings += [*self.warnings, *end_warnings]
+            notes = self._convert(1).placed(self.warnings)
+            warnings += [*notes, *end_warnings]
             return self._history(warnings, _Stored(str(path), key), first_active, summary)
         warnings += [*self.warnings, *end_warnings]
         if skip:
@@ -190,7 +196,7 @@ class Live:
     def _history(
         self, warnings: list[str], stored: _Stored, first_active: int, summary: str
     ) -> Session:
-        whole = self._convert(1).session(warnings, stored)
+        whole = self._convert(1).session(warnings, stored, placed=True)
         messages = list(whole.messages)
         at = next(
             (i for i, m in enumerate(messages) if (m.source_line or 0) >= first_active),
@@ -210,8 +216,8 @@ class Live:
         if self._built.first_active != first_active:
             self._built = _Converted(first_active)
         built = self._built
-        for record in self.records[built.done :]:
-            built.add(record)
+        for record, said in zip(self.records[built.done :], self.said[built.done :], strict=True):
+            built.add(record, said)
         built.done = len(self.records)
         return built
 
@@ -240,16 +246,17 @@ class _Converted:
     first_active: int
     done: int = 0
     messages: list[Message] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    notes: list[tuple[int, str]] = field(default_factory=list)
+    """Each note on a line, after how many of the reader's warnings it came."""
     tool_names: dict[str, str] = field(default_factory=dict)
     transient: int = 0
 
-    def add(self, record: Record) -> None:
+    def add(self, record: Record, said: int = 0) -> None:
         if record.line < self.first_active:
             return
         value = record.value
         if not isinstance(value, dict) or tag(value, "role") not in ROLES:
-            self.notes.append(f"line {record.line:,}: not a PicoClaw message, skipped")
+            self.notes.append((said, f"line {record.line:,}: not a PicoClaw message, skipped"))
             return
         if _is_transient(value):
             self.transient += 1
@@ -259,8 +266,20 @@ class _Converted:
             self.tool_names[call.id] = call.name
         self.messages.append(message)
 
-    def session(self, warnings: list[str], stored: _Stored) -> Session:
-        notes = [*warnings, *self.notes]
+    def placed(self, reader: list[str]) -> list[str]:
+        """The reader's warnings with the notes among them, each after those before its line."""
+        out: list[str] = []
+        taken = 0
+        for said, note in self.notes:
+            out += reader[taken:said]
+            taken = max(taken, said)
+            out.append(note)
+        return out + reader[taken:]
+
+    def session(self, warnings: list[str], stored: _Stored, *, placed: bool = False) -> Session:
+        """The session of the lines converted; their notes follow ``warnings`` unless they
+        were ``placed`` among them already."""
+        notes = [*warnings] if placed else [*warnings, *(note for _, note in self.notes)]
         if self.transient:
             notes.append(f"{self.transient:,} transient thought lines dropped (reasoning only)")
         return _session(self.messages, notes, stored)

@@ -172,3 +172,18 @@ def _read(module: Any, path: Path) -> Session:
     with open_source(path) as source:
         session: Session = module.load(source)
         return session
+
+
+def test_full_history_places_its_notes_among_the_readers_warnings_by_line(
+    tmp_path: Path,
+) -> None:
+    """A line that is no message (2) is said before a corrupt line after it (3), as the
+    lines come, however the file was read (whole or as it grew)."""
+    path = tmp_path / "s.jsonl"
+    path.write_text(
+        '{"role":"user","content":"a"}\n{"foo":1}\n{"role": "user", "content": \n'
+        '{"role":"assistant","content":"b"}\n'
+    )
+    (tmp_path / "s.meta.json").write_text(json.dumps({"key": "k", "summary": "S", "skip": 1}))
+    warnings = load_session(path, full_history=True).meta.warnings
+    assert [w.split(":")[0] for w in warnings] == ["meta skip 1", "line 2", "line 3"]

@@ -58,6 +58,7 @@ def _picoclaw_lines() -> bytes:
         rows.append(json.dumps({"role": "assistant", "content": f"answer {i}", "model_name": "m"}))
     rows.insert(3, "")
     rows.insert(5, '{"role": "user", "content": ')
+    rows.insert(9, '{"not": "a message"}')
     return ("\n".join(rows) + "\n").encode()
 
 
