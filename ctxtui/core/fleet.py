@@ -190,18 +190,27 @@ class Tally(msgspec.Struct):
         starts = [rc.message_index for rc in recorded]
         self.messages += stop - _repeated(messages, starts, stop) + prompt_stored
         self.requests += len(points)
-        for p in points:
-            usage = messages[p].usage
-            if usage is not None and usage.prompt_total is not None:
-                self.peak = _most(self.peak, usage.prompt_total)
+        reported = [
+            u.prompt_total
+            for p in points
+            if (u := messages[p].usage) is not None and u.prompt_total is not None
+        ]
+        self.peak = _most(self.peak, max(reported, default=None))
         self.compactions += len(recorded)
         band = [
             c.pre_tokens for c in recorded if c.pre_tokens is not None and c.trigger != "manual"
         ]
         self.low = _least(self.low, min(band, default=None))
         self.high = _most(self.high, max(band, default=None))
-        for r in requests:
-            self._add_request(r)
+        priced = [r.priced.total for r in requests if r.priced is not None]
+        if priced:  # exact: a few decimal places, far from Decimal's 28 digits
+            self.cost += sum(priced, Decimal(0))
+            self.priced = True
+        used = [r.usage for r in requests if r.usage is not None]
+        if used:
+            self.used = True
+            self.prompt += sum(u.prompt for u in used)
+            self.cache_read += sum(u.cache_read for u in used)
         if requests:
             self.untimed = _add_activity(self.hours, self.untimed, points, recorded, requests)
             self.last_hour = _hour(requests[-1])
@@ -225,16 +234,6 @@ class Tally(msgspec.Struct):
         """A tally to add to, leaving this one as it is."""
         hours = {hour: list(group) for hour, group in self.hours.items()}
         return msgspec.structs.replace(self, hours=hours)
-
-    def _add_request(self, r: RequestCost) -> None:
-        if r.priced is not None:
-            self.cost += r.priced.total
-            self.priced = True
-        usage = r.usage
-        if usage is not None:
-            self.used = True
-            self.prompt += usage.prompt
-            self.cache_read += usage.cache_read
 
     def figures(self) -> dict[str, Any]:
         """The row's figures (all but the path and what the listing knew)."""

@@ -81,7 +81,7 @@ def read_on(source: Source, cursor: Cursor, marks: Marks) -> tuple[Session, Live
     ``cursor`` on; ``None`` when what was appended reaches back before the prompt."""
     from ctxtui.importers.codex import BEFORE, Item, Live
 
-    live = Live(full_history=True)
+    live = Live(full_history=True, turns=True)
     replay = live.replay
     replay.model, replay.context_window = marks.model, marks.context_window
     replay.session_id = marks.session_id  # a later session_meta is a fork's, as before

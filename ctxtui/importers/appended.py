@@ -67,6 +67,8 @@ _RULES: dict[str, tuple[type[Any], _Settle, _ReadOn]] = {
     "codex": (_codex_settled.Marks, _codex_settled.settle, _codex_settled.read_on),
 }
 """Per format: its marks' type, how a read is settled, how it is read on."""
+_KEEP: dict[str, dict[str, Any]] = {"codex": {"turns": True}}
+"""What a format's ``Live`` is asked to keep for its read to be settled."""
 
 
 def settled(state: Resumable, session: Session) -> Settled | None:
@@ -107,7 +109,7 @@ def read_settled(path: Path | str, format: str | None) -> tuple[Session, Settled
         name = normalize_format(format) if format is not None else detect_format(source)
         if name not in _RULES:
             return None
-        started = Resumable.start(source, name, full_history=True)
+        started = Resumable.start(source, name, full_history=True, options=_KEEP.get(name))
         if started is None or started[0].cursor.tail is not None:
             return None
         state, session = started

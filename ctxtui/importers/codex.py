@@ -369,10 +369,13 @@ class Live:
         full_history: bool = False,
         warnings: list[str] | None = None,
         dropped: Dropped | None = None,
+        turns: bool = False,
     ) -> None:
         self.warnings: list[str] = [] if warnings is None else warnings
         """The reader's and the replay's warnings, in file order."""
         self.replay = _Replay(self.warnings, dropped or Dropped(), full_history=full_history)
+        self.turns = turns
+        """Whether the records since the last user prompt are kept (a read to settle)."""
         self.turn: list[Record] = []
         """The records since the last user prompt, that one first (``_codex_settled``)."""
         self.turn_start: TurnStart | None = None
@@ -394,6 +397,9 @@ class Live:
                 continue
             kind = value.type if isinstance(value.type, str) else None
             payload = value.payload
+            if not self.turns:
+                self._dispatch(record, value, kind, payload)
+                continue
             said = _user_says(kind, value, payload)
             self._dispatch(record, value, kind, payload)
             if said and _prompt(replay, record):

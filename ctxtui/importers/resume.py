@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import pickle
 import zlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -53,10 +54,16 @@ class Resumable:
 
     @classmethod
     def start(
-        cls, source: Source, format: str | None, *, full_history: bool = False
+        cls,
+        source: Source,
+        format: str | None,
+        *,
+        full_history: bool = False,
+        options: Mapping[str, Any] | None = None,
     ) -> tuple[Resumable, Session] | None:
         """The whole session, read so it can be resumed; ``None`` for what cannot be (a
-        format without ``Live``, a compressed or empty file): the caller reads it whole."""
+        format without ``Live``, a compressed or empty file): the caller reads it whole.
+        ``options`` go to the importer's ``Live`` (what a settled read needs kept)."""
         from ctxtui.importers import detect_format, importer, normalize_format
 
         if source.size == 0 or source.is_dir:
@@ -67,7 +74,8 @@ class Resumable:
             return None
         if not getattr(live, "follows", lambda _source: True)(source):
             return None
-        state = cls(name, live(full_history=full_history), full_history=full_history)
+        made = live(full_history=full_history, **(options or {}))
+        state = cls(name, made, full_history=full_history)
         session = state.more(source, always=True)
         assert session is not None
         return state, session
