@@ -60,7 +60,7 @@ def settle(live: Live, session: Session, prior: Marks | None = None) -> tuple[in
     """``(k, marks)`` for the history ``live`` read (``session``, as finished; read from
     ``prior``'s seed on when given, whose digests and older entries are kept), ``None`` when
     it is not settled."""
-    chain = live._chain
+    chain = live.chain
     if chain is None or not live.full_history or live.entries.whole() is not live.entries:
         return None
     converter, records = chain.converter, chain.records
@@ -75,7 +75,7 @@ def settle(live: Live, session: Session, prior: Marks | None = None) -> tuple[in
     if start < 1:
         return None
     leaf = records[-1].value.uuid
-    dead = _dead_leaf(live, leaf)
+    dead = live.newest_other_leaf(leaf)
     if prior is not None and prior.dead_leaf is not None:
         dead = prior.dead_leaf if dead is None else max(dead, prior.dead_leaf)
     uuids = array("I", (_crc(u) for u in live.entries.by_uuid))
@@ -97,15 +97,6 @@ def settle(live: Live, session: Session, prior: Marks | None = None) -> tuple[in
         model=model or live.entries.model or (prior.model if prior else None),
     )
     return k, marks
-
-
-def _dead_leaf(live: Live, leaf: str) -> tuple[str, int] | None:
-    """The newest entry that no entry hangs from, other than the chain's ``leaf``."""
-    for key in reversed(live._leaves):
-        uuid = key[3]
-        if uuid != leaf and uuid not in live._parents:
-            return key[0], key[1]
-    return None
 
 
 def _response_id(record: Record) -> str | None:
@@ -133,10 +124,10 @@ def read_on(source: Source, cursor: Cursor, marks: Marks) -> tuple[Session, Live
     if not live.entries.by_uuid:  # nothing chained was appended (nor is left of the seed)
         return None if live.entries.side_uuids else (_empty(marks), live)
     session = live.session(source.name, cursor.end_warnings())
-    chain = live._chain
+    chain = live.chain
     if chain is None or chain.missing != marks.anchor or len(chain.walk_notes) != 1:
         return None
-    newest = live._newest_leaf()
+    newest = live.newest_leaf()
     if newest is None:
         return None
     if marks.dead_leaf is not None and (as_label(newest.value.timestamp), newest.line) <= (

@@ -112,7 +112,7 @@ def _tail_session(source: Source, offset: int) -> Session | None:
     live = Live()
     live.add(iter_records(source, live.warnings, cursor=cursor, typed=Entry))
     session = live.session(source.name, cursor.end_warnings())
-    chain = live._chain
+    chain = live.chain
     if chain is None or not chain.records or chain.walk_notes or chain.missing is not None:
         return None
     boundary = chain.records[0]
@@ -383,7 +383,7 @@ class Live:
             self._chain = _build_chain(entries, _newest_leaf(entries), self.full_history)
             self._rebuilt = True
         else:
-            leaf = self._newest_leaf()
+            leaf = self.newest_leaf()
             chain = self._chain
             if chain is None or not chain.extend(entries, leaf, self.full_history):
                 self._chain = _build_chain(entries, leaf, self.full_history)
@@ -404,7 +404,21 @@ class Live:
         self._rebuilt = False
         return low
 
-    def _newest_leaf(self) -> Record | None:
+    @property
+    def chain(self) -> _Chain | None:
+        """The chain shown as last built (``None`` before the first ``session``)."""
+        return self._chain
+
+    def newest_other_leaf(self, leaf: str) -> tuple[str, int] | None:
+        """The newest entry that no entry hangs from, other than ``leaf``: its
+        ``(timestamp, line)``."""
+        for key in reversed(self._leaves):
+            uuid = key[3]
+            if uuid != leaf and uuid not in self._parents:
+                return key[0], key[1]
+        return None
+
+    def newest_leaf(self) -> Record | None:
         """``_newest_leaf`` of the entries, from the sorted list: an entry that became a
         parent never becomes a leaf again, so it is dropped for good."""
         leaves = self._leaves
