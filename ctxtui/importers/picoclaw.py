@@ -145,6 +145,8 @@ class Live:
         self._built = _Converted(1)
         self._active: tuple[int, int] | None = None
         """``(skip, its first active line)``, once the file holds that many lines."""
+        self._scan: _SkipScan | None = None
+        """How far the search for the skip's line got, while the file holds fewer lines."""
         self.source: Source | None = None
         """The source being read whole, if so; a read as it grows opens the file again."""
 
@@ -229,12 +231,14 @@ class Live:
         if self._active is not None and self._active[0] == skip:
             return self._active[1]
         if self.source is not None:
-            line, found = _line_after_skip(self.source, skip)
+            line, found, scan = _line_after_skip(self.source, skip, self._scan)
         else:
             with open_file(path) as source:
-                line, found = _line_after_skip(source, skip)
+                line, found, scan = _line_after_skip(source, skip, self._scan)
         if found:
             self._active = (skip, line)
+        else:
+            self._scan = scan  # the next search goes on from the last complete line
         return line
 
 
@@ -298,18 +302,34 @@ def _read_meta(path: Path, warnings: list[str]) -> dict[str, Any]:
     return dict(meta) if isinstance(meta, dict) else {}
 
 
-def _line_after_skip(source: Source, skip: int) -> tuple[int, bool]:
+@dataclass(frozen=True, slots=True)
+class _SkipScan:
+    """How far a search for the skip's line got: the complete lines up to ``offset``, the
+    last numbered ``number``, of which ``seen`` held something."""
+
+    skip: int
+    offset: int = 0
+    seen: int = 0
+    number: int = 0
+
+
+def _line_after_skip(
+    source: Source, skip: int, scan: _SkipScan | None = None
+) -> tuple[int, bool, _SkipScan]:
     """The physical line where active history starts: ``skip`` counts non-empty lines only;
-    with whether the file held that many (else the line after its last)."""
-    seen = 0
-    number = 0
-    with source.stream() as fh:  # bounded lines: a line too long to read still counts
-        for number, raw, _complete in numbered_lines(fh):
+    with whether the file held that many (else the line after its last), and how far the
+    search got, to go on from (``scan``, of the same ``skip``) once the file grew."""
+    scan = scan if scan is not None and scan.skip == skip else _SkipScan(skip)
+    seen, number, kept = scan.seen, scan.number, scan
+    with source.stream(scan.offset) as fh:  # bounded lines: a line too long still counts
+        for number, raw, complete in numbered_lines(fh, first=scan.number):
             if raw is None or raw.strip():
                 seen += 1
                 if seen == skip:
-                    return number + 1, True
-    return number + 1, False
+                    return number + 1, True, kept
+            if complete:
+                kept = _SkipScan(skip, fh.tell(), seen, number)
+    return number + 1, False, kept
 
 
 # --- legacy JSON --------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -80,13 +81,20 @@ def _chat_lines() -> bytes:
 FILES = sorted(
     p for p in [*samples_dir().glob("*.jsonl"), *EXAMPLES.glob("*.jsonl")] if _format(p) in RESUMED
 )
-TRANSCRIPTS = [p.name for p in FILES] + [f"generated-{name}" for name in RESUMED]
+LATE_SKIP = 120
+"""The skip of ``generated-picoclaw-late``: its line is met late in the file, so reads of
+the pieces before it search on from where the last one stopped."""
+TRANSCRIPTS = [
+    *(p.name for p in FILES),
+    *(f"generated-{name}" for name in RESUMED),
+    "generated-picoclaw-late",
+]
 
 
 def _raw(name: str) -> tuple[bytes, str]:
     """A transcript's bytes and its format (a generated Chat file is told, not detected)."""
     if name.startswith("generated-"):
-        format = name.removeprefix("generated-")
+        format = name.removeprefix("generated-").removesuffix("-late")
         return _generated(format), format
     path = next(p for p in FILES if p.name == name)
     return path.read_bytes(), str(_format(path))
@@ -97,6 +105,9 @@ def _meta(name: str, target: Path) -> None:
     meta = target.with_name(target.name.removesuffix(".jsonl") + ".meta.json")
     if name == "generated-picoclaw":
         meta.write_text(json.dumps(PICOCLAW_META))
+        return
+    if name == "generated-picoclaw-late":
+        meta.write_text(json.dumps({**PICOCLAW_META, "skip": LATE_SKIP}))
         return
     path = next((p for p in FILES if p.name == name), None)
     if path is not None and path.with_name(path.stem + ".meta.json").is_file():
@@ -177,3 +188,42 @@ def test_a_state_of_another_kind_is_not_resumed(tmp_path: Path) -> None:
     for state in (b"not a state", history):
         session, _ = resume.resume(target, state)
         assert session.model_dump() == load_session(target).model_dump()
+
+
+def test_a_skip_not_met_yet_is_searched_for_from_where_the_last_search_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a PicoClaw file holds fewer lines than its meta's ``skip``, each read searches
+    only the lines appended since (``--watch`` does not scan the whole file every time)."""
+    from ctxtui.importers import _stream, picoclaw
+
+    raw = _picoclaw_lines()
+    target = tmp_path / "s.jsonl"
+    target.with_name("s.meta.json").write_text(json.dumps({**PICOCLAW_META, "skip": 10**6}))
+    offsets: list[int] = []  # where each search for the skip's line began
+    searching = [False]
+    real_stream, real_search = _stream.Source.stream, picoclaw._line_after_skip
+
+    def stream(self: _stream.Source, offset: int = 0) -> Any:
+        if searching[0]:
+            offsets.append(offset)
+        return real_stream(self, offset)
+
+    def search(*args: Any) -> Any:
+        searching[0] = True
+        try:
+            return real_search(*args)
+        finally:
+            searching[0] = False
+
+    monkeypatch.setattr(_stream.Source, "stream", stream)
+    monkeypatch.setattr(picoclaw, "_line_after_skip", search)
+    state: bytes | None = None
+    cuts = [len(raw) // 3, len(raw) * 2 // 3, len(raw)]
+    for cut in cuts:
+        target.write_bytes(raw[: raw.rfind(b"\n", 0, cut) + 1])
+        offsets.clear()
+        session, state = resume.resume(target, state)
+    assert state is not None
+    assert offsets and min(offsets) > len(raw) // 3, offsets  # not from the start again
+    assert session.model_dump() == load_session(target).model_dump()
