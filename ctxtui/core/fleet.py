@@ -104,15 +104,6 @@ def _repeated(messages: Sequence[Message], starts: Sequence[int], stop: int) -> 
     return repeated
 
 
-def activity(history: Session, cost: SessionCost) -> dict[str, Any]:
-    """A row's ``ACTIVITY``: its recorded requests summed per UTC hour (each compaction the
-    agent recorded counted at the request it took effect at)."""
-    hours: dict[int, list[Any]] = {}
-    points = history.index.requests
-    untimed = _add_activity(hours, None, points, history.meta.recorded_compactions, cost.requests)
-    return {"hours": [hours[h] for h in sorted(hours)], "untimed": untimed}
-
-
 def _add_activity(
     hours: dict[int, list[Any]],
     untimed: list[Any] | None,
@@ -120,8 +111,9 @@ def _add_activity(
     recorded: Sequence[RecordedCompaction],
     requests: Sequence[RequestCost],
 ) -> list[Any] | None:
-    """``requests`` (sent at ``points``) added to ``hours`` and ``untimed``; the new
-    ``untimed``."""
+    """``requests`` (sent at ``points``) added to a row's ``ACTIVITY`` hours and its
+    ``untimed`` group, each compaction the agent recorded counted at the request it took
+    effect at; the new ``untimed``."""
     from bisect import bisect_left
 
     marks = [bisect_left(points, rc.message_index) for rc in recorded]
@@ -218,17 +210,15 @@ class Tally(msgspec.Struct):
             self._mark_last(len(recorded))
         opened = starts[-1] if starts else None
         if opened is not None or self.started is None:
-            self.started = _first_time(messages, opened or 0, stop)
+            self.started = first_written(messages, opened or 0, stop)
         self.model = history.meta.model
         self.agent = history.meta.format
 
     def _mark_last(self, compactions: int) -> None:
         """Compactions after every request so far: a whole read counts them at the last."""
-        group = self.untimed if self.last_hour is None else self.hours[self.last_hour][3:]
+        group = self.untimed if self.last_hour is None else self.hours[self.last_hour]
         assert group is not None
-        group[5] += compactions
-        if self.last_hour is not None:
-            self.hours[self.last_hour][3:] = group
+        group[-1] += compactions  # a group's last figure is its compactions (``_add``)
 
     def copy(self) -> Tally:
         """A tally to add to, leaving this one as it is."""
@@ -269,9 +259,11 @@ def _most(a: int | None, b: int | None) -> int | None:
     return b if a is None else a if b is None else max(a, b)
 
 
-def _first_time(messages: Sequence[Message], start: int, stop: int) -> str | None:
+def first_written(
+    messages: Sequence[Message], start: int = 0, stop: int | None = None
+) -> str | None:
     """The first time a message in ``messages[start:stop]`` was written, ISO 8601."""
-    for i in range(start, stop):
+    for i in range(start, len(messages) if stop is None else stop):
         when = messages[i].created_at
         if when is not None:
             return when.isoformat()

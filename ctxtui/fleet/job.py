@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from ctxtui import __version__
-from ctxtui.core.fleet import Row, Tally, empty_row
+from ctxtui.core.fleet import Row, Tally, empty_row, first_written
 
 if TYPE_CHECKING:  # a warm run reads rows from the index and never needs the models
     from ctxtui.core.engine import Run
@@ -154,11 +154,6 @@ def _opened(history: Session) -> Session | None:
     return history.model_copy(update={"messages": history.messages[start:], "meta": meta})
 
 
-def _started(session: Session) -> str | None:
-    first = next((m.created_at for m in session.messages if m.created_at is not None), None)
-    return first.isoformat() if first is not None else None
-
-
 def _simulate(
     session: Session, history: Session, spec: Spec, preset: str, recorded: SessionCost
 ) -> Simulated:
@@ -227,7 +222,8 @@ def session_row(
     try:
         history, settled = _read_history(target, spec)
         keep_out_of_collections(len(history))
-        session = _opened(history) or _load(target, spec, full_history=False)
+        opened = _opened(history)
+        session = opened or _load(target, spec, full_history=False)
     except Exception as err:  # a fleet survives any one file
         base["error"] = _describe(err)
         return Outcome(base, {})
@@ -238,10 +234,10 @@ def session_row(
     tally.add(history, recorded)
     base["agent"] = base["agent"] or session.meta.format
     base["model"] = base["model"] or session.meta.model
-    base["started"] = base["started"] or _started(session)
+    base["started"] = base["started"] or first_written(session.messages)
     base.update(tally.figures())
     kept = None
-    if settled is not None and _opened(history) is not None:
+    if settled is not None and opened is not None:
         part = Tally()
         part.add(history, recorded, upto=settled.messages)
         kept = Grown(settled.dumps(), part).dumps()

@@ -24,7 +24,7 @@ from ctxtui.importers import _claude_settled, _codex_settled
 from ctxtui.importers._jsonl import Cursor
 from ctxtui.importers._reader import gc_paused
 from ctxtui.importers._stream import Source, open_source
-from ctxtui.importers.resume import END_BYTES, Resumable
+from ctxtui.importers.resume import END_BYTES, Resumable, appended_to, forced_and_empty
 
 VERSION = 2
 """Bumped when what a state holds changes: a state of another version is not used."""
@@ -113,8 +113,8 @@ def read_settled(path: Path | str, format: str | None) -> tuple[Session, Settled
         if started is None or started[0].cursor.tail is not None:
             return None
         state, session = started
-    if format is not None and not session.messages and not session.system_prompt:
-        return None  # a forced format that read nothing: the whole read says why
+    if forced_and_empty(session, format):
+        return None
     return session, settled(state, session)
 
 
@@ -134,7 +134,7 @@ def read_appended(path: Path, kept: Settled) -> tuple[Session, Settled | None] |
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
     with open_source(path) as source, gc_paused():
-        if not _appended_to(source, kept):
+        if not appended_to(source, kept.offset, kept.head, kept.end):
             return None
         cursor = Cursor(offset=kept.offset, line=kept.lines, left=kept.left)
         found = read_on(source, cursor, marks)
@@ -160,10 +160,3 @@ def read_appended(path: Path, kept: Settled) -> tuple[Session, Settled | None] |
         msgspec.msgpack.encode(marks),
     )
     return session, state
-
-
-def _appended_to(source: Source, kept: Settled) -> bool:
-    """``Resumable.appended_to`` for a stored state."""
-    probe = Resumable(kept.format, None)
-    probe.cursor.offset, probe.head, probe.end = kept.offset, kept.head, kept.end
-    return probe.appended_to(source)

@@ -81,14 +81,8 @@ class Resumable:
         return state, session
 
     def appended_to(self, source: Source) -> bool:
-        """True when ``source`` holds what was read, with bytes appended (or none): the
-        bytes at its start and before where the last read stopped are still there."""
-        offset = self.cursor.offset
-        if source.is_dir or source.size < offset or source.compression():
-            return False
-        if source.read_at(len(self.head), 0) != self.head:
-            return False
-        return source.read_at(len(self.end), offset - len(self.end)) == self.end
+        """True when ``source`` holds what was read, with bytes appended (or none)."""
+        return appended_to(source, self.cursor.offset, self.head, self.end)
 
     def more(self, source: Source, *, always: bool = False) -> Session | None:
         """The session with the complete lines appended since the last read, ``None`` when
@@ -185,11 +179,21 @@ def resume(
             else:
                 started = Resumable.start(source, format, full_history=full_history)
                 kept, session = started if started is not None else (None, None)
-    if session is None or kept is None or _forced_and_empty(session, format):
+    if session is None or kept is None or forced_and_empty(session, format):
         return load_session(path, format, full_history=full_history), None
     return session, kept.dumps()
 
 
-def _forced_and_empty(session: Session, format: str | None) -> bool:
+def appended_to(source: Source, offset: int, head: bytes, end: bytes) -> bool:
+    """True when ``source`` holds the ``offset`` bytes a read took, with bytes appended (or
+    none): ``head``, its first bytes, and ``end``, those before ``offset``, are still there."""
+    if source.is_dir or source.size < offset or source.compression():
+        return False
+    if source.read_at(len(head), 0) != head:
+        return False
+    return source.read_at(len(end), offset - len(end)) == end
+
+
+def forced_and_empty(session: Session, format: str | None) -> bool:
     """A forced format that read nothing: the whole read says why (``load_session``)."""
     return format is not None and not session.messages and not session.system_prompt

@@ -16,7 +16,7 @@ from ctxtui.core.fleet import (
     PERIODS,
     UNKNOWN,
     Days,
-    activity,
+    Tally,
     build_document,
     conversation_messages,
     empty_row,
@@ -207,7 +207,9 @@ def _row(path: str, requests: list[tuple[float | None, float]], **known: Any) ->
 def test_activity_sums_every_request_and_compaction_of_a_session() -> None:
     history = load_session(SAMPLES / "claude_code_replay.jsonl", full_history=True)
     cost = session_cost(history)
-    act = activity(history, cost)
+    tally = Tally()
+    tally.add(history, cost)
+    act = tally.figures()[ACTIVITY]
     hours = act["hours"]
     assert [h[0] for h in hours] == sorted({h[0] for h in hours})
     assert all(h[0] <= h[1] <= h[2] < h[0] + HOUR for h in hours)
