@@ -306,11 +306,19 @@ COUNTING_REFUSALS = (EncodingUnavailableError, ValueError)
 tokenizer, or a tokenizer spec it does not know. Anything else is a bug (``bug_line``)."""
 
 
-def count(post: Post, engine: Engine, policy: Policy, first: Policy | None = None) -> None:
+def count(
+    post: Post,
+    engine: Engine,
+    policy: Policy,
+    first: Policy | None = None,
+    drawn: threading.Event | None = None,
+) -> None:
     """Count the session under ``policy``'s tokenizer, reporting progress; stops if cancelled.
 
     ``first`` (an estimator's policy) is counted before, quietly: its counts draw the list
-    while the exact count runs, so the first screen never waits for an exact tokenizer.
+    while the exact count runs, so the first screen never waits for an exact tokenizer. The
+    exact count starts once the screen says it drew them (``drawn``; never long): loading a
+    vocabulary holds the GIL, and the first paint took twice as long beside it.
     """
 
     def progress(done: int, total: int) -> None:
@@ -318,6 +326,8 @@ def count(post: Post, engine: Engine, policy: Policy, first: Policy | None = Non
 
     if first is not None:
         _count(post, engine, first, None)
+        if drawn is not None:
+            drawn.wait(FIRST_LOOK_WAIT)
     _count(post, engine, policy, progress)
 
 

@@ -72,6 +72,34 @@ async def test_the_list_is_drawn_from_the_estimate_before_the_exact_count_ends(
         assert not busy.display
 
 
+async def test_the_exact_count_starts_once_the_estimate_is_on_screen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Loading a vocabulary holds the GIL: begun beside the first paint, it slowed that
+    paint; the worker waits until the screen says the estimate's list was drawn."""
+    from ctxtui.tui import jobs
+
+    monkeypatch.setattr(jobs, "FIRST_LOOK_WAIT", 60.0)  # a loaded machine draws slowly
+    drawn_at_start: list[bool] = []
+    real = Engine.counts
+    app = app_for(demo_session(), tokenizer=EXACT)
+
+    def counts(self: Engine, policy: Policy, **kwargs: Any) -> SessionCounts | None:
+        if is_exact(policy.tokenizer) and self.cached_counts(policy) is None:
+            drawn_at_start.append(app.main._drawn.is_set())
+        return real(self, policy, **kwargs)
+
+    monkeypatch.setattr(Engine, "counts", counts)
+    async with app.run_test(size=(120, 40)) as pilot:
+        main = app.main
+
+        def exact() -> bool:
+            return main.plan is not None and main.plan.tokenizer.used != "plan"
+
+        await until(pilot, exact, "the exact count")
+    assert drawn_at_start == [True]
+
+
 async def test_s_opens_the_settings_at_once_while_the_exact_count_runs(
     held_exact: threading.Event,
 ) -> None:

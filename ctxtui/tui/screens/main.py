@@ -389,7 +389,7 @@ class MainScreen(Screen[None]):
         if first is not None and engine.cached_counts(first) is not None:
             self._replan(first)  # drawn now from the estimate; the exact count follows
             first = None
-        self._run(jobs.count, engine, self.policy, first, group="count")
+        self._run(jobs.count, engine, self.policy, first, self._drawn, group="count")
 
     @on(CountingProgress)
     def _counting_progress(self, event: CountingProgress) -> None:
