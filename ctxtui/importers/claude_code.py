@@ -109,7 +109,7 @@ def _tail_session(source: Source, offset: int) -> Session | None:
     cursor = tail_cursor(source, offset)
     if cursor is None:
         return None
-    live = Live()
+    live = Live(count_hidden=False)  # the note below says the earlier part is being read
     live.add(iter_records(source, live.warnings, cursor=cursor, typed=Entry))
     session = live.session(source.name, cursor.end_warnings())
     chain = live.chain
@@ -343,8 +343,17 @@ class Live:
     RECORD: ClassVar[type[Entry]] = Entry
     """What ``iter_records`` decodes each line into for this importer."""
 
-    def __init__(self, *, full_history: bool = False, warnings: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        full_history: bool = False,
+        warnings: list[str] | None = None,
+        count_hidden: bool = True,
+    ) -> None:
         self.full_history = full_history
+        self.count_hidden = count_hidden
+        """Whether the boundary note counts what the last compaction hid (a first look from
+        the file's end cannot, and says so in a note of its own)."""
         self.warnings: list[str] = [] if warnings is None else warnings
         """The reader's warnings, in file order (``iter_records`` appends to them)."""
         self.entries = _Entries()
@@ -386,7 +395,7 @@ class Live:
             leaf = self.newest_leaf()
             chain = self._chain
             if chain is None or not chain.extend(entries, leaf, self.full_history):
-                self._chain = _build_chain(entries, leaf, self.full_history)
+                self._chain = _build_chain(entries, leaf, self.full_history, note=self.count_hidden)
                 self._rebuilt = True
         assert self._chain is not None
         if entries.sidechain:
@@ -489,9 +498,15 @@ def _parent(value: Entry, through: bool) -> str | None:
 
 
 def _build_chain(
-    entries: _Entries, leaf: Record | None, full_history: bool, outside: Collection[str] = ()
+    entries: _Entries,
+    leaf: Record | None,
+    full_history: bool,
+    outside: Collection[str] = (),
+    *,
+    note: bool = True,
 ) -> _Chain:
-    """The chain ending at ``leaf``, converted, with what a whole read says about it."""
+    """The chain ending at ``leaf``, converted, with what a whole read says about it (without
+    ``note``, all but the count of what its last compaction hid)."""
     walk_notes: list[str] = []
     records = (
         _walk(entries, leaf.value.uuid, walk_notes, full_history, _Ends(outside)) if leaf else []
@@ -501,12 +516,12 @@ def _build_chain(
     for record in records:
         converter.add(record)
     note_dropped = Dropped()
-    note = None
-    if records and is_boundary(records[0].value) and not full_history:
-        note = _boundary_note(entries, records[0], note_dropped, outside)
+    boundary_note = None
+    if note and records and is_boundary(records[0].value) and not full_history:
+        boundary_note = _boundary_note(entries, records[0], note_dropped, outside)
     root = _parent(records[0].value, full_history) if records else None
     missing = root if root is not None and root not in entries.by_uuid else None
-    return _Chain(records, converter, compactions, walk_notes, missing, note, note_dropped)
+    return _Chain(records, converter, compactions, walk_notes, missing, boundary_note, note_dropped)
 
 
 def _assemble(

@@ -62,6 +62,19 @@ def test_the_tail_is_read_from_the_end(transcript: Path, monkeypatch: pytest.Mon
     assert seen and all(size - offset <= 16 * BUDGET for offset in seen)
 
 
+def test_the_tail_does_not_count_what_the_compaction_hid(
+    transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its note says the earlier part is still being read: counting the hidden entries in
+    the tail (most of what it parses) was a third of the first look, for a number not shown."""
+
+    def refused(*args: object, **kwargs: object) -> int:
+        raise AssertionError("the first look counted the hidden messages")
+
+    monkeypatch.setattr(claude_code, "_hidden", refused)
+    assert load_tail(transcript) is not None
+
+
 def test_no_first_look_where_the_tail_cannot_stand_for_the_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
