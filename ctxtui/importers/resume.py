@@ -70,9 +70,11 @@ class Resumable:
             return None
         name = normalize_format(format) if format is not None else detect_format(source)
         live = getattr(importer(name), "Live", None)
-        if live is None or source.compression():
+        # ``follows`` first: it tells a format's database from its records, which
+        # ``compression`` would refuse as binary data
+        if live is None or not getattr(live, "follows", lambda _source: True)(source):
             return None
-        if not getattr(live, "follows", lambda _source: True)(source):
+        if source.compression():
             return None
         made = live(full_history=full_history, **(options or {}))
         state = cls(name, made, full_history=full_history)

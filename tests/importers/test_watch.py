@@ -158,3 +158,18 @@ def test_reads_are_paced_by_what_the_last_one_cost(tmp_path: Path) -> None:
     now[0] = 2.0
     session = watcher.poll()
     assert session is not None and len(session.messages) == 2
+
+
+def test_a_picoclaw_database_is_watched_as_a_database(tmp_path: Path) -> None:
+    """PicoClaw's JSONL is followed record by record; its seahorse database is read whole,
+    whether the format is detected or named (it was refused as binary data in a JSONL)."""
+    from tests.importers.test_picoclaw import _seahorse
+
+    path = tmp_path / "seahorse.db"
+    _seahorse(path)
+    for format in (None, "picoclaw"):
+        watcher = SessionWatcher(path, format, clock=_later())
+        session = watcher.poll()
+        assert watcher.error is None, watcher.error
+        assert session is not None and session.meta.format == "picoclaw"
+        assert session.messages
