@@ -60,8 +60,8 @@ class SessionTotalReady(Message):
 def price_whole(post: Post, session: Session, history: Session | None) -> None:
     """The session bar's recorded total: every request of the file (``history``, the file read
     through the agent's compactions, when ``session`` is only its last segment) and its
-    sub-agents. A segment whose history is not read (yet, or at all for a watched file) gets
-    no total rather than one that covers less than the file."""
+    sub-agents. A segment whose history is not read (yet, or again after a watched file grew)
+    gets no total rather than one that covers less than the file."""
     from ctxtui.importers.subagents import read_subagents
 
     meta = session.meta

@@ -264,14 +264,26 @@ def transcript_fit(path: Path, format: str | None, session: Session) -> SessionF
 
 WATCH_INTERVAL = 0.25
 """Seconds between two looks at a watched file: one ``stat`` each, so it can be short."""
+HISTORY_QUIET = 2.0
+"""Seconds a watched transcript must stay unchanged before its full history is read again:
+what the history alone says (the recorded total, every compaction's band, the retention
+note) comes back once the agent pauses, at the cost of one read per pause, not per append."""
 
 
-def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_INTERVAL) -> None:
+def watch(
+    post: Post,
+    path: Path,
+    format: str | None,
+    interval: float = WATCH_INTERVAL,
+) -> None:
     """Read ``path``, then read it again whenever it changes, until the worker is cancelled.
 
     The first good read is a ``SessionLoaded`` (as a plain open); later ones are
     ``SessionGrew``. A read that fails is said once per distinct problem: before any good read
-    as a load failure, after one as a ``WatchProblem`` (the last good session stays).
+    as a load failure, after one as a ``WatchProblem`` (the last good session stays). A grown
+    transcript's full history is read again once the file has been unchanged for
+    ``HISTORY_QUIET`` seconds (``read_whole``): until then the figures only the history
+    gives are not shown.
     """
     from ctxtui.importers.watch import SessionWatcher
 
@@ -279,6 +291,8 @@ def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_IN
     watcher = SessionWatcher(path, format)
     loaded, said = False, None
     seen_start: tuple[object, ...] | None = None
+    stale: Session | None = None  # the grown session whose history is not read yet
+    stale_since = 0.0
     while not worker.is_cancelled:
         session = watcher.poll()
         if session is not None:
@@ -291,6 +305,7 @@ def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_IN
                 post(SessionGrew(session, path, transcript_fit(path, format, session)))
             else:
                 post(SessionGrew(session, path))
+            stale, stale_since = (session if loaded else None), time.monotonic()
             seen_start = start
             if said is not None and loaded:
                 post(WatchProblem(None))
@@ -298,6 +313,9 @@ def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_IN
         elif watcher.error is not None and watcher.error != said:
             said = watcher.error
             post(WatchProblem(said) if loaded else SessionLoadFailed(said))
+        elif stale is not None and time.monotonic() - stale_since >= HISTORY_QUIET:
+            read_whole(post, path, stale)
+            stale = None
         time.sleep(interval)
 
 

@@ -704,3 +704,37 @@ async def test_a_watched_transcript_numbers_requests_as_a_whole_read_does(
         await until(pilot, lambda: _rows(app) == expected_rows, "the new compaction")
         fit = app.main.state.fit
         assert fit is not None and fit.first_request == whole_first_request()
+
+
+async def test_a_watched_transcript_has_its_history_figures_again_once_it_pauses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An append drops what only the full history says (the recorded total, the band of every
+    compaction): the history of the grown file is read again once it stops changing, and the
+    bar says what a fresh open of the same file says."""
+    from ctxtui.tui import jobs
+    from ctxtui.tui.state import MainState
+
+    monkeypatch.setattr(jobs, "HISTORY_QUIET", 0.3)
+    sample = Path(__file__).resolve().parents[2] / "sample_sessions" / "claude_code_replay.jsonl"
+    lines = sample.read_bytes().splitlines(keepends=True)
+    last = max(i for i, line in enumerate(lines) if b'"compact_boundary"' in line)
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(b"".join(lines[: last + 10]))
+    app = make_app(path, Start(watch=True), settings=deterministic_settings())
+    async with app.run_test(size=(200, 40)) as pilot:
+        bar = app.main.query_one(SessionBar)
+        await until(pilot, lambda: "recorded $" in str(bar.render()), "the first total")
+        _append(path, b"".join(lines[last + 10 : last + 30]).decode())
+        grown = len(load_session(path))
+        await until(pilot, lambda: _rows(app) == grown, "the appended records")
+        await until(pilot, lambda: app.main.state.history is not None, "the history again")
+        await until(pilot, lambda: "recorded $" in str(bar.render()), "the total again")
+        history = load_session(path, full_history=True)
+        fresh, _ = MainState.start(None, {})
+        fresh, _ = fresh.opened(load_session(path), path)
+        assert fresh.session is not None
+        fresh = fresh.with_history(fresh.session, history, None)
+        assert app.main.state.observed_words == fresh.observed_words
+        assert len(history.meta.recorded_compactions) >= 2
+        assert f"({len(history.meta.recorded_compactions)} auto)" in fresh.observed_words[0]
