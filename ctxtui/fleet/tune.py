@@ -85,17 +85,22 @@ def engine_for(history: Session) -> Engine:
     return Engine(history, default_cache())
 
 
-def replay_under(engine: Engine, policy: Policy) -> Replay:
+def replay_under(
+    engine: Engine, policy: Policy, should_stop: Callable[[], bool] | None = None
+) -> Replay:
     """Count, plan and replay the engine's session under ``policy``: the one path from a
-    policy to its replay that ``tune`` takes (``Engine.run`` once there is one)."""
+    policy to its replay that ``tune`` takes (``Engine.run`` once there is one). Raises
+    ``ReplayStoppedError`` when ``should_stop`` says so."""
     from ctxtui.core.simulation.live_context import Counted
-    from ctxtui.core.simulation.replay import replay
+    from ctxtui.core.simulation.replay import ReplayStoppedError, replay
 
     history = engine.session
-    counts = engine.counts(policy)
-    assert counts is not None  # no stop check was given
+    counts = engine.counts(policy, should_stop=should_stop)
+    if counts is None:
+        raise ReplayStoppedError(0)  # no request replayed
     plan = engine.plan(policy, counts)
-    return replay(Counted(history, policy, counts, engine.tokenizer(policy)), plan)
+    counted = Counted(history, policy, counts, engine.tokenizer(policy))
+    return replay(counted, plan, should_stop=should_stop)
 
 
 def _scale(walked: Replay) -> float:
@@ -128,10 +133,19 @@ def _score(walked: Replay, recorded: SessionCost, scale: float) -> Score:
     )
 
 
-def tune_session(target: Target, spec: TuneSpec) -> Outcome:
-    """``target`` read once and replayed under each of ``spec``'s candidates."""
+def tune_session(
+    target: Target,
+    spec: TuneSpec,
+    *,
+    should_stop: Callable[[], bool] | None = None,
+    on_candidate: Callable[[int, int], None] | None = None,
+) -> Outcome:
+    """``target`` read once and replayed under each of ``spec``'s candidates, saying how
+    many are done (``on_candidate``); ``ReplayStoppedError`` when ``should_stop`` says so
+    (the app's view, closed or quit while it runs, must not hold the app's exit)."""
     from ctxtui.core.policies.policy import policy_for_session
     from ctxtui.core.pricing.cost import session_cost
+    from ctxtui.core.simulation.replay import ReplayStoppedError
     from ctxtui.core.tuning.space import candidate_policy
     from ctxtui.importers import load_session
     from ctxtui.system.heap import keep_out_of_collections
@@ -150,16 +164,22 @@ def tune_session(target: Target, spec: TuneSpec) -> Outcome:
     scale: float | None = None
     engine = engine_for(history)
     quiet: list[tuple[dict[str, Any], int, Score]] = []  # walks that never compacted
-    for settings in spec.candidates:
+    for k, settings in enumerate(spec.candidates):
+        if on_candidate is not None:
+            on_candidate(k, len(spec.candidates))
+        if should_stop is not None and should_stop():
+            raise ReplayStoppedError(0)  # none of this candidate's requests
         try:
             policy = candidate_policy(spec.agent, settings, base)
             same = _same_walk(quiet, policy)
             if same is not None:
                 scores.append(same)
                 continue
-            walked = replay_under(engine, policy)
+            walked = replay_under(engine, policy, should_stop)
             scale = _scale(walked) if scale is None else scale
             score = _score(walked, recorded, scale)
+        except ReplayStoppedError:
+            raise
         except Exception:  # a candidate this session refuses scores nothing here
             scores.append(None)
             continue
@@ -241,8 +261,10 @@ def run_tune(
     should_stop: Callable[[], bool] | None = None,
 ) -> TuneRun:
     """Every target's scores, on ``executor``'s workers once there are two targets or more
-    (else in this thread). Ctrl+C, or ``should_stop``, ends the run with what finished kept
-    and ``interrupted`` set, as ``fleet``'s run does."""
+    (else in this thread, ``should_stop`` asked between and within its candidates). Ctrl+C,
+    or ``should_stop``, ends the run with what finished kept and ``interrupted`` set, as
+    ``fleet``'s run does."""
+    from ctxtui.core.simulation.replay import ReplayStoppedError
     from ctxtui.fleet.run import _Interrupt, _stop_workers
 
     run = TuneRun(targets)
@@ -264,7 +286,12 @@ def run_tune(
                 if stop():
                     run.interrupted = True
                     break
-                finish(i, tune_session(target, spec))
+                try:
+                    scored = tune_session(target, spec, should_stop=stop)
+                except ReplayStoppedError:
+                    run.interrupted = True
+                    break
+                finish(i, scored)
             return run
         warm(spec)
         with executor(len(targets)) as pool, asked.as_stop():

@@ -32,24 +32,47 @@ def agent_for(format_name: str) -> str:
     return format_name if format_name in SPACES else "plan"
 
 
+@dataclass
+class TuneProgress(Message):
+    """``done`` of the ``total`` candidates replayed so far."""
+
+    done: int
+    total: int
+
+
 def run_tune_view(post: Post, path: Path, agent: str, format_name: str | None) -> None:
-    """Score every candidate on the session at ``path``; post ``TuneDone``."""
+    """Score every candidate on the session at ``path``, saying how many are done; post
+    ``TuneDone``, or nothing when the worker was cancelled (the view closed, the app quit)."""
     from ctxtui.agent_config import read_agent_config
 
-    post(TuneDone(*_document(path, agent, format_name, read_agent_config)))
+    found = _document(post, path, agent, format_name, read_agent_config)
+    if found is not None:
+        post(TuneDone(*found))
 
 
 def _document(
-    path: Path, agent: str, format_name: str | None, read: Callable[[str], Any]
-) -> tuple[dict[str, Any] | None, str | None]:
+    post: Post, path: Path, agent: str, format_name: str | None, read: Callable[[str], Any]
+) -> tuple[dict[str, Any] | None, str | None] | None:
+    from ctxtui.core.simulation.replay import ReplayStoppedError
     from ctxtui.fleet.job import Target
-    from ctxtui.fleet.tune import agent_search, run_tune
+    from ctxtui.fleet.tune import TuneRun, agent_search, tune_session
 
     worker = get_current_worker()
+
+    def said(done: int, total: int) -> None:
+        post(TuneProgress(done, total))
+
     try:
         search = agent_search(agent, read)
         spec = search.spec(format_name)
-        run = run_tune([Target(str(path))], spec, should_stop=lambda: worker.is_cancelled)
+        target = Target(str(path))
+        run = TuneRun([target])
+        try:
+            run.done[0] = tune_session(
+                target, spec, should_stop=lambda: worker.is_cancelled, on_candidate=said
+            )
+        except ReplayStoppedError:
+            return None
         doc = search.document(run)
     except Exception as err:  # a bug's one line, never a crash of the app
         return None, bug_line(err)

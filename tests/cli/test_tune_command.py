@@ -77,8 +77,8 @@ def test_a_replay_lowers_the_compactions_a_lower_trigger_brings(fleet: Path) -> 
 def test_stopping_keeps_what_finished(fleet: Path) -> None:
     targets = [Target(str(p)) for p in sorted(fleet.iterdir())]
     spec = TuneSpec("claude-code", "claude-code", ((("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", 50),),))
-    calls = iter([False, True])
-    run = run_tune(targets, spec, should_stop=lambda: next(calls, True))
+    finished: list[str] = []
+    run = run_tune(targets, spec, on_progress=finished.append, should_stop=lambda: bool(finished))
     assert run.interrupted and len(run.results()) == 1
 
 

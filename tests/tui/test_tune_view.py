@@ -87,3 +87,43 @@ async def test_an_unpriced_session_says_its_dollars_are_unknown() -> None:
         chart = str(screen.query_one("#tune-chart", Static).render())
         assert "dollars → unknown: no request of these sessions was priced" in chart
         assert "$0.0000" not in chart
+
+
+async def test_the_view_counts_its_candidates_and_closing_it_stops_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each candidate is said as it starts; Escape (or quitting) cancels the worker, which
+    stops before the next candidate instead of replaying them all while the app waits."""
+    import threading
+
+    import ctxtui.core.tuning.space as space
+
+    real = space.candidate_policy
+    asked: list[object] = []
+    gate = threading.Event()
+
+    def held(*args: object, **kwargs: object) -> object:
+        asked.append(args)
+        assert gate.wait(30), "the test never let the first candidate go"
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(space, "candidate_policy", held)
+    app = app_for(REPO / "sample_sessions" / "claude_code_replay.jsonl")
+    async with app.run_test(size=(120, 40)) as pilot:
+        try:
+            await settle(pilot)
+            await pilot.press("K")
+            screen = pilot.app.screen
+            assert isinstance(screen, TuneScreen)
+            status = screen.query_one("#tune-status", Static)
+            for _ in range(200):
+                if asked and "candidate 1 of" in str(status.render()):
+                    break
+                await pilot.pause(0.05)
+            assert "candidate 1 of 10" in str(status.render())
+            await pilot.press("escape")
+            assert not isinstance(pilot.app.screen, TuneScreen)
+        finally:
+            gate.set()  # a failing test must not leave the worker waiting
+        await settle(pilot)
+    assert len(asked) == 1, "no candidate after the first once the view was closed"

@@ -101,6 +101,13 @@ class TuneScreen(Screen[Tuned | None]):
     def _status(self, text: str) -> None:
         self.query_one("#tune-status", Static).update(text)
 
+    @on(tune_job.TuneProgress)
+    def _progress(self, message: tune_job.TuneProgress) -> None:
+        if self.doc is None:
+            self._status(
+                f"replaying the session under candidate {message.done + 1:,} of {message.total:,}…"
+            )
+
     @on(tune_job.TuneDone)
     def _done(self, message: tune_job.TuneDone) -> None:
         if message.doc is None:
