@@ -290,22 +290,34 @@ async def test_open_screen_validates_and_returns_path(tmp_path: Path) -> None:
         assert app.results == [tmp_path / "session.jsonl"]
 
 
-async def test_open_screen_refuses_directories_and_unreadable_files(tmp_path: Path) -> None:
-    (tmp_path / "sub").mkdir()
+async def test_open_screen_refuses_fifos_and_unreadable_files(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.jsonl")
     locked = tmp_path / "locked.json"
     locked.write_text("{}")
     locked.chmod(0)
     app = HostApp(lambda: OpenSessionScreen(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("tab")  # from the filter to the path input
-        await pilot.press(*"sub", "enter")
-        assert "Not a file" in str(app.screen.query_one("#problem", Static).render())
+        await pilot.press(*"pipe.jsonl", "enter")
+        problem = str(app.screen.query_one("#problem", Static).render())
+        assert "Not a file or directory" in problem
         if not os.access(locked, os.R_OK):  # root can read anything
             app.screen.query_one("#path", Input).value = "locked.json"
             await pilot.press("enter")
             assert "Not readable" in str(app.screen.query_one("#problem", Static).render())
         await pilot.press("escape")
         assert app.results == [None]
+
+
+async def test_open_screen_takes_a_directory_as_the_command_line_does(tmp_path: Path) -> None:
+    """An OpenCode storage or a PicoClaw sessions folder is a session: the importer says
+    whether a directory holds one, as it does for ``ctxtui DIR``."""
+    (tmp_path / "storage").mkdir()
+    app = HostApp(lambda: OpenSessionScreen(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("tab")
+        await pilot.press(*"storage", "enter")
+        assert app.results == [tmp_path / "storage"]
 
 
 def test_names_are_cut_in_their_middle_and_the_model_takes_spare_room() -> None:

@@ -39,8 +39,10 @@ def resolve_input(text: str, base: Path) -> Path:
     return path if path.is_absolute() else base / path
 
 
-class ReadableFile(Validator):
-    """Accepts a path to an existing, readable regular file; says which of those fails."""
+class ReadablePath(Validator):
+    """Accepts a path to an existing, readable regular file or directory (an OpenCode storage
+    or a PicoClaw sessions folder is one, as on the command line); says which of those fails.
+    Anything else (a FIFO, a device) is refused before it is opened: reading one could block."""
 
     def __init__(self, base: Path) -> None:
         super().__init__()
@@ -52,8 +54,8 @@ class ReadableFile(Validator):
         path = resolve_input(value, self.base)
         if not path.exists():
             return self.failure(f"No such file: {path}")
-        if not path.is_file():
-            return self.failure(f"Not a file: {path}")
+        if not (path.is_file() or path.is_dir()):
+            return self.failure(f"Not a file or directory: {path}")
         if not os.access(path, os.R_OK):
             return self.failure(f"Not readable: {path}")
         return self.success()
@@ -148,7 +150,7 @@ class OpenSessionScreen(Dialog[Path | None]):
             yield Static("", id="target", markup=False)
             yield Input(
                 placeholder="or type a path: path/to/session.jsonl",
-                validators=[ReadableFile(self.start_dir)],
+                validators=[ReadablePath(self.start_dir)],
                 validate_on=["changed", "submitted"],
                 id="path",
             )
