@@ -150,6 +150,9 @@ async def test_no_dialog_where_the_reason_only_labels_the_event(name: str) -> No
         again = app.screen
         assert isinstance(again, CompactionPreviewScreen)
         assert again.result.reason is CompactReason.RETRY
+        assert again.choose_reason, "the new preview says the reason chosen and offers r"
+        label = str(again.query_one("#reason").label)  # type: ignore[attr-defined]
+        assert CompactReason.RETRY.value in label
 
 
 async def test_the_dialog_asks_where_the_reason_changes_the_compaction() -> None:

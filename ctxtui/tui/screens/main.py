@@ -549,12 +549,14 @@ class MainScreen(Screen[None]):
         else:
             self._ask_reason()
 
-    def _ask_reason(self) -> None:
+    def _ask_reason(self, *, in_preview: bool = False) -> None:
+        """The reason dialog, then the preview; asked from a preview (``in_preview``), the
+        new preview keeps its ``Reason: … (r)`` button, saying the choice and changing it."""
         from ctxtui.tui.screens.reason import ReasonScreen
 
         def chosen(reason: CompactReason | None) -> None:
             if reason is not None:
-                self._compact(reason, in_preview=False)
+                self._compact(reason, in_preview=in_preview)
 
         post_turn = self.plan is not None and self.plan.compaction.post_turn
         self.app.push_screen(ReasonScreen(self.policy, post_turn=post_turn), chosen)
@@ -612,7 +614,7 @@ class MainScreen(Screen[None]):
             elif choice == "export":
                 self._export(preview.session_to_apply, compacted=True)
             elif choice == "reason":
-                self._ask_reason()
+                self._ask_reason(in_preview=True)
 
         self.app.push_screen(preview, decided)
 
