@@ -13,11 +13,12 @@ from ctxtui.core.wording import plural
 
 
 def event_words(request: Request) -> str:
-    """``compaction (proactive), recorded compaction (auto)``; empty when nothing happened."""
+    """``compaction (proactive), recorded compaction (auto)``; empty when nothing happened. A
+    reason that only repeats the event (an overflow's) is not said twice."""
     words = []
     for e in request.events:
         kind = e.kind.value.replace("_", " ")
-        words.append(f"{kind} ({e.reason})" if e.reason else kind)
+        words.append(f"{kind} ({e.reason})" if e.reason and e.reason != kind else kind)
     return ", ".join(words)
 
 

@@ -462,3 +462,17 @@ def test_every_mark_of_the_app_has_one_meaning() -> None:
     every = [mark for group in groups for mark in group]
     assert len(every) == len(set(every)), every
     assert len(set(CAUSE_MARKS.values())) == len(CAUSE_MARKS)
+
+
+def test_an_event_says_its_reason_once() -> None:
+    from ctxtui.core.simulation.replay import EventKind, ReplayEvent, Request
+    from ctxtui.tui.timeline_words import event_words
+
+    events = (
+        ReplayEvent(EventKind.COMPACTION, "proactive"),
+        ReplayEvent(EventKind.OVERFLOW, "overflow"),
+        ReplayEvent(EventKind.RECORDED_COMPACTION, "auto"),
+    )
+    request = Request.__new__(Request)
+    object.__setattr__(request, "events", events)
+    assert event_words(request) == "compaction (proactive), overflow, recorded compaction (auto)"
