@@ -104,10 +104,12 @@ def read_settled(path: Path | str, format: str | None) -> tuple[Session, Settled
     if format is not None:
         importer(format)  # an unknown --format is said before the file is looked at
     with open_source(Path(path)) as source:
-        if source.is_dir or source.size == 0 or source.compression():
+        if source.is_dir or source.size == 0:
             return None
         name = normalize_format(format) if format is not None else detect_format(source)
-        if name not in _RULES:
+        # the rule first: ``compression`` refuses a database (binary data) that only a
+        # format without a rule reads
+        if name not in _RULES or source.compression():
             return None
         started = Resumable.start(source, name, full_history=True, options=_KEEP.get(name))
         if started is None or started[0].cursor.tail is not None:

@@ -152,3 +152,15 @@ def test_the_record_cap_counts_what_was_read_before(tmp_path: Path) -> None:
     read_on = read_appended(path, kept)
     assert read_on is not None
     assert read_on[1] is None or read_on[1].left == MAX_RECORDS - 10
+
+
+def test_a_database_is_read_as_its_format_reads_it(tmp_path: Path) -> None:
+    """A SQLite store (OpenCode, PicoClaw's seahorse) has no settle rule: it is read as usual,
+    not refused as binary data where a JSONL would be settled."""
+    from tests.importers.test_picoclaw import _seahorse
+
+    path = tmp_path / "seahorse.db"
+    _seahorse(path)
+    assert read_settled(path, None) is None
+    row = session_row(Target(str(path)), USAGE_ONLY).base
+    assert row["error"] is None and row["agent"] == "picoclaw" and row["messages"]
