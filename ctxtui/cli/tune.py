@@ -70,8 +70,9 @@ def tune_options(tune: argparse.ArgumentParser, whole: Callable[[str], int]) -> 
         "-o",
         "--output",
         metavar="FILE",
-        help="write those settings to FILE, merged into it when it exists (then only with "
-        "--force, after keeping a copy of it beside it); never into an agent's session store",
+        help="write those settings to FILE ('-': standard output), merged into it when it "
+        "exists (then only with --force, after keeping a copy of it beside it); never into an "
+        "agent's session store or over a session it read, and not after an interrupt",
     )
     tune.add_argument(
         "--force", action="store_true", help="with -o: replace an existing FILE (after a backup)"

@@ -71,6 +71,14 @@ def build(args: argparse.Namespace) -> tuple[dict[str, Any], bool, AgentConfig |
 
 def run(args: argparse.Namespace) -> int:
     doc, interrupted, config = build(args)
+    if interrupted and (args.write_config or args.output is not None):
+        # a point chosen on the sessions scored so far is not the run's recommendation
+        done = len(doc["sessions"])
+        print(
+            f"ctxtui tune: interrupted; {done:,} sessions scored; no settings written",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     if args.write_config or args.output is not None:
         from ctxtui.commands.tune_write import write_config
 

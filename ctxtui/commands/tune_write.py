@@ -28,22 +28,28 @@ def write_config(args: argparse.Namespace, doc: dict[str, Any], config: AgentCon
     if best is None:
         raise CommandError("--write-config: no candidate is feasible, so none is recommended")
     settings = tuple(doc["candidates"][best]["knobs"].items())
-    if args.output is None:
+    if args.output in (None, "-"):  # ``-o -``: standard output, as every ``-o`` takes it
         result = write_back(args.agent, settings, config)
         print("\n".join(words(result)))
         return EXIT_OK
-    return _write_file(args, settings, config)
+    sources = [*doc["sessions"], *(e["path"] for e in doc["errors"])]
+    return _write_file(args, settings, config, sources)
 
 
-def _write_file(args: argparse.Namespace, settings: Any, config: AgentConfig | None) -> int:
+def _write_file(
+    args: argparse.Namespace, settings: Any, config: AgentConfig | None, sources: list[str]
+) -> int:
+    """Write the settings to ``-o``; never over a session the run read (``sources``)."""
     from ctxtui.agent_config import UnreadableError, read_text
+    from ctxtui.importers import source_protection
     from ctxtui.stores.guard import store_refusal
     from ctxtui.system.output import OutputError, atomic_write, check_output
 
     if (refusal := store_refusal(args.output)) is not None:
         raise CommandError(refusal)
+    protected = frozenset().union(*(source_protection(path) for path in sources))
     try:
-        target = check_output(args.output, force=args.force)
+        target = check_output(args.output, protected=protected, force=args.force)
         existing = read_text(target)
         result = write_back(args.agent, settings, config, existing)
         if result.target is None:

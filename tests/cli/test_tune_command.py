@@ -117,6 +117,54 @@ def test_write_config_to_a_file_keeps_a_backup_and_needs_force(
     ]  # fmt: skip
 
 
+def test_write_config_to_dash_prints_and_writes_no_file(
+    fleet: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    argv = ["tune", str(fleet), "--agent", "claude-code", "--workers", "1", "-o", "-"]
+    assert main(argv) == 0
+    assert capsys.readouterr().out.startswith("# ~/.claude/settings.json, merged:")
+    assert not (tmp_path / "-").exists()
+
+
+def test_write_config_never_over_a_session_it_read(
+    fleet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session = sorted(fleet.iterdir())[0]
+    before = session.read_bytes()
+    argv = ["tune", str(fleet), "--agent", "claude-code", "--workers", "1"]
+    assert main([*argv, "-o", str(session), "--force"]) == 2
+    assert "refusing to overwrite" in capsys.readouterr().err
+    assert session.read_bytes() == before
+    assert sorted(fleet.iterdir()) == sorted(p for p in fleet.iterdir() if ".bak" not in p.name)
+
+
+def test_an_interrupted_run_writes_no_settings(
+    fleet: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A point chosen on the sessions scored before Ctrl+C is not the run's: nothing is
+    written, the user's file stays as it was, and the exit says it was interrupted."""
+    import ctxtui.fleet.tune as tune_module
+
+    real = tune_module.run_tune
+
+    def interrupted(*args: Any, **kwargs: Any) -> tune_module.TuneRun:
+        run = real(*args, **kwargs)
+        run.interrupted = True
+        return run
+
+    monkeypatch.setattr(tune_module, "run_tune", interrupted)
+    target = tmp_path / "settings.json"
+    target.write_text('{"model": "opus"}\n')
+    argv = ["tune", str(fleet), "--agent", "claude-code", "--workers", "1"]
+    assert main([*argv, "-o", str(target), "--force"]) == 130
+    assert "no settings written" in capsys.readouterr().err
+    assert target.read_text() == '{"model": "opus"}\n'
+    assert not list(tmp_path.glob("settings.json.ctxtui-*.bak"))
+    assert main([*argv, "--write-config"]) == 130
+    assert capsys.readouterr().out == ""
+
+
 def test_write_config_refuses_an_agents_store(
     fleet: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
