@@ -21,6 +21,7 @@ from ctxtui.commands.fleet import (
     executor_from,
     write_json,
 )
+from ctxtui.core.literal import visible
 from ctxtui.core.tuning.configured import AgentConfig
 from ctxtui.core.tuning.document import (
     Searched,
@@ -86,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
     elif args.json:
         write_json(doc)
     else:
-        sys.stdout.write("".join(line + "\n" for line in render(doc)))
+        # paths and errors come from file names and transcripts: shown, never acted on
+        sys.stdout.write("".join(visible(line) + "\n" for line in render(doc)))
     if interrupted:
         done = len(doc["sessions"])
         print(f"ctxtui tune: interrupted; {done:,} sessions scored", file=sys.stderr)
@@ -95,6 +97,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 # -- the table ----------------------------------------------------------------------------
+
+
+def _with_path(path: str, error: str) -> str:
+    """``path: error``, the path once: a read's error mostly starts with it already."""
+    return error if error.startswith(path) else f"{path}: {error}"
 
 
 def _money(value: float | None) -> str:
@@ -155,5 +162,5 @@ def render(doc: dict[str, Any]) -> list[str]:
             f"needed facts lost, peak {held['peak']:.0%} over {len(doc['test']):,} sessions"
         )
     out += tuning_words(doc)
-    out += [f"error: {e['path']}: {e['error']}" for e in doc["errors"]]
+    out += [f"error: {_with_path(e['path'], e['error'])}" for e in doc["errors"]]
     return out

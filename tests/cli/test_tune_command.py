@@ -165,6 +165,19 @@ def test_an_interrupted_run_writes_no_settings(
     assert capsys.readouterr().out == ""
 
 
+def test_a_hostile_file_name_is_shown_not_acted_on(
+    fleet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An error row names the file once, its escape sequences as pictures."""
+    hostile = fleet / "e\x1b]0;PWNED\x07\x1b[31m.jsonl"
+    hostile.write_bytes(b"")
+    assert main(["tune", str(fleet), "--agent", "claude-code", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    [line] = [line for line in out.splitlines() if line.startswith("error: ")]
+    assert line.count("PWNED") == 1 and "␛]0;PWNED␇␛[31m.jsonl" in line
+
+
 def test_write_config_refuses_an_agents_store(
     fleet: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
