@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from ctxtui.importers._stream import NotRegularFileError, file_kind, open_regular
+from ctxtui.importers._timestamps import in_range
 
 HEAD_BYTES = 64 * 1024
 """How much of one line the listing keeps: a record longer than this is sketched, not parsed."""
@@ -283,13 +284,14 @@ def text(value: Any) -> str | None:
 
 
 def when(value: Any) -> datetime | None:
-    """An ISO-8601 string or epoch milliseconds, as an aware datetime; anything else: None."""
+    """An ISO-8601 string or epoch milliseconds, as an aware datetime; anything else (a time
+    out of ``_timestamps.in_range`` included): None."""
     try:
         if isinstance(value, str) and value:
             parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-            return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+            return in_range(parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC))
         if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1e14:
-            return datetime.fromtimestamp(value / 1000, tz=UTC)
+            return in_range(datetime.fromtimestamp(value / 1000, tz=UTC))
     except (ValueError, OverflowError, OSError):
         return None
     return None

@@ -7,6 +7,21 @@ from datetime import UTC, datetime
 from typing import Any
 
 _FRACTION = re.compile(r"\.(\d+)")
+EARLIEST = datetime(1900, 1, 1, tzinfo=UTC)
+LATEST = datetime(9000, 1, 1, tzinfo=UTC)
+"""The times a stamp may say. Past them (``9999-12-31T23:00:00-12:00`` is year 10000 in UTC)
+the hours, days and billing blocks counted from a stamp overflow ``datetime``: such a stamp is
+read as none, as an unparsable one is."""
+
+
+def in_range(when: datetime | None) -> datetime | None:
+    """``when`` if it lies between ``EARLIEST`` and ``LATEST``, else ``None``."""
+    if when is None:
+        return None
+    try:
+        return when if EARLIEST <= when <= LATEST else None
+    except OverflowError:  # its offset takes it past datetime's own range
+        return None
 
 
 def parse_timestamp(value: Any) -> datetime | None:
@@ -26,8 +41,8 @@ def parse_timestamp(value: Any) -> datetime | None:
     try:  # most stamps are already what ``fromisoformat`` takes, and read the same as below
         parsed = datetime.fromisoformat(value)
     except ValueError:
-        return _normalised(value)
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+        return in_range(_normalised(value))
+    return in_range(parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC))
 
 
 def _normalised(value: str) -> datetime | None:
@@ -50,6 +65,6 @@ def from_epoch_ms(value: Any) -> datetime | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
         return None
     try:
-        return datetime.fromtimestamp(value / 1000, tz=UTC)
+        return in_range(datetime.fromtimestamp(value / 1000, tz=UTC))
     except (OverflowError, OSError, ValueError):
         return None
