@@ -21,6 +21,17 @@ def iso_date(text: str) -> date:
         ) from None
 
 
+def format_name(text: str) -> str:
+    """``--format``'s value for many files: a known format, or a usage error before any file
+    is read (each row would otherwise say the same thing, and the run exit 0)."""
+    name = text.strip().lower().replace("_", "-")  # as ``importers.normalize_format`` spells it
+    if name not in FORMAT_NAMES:
+        raise argparse.ArgumentTypeError(
+            f"unknown format {text[:40]!r}; known formats: {', '.join(FORMAT_NAMES)}"
+        )
+    return name
+
+
 def fleet_options(
     fleet: argparse.ArgumentParser,
     whole: Callable[[str], int],
@@ -93,6 +104,7 @@ def add_run_options(parser: argparse.ArgumentParser, whole: Callable[[str], int]
     )
     parser.add_argument(
         "--format",
+        type=format_name,
         metavar="NAME",
         help="read every file as this format instead of detecting it: " + ", ".join(FORMAT_NAMES),
     )

@@ -219,3 +219,15 @@ def test_an_unreadable_session_is_an_error_row_not_a_failure(
     assert [e["path"] for e in doc["errors"]] == [str(fleet / "broken.jsonl")]
     assert str(fleet / "broken.jsonl") not in doc["train"] + doc["test"]
     assert doc["recommended"] is not None
+
+
+@pytest.mark.parametrize("command", ["fleet", "tune"])
+def test_an_unknown_format_is_a_usage_error(
+    fleet: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Said once, before any file is read: not as an error row per file with exit 0."""
+    with pytest.raises(SystemExit) as exited:
+        main([command, str(fleet), "--format", "bogus", "--workers", "1"])
+    assert exited.value.code == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "unknown format 'bogus'; known formats: " in line and "claude-code" in line
