@@ -94,7 +94,32 @@ _TABLE = re.compile(r"^\s*\[")
 
 
 def _toml(settings: Settings, existing: str) -> str:
-    """Top-level ``key = value`` lines replaced in place or added before the first table."""
+    """Top-level ``key = value`` lines replaced in place or added before the first table; a
+    merge is written only if the result reads as the old document with those keys set."""
+    merged = _toml_lines(settings, existing)
+    _check_toml(settings, existing, merged)
+    return merged
+
+
+def _check_toml(settings: Settings, existing: str, merged: str) -> None:
+    """``MergeError`` unless ``merged`` parses to ``existing``'s values with ``settings`` set:
+    a line edit cannot see a quoted key or a multi-line string, and must not break either."""
+    import tomllib
+
+    try:
+        before = tomllib.loads(existing)
+    except tomllib.TOMLDecodeError as err:
+        raise MergeError(f"it is not valid TOML ({err})") from None
+    try:
+        after = tomllib.loads(merged)
+    except tomllib.TOMLDecodeError:
+        after = None
+    if after != {**before, **dict(settings)}:
+        keys = ", ".join(key for key, _ in settings)
+        raise MergeError(f"its layout keeps {keys} from being set line by line; set it by hand")
+
+
+def _toml_lines(settings: Settings, existing: str) -> str:
     lines = existing.splitlines()
     first_table = next((i for i, line in enumerate(lines) if _TABLE.match(line)), len(lines))
     head, rest = lines[:first_table], lines[first_table:]

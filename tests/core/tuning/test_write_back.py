@@ -60,3 +60,19 @@ def test_current_values_beside_and_ctxtuis_own_knobs_never_written(tmp_path: Pat
     assert words(plan) == [
         "not written: compact_trigger_ratio = 0.8: no agent reads it (ctxtui's own knob)"
     ]
+
+
+@pytest.mark.parametrize(
+    "toml",
+    [
+        '"model_auto_compact_token_limit" = 5000\n',  # a quoted key: a line edit adds a second
+        'notes = """\nmodel_auto_compact_token_limit = 1\n"""\n',  # inside a string: not the key
+        "model_auto_compact_token_limit = \n",  # not TOML at all
+    ],
+    ids=["quoted-key", "multi-line-string", "invalid"],
+)
+def test_a_toml_a_line_edit_would_break_is_refused_not_written(toml: str) -> None:
+    """Codex's config is merged line by line; where that cannot give the old document with
+    the key set (a duplicate key, a string's text changed), nothing is written."""
+    with pytest.raises(MergeError):
+        write_back("codex", (("model_auto_compact_token_limit", 9000),), None, toml)
