@@ -157,7 +157,25 @@ def _first_row_once(path: Path, env: dict[str, str]) -> float:
             time.sleep(0.02)
         raise RuntimeError(f"no message row on screen after {FIRST_ROW_TIMEOUT:g} s")
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True, check=False)
+        _end_session(name)
+
+
+def _end_session(name: str) -> None:
+    """Kill tmux session ``name`` and wait until the app in it has exited: one still reading
+    its file after the kill (a worker ends its read first) would share the cores with the
+    next measurement."""
+    panes = subprocess.run(
+        ["tmux", "list-panes", "-t", name, "-F", "#{pane_pid}"], capture_output=True, check=False
+    ).stdout.split()
+    subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True, check=False)
+    deadline = time.monotonic() + 30.0
+    for pid in (int(p) for p in panes):
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.02)
 
 
 def first_row(path: Path, megabytes: float, repeats: int, cache: Path) -> list[Result]:
