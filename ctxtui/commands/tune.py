@@ -50,8 +50,9 @@ def searched_from(args: argparse.Namespace, current: Settings | None) -> Searche
     return search_for(args.agent, current, args.objective, args.max_lost, args.seed)
 
 
-def build(args: argparse.Namespace) -> tuple[dict[str, Any], bool, AgentConfig | None]:
-    """Run the search; the document, whether it was interrupted, the agent's settings."""
+def build(args: argparse.Namespace) -> tuple[dict[str, Any], int | None, AgentConfig | None]:
+    """Run the search; the document, the exit code of an interrupted run (``None``: it ran
+    to its end), the agent's settings."""
     from ctxtui.agent_config import read_agent_config
     from ctxtui.fleet.tune import agent_search, run_tune
 
@@ -67,19 +68,20 @@ def build(args: argparse.Namespace) -> tuple[dict[str, Any], bool, AgentConfig |
         raise CommandError(f"--dask {args.dask}: {err}") from None
     finally:
         line.close()
-    return search.document(run), run.interrupted, search.config
+    stopped = (128 + run.signal if run.signal else EXIT_INTERRUPTED) if run.interrupted else None
+    return search.document(run), stopped, search.config
 
 
 def run(args: argparse.Namespace) -> int:
-    doc, interrupted, config = build(args)
-    if interrupted and (args.write_config or args.output is not None):
+    doc, stopped, config = build(args)
+    if stopped is not None and (args.write_config or args.output is not None):
         # a point chosen on the sessions scored so far is not the run's recommendation
         done = len(doc["sessions"])
         print(
             f"ctxtui tune: interrupted; {done:,} sessions scored; no settings written",
             file=sys.stderr,
         )
-        return EXIT_INTERRUPTED
+        return stopped
     if args.write_config or args.output is not None:
         from ctxtui.commands.tune_write import write_config
 
@@ -89,10 +91,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         # paths and errors come from file names and transcripts: shown, never acted on
         sys.stdout.write("".join(visible(line) + "\n" for line in render(doc)))
-    if interrupted:
+    if stopped is not None:
         done = len(doc["sessions"])
         print(f"ctxtui tune: interrupted; {done:,} sessions scored", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return stopped
     return EXIT_OK
 
 

@@ -221,6 +221,8 @@ class TuneRun:
     targets: Sequence[Target]
     done: dict[int, Outcome] = field(default_factory=dict)
     interrupted: bool = False
+    signal: int | None = None
+    """The signal that stopped a pooled run (SIGINT, SIGTERM, SIGHUP), for the exit code."""
 
     def results(self) -> list[Outcome]:
         return [self.done[i] for i in sorted(self.done)]
@@ -300,6 +302,7 @@ def run_tune(
                 _stop_workers(pool)
     except KeyboardInterrupt:
         run.interrupted = True
+    run.signal = asked.signum
     return run
 
 

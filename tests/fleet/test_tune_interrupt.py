@@ -18,8 +18,16 @@ SESSIONS = 2000  # a minute of work at the least: the interrupt always lands mid
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("workers", ["1", "2"])
-def test_ctrl_c_prints_the_document_over_what_finished(tmp_path: Path, workers: str) -> None:
+@pytest.mark.parametrize(
+    ("workers", "signum"),
+    [("1", signal.SIGINT), ("2", signal.SIGINT), ("2", signal.SIGTERM)],
+    ids=["1-INT", "2-INT", "2-TERM"],
+)
+def test_ctrl_c_prints_the_document_over_what_finished(
+    tmp_path: Path, workers: str, signum: signal.Signals
+) -> None:
+    """Exit 128 + the signal, as ``fleet`` and ``report`` exit: 130 for Ctrl+C, 143 for
+    SIGTERM."""
     sessions = tmp_path / "sessions"
     sessions.mkdir()
     for n in range(SESSIONS):  # far more than finish before the interrupt
@@ -38,9 +46,9 @@ def test_ctrl_c_prints_the_document_over_what_finished(tmp_path: Path, workers: 
         env=env,
     )
     time.sleep(4)  # start-up, and some sessions replayed
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     out, err = proc.communicate(timeout=120)  # the pool stops after its running sessions
-    assert proc.returncode == 130, err.decode()
+    assert proc.returncode == 128 + signum, err.decode()
     doc = json.loads(out)
     assert doc["interrupted"] is True
     assert len(doc["sessions"]) < SESSIONS
