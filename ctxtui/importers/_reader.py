@@ -138,6 +138,34 @@ def _too_deep(path: Path, line: int | None = None) -> SessionLoadError:
     )
 
 
+_STRUCTURE = re.compile(r'["\\\[\]{}]')
+
+
+def deep_line(text: str) -> int | None:
+    """The line where ``text`` first nests past ``MAX_DEPTH`` (strings skipped), for the
+    error; ``None`` if it never does. Run only once a parse has refused the text."""
+    depth, in_string, skip = 0, False, -1
+    for match in _STRUCTURE.finditer(text):
+        at = match.start()
+        if at == skip:
+            continue
+        ch = text[at]
+        if in_string:
+            if ch == "\\":
+                skip = at + 1  # the escaped character, a quote or a backslash
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return text.count("\n", 0, at) + 1
+        elif ch in "]}":
+            depth -= 1
+    return None
+
+
 def _decode_document(path: Path, data: bytes) -> str:
     """Strict UTF-8 decoding of a whole document, reporting the line of a bad byte."""
     name = str(path)
@@ -194,7 +222,7 @@ def _parse_document(path: Path, text: str) -> Any:
     try:
         value = deep_call(_DECODER.decode, text)
     except RecursionError:
-        raise _too_deep(path) from None
+        raise _too_deep(path, deep_line(text)) from None
     except json.JSONDecodeError as exc:
         content_end = len(text.rstrip(_WHITESPACE))
         if exc.pos >= content_end:
@@ -205,7 +233,7 @@ def _parse_document(path: Path, text: str) -> Any:
             ) from None
         raise SessionLoadError(name, _not_json(text, exc), exc.lineno) from None
     if depth_exceeds(value):
-        raise _too_deep(path)
+        raise _too_deep(path, deep_line(text))
     if not isinstance(value, (dict, list)):
         raise SessionLoadError(name, f"expected a JSON object or array, found {json_kind(value)}")
     # Scrubbed only when the text has a surrogate escape (almost never).

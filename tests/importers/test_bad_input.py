@@ -84,15 +84,21 @@ def test_truncated_json(tmp_path: Path) -> None:
 
 
 def test_absurdly_deep_nesting(tmp_path: Path) -> None:
+    """The error names the line the nesting passes the limit on."""
     path = tmp_path / "deep.json"
     path.write_text('{"messages":\n' + "[" * 50_000 + "]" * 50_000 + "}\n")
-    assert "nesting deeper than 1000 levels" in str(_refusal(path))
+    assert "deep.json:2: expected JSON, found nesting deeper than 1000 levels" in str(
+        _refusal(path)
+    )
 
 
 def test_moderately_deep_nesting_past_the_limit(tmp_path: Path) -> None:
     path = tmp_path / "deep.json"
-    path.write_text('{"messages":\n' + "[" * 1100 + "]" * 1100 + "}\n")
-    assert "nesting deeper than 1000 levels" in str(_refusal(path))
+    text = '{"note": "[[[[\\"[[[",\n"messages":\n\n' + "[" * 1100 + "]" * 1100 + "}\n"
+    path.write_text(text)
+    assert "deep.json:4: expected JSON, found nesting deeper than 1000 levels" in str(
+        _refusal(path)
+    ), "brackets in strings, and an escaped quote, are not nesting"
 
 
 def test_directory_instead_of_a_file(tmp_path: Path) -> None:
