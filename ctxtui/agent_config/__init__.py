@@ -116,6 +116,9 @@ class _Reader:
         except (UnreadableError, tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
             self.problems.append(f"{self.shown(path)}: {err}")
             return None
+        except RecursionError:  # both parsers recurse per level: a hostile file's depth
+            self.problems.append(f"{self.shown(path)}: nested too deep to read")
+            return None
         if not isinstance(value, dict):
             self.problems.append(f"{self.shown(path)}: expected an object at the top")
             return None

@@ -178,3 +178,19 @@ def test_a_bad_file_is_a_problem_line_and_a_fifo_is_never_waited_on(tmp_path: Pa
 def test_nothing_configured_changes_nothing(agent: str, tmp_path: Path) -> None:
     _, values, policy = _values(agent, tmp_path)
     assert values == {} and policy == preset(agent)
+
+
+@pytest.mark.parametrize(
+    ("agent", "relative", "text"),
+    [
+        ("claude-code", ".claude/settings.json", '{"a":' + "[" * 200_000 + "]" * 200_000 + "}"),
+        ("codex", ".codex/config.toml", "a = " + "[" * 200_000 + "]" * 200_000),
+    ],
+)
+def test_a_settings_file_nested_too_deep_is_a_problem_line(
+    tmp_path: Path, agent: str, relative: str, text: str
+) -> None:
+    """Both parsers recurse per level: the file is said to be unreadable, never a crash."""
+    _write(tmp_path / "home" / relative, text)
+    config = read_agent_config(agent, home=tmp_path / "home", env={}, project=tmp_path / "p")
+    assert any("nested too deep to read" in p for p in config.problems)
