@@ -75,6 +75,14 @@ def run(args: argparse.Namespace) -> int:
     session = args.session
     if session is not None and not Path(session).exists():
         raise CommandError(f"{clip_path(session)}: no such file or directory")
+    if args.format is not None:  # said here once, not in every visitor's app
+        from ctxtui.core.errors import SessionLoadError
+        from ctxtui.importers import importer
+
+        try:
+            importer(args.format)
+        except SessionLoadError as err:
+            raise CommandError(str(err)) from None
     export_dir = _export_dir(args.export_dir)
     _check_public_url(args.public_url)
     try:

@@ -236,6 +236,7 @@ def _serve_fails(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         (["--export-dir", "/no/such/dir", "--port", "0"], "expected a directory"),
         (["--public-url", "http://[::1:80/", "--port", "0"], "expected an http(s) URL"),
         (["--public-url", "ftp://example.org", "--port", "0"], "expected an http(s) URL"),
+        (["--format", "bogus", "--port", "0"], "--format: unknown format 'bogus'"),
     ],
 )
 def test_bad_serve_arguments_are_one_line_and_exit_2(
