@@ -174,6 +174,12 @@ def detect_format(source: Source) -> str:
     hint = _path_hint(path)
     if hint is not None:
         return hint
+    return _content_format(source)
+
+
+def _content_format(source: Source) -> str:
+    """``detect_format`` of a file by what it holds alone (SQLite tables, its first value)."""
+    path = source.path
     if source.magic(16) == SQLITE_MAGIC:
         return _detect_sqlite(path)
     head = read_head(source)
@@ -206,7 +212,7 @@ def load_session(
         if session_id is not None:
             session = _load_one_session(source, name, session_id, full_history)
         else:
-            session = _load_whole(source, name, forced=format is not None, full=full_history)
+            name, session = _load_whole(source, name, forced=format is not None, full=full_history)
         return finish(session, source.path, name, source.dropped.count)
 
 
@@ -244,7 +250,7 @@ def load_views(path: Path | str, format: str | None = None) -> tuple[Session, Se
         importer(format)  # an unknown --format is said before the file is looked at
     with open_source(file) as source, gc_paused():
         name = normalize_format(format) if format is not None else detect_format(source)
-        raw = _load_whole(source, name, forced=format is not None, full=True)
+        name, raw = _load_whole(source, name, forced=format is not None, full=True)
         dropped = source.dropped.count
         history = finish(raw, source.path, name, dropped)
         cut = getattr(importer(name), "shown_from", None)
@@ -259,7 +265,8 @@ def load_views(path: Path | str, format: str | None = None) -> tuple[Session, Se
     return shown, history
 
 
-def _load_whole(source: Source, name: str, *, forced: bool, full: bool) -> Session:
+def _load_whole(source: Source, name: str, *, forced: bool, full: bool) -> tuple[str, Session]:
+    """The format read and the session an importer reads from all of ``source``."""
     module = importer(name)
     if source.is_dir:
         if not hasattr(module, "is_session_dir"):
@@ -268,9 +275,20 @@ def _load_whole(source: Source, name: str, *, forced: bool, full: bool) -> Sessi
         raise source.problem("empty file: expected a transcript, found nothing")
     loader = getattr(module, "load_history", None) if full else None
     session: Session = (loader or module.load)(source)
-    if forced and not session.messages and not session.system_prompt:
-        _refuse_empty_forced(source, name)
-    return session
+    if not session.messages and not session.system_prompt:
+        if forced:
+            _refuse_empty_forced(source, name)
+        elif not source.is_dir and _path_hint(source.path) == name:
+            # Named or placed like one agent's file (``rollout-*.jsonl``, ``.claude/projects``)
+            # but holding nothing of it: what it holds says which it is.
+            try:
+                found = _content_format(source)
+            except SessionLoadError:
+                return name, session  # nothing else either: the empty read and its warnings
+            if found != name:
+                source.dropped.count = 0  # the first importer's, of a read that is dropped
+                return _load_whole(source, found, forced=False, full=full)
+    return name, session
 
 
 def finish(session: Session, path: Path, name: str, dropped: int) -> Session:

@@ -130,3 +130,28 @@ def test_leading_system_messages_become_the_system_prompt(tmp_path: Path) -> Non
 def _detect(path: Path) -> str:
     with open_source(path) as source:
         return detect_format(source)
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_sessions"
+
+
+@pytest.mark.parametrize(
+    ("sample", "where", "expected"),
+    [
+        ("claude_code_compacted.jsonl", "rollout-x.jsonl", "claude-code"),  # Codex's name
+        ("codex_rollout.jsonl", ".claude/projects/x/s.jsonl", "codex"),  # Claude Code's place
+        ("claude_code_compacted.jsonl", "cc.jsonl", "claude-code"),  # beside a PicoClaw meta
+    ],
+)
+def test_a_file_named_like_another_agents_is_read_as_what_it_holds(
+    tmp_path: Path, sample: str, where: str, expected: str
+) -> None:
+    """The path hint chose an importer that read nothing of it: a session of 0 messages and
+    exit 0, a wrong answer. What the file holds decides then."""
+    path = tmp_path / where
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(SAMPLES / sample, path)
+    (tmp_path / "cc.meta.json").write_text('{"key": "k", "skip": 0}')
+    session = load_session(path)
+    assert session.meta.format == expected
+    assert session.messages == load_session(SAMPLES / sample).messages
