@@ -191,7 +191,11 @@ def run(args: argparse.Namespace) -> int:
     if args.html or args.output is not None:
         _write(args, planned, report, whole)
     elif args.json:
-        # One document and nothing else on stdout.
+        # One document and nothing else on stdout, never appended onto the source (``>>``)
+        try:
+            check_stream(sys.stdout, source_protection(planned.session.meta.source_path))
+        except OutputError as err:
+            raise CommandError(str(err)) from None
         write_stdout(stdlib_text(report))
     else:
         from rich.console import Group

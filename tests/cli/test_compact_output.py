@@ -64,11 +64,16 @@ def test_the_output_mode_follows_the_umask_not_the_source(chat: Path, tmp_path: 
     assert stat.S_IMODE(out.stat().st_mode) == 0o600
 
 
-def test_stdout_appended_onto_the_source_is_refused(chat: Path) -> None:
+@pytest.mark.parametrize(
+    "command",
+    [["compact", "-o", "-"], ["report", "--json"], ["report", "--json", "-o", "-"]],
+    ids=["compact", "report", "report-o"],
+)
+def test_stdout_appended_onto_the_source_is_refused(chat: Path, command: list[str]) -> None:
     before = chat.read_bytes()
     with chat.open("ab") as sink:
         proc = subprocess.run(
-            [sys.executable, "-m", "ctxtui", "compact", str(chat), "-o", "-", *KNOBS],
+            [sys.executable, "-m", "ctxtui", command[0], str(chat), *command[1:], *KNOBS],
             stdout=sink,
             stderr=subprocess.PIPE,
             text=True,
