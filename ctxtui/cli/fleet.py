@@ -8,7 +8,7 @@ from datetime import date
 
 from ctxtui.cli.help import add_json_option
 from ctxtui.core.fleet import PERIODS
-from ctxtui.core.session.formats import FORMAT_NAMES
+from ctxtui.core.session.formats import FORMAT_NAMES, normalize_format
 
 
 def iso_date(text: str) -> date:
@@ -24,7 +24,7 @@ def iso_date(text: str) -> date:
 def format_name(text: str) -> str:
     """``--format``'s value for many files: a known format, or a usage error before any file
     is read (each row would otherwise say the same thing, and the run exit 0)."""
-    name = text.strip().lower().replace("_", "-")  # as ``importers.normalize_format`` spells it
+    name = normalize_format(text)
     if name not in FORMAT_NAMES:
         raise argparse.ArgumentTypeError(
             f"unknown format {text[:40]!r}; known formats: {', '.join(FORMAT_NAMES)}"

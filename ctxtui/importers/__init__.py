@@ -24,7 +24,13 @@ from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
 from ctxtui.core.session import formats
-from ctxtui.core.session.formats import FORMAT_NAMES, FORMATS, format_info, known_format
+from ctxtui.core.session.formats import (
+    FORMAT_NAMES,
+    FORMATS,
+    format_info,
+    known_format,
+    normalize_format,
+)
 from ctxtui.core.session.images import priced_images
 from ctxtui.core.session.models import Session, SessionMeta
 from ctxtui.importers import (
@@ -52,12 +58,6 @@ from ctxtui.importers._stream import (
     open_source,
     sqlite_problem,
 )
-
-
-def normalize_format(name: str) -> str:
-    """A format name as typed (``OpenAI_Chat``, `` codex``) in its canonical spelling."""
-    return name.strip().lower().replace("_", "-")
-
 
 IMPORTERS: dict[str, ModuleType] = {
     module.FORMAT.name: module

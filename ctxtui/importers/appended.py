@@ -99,7 +99,8 @@ def read_settled(path: Path | str, format: str | None) -> tuple[Session, Settled
     """The full history of the file ``path`` as ``load_session`` reads it, with where it is
     settled; ``None`` for a format without a settle rule (or a file ``Resumable`` does not
     take, or one whose last line has no newline): the caller reads it as usual."""
-    from ctxtui.importers import detect_format, importer, normalize_format
+    from ctxtui.core.session.formats import normalize_format
+    from ctxtui.importers import detect_format, importer
 
     if format is not None:
         importer(format)  # an unknown --format is said before the file is looked at

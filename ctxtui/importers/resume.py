@@ -64,7 +64,8 @@ class Resumable:
         """The whole session, read so it can be resumed; ``None`` for what cannot be (a
         format without ``Live``, a compressed or empty file): the caller reads it whole.
         ``options`` go to the importer's ``Live`` (what a settled read needs kept)."""
-        from ctxtui.importers import detect_format, importer, normalize_format
+        from ctxtui.core.session.formats import normalize_format
+        from ctxtui.importers import detect_format, importer
 
         if source.size == 0 or source.is_dir:
             return None

@@ -142,6 +142,11 @@ FORMATS: tuple[FormatInfo, ...] = (
 FORMAT_NAMES: tuple[str, ...] = tuple(f.name for f in FORMATS)
 
 
+def normalize_format(name: str) -> str:
+    """A format name as typed (``OpenAI_Chat``, `` codex``) in its canonical spelling."""
+    return name.strip().lower().replace("_", "-")
+
+
 def format_info(name: str) -> FormatInfo:
     """The ``FormatInfo`` of a known format name (importer modules use it for ``FORMAT``)."""
     info = known_format(name)
