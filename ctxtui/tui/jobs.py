@@ -270,12 +270,7 @@ what the history alone says (the recorded total, every compaction's band, the re
 note) comes back once the agent pauses, at the cost of one read per pause, not per append."""
 
 
-def watch(
-    post: Post,
-    path: Path,
-    format: str | None,
-    interval: float = WATCH_INTERVAL,
-) -> None:
+def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_INTERVAL) -> None:
     """Read ``path``, then read it again whenever it changes, until the worker is cancelled.
 
     The first good read is a ``SessionLoaded`` (as a plain open); later ones are
