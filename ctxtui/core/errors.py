@@ -33,3 +33,9 @@ class SessionLoadError(Exception):
         self.path = path
         self.line = line
         self.problem = problem
+
+
+class ReadStoppedError(Exception):
+    """A read its caller asked to stop (``should_stop``): no session, and nothing wrong with
+    the file. The app's load worker stops this way when it is cancelled, so a quit or another
+    file opened during a long read does not wait for the read to end."""

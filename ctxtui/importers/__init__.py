@@ -53,6 +53,7 @@ from ctxtui.importers._stream import (
     SQLITE_ERRORS,
     NotRegularFileError,
     Source,
+    StopCheck,
     file_kind,
     open_regular,
     open_source,
@@ -192,7 +193,11 @@ def _content_format(source: Source) -> str:
 
 
 def load_session(
-    path: Path | str, format: str | None = None, *, full_history: bool = False
+    path: Path | str,
+    format: str | None = None,
+    *,
+    full_history: bool = False,
+    should_stop: StopCheck | None = None,
 ) -> Session:
     """Read a transcript into a ``Session``, detecting its format unless one is given.
 
@@ -203,11 +208,14 @@ def load_session(
     compact: Claude Code, Codex) for every message, before and after its recorded compactions.
     The read runs with the collector paused (``gc_paused``): records and messages hold no
     cycles, and re-walking them while they pile up was most of a large JSONL read's time.
+    ``should_stop`` is asked as the read goes (``Source.should_stop``): once it says so, the
+    read ends with ``ReadStoppedError``.
     """
     path, session_id = split_session_id(path)
     if format is not None:
         importer(format)  # an unknown --format is said before the file is looked at
     with open_source(path) as source, gc_paused():
+        source.should_stop = should_stop
         name = normalize_format(format) if format is not None else detect_format(source)
         if session_id is not None:
             session = _load_one_session(source, name, session_id, full_history)

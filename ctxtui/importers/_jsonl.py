@@ -279,6 +279,8 @@ def iter_records(
             if live and not complete and not cursor.final:
                 cursor.tail = number if raw is None or raw.strip() else None
                 break
+            if not number % _stream.STOP_EVERY:
+                source.check_stop()
             value = _UNDECIDED if fast is None or raw is None else _fast_line(fast, raw)
             if value is not _UNDECIDED:
                 if cursor.left == 0:

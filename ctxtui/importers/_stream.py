@@ -15,11 +15,11 @@ import os
 import sqlite3
 import stat
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any, BinaryIO, cast
+from typing import IO, Any, BinaryIO, TypeVar, cast
 
-from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.errors import ReadStoppedError, SessionLoadError
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -39,8 +39,15 @@ Real transcripts compress 5-30x with gzip or zstd; a decompression bomb reaches 
 floor is small because a document of tiny messages costs tens of bytes of memory per
 inflated byte once parsed and imported."""
 
+T = TypeVar("T")
+StopCheck = Callable[[], bool]
+"""Whether the caller wants a read to stop (``Source.should_stop``)."""
+
 _IN_CHUNK = 64 * 1024
 _OUT_CHUNK = 1024 * 1024
+STOP_EVERY = 4096
+"""Records read between two questions to ``Source.should_stop``: a few milliseconds of a
+large read, so a stopped read ends at once, and the question costs nothing measurable."""
 _ZSTD_IN_CHUNK = 1024
 """zstd has no output bound per call; one input byte can inflate ~32,000x (an RLE block), so
 it is fed a kilobyte at a time (at most ~32 MB out per call)."""
@@ -299,6 +306,8 @@ class Source:
     too, with no bytes to read. ``document`` holds the file parsed whole once someone did
     (detection, then the importer), and ``dropped`` counts the token counts the importer
     dropped as out of range (``_parts.as_int``), for the session's one warning.
+    ``should_stop`` is asked every ``STOP_EVERY`` records (``check_stop``): a long read its
+    caller no longer wants ends there with ``ReadStoppedError``.
     """
 
     def __init__(self, path: Path, fd: int, st: os.stat_result) -> None:
@@ -308,6 +317,7 @@ class Source:
         self.inode = st.st_ino
         self.document: Any = None
         self.dropped = Dropped()
+        self.should_stop: StopCheck | None = None
         self._fd = fd
         self._kind: str | None = None
 
@@ -325,6 +335,11 @@ class Source:
     @property
     def name(self) -> str:
         return str(self.path)
+
+    def check_stop(self) -> None:
+        """Raise ``ReadStoppedError`` when the caller asked the read to stop."""
+        if self.should_stop is not None and self.should_stop():
+            raise ReadStoppedError(self.name)
 
     def problem(self, text: str, line: int | None = None) -> SessionLoadError:
         return SessionLoadError(self.name, text, line)
@@ -419,6 +434,21 @@ class Dropped:
 
     def __init__(self) -> None:
         self.count = 0
+
+
+def stopping(items: Sequence[T], should_stop: StopCheck | None) -> Iterable[T]:
+    """``items``, asking ``should_stop`` every ``STOP_EVERY`` of them: for an importer's
+    steps after the lines are read (a chain converted), which a stopped read also ends."""
+    if should_stop is None:
+        return items
+    return _stopping(items, should_stop)
+
+
+def _stopping(items: Sequence[T], should_stop: StopCheck) -> Iterator[T]:
+    for k, item in enumerate(items):
+        if not k % STOP_EVERY and k and should_stop():
+            raise ReadStoppedError()
+        yield item
 
 
 def open_source(path: Path) -> Source:

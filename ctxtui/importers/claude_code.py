@@ -40,7 +40,7 @@ from ctxtui.importers._store_files import (
     text,
     when,
 )
-from ctxtui.importers._stream import Dropped, Source
+from ctxtui.importers._stream import Dropped, Source, StopCheck, stopping
 
 FORMAT: FormatInfo = format_info("claude-code")
 
@@ -82,7 +82,7 @@ def load_history(source: Source) -> Session:
 
 
 def _load(source: Source, *, full_history: bool) -> Session:
-    live = Live(full_history=full_history)
+    live = Live(full_history=full_history, should_stop=source.should_stop)
     live.add(iter_records(source, live.warnings, typed=Entry))
     session = live.session(source.name)
     source.dropped.count += live.dropped
@@ -349,8 +349,11 @@ class Live:
         full_history: bool = False,
         warnings: list[str] | None = None,
         count_hidden: bool = True,
+        should_stop: StopCheck | None = None,
     ) -> None:
         self.full_history = full_history
+        self.should_stop = should_stop
+        """Asked while the chain is converted: a stopped read ends there (``Source``)."""
         self.count_hidden = count_hidden
         """Whether the boundary note counts what the last compaction hid (a first look from
         the file's end cannot, and says so in a note of its own)."""
@@ -389,13 +392,16 @@ class Live:
         entries = self.entries.whole()
         warnings = [*self.warnings, *end_warnings]
         if entries is not self.entries:  # a sub-agent's own transcript: no leaf heap for it
-            self._chain = _build_chain(entries, _newest_leaf(entries), self.full_history)
+            leaf = _newest_leaf(entries)
+            build = _Build(stop=self.should_stop)
+            self._chain = _build_chain(entries, leaf, self.full_history, build=build)
             self._rebuilt = True
         else:
             leaf = self.newest_leaf()
             chain = self._chain
             if chain is None or not chain.extend(entries, leaf, self.full_history):
-                self._chain = _build_chain(entries, leaf, self.full_history, note=self.count_hidden)
+                build = _Build(self.count_hidden, self.should_stop)
+                self._chain = _build_chain(entries, leaf, self.full_history, build=build)
                 self._rebuilt = True
         assert self._chain is not None
         if entries.sidechain:
@@ -497,28 +503,41 @@ def _parent(value: Entry, through: bool) -> str | None:
     return parent if isinstance(parent, str) else None
 
 
+@dataclass(frozen=True, slots=True)
+class _Build:
+    """What a build of the chain is asked: whether its note counts what the last compaction
+    hid (a first look from the file's end cannot), and when to stop (``Source``)."""
+
+    note: bool = True
+    stop: StopCheck | None = None
+
+
+_WHOLE = _Build()
+
+
 def _build_chain(
     entries: _Entries,
     leaf: Record | None,
     full_history: bool,
     outside: Collection[str] = (),
     *,
-    note: bool = True,
+    build: _Build = _WHOLE,
 ) -> _Chain:
-    """The chain ending at ``leaf``, converted, with what a whole read says about it (without
-    ``note``, all but the count of what its last compaction hid)."""
+    """The chain ending at ``leaf``, converted, with what a whole read says about it (what
+    ``build`` asks)."""
+    note, stop = build.note, build.stop
     walk_notes: list[str] = []
     records = (
         _walk(entries, leaf.value.uuid, walk_notes, full_history, _Ends(outside)) if leaf else []
     )
     compactions: list[RecordedCompaction] = []
     converter = Converter(entries.tool_names, Dropped(), compactions)
-    for record in records:
+    for record in stopping(records, stop):
         converter.add(record)
     note_dropped = Dropped()
     boundary_note = None
     if note and records and is_boundary(records[0].value) and not full_history:
-        boundary_note = _boundary_note(entries, records[0], note_dropped, outside)
+        boundary_note = _boundary_note(entries, records[0], note_dropped, outside, stop)
     root = _parent(records[0].value, full_history) if records else None
     missing = root if root is not None and root not in entries.by_uuid else None
     return _Chain(records, converter, compactions, walk_notes, missing, boundary_note, note_dropped)
@@ -551,7 +570,13 @@ def _assemble(
     return Session(meta=meta).model_copy(update={"messages": tuple(messages)})
 
 
-def _hidden(entries: _Entries, logical: str, dropped: Dropped, outside: Collection[str]) -> int:
+def _hidden(
+    entries: _Entries,
+    logical: str,
+    dropped: Dropped,
+    outside: Collection[str],
+    stop: StopCheck | None = None,
+) -> int:
     """The messages of the chain ending at ``logical`` (what a compaction hid), its dropped
     token counts added to ``dropped``; counted on from ``entries.hidden`` when this chain
     extends the one counted there. Only a chain that reached its root cleanly is kept to
@@ -568,7 +593,7 @@ def _hidden(entries: _Entries, logical: str, dropped: Dropped, outside: Collecti
         notes = []
         walked = _walk(entries, logical, notes, True, _Ends(outside))
         kept = MessageCount()
-    for record in walked:
+    for record in stopping(walked, stop):
         kept.add(record)
     dropped.count += kept.dropped.count
     entries.hidden = kept if not notes and not outside else None
@@ -576,13 +601,17 @@ def _hidden(entries: _Entries, logical: str, dropped: Dropped, outside: Collecti
 
 
 def _boundary_note(
-    entries: _Entries, boundary: Record, dropped: Dropped, outside: Collection[str] = ()
+    entries: _Entries,
+    boundary: Record,
+    dropped: Dropped,
+    outside: Collection[str] = (),
+    stop: StopCheck | None = None,
 ) -> str:
     """Say what the compaction hid, so the pre-boundary size is not lost from view."""
     logical = boundary.value.logical_parent
     hidden = 0
     if isinstance(logical, str):
-        hidden = _hidden(entries, logical, dropped, outside)
+        hidden = _hidden(entries, logical, dropped, outside, stop)
     metadata = boundary.value.compact_metadata
     pre = metadata.get("preTokens") if isinstance(metadata, dict) else None
     return _boundary_words(boundary.line, hidden, pre if isinstance(pre, int) else None)

@@ -16,20 +16,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from textual.message import Message
-from textual.worker import get_current_worker
+from textual.worker import NoActiveWorker, get_current_worker
 
 from ctxtui.core.compacting.compaction import CompactionResult
 from ctxtui.core.compacting.leaf_calls import LeafCalls
 from ctxtui.core.engine import Engine
 from ctxtui.core.error_text import describe_bug
-from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.errors import ReadStoppedError, SessionLoadError
 from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.import_notes import earlier_failed
 from ctxtui.core.session.models import Session
 from ctxtui.core.summaries.retention import Audit
 from ctxtui.core.tokens.calibration import SessionFit, tail_start
-from ctxtui.core.tokens.counting import Progress
+from ctxtui.core.tokens.counting import Progress, StopCheck
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers.encodings import EncodingUnavailableError
 from ctxtui.core.tuning.configured import AgentConfig
@@ -178,16 +178,21 @@ def read_session(
     full history if the agent compacted it (``read_whole``): the first screen never waits
     for the second read. A big transcript is first drawn from its last bytes where they hold
     the session (``load_tail``), and the whole read then takes its place. Each read after
-    the first waits until the screen says it drew the session (``drawn``; never long)."""
+    the first waits until the screen says it drew the session (``drawn``; never long).
+    A cancelled worker (a quit, another file opened) ends its read within ``STOP_EVERY``
+    records: the app's exit waits for this thread."""
     from ctxtui.importers import load_session
 
+    stopped = _stop_check()
     first = _first_look(path, format)
     if first is not None:
         post(SessionLoaded(first, path, agent_config=read_configured(first)))
         if drawn is not None:
             drawn.wait(FIRST_LOOK_WAIT)
     try:
-        session = load_session(path, format)
+        session = load_session(path, format, should_stop=stopped)
+    except ReadStoppedError:
+        return
     except Exception as err:  # an importer bug must not take the app down either
         problem = str(err) if isinstance(err, SessionLoadError) else f"{path.name}: {bug_line(err)}"
         post(SessionLoadFailed(problem))
@@ -201,6 +206,16 @@ def read_session(
         else:
             post(SessionReadWhole(first, session, path))
         read_whole(post, path, session)
+
+
+def _stop_check() -> StopCheck | None:
+    """Whether the worker running this read was cancelled; ``None`` outside a worker (a
+    caller of its own), where nothing cancels the read."""
+    try:
+        worker = get_current_worker()
+    except NoActiveWorker:
+        return None
+    return lambda: worker.is_cancelled
 
 
 def _first_look(path: Path, format: str | None) -> Session | None:
@@ -237,8 +252,10 @@ def read_whole(post: Post, path: Path, session: Session) -> None:
     from ctxtui.importers import load_session
 
     try:
-        history = load_session(path, session.meta.format, full_history=True)
-    except Exception:  # a courtesy read: what is on screen stays right
+        history = load_session(
+            path, session.meta.format, full_history=True, should_stop=_stop_check()
+        )
+    except Exception:  # a courtesy read, or a stopped one: what is on screen stays right
         return
     usage = any(m.usage is not None for m in session.messages)
     post(HistoryRead(path, session, history, history_fit(history, session) if usage else None))
@@ -256,7 +273,9 @@ def transcript_fit(path: Path, format: str | None, session: Session) -> SessionF
     from ctxtui.importers import load_session
 
     try:
-        history = load_session(path, session.meta.format, full_history=True)
+        history = load_session(
+            path, session.meta.format, full_history=True, should_stop=_stop_check()
+        )
     except Exception:  # the session on screen stands; its own fit numbers from the boundary
         return None
     return history_fit(history, session)

@@ -5,6 +5,7 @@ the test lets it go, so the first look is a state the test reaches, never a matt
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 from ctxtui import importers
-from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.errors import ReadStoppedError, SessionLoadError
 from ctxtui.importers import claude_code
 from ctxtui.tui.widgets.message_list import MessageList
 from ctxtui.tui.widgets.session_bar import SessionBar
@@ -34,10 +35,12 @@ def held_whole(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
     gate = threading.Event()
     real = importers.load_session
 
-    def load_session(path: Any, format: Any = None, *, full_history: bool = False) -> Any:
+    def load_session(
+        path: Any, format: Any = None, *, full_history: bool = False, **kwargs: Any
+    ) -> Any:
         if not full_history:
             assert gate.wait(60), "the test never released the whole read"
-        return real(path, format, full_history=full_history)
+        return real(path, format, full_history=full_history, **kwargs)
 
     monkeypatch.setattr(importers, "load_session", load_session)
     yield gate
@@ -79,11 +82,11 @@ async def test_a_whole_read_that_fails_leaves_the_first_look_saying_so(
     real = importers.load_session
     gate = threading.Event()
 
-    def refused(path: Any, format: Any = None, *, full_history: bool = False) -> Any:
+    def refused(path: Any, format: Any = None, *, full_history: bool = False, **kwargs: Any) -> Any:
         if not full_history:
             assert gate.wait(60), "the test never let the whole read fail"
             raise SessionLoadError(str(path), "more than 1,000,000 JSON values", 7)
-        return real(path, format, full_history=full_history)
+        return real(path, format, full_history=full_history, **kwargs)
 
     monkeypatch.setattr(importers, "load_session", refused)
     app = app_for(transcript)
@@ -98,3 +101,31 @@ async def test_a_whole_read_that_fails_leaves_the_first_look_saying_so(
         assert main.session is not None and main.session.messages == first.messages
         assert "the earlier part could not be read" in main.session.meta.events[0]
         assert "could not be read" in _bar(app) and "still being read" not in _bar(app)
+
+
+async def test_a_quit_during_the_whole_read_stops_it(
+    transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole read asks whether its worker was cancelled, and a quit cancels it: the app's
+    exit waits for the read's thread, so a read that went on would hold the terminal."""
+    entered = threading.Event()
+    stopped: list[bool] = []
+
+    def endless(path: Any, format: Any = None, **kwargs: Any) -> Any:
+        should_stop = kwargs.get("should_stop")
+        entered.set()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if should_stop is not None and should_stop():
+                stopped.append(True)
+                raise ReadStoppedError(str(path))
+            time.sleep(0.01)
+        raise AssertionError("the read was never told to stop")
+
+    monkeypatch.setattr(importers, "load_session", endless)
+    app = app_for(transcript)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.main.plan is not None, "the first look on screen")
+        assert entered.wait(30)
+        await pilot.press("q")
+    assert stopped == [True]

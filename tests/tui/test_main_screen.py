@@ -11,6 +11,7 @@ import json
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import Input, Label
@@ -371,9 +372,9 @@ async def test_keys_keep_working_while_a_session_loads(
     gate = threading.Event()
     real = importers.load_session
 
-    def held(path: Path, format: str | None = None) -> Session:
+    def held(path: Path, format: str | None = None, **kwargs: Any) -> Session:
         assert gate.wait(60), "the test never released the load"
-        return real(path, format)
+        return real(path, format, **kwargs)
 
     monkeypatch.setattr(importers, "load_session", held)
     path = write_native(tmp_path / "next.json", cjk_session())

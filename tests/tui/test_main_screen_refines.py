@@ -160,9 +160,9 @@ async def test_a_compacted_file_is_read_through_its_history_once(
     reads: list[bool] = []
     real = importers.load_session
 
-    def counted(path: Any, format: Any = None, *, full_history: bool = False) -> Any:
+    def counted(path: Any, format: Any = None, *, full_history: bool = False, **kw: Any) -> Any:
         reads.append(full_history)
-        return real(path, format, full_history=full_history)
+        return real(path, format, full_history=full_history, **kw)
 
     monkeypatch.setattr(importers, "load_session", counted)
     app = app_for(replay_sample())
