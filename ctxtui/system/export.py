@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ctxtui.core.literal import json_literal
 from ctxtui.core.session.models import Session
 from ctxtui.system.output import OutputError, atomic_write, check_output
 
@@ -35,9 +36,10 @@ def native_document(session: Session) -> dict[str, Any]:
 
 def native_bytes(session: Session) -> bytes:
     """The document as UTF-8 JSON text, a lone surrogate as U+FFFD rather than a failed write
-    or a file no JSON reader accepts."""
+    or a file no JSON reader accepts. DEL, C1, U+2028/9 and the bidi controls are ``\\uXXXX``
+    escapes (``json_literal``, as every JSON output): a ``cat`` of the file cannot act on them."""
     text = json.dumps(native_document(session), ensure_ascii=False, indent=1)
-    return _SURROGATE.sub("\ufffd", text).encode("utf-8") + b"\n"
+    return json_literal(_SURROGATE.sub("\ufffd", text).encode("utf-8") + b"\n")
 
 
 def check_target(

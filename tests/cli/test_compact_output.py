@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -101,3 +102,30 @@ def test_dash_with_an_llm_summary_keeps_stdout_to_the_document(
     summaries = [m["content"] for m in doc["session"]["messages"] if m.get("is_summary")]
     assert summaries == [SUMMARY.strip()]
     assert "=== summary ===" in err and SUMMARY.strip().splitlines()[0] in err
+
+
+RAW_TO_A_TERMINAL = (
+    "del\x7f c1\x9b ls\u2028 ps\u2029 rlo\u202e lri\u2066 pdi\u2069 lrm\u200e rlm\u200f"
+)
+"""What ``json.dumps(ensure_ascii=False)`` leaves raw and a terminal acts on or hides text by."""
+
+
+@pytest.mark.parametrize("to", ["file", "stdout"])
+def test_o_escapes_what_a_terminal_acts_on_and_keeps_the_values(tmp_path: Path, to: str) -> None:
+    chat = agent_chat(6, ask="step {k}", reply="done {k} " + RAW_TO_A_TERMINAL, tool_chars=6_000)
+    chat["messages"][0]["content"] = RAW_TO_A_TERMINAL
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(chat))
+    out = tmp_path / "out.json"
+    argv = [sys.executable, "-m", "ctxtui", "compact", str(path), *KNOBS, "-o"]
+    if to == "file":
+        subprocess.run([*argv, str(out)], stdout=subprocess.DEVNULL, check=True, timeout=60)
+        data = out.read_bytes()
+    else:
+        data = subprocess.run([*argv, "-"], capture_output=True, check=True, timeout=60).stdout
+    for escape in (b"\\u007f", b"\\u009b", b"\\u2028", b"\\u2029", b"\\u202e", b"\\u2066"):
+        assert escape in data
+    assert not re.search("[\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]", data.decode())
+    session = json.loads(data)["session"]
+    assert session["system_prompt"] == RAW_TO_A_TERMINAL
+    assert session["messages"][-1]["content"] == "done 5 " + RAW_TO_A_TERMINAL
