@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ctxtui.core.literal import json_literal
 from ctxtui.core.tuning.configured import AGENTS, AgentConfig
 from ctxtui.core.tuning.space import Settings
 
@@ -68,6 +69,9 @@ def _shown(value: Any) -> str:
 
 
 def _json(agent: str, settings: Settings, existing: str | None) -> str:
+    """The JSON document with the settings merged in; what a terminal would act on in the
+    existing file's strings (a bidi override, U+2028) is escaped (``json_literal``), as in
+    every JSON ctxtui writes, so showing the file cannot act on it."""
     try:
         document = json.loads(existing) if existing and existing.strip() else {}
     except json.JSONDecodeError as err:
@@ -87,7 +91,8 @@ def _json(agent: str, settings: Settings, existing: str | None) -> str:
         block = inner
     for key, value in settings:
         block[key] = str(value) if agent == "claude-code" else value
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json_literal(text.encode("utf-8")).decode("utf-8")
 
 
 _TABLE = re.compile(r"^\s*\[")

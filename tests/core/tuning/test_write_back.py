@@ -76,3 +76,16 @@ def test_a_toml_a_line_edit_would_break_is_refused_not_written(toml: str) -> Non
     the key set (a duplicate key, a string's text changed), nothing is written."""
     with pytest.raises(MergeError):
         write_back("codex", (("model_auto_compact_token_limit", 9000),), None, toml)
+
+
+def test_a_merged_json_file_escapes_what_a_terminal_acts_on() -> None:
+    raw = "status\u202e \u2028 \x7f \u2066"
+    settings = {"statusLine": raw, "env": {}}
+    text = write_back(
+        "claude-code",
+        (("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", 60),),
+        None,
+        json.dumps(settings, ensure_ascii=False),
+    ).text
+    assert "\\u202e \\u2028 \\u007f \\u2066" in text and "\u202e" not in text
+    assert json.loads(text)["statusLine"] == raw
