@@ -43,10 +43,12 @@ from ctxtui.options import (
 )
 from ctxtui.system.streams import (
     StdoutError,
+    closed_descriptors,
     flush_stdout,
+    guard_stderr,
     guard_stdout,
     quiet_stdout,
-    stdout_closed,
+    stderr_lost,
 )
 
 # The policy, the importers and pydantic are imported inside the functions that need them:
@@ -249,8 +251,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def entry() -> NoReturn:
     """The console script and ``python -m ctxtui``: ``main``, then leave without freeing the heap
-    object by object (exit handlers still run and the output is flushed first)."""
-    if stdout_closed():
+    object by object (exit handlers still run and the output is flushed first). A line lost on
+    stderr makes a success exit 2: it cannot say so itself, and 0 would say all was delivered."""
+    closed = closed_descriptors()
+    guard_stderr(closed=2 in closed)
+    if 1 in closed:
         print("ctxtui: error: standard output is closed; nothing can be printed", file=sys.stderr)
         os._exit(EXIT_USAGE)
     guard_stdout()
@@ -266,4 +271,6 @@ def entry() -> NoReturn:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a reader gone away, a closed stream
             stream.flush()
+    if code == EXIT_OK and stderr_lost():
+        code = EXIT_USAGE
     os._exit(code)

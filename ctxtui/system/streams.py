@@ -1,7 +1,8 @@
-"""Standard output as the environment's state: closed, full, or gone, never a bug of ours.
+"""Standard output and error as the environment's state: closed, full, or gone, never a bug.
 
 ``>&-`` or ``> /dev/full`` is the user's environment, not a crash: one line on stderr and exit
-2; a reader that went away (``| head``) is a quiet exit, by convention.
+2; a reader that went away (``| head``) is a quiet exit, by convention. Standard error never
+raises: a line it cannot deliver is dropped, the command goes on, and the exit is 2.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import errno
 import io
 import os
 import sys
-from pathlib import Path
 
 
 class StdoutError(OSError):
@@ -30,9 +30,49 @@ class _GuardedRaw(io.FileIO):
             raise StdoutError(err.errno or errno.EIO, err.strerror or str(err)) from None
 
 
-def stdout_closed() -> bool:
-    """Whether file descriptor 1 was closed at start (``>&-``). A closed standard descriptor
-    gets ``/dev/null`` parked on it, so no file ctxtui opens takes its number."""
+class _GuardedStderr(io.FileIO):
+    """File descriptor 2, which never raises: a line it cannot deliver is dropped and the loss
+    kept (``lost``). Raising would end the command before its standard output is written
+    (``compact -o - 2>&1 >out.json | true`` left ``out.json`` empty), and its exit say 0."""
+
+    def __init__(self, *, closed: bool) -> None:
+        super().__init__(2, "w", closefd=False)
+        self.lost = False
+        self._dead = closed  # closed at start: /dev/null is parked there, nothing is read
+        self._quiet = False  # dropped lines are no loss (the reader of stdout is gone too)
+        self._shares_stdout = _same_file(1, 2)
+
+    def write(self, data: object) -> int:
+        size = memoryview(data).nbytes  # type: ignore[arg-type]
+        if not self._dead:
+            try:
+                return super().write(data)  # type: ignore[arg-type]
+            except BrokenPipeError:
+                # ``2>&1 | head``: one reader had enough of both, stdout's quiet exit stands
+                self._quiet = self._shares_stdout
+                self._dead = True
+            except OSError:
+                self._dead = True  # a full disk, an I/O error: later lines would fail alike
+        self.lost = self.lost or (size > 0 and not self._quiet)
+        return size
+
+
+def _same_file(one: int, other: int) -> bool:
+    """Whether two descriptors reach the same file or pipe (``2>&1``)."""
+    try:
+        a, b = os.fstat(one), os.fstat(other)
+    except OSError:
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+_stderr: list[_GuardedStderr] = []
+"""The guarded standard error, once ``guard_stderr`` installed it."""
+
+
+def closed_descriptors() -> frozenset[int]:
+    """Which of file descriptors 0, 1 and 2 were closed at start (``>&-``). Each gets
+    ``/dev/null`` parked on it, so no file ctxtui opens takes its number."""
     closed = set()
     for fd in (0, 1, 2):
         try:
@@ -43,9 +83,33 @@ def stdout_closed() -> bool:
             if null != fd:
                 os.dup2(null, fd)
                 os.close(null)
-    if 2 in closed or sys.stderr is None:
-        sys.stderr = Path(os.devnull).open("w")  # noqa: SIM115 - lives as long as the process
-    return 1 in closed
+    return frozenset(closed)
+
+
+def guard_stderr(*, closed: bool) -> None:
+    """Route ``sys.stderr`` through ``_GuardedStderr`` (``closed``: descriptor 2 was closed at
+    start, so whatever is written to it is lost)."""
+    old = sys.stderr  # None when descriptor 2 was closed at start
+    if old is not None:
+        try:
+            if not isinstance(old, io.TextIOWrapper) or old.fileno() != 2:
+                return  # a stream put there by someone else (a test's capture) stays
+            old.flush()
+        except (OSError, ValueError):
+            return
+    raw = _GuardedStderr(closed=closed)
+    _stderr[:] = [raw]
+    sys.stderr = io.TextIOWrapper(
+        io.BufferedWriter(raw),
+        encoding=old.encoding if old is not None else "utf-8",
+        errors="backslashreplace",  # as Python's own: an unencodable character is no error
+        line_buffering=True,  # a line is out before ``os._exit``, as Python's own stderr
+    )
+
+
+def stderr_lost() -> bool:
+    """Whether anything written to standard error could not be delivered (``guard_stderr``)."""
+    return any(raw.lost for raw in _stderr)
 
 
 def guard_stdout() -> None:

@@ -1,15 +1,19 @@
-"""A closed, full or vanished standard output, and ``-o`` into an agent's store: real processes.
+"""A closed, full or vanished standard output or error, and ``-o`` into an agent's store: real
+processes.
 
 A closed stdout (``>&-``) or a full one (``> /dev/full``) is the environment's state, not a
 bug: one line on stderr and exit 2, never a traceback or exit 3. A reader that goes away
-(``| head``) is a quiet exit 0, as by convention.
+(``| head``) is a quiet exit 0, as by convention. A stderr that loses a line costs the command
+nothing of its stdout, and exit 2.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -142,3 +146,84 @@ def test_a_closed_stderr_sends_nothing_to_stdout_and_no_file_takes_its_place(
         preexec_fn=lambda: os.close(2),
     )
     assert done.returncode == 0 and out.read_bytes().startswith(b"{")
+
+
+def _stderr_gone() -> int:
+    """The write end of a pipe whose reader is already gone (``2>&1 >out | true``)."""
+    read, write = os.pipe()
+    os.close(read)
+    return write
+
+
+def _stderr_full() -> int:
+    return os.open("/dev/full", os.O_WRONLY)
+
+
+@pytest.mark.parametrize("stderr", [_stderr_gone, _stderr_full], ids=["gone", "full"])
+def test_a_lost_stderr_keeps_stdout_whole_and_exits_2(
+    stderr: Callable[[], int], tmp_path: Path
+) -> None:
+    """``compact -o -``'s lines go to stderr; one that cannot be written must neither end the
+    command before its document (it left an empty file) nor let it exit 0."""
+    whole = subprocess.run(
+        [sys.executable, "-m", "ctxtui", "compact", DEMO, "-o", "-"],
+        capture_output=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    out = tmp_path / "out.json"
+    fd = stderr()
+    try:
+        with out.open("wb") as sink:
+            done = subprocess.run(
+                [sys.executable, "-m", "ctxtui", "compact", DEMO, "-o", "-"],
+                stdout=sink,
+                stderr=fd,
+                timeout=60,
+            )
+    finally:
+        os.close(fd)
+    assert done.returncode == 2
+    assert out.read_bytes() == whole
+
+
+def test_a_closed_stderr_that_was_written_to_is_exit_2(tmp_path: Path) -> None:
+    out = tmp_path / "out.json"
+    with out.open("wb") as sink:
+        done = subprocess.run(
+            [sys.executable, "-m", "ctxtui", "compact", DEMO, "-o", "-"],
+            stdout=sink,
+            timeout=60,
+            preexec_fn=lambda: os.close(2),
+        )
+    assert done.returncode == 2 and json.loads(out.read_bytes())["schema"] == "ctxtui.session/1"
+
+
+def test_a_lost_stderr_that_was_not_written_to_is_exit_0(tmp_path: Path) -> None:
+    out = tmp_path / "out.json"
+    fd = _stderr_gone()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "ctxtui", "compact", DEMO, "-o", str(out)],
+            stdout=subprocess.DEVNULL,
+            stderr=fd,
+            timeout=60,
+        )
+    finally:
+        os.close(fd)
+    assert done.returncode == 0 and out.read_bytes().startswith(b"{")
+
+
+def test_stderr_on_stdouts_pipe_keeps_the_quiet_exit_of_a_reader_gone() -> None:
+    """``2>&1 | head``: the one reader had enough of both; stdout's convention stands."""
+    fd = _stderr_gone()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "ctxtui", "compact", DEMO, "-o", "-"],
+            stdout=fd,
+            stderr=fd,
+            timeout=60,
+        )
+    finally:
+        os.close(fd)
+    assert done.returncode == 0
