@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ctxtui.core.policies.policy import Knob, Policy, PolicyError
+    from ctxtui.core.policies.policy import Knob, Policy, PolicyError, Problem
     from ctxtui.core.session.models import Session
 
 # The policy is imported by the functions that need it, so that the exit codes and ``clip``
@@ -220,11 +220,34 @@ def tokenizer_problem(spec: str) -> str | None:
     return f"expected tiktoken:ENCODING with ENCODING one of {', '.join(known)}; found {clip(name)}"
 
 
+def derived_words(problem: Problem) -> str:
+    """A value refused for the knob it works out (a ``derived`` problem), in the command
+    line's terms: ``--max-tokens 10 makes the context window 40 tokens (4 × the output
+    reserve, ...), below its minimum of 256``. It names the flag the user typed and calls the
+    knob worked out by its label: naming that knob's flag would blame one no one gave.
+    """
+    from ctxtui.core.policies.policy import KNOBS
+
+    row = KNOBS[problem.other]
+    made, low, high = problem.other_value, row.low, row.high
+    if high is not None and made > high:
+        side = f"above its maximum of {show_number(high)}"
+    elif low is not None and made < low:
+        side = f"below its minimum of {show_number(low)}"
+    else:
+        side = f"outside {range_words(row)}"
+    return (
+        f"{flag_of(problem.field)} {show_number(problem.value)} makes the "
+        f"{knob_label(problem.other)} {show_number(made)} {row.unit} ({problem.words}), {side}"
+    )
+
+
 def explain_policy_error(err: PolicyError) -> str:
     """A ``PolicyError`` in the command line's terms: the flags typed, the range, the value.
 
     ``--tail-ratio: expected 0 to 1, got 1.5``; a relation between knobs names both flags:
-    ``--tail-min (9,000) must not exceed --tail-max (8,000)``.
+    ``--tail-min (9,000) must not exceed --tail-max (8,000)``; a knob worked out from a flag
+    is refused as that flag's (``derived_words``).
     """
     from ctxtui.core.policies.policy import KNOBS
 
@@ -236,6 +259,8 @@ def explain_policy_error(err: PolicyError) -> str:
                 f"{flag_of(p.field)} ({show_number(p.value)}) {p.words} "
                 f"{flag_of(p.other)} ({show_number(p.other_value)})"
             )
+        elif p.bound == "derived" and p.other in KNOBS:
+            parts.append(derived_words(p))
         elif p.field == "tokenizer":
             parts.append(f"--tokenizer: {tokenizer_expected()}")
         elif p.bound == "range" and row is not None:

@@ -246,3 +246,26 @@ def test_compare_words_a_refused_knob_as_report_does(capsys: pytest.CaptureFixtu
     assert "--max-tokens (2,000) must be smaller than --context-window (1,000)" in (
         capsys.readouterr().err
     )
+
+
+@pytest.mark.parametrize(
+    ("reserve", "side"),
+    [("10", "40 tokens"), ("30000000", "120,000,000 tokens")],
+)
+def test_a_reserve_that_makes_picoclaws_window_refused_names_the_reserve(
+    reserve: str, side: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PicoClaw's window is 4 × --max-tokens when the session sets none: a reserve that makes
+    it out of range is refused as the --max-tokens given, with the window it makes, never as
+    a --context-window no one typed."""
+    from ctxtui.samples import samples_dir
+
+    picoclaw = str(samples_dir() / "picoclaw_long_chat.jsonl")
+    for command in ("report", "replay", "policy"):
+        assert main([command, picoclaw, "--max-tokens", reserve]) == EXIT_USAGE
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err
+        assert "--context-window" not in err
+        assert f"--max-tokens {show_number(int(reserve))} makes the context window {side}" in err
+    bound = "below its minimum of 256" if reserve == "10" else "above its maximum of 100,000,000"
+    assert bound in err

@@ -49,6 +49,17 @@ def test_options_a_session_refuses_are_dropped_for_its_own_window() -> None:
     assert opened.policy.context_window == 8_000
 
 
+def test_a_reserve_refused_for_picoclaws_window_is_said_of_the_reserve() -> None:
+    """The app opens a PicoClaw session with the window 4 × the reserve given: a reserve of
+    10 is refused for the window of 40 it makes, said of max_tokens, the option given."""
+    session = small().model_copy(update={"meta": SessionMeta(format="picoclaw")})
+    state, problem = MainState.start("picoclaw", {"max_tokens": 10})
+    assert problem is None
+    opened, problem = state.opened(session, None)
+    assert problem is not None and problem.startswith("max_tokens (10) makes context_window 40")
+    assert opened.policy.context_window == 131_072
+
+
 def test_apply_stacks_the_old_session_and_undo_restores_it_in_order() -> None:
     original, once, twice = small(9), small(5), small(3)
     state = MainState.start("plan")[0].opened(original, None)[0]

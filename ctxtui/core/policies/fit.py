@@ -6,6 +6,7 @@ Kept apart from ``core.policies.policy``, which validates the values this module
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -14,6 +15,16 @@ if TYPE_CHECKING:
 
 APPROX_BYTES_PER_TOKEN = 4
 """Codex's ``approx_token_count`` divisor, which turns its token limits into bytes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """A knob fitting worked out from another: a value it makes out of range is refused as
+    that other knob's, since the user never gave the one worked out (PicoClaw's window is
+    ``4 × --max-tokens``; ``--max-tokens 10`` is what to blame for a window of 40)."""
+
+    source: str  # the knob it was worked out from
+    words: str  # how, in an error's words: ``4 × the output reserve, ...``
 
 
 def fit_reserve(window: int, reserve: int) -> int:
@@ -32,8 +43,9 @@ def _fit_window(
     entry: ModelEntry | None,
     given: Mapping[str, Any],
     default_reserve: int,
-) -> None:
-    """The window no user gave (``session_values``), and whether the agent then auto-compacts."""
+) -> Derived | None:
+    """The window no user gave (``session_values``), and whether the agent then auto-compacts;
+    returns how the window was worked out when it came from another knob."""
     from ctxtui.core.policies.windows import codex_knows
 
     meta = session.meta
@@ -41,14 +53,20 @@ def _fit_window(
         values["context_window"] = meta.context_window
     elif values.get("unconfigured_window_factor"):
         # PicoClaw never looks the model up: unconfigured, it budgets max_tokens · 4
+        factor = int(values["unconfigured_window_factor"])
         reserve = int(values.get("max_tokens", default_reserve))
-        values["context_window"] = int(values["unconfigured_window_factor"]) * reserve
+        values["context_window"] = factor * reserve
+        return Derived(
+            "max_tokens",
+            f"{factor} × the output reserve, the agent's window when none is configured",
+        )
     else:
         if entry is not None:
             values["context_window"] = entry.window
         known = entry is not None and codex_knows(meta.model)
         if values.get("auto_compact_needs_window") and not known and "auto_compact" not in given:
             values["auto_compact"] = False
+    return None
 
 
 def session_values(
@@ -56,8 +74,9 @@ def session_values(
     session: Session,
     given: Mapping[str, Any],
     defaults: tuple[int, int],
-) -> dict[str, Any]:
-    """A preset's ``row`` with the user's ``given`` values, fitted to ``session``.
+) -> tuple[dict[str, Any], dict[str, Derived]]:
+    """A preset's ``row`` with the user's ``given`` values, fitted to ``session``, and the
+    knobs it worked out from another (``Derived``), by name.
 
     The window is, in order: the user's, the one the transcript recorded (Codex's
     ``model_context_window``, read back to the whole window by its importer), the registry's
@@ -79,10 +98,13 @@ def session_values(
     from ctxtui.core.policies.windows import lookup, model_tokenizer
 
     values: dict[str, Any] = {**row, **given}
+    derived: dict[str, Derived] = {}
     meta = session.meta
     entry = lookup(meta.model)
     if "context_window" not in given:
-        _fit_window(values, session, entry, given, defaults[1])
+        how = _fit_window(values, session, entry, given, defaults[1])
+        if how is not None:
+            derived["context_window"] = how
     if "input_limit" not in given and entry is not None:
         values["input_limit"] = entry.input_limit
     if "max_tokens" not in given:
@@ -100,4 +122,4 @@ def session_values(
         spec = model_tokenizer(meta.model)
         if spec is not None:
             values["tokenizer"] = spec
-    return values
+    return values, derived

@@ -23,7 +23,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, get_type_hints
 
-from ctxtui.core.policies.fit import session_values
+from ctxtui.core.policies.fit import Derived, session_values
 from ctxtui.core.policies.modes import (
     UNCAPPED,
     CompactionStyle,
@@ -129,8 +129,10 @@ class Problem:
     """A value the policy refuses: the knob, the value, and what bounds it.
 
     ``bound`` is ``range`` (outside the row's bounds), ``type`` (not the row's kind),
-    ``choice`` (not one of its values), ``unknown`` (no such knob), or ``relation``: then
-    ``other`` is the knob it must stay below, with ``other_value``, and ``words`` the rule.
+    ``choice`` (not one of its values), ``unknown`` (no such knob), ``relation``: then
+    ``other`` is the knob it must stay below, with ``other_value``, and ``words`` the rule;
+    or ``derived``: ``value`` works ``other`` out to ``other_value``, outside ``other``'s
+    range, and ``words`` says how (``4 × the output reserve, ...``).
     """
 
     field: str
@@ -148,12 +150,14 @@ class Problem:
             return f"{self.field}: no such knob"
         if self.field == "preset":
             return f"preset: unknown preset {self.value!r} (known: {', '.join(PRESETS)})"
+        if self.bound == "derived" and self.other in KNOBS:
+            return (
+                f"{self.field} ({_n(self.value)}) makes {self.other} {_n(self.other_value)} "
+                f"({self.words}), outside {_bounds(KNOBS[self.other])}"
+            )
         row = KNOBS.get(self.field)
         if self.bound == "range" and row is not None:
-            lo = "" if row.low is None else f"{'>' if row.low_open else '≥'} {_n(row.low)}"
-            hi = "" if row.high is None else f"≤ {_n(row.high)}"
-            bounds = " and ".join(w for w in (lo, hi) if w)
-            return f"{self.field}: expected {bounds}, got {self.value!r}"
+            return f"{self.field}: expected {_bounds(row)}, got {self.value!r}"
         expected = (
             ", ".join(row.choices) if row and row.choices else getattr(row, "kind", str).__name__
         )
@@ -164,6 +168,12 @@ class Problem:
 
 def _n(value: Any) -> str:
     return f"{value:,}" if isinstance(value, int) else repr(value)
+
+
+def _bounds(row: Knob) -> str:
+    lo = "" if row.low is None else f"{'>' if row.low_open else '≥'} {_n(row.low)}"
+    hi = "" if row.high is None else f"≤ {_n(row.high)}"
+    return " and ".join(w for w in (lo, hi) if w)
 
 
 RELATIONS: tuple[tuple[str, str, str, Callable[[Any, Any], bool]], ...] = (
@@ -573,7 +583,34 @@ def policy_for_session(
     (the rules are ``core.policies.fit.session_values``)."""
     row = _preset(preset_name)
     defaults = (KNOBS["context_window"].default, KNOBS["max_tokens"].default)
-    return make_policy(session_values(row.values, session, overrides or {}, defaults))
+    values, derived = session_values(row.values, session, overrides or {}, defaults)
+    try:
+        return make_policy(values)
+    except PolicyError as err:
+        if not derived:
+            raise
+        raise PolicyError(_blame_sources(err.problems, derived, values)) from None
+
+
+def _blame_sources(
+    problems: tuple[Problem, ...], derived: Mapping[str, Derived], values: Mapping[str, Any]
+) -> tuple[Problem, ...]:
+    """``problems`` with a worked-out knob's range put on the knob it was worked out from.
+
+    The user gave that one, not the other: ``--max-tokens 10`` under PicoClaw is refused for
+    the window of 40 it makes, never as a ``--context-window`` no one typed. A source refused
+    on its own already says what is wrong, so its consequence is not said twice.
+    """
+    refused = {p.field for p in problems}
+    out: list[Problem] = []
+    for p in problems:
+        how = derived.get(p.field)
+        if how is None or p.bound != "range":
+            out.append(p)
+        elif how.source not in refused:
+            source = values.get(how.source, KNOBS[how.source].default)
+            out.append(Problem(how.source, source, "derived", p.field, p.value, how.words))
+    return tuple(out)
 
 
 def registry_alternative(policy: Policy, session: Session) -> dict[str, int | None]:
