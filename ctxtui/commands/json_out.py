@@ -13,8 +13,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from ctxtui.core.literal import json_literal
-from ctxtui.core.simulation.report import display_text
+from ctxtui.core.literal import json_literal, json_names
 
 SMALL_FLOAT = 1e-4
 """Below this (and not zero) ``repr`` writes a float with an exponent (``1e-05``), orjson
@@ -26,9 +25,10 @@ class _UnsureError(Exception):
 
 
 def stdlib_text(doc: Any) -> bytes:
-    """``json.dumps(doc, indent=2, ensure_ascii=False)`` and a newline, lone surrogates as
-    U+FFFD, in UTF-8: the same bytes, at orjson's speed wherever it writes them alike. What a
-    terminal would act on (a C1 control, a bidi override) is escaped (``json_literal``).
+    """``json.dumps(doc, indent=2, ensure_ascii=False)`` and a newline, a name's undecodable
+    bytes as ``\\xNN`` (``json_names``), in UTF-8: the same bytes, at orjson's speed wherever
+    it writes them alike. What a terminal would act on (a C1 control, a bidi override) is
+    escaped (``json_literal``).
 
     orjson refuses what the stdlib writes otherwise (a lone surrogate, an integer past 64
     bits, a key that is not a string) and NaN or infinity are looked for: those documents go
@@ -40,7 +40,7 @@ def stdlib_text(doc: Any) -> bytes:
         value = _Floats(orjson.Fragment).exact(doc)
         data = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
     except (orjson.JSONEncodeError, _UnsureError, RecursionError):
-        data = (display_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n").encode()
+        data = (json_names(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n").encode()
     return json_literal(data)
 
 

@@ -24,13 +24,12 @@ from ctxtui.commands.json_out import print_json
 from ctxtui.commands.pipeline import build_policy, counting, ignored_knobs, load
 from ctxtui.commands.report import print_table
 from ctxtui.core.engine import Engine, Run
-from ctxtui.core.literal import visible
+from ctxtui.core.literal import name_text, visible
 from ctxtui.core.pricing.cache_model import simulated_json, whatif_json
 from ctxtui.core.pricing.cost import RequestCost, request_json
 from ctxtui.core.session.import_notes import event_lines
 from ctxtui.core.session.models import Session
 from ctxtui.core.simulation.replay import Request
-from ctxtui.core.simulation.report import display_text
 from ctxtui.core.summaries.segment_facts import keep_facts, remember_facts
 from ctxtui.core.tokens.calibration import Calibration
 from ctxtui.core.wording import plural
@@ -79,7 +78,7 @@ def build_document(walked: Run, calibration: Calibration, costs: CostBlocks) -> 
     return {
         "schema": SCHEMA,
         "session": {
-            "path": display_text(session.meta.source_path),
+            "path": name_text(session.meta.source_path),
             "format": session.meta.format,
             "model": session.meta.model,
             "message_count": len(session.messages),

@@ -21,11 +21,10 @@ from ctxtui.commands.json_out import print_json
 from ctxtui.commands.pipeline import build_policy, counting, load_views
 from ctxtui.commands.report import print_table
 from ctxtui.core.engine import Engine
-from ctxtui.core.literal import visible
+from ctxtui.core.literal import name_text, visible
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.import_notes import event_lines
 from ctxtui.core.simulation.replay import shown_offset
-from ctxtui.core.simulation.report import display_text
 from ctxtui.core.simulation.retention_audits import preview_audit, recorded_audits
 from ctxtui.core.summaries.retention import Audit
 from ctxtui.core.summaries.segment_facts import KINDS, keep_facts, remember_facts
@@ -60,7 +59,7 @@ def audits_of(args: argparse.Namespace) -> tuple[dict[str, Any], list[Audit]]:
             if preview is not None:
                 audits.append(_shifted(preview, offset))
     header = {
-        "path": display_text(history.meta.source_path),
+        "path": name_text(history.meta.source_path),
         "format": history.meta.format,
         "message_count": len(history.messages),
         "recorded_compactions": len(history.meta.recorded_compactions),

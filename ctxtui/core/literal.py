@@ -4,13 +4,16 @@ A file name, a path, a model, a tool name or a message's text comes from a trans
 directory listing; printed as it is, an ESC sequence in it sets the terminal's title, writes
 its clipboard (OSC 52) or hides the rest of a line, and a bidi override reorders what the user
 reads. ``visible`` (one line) and ``literal_block`` (line breaks kept) show such characters as
-pictures instead; ``json_literal`` does the same for a JSON document's bytes. This module
-imports nothing of ctxtui, so the lightest shell may use it.
+pictures instead; ``json_literal`` does the same for a JSON document's bytes. A file name's
+bytes that are not UTF-8 are ``\\xNN`` on every surface: ``name_text`` and ``json_names``
+write them so in a document. This module imports nothing of ctxtui, so the lightest shell may
+use it.
 """
 
 from __future__ import annotations
 
 import re
+from typing import overload
 
 _NEWLINE = "⏎"
 _TAB = "⇥"
@@ -50,10 +53,9 @@ def _surrogate(code: int) -> str:
 
 
 _CONTROLS = [*range(0x20), 0x7F, *range(0x80, 0xA0), *map(ord, _BIDI + _SEPARATORS)]
+_SURROGATES = {code: _surrogate(code) for code in range(0xD800, 0xE000)}
 # ``str.translate`` tables: a preview is made for every row drawn.
-_ONE_LINE = {code: _picture(code) for code in _CONTROLS} | {
-    code: _surrogate(code) for code in range(0xD800, 0xE000)
-}
+_ONE_LINE = {code: _picture(code) for code in _CONTROLS} | _SURROGATES
 _BLOCK = _ONE_LINE | {ord(c): "\n" for c in _SEPARATORS} | {ord("\n"): "\n", ord("\t"): "\t"}
 
 
@@ -89,3 +91,30 @@ def json_literal(data: bytes) -> bytes:
     if _RAW_IN_JSON.search(data) is None:
         return data
     return _RAW_IN_JSON.sub(lambda m: b"\\u%04x" % ord(m[0].decode()), data)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# In JSON text a surrogate only occurs inside a string, where the backslash needs its escape.
+_IN_JSON = {code: shown.replace("\\", "\\\\") for code, shown in _SURROGATES.items()}
+
+
+@overload
+def name_text(text: str) -> str: ...
+@overload
+def name_text(text: None) -> None: ...
+def name_text(text: str | None) -> str | None:
+    """A file name or path for a document (a report's ``path``, a JSON string): its bytes that
+    are not UTF-8 as ``\\xNN``, as ``visible`` shows them, and nothing else changed. Left as
+    lone surrogates they could not be written as UTF-8 at all."""
+    if text is None or _LONE_SURROGATE.search(text) is None:
+        return text
+    return text.translate(_SURROGATES)
+
+
+def json_names(text: str) -> str:
+    """JSON text (``json.dumps(ensure_ascii=False)``) with each lone surrogate it left raw
+    written as ``name_text`` writes it, JSON-escaped (the string reads ``ses\\xff.json``): valid
+    UTF-8 that a strict reader accepts, where many refuse or replace a ``\\udcff`` escape."""
+    if _LONE_SURROGATE.search(text) is None:
+        return text
+    return _LONE_SURROGATE.sub(lambda m: _IN_JSON[ord(m[0])], text)

@@ -13,12 +13,11 @@ from typing import Any
 
 from ctxtui.core.fleet import totals
 from ctxtui.core.literal import visible
-from ctxtui.core.simulation.report import display_text
 from ctxtui.core.wording import counted, plural
 
 
 def _text(value: Any) -> str:
-    return visible(display_text(str(value))) if value is not None else "-"
+    return visible(str(value)) if value is not None else "-"
 
 
 def _number(value: Any) -> str:

@@ -11,8 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxtui.commands.json_out import stdlib_text
-from ctxtui.core.literal import json_literal
-from ctxtui.core.simulation.report import display_text
+from ctxtui.core.literal import json_literal, json_names
 
 scalars = st.one_of(
     st.none(),
@@ -37,9 +36,7 @@ documents = st.recursive(
 
 
 def _stdlib(doc: Any) -> bytes:
-    return json_literal(
-        (display_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n").encode()
-    )
+    return json_literal((json_names(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n").encode())
 
 
 @settings(max_examples=500, deadline=None)

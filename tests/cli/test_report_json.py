@@ -12,7 +12,8 @@ import pytest
 from ctxtui.cli.main import main
 from ctxtui.commands import json_out
 from ctxtui.commands.json_out import stdlib_text as encode_json
-from ctxtui.core.simulation.report import build_report, display_text
+from ctxtui.core.literal import json_names
+from ctxtui.core.simulation.report import build_report
 from tests.core.plans import hand_plan, small_session
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,7 +26,7 @@ SAMPLES = sorted(
 
 def stdlib_json(report: dict[str, Any]) -> bytes:
     """What ``ctxtui report --json`` wrote before orjson: ``json.dumps(indent=2)``."""
-    return (display_text(json.dumps(report, indent=2, ensure_ascii=False)) + "\n").encode()
+    return (json_names(json.dumps(report, indent=2, ensure_ascii=False)) + "\n").encode()
 
 
 def _run(capsys: pytest.CaptureFixture[bytes], path: Path) -> bytes:
@@ -50,7 +51,7 @@ def test_every_sample_reads_the_same_as_with_the_stdlib_encoder(
         raise AssertionError("the fast path was not taken")
 
     with monkeypatch.context() as patch:
-        patch.setattr(json_out, "display_text", stdlib_used)
+        patch.setattr(json_out, "json_names", stdlib_used)
         fast = _run(capsysbinary, path)
     # the stdlib's own text of the same document (floats read back exactly)
     slow = (json.dumps(json.loads(fast), indent=2, ensure_ascii=False) + "\n").encode()
@@ -72,7 +73,7 @@ def test_what_orjson_refuses_or_writes_otherwise_goes_the_stdlib_way() -> None:
         out = encode_json(report)
         assert out == stdlib_json(report)
         out.decode("utf-8")  # valid UTF-8 whatever the session held
-    assert json.loads(encode_json(surrogate))["session"]["path"] == "caf\ufffd.json"
+    assert json.loads(encode_json(surrogate))["session"]["path"] == "caf\\xe9.json"
     assert b'"used_ratio": NaN' in encode_json(nan)  # as before, not orjson's null
 
 

@@ -180,7 +180,7 @@ def test_json_stays_valid_utf8_with_lone_surrogates_and_a_non_utf8_name(
         text = proc.stdout.decode("utf-8")  # strict
         if argv:
             report = json.loads(text)
-            assert report["session"]["path"].endswith("bad\ufffdname.json")
+            assert report["session"]["path"].endswith("bad\\xffname.json")
             ids = [m["tool_call_ids"] or m["tool_call_id"] for m in report["messages"]]
             assert ids[1:3] == [["call_0\ufffd"], "call_0\ufffd"]
 

@@ -3,6 +3,7 @@ switch replaying the fleet, and Enter opening a session."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -119,6 +120,14 @@ async def test_sorting_and_the_preset_switch(store: Path) -> None:
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(pilot.app.screen, FleetScreen)
+
+
+def test_a_name_that_is_not_utf8_shows_its_byte() -> None:
+    """A file name's undecodable byte is ``\\xff`` in the session column, as ``ctxtui fleet``
+    prints it, not the ``�`` that hid which byte it was."""
+    row: dict[str, Any] = dict.fromkeys(ROW_FIELDS)
+    row |= {"agent": "native", "path": os.fsdecode(b"/s/ses\xff.json"), "error": None}
+    assert cells(row)[-1] == "ses\\xff.json"
 
 
 def test_unknown_values_sort_last_both_ways() -> None:

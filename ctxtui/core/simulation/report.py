@@ -6,11 +6,11 @@ typed the same way, ``null`` where a value does not apply.
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any
 
 from ctxtui.core.compacting.notes import llm_calls
+from ctxtui.core.literal import name_text
 from ctxtui.core.planning.as_sent import history_tokens
 from ctxtui.core.planning.plan import Plan, Zone
 from ctxtui.core.planning.tool_costs import tool_costs
@@ -24,17 +24,6 @@ if TYPE_CHECKING:
 
 
 SCHEMA = "ctxtui.report/1"
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-@overload
-def display_text(text: str) -> str: ...
-@overload
-def display_text(text: None) -> None: ...
-def display_text(text: str | None) -> str | None:
-    """``text`` with lone surrogates (a file name that is not UTF-8) as U+FFFD, so it can be
-    printed and saved as valid UTF-8."""
-    return None if text is None else _SURROGATE.sub("\ufffd", text)
 
 
 def _policy(session: Session, plan: Plan) -> dict[str, Any]:
@@ -120,7 +109,7 @@ def _tools(session: Session, plan: Plan) -> list[dict[str, Any]]:
     costs = tool_costs(session, plan)
     return [
         {
-            "name": display_text(t.name),
+            "name": name_text(t.name),
             "calls": t.calls,
             "call_tokens": t.call_tokens,
             "output_tokens": t.output_tokens,
@@ -185,7 +174,7 @@ def build_report(
     return {
         "schema": SCHEMA,
         "session": {
-            "path": display_text(session.meta.source_path),
+            "path": name_text(session.meta.source_path),
             "format": session.meta.format,
             "message_count": len(session.messages),
             "warnings": [*session.meta.warnings, *plan.warnings],
