@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -21,7 +20,7 @@ from ctxtui.commands import pipeline
 from ctxtui.commands.errors import CommandError
 from ctxtui.core.error_text import clip
 from ctxtui.core.fleet import Days, build_document, in_range, preset_totals
-from ctxtui.core.literal import json_literal, literal_block, visible
+from ctxtui.core.literal import json_literal, json_names, literal_block, visible
 from ctxtui.core.wording import band_words, counted, plural
 from ctxtui.fleet.index import FleetIndex, default_path
 from ctxtui.fleet.job import Spec, Target
@@ -249,13 +248,10 @@ def write_json(doc: dict[str, Any]) -> None:
         data = orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
     except orjson.JSONEncodeError:  # a lone surrogate (a file name that is not UTF-8)
         text = json.dumps(doc, indent=2, ensure_ascii=False)
-        data = (_SURROGATE.sub("\ufffd", text) + "\n").encode("utf-8")
+        data = (json_names(text) + "\n").encode("utf-8")
     sys.stdout.flush()
     sys.stdout.buffer.write(json_literal(data))
     sys.stdout.flush()
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _warn(stream: TextIO, text: str) -> None:

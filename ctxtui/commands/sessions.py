@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
@@ -19,7 +18,7 @@ from datetime import UTC
 from typing import Any
 
 from ctxtui.core.errors import SessionLoadError
-from ctxtui.core.literal import json_literal, visible
+from ctxtui.core.literal import json_literal, json_names, visible
 from ctxtui.core.session.formats import FORMATS
 from ctxtui.core.wording import file_size, plural
 from ctxtui.importers import FoundSession, Skipped
@@ -130,14 +129,10 @@ def _print_table(sessions: list[FoundSession]) -> None:
         print("  ".join([*cells, row[-1]]).rstrip())
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-"""A name's undecodable bytes, which ``json.dumps`` leaves raw (they cannot be encoded)."""
-
-
 def _json_text(doc: dict[str, Any]) -> str:
-    """``doc`` as JSON text that holds no control character raw (all escaped as ``\\uXXXX``)."""
-    text = json.dumps(doc, indent=2, ensure_ascii=False)
-    text = _SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+    """``doc`` as JSON text that holds no control character raw (all escaped as ``\\uXXXX``)
+    and a name's undecodable bytes as ``\\xNN`` (``json_names``), as the table shows them."""
+    text = json_names(json.dumps(doc, indent=2, ensure_ascii=False))
     return json_literal(text.encode()).decode()
 
 

@@ -85,6 +85,8 @@ def test_report_names_the_undecodable_byte_in_text_json_and_html(
         ("retention", "claude_code_compacted.jsonl", []),
         ("compare", "demo.json", []),
         ("policy", "demo.json", []),
+        ("fleet", "demo.json", ["--no-simulate", "--no-cache", "--workers", "1"]),
+        ("tune", "codex_replay.jsonl", ["--agent", "codex"]),
     ],
 )
 def test_every_command_that_names_the_session_shows_the_byte(
@@ -98,9 +100,27 @@ def test_every_command_that_names_the_session_shows_the_byte(
     shown = re.sub("[\udc80-\udcff]", lambda m: f"\\x{ord(m[0]) - 0xDC00:02x}", path)
     text = _run([command, path, *extra], capfdbinary)
     assert "\ufffd" not in text
-    if command in ("replay", "retention"):  # the others' tables do not name the file
+    if command in ("replay", "retention", "fleet"):  # the others' tables do not name the file
         unwrapped = "".join(line.strip() for line in text.splitlines())  # rich folds a path
         assert Path(shown).name in unwrapped
     strings = _strings(_json([command, path, *extra, "--json"], capfdbinary))
     assert shown in strings
     assert not any("\ufffd" in s for s in strings)
+
+
+def test_sessions_json_writes_the_byte_not_a_lone_surrogate(
+    named: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfdbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    codex = tmp_path / "codex"
+    day = codex / "sessions" / "2026" / "01" / "02"
+    day.mkdir(parents=True)
+    shutil.copy(named["codex_replay.jsonl"], day / os.fsdecode(b"rollout-\xfe.jsonl"))
+    monkeypatch.setenv("CODEX_HOME", str(codex))
+    assert "rollout-\\xfe.jsonl" in _run(["sessions"], capfdbinary)
+    doc = _json(["sessions", "--json"], capfdbinary)
+    (found,) = doc["sessions"]
+    assert found["path"].endswith("rollout-\\xfe.jsonl")
+    assert found["open"].endswith("rollout-\\xfe.jsonl")
