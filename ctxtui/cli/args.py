@@ -504,7 +504,8 @@ COMMANDS: tuple[Command, ...] = (
         "on SESSION (default: the bundled demo). Open the URL it prints: it holds a secret "
         "token made for this launch, and nothing else (no other page, no WebSocket from "
         "another origin) opens the app. It binds to 127.0.0.1; binding to any other address "
-        "shows the session's contents to whoever can reach it and has the URL.",
+        "shows the session's contents to whoever can reach it and has the URL. Ctrl+C, "
+        "SIGTERM or SIGHUP stops it: exit 128 + the signal (130, 143, 129).",
         add_options=_serve_options,
         session="optional",
     ),

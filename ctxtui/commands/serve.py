@@ -21,6 +21,11 @@ from ctxtui.commands.errors import CommandError
 from ctxtui.core.error_text import clip, clip_path
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+"""The signals that stop the server: it ends its apps, closes its socket, and exits 128 + the
+signal (130, 143, 129), as ``fleet`` and ``tune`` do, so a supervisor sees how it ended."""
 _SERVE_ONLY = {"command", "session", "host", "port", "public_url", "max_apps", "export_dir"}
 
 
@@ -101,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _serve(server: object, args: argparse.Namespace, export_dir: Path | None) -> int:
+    """Serve until one of ``STOP_SIGNALS``, then end the apps and the server; the exit code
+    says which signal stopped it."""
     from ctxtui.web.server import GuardedServer
 
     assert isinstance(server, GuardedServer)
@@ -110,10 +117,16 @@ async def _serve(server: object, args: argparse.Namespace, export_dir: Path | No
         reason = err.strerror or str(err)
         raise CommandError(f"cannot serve on {args.host}:{args.port}: {reason}") from None
     stop = asyncio.Event()
+    received: list[int] = []
+
+    def stop_on(signum: int) -> None:
+        received.append(signum)
+        stop.set()
+
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    for signum in STOP_SIGNALS:
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signum, stop.set)
+            loop.add_signal_handler(signum, stop_on, signum)
     if args.host not in LOOPBACK:
         print(
             f"warning: serving on {args.host}: anyone who can reach this address and has the "
@@ -131,4 +144,4 @@ async def _serve(server: object, args: argparse.Namespace, export_dir: Path | No
         await stop.wait()
     finally:
         await server.stop()
-    return 0
+    return 128 + received[0]

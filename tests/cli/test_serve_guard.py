@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -214,6 +215,24 @@ def test_every_app_ends_within_seconds_of_its_socket_closing(served: Served) -> 
     assert asyncio.run(scenario()) == 2
     # "Within seconds", not for ever: the bound leaves room for a loaded machine.
     assert wait_until(lambda: children(served.proc.pid) == [], 30), children(served.proc.pid)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_stop_signal_exits_128_plus_it_and_closes_the_socket(
+    signum: signal.Signals, tmp_path: Path
+) -> None:
+    """Ctrl+C, SIGTERM and SIGHUP stop the server as they stop ``fleet`` and ``tune``: exit
+    130, 143, 129 (a supervisor told a stopped server from one that finished), nothing more
+    on stderr, and the port free again."""
+    served = start_serve(cwd=tmp_path)
+    port = urlsplit(served.url).port
+    assert port is not None and asyncio.run(_status(served.url)) == 200
+    served.proc.send_signal(signum)
+    _, rest = served.proc.communicate(timeout=30)
+    assert served.proc.returncode == 128 + signum, rest
+    assert rest == b""  # no traceback, no warning: the URL line was all it said
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
 
 
 def _serve_fails(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
