@@ -13,6 +13,8 @@ could drive the app (read the session, press ``e`` to export over a file). So, a
   (503) that says so, and no process.
 * **Bounded apps.** The announced terminal size is clamped, and an app ends within seconds of
   its socket closing: asked to quit, then terminated, then killed.
+* **Bounded logs.** Anyone who reaches the port can send a malformed request: aiohttp answers
+  400, and stderr gets one line for it, never the traceback aiohttp logs (``LibraryLog``).
 
 What the served app may write is decided in the app (``output.write_root_refusal``): only inside
 the directory named with ``--export-dir``, or nowhere.
@@ -24,13 +26,20 @@ import asyncio
 import contextlib
 import html
 import json
+import logging
 import secrets
 import socket
+import sys
+import traceback
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from ctxtui.core.error_text import describe_bug
+from ctxtui.core.literal import visible
+from ctxtui.options import debugging
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 WIDTH = (20, 400)
@@ -41,6 +50,10 @@ QUIT_GRACE = 2.0
 """Seconds an app gets to quit on its own once its socket closed, then as long for SIGTERM."""
 MAX_MESSAGE = 64 * 1024
 """Bytes of one WebSocket message from the browser (keys and resizes are a few dozen)."""
+LOGGERS = ("aiohttp", "textual-serve")
+"""The libraries' loggers whose records ``LibraryLog`` prints while a server runs."""
+LOG_TEXT = 120
+"""Characters of a library's message in a log line (the reason a request was refused: half)."""
 
 
 def clamp(value: object, bounds: tuple[int, int], default: int) -> int:
@@ -88,6 +101,75 @@ def _page(title: str, text: str) -> str:
     )
 
 
+def _shown(text: str, limit: int = LOG_TEXT) -> str:
+    """A library's text (it may quote a client's bytes) on one line, cut to ``limit``."""
+    text = visible(" ".join(text.split()))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def log_line(record: logging.LogRecord) -> str:
+    """A library's log record as what ``serve`` prints: one line, whatever the exception.
+
+    A request aiohttp could not parse is the client's doing (anyone can send one), so its line
+    says it was refused and why, not where in the parser. Any other exception is a bug: it is
+    named as ``describe_bug`` names one, its traceback shown only with ``CTXTUI_DEBUG=1``.
+    """
+    from aiohttp.http_exceptions import HttpProcessingError
+
+    try:
+        said = record.getMessage()
+    except (TypeError, ValueError):  # arguments that do not fit the format
+        said = str(record.msg)
+    line = f"ctxtui serve: {_shown(said)}"
+    error = record.exc_info[1] if record.exc_info else None
+    if error is None:
+        return line
+    if isinstance(error, HttpProcessingError) and 400 <= error.code < 500:
+        # aiohttp's message goes on to quote the offending bytes over several lines
+        reason = (str(error.message).strip().splitlines() or [""])[0].rstrip(": ")
+        why = _shown(reason, LOG_TEXT // 2)
+        return f"{line}: a malformed request, answered {error.code} ({why})"
+    if isinstance(error, OSError):  # the connection failed: the network's doing, not a bug
+        return f"{line}: {_shown(error.strerror or str(error))}"
+    if debugging():
+        return f"{line}\n" + "".join(traceback.format_exception(error)).rstrip()
+    return f"{line}: {describe_bug(error)}"
+
+
+class LibraryLog(logging.Handler):
+    """aiohttp's and textual-serve's warnings and errors as ``log_line`` words them.
+
+    Left to Python's default, each malformed request a client sends printed a whole traceback
+    on stderr: noise anyone could fill the terminal with, hiding the errors that matter.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self._restore: dict[str, bool] = {}
+
+    def install(self) -> None:
+        """Take the libraries' records from here on (they no longer reach the root logger)."""
+        for name in LOGGERS:
+            logger = logging.getLogger(name)
+            self._restore.setdefault(name, logger.propagate)
+            logger.addHandler(self)
+            logger.propagate = False
+
+    def remove(self) -> None:
+        """Give the libraries' records back to whatever took them before ``install``."""
+        for name, propagate in self._restore.items():
+            logger = logging.getLogger(name)
+            logger.removeHandler(self)
+            logger.propagate = propagate
+        self._restore.clear()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        # stderr is looked up now, not at install: whoever replaced it since still gets lines
+        with contextlib.suppress(OSError, ValueError):  # stderr closed: nowhere to say it
+            sys.stderr.write(log_line(record) + "\n")
+            sys.stderr.flush()
+
+
 @dataclass(frozen=True, slots=True)
 class Bind:
     """Where the server listens (port 0: one the kernel picks) and, behind a proxy, the
@@ -118,6 +200,7 @@ class GuardedServer:
         self.origins: frozenset[str] = frozenset()
         self._runner: Any = None
         self._inner: Any = None
+        self._log = LibraryLog()
 
     # -- addresses -------------------------------------------------------------------------
 
@@ -161,10 +244,12 @@ class GuardedServer:
         await runner.setup()
         self._runner = runner
         site = web.TCPSite(runner, self.host, self.port)
+        self._log.install()
         try:
             await site.start()
         except BaseException:
             await runner.cleanup()
+            self._log.remove()
             raise
         if self.port == 0:  # an ephemeral port: say the one the kernel chose
             server = getattr(site, "_server", None)
@@ -178,6 +263,7 @@ class GuardedServer:
         await asyncio.gather(*(self._end(service) for service in list(self.apps)))
         if self._runner is not None:
             await self._runner.cleanup()
+        self._log.remove()
 
     # -- handlers --------------------------------------------------------------------------
 

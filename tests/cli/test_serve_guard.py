@@ -1,13 +1,15 @@
 """``ctxtui serve`` behind its door: a real server process, real HTTP and WebSocket clients.
 
 Each test starts ``ctxtui serve --port 0`` and reads the URL it prints (with the launch's token);
-the app processes it starts are counted in ``/proc`` (children of the server's pid).
+the app processes it starts are counted in ``/proc`` (children of the server's pid). The one
+that needs a request handler to fail runs the same server in the test's own event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import re
 import signal
@@ -24,6 +26,7 @@ import aiohttp
 import pytest
 
 from ctxtui.system.output import write_root_refusal
+from ctxtui.web.server import Bind, GuardedServer
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
@@ -233,6 +236,79 @@ def test_a_stop_signal_exits_128_plus_it_and_closes_the_socket(
     assert rest == b""  # no traceback, no warning: the URL line was all it said
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", port), timeout=5).close()
+
+
+MALFORMED = [
+    b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: x\r\nX: " + b"a" * 20_000 + b"\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: x\r\nX: \x1b[31m\x00\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+]
+"""Requests aiohttp's parser refuses with 400: a bad length, a header past its limit, control
+characters in a header, a bad chunk size."""
+
+
+def _raw_status(port: int, request: bytes) -> bytes:
+    """The status line the server answers ``request`` (sent as raw bytes) with."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+        raw.sendall(request)
+        return raw.makefile("rb").readline().strip()
+
+
+def test_a_malformed_request_gets_400_and_at_most_one_line_on_stderr(tmp_path: Path) -> None:
+    """Anyone who reaches the port can send these: each is answered 400, the server goes on
+    serving, and stderr gets a short line per request, never aiohttp's traceback."""
+    served = start_serve(cwd=tmp_path)
+    port = urlsplit(served.url).port
+    assert port is not None
+    try:
+        for request in MALFORMED:
+            assert _raw_status(port, request).startswith(b"HTTP/1.0 400"), request[:60]
+        assert asyncio.run(_status(served.url)) == 200
+    finally:
+        served.proc.terminate()
+        _, rest = served.proc.communicate(timeout=30)
+    lines = rest.decode().splitlines()
+    assert b"Traceback" not in rest, rest.decode()
+    assert len(lines) <= len(MALFORMED), rest.decode()
+    for line in lines:
+        assert line.startswith("ctxtui serve: ") and "400" in line and len(line) <= 240, line
+        assert "\x1b" not in line and "aaaaaaaaaa" * 10 not in line, line
+
+
+class _Failing(GuardedServer):
+    """A server whose page handler has a bug: the error a user must still see."""
+
+    async def handle_index(self, request: object) -> object:
+        raise RuntimeError("the page handler broke")
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_handler_error_is_one_line_and_its_traceback_only_when_debugging(
+    debug: bool, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug in a handler is answered 500 and named in one line on stderr (what it was and how
+    to see more); ``CTXTUI_DEBUG=1`` adds the traceback, as it does for the commands."""
+    monkeypatch.setenv("CTXTUI_DEBUG", "1" if debug else "0")
+
+    async def scenario() -> int:
+        server = _Failing("exec true", Bind("127.0.0.1", 0), max_apps=1)
+        await server.start()
+        try:
+            return await _status(server.url)
+        finally:
+            await server.stop()
+
+    assert asyncio.run(scenario()) == 500
+    err = capsys.readouterr().err
+    first = err.splitlines()[0]
+    assert first.startswith("ctxtui serve: Error handling request from 127.0.0.1"), err
+    if debug:
+        assert "Traceback" in err and 'raise RuntimeError("the page handler broke")' in err
+    else:
+        assert err.count("\n") == 1, err
+        assert "RuntimeError: the page handler broke" in first and "CTXTUI_DEBUG=1" in first
+    assert logging.getLogger("aiohttp").propagate  # stopped: the libraries' logs are theirs
 
 
 def _serve_fails(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
