@@ -13,6 +13,7 @@ import contextlib
 import os
 import shlex
 import signal
+import stat
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -50,13 +51,27 @@ def _app_flags(args: argparse.Namespace) -> list[str]:
 
 
 def _export_dir(given: str | None) -> Path | None:
+    """The one directory a served app may write in: it must exist, be a directory (or a link
+    to one) and be writable; anything else is one line saying what is there, and exit 2."""
     if given is None:
         return None
+    if not given:  # Path("") is the working directory: an empty value must not mean it
+        raise CommandError("--export-dir: expected a directory, found an empty string")
     path = Path(given)
-    if not path.is_dir():
-        raise CommandError(f"--export-dir {clip_path(given)}: expected a directory, found none")
+    named = f"--export-dir {clip_path(given)}"
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        found = "a broken symbolic link" if path.is_symlink() else "none"
+        raise CommandError(f"{named}: expected a directory, found {found}") from None
+    except OSError as err:  # a file on the way, a symlink loop, a name too long
+        raise CommandError(f"{named}: cannot check the path ({err.strerror or err})") from None
+    if not stat.S_ISDIR(mode):
+        from ctxtui.importers import file_kind
+
+        raise CommandError(f"{named}: expected a directory, found {file_kind(mode)}")
     if not os.access(path, os.W_OK | os.X_OK):
-        raise CommandError(f"--export-dir {clip_path(given)}: cannot write there")
+        raise CommandError(f"{named}: cannot write there")
     return path
 
 

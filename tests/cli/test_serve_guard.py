@@ -343,6 +343,33 @@ def test_bad_serve_arguments_are_one_line_and_exit_2(
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
 
 
+@pytest.mark.parametrize(
+    ("given", "words"),
+    [
+        ("a-file", "--export-dir 'a-file': expected a directory, found a regular file"),
+        ("a-fifo", "--export-dir 'a-fifo': expected a directory, found a FIFO (named pipe)"),
+        ("dangling", "--export-dir 'dangling': expected a directory, found a broken symbolic"),
+        ("a-file/sub", "--export-dir 'a-file/sub': cannot check the path (Not a directory)"),
+        ("x" * 300, "cannot check the path (File name too long)"),
+        ("", "--export-dir: expected a directory, found an empty string"),
+    ],
+    ids=["file", "fifo", "dangling-link", "under-a-file", "long-name", "empty"],
+)
+def test_an_export_dir_that_is_no_directory_says_what_is_there(
+    given: str, words: str, tmp_path: Path
+) -> None:
+    """Whatever stands at the path instead of a directory is named in one line, exit 2: a
+    file used to read "found none", a long name was an internal error, and an empty value
+    served with the working directory as the place apps write."""
+    (tmp_path / "a-file").write_text("not a directory\n")
+    os.mkfifo(tmp_path / "a-fifo")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    result = _serve_fails("--export-dir", given, "--port", "0", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert words in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
 def test_a_port_in_use_is_one_line_and_exit_2(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
