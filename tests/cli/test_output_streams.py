@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -159,6 +160,15 @@ def _stderr_full() -> int:
     return os.open("/dev/full", os.O_WRONLY)
 
 
+def _compact_into(stdout: Any, stderr: int, *args: str) -> int:
+    """``compact DEMO *args`` with these streams; its exit code. ``stderr`` is closed after."""
+    try:
+        cmd = [sys.executable, "-m", "ctxtui", "compact", DEMO, *args]
+        return subprocess.run(cmd, stdout=stdout, stderr=stderr, timeout=60).returncode
+    finally:
+        os.close(stderr)
+
+
 @pytest.mark.parametrize("stderr", [_stderr_gone, _stderr_full], ids=["gone", "full"])
 def test_a_lost_stderr_keeps_stdout_whole_and_exits_2(
     stderr: Callable[[], int], tmp_path: Path
@@ -172,18 +182,8 @@ def test_a_lost_stderr_keeps_stdout_whole_and_exits_2(
         timeout=60,
     ).stdout
     out = tmp_path / "out.json"
-    fd = stderr()
-    try:
-        with out.open("wb") as sink:
-            done = subprocess.run(
-                [sys.executable, "-m", "ctxtui", "compact", DEMO, "-o", "-"],
-                stdout=sink,
-                stderr=fd,
-                timeout=60,
-            )
-    finally:
-        os.close(fd)
-    assert done.returncode == 2
+    with out.open("wb") as sink:
+        assert _compact_into(sink, stderr(), "-o", "-") == 2
     assert out.read_bytes() == whole
 
 
@@ -201,29 +201,11 @@ def test_a_closed_stderr_that_was_written_to_is_exit_2(tmp_path: Path) -> None:
 
 def test_a_lost_stderr_that_was_not_written_to_is_exit_0(tmp_path: Path) -> None:
     out = tmp_path / "out.json"
-    fd = _stderr_gone()
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "ctxtui", "compact", DEMO, "-o", str(out)],
-            stdout=subprocess.DEVNULL,
-            stderr=fd,
-            timeout=60,
-        )
-    finally:
-        os.close(fd)
-    assert done.returncode == 0 and out.read_bytes().startswith(b"{")
+    assert _compact_into(subprocess.DEVNULL, _stderr_gone(), "-o", str(out)) == 0
+    assert out.read_bytes().startswith(b"{")
 
 
 def test_stderr_on_stdouts_pipe_keeps_the_quiet_exit_of_a_reader_gone() -> None:
     """``2>&1 | head``: the one reader had enough of both; stdout's convention stands."""
     fd = _stderr_gone()
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "ctxtui", "compact", DEMO, "-o", "-"],
-            stdout=fd,
-            stderr=fd,
-            timeout=60,
-        )
-    finally:
-        os.close(fd)
-    assert done.returncode == 0
+    assert _compact_into(fd, fd, "-o", "-") == 0
