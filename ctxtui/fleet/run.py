@@ -20,6 +20,7 @@ import struct
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Executor, Future, wait
 from contextlib import AbstractContextManager
@@ -710,9 +711,33 @@ def _stop_workers(pool: Executor) -> None:
             pool.shutdown(wait=False)
         return
     processes = dict(getattr(pool, "_processes", None) or {})  # shutdown forgets them
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if isinstance(manager, threading.Thread):
+        _quiet_when_stopped(manager)
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes.values():
         process.terminate()
+
+
+_stopped_managers: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+_hook_before: list[Callable[[threading.ExceptHookArgs], object]] = []
+
+
+def _quiet_when_stopped(manager: threading.Thread) -> None:
+    """Let a stopped pool's manager thread fail without a traceback: its workers were
+    terminated under it, and it can meet the pipes they left closed (``OSError: Bad file
+    descriptor``, a race in CPython's pool, python/cpython#83279). That failure is the stop
+    the user asked for; any other thread's exception is printed as before."""
+    _stopped_managers.add(manager)
+    if not _hook_before:
+        _hook_before.append(threading.excepthook)
+        threading.excepthook = _excepthook
+
+
+def _excepthook(args: threading.ExceptHookArgs) -> None:
+    if args.thread is not None and args.thread in _stopped_managers:
+        return
+    _hook_before[0](args)
 
 
 STOP_SIGNALS = tuple(

@@ -174,3 +174,27 @@ def test_a_signal_ends_the_workers_with_the_command(tmp_path: Path, signum: int)
     time.sleep(0.5)
     alive = [pid for pid in workers if Path(f"/proc/{pid}").exists()]
     assert not alive
+
+
+def test_a_stopped_pools_manager_thread_fails_without_a_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stop terminates the pool's workers under its manager thread, which can then fail on
+    the pipes they left (seen once in a loaded run of ``tune`` stopped by SIGTERM): that
+    failure goes nowhere, while any other thread's still reaches the hook that prints it."""
+    import threading
+
+    reached: list[threading.Thread | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: reached.append(args.thread))
+    monkeypatch.setattr(run_module, "_hook_before", [])
+    pool = ProcessPoolExecutor(max_workers=1)
+    pool.submit(time.sleep, 30)
+    manager = pool._executor_manager_thread  # started by the first submit
+    assert isinstance(manager, threading.Thread)
+    run_module._stop_workers(pool)
+    err = OSError(9, "Bad file descriptor")
+    threading.excepthook(threading.ExceptHookArgs((OSError, err, None, manager)))
+    assert reached == []
+    other = threading.Thread(target=lambda: None)
+    threading.excepthook(threading.ExceptHookArgs((OSError, err, None, other)))
+    assert reached == [other]
