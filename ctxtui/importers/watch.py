@@ -46,11 +46,12 @@ class _Stamp:
 class SessionWatcher:
     """Reads ``path`` again whenever it changes; safe to call ``poll`` from a worker thread.
 
-    Two rules keep a fast-growing file from costing the CPU: bytes appended since the last
-    read are only searched for a newline, so a line still being written costs the bytes
-    written, not a read of the whole file; and a read that took ``t`` seconds is not followed
-    by another for ``PACE × t`` seconds, so the watcher holds at most ``1 / (1 + PACE)`` of a
-    core however fast the file grows. The last change is always read once writes pause.
+    Two rules keep a fast-growing file from costing the CPU: in a file followed line by line,
+    bytes appended since the last read are only searched for a newline, so a line still being
+    written costs the bytes written, not a read of the whole file; and a read that took ``t``
+    seconds is not followed by another for ``PACE × t`` seconds, so the watcher holds at most
+    ``1 / (1 + PACE)`` of a core however fast the file grows. The last change is always read
+    once writes pause.
     """
 
     def __init__(
@@ -86,7 +87,9 @@ class SessionWatcher:
         if stamp.mode not in (stat.S_IFREG, stat.S_IFDIR):  # an OpenCode storage is a directory
             self.error = f"{self.path}: no longer a regular file: it is now {file_kind(stamp.mode)}"
             return None
-        if self._clock() < self._not_before or self._no_new_line(file, stamp):
+        if self._clock() < self._not_before:
+            return None
+        if self._follower is not None and self._no_new_line(file, stamp):
             return None
         started = self._clock()
         try:
@@ -133,7 +136,8 @@ class SessionWatcher:
         """True when the file only grew since the last read and what was added holds no
         newline yet: no record was completed, so there is nothing new to read. Reads only
         the bytes added (and the last read's final ``END_BYTES``, to tell an append from a
-        rewrite)."""
+        rewrite). Asked only of a file followed line by line: a database or a JSON document
+        can grow into a new state without a newline byte in what was added."""
         old = self._stamp
         if old is None or old.mode != stat.S_IFREG or stamp.mode != stat.S_IFREG:
             return False

@@ -74,3 +74,33 @@ def test_a_document_written_in_pieces_ends_as_the_whole_read(
     assert watcher.error is None, watcher.error
     assert seen is not None
     assert seen.model_dump() == load_session(target, format).model_dump()
+
+
+DATABASES = [p for p in DOCUMENTS if p.suffix == ".db"]
+
+
+@pytest.mark.parametrize("sample", DATABASES, ids=[p.name for p in DATABASES])
+def test_a_database_that_grows_without_a_newline_byte_is_read_again(
+    sample: Path, tmp_path: Path
+) -> None:
+    """A database read at a page boundary and then completed by bytes that hold no newline
+    byte is read again: the watcher's "no new line, nothing new" shortcut is for records."""
+    raw = sample.read_bytes()
+    format = _format(sample)
+    for cut in (c for page in range(4096, len(raw), 4096) for c in (page, page + 1)):
+        if b"\n" in raw[cut:]:
+            continue
+        target = tmp_path / f"grown-{cut}{sample.suffix}"
+        target.write_bytes(raw[:cut])
+        watcher = SessionWatcher(target, format=format, clock=lambda: 0.0)
+        if watcher.poll() is None:
+            continue  # this prefix is no database yet: not the case asked about
+        with target.open("ab") as fh:
+            fh.write(raw[cut:])
+        stamp = target.stat()
+        os.utime(target, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 1_000_000))
+        read = watcher.poll()
+        assert read is not None, f"the database completed after byte {cut:,} was not read"
+        assert read.model_dump() == load_session(target, format).model_dump()
+        return
+    pytest.skip(f"{sample.name}: no readable prefix is completed without a newline byte")
