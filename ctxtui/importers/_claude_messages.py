@@ -236,7 +236,7 @@ class Converter:
             if msg_id in self._open_ids:  # the same API response again: its usage counts once
                 fields["usage"] = None
             self.low = min(self.low, len(out))
-            out.append(Message.trusted(**fields))
+            out.append(Message.trusted_from(fields))
             self.origin.append(self._added)
             if msg_id:
                 self._open_ids[msg_id] = len(out) - 1
@@ -307,7 +307,9 @@ def _assistant(record: Record, dropped: Dropped) -> dict[str, Any]:
         if kind == "text":
             text = as_text(block.get("text"))
             texts.append(text)
-            parts.append(ContentPart.trusted(kind=PartKind.TEXT, text=text, label=""))
+            parts.append(
+                ContentPart.trusted_from({"kind": PartKind.TEXT, "text": text, "label": ""})
+            )
         elif kind == "thinking":
             reasoning.append(as_text(block.get("thinking")))
             parts.extend(_opaque(block.get("signature"), "thinking.signature"))
@@ -315,10 +317,12 @@ def _assistant(record: Record, dropped: Dropped) -> dict[str, Any]:
             parts.extend(_opaque(block.get("data"), "redacted_thinking"))
         elif kind in ("tool_use", "server_tool_use"):
             calls.append(
-                ToolCall.trusted(
-                    id=as_text(block.get("id")),
-                    name=as_text(block.get("name")),
-                    arguments=compact_json(block.get("input", {})),
+                ToolCall.trusted_from(
+                    {
+                        "id": as_text(block.get("id")),
+                        "name": as_text(block.get("name")),
+                        "arguments": compact_json(block.get("input", {})),
+                    }
                 )
             )
     model = message.model
@@ -358,7 +362,7 @@ def _user(record: Record, tool_names: Mapping[str, str]) -> list[Message]:
     }
     content = value.body.content
     if isinstance(content, str):
-        return [Message.trusted(role="user", content=content, **common, **flags)]
+        return [Message.trusted_from({"role": "user", "content": content, **common, **flags})]
     out: list[Message] = []
     pending: list[ContentPart] = []
 
@@ -366,7 +370,9 @@ def _user(record: Record, tool_names: Mapping[str, str]) -> list[Message]:
         if pending:
             text = join_text(pending)
             out.append(
-                Message.trusted(role="user", content=text, parts=tuple(pending), **common, **flags)
+                Message.trusted_from(
+                    {"role": "user", "content": text, "parts": tuple(pending), **common, **flags}
+                )
             )
             pending.clear()
 
@@ -393,14 +399,16 @@ def _tool_result(
         text = join_text(parts)
     else:
         text = ""
-    return Message.trusted(
-        role="tool",
-        content=text,
-        parts=parts,
-        tool_call_id=call_id,
-        tool_name=tool_names.get(call_id) or None,
-        is_error=block.get("is_error") is True,
-        **common,
+    return Message.trusted_from(
+        {
+            "role": "tool",
+            "content": text,
+            "parts": parts,
+            "tool_call_id": call_id,
+            "tool_name": tool_names.get(call_id) or None,
+            "is_error": block.get("is_error") is True,
+            **common,
+        }
     )
 
 

@@ -301,24 +301,28 @@ def usage_anthropic(usage: Mapping[str, Any], dropped: Dropped) -> Usage:
     write = as_int(usage.get("cache_creation_input_tokens"), dropped)
     read = as_int(usage.get("cache_read_input_tokens"), dropped)
     total = None if base is None else base + (write or 0) + (read or 0)
-    return Usage.trusted(  # every value an ``as_int``: nothing left to validate
-        prompt_total=total,
-        cached_read=read,
-        cache_write=write,
-        cache_write_1h=_sub(usage, "cache_creation", "ephemeral_1h_input_tokens", dropped),
-        output=as_int(usage.get("output_tokens"), dropped),
-        source="anthropic input + cache_creation + cache_read",
+    return Usage.trusted_from(  # every value an ``as_int``: nothing left to validate
+        {
+            "prompt_total": total,
+            "cached_read": read,
+            "cache_write": write,
+            "cache_write_1h": _sub(usage, "cache_creation", "ephemeral_1h_input_tokens", dropped),
+            "output": as_int(usage.get("output_tokens"), dropped),
+            "source": "anthropic input + cache_creation + cache_read",
+        }
     )
 
 
 def usage_codex(usage: Mapping[str, Any], dropped: Dropped) -> Usage:
     """Codex ``last_token_usage``: ``input_tokens`` includes ``cached_input_tokens``."""
-    return Usage.trusted(  # every value an ``as_int``: nothing left to validate
-        prompt_total=as_int(usage.get("input_tokens"), dropped),
-        cached_read=as_int(usage.get("cached_input_tokens"), dropped),
-        output=as_int(usage.get("output_tokens"), dropped),
-        reasoning=as_int(usage.get("reasoning_output_tokens"), dropped),
-        source="codex last_token_usage.input_tokens",
+    return Usage.trusted_from(  # every value an ``as_int``: nothing left to validate
+        {
+            "prompt_total": as_int(usage.get("input_tokens"), dropped),
+            "cached_read": as_int(usage.get("cached_input_tokens"), dropped),
+            "output": as_int(usage.get("output_tokens"), dropped),
+            "reasoning": as_int(usage.get("reasoning_output_tokens"), dropped),
+            "source": "codex last_token_usage.input_tokens",
+        }
     )
 
 

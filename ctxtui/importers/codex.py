@@ -310,7 +310,7 @@ class _Replay:
     def messages(self) -> list[Message]:
         """Every message so far, the open assistant's built first."""
         if self._open is not None:  # its values made here (``assistant``): trusted
-            self._messages.append(Message.trusted(**self._open))
+            self._messages.append(Message.trusted_from(self._open))
             self._open = None
         return self._messages
 
@@ -574,13 +574,15 @@ def _message(replay: _Replay, line: int, item: Item, when: Any) -> None:
         return
     injected = role != "system" and text.lstrip().startswith(INJECTED_PREFIXES)
     replay.add(
-        Message.trusted(
-            role=role,
-            content=text,
-            parts=kept,
-            injected=injected,
-            created_at=when,
-            source_line=line,
+        Message.trusted_from(
+            {
+                "role": role,
+                "content": text,
+                "parts": kept,
+                "injected": injected,
+                "created_at": when,
+                "source_line": line,
+            }
         )
     )
 
@@ -593,7 +595,9 @@ def _tool_call(item: Item, line: int) -> ToolCall:
         namespace = item.namespace
         if isinstance(namespace, str) and namespace:
             name = f"{namespace}.{name}"
-        return ToolCall.trusted(id=call_id, name=name, arguments=as_text(item.arguments))
+        return ToolCall.trusted_from(
+            {"id": call_id, "name": name, "arguments": as_text(item.arguments)}
+        )
     if kind == "custom_tool_call":
         return ToolCall.trusted(
             id=call_id, name=as_text(item.name), arguments=as_text(item.input), type="custom"
@@ -618,15 +622,17 @@ def _tool_output(replay: _Replay, line: int, item: Item, when: Any) -> Message:
     else:
         text = as_text(output)
         is_error = _shell_failed(text)
-    return Message.trusted(
-        role="tool",
-        content=text,
-        parts=parts,
-        tool_call_id=call_id,
-        tool_name=replay.tool_names.get(call_id),
-        is_error=is_error,
-        created_at=when,
-        source_line=line,
+    return Message.trusted_from(
+        {
+            "role": "tool",
+            "content": text,
+            "parts": parts,
+            "tool_call_id": call_id,
+            "tool_name": replay.tool_names.get(call_id),
+            "is_error": is_error,
+            "created_at": when,
+            "source_line": line,
+        }
     )
 
 
