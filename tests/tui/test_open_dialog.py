@@ -277,6 +277,19 @@ async def test_at_80x24_the_heading_fits_and_a_dozen_rows_show(home: Path) -> No
         assert line.rstrip().endswith("B"), line  # the size column, whole
 
 
+async def test_at_80x24_a_refused_path_still_shows_what_was_typed(home: Path) -> None:
+    app = _app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("tab", *"nowhere.jsonl", "enter")
+        await pilot.pause()
+        screen = app.screen
+        assert "No such file" in str(screen.query_one("#problem", Static).render())
+        path = screen.query_one("#path", Input)
+        assert path.content_region.height == 1
+        assert "nowhere.jsonl" in "".join(s.text for s in path.render_line(0))
+
+
 async def test_open_screen_validates_and_returns_path(tmp_path: Path) -> None:
     (tmp_path / "session.jsonl").write_text("{}\n")
     app = HostApp(lambda: OpenSessionScreen(tmp_path))

@@ -117,6 +117,11 @@ class OpenSessionScreen(Dialog[Path | None]):
         height: 1;
         padding: 0 1;
     }
+    /* Textual's invalid-and-focused border outranks the rule above and would take the one
+       row: the typed path vanished behind it, the problem line below says what is wrong. */
+    OpenSessionScreen.-short Input.-invalid, OpenSessionScreen.-short Input.-invalid:focus {
+        border: none;
+    }
     OpenSessionScreen.-short #title, OpenSessionScreen.-short #heading,
     OpenSessionScreen.-short #path {
         margin: 0;
