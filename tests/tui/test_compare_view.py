@@ -261,3 +261,29 @@ async def test_on_a_compacted_session_compare_covers_the_whole_file() -> None:
         await until(pilot, lambda: len(screen.plans[0].plan.message_tokens) == 72, "segment")
         title = str(screen.query_one("#compare-title").render())
         assert "the last segment: the 72 messages" in title
+
+
+async def test_the_whole_files_lanes_open_on_the_message_selected() -> None:
+    """The main screen's last message selected, then v: the whole file's lanes replace the
+    last segment's and scroll to that message, not to the top (the cursor was set before
+    the whole file's rows were there, and its scroll stopped at the segment's end)."""
+    from tests.tui.main_fixtures import replay_sample, until
+
+    app = app_for(replay_sample())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("end", "v")
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        await until(
+            pilot,
+            lambda: screen.whole is not None
+            and screen.plans != ()
+            and len(screen.plans[0].plan.message_tokens) == len(screen.whole.session),
+            "the whole file's plans",
+        )
+        await pilot.pause()
+        lanes = screen.query_one(CompareLanes)
+        assert lanes.cursor == lanes.message_count - 1
+        top = int(lanes.scroll_offset.y)
+        assert top <= lanes.cursor < top + lanes.scrollable_content_region.height

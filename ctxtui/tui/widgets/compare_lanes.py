@@ -99,6 +99,10 @@ class CompareLanes(ScrollView, can_focus=True, inherit_bindings=False):
         self._plans = tuple(plans)
         self.virtual_size = Size(self.scrollable_content_region.width, len(session.messages))
         self.cursor = min(self.cursor, max(0, len(session.messages) - 1))
+        # The cursor may have been set for these rows before they were here (the whole file
+        # replacing the last segment): scrolled then, it stopped at the old list's end. The
+        # new rows can be scrolled to once the size above is laid out.
+        self.call_after_refresh(lambda: self._into_view(self.cursor))
         self.refresh()
 
     @property
@@ -115,12 +119,16 @@ class CompareLanes(ScrollView, can_focus=True, inherit_bindings=False):
         self.cursor = max(0, min(index, self.message_count - 1))
 
     def watch_cursor(self, old: int, new: int) -> None:
-        if new < self.scroll_offset.y:
-            self.scroll_to(y=new, animate=False)
-        elif new >= self.scroll_offset.y + self.scrollable_content_region.height:
-            self.scroll_to(y=new - self.scrollable_content_region.height + 1, animate=False)
+        self._into_view(new)
         self.refresh()
         self.post_message(self.Moved(new))
+
+    def _into_view(self, row: int) -> None:
+        """Scroll the least that puts ``row`` on screen."""
+        if row < self.scroll_offset.y:
+            self.scroll_to(y=row, animate=False)
+        elif row >= self.scroll_offset.y + self.scrollable_content_region.height:
+            self.scroll_to(y=row - self.scrollable_content_region.height + 1, animate=False)
 
     def action_cursor_up(self) -> None:
         self.select(self.cursor - 1)
@@ -147,6 +155,7 @@ class CompareLanes(ScrollView, can_focus=True, inherit_bindings=False):
 
     def on_resize(self, event: events.Resize) -> None:
         self.virtual_size = Size(self.scrollable_content_region.width, self.message_count)
+        self._into_view(self.cursor)  # the lines above the lanes come and go as figures arrive
 
     # -- painting --------------------------------------------------------------------------
 
