@@ -277,9 +277,11 @@ async def test_the_whole_files_lanes_open_on_the_message_selected() -> None:
         assert isinstance(screen, CompareScreen)
         await until(
             pilot,
-            lambda: screen.whole is not None
-            and screen.plans != ()
-            and len(screen.plans[0].plan.message_tokens) == len(screen.whole.session),
+            lambda: (
+                screen.whole is not None
+                and screen.plans != ()
+                and len(screen.plans[0].plan.message_tokens) == len(screen.whole.session)
+            ),
             "the whole file's plans",
         )
         await pilot.pause()

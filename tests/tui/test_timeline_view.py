@@ -16,6 +16,7 @@ from ctxtui.core.simulation.replay import EventKind
 from ctxtui.palette import SERIES_COLOURS
 from ctxtui.samples import samples_dir
 from ctxtui.tui.screens.timeline import LEGEND_SERIES, TimelineScreen
+from ctxtui.tui.widgets.cost_strip import CostSeries
 from ctxtui.tui.widgets.message_list import MessageList
 from ctxtui.tui.widgets.timeline_chart import (
     GUTTER,
@@ -85,7 +86,8 @@ def test_timeline_cost_series_of_the_cache_story_120x40(snap_compare: SnapCompar
 
 def test_timeline_80x24(snap_compare: SnapCompare) -> None:
     """The same at 80×24 after End: a shorter chart with the same marks, the cursor on the
-    last request (260 on the axis), and a few context rows above the footer."""
+    last request (260 on the axis), the short legend (series, marks, keys, and `?` for the
+    cost and miss marks), and context rows above the footer."""
     app = app_for(replay_sample(), context_window=SMALL_WINDOW)
     steps = then(press("l"), *_waits(), press("end"), *_waits())
     assert snap_compare(app, terminal_size=(80, 24), run_before=steps)
@@ -476,3 +478,21 @@ def test_an_event_says_its_reason_once() -> None:
     request = Request.__new__(Request)
     object.__setattr__(request, "events", events)
     assert event_words(request) == "compaction (proactive), overflow, recorded compaction (auto)"
+
+
+async def test_at_80x24_the_context_list_keeps_rows_on_a_priced_session() -> None:
+    """A priced, compacted session at 80×24: the legend in full (series, marks, the band,
+    the cost and miss rows) left the context list no row; a short screen's legend keeps to
+    the series, the marks and the keys, and the list shows messages."""
+    app = app_for(samples_dir() / "claude_code_cache_story.jsonl")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_timeline(pilot)
+        assert screen.query_one(CostSeries).priced
+        assert screen.context_list.size.height >= 3
+        legend = str(screen.query_one("#timeline-legend", Static).render())
+        assert "R recorded compaction" in legend and "tab list" in legend
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        await pilot.pause()
+        legend = str(screen.query_one("#timeline-legend", Static).render())
+        assert "dollars per request" in legend  # the full legend where there is room

@@ -65,6 +65,11 @@ LEGEND_MARKS = (
 COST_LEGEND = "▇ dollars per request (gutter: the costliest)"
 """The cost row's bars explained; the miss row's marks follow (``miss_legend``)."""
 KEYS = ("←→ request", "tab list")
+SHORT_COST_LEGEND = "? names the cost and miss marks"
+"""A short screen's pointer to the help, which names them (``miss_legend``)."""
+SHORT_ROWS = 30
+"""Under this many rows the legend names the series, the marks and the keys only: in full it
+took the rows the context list needs (at 80×24 the list could not be seen or reached)."""
 
 
 class TimelineScreen(Screen[int | None]):
@@ -167,16 +172,21 @@ class TimelineScreen(Screen[int | None]):
         )  # fmt: skip
 
     def _draw_legend(self) -> None:
-        """Each series in its colour, and each mark, named, in as many lines as it needs."""
+        """Each series in its colour, and each mark, named, in as many lines as it needs;
+        under ``SHORT_ROWS`` rows, the series, the marks and the keys alone."""
         chart = self.chart
         phrases = [Text.assemble(("⣿ ", chart.series_style(name)), name) for name in LEGEND_SERIES]
         phrases += [Text(mark) for mark in LEGEND_MARKS]
-        band = observed_band(self.replay) if self.replay is not None else None
+        short = 0 < (self.size.height or self.app.size.height) < SHORT_ROWS
+        band = observed_band(self.replay) if self.replay is not None and not short else None
         if band:  # where the R marks sat: the trigger the agent was seen to use
             phrases.append(Text(band))
-        if self.query_one(CostSeries).priced:  # the two rows under the chart, explained
-            phrases.append(Text(COST_LEGEND))
-            phrases += [Text(f"miss {m}" if i == 0 else m) for i, m in enumerate(miss_legend())]
+        if self.query_one(CostSeries).priced:  # the rows under the chart
+            if short:
+                phrases.append(Text(SHORT_COST_LEGEND))
+            else:
+                phrases.append(Text(COST_LEGEND))
+                phrases += [Text(f"miss {m}" if i == 0 else m) for i, m in enumerate(miss_legend())]
         phrases += [Text(key, component_style(chart, "timeline-chart--axis")) for key in KEYS]
         width = max(1, (self.size.width or self.app.size.width) - 2)
         legend = Text("\n").join(flow(phrases, Text("  "), width))
