@@ -242,9 +242,17 @@ class MainState:
     def observed_words(self) -> tuple[str, str]:
         """``agent compacted at 155,001–159,897 (10 auto)`` and the verdict where the band and
         the trigger in force disagree (``core.tuning.observed``'s words); empty strings
-        without an automatic compaction, or where they agree."""
+        without an automatic compaction, or where they agree. Until the full history is read
+        the count says ``so far``: the session alone holds only the last compactions."""
         observed = self.observed
-        phrase = observed_phrase(observed)
+        session = self.session
+        partial = (  # the history is read after the session (``jobs.read_whole``), or failed
+            self.history is None
+            and session is not None
+            and not session.meta.full_history
+            and bool(session.meta.recorded_compactions)
+        )
+        phrase = observed_phrase(observed, so_far=partial)
         if phrase is None:
             return "", ""
         return phrase, disagreement(observed, self.policy, self.configured) or ""

@@ -294,3 +294,19 @@ def test_a_preset_named_at_start_wins_over_the_transcript() -> None:
     state, _ = MainState.start("plan", origin="from your settings")
     opened = state.opened(_agent("claude-code"), None)[0]
     assert opened.preset_words == "plan, from your settings"
+
+
+def test_the_agents_compactions_say_so_far_until_the_history_is_read() -> None:
+    """A compacted transcript's normal read holds its last compaction only: the bar said
+    "(1 auto)" as a fact for the seconds the full history took, then "(45 auto)"."""
+    from ctxtui.importers import load_session
+    from tests.tui.main_fixtures import replay_sample
+
+    path = replay_sample()
+    session, history = load_session(path), load_session(path, full_history=True)
+    state, _ = MainState.start(None, {})
+    state, _ = state.opened(session, path)
+    before = state.observed_words[0]
+    assert before.endswith(" auto so far)"), before
+    after = state.with_history(session, history, None).observed_words[0]
+    assert after.endswith(f"({len(history.meta.recorded_compactions)} auto)"), after

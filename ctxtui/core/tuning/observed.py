@@ -135,12 +135,16 @@ def disagreement(
     return None if verdict == AGREE else verdict
 
 
-def observed_phrase(observed: Observed) -> str | None:
+def observed_phrase(observed: Observed, *, so_far: bool = False) -> str | None:
     """``agent compacted at 155,001–159,897 (10 auto)``: the band in a phrase short enough for
-    the session bar and the timeline's title; ``None`` without an automatic compaction."""
+    the session bar and the timeline's title; ``None`` without an automatic compaction.
+    ``so_far`` (``(1 auto so far)``): the compactions of a read that has not reached the
+    whole history yet, which must not read as all of them."""
     if not observed.auto:
         return None
-    return f"agent compacted at {band_words(observed.low, observed.high)} ({observed.count:,} auto)"
+    more = " so far" if so_far else ""
+    band = band_words(observed.low, observed.high)
+    return f"agent compacted at {band} ({observed.count:,} auto{more})"
 
 
 def _verdict(trigger: int | None, low: int, configured: bool) -> str:
