@@ -739,3 +739,28 @@ async def test_a_watched_transcript_has_its_history_figures_again_once_it_pauses
         assert app.main.state.observed_words == fresh.observed_words
         assert len(history.meta.recorded_compactions) >= 2
         assert f"({len(history.meta.recorded_compactions)} auto)" in fresh.observed_words[0]
+
+
+async def test_a_view_open_over_a_watched_file_says_once_that_the_file_grew(
+    tmp_path: Path,
+) -> None:
+    """The timeline replays what it was given: when the watched file grows under it, a
+    notice says the view shows the file as it was (once per view, not once per append)."""
+    from ctxtui.tui.screens.main import GREW_UNDER_A_VIEW
+    from ctxtui.tui.screens.timeline import TimelineScreen
+
+    path = _chat(tmp_path / "live.jsonl", 3)
+    app = make_app(path, Start(watch=True), settings=deterministic_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: _rows(app) == 6, "the first read")
+        await pilot.press("l")
+        await until(pilot, lambda: isinstance(app.screen, TimelineScreen), "the timeline")
+
+        def told() -> int:
+            return sum(GREW_UNDER_A_VIEW in n.message for n in app._notifications)
+
+        for turn in (3, 4):
+            _append(path, _line("user", f"question {turn}") + _line("assistant", "answer"))
+            rows = 2 * (turn + 1)
+            await until(pilot, lambda n=rows: len(app.main.session or ()) == n, "the append")
+        assert told() == 1

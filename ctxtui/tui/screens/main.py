@@ -92,6 +92,12 @@ def undone_note(compacted: int, state: MainState) -> str:
     return note
 
 
+GREW_UNDER_A_VIEW = (
+    "The file grew: this view shows it as it was when opened. "
+    "Esc, then open the view again, to see what was added."
+)
+
+
 class MainScreen(Screen[None]):
     """One session under one policy: what is sent, what is pruned, what would be dropped."""
 
@@ -122,6 +128,7 @@ class MainScreen(Screen[None]):
         self.pick = start.pick  # start on the open dialog
         self.following = start.watch  # follow the file as it grows (``--watch``)
         self._drawn = threading.Event()  # set once a loaded session's list is on screen
+        self._told_view: Screen[Any] | None = None  # the view last told the file grew
         self.llm = llm or LLMSettings()
         # A preset of None: each session on its agent's preset.
         self.state, self._startup_problem = MainState.start(
@@ -361,7 +368,18 @@ class MainScreen(Screen[None]):
             note = shrink_note(before.session, self.session)
             if note:  # a list that shrinks under the user's eyes needs a reason
                 self.notify(note, title="Watched file", severity="warning")
+        self._tell_the_view_on_top()
         self._session_changed()
+
+    def _tell_the_view_on_top(self) -> None:
+        """Say, once per view, that a view opened over a watched file (timeline, tools,
+        compare, tune) still shows the file as it was: it replays what it was given."""
+        top = self.app.screen
+        built_from_the_state = isinstance(getattr(top, "state", None), MainState)
+        if top is self or not built_from_the_state or top is self._told_view:
+            return
+        self._told_view = top
+        self.notify(GREW_UNDER_A_VIEW, title="Watched file")
 
     @on(WatchProblem)
     def _watch_problem(self, event: WatchProblem) -> None:
