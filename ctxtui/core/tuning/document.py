@@ -167,10 +167,26 @@ MARKS = ("recommended", "configured", "observed")
 
 
 def marks_of(doc: Mapping[str, Any], index: int) -> list[str]:
-    """Which of the recommended, configured and observed points candidate ``index`` is."""
+    """Which of the recommended, configured and observed points candidate ``index`` is. The
+    observed point is the candidate nearest the band's low end: one whose trigger lies
+    outside the band is marked ``near observed``, not taken for the trigger itself."""
     keys = {"recommended": "recommended", "configured": "configured_candidate",
             "observed": "observed_candidate"}  # fmt: skip
-    return [m for m in MARKS if doc.get(keys[m]) == index]
+    found = [m for m in MARKS if doc.get(keys[m]) == index]
+    if "observed" in found and not _in_band(doc, index):
+        found[found.index("observed")] = NEAREST_OBSERVED
+    return found
+
+
+NEAREST_OBSERVED = "near observed"
+
+
+def _in_band(doc: Mapping[str, Any], index: int) -> bool:
+    """Whether candidate ``index``'s trigger lies in the observed band."""
+    band = (doc.get("observed") or {}).get("auto") or {}
+    low, high = band.get("low"), band.get("high")
+    trigger = doc["candidates"][index].get("trigger")
+    return None not in (low, high, trigger) and low <= trigger <= high
 
 
 def tuning_words(doc: Mapping[str, Any]) -> list[str]:

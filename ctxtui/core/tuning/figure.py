@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ctxtui.core.tuning.document import marks_of
+from ctxtui.core.tuning.document import NEAREST_OBSERVED, marks_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,11 +71,15 @@ def figure(doc: Mapping[str, Any]) -> Figure:
     return Figure(points, (lows, highs) if costs else None, (lost_low, lost_high))
 
 
+GLYPHS = {"recommended": "R", "configured": "C", "observed": "O", NEAREST_OBSERVED: "O"}
+"""Each named point's letter: the candidate nearest the observed band is its O either way."""
+
+
 def glyph(point: Point) -> str:
     """The point's mark: R, C or O for the named points, else its compactions (``+`` past
     9), a dot when it is off the front."""
     if point.marks:
-        return point.marks[0][0].upper()
+        return GLYPHS[point.marks[0]]
     if not point.front:
         return "·"
     return str(point.compactions) if point.compactions < 10 else "+"

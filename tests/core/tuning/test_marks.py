@@ -1,0 +1,41 @@
+"""The named points of a tune: the candidate nearest the observed band is "observed" only
+when its trigger lies in the band; elsewhere it is "near observed", never taken for the
+trigger the agent was seen to use."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxtui.core.tuning.document import marks_of
+from ctxtui.core.tuning.figure import GLYPHS
+
+
+def _doc(triggers: list[int], low: int, high: int, nearest: int) -> dict[str, Any]:
+    return {
+        "candidates": [{"trigger": t} for t in triggers],
+        "recommended": 0,
+        "configured_candidate": None,
+        "observed": {"auto": {"count": 3, "low": low, "high": high, "window": None}},
+        "observed_candidate": nearest,
+    }
+
+
+def test_a_candidate_in_the_band_is_the_observed_point() -> None:
+    doc = _doc([100_000, 112_500, 125_000], 112_400, 115_107, 1)
+    assert marks_of(doc, 1) == ["observed"]
+    assert marks_of(doc, 0) == ["recommended"]
+
+
+def test_the_nearest_candidate_outside_the_band_is_near_observed() -> None:
+    """Codex at 30 MB: the grid's 108,800 was marked observed against a band of
+    112,400-115,107."""
+    doc = _doc([108_800, 122_400], 112_400, 115_107, 0)
+    assert marks_of(doc, 0) == ["recommended", "near observed"]
+    assert {GLYPHS[m] for m in ("observed", "near observed")} == {"O"}
+
+
+def test_without_a_band_nothing_is_observed() -> None:
+    doc = _doc([108_800], 0, 0, 0)
+    doc["observed"] = {"auto": {"count": 0, "low": None, "high": None, "window": None}}
+    doc["observed_candidate"] = None
+    assert marks_of(doc, 0) == ["recommended"]
