@@ -154,15 +154,22 @@ def _unknown_command(word: str) -> str | None:
     return close[0] if close else None
 
 
-def _has_terminal() -> bool:
-    """Whether the app can run here: a terminal on stdin and stdout, or a web driver
-    (``TEXTUAL_DRIVER``, set when the app is served in a browser)."""
+def _not_a_terminal() -> str | None:
+    """Which standard stream keeps the app from running here (``None``: it can run): it
+    reads keys on stdin and draws on stderr (Textual's output), and stdout must be a
+    terminal too. A web driver (``TEXTUAL_DRIVER``, set when the app is served in a
+    browser) needs none. With stderr a file or ``/dev/null`` the app ran invisibly; closed,
+    it hung."""
     if os.environ.get("TEXTUAL_DRIVER"):
-        return True
-    try:
-        return sys.stdin.isatty() and sys.stdout.isatty()
-    except (AttributeError, ValueError):  # no stream at all, or a closed one
-        return False
+        return None
+    streams = (("standard input", sys.stdin), ("standard output", sys.stdout))
+    for name, stream in (*streams, ("standard error", sys.__stderr__)):
+        try:
+            if stream is None or not stream.isatty():
+                return name
+        except (AttributeError, ValueError):  # a closed stream
+            return name
+    return None
 
 
 def _open_app(args_list: list[str]) -> int:
@@ -177,11 +184,11 @@ def _open_app(args_list: list[str]) -> int:
         app.error("--pick starts on the sessions picker: give SESSION or --pick, not both")
     if args.watch and args.session is None:
         app.error("--watch follows a file: name it, as in 'ctxtui --watch SESSION'")
-    if not _has_terminal():
+    if (stream := _not_a_terminal()) is not None:
         session = args.session if args.session and len(args.session) <= 60 else "SESSION"
         print(
-            "ctxtui: error: the app needs a terminal and this is not one; for the plan as text "
-            f"run 'ctxtui report {shlex.quote(session)}'",
+            f"ctxtui: error: the app needs a terminal and its {stream} is not one; for the "
+            f"plan as text run 'ctxtui report {shlex.quote(session)}'",
             file=sys.stderr,
         )
         return EXIT_USAGE

@@ -209,7 +209,7 @@ def test_one_session_of_a_database_is_not_a_missing_file(
 def test_a_missing_file_is_refused_before_the_app_even_in_a_terminal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(cli, "_has_terminal", lambda: True)
+    monkeypatch.setattr(cli, "_not_a_terminal", lambda: None)
     line = _one_line(capsys, [str(tmp_path / "gone.json"), "--preset", "picoclaw"])
     assert "no such file or command: " in line and "gone.json" in line
 
@@ -263,7 +263,7 @@ def test_an_exception_opening_the_app_is_one_line(
         raise OSError(5, "Input/output error")
 
     monkeypatch.delenv("CTXTUI_DEBUG", raising=False)
-    monkeypatch.setattr(cli, "_has_terminal", lambda: True)
+    monkeypatch.setattr(cli, "_not_a_terminal", lambda: None)
     monkeypatch.setattr(ctxtui.tui, "run_app", broken)
     line = _one_line(capsys, [str(chat)], code=EXIT_INTERNAL)
     assert line.startswith("ctxtui: internal error (OSError: ")
@@ -275,3 +275,27 @@ def test_the_exit_codes_are_documented(capsys: pytest.CaptureFixture[str]) -> No
     flat = " ".join(capsys.readouterr().out.split())
     assert "2 bad input or usage" in flat
     assert f"{EXIT_INTERNAL} an internal error" in flat and "CTXTUI_DEBUG=1" in flat
+
+
+def test_the_app_refuses_a_stderr_that_is_no_terminal(chat: Path, tmp_path: Path) -> None:
+    """The app draws on stderr (Textual's output): with a terminal on stdin and stdout but
+    stderr a file it ran invisibly (its screen in the file), closed it hung. It is refused."""
+    import pty
+
+    leader, follower = pty.openpty()
+    log = tmp_path / "stderr.txt"
+    try:
+        with log.open("wb") as err:
+            proc = subprocess.run(
+                [sys.executable, "-m", "ctxtui", str(chat)],
+                stdin=follower,
+                stdout=follower,
+                stderr=err,
+                timeout=60,
+            )
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert proc.returncode == EXIT_USAGE
+    line = log.read_text()
+    assert line.count("\n") == 1 and "its standard error is not one" in line, line

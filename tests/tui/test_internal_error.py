@@ -36,7 +36,7 @@ def _run_headless(self: CtxtuiApp, *args: Any, **kwargs: Any) -> None:
 def broken_help(monkeypatch: pytest.MonkeyPatch) -> None:
     from ctxtui.cli import main as cli
 
-    monkeypatch.setattr(cli, "_has_terminal", lambda: True)
+    monkeypatch.setattr(cli, "_not_a_terminal", lambda: None)
     monkeypatch.setattr(CtxtuiApp, "action_help", _boom)
     monkeypatch.setattr(CtxtuiApp, "run", _run_headless)
 
@@ -170,7 +170,7 @@ def test_with_ctxtui_debug_a_bug_in_a_worker_ends_the_app_with_its_traceback(
 
     monkeypatch.setenv("CTXTUI_DEBUG", "1")
     monkeypatch.setattr(ctxtui.importers, "load_session", boom)
-    monkeypatch.setattr(cli, "_has_terminal", lambda: True)
+    monkeypatch.setattr(cli, "_not_a_terminal", lambda: None)
 
     def run_headless(self: CtxtuiApp, *args: Any, **kwargs: Any) -> None:
         async def wait(pilot: Pilot[Any]) -> None:
