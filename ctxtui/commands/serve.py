@@ -43,8 +43,8 @@ def _app_flags(args: argparse.Namespace) -> list[str]:
     """The session and policy flags given to ``serve``, passed on to each app process."""
     flags: list[str] = []
     for name, value in sorted(vars(args).items()):
-        if name in _SERVE_ONLY or value in (None, False):
-            continue
+        if name in _SERVE_ONLY or value is None or value is False:
+            continue  # not ``in (None, False)``: ``0 == False``, and 0 is a value given
         flag = "--" + name.replace("_", "-")
         flags += [flag] if value is True else [flag, str(value)]
     return flags

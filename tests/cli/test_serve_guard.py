@@ -426,3 +426,18 @@ def test_a_delivered_file_is_served_only_under_the_token(served: Served) -> None
     assert sent.startswith(served.token + "/")
     assert (bare, wrong) == (403, 403)
     assert status == 200 and "<svg" in body
+
+
+def test_a_policy_flag_of_zero_reaches_every_app() -> None:
+    """``--max-tokens 0`` and the other zeros were dropped on the way to the app processes
+    (``0 == False``): each app opened under the preset's own values, silently."""
+    from ctxtui.cli.main import build_command_parsers
+    from ctxtui.commands.serve import _app_flags
+
+    _, parsers = build_command_parsers()
+    args = parsers["serve"].parse_args(
+        ["--tail-turns", "0", "--prune-keep", "0", "--tail-ratio", "0", "demo.json"]
+    )
+    flags = _app_flags(args)
+    for flag in ("--tail-turns", "--prune-keep", "--tail-ratio"):
+        assert flag in flags and flags[flags.index(flag) + 1] in ("0", "0.0"), flags
