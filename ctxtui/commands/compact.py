@@ -15,7 +15,7 @@ from ctxtui.commands.pipeline import Planned, plan_session
 from ctxtui.core.compacting.compaction import CompactionResult
 from ctxtui.core.compacting.leaf_calls import leaf_calls, with_llm_summary
 from ctxtui.core.compacting.notes import llm_calls_sentence, stand_in_notice
-from ctxtui.core.literal import literal_block
+from ctxtui.core.literal import literal_block, visible
 from ctxtui.core.planning.overflow import overflow_words
 from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reason_effects import reason_effect
@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         except ExportError as err:
             raise CommandError(str(err)) from None
         count = plural(len(result.session.messages), "message")
-        print(f"wrote {written} ({count}, ctxtui native JSON)")
+        print(f"wrote {visible(str(written))} ({count}, ctxtui native JSON)")
     return 0
 
 

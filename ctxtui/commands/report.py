@@ -17,7 +17,7 @@ from ctxtui.commands.errors import CommandError
 from ctxtui.commands.json_out import stdlib_text, write_stdout
 from ctxtui.commands.pipeline import Planned, plan_session
 from ctxtui.core.compacting.compaction import compact
-from ctxtui.core.literal import literal_block
+from ctxtui.core.literal import literal_block, visible
 from ctxtui.core.simulation.estimate_check import (
     EstimateDrift,
     estimate_drift,
@@ -154,7 +154,9 @@ def _write(
         atomic_write(target, (data,))
     except OutputError as err:
         raise CommandError(str(err)) from None
-    print(f"wrote {target} ({'HTML' if args.html else 'JSON'} report)", file=sys.stderr)
+    print(
+        f"wrote {visible(str(target))} ({'HTML' if args.html else 'JSON'} report)", file=sys.stderr
+    )
 
 
 def run(args: argparse.Namespace) -> int:

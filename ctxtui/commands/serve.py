@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from ctxtui.commands.errors import CommandError
 from ctxtui.core.error_text import clip, clip_path
+from ctxtui.core.literal import visible
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 STOP_SIGNALS = tuple(
@@ -148,7 +149,9 @@ async def _serve(server: object, args: argparse.Namespace, export_dir: Path | No
             "link can read the session",
             file=sys.stderr,
         )
-    where = f"writes only in {export_dir.resolve()}" if export_dir else "writes no file"
+    where = (
+        f"writes only in {visible(str(export_dir.resolve()))}" if export_dir else "writes no file"
+    )
     print(
         f"ctxtui: serving on {server.url}  (at most {args.max_apps} apps at once; the app "
         f"{where}; Ctrl+C stops)",

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxtui.commands.errors import CommandError
+from ctxtui.core.literal import visible
 from ctxtui.core.tuning.configured import AgentConfig
 from ctxtui.core.tuning.write_back import MergeError, words, write_back
 from ctxtui.options import EXIT_OK
@@ -66,7 +67,7 @@ def _write_file(
     except MergeError as err:
         raise CommandError(f"{args.output}: cannot merge the settings: {err}") from None
     kept = f"; the old file kept as {backup}" if backup is not None else ""
-    print(f"wrote {target} ({args.agent} settings{kept})", file=sys.stderr)
+    print(f"wrote {visible(str(target))} ({args.agent} settings{kept})", file=sys.stderr)
     for line in result.beside:
         print(f"  {line}", file=sys.stderr)
     return EXIT_OK

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ctxtui.core.literal import visible
+
 
 @dataclass(frozen=True, slots=True)
 class OverflowInfo:
@@ -24,11 +26,13 @@ class OverflowInfo:
 
 
 class SessionLoadError(Exception):
-    """A session file could not be read; ``str()`` is the one line shown to the user: the file,
-    the line (for JSONL), what was expected and what was found."""
+    """A session file could not be read; ``str()`` is the one line shown to the user: the file
+    (``visible``: a newline or an escape in its name would split or act on that line), the
+    line (for JSONL), what was expected and what was found."""
 
     def __init__(self, path: str, problem: str, line: int | None = None) -> None:
-        where = f"{path}:{line}" if line is not None else path
+        shown = visible(path)
+        where = f"{shown}:{line}" if line is not None else shown
         super().__init__(f"{where}: {problem}")
         self.path = path
         self.line = line

@@ -158,3 +158,40 @@ def test_separators_and_the_arabic_mark_are_shown_too() -> None:
     assert visible("a\u2028b\u2029c\u061cd") == "a⏎b⏎c�d"
     assert literal_block("a\u2028b") == "a\nb"
     assert json_literal('"\u061c\u2028"'.encode()) == b'"\\u061c\\u2028"'
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compact", str(SAMPLES / "demo.json"), "-o", "{out}"],
+        ["report", str(SAMPLES / "demo.json"), "--json", "-o", "{out}"],
+    ],
+    ids=["compact -o", "report -o"],
+)
+def test_an_output_path_the_user_gave_is_named_literally(argv: list[str], tmp_path: Path) -> None:
+    """``wrote PATH`` printed the path the user typed raw: an ESC, a bidi override or an
+    undecodable byte in it reached the terminal."""
+    out = str(tmp_path / ("o" + HOSTILE + os.fsdecode(b"\xfe") + ".json"))
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxtui", *(a.replace("{out}", out) for a in argv)],
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert b"wrote " in done.stdout + done.stderr
+    assert _acting(done.stdout) == [] and _acting(done.stderr) == []
+
+
+def test_a_newline_in_a_name_keeps_the_error_on_one_line(tmp_path: Path) -> None:
+    """A refusal is one line: a newline in the file's name split it in two."""
+    bad = tmp_path / "bad\n.json"
+    bad.write_text("garbage")
+    for target in (bad, tmp_path / "gone\n.json"):
+        done = subprocess.run(
+            [sys.executable, "-m", "ctxtui", "report", str(target)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2
+        assert done.stderr.count("\n") == 1 and "⏎" in done.stderr, done.stderr
