@@ -11,6 +11,7 @@ import contextlib
 import errno
 import io
 import os
+import select
 import sys
 
 
@@ -19,11 +20,15 @@ class StdoutError(OSError):
 
 
 class _GuardedRaw(io.FileIO):
-    """File descriptor 1 whose write errors say they came from standard output."""
+    """File descriptor 1 whose write errors say they came from standard output. A
+    non-blocking descriptor that is full (``O_NONBLOCK`` set by whoever opened the pipe) is
+    waited on, as a blocking one would be: the output is written whole, never cut."""
 
     def write(self, data: object) -> int:
         try:
-            return super().write(data)  # type: ignore[arg-type]
+            while (written := super().write(data)) is None:  # type: ignore[arg-type]
+                select.select([], [self.fileno()], [])
+            return written
         except (BrokenPipeError, StdoutError):
             raise
         except OSError as err:
@@ -46,7 +51,10 @@ class _GuardedStderr(io.FileIO):
         size = memoryview(data).nbytes  # type: ignore[arg-type]
         if not self._dead:
             try:
-                return super().write(data)  # type: ignore[arg-type]
+                written = super().write(data)  # type: ignore[arg-type]
+                if written is not None:
+                    return written
+                # a full non-blocking pipe: this line is dropped rather than waited for
             except BrokenPipeError:
                 # ``2>&1 | head``: one reader had enough of both, stdout's quiet exit stands
                 self._quiet = self._shares_stdout

@@ -9,6 +9,7 @@ nothing of its stdout, and exit 2.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -209,3 +210,67 @@ def test_stderr_on_stdouts_pipe_keeps_the_quiet_exit_of_a_reader_gone() -> None:
     """``2>&1 | head``: the one reader had enough of both; stdout's convention stands."""
     fd = _stderr_gone()
     assert _compact_into(fd, fd, "-o", "-") == 0
+
+
+def _full_nonblocking_pipe() -> tuple[int, int]:
+    """A pipe whose write end is non-blocking and already full: (read end, write end)."""
+    import fcntl
+
+    read, write = os.pipe()
+    fcntl.fcntl(write, fcntl.F_SETFL, fcntl.fcntl(write, fcntl.F_GETFL) | os.O_NONBLOCK)
+    with contextlib.suppress(BlockingIOError):
+        while True:
+            os.write(write, b"x" * 4096)
+    with contextlib.suppress(BlockingIOError):
+        while True:
+            os.write(write, b"x")
+    return read, write
+
+
+def test_a_full_nonblocking_stderr_drops_its_lines_and_keeps_stdout_whole(
+    tmp_path: Path,
+) -> None:
+    """A line to a non-blocking stderr that would block raised BlockingIOError through the
+    buffer: no document on stdout, exit 120."""
+    whole = subprocess.run(
+        [sys.executable, "-m", "ctxtui", "compact", DEMO, "-o", "-"],
+        capture_output=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    read, write = _full_nonblocking_pipe()
+    out = tmp_path / "out.json"
+    try:
+        with out.open("wb") as sink:
+            assert _compact_into(sink, write, "-o", "-") == 2
+    finally:
+        os.close(read)
+    assert out.read_bytes() == whole
+
+
+def test_a_full_nonblocking_stdout_is_waited_on_and_written_whole() -> None:
+    """The same on stdout ended in an internal error (exit 3): ``FileIO.write`` returns None
+    for a full non-blocking pipe, and the buffer raised BlockingIOError. The guarded stdout
+    waits for room, as a blocking descriptor does, and writes every byte."""
+    import threading
+    import time
+
+    from ctxtui.system.streams import _GuardedRaw
+
+    read, write = _full_nonblocking_pipe()
+    got: list[bytes] = []
+
+    def drain_later() -> None:
+        time.sleep(0.2)  # the write below meets a full pipe first, whatever the timing
+        with os.fdopen(read, "rb") as fh:
+            got.append(fh.read())
+
+    reader = threading.Thread(target=drain_later)
+    reader.start()
+    raw = _GuardedRaw(write, "w", closefd=True)
+    try:
+        assert raw.write(b"the document") == len(b"the document")
+    finally:
+        raw.close()
+    reader.join(timeout=60)
+    assert got[0].lstrip(b"x") == b"the document"
