@@ -764,3 +764,11 @@ async def test_a_view_open_over_a_watched_file_says_once_that_the_file_grew(
             rows = 2 * (turn + 1)
             await until(pilot, lambda n=rows: len(app.main.session or ()) == n, "the append")
         assert told() == 1
+
+
+def test_a_screen_mounted_without_its_widgets_does_nothing() -> None:
+    """A stop signal as a served app started (``serve``, then SIGTERM 0.3 s after a browser
+    connected) ended the app while its main screen mounted: the screen's widgets were gone,
+    and ``on_mount`` printed an internal error (NoMatches: 'MessageList') on serve's stderr."""
+    screen = MainScreen(demo_session())
+    screen.on_mount()  # not composed: no list to focus, nothing to load

@@ -18,6 +18,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from ctxtui.core.engine import Engine
@@ -165,7 +166,11 @@ class MainScreen(Screen[None]):
         yield FittingFooter()
 
     def on_mount(self) -> None:
-        self.query_one(MessageList).focus()
+        try:
+            messages = self.query_one(MessageList)
+        except NoMatches:  # a stop signal while the app started: it is ending, show nothing
+            return
+        messages.focus()
         if self.pick:
             self.action_open()
         if self._startup_problem:
