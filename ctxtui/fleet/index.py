@@ -262,7 +262,7 @@ class FleetIndex:
         try:
             found = self._con.execute(
                 "SELECT size, mtime_ns, digest, reader, base FROM files WHERE path = ?",
-                (target,),
+                (_key(target),),
             ).fetchone()
             if found is None or tuple(found[:4]) != (
                 ident.size,
@@ -276,7 +276,7 @@ class FleetIndex:
             sims = self._con.execute(
                 f"SELECT fingerprint, result FROM simulated WHERE path = ? "
                 f"AND fingerprint IN ({marks})",
-                (target, *wanted),
+                (_key(target), *wanted),
             ).fetchall()
             return json.loads(found[4]), {fp: json.loads(r) for fp, r in sims}
         except (sqlite3.Error, ValueError) as err:
@@ -307,7 +307,7 @@ class FleetIndex:
             found = self._con.execute(
                 "SELECT ids FROM chains WHERE path = ? AND size = ? AND mtime_ns = ? "
                 "AND digest = ?",
-                (path, ident.size, ident.mtime_ns, ident.digest),
+                (_key(path), ident.size, ident.mtime_ns, ident.digest),
             ).fetchone()
         except sqlite3.Error as err:
             self._fail(err)
@@ -320,7 +320,7 @@ class FleetIndex:
             return None
         try:
             found = self._con.execute(
-                "SELECT state FROM grown WHERE path = ? AND reader = ?", (path, reader)
+                "SELECT state FROM grown WHERE path = ? AND reader = ?", (_key(path), reader)
             ).fetchone()
         except sqlite3.Error as err:
             self._fail(err)
@@ -337,7 +337,7 @@ class FleetIndex:
             self._con.execute(
                 "INSERT OR REPLACE INTO chains (path, size, mtime_ns, digest, ids) "
                 "VALUES (?, ?, ?, ?, ?)",
-                (path, ident.size, ident.mtime_ns, ident.digest, json.dumps(list(ids))),
+                (_key(path), ident.size, ident.mtime_ns, ident.digest, json.dumps(list(ids))),
             )
         except sqlite3.Error as err:
             self._fail(err)
@@ -349,20 +349,21 @@ class FleetIndex:
             return
         base, simulated, grown = kept.base, kept.simulated, kept.grown
         con = self._con
+        key = _key(target)
         try:
             con.execute("BEGIN IMMEDIATE")
             old = con.execute(
-                "SELECT size, mtime_ns, digest, reader FROM files WHERE path = ?", (target,)
+                "SELECT size, mtime_ns, digest, reader FROM files WHERE path = ?", (key,)
             ).fetchone()
             if old is not None and tuple(old) != (ident.size, ident.mtime_ns, ident.digest, reader):
-                con.execute("DELETE FROM simulated WHERE path = ?", (target,))
+                con.execute("DELETE FROM simulated WHERE path = ?", (key,))
             con.execute(
                 "INSERT INTO files (path, size, mtime_ns, digest, reader, base, stored) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET "
                 "size = excluded.size, mtime_ns = excluded.mtime_ns, digest = excluded.digest, "
                 "reader = excluded.reader, base = excluded.base, stored = excluded.stored",
                 (
-                    target,
+                    key,
                     ident.size,
                     ident.mtime_ns,
                     ident.digest,
@@ -374,14 +375,14 @@ class FleetIndex:
             con.executemany(
                 "INSERT OR REPLACE INTO simulated (path, fingerprint, preset, result) "
                 "VALUES (?, ?, ?, ?)",
-                [(target, fp, preset, json.dumps(result)) for fp, preset, result in simulated],
+                [(key, fp, preset, json.dumps(result)) for fp, preset, result in simulated],
             )
             if grown is None:
-                con.execute("DELETE FROM grown WHERE path = ?", (target,))
+                con.execute("DELETE FROM grown WHERE path = ?", (key,))
             else:
                 con.execute(
                     "INSERT OR REPLACE INTO grown (path, reader, state) VALUES (?, ?, ?)",
-                    (target, reader, grown),
+                    (key, reader, grown),
                 )
             con.execute("COMMIT")
         except sqlite3.Error as err:
@@ -403,7 +404,7 @@ class FleetIndex:
                 if any(col[1] == "path" for col in con.execute(f"PRAGMA table_info({name})"))
             ]
             paths = {p for t in tables for (p,) in con.execute(f"SELECT path FROM {t}")}
-            gone = [(p,) for p in paths if _missing(p)]
+            gone = [(p,) for p in paths if _missing(p if isinstance(p, str) else os.fsdecode(p))]
             if gone:
                 con.execute("BEGIN IMMEDIATE")
                 for table in tables:
@@ -420,6 +421,16 @@ class FleetIndex:
         """A database that breaks mid-run: say so once and carry on without it."""
         self._warn(f"the fleet index {self.path} failed ({_why(err)}); running without it")
         self.close()
+
+
+def _key(path: str) -> str | bytes:
+    """How ``path`` is stored: as text, or as its bytes when its name is not UTF-8 (SQLite
+    refuses a lone surrogate, and one such name turned the index off for the whole run)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(path)
+    return path
 
 
 def _missing(target: str) -> bool:

@@ -594,3 +594,25 @@ def test_a_dask_address_names_a_host_and_port(address: str, host: str, port: int
     from ctxtui.fleet.run import dask_address
 
     assert dask_address(address) == (host, port)
+
+
+def test_a_name_that_is_not_utf8_keeps_the_index(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    opens: Counter[str],
+) -> None:
+    """SQLite refused the path of a file named with a byte that is not UTF-8, and the index
+    was turned off for the whole run (every session read again, every run)."""
+    monkeypatch.setenv("CTXTUI_CACHE_DIR", str(tmp_path / "cache"))
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    odd = sessions / os.fsdecode(b"ses\xff.json")
+    shutil.copy(SAMPLES / "demo.json", odd)
+    shutil.copy(SAMPLES / "demo.json", sessions / "plain.json")
+    first = _fleet(capsys, str(sessions))
+    assert "running without it" not in capsys.readouterr().err
+    assert len(first["sessions"]) == 2 and not any(r["error"] for r in first["sessions"])
+    opens.clear()
+    assert _fleet(capsys, str(sessions)) == first
+    assert not opens, "the second run read what the index holds"
