@@ -11,7 +11,7 @@ panel, ``explain_policy_error`` for a ``PolicyError``'s problems).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -242,12 +242,23 @@ def derived_words(problem: Problem) -> str:
     )
 
 
-def explain_policy_error(err: PolicyError) -> str:
+def _relation_side(knob: str, value: Any, given: Collection[str] | None) -> str:
+    """One knob of a relation: its flag and value as typed (``--tail-max (8,000)``), or,
+    when ``given`` does not hold it, its value and the flag that would set it."""
+    if given is None or knob in given:
+        return f"{flag_of(knob)} ({show_number(value)})"
+    return f"the {knob_label(knob)} ({show_number(value)}; set it with {flag_of(knob)})"
+
+
+def explain_policy_error(err: PolicyError, given: Collection[str] | None = None) -> str:
     """A ``PolicyError`` in the command line's terms: the flags typed, the range, the value.
 
     ``--tail-ratio: expected 0 to 1, got 1.5``; a relation between knobs names both flags:
-    ``--tail-min (9,000) must not exceed --tail-max (8,000)``; a knob worked out from a flag
-    is refused as that flag's (``derived_words``).
+    ``--tail-min (9,000) must not exceed --tail-max (8,000)``, or, for a knob ``given`` (the
+    knobs typed) does not hold, its value and the flag that sets it, never as if it had been
+    typed: ``... must be smaller than the context window (32,768; set it with
+    --context-window)``. A knob worked out from a flag is refused as that flag's
+    (``derived_words``).
     """
     from ctxtui.core.policies.policy import KNOBS
 
@@ -255,10 +266,8 @@ def explain_policy_error(err: PolicyError) -> str:
     for p in err.problems:
         row = KNOBS.get(p.field)
         if p.bound == "relation":
-            parts.append(
-                f"{flag_of(p.field)} ({show_number(p.value)}) {p.words} "
-                f"{flag_of(p.other)} ({show_number(p.other_value)})"
-            )
+            first = _relation_side(p.field, p.value, given)
+            parts.append(f"{first} {p.words} {_relation_side(p.other, p.other_value, given)}")
         elif p.bound == "derived" and p.other in KNOBS:
             parts.append(derived_words(p))
         elif p.field == "tokenizer":

@@ -134,10 +134,11 @@ def run(args: argparse.Namespace) -> int:
             if session.meta.recorded_compactions
             else engine
         )
+    given = overrides_from(args)
     try:
-        doc = compare(engine, names, overrides_from(args), history)
+        doc = compare(engine, names, given, history)
     except PolicyError as err:
-        raise CommandError(explain_policy_error(err)) from None
+        raise CommandError(explain_policy_error(err, given)) from None
     if args.json:
         print_json(doc)  # the stdlib's text, written by orjson
     else:

@@ -83,7 +83,7 @@ def spec_from(args: argparse.Namespace) -> Spec:
             try:  # fitted as to a session (an output reserve that fits a small window)
                 build_policy(name, given, Session())
             except PolicyError as err:
-                raise CommandError(explain_policy_error(err)) from None
+                raise CommandError(explain_policy_error(err, given)) from None
     return Spec(
         presets=presets,
         overrides=tuple(sorted(given.items())),

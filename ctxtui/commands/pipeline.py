@@ -98,7 +98,7 @@ def effective(args: argparse.Namespace, session: Session) -> Effective:
     try:
         return effective_policy(choice.name, session, Given(given, names))
     except PolicyError as err:
-        raise CommandError(explain_policy_error(err)) from None
+        raise CommandError(explain_policy_error(err, given)) from None
 
 
 def ignored_knobs(args: argparse.Namespace, policy: Policy, tokenizer_used: str) -> list[str]:

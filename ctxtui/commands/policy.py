@@ -42,7 +42,7 @@ def document(args: argparse.Namespace) -> dict[str, Any]:
     try:
         chosen = effective_policy(name, session, Given(given, {k: flag_of(k) for k in given}))
     except PolicyError as err:
-        raise CommandError(explain_policy_error(err)) from None
+        raise CommandError(explain_policy_error(err, given)) from None
     out: dict[str, Any] = {
         "schema": SCHEMA,
         "session": session.meta.source_path if session is not None else None,

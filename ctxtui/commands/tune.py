@@ -102,8 +102,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _with_path(path: str, error: str) -> str:
-    """``path: error``, the path once: a read's error mostly starts with it already."""
-    return error if error.startswith(path) else f"{path}: {error}"
+    """``path: error``, the path once: a read's error mostly starts with it already (as
+    ``visible`` shows it: ``SessionLoadError`` names its file so)."""
+    return error if error.startswith((path, visible(path))) else f"{path}: {error}"
 
 
 def _money(value: float | None) -> str:

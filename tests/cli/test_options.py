@@ -269,3 +269,34 @@ def test_a_reserve_that_makes_picoclaws_window_refused_names_the_reserve(
         assert f"--max-tokens {show_number(int(reserve))} makes the context window {side}" in err
     bound = "below its minimum of 256" if reserve == "10" else "above its maximum of 100,000,000"
     assert bound in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (
+            ["--max-tokens", "200000"],
+            "--max-tokens (200,000) must be smaller than the context window (32,768; set it "
+            "with --context-window)",
+        ),
+        (
+            ["--tail-max", "100"],
+            "the tail min tokens (2,000; set it with --tail-min) must not exceed --tail-max (100)",
+        ),
+        (
+            ["--tail-min", "9000", "--tail-max", "5"],
+            "--tail-min (9,000) must not exceed --tail-max (5)",
+        ),
+    ],
+)
+def test_a_relation_names_as_typed_only_the_flags_given(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--max-tokens 200000`` on a transcript with a 32,768 window was refused against
+    ``--context-window (32,768)``, a flag never typed: the other side is named by its value
+    and the flag that would set it."""
+    from ctxtui.samples import demo_session_path
+
+    assert main(["report", str(demo_session_path()), *argv]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert said in err, err

@@ -297,7 +297,11 @@ def test_format_names_are_forgiving_about_case_and_underscores(
         (["--fail-over", "0"], "--fail-over: expected a ratio > 0"),
         (["--fail-over", "-1"], "--fail-over: expected a ratio > 0"),
         (["--context-window", "100"], "--context-window: expected 256 to 100,000,000, got 100"),
-        (["--tail-min", "9000"], "--tail-min (9,000) must not exceed --tail-max (8,000)"),
+        (
+            ["--tail-min", "9000"],
+            "--tail-min (9,000) must not exceed the tail max tokens (8,000; "
+            "set it with --tail-max)",
+        ),
         (["--max-tokens", "200000"], "--max-tokens (200,000) must be smaller than"),
         (["--tokenizer", "tiktoken:o200k"], "found 'o200k'"),
         (
