@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 from ctxtui.commands.errors import CommandError
 from ctxtui.core.error_text import clip, clip_path
 from ctxtui.core.literal import visible
+from ctxtui.options import EXIT_USAGE
+from ctxtui.system.streams import stderr_lost
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 STOP_SIGNALS = tuple(
@@ -158,6 +160,9 @@ async def _serve(server: object, args: argparse.Namespace, export_dir: Path | No
         file=sys.stderr,
         flush=True,
     )
+    if stderr_lost():  # the URL and its token reached no one: a server nobody can open
+        await server.stop()
+        return EXIT_USAGE
     try:
         await stop.wait()
     finally:

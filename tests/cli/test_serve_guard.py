@@ -441,3 +441,17 @@ def test_a_policy_flag_of_zero_reaches_every_app() -> None:
     flags = _app_flags(args)
     for flag in ("--tail-turns", "--prune-keep", "--tail-ratio"):
         assert flag in flags and flags[flags.index(flag) + 1] in ("0", "0.0"), flags
+
+
+@pytest.mark.parametrize("stderr", ["full", "closed"])
+def test_a_server_whose_url_reaches_no_one_stops_with_exit_2(stderr: str, tmp_path: Path) -> None:
+    """The URL and its token are printed on stderr only: with stderr full or closed the
+    server ran on, silent, and no one could open it."""
+    env = {**os.environ, "HOME": str(tmp_path)}
+    argv = [sys.executable, "-m", "ctxtui", "serve", "--port", "0"]
+    if stderr == "full":
+        with open("/dev/full", "wb") as full:
+            done = subprocess.run(argv, stderr=full, env=env, timeout=60)
+    else:
+        done = subprocess.run(argv, env=env, timeout=60, preexec_fn=lambda: os.close(2))
+    assert done.returncode == 2
