@@ -257,10 +257,13 @@ async def test_on_a_compacted_session_compare_covers_the_whole_file() -> None:
         )
         title = str(screen.query_one("#compare-title").render())
         assert "the whole file: 523 messages" in title
+        gauges = str(screen.query_one("#compare-gauges").render())
+        assert "the whole file as one prompt, never sent as such" in gauges
         await pilot.press("w")
         await until(pilot, lambda: len(screen.plans[0].plan.message_tokens) == 72, "segment")
         title = str(screen.query_one("#compare-title").render())
         assert "the last segment: the 72 messages" in title
+        assert "one prompt" not in str(screen.query_one("#compare-gauges").render())
 
 
 async def test_the_whole_files_lanes_open_on_the_message_selected() -> None:

@@ -47,6 +47,11 @@ GAUGE_CELLS = 16
 LEGEND = "  ".join(f"{glyph} {mark}" for mark, glyph in GLYPHS.items())
 
 
+WHOLE_FILE_GAUGES = "gauges: the whole file as one prompt, never sent as such (the agent compacted)"
+"""Said above the gauges over a compacted transcript's whole file: its total against one
+window reads as an overflow otherwise."""
+
+
 def gauge_line(number: int, entry: PresetPlan, width: int, name_cells: int) -> Text:
     """``1 plan ███▌░░░│░ 5,828 / 200,000 · trigger 167,233 · tail #0 · window: registry``.
 
@@ -328,12 +333,16 @@ class CompareScreen(Screen[int | None]):
         return covered_requests(requests if isinstance(requests, int) else 0, first)
 
     def _draw_gauges(self) -> None:
+        """A gauge line per preset; over the whole file of a compacted transcript, a first
+        line saying what those gauges measure: no request held the whole file."""
         width = max(20, self.size.width - 2)
         name_cells = max(len(p.name) for p in self.plans)
-        lines = Text("\n").join(
-            gauge_line(n + 1, entry, width, name_cells) for n, entry in enumerate(self.plans)
-        )
-        self.query_one("#compare-gauges", Static).update(lines)
+        gauges = [gauge_line(n + 1, entry, width, name_cells) for n, entry in enumerate(self.plans)]
+        if self.showing_whole and self.whole is not None:
+            note = Text(WHOLE_FILE_GAUGES, style="dim", no_wrap=True, end="")
+            note.truncate(width, overflow="ellipsis")
+            gauges.insert(0, note)
+        self.query_one("#compare-gauges", Static).update(Text("\n").join(gauges))
 
     def on_resize(self) -> None:
         if self.plans:
