@@ -33,6 +33,10 @@ class RetentionNoted(Message):
     note: str
 
 
+AUDIT_TOKENIZER = "plan"
+"""What an audit of the file counts with: the facts matter there, not exact tokens."""
+
+
 def audits_of_file(
     path: Path,
     format: str | None,
@@ -51,7 +55,7 @@ def audits_of_file(
 
     if history is None:
         history = load_session(path, format, full_history=True)
-    estimator = policy.with_changes(tokenizer="plan")
+    estimator = policy.with_changes(tokenizer=AUDIT_TOKENIZER)
     engine = Engine(history, default_cache())
     counts = engine.counts(estimator)
     assert counts is not None  # no stop check was given

@@ -208,6 +208,8 @@ async def test_a_on_the_main_screen_audits_the_agents_last_compaction() -> None:
         await until(pilot, lambda: screen.done, "the audit")
         title = str(screen.query_one("#title", Label).render())
         assert title.startswith("Recorded compaction at request 225 ")
+        # the audit counts with the estimator, the main list with the preset's tokenizer
+        assert title.endswith(" tok, counted by plan"), title
 
 
 async def test_c_with_nothing_to_compact_offers_the_recorded_compactions_audit() -> None:

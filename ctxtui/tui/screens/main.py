@@ -54,7 +54,12 @@ from ctxtui.tui.jobs import (
     WorkFailed,
     bug_line,
 )
-from ctxtui.tui.retention_job import RetentionNoted, audits_of_file, note_retention
+from ctxtui.tui.retention_job import (
+    AUDIT_TOKENIZER,
+    RetentionNoted,
+    audits_of_file,
+    note_retention,
+)
 from ctxtui.tui.settings import LLMSettings
 from ctxtui.tui.start import PLAIN, Start
 from ctxtui.tui.state import MainState
@@ -603,7 +608,7 @@ class MainScreen(Screen[None]):
             self.notify(f"{note}No compaction recorded in this session: nothing to audit.")
             return
         job = partial(audits_of_file, path, self._format, self.policy, True)
-        self.app.push_screen(RecordedAuditScreen(job, note=note))
+        self.app.push_screen(RecordedAuditScreen(job, note=note, counted_by=AUDIT_TOKENIZER))
 
     @on(CompactionReady)
     def _compaction_ready(self, event: CompactionReady) -> None:

@@ -69,13 +69,18 @@ class RecordedAuditScreen(Dialog[None]):
         replay: Replay | Callable[[], tuple[Audit, ...]],
         request: int = sys.maxsize,
         note: str = "",
+        counted_by: str | None = None,
     ) -> None:
         """``replay`` (or a function returning the audits, run in the worker) and the
         request whose recorded compaction is shown (by default the last); ``note`` heads the
-        title (why this audit opened instead of what was asked)."""
+        title (why this audit opened instead of what was asked). ``counted_by`` names the
+        tokenizer of the audit's token figures (the replay's by default), which the main
+        list's may differ from."""
         super().__init__()
         self.replay = None if callable(replay) else replay
         self.audits = replay if callable(replay) else partial(_replay_audits, replay)
+        replayed = replay.policy.tokenizer if not callable(replay) else None
+        self.counted_by = counted_by or replayed
         self.request = request
         self.note = note
         self.found: tuple[Audit, Audit | None] | None = None
@@ -111,5 +116,6 @@ class RecordedAuditScreen(Dialog[None]):
         title.update(
             f"{self.note}Recorded compaction at {where} · replaced #{seg.first:,}–#{seg.last:,} "
             f"({seg.tokens:,} tok) with {recorded.summary_tokens:,} tok"
+            + (f", counted by {self.counted_by}" if self.counted_by else "")
         )
         self.query_one(RetentionView).show(recorded, beside=stand_in)
