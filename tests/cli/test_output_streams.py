@@ -161,6 +161,16 @@ def _stderr_full() -> int:
     return os.open("/dev/full", os.O_WRONLY)
 
 
+def _whole_document() -> bytes:
+    """What ``compact DEMO -o -`` writes to a stdout that takes it all."""
+    return subprocess.run(
+        [sys.executable, "-m", "ctxtui", "compact", DEMO, "-o", "-"],
+        capture_output=True,
+        check=True,
+        timeout=60,
+    ).stdout
+
+
 def _compact_into(stdout: Any, stderr: int, *args: str) -> int:
     """``compact DEMO *args`` with these streams; its exit code. ``stderr`` is closed after."""
     try:
@@ -176,12 +186,7 @@ def test_a_lost_stderr_keeps_stdout_whole_and_exits_2(
 ) -> None:
     """``compact -o -``'s lines go to stderr; one that cannot be written must neither end the
     command before its document (it left an empty file) nor let it exit 0."""
-    whole = subprocess.run(
-        [sys.executable, "-m", "ctxtui", "compact", DEMO, "-o", "-"],
-        capture_output=True,
-        check=True,
-        timeout=60,
-    ).stdout
+    whole = _whole_document()
     out = tmp_path / "out.json"
     with out.open("wb") as sink:
         assert _compact_into(sink, stderr(), "-o", "-") == 2
@@ -232,12 +237,7 @@ def test_a_full_nonblocking_stderr_drops_its_lines_and_keeps_stdout_whole(
 ) -> None:
     """A line to a non-blocking stderr that would block raised BlockingIOError through the
     buffer: no document on stdout, exit 120."""
-    whole = subprocess.run(
-        [sys.executable, "-m", "ctxtui", "compact", DEMO, "-o", "-"],
-        capture_output=True,
-        check=True,
-        timeout=60,
-    ).stdout
+    whole = _whole_document()
     read, write = _full_nonblocking_pipe()
     out = tmp_path / "out.json"
     try:
