@@ -21,9 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.errors import ReadStoppedError, SessionLoadError
 from ctxtui.core.session.models import Session
-from ctxtui.importers._stream import Source, file_kind, open_file, open_regular
+from ctxtui.importers._stream import Source, StopCheck, file_kind, open_file, open_regular
 from ctxtui.importers.resume import END_BYTES, Resumable
 
 
@@ -59,10 +59,13 @@ class SessionWatcher:
         path: Path | str,
         format: str | None = None,
         clock: Callable[[], float] = time.monotonic,
+        should_stop: StopCheck | None = None,
     ) -> None:
         self.path = Path(path)
         self.format = format
         self._clock = clock
+        self.should_stop = should_stop
+        """Asked as each read goes (``Source.should_stop``): a stopped read is no read."""
         self._stamp: _Stamp | None = None
         self._end_bytes = b""  # the last read's final bytes: an append leaves them alone
         self._scanned = 0  # how far past the last read the file is known to hold no newline
@@ -99,6 +102,9 @@ class SessionWatcher:
             self.error = str(err)
             self._follower = None
             return None
+        except ReadStoppedError:  # the caller stopped wanting it: half a read keeps no state
+            self._follower = None
+            return None
         except OSError as err:  # a read that failed mid-way (an I/O error, a file cut short)
             self.error = f"{self.path}: cannot read the file ({err.strerror or err})"
             self._follower = None
@@ -117,18 +123,20 @@ class SessionWatcher:
         the last read stopped when the file was only appended to, else from the start."""
         from ctxtui.importers import load_session
 
+        stop = self.should_stop
         follower, self._follower = self._follower, None
         if whole:
-            return load_session(self.path, self.format)
+            return load_session(self.path, self.format, should_stop=stop)
         if follower is not None:
             with open_file(file) as source:
+                source.should_stop = stop
                 if follower.appended_to(source):
                     session = follower.more(source)
                     self._follower = follower
                     return session
-        started = _Follower.begin(file, self.format)
+        started = _Follower.begin(file, self.format, stop)
         if started is None:
-            return load_session(self.path, self.format)
+            return load_session(self.path, self.format, should_stop=stop)
         self._follower, session = started
         return session
 
@@ -184,10 +192,13 @@ class _Follower(Resumable):
     inode: int = -1
 
     @classmethod
-    def begin(cls, file: Path, format: str | None) -> tuple[_Follower, Session] | None:
+    def begin(
+        cls, file: Path, format: str | None, should_stop: StopCheck | None = None
+    ) -> tuple[_Follower, Session] | None:
         """The whole session, read so it can be followed; ``None`` for what cannot be (a
         format without ``Live``, a compressed or empty file, a directory): read it whole."""
         with open_file(file) as source:
+            source.should_stop = should_stop
             started = cls.start(source, format)
             if started is None:
                 return None

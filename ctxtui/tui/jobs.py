@@ -302,7 +302,7 @@ def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_IN
     from ctxtui.importers.watch import SessionWatcher
 
     worker = get_current_worker()
-    watcher = SessionWatcher(path, format)
+    watcher = SessionWatcher(path, format, should_stop=lambda: worker.is_cancelled)
     loaded, said = False, None
     seen_start: tuple[object, ...] | None = None
     stale: Session | None = None  # the grown session whose history is not read yet

@@ -70,3 +70,17 @@ def test_a_claude_code_read_also_stops_while_its_chain_is_converted(tmp_path: Pa
     questions: list[int] = []
     load_session(path, full_history=True, should_stop=lambda: bool(questions.append(1)))
     assert len(questions) > lines // EVERY  # more questions than the lines alone ask
+
+
+def test_a_watcher_stopped_mid_read_keeps_nothing_of_it(transcript: Path) -> None:
+    """``--watch``'s reads ask too: a stopped first read returns nothing and keeps no
+    half-read state, and the next poll reads the file whole."""
+    from ctxtui.importers.watch import SessionWatcher
+
+    stopping = [True]
+    watcher = SessionWatcher(transcript, clock=lambda: 0.0, should_stop=lambda: stopping[0])
+    assert watcher.poll() is None and watcher.error is None
+    stopping[0] = False
+    read = watcher.poll()
+    assert read is not None
+    assert read.model_dump() == load_session(transcript).model_dump()
