@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ctxtui.core.compacting.compaction import CompactionResult, compact
+from ctxtui.core.errors import StopCheck
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import build_plan
 from ctxtui.core.policies.policy import KNOBS, Policy
@@ -29,7 +30,7 @@ from ctxtui.core.simulation.reported import PromptCount, ReportedGap, gap_of
 from ctxtui.core.summaries.retention import Audit
 from ctxtui.core.tokens.calibration import Calibration, SessionFit, calibrate, session_fit
 from ctxtui.core.tokens.count_store import CountStore
-from ctxtui.core.tokens.counting import Pace, Progress, StopCheck, count_session
+from ctxtui.core.tokens.counting import Pace, Progress, count_session
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import Tokenizer, resolve
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ctxtui.core.literal import visible
@@ -39,7 +40,12 @@ class SessionLoadError(Exception):
         self.problem = problem
 
 
+StopCheck = Callable[[], bool]
+"""What a long step (a read, a count, a replay, an LLM call) asks as it goes: whether its
+caller still wants it. Once it answers yes the step ends, raising its ``...StoppedError``."""
+
+
 class ReadStoppedError(Exception):
     """A read its caller asked to stop (``should_stop``): no session, and nothing wrong with
-    the file. The app's load worker stops this way when it is cancelled, so a quit or another
-    file opened during a long read does not wait for the read to end."""
+    the file. The app's workers stop this way when cancelled, so a read no one wants (the
+    app quit, another file opened) does not go on holding a core to its end."""

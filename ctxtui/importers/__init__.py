@@ -22,7 +22,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.errors import SessionLoadError, StopCheck
 from ctxtui.core.session import formats
 from ctxtui.core.session.formats import (
     FORMAT_NAMES,
@@ -53,7 +53,6 @@ from ctxtui.importers._stream import (
     SQLITE_ERRORS,
     NotRegularFileError,
     Source,
-    StopCheck,
     file_kind,
     open_regular,
     open_source,

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, BinaryIO, TypeVar, cast
 
-from ctxtui.core.errors import ReadStoppedError, SessionLoadError
+from ctxtui.core.errors import ReadStoppedError, SessionLoadError, StopCheck
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -40,8 +40,6 @@ floor is small because a document of tiny messages costs tens of bytes of memory
 inflated byte once parsed and imported."""
 
 T = TypeVar("T")
-StopCheck = Callable[[], bool]
-"""Whether the caller wants a read to stop (``Source.should_stop``)."""
 
 _IN_CHUNK = 64 * 1024
 _OUT_CHUNK = 1024 * 1024

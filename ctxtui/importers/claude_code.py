@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ctxtui.core.errors import SessionLoadError
+from ctxtui.core.errors import SessionLoadError, StopCheck
 from ctxtui.core.session.formats import FormatInfo, format_info
 from ctxtui.core.session.import_notes import EARLIER_UNREAD
 from ctxtui.core.session.models import RecordedCompaction, Session, SessionMeta
@@ -40,7 +40,7 @@ from ctxtui.importers._store_files import (
     text,
     when,
 )
-from ctxtui.importers._stream import Dropped, Source, StopCheck, stopping
+from ctxtui.importers._stream import Dropped, Source, stopping
 
 FORMAT: FormatInfo = format_info("claude-code")
 

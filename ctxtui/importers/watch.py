@@ -21,9 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxtui.core.errors import ReadStoppedError, SessionLoadError
+from ctxtui.core.errors import ReadStoppedError, SessionLoadError, StopCheck
 from ctxtui.core.session.models import Session
-from ctxtui.importers._stream import Source, StopCheck, file_kind, open_file, open_regular
+from ctxtui.importers._stream import Source, file_kind, open_file, open_regular
 from ctxtui.importers.resume import END_BYTES, Resumable
 
 

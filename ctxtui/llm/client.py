@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import SplitResult, urlsplit
 
+from ctxtui.core.errors import StopCheck
 from ctxtui.core.literal import visible
 from ctxtui.core.summaries.summary import SUMMARY_TEMPLATE
 from ctxtui.llm.wire import (
@@ -65,7 +66,6 @@ TEMPERATURE = 0.3
 _LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 Delta = Callable[[str], None]
-StopCheck = Callable[[], bool]
 
 
 def _no_text(_text: str) -> None:

@@ -22,14 +22,14 @@ from ctxtui.core.compacting.compaction import CompactionResult
 from ctxtui.core.compacting.leaf_calls import LeafCalls
 from ctxtui.core.engine import Engine
 from ctxtui.core.error_text import describe_bug
-from ctxtui.core.errors import ReadStoppedError, SessionLoadError
+from ctxtui.core.errors import ReadStoppedError, SessionLoadError, StopCheck
 from ctxtui.core.policies.policy import Policy
 from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.session.import_notes import earlier_failed
 from ctxtui.core.session.models import Session
 from ctxtui.core.summaries.retention import Audit
 from ctxtui.core.tokens.calibration import SessionFit, tail_start
-from ctxtui.core.tokens.counting import Progress, StopCheck
+from ctxtui.core.tokens.counting import Progress
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers.encodings import EncodingUnavailableError
 from ctxtui.core.tuning.configured import AgentConfig

@@ -25,6 +25,7 @@ from functools import cached_property
 
 from ctxtui.core.compacting.compaction import estimate_item_token_count
 from ctxtui.core.compacting.simulated import compact_live
+from ctxtui.core.errors import StopCheck
 from ctxtui.core.planning.picoclaw_legacy import summarize_due
 from ctxtui.core.planning.plan import Plan
 from ctxtui.core.planning.planner import PlanHints, build_plan
@@ -46,7 +47,7 @@ from ctxtui.core.summaries.seahorse import (
     Summary,
     condensed_loop,
 )
-from ctxtui.core.tokens.counting import Progress, StopCheck, count_summary
+from ctxtui.core.tokens.counting import Progress, count_summary
 from ctxtui.core.tokens.counts import SessionCounts
 from ctxtui.core.tokens.tokenizers import Tokenizer
 

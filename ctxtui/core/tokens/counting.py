@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ctxtui.core.errors import StopCheck
 from ctxtui.core.session.models import Message, Session
 from ctxtui.core.tokens.count_store import CountStore, message_keys, tokenizer_key
 from ctxtui.core.tokens.counts import SessionCounts
@@ -28,7 +29,6 @@ from ctxtui.core.tokens.tokenizers.families import FAMILIES
 from ctxtui.core.tokens.tokenizers.picoclaw import summary_section
 
 Progress = Callable[[int, int], None]
-StopCheck = Callable[[], bool]
 
 DEFAULT_CHUNK = 2000
 """Messages per chunk: small enough to stop soon, large enough that progress callbacks (which
