@@ -11,6 +11,7 @@ panel, ``explain_policy_error`` for a ``PolicyError``'s problems).
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,18 @@ EXIT_OVER = 1  # report --fail-over: the request is over the given ratio of the 
 EXIT_USAGE = 2  # bad input or usage: one line on stderr
 EXIT_INTERNAL = 3  # an unexpected exception: a bug in ctxtui, not in the input
 EXIT_INTERRUPTED = 130  # Ctrl-C: the shell's usual 128 + SIGINT
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+"""The signals that stop a long command (``fleet``, ``tune``, ``serve``) cleanly: it ends what
+it started, says what it finished, and exits ``stopped_exit`` of the signal."""
+
+
+def stopped_exit(signum: int | None) -> int:
+    """128 + the signal that stopped a command (130, 143, 129), as a shell reports it, so a
+    supervisor sees how it ended; Ctrl+C's when the signal is not known."""
+    return 128 + signum if signum else EXIT_INTERRUPTED
+
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 ok, 1 over the --fail-over ratio (report), 2 bad input or usage, "

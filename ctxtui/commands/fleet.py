@@ -36,7 +36,7 @@ from ctxtui.fleet.run import (
     run_fleet,
     store_targets,
 )
-from ctxtui.options import EXIT_INTERRUPTED, EXIT_OK, explain_policy_error, overrides_from
+from ctxtui.options import EXIT_OK, explain_policy_error, overrides_from, stopped_exit
 
 PROGRESS_AFTER_SECONDS = 0.5
 PROGRESS_EVERY_SECONDS = 0.1
@@ -216,7 +216,7 @@ def _ending(result: FleetRun, total: int, dask: str | None, *, kept: bool) -> in
         done += " (kept in the index)"
     if result.interrupted:
         print(f"ctxtui fleet: interrupted; {done}", file=sys.stderr)
-        return 128 + result.signal if result.signal else EXIT_INTERRUPTED
+        return stopped_exit(result.signal)
     if result.lost:
         print(
             f"ctxtui fleet: the Dask cluster at {clip(dask or '')} was lost ({result.lost}); "

@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import os
 import shlex
-import signal
 import stat
 import sys
 from pathlib import Path
@@ -21,15 +20,10 @@ from urllib.parse import urlsplit
 from ctxtui.commands.errors import CommandError
 from ctxtui.core.error_text import clip, clip_path
 from ctxtui.core.literal import visible
-from ctxtui.options import EXIT_USAGE
+from ctxtui.options import EXIT_USAGE, STOP_SIGNALS, stopped_exit
 from ctxtui.system.streams import stderr_lost
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
-STOP_SIGNALS = tuple(
-    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
-)
-"""The signals that stop the server: it ends its apps, closes its socket, and exits 128 + the
-signal (130, 143, 129), as ``fleet`` and ``tune`` do, so a supervisor sees how it ended."""
 _SERVE_ONLY = {"command", "session", "host", "port", "public_url", "max_apps", "export_dir"}
 
 
@@ -167,4 +161,4 @@ async def _serve(server: object, args: argparse.Namespace, export_dir: Path | No
         await stop.wait()
     finally:
         await server.stop()
-    return 128 + received[0]
+    return stopped_exit(received[0])

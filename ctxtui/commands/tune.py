@@ -31,7 +31,7 @@ from ctxtui.core.tuning.document import (
 )
 from ctxtui.core.tuning.space import Settings
 from ctxtui.fleet.job import Target
-from ctxtui.options import EXIT_INTERRUPTED, EXIT_OK
+from ctxtui.options import EXIT_OK, stopped_exit
 
 
 def _targets(args: argparse.Namespace) -> list[Target]:
@@ -68,7 +68,7 @@ def build(args: argparse.Namespace) -> tuple[dict[str, Any], int | None, AgentCo
         raise CommandError(f"--dask {args.dask}: {err}") from None
     finally:
         line.close()
-    stopped = (128 + run.signal if run.signal else EXIT_INTERRUPTED) if run.interrupted else None
+    stopped = stopped_exit(run.signal) if run.interrupted else None
     return search.document(run), stopped, search.config
 
 

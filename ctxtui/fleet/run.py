@@ -31,6 +31,7 @@ from typing import Any, Protocol
 from ctxtui.core.fleet import Row
 from ctxtui.fleet.index import FleetIndex, Identity, Kept, identity
 from ctxtui.fleet.job import Outcome, Simulated, Spec, Target, apply, session_row
+from ctxtui.options import STOP_SIGNALS
 
 SESSION_SUFFIXES = (".jsonl", ".json", ".jsonl.zst", ".jsonl.gz", ".json.gz", ".db")
 """What a directory given to ``fleet`` is searched for."""
@@ -738,11 +739,6 @@ def _excepthook(args: threading.ExceptHookArgs) -> None:
     if args.thread is not None and args.thread in _stopped_managers:
         return
     _hook_before[0](args)
-
-
-STOP_SIGNALS = tuple(
-    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
-)
 
 
 class _Interrupt:
