@@ -180,7 +180,7 @@ def read_session(
     the session (``load_tail``), and the whole read then takes its place. Each read after
     the first waits until the screen says it drew the session (``drawn``; never long).
     A cancelled worker (a quit, another file opened) ends its read within ``STOP_EVERY``
-    records: the app's exit waits for this thread."""
+    records rather than holding a core to the read's end."""
     from ctxtui.importers import load_session
 
     stopped = _stop_check()
@@ -242,21 +242,29 @@ def read_configured(session: Session) -> AgentConfig | None:
     return read_agent_config(agent) if agent is not None else None
 
 
-def read_whole(post: Post, path: Path, session: Session) -> None:
-    """Post the transcript's full history when ``session`` was read from the agent's last
-    compaction on; nothing when there is nothing more to read or the read fails (the session
-    on screen stands, its own fit numbering from the boundary)."""
+def _history_of(path: Path, session: Session) -> Session | None:
+    """The transcript's full history when ``session`` was read from the agent's last
+    compaction on; ``None`` when there is nothing more to read, or the read failed or was
+    stopped: a courtesy read, the session on screen stands (its fit numbering from the
+    boundary)."""
     if not session.meta.recorded_compactions or session.meta.full_history:
-        return
-    from ctxtui.core.tokens.calibration import history_fit
+        return None
     from ctxtui.importers import load_session
 
     try:
-        history = load_session(
-            path, session.meta.format, full_history=True, should_stop=_stop_check()
-        )
-    except Exception:  # a courtesy read, or a stopped one: what is on screen stays right
+        return load_session(path, session.meta.format, full_history=True, should_stop=_stop_check())
+    except Exception:
+        return None
+
+
+def read_whole(post: Post, path: Path, session: Session) -> None:
+    """Post the transcript's full history when ``session`` was read from the agent's last
+    compaction on (``_history_of``); nothing when there is none."""
+    history = _history_of(path, session)
+    if history is None:
         return
+    from ctxtui.core.tokens.calibration import history_fit
+
     usage = any(m.usage is not None for m in session.messages)
     post(HistoryRead(path, session, history, history_fit(history, session) if usage else None))
 
@@ -265,19 +273,13 @@ def transcript_fit(path: Path, format: str | None, session: Session) -> SessionF
     """The calibration over the whole transcript when ``session`` was read from the agent's
     last compaction on and has usage (the history is read again, through the compactions),
     so the gap is split and requests numbered as ``replay`` does; else ``None``."""
-    if not session.meta.recorded_compactions or session.meta.full_history:
-        return None
     if not any(m.usage is not None for m in session.messages):
         return None
-    from ctxtui.core.tokens.calibration import history_fit
-    from ctxtui.importers import load_session
-
-    try:
-        history = load_session(
-            path, session.meta.format, full_history=True, should_stop=_stop_check()
-        )
-    except Exception:  # the session on screen stands; its own fit numbers from the boundary
+    history = _history_of(path, session)
+    if history is None:
         return None
+    from ctxtui.core.tokens.calibration import history_fit
+
     return history_fit(history, session)
 
 
@@ -302,7 +304,7 @@ def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_IN
     from ctxtui.importers.watch import SessionWatcher
 
     worker = get_current_worker()
-    watcher = SessionWatcher(path, format, should_stop=lambda: worker.is_cancelled)
+    watcher = SessionWatcher(path, format, should_stop=_stop_check())
     loaded, said = False, None
     seen_start: tuple[object, ...] | None = None
     stale: Session | None = None  # the grown session whose history is not read yet

@@ -245,13 +245,9 @@ class MainState:
         without an automatic compaction, or where they agree. Until the full history is read
         the count says ``so far``: the session alone holds only the last compactions."""
         observed = self.observed
-        session = self.session
-        partial = (  # the history is read after the session (``jobs.read_whole``), or failed
-            self.history is None
-            and session is not None
-            and not session.meta.full_history
-            and bool(session.meta.recorded_compactions)
-        )
+        # a segment's history is read after it (``jobs.read_whole``): until then, or if that
+        # read failed, only the segment's own compactions are known
+        partial = self.history is None and self.shows_a_segment
         phrase = observed_phrase(observed, so_far=partial)
         if phrase is None:
             return "", ""
