@@ -164,6 +164,8 @@ def front_rows(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 MARKS = ("recommended", "configured", "observed")
+NEAREST_OBSERVED = "near observed"
+"""The observed mark of a candidate whose trigger lies outside the band (``marks_of``)."""
 
 
 def marks_of(doc: Mapping[str, Any], index: int) -> list[str]:
@@ -176,9 +178,6 @@ def marks_of(doc: Mapping[str, Any], index: int) -> list[str]:
     if "observed" in found and not _in_band(doc, index):
         found[found.index("observed")] = NEAREST_OBSERVED
     return found
-
-
-NEAREST_OBSERVED = "near observed"
 
 
 def _in_band(doc: Mapping[str, Any], index: int) -> bool:
