@@ -196,14 +196,17 @@ def first_row(path: Path, megabytes: float, repeats: int, cache: Path) -> list[R
     ]  # fmt: skip
 
 
+# What the app pays per append under --watch: the session read on (``poll``) and, once the
+# agent pauses, its full history read on (``history``); the open pays both whole.
 _WATCH = (
     "import sys, time\n"
     "from ctxtui.importers.watch import SessionWatcher\n"
     "path, tail = sys.argv[1], sys.argv[2]\n"
     "w = SessionWatcher(path, None, clock=lambda: 0.0)  # a still clock: no pacing\n"
-    "t = time.process_time(); assert w.poll() is not None; first = time.process_time() - t\n"
+    "t = time.process_time(); assert w.poll() is not None; w.history()\n"
+    "first = time.process_time() - t\n"
     "with open(path, 'ab') as out, open(tail, 'rb') as more: out.write(more.read())\n"
-    "t = time.process_time(); grown = w.poll(); again = time.process_time() - t\n"
+    "t = time.process_time(); grown = w.poll(); w.history(); again = time.process_time() - t\n"
     "assert grown is not None\n"
     "print(first, again)\n"
 )

@@ -71,6 +71,7 @@ class SessionWatcher:
         self._scanned = 0  # how far past the last read the file is known to hold no newline
         self._not_before = 0.0
         self._follower: _Follower | None = None
+        self._history: tuple[_Follower, Session] | None = None
         self.error: str | None = None
 
     def poll(self) -> Session | None:
@@ -140,6 +141,31 @@ class SessionWatcher:
         self._follower, session = started
         return session
 
+    def history(self) -> Session:
+        """The file's full history, through the agent's compactions (``full_history``), read
+        on from where the last call ended when the file was only appended to: a watched
+        transcript's history then costs its appended bytes, as ``poll`` does, not a read of
+        the whole file at each pause of the agent. Anything else (a rewrite, a format or
+        file that cannot be followed) is read whole. Raises what ``load_session`` raises."""
+        from ctxtui.importers import load_session, split_session_id
+
+        file, session_id = split_session_id(self.path)
+        stop = self.should_stop
+        kept, self._history = self._history, None
+        if session_id is None and file.is_file():
+            with open_file(file) as source:
+                source.should_stop = stop
+                if kept is not None and kept[0].appended_to(source):
+                    follower, last = kept
+                    session = follower.more(source) or last
+                    self._history = follower, session
+                    return session
+            started = _Follower.begin(file, self.format, stop, full_history=True)
+            if started is not None:
+                self._history = started
+                return started[1]
+        return load_session(self.path, self.format, full_history=True, should_stop=stop)
+
     def _no_new_line(self, file: Path, stamp: _Stamp) -> bool:
         """True when the file only grew since the last read and what was added holds no
         newline yet: no record was completed, so there is nothing new to read. Reads only
@@ -193,13 +219,18 @@ class _Follower(Resumable):
 
     @classmethod
     def begin(
-        cls, file: Path, format: str | None, should_stop: StopCheck | None = None
+        cls,
+        file: Path,
+        format: str | None,
+        should_stop: StopCheck | None = None,
+        *,
+        full_history: bool = False,
     ) -> tuple[_Follower, Session] | None:
         """The whole session, read so it can be followed; ``None`` for what cannot be (a
         format without ``Live``, a compressed or empty file, a directory): read it whole."""
         with open_file(file) as source:
             source.should_stop = should_stop
-            started = cls.start(source, format)
+            started = cls.start(source, format, full_history=full_history)
             if started is None:
                 return None
             follower, session = started

@@ -242,25 +242,32 @@ def read_configured(session: Session) -> AgentConfig | None:
     return read_agent_config(agent) if agent is not None else None
 
 
-def _history_of(path: Path, session: Session) -> Session | None:
+ReadHistory = Callable[[], Session]
+"""How a job reads a transcript's full history: ``load_session(..., full_history=True)``, or
+a watcher's ``history``, which reads only what was appended since it last read."""
+
+
+def _history_of(path: Path, session: Session, read: ReadHistory | None = None) -> Session | None:
     """The transcript's full history when ``session`` was read from the agent's last
-    compaction on; ``None`` when there is nothing more to read, or the read failed or was
-    stopped: a courtesy read, the session on screen stands (its fit numbering from the
-    boundary)."""
+    compaction on (by ``read`` when given); ``None`` when there is nothing more to read, or
+    the read failed or was stopped: a courtesy read, the session on screen stands (its fit
+    numbering from the boundary)."""
     if not session.meta.recorded_compactions or session.meta.full_history:
         return None
     from ctxtui.importers import load_session
 
     try:
+        if read is not None:
+            return read()
         return load_session(path, session.meta.format, full_history=True, should_stop=_stop_check())
     except Exception:
         return None
 
 
-def read_whole(post: Post, path: Path, session: Session) -> None:
+def read_whole(post: Post, path: Path, session: Session, read: ReadHistory | None = None) -> None:
     """Post the transcript's full history when ``session`` was read from the agent's last
     compaction on (``_history_of``); nothing when there is none."""
-    history = _history_of(path, session)
+    history = _history_of(path, session, read)
     if history is None:
         return
     from ctxtui.core.tokens.calibration import history_fit
@@ -269,13 +276,15 @@ def read_whole(post: Post, path: Path, session: Session) -> None:
     post(HistoryRead(path, session, history, history_fit(history, session) if usage else None))
 
 
-def transcript_fit(path: Path, format: str | None, session: Session) -> SessionFit | None:
+def transcript_fit(
+    path: Path, session: Session, read: ReadHistory | None = None
+) -> SessionFit | None:
     """The calibration over the whole transcript when ``session`` was read from the agent's
-    last compaction on and has usage (the history is read again, through the compactions),
-    so the gap is split and requests numbered as ``replay`` does; else ``None``."""
+    last compaction on and has usage (its history read through the compactions), so the gap
+    is split and requests numbered as ``replay`` does; else ``None``."""
     if not any(m.usage is not None for m in session.messages):
         return None
-    history = _history_of(path, session)
+    history = _history_of(path, session, read)
     if history is None:
         return None
     from ctxtui.core.tokens.calibration import history_fit
@@ -305,6 +314,7 @@ def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_IN
 
     worker = get_current_worker()
     watcher = SessionWatcher(path, format, should_stop=_stop_check())
+    history = watcher.history  # read on from the last pause's end, as the session is
     loaded, said = False, None
     seen_start: tuple[object, ...] | None = None
     stale: Session | None = None  # the grown session whose history is not read yet
@@ -315,10 +325,10 @@ def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_IN
             start = tail_start(session)
             if not loaded:
                 post(SessionLoaded(session, path, agent_config=read_configured(session)))
-                read_whole(post, path, session)
+                read_whole(post, path, session, history)
             elif start != seen_start:
                 # A new boundary moves the first request on screen: number from the history.
-                post(SessionGrew(session, path, transcript_fit(path, format, session)))
+                post(SessionGrew(session, path, transcript_fit(path, session, history)))
             else:
                 post(SessionGrew(session, path))
             stale, stale_since = (session if loaded else None), time.monotonic()
@@ -330,7 +340,7 @@ def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_IN
             said = watcher.error
             post(WatchProblem(said) if loaded else SessionLoadFailed(said))
         elif stale is not None and time.monotonic() - stale_since >= HISTORY_QUIET:
-            read_whole(post, path, stale)
+            read_whole(post, path, stale, history)
             stale = None
         time.sleep(interval)
 

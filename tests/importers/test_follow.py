@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ctxtui.core.errors import SessionLoadError
 from ctxtui.importers import load_session
 from ctxtui.importers.watch import SessionWatcher
 from ctxtui.samples import samples_dir
@@ -51,6 +52,44 @@ def test_reading_in_pieces_gives_the_whole_read(
     assert seen is not None
     assert seen.model_dump() == whole.model_dump()
     assert watcher._follower is not None, "followed, not read again from the start"
+
+
+@pytest.mark.parametrize("sample", FOLLOWED, ids=[p.name for p in FOLLOWED])
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_a_watched_history_read_in_pieces_is_the_whole_history(
+    sample: Path, tmp_path: Path, data: st.DataObject
+) -> None:
+    """``SessionWatcher.history`` between appends, half-written lines included, gives the
+    full history a whole read gives once its last line is written, and goes on from its
+    last read rather than again."""
+    size = sample.stat().st_size
+    cuts = data.draw(st.lists(st.integers(1, size - 1), max_size=4), label="cuts")
+    target = tmp_path / f"history-{len(cuts)}-{sum(cuts)}{sample.suffix}"
+    raw = sample.read_bytes()
+    watcher = SessionWatcher(target, format=load_session(sample).meta.format, clock=lambda: 0.0)
+    target.write_bytes(b"")
+    start = 0
+    followers = set()
+    for cut in [*sorted(set(cuts)), size]:
+        with target.open("ab") as fh:
+            fh.write(raw[start:cut])
+        start = cut
+        try:
+            whole = load_session(target, full_history=True)
+        except SessionLoadError:  # no complete line yet: the watcher says the same
+            with pytest.raises(SessionLoadError):
+                watcher.history()
+            continue
+        history = watcher.history()
+        if raw[:cut].endswith(b"\n"):  # a last line without one waits for it, as in ``poll``
+            assert history.model_dump() == whole.model_dump()
+        if watcher._history is not None:
+            followers.add(id(watcher._history[0]))
+    assert watcher._history is not None, "followed, not read again from the start"
+    assert len(followers) <= 2, "one follower from the first complete line on"
 
 
 @pytest.mark.parametrize("sample", FOLLOWED, ids=[p.name for p in FOLLOWED])
@@ -129,6 +168,27 @@ def test_an_append_reads_the_appended_bytes_not_the_file(tmp_path: Path, appende
     assert session is not None and len(session.messages) == 16_000 + appended
     assert read < 200_000 + 4 * len(more), f"{read:,} bytes read for {len(more):,} appended"
     assert path.stat().st_size > 4_000_000
+
+
+@pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="needs /proc/self/io")
+def test_a_watched_history_reads_the_appended_bytes_not_the_file(tmp_path: Path) -> None:
+    """The full history a watched transcript shows once the agent pauses is read on from
+    the last pause: a 4 MB transcript that grew by 20 records costs those records."""
+    path = tmp_path / "session.jsonl"
+    lines = [_claude_line(i, f"u{i - 1}" if i else None) for i in range(16_000)]
+    path.write_text("".join(lines))
+    watcher = SessionWatcher(path, format="claude-code", clock=lambda: 0.0)
+    assert len(watcher.history().messages) == 16_000
+    more = "".join(_claude_line(i, f"u{i - 1}") for i in range(16_000, 16_020))
+    with path.open("a") as fh:
+        fh.write(more)
+    before = _read_bytes()
+    history = watcher.history()
+    read = _read_bytes() - before
+    assert len(history.messages) == 16_020
+    assert read < 200_000 + 4 * len(more), f"{read:,} bytes read for {len(more):,} appended"
+    path.write_text("".join(lines[:100]))  # rewritten: read whole again, not read on
+    assert len(watcher.history().messages) == 100
 
 
 def test_a_followed_file_rewritten_in_place_is_read_from_the_start(tmp_path: Path) -> None:

@@ -688,7 +688,7 @@ async def test_a_watched_transcript_numbers_requests_as_a_whole_read_does(
     path.write_bytes(b"".join(lines[: first + 20]))
 
     def whole_first_request() -> int | None:
-        fit = transcript_fit(path, None, load_session(path))
+        fit = transcript_fit(path, load_session(path))
         assert fit is not None
         return fit.first_request
 
