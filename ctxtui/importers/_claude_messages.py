@@ -278,16 +278,16 @@ def _merge(first: Message, later: dict[str, Any]) -> Message:
     first; usage is the same response's, so the last wins."""
     content = "\n".join(t for t in (first.content, later["content"]) if t)
     reasoning = "\n".join(t for t in (first.reasoning, later["reasoning"]) if t)
-    return first.model_copy(
-        update={
-            "content": content,
-            "reasoning": reasoning,
-            "parts": first.parts + later["parts"],
-            "tool_calls": first.tool_calls + later["tool_calls"],
-            "usage": later["usage"] or first.usage,
-            "model": later["model"] or first.model,
-        }
-    )
+    fields = {
+        **first.__dict__,  # the first line's fields, as its message was made (``trusted``)
+        "content": content,
+        "reasoning": reasoning,
+        "parts": first.parts + later["parts"],
+        "tool_calls": first.tool_calls + later["tool_calls"],
+        "usage": later["usage"] or first.usage,
+        "model": later["model"] or first.model,
+    }
+    return Message.trusted_from(fields)
 
 
 def _assistant(record: Record, dropped: Dropped) -> dict[str, Any]:

@@ -48,6 +48,8 @@ printout they would reach."""
 def as_int(value: Any, dropped: Dropped) -> int | None:
     """A token count from a source field, or ``None`` if it is not one (negative, NaN, inf,
     or past ``MAX_COUNT``, which are also counted in ``dropped`` for the session's warning)."""
+    if type(value) is int and 0 <= value <= MAX_COUNT:  # nearly every count: no checks more
+        return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if not 0 <= value <= MAX_COUNT:  # NaN fails both comparisons
