@@ -56,9 +56,10 @@ def describe(
         else:
             lines.append(f"replaced {what} with {a(result.summary_tokens, 'tok')} summary")
         lines.append(
-            f"request: {result.tokens_before:,} -> {result.tokens_after:,} tok "
+            f"prompt: {result.prompt_before:,} -> {result.prompt_after:,} tok "
             f"(saved {result.tokens_saved:,}); fresh tail now starts at #{result.tail_kept:,}"
         )
+        lines.append(request_line(result))
         lines.append(f"LLM calls: {llm_calls_sentence(result)}")
     if result.overflow is not None:
         o = result.overflow  # in words: the Error() text ran past 80 columns
@@ -217,12 +218,21 @@ def _llm_summary(
     return recounted.session, None
 
 
+def request_line(result: CompactionResult) -> str:
+    """The request before and after, named as ``report`` names it: the prompt plus the output
+    reserve, so it is not read as the prompt."""
+    return (
+        f"request: {result.tokens_before:,} -> {result.tokens_after:,} tok "
+        f"= prompt + output reserve {result.output_reserve:,}"
+    )
+
+
 def llm_figures(result: CompactionResult) -> str:
-    """The request's figures recounted for the LLM's summary (the stand-in's were said above)."""
+    """The figures recounted for the LLM's summary (the stand-in's were said above)."""
     return (
         f"with the LLM's summary: the summary adds {result.summary_tokens:,} tok; "
-        f"request: {result.tokens_before:,} -> {result.tokens_after:,} tok "
-        f"(saved {result.tokens_saved:,})"
+        f"prompt: {result.prompt_before:,} -> {result.prompt_after:,} tok "
+        f"(saved {result.tokens_saved:,})\n{request_line(result)}"
     )
 
 

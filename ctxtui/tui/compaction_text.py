@@ -60,9 +60,10 @@ def figure_rows(
 ) -> list[tuple[str, str]]:
     """Before and after, in the plan's words: what is replaced, what it saves, what stays.
 
-    Message numbers are the ones the list shows now; where applying renumbers the messages
-    that stay (``messages_before`` known), their numbers after apply are given too, so
-    "#1–#21" is not mistaken for the first messages of the session on screen.
+    Tokens are the prompt's, as the gauge counts it; the request adds the output reserve and
+    says so. Message numbers are the ones the list shows now; where applying renumbers the
+    messages that stay (``messages_before`` known), their numbers after apply are given too,
+    so "#1–#21" is not mistaken for the first messages of the session on screen.
     """
     reason = result.reason
     if result.replaced is None:
@@ -72,7 +73,10 @@ def figure_rows(
         span = f"#{first:,}–#{last:,}, {result.replaced_tokens:,} tok"
         replaced = f"{result.messages_replaced:,} ({span})"
     saved = result.tokens_saved
-    share = f"{result.saved_share:.1%}"
+    # Of the prompt, which the title gives: the reserve is in both requests and saves nothing.
+    share = saved / result.prompt_before if result.prompt_before else 0.0
+    # report's "= prompt + output reserve", one word shorter: at 80 columns it fits one line
+    reserve = f"prompt + reserve {result.output_reserve:,}"
     total = len(result.session.messages)
     kept = result.tail_messages
     after = f"#{result.tail_kept:,}–#{total - 1:,}"
@@ -87,8 +91,9 @@ def figure_rows(
         ("Reason", reason.label),
         ("Messages replaced", replaced),
         ("Summary adds", f"{result.summary_tokens:,} tok"),
-        ("Request tokens", f"{result.tokens_before:,} → {result.tokens_after:,}"),
-        ("Saved", f"{saved:,} tok ({share})"),
+        ("Prompt tokens", f"{result.prompt_before:,} → {result.prompt_after:,}"),
+        ("Request tokens", f"{result.tokens_before:,} → {result.tokens_after:,} = {reserve}"),
+        ("Saved", f"{saved:,} tok ({share:.1%} of the prompt)"),
         ("LLM calls", llm_calls_sentence(result)),
         ("Fresh tail", tail),
     ]

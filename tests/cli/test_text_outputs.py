@@ -133,6 +133,7 @@ def differences(text: str, doc: dict[str, Any]) -> list[str]:
         r"^session .*? request ([\d,]+) of ([\d,]+) tok", f"{t['requested']:,}", f"{t['window']:,}"
     )
     check(r"request: ([\d,]+) -> ", f"{t['requested']:,}")
+    check(r"(?:^| )prompt: ([\d,]+) -> ", f"{t['tokens']:,}")
     preset = re.escape(doc["policy"]["preset"])
     if t["trigger"] is not None:
         check(rf"(?:^| ){preset} window [^·]*?· .*?trigger at ([\d,]+) tok", f"{t['trigger']:,}")
@@ -173,7 +174,7 @@ def test_the_checks_find_what_they_look_for() -> None:
         "reported": {"prompt_tokens": 21_968, "request": 936},
         "cost": {"total_usd": None},
         "cache": {"hit_ratio": None},
-        "totals": {"requested": 1, "window": 2, "trigger": None},
+        "totals": {"requested": 1, "tokens": 1, "window": 2, "trigger": None},
         "policy": {"preset": "plan"},
     }
     assert differences("API reported 21,968 prompt tok at request 937", doc) == []

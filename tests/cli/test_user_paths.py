@@ -151,10 +151,14 @@ def test_report_and_compact_give_the_same_request(
     assert r["compaction"]["needed"]
     assert r["compaction"]["tokens_before"] == r["totals"]["requested"]
     assert main(["compact", str(chat), *knobs]) == 0
-    line = next(s for s in capsys.readouterr().out.splitlines() if s.startswith("request: "))
+    lines = capsys.readouterr().out.splitlines()
+    line = next(s for s in lines if s.startswith("request: "))
     before = r["compaction"]["tokens_before"]
     after = r["compaction"]["tokens_after"]
-    assert line.startswith(f"request: {before:,} -> {after:,} tok")
+    assert line == f"request: {before:,} -> {after:,} tok = prompt + output reserve 1,000"
+    # the prompt line leads, in the figure report calls the prompt
+    prompt = next(s for s in lines if s.startswith("prompt: "))
+    assert prompt.startswith(f"prompt: {r['totals']['tokens']:,} -> {after - 1_000:,} tok")
 
 
 def test_json_stays_valid_utf8_with_lone_surrogates_and_a_non_utf8_name(

@@ -91,7 +91,7 @@ def test_no_model_is_refused_before_any_work(capsys: pytest.CaptureFixture[str])
 def test_the_figures_are_recounted_for_the_models_summary(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """The stand-in's figures come first; once the model's summary is in, the request is
+    """The stand-in's figures come first; once the model's summary is in, the prompt is
     recounted for it (a long answer adds more and saves less than the stand-in)."""
     import re
 
@@ -99,10 +99,10 @@ def test_the_figures_are_recounted_for_the_models_summary(
     with serve(Behaviour(text=long_summary)) as (url, _):
         assert main(_compact(url)) == 0
     out = capsys.readouterr().out
-    stand_in = re.search(r"request: ([\d,]+) -> ([\d,]+) tok \(saved ([\d,-]+)\)", out)
+    stand_in = re.search(r"prompt: ([\d,]+) -> ([\d,]+) tok \(saved ([\d,-]+)\)", out)
     llm = re.search(
         r"with the LLM's summary: the summary adds ([\d,]+) tok; "
-        r"request: ([\d,]+) -> ([\d,]+) tok \(saved ([\d,-]+)\)",
+        r"prompt: ([\d,]+) -> ([\d,]+) tok \(saved ([\d,-]+)\)",
         out,
     )
     assert stand_in is not None and llm is not None

@@ -52,7 +52,8 @@ def summary() -> StructuredSummary:
 
 
 def compaction_result(**changes: Any) -> CompactionResult:
-    """Six messages (#1-#6) replaced by a structured summary; four stay in the tail."""
+    """Six messages (#1-#6) replaced by a structured summary; four stay in the tail. The
+    requests carry an 8,192-token output reserve: the prompt goes from 32,768 to 4,096."""
     s = summary()
     compacted = Session(
         messages=(
@@ -77,6 +78,7 @@ def compaction_result(**changes: Any) -> CompactionResult:
         overflow=None,
         replaced_tokens=28_990,
         summary_tokens=318,
+        output_reserve=8_192,
     )
     return dataclasses.replace(result, **changes)
 

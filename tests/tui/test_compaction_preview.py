@@ -171,6 +171,36 @@ async def test_preview_renders_a_real_compaction_of_the_overflow_sample() -> Non
         assert app.results == [None]
 
 
+async def test_the_title_gives_the_prompt_the_gauge_gives_and_the_figures_the_reserve() -> None:
+    """The title's figures are the prompt (the gauge's headline), not the request, whose output
+    reserve dwarfs this prompt (36,737 tok against 4,737); the Figures tab gives the request
+    with its reserve named, and what is saved as a share of the prompt."""
+    sample = Path(__file__).parents[2] / "sample_sessions" / "claude_code_replay.jsonl"
+    engine = Engine(load_session(sample))
+    policy = preset("claude-code")
+    totals = engine.plan(policy).totals
+    assert totals.output_reserve > totals.tokens  # the two would be told apart at a glance
+    result = engine.compact(policy, CompactReason.PROACTIVE)
+    after = result.tokens_after - totals.output_reserve  # the compacted session's prompt
+    app = HostApp(lambda: CompactionPreviewScreen(result))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, CompactionPreviewScreen)
+        title = str(screen.query_one("#title", Label).render())
+        assert f"· prompt {totals.tokens:,} → {after:,} tok" in title
+        assert f"{totals.requested:,}" not in title
+        screen.query_one(TabbedContent).active = "figures-tab"
+        await pilot.pause()
+        rows = dict(line.split("  ", 1) for line in figures(screen).splitlines())
+    assert rows["Prompt tokens"] == f"{totals.tokens:,} → {after:,}"
+    assert rows["Request tokens"] == (
+        f"{totals.requested:,} → {result.tokens_after:,} "
+        f"= prompt + reserve {totals.output_reserve:,}"
+    )
+    share = result.tokens_saved / totals.tokens
+    assert rows["Saved"] == f"{result.tokens_saved:,} tok ({share:.1%} of the prompt)"
+
+
 async def test_compaction_preview_says_which_leaf_call_the_prompt_is() -> None:
     """A long history takes several leaf calls; the prompt tab says which one it shows."""
     result = compaction_result(prompt_range=(1, 3), prompt_calls=4)
@@ -188,8 +218,8 @@ async def test_compaction_preview_says_which_leaf_call_the_prompt_is() -> None:
 def test_compaction_preview_summary_tab(snap_compare: SnapCompare) -> None:
     """The preview opens on its Summary tab.
 
-    The reader should see the title "Compaction preview · 6 messages · 40,960 → 12,288
-    tokens", three tabs (Summary, LLM prompt, Figures) with Summary active, the structured
+    The reader should see the title "Compaction preview · 6 messages · prompt 32,768 →
+    4,096 tok", three tabs (Summary, LLM prompt, Figures) with Summary active, the structured
     summary rendered as Markdown under "Summary of Previous Conversation" (Goal, Constraints,
     Progress, ... each bullet citing its message as (#N)), and Apply (a) / Export (x) /
     Send to LLM (s) / Cancel (esc) buttons at the bottom.
@@ -213,9 +243,10 @@ def test_compaction_preview_figures_tab(snap_compare: SnapCompare) -> None:
     """The Figures tab lists before/after in aligned rows.
 
     The reader should see Reason "proactive (in PicoClaw: the proactive budget check)",
-    Messages replaced "6 (#1–#6, 28,990 tok)", Summary adds "318 tok", Request tokens
-    "40,960 → 12,288", Saved "28,672 tok (70.0%)", LLM calls "1 leaf-summary call for the
-    whole replaced range" and Fresh tail "3 messages (#2–#4) stay verbatim".
+    Messages replaced "6 (#1–#6, 28,990 tok)", Summary adds "318 tok", Prompt tokens
+    "32,768 → 4,096", Request tokens "40,960 → 12,288 = prompt + reserve 8,192", Saved
+    "28,672 tok (87.5% of the prompt)", LLM calls "1 leaf-summary call for the whole replaced
+    range" and Fresh tail "3 messages (#2–#4) stay verbatim".
     """
     app = HostApp(lambda: CompactionPreviewScreen(compaction_result()))
     assert snap_compare(app, terminal_size=(100, 32), run_before=_show_tab("figures-tab"))

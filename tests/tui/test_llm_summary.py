@@ -212,12 +212,13 @@ async def test_the_figures_are_recounted_for_the_llms_summary() -> None:
             text = figures(screen)
             assert text != before_text
             assert f"Summary adds  {result.summary_tokens:,} tok" in text
+            assert f"Prompt tokens  {result.prompt_before:,} → {result.prompt_after:,}" in text
             assert f"Request tokens  {result.tokens_before:,} → {result.tokens_after:,}" in text
             assert f"Saved  {result.tokens_saved:,} tok" in text
             labels = [str(w.render()) for w in screen.query(".figure-value").results(Label)]
             assert f"{result.summary_tokens:,} tok" in labels
             title = str(screen.query_one("#title", Label).render())
-            assert title.endswith(f"→ {result.tokens_after:,} tokens (LLM summary)")
+            assert title.endswith(f"→ {result.prompt_after:,} tok (LLM summary)")
 
 
 async def test_an_answers_escapes_are_shown_never_sent_to_the_terminal() -> None:

@@ -84,9 +84,22 @@ class CompactionResult:
     note: str = ""
     prompt_range: tuple[int, int] | None = None  # the messages the shown prompt carries
     prompt_calls: int = 0  # leaf-summary calls an LLM summariser would make in all
+    output_reserve: int = 0  # in both requests (one policy): request = prompt + reserve
+
+    @property
+    def prompt_before(self) -> int:
+        """Prompt tokens sent now, what the gauge calls the prompt: the request less the
+        output reserve."""
+        return max(0, self.tokens_before - self.output_reserve)
+
+    @property
+    def prompt_after(self) -> int:
+        """Prompt tokens the compacted session would send."""
+        return max(0, self.tokens_after - self.output_reserve)
 
     @property
     def tokens_saved(self) -> int:
+        """Tokens the compaction saves, of the prompt and the request alike."""
         return self.tokens_before - self.tokens_after
 
     @property
@@ -313,6 +326,7 @@ def _nothing_to_compact(session: Session, plan: Plan, reason: CompactReason) -> 
         tail_kept=plan.tail.start,
         overflow=overflow_of(plan, session.meta.model),
         note="nothing to compact: every message is in the fresh tail",
+        output_reserve=plan.totals.output_reserve,
     )
 
 
@@ -365,4 +379,5 @@ def compact(
         summary_tokens=sum(inserted) + after_summary - plan.totals.summary,
         prompt_range=done.prompt_range,
         prompt_calls=done.prompt_calls,
+        output_reserve=plan.totals.output_reserve,
     )

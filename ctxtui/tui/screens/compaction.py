@@ -213,10 +213,12 @@ class CompactionPreviewScreen(Dialog[str | None]):
             )
 
     def _title_text(self) -> str:
+        """The prompt before → after, the figure the gauge heads with (the Figures tab gives
+        the request, reserve included)."""
         r, whose = self.result, " (LLM summary)" if self.result is not self.stand_in else ""
         return (
             f"Compaction preview · {plural(r.messages_replaced, 'message')} · "
-            f"{r.tokens_before:,} → {r.tokens_after:,} tokens{whose}"
+            f"prompt {r.prompt_before:,} → {r.prompt_after:,} tok{whose}"
         )
 
     def _show_figures(self) -> None:
