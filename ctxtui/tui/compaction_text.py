@@ -73,8 +73,6 @@ def figure_rows(
         span = f"#{first:,}–#{last:,}, {result.replaced_tokens:,} tok"
         replaced = f"{result.messages_replaced:,} ({span})"
     saved = result.tokens_saved
-    # Of the prompt, which the title gives: the reserve is in both requests and saves nothing.
-    share = saved / result.prompt_before if result.prompt_before else 0.0
     # report's "= prompt + output reserve", one word shorter: at 80 columns it fits one line
     reserve = f"prompt + reserve {result.output_reserve:,}"
     total = len(result.session.messages)
@@ -93,7 +91,7 @@ def figure_rows(
         ("Summary adds", f"{result.summary_tokens:,} tok"),
         ("Prompt tokens", f"{result.prompt_before:,} → {result.prompt_after:,}"),
         ("Request tokens", f"{result.tokens_before:,} → {result.tokens_after:,} = {reserve}"),
-        ("Saved", f"{saved:,} tok ({share:.1%} of the prompt)"),
+        ("Saved", f"{saved:,} tok ({result.saved_share:.1%} of the prompt)"),
         ("LLM calls", llm_calls_sentence(result)),
         ("Fresh tail", tail),
     ]

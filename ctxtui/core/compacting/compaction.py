@@ -104,8 +104,9 @@ class CompactionResult:
 
     @property
     def saved_share(self) -> float:
-        """The share of the request the compaction saves (negative when it grows it)."""
-        return self.tokens_saved / self.tokens_before if self.tokens_before else 0.0
+        """The share of the prompt the compaction saves (negative when it grows it): of the
+        prompt, since the output reserve is in both requests and nothing saves it."""
+        return self.tokens_saved / self.prompt_before if self.prompt_before else 0.0
 
     @property
     def tail_messages(self) -> int:

@@ -213,5 +213,7 @@ def test_saved_share_and_tail_messages_come_with_the_result() -> None:
         overflow=None,
     )
     assert (result.saved_share, result.tail_messages) == (0.25, 3)
+    reserved = replace(result, output_reserve=500)  # in both requests: a share of the prompt
+    assert (reserved.prompt_before, reserved.prompt_after, reserved.saved_share) == (500, 250, 0.5)
     assert replace(result, tokens_before=0).saved_share == 0.0
     assert replace(result, tail_kept=9).tail_messages == 0
