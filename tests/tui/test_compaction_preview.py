@@ -124,6 +124,37 @@ async def test_compaction_preview_apply_button() -> None:
         assert app.results == ["apply"]
 
 
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40), (200, 60)])
+@pytest.mark.parametrize("choose_reason", [True, False])
+async def test_every_button_shows_whole_in_the_frame(
+    size: tuple[int, int], *, choose_reason: bool
+) -> None:
+    """At 80×24 the row ran off the frame at ``Reason: proa``, Cancel out of sight: where the
+    frame is too narrow for one line, the row takes two; one where the frame is wide enough."""
+    context = PreviewContext(choose_reason=choose_reason)
+    app = HostApp(lambda: CompactionPreviewScreen(compaction_result(), context=context))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        frame = app.screen.query_one("#dialog").content_region
+        buttons = list(app.screen.query(Button))
+        assert len(buttons) == (5 if choose_reason else 4)
+        for button in buttons:
+            assert frame.contains_region(button.region), (button.id, button.region, frame)
+        lines = {button.region.y for button in buttons}
+        assert len(lines) == (1 if size[0] >= 120 else 2)
+
+
+async def test_the_button_row_wraps_and_unwraps_as_the_terminal_is_resized() -> None:
+    context = PreviewContext(choose_reason=True)
+    app = HostApp(lambda: CompactionPreviewScreen(compaction_result(), context=context))
+    async with app.run_test(size=(120, 40)) as pilot:
+        row = app.screen.query_one("#buttons")
+        for size, wrapped in (((120, 40), False), ((80, 24), True), ((120, 40), False)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            assert row.has_class("-wrapped") is wrapped, size
+
+
 async def test_compaction_preview_shows_overflow_fields_not_a_crash() -> None:
     result = compaction_result(overflow=OVERFLOW)
     app = HostApp(lambda: CompactionPreviewScreen(result))

@@ -200,16 +200,21 @@ class CompactionPreviewScreen(Dialog[str | None]):
                         yield Label(value, classes="figure-value", markup=False)
                 with TabPane("Lost", id="lost-tab"):
                     yield RetentionView(self.audit, id="retention")
+            # Two groups, so that where the frame is narrow (80×24) the actions take a line
+            # and the reason and Cancel the next. The keys stay in the labels: a dialog has
+            # no footer to show them.
+            reason = (
+                [Button(Content(f"Reason: {result.reason.value} (r)"), compact=True, id=REASON)]
+                if self.choose_reason
+                else []
+            )
             yield button_row(
-                Button(Content("Apply (a)"), variant="primary", compact=True, id="apply"),
-                Button(Content("Export (x)"), compact=True, id="export"),
-                Button(Content("Send to LLM (s)"), compact=True, id="send"),
-                *(
-                    [Button(Content(f"Reason: {result.reason.value} (r)"), compact=True, id=REASON)]
-                    if self.choose_reason
-                    else []
+                (
+                    Button(Content("Apply (a)"), variant="primary", compact=True, id="apply"),
+                    Button(Content("Export (x)"), compact=True, id="export"),
+                    Button(Content("Send to LLM (s)"), compact=True, id="send"),
                 ),
-                Button(Content("Cancel (esc)"), compact=True, id="cancel"),
+                (*reason, Button(Content("Cancel (esc)"), compact=True, id="cancel")),
             )
 
     def _title_text(self) -> str:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar, TypeVar
 
-from textual import on
+from textual import events, on
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import ModalScreen
@@ -46,15 +47,14 @@ class Dialog(ModalScreen[ResultT]):
     Dialog #hint {
         color: $text-muted;
     }
-    Dialog #buttons {
-        height: auto;
-        align-horizontal: right;
-    }
     Dialog #buttons Button {
         margin-left: 2;
         min-width: 0;
         width: auto;
         padding: 0 1;
+    }
+    Dialog #buttons.-wrapped Button {
+        margin-left: 1;
     }
     """
 
@@ -79,6 +79,46 @@ class Dialog(ModalScreen[ResultT]):
         self.dismiss(None)
 
 
-def button_row(*buttons: Button) -> Horizontal:
-    """The dialog's buttons, right-aligned; a button with id ``cancel`` cancels by itself."""
-    return Horizontal(*buttons, id="buttons")
+class ButtonRow(Horizontal):
+    """A dialog's buttons, right-aligned on one line; where the frame is too narrow for that
+    line, each group of buttons takes a line of its own (``-wrapped``), so that no button runs
+    off the frame (the compaction preview's at 80×24). The gaps narrow to one cell then."""
+
+    DEFAULT_CSS = """
+    ButtonRow {
+        height: auto;
+        align-horizontal: right;
+    }
+    ButtonRow > .button-group {
+        width: auto;
+        height: auto;
+    }
+    ButtonRow.-wrapped {
+        layout: vertical;
+    }
+    ButtonRow.-wrapped > .button-group {
+        width: 1fr;
+        align-horizontal: right;
+    }
+    """
+
+    _one_line = 0  # the cells the groups take side by side, measured while they are
+
+    def on_resize(self, event: events.Resize) -> None:
+        # Measured only unwrapped, where the gaps are their full width: wrapped, the groups
+        # are as wide as the row and the narrower gaps would say the line fits.
+        if not self.has_class("-wrapped"):
+            self._one_line = sum(group.outer_size.width for group in self.children)
+        self.set_class(self._one_line > self.content_size.width, "-wrapped")
+
+
+def button_row(*buttons: Button | Sequence[Button]) -> ButtonRow:
+    """The dialog's buttons, right-aligned; a button with id ``cancel`` cancels by itself.
+
+    A sequence of buttons is a group that keeps to one line when the row must wrap: a
+    dialog with many buttons groups them, the actions apart from the rest.
+    """
+    groups = ([b] if isinstance(b, Button) else b for b in buttons)
+    return ButtonRow(
+        *(Horizontal(*group, classes="button-group") for group in groups), id="buttons"
+    )
