@@ -93,6 +93,8 @@ class Resumable:
         ``load_session`` reads (``gc_paused``)."""
         before = self.cursor.offset
         typed = getattr(self.live, "RECORD", None)
+        if hasattr(self.live, "should_stop"):  # a Live that works on after the lines (Claude
+            self.live.should_stop = source.should_stop  # Code's chain) asks this read's check
         with gc_paused():
             records = iter_records(source, self.live.warnings, cursor=self.cursor, typed=typed)
             self.live.add(records)

@@ -84,3 +84,21 @@ def test_a_watcher_stopped_mid_read_keeps_nothing_of_it(transcript: Path) -> Non
     read = watcher.poll()
     assert read is not None
     assert read.model_dump() == load_session(transcript).model_dump()
+
+
+@pytest.mark.parametrize("full_history", [False, True], ids=["poll", "history"])
+def test_a_watched_claude_code_read_also_stops_while_its_chain_is_converted(
+    tmp_path: Path, full_history: bool
+) -> None:
+    """The watcher's reads ask during the conversion too, as ``load_session``'s do: its
+    first read and the full history's, which a stopped worker would otherwise finish."""
+    from ctxtui.importers.watch import SessionWatcher
+
+    path = tmp_path / "claude.jsonl"
+    path.write_bytes(agent_lines("claude-code", 59, 11))
+    lines = path.read_bytes().count(b"\n")
+    questions: list[int] = []
+    watcher = SessionWatcher(path, clock=lambda: 0.0, should_stop=lambda: bool(questions.append(1)))
+    read = watcher.history() if full_history else watcher.poll()
+    assert read is not None
+    assert len(questions) > lines // EVERY  # more questions than the lines alone ask
