@@ -66,7 +66,7 @@ def audits_of_file(
     return audits
 
 
-def note_retention(post: Post, read: HistoryRead, format: str | None, policy: Policy) -> None:
+def note_retention(post: Post, read: HistoryRead, policy: Policy) -> None:
     """Post the last recorded compaction's "needed after and lost" line for the file ``read``
     names, from the history it already read through the compactions."""
     from ctxtui.core.summaries.retention import headline
@@ -77,7 +77,19 @@ def note_retention(post: Post, read: HistoryRead, format: str | None, policy: Po
     try:
         if path.stat().st_size > NOTE_MAX_BYTES:
             return
-        audits = audits_of_file(path, format, policy, history=read.history)
+        last = last_audit(read.history, policy)
     except Exception:  # the note is a courtesy: the bar stays as it is
         return
-    post(RetentionNoted(path, headline(audits)))
+    post(RetentionNoted(path, headline(() if last is None else (last,))))
+
+
+def last_audit(history: Session, policy: Policy) -> Audit | None:
+    """The last recorded compaction of a full history audited, as ``audits_of_file`` would,
+    without the count and fact caches: looking every message up in them costs more than
+    counting with the estimator and reading the one segment's facts."""
+    from ctxtui.core.simulation.retention_audits import last_recorded_audit
+
+    estimator = policy.with_changes(tokenizer=AUDIT_TOKENIZER)
+    counts = Engine(history).counts(estimator)
+    assert counts is not None  # no stop check was given
+    return last_recorded_audit(history, counts)

@@ -62,31 +62,55 @@ def recorded_audits(
     """Per recorded compaction of a full-history ``session``: the agent's summary, then (with
     ``stand_ins``) the stand-in on the same segment. A compaction with nothing before it is
     left out; each audit's ``segment.last + 1`` is the compaction's ``message_index``."""
-    messages = session.messages
-    points = session.index.requests
-    marks = sorted(rc.message_index for rc in session.meta.recorded_compactions)
     out: list[Audit] = []
+    for span in _recorded_spans(session):
+        recorded = _recorded(session, counts, span)
+        out.append(recorded)
+        if stand_ins:
+            out.append(_stand_in(session, policy, tokenizer, recorded.segment, recorded.request))
+    return tuple(out)
+
+
+def last_recorded_audit(session: Session, counts: SessionCounts) -> Audit | None:
+    """``recorded_audits``' last agent summary alone (``None`` without one): what a session
+    bar says, worked out without reading every earlier segment, as a watched file's history
+    is at each pause of the agent."""
+    spans = _recorded_spans(session)
+    return _recorded(session, counts, spans[-1]) if spans else None
+
+
+def _recorded_spans(session: Session) -> list[tuple[int, int, int]]:
+    """Per recorded compaction with something before it: where its segment starts (the
+    previous one's mark), its mark, and where what follows it ends (the next mark)."""
+    n = len(session.messages)
+    marks = sorted(rc.message_index for rc in session.meta.recorded_compactions)
+    spans: list[tuple[int, int, int]] = []
     start = 0
     for j, at in enumerate(marks):
-        end = marks[j + 1] if j + 1 < len(marks) else len(messages)
-        if at <= start or at > len(messages):
+        if at <= start or at > n:
             continue
-        s = next((i for i in range(at, end) if messages[i].is_summary), None)
-        summary = messages[s] if s is not None else None
-        after_from = s + 1 if s is not None else at
-        kept = _kept(messages[at : s if s is not None else at])
-        tokens = sum(counts.message_tokens[start:at])
-        after = messages[after_from:end]
-        segment = Replaced.of(session, start, at - 1, tokens, Reading(after, kept, WHOLE_CHARS))
-        k = bisect_left(points, at)
-        request = k if k < len(points) else None
-        text = summary.content if summary is not None else ""
-        used = counts.message_tokens[s] if s is not None else 0
-        out.append(audit(segment, text, "recorded", used, request))
-        if stand_ins:
-            out.append(_stand_in(session, policy, tokenizer, segment, request))
+        spans.append((start, at, marks[j + 1] if j + 1 < len(marks) else n))
         start = at
-    return tuple(out)
+    return spans
+
+
+def _recorded(session: Session, counts: SessionCounts, span: tuple[int, int, int]) -> Audit:
+    """The agent's summary at ``span``'s mark against the segment before it."""
+    start, at, end = span
+    messages = session.messages
+    s = next((i for i in range(at, end) if messages[i].is_summary), None)
+    summary = messages[s] if s is not None else None
+    after_from = s + 1 if s is not None else at
+    kept = _kept(messages[at : s if s is not None else at])
+    tokens = sum(counts.message_tokens[start:at])
+    after = messages[after_from:end]
+    segment = Replaced.of(session, start, at - 1, tokens, Reading(after, kept, WHOLE_CHARS))
+    points = session.index.requests
+    k = bisect_left(points, at)
+    request = k if k < len(points) else None
+    text = summary.content if summary is not None else ""
+    used = counts.message_tokens[s] if s is not None else 0
+    return audit(segment, text, "recorded", used, request)
 
 
 def _stand_in(

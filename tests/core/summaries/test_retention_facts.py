@@ -257,3 +257,35 @@ def test_all_audits_of_a_session_read_each_message_once(monkeypatch: pytest.Monk
     again = recorded_audits(session, policy, counts, engine.tokenizer(policy))
     assert not read
     assert [a.block() for a in again] == [a.block() for a in first]
+
+
+@pytest.mark.parametrize(
+    "name", ["claude_code_replay.jsonl", "claude_code_compacted.jsonl", "codex_replay.jsonl"]
+)
+def test_the_last_recorded_audit_alone_is_the_last_of_them_all(name: str) -> None:
+    """The session bar's audit of the last compaction (``last_recorded_audit``) is the one
+    auditing every compaction ends with, so the note says what ``retention`` says."""
+    from ctxtui.core.engine import Engine
+    from ctxtui.core.policies.policy import Policy
+    from ctxtui.core.simulation.retention_audits import last_recorded_audit, recorded_audits
+    from ctxtui.importers import load_session
+    from ctxtui.samples import samples_dir
+
+    session = load_session(samples_dir() / name, full_history=True)
+    policy = Policy()
+    engine = Engine(session)
+    counts = engine.counts(policy)
+    assert counts is not None
+    every = recorded_audits(session, policy, counts, engine.tokenizer(policy), False)
+    assert every, "the sample records a compaction with something before it"
+    assert last_recorded_audit(session, counts) == every[-1]
+    for cut in range(1, len(session.meta.recorded_compactions)):  # fewer compactions so far
+        fewer = session.model_copy(
+            update={
+                "meta": session.meta.model_copy(
+                    update={"recorded_compactions": session.meta.recorded_compactions[:cut]}
+                )
+            }
+        )
+        shown = recorded_audits(fewer, policy, counts, engine.tokenizer(policy), False)
+        assert last_recorded_audit(fewer, counts) == (shown[-1] if shown else None)
