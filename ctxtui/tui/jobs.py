@@ -298,50 +298,62 @@ HISTORY_QUIET = 2.0
 """Seconds a watched transcript must stay unchanged before its full history is read again:
 what the history alone says (the recorded total, every compaction's band, the retention
 note) comes back once the agent pauses, at the cost of one read per pause, not per append."""
+HISTORY_EVERY = 10.0
+"""Seconds at most between two reads of a growing transcript's history, pause or not: an
+agent that writes every second or two would otherwise never show its total."""
 
 
 def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_INTERVAL) -> None:
     """Read ``path``, then read it again whenever it changes, until the worker is cancelled.
 
-    The first good read is a ``SessionLoaded`` (as a plain open); later ones are
-    ``SessionGrew``. A read that fails is said once per distinct problem: before any good read
-    as a load failure, after one as a ``WatchProblem`` (the last good session stays). A grown
-    transcript's full history is read again once the file has been unchanged for
-    ``HISTORY_QUIET`` seconds (``read_whole``): until then the figures only the history
-    gives are not shown.
+    The first good read is a ``SessionLoaded`` (as a plain open), and so is a read of
+    another format (a file moved in its place); later ones are ``SessionGrew``. A read that
+    fails is said once per distinct problem: before any good read as a load failure, after
+    one as a ``WatchProblem`` (the last good session stays). A grown transcript's full
+    history is read on once the file has been unchanged for ``HISTORY_QUIET`` seconds, or
+    ``HISTORY_EVERY`` after the last read of it (``read_whole``): until then the figures
+    only the history gives are not shown.
     """
     from ctxtui.importers.watch import SessionWatcher
 
     worker = get_current_worker()
     watcher = SessionWatcher(path, format, should_stop=_stop_check())
-    history = watcher.history  # read on from the last pause's end, as the session is
-    loaded, said = False, None
+    history = watcher.history  # read on from the last read's end, as the session is
+    shown: str | None = None  # the format on screen; None until the first good read
+    said = None
     seen_start: tuple[object, ...] | None = None
     stale: Session | None = None  # the grown session whose history is not read yet
-    stale_since = 0.0
+    stale_since = history_at = 0.0
     while not worker.is_cancelled:
         session = watcher.poll()
+        now = time.monotonic()
         if session is not None:
             start = tail_start(session)
-            if not loaded:
+            if session.meta.format != shown:
+                # The first read, or another agent's file moved in: open it as such, its
+                # own preset and configuration, rather than grow the one on screen.
                 post(SessionLoaded(session, path, agent_config=read_configured(session)))
                 read_whole(post, path, session, history)
+                stale, history_at = None, now
             elif start != seen_start:
                 # A new boundary moves the first request on screen: number from the history.
                 post(SessionGrew(session, path, transcript_fit(path, session, history)))
+                stale, stale_since = session, now
             else:
                 post(SessionGrew(session, path))
-            stale, stale_since = (session if loaded else None), time.monotonic()
+                stale, stale_since = session, now
             seen_start = start
-            if said is not None and loaded:
+            if said is not None and shown is not None:
                 post(WatchProblem(None))
-            loaded, said = True, None
+            shown, said = session.meta.format, None
         elif watcher.error is not None and watcher.error != said:
             said = watcher.error
-            post(WatchProblem(said) if loaded else SessionLoadFailed(said))
-        elif stale is not None and time.monotonic() - stale_since >= HISTORY_QUIET:
+            post(WatchProblem(said) if shown is not None else SessionLoadFailed(said))
+        if stale is not None and (
+            now - stale_since >= HISTORY_QUIET or now - history_at >= HISTORY_EVERY
+        ):
             read_whole(post, path, stale, history)
-            stale = None
+            stale, history_at = None, time.monotonic()
         time.sleep(interval)
 
 

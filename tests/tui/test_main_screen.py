@@ -539,6 +539,82 @@ async def test_a_recorded_compaction_that_shrinks_the_list_says_so(tmp_path: Pat
         )
 
 
+async def test_another_agents_file_moved_in_is_opened_with_its_own_preset(
+    tmp_path: Path, empty_home: Path
+) -> None:
+    """A Codex rollout moved over a watched Claude Code transcript is another session, not
+    the same one grown: it opens under the codex preset, and the Claude note goes."""
+    from ctxtui.samples import samples_dir
+    from ctxtui.tui.settings import _Pinned
+
+    path = tmp_path / "live.jsonl"
+    path.write_bytes((samples_dir() / "claude_code_compacted.jsonl").read_bytes())
+    unpinned = _Pinned(theme="textual-dark", tokenizer="plan", cursor_blink=False)
+    app = make_app(path, Start(watch=True), settings=unpinned)  # each file its agent's preset
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: _rows(app) > 0, "the first read")
+        assert app.main.state.preset_name == "claude-code"
+        moved = tmp_path / "moved.jsonl"
+        moved.write_bytes((samples_dir() / "codex_rollout.jsonl").read_bytes())
+        moved.replace(path)
+        await until(pilot, lambda: app.main.state.preset_name == "codex", "the codex preset")
+        session = app.main.session
+        assert session is not None and session.meta.format == "codex"
+        assert "compaction lost" not in str(app.main.query_one(SessionBar).render())
+
+
+async def test_a_transcript_that_never_pauses_still_gets_its_history(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent that writes more often than ``HISTORY_QUIET`` still has its history read,
+    every ``HISTORY_EVERY`` at most: the figures only the history gives come back."""
+    from ctxtui.samples import samples_dir
+    from ctxtui.tui import jobs
+
+    monkeypatch.setattr(jobs, "HISTORY_QUIET", 3600.0)  # never quiet long enough
+    monkeypatch.setattr(jobs, "HISTORY_EVERY", 0.5)
+    lines = (samples_dir() / "claude_code_replay.jsonl").read_text().splitlines(True)
+    boundary = next(i for i, line in enumerate(lines) if "compact_boundary" in line)
+    path = tmp_path / "live.jsonl"
+    path.write_text("".join(lines[: boundary + 5]))
+    app = make_app(path, Start(watch=True), settings=deterministic_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: _rows(app) > 0, "the first read")
+        for line in lines[boundary + 5 : boundary + 40]:
+            _append(path, line)
+            await pilot.pause(0.1)
+            if app.main.state.history is not None:
+                break
+        assert app.main.state.history is not None, "the history was read while it grew"
+
+
+async def test_a_new_compaction_takes_the_last_ones_note_away(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session bar's "last compaction lost" speaks of the compaction before a new one
+    lands: it goes with the grown session, until the history says what the new one lost."""
+    from ctxtui.samples import samples_dir
+    from ctxtui.tui import jobs
+
+    lines = (samples_dir() / "claude_code_replay.jsonl").read_text().splitlines(True)
+    boundaries = [i for i, line in enumerate(lines) if "compact_boundary" in line]
+    path = tmp_path / "live.jsonl"
+    path.write_text("".join(lines[: boundaries[1] + 5]))
+    app = make_app(path, Start(watch=True), settings=deterministic_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+
+        def bar() -> str:
+            return str(app.main.query_one(SessionBar).render())
+
+        await until(pilot, lambda: "compaction lost" in bar(), "the retention note")
+        monkeypatch.setattr(jobs, "HISTORY_QUIET", 3600.0)  # no history read from here on
+        monkeypatch.setattr(jobs, "HISTORY_EVERY", 3600.0)
+        rows = _rows(app)
+        _append(path, "".join(lines[boundaries[1] + 5 : boundaries[2] + 5]))
+        await until(pilot, lambda: _rows(app) not in (-1, rows), "the new compaction")
+        assert "compaction lost" not in bar()
+
+
 async def test_a_file_swapped_for_a_fifo_is_said_and_q_still_quits(tmp_path: Path) -> None:
     path = _chat(tmp_path / "live.jsonl", 1)
     app = make_app(path, Start(watch=True), settings=deterministic_settings())

@@ -30,6 +30,7 @@ from ctxtui.core.policies.reasons import CompactReason
 from ctxtui.core.pricing.cost_words import last_request_words
 from ctxtui.core.session.import_notes import shrink_note
 from ctxtui.core.session.models import Session
+from ctxtui.core.tokens.calibration import tail_start
 from ctxtui.core.tokens.tokenizers import available_tokenizers
 from ctxtui.core.wording import file_size, plural
 from ctxtui.options import debugging
@@ -378,6 +379,11 @@ class MainScreen(Screen[None]):
             note = shrink_note(before.session, self.session)
             if note:  # a list that shrinks under the user's eyes needs a reason
                 self.notify(note, title="Watched file", severity="warning")
+            if tail_start(before.session) != tail_start(self.session):
+                # a new compaction: the note said what the one before it lost
+                self.workers.cancel_group(self, "retention")
+                for bar in self.query(SessionBar):
+                    bar.set_retention("")
         self._tell_the_view_on_top()
         self._session_changed()
 
