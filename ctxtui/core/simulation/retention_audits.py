@@ -74,22 +74,24 @@ def recorded_audits(
 def last_recorded_audit(session: Session, counts: SessionCounts) -> Audit | None:
     """``recorded_audits``' last agent summary alone (``None`` without one): what a session
     bar says, worked out without reading every earlier segment, as a watched file's history
-    is at each pause of the agent."""
+    is at each pause of the agent. A last compaction with nothing before it has no audit,
+    there as here: this is then the one before it."""
     spans = _recorded_spans(session)
     return _recorded(session, counts, spans[-1]) if spans else None
 
 
 def _recorded_spans(session: Session) -> list[tuple[int, int, int]]:
     """Per recorded compaction with something before it: where its segment starts (the
-    previous one's mark), its mark, and where what follows it ends (the next mark)."""
+    previous one's mark), its mark, and where what follows it ends (the next mark past it:
+    two compactions in a row share a mark, and the summary follows the second)."""
     n = len(session.messages)
     marks = sorted(rc.message_index for rc in session.meta.recorded_compactions)
     spans: list[tuple[int, int, int]] = []
     start = 0
-    for j, at in enumerate(marks):
+    for at in marks:
         if at <= start or at > n:
             continue
-        spans.append((start, at, marks[j + 1] if j + 1 < len(marks) else n))
+        spans.append((start, at, next((m for m in marks if m > at), n)))
         start = at
     return spans
 

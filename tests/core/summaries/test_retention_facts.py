@@ -289,3 +289,34 @@ def test_the_last_recorded_audit_alone_is_the_last_of_them_all(name: str) -> Non
         )
         shown = recorded_audits(fewer, policy, counts, engine.tokenizer(policy), False)
         assert last_recorded_audit(fewer, counts) == (shown[-1] if shown else None)
+
+
+def test_two_compactions_in_a_row_audit_the_summary_that_follows_them() -> None:
+    """Two boundaries with nothing between share a mark; the agent's summary follows the
+    second, and the audit reads it (it found none, and said "lost 0 of 0")."""
+    from ctxtui.core.engine import Engine
+    from ctxtui.core.policies.policy import Policy
+    from ctxtui.core.session.models import RecordedCompaction, SessionMeta
+    from ctxtui.core.simulation.retention_audits import last_recorded_audit, recorded_audits
+
+    before = [
+        Message(role="user", content="Fix the parser in src/parser.py"),
+        Message(role="assistant", content="I changed src/parser.py to use the lexer."),
+    ]
+    summary = Message(
+        role="user", content="Summary: fixed src/parser.py with the lexer.", is_summary=True
+    )
+    after = [Message(role="user", content="Now test src/parser.py again.")]
+    marks = (RecordedCompaction(message_index=2), RecordedCompaction(message_index=2))
+    session = Session(
+        messages=(*before, summary, *after),
+        meta=SessionMeta(recorded_compactions=marks, full_history=True),
+    )
+    policy = Policy()
+    engine = Engine(session)
+    counts = engine.counts(policy)
+    assert counts is not None
+    (audit,) = recorded_audits(session, policy, counts, engine.tokenizer(policy), False)
+    assert audit.summary_tokens == counts.message_tokens[2], "the summary is the one after"
+    assert audit.needed_after[1] > 0, "what follows the summary is read for the facts used"
+    assert last_recorded_audit(session, counts) == audit
