@@ -285,17 +285,24 @@ def _load_whole(source: Source, name: str, *, forced: bool, full: bool) -> tuple
     if not session.messages and not session.system_prompt:
         if forced:
             _refuse_empty_forced(source, name)
-        elif not source.is_dir and _path_hint(source.path) == name:
-            # Named or placed like one agent's file (``rollout-*.jsonl``, ``.claude/projects``)
-            # but holding nothing of it: what it holds says which it is.
-            try:
-                found = _content_format(source)
-            except SessionLoadError:
-                return name, session  # nothing else either: the empty read and its warnings
-            if found != name:
-                source.dropped.count = 0  # the first importer's, of a read that is dropped
-                return _load_whole(source, found, forced=False, full=full)
+        elif (found := other_format(source, name)) is not None:
+            source.dropped.count = 0  # the first importer's, of a read that is dropped
+            return _load_whole(source, found, forced=False, full=full)
     return name, session
+
+
+def other_format(source: Source, name: str) -> str | None:
+    """What a file named or placed like one agent's (``rollout-*.jsonl``,
+    ``.claude/projects``) holds instead, once that agent's importer (``name``) read nothing
+    from it: what it holds says which it is. ``None`` when it holds nothing else either (the
+    empty read and its warnings stand), or its name says nothing."""
+    if source.is_dir or _path_hint(source.path) != name:
+        return None
+    try:
+        found = _content_format(source)
+    except SessionLoadError:
+        return None
+    return found if found != name else None
 
 
 def finish(session: Session, path: Path, name: str, dropped: int) -> Session:

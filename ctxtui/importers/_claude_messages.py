@@ -279,7 +279,9 @@ def _merge(first: Message, later: dict[str, Any]) -> Message:
     content = "\n".join(t for t in (first.content, later["content"]) if t)
     reasoning = "\n".join(t for t in (first.reasoning, later["reasoning"]) if t)
     fields = {
-        **first.__dict__,  # the first line's fields, as its message was made (``trusted``)
+        # the first line's fields as its message was made: ``__dict__`` holds the fields
+        # alone while ``Message`` caches nothing there (a cached property would be copied)
+        **first.__dict__,
         "content": content,
         "reasoning": reasoning,
         "parts": first.parts + later["parts"],

@@ -65,7 +65,7 @@ class Resumable:
         format without ``Live``, a compressed or empty file): the caller reads it whole.
         ``options`` go to the importer's ``Live`` (what a settled read needs kept)."""
         from ctxtui.core.session.formats import normalize_format
-        from ctxtui.importers import detect_format, importer
+        from ctxtui.importers import detect_format, importer, other_format
 
         if source.size == 0 or source.is_dir:
             return None
@@ -81,6 +81,9 @@ class Resumable:
         state = cls(name, made, full_history=full_history)
         session = state.more(source, always=True)
         assert session is not None
+        empty = not session.messages and not session.system_prompt
+        if format is None and empty and other_format(source, name):
+            return None  # named like one agent's file, holding another's: read it whole
         return state, session
 
     def appended_to(self, source: Source) -> bool:
@@ -92,13 +95,21 @@ class Resumable:
         there were none (unless ``always``). Read with the collector paused, as
         ``load_session`` reads (``gc_paused``)."""
         before = self.cursor.offset
-        typed = getattr(self.live, "RECORD", None)
-        if hasattr(self.live, "should_stop"):  # a Live that works on after the lines (Claude
-            self.live.should_stop = source.should_stop  # Code's chain) asks this read's check
-        with gc_paused():
-            records = iter_records(source, self.live.warnings, cursor=self.cursor, typed=typed)
-            self.live.add(records)
-            return self._read_to(source, before, always=always)
+        live = self.live
+        typed = getattr(live, "RECORD", None)
+        # A Live that works on after the lines (Claude Code's chain) asks this read's stop
+        # check, and keeps none after it: a state kept, or pickled, holds no caller's check.
+        stops = hasattr(live, "should_stop")
+        if stops:
+            live.should_stop = source.should_stop
+        try:
+            with gc_paused():
+                records = iter_records(source, live.warnings, cursor=self.cursor, typed=typed)
+                live.add(records)
+                return self._read_to(source, before, always=always)
+        finally:
+            if stops:
+                live.should_stop = None
 
     def _read_to(self, source: Source, before: int, *, always: bool) -> Session | None:
         """The ends kept for ``appended_to``, and the session unless nothing was read."""

@@ -249,31 +249,37 @@ a watcher's ``history``, which reads only what was appended since it last read."
 
 def _history_of(path: Path, session: Session, read: ReadHistory | None = None) -> Session | None:
     """The transcript's full history when ``session`` was read from the agent's last
-    compaction on (by ``read`` when given); ``None`` when there is nothing more to read, or
-    the read failed or was stopped: a courtesy read, the session on screen stands (its fit
-    numbering from the boundary)."""
+    compaction on (by ``read`` when given); ``None`` when there is nothing more to read, the
+    read failed or was stopped, or it read past ``session`` (a watched file grew between
+    the two reads: its figures would count requests not on screen yet). A courtesy read:
+    the session on screen stands (its fit numbering from the boundary)."""
     if not session.meta.recorded_compactions or session.meta.full_history:
         return None
+    from ctxtui.core.tokens.calibration import ends_with
     from ctxtui.importers import load_session
 
     try:
-        if read is not None:
-            return read()
-        return load_session(path, session.meta.format, full_history=True, should_stop=_stop_check())
+        if read is None:
+            fmt = session.meta.format
+            return load_session(path, fmt, full_history=True, should_stop=_stop_check())
+        history = read()
     except Exception:
         return None
+    return history if ends_with(history, session) else None
 
 
-def read_whole(post: Post, path: Path, session: Session, read: ReadHistory | None = None) -> None:
+def read_whole(post: Post, path: Path, session: Session, read: ReadHistory | None = None) -> bool:
     """Post the transcript's full history when ``session`` was read from the agent's last
-    compaction on (``_history_of``); nothing when there is none."""
+    compaction on (``_history_of``); nothing when there is none. ``False`` when there is
+    one but it could not be read as ``session``'s (for the caller to try again)."""
     history = _history_of(path, session, read)
     if history is None:
-        return
+        return not session.meta.recorded_compactions or session.meta.full_history
     from ctxtui.core.tokens.calibration import history_fit
 
     usage = any(m.usage is not None for m in session.messages)
     post(HistoryRead(path, session, history, history_fit(history, session) if usage else None))
+    return True
 
 
 def transcript_fit(
@@ -336,9 +342,12 @@ def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_IN
                 read_whole(post, path, session, history)
                 stale, history_at = None, now
             elif start != seen_start:
-                # A new boundary moves the first request on screen: number from the history.
+                # A new boundary moves the first request on screen: number from the history,
+                # which also says at once what the new compaction lost.
                 post(SessionGrew(session, path, transcript_fit(path, session, history)))
-                stale, stale_since = session, now
+                done = read_whole(post, path, session, history)
+                stale, stale_since = (None if done else session), now
+                history_at = now if done else history_at
             else:
                 post(SessionGrew(session, path))
                 stale, stale_since = session, now
@@ -349,10 +358,9 @@ def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_IN
         elif watcher.error is not None and watcher.error != said:
             said = watcher.error
             post(WatchProblem(said) if shown is not None else SessionLoadFailed(said))
-        if stale is not None and (
-            now - stale_since >= HISTORY_QUIET or now - history_at >= HISTORY_EVERY
-        ):
-            read_whole(post, path, stale, history)
+        due = now - stale_since >= HISTORY_QUIET or now - history_at >= HISTORY_EVERY
+        # a history read past ``stale`` is not posted: it is read again after the next poll
+        if stale is not None and due and read_whole(post, path, stale, history):
             stale, history_at = None, time.monotonic()
         time.sleep(interval)
 

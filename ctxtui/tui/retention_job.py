@@ -31,6 +31,9 @@ class RetentionNoted(Message):
 
     path: Path
     note: str
+    history: Session | None = None
+    """The full history the note was worked out from: a note of a history no longer on
+    screen (the file grew a new compaction meanwhile) is not shown."""
 
 
 AUDIT_TOKENIZER = "plan"
@@ -80,7 +83,7 @@ def note_retention(post: Post, read: HistoryRead, policy: Policy) -> None:
         last = last_audit(read.history, policy)
     except Exception:  # the note is a courtesy: the bar stays as it is
         return
-    post(RetentionNoted(path, headline(() if last is None else (last,))))
+    post(RetentionNoted(path, headline(() if last is None else (last,)), read.history))
 
 
 def last_audit(history: Session, policy: Policy) -> Audit | None:
@@ -88,8 +91,10 @@ def last_audit(history: Session, policy: Policy) -> Audit | None:
     without the count and fact caches: looking every message up in them costs more than
     counting with the estimator and reading the one segment's facts."""
     from ctxtui.core.simulation.retention_audits import last_recorded_audit
+    from ctxtui.core.tokens.counting import count_session
+    from ctxtui.core.tokens.tokenizers import resolve
 
-    estimator = policy.with_changes(tokenizer=AUDIT_TOKENIZER)
-    counts = Engine(history).counts(estimator)
+    tokenizer, info = resolve(AUDIT_TOKENIZER, chars_per_token=policy.chars_per_token)
+    counts = count_session(history, tokenizer, info)  # the estimator: no store to look in
     assert counts is not None  # no stop check was given
     return last_recorded_audit(history, counts)

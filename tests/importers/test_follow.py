@@ -293,3 +293,44 @@ def test_openai_chat_jsonl_read_in_pieces_gives_the_whole_read(
     assert seen is not None and watcher._follower is not None
     assert seen.model_dump() == whole.model_dump()
     assert any("token counts ignored" in w for w in whole.meta.warnings)
+
+
+def test_another_agents_file_under_one_agents_path_is_read_as_what_it_holds(
+    tmp_path: Path,
+) -> None:
+    """A Codex rollout moved over a watched file in ``.claude/projects``: the path says
+    Claude Code, the content Codex, and the watcher reads what ``load_session`` reads (a
+    follower started from the path's hint read an empty Claude Code session)."""
+    from ctxtui.samples import samples_dir
+
+    folder = tmp_path / ".claude" / "projects" / "x"
+    folder.mkdir(parents=True)
+    path = folder / "live.jsonl"
+    path.write_bytes((samples_dir() / "claude_code_compacted.jsonl").read_bytes())
+    watcher = SessionWatcher(path, clock=lambda: 0.0)
+    first = watcher.poll()
+    assert first is not None and first.meta.format == "claude-code"
+    assert watcher.history().meta.format == "claude-code"
+    moved = tmp_path / "moved.jsonl"
+    moved.write_bytes((samples_dir() / "codex_rollout.jsonl").read_bytes())
+    moved.replace(path)
+    grown = watcher.poll()
+    whole = load_session(path)
+    assert whole.meta.format == "codex"
+    assert grown is not None and grown.model_dump() == whole.model_dump()
+    assert watcher.history().model_dump() == load_session(path, full_history=True).model_dump()
+
+
+def test_a_watched_read_keeps_no_stop_check_and_its_state_still_pickles(tmp_path: Path) -> None:
+    """The stop check a read is handed is the read's: the state kept after it holds none
+    (it would keep the worker alive, and a state with a lambda cannot be stored)."""
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(_claude_line(i, f"u{i - 1}" if i else None) for i in range(50)))
+    watcher = SessionWatcher(
+        path, format="claude-code", clock=lambda: 0.0, should_stop=lambda: False
+    )
+    assert watcher.poll() is not None
+    watcher.history()
+    for kept in (watcher._follower, watcher._history and watcher._history[0]):
+        assert kept is not None and kept.live.should_stop is None
+        assert kept.dumps()

@@ -99,7 +99,8 @@ class CompactionResult:
 
     @property
     def tokens_saved(self) -> int:
-        """Tokens the compaction saves, of the prompt and the request alike."""
+        """Tokens the compaction saves: of the request, and of the prompt, since the output
+        reserve is in both requests."""
         return self.tokens_before - self.tokens_after
 
     @property

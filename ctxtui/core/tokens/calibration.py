@@ -155,13 +155,19 @@ def session_fit(session: Session, first_request: int | None = None) -> SessionFi
     return SessionFit(len(picked), fit, first_request)
 
 
+def ends_with(history: Session, shown: Session) -> bool:
+    """Whether ``shown`` (a transcript as normally read) is the tail of ``history`` (the same
+    transcript read through the agent's own compactions): both read up to the same line."""
+    offset = len(history.messages) - len(shown.messages)
+    return offset >= 0 and history.messages[offset:] == shown.messages
+
+
 def history_fit(history: Session, shown: Session) -> SessionFit:
     """The fit over ``history`` (the transcript read through the agent's own compactions),
     numbered for ``shown`` (its tail, as normally read); ``shown``'s own fit when it is not."""
-    offset = len(history.messages) - len(shown.messages)
-    if offset < 0 or history.messages[offset:] != shown.messages:
+    if not ends_with(history, shown):
         return session_fit(shown)
-    first = bisect_left(history.index.requests, offset)
+    first = bisect_left(history.index.requests, len(history.messages) - len(shown.messages))
     return session_fit(history, first)
 
 

@@ -347,9 +347,12 @@ class MainScreen(Screen[None]):
 
     @on(RetentionNoted)
     def _retention_noted(self, event: RetentionNoted) -> None:
-        if event.path == self.state.path:
-            for bar in self.query(SessionBar):
-                bar.set_retention(event.note)
+        if event.path != self.state.path:
+            return
+        if event.history is not None and event.history is not self.state.history:
+            return  # worked out from a history the watched file has since outgrown
+        for bar in self.query(SessionBar):
+            bar.set_retention(event.note)
 
     @on(SessionReadWhole)
     def _read_whole(self, event: SessionReadWhole) -> None:
