@@ -28,7 +28,7 @@ from ctxtui.core.policies.preset_choice import (
     resolve_preset,
 )
 from ctxtui.core.policies.presets import DEFAULT_PRESET
-from ctxtui.core.session.models import Session
+from ctxtui.core.session.models import RecordedCompaction, Session
 from ctxtui.core.simulation.estimate_check import drift_notice, estimator_for, is_exact
 from ctxtui.core.simulation.reported import ReportedGap, reported_gap
 from ctxtui.core.tokens.calibration import SessionFit, session_fit, tail_start
@@ -66,6 +66,9 @@ class MainState:
     tokenizer_choice: str | None = None  # a tokenizer the user chose: presets do not reset it
     fit: SessionFit | None = None  # the transcript's calibration (core.tokens.calibration), on open
     history: Session | None = None  # the file read through the agent's compactions, once read
+    # The history's compactions: they hold while a watched file grows without a new one, when
+    # ``history`` (which no longer ends with the session) is dropped until read again.
+    compactions: tuple[RecordedCompaction, ...] | None = None
     # Where ``preset_name`` came from; unpinned, each session opened takes its agent's preset.
     preset_origin: str = DEFAULT
     preset_pinned: bool = True
@@ -142,6 +145,7 @@ class MainState:
             undo=(),
             selection=0,
             history=None,
+            compactions=None,
             preset_name=name,
             preset_origin=origin,
         )
@@ -165,13 +169,16 @@ class MainState:
         ``fit`` is the transcript's calibration read again after a new compaction; without
         one, a session still read from the same compaction keeps its fit, whose request
         numbers (counted from the transcript's first request) have not moved."""
+        live = self.undo[0] if self.undo else self.session
+        same_start = live is not None and tail_start(session) == tail_start(live)
+        compactions = self.compactions if same_start else None
         if self.undo:
-            return replace(self, undo=(session, *self.undo[1:]), history=None)
-        if fit is None and self.session is not None:
-            start = tail_start(session)
-            if start is not None and start == tail_start(self.session):
-                fit = self.fit
-        return replace(self, history=None).with_session(session, fit)
+            undo = (session, *self.undo[1:])
+            return replace(self, undo=undo, history=None, compactions=compactions)
+        if fit is None and same_start and tail_start(session) is not None:
+            fit = self.fit
+        grown = replace(self, history=None, compactions=compactions)
+        return grown.with_session(session, fit)
 
     def with_history(self, session: Session, history: Session, fit: SessionFit | None) -> MainState:
         """The full history of ``session`` (its normal read), read after it was drawn, and
@@ -180,7 +187,9 @@ class MainState:
         live = self.undo[0] if self.undo else self.session
         if session is not live:
             return self
-        return replace(self, history=history, fit=fit if fit is not None else self.fit)
+        fit = fit if fit is not None else self.fit
+        recorded = history.meta.recorded_compactions
+        return replace(self, history=history, compactions=recorded, fit=fit)
 
     # -- policy and plan -------------------------------------------------------------------
 
@@ -234,8 +243,9 @@ class MainState:
     @property
     def observed(self) -> Observed:
         """The band of the agent's automatic compactions, from the full history once read."""
-        source = self.history or self.session
-        recorded = source.meta.recorded_compactions if source is not None else ()
+        recorded = self.compactions
+        if recorded is None:
+            recorded = self.session.meta.recorded_compactions if self.session is not None else ()
         return observe(recorded, self.policy)
 
     @property
@@ -247,7 +257,7 @@ class MainState:
         observed = self.observed
         # a segment's history is read after it (``jobs.read_whole``): until then, or if that
         # read failed, only the segment's own compactions are known
-        partial = self.history is None and self.shows_a_segment
+        partial = self.compactions is None and self.shows_a_segment
         phrase = observed_phrase(observed, so_far=partial)
         if phrase is None:
             return "", ""

@@ -613,6 +613,38 @@ async def test_a_new_compaction_gets_its_own_note_at_once(
         await until(pilot, lambda: "lost 14 of 14 facts" in bar(), "the new compaction's note")
 
 
+async def test_the_band_holds_while_the_file_grows_without_a_new_compaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session bar's "(N auto)" comes from the history; appends that bring no new
+    compaction leave the history's compactions as they were, so the bar does not fall back
+    to the segment's "(1 auto so far)" between two reads of the history."""
+    from ctxtui.samples import samples_dir
+    from ctxtui.tui import jobs
+
+    lines = (samples_dir() / "claude_code_replay.jsonl").read_text().splitlines(True)
+    boundaries = [i for i, line in enumerate(lines) if "compact_boundary" in line]
+    path = tmp_path / "live.jsonl"
+    path.write_text("".join(lines[: boundaries[-1] + 5]))
+    app = make_app(path, Start(watch=True), settings=deterministic_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+
+        def bar() -> str:
+            return str(app.main.query_one(SessionBar).render())
+
+        await until(pilot, lambda: "auto)" in bar() and "so far" not in bar(), "the history")
+        whole = bar()
+        monkeypatch.setattr(jobs, "HISTORY_QUIET", 3600.0)  # no history read from here on
+        monkeypatch.setattr(jobs, "HISTORY_EVERY", 3600.0)
+        rows = _rows(app)
+        _append(path, "".join(lines[boundaries[-1] + 5 : boundaries[-1] + 15]))
+        await until(pilot, lambda: _rows(app) not in (-1, rows), "the appended records")
+        assert app.main.state.history is None, "the history no longer ends with the session"
+        assert "so far" not in bar()
+        band = next(line for line in whole.splitlines() if "agent compacted at" in line)
+        assert band in bar()
+
+
 async def test_a_file_swapped_for_a_fifo_is_said_and_q_still_quits(tmp_path: Path) -> None:
     path = _chat(tmp_path / "live.jsonl", 1)
     app = make_app(path, Start(watch=True), settings=deterministic_settings())
