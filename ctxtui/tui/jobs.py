@@ -9,6 +9,7 @@ importer or the writer must not take the app down.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -347,7 +348,8 @@ def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_IN
                 post(SessionGrew(session, path, transcript_fit(path, session, history)))
                 done = read_whole(post, path, session, history)
                 stale, stale_since = (None if done else session), now
-                history_at = now if done else history_at
+                # read past (the agent still writing): again after the next poll, not later
+                history_at = now if done else -math.inf
             else:
                 post(SessionGrew(session, path))
                 stale, stale_since = session, now

@@ -645,6 +645,38 @@ async def test_the_band_holds_while_the_file_grows_without_a_new_compaction(
         assert band in bar()
 
 
+async def test_a_watched_files_dollars_stay_said_to_be_before_the_newest_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Between two reads of a growing file's history its recorded dollars stay on the bar,
+    said to come before the newest records, rather than the row going at each append; the
+    next read of the history prices the file as it now is."""
+    from ctxtui.samples import samples_dir
+    from ctxtui.tui import jobs
+    from ctxtui.tui.widgets.session_bar import BEFORE_NEWEST
+
+    lines = (samples_dir() / "claude_code_replay.jsonl").read_text().splitlines(True)
+    boundaries = [i for i, line in enumerate(lines) if "compact_boundary" in line]
+    path = tmp_path / "live.jsonl"
+    path.write_text("".join(lines[: boundaries[-1] + 5]))
+    app = make_app(path, Start(watch=True), settings=deterministic_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+
+        def bar() -> str:
+            return str(app.main.query_one(SessionBar).render())
+
+        await until(pilot, lambda: "recorded $" in bar(), "the recorded dollars")
+        monkeypatch.setattr(jobs, "HISTORY_QUIET", 3600.0)  # no history read for now
+        monkeypatch.setattr(jobs, "HISTORY_EVERY", 3600.0)
+        rows = _rows(app)
+        _append(path, "".join(lines[boundaries[-1] + 5 : boundaries[-1] + 15]))
+        await until(pilot, lambda: _rows(app) not in (-1, rows), "the appended records")
+        assert "recorded $" in bar() and BEFORE_NEWEST in bar()
+        monkeypatch.setattr(jobs, "HISTORY_QUIET", 0.0)
+        await until(pilot, lambda: BEFORE_NEWEST not in bar(), "the file priced again")
+        assert "recorded $" in bar()
+
+
 async def test_a_file_swapped_for_a_fifo_is_said_and_q_still_quits(tmp_path: Path) -> None:
     path = _chat(tmp_path / "live.jsonl", 1)
     app = make_app(path, Start(watch=True), settings=deterministic_settings())

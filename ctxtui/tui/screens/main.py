@@ -315,6 +315,7 @@ class MainScreen(Screen[None]):
         self._priced_for = None
         for bar in self.query(SessionBar):
             bar.set_retention("")
+            bar.set_cost("")
         self.query_one(BudgetGauge).show_cost("")
         self.query_one(DetailPane).set_cost(None)
 
@@ -375,6 +376,8 @@ class MainScreen(Screen[None]):
         self.state = self.state.grown(event.session, event.fit)
         if self.state.session is before.session:
             return
+        for bar in self.query(SessionBar):
+            bar.grew()
         # The cursor on the last message follows new ones; anywhere else it stays put.
         last = len(before.session) - 1 if before.session is not None else 0
         self._follow_end = self.query_one(MessageList).cursor >= last

@@ -25,6 +25,9 @@ from ctxtui.core.wording import plural
 from ctxtui.tui.cells import flow, shorten_name
 from ctxtui.tui.widgets.theme_style import component_style
 
+BEFORE_NEWEST = "(before the newest records)"
+"""Said after a watched file's dollars while its grown history is not priced yet."""
+
 
 class SessionBar(Widget):
     """One line naming what is on screen; the file *name* only, so screenshots leak no paths."""
@@ -53,6 +56,7 @@ class SessionBar(Widget):
         self._retention = ""
         self._preset_origin = ""
         self._cost = ""
+        self._earlier_cost = ""  # a watched file's dollars before its newest records
         self._compact = False
         self._configured = ""
         self._observed = ""
@@ -83,9 +87,15 @@ class SessionBar(Widget):
     def set_cost(self, words: str) -> None:
         """What the whole session recorded in dollars (``recorded $52.97 · $54.96 with 3
         sub-agents``), from ``core.pricing.cost_words.session_total_words``."""
-        if words != self._cost:
-            self._cost = words
+        if (words, "") != (self._cost, self._earlier_cost):
+            self._cost, self._earlier_cost = words, ""
             self.refresh(layout=True)
+
+    def grew(self) -> None:
+        """The watched file grew: its dollars stay, said to come before the newest records,
+        until the grown file is priced (rather than the row going and coming at each
+        append)."""
+        self._earlier_cost = self._cost or self._earlier_cost
 
     def set_tuning(self, *, configured: str = "", observed: str = "", verdict: str = "") -> None:
         """Where the agent's configured values came from (``trigger_buffer from
@@ -180,6 +190,8 @@ class SessionBar(Widget):
             phrases.append(Text.assemble(("compacted", warn), undo))
         if self._cost:
             phrases.append(Text(self._cost))
+        elif self._earlier_cost:
+            phrases.append(Text(f"{self._earlier_cost} {BEFORE_NEWEST}"))
         if self._observed:  # compact, the verdict joins the notes' row
             verdict = f": {self._verdict}" if self._verdict and not self._compact else ""
             phrases.append(Text(self._observed + verdict, label))
