@@ -69,9 +69,10 @@ def audits_of_file(
     return audits
 
 
-def note_retention(post: Post, read: HistoryRead, policy: Policy) -> None:
+def note_retention(post: Post, read: HistoryRead, policy: Policy, watched: bool = False) -> None:
     """Post the last recorded compaction's "needed after and lost" line for the file ``read``
-    names, from the history it already read through the compactions."""
+    names, from the history it already read through the compactions (``so far`` when the
+    file is ``watched``: what follows the compaction is still being written)."""
     from ctxtui.core.summaries.retention import headline
 
     path = read.path
@@ -83,7 +84,8 @@ def note_retention(post: Post, read: HistoryRead, policy: Policy) -> None:
         last = last_audit(read.history, policy)
     except Exception:  # the note is a courtesy: the bar stays as it is
         return
-    post(RetentionNoted(path, headline(() if last is None else (last,)), read.history))
+    note = headline(() if last is None else (last,), so_far=watched)
+    post(RetentionNoted(path, note, read.history))
 
 
 def last_audit(history: Session, policy: Policy) -> Audit | None:

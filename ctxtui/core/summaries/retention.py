@@ -250,11 +250,13 @@ def duplicated_lines(summary: str, kept_context: str) -> int:
     return count
 
 
-def headline(audits: Sequence[Audit]) -> str:
-    """One line for a session bar: the last recorded compaction's needed-after losses."""
+def headline(audits: Sequence[Audit], *, so_far: bool = False) -> str:
+    """One line for a session bar: the last recorded compaction's needed-after losses;
+    ``so_far`` while the agent is still writing, whose next messages may need more."""
     recorded = [a for a in audits if a.source == "recorded"]
     if not recorded:
         return ""
     last = recorded[-1]
     kept, total = last.needed_after
-    return f"last compaction lost {total - kept:,} of {total:,} facts needed after it"
+    line = f"last compaction lost {total - kept:,} of {total:,} facts needed after it"
+    return f"{line} so far" if so_far else line

@@ -332,7 +332,7 @@ class MainScreen(Screen[None]):
         if self.plan is not None and self.state.fit is not before.fit:
             self.query_one(BudgetGauge).show(self.plan, self.state.reported)
         self._show_tuning()  # the band of every compaction, not only the last one's
-        self._run(note_retention, event, self.policy, group="retention")
+        self._run(note_retention, event, self.policy, self.following, group="retention")
         self._run(price_whole, event.session, event.history, group="total")
 
     def _session_changed(self, *, opened: bool = False) -> None:
