@@ -33,6 +33,9 @@ FOLLOWED = sorted(
 def test_reading_in_pieces_gives_the_whole_read(
     sample: Path, tmp_path: Path, data: st.DataObject
 ) -> None:
+    """The watcher between appends, half-written lines included, gives what a whole read
+    gives: the session (``poll``) and, once its last line is written, the full history
+    (``history``), each read on from its last read rather than again."""
     size = sample.stat().st_size
     cuts = data.draw(st.lists(st.integers(1, size - 1), max_size=4), label="cuts")
     target = tmp_path / f"piece-{len(cuts)}-{sum(cuts)}{sample.suffix}"
@@ -41,6 +44,7 @@ def test_reading_in_pieces_gives_the_whole_read(
     target.write_bytes(b"")
     start = 0
     seen = None
+    followers = set()
     for cut in [*sorted(set(cuts)), size]:
         with target.open("ab") as fh:
             fh.write(raw[start:cut])
@@ -48,35 +52,6 @@ def test_reading_in_pieces_gives_the_whole_read(
         st_ = target.stat()
         os.utime(target, ns=(st_.st_atime_ns, st_.st_mtime_ns + 1_000_000))
         seen = watcher.poll() or seen
-    whole = load_session(target)
-    assert seen is not None
-    assert seen.model_dump() == whole.model_dump()
-    assert watcher._follower is not None, "followed, not read again from the start"
-
-
-@pytest.mark.parametrize("sample", FOLLOWED, ids=[p.name for p in FOLLOWED])
-@settings(
-    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(data=st.data())
-def test_a_watched_history_read_in_pieces_is_the_whole_history(
-    sample: Path, tmp_path: Path, data: st.DataObject
-) -> None:
-    """``SessionWatcher.history`` between appends, half-written lines included, gives the
-    full history a whole read gives once its last line is written, and goes on from its
-    last read rather than again."""
-    size = sample.stat().st_size
-    cuts = data.draw(st.lists(st.integers(1, size - 1), max_size=4), label="cuts")
-    target = tmp_path / f"history-{len(cuts)}-{sum(cuts)}{sample.suffix}"
-    raw = sample.read_bytes()
-    watcher = SessionWatcher(target, format=load_session(sample).meta.format, clock=lambda: 0.0)
-    target.write_bytes(b"")
-    start = 0
-    followers = set()
-    for cut in [*sorted(set(cuts)), size]:
-        with target.open("ab") as fh:
-            fh.write(raw[start:cut])
-        start = cut
         try:
             whole = load_session(target, full_history=True)
         except SessionLoadError:  # no complete line yet: the watcher says the same
@@ -88,8 +63,12 @@ def test_a_watched_history_read_in_pieces_is_the_whole_history(
             assert history.model_dump() == whole.model_dump()
         if watcher._history is not None:
             followers.add(id(watcher._history[0]))
-    assert watcher._history is not None, "followed, not read again from the start"
-    assert len(followers) <= 2, "one follower from the first complete line on"
+    whole = load_session(target)
+    assert seen is not None
+    assert seen.model_dump() == whole.model_dump()
+    assert watcher._follower is not None, "followed, not read again from the start"
+    assert watcher._history is not None, "the history followed too"
+    assert len(followers) <= 2, "one history follower from the first complete line on"
 
 
 @pytest.mark.parametrize("sample", FOLLOWED, ids=[p.name for p in FOLLOWED])

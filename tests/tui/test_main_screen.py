@@ -588,31 +588,42 @@ async def test_a_transcript_that_never_pauses_still_gets_its_history(
         assert app.main.state.history is not None, "the history was read while it grew"
 
 
+def _replay_lines() -> tuple[list[str], list[int]]:
+    """The Claude Code replay sample's lines and the indices of its compact boundaries."""
+    from ctxtui.samples import samples_dir
+
+    lines = (samples_dir() / "claude_code_replay.jsonl").read_text().splitlines(True)
+    return lines, [i for i, line in enumerate(lines) if "compact_boundary" in line]
+
+
+def _bar(app: CtxtuiApp) -> str:
+    return str(app.main.query_one(SessionBar).render())
+
+
+def _no_history_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From here on the watch job reads no history: no pause is long enough, no deadline near."""
+    from ctxtui.tui import jobs
+
+    monkeypatch.setattr(jobs, "HISTORY_QUIET", 3600.0)
+    monkeypatch.setattr(jobs, "HISTORY_EVERY", 3600.0)
+
+
 async def test_a_new_compaction_gets_its_own_note_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The session bar's "last compaction lost" follows a watched file's new compaction
     without waiting for the agent to pause: the history is read on as the boundary lands."""
-    from ctxtui.samples import samples_dir
-    from ctxtui.tui import jobs
-
-    lines = (samples_dir() / "claude_code_replay.jsonl").read_text().splitlines(True)
-    boundaries = [i for i, line in enumerate(lines) if "compact_boundary" in line]
+    lines, boundaries = _replay_lines()
     path = tmp_path / "live.jsonl"
     path.write_text("".join(lines[: boundaries[1] + 5]))
     app = make_app(path, Start(watch=True), settings=deterministic_settings())
     async with app.run_test(size=(120, 40)) as pilot:
-
-        def bar() -> str:
-            return str(app.main.query_one(SessionBar).render())
-
-        await until(pilot, lambda: "lost 1 of 1 facts" in bar(), "the first note")
-        monkeypatch.setattr(jobs, "HISTORY_QUIET", 3600.0)  # no pause, no deadline from here
-        monkeypatch.setattr(jobs, "HISTORY_EVERY", 3600.0)
+        await until(pilot, lambda: "lost 1 of 1 facts" in _bar(app), "the first note")
+        _no_history_reads(monkeypatch)
         _append(path, "".join(lines[boundaries[1] + 5 :]))
-        await until(pilot, lambda: "lost 14 of 14 facts" in bar(), "the new compaction's note")
+        await until(pilot, lambda: "lost 14 of 14 facts" in _bar(app), "the new one's note")
         # what follows the compaction is still being written: more of it may be needed
-        assert "lost 14 of 14 facts needed after it so far" in bar()
+        assert "lost 14 of 14 facts needed after it so far" in _bar(app)
 
 
 async def test_the_band_holds_while_the_file_grows_without_a_new_compaction(
@@ -621,30 +632,25 @@ async def test_the_band_holds_while_the_file_grows_without_a_new_compaction(
     """The session bar's "(N auto)" comes from the history; appends that bring no new
     compaction leave the history's compactions as they were, so the bar does not fall back
     to the segment's "(1 auto so far)" between two reads of the history."""
-    from ctxtui.samples import samples_dir
-    from ctxtui.tui import jobs
-
-    lines = (samples_dir() / "claude_code_replay.jsonl").read_text().splitlines(True)
-    boundaries = [i for i, line in enumerate(lines) if "compact_boundary" in line]
+    lines, boundaries = _replay_lines()
     path = tmp_path / "live.jsonl"
     path.write_text("".join(lines[: boundaries[-1] + 5]))
     app = make_app(path, Start(watch=True), settings=deterministic_settings())
     async with app.run_test(size=(120, 40)) as pilot:
 
-        def bar() -> str:
-            return str(app.main.query_one(SessionBar).render())
+        def whole_band() -> bool:
+            return "auto)" in _bar(app) and "auto so far" not in _bar(app)
 
-        await until(pilot, lambda: "auto)" in bar() and "auto so far" not in bar(), "history")
-        whole = bar()
-        monkeypatch.setattr(jobs, "HISTORY_QUIET", 3600.0)  # no history read from here on
-        monkeypatch.setattr(jobs, "HISTORY_EVERY", 3600.0)
+        await until(pilot, whole_band, "the history's band")
+        whole = _bar(app)
+        _no_history_reads(monkeypatch)
         rows = _rows(app)
         _append(path, "".join(lines[boundaries[-1] + 5 : boundaries[-1] + 15]))
         await until(pilot, lambda: _rows(app) not in (-1, rows), "the appended records")
         assert app.main.state.history is None, "the history no longer ends with the session"
-        assert "auto so far" not in bar()
+        assert "auto so far" not in _bar(app)
         band = next(line for line in whole.splitlines() if "agent compacted at" in line)
-        assert band in bar()
+        assert band in _bar(app)
 
 
 async def test_a_watched_files_dollars_stay_said_to_be_before_the_newest_records(
@@ -653,30 +659,23 @@ async def test_a_watched_files_dollars_stay_said_to_be_before_the_newest_records
     """Between two reads of a growing file's history its recorded dollars stay on the bar,
     said to come before the newest records, rather than the row going at each append; the
     next read of the history prices the file as it now is."""
-    from ctxtui.samples import samples_dir
     from ctxtui.tui import jobs
     from ctxtui.tui.widgets.session_bar import BEFORE_NEWEST
 
-    lines = (samples_dir() / "claude_code_replay.jsonl").read_text().splitlines(True)
-    boundaries = [i for i, line in enumerate(lines) if "compact_boundary" in line]
+    lines, boundaries = _replay_lines()
     path = tmp_path / "live.jsonl"
     path.write_text("".join(lines[: boundaries[-1] + 5]))
     app = make_app(path, Start(watch=True), settings=deterministic_settings())
     async with app.run_test(size=(120, 40)) as pilot:
-
-        def bar() -> str:
-            return str(app.main.query_one(SessionBar).render())
-
-        await until(pilot, lambda: "recorded $" in bar(), "the recorded dollars")
-        monkeypatch.setattr(jobs, "HISTORY_QUIET", 3600.0)  # no history read for now
-        monkeypatch.setattr(jobs, "HISTORY_EVERY", 3600.0)
+        await until(pilot, lambda: "recorded $" in _bar(app), "the recorded dollars")
+        _no_history_reads(monkeypatch)
         rows = _rows(app)
         _append(path, "".join(lines[boundaries[-1] + 5 : boundaries[-1] + 15]))
         await until(pilot, lambda: _rows(app) not in (-1, rows), "the appended records")
-        assert "recorded $" in bar() and BEFORE_NEWEST in bar()
+        assert "recorded $" in _bar(app) and BEFORE_NEWEST in _bar(app)
         monkeypatch.setattr(jobs, "HISTORY_QUIET", 0.0)
-        await until(pilot, lambda: BEFORE_NEWEST not in bar(), "the file priced again")
-        assert "recorded $" in bar()
+        await until(pilot, lambda: BEFORE_NEWEST not in _bar(app), "the file priced again")
+        assert "recorded $" in _bar(app)
 
 
 async def test_a_file_swapped_for_a_fifo_is_said_and_q_still_quits(tmp_path: Path) -> None:
