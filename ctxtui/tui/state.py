@@ -171,7 +171,7 @@ class MainState:
         numbers (counted from the transcript's first request) have not moved."""
         live = self.undo[0] if self.undo else self.session
         same_start = live is not None and tail_start(session) == tail_start(live)
-        compactions = self.compactions if same_start else None
+        compactions = self.compactions if same_start else _joined(self.compactions, session)
         if self.undo:
             undo = (session, *self.undo[1:])
             return replace(self, undo=undo, history=None, compactions=compactions)
@@ -457,3 +457,19 @@ def _effective(
         return config if config is not None and config.agent == agent else AgentConfig(agent)
 
     return effective_policy(name, session, Given(dict(overrides)), read=read)
+
+
+def _joined(
+    known: tuple[RecordedCompaction, ...] | None, grown: Session
+) -> tuple[RecordedCompaction, ...] | None:
+    """The history's compactions ``known`` and those ``grown`` (a watched file read from its
+    new compaction on) recorded after them, told apart by their lines in the file; ``None``
+    where a compaction has no line to tell it by (the history's read will say)."""
+    if known is None:
+        return None
+    lines = [c.source_line for c in known]
+    new = grown.meta.recorded_compactions
+    if None in lines or any(c.source_line is None for c in new):
+        return None
+    last = max((line for line in lines if line is not None), default=-1)
+    return known + tuple(c for c in new if c.source_line is not None and c.source_line > last)

@@ -310,3 +310,32 @@ def test_the_agents_compactions_say_so_far_until_the_history_is_read() -> None:
     assert before.endswith(" auto so far)"), before
     after = state.with_history(session, history, None).observed_words[0]
     assert after.endswith(f"({len(history.meta.recorded_compactions)} auto)"), after
+
+
+@pytest.mark.parametrize("joined", [True, False], ids=["lines", "no-lines"])
+def test_a_grown_files_new_compaction_joins_the_historys_band(tmp_path: Path, joined: bool) -> None:
+    """A watched file that grew a new compaction: the band counts it at once with the
+    history's (told apart by their lines in the file), rather than falling back to the
+    segment's "(1 auto so far)" until the history is read again; without lines to tell
+    them apart, "so far" it is."""
+    from ctxtui.importers import load_session
+    from ctxtui.samples import samples_dir
+
+    lines = (samples_dir() / "claude_code_replay.jsonl").read_text().splitlines(True)
+    marks = [i for i, line in enumerate(lines) if "compact_boundary" in line]
+    path = tmp_path / "live.jsonl"
+    path.write_text("".join(lines[: marks[1] + 5]))
+    shown, history = load_session(path), load_session(path, full_history=True)
+    if not joined:  # as a format that records no line for its compactions
+        unlined = tuple(c.model_copy(update={"source_line": None}) for c in
+                        history.meta.recorded_compactions)  # fmt: skip
+        history = history.model_copy(
+            update={"meta": history.meta.model_copy(update={"recorded_compactions": unlined})}
+        )
+    state, _ = MainState.start("plan")[0].opened(shown, path)
+    state = state.with_history(shown, history, None)
+    assert state.observed_words[0].endswith("(2 auto)")
+    path.write_text("".join(lines[: marks[2] + 5]))
+    grown = state.grown(load_session(path))
+    assert grown.history is None
+    assert grown.observed_words[0].endswith("(3 auto)" if joined else "(1 auto so far)")
