@@ -336,23 +336,23 @@ def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_IN
         now = time.monotonic()
         if session is not None:
             start = tail_start(session)
+            fresh = True  # a new session or compaction: its history is read at once
             if session.meta.format != shown:
                 # The first read, or another agent's file moved in: open it as such, its
                 # own preset and configuration, rather than grow the one on screen.
                 post(SessionLoaded(session, path, agent_config=read_configured(session)))
-                read_whole(post, path, session, history)
-                stale, history_at = None, now
             elif start != seen_start:
                 # A new boundary moves the first request on screen: number from the history,
-                # which also says at once what the new compaction lost.
+                # which also says what the new compaction lost.
                 post(SessionGrew(session, path, transcript_fit(path, session, history)))
-                done = read_whole(post, path, session, history)
-                stale, stale_since = (None if done else session), now
-                # read past (the agent still writing): again after the next poll, not later
-                history_at = now if done else -math.inf
             else:
                 post(SessionGrew(session, path))
-                stale, stale_since = session, now
+                fresh = False
+            stale, stale_since = session, now
+            if fresh and read_whole(post, path, session, history):
+                stale, history_at = None, now
+            elif fresh:  # read past it (the agent still writing): again after the next poll
+                history_at = -math.inf
             seen_start = start
             if said is not None and shown is not None:
                 post(WatchProblem(None))

@@ -608,6 +608,35 @@ def _no_history_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(jobs, "HISTORY_EVERY", 3600.0)
 
 
+async def test_a_first_history_read_past_the_session_is_read_again_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent wrote between the first read and its history's: that history is not the
+    session's, and is read again after the next poll, not left for the agent's next pause."""
+    from ctxtui.importers.watch import SessionWatcher
+
+    lines, boundaries = _replay_lines()
+    path = tmp_path / "live.jsonl"
+    path.write_text("".join(lines[: boundaries[-1] + 5]))
+    _no_history_reads(monkeypatch)
+    real = SessionWatcher.history
+    wrote: list[int] = []
+
+    def written_meanwhile(watcher: SessionWatcher) -> Session:
+        if not wrote:  # the agent writes between the first read and its history's
+            wrote.append(1)
+            _append(path, "".join(lines[boundaries[-1] + 5 : boundaries[-1] + 9]))
+        return real(watcher)
+
+    monkeypatch.setattr(SessionWatcher, "history", written_meanwhile)
+    app = make_app(path, Start(watch=True), settings=deterministic_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.main.state.history is not None, "the history")
+        history, session = app.main.state.history, app.main.session
+        assert history is not None and session is not None
+        assert history.messages[-1] == session.messages[-1], "both up to the same record"
+
+
 async def test_a_new_compaction_gets_its_own_note_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
