@@ -11,7 +11,7 @@ from textual.content import Content
 from ctxtui.core.compacting.compaction import CompactionResult
 from ctxtui.core.compacting.notes import llm_calls_sentence
 from ctxtui.core.errors import OverflowInfo
-from ctxtui.core.literal import visible
+from ctxtui.core.literal import literal_block, visible
 from ctxtui.core.planning.overflow import overflow_words
 from ctxtui.core.planning.rows import cap_text
 from ctxtui.core.wording import plural
@@ -35,6 +35,7 @@ def prompt_preview(prompt: str, *, replaced: bool = True) -> str:
             return "(no LLM prompt: nothing to compact, every message is in the fresh tail)"
         return "(no LLM prompt: this compaction style drops messages)"
     shown, more = cap_text(prompt, PROMPT_PREVIEW_CHARS)
+    shown = literal_block(shown)  # a TextArea hands control characters to the terminal
     if not more:
         return shown
     return (

@@ -317,3 +317,30 @@ def test_the_figures_say_how_many_llm_calls_the_summary_takes() -> None:
         assert rows["LLM calls"].startswith(said)
     dropped = compaction_result(prompt="")
     assert dict(figure_rows(dropped))["LLM calls"].startswith("none: this compaction style drops")
+
+
+async def test_the_llm_prompt_tab_shows_escapes_and_never_acts_on_them() -> None:
+    """The prompt holds the transcript's text, escape sequences included (a window title,
+    a screen clear): the tab shows them as visible glyphs, as the detail pane does, and no
+    control character reaches the terminal (a TextArea passes them through)."""
+    import unicodedata
+
+    from textual.widgets import TextArea
+
+    from ctxtui.samples import samples_dir
+    from ctxtui.tui.app import make_app
+    from ctxtui.tui.settings import deterministic_settings
+    from ctxtui.tui.start import Start
+
+    path = samples_dir() / "markup_and_ansi.json"
+    app = make_app(path, Start(), settings=deterministic_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        prompt = app.screen.query_one("#prompt", TextArea).text
+        assert "␛]0;window title" in prompt
+        controls = {c for c in prompt if unicodedata.category(c) == "Cc"} - {"\n", "\t"}
+        assert not controls
