@@ -172,7 +172,7 @@ def test_timeline_audit_retention(snap_compare: SnapCompare) -> None:
     """The audit the timeline's `a` opens on the Claude Code replay sample.
 
     The reader should see "Recorded compaction at request 225 · replaced #304–#450 …", the
-    headline "recorded keeps 0 of 22 facts · lost 14 of the 14 used again after (the stand-in
+    headline "recorded keeps 0 of 22 facts · lost 14 of the 14 used again after it (the stand-in
     kept …)", "path 0/22", and the lost paths with "yes" where they were used again.
     """
     from tests.tui.main_fixtures import SMALL_WINDOW, replay_sample

@@ -23,12 +23,13 @@ line, and the detail is a message the user can open)."""
 
 
 def headline(audit: Audit, beside: Audit | None = None) -> str:
-    """``stand-in keeps 21 of 23 facts · 1 of 13 needed after lost`` (and the other's)."""
+    """``stand-in keeps 21 of 23 facts · lost 1 of the 13 used again after it`` (and the
+    other's)."""
     total = len(audit.retained)
     kept_after, needed = audit.needed_after
     line = f"{audit.source} keeps {audit.kept:,} of {total:,} facts"
     if needed:
-        line += f" · lost {needed - kept_after:,} of the {needed:,} used again after"
+        line += f" · lost {needed - kept_after:,} of the {needed:,} used again after it"
     if beside is not None:
         line += f" (the {beside.source} kept {beside.kept:,}, lost {beside.needed_and_lost:,})"
     return line
