@@ -169,7 +169,7 @@ class MainState:
         ``fit`` is the transcript's calibration read again after a new compaction; without
         one, a session still read from the same compaction keeps its fit, whose request
         numbers (counted from the transcript's first request) have not moved."""
-        live = self.undo[0] if self.undo else self.session
+        live = self.as_read
         same_start = live is not None and tail_start(session) == tail_start(live)
         compactions = self.compactions if same_start else _joined(self.compactions, session)
         if self.undo:
@@ -184,8 +184,7 @@ class MainState:
         """The full history of ``session`` (its normal read), read after it was drawn, and
         the whole transcript's ``fit`` when it has usage; unchanged when ``session`` is no
         longer the file on screen (another was opened, or it grew meanwhile)."""
-        live = self.undo[0] if self.undo else self.session
-        if session is not live:
+        if session is not self.as_read:
             return self
         fit = fit if fit is not None else self.fit
         recorded = history.meta.recorded_compactions
@@ -211,6 +210,12 @@ class MainState:
             preset_pinned=True,
             configured=(),
         )
+
+    @property
+    def as_read(self) -> Session | None:
+        """The session as read from the file: under the compactions applied since, if any
+        (what the file recorded, whatever the view on screen)."""
+        return self.undo[0] if self.undo else self.session
 
     @property
     def shows_a_segment(self) -> bool:

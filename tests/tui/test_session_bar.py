@@ -332,3 +332,30 @@ def test_agents_preset_and_recorded_total_80x24(snap_compare: SnapCompare) -> No
     and one row for the notes (what the compaction lost, the estimator, the recorded
     compaction), so the list keeps its rows."""
     assert snap_compare(_agents_app(), terminal_size=(80, 24), run_before=then(_with_total))
+
+
+async def test_the_recorded_dollars_are_the_files_through_apply_and_undo() -> None:
+    """What the file recorded was spent: a compaction applied on screen does not change it
+    (it priced the compacted view, $0.3352 → $0.2260 on the demo), nor does undoing it."""
+    from ctxtui.samples import samples_dir
+    from ctxtui.tui.app import make_app
+    from ctxtui.tui.settings import deterministic_settings
+    from ctxtui.tui.start import Start
+    from tests.tui.main_fixtures import apply_compaction, settle
+
+    app = make_app(samples_dir() / "demo.json", Start(), settings=deterministic_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+
+        def recorded() -> str:
+            bar = str(app.main.query_one(SessionBar).render())
+            return next(w for w in bar.split() if w.startswith("$"))
+
+        before = recorded()
+        await apply_compaction(pilot)
+        await settle(pilot)
+        assert app.main.state.undo, "a compaction is applied"
+        assert recorded() == before
+        await pilot.press("u")
+        await settle(pilot)
+        assert recorded() == before

@@ -362,7 +362,7 @@ class MainScreen(Screen[None]):
         shows the whole read's)."""
         if event.path != self.state.path:
             return  # another file was opened meanwhile
-        live = self.state.undo[0] if self.state.undo else self.state.session
+        live = self.state.as_read
         if live is not event.first:
             return
         self.state = self.state.grown(event.session)
@@ -515,12 +515,14 @@ class MainScreen(Screen[None]):
 
     def _price(self, plan: Plan) -> None:
         """Price the session in a worker once per session and tokenizer (the carry costs
-        share each request out by the messages' counts)."""
+        share each request out by the messages' counts); the recorded total is the file's,
+        whatever compaction is applied on screen."""
         assert self.session is not None
-        if self._totalled is not self.session:
-            self._totalled = self.session
+        read = self.state.as_read
+        if read is not None and self._totalled is not read:
+            self._totalled = read
             self.run_worker(
-                partial(price_whole, self.post_message, self.session, self.state.history),
+                partial(price_whole, self.post_message, read, self.state.history),
                 group="total",
                 description="session total", thread=True, exclusive=True, exit_on_error=False,
             )  # fmt: skip
@@ -545,7 +547,7 @@ class MainScreen(Screen[None]):
 
     @on(SessionTotalReady)
     def _totalled_ready(self, event: SessionTotalReady) -> None:
-        if event.session is self.session:
+        if event.session is self.state.as_read:
             self.query_one(SessionBar).set_cost(event.words)
 
     # -- detail ----------------------------------------------------------------------------

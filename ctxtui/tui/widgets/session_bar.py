@@ -75,9 +75,8 @@ class SessionBar(Widget):
         self, session: Session, plan: Plan, *, undo_depth: int = 0, preset_origin: str = ""
     ) -> None:
         """``session`` and its ``plan``; ``preset_origin`` says where the preset came from
-        (``from the transcript``)."""
-        if session is not self._session:
-            self._cost = ""  # the last session's dollars are not this one's
+        (``from the transcript``). The recorded dollars stay: they are the file's, through a
+        compaction applied or undone (the screen clears them for another file)."""
         self._session = session
         self._plan = plan
         self._undo_depth = undo_depth
@@ -95,7 +94,8 @@ class SessionBar(Widget):
         """The watched file grew: its dollars stay, said to come before the newest records,
         until the grown file is priced (rather than the row going and coming at each
         append)."""
-        self._earlier_cost = self._cost or self._earlier_cost
+        self._earlier_cost, self._cost = self._cost or self._earlier_cost, ""
+        self.refresh(layout=True)
 
     def set_tuning(self, *, configured: str = "", observed: str = "", verdict: str = "") -> None:
         """Where the agent's configured values came from (``trigger_buffer from
