@@ -14,7 +14,7 @@ from ctxtui.commands.errors import CommandError
 from ctxtui.commands.pipeline import Planned, plan_session
 from ctxtui.core.compacting.compaction import CompactionResult
 from ctxtui.core.compacting.leaf_calls import leaf_calls, with_llm_summary
-from ctxtui.core.compacting.notes import llm_calls_sentence, stand_in_notice
+from ctxtui.core.compacting.notes import llm_calls_sentence, saving_words, stand_in_notice
 from ctxtui.core.literal import literal_block, visible
 from ctxtui.core.planning.overflow import overflow_words
 from ctxtui.core.policies.policy import Policy
@@ -57,7 +57,7 @@ def describe(
             lines.append(f"replaced {what} with {a(result.summary_tokens, 'tok')} summary")
         lines.append(
             f"prompt: {result.prompt_before:,} -> {result.prompt_after:,} tok "
-            f"(saved {result.tokens_saved:,}); fresh tail now starts at #{result.tail_kept:,}"
+            f"({saving_words(result)}); fresh tail now starts at #{result.tail_kept:,}"
         )
         lines.append(request_line(result))
         lines.append(f"LLM calls: {llm_calls_sentence(result)}")
@@ -232,7 +232,7 @@ def llm_figures(result: CompactionResult) -> str:
     return (
         f"with the LLM's summary: the summary adds {result.summary_tokens:,} tok; "
         f"prompt: {result.prompt_before:,} -> {result.prompt_after:,} tok "
-        f"(saved {result.tokens_saved:,})\n{request_line(result)}"
+        f"({saving_words(result)})\n{request_line(result)}"
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from textual.content import Content
 
 from ctxtui.core.compacting.compaction import CompactionResult
-from ctxtui.core.compacting.notes import llm_calls_sentence
+from ctxtui.core.compacting.notes import llm_calls_sentence, saving_words
 from ctxtui.core.errors import OverflowInfo
 from ctxtui.core.literal import literal_block, visible
 from ctxtui.core.planning.overflow import overflow_words
@@ -73,7 +73,11 @@ def figure_rows(
         first, last = result.replaced
         span = f"#{first:,}–#{last:,}, {result.replaced_tokens:,} tok"
         replaced = f"{result.messages_replaced:,} ({span})"
-    saved = result.tokens_saved
+    saved_row = (
+        f"{result.tokens_saved:,} tok ({result.saved_share:.1%} of the prompt)"
+        if result.tokens_saved > 0
+        else saving_words(result)
+    )
     # report's "= prompt + output reserve", one word shorter: at 80 columns it fits one line
     reserve = f"prompt + reserve {result.output_reserve:,}"
     total = len(result.session.messages)
@@ -92,7 +96,7 @@ def figure_rows(
         ("Summary adds", f"{result.summary_tokens:,} tok"),
         ("Prompt tokens", f"{result.prompt_before:,} → {result.prompt_after:,}"),
         ("Request tokens", f"{result.tokens_before:,} → {result.tokens_after:,} = {reserve}"),
-        ("Saved", f"{saved:,} tok ({result.saved_share:.1%} of the prompt)"),
+        ("Saved", saved_row),
         ("LLM calls", llm_calls_sentence(result)),
         ("Fresh tail", tail),
     ]

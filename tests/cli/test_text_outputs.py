@@ -179,3 +179,15 @@ def test_the_checks_find_what_they_look_for() -> None:
     }
     assert differences("API reported 21,968 prompt tok at request 937", doc) == []
     assert differences("API reported 21,968 prompt tok at request 936", doc) != []
+
+
+def test_a_compaction_that_grows_the_prompt_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    """On the markup sample the stand-in summary is longer than the few messages it
+    replaces: ``compact`` says the prompt grows, never a negative saving."""
+    assert main(["compact", str(samples_dir() / "markup_and_ansi.json")]) == 0
+    out = capsys.readouterr().out
+    grows = re.search(r"prompt: ([\d,]+) -> ([\d,]+) tok \(grows by ([\d,]+) tok: ", out)
+    assert grows is not None, out
+    before, after, by = (int(g.replace(",", "")) for g in grows.groups())
+    assert after - before == by > 0
+    assert "saved -" not in out

@@ -214,7 +214,8 @@ async def test_the_figures_are_recounted_for_the_llms_summary() -> None:
             assert f"Summary adds  {result.summary_tokens:,} tok" in text
             assert f"Prompt tokens  {result.prompt_before:,} → {result.prompt_after:,}" in text
             assert f"Request tokens  {result.tokens_before:,} → {result.tokens_after:,}" in text
-            assert f"Saved  {result.tokens_saved:,} tok" in text
+            assert result.tokens_saved < 0, "the long answer grows the prompt, and says so"
+            assert f"Saved  grows by {-result.tokens_saved:,} tok: the summary is longer" in text
             labels = [str(w.render()) for w in screen.query(".figure-value").results(Label)]
             assert f"{result.summary_tokens:,} tok" in labels
             title = str(screen.query_one("#title", Label).render())

@@ -1,7 +1,8 @@
 """Sentences about a compaction that a reader needs beside its figures.
 
-How many LLM calls the summary would take, and that the summary shown is ctxtui's local
-stand-in: both shells print these words as they are, so they tell one story.
+How many LLM calls the summary would take, what the compaction saves (or that it saves
+nothing), and that the summary shown is ctxtui's local stand-in: both shells print these
+words as they are, so they tell one story.
 """
 
 from __future__ import annotations
@@ -51,3 +52,14 @@ def stand_in_notice(result: CompactionResult) -> str:
     calls = llm_calls(result)
     which = "one call" if calls == 1 else f"{calls:,} calls; the first is shown"
     return f"{STAND_IN_NOTICE} An LLM summariser would write it from the LLM prompt ({which})."
+
+
+def saving_words(result: CompactionResult) -> str:
+    """``saved 4,061 tok``, or where the summary is no shorter than what it replaces, that
+    the prompt grows (or stays): a compaction offered anyway must not read as a saving."""
+    saved = result.tokens_saved
+    if saved > 0:
+        return f"saved {saved:,} tok"
+    if saved == 0:
+        return "saves nothing: the summary is as long as what it replaces"
+    return f"grows by {-saved:,} tok: the summary is longer than what it replaces"
