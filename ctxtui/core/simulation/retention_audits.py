@@ -64,6 +64,8 @@ def recorded_audits(
     left out; each audit's ``segment.last + 1`` is the compaction's ``message_index``."""
     out: list[Audit] = []
     for span in _recorded_spans(session):
+        if not _summarised(session, span):
+            continue
         recorded = _recorded(session, counts, span)
         out.append(recorded)
         if stand_ins:
@@ -75,9 +77,20 @@ def last_recorded_audit(session: Session, counts: SessionCounts) -> Audit | None
     """``recorded_audits``' last agent summary alone (``None`` without one): what a session
     bar says, worked out without reading every earlier segment, as a watched file's history
     is at each pause of the agent. A last compaction with nothing before it has no audit,
-    there as here: this is then the one before it."""
+    there as here: this is then the one before it. One whose summary is not written yet has
+    none either, and nor is the one before it the last compaction: ``None``."""
     spans = _recorded_spans(session)
-    return _recorded(session, counts, spans[-1]) if spans else None
+    if not spans or not _summarised(session, spans[-1]):
+        return None
+    return _recorded(session, counts, spans[-1])
+
+
+def _summarised(session: Session, span: tuple[int, int, int]) -> bool:
+    """Whether the agent's summary follows the compaction at ``span``'s mark: a transcript
+    whose last line is the boundary (its summary still being written, or lost) has nothing
+    to audit there, rather than a summary that kept nothing."""
+    _, at, end = span
+    return any(m.is_summary for m in session.messages[at:end])
 
 
 def _recorded_spans(session: Session) -> list[tuple[int, int, int]]:

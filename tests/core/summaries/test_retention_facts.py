@@ -320,3 +320,28 @@ def test_two_compactions_in_a_row_audit_the_summary_that_follows_them() -> None:
     assert audit.summary_tokens == counts.message_tokens[2], "the summary is the one after"
     assert audit.needed_after[1] > 0, "what follows the summary is read for the facts used"
     assert last_recorded_audit(session, counts) == audit
+
+
+def test_a_compaction_whose_summary_is_not_written_yet_is_not_audited(tmp_path: Any) -> None:
+    """A transcript read as its agent writes it can end at a compact boundary, the summary
+    still to come: that is no summary that kept nothing (it was audited as "lost 13 of
+    13"), and the last compaction's note is not the one before's either."""
+    from ctxtui.core.engine import Engine
+    from ctxtui.core.policies.policy import Policy
+    from ctxtui.core.simulation.retention_audits import last_recorded_audit, recorded_audits
+    from ctxtui.importers import load_session
+    from ctxtui.samples import samples_dir
+
+    lines = (samples_dir() / "claude_code_replay.jsonl").read_text().splitlines(True)
+    marks = [i for i, line in enumerate(lines) if "compact_boundary" in line]
+    path = tmp_path / "cut.jsonl"
+    path.write_text("".join(lines[: marks[-1] + 1]))  # the boundary, not its summary
+    session = load_session(path, full_history=True)
+    assert len(session.meta.recorded_compactions) == len(marks)
+    policy = Policy()
+    engine = Engine(session)
+    counts = engine.counts(policy)
+    assert counts is not None
+    audits = recorded_audits(session, policy, counts, engine.tokenizer(policy), False)
+    assert len(audits) == len(marks) - 1, "the earlier compactions, each with its summary"
+    assert last_recorded_audit(session, counts) is None
