@@ -32,8 +32,8 @@ def test_tune_100x30(snap_compare: SnapCompare) -> None:
     the configured 60 % from the fake home's settings.json with its origin, the observed band
     of the 3 automatic compactions and the verdict (below the override), the scatter with `R`
     in the middle (every candidate ties: nothing compacts), the ten candidates as the front,
-    40 % marked recommended and near observed (its 72,000 is outside the band, the nearest
-    candidate to it) and 60 % configured, and the status line's keys."""
+    40 % marked recommended (and not observed: the band at 28,199 lies below every
+    candidate, 72,000 the lowest) and 60 % configured, and the status line's keys."""
     app = app_for(REPO / "sample_sessions" / "claude_code_replay.jsonl")
     assert snap_compare(app, terminal_size=(100, 30), run_before=then(press("K")))
 

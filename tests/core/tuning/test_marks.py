@@ -1,6 +1,6 @@
 """The named points of a tune: the candidate nearest the observed band is "observed" only
 when its trigger lies in the band; elsewhere it is "near observed", never taken for the
-trigger the agent was seen to use."""
+trigger the agent was seen to use, and nothing when the band lies beyond every candidate."""
 
 from __future__ import annotations
 
@@ -39,3 +39,12 @@ def test_without_a_band_nothing_is_observed() -> None:
     doc["observed"] = {"auto": {"count": 0, "low": None, "high": None, "window": None}}
     doc["observed_candidate"] = None
     assert marks_of(doc, 0) == ["recommended"]
+
+
+def test_a_band_beyond_every_candidate_marks_none_observed() -> None:
+    """The Claude Code replay sample compacts at 28,199-28,452 and the grid starts at
+    72,000: the grid's end is no point near what the agent did."""
+    doc = _doc([72_000, 90_000, 108_000], 28_199, 28_452, 0)
+    assert marks_of(doc, 0) == ["recommended"]
+    doc = _doc([72_000, 90_000, 108_000], 150_000, 155_000, 2)
+    assert marks_of(doc, 2) == []
