@@ -27,6 +27,7 @@ from ctxtui.core.tuning.document import (
     Searched,
     front_rows,
     search_for,
+    tie_line,
     tuning_words,
 )
 from ctxtui.core.tuning.space import Settings
@@ -165,5 +166,6 @@ def render(doc: dict[str, Any]) -> list[str]:
             f"needed facts lost, peak {held['peak']:.0%} over {len(doc['test']):,} sessions"
         )
     out += tuning_words(doc)
+    out += [tie] if (tie := tie_line(doc)) is not None else []
     out += [f"error: {_with_path(e['path'], e['error'])}" for e in doc["errors"]]
     return out

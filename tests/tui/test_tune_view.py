@@ -30,7 +30,8 @@ def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_tune_100x30(snap_compare: SnapCompare) -> None:
     """`K` over the Claude Code replay sample at 100×30: the title (claude-code settings),
     the configured 60 % from the fake home's settings.json with its origin, the observed band
-    of the 3 automatic compactions and the verdict (below the override), the scatter with `R`
+    of the 3 automatic compactions and the verdict (below the override), the line saying
+    every candidate scores alike (the recommendation one of equals), the scatter with `R`
     in the middle (every candidate ties: nothing compacts), the ten candidates as the front,
     40 % marked recommended (and not observed: the band at 28,199 lies below every
     candidate, 72,000 the lowest) and 60 % configured, and the status line's keys."""

@@ -203,6 +203,20 @@ def _in_band(doc: Mapping[str, Any], index: int) -> bool:
     return None not in (low, high, trigger) and low <= trigger <= high
 
 
+TIE = (
+    "every candidate scores alike on these sessions (no setting here changes when they "
+    "compact): the recommendation is one of equals"
+)
+
+
+def tie_line(doc: Mapping[str, Any]) -> str | None:
+    """``TIE`` when the tune's candidates all score the same, else ``None``: a point picked
+    among equals must not read as the best setting."""
+    scored = [c for c in doc["candidates"] if c.get("sessions")]
+    keys = {(c["cost_usd"], c["compactions"], c["overflows"], c["lost_needed"]) for c in scored}
+    return TIE if len(scored) > 1 and len(keys) == 1 else None
+
+
 def tuning_words(doc: Mapping[str, Any]) -> list[str]:
     """The agent's configured values, the observed band and the agreement, a line each."""
     from ctxtui.core.tuning.observed import configured_line, observed_line

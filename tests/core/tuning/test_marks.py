@@ -48,3 +48,16 @@ def test_a_band_beyond_every_candidate_marks_none_observed() -> None:
     assert marks_of(doc, 0) == ["recommended"]
     doc = _doc([72_000, 90_000, 108_000], 150_000, 155_000, 2)
     assert marks_of(doc, 2) == []
+
+
+def test_candidates_that_all_score_alike_are_said_to_tie() -> None:
+    """On the replay sample nothing compacts under any candidate: every row is the same,
+    and the recommendation is one of equals, said so rather than offered as the best."""
+    from ctxtui.core.tuning.document import TIE, tie_line
+
+    same = {"cost_usd": 3.9353, "compactions": 0, "overflows": 0, "lost_needed": 0}
+    doc = {"candidates": [{**same, "sessions": 1} for _ in range(10)]}
+    assert tie_line(doc) == TIE
+    doc["candidates"][3] = {**same, "compactions": 1, "sessions": 1}
+    assert tie_line(doc) is None
+    assert tie_line({"candidates": [{**same, "sessions": 1}]}) is None, "one is no tie"
