@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from ctxtui.core.compacting.compaction import CompactionResult
 from ctxtui.core.compacting.simulated import summary_message
@@ -61,10 +62,12 @@ def recorded_audits(
 ) -> tuple[Audit, ...]:
     """Per recorded compaction of a full-history ``session``: the agent's summary, then (with
     ``stand_ins``) the stand-in on the same segment. A compaction with nothing before it is
-    left out; each audit's ``segment.last + 1`` is the compaction's ``message_index``."""
+    left out, and one whose summary is not written yet (a transcript whose last line is the
+    boundary: nothing to audit, rather than a summary that kept nothing); each audit's
+    ``segment.last + 1`` is the compaction's ``message_index``."""
     out: list[Audit] = []
     for span in _recorded_spans(session):
-        if not _summarised(session, span):
+        if span.summary is None:
             continue
         recorded = _recorded(session, counts, span)
         out.append(recorded)
@@ -80,52 +83,52 @@ def last_recorded_audit(session: Session, counts: SessionCounts) -> Audit | None
     there as here: this is then the one before it. One whose summary is not written yet has
     none either, and nor is the one before it the last compaction: ``None``."""
     spans = _recorded_spans(session)
-    if not spans or not _summarised(session, spans[-1]):
+    if not spans or spans[-1].summary is None:
         return None
     return _recorded(session, counts, spans[-1])
 
 
-def _summarised(session: Session, span: tuple[int, int, int]) -> bool:
-    """Whether the agent's summary follows the compaction at ``span``'s mark: a transcript
-    whose last line is the boundary (its summary still being written, or lost) has nothing
-    to audit there, rather than a summary that kept nothing."""
-    _, at, end = span
-    return any(m.is_summary for m in session.messages[at:end])
+class _Span(NamedTuple):
+    """One recorded compaction: where its segment starts (the previous one's mark), its mark,
+    where what follows it ends (the next mark past it: two compactions in a row share a mark,
+    and the summary follows the second), and its summary's index (``None``: not written)."""
+
+    start: int
+    at: int
+    end: int
+    summary: int | None
 
 
-def _recorded_spans(session: Session) -> list[tuple[int, int, int]]:
-    """Per recorded compaction with something before it: where its segment starts (the
-    previous one's mark), its mark, and where what follows it ends (the next mark past it:
-    two compactions in a row share a mark, and the summary follows the second)."""
-    n = len(session.messages)
+def _recorded_spans(session: Session) -> list[_Span]:
+    """Per recorded compaction with something before it, its ``_Span``."""
+    messages = session.messages
+    n = len(messages)
     marks = sorted(rc.message_index for rc in session.meta.recorded_compactions)
-    spans: list[tuple[int, int, int]] = []
+    spans: list[_Span] = []
     start = 0
     for at in marks:
         if at <= start or at > n:
             continue
-        spans.append((start, at, next((m for m in marks if m > at), n)))
+        end = next((m for m in marks if m > at), n)
+        summary = next((i for i in range(at, end) if messages[i].is_summary), None)
+        spans.append(_Span(start, at, end, summary))
         start = at
     return spans
 
 
-def _recorded(session: Session, counts: SessionCounts, span: tuple[int, int, int]) -> Audit:
+def _recorded(session: Session, counts: SessionCounts, span: _Span) -> Audit:
     """The agent's summary at ``span``'s mark against the segment before it."""
-    start, at, end = span
+    start, at, end, s = span
+    assert s is not None  # the callers audit written summaries only
     messages = session.messages
-    s = next((i for i in range(at, end) if messages[i].is_summary), None)
-    summary = messages[s] if s is not None else None
-    after_from = s + 1 if s is not None else at
-    kept = _kept(messages[at : s if s is not None else at])
+    kept = _kept(messages[at:s])
     tokens = sum(counts.message_tokens[start:at])
-    after = messages[after_from:end]
+    after = messages[s + 1 : end]
     segment = Replaced.of(session, start, at - 1, tokens, Reading(after, kept, WHOLE_CHARS))
     points = session.index.requests
     k = bisect_left(points, at)
     request = k if k < len(points) else None
-    text = summary.content if summary is not None else ""
-    used = counts.message_tokens[s] if s is not None else 0
-    return audit(segment, text, "recorded", used, request)
+    return audit(segment, messages[s].content, "recorded", counts.message_tokens[s], request)
 
 
 def _stand_in(
