@@ -27,8 +27,7 @@ from ctxtui.core.tuning.document import (
     Searched,
     front_rows,
     search_for,
-    tie_line,
-    tuning_words,
+    tune_words,
 )
 from ctxtui.core.tuning.space import Settings
 from ctxtui.fleet.job import Target
@@ -165,7 +164,6 @@ def render(doc: dict[str, Any]) -> list[str]:
             f"{held['overflows']:,} overflows, {held['lost_needed']:,}/{held['needed']:,} "
             f"needed facts lost, peak {held['peak']:.0%} over {len(doc['test']):,} sessions"
         )
-    out += tuning_words(doc)
-    out += [tie] if (tie := tie_line(doc)) is not None else []
+    out += tune_words(doc)
     out += [f"error: {_with_path(e['path'], e['error'])}" for e in doc["errors"]]
     return out

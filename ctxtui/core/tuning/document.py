@@ -173,34 +173,30 @@ def marks_of(doc: Mapping[str, Any], index: int) -> list[str]:
     observed point is the candidate nearest the band's low end: one whose trigger lies
     outside the band is marked ``near observed``, not taken for the trigger itself; and
     none is when the band lies beyond every candidate's trigger, where the nearest is only
-    the grid's end (it said "near observed" of 72,000 against a band at 28,199)."""
+    the grid's end (72,000 is no point near a band at 28,199)."""
     keys = {"recommended": "recommended", "configured": "configured_candidate",
             "observed": "observed_candidate"}  # fmt: skip
     found = [m for m in MARKS if doc.get(keys[m]) == index]
-    if "observed" in found and not _in_band(doc, index):
-        if _within_grid(doc):
+    band = _band(doc)
+    if "observed" in found and band is not None:
+        low, high = band
+        trigger = doc["candidates"][index].get("trigger")
+        triggers = [c["trigger"] for c in doc["candidates"] if c.get("trigger") is not None]
+        if trigger is not None and low <= trigger <= high:
+            return found
+        if low <= max(triggers) and high >= min(triggers):  # the band meets the grid
             found[found.index("observed")] = NEAREST_OBSERVED
-        else:
-            found.remove("observed")
+            return found
+    if "observed" in found:
+        found.remove("observed")
     return found
 
 
-def _within_grid(doc: Mapping[str, Any]) -> bool:
-    """Whether the observed band meets the span of the candidates' triggers."""
+def _band(doc: Mapping[str, Any]) -> tuple[int, int] | None:
+    """The observed band of automatic compactions, low and high; ``None`` without one."""
     band = (doc.get("observed") or {}).get("auto") or {}
     low, high = band.get("low"), band.get("high")
-    triggers: list[int] = [c["trigger"] for c in doc["candidates"] if c.get("trigger") is not None]
-    if low is None or high is None or not triggers:
-        return False
-    return bool(low <= max(triggers) and high >= min(triggers))
-
-
-def _in_band(doc: Mapping[str, Any], index: int) -> bool:
-    """Whether candidate ``index``'s trigger lies in the observed band."""
-    band = (doc.get("observed") or {}).get("auto") or {}
-    low, high = band.get("low"), band.get("high")
-    trigger = doc["candidates"][index].get("trigger")
-    return None not in (low, high, trigger) and low <= trigger <= high
+    return None if low is None or high is None else (low, high)
 
 
 TIE = (
@@ -215,6 +211,12 @@ def tie_line(doc: Mapping[str, Any]) -> str | None:
     scored = [c for c in doc["candidates"] if c.get("sessions")]
     keys = {(c["cost_usd"], c["compactions"], c["overflows"], c["lost_needed"]) for c in scored}
     return TIE if len(scored) > 1 and len(keys) == 1 else None
+
+
+def tune_words(doc: Mapping[str, Any]) -> list[str]:
+    """A tune's lines under its table, in both shells: ``tuning_words``, then ``TIE``."""
+    tie = tie_line(doc)
+    return [*tuning_words(doc), *([tie] if tie is not None else [])]
 
 
 def tuning_words(doc: Mapping[str, Any]) -> list[str]:

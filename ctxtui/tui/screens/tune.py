@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from ctxtui.core.tuning.document import front_rows, tie_line, tuning_words
+from ctxtui.core.tuning.document import front_rows, tune_words
 from ctxtui.core.tuning.figure import figure, text_grid
 from ctxtui.core.tuning.space import Settings
 from ctxtui.options import debugging
@@ -115,8 +115,7 @@ class TuneScreen(Screen[Tuned | None]):
             return
         self.doc = message.doc
         self.rows = front_rows(message.doc)
-        tie = tie_line(message.doc)
-        lines = [*tuning_words(message.doc), *([tie] if tie is not None else [])]
+        lines = tune_words(message.doc)
         if (self.app.size.height or 24) < 30:  # a short screen keeps the last word only
             lines = lines[-1:]
         self.query_one("#tune-words", Static).update("\n".join(lines))
