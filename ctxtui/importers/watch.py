@@ -124,21 +124,10 @@ class SessionWatcher:
         the last read stopped when the file was only appended to, else from the start."""
         from ctxtui.importers import load_session
 
-        stop = self.should_stop
         follower, self._follower = self._follower, None
         if whole:
-            return load_session(self.path, self.format, should_stop=stop)
-        if follower is not None:
-            with open_file(file) as source:
-                source.should_stop = stop
-                if follower.appended_to(source):
-                    session = follower.more(source)
-                    self._follower = follower
-                    return session
-        started = _Follower.begin(file, self.format, stop)
-        if started is None:
-            return load_session(self.path, self.format, should_stop=stop)
-        self._follower, session = started
+            return load_session(self.path, self.format, should_stop=self.should_stop)
+        self._follower, session = self._read_on(follower, file, full_history=False)
         return session
 
     def history(self) -> Session:
@@ -150,21 +139,39 @@ class SessionWatcher:
         from ctxtui.importers import load_session, split_session_id
 
         file, session_id = split_session_id(self.path)
-        stop = self.should_stop
         kept, self._history = self._history, None
-        if session_id is None and file.is_file():
+        if session_id is not None or not file.is_file():
+            return load_session(
+                self.path, self.format, full_history=True, should_stop=self.should_stop
+            )
+        follower, session = self._read_on(kept[0] if kept else None, file, full_history=True)
+        if session is None:  # nothing appended since: the last read stands
+            assert kept is not None
+            session = kept[1]
+        if follower is not None:
+            self._history = follower, session
+        return session
+
+    def _read_on(
+        self, kept: _Follower | None, file: Path, *, full_history: bool
+    ) -> tuple[_Follower | None, Session | None]:
+        """``kept`` read on when ``file`` was only appended to (the session ``None``: no
+        complete line since), else ``file`` read whole, followed where it can be; with the
+        follower to keep (``None``: a file read whole every time)."""
+        from ctxtui.importers import load_session
+
+        stop = self.should_stop
+        if kept is not None:
             with open_file(file) as source:
                 source.should_stop = stop
-                if kept is not None and kept[0].appended_to(source):
-                    follower, last = kept
-                    session = follower.more(source) or last
-                    self._history = follower, session
-                    return session
-            started = _Follower.begin(file, self.format, stop, full_history=True)
-            if started is not None:
-                self._history = started
-                return started[1]
-        return load_session(self.path, self.format, full_history=True, should_stop=stop)
+                if kept.appended_to(source):
+                    return kept, kept.more(source)
+        started = _Follower.begin(file, self.format, stop, full_history=full_history)
+        if started is not None:
+            return started
+        return None, load_session(
+            self.path, self.format, full_history=full_history, should_stop=stop
+        )
 
     def _no_new_line(self, file: Path, stamp: _Stamp) -> bool:
         """True when the file only grew since the last read and what was added holds no
