@@ -248,55 +248,46 @@ ReadHistory = Callable[[], Session]
 a watcher's ``history``, which reads only what was appended since it last read."""
 
 
-def _history_of(path: Path, session: Session, read: ReadHistory | None = None) -> Session | None:
+def _history_of(
+    path: Path, session: Session, read: ReadHistory | None = None
+) -> HistoryRead | None:
     """The transcript's full history when ``session`` was read from the agent's last
-    compaction on (by ``read`` when given); ``None`` when there is nothing more to read, the
-    read failed or was stopped, or it read past ``session`` (a watched file grew between
-    the two reads: its figures would count requests not on screen yet). A courtesy read:
-    the session on screen stands (its fit numbering from the boundary)."""
-    if not session.meta.recorded_compactions or session.meta.full_history:
+    compaction on (by ``read`` when given), with its fit; ``None`` when there is nothing more
+    to read, the read failed or was stopped, or it read past ``session`` (a watched file grew
+    between the two reads: its figures would count requests not on screen yet). A courtesy
+    read: the session on screen stands (its fit numbering from the boundary)."""
+    if not _compacted(session):
         return None
-    from ctxtui.core.tokens.calibration import ends_with
+    from ctxtui.core.tokens.calibration import ends_with, history_fit
     from ctxtui.importers import load_session
 
     try:
         if read is None:
             fmt = session.meta.format
-            return load_session(path, fmt, full_history=True, should_stop=_stop_check())
-        history = read()
+            history = load_session(path, fmt, full_history=True, should_stop=_stop_check())
+        else:
+            history = read()
     except Exception:
         return None
-    return history if ends_with(history, session) else None
+    if not ends_with(history, session):
+        return None
+    usage = any(m.usage is not None for m in session.messages)
+    return HistoryRead(path, session, history, history_fit(history, session) if usage else None)
+
+
+def _compacted(session: Session) -> bool:
+    """Whether ``session`` was read from the agent's last compaction on: it has a history."""
+    return bool(session.meta.recorded_compactions) and not session.meta.full_history
 
 
 def read_whole(post: Post, path: Path, session: Session, read: ReadHistory | None = None) -> bool:
     """Post the transcript's full history when ``session`` was read from the agent's last
     compaction on (``_history_of``); nothing when there is none. ``False`` when there is
     one but it could not be read as ``session``'s (for the caller to try again)."""
-    history = _history_of(path, session, read)
-    if history is None:
-        return not session.meta.recorded_compactions or session.meta.full_history
-    from ctxtui.core.tokens.calibration import history_fit
-
-    usage = any(m.usage is not None for m in session.messages)
-    post(HistoryRead(path, session, history, history_fit(history, session) if usage else None))
-    return True
-
-
-def transcript_fit(
-    path: Path, session: Session, read: ReadHistory | None = None
-) -> SessionFit | None:
-    """The calibration over the whole transcript when ``session`` was read from the agent's
-    last compaction on and has usage (its history read through the compactions), so the gap
-    is split and requests numbered as ``replay`` does; else ``None``."""
-    if not any(m.usage is not None for m in session.messages):
-        return None
-    history = _history_of(path, session, read)
-    if history is None:
-        return None
-    from ctxtui.core.tokens.calibration import history_fit
-
-    return history_fit(history, session)
+    found = _history_of(path, session, read)
+    if found is not None:
+        post(found)
+    return found is not None or not _compacted(session)
 
 
 WATCH_INTERVAL = 0.25
@@ -337,19 +328,24 @@ def watch(post: Post, path: Path, format: str | None, interval: float = WATCH_IN
         if session is not None:
             start = tail_start(session)
             fresh = True  # a new session or compaction: its history is read at once
+            found = None
             if session.meta.format != shown:
                 # The first read, or another agent's file moved in: open it as such, its
                 # own preset and configuration, rather than grow the one on screen.
                 post(SessionLoaded(session, path, agent_config=read_configured(session)))
+                found = _history_of(path, session, history)
             elif start != seen_start:
                 # A new boundary moves the first request on screen: number from the history,
                 # which also says what the new compaction lost.
-                post(SessionGrew(session, path, transcript_fit(path, session, history)))
+                found = _history_of(path, session, history)
+                post(SessionGrew(session, path, found.fit if found is not None else None))
             else:
                 post(SessionGrew(session, path))
                 fresh = False
+            if found is not None:
+                post(found)
             stale, stale_since = session, now
-            if fresh and read_whole(post, path, session, history):
+            if fresh and (found is not None or not _compacted(session)):
                 stale, history_at = None, now
             elif fresh:  # read past it (the agent still writing): again after the next poll
                 history_at = -math.inf

@@ -845,7 +845,7 @@ async def test_a_watched_transcript_numbers_requests_as_a_whole_read_does(
     """After an append, and after an append that holds a new compaction, the request the
     gauge compares with the API is numbered from the transcript's first request, as when
     the file is opened whole (a new boundary used to restart the numbering)."""
-    from ctxtui.tui.jobs import transcript_fit
+    from ctxtui.core.tokens.calibration import history_fit
 
     sample = Path(__file__).resolve().parents[2] / "sample_sessions" / "claude_code_replay.jsonl"
     lines = sample.read_bytes().splitlines(keepends=True)
@@ -856,8 +856,7 @@ async def test_a_watched_transcript_numbers_requests_as_a_whole_read_does(
     path.write_bytes(b"".join(lines[: first + 20]))
 
     def whole_first_request() -> int | None:
-        fit = transcript_fit(path, load_session(path))
-        assert fit is not None
+        fit = history_fit(load_session(path, full_history=True), load_session(path))
         return fit.first_request
 
     app = make_app(path, Start(watch=True), settings=deterministic_settings())
