@@ -386,8 +386,8 @@ class MainScreen(Screen[None]):
             if note:  # a list that shrinks under the user's eyes needs a reason
                 self.notify(note, title="Watched file", severity="warning")
             if tail_start(before.session) != tail_start(self.session):
-                # a new compaction: the note said what the one before it lost
-                self.workers.cancel_group(self, "retention")
+                # a new compaction: the note said what the one before it lost (a note still
+                # being worked out for it is dropped as it lands: ``_retention_noted``)
                 for bar in self.query(SessionBar):
                     bar.set_retention("")
         self._tell_the_view_on_top()

@@ -56,7 +56,7 @@ class SessionBar(Widget):
         self._retention = ""
         self._preset_origin = ""
         self._cost = ""
-        self._earlier_cost = ""  # a watched file's dollars before its newest records
+        self._cost_before_newest = False  # a watched file grew since ``_cost`` was priced
         self._compact = False
         self._configured = ""
         self._observed = ""
@@ -86,16 +86,17 @@ class SessionBar(Widget):
     def set_cost(self, words: str) -> None:
         """What the whole session recorded in dollars (``recorded $52.97 · $54.96 with 3
         sub-agents``), from ``core.pricing.cost_words.session_total_words``."""
-        if (words, "") != (self._cost, self._earlier_cost):
-            self._cost, self._earlier_cost = words, ""
+        if (words, False) != (self._cost, self._cost_before_newest):
+            self._cost, self._cost_before_newest = words, False
             self.refresh(layout=True)
 
     def grew(self) -> None:
         """The watched file grew: its dollars stay, said to come before the newest records,
         until the grown file is priced (rather than the row going and coming at each
         append)."""
-        self._earlier_cost, self._cost = self._cost or self._earlier_cost, ""
-        self.refresh(layout=True)
+        if self._cost and not self._cost_before_newest:
+            self._cost_before_newest = True
+            self.refresh(layout=True)
 
     def set_tuning(self, *, configured: str = "", observed: str = "", verdict: str = "") -> None:
         """Where the agent's configured values came from (``trigger_buffer from
@@ -189,9 +190,8 @@ class SessionBar(Widget):
             undo = (f" (u undoes, {self._undo_depth} deep)", label)
             phrases.append(Text.assemble(("compacted", warn), undo))
         if self._cost:
-            phrases.append(Text(self._cost))
-        elif self._earlier_cost:
-            phrases.append(Text(f"{self._earlier_cost} {BEFORE_NEWEST}"))
+            later = f" {BEFORE_NEWEST}" if self._cost_before_newest else ""
+            phrases.append(Text(self._cost + later))
         if self._observed:  # compact, the verdict joins the notes' row
             verdict = f": {self._verdict}" if self._verdict and not self._compact else ""
             phrases.append(Text(self._observed + verdict, label))
