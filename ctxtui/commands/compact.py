@@ -55,10 +55,7 @@ def describe(
             lines.append(f"dropped {what}; the emergency note adds {result.summary_tokens:,} tok")
         else:
             lines.append(f"replaced {what} with {a(result.summary_tokens, 'tok')} summary")
-        lines.append(
-            f"prompt: {result.prompt_before:,} -> {result.prompt_after:,} tok "
-            f"({saving_words(result)}); fresh tail now starts at #{result.tail_kept:,}"
-        )
+        lines.append(f"{prompt_line(result)}; fresh tail now starts at #{result.tail_kept:,}")
         lines.append(request_line(result))
         lines.append(f"LLM calls: {llm_calls_sentence(result)}")
     if result.overflow is not None:
@@ -218,6 +215,13 @@ def _llm_summary(
     return recounted.session, None
 
 
+def prompt_line(result: CompactionResult) -> str:
+    """The prompt before and after, and what the compaction saves (or that it saves none)."""
+    return (
+        f"prompt: {result.prompt_before:,} -> {result.prompt_after:,} tok ({saving_words(result)})"
+    )
+
+
 def request_line(result: CompactionResult) -> str:
     """The request before and after, named as ``report`` names it: the prompt plus the output
     reserve, so it is not read as the prompt."""
@@ -231,8 +235,7 @@ def llm_figures(result: CompactionResult) -> str:
     """The figures recounted for the LLM's summary (the stand-in's were said above)."""
     return (
         f"with the LLM's summary: the summary adds {result.summary_tokens:,} tok; "
-        f"prompt: {result.prompt_before:,} -> {result.prompt_after:,} tok "
-        f"({saving_words(result)})\n{request_line(result)}"
+        f"{prompt_line(result)}\n{request_line(result)}"
     )
 
 
